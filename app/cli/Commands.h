@@ -1,0 +1,18 @@
+#pragma once
+// tracelight-cli sub-commands. Each returns the process exit status: 0 ok, 1 failed, 2 usage error.
+#include <string>
+#include <vector>
+
+namespace tracelight::cli {
+
+using Args = std::vector<std::string>;
+
+int importCommand(const Args& args);
+int infoCommand(const Args& args);
+
+// Prints "tracelight-cli: <message>" to stderr and returns 1.
+int fail(const std::string& message);
+// Prints a usage error and the command's help hint; returns 2.
+int usageError(const std::string& command, const std::string& message);
+
+} // namespace tracelight::cli

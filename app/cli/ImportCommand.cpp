@@ -1,0 +1,91 @@
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "Commands.h"
+#include "tracelight/Import.h"
+#include "tracelight/TraceStore.h"
+
+namespace tracelight::cli {
+
+namespace {
+void importHelp(std::ostream& out) {
+    out << "Usage: tracelight-cli import [--format FORMAT] [--period NAME] --db DB INPUT...\n\n"
+           "Adds the events of every INPUT to DB (created if missing) in one transaction: on any error\n"
+           "nothing is added and the message names the file and line.\n\n"
+           "Options:\n"
+           "  --format FORMAT  auto (default: recognised from content), events-csv, events-jsonl\n"
+           "  --period NAME    the period these requests belong to (default: first input's file name)\n"
+           "  --db DB          the trace database\n"
+           "  --quiet          no progress or summary on stderr\n"
+           "  -h, --help       this help\n";
+}
+} // namespace
+
+int importCommand(const Args& args) {
+    ImportOptions options;
+    std::string db;
+    bool quiet = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&](std::string& out) {
+            if (i + 1 >= args.size()) return false;
+            out = args[++i];
+            return true;
+        };
+        if (a == "-h" || a == "--help") {
+            importHelp(std::cout);
+            return 0;
+        } else if (a == "--format") {
+            std::string name;
+            if (!value(name)) return usageError("import", "--format needs a value");
+            auto format = inputFormatFromName(name);
+            if (!format) return usageError("import", "unknown format '" + name + "'");
+            options.format = *format;
+        } else if (a == "--period") {
+            if (!value(options.period)) return usageError("import", "--period needs a name");
+        } else if (a == "--db") {
+            if (!value(db)) return usageError("import", "--db needs a path");
+        } else if (a == "--quiet") {
+            quiet = true;
+        } else if (!a.empty() && a[0] == '-' && a != "-") {
+            return usageError("import", "unknown option '" + a + "'");
+        } else {
+            options.inputs.push_back(a);
+        }
+    }
+    if (db.empty()) return usageError("import", "--db DB is required");
+    if (options.inputs.empty()) return usageError("import", "no input files");
+
+    auto store = TraceStore::open(db, TraceStore::Mode::Create);
+    if (!store) return fail(store.message());
+
+    const bool showProgress = !quiet && isatty(STDERR_FILENO);
+    ProgressSink progress = [&](double fraction, std::string_view stage) {
+        std::fprintf(stderr, "\r%3d%%  %-60.*s", static_cast<int>(fraction * 100), static_cast<int>(stage.size()),
+                     stage.data());
+        std::fflush(stderr);
+    };
+    const auto started = std::chrono::steady_clock::now();
+    auto summary = importTraces(*store.value(), options, showProgress ? &progress : nullptr);
+    if (showProgress) std::fprintf(stderr, "\r%70s\r", "");
+    if (!summary) return fail(summary.message());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!quiet) {
+        std::fprintf(stderr, "imported %lld requests, %lld events into period '%s' in %.2f s (%.0f events/s)\n",
+                     static_cast<long long>(summary->requests), static_cast<long long>(summary->events),
+                     summary->period.c_str(), seconds, seconds > 0 ? double(summary->events) / seconds : 0.0);
+        if (summary->renamedEvents)
+            std::fprintf(stderr, "numbered %lld repeated <task, event> pairs (EVENT#2, ...)\n",
+                         static_cast<long long>(summary->renamedEvents));
+        if (summary->warnings) {
+            std::fprintf(stderr, "%lld warnings, the first:\n", static_cast<long long>(summary->warnings));
+            for (const auto& w : summary->warningSamples) std::fprintf(stderr, "  %s\n", w.c_str());
+        }
+    }
+    return 0;
+}
+
+} // namespace tracelight::cli

@@ -1,0 +1,43 @@
+#pragma once
+// Streams a text file line by line through a fixed buffer: memory does not grow with file size.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tracelight {
+
+class LineReader {
+public:
+    LineReader() = default;
+    ~LineReader();
+    LineReader(const LineReader&) = delete;
+    LineReader& operator=(const LineReader&) = delete;
+
+    // Returns false with an error message when the file cannot be opened.
+    bool open(const std::string& path, std::string* error);
+
+    // The next line without its "\n" or "\r\n"; false at end of file. The view is valid until the next call.
+    bool nextLine(std::string_view& line);
+
+    std::uint64_t lineNumber() const { return m_lineNumber; }      // 1-based number of the last line returned
+    std::uint64_t lineStartOffset() const { return m_lineStart; }  // byte offset of that line in the file
+    std::uint64_t bytesConsumed() const { return m_consumed; }
+    std::uint64_t fileSize() const { return m_fileSize; }
+
+private:
+    bool refill();
+
+    std::FILE* m_file = nullptr;
+    std::vector<char> m_buffer;
+    std::size_t m_begin = 0;
+    std::size_t m_end = 0;
+    bool m_eof = false;
+    std::uint64_t m_lineNumber = 0;
+    std::uint64_t m_lineStart = 0;
+    std::uint64_t m_consumed = 0;
+    std::uint64_t m_fileSize = 0;
+};
+
+} // namespace tracelight

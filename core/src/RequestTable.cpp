@@ -1,0 +1,69 @@
+#include "tracelight/RequestTable.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "Sqlite.h"
+#include "tracelight/TraceStore.h"
+
+namespace tracelight {
+
+Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken* cancel) {
+    RequestTable table;
+    std::unordered_map<std::int64_t, std::uint32_t> periodSlot;
+    sqlite::Statement periods(store.db(), "SELECT id, name FROM periods ORDER BY id");
+    while (periods.step() == SQLITE_ROW) {
+        periodSlot[periods.int64(0)] = static_cast<std::uint32_t>(table.periodNames.size());
+        table.periodNames.emplace_back(periods.text(1));
+    }
+    sqlite::Statement count(store.db(), "SELECT COUNT(*), COUNT(start_us) FROM requests");
+    if (count.step() != SQLITE_ROW) return Status::error(store.path() + ": " + sqlite3_errmsg(store.db()));
+    const auto n = static_cast<std::size_t>(count.int64(0));
+    table.skewCorrected = n > 0 && count.int64(1) == count.int64(0);
+    table.ids.reserve(n);
+    table.names.reserve(n);
+    table.periodIndex.reserve(n);
+    table.startUs.reserve(n);
+    table.latencyUs.reserve(n);
+    table.hostCount.reserve(n);
+    table.eventCount.reserve(n);
+
+    sqlite::Statement rows(store.db(),
+                           "SELECT id, name, period_id, COALESCE(start_us, start_local_us), "
+                           "COALESCE(latency_us, latency_local_us), host_count, event_count FROM requests ORDER BY id");
+    std::size_t processed = 0;
+    for (int rc = rows.step(); rc == SQLITE_ROW; rc = rows.step()) {
+        table.ids.emplace_back(static_cast<std::uint32_t>(rows.int64(0)));
+        table.names.emplace_back(rows.text(1));
+        table.periodIndex.push_back(periodSlot[rows.int64(2)]);
+        table.startUs.push_back(rows.real(3));
+        table.latencyUs.push_back(rows.real(4));
+        table.hostCount.push_back(static_cast<std::uint32_t>(rows.int64(5)));
+        table.eventCount.push_back(static_cast<std::uint32_t>(rows.int64(6)));
+        if ((++processed & 0xFFFF) == 0 && cancel && cancel->isCancelled()) return Status::error("cancelled");
+    }
+    return table;
+}
+
+std::vector<std::uint32_t> sortedOrder(const RequestTable& table, RequestColumn column, bool descending) {
+    std::vector<std::uint32_t> order(table.size());
+    std::iota(order.begin(), order.end(), 0u);
+    auto sortBy = [&](const auto& values) {
+        if (descending)
+            std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return values[b] < values[a]; });
+        else
+            std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return values[a] < values[b]; });
+    };
+    switch (column) {
+    case RequestColumn::Name: sortBy(table.names); break;
+    case RequestColumn::Period: sortBy(table.periodIndex); break;
+    case RequestColumn::Start: sortBy(table.startUs); break;
+    case RequestColumn::Latency: sortBy(table.latencyUs); break;
+    case RequestColumn::Hosts: sortBy(table.hostCount); break;
+    case RequestColumn::Events: sortBy(table.eventCount); break;
+    }
+    return order;
+}
+
+} // namespace tracelight

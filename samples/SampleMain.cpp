@@ -1,0 +1,181 @@
+// tracelight-sample: writes a generated page-load event log and its ground truth.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "generator/PageLoadGenerator.h"
+#include "tracelight/Json.h"
+
+using namespace tracelight;
+using namespace tracelight::samples;
+
+namespace {
+
+void usage(std::ostream& out) {
+    out << "Usage: tracelight-sample [options] --out FILE\n"
+           "Writes a deterministic page-load event log (events-csv or events-jsonl) with known ground truth.\n\n"
+           "Options:\n"
+           "  --requests N        number of page loads (default 1000)\n"
+           "  --seed N            random seed (default 1)\n"
+           "  --users N           distinct users (default: requests / 6, for repeat visits)\n"
+           "  --format csv|jsonl  output format (default csv)\n"
+           "  --no-seq            omit the seq column (rows are then written task by task)\n"
+           "  --slow-feed-miss F  multiply the feed cache-miss fill time by F (an injected slow segment)\n"
+           "  --truth FILE        write the true causal model as JSON\n"
+           "  --request-truth FILE  write per-request truth (latency, critical path, slack) as JSON lines\n"
+           "  --out FILE          the event log to write\n"
+           "  -h, --help          this help\n";
+}
+
+void writeSegment(JsonWriter& w, const GenSegment& s) {
+    w.beginObject()
+        .key("task").value(PageLoadGenerator::taskNames()[s.task])
+        .key("start").value(PageLoadGenerator::eventNames()[s.startEvent])
+        .key("end").value(PageLoadGenerator::eventNames()[s.endEvent])
+        .endObject();
+}
+
+void writeCsvField(std::string& line, std::string_view text) {
+    if (text.find_first_of(",\"\n") == std::string_view::npos) {
+        line += text;
+        return;
+    }
+    line += '"';
+    for (char c : text) {
+        if (c == '"') line += '"';
+        line += c;
+    }
+    line += '"';
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    GeneratorOptions options;
+    std::string out, truthPath, requestTruthPath, format = "csv";
+    bool withSeq = true;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::cerr << "tracelight-sample: " << arg << " needs a value\n";
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        try {
+            if (arg == "-h" || arg == "--help") { usage(std::cout); return 0; }
+            else if (arg == "--requests") options.requests = std::stoll(value());
+            else if (arg == "--seed") options.seed = std::stoull(value());
+            else if (arg == "--users") options.users = std::stoll(value());
+            else if (arg == "--format") format = value();
+            else if (arg == "--no-seq") withSeq = false;
+            else if (arg == "--slow-feed-miss") options.slowFeedMissFactor = std::stod(value());
+            else if (arg == "--truth") truthPath = value();
+            else if (arg == "--request-truth") requestTruthPath = value();
+            else if (arg == "--out") out = value();
+            else { std::cerr << "tracelight-sample: unknown option " << arg << "\n"; usage(std::cerr); return 2; }
+        } catch (const std::exception&) {
+            std::cerr << "tracelight-sample: " << arg << " needs a number\n";
+            return 2;
+        }
+    }
+    if (out.empty() || options.requests <= 0 || (format != "csv" && format != "jsonl")) {
+        usage(std::cerr);
+        return 2;
+    }
+
+    PageLoadGenerator generator(options);
+    std::FILE* file = std::fopen(out.c_str(), "wb");
+    if (!file) { std::cerr << "tracelight-sample: cannot write " << out << "\n"; return 1; }
+    std::FILE* requestTruth = requestTruthPath.empty() ? nullptr : std::fopen(requestTruthPath.c_str(), "wb");
+    if (!requestTruthPath.empty() && !requestTruth) { std::cerr << "tracelight-sample: cannot write " << requestTruthPath << "\n"; return 1; }
+
+    const auto& tasks = PageLoadGenerator::taskNames();
+    const auto& events = PageLoadGenerator::eventNames();
+    if (format == "csv")
+        std::fputs(withSeq ? "request,host,task,event,ts_us,seq,user,browser,os,connection,bytes\n"
+                           : "request,host,task,event,ts_us,user,browser,os,connection,bytes\n", file);
+    std::string line;
+    std::vector<int> order;
+    for (std::int64_t i = 0; i < options.requests; ++i) {
+        const GeneratedRequest r = generator.generate(i);
+        // With seq, rows are merged by true time as a log collector would; without it, task by task.
+        order.resize(r.events.size());
+        for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+        if (withSeq)
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return r.events[a].trueUs < r.events[b].trueUs; });
+        bool first = true;
+        for (int k : order) {
+            const GenEvent& e = r.events[k];
+            const std::int64_t local = e.trueUs + generator.clockOffsetUs(e.host);
+            line.clear();
+            if (format == "csv") {
+                line += r.name + ',' + generator.hostName(e.host) + ',' + std::string(tasks[e.task]) + ',' +
+                        std::string(events[e.event]) + ',' + std::to_string(local);
+                if (withSeq) line += ',' + std::to_string(e.seq);
+                for (const auto& [key, value] : r.attributes) {
+                    line += ',';
+                    if (first) writeCsvField(line, value);
+                }
+                line += '\n';
+            } else {
+                JsonWriter w;
+                w.beginObject().key("request").value(r.name).key("host").value(generator.hostName(e.host))
+                    .key("task").value(tasks[e.task]).key("event").value(events[e.event])
+                    .key("ts_us").value(local);
+                if (withSeq) w.key("seq").value(static_cast<int>(e.seq));
+                if (first) {
+                    w.key("attrs").beginObject();
+                    for (const auto& [key, value] : r.attributes) w.key(key).value(value);
+                    w.endObject();
+                }
+                w.endObject();
+                line = w.text() + '\n';
+            }
+            first = false;
+            std::fwrite(line.data(), 1, line.size(), file);
+        }
+        if (requestTruth) {
+            JsonWriter w;
+            w.beginObject().key("request").value(r.name).key("latency_us").value(double(r.latencyUs))
+                .key("blind_us").value(double(r.blindUs)).key("critical_path").beginArray();
+            for (int s : r.criticalPath) writeSegment(w, r.segments[s]);
+            w.endArray().key("slack").beginArray();
+            for (std::size_t s = 0; s < r.segments.size(); ++s) {
+                w.beginObject().key("segment");
+                writeSegment(w, r.segments[s]);
+                w.key("duration_us").value(double(r.segments[s].durationUs())).key("slack_us").value(double(r.slackUs[s])).endObject();
+            }
+            w.endArray().endObject();
+            std::fputs((w.text() + "\n").c_str(), requestTruth);
+        }
+    }
+    if (std::fclose(file) != 0) { std::cerr << "tracelight-sample: error writing " << out << "\n"; return 1; }
+    if (requestTruth) std::fclose(requestTruth);
+
+    if (!truthPath.empty()) {
+        const TrueModel model = PageLoadGenerator::trueModel();
+        JsonWriter w(true);
+        w.beginObject().key("segment_types").beginArray();
+        for (const auto& t : model.segmentTypes) w.value(t);
+        w.endArray().key("happens_before").beginArray();
+        for (const auto& [a, b] : model.happensBefore) w.beginArray().value(a).value(b).endArray();
+        w.endArray().key("mutual_exclusion").beginArray();
+        for (const auto& [a, b] : model.mutualExclusion) w.beginArray().value(a).value(b).endArray();
+        w.endArray().key("pipelines").beginArray();
+        for (const auto& p : model.pipelines) {
+            w.beginObject().key("producers").beginArray();
+            for (const auto& s : p.producers) w.value(s);
+            w.endArray().key("consumers").beginArray();
+            for (const auto& s : p.consumers) w.value(s);
+            w.endArray().endObject();
+        }
+        w.endArray().endObject();
+        std::ofstream(truthPath) << w.text() << "\n";
+    }
+    return 0;
+}
