@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <string>
 
 #include "generator/PageLoadGenerator.h"
@@ -27,6 +28,7 @@ void usage(std::ostream& out) {
            "  --truth FILE        write the true causal model as JSON\n"
            "  --request-truth FILE  write per-request truth (latency, critical path, slack) as JSON lines\n"
            "  --out FILE          the event log to write\n"
+           "  --summary           print {\"requests\", \"events\", \"segments\", \"hosts\"} of what was written\n"
            "  -h, --help          this help\n";
 }
 
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
     GeneratorOptions options;
     std::string out, truthPath, requestTruthPath, format = "csv";
     bool withSeq = true;
+    bool printSummary = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&]() -> std::string {
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
             else if (arg == "--truth") truthPath = value();
             else if (arg == "--request-truth") requestTruthPath = value();
             else if (arg == "--out") out = value();
+            else if (arg == "--summary") printSummary = true;
             else { std::cerr << "tracelight-sample: unknown option " << arg << "\n"; usage(std::cerr); return 2; }
         } catch (const std::exception&) {
             std::cerr << "tracelight-sample: " << arg << " needs a number\n";
@@ -101,8 +105,13 @@ int main(int argc, char** argv) {
                            : "request,host,task,event,ts_us,user,browser,os,connection,bytes\n", file);
     std::string line;
     std::vector<int> order;
+    std::int64_t totalEvents = 0, totalSegments = 0;
+    std::set<std::uint32_t> hostsUsed;
     for (std::int64_t i = 0; i < options.requests; ++i) {
         const GeneratedRequest r = generator.generate(i);
+        totalEvents += static_cast<std::int64_t>(r.events.size());
+        totalSegments += static_cast<std::int64_t>(r.segments.size());
+        for (const auto& e : r.events) hostsUsed.insert(e.host);
         // With seq, rows are merged by true time as a log collector would; without it, task by task.
         order.resize(r.events.size());
         for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
@@ -157,6 +166,12 @@ int main(int argc, char** argv) {
     if (std::fclose(file) != 0) { std::cerr << "tracelight-sample: error writing " << out << "\n"; return 1; }
     if (requestTruth) std::fclose(requestTruth);
 
+    if (printSummary) {
+        JsonWriter w;
+        w.beginObject().key("requests").value(options.requests).key("events").value(totalEvents)
+            .key("segments").value(totalSegments).key("hosts").value(static_cast<std::int64_t>(hostsUsed.size())).endObject();
+        std::cout << w.text() << "\n";
+    }
     if (!truthPath.empty()) {
         const TrueModel model = PageLoadGenerator::trueModel();
         JsonWriter w(true);

@@ -1,5 +1,6 @@
 #include "tracelight/Import.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -66,11 +67,11 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
     std::string_view headerLine = head.substr(0, end);
     if (!headerLine.empty() && headerLine.back() == '\r') headerLine.remove_suffix(1);
     if (splitCsvRecord(headerLine, fields, storage, nullptr)) {
+        // Most of the required columns: an events-csv file, whose parser then names what is missing.
         int found = 0;
-        for (auto f : fields)
-            for (std::string_view need : {"request", "host", "task", "event", "ts_us"})
-                if (f == need) ++found;
-        if (found == 5) return InputFormat::EventsCsv;
+        for (std::string_view need : {"request", "host", "task", "event", "ts_us"})
+            if (std::find(fields.begin(), fields.end(), need) != fields.end()) ++found;
+        if (found >= 3) return InputFormat::EventsCsv;
     }
     return Status::error(path + ": byte 0: unrecognised format (not events-csv or events-jsonl); name it with --format");
 }

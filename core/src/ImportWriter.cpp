@@ -187,7 +187,7 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
     std::vector<std::uint32_t> originHost;  // by request id - first
     originHost.resize(m_requests.size() + 1, 0);
     for (const auto& [name, state] : m_requests)
-        if (state.id >= m_firstRequestId && state.id - m_firstRequestId < originHost.size())
+        if (state.id >= m_firstRequestId && static_cast<std::size_t>(state.id - m_firstRequestId) < originHost.size())
             originHost[state.id - m_firstRequestId] = state.originHost;
 
     struct Rename { std::uint32_t request, task; std::int64_t ord; std::uint32_t event; int occurrence; };

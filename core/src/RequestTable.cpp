@@ -46,6 +46,35 @@ Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken
     return table;
 }
 
+namespace {
+// "req-9" before "req-10": digit runs compare by value, everything else by character.
+bool naturalLess(const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const bool da = a[i] >= '0' && a[i] <= '9';
+        const bool db = b[j] >= '0' && b[j] <= '9';
+        if (da && db) {
+            std::size_t ei = i, ej = j;
+            while (ei < a.size() && a[ei] >= '0' && a[ei] <= '9') ++ei;
+            while (ej < b.size() && b[ej] >= '0' && b[ej] <= '9') ++ej;
+            std::size_t si = i, sj = j;  // skip leading zeros
+            while (si + 1 < ei && a[si] == '0') ++si;
+            while (sj + 1 < ej && b[sj] == '0') ++sj;
+            if (ei - si != ej - sj) return ei - si < ej - sj;
+            const int c = a.compare(si, ei - si, b, sj, ej - sj);
+            if (c != 0) return c < 0;
+            i = ei;
+            j = ej;
+        } else {
+            if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+} // namespace
+
 std::vector<std::uint32_t> sortedOrder(const RequestTable& table, RequestColumn column, bool descending) {
     std::vector<std::uint32_t> order(table.size());
     std::iota(order.begin(), order.end(), 0u);
@@ -56,7 +85,12 @@ std::vector<std::uint32_t> sortedOrder(const RequestTable& table, RequestColumn 
             std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return values[a] < values[b]; });
     };
     switch (column) {
-    case RequestColumn::Name: sortBy(table.names); break;
+    case RequestColumn::Name:
+        if (descending)
+            std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return naturalLess(table.names[b], table.names[a]); });
+        else
+            std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return naturalLess(table.names[a], table.names[b]); });
+        break;
     case RequestColumn::Period: sortBy(table.periodIndex); break;
     case RequestColumn::Start: sortBy(table.startUs); break;
     case RequestColumn::Latency: sortBy(table.latencyUs); break;

@@ -1,0 +1,52 @@
+// tracelight: the desktop application.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QEventLoop>
+#include <QScreen>
+#include <QTimer>
+#include <cstdio>
+
+#include "MainWindow.h"
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Tracelight"));
+    QApplication::setApplicationName(QStringLiteral("Tracelight"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Which components decide the latency of distributed requests."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("database"), QStringLiteral("Trace database to open."));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Render the main window to a PNG file and exit (works with no display)."),
+                                  QStringLiteral("file.png"));
+    parser.addOption(screenshot);
+    parser.process(app);
+
+    tracelight::app::MainWindow window;
+    const QStringList files = parser.positionalArguments();
+    const QString shot = parser.value(screenshot);
+    if (!shot.isEmpty()) {
+        window.resize(1280, 800);
+        if (!files.isEmpty() && !window.openDatabase(files.first())) return 1;
+        if (window.isLoading()) {
+            QEventLoop loop;
+            QObject::connect(&window, &tracelight::app::MainWindow::loaded, &loop, &QEventLoop::quit);
+            QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+            loop.exec();
+        }
+        window.show();
+        QApplication::processEvents();
+        if (!window.grab().save(shot)) {
+            std::fprintf(stderr, "tracelight: cannot write %s\n", qPrintable(shot));
+            return 1;
+        }
+        std::printf("wrote %s\n", qPrintable(shot));
+        return 0;
+    }
+    window.show();
+    if (!files.isEmpty()) window.openDatabase(files.first());
+    return app.exec();
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Tracelight's one build helper, for a fresh Debian 12 machine.
+#   bash build.sh run    install what is missing, build, open the app on the bundled sample
+#                        (with no display: render the main window to build/screenshots/ instead)
+#   bash build.sh test   install what is missing, build, run every test (CTest)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+mode=${1:-run}
+build_dir=${TRACELIGHT_BUILD_DIR:-build}
+
+packages=(cmake ninja-build g++ pkg-config qt6-base-dev libgl-dev libqcustomplot-dev libsqlite3-dev
+          libboost-graph-dev libgtest-dev libgmock-dev sqlite3)
+
+install_missing() {
+    local missing=()
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "Installing: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+configure_and_build() {
+    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACELIGHT_BUILD_TESTS=ON >/dev/null
+    cmake --build "$build_dir"
+}
+
+case "$mode" in
+run)
+    install_missing
+    configure_and_build
+    sample="$build_dir/samples/pageload.tldb"
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+        exec "$build_dir/app/tracelight" "$sample"
+    fi
+    mkdir -p "$build_dir/screenshots"
+    echo "No display found: rendering the main window to $build_dir/screenshots/main-window.png instead."
+    QT_QPA_PLATFORM=offscreen "$build_dir/app/tracelight" --screenshot "$build_dir/screenshots/main-window.png" "$sample"
+    ;;
+test)
+    install_missing
+    configure_and_build
+    ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
+    ;;
+*)
+    echo "usage: bash build.sh run|test" >&2
+    exit 2
+    ;;
+esac
