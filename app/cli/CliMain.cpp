@@ -25,8 +25,12 @@ namespace {
 void usage(std::ostream& out) {
     out << "Usage: tracelight-cli COMMAND [options]\n\n"
            "Commands:\n"
-           "  import   add trace files to a database (creating it)\n"
-           "  info     counts of requests, events, segments, hosts and periods\n\n"
+           "  import         add trace files to a database (creating it)\n"
+           "  info           counts of requests, events, segments, hosts and periods\n"
+           "  analyze        clock skew, causal model, critical paths and slack (cached in the database)\n"
+           "  model          the inferred causal model\n"
+           "  critical-path  one request's critical path\n"
+           "  slack          one request's slack per segment\n\n"
            "Run 'tracelight-cli COMMAND --help' for a command's options.\n";
 }
 
@@ -50,6 +54,10 @@ int main(int argc, char** argv) {
     }
     if (command == "import") return importCommand(args);
     if (command == "info") return infoCommand(args);
+    if (command == "analyze") return analyzeCommand(args);
+    if (command == "model") return modelCommand(args);
+    if (command == "critical-path") return criticalPathCommand(args);
+    if (command == "slack") return slackCommand(args);
     std::cerr << "tracelight-cli: unknown command '" << command << "'\n";
     usage(std::cerr);
     return 2;

@@ -9,6 +9,10 @@ using Args = std::vector<std::string>;
 
 int importCommand(const Args& args);
 int infoCommand(const Args& args);
+int analyzeCommand(const Args& args);
+int modelCommand(const Args& args);
+int criticalPathCommand(const Args& args);
+int slackCommand(const Args& args);
 
 // Prints "tracelight-cli: <message>" to stderr and returns 1.
 int fail(const std::string& message);

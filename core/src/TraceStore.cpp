@@ -52,6 +52,17 @@ CREATE TABLE results(name TEXT PRIMARY KEY, analysis_version INTEGER NOT NULL, p
                      created_utc TEXT NOT NULL, data BLOB);
 )sql";
 
+// Version 2 adds the analysis results: clock offsets per host and per-request critical path and slack.
+constexpr const char* kMigrateV1ToV2 = R"sql(
+CREATE TABLE clock_offsets(host_id INTEGER PRIMARY KEY, offset_us REAL NOT NULL, parent_host_id INTEGER, rtt_us REAL);
+CREATE TABLE request_analysis(request_id INTEGER PRIMARY KEY, latency_us REAL NOT NULL, blind_us REAL NOT NULL,
+                              data BLOB NOT NULL);
+UPDATE meta SET value='2' WHERE key='schema_version';
+)sql";
+
+// Each step takes the schema from version i+1 to i+2.
+constexpr const char* kMigrations[] = {kMigrateV1ToV2};
+
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
@@ -88,14 +99,18 @@ Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mo
 TraceStore::~TraceStore() { sqlite3_close(m_db); }
 
 Status TraceStore::initialise(Mode mode) {
-    sqlite::Statement appId(m_db, "PRAGMA application_id");
-    if (appId.step() != SQLITE_ROW)
-        return Status::error(m_path + ": not a Tracelight database (" + sqlite3_errmsg(m_db) + ")");
-    const int applicationId = static_cast<int>(appId.int64(0));
-    sqlite::Statement tables(m_db, "SELECT COUNT(*) FROM sqlite_master");
-    tables.step();
-    const bool empty = tables.int64(0) == 0;
-
+    int applicationId = 0;
+    bool empty = true;
+    {
+        // Scoped: open statements would hold a read transaction and block the switch to WAL below.
+        sqlite::Statement appId(m_db, "PRAGMA application_id");
+        if (appId.step() != SQLITE_ROW)
+            return Status::error(m_path + ": not a Tracelight database (" + sqlite3_errmsg(m_db) + ")");
+        applicationId = static_cast<int>(appId.int64(0));
+        sqlite::Statement tables(m_db, "SELECT COUNT(*) FROM sqlite_master");
+        tables.step();
+        empty = tables.int64(0) == 0;
+    }
     if (applicationId == 0 && empty) {
         if (mode == Mode::ReadOnly) return Status::error(m_path + ": empty file, not a Tracelight database");
         sqlite::exec(m_db, "PRAGMA journal_mode=WAL");
@@ -103,10 +118,12 @@ Status TraceStore::initialise(Mode mode) {
         Status s = sqlite::exec(m_db, kSchemaV1);
         if (s) s = sqlite::exec(m_db, ("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
         if (s) {
-            sqlite::Statement meta(m_db, "INSERT INTO meta(key, value) VALUES('schema_version', ?1), ('created_utc', ?2)");
-            meta.bind(1, std::to_string(kSchemaVersion)).bind(2, utcNow());
+            sqlite::Statement meta(m_db, "INSERT INTO meta(key, value) VALUES('schema_version', '1'), ('created_utc', ?1)");
+            meta.bind(1, utcNow());
             if (meta.step() != SQLITE_DONE) s = Status::error(sqlite3_errmsg(m_db));
         }
+        for (const char* step : kMigrations)
+            if (s) s = sqlite::exec(m_db, step);
         if (!s) {
             sqlite::exec(m_db, "ROLLBACK");
             return Status::error(m_path + ": cannot create schema: " + s.message());
@@ -117,16 +134,31 @@ Status TraceStore::initialise(Mode mode) {
     }
     if (applicationId != kApplicationId) return Status::error(m_path + ": not a Tracelight database");
 
-    sqlite::Statement version(m_db, "SELECT value FROM meta WHERE key='schema_version'");
-    if (!version.isValid() || version.step() != SQLITE_ROW)
-        return Status::error(m_path + ": damaged Tracelight database (no schema version)");
-    m_schemaVersion = std::atoi(std::string(version.text(0)).c_str());
+    {
+        sqlite::Statement version(m_db, "SELECT value FROM meta WHERE key='schema_version'");
+        if (!version.isValid() || version.step() != SQLITE_ROW)
+            return Status::error(m_path + ": damaged Tracelight database (no schema version)");
+        m_schemaVersion = std::atoi(std::string(version.text(0)).c_str());
+    }
     if (m_schemaVersion > kSchemaVersion)
         return Status::error(m_path + ": written by a newer Tracelight (schema version " + std::to_string(m_schemaVersion) +
                              "; this build reads up to " + std::to_string(kSchemaVersion) + "); refusing to open it");
     if (m_schemaVersion < 1) return Status::error(m_path + ": damaged Tracelight database (schema version " +
                                                   std::to_string(m_schemaVersion) + ")");
-    // Migrations from older schema versions go here, one step per version, inside a transaction.
+    if (m_schemaVersion < kSchemaVersion) {
+        // Older databases are migrated one version at a time, in one transaction, never reinterpreted.
+        if (mode == Mode::ReadOnly)
+            return Status::error(m_path + ": schema version " + std::to_string(m_schemaVersion) +
+                                 " needs upgrading; open it once for writing (e.g. tracelight-cli analyze)");
+        if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(m_path + ": " + s.message());
+        for (int v = m_schemaVersion; v < kSchemaVersion; ++v)
+            if (Status s = sqlite::exec(m_db, kMigrations[v - 1]); !s) {
+                sqlite::exec(m_db, "ROLLBACK");
+                return Status::error(m_path + ": cannot upgrade schema from version " + std::to_string(v) + ": " + s.message());
+            }
+        if (Status s = sqlite::exec(m_db, "COMMIT"); !s) return Status::error(m_path + ": " + s.message());
+        m_schemaVersion = kSchemaVersion;
+    }
     if (mode != Mode::ReadOnly) sqlite::exec(m_db, "PRAGMA journal_mode=WAL");
     return Status::ok();
 }

@@ -63,6 +63,11 @@ public:
         const double z = std::normal_distribution<double>(0.0, 1.0)(m_engine);
         return std::max<std::int64_t>(1, std::llround(mean * std::exp(sigma * z - sigma * sigma / 2)));
     }
+    // Tail events (a GC pause, lock contention, a TCP retransmit): now and then a step takes far longer.
+    // They are what lets inference refute orderings that merely tend to hold.
+    std::int64_t stall(double probability = 0.02) {
+        return uniform() < probability ? 20000 + static_cast<std::int64_t>(uniform() * 280000) : 0;
+    }
     // A small wait between a dependency finishing and the dependent starting (thread hand-off).
     std::int64_t dispatch(double mean = 60) {
         return 20 + std::llround(std::exponential_distribution<double>(1.0 / mean)(m_engine));
@@ -186,7 +191,8 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
     auto transfer = [&](double share) {
         return std::llround(double(bytes) * share / connection.bytesPerUs);
     };
-    auto dcHop = [&] { return rnd.around(150, 0.3); };                              // inside the data centre
+    auto dcHop = [&] { return rnd.around(150, 0.3) + rnd.stall(); };                 // inside the data centre
+    auto serverWork = [&](double meanUs) { return rnd.around(meanUs, 0.5) + rnd.stall(); };
 
     RequestBuilder b(r);
     const std::int64_t t0 = m_options.startEpochUs + index * m_options.meanGapUs + rnd.below(static_cast<std::uint32_t>(m_options.meanGapUs / 2 + 1));
@@ -198,11 +204,11 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
     b.emit(Page, web, SRV_RECV, t += oneWay());
     const std::uint32_t sessionCache = cacheHost();
     b.emit(Page, sessionCache, SESSION_GET, t += dcHop());
-    b.emit(Page, sessionCache, SESSION_OK, t += rnd.around(300, 0.4));
+    b.emit(Page, sessionCache, SESSION_OK, t += rnd.around(300, 0.4) + rnd.stall());
     b.emit(Page, web, SESSION_DONE, t += dcHop());
-    const int forkSegment = b.emit(Page, web, SRV_FORK, t += rnd.around(3000, 0.5));
+    const int forkSegment = b.emit(Page, web, SRV_FORK, t += serverWork(3000));
     const std::int64_t forkTime = t;
-    b.emit(Page, web, HEAD_DONE, t += rnd.around(8000, 0.5));
+    b.emit(Page, web, HEAD_DONE, t += serverWork(8000));
     b.emit(Page, client, HEAD_RECV, t += oneWay() + transfer(0.15));
     const int parsedSegment = b.emit(Page, client, HEAD_PARSED, t += std::llround(double(rnd.around(15000, 0.4)) * clientFactor));
     const std::int64_t parsedTime = t;
@@ -215,22 +221,22 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
         const std::uint32_t cache = cacheHost();
         std::int64_t w = forkTime + rnd.dispatch();
         b.emit(spec.fetch, web, W_START, w);
-        b.edge(forkSegment, b.emit(spec.fetch, web, CACHE_CALL, w += rnd.around(spec.prepUs, 0.5)));
+        b.edge(forkSegment, b.emit(spec.fetch, web, CACHE_CALL, w += serverWork(spec.prepUs)));
         b.emit(spec.fetch, cache, CACHE_GET, w += dcHop());
         if (rnd.uniform() < spec.missRate) {
-            b.emit(spec.fetch, cache, CACHE_MISS, w += rnd.around(200, 0.3));
+            b.emit(spec.fetch, cache, CACHE_MISS, w += rnd.around(200, 0.3) + rnd.stall());
             const double slow = p == 0 ? m_options.slowFeedMissFactor : 1.0;
             b.emit(spec.fetch, cache, CACHE_REPLY, w += rnd.around(spec.fillUs * slow, 0.6));
         } else {
-            b.emit(spec.fetch, cache, CACHE_REPLY, w += rnd.around(250, 0.3));
+            b.emit(spec.fetch, cache, CACHE_REPLY, w += rnd.around(250, 0.3) + rnd.stall());
         }
         b.emit(spec.fetch, web, CACHE_DONE, w += dcHop());
-        b.emit(spec.fetch, web, W_DONE, w += rnd.around(spec.processUs, 0.5));
+        b.emit(spec.fetch, web, W_DONE, w += serverWork(spec.processUs));
         const int fetchLast = b.lastSegment(spec.fetch);
 
         std::int64_t g = w + rnd.dispatch();
         b.emit(spec.pagelet, web, GEN_BEGIN, g);
-        b.edge(fetchLast, b.emit(spec.pagelet, web, GEN_END, g += rnd.around(spec.genUs, 0.5)));
+        b.edge(fetchLast, b.emit(spec.pagelet, web, GEN_END, g += serverWork(spec.genUs)));
         sent.push_back({p, g, g + oneWay() + transfer(spec.byteShare)});
     }
     // Pagelets travel in one ordered stream: they arrive in the order they were sent (FIFO).

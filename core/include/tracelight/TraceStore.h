@@ -32,7 +32,7 @@ struct StoreInfo {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 

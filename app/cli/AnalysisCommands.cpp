@@ -1,0 +1,189 @@
+// analyze, model, critical-path, slack: the analysis engine from the command line.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "Commands.h"
+#include "tracelight/Analysis.h"
+#include "tracelight/Json.h"
+#include "tracelight/TraceStore.h"
+
+namespace tracelight::cli {
+
+namespace {
+
+struct CommonOptions {
+    std::string db;
+    std::string request;
+    bool json = false;
+    bool quiet = false;
+    AnalysisOptions analysis;
+};
+
+// Parses the options shared by the analysis commands; returns -1 to go on, else an exit status.
+int parseCommon(const std::string& command, const Args& args, CommonOptions& o, bool wantsRequest, const char* help) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto number = [&](std::int64_t& out) {
+            if (i + 1 >= args.size()) return false;
+            try {
+                out = std::stoll(args[++i]);
+                return out >= 0;
+            } catch (...) {
+                return false;
+            }
+        };
+        if (a == "-h" || a == "--help") {
+            std::cout << help;
+            return 0;
+        } else if (a == "--json") {
+            o.json = true;
+        } else if (a == "--quiet") {
+            o.quiet = true;
+        } else if (a == "--support-floor") {
+            if (!number(o.analysis.inference.supportFloor)) return usageError(command, "--support-floor needs a whole number");
+        } else if (a == "--threads") {
+            std::int64_t t = 0;
+            if (!number(t)) return usageError(command, "--threads needs a whole number");
+            o.analysis.inference.threads = static_cast<unsigned>(t);
+        } else if (a == "--request" && wantsRequest) {
+            if (i + 1 >= args.size()) return usageError(command, "--request needs an id");
+            o.request = args[++i];
+        } else if (!a.empty() && a[0] == '-') {
+            return usageError(command, "unknown option '" + a + "'");
+        } else if (o.db.empty()) {
+            o.db = a;
+        } else {
+            return usageError(command, "more than one database given");
+        }
+    }
+    if (o.db.empty()) return usageError(command, "no database given");
+    if (wantsRequest && o.request.empty()) return usageError(command, "--request ID is required");
+    return -1;
+}
+
+const char* kAnalysisOptionsHelp =
+    "  --support-floor N  relations seen in fewer than N requests are unconfirmed (default 10)\n"
+    "  --threads N        worker threads (default: one per core)\n";
+
+int runAnalysis(TraceStore& store, const CommonOptions& o) {
+    const bool showProgress = !o.quiet && isatty(STDERR_FILENO);
+    ProgressSink progress = [](double fraction, std::string_view stage) {
+        std::fprintf(stderr, "\r%3d%%  %-50.*s", static_cast<int>(fraction * 100), static_cast<int>(stage.size()), stage.data());
+        std::fflush(stderr);
+    };
+    auto summary = analyzeStore(store, o.analysis, showProgress ? &progress : nullptr);
+    if (showProgress) std::fprintf(stderr, "\r%60s\r", "");
+    if (!summary) return fail(summary.message());
+    if (!o.quiet) {
+        double total = 0;
+        for (const auto& s : summary->stages) total += s.seconds;
+        std::fprintf(stderr,
+                     "analysed %lld requests: %lld segment types, %lld happens-before, %lld mutual-exclusion, %lld pipeline "
+                     "relations; %lld hosts skew-corrected\n",
+                     static_cast<long long>(summary->requests), static_cast<long long>(summary->segmentTypes),
+                     static_cast<long long>(summary->happensBefore), static_cast<long long>(summary->mutualExclusion),
+                     static_cast<long long>(summary->pipelines), static_cast<long long>(summary->correctedHosts));
+        for (const auto& s : summary->stages) std::fprintf(stderr, "  %-28s %8.2f s\n", s.stage.c_str(), s.seconds);
+    }
+    return 0;
+}
+
+// Opens the database and makes sure current results exist, analysing first when they do not.
+Result<std::unique_ptr<TraceStore>> openAnalysed(const CommonOptions& o) {
+    auto store = TraceStore::open(o.db, TraceStore::Mode::ReadWrite);
+    if (!store) return store;
+    if (!analysisIsCurrent(*store.value(), o.analysis)) {
+        if (!o.quiet) std::fprintf(stderr, "tracelight-cli: %s has no current analysis; analysing it now\n", o.db.c_str());
+        CommonOptions quiet = o;
+        quiet.quiet = true;
+        if (runAnalysis(*store.value(), quiet) != 0) return Status::error("analysis failed");
+    }
+    return store;
+}
+
+void writeSegment(JsonWriter& w, const RequestSegment& s) {
+    w.beginObject().key("task").value(s.task).key("start").value(s.startEvent).key("end").value(s.endEvent).endObject();
+}
+
+} // namespace
+
+int analyzeCommand(const Args& args) {
+    CommonOptions o;
+    const std::string help = std::string("Usage: tracelight-cli analyze DB [options]\n\n"
+                                         "Clock-skew correction, causal model inference, critical paths and slack for every\n"
+                                         "request; results are cached in DB (replacing earlier ones in one transaction).\n\n"
+                                         "Options:\n") + kAnalysisOptionsHelp +
+                             "  --quiet            no progress or timings on stderr\n  -h, --help         this help\n";
+    if (int r = parseCommon("analyze", args, o, false, help.c_str()); r >= 0) return r;
+    auto store = TraceStore::open(o.db, TraceStore::Mode::ReadWrite);
+    if (!store) return fail(store.message());
+    return runAnalysis(*store.value(), o);
+}
+
+int modelCommand(const Args& args) {
+    CommonOptions o;
+    const std::string help = std::string("Usage: tracelight-cli model DB --json [options]\n\n"
+                                         "The inferred causal model: {\"requests\": N, \"relations\": [{\"kind\", \"a\", \"b\", \"support\",\n"
+                                         "\"confirmed\"}], \"convergence\": [...]}. Analyses DB first when needed.\n\nOptions:\n") +
+                             kAnalysisOptionsHelp + "  --json             JSON output (the only output for now)\n";
+    if (int r = parseCommon("model", args, o, false, help.c_str()); r >= 0) return r;
+    auto store = openAnalysed(o);
+    if (!store) return fail(store.message());
+    auto json = cachedModelJson(*store.value(), o.analysis);
+    if (!json) return fail(json.message());
+    std::cout << json.value() << "\n";
+    return 0;
+}
+
+int criticalPathCommand(const Args& args) {
+    CommonOptions o;
+    const std::string help = std::string("Usage: tracelight-cli critical-path DB --request ID --json\n\n"
+                                         "{\"request\", \"latency_us\", \"blind_us\", \"path\": [{\"segment\", \"start_us\", \"duration_us\"}],\n"
+                                         "\"blind\": [{\"start_us\", \"duration_us\"}]}; times relative to the request's first event.\n\nOptions:\n") +
+                             kAnalysisOptionsHelp;
+    if (int r = parseCommon("critical-path", args, o, true, help.c_str()); r >= 0) return r;
+    auto store = openAnalysed(o);
+    if (!store) return fail(store.message());
+    auto a = loadRequestAnalysis(*store.value(), o.request);
+    if (!a) return fail(a.message());
+    JsonWriter w;
+    w.beginObject().key("request").value(a->request).key("latency_us").value(a->latencyUs).key("blind_us").value(a->blindUs);
+    w.key("path").beginArray();
+    for (auto v : a->criticalPath) {
+        const auto& s = a->segments[v];
+        w.beginObject().key("segment");
+        writeSegment(w, s);
+        w.key("start_us").value(s.startUs).key("duration_us").value(s.durationUs).endObject();
+    }
+    w.endArray().key("blind").beginArray();
+    for (const auto& b : a->blind) w.beginObject().key("start_us").value(b.startUs).key("duration_us").value(b.durationUs).endObject();
+    w.endArray().endObject();
+    std::cout << w.text() << "\n";
+    return 0;
+}
+
+int slackCommand(const Args& args) {
+    CommonOptions o;
+    const std::string help = std::string("Usage: tracelight-cli slack DB --request ID --json\n\n"
+                                         "{\"request\", \"segments\": [{\"segment\", \"duration_us\", \"slack_us\"}]}: how much each segment\n"
+                                         "could grow before the request's latency grows.\n\nOptions:\n") + kAnalysisOptionsHelp;
+    if (int r = parseCommon("slack", args, o, true, help.c_str()); r >= 0) return r;
+    auto store = openAnalysed(o);
+    if (!store) return fail(store.message());
+    auto a = loadRequestAnalysis(*store.value(), o.request);
+    if (!a) return fail(a.message());
+    JsonWriter w;
+    w.beginObject().key("request").value(a->request).key("segments").beginArray();
+    for (const auto& s : a->segments) {
+        w.beginObject().key("segment");
+        writeSegment(w, s);
+        w.key("duration_us").value(s.durationUs).key("slack_us").value(s.slackUs).endObject();
+    }
+    w.endArray().endObject();
+    std::cout << w.text() << "\n";
+    return 0;
+}
+
+} // namespace tracelight::cli

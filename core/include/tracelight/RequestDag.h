@@ -1,0 +1,45 @@
+#pragma once
+// One request's dependency graph: its segments as vertices; edges from task order, from the model's
+// confirmed happens-before relations present in the request, and from mutual-exclusion and pipeline
+// relations resolved to the order this request took; then transitively reduced.
+#include <cstdint>
+#include <vector>
+
+#include "tracelight/ModelInference.h"
+#include "tracelight/Segments.h"
+
+namespace tracelight {
+
+enum class EdgeKind : std::uint8_t { TaskOrder, HappensBefore, MutualExclusion, Pipeline };
+
+struct DagEdge {
+    std::uint32_t from;  // segment index
+    std::uint32_t to;
+    EdgeKind kind;
+};
+
+struct RequestDag {
+    std::vector<SegmentInstance> segments;
+    std::vector<DagEdge> edges;  // after transitive reduction, sorted by (to, from)
+    double startUs = 0;          // the request's first event
+    double endUs = 0;            // its last event
+
+    // Predecessors of v as a range into edges (edges are sorted by target).
+    std::vector<std::uint32_t> firstEdgeTo;  // size segments+1
+};
+
+// Reuses scratch memory across calls; one builder per thread.
+class RequestDagBuilder {
+public:
+    explicit RequestDagBuilder(const CausalModel& model, const TraceData& data);
+    void build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag);
+    // For graphs built elsewhere (tests, span links): reduce and index the given edges.
+    static void finish(RequestDag& dag, std::vector<DagEdge> edges);
+
+private:
+    const CausalModel& m_model;
+    std::vector<int> m_local;  // segment type -> index in the current request, -1 when absent
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> m_pipelinesByType;
+};
+
+} // namespace tracelight

@@ -1,0 +1,53 @@
+#include "tracelight/CriticalPath.h"
+
+#include <algorithm>
+
+namespace tracelight {
+
+int lastArrivingDependency(const RequestDag& dag, std::uint32_t v) {
+    int best = -1;
+    bool bestIsTask = false;
+    for (std::uint32_t k = dag.firstEdgeTo[v]; k < dag.firstEdgeTo[v + 1]; ++k) {
+        const DagEdge& e = dag.edges[k];
+        const double end = dag.segments[e.from].endUs;
+        const bool isTask = e.kind == EdgeKind::TaskOrder;
+        if (best < 0 || end > dag.segments[best].endUs || (end == dag.segments[best].endUs && isTask && !bestIsTask)) {
+            best = static_cast<int>(e.from);
+            bestIsTask = isTask;
+        }
+    }
+    return best;
+}
+
+CriticalPath computeCriticalPath(const RequestDag& dag) {
+    CriticalPath cp;
+    cp.latencyUs = dag.endUs - dag.startUs;
+    if (dag.segments.empty()) {
+        if (cp.latencyUs > 0) cp.blind.push_back({dag.startUs, cp.latencyUs});
+        cp.blindUs = cp.latencyUs;
+        return cp;
+    }
+    std::uint32_t last = 0;
+    for (std::uint32_t v = 1; v < dag.segments.size(); ++v)
+        if (dag.segments[v].endUs > dag.segments[last].endUs) last = v;
+
+    double covered = 0;
+    // After the last segment: the request may end with an event no segment ends at.
+    if (dag.endUs > dag.segments[last].endUs)
+        cp.blind.push_back({dag.segments[last].endUs, dag.endUs - dag.segments[last].endUs});
+    for (int v = static_cast<int>(last); v >= 0;) {
+        cp.segments.push_back(static_cast<std::uint32_t>(v));
+        const SegmentInstance& s = dag.segments[v];
+        covered += s.durationUs();
+        const int previous = lastArrivingDependency(dag, static_cast<std::uint32_t>(v));
+        const double gapFrom = previous >= 0 ? dag.segments[previous].endUs : dag.startUs;
+        if (s.startUs > gapFrom) cp.blind.push_back({gapFrom, s.startUs - gapFrom});
+        v = previous;
+    }
+    std::reverse(cp.segments.begin(), cp.segments.end());
+    std::reverse(cp.blind.begin(), cp.blind.end());
+    cp.blindUs = cp.latencyUs - covered;
+    return cp;
+}
+
+} // namespace tracelight

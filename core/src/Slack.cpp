@@ -1,0 +1,64 @@
+#include "tracelight/Slack.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "tracelight/CriticalPath.h"
+
+namespace tracelight {
+
+namespace {
+std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
+    std::vector<std::uint32_t> order(dag.segments.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+        const auto& x = dag.segments[a];
+        const auto& y = dag.segments[b];
+        return x.startUs != y.startUs ? x.startUs < y.startUs : x.endUs < y.endUs;
+    });
+    return order;
+}
+} // namespace
+
+std::vector<double> computeSlack(const RequestDag& dag) {
+    const std::size_t n = dag.segments.size();
+    std::vector<int> lastArriving(n);
+    for (std::uint32_t v = 0; v < n; ++v) lastArriving[v] = lastArrivingDependency(dag, v);
+    std::vector<double> latestFinish(n, dag.endUs);
+    const auto order = timeOrder(dag);
+    // Backward pass over the reverse topological order (edges are indexed by target, so walk targets).
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const std::uint32_t w = *it;
+        const SegmentInstance& sw = dag.segments[w];
+        const double latestStart = latestFinish[w] - sw.durationUs();
+        for (std::uint32_t k = dag.firstEdgeTo[w]; k < dag.firstEdgeTo[w + 1]; ++k) {
+            const std::uint32_t v = dag.edges[k].from;
+            const double wait = lastArriving[w] == static_cast<int>(v) ? sw.startUs - dag.segments[v].endUs : 0.0;
+            latestFinish[v] = std::min(latestFinish[v], latestStart - wait);
+        }
+    }
+    std::vector<double> slack(n);
+    for (std::size_t v = 0; v < n; ++v) slack[v] = std::max(0.0, latestFinish[v] - dag.segments[v].endUs);
+    return slack;
+}
+
+double rescheduledLatency(const RequestDag& dag, std::uint32_t grown, double deltaUs) {
+    const std::size_t n = dag.segments.size();
+    std::vector<double> finish(n);
+    double end = dag.endUs;
+    for (std::uint32_t v : timeOrder(dag)) {
+        const SegmentInstance& s = dag.segments[v];
+        double start = s.startUs;  // roots keep their offset from the request's start
+        const int l = lastArrivingDependency(dag, v);
+        if (l >= 0) {
+            start = finish[l] + (s.startUs - dag.segments[l].endUs);
+            for (std::uint32_t k = dag.firstEdgeTo[v]; k < dag.firstEdgeTo[v + 1]; ++k)
+                start = std::max(start, finish[dag.edges[k].from]);
+        }
+        finish[v] = start + s.durationUs() + (v == grown ? deltaUs : 0.0);
+        end = std::max(end, finish[v]);
+    }
+    return end - dag.startUs;
+}
+
+} // namespace tracelight
