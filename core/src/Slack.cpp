@@ -8,6 +8,15 @@
 namespace tracelight {
 
 namespace {
+// The segment that ends last, as the critical path picks it, and the blind time after it: a request
+// may end with an event no segment ends at, and that trailing wait is held fixed like any other.
+std::uint32_t lastSegment(const RequestDag& dag) {
+    std::uint32_t last = 0;
+    for (std::uint32_t v = 1; v < dag.segments.size(); ++v)
+        if (dag.segments[v].endUs > dag.segments[last].endUs) last = v;
+    return last;
+}
+
 std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
     std::vector<std::uint32_t> order(dag.segments.size());
     std::iota(order.begin(), order.end(), 0u);
@@ -25,6 +34,9 @@ std::vector<double> computeSlack(const RequestDag& dag) {
     std::vector<int> lastArriving(n);
     for (std::uint32_t v = 0; v < n; ++v) lastArriving[v] = lastArrivingDependency(dag, v);
     std::vector<double> latestFinish(n, dag.endUs);
+    if (n == 0) return {};
+    const std::uint32_t last = lastSegment(dag);
+    latestFinish[last] = dag.segments[last].endUs;  // the trailing blind wait is fixed
     const auto order = timeOrder(dag);
     // Backward pass over the reverse topological order (edges are indexed by target, so walk targets).
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -46,6 +58,9 @@ double rescheduledLatency(const RequestDag& dag, std::uint32_t grown, double del
     const std::size_t n = dag.segments.size();
     std::vector<double> finish(n);
     double end = dag.endUs;
+    if (n == 0) return end - dag.startUs;
+    const std::uint32_t last = lastSegment(dag);
+    const double trailing = dag.endUs - dag.segments[last].endUs;
     for (std::uint32_t v : timeOrder(dag)) {
         const SegmentInstance& s = dag.segments[v];
         double start = s.startUs;  // roots keep their offset from the request's start
@@ -56,7 +71,7 @@ double rescheduledLatency(const RequestDag& dag, std::uint32_t grown, double del
                 start = std::max(start, finish[dag.edges[k].from]);
         }
         finish[v] = start + s.durationUs() + (v == grown ? deltaUs : 0.0);
-        end = std::max(end, finish[v]);
+        end = std::max(end, finish[v] + (v == last ? trailing : 0.0));
     }
     return end - dag.startUs;
 }

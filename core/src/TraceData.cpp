@@ -16,75 +16,83 @@ const std::string& TraceData::label(std::uint32_t id) const {
     return it == labels.end() ? unknown : it->second;
 }
 
+void TraceDataBuilder::reserve(std::size_t requests, std::size_t events) {
+    m_data.requestIds.reserve(requests);
+    m_data.requestBegin.reserve(requests + 1);
+    m_data.events.reserve(events);
+}
+
+void TraceDataBuilder::beginRequest(RequestId id) {
+    m_data.requestIds.push_back(id);
+    m_data.requestBegin.push_back(m_data.events.size());
+    m_taskOpen = false;
+}
+
+SegmentTypeId TraceDataBuilder::segmentType(std::uint32_t task, std::uint32_t start, std::uint32_t end) {
+    // Packed key; label ids beyond 21 bits could collide, so a hit is verified and a miss searched.
+    const std::uint64_t key = (std::uint64_t(task) << 42) ^ (std::uint64_t(start) << 21) ^ end;
+    auto matches = [&](std::uint32_t i) {
+        const SegmentType& t = m_data.segmentTypes[i];
+        return t.task.value == task && t.startEvent.value == start && t.endEvent.value == end;
+    };
+    auto it = m_typeIndex.find(key);
+    if (it != m_typeIndex.end()) {
+        if (matches(it->second)) return SegmentTypeId(it->second);
+        for (std::uint32_t i = 0; i < m_data.segmentTypes.size(); ++i)
+            if (matches(i)) return SegmentTypeId(i);
+    }
+    const auto id = static_cast<std::uint32_t>(m_data.segmentTypes.size());
+    m_data.segmentTypes.push_back({LabelId(task), LabelId(start), LabelId(end)});
+    if (it == m_typeIndex.end()) m_typeIndex.emplace(key, id);
+    return SegmentTypeId(id);
+}
+
+void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, double localUs) {
+    EventRecord e{task, event, HostId(), SegmentTypeId(), localUs};
+    auto [h, fresh] = m_hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(m_data.hostLabels.size()));
+    if (fresh) m_data.hostLabels.emplace_back(hostLabel);
+    e.host = HostId(h->second);
+    if (m_taskOpen && task == m_task) e.segmentType = segmentType(task, m_previousEvent, event);
+    m_taskOpen = true;
+    m_task = task;
+    m_previousEvent = event;
+    m_data.events.push_back(e);
+}
+
+TraceData TraceDataBuilder::finish() {
+    m_data.requestBegin.push_back(m_data.events.size());
+    return std::move(m_data);
+}
+
 Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* progress, const CancelToken* cancel) {
-    TraceData data;
+    TraceDataBuilder builder;
     sqlite3* db = store.db();
     sqlite::Statement counts(db, "SELECT COUNT(*), COALESCE(SUM(event_count), 0) FROM requests");
     if (counts.step() != SQLITE_ROW) return Status::error(store.path() + ": " + sqlite3_errmsg(db));
-    const auto requestCount = static_cast<std::size_t>(counts.int64(0));
     const auto eventCount = static_cast<std::size_t>(counts.int64(1));
-    data.requestIds.reserve(requestCount);
-    data.requestBegin.reserve(requestCount + 1);
-    data.events.reserve(eventCount);
-
+    builder.reserve(static_cast<std::size_t>(counts.int64(0)), eventCount);
     sqlite::Statement labels(db, "SELECT id, text FROM labels");
-    while (labels.step() == SQLITE_ROW) data.labels.emplace(static_cast<std::uint32_t>(labels.int64(0)), std::string(labels.text(1)));
-
-    std::unordered_map<std::uint32_t, std::uint32_t> hostIndex;
-    std::unordered_map<std::uint64_t, std::uint32_t> typeIndex;  // (task, start, end) packed -> dense id
-    auto typeOf = [&](std::uint32_t task, std::uint32_t start, std::uint32_t end) {
-        // Label ids fit in 21 bits for any realistic vocabulary; beyond that fall back to a wider key.
-        const std::uint64_t key = (std::uint64_t(task) << 42) ^ (std::uint64_t(start) << 21) ^ end;
-        auto [it, fresh] = typeIndex.emplace(key, static_cast<std::uint32_t>(data.segmentTypes.size()));
-        if (fresh) data.segmentTypes.push_back({LabelId(task), LabelId(start), LabelId(end)});
-        else {
-            const SegmentType& t = data.segmentTypes[it->second];
-            if (t.task.value != task || t.startEvent.value != start || t.endEvent.value != end) {
-                // Packed-key collision (only with label ids >= 2^21): search linearly, rare by construction.
-                for (std::uint32_t i = 0; i < data.segmentTypes.size(); ++i) {
-                    const SegmentType& s = data.segmentTypes[i];
-                    if (s.task.value == task && s.startEvent.value == start && s.endEvent.value == end) return SegmentTypeId(i);
-                }
-                data.segmentTypes.push_back({LabelId(task), LabelId(start), LabelId(end)});
-                return SegmentTypeId(static_cast<std::uint32_t>(data.segmentTypes.size() - 1));
-            }
-        }
-        return SegmentTypeId(it->second);
-    };
+    while (labels.step() == SQLITE_ROW) builder.setLabel(static_cast<std::uint32_t>(labels.int64(0)), std::string(labels.text(1)));
 
     sqlite::Statement scan(db,
                            "SELECT request_id, task_id, event_id, host_id, ts_local_us FROM events "
                            "ORDER BY request_id, task_id, ord");
     ThrottledProgress reporter(progress);
     std::int64_t currentRequest = -1;
-    std::uint32_t currentTask = 0;
-    std::uint32_t previousEvent = 0;
     for (int rc = scan.step(); rc == SQLITE_ROW; rc = scan.step()) {
         const auto request = scan.int64(0);
-        const auto task = static_cast<std::uint32_t>(scan.int64(1));
-        const auto event = static_cast<std::uint32_t>(scan.int64(2));
-        const auto hostLabel = static_cast<std::uint32_t>(scan.int64(3));
-        EventRecord e{task, event, HostId(), SegmentTypeId(), scan.real(4)};
-        auto [h, freshHost] = hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(data.hostLabels.size()));
-        if (freshHost) data.hostLabels.emplace_back(hostLabel);
-        e.host = HostId(h->second);
-        const bool newRequest = request != currentRequest;
-        if (newRequest) {
-            data.requestIds.emplace_back(static_cast<std::uint32_t>(request));
-            data.requestBegin.push_back(data.events.size());
+        if (request != currentRequest) {
+            builder.beginRequest(RequestId(static_cast<std::uint32_t>(request)));
             currentRequest = request;
         }
-        if (!newRequest && task == currentTask) e.segmentType = typeOf(task, previousEvent, event);
-        currentTask = task;
-        previousEvent = event;
-        data.events.push_back(e);
-        if ((data.events.size() & 0xFFFF) == 0) {
+        builder.addEvent(static_cast<std::uint32_t>(scan.int64(1)), static_cast<std::uint32_t>(scan.int64(2)),
+                         static_cast<std::uint32_t>(scan.int64(3)), scan.real(4));
+        if ((builder.eventCount() & 0xFFFF) == 0) {
             if (cancel && cancel->isCancelled()) return Status::error("cancelled");
-            reporter.report(eventCount ? double(data.events.size()) / double(eventCount) : 1.0, "reading events");
+            reporter.report(eventCount ? double(builder.eventCount()) / double(eventCount) : 1.0, "reading events");
         }
     }
-    data.requestBegin.push_back(data.events.size());
-    return data;
+    return builder.finish();
 }
 
 } // namespace tracelight

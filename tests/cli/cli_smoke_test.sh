@@ -10,7 +10,7 @@ check() {  # check NAME CONDITION-EXIT-STATUS
 }
 
 # Every command has --help.
-for cmd in import info; do
+for cmd in import info analyze model critical-path slack; do
     "$cli" "$cmd" --help | grep -q "Usage: tracelight-cli $cmd"; check "$cmd --help" $?
 done
 "$cli" --help | grep -q "Commands:"; check "--help" $?
@@ -45,6 +45,24 @@ if command -v sqlite3 >/dev/null; then
     err=$("$cli" info "$work/newer.tldb" --json 2>&1); status=$?
     [ $status -eq 1 ] && echo "$err" | grep -q "newer Tracelight"; check "newer schema refused ($err)" $?
 fi
+
+# Analysis of a handcrafted request with a known answer (one host, so no skew correction):
+#   main [0,10] -> w1 [12,40] -> fin [42,50];  main -> w2 [10,30] -> fin.  w1 ends last, so fin waits
+#   for it; blind waits 10->12 and 40->42; w2 may grow until fin's start (42): slack 12.
+printf 'request,host,task,event,ts_us\nr1,c,main,A,0\nr1,c,main,B,10\nr1,c,w1,S,12\nr1,c,w1,E,40\nr1,c,w2,S,10\nr1,c,w2,E,30\nr1,c,fin,F,42\nr1,c,fin,G,50\n' > "$work/hand.csv"
+"$cli" import --quiet --db "$work/hand.tldb" "$work/hand.csv"
+"$cli" analyze --quiet --support-floor 1 "$work/hand.tldb"; check "analyze exits 0" $?
+got=$("$cli" critical-path "$work/hand.tldb" --request r1 --json --support-floor 1)
+want='{"request":"r1","latency_us":50,"blind_us":4,"path":[{"segment":{"task":"main","start":"A","end":"B"},"start_us":0,"duration_us":10},{"segment":{"task":"w1","start":"S","end":"E"},"start_us":12,"duration_us":28},{"segment":{"task":"fin","start":"F","end":"G"},"start_us":42,"duration_us":8}],"blind":[{"start_us":10,"duration_us":2},{"start_us":40,"duration_us":2}]}'
+[ "$got" = "$want" ]; check "critical-path --json (got $got)" $?
+got=$("$cli" slack "$work/hand.tldb" --request r1 --json --support-floor 1)
+echo "$got" | grep -q '{"segment":{"task":"w2","start":"S","end":"E"},"duration_us":20,"slack_us":12}'; check "slack of w2 is 12 ($got)" $?
+echo "$got" | grep -q '{"segment":{"task":"w1","start":"S","end":"E"},"duration_us":28,"slack_us":0}'; check "critical w1 has no slack" $?
+"$cli" model "$work/hand.tldb" --json --support-floor 1 | grep -q '"kind":"happens_before","a":{"task":"w2","start":"S","end":"E"},"b":{"task":"fin","start":"F","end":"G"},"support":1,"confirmed":true'
+check "model lists w2 -> fin" $?
+"$cli" critical-path "$work/hand.tldb" --request nope --json --support-floor 1 >/dev/null 2>&1; [ $? -eq 1 ]; check "unknown request exits 1" $?
+# model/critical-path analyse on demand when results are missing or stale (other parameters).
+"$cli" critical-path "$work/j.tldb" --request req-7 --json --quiet | grep -q '"latency_us":'; check "critical-path analyses on demand" $?
 
 "$cli" info "$work/missing.tldb" >/dev/null 2>&1; [ $? -eq 1 ]; check "missing database exits 1" $?
 "$cli" import --db "$work/x.tldb" >/dev/null 2>&1; [ $? -eq 2 ]; check "import without inputs is a usage error" $?

@@ -47,6 +47,27 @@ struct TraceData {
     const std::string& label(std::uint32_t id) const;
 };
 
+// Appends requests event by event, interning hosts and segment types. Events must come grouped by
+// request, and within a request grouped by task in task order.
+class TraceDataBuilder {
+public:
+    void setLabel(std::uint32_t id, std::string text) { m_data.labels[id] = std::move(text); }
+    void beginRequest(RequestId id);
+    void addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, double localUs);
+    std::size_t eventCount() const { return m_data.events.size(); }
+    void reserve(std::size_t requests, std::size_t events);
+    TraceData finish();
+
+private:
+    SegmentTypeId segmentType(std::uint32_t task, std::uint32_t start, std::uint32_t end);
+    TraceData m_data;
+    std::unordered_map<std::uint32_t, std::uint32_t> m_hostIndex;
+    std::unordered_map<std::uint64_t, std::uint32_t> m_typeIndex;
+    bool m_inRequest = false;
+    std::uint32_t m_task = 0, m_previousEvent = 0;
+    bool m_taskOpen = false;
+};
+
 // One scan of the events table in (request, task, position) order.
 Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* progress = nullptr,
                                 const CancelToken* cancel = nullptr);
