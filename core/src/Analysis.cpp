@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "Sqlite.h"
+#include "tracelight/AnalysisResults.h"
 #include "tracelight/Json.h"
 #include "tracelight/RequestDag.h"
 #include "tracelight/Slack.h"
@@ -171,14 +172,24 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         std::string blob;
     };
     std::vector<RequestResult> results(requests);
+    // Per segment type aggregates for the model view, one set per shard, summed afterwards.
+    constexpr std::size_t kSlowestKept = 25;
+    struct TypeTotals {
+        std::int64_t occurrences = 0, network = 0, critical = 0;
+        double durationUs = 0, criticalUs = 0;
+        std::vector<std::pair<double, std::uint32_t>> slowest;  // (latency, request index), a min-heap
+    };
+    const unsigned threads = resolveThreads(options.inference.threads);
+    std::vector<std::vector<TypeTotals>> totals(threads, std::vector<TypeTotals>(td.segmentTypes.size()));
     std::atomic<std::size_t> done{0};
     std::mutex reportMutex;
     ThrottledProgress reporter(&scaled);
     std::atomic<bool> cancelled{false};
     double criticalSeconds = 0, slackSeconds = 0;
     std::mutex timeMutex;
-    forEachShard(requests, resolveThreads(options.inference.threads), [&](unsigned shard, std::size_t begin, std::size_t end) {
+    forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
         RequestDagBuilder builder(model, td);
+        auto& typeTotals = totals[shard];
         RequestDag dag;
         double cpTime = 0, slackTime = 0;
         for (std::size_t r = begin; r < end; ++r) {
@@ -191,6 +202,26 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             cpTime += std::chrono::duration<double>(t1 - t0).count();
             slackTime += std::chrono::duration<double>(t2 - t1).count();
             results[r] = {dag.startUs, cp.latencyUs, cp.blindUs, encodeRequestResult(dag, cp, slack)};
+            for (const auto& s : dag.segments) {
+                auto& t = typeTotals[s.type.value];
+                ++t.occurrences;
+                t.network += s.network;
+                t.durationUs += s.durationUs();
+            }
+            for (auto v : cp.segments) {
+                auto& t = typeTotals[dag.segments[v].type.value];
+                ++t.critical;
+                t.criticalUs += dag.segments[v].durationUs();
+                auto greater = std::greater<std::pair<double, std::uint32_t>>();
+                if (t.slowest.size() < kSlowestKept) {
+                    t.slowest.emplace_back(cp.latencyUs, static_cast<std::uint32_t>(r));
+                    std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
+                } else if (cp.latencyUs > t.slowest.front().first) {
+                    std::pop_heap(t.slowest.begin(), t.slowest.end(), greater);
+                    t.slowest.back() = {cp.latencyUs, static_cast<std::uint32_t>(r)};
+                    std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
+                }
+            }
             if (((r - begin) & 0x3FFF) == 0x3FFF) {
                 if (cancel && cancel->isCancelled()) { cancelled = true; return; }
                 const std::size_t total = done.fetch_add(0x4000) + 0x4000;
@@ -249,10 +280,46 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             if ((r & 0xFFFF) == 0) reporter.report(0.9 + 0.1 * double(r) / double(requests), "writing results");
         }
     }
-    if (Status s = store.putResult("model", kAnalysisVersion, storedParameters(store, options), modelJson(td, model)); !s) {
-        store.rollback();
-        return s;
+    std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
+    {
+        sqlite::Statement name(db, "SELECT name FROM requests WHERE id=?1");
+        for (std::size_t type = 0; type < stats.size(); ++type) {
+            TypeTotals sum;
+            for (const auto& shard : totals) {
+                const auto& t = shard[type];
+                sum.occurrences += t.occurrences;
+                sum.network += t.network;
+                sum.critical += t.critical;
+                sum.durationUs += t.durationUs;
+                sum.criticalUs += t.criticalUs;
+                sum.slowest.insert(sum.slowest.end(), t.slowest.begin(), t.slowest.end());
+            }
+            std::sort(sum.slowest.rbegin(), sum.slowest.rend());
+            if (sum.slowest.size() > kSlowestKept) sum.slowest.resize(kSlowestKept);
+            SegmentTypeStats& st = stats[type];
+            const SegmentType& seg = td.segmentTypes[type];
+            st.task = td.label(seg.task.value);
+            st.startEvent = td.label(seg.startEvent.value);
+            st.endEvent = td.label(seg.endEvent.value);
+            st.occurrences = sum.occurrences;
+            st.meanDurationUs = sum.occurrences ? sum.durationUs / double(sum.occurrences) : 0;
+            st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;
+            st.criticalCount = sum.critical;
+            st.meanCriticalUs = requests ? sum.criticalUs / double(requests) : 0;
+            for (const auto& [latency, r] : sum.slowest) {
+                name.bind(1, td.requestIds[r].value);
+                if (name.step() == SQLITE_ROW) st.slowestCriticalRequests.emplace_back(name.text(0));
+                name.reset();
+            }
+        }
     }
+    const std::string params = storedParameters(store, options);
+    for (Status s : {store.putResult("model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
+                     storeSegmentStats(store, params, stats)})
+        if (!s) {
+            store.rollback();
+            return s;
+        }
     if (cancel && cancel->isCancelled()) {
         store.rollback();
         return Status::error("cancelled");

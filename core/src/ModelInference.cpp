@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <mutex>
 #include <map>
 #include <thread>
 
@@ -160,6 +162,95 @@ bool CausalModel::mutuallyExclusive(SegmentTypeId a, SegmentTypeId b, bool confi
     return confirmedOnly ? s >= m_supportFloor : s > 0;
 }
 
+void CausalModel::computeConfirmed() {
+    const std::size_t n = m_types;
+    m_hbConfirmed.assign(n, Bitset(n));
+    m_meConfirmed.assign(n, Bitset(n));
+    for (std::uint32_t a = 0; a < n; ++a)
+        for (std::uint32_t b = 0; b < n; ++b) {
+            if (happensBefore(SegmentTypeId(a), SegmentTypeId(b))) m_hbConfirmed[a].set(b);
+            if (mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b))) m_meConfirmed[a].set(b);
+        }
+}
+
+namespace {
+constexpr char kModelMagic[4] = {'T', 'L', 'M', '1'};
+template <typename T>
+void putValue(std::string& out, T v) {
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <typename T>
+bool getValue(std::string_view& in, T& v) {
+    if (in.size() < sizeof v) return false;
+    std::memcpy(&v, in.data(), sizeof v);
+    in.remove_prefix(sizeof v);
+    return true;
+}
+} // namespace
+
+std::string CausalModel::serialize() const {
+    std::string out(kModelMagic, 4);
+    putValue(out, static_cast<std::uint64_t>(m_types));
+    putValue(out, m_requests);
+    putValue(out, m_supportFloor);
+    for (auto s : m_support) putValue(out, s);
+    for (const auto* rows : {&m_hbAlive, &m_meAlive, &m_orderSeen})
+        for (const auto& row : *rows)
+            for (auto w : row.words()) putValue(out, w);
+    putValue(out, static_cast<std::uint64_t>(m_pipelines.size()));
+    for (const auto& p : m_pipelines) {
+        for (auto id : {p.first.producer, p.first.consumer, p.second.producer, p.second.consumer}) putValue(out, id.value);
+        putValue(out, p.support);
+    }
+    putValue(out, static_cast<std::uint64_t>(m_convergence.size()));
+    for (const auto& c : m_convergence) {
+        putValue(out, c.requests);
+        putValue(out, c.happensBeforeAlive);
+        putValue(out, c.mutualExclusionAlive);
+    }
+    return out;
+}
+
+Result<CausalModel> CausalModel::deserialize(std::string_view in) {
+    const Status damaged = Status::error("damaged cached model");
+    if (in.size() < 4 || std::memcmp(in.data(), kModelMagic, 4) != 0) return damaged;
+    in.remove_prefix(4);
+    CausalModel m;
+    std::uint64_t n = 0;
+    if (!getValue(in, n) || !getValue(in, m.m_requests) || !getValue(in, m.m_supportFloor)) return damaged;
+    if (n > (1u << 16) || in.size() < n * n * 4) return damaged;
+    m.m_types = static_cast<std::size_t>(n);
+    m.m_support.resize(n * n);
+    for (auto& s : m.m_support) getValue(in, s);
+    for (auto* rows : {&m.m_hbAlive, &m.m_meAlive, &m.m_orderSeen}) {
+        rows->assign(n, Bitset(n));
+        for (auto& row : *rows)
+            for (auto& w : row.words())
+                if (!getValue(in, w)) return damaged;
+    }
+    std::uint64_t count = 0;
+    if (!getValue(in, count) || count > in.size()) return damaged;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        PipelinePair p;
+        std::uint32_t ids[4];
+        for (auto& id : ids)
+            if (!getValue(in, id) || id >= n) return damaged;
+        p.first = {SegmentTypeId(ids[0]), SegmentTypeId(ids[1])};
+        p.second = {SegmentTypeId(ids[2]), SegmentTypeId(ids[3])};
+        if (!getValue(in, p.support)) return damaged;
+        m.m_pipelines.push_back(p);
+    }
+    if (!getValue(in, count) || count > in.size()) return damaged;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        ConvergencePoint c;
+        if (!getValue(in, c.requests) || !getValue(in, c.happensBeforeAlive) || !getValue(in, c.mutualExclusionAlive)) return damaged;
+        m.m_convergence.push_back(c);
+    }
+    if (!in.empty()) return damaged;
+    m.computeConfirmed();
+    return m;
+}
+
 std::vector<std::pair<SegmentTypeId, SegmentTypeId>> CausalModel::reducedHappensBefore() const {
     // a -> c is implied when a -> b and b -> c for some b (the confirmed relation is transitive by construction).
     std::vector<std::pair<SegmentTypeId, SegmentTypeId>> edges;
@@ -235,13 +326,7 @@ public:
         model.m_hbAlive = std::move(merged.hbAlive);
         model.m_meAlive = std::move(merged.meAlive);
         model.m_orderSeen = std::move(merged.orderSeen);
-        model.m_hbConfirmed.assign(n, Bitset(n));
-        model.m_meConfirmed.assign(n, Bitset(n));
-        for (std::uint32_t a = 0; a < n; ++a)
-            for (std::uint32_t b = 0; b < n; ++b) {
-                if (model.happensBefore(SegmentTypeId(a), SegmentTypeId(b))) model.m_hbConfirmed[a].set(b);
-                if (model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b))) model.m_meConfirmed[a].set(b);
-            }
+        model.computeConfirmed();
         ConvergencePoint last = ShardState(n).alive();
         {
             // The final point covers every request analysed.

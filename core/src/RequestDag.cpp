@@ -6,7 +6,9 @@
 namespace tracelight {
 
 RequestDagBuilder::RequestDagBuilder(const CausalModel& model, const TraceData& data)
-    : m_model(model), m_local(data.segmentTypes.size(), -1) {}
+    : m_model(model), m_local(std::max(data.segmentTypes.size(), model.typeCount()), -1) {}
+
+RequestDagBuilder::RequestDagBuilder(const CausalModel& model) : m_model(model), m_local(model.typeCount(), -1) {}
 
 void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
     const std::size_t n = dag.segments.size();
@@ -65,6 +67,9 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     dag.endUs = span.endUs;
     const auto& segs = dag.segments;
     const std::size_t n = segs.size();
+    if (m_local.size() < m_model.typeCount()) m_local.resize(m_model.typeCount(), -1);
+    for (const auto& s : segs)
+        if (s.type.value >= m_local.size()) m_local.resize(s.type.value + 1, -1);
     for (std::size_t i = 0; i < n; ++i) m_local[segs[i].type.value] = static_cast<int>(i);
 
     std::vector<DagEdge> edges;
@@ -73,12 +78,13 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         if (segs[i].task == segs[i + 1].task)  // consecutive segments of one task share an event
             edges.push_back({i, i + 1, EdgeKind::TaskOrder});
     for (std::uint32_t i = 0; i < n; ++i) {
+        if (segs[i].type.value >= m_model.typeCount()) continue;  // a type the model has never seen
         m_model.happensBeforeRow(segs[i].type).forEach([&](std::size_t b) {
-            const int j = m_local[b];
+            const int j = b < m_local.size() ? m_local[b] : -1;
             if (j >= 0) edges.push_back({i, static_cast<std::uint32_t>(j), EdgeKind::HappensBefore});
         });
         m_model.mutualExclusionRow(segs[i].type).forEach([&](std::size_t b) {
-            const int j = m_local[b];
+            const int j = b < m_local.size() ? m_local[b] : -1;
             if (j >= 0 && segs[i].endUs <= segs[j].startUs)  // the order this request took
                 edges.push_back({i, static_cast<std::uint32_t>(j), EdgeKind::MutualExclusion});
         });

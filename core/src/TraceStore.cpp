@@ -220,7 +220,8 @@ Status TraceStore::putResult(std::string_view name, int analysisVersion, std::st
     sqlite::Statement q(m_db,
                         "INSERT OR REPLACE INTO results(name, analysis_version, params, created_utc, data) "
                         "VALUES(?1, ?2, ?3, ?4, ?5)");
-    q.bind(1, name).bind(2, analysisVersion).bind(3, params).bind(4, utcNow()).bind(5, data);
+    q.bind(1, name).bind(2, analysisVersion).bind(3, params).bind(4, utcNow());
+    sqlite3_bind_blob(q.get(), 5, data.data(), static_cast<int>(data.size()), SQLITE_TRANSIENT);
     if (q.step() != SQLITE_DONE) return Status::error(m_path + ": cannot store result: " + sqlite3_errmsg(m_db));
     return Status::ok();
 }
@@ -230,7 +231,18 @@ std::optional<std::string> TraceStore::result(std::string_view name, int analysi
     sqlite::Statement q(m_db, "SELECT data FROM results WHERE name=?1 AND analysis_version=?2 AND params=?3");
     q.bind(1, name).bind(2, analysisVersion).bind(3, params);
     if (q.step() != SQLITE_ROW) return std::nullopt;
-    return std::string(q.text(0));
+    const auto* blob = static_cast<const char*>(sqlite3_column_blob(q.get(), 0));
+    return std::string(blob ? blob : "", static_cast<std::size_t>(sqlite3_column_bytes(q.get(), 0)));
 }
 
+} // namespace tracelight
+
+namespace tracelight {
+std::optional<std::string> TraceStore::latestResult(std::string_view name, int analysisVersion) const {
+    sqlite::Statement q(m_db, "SELECT data FROM results WHERE name=?1 AND analysis_version=?2");
+    q.bind(1, name).bind(2, analysisVersion);
+    if (q.step() != SQLITE_ROW) return std::nullopt;
+    const auto* blob = static_cast<const char*>(sqlite3_column_blob(q.get(), 0));
+    return std::string(blob ? blob : "", static_cast<std::size_t>(sqlite3_column_bytes(q.get(), 0)));
+}
 } // namespace tracelight

@@ -65,8 +65,13 @@ public:
     // Happens-before after transitive reduction (confirmed relations only): the edges a graph view draws.
     std::vector<std::pair<SegmentTypeId, SegmentTypeId>> reducedHappensBefore() const;
 
+    // A compact binary form for the result cache; deserialize refuses damaged or foreign bytes.
+    std::string serialize() const;
+    static Result<CausalModel> deserialize(std::string_view bytes);
+
 private:
     friend class ModelBuilder;
+    void computeConfirmed();
     std::size_t m_types = 0;
     std::int64_t m_requests = 0;
     std::int64_t m_supportFloor = 0;

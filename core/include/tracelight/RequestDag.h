@@ -31,7 +31,8 @@ struct RequestDag {
 // Reuses scratch memory across calls; one builder per thread.
 class RequestDagBuilder {
 public:
-    explicit RequestDagBuilder(const CausalModel& model, const TraceData& data);
+    RequestDagBuilder(const CausalModel& model, const TraceData& data);
+    explicit RequestDagBuilder(const CausalModel& model);
     void build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag);
     // For graphs built elsewhere (tests, span links): reduce and index the given edges.
     static void finish(RequestDag& dag, std::vector<DagEdge> edges);

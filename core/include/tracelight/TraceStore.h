@@ -60,6 +60,9 @@ public:
     Status putResult(std::string_view name, int analysisVersion, std::string_view params, std::string_view data);
     // Empty when missing, or stale (another version or other parameters).
     std::optional<std::string> result(std::string_view name, int analysisVersion, std::string_view params) const;
+    // The newest result of that name and analysis version, whatever its parameters (views show it while
+    // a fresh analysis runs).
+    std::optional<std::string> latestResult(std::string_view name, int analysisVersion) const;
 
 private:
     TraceStore(std::string path, sqlite3* db) : m_path(std::move(path)), m_db(db) {}
