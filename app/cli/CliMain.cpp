@@ -30,7 +30,8 @@ void usage(std::ostream& out) {
            "  analyze        clock skew, causal model, critical paths and slack (cached in the database)\n"
            "  model          the inferred causal model\n"
            "  critical-path  one request's critical path\n"
-           "  slack          one request's slack per segment\n\n"
+           "  slack          one request's slack per segment\n"
+           "  render         draw a view (waterfall, graph) offscreen to PNG\n\n"
            "Run 'tracelight-cli COMMAND --help' for a command's options.\n";
 }
 
@@ -58,6 +59,11 @@ int main(int argc, char** argv) {
     if (command == "model") return modelCommand(args);
     if (command == "critical-path") return criticalPathCommand(args);
     if (command == "slack") return slackCommand(args);
+#ifdef TRACELIGHT_WITH_RENDER
+    if (command == "render") return renderCommand(args);
+#else
+    if (command == "render") return fail("this build has no GUI libraries: render is not available");
+#endif
     std::cerr << "tracelight-cli: unknown command '" << command << "'\n";
     usage(std::cerr);
     return 2;

@@ -246,3 +246,12 @@ std::optional<std::string> TraceStore::latestResult(std::string_view name, int a
     return std::string(blob ? blob : "", static_cast<std::size_t>(sqlite3_column_bytes(q.get(), 0)));
 }
 } // namespace tracelight
+
+namespace tracelight {
+std::optional<RequestId> TraceStore::requestByName(std::string_view name) const {
+    sqlite::Statement q(m_db, "SELECT id FROM requests WHERE name=?1");
+    q.bind(1, name);
+    if (q.step() != SQLITE_ROW) return std::nullopt;
+    return RequestId(static_cast<std::uint32_t>(q.int64(0)));
+}
+} // namespace tracelight

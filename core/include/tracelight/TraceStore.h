@@ -55,6 +55,7 @@ public:
     // The request's attributes as (key, value) text, in key order.
     std::vector<std::pair<std::string, std::string>> requestAttributes(RequestId request) const;
     std::string label(LabelId id) const;
+    std::optional<RequestId> requestByName(std::string_view name) const;
 
     // Cached analysis results, tagged with the analysis version and its parameters.
     Status putResult(std::string_view name, int analysisVersion, std::string_view params, std::string_view data);

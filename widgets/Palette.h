@@ -1,0 +1,20 @@
+#pragma once
+// Colours with meaning, shared by every view: one hue per task, fixed colours for the critical path,
+// slack and blind time, so a segment looks the same in the waterfall and the graph.
+#include <QColor>
+#include <QString>
+
+namespace tracelight::widgets::palette {
+
+QColor forTask(const QString& task);  // stable: the same task always gets the same hue
+inline QColor critical() { return QColor(0xd9, 0x48, 0x0f); }
+inline QColor criticalOutline() { return QColor(0x8a, 0x2a, 0x05); }
+inline QColor slack() { return QColor(0x2f, 0x9e, 0x44, 70); }
+inline QColor blind() { return QColor(0x86, 0x8e, 0x96); }
+inline QColor network() { return QColor(0x49, 0x50, 0x57); }
+inline QColor selection() { return QColor(0x19, 0x71, 0xc2); }
+inline QColor folded() { return QColor(0x86, 0x8e, 0x96, 180); }
+inline QColor mutualExclusion() { return QColor(0xae, 0x3e, 0xc9); }
+inline QColor pipeline() { return QColor(0x0c, 0x85, 0x99); }
+
+} // namespace tracelight::widgets::palette
