@@ -14,12 +14,20 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
+#include <QToolBar>
+#include <QVBoxLayout>
 
+#include "GraphView.h"
 #include "JobRunner.h"
 #include "RequestTableModel.h"
 #include "TimeFormat.h"
+#include "WaterfallView.h"
+#include "tracelight/Analysis.h"
+#include "tracelight/AnalysisResults.h"
 #include "tracelight/RequestTable.h"
 
 namespace tracelight::app {
@@ -27,16 +35,22 @@ namespace tracelight::app {
 namespace {
 constexpr int kMaxRecentFiles = 8;
 using LoadResult = std::shared_ptr<Result<RequestTable>>;
+using DetailResult = std::shared_ptr<Result<RequestDetail>>;
+using GraphResult = std::shared_ptr<Result<ModelGraph>>;
+using AnalysisResult = std::shared_ptr<Result<AnalysisSummary>>;
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("Tracelight"));
     setAcceptDrops(true);
-    m_model = new widgets::RequestTableModel(this);
+    m_requests = new widgets::RequestTableModel(this);
     m_jobs = new widgets::JobRunner(this);
+    m_analysis = new widgets::JobRunner(this);
+    m_detail = new widgets::JobRunner(this);
+    m_modelJob = new widgets::JobRunner(this);
 
     m_table = new QTableView(this);
-    m_table->setModel(m_model);
+    m_table->setModel(m_requests);
     m_table->setSortingEnabled(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -53,7 +67,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_table->setColumnWidth(widgets::RequestTableModel::Latency, 90);
     m_table->setColumnWidth(widgets::RequestTableModel::Hosts, 60);
     m_table->setColumnWidth(widgets::RequestTableModel::Events, 60);
-    setCentralWidget(m_table);
+
+    m_waterfall = new widgets::WaterfallView(this);
+    m_model = new widgets::ModelOverview(this);
+    m_tabs = new QTabWidget(this);
+    m_tabs->addTab(m_waterfall, tr("&Waterfall"));
+    m_tabs->addTab(m_model, tr("Dependency &graph"));
+    m_splitter = new QSplitter(Qt::Vertical, this);
+    m_splitter->addWidget(m_table);
+    m_splitter->addWidget(m_tabs);
+    m_splitter->setStretchFactor(0, 1);
+    m_splitter->setStretchFactor(1, 3);
+    setCentralWidget(m_splitter);
 
     m_statusText = new QLabel(tr("Open a trace database (Ctrl+O) or drop one here."), this);
     m_progress = new QProgressBar(this);
@@ -66,34 +91,73 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addWidget(m_statusText, 1);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
-    connect(m_cancel, &QPushButton::clicked, m_jobs, &widgets::JobRunner::cancel);
-    connect(m_jobs, &widgets::JobRunner::started, this, [this] {
-        m_progress->setValue(0);
-        m_progress->setVisible(true);
-        m_cancel->setVisible(true);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        m_jobs->cancel();
+        m_analysis->cancel();
+        m_statusText->setText(tr("Cancelled; the database is unchanged."));
     });
-    connect(m_jobs, &widgets::JobRunner::finished, this, [this] {
-        m_progress->setVisible(false);
-        m_cancel->setVisible(false);
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis}) {
+        connect(runner, &widgets::JobRunner::started, this, [this] {
+            m_progress->setValue(0);
+            m_progress->setVisible(true);
+            m_cancel->setVisible(true);
+        });
+        connect(runner, &widgets::JobRunner::finished, this, [this] {
+            const bool busy = m_jobs->isRunning() || m_analysis->isRunning();
+            m_progress->setVisible(busy);
+            m_cancel->setVisible(busy);
+            if (!busy) updateStatus();
+        });
+        connect(runner, &widgets::JobRunner::progress, this, [this](double fraction, const QString& stage) {
+            m_progress->setValue(static_cast<int>(fraction * 1000));
+            m_statusText->setText(stage);
+        });
+    }
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob})
+        connect(runner, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         updateStatus();
+        if (current.isValid()) showRequest(m_requests->requestAt(current.row()));
     });
-    connect(m_jobs, &widgets::JobRunner::progress, this, [this](double fraction, const QString& stage) {
-        m_progress->setValue(static_cast<int>(fraction * 1000));
-        m_statusText->setText(stage);
+    connect(m_waterfall, &widgets::WaterfallView::segmentClicked, this, [this](int segment) {
+        const RequestDetail* d = m_waterfall->request();
+        if (!d) return;
+        const auto s = static_cast<std::size_t>(segment);
+        int in = 0, out = 0;
+        for (const auto& e : d->dag.edges) {
+            in += e.to == s;
+            out += e.from == s;
+        }
+        m_statusText->setText(tr("%1: %2, %3 · %4 dependencies in, %5 out")
+                                  .arg(QString::fromStdString(d->segmentNames[s]), formatDurationText(d->dag.segments[s].durationUs()),
+                                       d->critical[s] ? tr("critical") : tr("slack %1").arg(formatDurationText(d->slackUs[s])))
+                                  .arg(in)
+                                  .arg(out));
+        m_model->selectType(QString::fromStdString(d->segmentNames[s]));
     });
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] { updateStatus(); });
+    connect(m_model, &widgets::ModelOverview::requestActivated, this, [this](const QString& name) {
+        selectRequestByName(name);
+        m_tabs->setCurrentIndex(0);
+    });
 
     createActions();
     QSettings settings;
     restoreGeometry(settings.value("mainWindow/geometry").toByteArray());
     restoreState(settings.value("mainWindow/state").toByteArray());
-    if (!settings.contains("mainWindow/geometry")) resize(1200, 760);
+    if (!settings.contains("mainWindow/geometry")) resize(1280, 860);
+    if (!m_splitter->restoreState(settings.value("mainWindow/splitter").toByteArray())) m_splitter->setSizes({250, 600});
+    m_tabs->setCurrentIndex(settings.value("mainWindow/tab", 0).toInt());
     const QByteArray header = settings.value("mainWindow/requestHeader").toByteArray();
     if (header.isEmpty() || !m_table->horizontalHeader()->restoreState(header))
-        m_table->horizontalHeader()->setSortIndicator(widgets::RequestTableModel::Start, Qt::AscendingOrder);
+        m_table->horizontalHeader()->setSortIndicator(widgets::RequestTableModel::Latency, Qt::DescendingOrder);
 }
 
-MainWindow::~MainWindow() { m_jobs->cancel(); }
+MainWindow::~MainWindow() {
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob}) runner->cancel();
+}
+
+QString MainWindow::formatDurationText(double us) { return widgets::formatDuration(us); }
 
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -113,14 +177,18 @@ void MainWindow::createActions() {
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
+    QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
+    QAction* reanalyse = analysis->addAction(tr("&Re-analyse"), this, [this] { startAnalysis(true); });
+    reanalyse->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+
     QMenu* go = menuBar()->addMenu(tr("&Go"));
     auto step = [this](int delta) {
-        const int rows = m_model->rowCount();
+        const int rows = m_requests->rowCount();
         if (rows == 0) return;
         const int current = m_table->currentIndex().isValid() ? m_table->currentIndex().row() : -delta;
         const int row = std::clamp(current + delta, 0, rows - 1);
         m_table->selectRow(row);
-        m_table->scrollTo(m_model->index(row, 0));
+        m_table->scrollTo(m_requests->index(row, 0));
     };
     QAction* next = go->addAction(tr("&Next Request"), this, [step] { step(1); });
     next->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Down));
@@ -128,9 +196,34 @@ void MainWindow::createActions() {
     previous->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Up));
     QAction* slowest = go->addAction(tr("&Slowest Request"), this, [this] {
         m_table->sortByColumn(widgets::RequestTableModel::Latency, Qt::DescendingOrder);
-        if (m_model->rowCount() > 0) m_table->selectRow(0);
+        if (m_requests->rowCount() > 0) m_table->selectRow(0);
     });
     slowest->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_End));
+    QAction* find = go->addAction(tr("&Find Segment Type…"), this, [this] {
+        m_tabs->setCurrentIndex(1);
+        m_model->focusSearch();
+    });
+    find->setShortcut(QKeySequence::Find);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* waterfall = view->addAction(tr("&Waterfall"), this, [this] { showTab(0); });
+    waterfall->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    QAction* graph = view->addAction(tr("Dependency &Graph"), this, [this] { showTab(1); });
+    graph->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    view->addSeparator();
+    QAction* zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_waterfall->zoom(0.5, m_waterfall->width() / 2.0); });
+    zoomIn->setShortcut(QKeySequence::ZoomIn);
+    QAction* zoomOut = view->addAction(tr("Zoom &Out"), this, [this] { m_waterfall->zoom(2.0, m_waterfall->width() / 2.0); });
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    QAction* fit = view->addAction(tr("&Fit"), this, [this] {
+        m_waterfall->fit();
+        m_model->graphView()->fit();
+    });
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_localClocks = view->addAction(tr("&Local Clocks"), this, [this](bool on) { m_waterfall->setLocalClocks(on); });
+    m_localClocks->setCheckable(true);
+    m_localClocks->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    m_localClocks->setToolTip(tr("Draw each event on its own host's clock instead of the skew-corrected time"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Tracelight"), this, [this] {
@@ -140,23 +233,43 @@ void MainWindow::createActions() {
     });
 }
 
+void MainWindow::showTab(int index) { m_tabs->setCurrentIndex(index); }
+
 bool MainWindow::openDatabase(const QString& path) {
     auto store = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadOnly);
     if (!store) {
-        QMessageBox::critical(this, tr("Cannot open database"), QString::fromStdString(store.message()));
-        return false;
+        // The schema may only need upgrading, which a read-write open does.
+        auto writable = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadWrite);
+        if (!writable) {
+            QMessageBox::critical(this, tr("Cannot open database"), QString::fromStdString(store.message()));
+            return false;
+        }
+        store = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadOnly);
+        if (!store) {
+            QMessageBox::critical(this, tr("Cannot open database"), QString::fromStdString(store.message()));
+            return false;
+        }
     }
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob}) runner->cancel();
     m_store = std::move(store.value());
     m_path = path;
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
     addRecentFile(path);
-    m_model->setTable(nullptr, {});
-    const std::string file = path.toStdString();
+    m_requests->setTable(nullptr, {});
+    m_waterfall->setRequest(nullptr);
+    m_model->setGraph(nullptr);
+    loadTable();
+    if (analysisIsCurrent(*m_store, AnalysisOptions{})) loadModel();
+    else startAnalysis(false);
+    return true;
+}
+
+void MainWindow::loadTable() {
+    const std::string file = m_path.toStdString();
     m_jobs->start<LoadResult>(
         [file](const CancelToken& cancel, const ProgressSink& progress) {
             progress(0.0, "loading requests");
-            // Each worker opens its own connection.
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);  // each worker its own connection
             if (!store) return std::make_shared<Result<RequestTable>>(store.status());
             return std::make_shared<Result<RequestTable>>(loadRequestTable(*store.value(), &cancel));
         },
@@ -165,9 +278,12 @@ bool MainWindow::openDatabase(const QString& path) {
                 QMessageBox::critical(this, tr("Cannot load requests"), QString::fromStdString(result->message()));
                 return;
             }
+            const QString currentName = m_table->currentIndex().isValid()
+                                            ? m_requests->index(m_table->currentIndex().row(), 0).data().toString()
+                                            : QString();
             auto table = std::make_shared<const RequestTable>(std::move(result->value()));
             TraceStore* store = m_store.get();
-            m_model->setTable(table, [store](RequestId id) {
+            m_requests->setTable(table, [store](RequestId id) {
                 QStringList parts;
                 for (const auto& [key, value] : store->requestAttributes(id))
                     parts << QString::fromStdString(key) + "=" + QString::fromStdString(value);
@@ -175,30 +291,98 @@ bool MainWindow::openDatabase(const QString& path) {
             });
             const auto sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
             if (sortColumn >= 0 && sortColumn < widgets::RequestTableModel::Attributes)
-                m_model->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
-            if (m_model->rowCount() > 0) m_table->selectRow(0);
+                m_requests->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
+            if (!currentName.isEmpty()) selectRequestByName(currentName);
+            else if (m_requests->rowCount() > 0) m_table->selectRow(0);
             updateStatus();
             emit loaded();
         });
-    return true;
 }
 
-bool MainWindow::isLoading() const { return m_jobs->isRunning(); }
+void MainWindow::loadModel() {
+    const std::string file = m_path.toStdString();
+    m_modelJob->start<GraphResult>(
+        [file](const CancelToken&, const ProgressSink&) {
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            if (!store) return std::make_shared<Result<ModelGraph>>(store.status());
+            return std::make_shared<Result<ModelGraph>>(loadModelGraph(*store.value()));
+        },
+        [this](GraphResult result) {
+            if (result->isOk()) m_model->setGraph(std::make_shared<const ModelGraph>(std::move(result->value())));
+        });
+}
+
+void MainWindow::startAnalysis(bool force) {
+    if (m_path.isEmpty()) return;
+    if (!force && analysisIsCurrent(*m_store, AnalysisOptions{})) return;
+    const std::string file = m_path.toStdString();
+    m_analysis->start<AnalysisResult>(
+        [file](const CancelToken& cancel, const ProgressSink& progress) {
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadWrite);
+            if (!store) return std::make_shared<Result<AnalysisSummary>>(store.status());
+            return std::make_shared<Result<AnalysisSummary>>(analyzeStore(*store.value(), AnalysisOptions{}, &progress, &cancel));
+        },
+        [this](AnalysisResult result) {
+            if (!result->isOk()) {
+                m_statusText->setText(tr("Analysis failed: %1").arg(QString::fromStdString(result->message())));
+                return;
+            }
+            // Corrected latencies, the model and the current request's critical path are new.
+            loadTable();
+            loadModel();
+            if (m_table->currentIndex().isValid()) showRequest(m_requests->requestAt(m_table->currentIndex().row()));
+        });
+}
+
+void MainWindow::showRequest(RequestId id) {
+    if (!id.isValid() || m_path.isEmpty()) return;
+    const std::string file = m_path.toStdString();
+    m_detail->start<DetailResult>(
+        [file, id](const CancelToken&, const ProgressSink&) {
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            if (!store) return std::make_shared<Result<RequestDetail>>(store.status());
+            return std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id));
+        },
+        [this](DetailResult result) {
+            if (!result->isOk()) {
+                m_statusText->setText(QString::fromStdString(result->message()));
+                return;
+            }
+            m_waterfall->setRequest(std::make_shared<const RequestDetail>(std::move(result->value())));
+        });
+}
+
+void MainWindow::selectRequestByName(const QString& name) {
+    if (!m_store) return;
+    const auto id = m_store->requestByName(name.toStdString());
+    if (!id) return;
+    const int row = m_requests->rowOf(*id);
+    if (row < 0) return;
+    m_table->selectRow(row);
+    m_table->scrollTo(m_requests->index(row, 0), QAbstractItemView::PositionAtCenter);
+}
+
+bool MainWindow::isLoading() const {
+    return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning();
+}
+
+void MainWindow::checkIdle() {
+    if (!isLoading()) emit idle();
+}
 
 void MainWindow::updateStatus() {
-    const RequestTable* table = m_model->table();
+    const RequestTable* table = m_requests->table();
     if (!table) {
-        if (!m_jobs->isRunning() && m_path.isEmpty())
-            m_statusText->setText(tr("Open a trace database (Ctrl+O) or drop one here."));
+        if (!m_jobs->isRunning() && m_path.isEmpty()) m_statusText->setText(tr("Open a trace database (Ctrl+O) or drop one here."));
         return;
     }
     QString text = tr("%L1 requests").arg(table->size());
-    if (!table->skewCorrected) text += tr(" · latencies on local clocks (not yet skew-corrected)");
+    if (!table->skewCorrected) text += tr(" · latencies on local clocks (not yet analysed)");
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid()) {
         const int row = current.row();
-        text += tr(" · %1: %2").arg(m_model->index(row, widgets::RequestTableModel::Name).data().toString(),
-                                    m_model->index(row, widgets::RequestTableModel::Latency).data().toString());
+        text += tr(" · %1: %2").arg(m_requests->index(row, widgets::RequestTableModel::Name).data().toString(),
+                                    m_requests->index(row, widgets::RequestTableModel::Latency).data().toString());
     }
     m_statusText->setText(text);
 }
@@ -229,6 +413,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue("mainWindow/geometry", saveGeometry());
     settings.setValue("mainWindow/state", saveState());
+    settings.setValue("mainWindow/splitter", m_splitter->saveState());
+    settings.setValue("mainWindow/tab", m_tabs->currentIndex());
     settings.setValue("mainWindow/requestHeader", m_table->horizontalHeader()->saveState());
     event->accept();
 }

@@ -3,6 +3,7 @@
 #include <QMainWindow>
 #include <memory>
 
+#include "tracelight/Ids.h"
 #include "tracelight/TraceStore.h"
 
 class QLabel;
@@ -10,10 +11,15 @@ class QMenu;
 class QProgressBar;
 class QPushButton;
 class QTableView;
+class QTabWidget;
+class QSplitter;
+class QAction;
 
 namespace tracelight::widgets {
 class JobRunner;
+class ModelOverview;
 class RequestTableModel;
+class WaterfallView;
 } // namespace tracelight::widgets
 
 namespace tracelight::app {
@@ -26,10 +32,12 @@ public:
 
     // Opens a database; on failure shows the error and keeps the current one. Loading continues in the background.
     bool openDatabase(const QString& path);
-    bool isLoading() const;
+    bool isLoading() const;   // any background job still running
+    void showTab(int index);  // 0: waterfall, 1: dependency graph
 
 signals:
-    void loaded();
+    void loaded();            // the request table is in
+    void idle();              // every background job has finished
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -41,12 +49,27 @@ private:
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
     void updateStatus();
+    void loadTable();
+    void loadModel();
+    void startAnalysis(bool force);
+    void showRequest(RequestId id);
+    void selectRequestByName(const QString& name);
+    void checkIdle();
+    static QString formatDurationText(double us);
 
     std::unique_ptr<TraceStore> m_store;  // the GUI thread's own connection
     QString m_path;
-    widgets::RequestTableModel* m_model = nullptr;
-    widgets::JobRunner* m_jobs = nullptr;
+    widgets::RequestTableModel* m_requests = nullptr;
+    widgets::JobRunner* m_jobs = nullptr;      // request table loads
+    widgets::JobRunner* m_analysis = nullptr;  // analysis runs
+    widgets::JobRunner* m_detail = nullptr;    // one request's detail
+    widgets::JobRunner* m_modelJob = nullptr;  // the model graph
     QTableView* m_table = nullptr;
+    QSplitter* m_splitter = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    widgets::WaterfallView* m_waterfall = nullptr;
+    widgets::ModelOverview* m_model = nullptr;
+    QAction* m_localClocks = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusText = nullptr;
     QProgressBar* m_progress = nullptr;

@@ -22,7 +22,10 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                   QStringLiteral("Render the main window to a PNG file and exit (works with no display)."),
                                   QStringLiteral("file.png"));
+    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("With --screenshot: 'waterfall' (default) or 'graph'."),
+                           QStringLiteral("view"), QStringLiteral("waterfall"));
     parser.addOption(screenshot);
+    parser.addOption(tab);
     parser.process(app);
 
     tracelight::app::MainWindow window;
@@ -31,13 +34,18 @@ int main(int argc, char** argv) {
     if (!shot.isEmpty()) {
         window.resize(1280, 800);
         if (!files.isEmpty() && !window.openDatabase(files.first())) return 1;
-        if (window.isLoading()) {
-            QEventLoop loop;
-            QObject::connect(&window, &tracelight::app::MainWindow::loaded, &loop, &QEventLoop::quit);
-            QTimer::singleShot(120000, &loop, &QEventLoop::quit);
-            loop.exec();
-        }
+        window.showTab(parser.value(tab) == QLatin1String("graph") ? 1 : 0);
         window.show();
+        // Wait until analysis, table, model and the selected request are all in (at most two minutes).
+        QEventLoop loop;
+        QTimer poll;
+        QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+            if (!window.isLoading()) loop.quit();
+        });
+        poll.start(100);
+        QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+        loop.exec();
+        QApplication::processEvents();
         QApplication::processEvents();
         if (!window.grab().save(shot)) {
             std::fprintf(stderr, "tracelight: cannot write %s\n", qPrintable(shot));
