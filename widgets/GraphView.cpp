@@ -39,6 +39,10 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
 
 void GraphView::setGraph(std::shared_ptr<const ModelGraph> graph) {
     m_graph = std::move(graph);
+    if (m_graph) {
+        // Claim colours in task order of the model, so neighbouring tasks are told apart.
+        for (const auto& t : m_graph->types) palette::forTask(QString::fromStdString(t.task));
+    }
     m_selected = -1;
     m_highlight.assign(m_graph ? m_graph->types.size() : 0, false);
     relayout();
@@ -232,21 +236,28 @@ void GraphView::paintEvent(QPaintEvent*) {
         p.drawRoundedRect(r, 4, 4);
         const double share = m_graph->requests ? double(t.criticalCount) / double(m_graph->requests) : 0;
         if (share > 0) p.fillRect(QRectF(r.left() + 2, r.bottom() - 5, (r.width() - 4) * std::min(1.0, share), 3), palette::critical());
-        // Labels scale with the zoom; below a readable size they are left out rather than shrunk to noise.
+        // Labels follow the zoom but never shrink below a readable size; lines that do not fit are dropped
+        // (the start event first, then the task), and what is left is elided.
         QFont f = font(), fb = bold;
-        const double pointSize = font().pointSizeF() * std::min(1.4, m_scale);
-        if (pointSize < 5.5) continue;
+        const double pointSize = std::clamp(font().pointSizeF() * m_scale, 6.5, font().pointSizeF() * 1.3);
         f.setPointSizeF(pointSize);
         fb.setPointSizeF(pointSize);
-        const QStringList lines = nodeLines(t);
         const QFontMetricsF fm(f);
         const double lineHeight = fm.height();
-        double y = r.center().y() - 1.5 * lineHeight - 2;
+        const int fit = static_cast<int>((r.height() - 4) / lineHeight);
+        if (fit < 1 || r.width() < 20) continue;
+        QStringList lines = nodeLines(t);
+        if (fit == 2) lines = {lines[0], QStringLiteral("→ ") + lines[2]};
+        else if (fit == 1) lines = {QStringLiteral("→ ") + QString::fromStdString(t.endEvent)};
+        double y = r.center().y() - lines.size() * lineHeight / 2;
         p.setPen(Qt::black);
-        for (int k = 0; k < 3; ++k) {
-            p.setFont(k == 0 ? fb : f);
-            const QRectF line(r.left() + 3, y, r.width() - 6, lineHeight);
-            p.drawText(line, Qt::AlignCenter, QFontMetricsF(k == 0 ? fb : f).elidedText(lines[k], Qt::ElideMiddle, line.width()));
+        for (int k = 0; k < lines.size(); ++k) {
+            const bool isTask = k == 0 && lines.size() > 1;
+            p.setFont(isTask ? fb : f);
+            const QRectF line(r.left() + 2, y, r.width() - 4, lineHeight);
+            // Task names differ at the end (fetch-feed, fetch-ads), event names at the start.
+            p.drawText(line, Qt::AlignCenter,
+                       QFontMetricsF(isTask ? fb : f).elidedText(lines[k], isTask ? Qt::ElideMiddle : Qt::ElideRight, line.width()));
             y += lineHeight;
         }
     }

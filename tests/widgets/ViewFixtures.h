@@ -1,0 +1,88 @@
+#pragma once
+// Small request details and model graphs built by hand for the view tests and benchmarks.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tracelight/AnalysisResults.h"
+#include "tracelight/Slack.h"
+
+namespace tracelight::test {
+
+struct SegmentSpec {
+    const char* task;
+    const char* start;
+    const char* end;
+    int startHost, endHost;
+    double startUs, endUs;
+};
+
+// A request from segments (tasks and hosts by index) and dependency edges; critical path and slack computed by core.
+inline std::shared_ptr<RequestDetail> makeDetail(const std::vector<std::string>& hosts, const std::vector<SegmentSpec>& specs,
+                                                 const std::vector<std::pair<int, int>>& deps) {
+    auto d = std::make_shared<RequestDetail>();
+    d->name = "handmade";
+    d->analysed = true;
+    d->hosts = hosts;
+    std::vector<DagEdge> edges;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        const auto& s = specs[i];
+        auto taskIt = std::find(d->tasks.begin(), d->tasks.end(), s.task);
+        if (taskIt == d->tasks.end()) taskIt = d->tasks.insert(d->tasks.end(), s.task);
+        const auto task = static_cast<std::uint32_t>(taskIt - d->tasks.begin());
+        d->dag.segments.push_back({SegmentTypeId(static_cast<std::uint32_t>(i)), s.startUs, s.endUs, task, s.startHost != s.endHost});
+        d->segmentNames.push_back(std::string(s.task) + ":" + s.start + "->" + s.end);
+        d->segmentTask.push_back(task);
+        d->segmentStartHost.push_back(static_cast<std::uint32_t>(s.startHost));
+        d->segmentEndHost.push_back(static_cast<std::uint32_t>(s.endHost));
+        d->localStartUs.push_back(s.startUs + 1000.0 * s.startHost);  // host clocks 1 ms apart
+        d->localEndUs.push_back(s.endUs + 1000.0 * s.endHost);
+        if (i == 0 || s.startUs < d->dag.startUs) d->dag.startUs = s.startUs;
+        d->dag.endUs = std::max(d->dag.endUs, s.endUs);
+    }
+    for (auto [a, b] : deps) edges.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), EdgeKind::HappensBefore});
+    RequestDagBuilder::finish(d->dag, edges);
+    d->criticalPath = computeCriticalPath(d->dag);
+    d->slackUs = computeSlack(d->dag);
+    d->critical.assign(specs.size(), false);
+    for (auto v : d->criticalPath.segments) d->critical[v] = true;
+    return d;
+}
+
+// One task on one host with n back-to-back segments of 1 us: what folding is for.
+inline std::shared_ptr<RequestDetail> makeLongRequest(int n) {
+    std::vector<SegmentSpec> specs;
+    static std::vector<std::string> names;
+    names.resize(static_cast<std::size_t>(n) + 1);
+    for (int i = 0; i <= n; ++i) names[static_cast<std::size_t>(i)] = "E" + std::to_string(i);
+    std::vector<std::pair<int, int>> deps;
+    for (int i = 0; i < n; ++i) {
+        specs.push_back({"loop", names[static_cast<std::size_t>(i)].c_str(), names[static_cast<std::size_t>(i) + 1].c_str(), 0, 0, double(i), double(i + 1)});
+        if (i > 0) deps.emplace_back(i - 1, i);
+    }
+    return makeDetail({"host"}, specs, deps);
+}
+
+// A model graph with n segment types in chains of ten, joined at a common root.
+inline std::shared_ptr<ModelGraph> makeGraph(int n) {
+    auto g = std::make_shared<ModelGraph>();
+    g->requests = 1000;
+    g->supportFloor = 10;
+    for (int i = 0; i < n; ++i) {
+        SegmentTypeStats t;
+        t.task = "task-" + std::to_string(i / 10);
+        t.startEvent = "E" + std::to_string(i);
+        t.endEvent = "E" + std::to_string(i + 1);
+        t.occurrences = 1000;
+        t.meanDurationUs = 100.0 * (i % 7 + 1);
+        t.criticalCount = (i * 37) % 1000;
+        g->types.push_back(t);
+        if (i % 10 != 0) g->happensBefore.push_back({static_cast<std::uint32_t>(i - 1), static_cast<std::uint32_t>(i), 1000 - i, true});
+        else if (i > 0) g->happensBefore.push_back({0, static_cast<std::uint32_t>(i), 5, false});
+    }
+    g->convergence = {{10, 500, 400}, {100, 300, 200}, {1000, 250, 150}};
+    return g;
+}
+
+} // namespace tracelight::test
