@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     const QStringList files = parser.positionalArguments();
     const QString shot = parser.value(screenshot);
     if (!shot.isEmpty()) {
-        window.resize(1280, 800);
+        window.resize(1400, 900);
         if (!files.isEmpty() && !window.openDatabase(files.first())) return 1;
         window.showTab(parser.value(tab) == QLatin1String("graph") ? 1 : 0);
         window.show();
