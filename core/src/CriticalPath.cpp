@@ -27,9 +27,7 @@ CriticalPath computeCriticalPath(const RequestDag& dag) {
         cp.blindUs = cp.latencyUs;
         return cp;
     }
-    std::uint32_t last = 0;
-    for (std::uint32_t v = 1; v < dag.segments.size(); ++v)
-        if (dag.segments[v].endUs > dag.segments[last].endUs) last = v;
+    const std::uint32_t last = lastEndingSegment(dag);
 
     double covered = 0;
     // After the last segment: the request may end with an event no segment ends at.

@@ -10,17 +10,30 @@ RequestDagBuilder::RequestDagBuilder(const CausalModel& model, const TraceData& 
 
 RequestDagBuilder::RequestDagBuilder(const CausalModel& model) : m_model(model), m_local(model.typeCount(), -1) {}
 
-void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
-    const std::size_t n = dag.segments.size();
-    // Topological order by time; an edge that would go backwards (possible only between zero-length,
-    // simultaneous segments) is dropped so the graph stays acyclic.
-    std::vector<std::uint32_t> order(n), rank(n);
+std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
+    std::vector<std::uint32_t> order(dag.segments.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
         const auto& x = dag.segments[a];
         const auto& y = dag.segments[b];
         return x.startUs != y.startUs ? x.startUs < y.startUs : x.endUs < y.endUs;
     });
+    return order;
+}
+
+std::uint32_t lastEndingSegment(const RequestDag& dag) {
+    std::uint32_t last = 0;
+    for (std::uint32_t v = 1; v < dag.segments.size(); ++v)
+        if (dag.segments[v].endUs > dag.segments[last].endUs) last = v;
+    return last;
+}
+
+void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
+    const std::size_t n = dag.segments.size();
+    // Topological order by time; an edge that would go backwards (possible only between zero-length,
+    // simultaneous segments) is dropped so the graph stays acyclic.
+    const std::vector<std::uint32_t> order = timeOrder(dag);
+    std::vector<std::uint32_t> rank(n);
     for (std::uint32_t i = 0; i < n; ++i) rank[order[i]] = i;
     std::erase_if(edges, [&](const DagEdge& e) { return e.from == e.to || rank[e.from] >= rank[e.to]; });
     // Keep one edge per pair (the first kind wins: task order, then happens-before, ...).

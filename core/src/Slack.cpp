@@ -7,27 +7,6 @@
 
 namespace tracelight {
 
-namespace {
-// The segment that ends last, as the critical path picks it, and the blind time after it: a request
-// may end with an event no segment ends at, and that trailing wait is held fixed like any other.
-std::uint32_t lastSegment(const RequestDag& dag) {
-    std::uint32_t last = 0;
-    for (std::uint32_t v = 1; v < dag.segments.size(); ++v)
-        if (dag.segments[v].endUs > dag.segments[last].endUs) last = v;
-    return last;
-}
-
-std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
-    std::vector<std::uint32_t> order(dag.segments.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
-        const auto& x = dag.segments[a];
-        const auto& y = dag.segments[b];
-        return x.startUs != y.startUs ? x.startUs < y.startUs : x.endUs < y.endUs;
-    });
-    return order;
-}
-} // namespace
 
 std::vector<double> computeSlack(const RequestDag& dag) {
     const std::size_t n = dag.segments.size();
@@ -35,8 +14,9 @@ std::vector<double> computeSlack(const RequestDag& dag) {
     for (std::uint32_t v = 0; v < n; ++v) lastArriving[v] = lastArrivingDependency(dag, v);
     std::vector<double> latestFinish(n, dag.endUs);
     if (n == 0) return {};
-    const std::uint32_t last = lastSegment(dag);
-    latestFinish[last] = dag.segments[last].endUs;  // the trailing blind wait is fixed
+    // A request may end with an event no segment ends at; that trailing wait is held fixed like any other.
+    const std::uint32_t last = lastEndingSegment(dag);
+    latestFinish[last] = dag.segments[last].endUs;
     const auto order = timeOrder(dag);
     // Backward pass over the reverse topological order (edges are indexed by target, so walk targets).
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -59,7 +39,7 @@ double rescheduledLatency(const RequestDag& dag, std::uint32_t grown, double del
     std::vector<double> finish(n);
     double end = dag.endUs;
     if (n == 0) return end - dag.startUs;
-    const std::uint32_t last = lastSegment(dag);
+    const std::uint32_t last = lastEndingSegment(dag);
     const double trailing = dag.endUs - dag.segments[last].endUs;
     for (std::uint32_t v : timeOrder(dag)) {
         const SegmentInstance& s = dag.segments[v];

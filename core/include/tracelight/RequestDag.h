@@ -28,6 +28,11 @@ struct RequestDag {
     std::vector<std::uint32_t> firstEdgeTo;  // size segments+1
 };
 
+// Segments by (start, end) time: a topological order, since every edge ends before its target starts.
+std::vector<std::uint32_t> timeOrder(const RequestDag& dag);
+// The segment that ends last (ties: the lowest index), where the critical path begins its walk back.
+std::uint32_t lastEndingSegment(const RequestDag& dag);
+
 // Reuses scratch memory across calls; one builder per thread.
 class RequestDagBuilder {
 public:
