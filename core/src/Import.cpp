@@ -1,12 +1,16 @@
 #include "tracelight/Import.h"
 
 #include <algorithm>
+#include <cctype>
+#include <functional>
 #include <cstdio>
 #include <filesystem>
 
 #include "EventLogParsers.h"
 #include "ImportWriter.h"
+#include "SpanParsers.h"
 #include "tracelight/Csv.h"
+#include "tracelight/Json.h"
 #include "tracelight/TraceStore.h"
 
 namespace tracelight {
@@ -20,6 +24,94 @@ constexpr FormatName kFormats[] = {
     {InputFormat::Auto, "auto"},
     {InputFormat::EventsCsv, "events-csv"},
     {InputFormat::EventsJsonl, "events-jsonl"},
+    {InputFormat::OtlpJson, "otlp-json"},
+    {InputFormat::JaegerJson, "jaeger-json"},
+    {InputFormat::ZipkinJson, "zipkin-json"},
+    {InputFormat::SpansCsv, "spans-csv"},
+};
+
+bool isSpanFormat(InputFormat f) {
+    return f == InputFormat::OtlpJson || f == InputFormat::JaegerJson || f == InputFormat::ZipkinJson || f == InputFormat::SpansCsv;
+}
+
+// Spans are parked in a temporary table until every input is read, because a trace's spans may be
+// scattered through a file (or over several files); then each trace is assembled on its own.
+class SpanStager {
+public:
+    explicit SpanStager(sqlite3* db) : m_db(db) {}
+    ~SpanStager() { sqlite::exec(m_db, "DROP TABLE IF EXISTS temp.staged_spans"); }
+
+    Status start() {
+        if (Status s = sqlite::exec(m_db, "CREATE TEMP TABLE IF NOT EXISTS staged_spans(trace TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL);"
+                                          "DELETE FROM temp.staged_spans;");
+            !s)
+            return s;
+        m_insert.prepare(m_db, "INSERT INTO temp.staged_spans(trace, seq, data) VALUES(?1, ?2, ?3)");
+        return Status::ok();
+    }
+
+    Status add(const RawSpan& s) {
+        JsonWriter w;
+        w.beginObject().key("s").value(s.spanId).key("p").value(s.parentId).key("sv").value(s.service).key("h").value(s.host)
+            .key("o").value(s.operation).key("b").value(s.startUs).key("e").value(s.endUs).key("sh").value(s.shared)
+            .key("t").value(s.hasTimestamp).key("a").beginArray();
+        for (const auto& [k, v] : s.attributes) w.beginArray().value(k).value(v).endArray();
+        w.endArray().key("ev").beginArray();
+        for (const auto& [name, ts] : s.events) w.beginArray().value(name).value(ts).endArray();
+        w.endArray().endObject();
+        m_insert.bind(1, s.traceId).bind(2, m_count++).bind(3, w.text());
+        const int rc = m_insert.step();
+        m_insert.reset();
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot stage span: ") + sqlite3_errmsg(m_db));
+        return Status::ok();
+    }
+
+    std::int64_t count() const { return m_count; }
+
+    // Calls f(spans) once per trace, in trace-id order.
+    template <typename F>
+    Status forEachTrace(F&& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
+        sqlite::exec(m_db, "CREATE INDEX IF NOT EXISTS temp.staged_by_trace ON staged_spans(trace, seq)");
+        sqlite::Statement q(m_db, "SELECT trace, data FROM temp.staged_spans ORDER BY trace, seq");
+        std::vector<RawSpan> trace;
+        std::string current;
+        std::int64_t done = 0;
+        for (int rc = q.step(); rc == SQLITE_ROW; rc = q.step()) {
+            const std::string_view id = q.text(0);
+            if (!trace.empty() && id != current) {
+                if (Status s = f(std::move(trace)); !s) return s;
+                trace.clear();
+            }
+            current = id;
+            JsonValue v;
+            if (!JsonValue::parse(q.text(1), v, nullptr, nullptr)) return Status::error("damaged staged span");
+            RawSpan s;
+            s.traceId = current;
+            s.spanId = v.find("s")->string();
+            s.parentId = v.find("p")->string();
+            s.service = v.find("sv")->string();
+            s.host = v.find("h")->string();
+            s.operation = v.find("o")->string();
+            s.startUs = v.find("b")->number();
+            s.endUs = v.find("e")->number();
+            s.shared = v.find("sh")->boolean();
+            s.hasTimestamp = v.find("t")->boolean();
+            for (const auto& a : v.find("a")->array()) s.attributes.emplace_back(a.array()[0].string(), a.array()[1].string());
+            for (const auto& e : v.find("ev")->array()) s.events.emplace_back(e.array()[0].string(), e.array()[1].number());
+            trace.push_back(std::move(s));
+            if ((++done & 0xFFF) == 0) {
+                if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+                if (progress) progress(double(done) / double(std::max<std::int64_t>(1, m_count)));
+            }
+        }
+        if (!trace.empty()) return f(std::move(trace));
+        return Status::ok();
+    }
+
+private:
+    sqlite3* m_db;
+    sqlite::Statement m_insert;
+    std::int64_t m_count = 0;
 };
 } // namespace
 
@@ -52,15 +144,25 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
     std::size_t first = head.find_first_not_of(" \t\r\n");
     if (first == std::string_view::npos) return Status::error(path + ": empty file, nothing to import");
 
+    const std::string_view body = head.substr(first);
     if (head[first] == '{') {
-        // One JSON object per line with the event-log keys.
+        // OTLP, Jaeger, or one event-log object per line: told apart by their keys.
+        if (body.find("\"resourceSpans\"") != std::string_view::npos) return InputFormat::OtlpJson;
+        if (body.find("\"spans\"") != std::string_view::npos &&
+            (body.find("\"traceID\"") != std::string_view::npos || body.find("\"data\"") != std::string_view::npos))
+            return InputFormat::JaegerJson;
         const std::size_t end = head.find('\n', first);
         const std::string_view line = head.substr(first, end == std::string_view::npos ? head.npos : end - first);
         if (line.find("\"request\"") != line.npos && line.find("\"ts_us\"") != line.npos) return InputFormat::EventsJsonl;
         return Status::error(path + ": byte " + std::to_string(first) +
-                             ": JSON that is not an events-jsonl log (no \"request\" and \"ts_us\" keys on the first line)");
+                             ": JSON that is neither OTLP (resourceSpans), Jaeger (data/spans) nor an events-jsonl log");
     }
-    // A CSV header with the required event-log columns.
+    if (head[first] == '[') {
+        if (body.find("\"traceId\"") != std::string_view::npos && body.find("\"id\"") != std::string_view::npos)
+            return InputFormat::ZipkinJson;
+        return Status::error(path + ": byte " + std::to_string(first) + ": a JSON array that is not Zipkin v2 spans (traceId, id)");
+    }
+    // A CSV header: the event-log columns, or a span table.
     const std::size_t end = head.find('\n');
     std::vector<std::string_view> fields;
     std::deque<std::string> storage;
@@ -72,8 +174,21 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
         for (std::string_view need : {"request", "host", "task", "event", "ts_us"})
             if (std::find(fields.begin(), fields.end(), need) != fields.end()) ++found;
         if (found >= 3) return InputFormat::EventsCsv;
+        auto lower = [](std::string_view f) {
+            std::string l(f);
+            for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            return l;
+        };
+        bool trace = false, span = false;
+        for (auto f : fields) {
+            const std::string l = lower(f);
+            trace |= l == "traceid" || l == "trace_id" || l == "trace";
+            span |= l == "spanid" || l == "span_id" || l == "span";
+        }
+        if (trace && span) return InputFormat::SpansCsv;
     }
-    return Status::error(path + ": byte 0: unrecognised format (not events-csv or events-jsonl); name it with --format");
+    return Status::error(path + ": byte 0: unrecognised format (not an event log, OTLP, Jaeger, Zipkin or a span table); "
+                                "name it with --format");
 }
 
 Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& options, const ProgressSink* progress,
@@ -121,6 +236,12 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
 
     ThrottledProgress reporter(progress);
     std::uint64_t bytesBefore = 0;
+    SpanStager stager(store.db());
+    bool anySpans = false;
+    for (auto f : formats) anySpans |= isSpanFormat(f);
+    if (anySpans)
+        if (Status s = stager.start(); !s) return fail(Status::error(store.path() + ": " + s.message()));
+    const SpanSink stageSpan = [&](RawSpan&& span) { return stager.add(span); };
     // Reading is ~90% of the work; the summary pass takes the rest.
     constexpr double kReadShare = 0.9;
     for (std::size_t i = 0; i < options.inputs.size(); ++i) {
@@ -130,15 +251,45 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
             if (totalBytes) reporter.report(kReadShare * double(bytesBefore + bytes) / double(totalBytes), stage);
         };
         const std::int64_t eventsBefore = writer.eventCount();
-        Status s = formats[i] == InputFormat::EventsJsonl ? parseEventsJsonl(input, writer, onBytes, cancel)
-                                                          : parseEventsCsv(input, writer, onBytes, cancel);
+        const std::int64_t spansBefore = stager.count();
+        Status s = Status::ok();
+        switch (formats[i]) {
+        case InputFormat::EventsJsonl: s = parseEventsJsonl(input, writer, onBytes, cancel); break;
+        case InputFormat::OtlpJson: s = parseOtlpJson(input, stageSpan, onBytes, cancel); break;
+        case InputFormat::JaegerJson: s = parseJaegerJson(input, stageSpan, onBytes, cancel); break;
+        case InputFormat::ZipkinJson: s = parseZipkinJson(input, stageSpan, onBytes, cancel); break;
+        case InputFormat::SpansCsv: s = parseSpansCsv(input, options.spanColumns.value_or(SpanCsvMapping{}), stageSpan, onBytes, cancel); break;
+        default: s = parseEventsCsv(input, writer, onBytes, cancel); break;
+        }
         if (!s) return fail(s);
-        if (writer.eventCount() == eventsBefore) {
+        if (writer.eventCount() == eventsBefore && stager.count() == spansBefore) {
             ++summary.warnings;
             summary.warningSamples.push_back(input + ": no events (header only)");
         }
         std::error_code ec;
         bytesBefore += fs::file_size(input, ec);
+    }
+    // Each staged trace becomes one request: events, known causal links and its warnings.
+    summary.spans = stager.count();
+    if (anySpans) {
+        const auto assemble = [&](std::vector<RawSpan>&& spans) -> Status {
+            AssembledTrace trace = assembleTrace(std::move(spans));
+            std::vector<RawAttribute> attrs;
+            for (const auto& e : trace.events) {
+                attrs.clear();
+                for (const auto& [k, v] : e.attributes) attrs.push_back({k, v});
+                RawEvent raw{trace.traceId, e.host, e.task, e.event, e.tsUs, e.seq, attrs};
+                if (Status s = writer.addEvent(raw); !s) return Status::error("trace " + trace.traceId + ": " + s.message());
+            }
+            for (const auto& l : trace.links)
+                if (Status s = writer.addLink(trace.traceId, l.fromTask, l.fromSeq, l.toTask, l.toSeq); !s) return s;
+            if (!trace.warnings.empty()) ++summary.tracesWithWarnings;
+            for (const auto& w : trace.warnings)
+                if (Status s = writer.addWarning(trace.traceId, w); !s) return s;
+            return Status::ok();
+        };
+        const std::function<void(double)> traceProgress = [&](double f) { reporter.report(kReadShare * (0.8 + 0.2 * f), "assembling traces"); };
+        if (Status s = stager.forEachTrace(assemble, cancel, traceProgress); !s) return fail(s);
     }
     if (writer.eventCount() == 0) return fail(Status::error(options.inputs.front() + ": no events to import"));
 
@@ -147,7 +298,10 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     };
     const std::int64_t fileWarnings = summary.warnings;
     auto fileSamples = summary.warningSamples;
+    const std::int64_t spans = summary.spans, tracesWithWarnings = summary.tracesWithWarnings;
     if (Status s = writer.finish(summary, &finishing, cancel); !s) return fail(s);
+    summary.spans = spans;
+    summary.tracesWithWarnings = tracesWithWarnings;
     summary.warnings += fileWarnings;
     summary.warningSamples.insert(summary.warningSamples.begin(), fileSamples.begin(), fileSamples.end());
     if (cancel && cancel->isCancelled()) return fail(Status::error("import cancelled"));

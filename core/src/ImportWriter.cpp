@@ -21,6 +21,8 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         !prepare(m_insertRequestAttr,
                  "INSERT OR IGNORE INTO request_attrs(request_id, key_id, value_id) VALUES(?1, ?2, ?3)") ||
         !prepare(m_selectRequestAttr, "SELECT value_id FROM request_attrs WHERE request_id=?1 AND key_id=?2") ||
+        !prepare(m_insertLink, "INSERT INTO causal_links(request_id, from_task_id, from_ord, to_task_id, to_ord) VALUES(?1,?2,?3,?4,?5)") ||
+        !prepare(m_insertWarning, "INSERT INTO import_warnings(request_id, message) VALUES(?1, ?2)") ||
         !prepare(m_insertEventAttr,
                  "INSERT OR REPLACE INTO event_attrs(request_id, task_id, ord, key_id, value_id) VALUES(?1,?2,?3,?4,?5)"))
         return Status::error(std::string("cannot prepare import: ") + sqlite3_errmsg(m_db));
@@ -170,6 +172,32 @@ Status ImportWriter::addEvent(const RawEvent& e) {
         if (attr.value.empty()) continue;  // empty = absent
         if (Status s = setAttribute(requestId, task.value(), ord, attr); !s) return s;
     }
+    return Status::ok();
+}
+
+Status ImportWriter::addLink(std::string_view request, std::string_view fromTask, std::int64_t fromSeq,
+                             std::string_view toTask, std::int64_t toSeq) {
+    auto it = m_requests.find(request);
+    if (it == m_requests.end()) return Status::error("link in unknown request " + quoted(request));
+    auto from = intern(fromTask, LabelRole::Task);
+    if (!from) return from.status();
+    auto to = intern(toTask, LabelRole::Task);
+    if (!to) return to.status();
+    m_insertLink.bind(1, it->second.id).bind(2, from.value()).bind(3, fromSeq).bind(4, to.value()).bind(5, toSeq);
+    const int rc = m_insertLink.step();
+    m_insertLink.reset();
+    if (rc != SQLITE_DONE) return Status::error(std::string("cannot store link: ") + sqlite3_errmsg(m_db));
+    return Status::ok();
+}
+
+Status ImportWriter::addWarning(std::string_view request, const std::string& message) {
+    auto it = m_requests.find(request);
+    if (it == m_requests.end()) return Status::ok();
+    warn("trace " + std::string(request) + ": " + message);
+    m_insertWarning.bind(1, it->second.id).bind(2, message);
+    const int rc = m_insertWarning.step();
+    m_insertWarning.reset();
+    if (rc != SQLITE_DONE) return Status::error(std::string("cannot store warning: ") + sqlite3_errmsg(m_db));
     return Status::ok();
 }
 

@@ -46,6 +46,10 @@ public:
     Status start(std::string_view periodName, std::string_view format, std::string_view inputs);
     // The error message carries no location; the parser prefixes file and line.
     Status addEvent(const RawEvent& event);
+    // A known causal edge between two events of one request, by task and position (seq).
+    Status addLink(std::string_view request, std::string_view fromTask, std::int64_t fromSeq, std::string_view toTask,
+                   std::int64_t toSeq);
+    Status addWarning(std::string_view request, const std::string& message);
     Status finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel);
 
     std::int64_t eventCount() const { return m_events; }
@@ -78,7 +82,7 @@ private:
     std::vector<std::pair<std::uint32_t, std::uint32_t>> m_attrCache;
 
     sqlite::Statement m_insertLabel, m_insertRole, m_insertRequest, m_insertEvent;
-    sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertEventAttr;
+    sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertEventAttr, m_insertLink, m_insertWarning;
 };
 
 } // namespace tracelight

@@ -60,8 +60,18 @@ CREATE TABLE request_analysis(request_id INTEGER PRIMARY KEY, latency_us REAL NO
 UPDATE meta SET value='2' WHERE key='schema_version';
 )sql";
 
+// Version 3 keeps the causal links that span formats state explicitly, and per-request import warnings.
+constexpr const char* kMigrateV2ToV3 = R"sql(
+CREATE TABLE causal_links(request_id INTEGER NOT NULL, from_task_id INTEGER NOT NULL, from_ord INTEGER NOT NULL,
+                          to_task_id INTEGER NOT NULL, to_ord INTEGER NOT NULL);
+CREATE INDEX causal_links_by_request ON causal_links(request_id);
+CREATE TABLE import_warnings(request_id INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE INDEX import_warnings_by_request ON import_warnings(request_id);
+UPDATE meta SET value='3' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
-constexpr const char* kMigrations[] = {kMigrateV1ToV2};
+constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3};
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);

@@ -1,0 +1,51 @@
+#pragma once
+// Span formats (OpenTelemetry, Jaeger, Zipkin, span tables) mapped onto the event model (DESIGN.md):
+// a span becomes a task (service:operation, numbered op#2 when repeated in a trace) with events at
+// its start and end and at each span event; its parent's task gets "call" and "return" events where
+// the child starts and returns, so the parent's own time is split by its children; the parent/child
+// links are kept as known causal edges (and feed clock-skew correction as RPC patterns).
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tracelight {
+
+struct RawSpan {
+    std::string traceId, spanId, parentId;  // parentId empty: a root
+    std::string service, host, operation;
+    double startUs = 0, endUs = 0;
+    bool shared = false;                     // Zipkin: the server half of a client/server pair with the same id
+    bool hasTimestamp = true;                // false: the source gave no start time
+    std::vector<std::pair<std::string, std::string>> attributes;
+    std::vector<std::pair<std::string, double>> events;  // span events, logs, annotations: (name, time)
+    std::vector<std::string> followsFrom;     // other spans this one was caused by (not its parent)
+};
+
+// What a trace became, plus what was wrong with it.
+struct AssembledEvent {
+    std::string task, event, host;
+    double tsUs;
+    std::int64_t seq;
+    std::vector<std::pair<std::string, std::string>> attributes;
+};
+struct AssembledLink {
+    std::string fromTask;
+    std::int64_t fromSeq;
+    std::string toTask;
+    std::int64_t toSeq;
+};
+struct AssembledTrace {
+    std::string traceId;
+    std::vector<AssembledEvent> events;
+    std::vector<AssembledLink> links;
+    std::vector<std::string> warnings;  // one per problem found in this trace
+};
+
+// Builds one trace's events from its spans (all of them, in any order).
+AssembledTrace assembleTrace(std::vector<RawSpan> spans);
+
+// "frontend-579b9bff58-t2dbm" -> "frontend": a Kubernetes pod name without its last two parts.
+std::string serviceFromPodName(const std::string& pod);
+
+} // namespace tracelight

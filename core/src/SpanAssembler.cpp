@@ -1,0 +1,145 @@
+#include "tracelight/Spans.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+namespace tracelight {
+
+namespace {
+constexpr double kFarOutsideUs = 24.0 * 3600 * 1e6;  // a span a day away from its trace is garbage
+} // namespace
+
+std::string serviceFromPodName(const std::string& pod) {
+    const auto last = pod.rfind('-');
+    if (last == std::string::npos || last == 0) return pod;
+    const auto before = pod.rfind('-', last - 1);
+    if (before == std::string::npos || before == 0) return pod.substr(0, last);
+    return pod.substr(0, before);
+}
+
+AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
+    AssembledTrace out;
+    if (spans.empty()) return out;
+    out.traceId = spans.front().traceId;
+    auto warn = [&](std::string w) { out.warnings.push_back(std::move(w)); };
+
+    // Spans without a time cannot be placed.
+    std::erase_if(spans, [&](const RawSpan& s) {
+        if (s.hasTimestamp && std::isfinite(s.startUs) && std::isfinite(s.endUs)) return false;
+        warn("span " + s.spanId + " has no timestamp");
+        return true;
+    });
+    if (spans.empty()) return out;
+    // Zero or negative durations: a negative one is clamped to zero.
+    for (auto& s : spans)
+        if (s.endUs < s.startUs) {
+            warn("span " + s.spanId + " ends before it starts");
+            s.endUs = s.startUs;
+        }
+    // Spans far outside the trace (a day from its median start) are dropped.
+    {
+        std::vector<double> starts;
+        for (const auto& s : spans) starts.push_back(s.startUs);
+        std::nth_element(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(starts.size() / 2), starts.end());
+        const double median = starts[starts.size() / 2];
+        std::erase_if(spans, [&](const RawSpan& s) {
+            if (std::fabs(s.startUs - median) <= kFarOutsideUs && std::fabs(s.endUs - median) <= kFarOutsideUs) return false;
+            warn("span " + s.spanId + " lies far outside its trace");
+            return true;
+        });
+    }
+
+    // Identity. A Zipkin server half shares its client's id: it becomes a child of the client half.
+    const std::size_t n = spans.size();
+    std::vector<std::string> key(n);
+    std::unordered_map<std::string, std::size_t> byKey;
+    std::vector<bool> dropped(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+        key[i] = spans[i].spanId + (spans[i].shared ? "#server" : "");
+        if (!byKey.emplace(key[i], i).second) {
+            warn("duplicate span id " + spans[i].spanId);
+            dropped[i] = true;
+        }
+    }
+    std::vector<long> parent(n, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (dropped[i]) continue;
+        std::string p = spans[i].shared ? spans[i].spanId : spans[i].parentId;
+        if (spans[i].shared && !byKey.count(p)) p = spans[i].parentId;  // no client half in this trace
+        if (p.empty() || p == spans[i].spanId) continue;
+        auto it = byKey.find(p);
+        if (it == byKey.end()) {
+            warn("span " + spans[i].spanId + " has a missing parent " + p);
+            continue;
+        }
+        parent[i] = static_cast<long>(it->second);
+    }
+    // Cycles: a span whose ancestry loops back is cut loose and becomes a root.
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t steps = 0;
+        for (long v = parent[i]; v >= 0; v = parent[static_cast<std::size_t>(v)])
+            if (++steps > n) {
+                warn("span " + spans[i].spanId + " is in a parent cycle");
+                parent[i] = -1;
+                break;
+            }
+    }
+
+    // Task names: service:operation, the k-th one of a name in start order numbered #k.
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!dropped[i]) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return spans[a].startUs < spans[b].startUs; });
+    std::vector<std::string> task(n);
+    std::map<std::string, int> seen;
+    for (auto i : order) {
+        const std::string base = (spans[i].service.empty() ? std::string("?") : spans[i].service) + ":" +
+                                 (spans[i].operation.empty() ? std::string("?") : spans[i].operation);
+        const int k = ++seen[base];
+        task[i] = k == 1 ? base : base + "#" + std::to_string(k);
+    }
+    std::vector<std::vector<std::size_t>> children(n);
+    for (auto i : order)
+        if (parent[i] >= 0) children[static_cast<std::size_t>(parent[i])].push_back(i);
+
+    // Events per span, in time order: start, call/return per child, span events, end.
+    struct Pending { double ts; int rank; std::string name; long child; bool isCall; std::vector<std::pair<std::string, std::string>> attrs; };
+    std::vector<std::int64_t> startSeq(n), endSeq(n);
+    std::vector<std::vector<std::pair<long, std::int64_t>>> callSeq(n), returnSeq(n);
+    // Roots first, so the request's attributes come from its root span.
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return (parent[a] < 0) > (parent[b] < 0); });
+    for (auto i : order) {
+        const RawSpan& s = spans[i];
+        std::vector<Pending> pending;
+        pending.push_back({s.startUs, 0, "start", -1, false, s.attributes});
+        for (auto c : children[i]) {
+            const std::string childBase = task[c];
+            pending.push_back({spans[c].startUs, 1, "call " + childBase, static_cast<long>(c), true, {}});
+            pending.push_back({spans[c].endUs, 1, "return " + childBase, static_cast<long>(c), false, {}});
+        }
+        for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, name.empty() ? std::string("event") : name, -1, false, {}});
+        pending.push_back({s.endUs, 2, "end", -1, false, {}});
+        std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+            return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank;
+        });
+        const std::string& host = s.host.empty() ? s.service : s.host;
+        std::int64_t seq = 0;
+        for (auto& p : pending) {
+            ++seq;
+            if (p.name == "start" && p.rank == 0) startSeq[i] = seq;
+            if (p.name == "end" && p.rank == 2) endSeq[i] = seq;
+            if (p.child >= 0) (p.isCall ? callSeq[i] : returnSeq[i]).emplace_back(p.child, seq);
+            out.events.push_back({task[i], p.name, host.empty() ? std::string("?") : host, p.ts, seq, std::move(p.attrs)});
+        }
+    }
+    // Known causal edges: the parent's call -> the child's start, the child's end -> the parent's return.
+    for (auto i : order) {
+        for (auto [c, seq] : callSeq[i]) out.links.push_back({task[i], seq, task[static_cast<std::size_t>(c)], startSeq[static_cast<std::size_t>(c)]});
+        for (auto [c, seq] : returnSeq[i]) out.links.push_back({task[static_cast<std::size_t>(c)], endSeq[static_cast<std::size_t>(c)], task[i], seq});
+    }
+    return out;
+}
+
+} // namespace tracelight
