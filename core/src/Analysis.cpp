@@ -194,7 +194,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         double cpTime = 0, slackTime = 0;
         for (std::size_t r = begin; r < end; ++r) {
             const auto t0 = std::chrono::steady_clock::now();
-            builder.build(td.eventsOf(r), offsets, dag);
+            builder.build(td.eventsOf(r), offsets, dag, td.linksOf(r));
             const CriticalPath cp = computeCriticalPath(dag);
             const auto t1 = std::chrono::steady_clock::now();
             const std::vector<double> slack = computeSlack(dag);

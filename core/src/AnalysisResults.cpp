@@ -91,7 +91,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     d.analysed = stored.has_value() && !offsetOfHost.empty();
 
     sqlite::Statement q(db,
-                        "SELECT ev.task_id, ev.event_id, ev.host_id, ev.ts_local_us, t.text, e.text, h.text FROM events ev "
+                        "SELECT ev.task_id, ev.event_id, ev.host_id, ev.ts_local_us, t.text, e.text, h.text, ev.ord FROM events ev "
                         "JOIN labels t ON t.id=ev.task_id JOIN labels e ON e.id=ev.event_id JOIN labels h ON h.id=ev.host_id "
                         "WHERE ev.request_id=?1 ORDER BY ev.task_id, ev.ord");
     q.bind(1, request.value);
@@ -100,6 +100,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     std::map<std::uint32_t, std::uint32_t> hostIndex, taskIndex;
     ClockOffsets offsets;
     std::uint32_t nextUnknownType = static_cast<std::uint32_t>(model.typeCount());
+    std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> eventAt;  // (task, ord) -> index
     while (q.step() == SQLITE_ROW) {
         const auto task = static_cast<std::uint32_t>(q.int64(0));
         const auto event = static_cast<std::uint32_t>(q.int64(1));
@@ -124,12 +125,23 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
             d.localStartUs.push_back(events.back().localUs);
             d.localEndUs.push_back(e.localUs);
         }
+        eventAt[{q.int64(0), q.int64(7)}] = static_cast<std::uint32_t>(events.size());
         events.push_back(e);
         eventNames.emplace_back(q.text(5));
     }
+    std::vector<EventLink> links;
+    {
+        sqlite::Statement l(db, "SELECT from_task_id, from_ord, to_task_id, to_ord FROM causal_links WHERE request_id=?1");
+        l.bind(1, request.value);
+        while (l.step() == SQLITE_ROW) {
+            auto from = eventAt.find({l.int64(0), l.int64(1)});
+            auto to = eventAt.find({l.int64(2), l.int64(3)});
+            if (from != eventAt.end() && to != eventAt.end()) links.push_back({from->second, to->second});
+        }
+    }
     if (events.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
     RequestDagBuilder builder(model);
-    builder.build(events, offsets, d.dag);
+    builder.build(events, offsets, d.dag, links);
     d.criticalPath = computeCriticalPath(d.dag);
     d.slackUs = computeSlack(d.dag);
     d.critical.assign(d.dag.segments.size(), false);

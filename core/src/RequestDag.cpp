@@ -74,7 +74,8 @@ void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
     for (std::size_t v = 0; v < n; ++v) dag.firstEdgeTo[v + 1] += dag.firstEdgeTo[v];
 }
 
-void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag) {
+void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag,
+                              std::span<const EventLink> links) {
     const RequestSpan span = buildSegments(events, offsets, dag.segments);
     dag.startUs = span.startUs;
     dag.endUs = span.endUs;
@@ -101,6 +102,22 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
             if (j >= 0 && segs[i].endUs <= segs[j].startUs)  // the order this request took
                 edges.push_back({i, static_cast<std::uint32_t>(j), EdgeKind::MutualExclusion});
         });
+    }
+    if (!links.empty()) {
+        // A link from event a to event b joins the segment that ends at a to the one that starts at b.
+        std::vector<int> endsAt(events.size(), -1), startsAt(events.size(), -1);
+        int segment = 0;
+        for (std::size_t e = 0; e < events.size(); ++e)
+            if (events[e].segmentType.isValid()) {
+                endsAt[e] = segment;
+                startsAt[e - 1] = segment;
+                ++segment;
+            }
+        for (const EventLink& l : links) {
+            if (l.from >= events.size() || l.to >= events.size()) continue;
+            const int from = endsAt[l.from], to = startsAt[l.to];
+            if (from >= 0 && to >= 0) edges.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), EdgeKind::Link});
+        }
     }
     for (const auto& p : m_model.pipelines()) {
         const int a1 = m_local[p.first.producer.value], b1 = m_local[p.first.consumer.value];

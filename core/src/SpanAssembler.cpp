@@ -68,7 +68,9 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         if (dropped[i]) continue;
         std::string p = spans[i].shared ? spans[i].spanId : spans[i].parentId;
         if (spans[i].shared && !byKey.count(p)) p = spans[i].parentId;  // no client half in this trace
-        if (p.empty() || p == spans[i].spanId) continue;
+        if (p.empty() || (p == spans[i].spanId && !spans[i].shared)) continue;
+        // Children of a shared id were made by its server half, which ran on the server.
+        if (!spans[i].shared && byKey.count(p + "#server")) p += "#server";
         auto it = byKey.find(p);
         if (it == byKey.end()) {
             warn("span " + spans[i].spanId + " has a missing parent " + p);
@@ -104,40 +106,83 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     for (auto i : order)
         if (parent[i] >= 0) children[static_cast<std::size_t>(parent[i])].push_back(i);
 
-    // Events per span, in time order: start, call/return per child, span events, end.
+    // An RPC: a client span whose one child runs on another host is one thread of control that moves
+    // there and back, as the Mystery Machine's tasks do. The child joins the client's task, so the
+    // trip out and back become network segments and the pair is an RPC pattern for clock skew.
+    auto hostOf = [&](std::size_t i) { return spans[i].host.empty() ? spans[i].service : spans[i].host; };
+    auto isClient = [&](std::size_t i) {
+        for (const auto& [k, v] : spans[i].attributes)
+            if (k == "span.kind") return v == "client" || v == "CLIENT" || v == "3" || v == "SPAN_KIND_CLIENT";
+        return false;
+    };
+    std::vector<long> absorbedInto(n, -1);  // child -> the client span whose task it joins
+    for (auto i : order) {
+        std::vector<std::size_t> remote;
+        for (auto c : children[i])
+            if (hostOf(c) != hostOf(i)) remote.push_back(c);
+        if (remote.size() == 1 && (isClient(i) || children[i].size() == 1)) absorbedInto[remote[0]] = static_cast<long>(i);
+    }
+
     struct Pending { double ts; int rank; std::string name; long child; bool isCall; std::vector<std::pair<std::string, std::string>> attrs; };
     std::vector<std::int64_t> startSeq(n), endSeq(n);
     std::vector<std::vector<std::pair<long, std::int64_t>>> callSeq(n), returnSeq(n);
-    // Roots first, so the request's attributes come from its root span.
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return (parent[a] < 0) > (parent[b] < 0); });
-    for (auto i : order) {
+    std::vector<std::string> taskOf(task);  // the task a span's events land in
+    for (std::size_t i = 0; i < n; ++i)
+        if (absorbedInto[i] >= 0) taskOf[i] = task[static_cast<std::size_t>(absorbedInto[i])];
+    // A span's own events: start, call/return per (non-absorbed) child, span events, end; time order.
+    auto spanEvents = [&](std::size_t i, bool served) {
         const RawSpan& s = spans[i];
         std::vector<Pending> pending;
-        pending.push_back({s.startUs, 0, "start", -1, false, s.attributes});
+        pending.push_back({s.startUs, 0, served ? "serve" : "start", -1, false, s.attributes});
         for (auto c : children[i]) {
-            const std::string childBase = task[c];
-            pending.push_back({spans[c].startUs, 1, "call " + childBase, static_cast<long>(c), true, {}});
-            pending.push_back({spans[c].endUs, 1, "return " + childBase, static_cast<long>(c), false, {}});
+            if (absorbedInto[c] == static_cast<long>(i)) continue;
+            pending.push_back({spans[c].startUs, 1, "call " + task[c], static_cast<long>(c), true, {}});
+            pending.push_back({spans[c].endUs, 1, "return " + task[c], static_cast<long>(c), false, {}});
         }
         for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, name.empty() ? std::string("event") : name, -1, false, {}});
-        pending.push_back({s.endUs, 2, "end", -1, false, {}});
+        pending.push_back({s.endUs, 2, served ? "served" : "end", -1, false, {}});
         std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
             return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank;
         });
-        const std::string& host = s.host.empty() ? s.service : s.host;
+        return pending;
+    };
+    // Roots first, so the request's attributes come from its root span.
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return (parent[a] < 0) > (parent[b] < 0); });
+    for (auto i : order) {
+        if (absorbedInto[i] >= 0) continue;  // written with its client
+        std::vector<std::pair<std::size_t, std::vector<Pending>>> parts;
+        auto own = spanEvents(i, false);
+        long server = -1;
+        for (auto c : children[i])
+            if (absorbedInto[c] == static_cast<long>(i)) server = static_cast<long>(c);
+        if (server < 0) {
+            parts.emplace_back(i, std::move(own));
+        } else {
+            // Client start (and anything before the call), the server's events on its host, then the rest.
+            std::vector<Pending> before(own.begin(), own.begin() + 1), after(own.begin() + 1, own.end());
+            parts.emplace_back(i, std::move(before));
+            parts.emplace_back(static_cast<std::size_t>(server), spanEvents(static_cast<std::size_t>(server), true));
+            parts.emplace_back(i, std::move(after));
+        }
         std::int64_t seq = 0;
-        for (auto& p : pending) {
-            ++seq;
-            if (p.name == "start" && p.rank == 0) startSeq[i] = seq;
-            if (p.name == "end" && p.rank == 2) endSeq[i] = seq;
-            if (p.child >= 0) (p.isCall ? callSeq[i] : returnSeq[i]).emplace_back(p.child, seq);
-            out.events.push_back({task[i], p.name, host.empty() ? std::string("?") : host, p.ts, seq, std::move(p.attrs)});
+        for (auto& [owner, pending] : parts) {
+            const std::string host = hostOf(owner).empty() ? std::string("?") : hostOf(owner);
+            for (auto& p : pending) {
+                ++seq;
+                if (p.rank == 0) startSeq[owner] = seq;
+                if (p.rank == 2) endSeq[owner] = seq;
+                if (p.child >= 0) (p.isCall ? callSeq[owner] : returnSeq[owner]).emplace_back(p.child, seq);
+                out.events.push_back({task[i], p.name, host, p.ts, seq, std::move(p.attrs)});
+            }
         }
     }
     // Known causal edges: the parent's call -> the child's start, the child's end -> the parent's return.
-    for (auto i : order) {
-        for (auto [c, seq] : callSeq[i]) out.links.push_back({task[i], seq, task[static_cast<std::size_t>(c)], startSeq[static_cast<std::size_t>(c)]});
-        for (auto [c, seq] : returnSeq[i]) out.links.push_back({task[static_cast<std::size_t>(c)], endSeq[static_cast<std::size_t>(c)], task[i], seq});
+    for (std::size_t i = 0; i < n; ++i) {
+        if (dropped[i]) continue;
+        for (auto [c, seq] : callSeq[i])
+            out.links.push_back({taskOf[i], seq, taskOf[static_cast<std::size_t>(c)], startSeq[static_cast<std::size_t>(c)]});
+        for (auto [c, seq] : returnSeq[i])
+            out.links.push_back({taskOf[static_cast<std::size_t>(c)], endSeq[static_cast<std::size_t>(c)], taskOf[i], seq});
     }
     return out;
 }

@@ -1,5 +1,7 @@
 #include "tracelight/TraceData.h"
 
+#include <array>
+
 #include "Sqlite.h"
 #include "tracelight/TraceStore.h"
 
@@ -25,8 +27,11 @@ void TraceDataBuilder::reserve(std::size_t requests, std::size_t events) {
 void TraceDataBuilder::beginRequest(RequestId id) {
     m_data.requestIds.push_back(id);
     m_data.requestBegin.push_back(m_data.events.size());
+    m_data.linkBegin.push_back(m_data.links.size());
     m_taskOpen = false;
 }
+
+void TraceDataBuilder::addLink(std::uint32_t fromEvent, std::uint32_t toEvent) { m_data.links.push_back({fromEvent, toEvent}); }
 
 SegmentTypeId TraceDataBuilder::segmentType(std::uint32_t task, std::uint32_t start, std::uint32_t end) {
     // Packed key; label ids beyond 21 bits could collide, so a hit is verified and a miss searched.
@@ -61,6 +66,7 @@ void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::ui
 
 TraceData TraceDataBuilder::finish() {
     m_data.requestBegin.push_back(m_data.events.size());
+    m_data.linkBegin.push_back(m_data.links.size());
     return std::move(m_data);
 }
 
@@ -74,17 +80,44 @@ Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* pro
     sqlite::Statement labels(db, "SELECT id, text FROM labels");
     while (labels.step() == SQLITE_ROW) builder.setLabel(static_cast<std::uint32_t>(labels.int64(0)), std::string(labels.text(1)));
 
+    // Known causal links (span imports), resolved to event indices as each request's events arrive.
+    std::unordered_map<std::int64_t, std::vector<std::array<std::int64_t, 4>>> linksOf;
+    {
+        sqlite::Statement q(db, "SELECT request_id, from_task_id, from_ord, to_task_id, to_ord FROM causal_links");
+        while (q.step() == SQLITE_ROW) linksOf[q.int64(0)].push_back({q.int64(1), q.int64(2), q.int64(3), q.int64(4)});
+    }
+    std::unordered_map<std::uint64_t, std::uint32_t> eventIndex;  // (task, ord) -> index, for the current request
+    std::uint32_t requestEvents = 0;
+    auto resolveLinks = [&](std::int64_t request) {
+        auto it = linksOf.find(request);
+        if (it == linksOf.end()) return;
+        auto key = [](std::int64_t task, std::int64_t ord) { return (std::uint64_t(task) << 32) ^ std::uint64_t(ord); };
+        for (const auto& l : it->second) {
+            auto from = eventIndex.find(key(l[0], l[1]));
+            auto to = eventIndex.find(key(l[2], l[3]));
+            if (from != eventIndex.end() && to != eventIndex.end()) builder.addLink(from->second, to->second);
+        }
+    };
+
     sqlite::Statement scan(db,
-                           "SELECT request_id, task_id, event_id, host_id, ts_local_us FROM events "
+                           "SELECT request_id, task_id, event_id, host_id, ts_local_us, ord FROM events "
                            "ORDER BY request_id, task_id, ord");
     ThrottledProgress reporter(progress);
     std::int64_t currentRequest = -1;
+    bool currentHasLinks = false;
     for (int rc = scan.step(); rc == SQLITE_ROW; rc = scan.step()) {
         const auto request = scan.int64(0);
         if (request != currentRequest) {
+            if (currentHasLinks) resolveLinks(currentRequest);
             builder.beginRequest(RequestId(static_cast<std::uint32_t>(request)));
             currentRequest = request;
+            currentHasLinks = !linksOf.empty() && linksOf.count(request);
+            eventIndex.clear();
+            requestEvents = 0;
         }
+        if (currentHasLinks)
+            eventIndex[(std::uint64_t(scan.int64(1)) << 32) ^ std::uint64_t(scan.int64(5))] = requestEvents;
+        ++requestEvents;
         builder.addEvent(static_cast<std::uint32_t>(scan.int64(1)), static_cast<std::uint32_t>(scan.int64(2)),
                          static_cast<std::uint32_t>(scan.int64(3)), scan.real(4));
         if ((builder.eventCount() & 0xFFFF) == 0) {
@@ -92,6 +125,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* pro
             reporter.report(eventCount ? double(builder.eventCount()) / double(eventCount) : 1.0, "reading events");
         }
     }
+    if (currentHasLinks) resolveLinks(currentRequest);
     return builder.finish();
 }
 

@@ -10,6 +10,7 @@
 
 #include "tracelight/TraceData.h"
 
+
 namespace tracelight {
 
 struct SkewEstimate {

@@ -1,5 +1,6 @@
 #pragma once
-// One request's dependency graph: its segments as vertices; edges from task order, from the model's
+// One request's dependency graph: its segments as vertices; edges from task order, from known causal
+// links (span parent/child), from the model's
 // confirmed happens-before relations present in the request, and from mutual-exclusion and pipeline
 // relations resolved to the order this request took; then transitively reduced.
 #include <cstdint>
@@ -10,7 +11,7 @@
 
 namespace tracelight {
 
-enum class EdgeKind : std::uint8_t { TaskOrder, HappensBefore, MutualExclusion, Pipeline };
+enum class EdgeKind : std::uint8_t { TaskOrder, HappensBefore, MutualExclusion, Pipeline, Link };
 
 struct DagEdge {
     std::uint32_t from;  // segment index
@@ -38,7 +39,8 @@ class RequestDagBuilder {
 public:
     RequestDagBuilder(const CausalModel& model, const TraceData& data);
     explicit RequestDagBuilder(const CausalModel& model);
-    void build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag);
+    void build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag,
+               std::span<const EventLink> links = {});
     // For graphs built elsewhere (tests, span links): reduce and index the given edges.
     static void finish(RequestDag& dag, std::vector<DagEdge> edges);
 

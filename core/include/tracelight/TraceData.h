@@ -31,6 +31,12 @@ struct EventRecord {
     double localUs;             // the host's own clock
 };
 
+// A known causal edge between two events of one request (from span parent/child links), as indices
+// into the request's own events.
+struct EventLink {
+    std::uint32_t from, to;
+};
+
 struct TraceData {
     std::vector<RequestId> requestIds;
     std::vector<std::uint64_t> requestBegin;  // events of request r: [requestBegin[r], requestBegin[r+1])
@@ -38,10 +44,16 @@ struct TraceData {
     std::vector<SegmentType> segmentTypes;
     std::vector<LabelId> hostLabels;          // HostId -> label
     std::unordered_map<std::uint32_t, std::string> labels;  // label id -> text, for the labels in use
+    std::vector<EventLink> links;             // per request: [linkBegin[r], linkBegin[r+1])
+    std::vector<std::uint64_t> linkBegin;
 
     std::size_t requestCount() const { return requestIds.size(); }
     std::span<const EventRecord> eventsOf(std::size_t r) const {
         return {events.data() + requestBegin[r], events.data() + requestBegin[r + 1]};
+    }
+    std::span<const EventLink> linksOf(std::size_t r) const {
+        if (linkBegin.size() <= r + 1) return {};
+        return {links.data() + linkBegin[r], links.data() + linkBegin[r + 1]};
     }
     std::string segmentName(SegmentTypeId id) const;  // "task:START->END"
     const std::string& label(std::uint32_t id) const;
@@ -54,6 +66,8 @@ public:
     void setLabel(std::uint32_t id, std::string text) { m_data.labels[id] = std::move(text); }
     void beginRequest(RequestId id);
     void addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, double localUs);
+    // A link of the current request, by indices into its events (call after its events are added).
+    void addLink(std::uint32_t fromEvent, std::uint32_t toEvent);
     std::size_t eventCount() const { return m_data.events.size(); }
     void reserve(std::size_t requests, std::size_t events);
     TraceData finish();
