@@ -15,7 +15,7 @@ public:
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
         m_path = std::filesystem::temp_directory_path() /
                  ("tracelight-test-" + std::string(info ? info->test_suite_name() : "x") + "-" +
-                  std::string(info ? info->name() : "y") + "-" + std::to_string(::getpid()));
+                  std::string(info ? info->name() : "y") + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
         std::filesystem::remove_all(m_path);
         std::filesystem::create_directories(m_path);
     }
@@ -29,6 +29,10 @@ public:
     }
 
 private:
+    static int& counter() {
+        static int n = 0;
+        return n;
+    }
     std::filesystem::path m_path;
 };
 

@@ -12,11 +12,18 @@ namespace tracelight::cli {
 
 namespace {
 void importHelp(std::ostream& out) {
-    out << "Usage: tracelight-cli import [--format FORMAT] [--period NAME] --db DB INPUT...\n\n"
-           "Adds the events of every INPUT to DB (created if missing) in one transaction: on any error\n"
-           "nothing is added and the message names the file and line.\n\n"
+    out << "Usage: tracelight-cli import [--format FORMAT] [--period NAME] [--map SPEC] --db DB INPUT...\n\n"
+           "Adds every INPUT to DB (created if missing) in one transaction: on any error nothing is added\n"
+           "and the message names the file and line (or byte offset).\n\n"
            "Options:\n"
-           "  --format FORMAT  auto (default: recognised from content), events-csv, events-jsonl\n"
+           "  --format FORMAT  auto (default: recognised from content), events-csv, events-jsonl,\n"
+           "                   otlp-json, jaeger-json, zipkin-json, spans-csv\n"
+           "  --map SPEC       spans-csv columns, e.g. trace=TraceID,span=SpanID,parent=ParentID,\n"
+           "                   pod=PodName,operation=OperationName,start=StartTimeUnixNano,end=EndTimeUnixNano\n"
+           "                   (keys: trace span parent service pod operation start end duration host;\n"
+           "                   pod: the service is the pod name without its last two dash-separated parts)\n"
+           "  --time-unit U    unit of the spans-csv times: ns, us (default), ms, s\n"
+           "  --root-marker V  spans-csv parent value meaning 'no parent' (default: root; empty, 0, null too)\n"
            "  --period NAME    the period these requests belong to (default: first input's file name)\n"
            "  --db DB          the trace database\n"
            "  --quiet          no progress or summary on stderr\n"
@@ -26,7 +33,7 @@ void importHelp(std::ostream& out) {
 
 int importCommand(const Args& args) {
     ImportOptions options;
-    std::string db;
+    std::string db, map, timeUnit, rootMarker;
     bool quiet = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -46,6 +53,12 @@ int importCommand(const Args& args) {
             options.format = *format;
         } else if (a == "--period") {
             if (!value(options.period)) return usageError("import", "--period needs a name");
+        } else if (a == "--map") {
+            if (!value(map)) return usageError("import", "--map needs key=Column,...");
+        } else if (a == "--time-unit") {
+            if (!value(timeUnit)) return usageError("import", "--time-unit needs ns, us, ms or s");
+        } else if (a == "--root-marker") {
+            if (!value(rootMarker)) return usageError("import", "--root-marker needs a value");
         } else if (a == "--db") {
             if (!value(db)) return usageError("import", "--db needs a path");
         } else if (a == "--quiet") {
@@ -57,6 +70,13 @@ int importCommand(const Args& args) {
         }
     }
     if (db.empty()) return usageError("import", "--db DB is required");
+    if (!map.empty() || !timeUnit.empty() || !rootMarker.empty()) {
+        auto mapping = SpanCsvMapping::parse(map, timeUnit);
+        if (!mapping) return usageError("import", mapping.message());
+        if (!rootMarker.empty()) mapping->rootMarker = rootMarker;
+        if (map.empty()) mapping->columns.clear();  // only the unit given: columns are still guessed
+        options.spanColumns = mapping.value();
+    }
     if (options.inputs.empty()) return usageError("import", "no input files");
 
     auto store = TraceStore::open(db, TraceStore::Mode::Create);
@@ -77,6 +97,9 @@ int importCommand(const Args& args) {
         std::fprintf(stderr, "imported %lld requests, %lld events into period '%s' in %.2f s (%.0f events/s)\n",
                      static_cast<long long>(summary->requests), static_cast<long long>(summary->events),
                      summary->period.c_str(), seconds, seconds > 0 ? double(summary->events) / seconds : 0.0);
+        if (summary->spans)
+            std::fprintf(stderr, "read %lld spans; %lld traces had warnings\n", static_cast<long long>(summary->spans),
+                         static_cast<long long>(summary->tracesWithWarnings));
         if (summary->renamedEvents)
             std::fprintf(stderr, "numbered %lld repeated <task, event> pairs (EVENT#2, ...)\n",
                          static_cast<long long>(summary->renamedEvents));

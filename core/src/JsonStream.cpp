@@ -116,10 +116,12 @@ bool JsonArrayStream::open(const std::string& path, std::string_view key, std::s
     }
     if (!skipSpace()) return openFail("empty file");
     if (key.empty()) {
-        if (get() != '[') return openFail("expected a JSON array");
+        if (peek() != '[') return openFail("expected a JSON array");
+        get();
         return true;
     }
-    if (get() != '{') return openFail("expected a JSON object");
+    if (peek() != '{') return openFail("expected a JSON object");
+    get();
     for (;;) {
         if (!skipSpace()) return openFail("unexpected end of file");
         if (peek() == '}') return openFail("no \"" + std::string(key) + "\" key");

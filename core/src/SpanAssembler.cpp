@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -58,10 +59,18 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     std::vector<bool> dropped(n, false);
     for (std::size_t i = 0; i < n; ++i) {
         key[i] = spans[i].spanId + (spans[i].shared ? "#server" : "");
-        if (!byKey.emplace(key[i], i).second) {
-            warn("duplicate span id " + spans[i].spanId);
-            dropped[i] = true;
-        }
+        auto [it, fresh] = byKey.emplace(key[i], i);
+        if (fresh) continue;
+        // The same span reported in pieces (Zipkin does this): one span over their union.
+        RawSpan& first = spans[it->second];
+        first.startUs = std::min(first.startUs, spans[i].startUs);
+        first.endUs = std::max(first.endUs, spans[i].endUs);
+        for (auto& a : spans[i].attributes) first.attributes.push_back(std::move(a));
+        for (auto& e : spans[i].events) first.events.push_back(std::move(e));
+        if (first.parentId.empty()) first.parentId = spans[i].parentId;
+        if (first.operation.empty()) first.operation = spans[i].operation;
+        warn("duplicate span id " + spans[i].spanId + " (merged)");
+        dropped[i] = true;
     }
     std::vector<long> parent(n, -1);
     for (std::size_t i = 0; i < n; ++i) {
@@ -126,21 +135,28 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     struct Pending { double ts; int rank; std::string name; long child; bool isCall; std::vector<std::pair<std::string, std::string>> attrs; };
     std::vector<std::int64_t> startSeq(n), endSeq(n);
     std::vector<std::vector<std::pair<long, std::int64_t>>> callSeq(n), returnSeq(n);
-    std::vector<std::string> taskOf(task);  // the task a span's events land in
-    for (std::size_t i = 0; i < n; ++i)
-        if (absorbedInto[i] >= 0) taskOf[i] = task[static_cast<std::size_t>(absorbedInto[i])];
+    std::vector<std::string> taskOf(task);  // the task a span's events land in (through chains of RPCs)
+    for (std::size_t i = 0; i < n; ++i) {
+        long top = static_cast<long>(i);
+        for (std::size_t steps = 0; absorbedInto[static_cast<std::size_t>(top)] >= 0 && steps <= n; ++steps)
+            top = absorbedInto[static_cast<std::size_t>(top)];
+        taskOf[i] = task[static_cast<std::size_t>(top)];
+    }
     // A span's own events: start, call/return per (non-absorbed) child, span events, end; time order.
     auto spanEvents = [&](std::size_t i, bool served) {
         const RawSpan& s = spans[i];
         std::vector<Pending> pending;
-        pending.push_back({s.startUs, 0, served ? "serve" : "start", -1, false, s.attributes});
+        // A server joined into its client's task is named, so chains of calls stay readable and unique.
+        pending.push_back({s.startUs, 0, served ? "serve " + task[i] : std::string("start"), -1, false, s.attributes});
         for (auto c : children[i]) {
             if (absorbedInto[c] == static_cast<long>(i)) continue;
-            pending.push_back({spans[c].startUs, 1, "call " + task[c], static_cast<long>(c), true, {}});
-            pending.push_back({spans[c].endUs, 1, "return " + task[c], static_cast<long>(c), false, {}});
+            // Asynchronous work that outlives its parent never returns into it (and work "started"
+            // before its parent is skew): those ends get no event, so nesting is never invented.
+            if (spans[c].startUs >= s.startUs) pending.push_back({spans[c].startUs, 1, "call " + task[c], static_cast<long>(c), true, {}});
+            if (spans[c].endUs <= s.endUs) pending.push_back({spans[c].endUs, 1, "return " + task[c], static_cast<long>(c), false, {}});
         }
         for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, name.empty() ? std::string("event") : name, -1, false, {}});
-        pending.push_back({s.endUs, 2, served ? "served" : "end", -1, false, {}});
+        pending.push_back({s.endUs, 2, served ? "served " + task[i] : std::string("end"), -1, false, {}});
         std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
             return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank;
         });
@@ -148,22 +164,26 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     };
     // Roots first, so the request's attributes come from its root span.
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return (parent[a] < 0) > (parent[b] < 0); });
+    // A span's events, with the server it called (and the one that called further, and so on) spliced in
+    // between its start and the rest: the events of one moving task, each part on its own host.
+    std::function<void(std::size_t, bool, std::vector<std::pair<std::size_t, std::vector<Pending>>>&)> chain =
+        [&](std::size_t i, bool served, std::vector<std::pair<std::size_t, std::vector<Pending>>>& parts) {
+            auto own = spanEvents(i, served);
+            long server = -1;
+            for (auto c : children[i])
+                if (absorbedInto[c] == static_cast<long>(i)) server = static_cast<long>(c);
+            if (server < 0) {
+                parts.emplace_back(i, std::move(own));
+                return;
+            }
+            parts.emplace_back(i, std::vector<Pending>(own.begin(), own.begin() + 1));
+            chain(static_cast<std::size_t>(server), true, parts);
+            parts.emplace_back(i, std::vector<Pending>(own.begin() + 1, own.end()));
+        };
     for (auto i : order) {
         if (absorbedInto[i] >= 0) continue;  // written with its client
         std::vector<std::pair<std::size_t, std::vector<Pending>>> parts;
-        auto own = spanEvents(i, false);
-        long server = -1;
-        for (auto c : children[i])
-            if (absorbedInto[c] == static_cast<long>(i)) server = static_cast<long>(c);
-        if (server < 0) {
-            parts.emplace_back(i, std::move(own));
-        } else {
-            // Client start (and anything before the call), the server's events on its host, then the rest.
-            std::vector<Pending> before(own.begin(), own.begin() + 1), after(own.begin() + 1, own.end());
-            parts.emplace_back(i, std::move(before));
-            parts.emplace_back(static_cast<std::size_t>(server), spanEvents(static_cast<std::size_t>(server), true));
-            parts.emplace_back(i, std::move(after));
-        }
+        chain(i, false, parts);
         std::int64_t seq = 0;
         for (auto& [owner, pending] : parts) {
             const std::string host = hostOf(owner).empty() ? std::string("?") : hostOf(owner);

@@ -331,7 +331,8 @@ Status parseSpansCsv(const std::string& path, const SpanCsvMapping& givenMapping
     if (mapping.columns.empty()) {
         auto guessed = SpanCsvMapping::guess(header);
         if (!guessed) return Status::error(path + ":1: cannot tell which columns hold trace, span, parent, ...; give --map");
-        mapping = *guessed;
+        mapping.columns = guessed->columns;
+        if (givenMapping.timeUnitUs == 1.0 && givenMapping.rootMarker == "root") mapping.timeUnitUs = guessed->timeUnitUs;
     }
     auto column = [&](const char* key) -> int {
         auto it = mapping.columns.find(key);
