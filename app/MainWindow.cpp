@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -28,6 +29,7 @@
 #include "WaterfallView.h"
 #include "tracelight/Analysis.h"
 #include "tracelight/AnalysisResults.h"
+#include "tracelight/Import.h"
 #include "tracelight/RequestTable.h"
 
 namespace tracelight::app {
@@ -38,6 +40,7 @@ using LoadResult = std::shared_ptr<Result<RequestTable>>;
 using DetailResult = std::shared_ptr<Result<RequestDetail>>;
 using GraphResult = std::shared_ptr<Result<ModelGraph>>;
 using AnalysisResult = std::shared_ptr<Result<AnalysisSummary>>;
+using ImportResult = std::shared_ptr<Result<ImportSummary>>;
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -48,6 +51,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_analysis = new widgets::JobRunner(this);
     m_detail = new widgets::JobRunner(this);
     m_modelJob = new widgets::JobRunner(this);
+    m_import = new widgets::JobRunner(this);
 
     m_table = new QTableView(this);
     m_table->setModel(m_requests);
@@ -94,16 +98,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_cancel, &QPushButton::clicked, this, [this] {
         m_jobs->cancel();
         m_analysis->cancel();
+        m_import->cancel();
         m_statusText->setText(tr("Cancelled; the database is unchanged."));
     });
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis}) {
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_import}) {
         connect(runner, &widgets::JobRunner::started, this, [this] {
             m_progress->setValue(0);
             m_progress->setVisible(true);
             m_cancel->setVisible(true);
         });
         connect(runner, &widgets::JobRunner::finished, this, [this] {
-            const bool busy = m_jobs->isRunning() || m_analysis->isRunning();
+            const bool busy = m_jobs->isRunning() || m_analysis->isRunning() || m_import->isRunning();
             m_progress->setVisible(busy);
             m_cancel->setVisible(busy);
             if (!busy) updateStatus();
@@ -113,7 +118,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             m_statusText->setText(stage);
         });
     }
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob})
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import})
         connect(runner, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
@@ -154,7 +159,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob}) runner->cancel();
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import}) runner->cancel();
 }
 
 QString MainWindow::formatDurationText(double us) { return widgets::formatDuration(us); }
@@ -167,6 +172,9 @@ void MainWindow::createActions() {
         if (!path.isEmpty()) openDatabase(path);
     });
     open->setShortcut(QKeySequence::Open);
+    QAction* import = file->addAction(tr("&Import Traces…"), this, &MainWindow::importFiles);
+    import->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    import->setToolTip(tr("Event logs, OpenTelemetry, Jaeger, Zipkin or span tables; the format is recognised from content"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     QAction* reload = file->addAction(tr("&Reload"), this, [this] {
@@ -363,7 +371,50 @@ void MainWindow::selectRequestByName(const QString& name) {
 }
 
 bool MainWindow::isLoading() const {
-    return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning();
+    return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning();
+}
+
+void MainWindow::importFiles() {
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Import traces"), QString(),
+        tr("Traces (*.csv *.json *.jsonl *.txt);;All files (*)"));
+    if (files.isEmpty()) return;
+    QString target = m_path;
+    if (target.isEmpty()) {
+        target = QFileDialog::getSaveFileName(this, tr("New trace database"), QFileInfo(files.first()).completeBaseName() + ".tldb",
+                                              tr("Tracelight databases (*.tldb)"));
+        if (target.isEmpty()) return;
+    }
+    bool ok = false;
+    const QString period = QInputDialog::getText(this, tr("Import traces"), tr("Period for these requests:"), QLineEdit::Normal,
+                                                 QFileInfo(files.first()).completeBaseName(), &ok);
+    if (!ok) return;
+    ImportOptions options;
+    for (const QString& f : files) options.inputs.push_back(f.toStdString());
+    options.period = period.toStdString();
+    const std::string db = target.toStdString();
+    m_import->start<ImportResult>(
+        [options, db](const CancelToken& cancel, const ProgressSink& progress) {
+            auto store = TraceStore::open(db, TraceStore::Mode::Create);
+            if (!store) return std::make_shared<Result<ImportSummary>>(store.status());
+            return std::make_shared<Result<ImportSummary>>(importTraces(*store.value(), options, &progress, &cancel));
+        },
+        [this, target](ImportResult result) {
+            if (!result->isOk()) {
+                QMessageBox::critical(this, tr("Import failed"),
+                                      tr("%1\n\nNothing was added; the database is as it was.").arg(QString::fromStdString(result->message())));
+                return;
+            }
+            const ImportSummary& s = result->value();
+            QString text = tr("Imported %L1 requests, %L2 events into period \"%3\"").arg(s.requests).arg(s.events).arg(QString::fromStdString(s.period));
+            if (s.warnings) text += tr(" · %L1 warnings (first: %2)").arg(s.warnings).arg(QString::fromStdString(s.warningSamples.front()));
+            if (target != m_path) openDatabase(target);
+            else {
+                loadTable();
+                startAnalysis(false);
+            }
+            m_statusText->setText(text);
+        });
 }
 
 void MainWindow::checkIdle() {

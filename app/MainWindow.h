@@ -52,6 +52,7 @@ private:
     void loadTable();
     void loadModel();
     void startAnalysis(bool force);
+    void importFiles();
     void showRequest(RequestId id);
     void selectRequestByName(const QString& name);
     void checkIdle();
@@ -64,6 +65,7 @@ private:
     widgets::JobRunner* m_analysis = nullptr;  // analysis runs
     widgets::JobRunner* m_detail = nullptr;    // one request's detail
     widgets::JobRunner* m_modelJob = nullptr;  // the model graph
+    widgets::JobRunner* m_import = nullptr;    // File > Import
     QTableView* m_table = nullptr;
     QSplitter* m_splitter = nullptr;
     QTabWidget* m_tabs = nullptr;
