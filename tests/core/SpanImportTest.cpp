@@ -173,10 +173,13 @@ TEST(SpanImport, RealFilesRoundTripSpansDurationsAndLinks) {
         ASSERT_TRUE(JsonValue::parse(readFile(kRealData + c.file), doc, nullptr, nullptr)) << c.file;
         std::multiset<std::int64_t> fileDurations;
         std::int64_t withParent = 0;
+        std::set<std::string> fileKeys;  // attribute keys the file gives its spans
         auto jaegerSpans = [&](const JsonValue& trace) {
             for (const auto& s : trace.find("spans")->array()) {
                 fileDurations.insert(static_cast<std::int64_t>(s.find("duration")->number()));
                 withParent += !s.find("references")->array().empty();
+                for (const auto& t : s.find("tags")->array())
+                    if (!(t.find("value")->isString() && t.find("value")->string().empty())) fileKeys.insert(t.find("key")->string());
             }
         };
         if (doc.isObject() && doc.find("data")) for (const auto& t : doc.find("data")->array()) jaegerSpans(t);
@@ -187,6 +190,9 @@ TEST(SpanImport, RealFilesRoundTripSpansDurationsAndLinks) {
             for (const auto& s : doc.array()) {
                 const std::string key = s.find("id")->string() + (s.find("shared") && s.find("shared")->boolean() ? "#s" : "");
                 const double t = s.find("timestamp")->number(), d = s.find("duration") ? s.find("duration")->number() : 0;
+                if (const JsonValue* tags = s.find("tags"))
+                    for (const auto& [k, v] : tags->object())
+                        if (!(v.isString() && v.string().empty())) fileKeys.insert(k);  // empty values are absent
                 auto [it, fresh] = extent.try_emplace(key, t, t + d);
                 it->second = {std::min(it->second.first, t), std::max(it->second.second, t + d)};
                 if (fresh) withParent += s.find("parentId") != nullptr || (s.find("shared") && s.find("shared")->boolean());
@@ -199,6 +205,8 @@ TEST(SpanImport, RealFilesRoundTripSpansDurationsAndLinks) {
                         fileDurations.insert(std::llround((std::stod(s.find("endTimeUnixNano")->string()) -
                                                            std::stod(s.find("startTimeUnixNano")->string())) / 1000.0));
                         withParent += s.find("parentSpanId") && !s.find("parentSpanId")->string().empty();
+                        if (const JsonValue* attrs = s.find("attributes"))
+                            for (const auto& a : attrs->array()) fileKeys.insert(a.find("key")->string());
                     }
         Imported imported({kRealData + c.file});
         ASSERT_TRUE(imported.summary) << c.file << ": " << imported.summary.message();
@@ -209,6 +217,11 @@ TEST(SpanImport, RealFilesRoundTripSpansDurationsAndLinks) {
         std::size_t matched = 0;
         for (auto d : stored) matched += fileDurations.count(d) > 0;
         EXPECT_EQ(matched, stored.size()) << c.file << ": a duration changed";
+        // Every attribute key of the file is in the store (as a request or an event attribute).
+        for (const auto& key : fileKeys)
+            EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM labels l JOIN label_roles r ON r.label_id=l.id AND r.role=4 WHERE l.text='" + key + "'"), 1)
+                << c.file << ": attribute " << key;
+        EXPECT_FALSE(fileKeys.empty() && c.file.find("zipkin/yelp") != std::string::npos);
         // Links: up to two per parent/child pair (call, and return unless the child outlives its parent);
         // pairs that became one moving task need none.
         const std::int64_t links = imported.scalar("SELECT COUNT(*) FROM causal_links");
