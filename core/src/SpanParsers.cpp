@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 
 #include "tracelight/Csv.h"
 #include "tracelight/Json.h"
@@ -17,6 +18,26 @@ constexpr std::uint64_t kCheckEvery = 256;
 
 Status at(const std::string& path, std::uint64_t byte, const std::string& message) {
     return Status::error(path + ": byte " + std::to_string(byte) + ": " + message);
+}
+
+// Parses each element of an opened array stream and hands it over with its location ("file: byte N: ").
+Status forEachElement(JsonArrayStream& stream, const std::string& path,
+                      const std::function<Status(const JsonValue&, const std::string&)>& handle, const ByteCounter& progress,
+                      const CancelToken* cancel) {
+    std::string element, error;
+    std::uint64_t offset = 0, count = 0;
+    while (stream.next(element, offset)) {
+        JsonValue value;
+        std::size_t bad = 0;
+        if (!JsonValue::parse(element, value, &error, &bad)) return at(path, offset + bad, "invalid JSON: " + error);
+        if (Status s = handle(value, path + ": byte " + std::to_string(offset) + ": "); !s) return s;
+        if (++count % 16 == 0) {
+            if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+            if (progress) progress(stream.bytesRead());
+        }
+    }
+    if (!stream.error().empty()) return Status::error(path + ": " + stream.error());
+    return Status::ok();
 }
 
 // A JSON scalar as text (strings as they are, numbers by their literal).
@@ -143,20 +164,9 @@ Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCo
     JsonArrayStream stream;
     std::string error;
     if (!stream.open(path, "resourceSpans", &error)) return Status::error(path + ": " + error + " (not OTLP JSON)");
-    std::string element;
-    std::uint64_t offset = 0, count = 0;
-    while (stream.next(element, offset)) {
-        JsonValue rs;
-        std::size_t bad = 0;
-        if (!JsonValue::parse(element, rs, &error, &bad)) return at(path, offset + bad, "invalid JSON: " + error);
-        if (Status s = parseOtlpResourceSpans(rs, path + ": byte " + std::to_string(offset) + ": ", sink); !s) return s;
-        if (++count % 16 == 0) {
-            if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
-            if (progress) progress(stream.bytesRead());
-        }
-    }
-    if (!stream.error().empty()) return Status::error(path + ": " + stream.error());
-    return Status::ok();
+    return forEachElement(
+        stream, path, [&](const JsonValue& rs, const std::string& where) { return parseOtlpResourceSpans(rs, where, sink); }, progress,
+        cancel);
 }
 
 namespace {
@@ -235,20 +245,8 @@ Status parseJaegerJson(const std::string& path, const SpanSink& sink, const Byte
             return jaegerTrace(trace, path + ": ", sink);
         return Status::error(path + ": " + error + " (not Jaeger JSON)");
     }
-    std::string element;
-    std::uint64_t offset = 0, count = 0;
-    while (stream.next(element, offset)) {
-        JsonValue trace;
-        std::size_t bad = 0;
-        if (!JsonValue::parse(element, trace, &error, &bad)) return at(path, offset + bad, "invalid JSON: " + error);
-        if (Status st = jaegerTrace(trace, path + ": byte " + std::to_string(offset) + ": ", sink); !st) return st;
-        if (++count % 16 == 0) {
-            if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
-            if (progress) progress(stream.bytesRead());
-        }
-    }
-    if (!stream.error().empty()) return Status::error(path + ": " + stream.error());
-    return Status::ok();
+    return forEachElement(
+        stream, path, [&](const JsonValue& trace, const std::string& where) { return jaegerTrace(trace, where, sink); }, progress, cancel);
 }
 
 namespace {
@@ -292,26 +290,16 @@ Status parseZipkinJson(const std::string& path, const SpanSink& sink, const Byte
     JsonArrayStream stream;
     std::string error;
     if (!stream.open(path, {}, &error)) return Status::error(path + ": " + error + " (not Zipkin JSON)");
-    std::string element;
-    std::uint64_t offset = 0, count = 0;
-    while (stream.next(element, offset)) {
-        JsonValue v;
-        std::size_t bad = 0;
-        if (!JsonValue::parse(element, v, &error, &bad)) return at(path, offset + bad, "invalid JSON: " + error);
-        const std::string where = path + ": byte " + std::to_string(offset) + ": ";
-        if (v.isArray()) {  // a list of traces
-            for (const auto& s : v.array())
-                if (Status st = zipkinSpan(s, where, sink); !st) return st;
-        } else if (Status st = zipkinSpan(v, where, sink); !st) {
-            return st;
-        }
-        if (++count % kCheckEvery == 0) {
-            if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
-            if (progress) progress(stream.bytesRead());
-        }
-    }
-    if (!stream.error().empty()) return Status::error(path + ": " + stream.error());
-    return Status::ok();
+    // Elements are spans, or whole traces (lists of spans).
+    return forEachElement(
+        stream, path,
+        [&](const JsonValue& v, const std::string& where) {
+            if (!v.isArray()) return zipkinSpan(v, where, sink);
+            for (const auto& span : v.array())
+                if (Status st = zipkinSpan(span, where, sink); !st) return st;
+            return Status::ok();
+        },
+        progress, cancel);
 }
 
 Status parseSpansCsv(const std::string& path, const SpanCsvMapping& givenMapping, const SpanSink& sink,

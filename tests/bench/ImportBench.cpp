@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "ImportTiming.h"
 #include "generator/PageLoadGenerator.h"
 #include "tracelight/Import.h"
 #include "tracelight/TraceStore.h"
@@ -35,24 +36,7 @@ std::string writeSample(std::int64_t requests) {
     return path;
 }
 
-void BM_ImportEventsCsv(benchmark::State& state) {
-    const std::string csv = writeSample(state.range(0));
-    const std::string db = csv + ".tldb";
-    std::int64_t events = 0;
-    for (auto _ : state) {
-        state.PauseTiming();
-        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
-        auto store = TraceStore::open(db, TraceStore::Mode::Create);
-        state.ResumeTiming();
-        ImportOptions options;
-        options.inputs = {csv};
-        auto summary = importTraces(*store.value(), options);
-        if (!summary) state.SkipWithError(summary.message().c_str());
-        else events = summary->events;
-    }
-    state.counters["events"] = static_cast<double>(events);
-    state.counters["events/s"] = benchmark::Counter(static_cast<double>(events) * state.iterations(), benchmark::Counter::kIsRate);
-}
+void BM_ImportEventsCsv(benchmark::State& state) { bench::timeImport(state, writeSample(state.range(0)), "events"); }
 BENCHMARK(BM_ImportEventsCsv)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void BM_GeneratePageLoads(benchmark::State& state) {

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "ImportTiming.h"
 #include "tracelight/Import.h"
 #include "tracelight/TraceStore.h"
 
@@ -143,23 +144,7 @@ std::string writeCsv() {
     return p;
 }
 
-void runImport(benchmark::State& state, const std::string& file) {
-    const std::string db = file + ".tldb";
-    std::int64_t spans = 0;
-    for (auto _ : state) {
-        state.PauseTiming();
-        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
-        auto store = TraceStore::open(db, TraceStore::Mode::Create);
-        state.ResumeTiming();
-        ImportOptions options;
-        options.inputs = {file};
-        auto summary = importTraces(*store.value(), options);
-        if (!summary) state.SkipWithError(summary.message().c_str());
-        else spans = summary->spans;
-    }
-    state.counters["spans"] = static_cast<double>(spans);
-    state.counters["spans/s"] = benchmark::Counter(static_cast<double>(spans) * state.iterations(), benchmark::Counter::kIsRate);
-}
+void runImport(benchmark::State& state, const std::string& file) { bench::timeImport(state, file, "spans"); }
 
 void BM_ImportSpansOtlp(benchmark::State& s) { runImport(s, writeOtlp()); }
 void BM_ImportSpansJaeger(benchmark::State& s) { runImport(s, writeJaeger()); }
