@@ -389,6 +389,10 @@ void MainWindow::importFiles() {
     const QString period = QInputDialog::getText(this, tr("Import traces"), tr("Period for these requests:"), QLineEdit::Normal,
                                                  QFileInfo(files.first()).completeBaseName(), &ok);
     if (!ok) return;
+    startImport(files, target, period);
+}
+
+void MainWindow::startImport(const QStringList& files, const QString& target, const QString& period) {
     ImportOptions options;
     for (const QString& f : files) options.inputs.push_back(f.toStdString());
     options.period = period.toStdString();

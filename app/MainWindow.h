@@ -34,6 +34,8 @@ public:
     bool openDatabase(const QString& path);
     bool isLoading() const;   // any background job still running
     void showTab(int index);  // 0: waterfall, 1: dependency graph
+    // Imports files into a database (created if missing) in the background, then opens it.
+    void startImport(const QStringList& files, const QString& database, const QString& period);
 
 signals:
     void loaded();            // the request table is in

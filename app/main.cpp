@@ -24,8 +24,12 @@ int main(int argc, char** argv) {
                                   QStringLiteral("file.png"));
     QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("With --screenshot: 'waterfall' (default) or 'graph'."),
                            QStringLiteral("view"), QStringLiteral("waterfall"));
+    QCommandLineOption importOption(QStringLiteral("import"),
+                                    QStringLiteral("Import this trace file into the database first (as File > Import Traces does)."),
+                                    QStringLiteral("file"));
     parser.addOption(screenshot);
     parser.addOption(tab);
+    parser.addOption(importOption);
     parser.process(app);
 
     tracelight::app::MainWindow window;
@@ -33,7 +37,11 @@ int main(int argc, char** argv) {
     const QString shot = parser.value(screenshot);
     if (!shot.isEmpty()) {
         window.resize(1400, 900);
-        if (!files.isEmpty() && !window.openDatabase(files.first())) return 1;
+        if (parser.isSet(importOption) && !files.isEmpty()) {
+            window.startImport(parser.values(importOption), files.first(), QStringLiteral("imported"));
+        } else if (!files.isEmpty() && !window.openDatabase(files.first())) {
+            return 1;
+        }
         window.showTab(parser.value(tab) == QLatin1String("graph") ? 1 : 0);
         window.show();
         // Wait until analysis, table, model and the selected request are all in (at most two minutes).
@@ -55,6 +63,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     window.show();
-    if (!files.isEmpty()) window.openDatabase(files.first());
+    if (parser.isSet(importOption) && !files.isEmpty()) window.startImport(parser.values(importOption), files.first(), QStringLiteral("imported"));
+    else if (!files.isEmpty()) window.openDatabase(files.first());
     return app.exec();
 }
