@@ -4,16 +4,29 @@
 
 namespace tracelight {
 
+namespace {
+// On a tie, an explicit link (a span child returning) explains the wait better than the task's own
+// previous segment, which is then just the parent waiting for that child; the task's own previous
+// segment in turn beats an inferred relation.
+int tieRank(EdgeKind kind) {
+    switch (kind) {
+    case EdgeKind::Link: return 2;
+    case EdgeKind::TaskOrder: return 1;
+    default: return 0;
+    }
+}
+} // namespace
+
 int lastArrivingDependency(const RequestDag& dag, std::uint32_t v) {
     int best = -1;
-    bool bestIsTask = false;
+    int bestRank = -1;
     for (std::uint32_t k = dag.firstEdgeTo[v]; k < dag.firstEdgeTo[v + 1]; ++k) {
         const DagEdge& e = dag.edges[k];
         const double end = dag.segments[e.from].endUs;
-        const bool isTask = e.kind == EdgeKind::TaskOrder;
-        if (best < 0 || end > dag.segments[best].endUs || (end == dag.segments[best].endUs && isTask && !bestIsTask)) {
+        const int rank = tieRank(e.kind);
+        if (best < 0 || end > dag.segments[best].endUs || (end == dag.segments[best].endUs && rank > bestRank)) {
             best = static_cast<int>(e.from);
-            bestIsTask = isTask;
+            bestRank = rank;
         }
     }
     return best;

@@ -36,9 +36,12 @@ void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
     std::vector<std::uint32_t> rank(n);
     for (std::uint32_t i = 0; i < n; ++i) rank[order[i]] = i;
     std::erase_if(edges, [&](const DagEdge& e) { return e.from == e.to || rank[e.from] >= rank[e.to]; });
-    // Keep one edge per pair (the first kind wins: task order, then happens-before, ...).
-    std::stable_sort(edges.begin(), edges.end(), [](const DagEdge& a, const DagEdge& b) {
-        return a.from != b.from ? a.from < b.from : a.to < b.to;
+    // Keep one edge per pair, of the most telling kind: a known link, then task order, then inferred ones.
+    auto strength = [](EdgeKind k) { return k == EdgeKind::Link ? 0 : k == EdgeKind::TaskOrder ? 1 : 2; };
+    std::stable_sort(edges.begin(), edges.end(), [&](const DagEdge& a, const DagEdge& b) {
+        if (a.from != b.from) return a.from < b.from;
+        if (a.to != b.to) return a.to < b.to;
+        return strength(a.kind) < strength(b.kind);
     });
     edges.erase(std::unique(edges.begin(), edges.end(), [](const DagEdge& a, const DagEdge& b) { return a.from == b.from && a.to == b.to; }),
                 edges.end());

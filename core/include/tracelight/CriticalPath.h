@@ -21,7 +21,8 @@ struct CriticalPath {
     std::vector<BlindInterval> blind;
 };
 
-// The dependency of segment v that finished last (ties: its own task's previous segment), or -1.
+// The dependency of segment v that finished last, or -1. Ties: a known link (a span child's return),
+// then the task's own previous segment, then inferred relations.
 int lastArrivingDependency(const RequestDag& dag, std::uint32_t v);
 
 CriticalPath computeCriticalPath(const RequestDag& dag);
