@@ -130,3 +130,21 @@ TEST(Slack, ConfirmedByReschedulingEverySegment) {
     EXPECT_GT(criticalChecked, 1000);
     EXPECT_GT(slackChecked, 1000);
 }
+
+TEST(CriticalPath, AChildReturningExplainsItsParentsWait) {
+    // Parent task: [0,10] then a wait [10,50] for its child, then [50,60]. The child [10,50] ends exactly
+    // when the wait does; the link child -> parent wins the tie, so the path descends into the child.
+    RequestDag dag;
+    dag.segments = {{SegmentTypeId(0), 0, 10, 0, false}, {SegmentTypeId(1), 10, 50, 0, false}, {SegmentTypeId(2), 50, 60, 0, false},
+                    {SegmentTypeId(3), 10, 50, 1, false}};
+    dag.startUs = 0;
+    dag.endUs = 60;
+    RequestDagBuilder::finish(dag, {{0, 1, EdgeKind::TaskOrder}, {1, 2, EdgeKind::TaskOrder}, {0, 3, EdgeKind::HappensBefore},
+                                    {3, 2, EdgeKind::HappensBefore}, {3, 2, EdgeKind::Link}});
+    EXPECT_EQ(computeCriticalPath(dag).segments, (std::vector<std::uint32_t>{0, 3, 2}));
+    // Without the link, the task's own wait segment is the last-arriving dependency.
+    RequestDag inferred = dag;
+    RequestDagBuilder::finish(inferred, {{0, 1, EdgeKind::TaskOrder}, {1, 2, EdgeKind::TaskOrder}, {0, 3, EdgeKind::HappensBefore},
+                                         {3, 2, EdgeKind::HappensBefore}});
+    EXPECT_EQ(computeCriticalPath(inferred).segments, (std::vector<std::uint32_t>{0, 1, 2}));
+}

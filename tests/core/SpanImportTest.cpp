@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "TestUtil.h"
+#include "tracelight/Analysis.h"
 #include "tracelight/AnalysisResults.h"
 #include "tracelight/Import.h"
 #include "tracelight/Json.h"
@@ -338,4 +339,26 @@ TEST(SpanImport, CyclicParentsImportWithAWarning) {
     EXPECT_EQ(imported.summary->tracesWithWarnings, 1);
     EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM import_warnings"), imported.summary->warnings);
     EXPECT_EQ(imported.summary->requests, 1);
+}
+
+// Zipkin's skew sample: the server half starts 65 ms before its client. After correction the server
+// starts half the round trip (481 us) after the client sends.
+TEST(SpanImport, ClientServerPairsCorrectClockSkew) {
+    Imported imported({kRealData + "zipkin/skew.json"});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    AnalysisOptions options;
+    options.inference.supportFloor = 1;
+    ASSERT_TRUE(analyzeStore(*imported.store, options));
+    auto offset = [&](const std::string& host) {
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(imported.store->db(), "SELECT c.offset_us FROM clock_offsets c JOIN labels l ON l.id=c.host_id WHERE l.text=?1",
+                           -1, &st, nullptr);
+        sqlite3_bind_text(st, 1, host.c_str(), -1, SQLITE_TRANSIENT);
+        const double v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : 1e300;
+        sqlite3_finalize(st);
+        return v;
+    };
+    // client send 1470150004074202, server first event 1470150004008761; client 94539 us, server 93577 us.
+    const double rtt = 94539 - 93577;
+    EXPECT_DOUBLE_EQ(offset("serviceb@192.0.0.0") - offset("servicea@127.0.0.0"), (8761.0 - 74202.0) - rtt / 2);
 }
