@@ -31,6 +31,7 @@ void usage(std::ostream& out) {
            "  model          the inferred causal model\n"
            "  critical-path  one request's critical path\n"
            "  slack          one request's slack per segment\n"
+           "  breakdown      per-category delay vs critical path, strata, outliers\n"
            "  render         draw a view (waterfall, graph) offscreen to PNG\n\n"
            "Run 'tracelight-cli COMMAND --help' for a command's options.\n";
 }
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
     if (command == "model") return modelCommand(args);
     if (command == "critical-path") return criticalPathCommand(args);
     if (command == "slack") return slackCommand(args);
+    if (command == "breakdown") return breakdownCommand(args);
 #ifdef TRACELIGHT_WITH_RENDER
     if (command == "render") return renderCommand(args);
 #else

@@ -13,6 +13,7 @@ int analyzeCommand(const Args& args);
 int modelCommand(const Args& args);
 int criticalPathCommand(const Args& args);
 int slackCommand(const Args& args);
+int breakdownCommand(const Args& args);
 int renderCommand(const Args& args);
 
 // Prints "tracelight-cli: <message>" to stderr and returns 1.

@@ -18,10 +18,7 @@ constexpr const char* kModelBinary = "model.bin";
 constexpr const char* kModelTypes = "model.types";
 constexpr const char* kSegmentStats = "segment_stats";
 
-struct StoredModel {
-    CausalModel model;
-    std::vector<SegmentType> types;
-};
+} // namespace
 
 std::optional<StoredModel> loadStoredModel(const TraceStore& store) {
     auto bytes = store.latestResult(kModelBinary, kAnalysisVersion);
@@ -39,6 +36,7 @@ std::optional<StoredModel> loadStoredModel(const TraceStore& store) {
     return out;
 }
 
+namespace {
 } // namespace
 
 Status storeModel(TraceStore& store, const std::string& params, const TraceData& data, const CausalModel& model) {

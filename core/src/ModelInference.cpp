@@ -350,14 +350,24 @@ private:
     static Status inferPipelines(const TraceData& data, const ClockOffsets& offsets, std::size_t requests,
                                  unsigned threads, CausalModel& model, const CancelToken* cancel) {
         const std::size_t n = model.m_types;
+        // Segment types that open their task (a consumer task started by data from another one).
+        std::vector<bool> opensTask(n, false);
+        for (std::size_t r = 0; r < requests; ++r) {
+            const auto events = data.eventsOf(r);
+            for (std::size_t e = 1; e < events.size(); ++e)
+                if (events[e].segmentType.isValid() && !events[e - 1].segmentType.isValid() && events[e].segmentType.value < n)
+                    opensTask[events[e].segmentType.value] = true;
+        }
+        // Links a pipeline may pair: data passed inside one task (not simply consecutive segments, which
+        // share an event and are trivially FIFO), or handed to another task that it starts.
         std::vector<PipelineLink> links;
         for (std::uint32_t a = 0; a < n; ++a)
             model.m_hbConfirmed[a].forEach([&](std::size_t b) {
                 const SegmentType& ta = data.segmentTypes[a];
                 const SegmentType& tb = data.segmentTypes[b];
-                // Within one task and not simply consecutive (those share an event and are trivially FIFO).
-                if (ta.task == tb.task && tb.startEvent != ta.endEvent)
-                    links.push_back({SegmentTypeId(a), SegmentTypeId(static_cast<std::uint32_t>(b))});
+                const bool withinTask = ta.task == tb.task && tb.startEvent != ta.endEvent;
+                const bool startsTask = ta.task != tb.task && opensTask[b];
+                if (withinTask || startsTask) links.push_back({SegmentTypeId(a), SegmentTypeId(static_cast<std::uint32_t>(b))});
             });
         auto unordered = [&](SegmentTypeId x, SegmentTypeId y) {
             return x != y && !model.m_hbConfirmed[x.value].test(y.value) && !model.m_hbConfirmed[y.value].test(x.value);

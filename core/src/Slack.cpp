@@ -35,10 +35,15 @@ std::vector<double> computeSlack(const RequestDag& dag) {
 }
 
 double rescheduledLatency(const RequestDag& dag, std::uint32_t grown, double deltaUs) {
+    std::vector<double> delta(dag.segments.size(), 0.0);
+    if (grown < delta.size()) delta[grown] = deltaUs;
+    return rescheduledLatency(dag, delta);
+}
+
+double rescheduledLatency(const RequestDag& dag, const std::vector<double>& deltaUs) {
     const std::size_t n = dag.segments.size();
     std::vector<double> finish(n);
-    double end = dag.endUs;
-    if (n == 0) return end - dag.startUs;
+    if (n == 0) return dag.endUs - dag.startUs;
     const std::uint32_t last = lastEndingSegment(dag);
     const double trailing = dag.endUs - dag.segments[last].endUs;
     for (std::uint32_t v : timeOrder(dag)) {
@@ -50,10 +55,13 @@ double rescheduledLatency(const RequestDag& dag, std::uint32_t grown, double del
             for (std::uint32_t k = dag.firstEdgeTo[v]; k < dag.firstEdgeTo[v + 1]; ++k)
                 start = std::max(start, finish[dag.edges[k].from]);
         }
-        finish[v] = start + s.durationUs() + (v == grown ? deltaUs : 0.0);
-        end = std::max(end, finish[v] + (v == last ? trailing : 0.0));
+        finish[v] = start + std::max(0.0, s.durationUs() + deltaUs[v]);
     }
-    return end - dag.startUs;
+    // The request ends with its latest segment (plus any trailing wait after the last one); a speed-up
+    // can end it earlier.
+    double latest = dag.startUs;
+    for (std::uint32_t v = 0; v < n; ++v) latest = std::max(latest, finish[v] + (v == last ? trailing : 0.0));
+    return latest - dag.startUs;
 }
 
 } // namespace tracelight

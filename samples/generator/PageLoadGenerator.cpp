@@ -12,12 +12,13 @@ namespace {
 
 // ---- static vocabulary ---------------------------------------------------------------------
 enum Task : std::uint16_t {
-    Page, FetchFeed, FetchFriends, FetchAds, PageletFeed, PageletFriends, PageletAds, JsCore, JsChat, TaskCount
+    Page, FetchFeed, FetchFriends, FetchAds, PageletFeed, PageletFriends, PageletAds, JsCore, JsChat, ShowFeed, ShowFriends,
+    ShowAds, TaskCount
 };
 enum Event : std::uint16_t {
     NAV_START, SRV_RECV, SESSION_GET, SESSION_OK, SESSION_DONE, SRV_FORK, HEAD_DONE, HEAD_RECV, HEAD_PARSED,
     W_START, CACHE_CALL, CACHE_GET, CACHE_MISS, CACHE_REPLY, CACHE_DONE, W_DONE,
-    GEN_BEGIN, GEN_END, SHOW_BEGIN, SHOW_END, JS_BEGIN, JS_END
+    GEN_BEGIN, GEN_END, SHOW_BEGIN, SHOW_END, JS_BEGIN, JS_END, ARRIVE
 };
 
 constexpr std::uint32_t kWebHosts = 8;
@@ -26,13 +27,13 @@ constexpr std::uint32_t kFirstClientHost = kWebHosts + kCacheHosts;
 constexpr int kPagelets = 3;  // feed, friends, ads: one fetch task and one pagelet task each
 
 struct PageletSpec {
-    Task fetch, pagelet;
+    Task fetch, pagelet, show;
     double prepUs, missRate, fillUs, processUs, genUs, showUs, byteShare;
 };
 constexpr PageletSpec kPageletSpecs[kPagelets] = {
-    {FetchFeed, PageletFeed, 1000, 0.12, 35000, 10000, 9000, 18000, 0.45},
-    {FetchFriends, PageletFriends, 500, 0.06, 20000, 4000, 3500, 7000, 0.15},
-    {FetchAds, PageletAds, 1500, 0.20, 25000, 6000, 5000, 9000, 0.25},
+    {FetchFeed, PageletFeed, ShowFeed, 1000, 0.12, 35000, 10000, 9000, 18000, 0.45},
+    {FetchFriends, PageletFriends, ShowFriends, 500, 0.06, 20000, 4000, 3500, 7000, 0.15},
+    {FetchAds, PageletAds, ShowAds, 1500, 0.20, 25000, 6000, 5000, 9000, 0.25},
 };
 
 struct Browser { const char* name; double weight; double jsFactor; };
@@ -129,7 +130,7 @@ private:
 const std::vector<std::string_view>& PageLoadGenerator::taskNames() {
     static const std::vector<std::string_view> names = {"page", "fetch-feed", "fetch-friends", "fetch-ads",
                                                         "pagelet-feed", "pagelet-friends", "pagelet-ads",
-                                                        "js-core", "js-chat"};
+                                                        "js-core", "js-chat", "show-feed", "show-friends", "show-ads"};
     return names;
 }
 
@@ -137,7 +138,7 @@ const std::vector<std::string_view>& PageLoadGenerator::eventNames() {
     static const std::vector<std::string_view> names = {
         "NAV_START", "SRV_RECV", "SESSION_GET", "SESSION_OK", "SESSION_DONE", "SRV_FORK", "HEAD_DONE", "HEAD_RECV",
         "HEAD_PARSED", "W_START", "CACHE_CALL", "CACHE_GET", "CACHE_MISS", "CACHE_REPLY", "CACHE_DONE", "W_DONE",
-        "GEN_BEGIN", "GEN_END", "SHOW_BEGIN", "SHOW_END", "JS_BEGIN", "JS_END"};
+        "GEN_BEGIN", "GEN_END", "SHOW_BEGIN", "SHOW_END", "JS_BEGIN", "JS_END", "ARRIVE"};
     return names;
 }
 
@@ -242,6 +243,8 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
     // Pagelets travel in one ordered stream: they arrive in the order they were sent (FIFO).
     std::sort(sent.begin(), sent.end(), [](const Sent& a, const Sent& c) { return a.genEnd < c.genEnd; });
     for (std::size_t i = 1; i < sent.size(); ++i) sent[i].arrival = std::max(sent[i].arrival, sent[i - 1].arrival + 1);
+    std::array<int, kPagelets> transferSegment{};
+    for (const Sent& s : sent) transferSegment[static_cast<std::size_t>(s.pagelet)] = b.emit(kPageletSpecs[s.pagelet].pagelet, client, ARRIVE, s.arrival);
 
     // The client's single JavaScript thread runs the JS tasks and shows pagelets, one at a time.
     struct JsItem { Task task; int pagelet; std::int64_t ready; double durationUs; };
@@ -269,9 +272,12 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
             const Sent& s = sent[nextPagelet++];
             nextPageletReady = -1;
             const PageletSpec& spec = kPageletSpecs[s.pagelet];
-            b.emit(spec.pagelet, client, SHOW_BEGIN, start);  // closes the transfer(+queue) network segment
+            // The pagelet arrived (the transfer is a network segment of its task); showing it is a task
+            // of its own on the JavaScript thread, started once the data is in and the thread is free.
+            b.emit(spec.show, client, SHOW_BEGIN, start);
             threadFree = start + std::llround(double(rnd.around(spec.showUs, 0.5)) * clientFactor);
-            segment = b.emit(spec.pagelet, client, SHOW_END, threadFree);
+            segment = b.emit(spec.show, client, SHOW_END, threadFree);
+            b.edge(transferSegment[static_cast<std::size_t>(s.pagelet)], segment);
         } else {
             const JsItem item = jsTasks[best];
             jsTasks.erase(jsTasks.begin() + best);
@@ -411,7 +417,9 @@ TrueModel PageLoadGenerator::trueModel() {
     const int parsed = pageSegments[7];
 
     TrueModel model;
-    TrueModel::Pipeline pipeline;
+    // The server sends pagelets in the order it finishes them and the client shows them in the order they
+    // arrive: both the generation and the transfer of a pagelet keep FIFO order with its showing.
+    TrueModel::Pipeline generated, transferred;
     std::vector<int> jsThread;
     for (const PageletSpec& spec : kPageletSpecs) {
         const int prep = type(spec.fetch, W_START, CACHE_CALL);
@@ -425,14 +433,16 @@ TrueModel PageLoadGenerator::trueModel() {
         chain({prep, call, hit, back, process});
         chain({call, miss, fill, back});
         const int gen = type(spec.pagelet, GEN_BEGIN, GEN_END);
-        const int send = type(spec.pagelet, GEN_END, SHOW_BEGIN);
-        const int show = type(spec.pagelet, SHOW_BEGIN, SHOW_END);
+        const int send = type(spec.pagelet, GEN_END, ARRIVE);
+        const int show = type(spec.show, SHOW_BEGIN, SHOW_END);
         out[process].insert(gen);
         chain({gen, send, show});
         out[parsed].insert(show);
         jsThread.push_back(show);
-        pipeline.producers.push_back(types[gen]);
-        pipeline.consumers.push_back(types[show]);
+        generated.producers.push_back(types[gen]);
+        generated.consumers.push_back(types[show]);
+        transferred.producers.push_back(types[send]);
+        transferred.consumers.push_back(types[show]);
     }
     for (Task js : {JsCore, JsChat}) {
         const int run = type(js, JS_BEGIN, JS_END);
@@ -440,7 +450,7 @@ TrueModel PageLoadGenerator::trueModel() {
         jsThread.push_back(run);
     }
     model.segmentTypes = types;
-    model.pipelines.push_back(pipeline);
+    model.pipelines = {generated, transferred};
 
     for (int a = 0; a < static_cast<int>(types.size()); ++a) {
         std::vector<int> stack(out[a].begin(), out[a].end());

@@ -1,9 +1,9 @@
 #pragma once
 // Deterministic generator of web page loads with known ground truth, modelled on the Mystery
 // Machine's Facebook pipeline: a page request crosses client -> web server -> client, the server
-// forks cache fetches (nested RPCs, optional cache misses), pagelets are generated on the server and
-// shown by the client's single JavaScript thread in the order they were sent (a pipeline), and
-// client JavaScript tasks share that thread (mutual exclusion). Every host has its own clock offset.
+// forks cache fetches (nested RPCs, optional cache misses), pagelets are generated on the server, sent
+// in one ordered stream and shown by the client's single JavaScript thread in the order they arrive
+// (a pipeline), and client JavaScript tasks share that thread (mutual exclusion). Every host has its own clock offset.
 //
 // Truth is computed from the generator's own dependency DAG, independently of core's analysis:
 // critical path by walking back through the last-arriving dependency, slack by a forward/backward

@@ -2,6 +2,7 @@
 // Reading analysis results back for views: one request in full detail (its graph, critical path and
 // slack, on adjusted and local clocks), and the model as a graph of segment types with statistics.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +63,13 @@ struct ModelGraph {
 };
 
 Result<ModelGraph> loadModelGraph(const TraceStore& store);
+
+// The cached model with its segment types (label ids), when the store has one.
+struct StoredModel {
+    CausalModel model;
+    std::vector<SegmentType> types;
+};
+std::optional<StoredModel> loadStoredModel(const TraceStore& store);
 
 // Writers used by analyzeStore (inside its transaction).
 Status storeModel(TraceStore& store, const std::string& params, const TraceData& data, const CausalModel& model);

@@ -14,5 +14,7 @@ std::vector<double> computeSlack(const RequestDag& dag);
 // Re-schedules the request with segment `grown` lasting deltaUs longer (other durations and the
 // fixed waits held) and returns the new end-to-end latency. The brute-force check of slack.
 double rescheduledLatency(const RequestDag& dag, std::uint32_t grown, double deltaUs);
+// The same with every segment's duration changed by its own delta (deltaUs[segment]).
+double rescheduledLatency(const RequestDag& dag, const std::vector<double>& deltaUs);
 
 } // namespace tracelight
