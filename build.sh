@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 mode=${1:-run}
 build_dir=${TRACELIGHT_BUILD_DIR:-build}
 
-packages=(cmake ninja-build g++ pkg-config qt6-base-dev libgl-dev libqcustomplot-dev libsqlite3-dev
+packages=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-svg-dev libgl-dev libqcustomplot-dev libsqlite3-dev
           libboost-graph-dev libgraphviz-dev libgtest-dev libgmock-dev sqlite3 clang libclang-rt-14-dev)
 
 install_missing() {

@@ -21,7 +21,9 @@
 #include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <sqlite3.h>
 
+#include "AggregatesView.h"
 #include "GraphView.h"
 #include "JobRunner.h"
 #include "RequestTableModel.h"
@@ -41,6 +43,13 @@ using DetailResult = std::shared_ptr<Result<RequestDetail>>;
 using GraphResult = std::shared_ptr<Result<ModelGraph>>;
 using AnalysisResult = std::shared_ptr<Result<AnalysisSummary>>;
 using ImportResult = std::shared_ptr<Result<ImportSummary>>;
+struct AggregateBundle {
+    std::shared_ptr<const InMemoryAnalysis> analysis;
+    std::shared_ptr<const RequestAggregates> aggregates;
+    Status status = Status::ok();
+};
+using AggregateResult = std::shared_ptr<AggregateBundle>;
+using WhatIfResult = std::shared_ptr<std::vector<float>>;
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -52,12 +61,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_detail = new widgets::JobRunner(this);
     m_modelJob = new widgets::JobRunner(this);
     m_import = new widgets::JobRunner(this);
+    m_aggregateJob = new widgets::JobRunner(this);
 
     m_table = new QTableView(this);
     m_table->setModel(m_requests);
     m_table->setSortingEnabled(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
     m_table->verticalHeader()->setVisible(false);
@@ -74,9 +84,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     m_waterfall = new widgets::WaterfallView(this);
     m_model = new widgets::ModelOverview(this);
+    m_aggregates = new widgets::AggregatesView(this);
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(m_waterfall, tr("&Waterfall"));
     m_tabs->addTab(m_model, tr("Dependency &graph"));
+    m_tabs->addTab(m_aggregates, tr("&Aggregates"));
     m_splitter = new QSplitter(Qt::Vertical, this);
     m_splitter->addWidget(m_table);
     m_splitter->addWidget(m_tabs);
@@ -99,16 +111,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         m_jobs->cancel();
         m_analysis->cancel();
         m_import->cancel();
+        m_aggregateJob->cancel();
         m_statusText->setText(tr("Cancelled; the database is unchanged."));
     });
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_import}) {
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_import, m_aggregateJob}) {
         connect(runner, &widgets::JobRunner::started, this, [this] {
             m_progress->setValue(0);
             m_progress->setVisible(true);
             m_cancel->setVisible(true);
         });
         connect(runner, &widgets::JobRunner::finished, this, [this] {
-            const bool busy = m_jobs->isRunning() || m_analysis->isRunning() || m_import->isRunning();
+            const bool busy = m_jobs->isRunning() || m_analysis->isRunning() || m_import->isRunning() || m_aggregateJob->isRunning();
             m_progress->setVisible(busy);
             m_cancel->setVisible(busy);
             if (!busy) updateStatus();
@@ -118,8 +131,46 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             m_statusText->setText(stage);
         });
     }
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import})
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob})
         connect(runner, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_aggregates, &widgets::AggregatesView::requestActivated, this, [this](RequestId id) {
+        const int row = m_requests->rowOf(id);
+        if (row < 0) return;
+        m_table->selectRow(row);
+        m_table->scrollTo(m_requests->index(row, 0), QAbstractItemView::PositionAtCenter);
+        m_tabs->setCurrentIndex(0);
+    });
+    connect(m_aggregates, &widgets::AggregatesView::requestsBrushed, this, [this](const std::vector<RequestId>& ids) {
+        // Brushing selects those requests in the table (the first becomes current).
+        QItemSelection selection;
+        std::vector<int> rows;
+        for (const RequestId id : ids) {
+            const int row = m_requests->rowOf(id);
+            if (row >= 0) rows.push_back(row);
+            if (rows.size() >= 20000) break;  // a selection that large is only a count to a person
+        }
+        std::sort(rows.begin(), rows.end());
+        for (std::size_t i = 0; i < rows.size();) {
+            std::size_t j = i;
+            while (j + 1 < rows.size() && rows[j + 1] == rows[j] + 1) ++j;
+            selection.select(m_requests->index(rows[i], 0), m_requests->index(rows[j], widgets::RequestTableModel::ColumnCount - 1));
+            i = j + 1;
+        }
+        m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+        if (!rows.empty()) m_table->scrollTo(m_requests->index(rows.front(), 0));
+        m_statusText->setText(tr("%L1 requests selected by the brush").arg(ids.size()));
+    });
+    connect(m_aggregates, &widgets::AggregatesView::whatIfRequested, this, [this](WhatIfTarget target, double factor, const QString& label) {
+        auto analysis = m_analysisData;
+        auto aggregates = m_aggregateData;
+        if (!analysis || !aggregates) return;
+        m_aggregateJob->start<WhatIfResult>(
+            [analysis, aggregates, target, factor](const CancelToken& cancel, const ProgressSink& progress) {
+                progress(0.0, "re-scheduling every request");
+                return std::make_shared<std::vector<float>>(whatIf(*analysis, *aggregates, target, factor, 0, 0, &cancel));
+            },
+            [this, label](WhatIfResult result) { m_aggregates->setWhatIfResult(*result, label); });
+    });
 
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         updateStatus();
@@ -159,7 +210,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import}) runner->cancel();
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob}) runner->cancel();
 }
 
 QString MainWindow::formatDurationText(double us) { return widgets::formatDuration(us); }
@@ -218,6 +269,8 @@ void MainWindow::createActions() {
     waterfall->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
     QAction* graph = view->addAction(tr("Dependency &Graph"), this, [this] { showTab(1); });
     graph->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    QAction* aggregates = view->addAction(tr("&Aggregates"), this, [this] { showTab(2); });
+    aggregates->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
     view->addSeparator();
     QAction* zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_waterfall->zoom(0.5, m_waterfall->width() / 2.0); });
     zoomIn->setShortcut(QKeySequence::ZoomIn);
@@ -243,6 +296,59 @@ void MainWindow::createActions() {
 
 void MainWindow::showTab(int index) { m_tabs->setCurrentIndex(index); }
 
+void MainWindow::showAggregatePage(int index) {
+    m_tabs->setCurrentIndex(2);
+    m_aggregates->showPage(index);
+}
+
+void MainWindow::loadAggregates() {
+    const std::string file = m_path.toStdString();
+    m_aggregateJob->start<AggregateResult>(
+        [file](const CancelToken& cancel, const ProgressSink& progress) {
+            auto bundle = std::make_shared<AggregateBundle>();
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            if (!store) {
+                bundle->status = store.status();
+                return bundle;
+            }
+            ProgressSink reading = [&](double f, std::string_view s) { progress(0.5 * f, s); };
+            auto analysis = loadAnalysis(*store.value(), &reading, &cancel);
+            if (!analysis) {
+                bundle->status = analysis.status();
+                return bundle;
+            }
+            ProgressSink aggregating = [&](double f, std::string_view s) { progress(0.5 + 0.5 * f, s); };
+            auto shared = std::make_shared<const InMemoryAnalysis>(std::move(analysis.value()));
+            bundle->aggregates = std::make_shared<const RequestAggregates>(
+                computeAggregates(*shared, loadCategoryRules(*store.value()), 0, &aggregating, &cancel));
+            bundle->analysis = shared;
+            return bundle;
+        },
+        [this](AggregateResult result) {
+            if (!result->status) return;
+            m_analysisData = result->analysis;
+            m_aggregateData = result->aggregates;
+            QStringList keys;
+            {
+                sqlite3_stmt* st = nullptr;
+                sqlite3_prepare_v2(m_store->db(), "SELECT DISTINCT k.text FROM request_attrs a JOIN labels k ON k.id=a.key_id ORDER BY k.text",
+                                   -1, &st, nullptr);
+                while (sqlite3_step(st) == SQLITE_ROW) keys << QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+                sqlite3_finalize(st);
+            }
+            TraceStore* store = m_store.get();
+            auto aggregates = m_aggregateData;
+            auto analysis = m_analysisData;
+            m_aggregates->setAggregates(
+                m_aggregateData, keys,
+                [store, aggregates](const QString& key) { return attributeValues(*store, aggregates->ids, key.toStdString()); },
+                [analysis](std::uint32_t type) {
+                    return type < analysis->data.segmentTypes.size() ? QString::fromStdString(analysis->data.segmentName(SegmentTypeId(type)))
+                                                                     : QString::number(type);
+                });
+        });
+}
+
 bool MainWindow::openDatabase(const QString& path) {
     auto store = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadOnly);
     if (!store) {
@@ -258,7 +364,7 @@ bool MainWindow::openDatabase(const QString& path) {
             return false;
         }
     }
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob}) runner->cancel();
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_aggregateJob}) runner->cancel();
     m_store = std::move(store.value());
     m_path = path;
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
@@ -267,8 +373,12 @@ bool MainWindow::openDatabase(const QString& path) {
     m_waterfall->setRequest(nullptr);
     m_model->setGraph(nullptr);
     loadTable();
-    if (analysisIsCurrent(*m_store, AnalysisOptions{})) loadModel();
-    else startAnalysis(false);
+    if (analysisIsCurrent(*m_store, AnalysisOptions{})) {
+        loadModel();
+        loadAggregates();
+    } else {
+        startAnalysis(false);
+    }
     return true;
 }
 
@@ -338,6 +448,7 @@ void MainWindow::startAnalysis(bool force) {
             // Corrected latencies, the model and the current request's critical path are new.
             loadTable();
             loadModel();
+            loadAggregates();
             if (m_table->currentIndex().isValid()) showRequest(m_requests->requestAt(m_table->currentIndex().row()));
         });
 }
@@ -371,7 +482,8 @@ void MainWindow::selectRequestByName(const QString& name) {
 }
 
 bool MainWindow::isLoading() const {
-    return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning();
+    return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
+           m_aggregateJob->isRunning();
 }
 
 void MainWindow::importFiles() {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "tracelight/Ids.h"
+#include "tracelight/Aggregates.h"
 #include "tracelight/TraceStore.h"
 
 class QLabel;
@@ -17,6 +18,7 @@ class QAction;
 
 namespace tracelight::widgets {
 class JobRunner;
+class AggregatesView;
 class ModelOverview;
 class RequestTableModel;
 class WaterfallView;
@@ -33,7 +35,8 @@ public:
     // Opens a database; on failure shows the error and keeps the current one. Loading continues in the background.
     bool openDatabase(const QString& path);
     bool isLoading() const;   // any background job still running
-    void showTab(int index);  // 0: waterfall, 1: dependency graph
+    void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates
+    void showAggregatePage(int index);
     // Imports files into a database (created if missing) in the background, then opens it.
     void startImport(const QStringList& files, const QString& database, const QString& period);
 
@@ -55,6 +58,7 @@ private:
     void loadModel();
     void startAnalysis(bool force);
     void importFiles();
+    void loadAggregates();
     void showRequest(RequestId id);
     void selectRequestByName(const QString& name);
     void checkIdle();
@@ -68,6 +72,10 @@ private:
     widgets::JobRunner* m_detail = nullptr;    // one request's detail
     widgets::JobRunner* m_modelJob = nullptr;  // the model graph
     widgets::JobRunner* m_import = nullptr;    // File > Import
+    widgets::JobRunner* m_aggregateJob = nullptr;  // aggregate studies and what-if
+    widgets::AggregatesView* m_aggregates = nullptr;
+    std::shared_ptr<const InMemoryAnalysis> m_analysisData;  // what the aggregates came from (for what-if)
+    std::shared_ptr<const RequestAggregates> m_aggregateData;
     QTableView* m_table = nullptr;
     QSplitter* m_splitter = nullptr;
     QTabWidget* m_tabs = nullptr;

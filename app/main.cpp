@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                   QStringLiteral("Render the main window to a PNG file and exit (works with no display)."),
                                   QStringLiteral("file.png"));
-    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("With --screenshot: 'waterfall' (default) or 'graph'."),
+    QCommandLineOption tab(QStringLiteral("tab"),
+                           QStringLiteral("With --screenshot: waterfall (default), graph, breakdown, outliers, scatter, slack or whatif."),
                            QStringLiteral("view"), QStringLiteral("waterfall"));
     QCommandLineOption importOption(QStringLiteral("import"),
                                     QStringLiteral("Import this trace file into the database first (as File > Import Traces does)."),
@@ -42,7 +43,11 @@ int main(int argc, char** argv) {
         } else if (!files.isEmpty() && !window.openDatabase(files.first())) {
             return 1;
         }
-        window.showTab(parser.value(tab) == QLatin1String("graph") ? 1 : 0);
+        const QString view = parser.value(tab);
+        const QStringList pages = {QStringLiteral("breakdown"), QStringLiteral("outliers"), QStringLiteral("scatter"), QStringLiteral("slack"),
+                                   QStringLiteral("whatif")};
+        if (pages.contains(view)) window.showAggregatePage(static_cast<int>(pages.indexOf(view)));
+        else window.showTab(view == QLatin1String("graph") ? 1 : 0);
         window.show();
         // Wait until analysis, table, model and the selected request are all in (at most two minutes).
         QEventLoop loop;

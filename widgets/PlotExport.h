@@ -1,0 +1,15 @@
+#pragma once
+// Every plot's context menu: save as PNG, SVG or PDF, and copy its data as CSV.
+#include <functional>
+
+#include <QString>
+
+class QCustomPlot;
+
+namespace tracelight::widgets {
+
+// csv: the plot's data as CSV text (with a header row), made when asked.
+void attachPlotExport(QCustomPlot* plot, std::function<QString()> csv);
+bool savePlot(QCustomPlot* plot, const QString& path);  // by the file's suffix: .png, .svg or .pdf
+
+} // namespace tracelight::widgets
