@@ -7,6 +7,7 @@
 
 #include "../widgets/ViewFixtures.h"
 #include "GraphView.h"
+#include "SlackScatter.h"
 #include "WaterfallView.h"
 
 using namespace tracelight;
@@ -46,6 +47,64 @@ void BM_GraphLayout300(benchmark::State& state) {
     for (auto _ : state) view.setGraph(graph);  // Graphviz dot layout
 }
 BENCHMARK(BM_GraphLayout300)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The slack scatter at a million requests (heat-map mode): building the map and replotting.
+std::shared_ptr<RequestAggregates> syntheticAggregates(std::size_t n) {
+    auto a = std::make_shared<RequestAggregates>();
+    a->categories = {"server", "network"};
+    a->typeCategory = {0, 1};
+    std::uint32_t seed = 1;
+    auto next = [&] { return (seed = seed * 1664525u + 1013904223u) >> 8; };
+    for (std::size_t r = 0; r < n; ++r) {
+        a->ids.emplace_back(static_cast<std::uint32_t>(r + 1));
+        const float server = float(next() % 200000), network = float(next() % 800000);
+        a->latencyUs.push_back(server + network);
+        a->blindUs.push_back(0);
+        for (float v : {server, network}) {
+            a->summedUs.push_back(v);
+            a->criticalUs.push_back(v);
+            a->spanUs.push_back(v);
+        }
+        a->slackUs.push_back(float(next() % 300000));
+        a->slackUs.push_back(0);
+        a->pathBegin.push_back(r * 2);
+        a->pathType.insert(a->pathType.end(), {0, 1});
+        a->pathUs.insert(a->pathUs.end(), {server, network});
+    }
+    a->pathBegin.push_back(n * 2);
+    return a;
+}
+
+void BM_ScatterSetData1M(benchmark::State& state) {
+    widgets::SlackScatter scatter;
+    scatter.resize(1400, 800);
+    auto a = syntheticAggregates(1000000);
+    for (auto _ : state) scatter.setData(a, 0);
+}
+BENCHMARK(BM_ScatterSetData1M)->Unit(benchmark::kMillisecond);
+
+void BM_ScatterRedraw1M(benchmark::State& state) {
+    widgets::SlackScatter scatter;
+    scatter.resize(1400, 800);
+    scatter.setData(syntheticAggregates(1000000), 0);
+    QImage image(scatter.size(), QImage::Format_ARGB32_Premultiplied);
+    for (auto _ : state) scatter.render(&image);
+}
+BENCHMARK(BM_ScatterRedraw1M)->Unit(benchmark::kMillisecond);
+
+void BM_Studies1M(benchmark::State& state) {
+    auto a = syntheticAggregates(1000000);
+    std::vector<std::string> users(a->requests());
+    for (std::size_t r = 0; r < users.size(); ++r) users[r] = "u" + std::to_string(r % 150000);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(breakdown(*a));
+        benchmark::DoNotOptimize(outliers(*a, 0.05));
+        benchmark::DoNotOptimize(slackBuckets(*a, 0, 5));
+        benchmark::DoNotOptimize(criticalShareCdf(*a, 0));
+        benchmark::DoNotOptimize(predictSlack(*a, 0, 50000, users));
+    }
+}
+BENCHMARK(BM_Studies1M)->Unit(benchmark::kMillisecond);
 
 } // namespace
 
