@@ -13,6 +13,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
+#include <map>
 #include <qcustomplot.h>
 
 #include "BreakdownPlot.h"
@@ -101,6 +102,9 @@ AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
         auto* page = new QWidget(this);
         m_slackCategory = new QComboBox(page);
         m_userAttribute = new QComboBox(page);
+        m_withinAttribute = new QComboBox(page);
+        m_withinValue = new QComboBox(page);
+        m_withinValue->setMinimumContentsLength(10);
         m_slackCdf = new CdfPlot(page);
         m_bucketPlot = new QCustomPlot(page);
         m_prediction = new QLabel(page);
@@ -111,6 +115,10 @@ AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
         controls->addWidget(m_slackCategory);
         controls->addWidget(new QLabel(tr("User attribute"), page));
         controls->addWidget(m_userAttribute);
+        controls->addWidget(new QLabel(tr("Within"), page));
+        controls->addWidget(m_withinAttribute);
+        controls->addWidget(new QLabel(QStringLiteral("="), page));
+        controls->addWidget(m_withinValue);
         controls->addStretch(1);
         auto* right = new QWidget(page);
         auto* rv = new QVBoxLayout(right);
@@ -126,6 +134,23 @@ AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
         m_pages->addTab(page, tr("Slack studies"));
         connect(m_slackCategory, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshSlackStudies);
         connect(m_userAttribute, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshSlackStudies);
+        connect(m_withinAttribute, &QComboBox::currentIndexChanged, this, [this] {
+            // The values of the chosen attribute, most frequent first.
+            m_withinValue->blockSignals(true);
+            m_withinValue->clear();
+            if (m_withinAttribute->currentIndex() > 0 && m_attributeValues) {
+                std::map<std::string, int> counts;
+                for (const auto& v : m_attributeValues(m_withinAttribute->currentText())) ++counts[v];
+                std::vector<std::pair<int, std::string>> ordered;
+                for (const auto& [v, n] : counts)
+                    if (!v.empty()) ordered.emplace_back(-n, v);
+                std::sort(ordered.begin(), ordered.end());
+                for (std::size_t i = 0; i < ordered.size() && i < 200; ++i) m_withinValue->addItem(QString::fromStdString(ordered[i].second));
+            }
+            m_withinValue->blockSignals(false);
+            refreshSlackStudies();
+        });
+        connect(m_withinValue, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshSlackStudies);
         connect(m_slackCdf, &CdfPlot::cutOffMoved, this, [this](double, double) { refreshSlackStudies(); });
         attachPlotExport(m_bucketPlot, [this] {
             QString out = QStringLiteral("slack_from_us,slack_to_us,requests,correlation,slope\n");
@@ -176,12 +201,17 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
     m_data = std::move(aggregates);
     m_attributeValues = std::move(attributeValues);
     m_typeName = std::move(typeName);
-    for (QComboBox* box : {m_stratifyBy, m_scatterCategory, m_slackCategory, m_userAttribute, m_whatIfTarget}) box->blockSignals(true);
+    for (QComboBox* box : {m_stratifyBy, m_scatterCategory, m_slackCategory, m_userAttribute, m_whatIfTarget, m_withinAttribute})
+        box->blockSignals(true);
     m_stratifyBy->clear();
     m_stratifyBy->addItem(tr("(all requests)"));
     m_stratifyBy->addItems(attributeKeys);
     m_userAttribute->clear();
     m_userAttribute->addItems(attributeKeys);
+    m_withinAttribute->clear();
+    m_withinAttribute->addItem(tr("(all requests)"));
+    m_withinAttribute->addItems(attributeKeys);
+    m_withinValue->clear();
     const int user = attributeKeys.indexOf(QStringLiteral("user"));
     if (user >= 0) m_userAttribute->setCurrentIndex(user);
     m_scatterCategory->clear();
@@ -206,7 +236,8 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
             }
         }
     }
-    for (QComboBox* box : {m_stratifyBy, m_scatterCategory, m_slackCategory, m_userAttribute, m_whatIfTarget}) box->blockSignals(false);
+    for (QComboBox* box : {m_stratifyBy, m_scatterCategory, m_slackCategory, m_userAttribute, m_whatIfTarget, m_withinAttribute})
+        box->blockSignals(false);
     refreshBreakdown();
     refreshOutliers();
     refreshScatter();
@@ -282,8 +313,16 @@ void AggregatesView::refreshSlackStudies() {
         m_slackCdf->setCutOff(median);
         m_slackCdf->blockSignals(false);
     }
-    // Correlation of the category's time with latency, per equal-population slack bucket.
-    const auto buckets = slackBuckets(*m_data, c, 5);
+    // Correlation of the category's time with latency, per equal-population slack bucket, optionally
+    // within one value of an attribute (one connection type, say).
+    std::vector<std::uint32_t> rows;
+    if (m_withinAttribute->currentIndex() > 0 && m_withinValue->currentIndex() >= 0 && m_attributeValues) {
+        const auto values = m_attributeValues(m_withinAttribute->currentText());
+        const std::string wanted = m_withinValue->currentText().toStdString();
+        for (std::size_t r = 0; r < values.size(); ++r)
+            if (values[r] == wanted) rows.push_back(static_cast<std::uint32_t>(r));
+    }
+    const auto buckets = slackBuckets(*m_data, c, 5, rows);
     m_bucketPlot->clearPlottables();
     auto* bars = new QCPBars(m_bucketPlot->xAxis, m_bucketPlot->yAxis);
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);

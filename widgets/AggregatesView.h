@@ -70,6 +70,8 @@ private:
     SlackScatter* m_scatter;
     QComboBox* m_slackCategory;
     QComboBox* m_userAttribute;
+    QComboBox* m_withinAttribute;  // restrict the slack studies to requests with one value of it
+    QComboBox* m_withinValue;
     CdfPlot* m_slackCdf;
     QCustomPlot* m_bucketPlot;
     QLabel* m_prediction;

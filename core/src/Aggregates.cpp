@@ -326,11 +326,18 @@ Outliers outliers(const RequestAggregates& a, double fraction, std::int64_t mini
     return o;
 }
 
-std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t category, int buckets) {
+std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t category, int buckets,
+                                      const std::vector<std::uint32_t>& subset) {
     std::vector<std::uint32_t> rows;
-    for (std::size_t r = 0; r < a.requests(); ++r)
-        if (std::isfinite(a.slack(r, category))) rows.push_back(static_cast<std::uint32_t>(r));
-    std::sort(rows.begin(), rows.end(), [&](auto x, auto y) { return a.slack(x, category) < a.slack(y, category); });
+    if (subset.empty()) {
+        for (std::size_t r = 0; r < a.requests(); ++r)
+            if (std::isfinite(a.slack(r, category))) rows.push_back(static_cast<std::uint32_t>(r));
+    } else {
+        for (auto r : subset)
+            if (std::isfinite(a.slack(r, category))) rows.push_back(r);
+    }
+    // Stable, so equal slacks (many zeros) keep request order and buckets are reproducible.
+    std::stable_sort(rows.begin(), rows.end(), [&](auto x, auto y) { return a.slack(x, category) < a.slack(y, category); });
     std::vector<SlackBucket> out;
     for (int b = 0; b < buckets && !rows.empty(); ++b) {
         const std::size_t lo = rows.size() * static_cast<std::size_t>(b) / static_cast<std::size_t>(buckets);

@@ -59,6 +59,7 @@ public:
     explicit Random(std::uint64_t seed) : m_engine(splitmix(seed)) {}
     double uniform() { return std::uniform_real_distribution<double>(0.0, 1.0)(m_engine); }
     std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(m_engine() % n); }
+    std::mt19937_64& engine() { return m_engine; }
     // A positive duration around mean (the lognormal's mean), whole microseconds, at least 1.
     std::int64_t around(double mean, double sigma) {
         const double z = std::normal_distribution<double>(0.0, 1.0)(m_engine);
@@ -178,12 +179,17 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
     const Connection& usual = userRnd.pick(kConnections);
     const Connection& connection = rnd.uniform() < 0.1 ? rnd.pick(kConnections) : usual;
     const double clientFactor = browser.jsFactor * os.cpuFactor;
+    // Users with many friends have big feeds: the server's feed work scales with it (the Mystery
+    // Machine's example of natural variation in server time).
+    const double friends = std::clamp(std::exp(std::log(150.0) + 0.9 * std::normal_distribution<double>(0, 1)(userRnd.engine())), 5.0, 5000.0);
+    const double feedFactor = friends / 150.0;
     const std::int64_t bytes = rnd.around(300000, 0.5);
     r.attributes = {{"user", "u" + std::to_string(r.user + 1)},
                     {"browser", browser.name},
                     {"os", os.name},
                     {"connection", connection.name},
-                    {"bytes", std::to_string(bytes)}};
+                    {"bytes", std::to_string(bytes)},
+                    {"friends", std::to_string(static_cast<int>(friends))}};
 
     const std::uint32_t client = kFirstClientHost + static_cast<std::uint32_t>(r.user);
     const std::uint32_t web = rnd.below(kWebHosts);
@@ -232,12 +238,12 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
             b.emit(spec.fetch, cache, CACHE_REPLY, w += rnd.around(250, 0.3) + rnd.stall());
         }
         b.emit(spec.fetch, web, CACHE_DONE, w += dcHop());
-        b.emit(spec.fetch, web, W_DONE, w += serverWork(spec.processUs));
+        b.emit(spec.fetch, web, W_DONE, w += serverWork(spec.processUs * (p == 0 ? feedFactor : 1.0)));
         const int fetchLast = b.lastSegment(spec.fetch);
 
         std::int64_t g = w + rnd.dispatch();
         b.emit(spec.pagelet, web, GEN_BEGIN, g);
-        b.edge(fetchLast, b.emit(spec.pagelet, web, GEN_END, g += serverWork(spec.genUs)));
+        b.edge(fetchLast, b.emit(spec.pagelet, web, GEN_END, g += serverWork(spec.genUs * (p == 0 ? feedFactor : 1.0))));
         sent.push_back({p, g, g + oneWay() + transfer(spec.byteShare)});
     }
     // Pagelets travel in one ordered stream: they arrive in the order they were sent (FIFO).

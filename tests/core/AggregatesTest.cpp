@@ -171,6 +171,26 @@ TEST(Aggregates, SlackBucketsSplitTheSlackOrderEvenly) {
     for (const auto& b : buckets) EXPECT_GT(b.correlation, 0.8);
 }
 
+// The paper's validation: where the server has no slack its time moves the latency; where it has
+// slack, much less. Within one connection type (the network otherwise dominates every bucket).
+TEST(Aggregates, SlackBucketCorrelationFallsFromLowToHighSlack) {
+    const Fixture& f = sample();
+    const int web = f.aggregates.categoryIndex("web");
+    ASSERT_GE(web, 0);
+    for (const char* connection : {"cable", "fiber"}) {
+        std::vector<std::uint32_t> rows;
+        for (std::size_t r = 0; r < f.aggregates.requests(); ++r)
+            for (const auto& [k, v] : f.traces.truth[r].attributes)
+                if (k == "connection" && v == connection) rows.push_back(static_cast<std::uint32_t>(r));
+        const auto buckets = slackBuckets(f.aggregates, static_cast<std::size_t>(web), 5, rows);
+        ASSERT_EQ(buckets.size(), 5u);
+        for (const auto& b : buckets)
+            std::printf("  %s, web slack %8.0f..%8.0f us: correlation %.3f\n", connection, b.slackFromUs, b.slackToUs, b.correlation);
+        EXPECT_GT(buckets.front().correlation, 0.7) << connection;
+        EXPECT_GT(buckets.front().correlation, buckets.back().correlation + 0.2) << connection;
+    }
+}
+
 TEST(Aggregates, SlackPredictionCountsEveryRepeatVisit) {
     const Fixture& f = sample();
     std::vector<std::string> users(f.aggregates.requests());

@@ -107,7 +107,10 @@ struct SlackBucket {
     double correlation = 0;  // Pearson, of the category's time with the latency
     double slope = 0;        // least-squares: microseconds of latency per microsecond of category time
 };
-std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t category, int buckets = 5);
+// rows: the requests to study (empty: all) — e.g. one connection type, so that a second, dominant
+// source of latency variance does not mask the effect.
+std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t category, int buckets = 5,
+                                      const std::vector<std::uint32_t>& rows = {});
 
 // Does a user's previous request predict this one's slack? "Slack" means at least cutoffUs.
 struct SlackPrediction {
