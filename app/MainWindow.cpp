@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "AggregatesView.h"
+#include "CategoryEditor.h"
 #include "GraphView.h"
 #include "JobRunner.h"
 #include "RequestTableModel.h"
@@ -239,6 +240,18 @@ void MainWindow::createActions() {
     QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
     QAction* reanalyse = analysis->addAction(tr("&Re-analyse"), this, [this] { startAnalysis(true); });
     reanalyse->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    analysis->addAction(tr("&Categories…"), this, [this] {
+        if (!m_store) return;
+        CategoryEditor editor(loadCategoryRules(*m_store), this);
+        if (editor.exec() != QDialog::Accepted) return;
+        auto writable = TraceStore::open(m_path.toStdString(), TraceStore::Mode::ReadWrite);
+        Status saved = writable ? saveCategoryRules(*writable.value(), editor.rules()) : writable.status();
+        if (!saved) {
+            QMessageBox::critical(this, tr("Categories"), QString::fromStdString(saved.message()));
+            return;
+        }
+        loadAggregates();  // the studies regroup by the new categories
+    });
 
     QMenu* go = menuBar()->addMenu(tr("&Go"));
     auto step = [this](int delta) {

@@ -100,9 +100,12 @@ int main(int argc, char** argv) {
 
     const auto& tasks = PageLoadGenerator::taskNames();
     const auto& events = PageLoadGenerator::eventNames();
-    if (format == "csv")
-        std::fputs(withSeq ? "request,host,task,event,ts_us,seq,user,browser,os,connection,bytes\n"
-                           : "request,host,task,event,ts_us,user,browser,os,connection,bytes\n", file);
+    if (format == "csv") {
+        // Attribute columns as the generator names them (every request has the same keys).
+        std::string header = withSeq ? "request,host,task,event,ts_us,seq" : "request,host,task,event,ts_us";
+        for (const auto& [key, value] : generator.generate(0).attributes) header += "," + key;
+        std::fputs((header + "\n").c_str(), file);
+    }
     std::string line;
     std::vector<int> order;
     std::int64_t totalEvents = 0, totalSegments = 0;

@@ -10,7 +10,7 @@ check() {  # check NAME CONDITION-EXIT-STATUS
 }
 
 # Every command has --help.
-for cmd in import info analyze model critical-path slack; do
+for cmd in import info analyze model critical-path slack breakdown; do
     "$cli" "$cmd" --help | grep -q "Usage: tracelight-cli $cmd"; check "$cmd --help" $?
 done
 "$cli" --help | grep -q "Commands:"; check "--help" $?
@@ -63,6 +63,20 @@ check "model lists w2 -> fin" $?
 "$cli" critical-path "$work/hand.tldb" --request nope --json --support-floor 1 >/dev/null 2>&1; [ $? -eq 1 ]; check "unknown request exits 1" $?
 # model/critical-path analyse on demand when results are missing or stale (other parameters).
 "$cli" critical-path "$work/j.tldb" --request req-7 --json --quiet | grep -q '"latency_us":'; check "critical-path analyses on demand" $?
+
+# breakdown: critical times (with blind) add up to the mean latency, per the contract.
+got=$("$cli" breakdown "$work/j.tldb" --by browser --json)
+echo "$got" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["requests"] == 500, d["requests"]
+total = sum(c["critical_us"] for c in d["categories"])
+assert abs(total - d["mean_latency_us"]) < 1e-3 * d["mean_latency_us"], (total, d["mean_latency_us"])
+assert d["categories"][-1]["name"] == "blind"
+assert sum(s["requests"] for s in d["strata"]) == 500
+assert d["outliers"]["segments"], "no outlier ranking"
+'; check "breakdown --json adds up ($got)" $?
+"$cli" breakdown "$work/j.tldb" --period nope --json >/dev/null 2>&1; [ $? -eq 1 ]; check "breakdown of an unknown period exits 1" $?
 
 "$cli" info "$work/missing.tldb" >/dev/null 2>&1; [ $? -eq 1 ]; check "missing database exits 1" $?
 "$cli" import --db "$work/x.tldb" >/dev/null 2>&1; [ $? -eq 2 ]; check "import without inputs is a usage error" $?

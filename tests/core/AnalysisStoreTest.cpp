@@ -8,6 +8,7 @@
 #include "GeneratedTraces.h"
 #include "TestUtil.h"
 #include "tracelight/Analysis.h"
+#include "tracelight/Aggregates.h"
 #include "tracelight/AnalysisResults.h"
 #include "tracelight/Import.h"
 #include "tracelight/TraceStore.h"
@@ -149,4 +150,31 @@ TEST(AnalysisStore, UnanalysedRequestStillHasADetailOnLocalClocks) {
     EXPECT_EQ(detail->dag.segments.size(), 2u);
     EXPECT_EQ(detail->criticalPath.segments.size(), 2u);  // task order alone
     EXPECT_FALSE(loadModelGraph(*store.value()));
+}
+
+TEST(AnalysisStore, CategoryRulesAreStoredAndRegroupTheAggregates) {
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 500);
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    EXPECT_EQ(loadCategoryRules(*store).toJson(), CategoryRules::defaults().toJson());
+    auto rules = CategoryRules::fromJson(R"json([{"category":"network","field":"network"},{"category":"server","field":"host","pattern":"^(web|cache)"}])json");
+    ASSERT_TRUE(rules);
+    ASSERT_TRUE(saveCategoryRules(*store, rules.value()));
+    EXPECT_EQ(loadCategoryRules(*store).toJson(), rules->toJson());
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis) << analysis.message();
+    const RequestAggregates a = computeAggregates(analysis.value(), loadCategoryRules(*store));
+    EXPECT_GE(a.categoryIndex("server"), 0);
+    EXPECT_EQ(a.categoryIndex("web"), -1);
+    EXPECT_GE(a.categoryIndex("client"), 0);
+    // The stored model's numbering survives loading: every request's critical path is as analysed.
+    for (const char* name : {"req-1", "req-250"}) {
+        auto cached = loadRequestAnalysis(*store, name);
+        ASSERT_TRUE(cached);
+        const auto row = *store->requestByName(name);
+        std::size_t r = 0;
+        while (a.ids[r] != row) ++r;
+        EXPECT_NEAR(a.latencyUs[r], cached->latencyUs, 1.0);
+        EXPECT_EQ(a.pathBegin[r + 1] - a.pathBegin[r], cached->criticalPath.size());
+    }
 }
