@@ -65,9 +65,10 @@ AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
         m_outlierSummary = new QLabel(page);
         m_outlierTable = new QTableWidget(page);
         m_outlierTable->setColumnCount(4);
-        m_outlierTable->setHorizontalHeaderLabels({tr("Segment type"), tr("Share of critical path in outliers"),
-                                                   tr("… in the rest"), tr("Ratio")});
+        m_outlierTable->setHorizontalHeaderLabels({tr("Segment type"), tr("Critical-path share, outliers"),
+                                                   tr("Critical-path share, rest"), tr("Ratio")});
         m_outlierTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+        for (int c = 1; c < 4; ++c) m_outlierTable->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
         m_outlierTable->verticalHeader()->setVisible(false);
         m_outlierTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
         auto* controls = new QHBoxLayout;
