@@ -24,11 +24,7 @@ int breakdownCommand(const Args& args) {
     bool json = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        auto value = [&](std::string& out) {
-            if (i + 1 >= args.size()) return false;
-            out = args[++i];
-            return true;
-        };
+        auto value = [&](std::string& out) { return optionValue(args, i, out); };
         if (a == "-h" || a == "--help") {
             std::cout << "Usage: tracelight-cli breakdown DB [--period P] [--by ATTR] [--outliers FRACTION] --json\n\n"
                          "Per category (network, and each host role, or your rules): mean summed delay and mean time on the\n"

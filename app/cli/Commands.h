@@ -16,6 +16,13 @@ int slackCommand(const Args& args);
 int breakdownCommand(const Args& args);
 int renderCommand(const Args& args);
 
+// The value after option i (advancing i), or false when the option is the last argument.
+inline bool optionValue(const Args& args, std::size_t& i, std::string& out) {
+    if (i + 1 >= args.size()) return false;
+    out = args[++i];
+    return true;
+}
+
 // Prints "tracelight-cli: <message>" to stderr and returns 1.
 int fail(const std::string& message);
 // Prints a usage error and the command's help hint; returns 2.

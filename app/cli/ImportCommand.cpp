@@ -37,11 +37,7 @@ int importCommand(const Args& args) {
     bool quiet = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        auto value = [&](std::string& out) {
-            if (i + 1 >= args.size()) return false;
-            out = args[++i];
-            return true;
-        };
+        auto value = [&](std::string& out) { return optionValue(args, i, out); };
         if (a == "-h" || a == "--help") {
             importHelp(std::cout);
             return 0;

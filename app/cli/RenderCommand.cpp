@@ -32,11 +32,7 @@ int renderCommand(const Args& args) {
     bool local = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        auto value = [&](std::string& target) {
-            if (i + 1 >= args.size()) return false;
-            target = args[++i];
-            return true;
-        };
+        auto value = [&](std::string& out) { return optionValue(args, i, out); };
         if (a == "-h" || a == "--help") {
             std::cout << kRenderHelp;
             return 0;

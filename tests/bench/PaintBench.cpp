@@ -49,31 +49,7 @@ void BM_GraphLayout300(benchmark::State& state) {
 BENCHMARK(BM_GraphLayout300)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // The slack scatter at a million requests (heat-map mode): building the map and replotting.
-std::shared_ptr<RequestAggregates> syntheticAggregates(std::size_t n) {
-    auto a = std::make_shared<RequestAggregates>();
-    a->categories = {"server", "network"};
-    a->typeCategory = {0, 1};
-    std::uint32_t seed = 1;
-    auto next = [&] { return (seed = seed * 1664525u + 1013904223u) >> 8; };
-    for (std::size_t r = 0; r < n; ++r) {
-        a->ids.emplace_back(static_cast<std::uint32_t>(r + 1));
-        const float server = float(next() % 200000), network = float(next() % 800000);
-        a->latencyUs.push_back(server + network);
-        a->blindUs.push_back(0);
-        for (float v : {server, network}) {
-            a->summedUs.push_back(v);
-            a->criticalUs.push_back(v);
-            a->spanUs.push_back(v);
-        }
-        a->slackUs.push_back(float(next() % 300000));
-        a->slackUs.push_back(0);
-        a->pathBegin.push_back(r * 2);
-        a->pathType.insert(a->pathType.end(), {0, 1});
-        a->pathUs.insert(a->pathUs.end(), {server, network});
-    }
-    a->pathBegin.push_back(n * 2);
-    return a;
-}
+std::shared_ptr<RequestAggregates> syntheticAggregates(std::size_t n) { return test::makeAggregates(n, true); }
 
 void BM_ScatterSetData1M(benchmark::State& state) {
     widgets::SlackScatter scatter;

@@ -11,36 +11,12 @@
 #include "CdfPlot.h"
 #include "PlotExport.h"
 #include "SlackScatter.h"
+#include "ViewFixtures.h"
 
 using namespace tracelight;
 using namespace tracelight::widgets;
 
-namespace {
-// n requests, two categories: "server" time i ms with slack (n - i) ms, "network" 10 ms; latency = both.
-std::shared_ptr<RequestAggregates> makeAggregates(std::size_t n) {
-    auto a = std::make_shared<RequestAggregates>();
-    a->categories = {"server", "network"};
-    a->typeCategory = {0, 1};
-    for (std::size_t r = 0; r < n; ++r) {
-        a->ids.emplace_back(static_cast<std::uint32_t>(r + 1));
-        const float server = 1000.f * float(r % 100), network = 10000.f;
-        a->latencyUs.push_back(server + network);
-        a->blindUs.push_back(0);
-        for (float v : {server, network}) {
-            a->summedUs.push_back(v);
-            a->criticalUs.push_back(v);
-            a->spanUs.push_back(v);
-        }
-        a->slackUs.push_back(1000.f * float(100 - r % 100));
-        a->slackUs.push_back(0);
-        a->pathBegin.push_back(r * 2);
-        a->pathType.insert(a->pathType.end(), {0, 1});
-        a->pathUs.insert(a->pathUs.end(), {server, network});
-    }
-    a->pathBegin.push_back(n * 2);
-    return a;
-}
-} // namespace
+using test::makeAggregates;
 
 TEST(BreakdownPlot, StacksSummedAndCriticalBarsPerCategory) {
     BreakdownPlot plot;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tracelight/Aggregates.h"
 #include "tracelight/AnalysisResults.h"
 #include "tracelight/Slack.h"
 
@@ -83,6 +84,35 @@ inline std::shared_ptr<ModelGraph> makeGraph(int n) {
     }
     g->convergence = {{10, 500, 400}, {100, 300, 200}, {1000, 250, 150}};
     return g;
+}
+
+// n requests over two categories, "server" and "network". Deterministic: server time (r % 100) ms with
+// (100 - r % 100) ms of slack, network 10 ms. Randomised (benchmarks): times spread pseudo-randomly.
+inline std::shared_ptr<RequestAggregates> makeAggregates(std::size_t n, bool randomised = false) {
+    auto a = std::make_shared<RequestAggregates>();
+    a->categories = {"server", "network"};
+    a->typeCategory = {0, 1};
+    std::uint32_t seed = 1;
+    auto next = [&] { return (seed = seed * 1664525u + 1013904223u) >> 8; };
+    for (std::size_t r = 0; r < n; ++r) {
+        a->ids.emplace_back(static_cast<std::uint32_t>(r + 1));
+        const float server = randomised ? float(next() % 200000) : 1000.f * float(r % 100);
+        const float network = randomised ? float(next() % 800000) : 10000.f;
+        a->latencyUs.push_back(server + network);
+        a->blindUs.push_back(0);
+        for (float v : {server, network}) {
+            a->summedUs.push_back(v);
+            a->criticalUs.push_back(v);
+            a->spanUs.push_back(v);
+        }
+        a->slackUs.push_back(randomised ? float(next() % 300000) : 1000.f * float(100 - r % 100));
+        a->slackUs.push_back(0);
+        a->pathBegin.push_back(r * 2);
+        a->pathType.insert(a->pathType.end(), {0, 1});
+        a->pathUs.insert(a->pathUs.end(), {server, network});
+    }
+    a->pathBegin.push_back(n * 2);
+    return a;
 }
 
 } // namespace tracelight::test
