@@ -32,7 +32,8 @@ CategoryEditor::CategoryEditor(const CategoryRules& rules, QWidget* parent) : QD
     connect(remove, &QPushButton::clicked, this, [this] { m_table->removeRow(m_table->currentRow()); });
     connect(defaults, &QPushButton::clicked, this, [this] {
         m_table->setRowCount(0);
-        for (const auto& r : CategoryRules::defaults().rules()) addRow(r);
+        const CategoryRules defaults = CategoryRules::defaults();  // named: rules() refers into it
+        for (const auto& r : defaults.rules()) addRow(r);
     });
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &CategoryEditor::accept);
