@@ -51,7 +51,7 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
             const auto edgeIndex = static_cast<std::size_t>(std::atoi(id + 1));
             const bezier& bz = ED_spl(e)->list[0];
             auto& path = result.edgePaths[edgeIndex];
-            for (std::size_t k = 0; k < bz.size; ++k) path.emplace_back(bz.list[k].x, height - bz.list[k].y);
+            for (int k = 0; k < bz.size; ++k) path.emplace_back(bz.list[k].x, height - bz.list[k].y);
         }
     }
     gvFreeLayout(gvc, g);

@@ -24,7 +24,6 @@
 namespace tracelight::widgets {
 
 namespace {
-QString typeLabel(const SegmentTypeStats& t) { return QString::fromStdString(t.startEvent + " → " + t.endEvent); }
 // Three short lines fit a layered layout better than one long one: task, start event, end event.
 QStringList nodeLines(const SegmentTypeStats& t) {
     return {QString::fromStdString(t.task), QString::fromStdString(t.startEvent) + QStringLiteral(" →"), QString::fromStdString(t.endEvent)};

@@ -188,7 +188,9 @@ TEST(AnalysisTruth, CriticalPathsAndSlackMatchTheTruth) {
         for (auto v : cp.segments) inferredPath.push_back(t.data.segmentName(dag.segments[v].type));
         for (int v : truth.criticalPath) truePath.push_back(PageLoadGenerator::segmentLabel(truth.segments[v]));
         pathMatches += inferredPath == truePath;
-        if (r < 200) EXPECT_EQ(inferredPath, truePath) << "request " << r;
+        if (r < 200) {
+            EXPECT_EQ(inferredPath, truePath) << "request " << r;
+        }
 
         // Slack, segment by segment (segments are matched by type). Skew error can enter only through
         // waits measured across two hosts: bound it by twice the largest offset error of the request's hosts.
