@@ -25,6 +25,8 @@ public:
         if (m_stages) m_stages->push_back({stage, std::chrono::duration<double>(now - m_last).count()});
         m_last = now;
     }
+    // Starts the next stage now, for time already accounted for elsewhere.
+    void restart() { m_last = std::chrono::steady_clock::now(); }
 
 private:
     std::vector<StageTiming>* m_stages;
@@ -159,8 +161,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     auto analysis = analyzeInMemory(std::move(data.value()), options, &inner, &inferring, cancel);
     if (!analysis) return analysis.status();
     summary.stages.insert(summary.stages.end(), inner.begin(), inner.end());
-    clock.done("(bookkeeping)");
-    summary.stages.pop_back();
+    clock.restart();  // analyzeInMemory timed its own stages
     const TraceData& td = analysis->data;
     const ClockOffsets& offsets = analysis->offsets;
     const CausalModel& model = analysis->model;
@@ -236,8 +237,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         slackSeconds = std::max(slackSeconds, slackTime);
     });
     if (cancelled) return Status::error("cancelled");
-    clock.done("(per-request)");
-    summary.stages.pop_back();
+    clock.restart();  // the shards timed themselves
     summary.stages.push_back({"critical path (dag + walk)", criticalSeconds});
     summary.stages.push_back({"slack", slackSeconds});
 

@@ -322,21 +322,13 @@ public:
             for (auto a : members)
                 for (auto b : members) model.m_support[a * n + b] += static_cast<std::uint32_t>(count);
         }
+        // The final point covers every request analysed (the merged state holds them all).
+        const ConvergencePoint last = merged.alive();
         model.m_convergence = std::move(merged.convergence);
         model.m_hbAlive = std::move(merged.hbAlive);
         model.m_meAlive = std::move(merged.meAlive);
         model.m_orderSeen = std::move(merged.orderSeen);
         model.computeConfirmed();
-        ConvergencePoint last = ShardState(n).alive();
-        {
-            // The final point covers every request analysed.
-            ShardState summary(n);
-            summary.hbAlive = model.m_hbAlive;
-            summary.meAlive = model.m_meAlive;
-            summary.seen = merged.seen;
-            summary.requests = model.m_requests;
-            last = summary.alive();
-        }
         if (model.m_convergence.empty() || model.m_convergence.back().requests != last.requests)
             model.m_convergence.push_back(last);
 
