@@ -90,17 +90,11 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
     return 0;
 }
 
-// Opens the database and makes sure current results exist, analysing first when they do not.
-Result<std::unique_ptr<TraceStore>> openAnalysed(const CommonOptions& o) {
-    auto store = TraceStore::open(o.db, TraceStore::Mode::ReadWrite);
-    if (!store) return store;
-    if (!analysisIsCurrent(*store.value(), o.analysis)) {
-        if (!o.quiet) std::fprintf(stderr, "tracelight-cli: %s has no current analysis; analysing it now\n", o.db.c_str());
-        CommonOptions quiet = o;
-        quiet.quiet = true;
-        if (runAnalysis(*store.value(), quiet) != 0) return Status::error("analysis failed");
-    }
-    return store;
+// One request's cached critical path and slack, analysing the database first when needed.
+Result<RequestAnalysis> analysedRequest(const CommonOptions& o) {
+    auto store = openAnalysed(o.db, o.analysis, o.quiet);
+    if (!store) return store.status();
+    return loadRequestAnalysis(*store.value(), o.request);
 }
 
 void writeSegment(JsonWriter& w, const RequestSegment& s) {
@@ -108,6 +102,17 @@ void writeSegment(JsonWriter& w, const RequestSegment& s) {
 }
 
 } // namespace
+
+Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const AnalysisOptions& options, bool quiet) {
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite);
+    if (!store) return store;
+    if (!analysisIsCurrent(*store.value(), options)) {
+        if (!quiet) std::fprintf(stderr, "tracelight-cli: %s has no current analysis; analysing it now\n", db.c_str());
+        auto analysed = analyzeStore(*store.value(), options);
+        if (!analysed) return analysed.status();
+    }
+    return store;
+}
 
 int analyzeCommand(const Args& args) {
     CommonOptions o;
@@ -129,7 +134,7 @@ int modelCommand(const Args& args) {
                                          "\"confirmed\"}], \"convergence\": [...]}. Analyses DB first when needed.\n\nOptions:\n") +
                              kAnalysisOptionsHelp + "  --json             JSON output (the only output for now)\n";
     if (int r = parseCommon("model", args, o, false, help.c_str()); r >= 0) return r;
-    auto store = openAnalysed(o);
+    auto store = openAnalysed(o.db, o.analysis, o.quiet);
     if (!store) return fail(store.message());
     auto json = cachedModelJson(*store.value(), o.analysis);
     if (!json) return fail(json.message());
@@ -144,9 +149,7 @@ int criticalPathCommand(const Args& args) {
                                          "\"blind\": [{\"start_us\", \"duration_us\"}]}; times relative to the request's first event.\n\nOptions:\n") +
                              kAnalysisOptionsHelp;
     if (int r = parseCommon("critical-path", args, o, true, help.c_str()); r >= 0) return r;
-    auto store = openAnalysed(o);
-    if (!store) return fail(store.message());
-    auto a = loadRequestAnalysis(*store.value(), o.request);
+    auto a = analysedRequest(o);
     if (!a) return fail(a.message());
     JsonWriter w;
     w.beginObject().key("request").value(a->request).key("latency_us").value(a->latencyUs).key("blind_us").value(a->blindUs);
@@ -170,9 +173,7 @@ int slackCommand(const Args& args) {
                                          "{\"request\", \"segments\": [{\"segment\", \"duration_us\", \"slack_us\"}]}: how much each segment\n"
                                          "could grow before the request's latency grows.\n\nOptions:\n") + kAnalysisOptionsHelp;
     if (int r = parseCommon("slack", args, o, true, help.c_str()); r >= 0) return r;
-    auto store = openAnalysed(o);
-    if (!store) return fail(store.message());
-    auto a = loadRequestAnalysis(*store.value(), o.request);
+    auto a = analysedRequest(o);
     if (!a) return fail(a.message());
     JsonWriter w;
     w.beginObject().key("request").value(a->request).key("segments").beginArray();

@@ -9,6 +9,8 @@
 namespace tracelight::cli {
 
 namespace {
+constexpr char kOtherPeriod = '\x01';  // marks requests outside the chosen period while stratifying
+
 void writeCategories(JsonWriter& w, const Breakdown& b) {
     w.beginArray();
     for (const auto& c : b.categories)
@@ -61,12 +63,8 @@ int breakdownCommand(const Args& args) {
     }
     if (db.empty()) return usageError("breakdown", "no database given");
     (void)json;
-    auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite);
+    auto store = openAnalysed(db, AnalysisOptions{}, true);
     if (!store) return fail(store.message());
-    if (!analysisIsCurrent(*store.value(), AnalysisOptions{})) {
-        auto analysed = analyzeStore(*store.value(), AnalysisOptions{});
-        if (!analysed) return fail(analysed.message());
-    }
     auto analysis = loadAnalysis(*store.value());
     if (!analysis) return fail(analysis.message());
     const RequestAggregates a = computeAggregates(analysis.value(), loadCategoryRules(*store.value()));
@@ -87,10 +85,10 @@ int breakdownCommand(const Args& args) {
             std::vector<bool> keep(values.size(), false);
             for (auto r : rows) keep[r] = true;
             for (std::size_t r = 0; r < values.size(); ++r)
-                if (!keep[r]) values[r] = "\x01";
+                if (!keep[r]) values[r].assign(1, kOtherPeriod);
         }
         for (const auto& s : stratify(a, values)) {
-            if (s.value == "\x01") continue;
+            if (s.value.size() == 1 && s.value[0] == kOtherPeriod) continue;
             w.beginObject().key("attr").value(by).key("value").value(s.value).key("requests").value(s.breakdown.requests)
                 .key("categories");
             writeCategories(w, s.breakdown);

@@ -1,7 +1,11 @@
 #pragma once
 // tracelight-cli sub-commands. Each returns the process exit status: 0 ok, 1 failed, 2 usage error.
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "tracelight/Analysis.h"
+#include "tracelight/TraceStore.h"
 
 namespace tracelight::cli {
 
@@ -22,6 +26,10 @@ inline bool optionValue(const Args& args, std::size_t& i, std::string& out) {
     out = args[++i];
     return true;
 }
+
+// Opens a database for writing with current analysis results, analysing it first when they are
+// missing or stale (saying so on stderr unless quiet).
+Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const AnalysisOptions& options, bool quiet);
 
 // Prints "tracelight-cli: <message>" to stderr and returns 1.
 int fail(const std::string& message);
