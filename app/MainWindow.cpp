@@ -187,8 +187,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             out += e.from == s;
         }
         m_statusText->setText(tr("%1: %2, %3 · %4 dependencies in, %5 out")
-                                  .arg(QString::fromStdString(d->segmentNames[s]), formatDurationText(d->dag.segments[s].durationUs()),
-                                       d->critical[s] ? tr("critical") : tr("slack %1").arg(formatDurationText(d->slackUs[s])))
+                                  .arg(QString::fromStdString(d->segmentNames[s]), widgets::formatDuration(d->dag.segments[s].durationUs()),
+                                       d->critical[s] ? tr("critical") : tr("slack %1").arg(widgets::formatDuration(d->slackUs[s])))
                                   .arg(in)
                                   .arg(out));
         m_model->selectType(QString::fromStdString(d->segmentNames[s]));
@@ -213,8 +213,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() {
     for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob}) runner->cancel();
 }
-
-QString MainWindow::formatDurationText(double us) { return widgets::formatDuration(us); }
 
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));

@@ -62,7 +62,6 @@ private:
     void showRequest(RequestId id);
     void selectRequestByName(const QString& name);
     void checkIdle();
-    static QString formatDurationText(double us);
 
     std::unique_ptr<TraceStore> m_store;  // the GUI thread's own connection
     QString m_path;

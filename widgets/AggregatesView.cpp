@@ -141,7 +141,7 @@ AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
             m_withinValue->clear();
             if (m_withinAttribute->currentIndex() > 0 && m_attributeValues) {
                 std::map<std::string, int> counts;
-                for (const auto& v : m_attributeValues(m_withinAttribute->currentText())) ++counts[v];
+                for (const auto& v : attribute(m_withinAttribute->currentText())) ++counts[v];
                 std::vector<std::pair<int, std::string>> ordered;
                 for (const auto& [v, n] : counts)
                     if (!v.empty()) ordered.emplace_back(-n, v);
@@ -196,11 +196,18 @@ AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
 
 void AggregatesView::showPage(int index) { m_pages->setCurrentIndex(index); }
 
+const std::vector<std::string>& AggregatesView::attribute(const QString& key) {
+    auto it = m_attributeCache.find(key);
+    if (it == m_attributeCache.end()) it = m_attributeCache.emplace(key, m_attributeValues(key)).first;
+    return it->second;
+}
+
 void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggregates, QStringList attributeKeys,
                                    std::function<std::vector<std::string>(const QString&)> attributeValues,
                                    std::function<QString(std::uint32_t)> typeName) {
     m_data = std::move(aggregates);
     m_attributeValues = std::move(attributeValues);
+    m_attributeCache.clear();
     m_typeName = std::move(typeName);
     for (QComboBox* box : {m_stratifyBy, m_scatterCategory, m_slackCategory, m_userAttribute, m_whatIfTarget, m_withinAttribute})
         box->blockSignals(true);
@@ -260,7 +267,7 @@ void AggregatesView::refreshBreakdown() {
     if (m_stratifyBy->currentIndex() <= 0 || !m_attributeValues) {
         groups.emplace_back(tr("all requests"), breakdown(*m_data));
     } else {
-        for (const auto& s : stratify(*m_data, m_attributeValues(m_stratifyBy->currentText())))
+        for (const auto& s : stratify(*m_data, attribute(m_stratifyBy->currentText())))
             groups.emplace_back(QString::fromStdString(s.value), s.breakdown);
     }
     m_breakdown->setBreakdowns(std::move(groups));
@@ -318,7 +325,7 @@ void AggregatesView::refreshSlackStudies() {
     // within one value of an attribute (one connection type, say).
     std::vector<std::uint32_t> rows;
     if (m_withinAttribute->currentIndex() > 0 && m_withinValue->currentIndex() >= 0 && m_attributeValues) {
-        const auto values = m_attributeValues(m_withinAttribute->currentText());
+        const auto& values = attribute(m_withinAttribute->currentText());
         const std::string wanted = m_withinValue->currentText().toStdString();
         for (std::size_t r = 0; r < values.size(); ++r)
             if (values[r] == wanted) rows.push_back(static_cast<std::uint32_t>(r));
@@ -346,7 +353,7 @@ void AggregatesView::refreshSlackStudies() {
     // Prediction from each user's previous request, at the CDF's cut-off.
     if (m_attributeValues && m_userAttribute->currentIndex() >= 0) {
         const double cutoff = m_slackCdf->cutOffMs() * 1000.0;
-        const auto p = predictSlack(*m_data, c, cutoff, m_attributeValues(m_userAttribute->currentText()));
+        const auto p = predictSlack(*m_data, c, cutoff, attribute(m_userAttribute->currentText()));
         m_prediction->setText(tr("<b>Predicting %1 slack ≥ %2 ms from the user's previous request</b> (%L3 pairs by <i>%4</i>):<br>"
                                  "predicted slack and had it %L5 · predicted slack, had none %L6 · predicted none, had none %L7 · "
                                  "predicted none, had slack %L8<br>type I (false alarm) rate %9 % · type II (miss) rate %10 %")

@@ -5,6 +5,7 @@
 // a user's previous request), and what-if re-scheduling. Results come from core; this view asks and draws.
 #include <QWidget>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include "tracelight/Aggregates.h"
@@ -51,9 +52,12 @@ private:
     void refreshOutliers();
     void refreshScatter();
     void refreshSlackStudies();
+    // A request attribute per row, read once per key: the slack studies ask again on every cut-off drag.
+    const std::vector<std::string>& attribute(const QString& key);
 
     std::shared_ptr<const RequestAggregates> m_data;
     std::function<std::vector<std::string>(const QString&)> m_attributeValues;
+    std::map<QString, std::vector<std::string>> m_attributeCache;
     std::function<QString(std::uint32_t)> m_typeName;
     QTabWidget* m_pages;
     // Breakdown page.
