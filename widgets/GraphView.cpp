@@ -62,20 +62,20 @@ void GraphView::setShowUnconfirmed(bool show) {
     update();
 }
 
-QSizeF GraphView::nodeSize(int node) const {
+double GraphView::sizeMeasure(int node) const {
+    const auto& t = m_graph->types[static_cast<std::size_t>(node)];
+    return m_sizeBy == NodeSize::MeanDuration ? t.meanDurationUs : double(t.criticalCount);
+}
+
+QSizeF GraphView::nodeSize(int node, double largestMeasure) const {
     const auto& t = m_graph->types[static_cast<std::size_t>(node)];
     QFont bold = font();
     bold.setBold(true);
     const QFontMetrics fm(font()), fmBold(bold);
     const QStringList lines = nodeLines(t);
     const double textWidth = std::max({fmBold.horizontalAdvance(lines[0]), fm.horizontalAdvance(lines[1]), fm.horizontalAdvance(lines[2])});
-    // Height encodes the chosen measure (relative to the largest), between 34 and 70 px.
-    double measure = 0, largest = 1e-9;
-    for (const auto& other : m_graph->types) {
-        const double v = m_sizeBy == NodeSize::MeanDuration ? other.meanDurationUs : double(other.criticalCount);
-        largest = std::max(largest, v);
-    }
-    measure = (m_sizeBy == NodeSize::MeanDuration ? t.meanDurationUs : double(t.criticalCount)) / largest;
+    // Three lines of text, plus up to 30 px more for the chosen measure relative to the largest.
+    const double measure = sizeMeasure(node) / std::max(1e-9, largestMeasure);
     const double textHeight = 3 * fm.height() + 8;
     return {textWidth + 12, textHeight + 30 * std::sqrt(std::clamp(measure, 0.0, 1.0))};
 }
@@ -85,8 +85,10 @@ void GraphView::relayout() {
     m_sizes.clear();
     if (m_graph) {
         GraphLayoutInput input;
+        double largest = 0;
+        for (std::size_t i = 0; i < m_graph->types.size(); ++i) largest = std::max(largest, sizeMeasure(static_cast<int>(i)));
         for (std::size_t i = 0; i < m_graph->types.size(); ++i) {
-            m_sizes.push_back(nodeSize(static_cast<int>(i)));
+            m_sizes.push_back(nodeSize(static_cast<int>(i), largest));
             input.nodes.push_back({m_sizes.back().width(), m_sizes.back().height()});
         }
         for (const auto& e : m_graph->happensBefore)

@@ -57,7 +57,8 @@ protected:
 
 private:
     void relayout();
-    QSizeF nodeSize(int node) const;
+    double sizeMeasure(int node) const;  // what node height encodes
+    QSizeF nodeSize(int node, double largestMeasure) const;
     QPointF toWidget(QPointF p) const { return p * m_scale + m_offset; }
     QPointF toGraph(QPointF p) const { return (p - m_offset) / m_scale; }
     bool edgeVisible(const ModelGraph::Edge& e) const;
