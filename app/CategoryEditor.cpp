@@ -10,7 +10,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "tracelight/Json.h"
+#include "tracelight/base/Json.h"
 
 namespace tracelight::app {
 

@@ -4,7 +4,7 @@
 // to their host's role.
 #include <QDialog>
 
-#include "tracelight/Categories.h"
+#include "tracelight/studies/Categories.h"
 
 class QTableWidget;
 

@@ -23,17 +23,17 @@
 #include <QVBoxLayout>
 #include <sqlite3.h>
 
-#include "AggregatesView.h"
+#include "aggregates/AggregatesView.h"
 #include "CategoryEditor.h"
-#include "GraphView.h"
-#include "JobRunner.h"
-#include "RequestTableModel.h"
-#include "TimeFormat.h"
-#include "WaterfallView.h"
-#include "tracelight/Analysis.h"
-#include "tracelight/AnalysisResults.h"
-#include "tracelight/Import.h"
-#include "tracelight/RequestTable.h"
+#include "graph/GraphView.h"
+#include "common/JobRunner.h"
+#include "models/RequestTableModel.h"
+#include "common/TimeFormat.h"
+#include "waterfall/WaterfallView.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/RequestTable.h"
 
 namespace tracelight::app {
 

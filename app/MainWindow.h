@@ -3,9 +3,9 @@
 #include <QMainWindow>
 #include <memory>
 
-#include "tracelight/Ids.h"
-#include "tracelight/Aggregates.h"
-#include "tracelight/TraceStore.h"
+#include "tracelight/base/Ids.h"
+#include "tracelight/studies/Aggregates.h"
+#include "tracelight/store/TraceStore.h"
 
 class QLabel;
 class QMenu;

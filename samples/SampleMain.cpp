@@ -8,7 +8,7 @@
 #include <string>
 
 #include "generator/PageLoadGenerator.h"
-#include "tracelight/Json.h"
+#include "tracelight/base/Json.h"
 
 using namespace tracelight;
 using namespace tracelight::samples;

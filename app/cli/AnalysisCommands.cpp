@@ -5,9 +5,9 @@
 #include <iostream>
 
 #include "Commands.h"
-#include "tracelight/Analysis.h"
-#include "tracelight/Json.h"
-#include "tracelight/TraceStore.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/store/TraceStore.h"
 
 namespace tracelight::cli {
 

@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "Commands.h"
-#include "tracelight/Aggregates.h"
-#include "tracelight/Json.h"
-#include "tracelight/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/store/TraceStore.h"
 
 namespace tracelight::cli {
 

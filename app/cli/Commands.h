@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "tracelight/Analysis.h"
-#include "tracelight/TraceStore.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/store/TraceStore.h"
 
 namespace tracelight::cli {
 

@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "Commands.h"
-#include "tracelight/Import.h"
-#include "tracelight/TraceStore.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
 
 namespace tracelight::cli {
 

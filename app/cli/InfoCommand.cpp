@@ -1,8 +1,8 @@
 #include <iostream>
 
 #include "Commands.h"
-#include "tracelight/Json.h"
-#include "tracelight/TraceStore.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/store/TraceStore.h"
 
 namespace tracelight::cli {
 

@@ -6,12 +6,12 @@
 #include <iostream>
 
 #include "Commands.h"
-#include "GraphView.h"
-#include "WaterfallView.h"
-#include "tracelight/Analysis.h"
-#include "tracelight/AnalysisResults.h"
-#include "tracelight/RequestTable.h"
-#include "tracelight/TraceStore.h"
+#include "graph/GraphView.h"
+#include "waterfall/WaterfallView.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/store/RequestTable.h"
+#include "tracelight/store/TraceStore.h"
 
 namespace tracelight::cli {
 

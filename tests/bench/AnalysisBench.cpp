@@ -2,9 +2,9 @@
 #include <benchmark/benchmark.h>
 
 #include "../core/GeneratedTraces.h"
-#include "tracelight/Analysis.h"
-#include "tracelight/RequestDag.h"
-#include "tracelight/Slack.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/RequestDag.h"
+#include "tracelight/analysis/Slack.h"
 
 using namespace tracelight;
 

@@ -8,8 +8,8 @@
 
 #include "ImportTiming.h"
 #include "generator/PageLoadGenerator.h"
-#include "tracelight/Import.h"
-#include "tracelight/TraceStore.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
 

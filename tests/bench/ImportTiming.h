@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <string>
 
-#include "tracelight/Import.h"
-#include "tracelight/TraceStore.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
 
 namespace tracelight::bench {
 

@@ -6,9 +6,9 @@
 #include <QImage>
 
 #include "../widgets/ViewFixtures.h"
-#include "GraphView.h"
-#include "SlackScatter.h"
-#include "WaterfallView.h"
+#include "graph/GraphView.h"
+#include "plots/SlackScatter.h"
+#include "waterfall/WaterfallView.h"
 
 using namespace tracelight;
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "ImportTiming.h"
-#include "tracelight/Import.h"
-#include "tracelight/TraceStore.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "generator/PageLoadGenerator.h"
-#include "tracelight/TraceData.h"
+#include "tracelight/analysis/TraceData.h"
 
 namespace tracelight::test {
 

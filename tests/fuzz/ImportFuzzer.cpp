@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <string>
 
-#include "tracelight/Import.h"
-#include "tracelight/TraceStore.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
 

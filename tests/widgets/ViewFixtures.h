@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "tracelight/Aggregates.h"
-#include "tracelight/AnalysisResults.h"
-#include "tracelight/Slack.h"
+#include "tracelight/studies/Aggregates.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/analysis/Slack.h"
 
 namespace tracelight::test {
 

@@ -1,0 +1,84 @@
+#pragma once
+// The whole analysis of a trace database: read -> clock skew -> model inference -> per-request
+// dependency graph, critical path and slack -> results cached in the store.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tracelight/analysis/ClockSkew.h"
+#include "tracelight/analysis/CriticalPath.h"
+#include "tracelight/analysis/ModelInference.h"
+#include "tracelight/base/Progress.h"
+#include "tracelight/base/Status.h"
+#include "tracelight/analysis/TraceData.h"
+
+namespace tracelight {
+
+class TraceStore;
+
+constexpr int kAnalysisVersion = 1;
+
+struct AnalysisOptions {
+    InferenceOptions inference;
+};
+
+// The parameters a cached result depends on, as stored beside it.
+std::string analysisParameters(const AnalysisOptions& options);
+
+struct StageTiming {
+    std::string stage;
+    double seconds = 0;
+};
+
+struct AnalysisSummary {
+    std::int64_t requests = 0;
+    std::int64_t segmentTypes = 0;
+    std::int64_t correctedHosts = 0;
+    std::int64_t happensBefore = 0;    // confirmed relations
+    std::int64_t mutualExclusion = 0;
+    std::int64_t pipelines = 0;
+    std::vector<StageTiming> stages;
+};
+
+// Everything computed in memory, before it is written (tests and benchmarks use this directly).
+struct InMemoryAnalysis {
+    TraceData data;
+    ClockOffsets offsets;
+    CausalModel model;
+};
+Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& options,
+                                         std::vector<StageTiming>* stages = nullptr,
+                                         const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
+SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads);
+
+// Runs the analysis and replaces the cached results in one transaction.
+Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& options,
+                                     const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
+
+// True when the store holds results of this analysis version with these parameters, newer than its last import.
+bool analysisIsCurrent(const TraceStore& store, const AnalysisOptions& options);
+
+// The cached model as JSON: {"requests", "support_floor", "relations": [...], "convergence": [...]}.
+Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptions& options);
+
+// One request's cached critical path and slack, with its segments on adjusted clocks.
+struct RequestSegment {
+    std::string task, startEvent, endEvent;
+    double startUs = 0;  // relative to the request's first event
+    double durationUs = 0;
+    double slackUs = 0;
+    bool network = false;
+};
+struct RequestAnalysis {
+    std::string request;
+    double startUs = 0;  // adjusted epoch time of the first event
+    double latencyUs = 0;
+    double blindUs = 0;
+    std::vector<RequestSegment> segments;
+    std::vector<std::uint32_t> criticalPath;  // indices into segments
+    std::vector<BlindInterval> blind;         // start relative to the request's first event
+};
+Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName);
+
+} // namespace tracelight

@@ -1,0 +1,78 @@
+#pragma once
+// Reading analysis results back for views: one request in full detail (its graph, critical path and
+// slack, on adjusted and local clocks), and the model as a graph of segment types with statistics.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tracelight/analysis/CriticalPath.h"
+#include "tracelight/analysis/ModelInference.h"
+#include "tracelight/analysis/RequestDag.h"
+#include "tracelight/base/Status.h"
+
+namespace tracelight {
+
+class TraceStore;
+
+struct RequestDetail {
+    RequestId id;
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> attributes;
+    bool analysed = false;                 // false: local clocks and task order only
+    std::vector<std::string> hosts;        // names, in order of first appearance
+    std::vector<std::string> tasks;
+    RequestDag dag;                        // adjusted clocks
+    std::vector<std::string> segmentNames; // "task:START->END"
+    std::vector<std::uint32_t> segmentTask;       // index into tasks
+    std::vector<std::uint32_t> segmentStartHost;  // index into hosts
+    std::vector<std::uint32_t> segmentEndHost;
+    std::vector<double> localStartUs, localEndUs;  // each event on its own host's clock
+    CriticalPath criticalPath;
+    std::vector<double> slackUs;
+    std::vector<bool> critical;            // per segment
+};
+
+Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request);
+
+struct SegmentTypeStats {
+    std::string task, startEvent, endEvent;
+    std::int64_t occurrences = 0;
+    double meanDurationUs = 0;
+    double networkShare = 0;        // of instances that cross hosts
+    std::int64_t criticalCount = 0; // requests where it was on the critical path
+    double meanCriticalUs = 0;      // mean time it contributed to the critical path, over all requests
+    std::vector<std::string> slowestCriticalRequests;  // up to 25, slowest first
+    std::string name() const { return task + ":" + startEvent + "->" + endEvent; }
+};
+
+struct ModelGraph {
+    std::int64_t requests = 0;
+    std::int64_t supportFloor = 0;
+    std::vector<SegmentTypeStats> types;  // index = segment type id
+    struct Edge {
+        std::uint32_t from, to;
+        std::int64_t support;
+        bool confirmed;
+    };
+    std::vector<Edge> happensBefore;       // transitively reduced, confirmed and unconfirmed
+    std::vector<Edge> mutualExclusion;     // unordered pairs (from < to)
+    std::vector<Edge> pipelines;           // producer -> consumer links
+    std::vector<ConvergencePoint> convergence;
+};
+
+Result<ModelGraph> loadModelGraph(const TraceStore& store);
+
+// The cached model with its segment types (label ids), when the store has one.
+struct StoredModel {
+    CausalModel model;
+    std::vector<SegmentType> types;
+};
+std::optional<StoredModel> loadStoredModel(const TraceStore& store);
+
+// Writers used by analyzeStore (inside its transaction).
+Status storeModel(TraceStore& store, const std::string& params, const TraceData& data, const CausalModel& model);
+Status storeSegmentStats(TraceStore& store, const std::string& params, const std::vector<SegmentTypeStats>& stats);
+
+} // namespace tracelight

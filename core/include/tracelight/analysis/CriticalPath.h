@@ -1,0 +1,30 @@
+#pragma once
+// The critical path of one request: from the segment that ends last, back through each segment's
+// last-arriving dependency. Its segments plus the blind time (waits no segment covers) add up to the
+// end-to-end latency exactly; blind time is reported with where it sits, never dropped.
+#include <cstdint>
+#include <vector>
+
+#include "tracelight/analysis/RequestDag.h"
+
+namespace tracelight {
+
+struct BlindInterval {
+    double startUs;     // adjusted time
+    double durationUs;
+};
+
+struct CriticalPath {
+    double latencyUs = 0;
+    double blindUs = 0;
+    std::vector<std::uint32_t> segments;  // indices into RequestDag::segments, first to last
+    std::vector<BlindInterval> blind;
+};
+
+// The dependency of segment v that finished last, or -1. Ties: a known link (a span child's return),
+// then the task's own previous segment, then inferred relations.
+int lastArrivingDependency(const RequestDag& dag, std::uint32_t v);
+
+CriticalPath computeCriticalPath(const RequestDag& dag);
+
+} // namespace tracelight

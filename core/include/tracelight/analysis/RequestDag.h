@@ -1,0 +1,53 @@
+#pragma once
+// One request's dependency graph: its segments as vertices; edges from task order, from known causal
+// links (span parent/child), from the model's
+// confirmed happens-before relations present in the request, and from mutual-exclusion and pipeline
+// relations resolved to the order this request took; then transitively reduced.
+#include <cstdint>
+#include <vector>
+
+#include "tracelight/analysis/ModelInference.h"
+#include "tracelight/analysis/Segments.h"
+
+namespace tracelight {
+
+enum class EdgeKind : std::uint8_t { TaskOrder, HappensBefore, MutualExclusion, Pipeline, Link };
+
+struct DagEdge {
+    std::uint32_t from;  // segment index
+    std::uint32_t to;
+    EdgeKind kind;
+};
+
+struct RequestDag {
+    std::vector<SegmentInstance> segments;
+    std::vector<DagEdge> edges;  // after transitive reduction, sorted by (to, from)
+    double startUs = 0;          // the request's first event
+    double endUs = 0;            // its last event
+
+    // Predecessors of v as a range into edges (edges are sorted by target).
+    std::vector<std::uint32_t> firstEdgeTo;  // size segments+1
+};
+
+// Segments by (start, end) time: a topological order, since every edge ends before its target starts.
+std::vector<std::uint32_t> timeOrder(const RequestDag& dag);
+// The segment that ends last (ties: the lowest index), where the critical path begins its walk back.
+std::uint32_t lastEndingSegment(const RequestDag& dag);
+
+// Reuses scratch memory across calls; one builder per thread.
+class RequestDagBuilder {
+public:
+    RequestDagBuilder(const CausalModel& model, const TraceData& data);
+    explicit RequestDagBuilder(const CausalModel& model);
+    void build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag,
+               std::span<const EventLink> links = {});
+    // For graphs built elsewhere (tests, span links): reduce and index the given edges.
+    static void finish(RequestDag& dag, std::vector<DagEdge> edges);
+
+private:
+    const CausalModel& m_model;
+    std::vector<int> m_local;  // segment type -> index in the current request, -1 when absent
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> m_pipelinesByType;
+};
+
+} // namespace tracelight

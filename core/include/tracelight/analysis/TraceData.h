@@ -1,0 +1,89 @@
+#pragma once
+// Every request's events in memory, read in one ordered scan of the store: contiguous arrays, interned
+// ids, segment types resolved once. The input to every analysis pass.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tracelight/base/Ids.h"
+#include "tracelight/base/Progress.h"
+#include "tracelight/base/Status.h"
+
+namespace tracelight {
+
+class TraceStore;
+
+using SegmentTypeId = TypedId<struct SegmentTypeTag>;
+using HostId = TypedId<struct HostTag>;  // dense index into TraceData::hostLabels
+
+// A segment type is <task, start event, end event>.
+struct SegmentType {
+    LabelId task, startEvent, endEvent;
+};
+
+struct EventRecord {
+    std::uint32_t task;         // label id
+    std::uint32_t event;        // label id
+    HostId host;                // dense host index
+    SegmentTypeId segmentType;  // of the segment this event ends; invalid for a task's first event
+    double localUs;             // the host's own clock
+};
+
+// A known causal edge between two events of one request (from span parent/child links), as indices
+// into the request's own events.
+struct EventLink {
+    std::uint32_t from, to;
+};
+
+struct TraceData {
+    std::vector<RequestId> requestIds;
+    std::vector<std::uint64_t> requestBegin;  // events of request r: [requestBegin[r], requestBegin[r+1])
+    std::vector<EventRecord> events;          // per request grouped by task, in task order
+    std::vector<SegmentType> segmentTypes;
+    std::vector<LabelId> hostLabels;          // HostId -> label
+    std::unordered_map<std::uint32_t, std::string> labels;  // label id -> text, for the labels in use
+    std::vector<EventLink> links;             // per request: [linkBegin[r], linkBegin[r+1])
+    std::vector<std::uint64_t> linkBegin;
+
+    std::size_t requestCount() const { return requestIds.size(); }
+    std::span<const EventRecord> eventsOf(std::size_t r) const {
+        return {events.data() + requestBegin[r], events.data() + requestBegin[r + 1]};
+    }
+    std::span<const EventLink> linksOf(std::size_t r) const {
+        if (linkBegin.size() <= r + 1) return {};
+        return {links.data() + linkBegin[r], links.data() + linkBegin[r + 1]};
+    }
+    std::string segmentName(SegmentTypeId id) const;  // "task:START->END"
+    const std::string& label(std::uint32_t id) const;
+};
+
+// Appends requests event by event, interning hosts and segment types. Events must come grouped by
+// request, and within a request grouped by task in task order.
+class TraceDataBuilder {
+public:
+    void setLabel(std::uint32_t id, std::string text) { m_data.labels[id] = std::move(text); }
+    void beginRequest(RequestId id);
+    void addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, double localUs);
+    // A link of the current request, by indices into its events (call after its events are added).
+    void addLink(std::uint32_t fromEvent, std::uint32_t toEvent);
+    std::size_t eventCount() const { return m_data.events.size(); }
+    void reserve(std::size_t requests, std::size_t events);
+    TraceData finish();
+
+private:
+    SegmentTypeId segmentType(std::uint32_t task, std::uint32_t start, std::uint32_t end);
+    TraceData m_data;
+    std::unordered_map<std::uint32_t, std::uint32_t> m_hostIndex;
+    std::unordered_map<std::uint64_t, std::uint32_t> m_typeIndex;
+    bool m_inRequest = false;
+    std::uint32_t m_task = 0, m_previousEvent = 0;
+    bool m_taskOpen = false;
+};
+
+// One scan of the events table in (request, task, position) order.
+Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* progress = nullptr,
+                                const CancelToken* cancel = nullptr);
+
+} // namespace tracelight

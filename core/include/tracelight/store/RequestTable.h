@@ -1,0 +1,36 @@
+#pragma once
+// Every request's summary in contiguous columns: what the request list shows and sorts.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tracelight/base/Ids.h"
+#include "tracelight/base/Progress.h"
+#include "tracelight/base/Status.h"
+
+namespace tracelight {
+
+class TraceStore;
+
+struct RequestTable {
+    std::vector<RequestId> ids;
+    std::vector<std::string> names;
+    std::vector<std::uint32_t> periodIndex;  // into periodNames
+    std::vector<double> startUs;             // adjusted when analysed, else the origin host's local clock
+    std::vector<double> latencyUs;
+    std::vector<std::uint32_t> hostCount;
+    std::vector<std::uint32_t> eventCount;
+    std::vector<std::string> periodNames;
+    bool skewCorrected = false;              // true once every request has adjusted times
+
+    std::size_t size() const { return ids.size(); }
+};
+
+// One scan of the requests table, in id order.
+Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken* cancel = nullptr);
+
+// Row order for a column: the permutation that sorts the table (stable, ties by id).
+enum class RequestColumn { Name, Period, Start, Latency, Hosts, Events };
+std::vector<std::uint32_t> sortedOrder(const RequestTable& table, RequestColumn column, bool descending);
+
+} // namespace tracelight

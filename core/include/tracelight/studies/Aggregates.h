@@ -1,0 +1,136 @@
+#pragma once
+// One request tells a story; a million tell the truth. Per-request, per-category facts gathered in one
+// sharded pass over every request's dependency graph, and the Mystery Machine's aggregate studies
+// over them: breakdown (summed delay vs critical path), stratification, outliers, slack studies,
+// and what-if re-scheduling.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/studies/Categories.h"
+
+namespace tracelight {
+
+class TraceStore;
+
+// Per request (rows) and category (columns): time in segments of the category, time it contributed
+// to the critical path, and its slack: that of its last-ending segment, i.e. how much later the
+// category could finish its part (+inf when absent).
+struct RequestAggregates {
+    std::vector<std::string> categories;
+    std::vector<int> typeCategory;       // segment type -> category index
+    std::vector<RequestId> ids;
+    std::vector<float> latencyUs, blindUs;
+    std::vector<float> summedUs, criticalUs, slackUs;  // [request * categories + c]
+    // From the category's first segment start to its last segment end: its part as one block (the
+    // Mystery Machine's "server generation time"); 0 when absent.
+    std::vector<float> spanUs;
+    // The critical path of each request as (segment type, duration), for outlier rankings.
+    std::vector<std::uint64_t> pathBegin;
+    std::vector<std::uint32_t> pathType;
+    std::vector<float> pathUs;
+
+    std::size_t requests() const { return ids.size(); }
+    std::size_t width() const { return categories.size(); }
+    float summed(std::size_t r, std::size_t c) const { return summedUs[r * width() + c]; }
+    float critical(std::size_t r, std::size_t c) const { return criticalUs[r * width() + c]; }
+    float slack(std::size_t r, std::size_t c) const { return slackUs[r * width() + c]; }
+    float span(std::size_t r, std::size_t c) const { return spanUs[r * width() + c]; }
+    int categoryIndex(std::string_view name) const;
+};
+
+RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads = 0,
+                                    const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
+
+// An analysed database in memory, with segment types numbered as the stored model numbers them.
+Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSink* progress = nullptr,
+                                      const CancelToken* cancel = nullptr);
+// Category rules kept in the database (the defaults when none were saved).
+CategoryRules loadCategoryRules(const TraceStore& store);
+Status saveCategoryRules(TraceStore& store, const CategoryRules& rules);
+
+// A request attribute per row (empty where absent), and the rows of one period.
+std::vector<std::string> attributeValues(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view key);
+std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view period);
+
+// ---- studies -------------------------------------------------------------------------------------
+
+struct CategoryBreakdown {
+    std::string name;
+    double summedUs = 0;    // mean over requests
+    double criticalUs = 0;  // mean over requests
+    double criticalShare = 0;  // of the mean latency
+};
+struct Breakdown {
+    std::int64_t requests = 0;
+    double meanLatencyUs = 0;
+    std::vector<CategoryBreakdown> categories;  // plus "blind", last, so critical times add up to the mean latency
+};
+// rows: the requests to include (empty: all).
+Breakdown breakdown(const RequestAggregates& a, const std::vector<std::uint32_t>& rows = {});
+
+struct Stratum {
+    std::string value;
+    std::vector<std::uint32_t> rows;
+    Breakdown breakdown;
+};
+// Groups requests by an attribute's value; a numeric attribute is cut into `quantiles` equal-population
+// ranges ("[a, b)"). values: the attribute per request row (empty = absent, grouped as "(none)").
+std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std::string>& values, int quantiles = 4);
+
+// Each request's share of its critical path spent in a category, sorted ascending (a CDF's x values).
+std::vector<float> criticalShareCdf(const RequestAggregates& a, std::size_t category);
+
+struct OutlierSegment {
+    std::uint32_t type;
+    double outlierShare = 0, restShare = 0, ratio = 0;  // share of critical-path time, in each set
+};
+struct Outliers {
+    double thresholdUs = 0;
+    std::int64_t outlierRequests = 0;
+    std::vector<OutlierSegment> segments;  // most over-represented in the outliers first
+};
+// The top `fraction` of requests by latency against the rest (types seen on fewer than minimumPaths
+// critical paths are left out).
+// rows: the requests to compare (empty: all).
+Outliers outliers(const RequestAggregates& a, double fraction = 0.05, std::int64_t minimumPaths = 20,
+                  const std::vector<std::uint32_t>& rows = {});
+
+// Slack validation (Mystery Machine, case study 2): equal-population buckets of a category's slack, and
+// in each the correlation of that category's time (its span, first start to last end) with
+// end-to-end latency.
+struct SlackBucket {
+    double slackFromUs = 0, slackToUs = 0;
+    std::int64_t requests = 0;
+    double correlation = 0;  // Pearson, of the category's time with the latency
+    double slope = 0;        // least-squares: microseconds of latency per microsecond of category time
+};
+// rows: the requests to study (empty: all) — e.g. one connection type, so that a second, dominant
+// source of latency variance does not mask the effect.
+std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t category, int buckets = 5,
+                                      const std::vector<std::uint32_t>& rows = {});
+
+// Does a user's previous request predict this one's slack? "Slack" means at least cutoffUs.
+struct SlackPrediction {
+    std::int64_t pairs = 0;          // consecutive requests of one user
+    std::int64_t truePositive = 0, falsePositive = 0, trueNegative = 0, falseNegative = 0;
+    double typeOneRate() const { return falsePositive + trueNegative ? double(falsePositive) / double(falsePositive + trueNegative) : 0; }
+    double typeTwoRate() const { return truePositive + falseNegative ? double(falseNegative) / double(truePositive + falseNegative) : 0; }
+};
+// users: the user attribute per request row; requests are taken in row (id) order.
+SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, double cutoffUs, const std::vector<std::string>& users);
+
+// What if every segment of a type (or category) took `factor` times as long? Each request's graph is
+// re-scheduled with the fixed waits held; returns the new end-to-end latencies (request row order).
+struct WhatIfTarget {
+    int type = -1;      // a segment type, or
+    int category = -1;  // a category index
+};
+std::vector<float> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
+                          double addUs = 0, unsigned threads = 0, const CancelToken* cancel = nullptr);
+
+double quantile(std::vector<float> values, double q);  // q in [0, 1]
+
+} // namespace tracelight

@@ -1,0 +1,418 @@
+#include "tracelight/analysis/Analysis.h"
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+#include "store/Sqlite.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/analysis/RequestDag.h"
+#include "tracelight/analysis/Slack.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight {
+
+namespace {
+
+constexpr std::uint8_t kBlobVersion = 1;
+
+class StageClock {
+public:
+    explicit StageClock(std::vector<StageTiming>* stages) : m_stages(stages) {}
+    void done(const char* stage) {
+        const auto now = std::chrono::steady_clock::now();
+        if (m_stages) m_stages->push_back({stage, std::chrono::duration<double>(now - m_last).count()});
+        m_last = now;
+    }
+    // Starts the next stage now, for time already accounted for elsewhere.
+    void restart() { m_last = std::chrono::steady_clock::now(); }
+
+private:
+    std::vector<StageTiming>* m_stages;
+    std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
+};
+
+// Per-request result blob: slack per segment (float32), the critical path, the blind intervals.
+template <typename T>
+void put(std::string& out, T value) {
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    out.append(bytes, sizeof(T));
+}
+template <typename T>
+bool get(std::string_view& in, T& value) {
+    if (in.size() < sizeof(T)) return false;
+    std::memcpy(&value, in.data(), sizeof(T));
+    in.remove_prefix(sizeof(T));
+    return true;
+}
+
+std::string encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const std::vector<double>& slack) {
+    std::string out;
+    out.reserve(16 + dag.segments.size() * 4 + cp.segments.size() * 4 + cp.blind.size() * 16);
+    put(out, kBlobVersion);
+    put(out, static_cast<std::uint32_t>(dag.segments.size()));
+    for (double s : slack) put(out, static_cast<float>(s));
+    put(out, static_cast<std::uint32_t>(cp.segments.size()));
+    for (auto v : cp.segments) put(out, v);
+    put(out, static_cast<std::uint32_t>(cp.blind.size()));
+    for (const auto& b : cp.blind) {
+        put(out, b.startUs - dag.startUs);
+        put(out, b.durationUs);
+    }
+    return out;
+}
+
+std::string storedParameters(const TraceStore& store, const AnalysisOptions& options) {
+    sqlite::Statement q(store.db(), "SELECT COALESCE(MAX(id), 0) FROM imports");
+    q.step();
+    return analysisParameters(options) + ";imports=" + std::to_string(q.int64(0));
+}
+
+std::string modelJson(const TraceData& data, const CausalModel& model) {
+    JsonWriter w;
+    auto segment = [&](SegmentTypeId id) {
+        const SegmentType& t = data.segmentTypes[id.value];
+        w.beginObject().key("task").value(data.label(t.task.value)).key("start").value(data.label(t.startEvent.value))
+            .key("end").value(data.label(t.endEvent.value)).endObject();
+    };
+    auto relation = [&](const char* kind, SegmentTypeId a, SegmentTypeId b, std::int64_t support) {
+        w.beginObject().key("kind").value(kind).key("a");
+        segment(a);
+        w.key("b");
+        segment(b);
+        w.key("support").value(support).key("confirmed").value(support >= model.supportFloor()).endObject();
+    };
+    const auto n = static_cast<std::uint32_t>(model.typeCount());
+    w.beginObject().key("requests").value(model.requestsAnalysed()).key("support_floor").value(model.supportFloor());
+    w.key("relations").beginArray();
+    for (std::uint32_t a = 0; a < n; ++a)
+        for (std::uint32_t b = 0; b < n; ++b)
+            if (model.happensBefore(SegmentTypeId(a), SegmentTypeId(b), false))
+                relation("happens_before", SegmentTypeId(a), SegmentTypeId(b), model.support(SegmentTypeId(a), SegmentTypeId(b)));
+    for (std::uint32_t a = 0; a < n; ++a)
+        for (std::uint32_t b = a + 1; b < n; ++b)
+            if (model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b), false))
+                relation("mutual_exclusion", SegmentTypeId(a), SegmentTypeId(b), model.support(SegmentTypeId(a), SegmentTypeId(b)));
+    // A pipeline relation links a producer to its consumer; pairs of links that keep FIFO order form the pipeline.
+    std::vector<std::pair<std::uint64_t, std::int64_t>> links;
+    for (const auto& p : model.pipelines())
+        for (const auto& l : {p.first, p.second}) {
+            const std::uint64_t key = (std::uint64_t(l.producer.value) << 32) | l.consumer.value;
+            bool found = false;
+            for (auto& [k, s] : links)
+                if (k == key) { s = std::max(s, p.support); found = true; }
+            if (!found) links.emplace_back(key, p.support);
+        }
+    for (const auto& [key, support] : links)
+        relation("pipeline", SegmentTypeId(static_cast<std::uint32_t>(key >> 32)), SegmentTypeId(static_cast<std::uint32_t>(key)), support);
+    w.endArray().key("convergence").beginArray();
+    for (const auto& p : model.convergence())
+        w.beginObject().key("requests").value(p.requests).key("happens_before").value(p.happensBeforeAlive)
+            .key("mutual_exclusion").value(p.mutualExclusionAlive).endObject();
+    w.endArray().endObject();
+    return w.text();
+}
+
+} // namespace
+
+std::string analysisParameters(const AnalysisOptions& options) {
+    return "support_floor=" + std::to_string(options.inference.supportFloor) +
+           (options.inference.maxRequests >= 0 ? ";max_requests=" + std::to_string(options.inference.maxRequests) : "");
+}
+
+SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads) {
+    threads = resolveThreads(threads);
+    std::vector<SkewEstimates> shards(threads);
+    forEachShard(data.requestCount(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+        for (std::size_t r = begin; r < end; ++r) shards[shard].addRequest(data.eventsOf(r));
+    });
+    for (std::size_t s = 1; s < shards.size(); ++s) shards[0].merge(shards[s]);
+    return std::move(shards[0]);
+}
+
+Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& options, std::vector<StageTiming>* stages,
+                                         const ProgressSink* progress, const CancelToken* cancel) {
+    StageClock clock(stages);
+    const SkewEstimates estimates = collectSkewEstimates(data, options.inference.threads);
+    ClockOffsets offsets = solveClockOffsets(estimates, data.hostLabels.size());
+    clock.done("clock skew");
+    if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+    auto model = inferModel(data, offsets, options.inference, progress, cancel);
+    if (!model) return model.status();
+    clock.done("model inference");
+    return InMemoryAnalysis{std::move(data), std::move(offsets), std::move(model.value())};
+}
+
+Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& options, const ProgressSink* progress,
+                                     const CancelToken* cancel) {
+    AnalysisSummary summary;
+    StageClock clock(&summary.stages);
+    ProgressSink scaled = [&](double f, std::string_view stage) {
+        if (progress && *progress) (*progress)(f, stage);
+    };
+    ProgressSink reading = [&](double f, std::string_view s) { scaled(0.3 * f, s); };
+    auto data = loadTraceData(store, &reading, cancel);
+    if (!data) return data.status();
+    clock.done("read");
+    ProgressSink inferring = [&](double f, std::string_view s) { scaled(0.3 + 0.3 * f, s); };
+    std::vector<StageTiming> inner;
+    auto analysis = analyzeInMemory(std::move(data.value()), options, &inner, &inferring, cancel);
+    if (!analysis) return analysis.status();
+    summary.stages.insert(summary.stages.end(), inner.begin(), inner.end());
+    clock.restart();  // analyzeInMemory timed its own stages
+    const TraceData& td = analysis->data;
+    const ClockOffsets& offsets = analysis->offsets;
+    const CausalModel& model = analysis->model;
+
+    // Per request: dependency graph, critical path, slack. Sharded; results kept in request order.
+    const std::size_t requests = td.requestCount();
+    struct RequestResult {
+        double startUs, latencyUs, blindUs;
+        std::string blob;
+    };
+    std::vector<RequestResult> results(requests);
+    // Per segment type aggregates for the model view, one set per shard, summed afterwards.
+    constexpr std::size_t kSlowestKept = 25;
+    struct TypeTotals {
+        std::int64_t occurrences = 0, network = 0, critical = 0;
+        double durationUs = 0, criticalUs = 0;
+        std::vector<std::pair<double, std::uint32_t>> slowest;  // (latency, request index), a min-heap
+    };
+    const unsigned threads = resolveThreads(options.inference.threads);
+    std::vector<std::vector<TypeTotals>> totals(threads, std::vector<TypeTotals>(td.segmentTypes.size()));
+    std::atomic<std::size_t> done{0};
+    std::mutex reportMutex;
+    ThrottledProgress reporter(&scaled);
+    std::atomic<bool> cancelled{false};
+    double criticalSeconds = 0, slackSeconds = 0;
+    std::mutex timeMutex;
+    forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+        RequestDagBuilder builder(model, td);
+        auto& typeTotals = totals[shard];
+        RequestDag dag;
+        double cpTime = 0, slackTime = 0;
+        for (std::size_t r = begin; r < end; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            builder.build(td.eventsOf(r), offsets, dag, td.linksOf(r));
+            const CriticalPath cp = computeCriticalPath(dag);
+            const auto t1 = std::chrono::steady_clock::now();
+            const std::vector<double> slack = computeSlack(dag);
+            const auto t2 = std::chrono::steady_clock::now();
+            cpTime += std::chrono::duration<double>(t1 - t0).count();
+            slackTime += std::chrono::duration<double>(t2 - t1).count();
+            results[r] = {dag.startUs, cp.latencyUs, cp.blindUs, encodeRequestResult(dag, cp, slack)};
+            for (const auto& s : dag.segments) {
+                auto& t = typeTotals[s.type.value];
+                ++t.occurrences;
+                t.network += s.network;
+                t.durationUs += s.durationUs();
+            }
+            for (auto v : cp.segments) {
+                auto& t = typeTotals[dag.segments[v].type.value];
+                ++t.critical;
+                t.criticalUs += dag.segments[v].durationUs();
+                auto greater = std::greater<std::pair<double, std::uint32_t>>();
+                if (t.slowest.size() < kSlowestKept) {
+                    t.slowest.emplace_back(cp.latencyUs, static_cast<std::uint32_t>(r));
+                    std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
+                } else if (cp.latencyUs > t.slowest.front().first) {
+                    std::pop_heap(t.slowest.begin(), t.slowest.end(), greater);
+                    t.slowest.back() = {cp.latencyUs, static_cast<std::uint32_t>(r)};
+                    std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
+                }
+            }
+            if (((r - begin) & 0x3FFF) == 0x3FFF) {
+                if (cancel && cancel->isCancelled()) { cancelled = true; return; }
+                const std::size_t total = done.fetch_add(0x4000) + 0x4000;
+                if (shard == 0) {
+                    std::lock_guard lock(reportMutex);
+                    reporter.report(0.6 + 0.25 * double(total) / double(requests), "critical paths and slack");
+                }
+            }
+        }
+        std::lock_guard lock(timeMutex);
+        criticalSeconds = std::max(criticalSeconds, cpTime);  // threads overlap: report the slowest shard
+        slackSeconds = std::max(slackSeconds, slackTime);
+    });
+    if (cancelled) return Status::error("cancelled");
+    clock.restart();  // the shards timed themselves
+    summary.stages.push_back({"critical path (dag + walk)", criticalSeconds});
+    summary.stages.push_back({"slack", slackSeconds});
+
+    // Write everything in one transaction: on failure or cancel the old results stay.
+    sqlite3* db = store.db();
+    if (Status s = store.begin(); !s) return s;
+    auto fail = [&](const std::string& what) -> Result<AnalysisSummary> {
+        const std::string message = store.path() + ": cannot store " + what + ": " + sqlite3_errmsg(db);
+        store.rollback();
+        return Status::error(message);
+    };
+    reporter.report(0.86, "writing results", true);
+    if (!sqlite::exec(db, "DELETE FROM clock_offsets; DELETE FROM request_analysis;")) return fail("results");
+    {
+        sqlite::Statement insert(db, "INSERT INTO clock_offsets(host_id, offset_us, parent_host_id, rtt_us) VALUES(?1,?2,?3,?4)");
+        for (std::size_t h = 0; h < td.hostLabels.size(); ++h) {
+            insert.bind(1, td.hostLabels[h].value).bind(2, offsets.offsetUs[h]);
+            if (offsets.parent[h] >= 0) insert.bind(3, td.hostLabels[static_cast<std::size_t>(offsets.parent[h])].value).bind(4, offsets.rttUs[h]);
+            else insert.bindNull(3).bindNull(4);
+            if (insert.step() != SQLITE_DONE) return fail("clock offsets");
+            insert.reset();
+        }
+    }
+    reporter.report(0.88, "writing adjusted timestamps", true);
+    if (!sqlite::exec(db, "UPDATE events SET ts_adjusted_us = ts_local_us - "
+                          "COALESCE((SELECT offset_us FROM clock_offsets c WHERE c.host_id = events.host_id), 0)"))
+        return fail("adjusted timestamps");
+    {
+        sqlite::Statement insert(db, "INSERT INTO request_analysis(request_id, latency_us, blind_us, data) VALUES(?1,?2,?3,?4)");
+        sqlite::Statement update(db, "UPDATE requests SET start_us=?1, latency_us=?2 WHERE id=?3");
+        for (std::size_t r = 0; r < requests; ++r) {
+            const auto& res = results[r];
+            insert.bind(1, td.requestIds[r].value).bind(2, res.latencyUs).bind(3, res.blindUs);
+            sqlite3_bind_blob(insert.get(), 4, res.blob.data(), static_cast<int>(res.blob.size()), SQLITE_STATIC);
+            if (insert.step() != SQLITE_DONE) return fail("request results");
+            insert.reset();
+            update.bind(1, res.startUs).bind(2, res.latencyUs).bind(3, td.requestIds[r].value);
+            if (update.step() != SQLITE_DONE) return fail("request latency");
+            update.reset();
+            if ((r & 0xFFFF) == 0) reporter.report(0.9 + 0.1 * double(r) / double(requests), "writing results");
+        }
+    }
+    std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
+    {
+        sqlite::Statement name(db, "SELECT name FROM requests WHERE id=?1");
+        for (std::size_t type = 0; type < stats.size(); ++type) {
+            TypeTotals sum;
+            for (const auto& shard : totals) {
+                const auto& t = shard[type];
+                sum.occurrences += t.occurrences;
+                sum.network += t.network;
+                sum.critical += t.critical;
+                sum.durationUs += t.durationUs;
+                sum.criticalUs += t.criticalUs;
+                sum.slowest.insert(sum.slowest.end(), t.slowest.begin(), t.slowest.end());
+            }
+            std::sort(sum.slowest.rbegin(), sum.slowest.rend());
+            if (sum.slowest.size() > kSlowestKept) sum.slowest.resize(kSlowestKept);
+            SegmentTypeStats& st = stats[type];
+            const SegmentType& seg = td.segmentTypes[type];
+            st.task = td.label(seg.task.value);
+            st.startEvent = td.label(seg.startEvent.value);
+            st.endEvent = td.label(seg.endEvent.value);
+            st.occurrences = sum.occurrences;
+            st.meanDurationUs = sum.occurrences ? sum.durationUs / double(sum.occurrences) : 0;
+            st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;
+            st.criticalCount = sum.critical;
+            st.meanCriticalUs = requests ? sum.criticalUs / double(requests) : 0;
+            for (const auto& [latency, r] : sum.slowest) {
+                name.bind(1, td.requestIds[r].value);
+                if (name.step() == SQLITE_ROW) st.slowestCriticalRequests.emplace_back(name.text(0));
+                name.reset();
+            }
+        }
+    }
+    const std::string params = storedParameters(store, options);
+    for (Status s : {store.putResult("model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
+                     storeSegmentStats(store, params, stats)})
+        if (!s) {
+            store.rollback();
+            return s;
+        }
+    if (cancel && cancel->isCancelled()) {
+        store.rollback();
+        return Status::error("cancelled");
+    }
+    if (Status s = store.commit(); !s) return s;
+    clock.done("write");
+
+    summary.requests = static_cast<std::int64_t>(requests);
+    summary.segmentTypes = static_cast<std::int64_t>(td.segmentTypes.size());
+    summary.correctedHosts = offsets.correctedHosts;
+    const auto n = static_cast<std::uint32_t>(model.typeCount());
+    for (std::uint32_t a = 0; a < n; ++a)
+        for (std::uint32_t b = 0; b < n; ++b) {
+            summary.happensBefore += model.happensBefore(SegmentTypeId(a), SegmentTypeId(b));
+            if (a < b) summary.mutualExclusion += model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b));
+        }
+    summary.pipelines = static_cast<std::int64_t>(model.pipelines().size());
+    reporter.report(1.0, "analysis done", true);
+    return summary;
+}
+
+bool analysisIsCurrent(const TraceStore& store, const AnalysisOptions& options) {
+    return store.result("model", kAnalysisVersion, storedParameters(store, options)).has_value();
+}
+
+Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptions& options) {
+    auto json = store.result("model", kAnalysisVersion, storedParameters(store, options));
+    if (!json) return Status::error(store.path() + ": no current analysis (run tracelight-cli analyze)");
+    return *json;
+}
+
+Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName) {
+    sqlite3* db = store.db();
+    sqlite::Statement request(db,
+                              "SELECT r.id, a.latency_us, a.blind_us, a.data, r.start_us FROM requests r "
+                              "LEFT JOIN request_analysis a ON a.request_id = r.id WHERE r.name = ?1");
+    request.bind(1, requestName);
+    if (request.step() != SQLITE_ROW) return Status::error(store.path() + ": no request '" + std::string(requestName) + "'");
+    if (request.isNull(3)) return Status::error(store.path() + ": request '" + std::string(requestName) + "' is not analysed (run tracelight-cli analyze)");
+    RequestAnalysis out;
+    out.request = std::string(requestName);
+    out.latencyUs = request.real(1);
+    out.blindUs = request.real(2);
+    out.startUs = request.real(4);
+    std::string_view blob(static_cast<const char*>(sqlite3_column_blob(request.get(), 3)),
+                          static_cast<std::size_t>(sqlite3_column_bytes(request.get(), 3)));
+    const auto requestId = request.int64(0);
+
+    // Segments in the same canonical order the analysis used: tasks by id, events by position.
+    sqlite::Statement events(db,
+                             "SELECT t.text, e.text, ev.host_id, ev.ts_adjusted_us, ev.task_id FROM events ev "
+                             "JOIN labels t ON t.id = ev.task_id JOIN labels e ON e.id = ev.event_id "
+                             "WHERE ev.request_id = ?1 ORDER BY ev.task_id, ev.ord");
+    events.bind(1, requestId);
+    std::int64_t previousTask = -1, previousHost = -1;
+    std::string previousEvent;
+    double previousTs = 0;
+    while (events.step() == SQLITE_ROW) {
+        const auto task = events.int64(4);
+        const std::string eventName(events.text(1));
+        const double ts = events.real(3) - out.startUs;
+        if (task == previousTask)
+            out.segments.push_back({std::string(events.text(0)), previousEvent, eventName, previousTs, ts - previousTs, 0,
+                                    previousHost != events.int64(2)});
+        previousTask = task;
+        previousEvent = eventName;
+        previousTs = ts;
+        previousHost = events.int64(2);
+    }
+    std::uint8_t version = 0;
+    std::uint32_t count = 0;
+    if (!get(blob, version) || version != kBlobVersion || !get(blob, count) || count != out.segments.size())
+        return Status::error(store.path() + ": stale analysis for request '" + std::string(requestName) + "' (run tracelight-cli analyze)");
+    for (auto& s : out.segments) {
+        float slack = 0;
+        get(blob, slack);
+        s.slackUs = slack;
+    }
+    std::uint32_t cpCount = 0;
+    get(blob, cpCount);
+    for (std::uint32_t i = 0; i < cpCount; ++i) {
+        std::uint32_t v = 0;
+        if (!get(blob, v) || v >= out.segments.size()) return Status::error(store.path() + ": damaged analysis result");
+        out.criticalPath.push_back(v);
+    }
+    std::uint32_t blindCount = 0;
+    get(blob, blindCount);
+    for (std::uint32_t i = 0; i < blindCount; ++i) {
+        BlindInterval b{};
+        if (!get(blob, b.startUs) || !get(blob, b.durationUs)) return Status::error(store.path() + ": damaged analysis result");
+        out.blind.push_back(b);
+    }
+    return out;
+}
+
+} // namespace tracelight

@@ -1,0 +1,212 @@
+#include "tracelight/analysis/AnalysisResults.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "store/Sqlite.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/analysis/Slack.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight {
+
+namespace {
+
+constexpr const char* kModelBinary = "model.bin";
+constexpr const char* kModelTypes = "model.types";
+constexpr const char* kSegmentStats = "segment_stats";
+
+} // namespace
+
+std::optional<StoredModel> loadStoredModel(const TraceStore& store) {
+    auto bytes = store.latestResult(kModelBinary, kAnalysisVersion);
+    auto typeBytes = store.latestResult(kModelTypes, kAnalysisVersion);
+    if (!bytes || !typeBytes || typeBytes->size() % 12 != 0) return std::nullopt;
+    auto model = CausalModel::deserialize(*bytes);
+    if (!model) return std::nullopt;
+    StoredModel out{std::move(model.value()), {}};
+    for (std::size_t i = 0; i < typeBytes->size(); i += 12) {
+        std::uint32_t ids[3];
+        std::memcpy(ids, typeBytes->data() + i, 12);
+        out.types.push_back({LabelId(ids[0]), LabelId(ids[1]), LabelId(ids[2])});
+    }
+    if (out.types.size() != out.model.typeCount()) return std::nullopt;
+    return out;
+}
+
+namespace {
+} // namespace
+
+Status storeModel(TraceStore& store, const std::string& params, const TraceData& data, const CausalModel& model) {
+    std::string types;
+    for (const auto& t : data.segmentTypes)
+        for (auto id : {t.task.value, t.startEvent.value, t.endEvent.value}) types.append(reinterpret_cast<const char*>(&id), 4);
+    if (Status s = store.putResult(kModelTypes, kAnalysisVersion, params, types); !s) return s;
+    return store.putResult(kModelBinary, kAnalysisVersion, params, model.serialize());
+}
+
+Status storeSegmentStats(TraceStore& store, const std::string& params, const std::vector<SegmentTypeStats>& stats) {
+    JsonWriter w;
+    w.beginObject().key("types").beginArray();
+    for (const auto& t : stats) {
+        w.beginObject().key("task").value(t.task).key("start").value(t.startEvent).key("end").value(t.endEvent)
+            .key("occurrences").value(t.occurrences).key("mean_us").value(t.meanDurationUs)
+            .key("network_share").value(t.networkShare).key("critical_count").value(t.criticalCount)
+            .key("mean_critical_us").value(t.meanCriticalUs).key("slowest_critical_requests").beginArray();
+        for (const auto& r : t.slowestCriticalRequests) w.value(r);
+        w.endArray().endObject();
+    }
+    w.endArray().endObject();
+    return store.putResult(kSegmentStats, kAnalysisVersion, params, w.text());
+}
+
+Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request) {
+    sqlite3* db = store.db();
+    RequestDetail d;
+    d.id = request;
+    {
+        sqlite::Statement q(db, "SELECT name FROM requests WHERE id=?1");
+        q.bind(1, request.value);
+        if (q.step() != SQLITE_ROW) return Status::error(store.path() + ": no request #" + std::to_string(request.value));
+        d.name = std::string(q.text(0));
+    }
+    d.attributes = store.requestAttributes(request);
+
+    auto stored = loadStoredModel(store);
+    CausalModel empty;
+    const CausalModel& model = stored ? stored->model : empty;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> typeIds;
+    if (stored)
+        for (std::uint32_t i = 0; i < stored->types.size(); ++i)
+            typeIds[{stored->types[i].task.value, stored->types[i].startEvent.value, stored->types[i].endEvent.value}] = i;
+    std::map<std::uint32_t, double> offsetOfHost;
+    {
+        sqlite::Statement q(db, "SELECT host_id, offset_us FROM clock_offsets");
+        while (q.step() == SQLITE_ROW) offsetOfHost[static_cast<std::uint32_t>(q.int64(0))] = q.real(1);
+    }
+    d.analysed = stored.has_value() && !offsetOfHost.empty();
+
+    sqlite::Statement q(db,
+                        "SELECT ev.task_id, ev.event_id, ev.host_id, ev.ts_local_us, t.text, e.text, h.text, ev.ord FROM events ev "
+                        "JOIN labels t ON t.id=ev.task_id JOIN labels e ON e.id=ev.event_id JOIN labels h ON h.id=ev.host_id "
+                        "WHERE ev.request_id=?1 ORDER BY ev.task_id, ev.ord");
+    q.bind(1, request.value);
+    std::vector<EventRecord> events;
+    std::vector<std::string> eventNames;
+    std::map<std::uint32_t, std::uint32_t> hostIndex, taskIndex;
+    ClockOffsets offsets;
+    std::uint32_t nextUnknownType = static_cast<std::uint32_t>(model.typeCount());
+    std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> eventAt;  // (task, ord) -> index
+    while (q.step() == SQLITE_ROW) {
+        const auto task = static_cast<std::uint32_t>(q.int64(0));
+        const auto event = static_cast<std::uint32_t>(q.int64(1));
+        const auto hostLabel = static_cast<std::uint32_t>(q.int64(2));
+        auto [h, freshHost] = hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(d.hosts.size()));
+        if (freshHost) {
+            d.hosts.emplace_back(q.text(6));
+            offsets.offsetUs.push_back(offsetOfHost.count(hostLabel) ? offsetOfHost[hostLabel] : 0.0);
+        }
+        auto [t, freshTask] = taskIndex.emplace(task, static_cast<std::uint32_t>(d.tasks.size()));
+        if (freshTask) d.tasks.emplace_back(q.text(4));
+        EventRecord e{task, event, HostId(h->second), SegmentTypeId(), q.real(3)};
+        if (!events.empty() && events.back().task == task) {
+            auto key = std::make_tuple(task, events.back().event, event);
+            auto it = typeIds.find(key);
+            if (it == typeIds.end()) it = typeIds.emplace(key, nextUnknownType++).first;
+            e.segmentType = SegmentTypeId(it->second);
+            d.segmentNames.push_back(d.tasks[t->second] + ":" + eventNames.back() + "->" + std::string(q.text(5)));
+            d.segmentTask.push_back(t->second);
+            d.segmentStartHost.push_back(events.back().host.value);
+            d.segmentEndHost.push_back(h->second);
+            d.localStartUs.push_back(events.back().localUs);
+            d.localEndUs.push_back(e.localUs);
+        }
+        eventAt[{q.int64(0), q.int64(7)}] = static_cast<std::uint32_t>(events.size());
+        events.push_back(e);
+        eventNames.emplace_back(q.text(5));
+    }
+    std::vector<EventLink> links;
+    {
+        sqlite::Statement l(db, "SELECT from_task_id, from_ord, to_task_id, to_ord FROM causal_links WHERE request_id=?1");
+        l.bind(1, request.value);
+        while (l.step() == SQLITE_ROW) {
+            auto from = eventAt.find({l.int64(0), l.int64(1)});
+            auto to = eventAt.find({l.int64(2), l.int64(3)});
+            if (from != eventAt.end() && to != eventAt.end()) links.push_back({from->second, to->second});
+        }
+    }
+    if (events.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
+    RequestDagBuilder builder(model);
+    builder.build(events, offsets, d.dag, links);
+    d.criticalPath = computeCriticalPath(d.dag);
+    d.slackUs = computeSlack(d.dag);
+    d.critical.assign(d.dag.segments.size(), false);
+    for (auto v : d.criticalPath.segments) d.critical[v] = true;
+    return d;
+}
+
+Result<ModelGraph> loadModelGraph(const TraceStore& store) {
+    auto stored = loadStoredModel(store);
+    if (!stored) return Status::error(store.path() + ": not analysed yet");
+    const CausalModel& model = stored->model;
+    ModelGraph g;
+    g.requests = model.requestsAnalysed();
+    g.supportFloor = model.supportFloor();
+    g.convergence = model.convergence();
+    const auto n = static_cast<std::uint32_t>(model.typeCount());
+    g.types.resize(n);
+    auto label = [&](LabelId id) { return store.label(id); };
+    for (std::uint32_t i = 0; i < n; ++i) {
+        g.types[i].task = label(stored->types[i].task);
+        g.types[i].startEvent = label(stored->types[i].startEvent);
+        g.types[i].endEvent = label(stored->types[i].endEvent);
+    }
+    if (auto stats = store.latestResult(kSegmentStats, kAnalysisVersion)) {
+        JsonValue root;
+        if (JsonValue::parse(*stats, root, nullptr, nullptr) && root.find("types") && root.find("types")->isArray()) {
+            const auto& items = root.find("types")->array();
+            for (std::size_t i = 0; i < items.size() && i < n; ++i) {
+                auto num = [&](const char* k) { const JsonValue* v = items[i].find(k); return v && v->isNumber() ? v->number() : 0.0; };
+                auto& t = g.types[i];
+                t.occurrences = static_cast<std::int64_t>(num("occurrences"));
+                t.meanDurationUs = num("mean_us");
+                t.networkShare = num("network_share");
+                t.criticalCount = static_cast<std::int64_t>(num("critical_count"));
+                t.meanCriticalUs = num("mean_critical_us");
+                if (const JsonValue* list = items[i].find("slowest_critical_requests"); list && list->isArray())
+                    for (const auto& r : list->array()) t.slowestCriticalRequests.push_back(r.string());
+            }
+        }
+    }
+    // Happens-before among all surviving relations seen together at least once, transitively reduced.
+    std::vector<Bitset> alive(n, Bitset(n));
+    for (std::uint32_t a = 0; a < n; ++a)
+        for (std::uint32_t b = 0; b < n; ++b)
+            if (model.happensBefore(SegmentTypeId(a), SegmentTypeId(b), false)) alive[a].set(b);
+    for (std::uint32_t a = 0; a < n; ++a) {
+        Bitset implied(n);
+        alive[a].forEach([&](std::size_t b) { implied |= alive[b]; });
+        alive[a].forEach([&](std::size_t c) {
+            if (implied.test(c)) return;
+            const auto s = model.support(SegmentTypeId(a), SegmentTypeId(static_cast<std::uint32_t>(c)));
+            g.happensBefore.push_back({a, static_cast<std::uint32_t>(c), s, s >= model.supportFloor()});
+        });
+    }
+    for (std::uint32_t a = 0; a < n; ++a)
+        for (std::uint32_t b = a + 1; b < n; ++b)
+            if (model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b), false)) {
+                const auto s = model.support(SegmentTypeId(a), SegmentTypeId(b));
+                g.mutualExclusion.push_back({a, b, s, s >= model.supportFloor()});
+            }
+    for (const auto& p : model.pipelines())
+        for (const auto& l : {p.first, p.second}) {
+            const bool seen = std::any_of(g.pipelines.begin(), g.pipelines.end(),
+                                          [&](const ModelGraph::Edge& e) { return e.from == l.producer.value && e.to == l.consumer.value; });
+            if (!seen) g.pipelines.push_back({l.producer.value, l.consumer.value, p.support, true});
+        }
+    return g;
+}
+
+} // namespace tracelight

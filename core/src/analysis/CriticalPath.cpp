@@ -1,0 +1,64 @@
+#include "tracelight/analysis/CriticalPath.h"
+
+#include <algorithm>
+
+namespace tracelight {
+
+namespace {
+// On a tie, an explicit link (a span child returning) explains the wait better than the task's own
+// previous segment, which is then just the parent waiting for that child; the task's own previous
+// segment in turn beats an inferred relation.
+int tieRank(EdgeKind kind) {
+    switch (kind) {
+    case EdgeKind::Link: return 2;
+    case EdgeKind::TaskOrder: return 1;
+    default: return 0;
+    }
+}
+} // namespace
+
+int lastArrivingDependency(const RequestDag& dag, std::uint32_t v) {
+    int best = -1;
+    int bestRank = -1;
+    for (std::uint32_t k = dag.firstEdgeTo[v]; k < dag.firstEdgeTo[v + 1]; ++k) {
+        const DagEdge& e = dag.edges[k];
+        const double end = dag.segments[e.from].endUs;
+        const int rank = tieRank(e.kind);
+        if (best < 0 || end > dag.segments[best].endUs || (end == dag.segments[best].endUs && rank > bestRank)) {
+            best = static_cast<int>(e.from);
+            bestRank = rank;
+        }
+    }
+    return best;
+}
+
+CriticalPath computeCriticalPath(const RequestDag& dag) {
+    CriticalPath cp;
+    cp.latencyUs = dag.endUs - dag.startUs;
+    if (dag.segments.empty()) {
+        if (cp.latencyUs > 0) cp.blind.push_back({dag.startUs, cp.latencyUs});
+        cp.blindUs = cp.latencyUs;
+        return cp;
+    }
+    const std::uint32_t last = lastEndingSegment(dag);
+
+    double covered = 0;
+    // After the last segment: the request may end with an event no segment ends at.
+    if (dag.endUs > dag.segments[last].endUs)
+        cp.blind.push_back({dag.segments[last].endUs, dag.endUs - dag.segments[last].endUs});
+    for (int v = static_cast<int>(last); v >= 0;) {
+        cp.segments.push_back(static_cast<std::uint32_t>(v));
+        const SegmentInstance& s = dag.segments[v];
+        covered += s.durationUs();
+        const int previous = lastArrivingDependency(dag, static_cast<std::uint32_t>(v));
+        const double gapFrom = previous >= 0 ? dag.segments[previous].endUs : dag.startUs;
+        if (s.startUs > gapFrom) cp.blind.push_back({gapFrom, s.startUs - gapFrom});
+        v = previous;
+    }
+    std::reverse(cp.segments.begin(), cp.segments.end());
+    std::reverse(cp.blind.begin(), cp.blind.end());
+    cp.blindUs = cp.latencyUs - covered;
+    return cp;
+}
+
+} // namespace tracelight

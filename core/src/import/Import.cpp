@@ -1,0 +1,312 @@
+#include "tracelight/import/Import.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <cstdio>
+#include <filesystem>
+
+#include "import/events/EventLogParsers.h"
+#include "store/ImportWriter.h"
+#include "import/spans/SpanParsers.h"
+#include "tracelight/import/Csv.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight {
+
+namespace {
+struct FormatName {
+    InputFormat format;
+    std::string_view name;
+};
+constexpr FormatName kFormats[] = {
+    {InputFormat::Auto, "auto"},
+    {InputFormat::EventsCsv, "events-csv"},
+    {InputFormat::EventsJsonl, "events-jsonl"},
+    {InputFormat::OtlpJson, "otlp-json"},
+    {InputFormat::JaegerJson, "jaeger-json"},
+    {InputFormat::ZipkinJson, "zipkin-json"},
+    {InputFormat::SpansCsv, "spans-csv"},
+};
+
+bool isSpanFormat(InputFormat f) {
+    return f == InputFormat::OtlpJson || f == InputFormat::JaegerJson || f == InputFormat::ZipkinJson || f == InputFormat::SpansCsv;
+}
+
+// Spans are parked in a temporary table until every input is read, because a trace's spans may be
+// scattered through a file (or over several files); then each trace is assembled on its own.
+class SpanStager {
+public:
+    explicit SpanStager(sqlite3* db) : m_db(db) {}
+    ~SpanStager() { sqlite::exec(m_db, "DROP TABLE IF EXISTS temp.staged_spans"); }
+
+    Status start() {
+        if (Status s = sqlite::exec(m_db, "CREATE TEMP TABLE IF NOT EXISTS staged_spans(trace TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL);"
+                                          "DELETE FROM temp.staged_spans;");
+            !s)
+            return s;
+        m_insert.prepare(m_db, "INSERT INTO temp.staged_spans(trace, seq, data) VALUES(?1, ?2, ?3)");
+        return Status::ok();
+    }
+
+    Status add(const RawSpan& s) {
+        JsonWriter w;
+        w.beginObject().key("s").value(s.spanId).key("p").value(s.parentId).key("sv").value(s.service).key("h").value(s.host)
+            .key("o").value(s.operation).key("b").value(s.startUs).key("e").value(s.endUs).key("sh").value(s.shared)
+            .key("t").value(s.hasTimestamp).key("a").beginArray();
+        for (const auto& [k, v] : s.attributes) w.beginArray().value(k).value(v).endArray();
+        w.endArray().key("ev").beginArray();
+        for (const auto& [name, ts] : s.events) w.beginArray().value(name).value(ts).endArray();
+        w.endArray().endObject();
+        m_insert.bind(1, s.traceId).bind(2, m_count++).bind(3, w.text());
+        const int rc = m_insert.step();
+        m_insert.reset();
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot stage span: ") + sqlite3_errmsg(m_db));
+        return Status::ok();
+    }
+
+    std::int64_t count() const { return m_count; }
+
+    // Calls f(spans) once per trace, in trace-id order.
+    template <typename F>
+    Status forEachTrace(F&& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
+        sqlite::exec(m_db, "CREATE INDEX IF NOT EXISTS temp.staged_by_trace ON staged_spans(trace, seq)");
+        sqlite::Statement q(m_db, "SELECT trace, data FROM temp.staged_spans ORDER BY trace, seq");
+        std::vector<RawSpan> trace;
+        std::string current;
+        std::int64_t done = 0;
+        for (int rc = q.step(); rc == SQLITE_ROW; rc = q.step()) {
+            const std::string_view id = q.text(0);
+            if (!trace.empty() && id != current) {
+                if (Status s = f(std::move(trace)); !s) return s;
+                trace.clear();
+            }
+            current = id;
+            JsonValue v;
+            if (!JsonValue::parse(q.text(1), v, nullptr, nullptr)) return Status::error("damaged staged span");
+            RawSpan s;
+            s.traceId = current;
+            s.spanId = v.find("s")->string();
+            s.parentId = v.find("p")->string();
+            s.service = v.find("sv")->string();
+            s.host = v.find("h")->string();
+            s.operation = v.find("o")->string();
+            s.startUs = v.find("b")->number();
+            s.endUs = v.find("e")->number();
+            s.shared = v.find("sh")->boolean();
+            s.hasTimestamp = v.find("t")->boolean();
+            for (const auto& a : v.find("a")->array()) s.attributes.emplace_back(a.array()[0].string(), a.array()[1].string());
+            for (const auto& e : v.find("ev")->array()) s.events.emplace_back(e.array()[0].string(), e.array()[1].number());
+            trace.push_back(std::move(s));
+            if ((++done & 0xFFF) == 0) {
+                if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+                if (progress) progress(double(done) / double(std::max<std::int64_t>(1, m_count)));
+            }
+        }
+        if (!trace.empty()) return f(std::move(trace));
+        return Status::ok();
+    }
+
+private:
+    sqlite3* m_db;
+    sqlite::Statement m_insert;
+    std::int64_t m_count = 0;
+};
+} // namespace
+
+std::optional<InputFormat> inputFormatFromName(std::string_view name) {
+    for (const auto& f : kFormats)
+        if (f.name == name) return f.format;
+    return std::nullopt;
+}
+
+std::string_view inputFormatName(InputFormat format) {
+    for (const auto& f : kFormats)
+        if (f.format == format) return f.name;
+    return "unknown";
+}
+
+std::vector<std::string_view> inputFormatNames() {
+    std::vector<std::string_view> names;
+    for (const auto& f : kFormats) names.push_back(f.name);
+    return names;
+}
+
+Result<InputFormat> detectInputFormat(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (!file) return Status::error(path + ": cannot open");
+    char buffer[65536];
+    const std::size_t got = std::fread(buffer, 1, sizeof buffer, file);
+    std::fclose(file);
+    std::string_view head(buffer, got);
+    if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
+    std::size_t first = head.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) return Status::error(path + ": empty file, nothing to import");
+
+    const std::string_view body = head.substr(first);
+    if (head[first] == '{') {
+        // OTLP, Jaeger, or one event-log object per line: told apart by their keys.
+        if (body.find("\"resourceSpans\"") != std::string_view::npos) return InputFormat::OtlpJson;
+        if (body.find("\"spans\"") != std::string_view::npos &&
+            (body.find("\"traceID\"") != std::string_view::npos || body.find("\"data\"") != std::string_view::npos))
+            return InputFormat::JaegerJson;
+        const std::size_t end = head.find('\n', first);
+        const std::string_view line = head.substr(first, end == std::string_view::npos ? head.npos : end - first);
+        if (line.find("\"request\"") != line.npos && line.find("\"ts_us\"") != line.npos) return InputFormat::EventsJsonl;
+        return Status::error(path + ": byte " + std::to_string(first) +
+                             ": JSON that is neither OTLP (resourceSpans), Jaeger (data/spans) nor an events-jsonl log");
+    }
+    if (head[first] == '[') {
+        if (body.find("\"traceId\"") != std::string_view::npos && body.find("\"id\"") != std::string_view::npos)
+            return InputFormat::ZipkinJson;
+        return Status::error(path + ": byte " + std::to_string(first) + ": a JSON array that is not Zipkin v2 spans (traceId, id)");
+    }
+    // A CSV header: the event-log columns, or a span table.
+    const std::size_t end = head.find('\n');
+    std::vector<std::string_view> fields;
+    std::deque<std::string> storage;
+    std::string_view headerLine = head.substr(0, end);
+    if (!headerLine.empty() && headerLine.back() == '\r') headerLine.remove_suffix(1);
+    if (splitCsvRecord(headerLine, fields, storage, nullptr)) {
+        // Most of the required columns: an events-csv file, whose parser then names what is missing.
+        int found = 0;
+        for (std::string_view need : {"request", "host", "task", "event", "ts_us"})
+            if (std::find(fields.begin(), fields.end(), need) != fields.end()) ++found;
+        if (found >= 3) return InputFormat::EventsCsv;
+        auto lower = [](std::string_view f) {
+            std::string l(f);
+            for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            return l;
+        };
+        bool trace = false, span = false;
+        for (auto f : fields) {
+            const std::string l = lower(f);
+            trace |= l == "traceid" || l == "trace_id" || l == "trace";
+            span |= l == "spanid" || l == "span_id" || l == "span";
+        }
+        if (trace && span) return InputFormat::SpansCsv;
+    }
+    return Status::error(path + ": byte 0: unrecognised format (not an event log, OTLP, Jaeger, Zipkin or a span table); "
+                                "name it with --format");
+}
+
+Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& options, const ProgressSink* progress,
+                                   const CancelToken* cancel) {
+    namespace fs = std::filesystem;
+    if (options.inputs.empty()) return Status::error("no input files given");
+
+    // Resolve formats and sizes first, so a bad file is reported before anything is written.
+    std::vector<InputFormat> formats;
+    std::uint64_t totalBytes = 0;
+    std::string inputList;
+    for (const auto& input : options.inputs) {
+        std::error_code ec;
+        if (!fs::is_regular_file(input, ec)) return Status::error(input + ": no such file");
+        totalBytes += fs::file_size(input, ec);
+        InputFormat format = options.format;
+        if (format == InputFormat::Auto) {
+            auto detected = detectInputFormat(input);
+            if (!detected) return detected.status();
+            format = detected.value();
+        }
+        formats.push_back(format);
+        if (!inputList.empty()) inputList += ';';
+        inputList += input;
+    }
+    std::string period = options.period;
+    if (period.empty()) period = fs::path(options.inputs.front()).stem().string();
+
+    if (Status s = store.begin(); !s) return s;
+    ImportWriter writer(store);
+    ImportSummary summary;
+    summary.period = period;
+    auto fail = [&](const Status& status) -> Result<ImportSummary> {
+        store.rollback();
+        return status;
+    };
+    std::string formatList;
+    for (auto f : formats) {
+        if (formatList.find(inputFormatName(f)) == std::string::npos) {
+            if (!formatList.empty()) formatList += ',';
+            formatList += inputFormatName(f);
+        }
+    }
+    if (Status s = writer.start(period, formatList, inputList); !s) return fail(Status::error(store.path() + ": " + s.message()));
+
+    ThrottledProgress reporter(progress);
+    std::uint64_t bytesBefore = 0;
+    SpanStager stager(store.db());
+    bool anySpans = false;
+    for (auto f : formats) anySpans |= isSpanFormat(f);
+    if (anySpans)
+        if (Status s = stager.start(); !s) return fail(Status::error(store.path() + ": " + s.message()));
+    const SpanSink stageSpan = [&](RawSpan&& span) { return stager.add(span); };
+    // Reading is ~90% of the work; the summary pass takes the rest.
+    constexpr double kReadShare = 0.9;
+    for (std::size_t i = 0; i < options.inputs.size(); ++i) {
+        const std::string& input = options.inputs[i];
+        const std::string stage = "reading " + fs::path(input).filename().string();
+        ByteProgress onBytes = [&](std::uint64_t bytes) {
+            if (totalBytes) reporter.report(kReadShare * double(bytesBefore + bytes) / double(totalBytes), stage);
+        };
+        const std::int64_t eventsBefore = writer.eventCount();
+        const std::int64_t spansBefore = stager.count();
+        Status s = Status::ok();
+        switch (formats[i]) {
+        case InputFormat::EventsJsonl: s = parseEventsJsonl(input, writer, onBytes, cancel); break;
+        case InputFormat::OtlpJson: s = parseOtlpJson(input, stageSpan, onBytes, cancel); break;
+        case InputFormat::JaegerJson: s = parseJaegerJson(input, stageSpan, onBytes, cancel); break;
+        case InputFormat::ZipkinJson: s = parseZipkinJson(input, stageSpan, onBytes, cancel); break;
+        case InputFormat::SpansCsv: s = parseSpansCsv(input, options.spanColumns.value_or(SpanCsvMapping{}), stageSpan, onBytes, cancel); break;
+        default: s = parseEventsCsv(input, writer, onBytes, cancel); break;
+        }
+        if (!s) return fail(s);
+        if (writer.eventCount() == eventsBefore && stager.count() == spansBefore) {
+            ++summary.warnings;
+            summary.warningSamples.push_back(input + ": no events (header only)");
+        }
+        std::error_code ec;
+        bytesBefore += fs::file_size(input, ec);
+    }
+    // Each staged trace becomes one request: events, known causal links and its warnings.
+    summary.spans = stager.count();
+    if (anySpans) {
+        const auto assemble = [&](std::vector<RawSpan>&& spans) -> Status {
+            AssembledTrace trace = assembleTrace(std::move(spans));
+            std::vector<RawAttribute> attrs;
+            for (const auto& e : trace.events) {
+                attrs.clear();
+                for (const auto& [k, v] : e.attributes) attrs.push_back({k, v});
+                RawEvent raw{trace.traceId, e.host, e.task, e.event, e.tsUs, e.seq, attrs};
+                if (Status s = writer.addEvent(raw); !s) return Status::error("trace " + trace.traceId + ": " + s.message());
+            }
+            for (const auto& l : trace.links)
+                if (Status s = writer.addLink(trace.traceId, l.fromTask, l.fromSeq, l.toTask, l.toSeq); !s) return s;
+            if (!trace.warnings.empty()) ++summary.tracesWithWarnings;
+            for (const auto& w : trace.warnings)
+                if (Status s = writer.addWarning(trace.traceId, w); !s) return s;
+            return Status::ok();
+        };
+        const std::function<void(double)> traceProgress = [&](double f) { reporter.report(kReadShare * (0.8 + 0.2 * f), "assembling traces"); };
+        if (Status s = stager.forEachTrace(assemble, cancel, traceProgress); !s) return fail(s);
+    }
+    if (writer.eventCount() == 0) return fail(Status::error(options.inputs.front() + ": no events to import"));
+
+    ProgressSink finishing = [&](double fraction, std::string_view stage) {
+        if (progress && *progress) (*progress)(kReadShare + (1 - kReadShare) * fraction, stage);
+    };
+    const std::int64_t fileWarnings = summary.warnings;
+    auto fileSamples = summary.warningSamples;
+    const std::int64_t spans = summary.spans, tracesWithWarnings = summary.tracesWithWarnings;
+    if (Status s = writer.finish(summary, &finishing, cancel); !s) return fail(s);
+    summary.spans = spans;
+    summary.tracesWithWarnings = tracesWithWarnings;
+    summary.warnings += fileWarnings;
+    summary.warningSamples.insert(summary.warningSamples.begin(), fileSamples.begin(), fileSamples.end());
+    if (cancel && cancel->isCancelled()) return fail(Status::error("import cancelled"));
+    if (Status s = store.commit(); !s) return s;
+    return summary;
+}
+
+} // namespace tracelight

@@ -1,0 +1,210 @@
+#include "tracelight/import/spans/Spans.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+namespace tracelight {
+
+namespace {
+constexpr double kFarOutsideUs = 24.0 * 3600 * 1e6;  // a span a day away from its trace is garbage
+} // namespace
+
+std::string serviceFromPodName(const std::string& pod) {
+    const auto last = pod.rfind('-');
+    if (last == std::string::npos || last == 0) return pod;
+    const auto before = pod.rfind('-', last - 1);
+    if (before == std::string::npos || before == 0) return pod.substr(0, last);
+    return pod.substr(0, before);
+}
+
+AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
+    AssembledTrace out;
+    if (spans.empty()) return out;
+    out.traceId = spans.front().traceId;
+    auto warn = [&](std::string w) { out.warnings.push_back(std::move(w)); };
+
+    // Spans without a time cannot be placed.
+    std::erase_if(spans, [&](const RawSpan& s) {
+        if (s.hasTimestamp && std::isfinite(s.startUs) && std::isfinite(s.endUs)) return false;
+        warn("span " + s.spanId + " has no timestamp");
+        return true;
+    });
+    if (spans.empty()) return out;
+    // Zero or negative durations: a negative one is clamped to zero.
+    for (auto& s : spans)
+        if (s.endUs < s.startUs) {
+            warn("span " + s.spanId + " ends before it starts");
+            s.endUs = s.startUs;
+        }
+    // Spans far outside the trace (a day from its median start) are dropped.
+    {
+        std::vector<double> starts;
+        for (const auto& s : spans) starts.push_back(s.startUs);
+        std::nth_element(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(starts.size() / 2), starts.end());
+        const double median = starts[starts.size() / 2];
+        std::erase_if(spans, [&](const RawSpan& s) {
+            if (std::fabs(s.startUs - median) <= kFarOutsideUs && std::fabs(s.endUs - median) <= kFarOutsideUs) return false;
+            warn("span " + s.spanId + " lies far outside its trace");
+            return true;
+        });
+    }
+
+    // Identity. A Zipkin server half shares its client's id: it becomes a child of the client half.
+    const std::size_t n = spans.size();
+    std::vector<std::string> key(n);
+    std::unordered_map<std::string, std::size_t> byKey;
+    std::vector<bool> dropped(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+        key[i] = spans[i].spanId + (spans[i].shared ? "#server" : "");
+        auto [it, fresh] = byKey.emplace(key[i], i);
+        if (fresh) continue;
+        // The same span reported in pieces (Zipkin does this): one span over their union.
+        RawSpan& first = spans[it->second];
+        first.startUs = std::min(first.startUs, spans[i].startUs);
+        first.endUs = std::max(first.endUs, spans[i].endUs);
+        for (auto& a : spans[i].attributes) first.attributes.push_back(std::move(a));
+        for (auto& e : spans[i].events) first.events.push_back(std::move(e));
+        if (first.parentId.empty()) first.parentId = spans[i].parentId;
+        if (first.operation.empty()) first.operation = spans[i].operation;
+        warn("duplicate span id " + spans[i].spanId + " (merged)");
+        dropped[i] = true;
+    }
+    std::vector<long> parent(n, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (dropped[i]) continue;
+        std::string p = spans[i].shared ? spans[i].spanId : spans[i].parentId;
+        if (spans[i].shared && !byKey.count(p)) p = spans[i].parentId;  // no client half in this trace
+        if (p.empty() || (p == spans[i].spanId && !spans[i].shared)) continue;
+        // Children of a shared id were made by its server half, which ran on the server.
+        if (!spans[i].shared && byKey.count(p + "#server")) p += "#server";
+        auto it = byKey.find(p);
+        if (it == byKey.end()) {
+            warn("span " + spans[i].spanId + " has a missing parent " + p);
+            continue;
+        }
+        parent[i] = static_cast<long>(it->second);
+    }
+    // Cycles: a span whose ancestry loops back is cut loose and becomes a root.
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t steps = 0;
+        for (long v = parent[i]; v >= 0; v = parent[static_cast<std::size_t>(v)])
+            if (++steps > n) {
+                warn("span " + spans[i].spanId + " is in a parent cycle");
+                parent[i] = -1;
+                break;
+            }
+    }
+
+    // Task names: service:operation, the k-th one of a name in start order numbered #k.
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!dropped[i]) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return spans[a].startUs < spans[b].startUs; });
+    std::vector<std::string> task(n);
+    std::map<std::string, int> seen;
+    for (auto i : order) {
+        const std::string base = (spans[i].service.empty() ? std::string("?") : spans[i].service) + ":" +
+                                 (spans[i].operation.empty() ? std::string("?") : spans[i].operation);
+        const int k = ++seen[base];
+        task[i] = k == 1 ? base : base + "#" + std::to_string(k);
+    }
+    std::vector<std::vector<std::size_t>> children(n);
+    for (auto i : order)
+        if (parent[i] >= 0) children[static_cast<std::size_t>(parent[i])].push_back(i);
+
+    // An RPC: a client span whose one child runs on another host is one thread of control that moves
+    // there and back, as the Mystery Machine's tasks do. The child joins the client's task, so the
+    // trip out and back become network segments and the pair is an RPC pattern for clock skew.
+    auto hostOf = [&](std::size_t i) { return spans[i].host.empty() ? spans[i].service : spans[i].host; };
+    auto isClient = [&](std::size_t i) {
+        for (const auto& [k, v] : spans[i].attributes)
+            if (k == "span.kind") return v == "client" || v == "CLIENT" || v == "3" || v == "SPAN_KIND_CLIENT";
+        return false;
+    };
+    std::vector<long> absorbedInto(n, -1);  // child -> the client span whose task it joins
+    for (auto i : order) {
+        std::vector<std::size_t> remote;
+        for (auto c : children[i])
+            if (hostOf(c) != hostOf(i)) remote.push_back(c);
+        if (remote.size() == 1 && (isClient(i) || children[i].size() == 1)) absorbedInto[remote[0]] = static_cast<long>(i);
+    }
+
+    struct Pending { double ts; int rank; std::string name; long child; bool isCall; std::vector<std::pair<std::string, std::string>> attrs; };
+    std::vector<std::int64_t> startSeq(n), endSeq(n);
+    std::vector<std::vector<std::pair<long, std::int64_t>>> callSeq(n), returnSeq(n);
+    std::vector<std::string> taskOf(task);  // the task a span's events land in (through chains of RPCs)
+    for (std::size_t i = 0; i < n; ++i) {
+        long top = static_cast<long>(i);
+        for (std::size_t steps = 0; absorbedInto[static_cast<std::size_t>(top)] >= 0 && steps <= n; ++steps)
+            top = absorbedInto[static_cast<std::size_t>(top)];
+        taskOf[i] = task[static_cast<std::size_t>(top)];
+    }
+    // A span's own events: start, call/return per (non-absorbed) child, span events, end; time order.
+    auto spanEvents = [&](std::size_t i, bool served) {
+        const RawSpan& s = spans[i];
+        std::vector<Pending> pending;
+        // A server joined into its client's task is named, so chains of calls stay readable and unique.
+        pending.push_back({s.startUs, 0, served ? "serve " + task[i] : std::string("start"), -1, false, s.attributes});
+        for (auto c : children[i]) {
+            if (absorbedInto[c] == static_cast<long>(i)) continue;
+            // Asynchronous work that outlives its parent never returns into it (and work "started"
+            // before its parent is skew): those ends get no event, so nesting is never invented.
+            if (spans[c].startUs >= s.startUs) pending.push_back({spans[c].startUs, 1, "call " + task[c], static_cast<long>(c), true, {}});
+            if (spans[c].endUs <= s.endUs) pending.push_back({spans[c].endUs, 1, "return " + task[c], static_cast<long>(c), false, {}});
+        }
+        for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, name.empty() ? std::string("event") : name, -1, false, {}});
+        pending.push_back({s.endUs, 2, served ? "served " + task[i] : std::string("end"), -1, false, {}});
+        std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+            return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank;
+        });
+        return pending;
+    };
+    // Roots first, so the request's attributes come from its root span.
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return (parent[a] < 0) > (parent[b] < 0); });
+    // A span's events, with the server it called (and the one that called further, and so on) spliced in
+    // between its start and the rest: the events of one moving task, each part on its own host.
+    std::function<void(std::size_t, bool, std::vector<std::pair<std::size_t, std::vector<Pending>>>&)> chain =
+        [&](std::size_t i, bool served, std::vector<std::pair<std::size_t, std::vector<Pending>>>& parts) {
+            auto own = spanEvents(i, served);
+            long server = -1;
+            for (auto c : children[i])
+                if (absorbedInto[c] == static_cast<long>(i)) server = static_cast<long>(c);
+            if (server < 0) {
+                parts.emplace_back(i, std::move(own));
+                return;
+            }
+            parts.emplace_back(i, std::vector<Pending>(own.begin(), own.begin() + 1));
+            chain(static_cast<std::size_t>(server), true, parts);
+            parts.emplace_back(i, std::vector<Pending>(own.begin() + 1, own.end()));
+        };
+    for (auto i : order) {
+        if (absorbedInto[i] >= 0) continue;  // written with its client
+        std::vector<std::pair<std::size_t, std::vector<Pending>>> parts;
+        chain(i, false, parts);
+        std::int64_t seq = 0;
+        for (auto& [owner, pending] : parts) {
+            const std::string host = hostOf(owner).empty() ? std::string("?") : hostOf(owner);
+            for (auto& p : pending) {
+                ++seq;
+                if (p.rank == 0) startSeq[owner] = seq;
+                if (p.rank == 2) endSeq[owner] = seq;
+                if (p.child >= 0) (p.isCall ? callSeq[owner] : returnSeq[owner]).emplace_back(p.child, seq);
+                out.events.push_back({task[i], p.name, host, p.ts, seq, std::move(p.attrs)});
+            }
+        }
+    }
+    // Known causal edges: the parent's call -> the child's start, the child's end -> the parent's return.
+    for (std::size_t i = 0; i < n; ++i) {
+        if (dropped[i]) continue;
+        for (auto [c, seq] : callSeq[i])
+            out.links.push_back({taskOf[i], seq, taskOf[static_cast<std::size_t>(c)], startSeq[static_cast<std::size_t>(c)]});
+        for (auto [c, seq] : returnSeq[i])
+            out.links.push_back({taskOf[static_cast<std::size_t>(c)], endSeq[static_cast<std::size_t>(c)], taskOf[i], seq});
+    }
+    return out;
+}
+
+} // namespace tracelight

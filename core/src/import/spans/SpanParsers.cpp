@@ -1,0 +1,444 @@
+#include "import/spans/SpanParsers.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <functional>
+
+#include "tracelight/import/Csv.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/base/JsonStream.h"
+#include "tracelight/import/LineReader.h"
+
+namespace tracelight {
+
+namespace {
+
+constexpr std::uint64_t kCheckEvery = 256;
+
+Status at(const std::string& path, std::uint64_t byte, const std::string& message) {
+    return Status::error(path + ": byte " + std::to_string(byte) + ": " + message);
+}
+
+// Parses each element of an opened array stream and hands it over with its location ("file: byte N: ").
+Status forEachElement(JsonArrayStream& stream, const std::string& path,
+                      const std::function<Status(const JsonValue&, const std::string&)>& handle, const ByteCounter& progress,
+                      const CancelToken* cancel) {
+    std::string element, error;
+    std::uint64_t offset = 0, count = 0;
+    while (stream.next(element, offset)) {
+        JsonValue value;
+        std::size_t bad = 0;
+        if (!JsonValue::parse(element, value, &error, &bad)) return at(path, offset + bad, "invalid JSON: " + error);
+        if (Status s = handle(value, path + ": byte " + std::to_string(offset) + ": "); !s) return s;
+        if (++count % 16 == 0) {
+            if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+            if (progress) progress(stream.bytesRead());
+        }
+    }
+    if (!stream.error().empty()) return Status::error(path + ": " + stream.error());
+    return Status::ok();
+}
+
+// A JSON scalar as text (strings as they are, numbers by their literal).
+std::string scalar(const JsonValue* v) {
+    if (!v) return {};
+    switch (v->type()) {
+    case JsonValue::Type::String:
+    case JsonValue::Type::Number: return v->string();
+    case JsonValue::Type::Bool: return v->boolean() ? "true" : "false";
+    default: return {};
+    }
+}
+
+// An integer given as a JSON number or a numeric string (OTLP writes 64-bit nanoseconds as strings).
+bool integerOf(const JsonValue* v, std::int64_t& out) {
+    if (!v || !(v->isNumber() || v->isString())) return false;
+    const std::string& t = v->string();
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), out);
+    if (r.ec == std::errc() && r.ptr == t.data() + t.size()) return true;
+    double d = 0;  // 1.5e18 and the like
+    const auto rd = std::from_chars(t.data(), t.data() + t.size(), d);
+    if (rd.ec != std::errc() || rd.ptr != t.data() + t.size() || !std::isfinite(d) || std::fabs(d) > 9.2e18) return false;
+    out = static_cast<std::int64_t>(d);
+    return true;
+}
+
+// OTLP AnyValue: {"stringValue": ...} and friends, as text.
+std::string otlpValue(const JsonValue* v) {
+    if (!v || !v->isObject() || v->object().empty()) return {};
+    const auto& [kind, value] = v->object().front();
+    if (kind == "arrayValue" || kind == "kvlistValue") return "[...]";
+    return scalar(&value);
+}
+
+void otlpAttributes(const JsonValue* list, std::vector<std::pair<std::string, std::string>>& out) {
+    if (!list || !list->isArray()) return;
+    for (const auto& kv : list->array()) {
+        const JsonValue* k = kv.find("key");
+        if (k && k->isString()) out.emplace_back(k->string(), otlpValue(kv.find("value")));
+    }
+}
+
+Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, const SpanSink& sink) {
+    if (!rs.isObject()) return Status::error(where + "resourceSpans element is not an object");
+    std::vector<std::pair<std::string, std::string>> resource;
+    if (const JsonValue* r = rs.find("resource")) otlpAttributes(r->find("attributes"), resource);
+    std::string service, host;
+    for (const auto& [k, v] : resource) {
+        if (k == "service.name") service = v;
+        if (k == "host.name") host = v;
+    }
+    const JsonValue* scopes = rs.find("scopeSpans");
+    if (!scopes) scopes = rs.find("instrumentationLibrarySpans");  // older collectors
+    if (!scopes) return Status::ok();
+    if (!scopes->isArray()) return Status::error(where + "scopeSpans is not an array");
+    for (const auto& scope : scopes->array()) {
+        const JsonValue* spans = scope.find("spans");
+        if (!spans) continue;
+        if (!spans->isArray()) return Status::error(where + "spans is not an array");
+        for (const auto& s : spans->array()) {
+            if (!s.isObject()) return Status::error(where + "a span is not an object");
+            RawSpan span;
+            span.traceId = scalar(s.find("traceId"));
+            span.spanId = scalar(s.find("spanId"));
+            span.parentId = scalar(s.find("parentSpanId"));
+            if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "a span has no traceId or spanId");
+            span.operation = scalar(s.find("name"));
+            span.service = service;
+            span.host = host;
+            std::int64_t start = 0, end = 0;
+            if (!integerOf(s.find("startTimeUnixNano"), start) || !integerOf(s.find("endTimeUnixNano"), end)) {
+                span.hasTimestamp = false;
+            }
+            span.startUs = double(start) / 1000.0;
+            span.endUs = double(end) / 1000.0;
+            span.attributes = resource;
+            otlpAttributes(s.find("attributes"), span.attributes);
+            if (const JsonValue* kind = s.find("kind")) span.attributes.emplace_back("span.kind", scalar(kind));
+            if (const JsonValue* events = s.find("events"); events && events->isArray())
+                for (const auto& e : events->array()) {
+                    std::int64_t t = 0;
+                    if (integerOf(e.find("timeUnixNano"), t)) span.events.emplace_back(scalar(e.find("name")), double(t) / 1000.0);
+                }
+            if (Status st = sink(std::move(span)); !st) return st;
+        }
+    }
+    return Status::ok();
+}
+
+} // namespace
+
+Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
+    // The collector's file exporter writes one ExportTraceServiceRequest per line; a single (pretty) document
+    // is streamed by its resourceSpans elements instead.
+    {
+        LineReader lines;
+        std::string error;
+        if (!lines.open(path, &error)) return Status::error(error);
+        std::string_view first;
+        while (lines.nextLine(first) && first.find_first_not_of(" \t") == std::string_view::npos) {}
+        JsonValue probe;
+        if (JsonValue::parse(first, probe, nullptr, nullptr) && probe.isObject()) {
+            std::uint64_t count = 0;
+            std::string_view line = first;
+            do {
+                if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+                JsonValue doc;
+                std::size_t offset = 0;
+                const std::string where = path + ":" + std::to_string(lines.lineNumber()) + ": ";
+                if (!JsonValue::parse(line, doc, &error, &offset))
+                    return Status::error(where + "invalid JSON at column " + std::to_string(offset + 1) + ": " + error);
+                const JsonValue* rs = doc.find("resourceSpans");
+                if (!rs || !rs->isArray()) return Status::error(where + "no resourceSpans array (not OTLP JSON)");
+                for (const auto& r : rs->array())
+                    if (Status s = parseOtlpResourceSpans(r, where, sink); !s) return s;
+                if (++count % kCheckEvery == 0) {
+                    if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+                    if (progress) progress(lines.bytesConsumed());
+                }
+            } while (lines.nextLine(line));
+            return Status::ok();
+        }
+    }
+    JsonArrayStream stream;
+    std::string error;
+    if (!stream.open(path, "resourceSpans", &error)) return Status::error(path + ": " + error + " (not OTLP JSON)");
+    return forEachElement(
+        stream, path, [&](const JsonValue& rs, const std::string& where) { return parseOtlpResourceSpans(rs, where, sink); }, progress,
+        cancel);
+}
+
+namespace {
+// One Jaeger trace object: {"traceID", "spans": [...], "processes": {...}}.
+Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanSink& sink) {
+    if (!trace.isObject()) return Status::error(where + "a trace is not an object");
+    const JsonValue* spans = trace.find("spans");
+    if (!spans || !spans->isArray()) return Status::error(where + "a trace has no spans array");
+    const JsonValue* processes = trace.find("processes");
+    for (const auto& s : spans->array()) {
+        if (!s.isObject()) return Status::error(where + "a span is not an object");
+        RawSpan span;
+        span.traceId = scalar(s.find("traceID"));
+        if (span.traceId.empty()) span.traceId = scalar(trace.find("traceID"));
+        span.spanId = scalar(s.find("spanID"));
+        if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "a span has no traceID or spanID");
+        span.operation = scalar(s.find("operationName"));
+        std::int64_t start = 0, duration = 0;
+        span.hasTimestamp = integerOf(s.find("startTime"), start);
+        integerOf(s.find("duration"), duration);
+        span.startUs = double(start);
+        span.endUs = double(start + duration);
+        // Parent: the first CHILD_OF reference; FOLLOWS_FROM when there is none.
+        if (const JsonValue* refs = s.find("references"); refs && refs->isArray()) {
+            for (const auto& r : refs->array())
+                if (scalar(r.find("refType")) == "CHILD_OF" && span.parentId.empty()) span.parentId = scalar(r.find("spanID"));
+            for (const auto& r : refs->array())
+                if (scalar(r.find("refType")) == "FOLLOWS_FROM") {
+                    if (span.parentId.empty()) span.parentId = scalar(r.find("spanID"));
+                    else span.followsFrom.push_back(scalar(r.find("spanID")));
+                }
+        }
+        if (span.parentId.empty()) span.parentId = scalar(s.find("parentSpanID"));
+        const std::string pid = scalar(s.find("processID"));
+        const JsonValue* process = processes && processes->isObject() ? processes->find(pid) : s.find("process");
+        if (process && process->isObject()) {
+            span.service = scalar(process->find("serviceName"));
+            if (const JsonValue* tags = process->find("tags"); tags && tags->isArray())
+                for (const auto& t : tags->array()) {
+                    const std::string k = scalar(t.find("key"));
+                    if (k == "hostname" || k == "host.name") span.host = scalar(t.find("value"));
+                    span.attributes.emplace_back(k, scalar(t.find("value")));
+                }
+        }
+        if (const JsonValue* tags = s.find("tags"); tags && tags->isArray())
+            for (const auto& t : tags->array()) span.attributes.emplace_back(scalar(t.find("key")), scalar(t.find("value")));
+        if (const JsonValue* logs = s.find("logs"); logs && logs->isArray())
+            for (const auto& l : logs->array()) {
+                std::int64_t t = 0;
+                if (!integerOf(l.find("timestamp"), t)) continue;
+                std::string name = "log";
+                if (const JsonValue* fields = l.find("fields"); fields && fields->isArray())
+                    for (const auto& f : fields->array())
+                        if (scalar(f.find("key")) == "event" || scalar(f.find("key")) == "message") name = scalar(f.find("value"));
+                span.events.emplace_back(name, double(t));
+            }
+        if (Status st = sink(std::move(span)); !st) return st;
+    }
+    return Status::ok();
+}
+} // namespace
+
+Status parseJaegerJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
+    JsonArrayStream stream;
+    std::string error;
+    if (!stream.open(path, "data", &error)) {
+        // jaeger-ui also saves a bare trace object; such a document is one trace and is read whole.
+        LineReader probe;
+        std::string text, openError;
+        if (!probe.open(path, &openError)) return Status::error(openError);
+        std::string_view line;
+        while (probe.nextLine(line)) (text += line) += '\n';
+        JsonValue trace;
+        std::size_t bad = 0;
+        if (JsonValue::parse(text, trace, nullptr, &bad) && trace.isObject() && trace.find("spans"))
+            return jaegerTrace(trace, path + ": ", sink);
+        return Status::error(path + ": " + error + " (not Jaeger JSON)");
+    }
+    return forEachElement(
+        stream, path, [&](const JsonValue& trace, const std::string& where) { return jaegerTrace(trace, where, sink); }, progress, cancel);
+}
+
+namespace {
+Status zipkinSpan(const JsonValue& s, const std::string& where, const SpanSink& sink) {
+    if (!s.isObject()) return Status::error(where + "a span is not an object");
+    RawSpan span;
+    span.traceId = scalar(s.find("traceId"));
+    span.spanId = scalar(s.find("id"));
+    if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "a span has no traceId or id");
+    // Zipkin pads 64-bit trace ids to 128 bits in places: compare on the low 16 hex digits.
+    if (span.traceId.size() == 32 && span.traceId.compare(0, 16, "0000000000000000") == 0) span.traceId.erase(0, 16);
+    span.parentId = scalar(s.find("parentId"));
+    span.operation = scalar(s.find("name"));
+    span.shared = s.find("shared") && s.find("shared")->isBool() && s.find("shared")->boolean();
+    std::int64_t start = 0, duration = 0;
+    span.hasTimestamp = integerOf(s.find("timestamp"), start);
+    integerOf(s.find("duration"), duration);
+    span.startUs = double(start);
+    span.endUs = double(start + duration);
+    if (const JsonValue* local = s.find("localEndpoint"); local && local->isObject()) {
+        span.service = scalar(local->find("serviceName"));
+        span.host = scalar(local->find("ipv4"));
+        if (span.host.empty()) span.host = scalar(local->find("ipv6"));
+        if (!span.host.empty() && !span.service.empty()) span.host = span.service + "@" + span.host;
+    }
+    if (const JsonValue* remote = s.find("remoteEndpoint"); remote && remote->isObject())
+        span.attributes.emplace_back("remote.service", scalar(remote->find("serviceName")));
+    if (const JsonValue* kind = s.find("kind")) span.attributes.emplace_back("span.kind", scalar(kind));
+    if (const JsonValue* tags = s.find("tags"); tags && tags->isObject())
+        for (const auto& [k, v] : tags->object()) span.attributes.emplace_back(k, scalar(&v));
+    if (const JsonValue* annotations = s.find("annotations"); annotations && annotations->isArray())
+        for (const auto& a : annotations->array()) {
+            std::int64_t t = 0;
+            if (integerOf(a.find("timestamp"), t)) span.events.emplace_back(scalar(a.find("value")), double(t));
+        }
+    return sink(std::move(span));
+}
+} // namespace
+
+Status parseZipkinJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
+    JsonArrayStream stream;
+    std::string error;
+    if (!stream.open(path, {}, &error)) return Status::error(path + ": " + error + " (not Zipkin JSON)");
+    // Elements are spans, or whole traces (lists of spans).
+    return forEachElement(
+        stream, path,
+        [&](const JsonValue& v, const std::string& where) {
+            if (!v.isArray()) return zipkinSpan(v, where, sink);
+            for (const auto& span : v.array())
+                if (Status st = zipkinSpan(span, where, sink); !st) return st;
+            return Status::ok();
+        },
+        progress, cancel);
+}
+
+Status parseSpansCsv(const std::string& path, const SpanCsvMapping& givenMapping, const SpanSink& sink,
+                     const ByteCounter& progress, const CancelToken* cancel) {
+    LineReader lines;
+    std::string openError;
+    if (!lines.open(path, &openError)) return Status::error(openError);
+    CsvReader csv(lines);
+    std::vector<std::string_view> fields;
+    const auto first = csv.next(fields);
+    if (first == CsvReader::Next::End) return Status::error(path + ": empty file (expected a header row)");
+    if (first == CsvReader::Next::Error) return Status::error(path + ":1: " + csv.error());
+    std::vector<std::string> header(fields.begin(), fields.end());
+    if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0) header[0].erase(0, 3);
+
+    SpanCsvMapping mapping = givenMapping;
+    if (mapping.columns.empty()) {
+        auto guessed = SpanCsvMapping::guess(header);
+        if (!guessed) return Status::error(path + ":1: cannot tell which columns hold trace, span, parent, ...; give --map");
+        mapping.columns = guessed->columns;
+        if (givenMapping.timeUnitUs == 1.0 && givenMapping.rootMarker == "root") mapping.timeUnitUs = guessed->timeUnitUs;
+    }
+    auto column = [&](const char* key) -> int {
+        auto it = mapping.columns.find(key);
+        if (it == mapping.columns.end()) return -1;
+        for (std::size_t i = 0; i < header.size(); ++i)
+            if (header[i] == it->second) return static_cast<int>(i);
+        return -2;  // mapped to a column the header does not have
+    };
+    for (const auto& [key, name] : mapping.columns)
+        if (column(key.c_str()) == -2) return Status::error(path + ":1: no column '" + name + "' (mapped from " + key + ")");
+    const int cTrace = column("trace"), cSpan = column("span"), cParent = column("parent"), cService = column("service"),
+              cPod = column("pod"), cOperation = column("operation"), cStart = column("start"), cEnd = column("end"),
+              cDuration = column("duration"), cHost = column("host");
+    if (cTrace < 0 || cSpan < 0 || cStart < 0 || (cEnd < 0 && cDuration < 0))
+        return Status::error(path + ":1: the mapping needs trace, span, start and end (or duration)");
+    std::vector<int> attributeColumns;
+    for (std::size_t i = 0; i < header.size(); ++i) {
+        const int c = static_cast<int>(i);
+        if (c != cTrace && c != cSpan && c != cParent && c != cService && c != cPod && c != cOperation && c != cStart &&
+            c != cEnd && c != cDuration && c != cHost)
+            attributeColumns.push_back(c);
+    }
+    auto number = [](std::string_view t, double& out) {
+        // Integers first: nanosecond timestamps need all 64 bits.
+        std::int64_t i = 0;
+        auto r = std::from_chars(t.data(), t.data() + t.size(), i);
+        if (r.ec == std::errc() && r.ptr == t.data() + t.size()) {
+            out = double(i);
+            return true;
+        }
+        r = std::from_chars(t.data(), t.data() + t.size(), out);
+        return r.ec == std::errc() && r.ptr == t.data() + t.size() && std::isfinite(out);
+    };
+    std::uint64_t rows = 0;
+    for (;;) {
+        const auto next = csv.next(fields);
+        if (next == CsvReader::Next::End) break;
+        const std::string where = path + ":" + std::to_string(csv.recordLine()) + ": ";
+        if (next == CsvReader::Next::Error) return Status::error(where + csv.error());
+        if (fields.size() == 1 && fields[0].empty()) continue;
+        if (fields.size() != header.size())
+            return Status::error(where + "expected " + std::to_string(header.size()) + " fields, found " + std::to_string(fields.size()));
+        RawSpan span;
+        span.traceId = fields[static_cast<std::size_t>(cTrace)];
+        span.spanId = fields[static_cast<std::size_t>(cSpan)];
+        if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "empty trace or span id");
+        if (cParent >= 0) {
+            span.parentId = fields[static_cast<std::size_t>(cParent)];
+            if (span.parentId == mapping.rootMarker || span.parentId == "0" || span.parentId == "null") span.parentId.clear();
+        }
+        if (cService >= 0) span.service = fields[static_cast<std::size_t>(cService)];
+        if (cPod >= 0) {
+            span.host = fields[static_cast<std::size_t>(cPod)];
+            if (span.service.empty()) span.service = serviceFromPodName(span.host);
+        }
+        if (cHost >= 0) span.host = fields[static_cast<std::size_t>(cHost)];
+        if (cOperation >= 0) span.operation = fields[static_cast<std::size_t>(cOperation)];
+        double start = 0, end = 0;
+        if (!number(fields[static_cast<std::size_t>(cStart)], start)) return Status::error(where + "start time is not a number");
+        if (cEnd >= 0) {
+            if (!number(fields[static_cast<std::size_t>(cEnd)], end)) return Status::error(where + "end time is not a number");
+        } else {
+            double duration = 0;
+            if (!number(fields[static_cast<std::size_t>(cDuration)], duration)) return Status::error(where + "duration is not a number");
+            end = start + duration;
+        }
+        span.startUs = start * mapping.timeUnitUs;
+        span.endUs = end * mapping.timeUnitUs;
+        for (int c : attributeColumns)
+            if (!fields[static_cast<std::size_t>(c)].empty())
+                span.attributes.emplace_back(header[static_cast<std::size_t>(c)], std::string(fields[static_cast<std::size_t>(c)]));
+        if (Status st = sink(std::move(span)); !st) return Status::error(where + st.message());
+        if (++rows % 4096 == 0) {
+            if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+            if (progress) progress(lines.bytesConsumed());
+        }
+    }
+    return Status::ok();
+}
+
+Result<SpanCsvMapping> SpanCsvMapping::parse(std::string_view spec, std::string_view timeUnit) {
+    SpanCsvMapping m;
+    static const std::vector<std::string> known = {"trace", "span", "parent", "service", "pod", "operation", "start", "end", "duration", "host"};
+    std::size_t pos = 0;
+    while (pos < spec.size()) {
+        const std::size_t comma = spec.find(',', pos);
+        const std::string_view item = spec.substr(pos, comma == std::string_view::npos ? spec.npos : comma - pos);
+        const std::size_t eq = item.find('=');
+        if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
+            return Status::error("--map: '" + std::string(item) + "' is not key=Column");
+        const std::string key(item.substr(0, eq));
+        if (std::find(known.begin(), known.end(), key) == known.end())
+            return Status::error("--map: unknown key '" + key + "' (trace, span, parent, service, pod, operation, start, end, duration, host)");
+        m.columns[key] = std::string(item.substr(eq + 1));
+        if (comma == std::string_view::npos) break;
+        pos = comma + 1;
+    }
+    if (timeUnit == "ns") m.timeUnitUs = 0.001;
+    else if (timeUnit == "us" || timeUnit.empty()) m.timeUnitUs = 1.0;
+    else if (timeUnit == "ms") m.timeUnitUs = 1000.0;
+    else if (timeUnit == "s") m.timeUnitUs = 1e6;
+    else return Status::error("--time-unit: '" + std::string(timeUnit) + "' is not ns, us, ms or s");
+    return m;
+}
+
+std::optional<SpanCsvMapping> SpanCsvMapping::guess(const std::vector<std::string>& header) {
+    auto has = [&](const char* name) { return std::find(header.begin(), header.end(), name) != header.end(); };
+    if (has("TraceID") && has("SpanID") && has("ParentID") && has("StartTimeUnixNano") && (has("EndTimeUnixNano"))) {
+        SpanCsvMapping m;
+        m.columns = {{"trace", "TraceID"}, {"span", "SpanID"}, {"parent", "ParentID"}, {"start", "StartTimeUnixNano"}, {"end", "EndTimeUnixNano"}};
+        if (has("PodName")) m.columns["pod"] = "PodName";
+        if (has("ServiceName")) m.columns["service"] = "ServiceName";
+        if (has("OperationName")) m.columns["operation"] = "OperationName";
+        if (has("Duration")) m.columns["duration"] = "Duration";  // kept out of the attributes; end wins
+        m.timeUnitUs = 0.001;
+        return m;
+    }
+    return std::nullopt;
+}
+
+} // namespace tracelight

@@ -1,0 +1,320 @@
+#include "store/ImportWriter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+namespace tracelight {
+
+namespace {
+constexpr std::size_t kMaxWarningSamples = 10;
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+} // namespace
+
+Status ImportWriter::start(std::string_view periodName, std::string_view format, std::string_view inputs) {
+    auto prepare = [&](sqlite::Statement& st, const char* sql) { return st.prepare(m_db, sql); };
+    if (!prepare(m_insertLabel, "INSERT INTO labels(text) VALUES(?1)") ||
+        !prepare(m_insertRole, "INSERT OR IGNORE INTO label_roles(label_id, role) VALUES(?1, ?2)") ||
+        !prepare(m_insertRequest, "INSERT INTO requests(name, period_id, import_id) VALUES(?1, ?2, ?3)") ||
+        !prepare(m_insertEvent,
+                 "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_local_us) VALUES(?1,?2,?3,?4,?5,?6)") ||
+        !prepare(m_insertRequestAttr,
+                 "INSERT OR IGNORE INTO request_attrs(request_id, key_id, value_id) VALUES(?1, ?2, ?3)") ||
+        !prepare(m_selectRequestAttr, "SELECT value_id FROM request_attrs WHERE request_id=?1 AND key_id=?2") ||
+        !prepare(m_insertLink, "INSERT INTO causal_links(request_id, from_task_id, from_ord, to_task_id, to_ord) VALUES(?1,?2,?3,?4,?5)") ||
+        !prepare(m_insertWarning, "INSERT INTO import_warnings(request_id, message) VALUES(?1, ?2)") ||
+        !prepare(m_insertEventAttr,
+                 "INSERT OR REPLACE INTO event_attrs(request_id, task_id, ord, key_id, value_id) VALUES(?1,?2,?3,?4,?5)"))
+        return Status::error(std::string("cannot prepare import: ") + sqlite3_errmsg(m_db));
+
+    sqlite::Statement labels(m_db, "SELECT id, text FROM labels");
+    while (labels.step() == SQLITE_ROW) m_labels.emplace(std::string(labels.text(1)), static_cast<std::uint32_t>(labels.int64(0)));
+    sqlite::Statement roles(m_db, "SELECT label_id, role FROM label_roles");
+    while (roles.step() == SQLITE_ROW) m_roles.insert((static_cast<std::uint64_t>(roles.int64(0)) << 3) | roles.int64(1));
+
+    sqlite::Statement period(m_db, "INSERT INTO periods(name) VALUES(?1) ON CONFLICT(name) DO UPDATE SET name=name RETURNING id");
+    period.bind(1, periodName);
+    if (period.step() != SQLITE_ROW) return Status::error(std::string("cannot create period: ") + sqlite3_errmsg(m_db));
+    m_periodId = static_cast<std::uint32_t>(period.int64(0));
+    period.reset();
+
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    sqlite::Statement import(m_db,
+                             "INSERT INTO imports(started_utc, format, inputs, period_id, requests, events, warnings) "
+                             "VALUES(?1, ?2, ?3, ?4, 0, 0, 0)");
+    import.bind(1, std::string_view(stamp)).bind(2, format).bind(3, inputs).bind(4, m_periodId);
+    if (import.step() != SQLITE_DONE) return Status::error(std::string("cannot record import: ") + sqlite3_errmsg(m_db));
+    m_importId = sqlite3_last_insert_rowid(m_db);
+
+    sqlite::Statement maxRequest(m_db, "SELECT COALESCE(MAX(id), 0) FROM requests");
+    maxRequest.step();
+    m_firstRequestId = maxRequest.int64(0) + 1;
+    return Status::ok();
+}
+
+Result<std::uint32_t> ImportWriter::intern(std::string_view text, LabelRole role) {
+    std::uint32_t id;
+    if (auto it = m_labels.find(text); it != m_labels.end()) {
+        id = it->second;
+    } else {
+        m_insertLabel.bind(1, text);
+        if (m_insertLabel.step() != SQLITE_DONE) {
+            m_insertLabel.reset();
+            return Status::error(std::string("cannot store label: ") + sqlite3_errmsg(m_db));
+        }
+        m_insertLabel.reset();
+        id = static_cast<std::uint32_t>(sqlite3_last_insert_rowid(m_db));
+        m_labels.emplace(std::string(text), id);
+    }
+    const std::uint64_t key = (static_cast<std::uint64_t>(id) << 3) | static_cast<std::uint64_t>(role);
+    if (m_roles.insert(key).second) {
+        m_insertRole.bind(1, id).bind(2, static_cast<int>(role));
+        m_insertRole.step();
+        m_insertRole.reset();
+    }
+    return id;
+}
+
+void ImportWriter::warn(std::string message) {
+    ++m_warnings;
+    if (m_warningSamples.size() < kMaxWarningSamples) m_warningSamples.push_back(std::move(message));
+}
+
+Status ImportWriter::setAttribute(std::uint32_t request, std::uint32_t taskId, std::int64_t ord,
+                                  const RawAttribute& attr) {
+    auto key = intern(attr.key, LabelRole::AttributeKey);
+    if (!key) return key.status();
+    auto value = intern(attr.value, LabelRole::AttributeValue);
+    if (!value) return value.status();
+    if (request != m_attrRequest) {
+        m_attrRequest = request;
+        m_attrCache.clear();
+    }
+    std::uint32_t stored = 0;
+    bool known = false;
+    for (const auto& [k, v] : m_attrCache)
+        if (k == key.value()) {
+            stored = v;
+            known = true;
+        }
+    if (!known) {
+        m_insertRequestAttr.bind(1, request).bind(2, key.value()).bind(3, value.value());
+        m_insertRequestAttr.step();
+        m_insertRequestAttr.reset();
+        if (sqlite3_changes(m_db) == 1) {
+            stored = value.value();
+        } else {
+            m_selectRequestAttr.bind(1, request).bind(2, key.value());
+            if (m_selectRequestAttr.step() == SQLITE_ROW) stored = static_cast<std::uint32_t>(m_selectRequestAttr.int64(0));
+            m_selectRequestAttr.reset();
+        }
+        m_attrCache.emplace_back(key.value(), stored);
+    }
+    // The request keeps its first value; a differing value stays with the event that logged it.
+    if (stored != value.value()) {
+        m_insertEventAttr.bind(1, request).bind(2, taskId).bind(3, ord).bind(4, key.value()).bind(5, value.value());
+        if (m_insertEventAttr.step() != SQLITE_DONE) {
+            m_insertEventAttr.reset();
+            return Status::error(std::string("cannot store attribute: ") + sqlite3_errmsg(m_db));
+        }
+        m_insertEventAttr.reset();
+    }
+    return Status::ok();
+}
+
+Status ImportWriter::addEvent(const RawEvent& e) {
+    if (e.request.empty()) return Status::error("empty request id");
+    if (e.host.empty()) return Status::error("empty host");
+    if (e.task.empty()) return Status::error("empty task");
+    if (e.event.empty()) return Status::error("empty event name");
+    if (!std::isfinite(e.tsUs)) return Status::error("timestamp is not a finite number");
+    // |ts| beyond 1e17 us (about year 5100) is a unit mistake or garbage, not a clock.
+    if (std::fabs(e.tsUs) > 1e17) return Status::error("absurd timestamp " + std::to_string(e.tsUs) + " us");
+
+    auto host = intern(e.host, LabelRole::Host);
+    if (!host) return host.status();
+    auto task = intern(e.task, LabelRole::Task);
+    if (!task) return task.status();
+    auto event = intern(e.event, LabelRole::Event);
+    if (!event) return event.status();
+
+    auto it = m_requests.find(e.request);
+    if (it == m_requests.end()) {
+        m_insertRequest.bind(1, e.request).bind(2, m_periodId).bind(3, m_importId);
+        const int rc = m_insertRequest.step();
+        m_insertRequest.reset();
+        if (rc == SQLITE_CONSTRAINT)
+            return Status::error("request " + quoted(e.request) +
+                                 " is already in the database from an earlier import (request ids must be new)");
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot store request: ") + sqlite3_errmsg(m_db));
+        it = m_requests.emplace(std::string(e.request),
+                                RequestState{static_cast<std::uint32_t>(sqlite3_last_insert_rowid(m_db)), host.value()})
+                 .first;
+    }
+    const std::uint32_t requestId = it->second.id;
+    const std::int64_t ord = e.seq ? *e.seq : m_inputOrder;
+    ++m_inputOrder;
+
+    m_insertEvent.bind(1, requestId).bind(2, task.value()).bind(3, ord).bind(4, event.value()).bind(5, host.value()).bind(6, e.tsUs);
+    const int rc = m_insertEvent.step();
+    m_insertEvent.reset();
+    if (rc == SQLITE_CONSTRAINT)
+        return Status::error("seq " + std::to_string(ord) + " appears twice for task " + quoted(e.task) + " in request " +
+                             quoted(e.request));
+    if (rc != SQLITE_DONE) return Status::error(std::string("cannot store event: ") + sqlite3_errmsg(m_db));
+    ++m_events;
+
+    for (const RawAttribute& attr : e.attributes) {
+        if (attr.value.empty()) continue;  // empty = absent
+        if (Status s = setAttribute(requestId, task.value(), ord, attr); !s) return s;
+    }
+    return Status::ok();
+}
+
+Status ImportWriter::addLink(std::string_view request, std::string_view fromTask, std::int64_t fromSeq,
+                             std::string_view toTask, std::int64_t toSeq) {
+    auto it = m_requests.find(request);
+    if (it == m_requests.end()) return Status::error("link in unknown request " + quoted(request));
+    auto from = intern(fromTask, LabelRole::Task);
+    if (!from) return from.status();
+    auto to = intern(toTask, LabelRole::Task);
+    if (!to) return to.status();
+    m_insertLink.bind(1, it->second.id).bind(2, from.value()).bind(3, fromSeq).bind(4, to.value()).bind(5, toSeq);
+    const int rc = m_insertLink.step();
+    m_insertLink.reset();
+    if (rc != SQLITE_DONE) return Status::error(std::string("cannot store link: ") + sqlite3_errmsg(m_db));
+    return Status::ok();
+}
+
+Status ImportWriter::addWarning(std::string_view request, const std::string& message) {
+    auto it = m_requests.find(request);
+    if (it == m_requests.end()) return Status::ok();
+    warn("trace " + std::string(request) + ": " + message);
+    m_insertWarning.bind(1, it->second.id).bind(2, message);
+    const int rc = m_insertWarning.step();
+    m_insertWarning.reset();
+    if (rc != SQLITE_DONE) return Status::error(std::string("cannot store warning: ") + sqlite3_errmsg(m_db));
+    return Status::ok();
+}
+
+Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel) {
+    // One pass over this import's events in (request, task, ord) order, which is the table's key order.
+    sqlite::Statement scan(m_db,
+                           "SELECT request_id, task_id, ord, event_id, host_id, ts_local_us FROM events "
+                           "WHERE request_id >= ?1 ORDER BY request_id, task_id, ord");
+    sqlite::Statement rename(m_db, "UPDATE events SET event_id=?1 WHERE request_id=?2 AND task_id=?3 AND ord=?4");
+    sqlite::Statement summarise(m_db,
+                                "UPDATE requests SET event_count=?1, task_count=?2, host_count=?3, start_local_us=?4, "
+                                "latency_local_us=?5 WHERE id=?6");
+    scan.bind(1, m_firstRequestId);
+
+    std::vector<std::uint32_t> originHost;  // by request id - first
+    originHost.resize(m_requests.size() + 1, 0);
+    for (const auto& [name, state] : m_requests)
+        if (state.id >= m_firstRequestId && static_cast<std::size_t>(state.id - m_firstRequestId) < originHost.size())
+            originHost[state.id - m_firstRequestId] = state.originHost;
+
+    struct Rename { std::uint32_t request, task; std::int64_t ord; std::uint32_t event; int occurrence; };
+    std::vector<Rename> renames;
+    std::vector<std::pair<std::uint32_t, int>> taskEventCounts;  // event id -> occurrences within the current task
+    std::vector<std::uint32_t> hosts;
+    std::int64_t currentRequest = -1, currentTask = -1;
+    std::int64_t events = 0, tasks = 0;
+    double originMin = 0, originMax = 0;
+    bool originSeen = false;
+    std::uint32_t lastHost = 0;
+    double lastTs = 0;
+    std::int64_t processed = 0;
+    ThrottledProgress reporter(progress);
+
+    auto flushRequest = [&]() -> Status {
+        if (currentRequest < 0) return Status::ok();
+        std::sort(hosts.begin(), hosts.end());
+        const auto hostCount = std::unique(hosts.begin(), hosts.end()) - hosts.begin();
+        summarise.bind(1, events).bind(2, tasks).bind(3, static_cast<std::int64_t>(hostCount));
+        if (originSeen) summarise.bind(4, originMin).bind(5, originMax - originMin);
+        else summarise.bindNull(4).bindNull(5);
+        summarise.bind(6, currentRequest);
+        const int rc = summarise.step();
+        summarise.reset();
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot summarise request: ") + sqlite3_errmsg(m_db));
+        return Status::ok();
+    };
+
+    for (int rc = scan.step(); rc == SQLITE_ROW; rc = scan.step()) {
+        const auto request = scan.int64(0);
+        const auto task = scan.int64(1);
+        const auto ord = scan.int64(2);
+        const auto event = static_cast<std::uint32_t>(scan.int64(3));
+        const auto host = static_cast<std::uint32_t>(scan.int64(4));
+        const double ts = scan.real(5);
+        if (request != currentRequest) {
+            if (Status s = flushRequest(); !s) return s;
+            currentRequest = request;
+            currentTask = -1;
+            events = tasks = 0;
+            hosts.clear();
+            originSeen = false;
+        }
+        if (task != currentTask) {
+            currentTask = task;
+            ++tasks;
+            taskEventCounts.clear();
+        } else if (host == lastHost && ts < lastTs) {
+            warn("request #" + std::to_string(request) + ": task " + m_store.label(LabelId(static_cast<std::uint32_t>(task))) +
+                 " goes back in time on one host (" + std::to_string(lastTs) + " -> " + std::to_string(ts) + " us)");
+        }
+        lastHost = host;
+        lastTs = ts;
+        ++events;
+        hosts.push_back(host);
+        const std::size_t slot = static_cast<std::size_t>(request - m_firstRequestId);
+        if (slot < originHost.size() && host == originHost[slot]) {
+            originMin = originSeen ? std::min(originMin, ts) : ts;
+            originMax = originSeen ? std::max(originMax, ts) : ts;
+            originSeen = true;
+        }
+        int occurrence = 1;
+        bool found = false;
+        for (auto& [id, count] : taskEventCounts)
+            if (id == event) {
+                occurrence = ++count;
+                found = true;
+            }
+        if (!found) taskEventCounts.emplace_back(event, 1);
+        if (occurrence > 1)
+            renames.push_back({static_cast<std::uint32_t>(request), static_cast<std::uint32_t>(task), ord, event, occurrence});
+        if ((++processed & 0xFFFF) == 0) {
+            if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+            reporter.report(m_events ? double(processed) / double(m_events) : 1.0, "summarising requests");
+        }
+    }
+    if (Status s = flushRequest(); !s) return s;
+
+    // A task that logs the same event again (a loop, a retried lock) gets EVENT#2, EVENT#3, ...
+    for (const Rename& r : renames) {
+        auto label = intern(m_store.label(LabelId(r.event)) + "#" + std::to_string(r.occurrence), LabelRole::Event);
+        if (!label) return label.status();
+        rename.bind(1, label.value()).bind(2, r.request).bind(3, r.task).bind(4, r.ord);
+        const int rc = rename.step();
+        rename.reset();
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot number repeated event: ") + sqlite3_errmsg(m_db));
+    }
+
+    summary.requests = static_cast<std::int64_t>(m_requests.size());
+    summary.events = m_events;
+    summary.renamedEvents = static_cast<std::int64_t>(renames.size());
+    summary.warnings = m_warnings;
+    summary.warningSamples = m_warningSamples;
+    sqlite::Statement record(m_db, "UPDATE imports SET requests=?1, events=?2, warnings=?3 WHERE id=?4");
+    record.bind(1, summary.requests).bind(2, summary.events).bind(3, summary.warnings).bind(4, m_importId);
+    if (record.step() != SQLITE_DONE) return Status::error(std::string("cannot record import: ") + sqlite3_errmsg(m_db));
+    reporter.report(1.0, "summarising requests", true);
+    return Status::ok();
+}
+
+} // namespace tracelight

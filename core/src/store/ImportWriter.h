@@ -1,0 +1,88 @@
+#pragma once
+// Format-independent half of every importer: interns labels, creates requests, stores events and
+// attributes, and after the last event numbers repeated <task, event> pairs and summarises requests.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "store/Sqlite.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight {
+
+struct RawAttribute {
+    std::string_view key;
+    std::string_view value;
+};
+
+struct RawEvent {
+    std::string_view request;
+    std::string_view host;
+    std::string_view task;
+    std::string_view event;
+    double tsUs = 0;
+    std::optional<std::int64_t> seq;  // position within the task; input order when absent
+    std::span<const RawAttribute> attributes;
+};
+
+struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+template <typename V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+
+class ImportWriter {
+public:
+    explicit ImportWriter(TraceStore& store) : m_store(store), m_db(store.db()) {}
+
+    // Inside an open transaction: prepares statements, loads the label vocabulary, creates the period.
+    Status start(std::string_view periodName, std::string_view format, std::string_view inputs);
+    // The error message carries no location; the parser prefixes file and line.
+    Status addEvent(const RawEvent& event);
+    // A known causal edge between two events of one request, by task and position (seq).
+    Status addLink(std::string_view request, std::string_view fromTask, std::int64_t fromSeq, std::string_view toTask,
+                   std::int64_t toSeq);
+    Status addWarning(std::string_view request, const std::string& message);
+    Status finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel);
+
+    std::int64_t eventCount() const { return m_events; }
+
+private:
+    Result<std::uint32_t> intern(std::string_view text, LabelRole role);
+    Status setAttribute(std::uint32_t request, std::uint32_t taskId, std::int64_t ord, const RawAttribute& attr);
+    void warn(std::string message);
+
+    struct RequestState {
+        std::uint32_t id;
+        std::uint32_t originHost;  // host of the request's first event: its local clock times the request
+    };
+
+    TraceStore& m_store;
+    sqlite3* m_db;
+    StringMap<std::uint32_t> m_labels;
+    std::unordered_set<std::uint64_t> m_roles;
+    StringMap<RequestState> m_requests;
+    std::uint32_t m_periodId = 0;
+    std::int64_t m_importId = 0;
+    std::int64_t m_inputOrder = 0;
+    std::int64_t m_events = 0;
+    std::int64_t m_firstRequestId = 0;
+    std::int64_t m_warnings = 0;
+    std::vector<std::string> m_warningSamples;
+
+    // Attribute values already stored for the request seen last (inputs are usually grouped by request).
+    std::uint32_t m_attrRequest = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_attrCache;
+
+    sqlite::Statement m_insertLabel, m_insertRole, m_insertRequest, m_insertEvent;
+    sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertEventAttr, m_insertLink, m_insertWarning;
+};
+
+} // namespace tracelight

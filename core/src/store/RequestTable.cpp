@@ -1,0 +1,103 @@
+#include "tracelight/store/RequestTable.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "store/Sqlite.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight {
+
+Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken* cancel) {
+    RequestTable table;
+    std::unordered_map<std::int64_t, std::uint32_t> periodSlot;
+    sqlite::Statement periods(store.db(), "SELECT id, name FROM periods ORDER BY id");
+    while (periods.step() == SQLITE_ROW) {
+        periodSlot[periods.int64(0)] = static_cast<std::uint32_t>(table.periodNames.size());
+        table.periodNames.emplace_back(periods.text(1));
+    }
+    sqlite::Statement count(store.db(), "SELECT COUNT(*), COUNT(start_us) FROM requests");
+    if (count.step() != SQLITE_ROW) return Status::error(store.path() + ": " + sqlite3_errmsg(store.db()));
+    const auto n = static_cast<std::size_t>(count.int64(0));
+    table.skewCorrected = n > 0 && count.int64(1) == count.int64(0);
+    table.ids.reserve(n);
+    table.names.reserve(n);
+    table.periodIndex.reserve(n);
+    table.startUs.reserve(n);
+    table.latencyUs.reserve(n);
+    table.hostCount.reserve(n);
+    table.eventCount.reserve(n);
+
+    sqlite::Statement rows(store.db(),
+                           "SELECT id, name, period_id, COALESCE(start_us, start_local_us), "
+                           "COALESCE(latency_us, latency_local_us), host_count, event_count FROM requests ORDER BY id");
+    std::size_t processed = 0;
+    for (int rc = rows.step(); rc == SQLITE_ROW; rc = rows.step()) {
+        table.ids.emplace_back(static_cast<std::uint32_t>(rows.int64(0)));
+        table.names.emplace_back(rows.text(1));
+        table.periodIndex.push_back(periodSlot[rows.int64(2)]);
+        table.startUs.push_back(rows.real(3));
+        table.latencyUs.push_back(rows.real(4));
+        table.hostCount.push_back(static_cast<std::uint32_t>(rows.int64(5)));
+        table.eventCount.push_back(static_cast<std::uint32_t>(rows.int64(6)));
+        if ((++processed & 0xFFFF) == 0 && cancel && cancel->isCancelled()) return Status::error("cancelled");
+    }
+    return table;
+}
+
+namespace {
+// "req-9" before "req-10": digit runs compare by value, everything else by character.
+bool naturalLess(const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const bool da = a[i] >= '0' && a[i] <= '9';
+        const bool db = b[j] >= '0' && b[j] <= '9';
+        if (da && db) {
+            std::size_t ei = i, ej = j;
+            while (ei < a.size() && a[ei] >= '0' && a[ei] <= '9') ++ei;
+            while (ej < b.size() && b[ej] >= '0' && b[ej] <= '9') ++ej;
+            std::size_t si = i, sj = j;  // skip leading zeros
+            while (si + 1 < ei && a[si] == '0') ++si;
+            while (sj + 1 < ej && b[sj] == '0') ++sj;
+            if (ei - si != ej - sj) return ei - si < ej - sj;
+            const int c = a.compare(si, ei - si, b, sj, ej - sj);
+            if (c != 0) return c < 0;
+            i = ei;
+            j = ej;
+        } else {
+            if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+} // namespace
+
+std::vector<std::uint32_t> sortedOrder(const RequestTable& table, RequestColumn column, bool descending) {
+    std::vector<std::uint32_t> order(table.size());
+    std::iota(order.begin(), order.end(), 0u);
+    auto sortBy = [&](const auto& values) {
+        if (descending)
+            std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return values[b] < values[a]; });
+        else
+            std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return values[a] < values[b]; });
+    };
+    switch (column) {
+    case RequestColumn::Name:
+        if (descending)
+            std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return naturalLess(table.names[b], table.names[a]); });
+        else
+            std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return naturalLess(table.names[a], table.names[b]); });
+        break;
+    case RequestColumn::Period: sortBy(table.periodIndex); break;
+    case RequestColumn::Start: sortBy(table.startUs); break;
+    case RequestColumn::Latency: sortBy(table.latencyUs); break;
+    case RequestColumn::Hosts: sortBy(table.hostCount); break;
+    case RequestColumn::Events: sortBy(table.eventCount); break;
+    }
+    return order;
+}
+
+} // namespace tracelight

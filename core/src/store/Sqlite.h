@@ -1,0 +1,67 @@
+#pragma once
+// Thin RAII wrappers over the SQLite C API, private to core.
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tracelight/base/Status.h"
+
+namespace tracelight::sqlite {
+
+class Statement {
+public:
+    Statement() = default;
+    Statement(sqlite3* db, std::string_view sql) { prepare(db, sql); }
+    ~Statement() { sqlite3_finalize(m_stmt); }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+    Statement(Statement&& other) noexcept : m_stmt(other.m_stmt) { other.m_stmt = nullptr; }
+
+    bool prepare(sqlite3* db, std::string_view sql) {
+        sqlite3_finalize(m_stmt);
+        m_stmt = nullptr;
+        return sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &m_stmt,
+                                  nullptr) == SQLITE_OK;
+    }
+    bool isValid() const { return m_stmt != nullptr; }
+
+    Statement& bind(int index, std::int64_t v) { sqlite3_bind_int64(m_stmt, index, v); return *this; }
+    Statement& bind(int index, int v) { sqlite3_bind_int64(m_stmt, index, v); return *this; }
+    Statement& bind(int index, std::uint32_t v) { sqlite3_bind_int64(m_stmt, index, v); return *this; }
+    Statement& bind(int index, double v) { sqlite3_bind_double(m_stmt, index, v); return *this; }
+    Statement& bind(int index, std::string_view v) {
+        sqlite3_bind_text(m_stmt, index, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    Statement& bindNull(int index) { sqlite3_bind_null(m_stmt, index); return *this; }
+
+    // SQLITE_ROW, SQLITE_DONE or an error code.
+    int step() { return sqlite3_step(m_stmt); }
+    void reset() { sqlite3_reset(m_stmt); }
+
+    std::int64_t int64(int col) const { return sqlite3_column_int64(m_stmt, col); }
+    double real(int col) const { return sqlite3_column_double(m_stmt, col); }
+    bool isNull(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
+    std::string_view text(int col) const {
+        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt, col));
+        return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, col))) : std::string_view();
+    }
+    sqlite3_stmt* get() const { return m_stmt; }
+
+private:
+    sqlite3_stmt* m_stmt = nullptr;
+};
+
+inline Status exec(sqlite3* db, const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string message = err ? err : sqlite3_errmsg(db);
+        sqlite3_free(err);
+        return Status::error(message);
+    }
+    return Status::ok();
+}
+
+} // namespace tracelight::sqlite

@@ -1,0 +1,267 @@
+#include "tracelight/store/TraceStore.h"
+
+#include <sqlite3.h>
+
+#include <ctime>
+#include <filesystem>
+
+#include "store/Sqlite.h"
+
+namespace tracelight {
+
+namespace {
+
+constexpr int kApplicationId = 0x544C4442;  // "TLDB"
+
+// Version 1 of the schema. Timestamps are microseconds as REAL; labels are interned once.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE labels(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+CREATE TABLE label_roles(label_id INTEGER NOT NULL, role INTEGER NOT NULL, PRIMARY KEY(label_id, role)) WITHOUT ROWID;
+CREATE TABLE periods(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE imports(id INTEGER PRIMARY KEY, started_utc TEXT NOT NULL, format TEXT NOT NULL, inputs TEXT NOT NULL,
+                     period_id INTEGER NOT NULL, requests INTEGER NOT NULL, events INTEGER NOT NULL, warnings INTEGER NOT NULL);
+CREATE TABLE requests(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  period_id INTEGER NOT NULL,
+  import_id INTEGER NOT NULL,
+  event_count INTEGER NOT NULL DEFAULT 0,
+  task_count INTEGER NOT NULL DEFAULT 0,
+  host_count INTEGER NOT NULL DEFAULT 0,
+  start_local_us REAL,     -- first event on the request's origin host, local clock
+  latency_local_us REAL,   -- span of the origin host's events, local clock (before skew correction)
+  start_us REAL,           -- after skew correction; NULL until analysed
+  latency_us REAL);
+CREATE INDEX requests_by_period ON requests(period_id);
+CREATE TABLE events(
+  request_id INTEGER NOT NULL,
+  task_id INTEGER NOT NULL,
+  ord INTEGER NOT NULL,         -- position within the task: the input's seq, or input order
+  event_id INTEGER NOT NULL,
+  host_id INTEGER NOT NULL,
+  ts_local_us REAL NOT NULL,
+  ts_adjusted_us REAL,          -- set by clock-skew correction
+  PRIMARY KEY(request_id, task_id, ord)) WITHOUT ROWID;
+CREATE TABLE request_attrs(request_id INTEGER NOT NULL, key_id INTEGER NOT NULL, value_id INTEGER NOT NULL,
+                           PRIMARY KEY(request_id, key_id)) WITHOUT ROWID;
+CREATE TABLE event_attrs(request_id INTEGER NOT NULL, task_id INTEGER NOT NULL, ord INTEGER NOT NULL,
+                         key_id INTEGER NOT NULL, value_id INTEGER NOT NULL,
+                         PRIMARY KEY(request_id, task_id, ord, key_id)) WITHOUT ROWID;
+CREATE TABLE results(name TEXT PRIMARY KEY, analysis_version INTEGER NOT NULL, params TEXT NOT NULL,
+                     created_utc TEXT NOT NULL, data BLOB);
+)sql";
+
+// Version 2 adds the analysis results: clock offsets per host and per-request critical path and slack.
+constexpr const char* kMigrateV1ToV2 = R"sql(
+CREATE TABLE clock_offsets(host_id INTEGER PRIMARY KEY, offset_us REAL NOT NULL, parent_host_id INTEGER, rtt_us REAL);
+CREATE TABLE request_analysis(request_id INTEGER PRIMARY KEY, latency_us REAL NOT NULL, blind_us REAL NOT NULL,
+                              data BLOB NOT NULL);
+UPDATE meta SET value='2' WHERE key='schema_version';
+)sql";
+
+// Version 3 keeps the causal links that span formats state explicitly, and per-request import warnings.
+constexpr const char* kMigrateV2ToV3 = R"sql(
+CREATE TABLE causal_links(request_id INTEGER NOT NULL, from_task_id INTEGER NOT NULL, from_ord INTEGER NOT NULL,
+                          to_task_id INTEGER NOT NULL, to_ord INTEGER NOT NULL);
+CREATE INDEX causal_links_by_request ON causal_links(request_id);
+CREATE TABLE import_warnings(request_id INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE INDEX import_warnings_by_request ON import_warnings(request_id);
+UPDATE meta SET value='3' WHERE key='schema_version';
+)sql";
+
+// Each step takes the schema from version i+1 to i+2.
+constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3};
+
+std::string utcNow() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+} // namespace
+
+Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mode mode) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const bool exists = fs::exists(path, ec);
+    if (!exists && mode != Mode::Create) return Status::error(path + ": no such database");
+    if (exists && fs::is_directory(path, ec)) return Status::error(path + ": is a directory, not a database");
+
+    int flags = SQLITE_OPEN_NOMUTEX;
+    flags |= mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    if (mode == Mode::Create) flags |= SQLITE_OPEN_CREATE;
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+        std::string message = path + ": cannot open: " + (db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return Status::error(message);
+    }
+    std::unique_ptr<TraceStore> store(new TraceStore(path, db));
+    sqlite3_busy_timeout(db, 5000);
+    if (Status s = store->initialise(mode); !s) return s;
+    return store;
+}
+
+TraceStore::~TraceStore() { sqlite3_close(m_db); }
+
+Status TraceStore::initialise(Mode mode) {
+    int applicationId = 0;
+    bool empty = true;
+    {
+        // Scoped: open statements would hold a read transaction and block the switch to WAL below.
+        sqlite::Statement appId(m_db, "PRAGMA application_id");
+        if (appId.step() != SQLITE_ROW)
+            return Status::error(m_path + ": not a Tracelight database (" + sqlite3_errmsg(m_db) + ")");
+        applicationId = static_cast<int>(appId.int64(0));
+        sqlite::Statement tables(m_db, "SELECT COUNT(*) FROM sqlite_master");
+        tables.step();
+        empty = tables.int64(0) == 0;
+    }
+    if (applicationId == 0 && empty) {
+        if (mode == Mode::ReadOnly) return Status::error(m_path + ": empty file, not a Tracelight database");
+        sqlite::exec(m_db, "PRAGMA journal_mode=WAL");
+        if (Status s = sqlite::exec(m_db, "BEGIN"); !s) return Status::error(m_path + ": " + s.message());
+        Status s = sqlite::exec(m_db, kSchemaV1);
+        if (s) s = sqlite::exec(m_db, ("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
+        if (s) {
+            sqlite::Statement meta(m_db, "INSERT INTO meta(key, value) VALUES('schema_version', '1'), ('created_utc', ?1)");
+            meta.bind(1, utcNow());
+            if (meta.step() != SQLITE_DONE) s = Status::error(sqlite3_errmsg(m_db));
+        }
+        for (const char* step : kMigrations)
+            if (s) s = sqlite::exec(m_db, step);
+        if (!s) {
+            sqlite::exec(m_db, "ROLLBACK");
+            return Status::error(m_path + ": cannot create schema: " + s.message());
+        }
+        sqlite::exec(m_db, "COMMIT");
+        m_schemaVersion = kSchemaVersion;
+        return Status::ok();
+    }
+    if (applicationId != kApplicationId) return Status::error(m_path + ": not a Tracelight database");
+
+    {
+        sqlite::Statement version(m_db, "SELECT value FROM meta WHERE key='schema_version'");
+        if (!version.isValid() || version.step() != SQLITE_ROW)
+            return Status::error(m_path + ": damaged Tracelight database (no schema version)");
+        m_schemaVersion = std::atoi(std::string(version.text(0)).c_str());
+    }
+    if (m_schemaVersion > kSchemaVersion)
+        return Status::error(m_path + ": written by a newer Tracelight (schema version " + std::to_string(m_schemaVersion) +
+                             "; this build reads up to " + std::to_string(kSchemaVersion) + "); refusing to open it");
+    if (m_schemaVersion < 1) return Status::error(m_path + ": damaged Tracelight database (schema version " +
+                                                  std::to_string(m_schemaVersion) + ")");
+    if (m_schemaVersion < kSchemaVersion) {
+        // Older databases are migrated one version at a time, in one transaction, never reinterpreted.
+        if (mode == Mode::ReadOnly)
+            return Status::error(m_path + ": schema version " + std::to_string(m_schemaVersion) +
+                                 " needs upgrading; open it once for writing (e.g. tracelight-cli analyze)");
+        if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(m_path + ": " + s.message());
+        for (int v = m_schemaVersion; v < kSchemaVersion; ++v)
+            if (Status s = sqlite::exec(m_db, kMigrations[v - 1]); !s) {
+                sqlite::exec(m_db, "ROLLBACK");
+                return Status::error(m_path + ": cannot upgrade schema from version " + std::to_string(v) + ": " + s.message());
+            }
+        if (Status s = sqlite::exec(m_db, "COMMIT"); !s) return Status::error(m_path + ": " + s.message());
+        m_schemaVersion = kSchemaVersion;
+    }
+    if (mode != Mode::ReadOnly) sqlite::exec(m_db, "PRAGMA journal_mode=WAL");
+    return Status::ok();
+}
+
+Status TraceStore::begin() {
+    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(m_path + ": " + s.message());
+    return Status::ok();
+}
+
+Status TraceStore::commit() {
+    if (Status s = sqlite::exec(m_db, "COMMIT"); !s) {
+        rollback();
+        return Status::error(m_path + ": " + s.message());
+    }
+    return Status::ok();
+}
+
+void TraceStore::rollback() {
+    if (!sqlite3_get_autocommit(m_db)) sqlite::exec(m_db, "ROLLBACK");
+}
+
+Result<StoreInfo> TraceStore::info() const {
+    StoreInfo info;
+    sqlite::Statement totals(m_db,
+                             "SELECT COUNT(*), COALESCE(SUM(event_count),0), COALESCE(SUM(event_count-task_count),0) "
+                             "FROM requests");
+    if (totals.step() != SQLITE_ROW) return Status::error(m_path + ": " + sqlite3_errmsg(m_db));
+    info.requests = totals.int64(0);
+    info.events = totals.int64(1);
+    info.segments = totals.int64(2);
+    sqlite::Statement hosts(m_db, "SELECT COUNT(*) FROM label_roles WHERE role=?1");
+    hosts.bind(1, static_cast<int>(LabelRole::Host));
+    if (hosts.step() == SQLITE_ROW) info.hosts = hosts.int64(0);
+    sqlite::Statement periods(m_db,
+                              "SELECT p.name, (SELECT COUNT(*) FROM requests r WHERE r.period_id=p.id) FROM periods p "
+                              "ORDER BY p.id");
+    while (periods.step() == SQLITE_ROW) info.periods.push_back({std::string(periods.text(0)), periods.int64(1)});
+    return info;
+}
+
+std::vector<std::pair<std::string, std::string>> TraceStore::requestAttributes(RequestId request) const {
+    std::vector<std::pair<std::string, std::string>> out;
+    sqlite::Statement q(m_db,
+                        "SELECT k.text, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id "
+                        "JOIN labels v ON v.id=a.value_id WHERE a.request_id=?1 ORDER BY k.text");
+    q.bind(1, request.value);
+    while (q.step() == SQLITE_ROW) out.emplace_back(std::string(q.text(0)), std::string(q.text(1)));
+    return out;
+}
+
+std::string TraceStore::label(LabelId id) const {
+    sqlite::Statement q(m_db, "SELECT text FROM labels WHERE id=?1");
+    q.bind(1, id.value);
+    return q.step() == SQLITE_ROW ? std::string(q.text(0)) : std::string();
+}
+
+Status TraceStore::putResult(std::string_view name, int analysisVersion, std::string_view params,
+                             std::string_view data) {
+    sqlite::Statement q(m_db,
+                        "INSERT OR REPLACE INTO results(name, analysis_version, params, created_utc, data) "
+                        "VALUES(?1, ?2, ?3, ?4, ?5)");
+    q.bind(1, name).bind(2, analysisVersion).bind(3, params).bind(4, utcNow());
+    sqlite3_bind_blob(q.get(), 5, data.data(), static_cast<int>(data.size()), SQLITE_TRANSIENT);
+    if (q.step() != SQLITE_DONE) return Status::error(m_path + ": cannot store result: " + sqlite3_errmsg(m_db));
+    return Status::ok();
+}
+
+std::optional<std::string> TraceStore::result(std::string_view name, int analysisVersion,
+                                              std::string_view params) const {
+    sqlite::Statement q(m_db, "SELECT data FROM results WHERE name=?1 AND analysis_version=?2 AND params=?3");
+    q.bind(1, name).bind(2, analysisVersion).bind(3, params);
+    if (q.step() != SQLITE_ROW) return std::nullopt;
+    const auto* blob = static_cast<const char*>(sqlite3_column_blob(q.get(), 0));
+    return std::string(blob ? blob : "", static_cast<std::size_t>(sqlite3_column_bytes(q.get(), 0)));
+}
+
+} // namespace tracelight
+
+namespace tracelight {
+std::optional<std::string> TraceStore::latestResult(std::string_view name, int analysisVersion) const {
+    sqlite::Statement q(m_db, "SELECT data FROM results WHERE name=?1 AND analysis_version=?2");
+    q.bind(1, name).bind(2, analysisVersion);
+    if (q.step() != SQLITE_ROW) return std::nullopt;
+    const auto* blob = static_cast<const char*>(sqlite3_column_blob(q.get(), 0));
+    return std::string(blob ? blob : "", static_cast<std::size_t>(sqlite3_column_bytes(q.get(), 0)));
+}
+} // namespace tracelight
+
+namespace tracelight {
+std::optional<RequestId> TraceStore::requestByName(std::string_view name) const {
+    sqlite::Statement q(m_db, "SELECT id FROM requests WHERE name=?1");
+    q.bind(1, name);
+    if (q.step() != SQLITE_ROW) return std::nullopt;
+    return RequestId(static_cast<std::uint32_t>(q.int64(0)));
+}
+} // namespace tracelight

@@ -1,0 +1,406 @@
+#include "tracelight/studies/Aggregates.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <unordered_map>
+
+#include "store/Sqlite.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/analysis/RequestDag.h"
+#include "tracelight/analysis/Slack.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight {
+
+namespace {
+constexpr float kNoSlack = std::numeric_limits<float>::infinity();
+constexpr const char* kCategoryRules = "category_rules";
+} // namespace
+
+int RequestAggregates::categoryIndex(std::string_view name) const {
+    for (std::size_t c = 0; c < categories.size(); ++c)
+        if (categories[c] == name) return static_cast<int>(c);
+    return -1;
+}
+
+RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads,
+                                    const ProgressSink* progress, const CancelToken* cancel) {
+    const TraceData& td = analysis.data;
+    RequestAggregates a;
+    // Category of every segment type, from its first instance.
+    const std::size_t types = td.segmentTypes.size();
+    std::vector<SegmentTypeFacts> facts(types);
+    std::vector<bool> seen(types, false);
+    for (std::size_t r = 0; r < td.requestCount(); ++r) {
+        const auto events = td.eventsOf(r);
+        for (std::size_t e = 1; e < events.size(); ++e) {
+            const auto t = events[e].segmentType;
+            if (!t.isValid() || seen[t.value]) continue;
+            seen[t.value] = true;
+            const SegmentType& st = td.segmentTypes[t.value];
+            facts[t.value] = {td.label(st.task.value), td.label(st.startEvent.value), td.label(st.endEvent.value),
+                              td.label(td.hostLabels[events[e - 1].host.value].value), events[e - 1].host != events[e].host};
+        }
+    }
+    a.typeCategory.resize(types);
+    for (std::size_t t = 0; t < types; ++t) {
+        const std::string name = seen[t] ? rules.categorize(facts[t]) : std::string("unused");
+        int index = a.categoryIndex(name);
+        if (index < 0) {
+            index = static_cast<int>(a.categories.size());
+            a.categories.push_back(name);
+        }
+        a.typeCategory[t] = index;
+    }
+    const std::size_t n = td.requestCount(), width = a.categories.size();
+    a.ids = td.requestIds;
+    a.latencyUs.resize(n);
+    a.blindUs.resize(n);
+    a.summedUs.assign(n * width, 0.f);
+    a.criticalUs.assign(n * width, 0.f);
+    a.slackUs.assign(n * width, kNoSlack);
+    a.spanUs.assign(n * width, 0.f);
+
+    threads = resolveThreads(threads);
+    struct Path { std::vector<std::uint32_t> type; std::vector<float> us; std::vector<std::uint32_t> count; };
+    std::vector<Path> paths(threads);
+    std::atomic<std::size_t> done{0};
+    std::mutex reportMutex;
+    ThrottledProgress reporter(progress);
+    forEachShard(n, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+        RequestDagBuilder builder(analysis.model, td);
+        RequestDag dag;
+        std::vector<double> lastEnd, firstStart;
+        Path& path = paths[shard];
+        for (std::size_t r = begin; r < end; ++r) {
+            builder.build(td.eventsOf(r), analysis.offsets, dag, td.linksOf(r));
+            const CriticalPath cp = computeCriticalPath(dag);
+            const std::vector<double> slack = computeSlack(dag);
+            a.latencyUs[r] = static_cast<float>(cp.latencyUs);
+            a.blindUs[r] = static_cast<float>(cp.blindUs);
+            float* summed = a.summedUs.data() + r * width;
+            float* slackRow = a.slackUs.data() + r * width;
+            lastEnd.assign(width, -std::numeric_limits<double>::infinity());
+            firstStart.assign(width, std::numeric_limits<double>::infinity());
+            for (std::size_t s = 0; s < dag.segments.size(); ++s) {
+                const auto c = static_cast<std::size_t>(a.typeCategory[dag.segments[s].type.value]);
+                summed[c] += static_cast<float>(dag.segments[s].durationUs());
+                // A category's slack is that of its last segment: how much later it could finish its part.
+                if (dag.segments[s].endUs > lastEnd[c]) {
+                    lastEnd[c] = dag.segments[s].endUs;
+                    slackRow[c] = static_cast<float>(slack[s]);
+                }
+                firstStart[c] = std::min(firstStart[c], dag.segments[s].startUs);
+            }
+            float* span = a.spanUs.data() + r * width;
+            for (std::size_t c = 0; c < width; ++c)
+                if (std::isfinite(firstStart[c])) span[c] = static_cast<float>(lastEnd[c] - firstStart[c]);
+            float* critical = a.criticalUs.data() + r * width;
+            for (auto v : cp.segments) {
+                const auto type = dag.segments[v].type.value;
+                critical[a.typeCategory[type]] += static_cast<float>(dag.segments[v].durationUs());
+                path.type.push_back(type);
+                path.us.push_back(static_cast<float>(dag.segments[v].durationUs()));
+            }
+            path.count.push_back(static_cast<std::uint32_t>(cp.segments.size()));
+            if (((r - begin) & 0x3FFF) == 0x3FFF) {
+                if (cancel && cancel->isCancelled()) return;
+                const std::size_t total = done.fetch_add(0x4000) + 0x4000;
+                std::lock_guard lock(reportMutex);
+                reporter.report(double(total) / double(std::max<std::size_t>(1, n)), "aggregating critical paths and slack");
+            }
+        }
+    });
+    // Shards hold consecutive requests: concatenating them keeps request order.
+    a.pathBegin.reserve(n + 1);
+    a.pathBegin.push_back(0);
+    for (const auto& p : paths) {
+        for (auto c : p.count) a.pathBegin.push_back(a.pathBegin.back() + c);
+        a.pathType.insert(a.pathType.end(), p.type.begin(), p.type.end());
+        a.pathUs.insert(a.pathUs.end(), p.us.begin(), p.us.end());
+    }
+    return a;
+}
+
+Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSink* progress, const CancelToken* cancel) {
+    auto data = loadTraceData(store, progress, cancel);
+    if (!data) return data.status();
+    auto model = loadStoredModel(store);
+    if (!model) return Status::error(store.path() + ": not analysed yet (run tracelight-cli analyze)");
+    TraceData& td = data.value();
+    // Renumber segment types as the stored model numbers them; types it never saw come after.
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> modelId;
+    for (std::uint32_t i = 0; i < model->types.size(); ++i)
+        modelId[{model->types[i].task.value, model->types[i].startEvent.value, model->types[i].endEvent.value}] = i;
+    std::vector<SegmentType> types = model->types;
+    std::vector<std::uint32_t> remap(td.segmentTypes.size());
+    for (std::uint32_t t = 0; t < td.segmentTypes.size(); ++t) {
+        const SegmentType& st = td.segmentTypes[t];
+        auto it = modelId.find({st.task.value, st.startEvent.value, st.endEvent.value});
+        if (it != modelId.end()) remap[t] = it->second;
+        else {
+            remap[t] = static_cast<std::uint32_t>(types.size());
+            types.push_back(st);
+        }
+    }
+    for (auto& e : td.events)
+        if (e.segmentType.isValid()) e.segmentType = SegmentTypeId(remap[e.segmentType.value]);
+    td.segmentTypes = std::move(types);
+    // Clock offsets by dense host index.
+    ClockOffsets offsets;
+    offsets.offsetUs.assign(td.hostLabels.size(), 0.0);
+    offsets.parent.assign(td.hostLabels.size(), -1);
+    offsets.rttUs.assign(td.hostLabels.size(), 0.0);
+    std::unordered_map<std::uint32_t, std::size_t> dense;
+    for (std::size_t h = 0; h < td.hostLabels.size(); ++h) dense[td.hostLabels[h].value] = h;
+    sqlite::Statement q(store.db(), "SELECT host_id, offset_us FROM clock_offsets");
+    while (q.step() == SQLITE_ROW) {
+        auto it = dense.find(static_cast<std::uint32_t>(q.int64(0)));
+        if (it != dense.end()) offsets.offsetUs[it->second] = q.real(1);
+    }
+    return InMemoryAnalysis{std::move(td), std::move(offsets), std::move(model->model)};
+}
+
+CategoryRules loadCategoryRules(const TraceStore& store) {
+    if (auto json = store.latestResult(kCategoryRules, 0))
+        if (auto rules = CategoryRules::fromJson(*json)) return rules.value();
+    return CategoryRules::defaults();
+}
+
+Status saveCategoryRules(TraceStore& store, const CategoryRules& rules) {
+    return store.putResult(kCategoryRules, 0, "", rules.toJson());
+}
+
+std::vector<std::string> attributeValues(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view key) {
+    std::unordered_map<std::uint32_t, std::string> byId;
+    sqlite::Statement q(store.db(),
+                        "SELECT a.request_id, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id "
+                        "WHERE k.text=?1");
+    q.bind(1, key);
+    while (q.step() == SQLITE_ROW) byId.emplace(static_cast<std::uint32_t>(q.int64(0)), std::string(q.text(1)));
+    std::vector<std::string> out(ids.size());
+    for (std::size_t r = 0; r < ids.size(); ++r)
+        if (auto it = byId.find(ids[r].value); it != byId.end()) out[r] = it->second;
+    return out;
+}
+
+std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view period) {
+    std::unordered_map<std::uint32_t, bool> inPeriod;
+    sqlite::Statement q(store.db(), "SELECT r.id FROM requests r JOIN periods p ON p.id=r.period_id WHERE p.name=?1");
+    q.bind(1, period);
+    while (q.step() == SQLITE_ROW) inPeriod[static_cast<std::uint32_t>(q.int64(0))] = true;
+    std::vector<std::uint32_t> rows;
+    for (std::size_t r = 0; r < ids.size(); ++r)
+        if (inPeriod.count(ids[r].value)) rows.push_back(static_cast<std::uint32_t>(r));
+    return rows;
+}
+
+Breakdown breakdown(const RequestAggregates& a, const std::vector<std::uint32_t>& rows) {
+    Breakdown b;
+    const std::size_t width = a.width();
+    std::vector<double> summed(width, 0), critical(width, 0);
+    double latency = 0, blind = 0;
+    auto add = [&](std::size_t r) {
+        latency += a.latencyUs[r];
+        blind += a.blindUs[r];
+        for (std::size_t c = 0; c < width; ++c) {
+            summed[c] += a.summed(r, c);
+            critical[c] += a.critical(r, c);
+        }
+    };
+    if (rows.empty()) for (std::size_t r = 0; r < a.requests(); ++r) add(r);
+    else for (auto r : rows) add(r);
+    b.requests = static_cast<std::int64_t>(rows.empty() ? a.requests() : rows.size());
+    const double count = std::max<double>(1, double(b.requests));
+    b.meanLatencyUs = latency / count;
+    for (std::size_t c = 0; c < width; ++c) {
+        if (a.categories[c] == "unused") continue;
+        b.categories.push_back({a.categories[c], summed[c] / count, critical[c] / count,
+                                b.meanLatencyUs > 0 ? critical[c] / count / b.meanLatencyUs : 0});
+    }
+    b.categories.push_back({"blind", 0, blind / count, b.meanLatencyUs > 0 ? blind / count / b.meanLatencyUs : 0});
+    return b;
+}
+
+std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std::string>& values, int quantiles) {
+    // Numeric when every present value parses as a number.
+    std::vector<double> numbers(values.size(), std::nan(""));
+    bool numeric = !values.empty();
+    std::size_t present = 0;
+    for (std::size_t r = 0; r < values.size(); ++r) {
+        if (values[r].empty()) continue;
+        ++present;
+        char* end = nullptr;
+        const double v = std::strtod(values[r].c_str(), &end);
+        if (end == values[r].c_str() || *end != '\0' || !std::isfinite(v)) numeric = false;
+        else numbers[r] = v;
+    }
+    std::map<std::string, std::vector<std::uint32_t>> groups;
+    if (numeric && present > 0 && quantiles > 1) {
+        std::vector<double> sorted;
+        for (double v : numbers)
+            if (!std::isnan(v)) sorted.push_back(v);
+        std::sort(sorted.begin(), sorted.end());
+        std::vector<double> edges;
+        for (int q = 1; q < quantiles; ++q) edges.push_back(sorted[sorted.size() * static_cast<std::size_t>(q) / static_cast<std::size_t>(quantiles)]);
+        edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+        auto label = [&](std::size_t bucket) {
+            const double lo = bucket == 0 ? sorted.front() : edges[bucket - 1];
+            const double hi = bucket == edges.size() ? sorted.back() : edges[bucket];
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "%02zu: [%g, %g%s", bucket + 1, lo, hi, bucket == edges.size() ? "]" : ")");
+            return std::string(buf);
+        };
+        for (std::size_t r = 0; r < values.size() && r < a.requests(); ++r) {
+            if (std::isnan(numbers[r])) {
+                groups["(none)"].push_back(static_cast<std::uint32_t>(r));
+                continue;
+            }
+            const std::size_t bucket = static_cast<std::size_t>(std::upper_bound(edges.begin(), edges.end(), numbers[r]) - edges.begin());
+            groups[label(bucket)].push_back(static_cast<std::uint32_t>(r));
+        }
+    } else {
+        for (std::size_t r = 0; r < values.size() && r < a.requests(); ++r)
+            groups[values[r].empty() ? std::string("(none)") : values[r]].push_back(static_cast<std::uint32_t>(r));
+    }
+    std::vector<Stratum> strata;
+    for (auto& [value, rows] : groups) {
+        Stratum s{value, std::move(rows), {}};
+        s.breakdown = breakdown(a, s.rows);
+        strata.push_back(std::move(s));
+    }
+    return strata;
+}
+
+std::vector<float> criticalShareCdf(const RequestAggregates& a, std::size_t category) {
+    std::vector<float> shares(a.requests());
+    for (std::size_t r = 0; r < a.requests(); ++r) shares[r] = a.latencyUs[r] > 0 ? a.critical(r, category) / a.latencyUs[r] : 0.f;
+    std::sort(shares.begin(), shares.end());
+    return shares;
+}
+
+double quantile(std::vector<float> values, double q) {
+    if (values.empty()) return 0;
+    const std::size_t k = std::min(values.size() - 1, static_cast<std::size_t>(std::floor(q * double(values.size() - 1) + 0.5)));
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+    return values[k];
+}
+
+Outliers outliers(const RequestAggregates& a, double fraction, std::int64_t minimumPaths, const std::vector<std::uint32_t>& rows) {
+    Outliers o;
+    std::vector<std::uint32_t> all;
+    const std::vector<std::uint32_t>* use = &rows;
+    if (rows.empty()) {
+        all.resize(a.requests());
+        std::iota(all.begin(), all.end(), 0u);
+        use = &all;
+    }
+    std::vector<float> latencies;
+    for (auto r : *use) latencies.push_back(a.latencyUs[r]);
+    o.thresholdUs = quantile(latencies, 1.0 - fraction);
+    std::unordered_map<std::uint32_t, std::array<double, 2>> time;   // type -> critical time in (rest, outliers)
+    std::unordered_map<std::uint32_t, std::int64_t> paths;
+    double latency[2] = {0, 0};
+    for (const std::size_t r : *use) {
+        const int set = a.latencyUs[r] > o.thresholdUs ? 1 : 0;
+        o.outlierRequests += set;
+        latency[set] += a.latencyUs[r];
+        for (std::uint64_t k = a.pathBegin[r]; k < a.pathBegin[r + 1]; ++k) {
+            time[a.pathType[k]][static_cast<std::size_t>(set)] += a.pathUs[k];
+            ++paths[a.pathType[k]];
+        }
+    }
+    for (const auto& [type, t] : time) {
+        if (paths[type] < minimumPaths) continue;
+        OutlierSegment s{type, latency[1] > 0 ? t[1] / latency[1] : 0, latency[0] > 0 ? t[0] / latency[0] : 0, 0};
+        s.ratio = s.restShare > 0 ? s.outlierShare / s.restShare : (s.outlierShare > 0 ? 1e9 : 0);
+        o.segments.push_back(s);
+    }
+    std::sort(o.segments.begin(), o.segments.end(), [](const OutlierSegment& x, const OutlierSegment& y) {
+        return x.ratio != y.ratio ? x.ratio > y.ratio : x.type < y.type;
+    });
+    return o;
+}
+
+std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t category, int buckets,
+                                      const std::vector<std::uint32_t>& subset) {
+    std::vector<std::uint32_t> rows;
+    if (subset.empty()) {
+        for (std::size_t r = 0; r < a.requests(); ++r)
+            if (std::isfinite(a.slack(r, category))) rows.push_back(static_cast<std::uint32_t>(r));
+    } else {
+        for (auto r : subset)
+            if (std::isfinite(a.slack(r, category))) rows.push_back(r);
+    }
+    // Stable, so equal slacks (many zeros) keep request order and buckets are reproducible.
+    std::stable_sort(rows.begin(), rows.end(), [&](auto x, auto y) { return a.slack(x, category) < a.slack(y, category); });
+    std::vector<SlackBucket> out;
+    for (int b = 0; b < buckets && !rows.empty(); ++b) {
+        const std::size_t lo = rows.size() * static_cast<std::size_t>(b) / static_cast<std::size_t>(buckets);
+        const std::size_t hi = rows.size() * static_cast<std::size_t>(b + 1) / static_cast<std::size_t>(buckets);
+        if (hi <= lo) continue;
+        // Pearson correlation of the category's time with the latency.
+        double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+        for (std::size_t k = lo; k < hi; ++k) {
+            const double x = a.span(rows[k], category), y = a.latencyUs[rows[k]];
+            sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y;
+        }
+        const double m = double(hi - lo);
+        const double cov = sxy - sx * sy / m, vx = sxx - sx * sx / m, vy = syy - sy * sy / m;
+        out.push_back({a.slack(rows[lo], category), a.slack(rows[hi - 1], category), static_cast<std::int64_t>(hi - lo),
+                       vx > 0 && vy > 0 ? cov / std::sqrt(vx * vy) : 0, vx > 0 ? cov / vx : 0});
+    }
+    return out;
+}
+
+SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, double cutoffUs, const std::vector<std::string>& users) {
+    SlackPrediction p;
+    std::unordered_map<std::string, std::size_t> previous;
+    for (std::size_t r = 0; r < a.requests() && r < users.size(); ++r) {
+        if (users[r].empty()) continue;
+        auto it = previous.find(users[r]);
+        const bool actual = a.slack(r, category) >= cutoffUs;
+        if (it != previous.end()) {
+            const bool predicted = a.slack(it->second, category) >= cutoffUs;
+            ++p.pairs;
+            if (predicted && actual) ++p.truePositive;
+            else if (predicted && !actual) ++p.falsePositive;
+            else if (!predicted && !actual) ++p.trueNegative;
+            else ++p.falseNegative;
+            it->second = r;
+        } else {
+            previous.emplace(users[r], r);
+        }
+    }
+    return p;
+}
+
+std::vector<float> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
+                          double addUs, unsigned threads, const CancelToken* cancel) {
+    const TraceData& td = analysis.data;
+    std::vector<float> out(td.requestCount());
+    forEachShard(td.requestCount(), resolveThreads(threads), [&](unsigned, std::size_t begin, std::size_t end) {
+        RequestDagBuilder builder(analysis.model, td);
+        RequestDag dag;
+        std::vector<double> delta;
+        for (std::size_t r = begin; r < end; ++r) {
+            if (((r - begin) & 0xFFF) == 0 && cancel && cancel->isCancelled()) return;
+            builder.build(td.eventsOf(r), analysis.offsets, dag, td.linksOf(r));
+            delta.assign(dag.segments.size(), 0.0);
+            for (std::size_t s = 0; s < dag.segments.size(); ++s) {
+                const auto type = dag.segments[s].type.value;
+                const bool hit = target.type >= 0 ? static_cast<int>(type) == target.type
+                                                  : (type < a.typeCategory.size() && a.typeCategory[type] == target.category);
+                if (hit) delta[s] = dag.segments[s].durationUs() * (factor - 1.0) + addUs;
+            }
+            out[r] = static_cast<float>(rescheduledLatency(dag, delta));
+        }
+    });
+    return out;
+}
+
+} // namespace tracelight

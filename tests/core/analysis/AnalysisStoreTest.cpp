@@ -1,0 +1,180 @@
+// The analysis written to and read back from a trace database.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include <fstream>
+
+#include "core/GeneratedTraces.h"
+#include "TestUtil.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/studies/Aggregates.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
+
+using namespace tracelight;
+
+namespace {
+
+// A database holding n generated page loads, imported through events-csv.
+std::unique_ptr<TraceStore> sampleStore(const test::ScratchDir& dir, std::int64_t n) {
+    samples::GeneratorOptions options;
+    options.seed = 4;
+    options.requests = n;
+    const samples::PageLoadGenerator gen(options);
+    const std::string csv = dir.file("sample.csv");
+    {
+        std::ofstream out(csv);
+        out << "request,host,task,event,ts_us,seq\n";
+        for (std::int64_t i = 0; i < n; ++i) {
+            const auto r = gen.generate(i);
+            for (const auto& e : r.events)
+                out << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
+                    << samples::PageLoadGenerator::eventNames()[e.event] << ',' << e.trueUs + gen.clockOffsetUs(e.host) << ','
+                    << e.seq << '\n';
+        }
+    }
+    auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
+    EXPECT_TRUE(store);
+    ImportOptions import;
+    import.inputs = {csv};
+    EXPECT_TRUE(importTraces(*store.value(), import));
+    return std::move(store.value());
+}
+
+} // namespace
+
+TEST(AnalysisStore, ResultsAreCachedAndGoStaleOnNewParametersOrImports) {
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 800);
+    AnalysisOptions options;
+    EXPECT_FALSE(analysisIsCurrent(*store, options));
+    auto summary = analyzeStore(*store, options);
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->requests, 800);
+    EXPECT_TRUE(analysisIsCurrent(*store, options));
+    AnalysisOptions other;
+    other.inference.supportFloor = 3;
+    EXPECT_FALSE(analysisIsCurrent(*store, other));
+
+    // A later import makes the results stale.
+    ImportOptions more;
+    more.inputs = {dir.write("more.csv", "request,host,task,event,ts_us\nextra,h,t,A,1\nextra,h,t,B,2\n")};
+    ASSERT_TRUE(importTraces(*store, more));
+    EXPECT_FALSE(analysisIsCurrent(*store, options));
+}
+
+TEST(AnalysisStore, RequestDetailAgreesWithTheCachedResult) {
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 800);
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    for (const char* name : {"req-1", "req-77", "req-800"}) {
+        auto cached = loadRequestAnalysis(*store, name);
+        ASSERT_TRUE(cached) << cached.message();
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(store->db(), "SELECT id FROM requests WHERE name=?1", -1, &st, nullptr);
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+        const RequestId id(static_cast<std::uint32_t>(sqlite3_column_int64(st, 0)));
+        sqlite3_finalize(st);
+        auto detail = loadRequestDetail(*store, id);
+        ASSERT_TRUE(detail) << detail.message();
+        EXPECT_TRUE(detail->analysed);
+        EXPECT_EQ(detail->name, name);
+        ASSERT_EQ(detail->dag.segments.size(), cached->segments.size());
+        EXPECT_EQ(detail->criticalPath.segments, cached->criticalPath);
+        EXPECT_NEAR(detail->criticalPath.latencyUs, cached->latencyUs, 1e-6);
+        for (std::size_t s = 0; s < cached->segments.size(); ++s) {
+            EXPECT_NEAR(detail->slackUs[s], cached->segments[s].slackUs, 0.01 * std::max(1.0, cached->segments[s].slackUs));
+            EXPECT_EQ(detail->segmentNames[s], cached->segments[s].task + ":" + cached->segments[s].startEvent + "->" + cached->segments[s].endEvent);
+            // Local clocks differ from adjusted ones by the host's offset, never by the duration of a same-host segment.
+            if (detail->segmentStartHost[s] == detail->segmentEndHost[s])
+                EXPECT_NEAR(detail->localEndUs[s] - detail->localStartUs[s], detail->dag.segments[s].durationUs(), 1e-6);
+        }
+        EXPECT_GE(detail->hosts.size(), 3u);
+    }
+}
+
+TEST(AnalysisStore, ModelGraphCarriesReducedRelationsAndStatistics) {
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 800);
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    auto graph = loadModelGraph(*store);
+    ASSERT_TRUE(graph) << graph.message();
+    EXPECT_EQ(graph->requests, 800);
+    EXPECT_EQ(graph->types.size(), 40u);
+    std::int64_t occurrences = 0, critical = 0;
+    for (const auto& t : graph->types) {
+        occurrences += t.occurrences;
+        critical += t.criticalCount;
+        EXPECT_LE(t.slowestCriticalRequests.size(), 25u);
+        if (t.criticalCount > 0) EXPECT_FALSE(t.slowestCriticalRequests.empty()) << t.name();
+    }
+    auto info = store->info();
+    EXPECT_EQ(occurrences, info->segments);
+    EXPECT_GT(critical, 800 * 5);
+    EXPECT_FALSE(graph->happensBefore.empty());
+    EXPECT_GE(graph->mutualExclusion.size(), 10u);  // the 10 true pairs, plus early ones not yet refuted at 800
+    EXPECT_GE(graph->pipelines.size(), 3u);
+    EXPECT_FALSE(graph->convergence.empty());
+}
+
+TEST(AnalysisStore, ModelSerializationRoundTripsAndRefusesDamage) {
+    samples::GeneratorOptions options;
+    options.requests = 500;
+    auto traces = test::generateTraces(samples::PageLoadGenerator(options), 500);
+    auto analysis = analyzeInMemory(traces.data, AnalysisOptions{});
+    ASSERT_TRUE(analysis);
+    const CausalModel& model = analysis->model;
+    const std::string bytes = model.serialize();
+    auto back = CausalModel::deserialize(bytes);
+    ASSERT_TRUE(back) << back.message();
+    EXPECT_EQ(back->serialize(), bytes);
+    EXPECT_EQ(back->reducedHappensBefore(), model.reducedHappensBefore());
+    EXPECT_EQ(back->pipelines().size(), model.pipelines().size());
+    EXPECT_FALSE(CausalModel::deserialize(bytes.substr(0, bytes.size() / 2)));
+    EXPECT_FALSE(CausalModel::deserialize("TLM1garbage"));
+    EXPECT_FALSE(CausalModel::deserialize(""));
+}
+
+TEST(AnalysisStore, UnanalysedRequestStillHasADetailOnLocalClocks) {
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("u.tldb"), TraceStore::Mode::Create);
+    ImportOptions import;
+    import.inputs = {dir.write("u.csv", "request,host,task,event,ts_us\nr,a,t,X,0\nr,a,t,Y,10\nr,b,t,Z,5000\n")};
+    ASSERT_TRUE(importTraces(*store.value(), import));
+    auto detail = loadRequestDetail(*store.value(), RequestId(1));
+    ASSERT_TRUE(detail) << detail.message();
+    EXPECT_FALSE(detail->analysed);
+    EXPECT_EQ(detail->dag.segments.size(), 2u);
+    EXPECT_EQ(detail->criticalPath.segments.size(), 2u);  // task order alone
+    EXPECT_FALSE(loadModelGraph(*store.value()));
+}
+
+TEST(AnalysisStore, CategoryRulesAreStoredAndRegroupTheAggregates) {
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 500);
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    EXPECT_EQ(loadCategoryRules(*store).toJson(), CategoryRules::defaults().toJson());
+    auto rules = CategoryRules::fromJson(R"json([{"category":"network","field":"network"},{"category":"server","field":"host","pattern":"^(web|cache)"}])json");
+    ASSERT_TRUE(rules);
+    ASSERT_TRUE(saveCategoryRules(*store, rules.value()));
+    EXPECT_EQ(loadCategoryRules(*store).toJson(), rules->toJson());
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis) << analysis.message();
+    const RequestAggregates a = computeAggregates(analysis.value(), loadCategoryRules(*store));
+    EXPECT_GE(a.categoryIndex("server"), 0);
+    EXPECT_EQ(a.categoryIndex("web"), -1);
+    EXPECT_GE(a.categoryIndex("client"), 0);
+    // The stored model's numbering survives loading: every request's critical path is as analysed.
+    for (const char* name : {"req-1", "req-250"}) {
+        auto cached = loadRequestAnalysis(*store, name);
+        ASSERT_TRUE(cached);
+        const auto row = *store->requestByName(name);
+        std::size_t r = 0;
+        while (a.ids[r] != row) ++r;
+        EXPECT_NEAR(a.latencyUs[r], cached->latencyUs, 1.0);
+        EXPECT_EQ(a.pathBegin[r + 1] - a.pathBegin[r], cached->criticalPath.size());
+    }
+}

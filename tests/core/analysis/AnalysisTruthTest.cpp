@@ -1,0 +1,211 @@
+// The analysis engine against the page-load generator's ground truth.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/GeneratedTraces.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/RequestDag.h"
+#include "tracelight/analysis/Slack.h"
+
+using namespace tracelight;
+using samples::PageLoadGenerator;
+
+namespace {
+
+constexpr std::int64_t kRequests = 20000;
+
+const test::GeneratedTraces& traces() {
+    static const test::GeneratedTraces t = [] {
+        samples::GeneratorOptions options;
+        options.seed = 2;
+        options.requests = kRequests;
+        return test::generateTraces(PageLoadGenerator(options), kRequests);
+    }();
+    return t;
+}
+
+const InMemoryAnalysis& analysis() {
+    static const InMemoryAnalysis a = [] {
+        auto r = analyzeInMemory(traces().data, AnalysisOptions{});
+        EXPECT_TRUE(r) << r.message();
+        return std::move(r.value());
+    }();
+    return a;
+}
+
+using PairSet = std::set<std::pair<std::string, std::string>>;
+
+struct Inferred {
+    PairSet happensBefore, mutualExclusion, pipelineLinks;
+};
+
+Inferred inferredSets(const TraceData& data, const CausalModel& model) {
+    Inferred out;
+    const auto n = static_cast<std::uint32_t>(model.typeCount());
+    for (std::uint32_t a = 0; a < n; ++a)
+        for (std::uint32_t b = 0; b < n; ++b) {
+            const SegmentTypeId x(a), y(b);
+            if (model.happensBefore(x, y)) out.happensBefore.emplace(data.segmentName(x), data.segmentName(y));
+            if (a < b && model.mutuallyExclusive(x, y))
+                out.mutualExclusion.emplace(std::min(data.segmentName(x), data.segmentName(y)),
+                                            std::max(data.segmentName(x), data.segmentName(y)));
+        }
+    for (const auto& p : model.pipelines())
+        for (const auto& l : {p.first, p.second}) out.pipelineLinks.emplace(data.segmentName(l.producer), data.segmentName(l.consumer));
+    return out;
+}
+
+double precision(const PairSet& inferred, const PairSet& truth) {
+    if (inferred.empty()) return 1.0;
+    std::size_t hit = 0;
+    for (const auto& p : inferred) hit += truth.count(p);
+    return double(hit) / double(inferred.size());
+}
+double recall(const PairSet& inferred, const PairSet& truth) {
+    std::size_t hit = 0;
+    for (const auto& p : truth) hit += inferred.count(p);
+    return truth.empty() ? 1.0 : double(hit) / double(truth.size());
+}
+
+} // namespace
+
+TEST(AnalysisTruth, ModelConvergesToTheTrueModel) {
+    const samples::TrueModel truth = PageLoadGenerator::trueModel();
+    PairSet trueMutex(truth.mutualExclusion.begin(), truth.mutualExclusion.end());
+    PairSet truePipeline;
+    for (const auto& p : truth.pipelines)
+        for (std::size_t i = 0; i < p.producers.size(); ++i) truePipeline.emplace(p.producers[i], p.consumers[i]);
+    const auto& t = traces();
+    const ClockOffsets& offsets = analysis().offsets;
+    for (std::int64_t requests : {1000, 5000, 20000}) {
+        InferenceOptions options;
+        options.maxRequests = requests;
+        auto model = inferModel(t.data, offsets, options);
+        ASSERT_TRUE(model);
+        const Inferred inferred = inferredSets(t.data, model.value());
+        const double hbP = precision(inferred.happensBefore, truth.happensBefore), hbR = recall(inferred.happensBefore, truth.happensBefore);
+        const double meP = precision(inferred.mutualExclusion, trueMutex), meR = recall(inferred.mutualExclusion, trueMutex);
+        const double plP = precision(inferred.pipelineLinks, truePipeline), plR = recall(inferred.pipelineLinks, truePipeline);
+        std::printf("  after %6lld requests: happens-before P=%.3f R=%.3f | mutual exclusion P=%.3f R=%.3f | pipeline P=%.3f R=%.3f\n",
+                    static_cast<long long>(requests), hbP, hbR, meP, meR, plP, plR);
+        RecordProperty("hb_precision_" + std::to_string(requests), std::to_string(hbP));
+        // A true relation is never contradicted, whatever the sample size.
+        EXPECT_EQ(hbR, 1.0) << requests;
+        EXPECT_EQ(meR, 1.0) << requests;
+        EXPECT_EQ(plR, 1.0) << requests;
+        if (requests == 20000) {
+            EXPECT_EQ(inferred.happensBefore, truth.happensBefore);
+            EXPECT_EQ(inferred.mutualExclusion, trueMutex);
+            EXPECT_EQ(inferred.pipelineLinks, truePipeline);
+        }
+    }
+    // The convergence curve falls as counterexamples arrive.
+    const auto& curve = analysis().model.convergence();
+    ASSERT_GE(curve.size(), 5u);
+    EXPECT_EQ(curve.back().requests, kRequests);
+    EXPECT_GT(curve.front().happensBeforeAlive, curve.back().happensBeforeAlive);
+}
+
+TEST(AnalysisTruth, SkewEstimatesAreOffByExactlyTheRoundTripAsymmetry) {
+    // On true clocks, each pair's chosen estimate is (up - down) / 2: precisely the error the same
+    // round trip (chosen by RTT, which no clock offset changes) makes on skewed clocks.
+    samples::GeneratorOptions options;
+    options.seed = 2;
+    options.requests = 3000;
+    const PageLoadGenerator gen(options);
+    const auto skewed = test::generateTraces(gen, 3000, false);
+    const auto trueClock = test::generateTraces(gen, 3000, true);
+    const SkewEstimates local = collectSkewEstimates(skewed.data, 2);
+    const SkewEstimates asymmetry = collectSkewEstimates(trueClock.data, 2);
+    ASSERT_EQ(local.pairs().size(), asymmetry.pairs().size());
+    auto generatorHost = [&](const test::GeneratedTraces& t, std::uint32_t dense) {
+        return t.hostOfLabel.at(t.data.hostLabels[dense].value);
+    };
+    double largest = 0;
+    for (const auto& [key, estimate] : local.pairs()) {
+        const auto a = generatorHost(skewed, static_cast<std::uint32_t>(key >> 32));
+        const auto b = generatorHost(skewed, static_cast<std::uint32_t>(key & 0xFFFFFFFF));
+        const double trueSkew = double(gen.clockOffsetUs(b) - gen.clockOffsetUs(a));
+        // Same host numbering in both (same generation order), so the same key.
+        const auto& err = asymmetry.pairs().at(key);
+        EXPECT_NEAR(estimate.offsetUs - trueSkew, err.offsetUs, 1e-3);
+        EXPECT_DOUBLE_EQ(estimate.rttUs, err.rttUs);
+        largest = std::max(largest, std::fabs(err.offsetUs));
+    }
+    std::printf("  largest pair error |up-down|/2 = %.0f us over %zu host pairs\n", largest, local.pairs().size());
+
+    // Offsets of hosts seconds apart come out within the summed asymmetry of their tree path.
+    const ClockOffsets offsets = solveClockOffsets(local, skewed.data.hostLabels.size());
+    std::size_t corrected = 0;
+    for (std::size_t h = 0; h < offsets.offsetUs.size(); ++h) {
+        if (offsets.parent[h] < 0) continue;
+        ++corrected;
+        double bound = 0;
+        std::size_t root = h;
+        for (std::int32_t v = static_cast<std::int32_t>(h); offsets.parent[v] >= 0; v = offsets.parent[v]) {
+            const auto p = static_cast<std::uint32_t>(offsets.parent[v]);
+            const std::uint64_t down = (std::uint64_t(p) << 32) | static_cast<std::uint32_t>(v);
+            const std::uint64_t up = (std::uint64_t(static_cast<std::uint32_t>(v)) << 32) | p;
+            bound += asymmetry.pairs().count(down) ? std::fabs(asymmetry.pairs().at(down).offsetUs)
+                                                   : std::fabs(asymmetry.pairs().at(up).offsetUs);
+            root = p;
+        }
+        const double trueRelative = double(gen.clockOffsetUs(generatorHost(skewed, static_cast<std::uint32_t>(h))) -
+                                           gen.clockOffsetUs(generatorHost(skewed, static_cast<std::uint32_t>(root))));
+        EXPECT_LE(std::fabs(offsets.offsetUs[h] - offsets.offsetUs[root] - trueRelative), bound + 1e-3);
+        EXPECT_GT(std::fabs(trueRelative), 0.0);
+    }
+    EXPECT_EQ(corrected + 1, skewed.data.hostLabels.size()) << "every host but the reference is corrected";
+}
+
+TEST(AnalysisTruth, LatencyAfterCorrectionMatchesTrueTime) {
+    const auto& t = traces();
+    const auto& a = analysis();
+    std::vector<SegmentInstance> segs;
+    for (std::size_t r = 0; r < t.data.requestCount(); ++r) {
+        const RequestSpan span = buildSegments(t.data.eventsOf(r), a.offsets, segs);
+        // First and last events are both on the client: no skew error can enter the latency.
+        ASSERT_NEAR(span.endUs - span.startUs, double(t.truth[r].latencyUs), 1e-6) << "request " << r;
+    }
+}
+
+TEST(AnalysisTruth, CriticalPathsAndSlackMatchTheTruth) {
+    const auto& t = traces();
+    const auto& a = analysis();
+    RequestDagBuilder builder(a.model, t.data);
+    RequestDag dag;
+    std::size_t pathMatches = 0, slackChecked = 0;
+    double worstSlackError = 0;
+    for (std::size_t r = 0; r < t.data.requestCount(); ++r) {
+        const auto& truth = t.truth[r];
+        builder.build(t.data.eventsOf(r), a.offsets, dag);
+        const CriticalPath cp = computeCriticalPath(dag);
+        ASSERT_NEAR(cp.latencyUs, double(truth.latencyUs), 1e-6);
+        std::vector<std::string> inferredPath, truePath;
+        for (auto v : cp.segments) inferredPath.push_back(t.data.segmentName(dag.segments[v].type));
+        for (int v : truth.criticalPath) truePath.push_back(PageLoadGenerator::segmentLabel(truth.segments[v]));
+        pathMatches += inferredPath == truePath;
+        if (r < 200) {
+            EXPECT_EQ(inferredPath, truePath) << "request " << r;
+        }
+
+        // Slack, segment by segment (segments are matched by type). Skew error can enter only through
+        // waits measured across two hosts: bound it by twice the largest offset error of the request's hosts.
+        std::map<std::string, std::int64_t> trueSlack;
+        for (std::size_t s = 0; s < truth.segments.size(); ++s) trueSlack[PageLoadGenerator::segmentLabel(truth.segments[s])] = truth.slackUs[s];
+        const std::vector<double> slack = computeSlack(dag);
+        ASSERT_EQ(slack.size(), truth.segments.size());
+        for (std::size_t s = 0; s < slack.size(); ++s) {
+            const double error = std::fabs(slack[s] - double(trueSlack.at(t.data.segmentName(dag.segments[s].type))));
+            worstSlackError = std::max(worstSlackError, error);
+            if (error <= 1e-6) ++slackChecked;
+        }
+    }
+    const double pathShare = double(pathMatches) / double(t.data.requestCount());
+    std::printf("  critical path equals the true one in %.2f%% of %zu requests; %zu segment slacks exact, worst error %.0f us\n",
+                100 * pathShare, t.data.requestCount(), slackChecked, worstSlackError);
+    EXPECT_GE(pathShare, 0.995);
+}

@@ -1,0 +1,310 @@
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "TestUtil.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
+
+using namespace tracelight;
+
+namespace {
+
+struct Fixture {
+    test::ScratchDir dir;
+    std::unique_ptr<TraceStore> store;
+
+    Fixture() {
+        auto s = TraceStore::open(dir.file("t.tldb"), TraceStore::Mode::Create);
+        EXPECT_TRUE(s) << s.message();
+        store = std::move(s.value());
+    }
+    Result<ImportSummary> import(std::vector<std::string> files, InputFormat format = InputFormat::Auto,
+                                 std::string period = "p") {
+        ImportOptions options;
+        options.inputs = std::move(files);
+        options.format = format;
+        options.period = std::move(period);
+        return importTraces(*store, options);
+    }
+    // Rows of a query, each row's columns joined by '|'.
+    std::vector<std::string> rows(const std::string& sql) const {
+        std::vector<std::string> out;
+        sqlite3_stmt* st = nullptr;
+        EXPECT_EQ(sqlite3_prepare_v2(store->db(), sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            std::string row;
+            for (int c = 0; c < sqlite3_column_count(st); ++c) {
+                if (c) row += '|';
+                const auto* t = sqlite3_column_text(st, c);
+                row += t ? reinterpret_cast<const char*>(t) : "NULL";
+            }
+            out.push_back(row);
+        }
+        sqlite3_finalize(st);
+        return out;
+    }
+    // Events of a request as task:event@host in task order.
+    std::vector<std::string> events(const std::string& request) const {
+        return rows("SELECT t.text || ':' || e.text || '@' || h.text FROM events ev JOIN requests r ON r.id=ev.request_id "
+                    "JOIN labels t ON t.id=ev.task_id JOIN labels e ON e.id=ev.event_id JOIN labels h ON h.id=ev.host_id "
+                    "WHERE r.name='" + request + "' ORDER BY ev.task_id, ev.ord");
+    }
+};
+
+const char* kTwoRequests =
+    "request,host,task,event,ts_us,browser\n"
+    "r1,client,main,START,1000,Chrome\n"
+    "r1,server,main,RECV,5000000,\n"       // server clock is seconds off: never compared to the client's
+    "r1,server,main,SEND,5000300,\n"
+    "r1,client,main,DONE,1500,\n"
+    "r2,client,main,START,2000,Firefox\n"
+    "r2,client,main,DONE,2900,\n";
+
+} // namespace
+
+TEST(EventImport, ImportsCsvWithCountsAttributesAndOriginLatency) {
+    Fixture f;
+    auto summary = f.import({f.dir.write("a.csv", kTwoRequests)});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->requests, 2);
+    EXPECT_EQ(summary->events, 6);
+    auto info = f.store->info();
+    ASSERT_TRUE(info);
+    EXPECT_EQ(info->requests, 2);
+    EXPECT_EQ(info->events, 6);
+    EXPECT_EQ(info->segments, 4);  // 3 in r1's task, 1 in r2's
+    EXPECT_EQ(info->hosts, 2);
+    ASSERT_EQ(info->periods.size(), 1u);
+    EXPECT_EQ(info->periods[0].name, "p");
+    EXPECT_EQ(info->periods[0].requests, 2);
+    EXPECT_EQ(f.events("r1"), (std::vector<std::string>{"main:START@client", "main:RECV@server", "main:SEND@server",
+                                                        "main:DONE@client"}));
+    // Latency before skew correction: the origin host's (client's) own clock only.
+    EXPECT_EQ(f.rows("SELECT name, start_local_us, latency_local_us, host_count FROM requests ORDER BY id"),
+              (std::vector<std::string>{"r1|1000.0|500.0|2", "r2|2000.0|900.0|1"}));
+    EXPECT_EQ(f.rows("SELECT r.name, k.text, v.text FROM request_attrs a JOIN requests r ON r.id=a.request_id "
+                     "JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id ORDER BY r.id"),
+              (std::vector<std::string>{"r1|browser|Chrome", "r2|browser|Firefox"}));
+}
+
+TEST(EventImport, SeqOrdersEventsWhateverTheRowOrder) {
+    Fixture f;
+    // Rows merged by (skewed) local time: the server's rows come first, seq restores task order.
+    const auto path = f.dir.write("seq.csv",
+                                  "request,host,task,event,ts_us,seq\n"
+                                  "r1,server,main,RECV,100,2\n"
+                                  "r1,server,main,SEND,200,3\n"
+                                  "r1,client,main,START,9000,1\n"
+                                  "r1,client,main,DONE,9500,4\n");
+    ASSERT_TRUE(f.import({path}));
+    EXPECT_EQ(f.events("r1"), (std::vector<std::string>{"main:START@client", "main:RECV@server", "main:SEND@server",
+                                                        "main:DONE@client"}));
+}
+
+TEST(EventImport, RepeatedTaskEventIsNumberedNotAnError) {
+    Fixture f;
+    const auto path = f.dir.write("loop.csv",
+                                  "request,host,task,event,ts_us\n"
+                                  "r1,h,t,LOCK_ACQUIRE,1\n"
+                                  "r1,h,t,LOCK_RELEASE,2\n"
+                                  "r1,h,t,LOCK_ACQUIRE,3\n"
+                                  "r1,h,t,LOCK_RELEASE,4\n"
+                                  "r1,h,t,LOCK_ACQUIRE,5\n"
+                                  "r1,h,u,LOCK_ACQUIRE,6\n");  // another task: its own first occurrence
+    auto summary = f.import({path});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->renamedEvents, 3);
+    EXPECT_EQ(f.events("r1"), (std::vector<std::string>{"t:LOCK_ACQUIRE@h", "t:LOCK_RELEASE@h", "t:LOCK_ACQUIRE#2@h",
+                                                        "t:LOCK_RELEASE#2@h", "t:LOCK_ACQUIRE#3@h", "u:LOCK_ACQUIRE@h"}));
+}
+
+TEST(EventImport, RequestsSpanningSeveralFilesAreMerged) {
+    Fixture f;
+    const auto client = f.dir.write("client.csv", "request,host,task,event,ts_us,seq\nr1,c,main,START,10,1\nr1,c,main,DONE,90,4\n");
+    const auto server = f.dir.write("server.csv", "ts_us,event,task,host,request,seq\n5000,RECV,main,s,r1,2\n5040,SEND,main,s,r1,3\n");
+    auto summary = f.import({client, server});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->requests, 1);
+    EXPECT_EQ(f.events("r1"),
+              (std::vector<std::string>{"main:START@c", "main:RECV@s", "main:SEND@s", "main:DONE@c"}));
+}
+
+TEST(EventImport, DefaultPeriodIsNamedAfterTheFirstInput) {
+    Fixture f;
+    ImportOptions options;
+    options.inputs = {f.dir.write("monday.csv", kTwoRequests)};
+    auto summary = importTraces(*f.store, options);
+    ASSERT_TRUE(summary);
+    EXPECT_EQ(summary->period, "monday");
+}
+
+TEST(EventImport, JsonLinesWithAttributes) {
+    Fixture f;
+    const auto path = f.dir.write(
+        "a.jsonl",
+        R"({"request":"r1","host":"c","task":"main","event":"START","ts_us":10.5,"attrs":{"browser":"Chrome","bytes":1200}})"
+        "\n\n"
+        R"({"request":"r1","host":"c","task":"main","event":"DONE","ts_us":"20.5","seq":null,"region":"eu"})"
+        "\n");
+    auto summary = f.import({path});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->events, 2);
+    EXPECT_EQ(f.rows("SELECT k.text, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id JOIN labels v ON "
+                     "v.id=a.value_id ORDER BY k.text"),
+              (std::vector<std::string>{"browser|Chrome", "bytes|1200", "region|eu"}));
+    EXPECT_EQ(f.rows("SELECT latency_local_us FROM requests"), (std::vector<std::string>{"10.0"}));
+}
+
+TEST(EventImport, ConflictingAttributeValueStaysWithItsEvent) {
+    Fixture f;
+    const auto path = f.dir.write("a.csv",
+                                  "request,host,task,event,ts_us,status\n"
+                                  "r1,c,main,A,1,ok\nr1,c,main,B,2,ok\nr1,c,main,C,3,retry\n");
+    ASSERT_TRUE(f.import({path}));
+    EXPECT_EQ(f.rows("SELECT v.text FROM request_attrs a JOIN labels v ON v.id=a.value_id"),
+              (std::vector<std::string>{"ok"}));
+    EXPECT_EQ(f.rows("SELECT e.ord, v.text FROM event_attrs e JOIN labels v ON v.id=e.value_id"),
+              (std::vector<std::string>{"2|retry"}));
+}
+
+TEST(EventImport, DetectsFormatFromContentNotName) {
+    Fixture f;
+    EXPECT_EQ(detectInputFormat(f.dir.write("x.json", kTwoRequests)).value(), InputFormat::EventsCsv);
+    EXPECT_EQ(detectInputFormat(f.dir.write("x.csv", R"({"request":"r","host":"h","task":"t","event":"e","ts_us":1})"))
+                  .value(),
+              InputFormat::EventsJsonl);
+    auto garbage = detectInputFormat(f.dir.write("g.csv", "name,age\nbob,3\n"));
+    ASSERT_FALSE(garbage);
+    EXPECT_NE(garbage.message().find("g.csv: byte 0"), std::string::npos) << garbage.message();
+}
+
+// ---- bad input: one clear error naming file and line, and the database exactly as it was -------
+
+class BadInput : public ::testing::Test {
+protected:
+    void SetUp() override { ASSERT_TRUE(f.import({f.dir.write("good.csv", kTwoRequests)}, InputFormat::Auto, "good")); }
+
+    // Imports content, expects failure mentioning every fragment, and checks nothing changed.
+    void expectRejected(const std::string& name, const std::string& content, std::vector<std::string> fragments,
+                        InputFormat format = InputFormat::Auto) {
+        const auto before = snapshot();
+        auto result = f.import({f.dir.write(name, content)}, format, "bad");
+        ASSERT_FALSE(result) << name << " was accepted";
+        for (const auto& fragment : fragments)
+            EXPECT_NE(result.message().find(fragment), std::string::npos)
+                << "message '" << result.message() << "' lacks '" << fragment << "'";
+        EXPECT_EQ(result.message().find('\n'), std::string::npos) << "one line";
+        EXPECT_EQ(snapshot(), before) << "the failed import changed the database";
+    }
+    std::vector<std::string> snapshot() {
+        std::vector<std::string> all;
+        for (const char* table : {"labels", "periods", "requests", "request_attrs", "event_attrs", "label_roles", "imports"})
+            for (auto& r : f.rows(std::string("SELECT * FROM ") + table)) all.push_back(std::string(table) + ":" + r);
+        for (auto& r : f.rows("SELECT * FROM events")) all.push_back("events:" + r);
+        return all;
+    }
+    Fixture f;
+};
+
+TEST_F(BadInput, MissingRequiredColumn) {
+    expectRejected("nots.csv", "request,host,task,event\nr9,h,t,e\n", {"nots.csv:1:", "missing required column 'ts_us'"});
+}
+
+TEST_F(BadInput, NonNumericTimestamp) {
+    expectRejected("ts.csv", "request,host,task,event,ts_us\nr9,h,t,A,1\nr9,h,t,B,soon\n", {"ts.csv:3:", "'soon'"});
+}
+
+TEST_F(BadInput, NotANumberOrInfiniteTimestamp) {
+    expectRejected("nan.csv", "request,host,task,event,ts_us\nr9,h,t,A,nan\n", {"nan.csv:2:"});
+    expectRejected("inf.jsonl", R"({"request":"r9","host":"h","task":"t","event":"e","ts_us":1e999})", {"inf.jsonl:1:"});
+}
+
+TEST_F(BadInput, AbsurdTimestamp) {
+    expectRejected("far.csv", "request,host,task,event,ts_us\nr9,h,t,A,1e30\n", {"far.csv:2:", "absurd timestamp"});
+}
+
+TEST_F(BadInput, EmptyFile) { expectRejected("empty.csv", "", {"empty.csv", "empty file"}, InputFormat::EventsCsv); }
+
+TEST_F(BadInput, HeaderOnly) {
+    expectRejected("header.csv", "request,host,task,event,ts_us\n", {"header.csv", "no events"});
+}
+
+TEST_F(BadInput, WrongFieldCount) {
+    expectRejected("short.csv", "request,host,task,event,ts_us\nr9,h,t,A,1\nr9,h,t,B\n", {"short.csv:3:", "expected 5 fields"});
+}
+
+TEST_F(BadInput, EmptyRequiredValue) {
+    expectRejected("blank.csv", "request,host,task,event,ts_us\nr9,,t,A,1\n", {"blank.csv:2:", "empty host"});
+}
+
+TEST_F(BadInput, DuplicateSeqWithinTask) {
+    expectRejected("dup.csv", "request,host,task,event,ts_us,seq\nr9,h,t,A,1,1\nr9,h,t,B,2,1\n",
+                   {"dup.csv:3:", "seq 1 appears twice"});
+}
+
+TEST_F(BadInput, RequestAlreadyImported) {
+    expectRejected("again.csv", "request,host,task,event,ts_us\nr9,h,t,A,1\nr1,h,t,A,1\n",
+                   {"again.csv:3:", "'r1' is already in the database"});
+}
+
+TEST_F(BadInput, DuplicateHeaderColumn) {
+    expectRejected("twice.csv", "request,host,task,event,ts_us,host\nr9,h,t,A,1,x\n", {"twice.csv:1:", "'host' twice"});
+}
+
+TEST_F(BadInput, UnterminatedQuote) {
+    expectRejected("quote.csv", "request,host,task,event,ts_us\nr9,h,t,\"A,1\n", {"quote.csv:2:", "unterminated"});
+}
+
+TEST_F(BadInput, MalformedJsonLine) {
+    expectRejected("bad.jsonl",
+                   R"({"request":"r9","host":"h","task":"t","event":"A","ts_us":1})"
+                   "\n"
+                   R"({"request":"r9","host":"h","task":"t","event":"B","ts_us":2)",
+                   {"bad.jsonl:2:", "invalid JSON"});
+}
+
+TEST_F(BadInput, JsonLineMissingKey) {
+    expectRejected("nokey.jsonl", R"({"request":"r9","task":"t","event":"A","ts_us":1})",
+                   {"nokey.jsonl:1:", "missing required key 'host'"}, InputFormat::EventsJsonl);
+}
+
+TEST_F(BadInput, JsonLineNotAnObject) {
+    expectRejected("arr.jsonl", "[1,2,3]\n", {"arr.jsonl:1:", "object"}, InputFormat::EventsJsonl);
+}
+
+TEST_F(BadInput, UnrecognisedFormat) {
+    expectRejected("what.txt", "hello world\n", {"what.txt", "unrecognised format"});
+}
+
+TEST_F(BadInput, BadFileAfterGoodFileRollsBackBoth) {
+    const auto before = snapshot();
+    auto good = f.dir.write("more.csv", "request,host,task,event,ts_us\nr7,h,t,A,1\nr7,h,t,B,2\n");
+    auto bad = f.dir.write("broken.csv", "request,host,task,event,ts_us\nr8,h,t,A,x\n");
+    auto result = f.import({good, bad}, InputFormat::Auto, "two");
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.message().find("broken.csv:2:"), std::string::npos);
+    EXPECT_EQ(snapshot(), before);
+}
+
+TEST_F(BadInput, CancelledImportLeavesDatabaseAsItWas) {
+    const auto before = snapshot();
+    std::string big = "request,host,task,event,ts_us\n";
+    for (int i = 0; i < 20000; ++i) big += "c" + std::to_string(i) + ",h,t,A,1\n";
+    CancelToken cancel;
+    cancel.cancel();
+    ImportOptions options;
+    options.inputs = {f.dir.write("big.csv", big)};
+    auto result = importTraces(*f.store, options, nullptr, &cancel);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.message().find("cancelled"), std::string::npos);
+    EXPECT_EQ(snapshot(), before);
+}
+
+TEST(EventImport, SameHostTimeGoingBackwardsIsWarned) {
+    Fixture f;
+    auto summary = f.import({f.dir.write("back.csv", "request,host,task,event,ts_us\nr1,h,t,A,10\nr1,h,t,B,5\n")});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->warnings, 1);
+    ASSERT_EQ(summary->warningSamples.size(), 1u);
+    EXPECT_NE(summary->warningSamples[0].find("back in time"), std::string::npos);
+}

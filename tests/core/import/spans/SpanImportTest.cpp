@@ -1,0 +1,375 @@
+// Span formats: the span-to-event mapping, the real sample files, and malformed variants.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "TestUtil.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/import/spans/Spans.h"
+#include "tracelight/store/TraceStore.h"
+
+using namespace tracelight;
+
+namespace {
+
+const std::string kRealData = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/";
+
+// The real trace files sit in ../shared beside the checkout (as in CI); a bare clone elsewhere skips these.
+#define REQUIRE_REAL_DATA()                                                                       \
+    if (!std::filesystem::is_directory(kRealData)) GTEST_SKIP() << "no " << kRealData << " beside this checkout"
+
+RawSpan span(const char* id, const char* parent, const char* service, const char* op, double start, double end) {
+    RawSpan s;
+    s.traceId = "t";
+    s.spanId = id;
+    s.parentId = parent;
+    s.service = service;
+    s.operation = op;
+    s.startUs = start;
+    s.endUs = end;
+    return s;
+}
+
+std::vector<std::string> eventsOfTask(const AssembledTrace& t, const std::string& task) {
+    std::vector<std::pair<std::int64_t, std::string>> seqAndName;
+    for (const auto& e : t.events)
+        if (e.task == task) seqAndName.emplace_back(e.seq, e.event + "@" + e.host);
+    std::sort(seqAndName.begin(), seqAndName.end());
+    std::vector<std::string> out;
+    for (auto& [seq, name] : seqAndName) out.push_back(name);
+    return out;
+}
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct Imported {
+    test::ScratchDir dir;
+    std::unique_ptr<TraceStore> store;
+    Result<ImportSummary> summary = Status::error("not run");
+
+    explicit Imported(const std::vector<std::string>& inputs, InputFormat format = InputFormat::Auto) {
+        auto s = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
+        store = std::move(s.value());
+        ImportOptions options;
+        options.inputs = inputs;
+        options.format = format;
+        options.period = "p";
+        summary = importTraces(*store, options);
+    }
+    std::int64_t scalar(const std::string& sql) const {
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(store->db(), sql.c_str(), -1, &st, nullptr);
+        std::int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        sqlite3_finalize(st);
+        return v;
+    }
+    // Durations of every span as the store holds them: start->end, and serve->served for joined servers.
+    std::multiset<std::int64_t> spanDurations() const {
+        std::multiset<std::int64_t> out;
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(store->db(),
+                           "SELECT s.request_id, s.task_id, e.text, s.ts_local_us FROM events s JOIN labels e ON e.id=s.event_id "
+                           "WHERE e.text IN ('start','end') OR e.text LIKE 'serve %' OR e.text LIKE 'served %' "
+                           "ORDER BY s.request_id, s.task_id, s.ord",
+                           -1, &st, nullptr);
+        std::map<std::string, double> open;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const std::string key = std::to_string(sqlite3_column_int64(st, 0)) + "/" + std::to_string(sqlite3_column_int64(st, 1));
+            const std::string name = reinterpret_cast<const char*>(sqlite3_column_text(st, 2));
+            const double ts = sqlite3_column_double(st, 3);
+            // "serve X" opens what "served X" closes; "start" what "end" closes.
+            if (name == "start") open[key] = ts;
+            else if (name == "end") out.insert(std::llround(ts - open[key]));
+            else if (name.rfind("serve ", 0) == 0) open[key + name.substr(6)] = ts;
+            else out.insert(std::llround(ts - open[key + name.substr(7)]));
+        }
+        sqlite3_finalize(st);
+        return out;
+    }
+};
+
+} // namespace
+
+TEST(SpanAssembler, ParentGetsCallAndReturnEventsAndLinks) {
+    const auto t = assembleTrace({span("1", "", "web", "GET", 0, 100), span("2", "1", "web", "render", 10, 40),
+                                  span("3", "1", "web", "render", 50, 90)});
+    EXPECT_TRUE(t.warnings.empty());
+    EXPECT_EQ(eventsOfTask(t, "web:GET"), (std::vector<std::string>{"start@web", "call web:render@web", "return web:render@web",
+                                                                     "call web:render#2@web", "return web:render#2@web", "end@web"}));
+    EXPECT_EQ(eventsOfTask(t, "web:render#2"), (std::vector<std::string>{"start@web", "end@web"}));
+    ASSERT_EQ(t.links.size(), 4u);
+    EXPECT_EQ(t.links[0].fromTask, "web:GET");
+    EXPECT_EQ(t.links[0].toTask, "web:render");
+    EXPECT_EQ(t.links[0].toSeq, 1);
+}
+
+TEST(SpanAssembler, ClientAndRemoteServerBecomeOneMovingTask) {
+    RawSpan client = span("2", "1", "frontend", "Get", 10, 60);
+    client.attributes.emplace_back("span.kind", "client");
+    const auto t = assembleTrace({span("1", "", "frontend", "Recv", 0, 100), client, span("3", "2", "cart", "grpc.Get", 15, 50),
+                                  span("4", "3", "cart", "db", 20, 30)});
+    EXPECT_EQ(eventsOfTask(t, "frontend:Get"),
+              (std::vector<std::string>{"start@frontend", "serve cart:grpc.Get@cart", "call cart:db@cart", "return cart:db@cart",
+                                        "served cart:grpc.Get@cart", "end@frontend"}));
+    EXPECT_TRUE(eventsOfTask(t, "cart:grpc.Get").empty()) << "the server half joined its client's task";
+    EXPECT_EQ(eventsOfTask(t, "cart:db"), (std::vector<std::string>{"start@cart", "end@cart"}));
+}
+
+TEST(SpanAssembler, BadSpansAreRepairedOrDroppedWithWarnings) {
+    RawSpan noTime = span("7", "1", "s", "x", 0, 0);
+    noTime.hasTimestamp = false;
+    const auto t = assembleTrace({span("1", "", "s", "root", 0, 100), span("2", "9", "s", "orphan", 10, 20),  // missing parent
+                                  span("3", "1", "s", "dup", 10, 20), span("3", "1", "s", "dup", 30, 40),   // duplicate id
+                                  span("4", "5", "s", "a", 10, 20), span("5", "4", "s", "b", 10, 20),        // cycle
+                                  span("6", "1", "s", "backwards", 50, 40),                                   // negative
+                                  span("8", "1", "s", "far", 1e12, 1e12 + 5),                                 // far away
+                                  noTime});
+    std::string all;
+    for (const auto& w : t.warnings) all += w + "\n";
+    for (const char* expected : {"missing parent 9", "duplicate span id 3", "parent cycle", "ends before it starts",
+                                 "far outside", "no timestamp"})
+        EXPECT_NE(all.find(expected), std::string::npos) << expected << " not in:\n" << all;
+    // Everything that could be placed is still there; nothing crashed.
+    EXPECT_FALSE(eventsOfTask(t, "s:orphan").empty());
+    EXPECT_FALSE(eventsOfTask(t, "s:a").empty());
+    EXPECT_EQ(eventsOfTask(t, "s:far").size(), 0u);
+}
+
+TEST(SpanAssembler, ServiceFromPodName) {
+    EXPECT_EQ(serviceFromPodName("frontend-579b9bff58-t2dbm"), "frontend");
+    EXPECT_EQ(serviceFromPodName("redis-cart-5d5f9c7d8b-2xk9p"), "redis-cart");
+    EXPECT_EQ(serviceFromPodName("single"), "single");
+}
+
+TEST(SpanImport, RecognisesEveryFormatFromContent) {
+    REQUIRE_REAL_DATA();
+    EXPECT_EQ(detectInputFormat(kRealData + "otlp/opentelemetry-proto_examples_trace.json").value(), InputFormat::OtlpJson);
+    EXPECT_EQ(detectInputFormat(kRealData + "otlp/otlp2jaeger-multi-in.json.txt").value(), InputFormat::OtlpJson);
+    EXPECT_EQ(detectInputFormat(kRealData + "jaeger/TraceGraph__testTrace.json").value(), InputFormat::JaegerJson);
+    EXPECT_EQ(detectInputFormat(kRealData + "jaeger/TraceFlamegraph__testTrace.json").value(), InputFormat::JaegerJson);
+    EXPECT_EQ(detectInputFormat(kRealData + "zipkin/yelp.json").value(), InputFormat::ZipkinJson);
+    EXPECT_EQ(detectInputFormat(kRealData + "nezha-onlineboutique/normal/2022-08-23_17_00_trace.csv").value(), InputFormat::SpansCsv);
+}
+
+// Every span of every real file comes back with its duration; each resolved parent link is kept.
+TEST(SpanImport, RealFilesRoundTripSpansDurationsAndLinks) {
+    REQUIRE_REAL_DATA();
+    struct Case { std::string file; std::int64_t spans; };
+    const std::vector<Case> cases = {{"jaeger/TraceGraph__testTrace.json", 0},
+                                     {"jaeger/TraceTimelineViewer__genaiTestTrace.json", 0},
+                                     {"zipkin/yelp.json", 0},
+                                     {"zipkin/smartthings-oauth-authorization.json", 0},
+                                     {"otlp/otlp2jaeger-multi-in-combined.json", 0},
+                                     {"otlp/opentelemetry-proto_examples_trace.json", 0}};
+    for (const auto& c : cases) {
+        // Independent count and durations from the file itself.
+        JsonValue doc;
+        ASSERT_TRUE(JsonValue::parse(readFile(kRealData + c.file), doc, nullptr, nullptr)) << c.file;
+        std::multiset<std::int64_t> fileDurations;
+        std::int64_t withParent = 0;
+        std::set<std::string> fileKeys;  // attribute keys the file gives its spans
+        auto jaegerSpans = [&](const JsonValue& trace) {
+            for (const auto& s : trace.find("spans")->array()) {
+                fileDurations.insert(static_cast<std::int64_t>(s.find("duration")->number()));
+                withParent += !s.find("references")->array().empty();
+                for (const auto& t : s.find("tags")->array())
+                    if (!(t.find("value")->isString() && t.find("value")->string().empty())) fileKeys.insert(t.find("key")->string());
+            }
+        };
+        if (doc.isObject() && doc.find("data")) for (const auto& t : doc.find("data")->array()) jaegerSpans(t);
+        else if (doc.isObject() && doc.find("spans")) jaegerSpans(doc);
+        else if (doc.isArray()) {
+            // Zipkin may report one span in pieces (same id and shared flag): one span over their union.
+            std::map<std::string, std::pair<double, double>> extent;
+            for (const auto& s : doc.array()) {
+                const std::string key = s.find("id")->string() + (s.find("shared") && s.find("shared")->boolean() ? "#s" : "");
+                const double t = s.find("timestamp")->number(), d = s.find("duration") ? s.find("duration")->number() : 0;
+                if (const JsonValue* tags = s.find("tags"))
+                    for (const auto& [k, v] : tags->object())
+                        if (!(v.isString() && v.string().empty())) fileKeys.insert(k);  // empty values are absent
+                auto [it, fresh] = extent.try_emplace(key, t, t + d);
+                it->second = {std::min(it->second.first, t), std::max(it->second.second, t + d)};
+                if (fresh) withParent += s.find("parentId") != nullptr || (s.find("shared") && s.find("shared")->boolean());
+            }
+            for (const auto& [key, e] : extent) fileDurations.insert(std::llround(e.second - e.first));
+        }
+        else for (const auto& rs : doc.find("resourceSpans")->array())
+                for (const auto& ss : rs.find("scopeSpans")->array())
+                    for (const auto& s : ss.find("spans")->array()) {
+                        fileDurations.insert(std::llround((std::stod(s.find("endTimeUnixNano")->string()) -
+                                                           std::stod(s.find("startTimeUnixNano")->string())) / 1000.0));
+                        withParent += s.find("parentSpanId") && !s.find("parentSpanId")->string().empty();
+                        if (const JsonValue* attrs = s.find("attributes"))
+                            for (const auto& a : attrs->array()) fileKeys.insert(a.find("key")->string());
+                    }
+        Imported imported({kRealData + c.file});
+        ASSERT_TRUE(imported.summary) << c.file << ": " << imported.summary.message();
+        EXPECT_GE(imported.summary->spans, static_cast<std::int64_t>(fileDurations.size())) << c.file;
+        const auto stored = imported.spanDurations();
+        // Spans dropped with a warning (duplicates, no timestamp) are the only ones allowed to be missing.
+        EXPECT_LE(static_cast<std::int64_t>(fileDurations.size() - stored.size()), imported.summary->warnings) << c.file;
+        std::size_t matched = 0;
+        for (auto d : stored) matched += fileDurations.count(d) > 0;
+        EXPECT_EQ(matched, stored.size()) << c.file << ": a duration changed";
+        // Every attribute key of the file is in the store (as a request or an event attribute).
+        for (const auto& key : fileKeys)
+            EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM labels l JOIN label_roles r ON r.label_id=l.id AND r.role=4 WHERE l.text='" + key + "'"), 1)
+                << c.file << ": attribute " << key;
+        EXPECT_FALSE(fileKeys.empty() && c.file.find("zipkin/yelp") != std::string::npos);
+        // Links: up to two per parent/child pair (call, and return unless the child outlives its parent);
+        // pairs that became one moving task need none.
+        const std::int64_t links = imported.scalar("SELECT COUNT(*) FROM causal_links");
+        const std::int64_t joined = imported.scalar("SELECT COUNT(*) FROM events e JOIN labels l ON l.id=e.event_id WHERE l.text LIKE 'serve %'");
+        EXPECT_LE(links, 2 * withParent) << c.file;
+        EXPECT_GE(links + joined + imported.summary->warnings, withParent) << c.file;
+    }
+}
+
+TEST(SpanImport, SpanTableWithItsMappingAndPeriods) {
+    REQUIRE_REAL_DATA();
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("n.tldb"), TraceStore::Mode::Create);
+    const std::string normal = kRealData + "nezha-onlineboutique/normal/2022-08-23_17_00_trace.csv";
+    std::int64_t rows = -1;
+    {
+        std::ifstream in(normal);
+        for (std::string line; std::getline(in, line);) ++rows;
+    }
+    ImportOptions options;
+    options.inputs = {normal};
+    options.period = "normal";
+    auto mapping = SpanCsvMapping::parse("trace=TraceID,span=SpanID,parent=ParentID,pod=PodName,operation=OperationName,"
+                                         "start=StartTimeUnixNano,end=EndTimeUnixNano",
+                                         "ns");
+    ASSERT_TRUE(mapping);
+    options.spanColumns = mapping.value();
+    auto summary = importTraces(*store.value(), options);
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->spans, rows);
+    EXPECT_EQ(summary->requests, 502);
+    options.inputs = {kRealData + "nezha-onlineboutique/fault/05_27_trace.csv"};
+    options.period = "currency-delay";
+    options.spanColumns.reset();  // guessed from the header this time
+    ASSERT_TRUE(importTraces(*store.value(), options));
+    auto info = store.value()->info();
+    ASSERT_EQ(info->periods.size(), 2u);
+    EXPECT_EQ(info->periods[0].name, "normal");
+    EXPECT_EQ(info->periods[0].requests, 502);
+    EXPECT_EQ(info->periods[1].name, "currency-delay");
+    EXPECT_GT(info->periods[1].requests, 100);
+    // Services come from pod names; a host is the pod.
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(store.value()->db(), "SELECT COUNT(*) FROM labels WHERE text LIKE 'currencyservice:%'", -1, &st, nullptr);
+    sqlite3_step(st);
+    EXPECT_GT(sqlite3_column_int64(st, 0), 0);
+    sqlite3_finalize(st);
+}
+
+// The waterfall of an imported Jaeger trace shows each span where Jaeger UI puts it: start relative to
+// the trace's first span, and its duration (one host, so no skew correction applies).
+TEST(SpanImport, JaegerTraceKeepsSpanTimingInTheRequestDetail) {
+    REQUIRE_REAL_DATA();
+    const std::string file = kRealData + "jaeger/TraceStatistics__traceWithOverlappingChildren.json";
+    JsonValue doc;
+    ASSERT_TRUE(JsonValue::parse(readFile(file), doc, nullptr, nullptr));
+    double first = 1e300;
+    for (const auto& s : doc.find("spans")->array()) first = std::min(first, s.find("startTime")->number());
+    std::multiset<std::pair<std::int64_t, std::int64_t>> expected;  // (start relative, duration)
+    for (const auto& s : doc.find("spans")->array())
+        expected.emplace(static_cast<std::int64_t>(s.find("startTime")->number() - first), static_cast<std::int64_t>(s.find("duration")->number()));
+    Imported imported({file});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    auto detail = loadRequestDetail(*imported.store, RequestId(1));
+    ASSERT_TRUE(detail) << detail.message();
+    // A span is the time from its task's first event to its last.
+    std::map<std::uint32_t, std::pair<double, double>> extent;
+    for (std::size_t s = 0; s < detail->dag.segments.size(); ++s) {
+        auto& [lo, hi] = extent.try_emplace(detail->segmentTask[s], 1e300, -1e300).first->second;
+        lo = std::min(lo, detail->localStartUs[s]);
+        hi = std::max(hi, detail->localEndUs[s]);
+    }
+    std::multiset<std::pair<std::int64_t, std::int64_t>> shown;
+    for (const auto& [task, range] : extent) shown.emplace(std::llround(range.first - first), std::llround(range.second - range.first));
+    EXPECT_EQ(shown, expected);
+    EXPECT_FALSE(detail->criticalPath.segments.empty());
+}
+
+class SpanBadInput : public ::testing::Test {
+protected:
+    void expectError(const std::string& name, const std::string& content, InputFormat format, std::vector<std::string> fragments) {
+        test::ScratchDir dir;
+        Imported imported({dir.write(name, content)}, format);
+        ASSERT_FALSE(imported.summary) << name << " was accepted";
+        for (const auto& f : fragments)
+            EXPECT_NE(imported.summary.message().find(f), std::string::npos) << imported.summary.message() << " lacks " << f;
+        EXPECT_EQ(imported.store->info()->requests, 0);
+    }
+};
+
+TEST_F(SpanBadInput, TruncatedJaegerNamesTheByte) {
+    REQUIRE_REAL_DATA();
+    const std::string text = readFile(kRealData + "jaeger/TraceFlamegraph__testTrace.json");
+    expectError("cut.json", text.substr(0, text.size() / 2), InputFormat::JaegerJson, {"cut.json: byte ", "end of file"});
+}
+
+TEST_F(SpanBadInput, WrongTypesAndMissingIds) {
+    expectError("types.json", R"({"data": [{"traceID": "t", "spans": 5}]})", InputFormat::JaegerJson, {"types.json: byte ", "no spans array"});
+    expectError("noid.json", R"([{"traceId": "t", "name": "x", "timestamp": 1, "duration": 2}])", InputFormat::ZipkinJson,
+                {"noid.json: byte ", "no traceId or id"});
+    expectError("otlp.json", R"({"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "a"}]}]}]})", InputFormat::OtlpJson,
+                {"otlp.json:1: ", "no traceId or spanId"});
+}
+
+TEST_F(SpanBadInput, FileThatIsNotTheFormatSaysSo) {
+    expectError("events.csv", "request,host,task,event,ts_us\nr,h,t,e,1\n", InputFormat::ZipkinJson, {"events.csv: byte 0", "not Zipkin JSON"});
+    expectError("events2.csv", "request,host,task,event,ts_us\nr,h,t,e,1\n", InputFormat::OtlpJson, {"events2.csv", "not OTLP JSON"});
+    expectError("span.csv", "a,b\n1,2\n", InputFormat::SpansCsv, {"span.csv:1: ", "--map"});
+}
+
+TEST(SpanImport, CyclicParentsImportWithAWarning) {
+    test::ScratchDir dir;
+    Imported imported({dir.write("cycle.json",
+                                 R"([{"traceId":"t","id":"a","parentId":"b","name":"x","timestamp":10,"duration":5,"localEndpoint":{"serviceName":"s"}},)"
+                                 R"({"traceId":"t","id":"b","parentId":"a","name":"y","timestamp":12,"duration":5,"localEndpoint":{"serviceName":"s"}}])")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    EXPECT_EQ(imported.summary->tracesWithWarnings, 1);
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM import_warnings"), imported.summary->warnings);
+    EXPECT_EQ(imported.summary->requests, 1);
+}
+
+// Zipkin's skew sample: the server half starts 65 ms before its client. After correction the server
+// starts half the round trip (481 us) after the client sends.
+TEST(SpanImport, ClientServerPairsCorrectClockSkew) {
+    REQUIRE_REAL_DATA();
+    Imported imported({kRealData + "zipkin/skew.json"});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    AnalysisOptions options;
+    options.inference.supportFloor = 1;
+    ASSERT_TRUE(analyzeStore(*imported.store, options));
+    auto offset = [&](const std::string& host) {
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(imported.store->db(), "SELECT c.offset_us FROM clock_offsets c JOIN labels l ON l.id=c.host_id WHERE l.text=?1",
+                           -1, &st, nullptr);
+        sqlite3_bind_text(st, 1, host.c_str(), -1, SQLITE_TRANSIENT);
+        const double v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : 1e300;
+        sqlite3_finalize(st);
+        return v;
+    };
+    // client send 1470150004074202, server first event 1470150004008761; client 94539 us, server 93577 us.
+    const double rtt = 94539 - 93577;
+    EXPECT_DOUBLE_EQ(offset("serviceb@192.0.0.0") - offset("servicea@127.0.0.0"), (8761.0 - 74202.0) - rtt / 2);
+}

@@ -1,0 +1,33 @@
+#include <gtest/gtest.h>
+
+#include "TestUtil.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/RequestTable.h"
+#include "tracelight/store/TraceStore.h"
+
+using namespace tracelight;
+
+TEST(RequestTable, LoadsEveryRequestAndSortsNaturally) {
+    test::ScratchDir dir;
+    std::string csv = "request,host,task,event,ts_us\n";
+    for (int i = 1; i <= 12; ++i)
+        csv += "req-" + std::to_string(i) + ",h,t,A,0\nreq-" + std::to_string(i) + ",h,t,B," + std::to_string((i * 7) % 12 + 1) + "\n";
+    auto store = TraceStore::open(dir.file("t.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    ImportOptions options;
+    options.inputs = {dir.write("r.csv", csv)};
+    ASSERT_TRUE(importTraces(*store.value(), options));
+    auto table = loadRequestTable(*store.value());
+    ASSERT_TRUE(table) << table.message();
+    ASSERT_EQ(table->size(), 12u);
+    EXPECT_FALSE(table->skewCorrected);
+    EXPECT_EQ(table->periodNames, std::vector<std::string>{"r"});
+
+    const auto byName = sortedOrder(table.value(), RequestColumn::Name, false);
+    EXPECT_EQ(table->names[byName[1]], "req-2");   // natural: req-2 before req-10
+    EXPECT_EQ(table->names[byName[11]], "req-12");
+    const auto byLatency = sortedOrder(table.value(), RequestColumn::Latency, true);
+    for (std::size_t k = 1; k < byLatency.size(); ++k)
+        EXPECT_GE(table->latencyUs[byLatency[k - 1]], table->latencyUs[byLatency[k]]);
+    EXPECT_DOUBLE_EQ(table->latencyUs[byLatency[0]], 12.0);
+}

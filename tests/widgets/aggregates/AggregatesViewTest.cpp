@@ -1,0 +1,109 @@
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <qcustomplot.h>
+
+#include "aggregates/AggregatesView.h"
+#include "plots/BreakdownPlot.h"
+#include "plots/CdfPlot.h"
+#include "common/PlotExport.h"
+#include "plots/SlackScatter.h"
+#include "widgets/ViewFixtures.h"
+
+using namespace tracelight;
+using namespace tracelight::widgets;
+
+using test::makeAggregates;
+
+TEST(BreakdownPlot, StacksSummedAndCriticalBarsPerCategory) {
+    BreakdownPlot plot;
+    plot.resize(800, 500);
+    auto a = makeAggregates(1000);
+    plot.setBreakdowns({{QStringLiteral("all"), breakdown(*a)}});
+    // server and network twice (summed, critical), blind once (critical only).
+    EXPECT_EQ(plot.plot()->plottableCount(), 5);
+    plot.setPercent(true);
+    double total = 0;
+    for (int i = 0; i < plot.plot()->plottableCount(); ++i) {
+        auto* bars = qobject_cast<QCPBars*>(plot.plot()->plottable(i));
+        ASSERT_TRUE(bars);
+        for (auto it = bars->data()->begin(); it != bars->data()->end(); ++it)
+            if (it->key > 0) total += it->value;  // the critical-path bar
+    }
+    EXPECT_NEAR(total, 100.0, 1e-6);
+    EXPECT_TRUE(plot.csv().startsWith(QStringLiteral("group,requests,category")));
+}
+
+TEST(SlackScatter, SwitchesToAHeatMapWhenDenseAndBrushesRows) {
+    SlackScatter scatter;
+    scatter.resize(800, 500);
+    scatter.setHeatMapThreshold(5000);
+    scatter.setData(makeAggregates(1000), 0);
+    EXPECT_FALSE(scatter.heatMap());
+    EXPECT_EQ(scatter.plot()->graphCount(), 5);  // one per slack colour
+    // server time 10..19 ms: 10 of every 100 requests.
+    EXPECT_EQ(scatter.rowsIn(9.5, 19.5, 0, 1e9).size(), 100u);
+    const int near = scatter.rowNear(42.0, 52.0);
+    ASSERT_GE(near, 0);
+    EXPECT_EQ(near % 100, 42);
+    scatter.setData(makeAggregates(20000), 0);
+    EXPECT_TRUE(scatter.heatMap());
+    EXPECT_EQ(scatter.plot()->graphCount(), 0);
+    EXPECT_EQ(scatter.rowsIn(9.5, 19.5, 0, 1e9).size(), 2000u);
+}
+
+TEST(CdfPlot, ShareAboveTheCutOff) {
+    CdfPlot cdf;
+    cdf.resize(600, 400);
+    std::vector<float> values;
+    for (int i = 1; i <= 100; ++i) values.push_back(1000.f * float(i));  // 1..100 ms
+    double reported = -1;
+    QObject::connect(&cdf, &CdfPlot::cutOffMoved, [&](double, double share) { reported = share; });
+    cdf.setSeries(QStringLiteral("x"), {{QStringLiteral("s"), values}});
+    cdf.setCutOff(80);
+    EXPECT_DOUBLE_EQ(reported, 0.20);
+    EXPECT_DOUBLE_EQ(cdf.shareAbove(0), 1.0);
+}
+
+TEST(PlotExport, SavesPngSvgAndPdf) {
+    QTemporaryDir dir;
+    BreakdownPlot plot;
+    plot.resize(640, 400);
+    auto a = makeAggregates(100);
+    plot.setBreakdowns({{QStringLiteral("all"), breakdown(*a)}});
+    for (const char* name : {"p.png", "p.svg", "p.pdf"}) {
+        const QString path = dir.filePath(QString::fromLatin1(name));
+        EXPECT_TRUE(savePlot(plot.plot(), path)) << name;
+        EXPECT_GT(QFileInfo(path).size(), 500) << name;
+    }
+}
+
+TEST(AggregatesView, FillsEveryPageFromCoreResults) {
+    AggregatesView view;
+    view.resize(1200, 700);
+    auto a = makeAggregates(2000);
+    std::vector<std::string> users(2000);
+    for (std::size_t r = 0; r < users.size(); ++r) users[r] = "u" + std::to_string(r % 50);
+    view.setAggregates(a, {QStringLiteral("user")}, [&](const QString&) { return users; },
+                       [](std::uint32_t t) { return QStringLiteral("type %1").arg(t); });
+    EXPECT_EQ(view.outlierTable()->rowCount(), 2);
+    EXPECT_EQ(view.outlierTable()->item(0, 0)->text(), QStringLiteral("type 0"));  // the server makes the slow ones slow
+    EXPECT_EQ(view.breakdownPlot()->plot()->plottableCount(), 5);
+    for (int page = 0; page < 5; ++page) {
+        view.showPage(page);
+        QImage image(view.size(), QImage::Format_ARGB32);
+        view.render(&image);
+    }
+    view.setWhatIfResult(std::vector<float>(2000, 1000.f), QStringLiteral("faster"));
+    EXPECT_EQ(view.whatIfPlot()->plot()->graphCount(), 2);
+}
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

@@ -1,0 +1,115 @@
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QImage>
+
+#include "common/Palette.h"
+#include "widgets/ViewFixtures.h"
+#include "waterfall/WaterfallView.h"
+
+using namespace tracelight;
+using tracelight::widgets::WaterfallView;
+
+namespace {
+// client: main A->B [0,10]; network B->C to server [10,20]; server: main C->D [20,50]; w S->E [25,35].
+std::shared_ptr<RequestDetail> smallRequest() {
+    return test::makeDetail({"client", "server"},
+                            {{"main", "A", "B", 0, 0, 0, 10}, {"main", "B", "C", 0, 1, 10, 20}, {"main", "C", "D", 1, 1, 20, 50},
+                             {"w", "S", "E", 1, 1, 25, 35}},
+                            {{0, 1}, {1, 2}, {1, 3}});
+}
+
+QImage render(WaterfallView& view) {
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);
+    return image;
+}
+} // namespace
+
+TEST(WaterfallView, BarsSitAtTheirTimesInTheirLanes) {
+    WaterfallView view;
+    view.resize(1000, 400);
+    view.setRequest(smallRequest());
+    view.setVisibleRange(0, 100);
+    const auto& layout = view.layout();
+    // Rows: critical path, client, client/main, server, server/main, server/w.
+    ASSERT_EQ(layout.rows.size(), 6u);
+    EXPECT_EQ(layout.rows[1].label, QStringLiteral("client"));
+    EXPECT_EQ(layout.rows[5].label, QStringLiteral("w"));
+    const double plotWidth = 1000 - 8 - 190;
+    const QRectF a = view.segmentRect(0), c = view.segmentRect(2), w = view.segmentRect(3);
+    EXPECT_NEAR(a.left(), 190, 0.5);
+    EXPECT_NEAR(a.width(), plotWidth * 0.10, 0.5);
+    EXPECT_NEAR(c.left(), 190 + plotWidth * 0.20, 0.5);
+    EXPECT_NEAR(w.width(), plotWidth * 0.10, 0.5);
+    EXPECT_GT(w.top(), c.top()) << "the w task has its own sub-lane under the server";
+    EXPECT_EQ(layout.fromRow[1], 2);  // the network segment leaves client/main ...
+    EXPECT_EQ(layout.toRow[1], 4);    // ... and reaches server/main
+}
+
+TEST(WaterfallView, CriticalPathIsHighlightedAndSlackShown) {
+    WaterfallView view;
+    view.resize(1000, 400);
+    auto detail = smallRequest();
+    view.setRequest(detail);
+    view.setVisibleRange(0, 100);
+    ASSERT_EQ(detail->criticalPath.segments, (std::vector<std::uint32_t>{0, 1, 2}));
+    EXPECT_DOUBLE_EQ(detail->slackUs[3], 15);  // w may grow until the request ends at 50
+    const QImage image = render(view);
+    const QColor critical = widgets::palette::critical();
+    EXPECT_EQ(QColor(image.pixel(view.segmentRect(2).center().toPoint())).rgb(), critical.rgb());
+    EXPECT_NE(QColor(image.pixel(view.segmentRect(3).center().toPoint())).rgb(), critical.rgb());
+    // Slack: the faint band right after w's bar, up to 15 us later.
+    const QRectF w = view.segmentRect(3);
+    const QColor band = QColor(image.pixel(QPoint(static_cast<int>(w.right() + 20), static_cast<int>(w.center().y()))));
+    EXPECT_NE(band.rgb(), QColor(Qt::white).rgb());
+    EXPECT_GT(band.green(), band.red());
+}
+
+TEST(WaterfallView, HitTestingReturnsTheSegmentUnderTheMouse) {
+    WaterfallView view;
+    view.resize(1000, 400);
+    view.setRequest(smallRequest());
+    view.setVisibleRange(0, 100);
+    for (int s : {0, 2, 3}) EXPECT_EQ(view.segmentAt(view.segmentRect(s).center().toPoint()), s);
+    // The network connector, halfway between its two lanes.
+    const double x = 190 + (1000 - 8 - 190) * 0.15;
+    const double y = (view.rowTop(2) + 10 + view.rowTop(4) + 10) / 2.0;
+    EXPECT_EQ(view.segmentAt(QPoint(static_cast<int>(x), static_cast<int>(y))), 1);
+    EXPECT_EQ(view.segmentAt(QPoint(980, 380)), -1);
+    EXPECT_EQ(view.segmentAt(QPoint(50, 100)), -1);  // the label gutter
+}
+
+TEST(WaterfallView, FoldsFiftyThousandSegmentsIntoCountedMarks) {
+    WaterfallView view;
+    view.resize(1200, 300);
+    view.setRequest(test::makeLongRequest(50000));
+    render(view);
+    const auto stats = view.lastPaintStats();
+    EXPECT_GT(stats.foldedMarks, 0);
+    EXPECT_GT(stats.foldedSegments, 40000);
+    EXPECT_LT(stats.bars + stats.foldedMarks, 2 * 1200) << "no more marks than pixels";
+    // Zoomed in on 100 us, every segment is its own bar again.
+    view.setVisibleRange(1000, 1100);
+    render(view);
+    EXPECT_EQ(view.lastPaintStats().foldedMarks, 0);
+    EXPECT_GE(view.lastPaintStats().bars, 100);
+}
+
+TEST(WaterfallView, LocalClocksShowTheSkew) {
+    WaterfallView view;
+    view.resize(1000, 400);
+    view.setRequest(smallRequest());
+    view.setLocalClocks(true);
+    // The server's clock runs 1 ms ahead in the fixture: its segments move right by 1000 us.
+    EXPECT_NEAR(view.layout().startUs[2] - view.layout().startUs[0], 1020, 1e-9);
+    view.setLocalClocks(false);
+    EXPECT_NEAR(view.layout().startUs[2] - view.layout().startUs[0], 20, 1e-9);
+}
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

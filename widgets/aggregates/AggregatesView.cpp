@@ -1,0 +1,373 @@
+#include "aggregates/AggregatesView.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <cmath>
+#include <map>
+#include <qcustomplot.h>
+
+#include "plots/BreakdownPlot.h"
+#include "plots/CdfPlot.h"
+#include "common/PlotExport.h"
+#include "plots/SlackScatter.h"
+
+namespace tracelight::widgets {
+
+AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
+    m_pages = new QTabWidget(this);
+    m_pages->setDocumentMode(true);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_pages);
+
+    // Breakdown: bars on the left, the CDF of each category's critical-path share on the right.
+    {
+        auto* page = new QWidget(this);
+        m_stratifyBy = new QComboBox(page);
+        m_stratifyBy->setMinimumContentsLength(16);
+        m_percent = new QCheckBox(tr("Percent"), page);
+        m_breakdown = new BreakdownPlot(page);
+        m_shareCdf = new CdfPlot(page);
+        auto* controls = new QHBoxLayout;
+        controls->addWidget(new QLabel(tr("Stratify by"), page));
+        controls->addWidget(m_stratifyBy);
+        controls->addWidget(m_percent);
+        controls->addStretch(1);
+        auto* split = new QSplitter(page);
+        split->addWidget(m_breakdown);
+        split->addWidget(m_shareCdf);
+        split->setStretchFactor(0, 3);
+        split->setStretchFactor(1, 2);
+        auto* v = new QVBoxLayout(page);
+        v->addLayout(controls);
+        v->addWidget(split, 1);
+        m_pages->addTab(page, tr("Breakdown"));
+        connect(m_stratifyBy, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshBreakdown);
+        connect(m_percent, &QCheckBox::toggled, m_breakdown, &BreakdownPlot::setPercent);
+    }
+    // Outliers: the slowest share of requests against the rest, per segment type.
+    {
+        auto* page = new QWidget(this);
+        m_outlierPercent = new QDoubleSpinBox(page);
+        m_outlierPercent->setRange(0.1, 50);
+        m_outlierPercent->setValue(5);
+        m_outlierPercent->setSuffix(tr(" % slowest"));
+        m_outlierSummary = new QLabel(page);
+        m_outlierTable = new QTableWidget(page);
+        m_outlierTable->setColumnCount(4);
+        m_outlierTable->setHorizontalHeaderLabels({tr("Segment type"), tr("Critical-path share, outliers"),
+                                                   tr("Critical-path share, rest"), tr("Ratio")});
+        m_outlierTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+        for (int c = 1; c < 4; ++c) m_outlierTable->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+        m_outlierTable->verticalHeader()->setVisible(false);
+        m_outlierTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        auto* controls = new QHBoxLayout;
+        controls->addWidget(new QLabel(tr("Outliers:"), page));
+        controls->addWidget(m_outlierPercent);
+        controls->addWidget(m_outlierSummary, 1);
+        auto* v = new QVBoxLayout(page);
+        v->addLayout(controls);
+        v->addWidget(m_outlierTable, 1);
+        m_pages->addTab(page, tr("Outliers"));
+        connect(m_outlierPercent, &QDoubleSpinBox::valueChanged, this, &AggregatesView::refreshOutliers);
+    }
+    // Slack scatter.
+    {
+        auto* page = new QWidget(this);
+        m_scatterCategory = new QComboBox(page);
+        m_scatter = new SlackScatter(page);
+        auto* controls = new QHBoxLayout;
+        controls->addWidget(new QLabel(tr("Category"), page));
+        controls->addWidget(m_scatterCategory);
+        controls->addWidget(new QLabel(tr("Drag to select requests in the table; double-click a point to open it."), page), 1);
+        auto* v = new QVBoxLayout(page);
+        v->addLayout(controls);
+        v->addWidget(m_scatter, 1);
+        m_pages->addTab(page, tr("Slack scatter"));
+        connect(m_scatterCategory, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshScatter);
+        connect(m_scatter, &SlackScatter::requestsBrushed, this, &AggregatesView::requestsBrushed);
+        connect(m_scatter, &SlackScatter::requestActivated, this, &AggregatesView::requestActivated);
+    }
+    // Slack studies.
+    {
+        auto* page = new QWidget(this);
+        m_slackCategory = new QComboBox(page);
+        m_userAttribute = new QComboBox(page);
+        m_withinAttribute = new QComboBox(page);
+        m_withinValue = new QComboBox(page);
+        m_withinValue->setMinimumContentsLength(10);
+        m_slackCdf = new CdfPlot(page);
+        m_bucketPlot = new QCustomPlot(page);
+        m_prediction = new QLabel(page);
+        m_prediction->setWordWrap(true);
+        m_prediction->setTextFormat(Qt::RichText);
+        auto* controls = new QHBoxLayout;
+        controls->addWidget(new QLabel(tr("Category"), page));
+        controls->addWidget(m_slackCategory);
+        controls->addWidget(new QLabel(tr("User attribute"), page));
+        controls->addWidget(m_userAttribute);
+        controls->addWidget(new QLabel(tr("Within"), page));
+        controls->addWidget(m_withinAttribute);
+        controls->addWidget(new QLabel(QStringLiteral("="), page));
+        controls->addWidget(m_withinValue);
+        controls->addStretch(1);
+        auto* right = new QWidget(page);
+        auto* rv = new QVBoxLayout(right);
+        rv->setContentsMargins(0, 0, 0, 0);
+        rv->addWidget(m_bucketPlot, 1);
+        rv->addWidget(m_prediction);
+        auto* split = new QSplitter(page);
+        split->addWidget(m_slackCdf);
+        split->addWidget(right);
+        auto* v = new QVBoxLayout(page);
+        v->addLayout(controls);
+        v->addWidget(split, 1);
+        m_pages->addTab(page, tr("Slack studies"));
+        connect(m_slackCategory, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshSlackStudies);
+        connect(m_userAttribute, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshSlackStudies);
+        connect(m_withinAttribute, &QComboBox::currentIndexChanged, this, [this] {
+            // The values of the chosen attribute, most frequent first.
+            m_withinValue->blockSignals(true);
+            m_withinValue->clear();
+            if (m_withinAttribute->currentIndex() > 0 && m_attributeValues) {
+                std::map<std::string, int> counts;
+                for (const auto& v : attribute(m_withinAttribute->currentText())) ++counts[v];
+                std::vector<std::pair<int, std::string>> ordered;
+                for (const auto& [v, n] : counts)
+                    if (!v.empty()) ordered.emplace_back(-n, v);
+                std::sort(ordered.begin(), ordered.end());
+                for (std::size_t i = 0; i < ordered.size() && i < 200; ++i) m_withinValue->addItem(QString::fromStdString(ordered[i].second));
+            }
+            m_withinValue->blockSignals(false);
+            refreshSlackStudies();
+        });
+        connect(m_withinValue, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshSlackStudies);
+        connect(m_slackCdf, &CdfPlot::cutOffMoved, this, [this](double, double) { refreshSlackStudies(); });
+        attachPlotExport(m_bucketPlot, [this] {
+            QString out = QStringLiteral("slack_from_us,slack_to_us,requests,correlation,slope\n");
+            if (!m_data || m_slackCategory->currentIndex() < 0) return out;
+            for (const auto& b : slackBuckets(*m_data, static_cast<std::size_t>(m_slackCategory->currentData().toInt()), 5))
+                out += QStringLiteral("%1,%2,%3,%4,%5\n").arg(b.slackFromUs).arg(b.slackToUs).arg(b.requests).arg(b.correlation).arg(b.slope);
+            return out;
+        });
+    }
+    // What-if.
+    {
+        auto* page = new QWidget(this);
+        m_whatIfTarget = new QComboBox(page);
+        m_whatIfPercent = new QDoubleSpinBox(page);
+        m_whatIfPercent->setRange(-100, 1000);
+        m_whatIfPercent->setValue(-50);
+        m_whatIfPercent->setSuffix(tr(" % duration"));
+        m_whatIfRun = new QPushButton(tr("Re-schedule every request"), page);
+        m_whatIf = new CdfPlot(page);
+        auto* controls = new QHBoxLayout;
+        controls->addWidget(new QLabel(tr("What if"), page));
+        controls->addWidget(m_whatIfTarget, 1);
+        controls->addWidget(m_whatIfPercent);
+        controls->addWidget(m_whatIfRun);
+        auto* v = new QVBoxLayout(page);
+        v->addLayout(controls);
+        v->addWidget(m_whatIf, 1);
+        m_pages->addTab(page, tr("What-if"));
+        connect(m_whatIfRun, &QPushButton::clicked, this, [this] {
+            if (!m_data || m_whatIfTarget->currentIndex() < 0) return;
+            const int code = m_whatIfTarget->currentData().toInt();
+            WhatIfTarget target;
+            if (code < 0) target.category = -code - 1;
+            else target.type = code;
+            const double factor = 1.0 + m_whatIfPercent->value() / 100.0;
+            emit whatIfRequested(target, factor,
+                                 tr("%1 %2%3 %").arg(m_whatIfTarget->currentText()).arg(m_whatIfPercent->value() >= 0 ? "+" : "")
+                                     .arg(m_whatIfPercent->value()));
+        });
+    }
+}
+
+void AggregatesView::showPage(int index) { m_pages->setCurrentIndex(index); }
+
+const std::vector<std::string>& AggregatesView::attribute(const QString& key) {
+    auto it = m_attributeCache.find(key);
+    if (it == m_attributeCache.end()) it = m_attributeCache.emplace(key, m_attributeValues(key)).first;
+    return it->second;
+}
+
+void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggregates, QStringList attributeKeys,
+                                   std::function<std::vector<std::string>(const QString&)> attributeValues,
+                                   std::function<QString(std::uint32_t)> typeName) {
+    m_data = std::move(aggregates);
+    m_attributeValues = std::move(attributeValues);
+    m_attributeCache.clear();
+    m_typeName = std::move(typeName);
+    for (QComboBox* box : {m_stratifyBy, m_scatterCategory, m_slackCategory, m_userAttribute, m_whatIfTarget, m_withinAttribute})
+        box->blockSignals(true);
+    m_stratifyBy->clear();
+    m_stratifyBy->addItem(tr("(all requests)"));
+    m_stratifyBy->addItems(attributeKeys);
+    m_userAttribute->clear();
+    m_userAttribute->addItems(attributeKeys);
+    m_withinAttribute->clear();
+    m_withinAttribute->addItem(tr("(all requests)"));
+    m_withinAttribute->addItems(attributeKeys);
+    m_withinValue->clear();
+    const int user = attributeKeys.indexOf(QStringLiteral("user"));
+    if (user >= 0) m_userAttribute->setCurrentIndex(user);
+    m_scatterCategory->clear();
+    m_slackCategory->clear();
+    m_whatIfTarget->clear();
+    if (m_data) {
+        for (std::size_t c = 0; c < m_data->width(); ++c) {
+            const QString name = QString::fromStdString(m_data->categories[c]);
+            if (name == QLatin1String("unused")) continue;
+            m_scatterCategory->addItem(name, static_cast<int>(c));
+            m_slackCategory->addItem(name, static_cast<int>(c));
+            m_whatIfTarget->addItem(tr("category %1").arg(name), -static_cast<int>(c) - 1);
+        }
+        for (std::uint32_t t = 0; t < m_data->typeCategory.size() && m_typeName; ++t) m_whatIfTarget->addItem(m_typeName(t), static_cast<int>(t));
+        // The server-like category first where there is one: the paper's studies are about the server.
+        for (const QString& preferred : {QStringLiteral("web"), QStringLiteral("frontend")}) {
+            const int i = m_scatterCategory->findText(preferred);
+            if (i >= 0) {
+                m_scatterCategory->setCurrentIndex(i);
+                m_slackCategory->setCurrentIndex(i);
+                break;
+            }
+        }
+    }
+    for (QComboBox* box : {m_stratifyBy, m_scatterCategory, m_slackCategory, m_userAttribute, m_whatIfTarget, m_withinAttribute})
+        box->blockSignals(false);
+    refreshBreakdown();
+    refreshOutliers();
+    refreshScatter();
+    refreshSlackStudies();
+    if (m_data) m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), m_data->latencyUs}});
+}
+
+void AggregatesView::setWhatIfResult(const std::vector<float>& after, const QString& label) {
+    if (!m_data) return;
+    m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), m_data->latencyUs}, {label, after}});
+}
+
+void AggregatesView::refreshBreakdown() {
+    if (!m_data) {
+        m_breakdown->setBreakdowns({});
+        return;
+    }
+    std::vector<std::pair<QString, Breakdown>> groups;
+    if (m_stratifyBy->currentIndex() <= 0 || !m_attributeValues) {
+        groups.emplace_back(tr("all requests"), breakdown(*m_data));
+    } else {
+        for (const auto& s : stratify(*m_data, attribute(m_stratifyBy->currentText())))
+            groups.emplace_back(QString::fromStdString(s.value), s.breakdown);
+    }
+    m_breakdown->setBreakdowns(std::move(groups));
+    std::vector<std::pair<QString, std::vector<float>>> shares;
+    for (std::size_t c = 0; c < m_data->width() && shares.size() < 4; ++c) {
+        if (m_data->categories[c] == "unused") continue;
+        shares.emplace_back(QString::fromStdString(m_data->categories[c]), criticalShareCdf(*m_data, c));
+    }
+    m_shareCdf->setSeries(tr("share of the request's critical path in the category (%)"), shares, false, 100.0, QStringLiteral("%"));
+}
+
+void AggregatesView::refreshOutliers() {
+    m_outlierTable->setRowCount(0);
+    if (!m_data) return;
+    const Outliers o = outliers(*m_data, m_outlierPercent->value() / 100.0);
+    m_outlierSummary->setText(tr("%L1 requests slower than %2 ms against the rest, ranked by how much more of their critical path "
+                                 "each segment type takes")
+                                  .arg(o.outlierRequests)
+                                  .arg(o.thresholdUs / 1000.0, 0, 'f', 1));
+    const int rows = static_cast<int>(std::min<std::size_t>(o.segments.size(), 200));
+    m_outlierTable->setRowCount(rows);
+    for (int i = 0; i < rows; ++i) {
+        const auto& s = o.segments[static_cast<std::size_t>(i)];
+        const QString name = m_typeName ? m_typeName(s.type) : QString::number(s.type);
+        m_outlierTable->setItem(i, 0, new QTableWidgetItem(name));
+        m_outlierTable->setItem(i, 1, new QTableWidgetItem(QStringLiteral("%1 %").arg(100 * s.outlierShare, 0, 'f', 2)));
+        m_outlierTable->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1 %").arg(100 * s.restShare, 0, 'f', 2)));
+        m_outlierTable->setItem(i, 3, new QTableWidgetItem(s.ratio >= 1e8 ? QStringLiteral("only in outliers") : QString::number(s.ratio, 'f', 2)));
+    }
+}
+
+void AggregatesView::refreshScatter() {
+    if (!m_data || m_scatterCategory->currentIndex() < 0) {
+        m_scatter->setData(nullptr, 0);
+        return;
+    }
+    m_scatter->setData(m_data, m_scatterCategory->currentData().toInt());
+}
+
+void AggregatesView::refreshSlackStudies() {
+    if (!m_data || m_slackCategory->currentIndex() < 0) return;
+    const auto c = static_cast<std::size_t>(m_slackCategory->currentData().toInt());
+    const QString name = m_slackCategory->currentText();
+    std::vector<float> slack;
+    for (std::size_t r = 0; r < m_data->requests(); ++r)
+        if (std::isfinite(m_data->slack(r, c))) slack.push_back(m_data->slack(r, c));
+    if (sender() != m_slackCdf) {
+        m_slackCdf->setSeries(tr("%1 slack (ms)").arg(name), {{tr("%1 slack").arg(name), slack}});
+        const double median = slack.empty() ? 0 : quantile(slack, 0.5) / 1000.0;
+        m_slackCdf->blockSignals(true);
+        m_slackCdf->setCutOff(median);
+        m_slackCdf->blockSignals(false);
+    }
+    // Correlation of the category's time with latency, per equal-population slack bucket, optionally
+    // within one value of an attribute (one connection type, say).
+    std::vector<std::uint32_t> rows;
+    if (m_withinAttribute->currentIndex() > 0 && m_withinValue->currentIndex() >= 0 && m_attributeValues) {
+        const auto& values = attribute(m_withinAttribute->currentText());
+        const std::string wanted = m_withinValue->currentText().toStdString();
+        for (std::size_t r = 0; r < values.size(); ++r)
+            if (values[r] == wanted) rows.push_back(static_cast<std::uint32_t>(r));
+    }
+    const auto buckets = slackBuckets(*m_data, c, 5, rows);
+    m_bucketPlot->clearPlottables();
+    auto* bars = new QCPBars(m_bucketPlot->xAxis, m_bucketPlot->yAxis);
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    QVector<double> keys, values;
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+        keys << double(b);
+        values << buckets[b].correlation;
+        ticker->addTick(double(b), QStringLiteral("%1–%2 ms").arg(buckets[b].slackFromUs / 1000.0, 0, 'f', 1).arg(buckets[b].slackToUs / 1000.0, 0, 'f', 1));
+    }
+    bars->setData(keys, values);
+    bars->setBrush(QColor(0x19, 0x71, 0xc2));
+    bars->setName(tr("correlation"));
+    m_bucketPlot->xAxis->setTicker(ticker);
+    m_bucketPlot->xAxis->setTickLabelRotation(20);
+    m_bucketPlot->xAxis->setLabel(tr("%1 slack bucket (equal numbers of requests)").arg(name));
+    m_bucketPlot->yAxis->setLabel(tr("correlation of %1 time with latency").arg(name));
+    m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);
+    m_bucketPlot->yAxis->setRange(std::min(0.0, *std::min_element(values.begin(), values.end()) - 0.05), 1.0);
+    m_bucketPlot->replot();
+    // Prediction from each user's previous request, at the CDF's cut-off.
+    if (m_attributeValues && m_userAttribute->currentIndex() >= 0) {
+        const double cutoff = m_slackCdf->cutOffMs() * 1000.0;
+        const auto p = predictSlack(*m_data, c, cutoff, attribute(m_userAttribute->currentText()));
+        m_prediction->setText(tr("<b>Predicting %1 slack ≥ %2 ms from the user's previous request</b> (%L3 pairs by <i>%4</i>):<br>"
+                                 "predicted slack and had it %L5 · predicted slack, had none %L6 · predicted none, had none %L7 · "
+                                 "predicted none, had slack %L8<br>type I (false alarm) rate %9 % · type II (miss) rate %10 %")
+                                  .arg(name)
+                                  .arg(cutoff / 1000.0, 0, 'f', 1)
+                                  .arg(p.pairs)
+                                  .arg(m_userAttribute->currentText())
+                                  .arg(p.truePositive)
+                                  .arg(p.falsePositive)
+                                  .arg(p.trueNegative)
+                                  .arg(p.falseNegative)
+                                  .arg(100 * p.typeOneRate(), 0, 'f', 1)
+                                  .arg(100 * p.typeTwoRate(), 0, 'f', 1));
+    }
+}
+
+} // namespace tracelight::widgets

@@ -1,0 +1,89 @@
+#pragma once
+// The aggregate studies over every analysed request: breakdown (summed delay vs critical path, by
+// category and stratified by an attribute, with each category's CDF of critical-path share), outliers,
+// the slack scatter, slack studies (CDF with a cut-off, correlation per slack bucket, prediction from
+// a user's previous request), and what-if re-scheduling. Results come from core; this view asks and draws.
+#include <QWidget>
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "tracelight/studies/Aggregates.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QDoubleSpinBox;
+class QPushButton;
+class QTableWidget;
+class QTabWidget;
+class QCustomPlot;
+
+namespace tracelight::widgets {
+
+class BreakdownPlot;
+class CdfPlot;
+class SlackScatter;
+
+class AggregatesView : public QWidget {
+    Q_OBJECT
+public:
+    explicit AggregatesView(QWidget* parent = nullptr);
+
+    // attributeValues: a request attribute per aggregate row (the app reads it from the database).
+    void setAggregates(std::shared_ptr<const RequestAggregates> aggregates, QStringList attributeKeys,
+                       std::function<std::vector<std::string>(const QString&)> attributeValues,
+                       std::function<QString(std::uint32_t)> typeName);
+    void setWhatIfResult(const std::vector<float>& after, const QString& label);
+    void showPage(int index);
+
+    BreakdownPlot* breakdownPlot() const { return m_breakdown; }
+    SlackScatter* scatter() const { return m_scatter; }
+    CdfPlot* whatIfPlot() const { return m_whatIf; }
+    QTableWidget* outlierTable() const { return m_outlierTable; }
+
+signals:
+    void whatIfRequested(WhatIfTarget target, double factor, const QString& label);
+    void requestsBrushed(const std::vector<RequestId>& ids);
+    void requestActivated(RequestId id);
+
+private:
+    void refreshBreakdown();
+    void refreshOutliers();
+    void refreshScatter();
+    void refreshSlackStudies();
+    // A request attribute per row, read once per key: the slack studies ask again on every cut-off drag.
+    const std::vector<std::string>& attribute(const QString& key);
+
+    std::shared_ptr<const RequestAggregates> m_data;
+    std::function<std::vector<std::string>(const QString&)> m_attributeValues;
+    std::map<QString, std::vector<std::string>> m_attributeCache;
+    std::function<QString(std::uint32_t)> m_typeName;
+    QTabWidget* m_pages;
+    // Breakdown page.
+    QComboBox* m_stratifyBy;
+    QCheckBox* m_percent;
+    BreakdownPlot* m_breakdown;
+    CdfPlot* m_shareCdf;
+    // Outliers page.
+    QDoubleSpinBox* m_outlierPercent;
+    QTableWidget* m_outlierTable;
+    QLabel* m_outlierSummary;
+    // Scatter and slack studies.
+    QComboBox* m_scatterCategory;
+    SlackScatter* m_scatter;
+    QComboBox* m_slackCategory;
+    QComboBox* m_userAttribute;
+    QComboBox* m_withinAttribute;  // restrict the slack studies to requests with one value of it
+    QComboBox* m_withinValue;
+    CdfPlot* m_slackCdf;
+    QCustomPlot* m_bucketPlot;
+    QLabel* m_prediction;
+    // What-if page.
+    QComboBox* m_whatIfTarget;
+    QDoubleSpinBox* m_whatIfPercent;
+    QPushButton* m_whatIfRun;
+    CdfPlot* m_whatIf;
+};
+
+} // namespace tracelight::widgets

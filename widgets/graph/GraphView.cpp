@@ -1,0 +1,507 @@
+#include "graph/GraphView.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QSlider>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "common/Palette.h"
+#include "common/TimeFormat.h"
+
+namespace tracelight::widgets {
+
+namespace {
+// Three short lines fit a layered layout better than one long one: task, start event, end event.
+QStringList nodeLines(const SegmentTypeStats& t) {
+    return {QString::fromStdString(t.task), QString::fromStdString(t.startEvent) + QStringLiteral(" →"), QString::fromStdString(t.endEvent)};
+}
+}
+
+GraphView::GraphView(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void GraphView::setGraph(std::shared_ptr<const ModelGraph> graph) {
+    m_graph = std::move(graph);
+    if (m_graph) {
+        // Claim colours in task order of the model, so neighbouring tasks are told apart.
+        for (const auto& t : m_graph->types) palette::forTask(QString::fromStdString(t.task));
+    }
+    m_selected = -1;
+    m_highlight.assign(m_graph ? m_graph->types.size() : 0, false);
+    relayout();
+}
+
+void GraphView::setNodeSize(NodeSize size) {
+    m_sizeBy = size;
+    relayout();
+}
+
+void GraphView::setMinimumSupport(std::int64_t support) {
+    m_minimumSupport = support;
+    update();
+}
+
+void GraphView::setShowUnconfirmed(bool show) {
+    m_showUnconfirmed = show;
+    update();
+}
+
+double GraphView::sizeMeasure(int node) const {
+    const auto& t = m_graph->types[static_cast<std::size_t>(node)];
+    return m_sizeBy == NodeSize::MeanDuration ? t.meanDurationUs : double(t.criticalCount);
+}
+
+QSizeF GraphView::nodeSize(int node, double largestMeasure) const {
+    const auto& t = m_graph->types[static_cast<std::size_t>(node)];
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics fm(font()), fmBold(bold);
+    const QStringList lines = nodeLines(t);
+    const double textWidth = std::max({fmBold.horizontalAdvance(lines[0]), fm.horizontalAdvance(lines[1]), fm.horizontalAdvance(lines[2])});
+    // Three lines of text, plus up to 30 px more for the chosen measure relative to the largest.
+    const double measure = sizeMeasure(node) / std::max(1e-9, largestMeasure);
+    const double textHeight = 3 * fm.height() + 8;
+    return {textWidth + 12, textHeight + 30 * std::sqrt(std::clamp(measure, 0.0, 1.0))};
+}
+
+void GraphView::relayout() {
+    m_layout = {};
+    m_sizes.clear();
+    if (m_graph) {
+        GraphLayoutInput input;
+        double largest = 0;
+        for (std::size_t i = 0; i < m_graph->types.size(); ++i) largest = std::max(largest, sizeMeasure(static_cast<int>(i)));
+        for (std::size_t i = 0; i < m_graph->types.size(); ++i) {
+            m_sizes.push_back(nodeSize(static_cast<int>(i), largest));
+            input.nodes.push_back({m_sizes.back().width(), m_sizes.back().height()});
+        }
+        for (const auto& e : m_graph->happensBefore)
+            input.edges.push_back({static_cast<int>(e.from), static_cast<int>(e.to), e.confirmed ? 2.0 : 1.0});
+        m_layout = layoutGraph(input);
+    }
+    m_fitted = false;
+    fit();
+}
+
+void GraphView::fit() {
+    if (!m_graph || width() <= 0 || m_layout.bounds.isEmpty()) {
+        update();
+        return;
+    }
+    const QRectF b = m_layout.bounds.adjusted(-20, -20, 20, 20);
+    m_scale = std::min(width() / b.width(), height() / b.height());
+    m_scale = std::clamp(m_scale, 0.05, 2.0);
+    m_offset = QPointF(width() / 2.0, height() / 2.0) - b.center() * m_scale;
+    m_fitted = true;
+    update();
+}
+
+void GraphView::resizeEvent(QResizeEvent*) {
+    if (!m_fitted || true) fit();
+}
+
+QRectF GraphView::nodeRect(int node) const {
+    if (!m_graph || node < 0 || node >= static_cast<int>(m_sizes.size())) return {};
+    const QSizeF s = m_sizes[static_cast<std::size_t>(node)] * m_scale;
+    const QPointF c = toWidget(m_layout.centers[static_cast<std::size_t>(node)]);
+    return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
+}
+
+int GraphView::nodeAt(const QPoint& pos) const {
+    if (!m_graph) return -1;
+    for (int n = 0; n < static_cast<int>(m_sizes.size()); ++n)
+        if (nodeRect(n).contains(pos)) return n;
+    return -1;
+}
+
+bool GraphView::edgeVisible(const ModelGraph::Edge& e) const {
+    return e.support >= m_minimumSupport && (e.confirmed || m_showUnconfirmed);
+}
+
+int GraphView::visibleEdgeCount() const {
+    if (!m_graph) return 0;
+    int n = 0;
+    for (const auto& e : m_graph->happensBefore) n += edgeVisible(e);
+    return n;
+}
+
+int GraphView::findAndFocus(const QString& text) {
+    if (!m_graph) return 0;
+    int count = 0, first = -1;
+    for (std::size_t i = 0; i < m_graph->types.size(); ++i) {
+        const bool match = !text.isEmpty() && QString::fromStdString(m_graph->types[i].name()).contains(text, Qt::CaseInsensitive);
+        m_highlight[i] = match;
+        if (match && first < 0) first = static_cast<int>(i);
+        count += match;
+    }
+    if (first >= 0) m_offset += QPointF(width() / 2.0, height() / 2.0) - nodeRect(first).center();
+    update();
+    return count;
+}
+
+void GraphView::selectNode(int node) {
+    m_selected = node;
+    update();
+}
+
+void GraphView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    if (!m_graph) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("No model yet: the database has not been analysed."));
+        return;
+    }
+    if (!m_layout.error.isEmpty()) {
+        p.drawText(rect(), Qt::AlignCenter, m_layout.error);
+        return;
+    }
+    p.setRenderHint(QPainter::Antialiasing, m_graph->types.size() < 2000);
+    const QRectF visible = rect();
+    // Happens-before edges (reduced): width by support, dashed when unconfirmed.
+    const double maxSupport = std::max<double>(1, double(m_graph->requests));
+    for (std::size_t e = 0; e < m_graph->happensBefore.size(); ++e) {
+        const auto& edge = m_graph->happensBefore[e];
+        if (!edgeVisible(edge)) continue;
+        const auto& pts = m_layout.edgePaths[e];
+        QPainterPath path;
+        if (pts.size() >= 4) {
+            path.moveTo(toWidget(pts[0]));
+            for (std::size_t k = 1; k + 2 < pts.size(); k += 3) path.cubicTo(toWidget(pts[k]), toWidget(pts[k + 1]), toWidget(pts[k + 2]));
+        } else {
+            path.moveTo(toWidget(m_layout.centers[edge.from]));
+            path.lineTo(toWidget(m_layout.centers[edge.to]));
+        }
+        if (!path.boundingRect().adjusted(-2, -2, 2, 2).intersects(visible)) continue;  // a flat edge has an empty box
+        const bool touchesSelection = m_selected >= 0 && (static_cast<int>(edge.from) == m_selected || static_cast<int>(edge.to) == m_selected);
+        const double widthPx = 0.8 + 2.2 * std::log10(1 + 9 * double(edge.support) / maxSupport);
+        QPen pen(touchesSelection ? palette::selection() : QColor(90, 98, 110), widthPx, edge.confirmed ? Qt::SolidLine : Qt::DashLine);
+        p.setPen(pen);
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(path);
+        // Arrowhead where the edge meets its target.
+        const QPointF tip = path.currentPosition();
+        const QPointF before = path.pointAtPercent(std::max(0.0, 1.0 - 8.0 / std::max(8.0, path.length())));
+        QPointF dir = tip - before;
+        const double len = std::hypot(dir.x(), dir.y());
+        if (len > 0.1) {
+            dir /= len;
+            const QPointF n(-dir.y(), dir.x());
+            p.setBrush(pen.color());
+            p.setPen(Qt::NoPen);
+            p.drawPolygon(QPolygonF({tip, tip - dir * 8 + n * 3.5, tip - dir * 8 - n * 3.5}));
+        }
+    }
+    // Mutual exclusion: dotted, undirected; pipelines: dash-dot producer -> consumer.
+    auto drawRelation = [&](const ModelGraph::Edge& e, const QColor& colour, Qt::PenStyle style) {
+        if (!edgeVisible(e)) return;
+        const QPointF a = toWidget(m_layout.centers[e.from]), b = toWidget(m_layout.centers[e.to]);
+        QPainterPath path(a);
+        const QPointF mid = (a + b) / 2 + QPointF(0, -std::min(60.0, std::hypot(b.x() - a.x(), b.y() - a.y()) / 5));
+        path.quadTo(mid, b);
+        p.setPen(QPen(colour, 1.4, style));
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(path);
+    };
+    for (const auto& e : m_graph->mutualExclusion) drawRelation(e, palette::mutualExclusion(), Qt::DotLine);
+    for (const auto& e : m_graph->pipelines) drawRelation(e, palette::pipeline(), Qt::DashDotLine);
+
+    // Nodes: colour by task, a bar along the bottom for the share of requests where it was critical.
+    QFont bold = font();
+    bold.setBold(true);
+    for (std::size_t i = 0; i < m_graph->types.size(); ++i) {
+        const QRectF r = nodeRect(static_cast<int>(i));
+        if (!r.intersects(visible)) continue;
+        const auto& t = m_graph->types[i];
+        const QColor fill = palette::forTask(QString::fromStdString(t.task));
+        const bool network = t.networkShare > 0.5;
+        p.setPen(QPen(m_highlight[i] ? QColor(0xf0, 0x8c, 0x00) : (static_cast<int>(i) == m_selected ? palette::selection() : fill.darker(150)),
+                      m_highlight[i] || static_cast<int>(i) == m_selected ? 3 : 1, network ? Qt::DashLine : Qt::SolidLine));
+        p.setBrush(fill);
+        p.drawRoundedRect(r, 4, 4);
+        const double share = m_graph->requests ? double(t.criticalCount) / double(m_graph->requests) : 0;
+        if (share > 0) p.fillRect(QRectF(r.left() + 2, r.bottom() - 5, (r.width() - 4) * std::min(1.0, share), 3), palette::critical());
+        // Labels follow the zoom but never shrink below a readable size; lines that do not fit are dropped
+        // (the start event first, then the task), and what is left is elided.
+        QFont f = font(), fb = bold;
+        const double pointSize = std::clamp(font().pointSizeF() * m_scale, 6.5, font().pointSizeF() * 1.3);
+        f.setPointSizeF(pointSize);
+        fb.setPointSizeF(pointSize);
+        const QFontMetricsF fm(f);
+        const double lineHeight = fm.height();
+        const int fit = static_cast<int>((r.height() - 4) / lineHeight);
+        if (fit < 1 || r.width() < 20) continue;
+        QStringList lines = nodeLines(t);
+        if (fit == 2) lines = {lines[0], QStringLiteral("→ ") + lines[2]};
+        else if (fit == 1) lines = {QStringLiteral("→ ") + QString::fromStdString(t.endEvent)};
+        double y = r.center().y() - lines.size() * lineHeight / 2;
+        p.setPen(Qt::black);
+        for (int k = 0; k < lines.size(); ++k) {
+            const bool isTask = k == 0 && lines.size() > 1;
+            p.setFont(isTask ? fb : f);
+            const QRectF line(r.left() + 2, y, r.width() - 4, lineHeight);
+            // Task names differ at the end (fetch-feed, fetch-ads), event names at the start.
+            p.drawText(line, Qt::AlignCenter,
+                       QFontMetricsF(isTask ? fb : f).elidedText(lines[k], isTask ? Qt::ElideMiddle : Qt::ElideRight, line.width()));
+            y += lineHeight;
+        }
+    }
+    p.setFont(font());
+    // Legend.
+    const QStringList items = {tr("→ happens-before (width: support; dashed: unconfirmed)"), tr("··· mutual exclusion"),
+                               tr("-·- pipeline"), tr("red bar: share of requests where critical"),
+                               m_sizeBy == NodeSize::MeanDuration ? tr("height: mean duration") : tr("height: critical-path count")};
+    const QColor colours[] = {QColor(90, 98, 110), palette::mutualExclusion(), palette::pipeline(), palette::critical(), palette().color(QPalette::WindowText)};
+    int y = height() - 8 - items.size() * (fontMetrics().height() + 2);
+    p.fillRect(QRect(6, y - 4, 360, items.size() * (fontMetrics().height() + 2) + 8), QColor(255, 255, 255, 220));
+    for (int k = 0; k < items.size(); ++k) {
+        p.setPen(colours[k]);
+        p.drawText(QPoint(12, y + fontMetrics().ascent()), items[k]);
+        y += fontMetrics().height() + 2;
+    }
+}
+
+bool GraphView::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip && m_graph) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        const int n = nodeAt(help->pos());
+        if (n >= 0) {
+            const auto& t = m_graph->types[static_cast<std::size_t>(n)];
+            QToolTip::showText(help->globalPos(),
+                               tr("<b>%1</b><br>mean %2 · in %3 requests<br>critical in %4 requests")
+                                   .arg(QString::fromStdString(t.name()).toHtmlEscaped(), formatDuration(t.meanDurationUs))
+                                   .arg(t.occurrences)
+                                   .arg(t.criticalCount),
+                               this);
+        } else {
+            QToolTip::hideText();
+        }
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void GraphView::wheelEvent(QWheelEvent* e) {
+    const double factor = std::pow(1.25, e->angleDelta().y() / 120.0);
+    const QPointF anchor = toGraph(e->position());
+    m_scale = std::clamp(m_scale * factor, 0.02, 8.0);
+    m_offset = e->position() - anchor * m_scale;
+    update();
+}
+
+void GraphView::mousePressEvent(QMouseEvent* e) {
+    m_pressPos = e->pos();
+    m_pressOffset = m_offset;
+    m_dragging = false;
+}
+
+void GraphView::mouseMoveEvent(QMouseEvent* e) {
+    if (!(e->buttons() & (Qt::LeftButton | Qt::MiddleButton))) return;
+    if ((e->pos() - m_pressPos).manhattanLength() > 3) m_dragging = true;
+    if (m_dragging) {
+        m_offset = m_pressOffset + QPointF(e->pos() - m_pressPos);
+        update();
+    }
+}
+
+void GraphView::mouseReleaseEvent(QMouseEvent* e) {
+    if (m_dragging) return;
+    const int n = nodeAt(e->pos());
+    selectNode(n);
+    if (n >= 0) emit nodeClicked(n);
+}
+
+void GraphView::mouseDoubleClickEvent(QMouseEvent*) { fit(); }
+
+ConvergencePlot::ConvergencePlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setMinimumHeight(180);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Convergence of the model"), QFont(font().family(), font().pointSize(), QFont::Bold)));
+    m_plot->xAxis->setLabel(tr("requests processed"));
+    m_plot->yAxis->setLabel(tr("relations alive"));
+    m_plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setNumberFormat(QStringLiteral("gb"));
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setFont(QFont(font().family(), font().pointSize() - 1));
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
+}
+
+void ConvergencePlot::setGraph(const ModelGraph* graph) {
+    m_plot->clearGraphs();
+    if (!graph || graph->convergence.empty()) {
+        m_plot->replot();
+        return;
+    }
+    QVector<double> x, hb, me;
+    for (const auto& p : graph->convergence) {
+        x << double(p.requests);
+        hb << double(p.happensBeforeAlive);
+        me << double(p.mutualExclusionAlive);
+    }
+    auto* g1 = m_plot->addGraph();
+    g1->setName(tr("happens-before"));
+    g1->setData(x, hb, true);
+    g1->setPen(QPen(QColor(90, 98, 110), 2));
+    g1->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+    auto* g2 = m_plot->addGraph();
+    g2->setName(tr("mutual exclusion"));
+    g2->setData(x, me, true);
+    g2->setPen(QPen(palette::mutualExclusion(), 2));
+    g2->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, 5));
+    m_plot->rescaleAxes();
+    m_plot->xAxis->setRange(std::max(1.0, x.front() / 1.5), x.back() * 1.5);
+    double top = 1;
+    for (double v : hb) top = std::max(top, v);
+    for (double v : me) top = std::max(top, v);
+    m_plot->yAxis->setRange(0, top * 1.1);
+    m_plot->replot();
+}
+
+ModelOverview::ModelOverview(QWidget* parent) : QWidget(parent) {
+    m_view = new GraphView(this);
+    m_convergence = new ConvergencePlot(this);
+    m_search = new QLineEdit(this);
+    m_search->setPlaceholderText(tr("Find segment type (Ctrl+F)…"));
+    m_search->setClearButtonEnabled(true);
+    m_sizeBy = new QComboBox(this);
+    m_sizeBy->addItems({tr("Size: critical-path count"), tr("Size: mean duration")});
+    m_support = new QSlider(Qt::Horizontal, this);
+    m_support->setRange(0, 100);
+    m_support->setMaximumWidth(160);
+    m_supportLabel = new QLabel(this);
+    m_unconfirmed = new QCheckBox(tr("Unconfirmed"), this);
+    m_unconfirmed->setChecked(true);
+    m_details = new QTextBrowser(this);
+    m_details->setOpenLinks(false);
+    m_details->setPlaceholderText(tr("Click a node to see its statistics and the requests where it was critical."));
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_search, 1);
+    controls->addWidget(m_sizeBy);
+    controls->addWidget(new QLabel(tr("Min. support"), this));
+    controls->addWidget(m_support);
+    controls->addWidget(m_supportLabel);
+    controls->addWidget(m_unconfirmed);
+    auto* side = new QSplitter(Qt::Vertical, this);
+    side->addWidget(m_details);
+    side->addWidget(m_convergence);
+    side->setStretchFactor(0, 1);
+    side->setStretchFactor(1, 1);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_view);
+    split->addWidget(side);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    side->setMinimumWidth(300);
+    split->setSizes({900, 340});
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(controls);
+    layout->addWidget(split, 1);
+
+    connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) { m_view->findAndFocus(text); });
+    connect(m_sizeBy, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_view->setNodeSize(i == 0 ? GraphView::NodeSize::CriticalShare : GraphView::NodeSize::MeanDuration);
+    });
+    auto supportChanged = [this](int percent) {
+        // The slider is logarithmic in support, up to the number of requests.
+        const double requests = m_graph ? std::max<double>(1, double(m_graph->requests)) : 1;
+        const auto support = percent == 0 ? 0 : static_cast<std::int64_t>(std::round(std::pow(requests, percent / 100.0)));
+        m_supportLabel->setText(QString::number(support));
+        m_view->setMinimumSupport(support);
+    };
+    connect(m_support, &QSlider::valueChanged, this, supportChanged);
+    supportChanged(0);
+    connect(m_unconfirmed, &QCheckBox::toggled, m_view, &GraphView::setShowUnconfirmed);
+    connect(m_view, &GraphView::nodeClicked, this, &ModelOverview::showNode);
+    connect(m_details, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (url.scheme() == QLatin1String("request")) emit requestActivated(url.path());
+    });
+}
+
+void ModelOverview::setGraph(std::shared_ptr<const ModelGraph> graph) {
+    m_graph = std::move(graph);
+    m_view->setGraph(m_graph);
+    m_convergence->setGraph(m_graph.get());
+    m_details->clear();
+    if (m_graph) {
+        int critical = -1;
+        for (std::size_t i = 0; i < m_graph->types.size(); ++i)
+            if (critical < 0 || m_graph->types[i].criticalCount > m_graph->types[static_cast<std::size_t>(critical)].criticalCount)
+                critical = static_cast<int>(i);
+        m_details->setHtml(tr("<b>%1 segment types</b> from %2 requests: %3 happens-before edges after reduction, "
+                              "%4 mutual-exclusion pairs, %5 pipeline links (support floor %6).<br><br>"
+                              "Click a node for its statistics.")
+                               .arg(m_graph->types.size())
+                               .arg(m_graph->requests)
+                               .arg(m_graph->happensBefore.size())
+                               .arg(m_graph->mutualExclusion.size())
+                               .arg(m_graph->pipelines.size())
+                               .arg(m_graph->supportFloor));
+    }
+}
+
+void ModelOverview::focusSearch() {
+    m_search->setFocus();
+    m_search->selectAll();
+}
+
+void ModelOverview::selectType(const QString& segmentName) {
+    if (!m_graph) return;
+    for (std::size_t i = 0; i < m_graph->types.size(); ++i)
+        if (QString::fromStdString(m_graph->types[i].name()) == segmentName) {
+            m_view->selectNode(static_cast<int>(i));
+            showNode(static_cast<int>(i));
+            return;
+        }
+}
+
+void ModelOverview::showNode(int node) {
+    if (!m_graph || node < 0) return;
+    const auto& t = m_graph->types[static_cast<std::size_t>(node)];
+    QString html = QStringLiteral("<h3>%1</h3>").arg(QString::fromStdString(t.name()).toHtmlEscaped());
+    html += QStringLiteral("<table cellspacing=4>");
+    auto row = [&](const QString& k, const QString& v) { html += QStringLiteral("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(k, v); };
+    row(tr("requests with it"), QString::number(t.occurrences));
+    row(tr("mean duration"), formatDuration(t.meanDurationUs));
+    row(tr("crosses hosts"), QStringLiteral("%1 %").arg(100 * t.networkShare, 0, 'f', 0));
+    row(tr("on the critical path"), tr("%1 requests (%2 %)").arg(t.criticalCount).arg(m_graph->requests ? 100.0 * t.criticalCount / m_graph->requests : 0, 0, 'f', 1));
+    row(tr("mean critical time per request"), formatDuration(t.meanCriticalUs));
+    int before = 0, after = 0;
+    for (const auto& e : m_graph->happensBefore) {
+        before += static_cast<int>(e.to) == node;
+        after += static_cast<int>(e.from) == node;
+    }
+    row(tr("direct predecessors / successors"), QStringLiteral("%1 / %2").arg(before).arg(after));
+    html += QStringLiteral("</table>");
+    if (!t.slowestCriticalRequests.empty()) {
+        html += tr("<p>Slowest requests where it was critical:</p><p>");
+        for (const auto& r : t.slowestCriticalRequests)
+            html += QStringLiteral("<a href=\"request:%1\">%2</a> ").arg(QString::fromStdString(r).toHtmlEscaped(), QString::fromStdString(r).toHtmlEscaped());
+        html += QStringLiteral("</p>");
+    }
+    m_details->setHtml(html);
+}
+
+} // namespace tracelight::widgets

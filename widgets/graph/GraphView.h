@@ -1,0 +1,120 @@
+#pragma once
+// The inferred dependency graph: segment types as nodes (coloured by task, sized by mean duration or
+// critical-path share), happens-before edges after transitive reduction laid out by Graphviz dot,
+// mutual exclusion and pipelines drawn distinctly, edge width by support, unconfirmed edges dashed
+// and hidden below a support threshold. ModelOverview adds the controls, node details and the
+// convergence plot.
+#include <QWidget>
+#include <memory>
+
+#include "graph/GraphLayout.h"
+#include "tracelight/analysis/AnalysisResults.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSlider;
+class QTextBrowser;
+class QCustomPlot;
+
+namespace tracelight::widgets {
+
+class GraphView : public QWidget {
+    Q_OBJECT
+public:
+    enum class NodeSize { MeanDuration, CriticalShare };
+
+    explicit GraphView(QWidget* parent = nullptr);
+    void setGraph(std::shared_ptr<const ModelGraph> graph);
+    const ModelGraph* graph() const { return m_graph.get(); }
+    void setNodeSize(NodeSize size);
+    void setMinimumSupport(std::int64_t support);  // edges below it are hidden
+    void setShowUnconfirmed(bool show);
+    int findAndFocus(const QString& text);         // highlights matches, centres the first; returns the count
+    void selectNode(int node);
+    int selectedNode() const { return m_selected; }
+    void fit();
+
+    int nodeAt(const QPoint& pos) const;
+    QRectF nodeRect(int node) const;  // in widget coordinates
+    int visibleEdgeCount() const;
+    QString layoutError() const { return m_layout.error; }
+    QSize sizeHint() const override { return {900, 600}; }
+
+signals:
+    void nodeClicked(int node);
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void wheelEvent(QWheelEvent*) override;
+    void mousePressEvent(QMouseEvent*) override;
+    void mouseMoveEvent(QMouseEvent*) override;
+    void mouseReleaseEvent(QMouseEvent*) override;
+    void mouseDoubleClickEvent(QMouseEvent*) override;
+    void resizeEvent(QResizeEvent*) override;
+    bool event(QEvent*) override;
+
+private:
+    void relayout();
+    double sizeMeasure(int node) const;  // what node height encodes
+    QSizeF nodeSize(int node, double largestMeasure) const;
+    QPointF toWidget(QPointF p) const { return p * m_scale + m_offset; }
+    QPointF toGraph(QPointF p) const { return (p - m_offset) / m_scale; }
+    bool edgeVisible(const ModelGraph::Edge& e) const;
+
+    std::shared_ptr<const ModelGraph> m_graph;
+    GraphLayoutResult m_layout;
+    std::vector<QSizeF> m_sizes;
+    NodeSize m_sizeBy = NodeSize::CriticalShare;
+    std::int64_t m_minimumSupport = 0;
+    bool m_showUnconfirmed = true;
+    double m_scale = 1.0;
+    QPointF m_offset;
+    int m_selected = -1;
+    std::vector<bool> m_highlight;
+    QPoint m_pressPos;
+    QPointF m_pressOffset;
+    bool m_dragging = false;
+    bool m_fitted = false;
+};
+
+// Relations alive vs requests processed, for happens-before and mutual exclusion (log x axis).
+class ConvergencePlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit ConvergencePlot(QWidget* parent = nullptr);
+    void setGraph(const ModelGraph* graph);
+    QCustomPlot* plot() const { return m_plot; }
+
+private:
+    QCustomPlot* m_plot;
+};
+
+class ModelOverview : public QWidget {
+    Q_OBJECT
+public:
+    explicit ModelOverview(QWidget* parent = nullptr);
+    void setGraph(std::shared_ptr<const ModelGraph> graph);
+    GraphView* graphView() const { return m_view; }
+    void focusSearch();
+    void selectType(const QString& segmentName);  // e.g. from a waterfall click
+
+signals:
+    void requestActivated(const QString& requestName);
+
+private:
+    void showNode(int node);
+
+    std::shared_ptr<const ModelGraph> m_graph;
+    GraphView* m_view;
+    ConvergencePlot* m_convergence;
+    QLineEdit* m_search;
+    QComboBox* m_sizeBy;
+    QSlider* m_support;
+    QLabel* m_supportLabel;
+    QCheckBox* m_unconfirmed;
+    QTextBrowser* m_details;
+};
+
+} // namespace tracelight::widgets

@@ -1,0 +1,116 @@
+#include "models/RequestTableModel.h"
+
+#include <numeric>
+
+#include "common/TimeFormat.h"
+
+namespace tracelight::widgets {
+
+RequestTableModel::RequestTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void RequestTableModel::setTable(std::shared_ptr<const RequestTable> table, AttributeSource attributes) {
+    beginResetModel();
+    m_table = std::move(table);
+    m_attributes = std::move(attributes);
+    m_attributeCache.clear();
+    m_order.resize(m_table ? m_table->size() : 0);
+    std::iota(m_order.begin(), m_order.end(), 0u);
+    endResetModel();
+}
+
+int RequestTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !m_table ? 0 : static_cast<int>(m_order.size());
+}
+
+int RequestTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || !m_table || index.row() >= static_cast<int>(m_order.size())) return {};
+    const std::uint32_t i = m_order[static_cast<std::size_t>(index.row())];
+    const RequestTable& t = *m_table;
+    if (role == RequestIdRole) return QVariant::fromValue(t.ids[i].value);
+    if (role == Qt::TextAlignmentRole) {
+        const int c = index.column();
+        return c == Latency || c == Hosts || c == Events ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    }
+    if (role == SortRole) {
+        switch (index.column()) {
+        case Name: return QString::fromStdString(t.names[i]);
+        case Period: return QString::fromStdString(t.periodNames[t.periodIndex[i]]);
+        case Start: return t.startUs[i];
+        case Latency: return t.latencyUs[i];
+        case Hosts: return t.hostCount[i];
+        case Events: return t.eventCount[i];
+        default: return {};
+        }
+    }
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+    switch (index.column()) {
+    case Name: return QString::fromStdString(t.names[i]);
+    case Period: return QString::fromStdString(t.periodNames[t.periodIndex[i]]);
+    case Start: return formatTimestamp(t.startUs[i]);
+    case Latency: return formatDuration(t.latencyUs[i]);
+    case Hosts: return t.hostCount[i];
+    case Events: return t.eventCount[i];
+    case Attributes: {
+        if (!m_attributes) return {};
+        const quint32 key = t.ids[i].value;
+        if (QString* cached = m_attributeCache.object(key)) return *cached;
+        auto* text = new QString(m_attributes(t.ids[i]));
+        const QString copy = *text;
+        m_attributeCache.insert(key, text);
+        return copy;
+    }
+    default: return {};
+    }
+}
+
+QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal) return {};
+    if (role == Qt::ToolTipRole && section == Latency)
+        return m_table && m_table->skewCorrected
+                   ? tr("End-to-end latency after clock-skew correction")
+                   : tr("Latency on the origin host's own clock (not yet skew-corrected)");
+    if (role != Qt::DisplayRole) return {};
+    switch (section) {
+    case Name: return tr("Request");
+    case Period: return tr("Period");
+    case Start: return tr("Start (UTC)");
+    case Latency: return tr("Latency");
+    case Hosts: return tr("Hosts");
+    case Events: return tr("Events");
+    case Attributes: return tr("Attributes");
+    default: return {};
+    }
+}
+
+void RequestTableModel::sort(int column, Qt::SortOrder order) {
+    if (!m_table || column == Attributes || column < 0 || column >= ColumnCount) return;
+    static constexpr RequestColumn kColumns[] = {RequestColumn::Name, RequestColumn::Period, RequestColumn::Start,
+                                                 RequestColumn::Latency, RequestColumn::Hosts, RequestColumn::Events};
+    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    const QModelIndexList before = persistentIndexList();
+    std::vector<std::uint32_t> tableIndexBefore;
+    for (const auto& idx : before) tableIndexBefore.push_back(m_order[static_cast<std::size_t>(idx.row())]);
+    m_order = sortedOrder(*m_table, kColumns[column], order == Qt::DescendingOrder);
+    std::vector<int> rowOfIndex(m_order.size());
+    for (std::size_t r = 0; r < m_order.size(); ++r) rowOfIndex[m_order[r]] = static_cast<int>(r);
+    QModelIndexList after;
+    for (int k = 0; k < before.size(); ++k) after.push_back(this->index(rowOfIndex[tableIndexBefore[k]], before[k].column()));
+    changePersistentIndexList(before, after);
+    emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+int RequestTableModel::rowOf(RequestId id) const {
+    if (!m_table) return -1;
+    for (std::size_t r = 0; r < m_order.size(); ++r)
+        if (m_table->ids[m_order[r]] == id) return static_cast<int>(r);
+    return -1;
+}
+
+RequestId RequestTableModel::requestAt(int row) const {
+    if (!m_table || row < 0 || row >= static_cast<int>(m_order.size())) return {};
+    return m_table->ids[m_order[static_cast<std::size_t>(row)]];
+}
+
+} // namespace tracelight::widgets

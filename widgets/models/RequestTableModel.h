@@ -1,0 +1,45 @@
+#pragma once
+// The request list: a virtual table over core's RequestTable. Only visible rows are formatted; the
+// attributes column is fetched lazily through a callback and cached.
+#include <QAbstractTableModel>
+#include <QCache>
+#include <functional>
+#include <memory>
+
+#include "tracelight/store/RequestTable.h"
+
+namespace tracelight::widgets {
+
+class RequestTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Name, Period, Start, Latency, Hosts, Events, Attributes, ColumnCount };
+    static constexpr int SortRole = Qt::UserRole + 1;   // the raw value behind a cell
+    static constexpr int RequestIdRole = Qt::UserRole + 2;
+
+    using AttributeSource = std::function<QString(RequestId)>;
+
+    explicit RequestTableModel(QObject* parent = nullptr);
+
+    // Replaces the whole table (models replace whole results).
+    void setTable(std::shared_ptr<const RequestTable> table, AttributeSource attributes);
+    const RequestTable* table() const { return m_table.get(); }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+
+    // Row (in the current sort order) of a request, or -1.
+    int rowOf(RequestId id) const;
+    RequestId requestAt(int row) const;
+
+private:
+    std::shared_ptr<const RequestTable> m_table;
+    std::vector<std::uint32_t> m_order;  // view row -> table index
+    AttributeSource m_attributes;
+    mutable QCache<quint32, QString> m_attributeCache{4096};
+};
+
+} // namespace tracelight::widgets

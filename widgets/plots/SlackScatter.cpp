@@ -1,0 +1,158 @@
+#include "plots/SlackScatter.h"
+
+#include <QVBoxLayout>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "common/PlotExport.h"
+
+namespace tracelight::widgets {
+
+namespace {
+// Slack colours: none (red) to plenty (green), in five steps.
+constexpr double kSlackSteps[] = {0, 5000, 20000, 100000, 500000};  // microseconds
+QColor slackColour(int step) {
+    static const QColor colours[] = {QColor(0xd9, 0x48, 0x0f), QColor(0xf0, 0x8c, 0x00), QColor(0xfa, 0xb0, 0x05),
+                                     QColor(0x74, 0xb8, 0x16), QColor(0x2f, 0x9e, 0x44)};
+    return colours[step];
+}
+int slackStep(float slackUs) {
+    int step = 0;
+    for (int k = 0; k < 5; ++k)
+        if (slackUs >= kSlackSteps[k]) step = k;
+    return step;
+}
+} // namespace
+
+SlackScatter::SlackScatter(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setNoAntialiasingOnDrag(true);
+    m_plot->setSelectionRectMode(QCP::srmSelect);
+    m_plot->legend->setVisible(true);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    connect(m_plot->selectionRect(), &QCPSelectionRect::accepted, this, [this](const QRect& rect, QMouseEvent*) {
+        if (!m_data) return;
+        const double x0 = m_plot->xAxis->pixelToCoord(rect.left()), x1 = m_plot->xAxis->pixelToCoord(rect.right());
+        const double y0 = m_plot->yAxis->pixelToCoord(rect.bottom()), y1 = m_plot->yAxis->pixelToCoord(rect.top());
+        std::vector<RequestId> ids;
+        for (auto r : rowsIn(std::min(x0, x1), std::max(x0, x1), std::min(y0, y1), std::max(y0, y1))) ids.push_back(m_data->ids[r]);
+        emit requestsBrushed(ids);
+    });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* e) {
+        const int r = rowNear(m_plot->xAxis->pixelToCoord(e->pos().x()), m_plot->yAxis->pixelToCoord(e->pos().y()));
+        if (r >= 0) emit requestActivated(m_data->ids[static_cast<std::size_t>(r)]);
+    });
+    attachPlotExport(m_plot, [this] { return csv(); });
+}
+
+void SlackScatter::setData(std::shared_ptr<const RequestAggregates> aggregates, int category) {
+    m_data = std::move(aggregates);
+    m_category = category;
+    rebuild();
+}
+
+std::vector<std::uint32_t> SlackScatter::rowsIn(double x0, double x1, double y0, double y1) const {
+    std::vector<std::uint32_t> rows;
+    if (!m_data) return rows;
+    const auto c = static_cast<std::size_t>(m_category);
+    for (std::size_t r = 0; r < m_data->requests(); ++r) {
+        const double x = m_data->span(r, c) / 1000.0, y = m_data->latencyUs[r] / 1000.0;
+        if (x >= x0 && x <= x1 && y >= y0 && y <= y1) rows.push_back(static_cast<std::uint32_t>(r));
+    }
+    return rows;
+}
+
+int SlackScatter::rowNear(double xMs, double yMs) const {
+    if (!m_data) return -1;
+    const auto c = static_cast<std::size_t>(m_category);
+    const double sx = std::max(1e-9, m_plot->xAxis->range().size()), sy = std::max(1e-9, m_plot->yAxis->range().size());
+    int best = -1;
+    double bestDistance = 0.02;  // 2 % of the visible range
+    for (std::size_t r = 0; r < m_data->requests(); ++r) {
+        const double dx = (m_data->span(r, c) / 1000.0 - xMs) / sx, dy = (m_data->latencyUs[r] / 1000.0 - yMs) / sy;
+        const double d = std::hypot(dx, dy);
+        if (d < bestDistance) bestDistance = d, best = static_cast<int>(r);
+    }
+    return best;
+}
+
+QString SlackScatter::csv() const {
+    QString out = QStringLiteral("request_id,category_time_us,latency_us,slack_us\n");
+    if (!m_data) return out;
+    const auto c = static_cast<std::size_t>(m_category);
+    for (std::size_t r = 0; r < m_data->requests(); ++r)
+        out += QStringLiteral("%1,%2,%3,%4\n").arg(m_data->ids[r].value).arg(m_data->span(r, c)).arg(m_data->latencyUs[r]).arg(m_data->slack(r, c));
+    return out;
+}
+
+void SlackScatter::rebuild() {
+    m_plot->clearPlottables();
+    m_plot->clearItems();
+    if (!m_data || m_category < 0 || static_cast<std::size_t>(m_category) >= m_data->width()) {
+        m_plot->replot();
+        return;
+    }
+    const auto c = static_cast<std::size_t>(m_category);
+    const QString category = QString::fromStdString(m_data->categories[c]);
+    double maxX = 1, maxY = 1;
+    for (std::size_t r = 0; r < m_data->requests(); ++r) {
+        maxX = std::max(maxX, double(m_data->span(r, c)) / 1000.0);
+        maxY = std::max(maxY, double(m_data->latencyUs[r]) / 1000.0);
+    }
+    m_heatMap = m_data->requests() > m_heatMapThreshold;
+    if (m_heatMap) {
+        // Requests per cell, on a log colour scale: draws in time independent of the request count.
+        auto* map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+        const int nx = 300, ny = 200;
+        map->data()->setSize(nx, ny);
+        map->data()->setRange(QCPRange(0, maxX), QCPRange(0, maxY));
+        std::vector<double> counts(static_cast<std::size_t>(nx * ny), 0);
+        for (std::size_t r = 0; r < m_data->requests(); ++r) {
+            int ix, iy;
+            map->data()->coordToCell(m_data->span(r, c) / 1000.0, m_data->latencyUs[r] / 1000.0, &ix, &iy);
+            if (ix >= 0 && ix < nx && iy >= 0 && iy < ny) counts[static_cast<std::size_t>(iy * nx + ix)] += 1;
+        }
+        for (int x = 0; x < nx; ++x)
+            for (int y = 0; y < ny; ++y) {
+                const double n = counts[static_cast<std::size_t>(y * nx + x)];
+                map->data()->setCell(x, y, n > 0 ? std::log10(n) + 1 : std::nan(""));
+            }
+        QCPColorGradient gradient(QCPColorGradient::gpThermal);
+        gradient.setNanHandling(QCPColorGradient::nhTransparent);
+        map->setGradient(gradient);
+        map->rescaleDataRange();
+        map->setName(tr("requests per cell (log10 + 1)"));
+        map->setInterpolate(false);
+    } else {
+        // One graph per slack step, so the legend explains the colours.
+        for (int step = 0; step < 5; ++step) {
+            QVector<double> x, y;
+            for (std::size_t r = 0; r < m_data->requests(); ++r)
+                if (slackStep(m_data->slack(r, c)) == step) {
+                    x << m_data->span(r, c) / 1000.0;
+                    y << m_data->latencyUs[r] / 1000.0;
+                }
+            auto* g = m_plot->addGraph();
+            g->setLineStyle(QCPGraph::lsNone);
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, slackColour(step), 3));
+            g->setAdaptiveSampling(true);
+            g->setData(x, y);
+            const double lo = kSlackSteps[step] / 1000.0;
+            g->setName(step == 4 ? tr("slack ≥ %1 ms").arg(lo) : tr("slack %1–%2 ms").arg(lo).arg(kSlackSteps[step + 1] / 1000.0));
+        }
+    }
+    // y = x: a request can never be faster than this category's part of it.
+    auto* diagonal = new QCPItemStraightLine(m_plot);
+    diagonal->point1->setCoords(0, 0);
+    diagonal->point2->setCoords(1, 1);
+    diagonal->setPen(QPen(QColor(0, 0, 0, 120), 1, Qt::DashLine));
+    m_plot->xAxis->setLabel(tr("%1 time (first segment start to last segment end, ms)").arg(category));
+    m_plot->yAxis->setLabel(tr("end-to-end latency (ms)"));
+    m_plot->xAxis->setRange(0, maxX * 1.02);
+    m_plot->yAxis->setRange(0, maxY * 1.02);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace tracelight::widgets

@@ -1,0 +1,65 @@
+#include "waterfall/WaterfallLayout.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tracelight::widgets {
+
+WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks) {
+    WaterfallLayout layout;
+    const std::size_t n = d.dag.segments.size();
+    layout.startUs.resize(n);
+    layout.endUs.resize(n);
+    double origin = d.dag.startUs;
+    if (localClocks) {
+        origin = n ? d.localStartUs[0] : 0;
+        for (std::size_t s = 0; s < n; ++s) origin = std::min(origin, d.localStartUs[s]);
+    }
+    double last = 0;
+    for (std::size_t s = 0; s < n; ++s) {
+        layout.startUs[s] = (localClocks ? d.localStartUs[s] : d.dag.segments[s].startUs) - origin;
+        layout.endUs[s] = (localClocks ? d.localEndUs[s] : d.dag.segments[s].endUs) - origin;
+        last = std::max(last, layout.endUs[s]);
+    }
+    layout.spanUs = localClocks ? last : d.dag.endUs - d.dag.startUs;
+
+    layout.rows.push_back({WaterfallRow::CriticalPath, QStringLiteral("Critical path"), -1, -1, {}});
+    // Hosts in order of first appearance; under each, the tasks that run there in order of appearance.
+    std::map<std::pair<int, int>, int> rowOf;
+    std::vector<std::vector<int>> tasksOnHost(d.hosts.size());
+    auto noteTask = [&](int host, int task) {
+        auto& tasks = tasksOnHost[static_cast<std::size_t>(host)];
+        if (std::find(tasks.begin(), tasks.end(), task) == tasks.end()) tasks.push_back(task);
+    };
+    for (std::size_t s = 0; s < n; ++s) {
+        noteTask(static_cast<int>(d.segmentStartHost[s]), static_cast<int>(d.segmentTask[s]));
+        noteTask(static_cast<int>(d.segmentEndHost[s]), static_cast<int>(d.segmentTask[s]));
+    }
+    for (std::size_t h = 0; h < d.hosts.size(); ++h) {
+        if (tasksOnHost[h].empty()) continue;
+        layout.rows.push_back({WaterfallRow::Host, QString::fromStdString(d.hosts[h]), static_cast<int>(h), -1, {}});
+        for (int task : tasksOnHost[h]) {
+            rowOf[{static_cast<int>(h), task}] = static_cast<int>(layout.rows.size());
+            layout.rows.push_back({WaterfallRow::Task, QString::fromStdString(d.tasks[static_cast<std::size_t>(task)]),
+                                   static_cast<int>(h), task, {}});
+        }
+    }
+    layout.fromRow.resize(n);
+    layout.toRow.resize(n);
+    for (std::size_t s = 0; s < n; ++s) {
+        const int task = static_cast<int>(d.segmentTask[s]);
+        layout.fromRow[s] = rowOf[{static_cast<int>(d.segmentStartHost[s]), task}];
+        layout.toRow[s] = rowOf[{static_cast<int>(d.segmentEndHost[s]), task}];
+        if (d.segmentStartHost[s] == d.segmentEndHost[s]) layout.rows[static_cast<std::size_t>(layout.fromRow[s])].segments.push_back(static_cast<int>(s));
+        else layout.networkByStart.push_back(static_cast<int>(s));
+    }
+    auto byStart = [&](int a, int b) { return layout.startUs[a] < layout.startUs[b]; };
+    for (auto& row : layout.rows) std::sort(row.segments.begin(), row.segments.end(), byStart);
+    std::sort(layout.networkByStart.begin(), layout.networkByStart.end(), byStart);
+    // The critical-path row repeats the path's segments in order.
+    layout.rows[0].segments.assign(d.criticalPath.segments.begin(), d.criticalPath.segments.end());
+    std::sort(layout.rows[0].segments.begin(), layout.rows[0].segments.end(), byStart);
+    return layout;
+}
+
+} // namespace tracelight::widgets
