@@ -5,6 +5,8 @@
 #include <cstring>
 #include <mutex>
 #include <map>
+#include <numeric>
+#include <unordered_map>
 #include <thread>
 
 #include "tracelight/analysis/Segments.h"
@@ -143,10 +145,6 @@ struct ShardState {
     }
 };
 
-struct PipelineCandidate {
-    PipelineLink first, second;
-};
-
 } // namespace
 
 bool CausalModel::happensBefore(SegmentTypeId a, SegmentTypeId b, bool confirmedOnly) const {
@@ -174,7 +172,7 @@ void CausalModel::computeConfirmed() {
 }
 
 namespace {
-constexpr char kModelMagic[4] = {'T', 'L', 'M', '1'};
+constexpr char kModelMagic[4] = {'T', 'L', 'M', '2'};  // 2: pipeline links carry their type groups
 template <typename T>
 void putValue(std::string& out, T v) {
     out.append(reinterpret_cast<const char*>(&v), sizeof v);
@@ -201,6 +199,11 @@ std::string CausalModel::serialize() const {
     for (const auto& p : m_pipelines) {
         for (auto id : {p.first.producer, p.first.consumer, p.second.producer, p.second.consumer}) putValue(out, id.value);
         putValue(out, p.support);
+        for (const PipelineLink* l : {&p.first, &p.second})
+            for (const auto* group : {&l->producerTypes, &l->consumerTypes}) {
+                putValue(out, static_cast<std::uint32_t>(group->size()));
+                for (auto id : *group) putValue(out, id.value);
+            }
     }
     putValue(out, static_cast<std::uint64_t>(m_convergence.size()));
     for (const auto& c : m_convergence) {
@@ -238,6 +241,14 @@ Result<CausalModel> CausalModel::deserialize(std::string_view in) {
         p.first = {SegmentTypeId(ids[0]), SegmentTypeId(ids[1])};
         p.second = {SegmentTypeId(ids[2]), SegmentTypeId(ids[3])};
         if (!getValue(in, p.support)) return damaged;
+        for (PipelineLink* l : {&p.first, &p.second})
+            for (auto* group : {&l->producerTypes, &l->consumerTypes}) {
+                std::uint32_t size = 0;
+                if (!getValue(in, size) || size == 0 || size > n) return damaged;
+                group->resize(size);
+                for (auto& id : *group)
+                    if (!getValue(in, id.value) || id.value >= n) return damaged;
+            }
         m.m_pipelines.push_back(p);
     }
     if (!getValue(in, count) || count > in.size()) return damaged;
@@ -332,78 +343,149 @@ public:
         if (model.m_convergence.empty() || model.m_convergence.back().requests != last.requests)
             model.m_convergence.push_back(last);
 
-        // Pass 2: pipelines, between pairs of confirmed happens-before links inside two different tasks.
+        // Pass 2: pipelines, between pairs of confirmed producer -> consumer links.
         if (auto s = inferPipelines(data, offsets, requests, threads, model, cancel); !s) return s;
         reporter.report(1.0, "model inferred", true);
         return model;
     }
 
 private:
+    // Interns the events that end (producers) or start (consumers) segment types, per task.
+    struct EventGroups {
+        std::vector<std::uint32_t> ofType;              // segment type -> group
+        std::vector<std::vector<SegmentTypeId>> types;  // group -> the segment types it holds
+        std::vector<std::uint64_t> event;               // group -> (task << 32 | event)
+    };
+    static EventGroups groupTypes(const TraceData& data, std::size_t n, bool byEndEvent) {
+        EventGroups g;
+        g.ofType.resize(n);
+        std::unordered_map<std::uint64_t, std::uint32_t> ids;
+        for (std::uint32_t t = 0; t < n; ++t) {
+            const SegmentType& type = data.segmentTypes[t];
+            const std::uint64_t key = (std::uint64_t(type.task.value) << 32) | (byEndEvent ? type.endEvent.value : type.startEvent.value);
+            auto [it, fresh] = ids.emplace(key, static_cast<std::uint32_t>(g.types.size()));
+            if (fresh) {
+                g.types.emplace_back();
+                g.event.push_back(key);
+            }
+            g.ofType[t] = it->second;
+            g.types[it->second].push_back(SegmentTypeId(t));
+        }
+        return g;
+    }
+
+    // Whether every pair of types of the two groups that met in a request kept a -> b; the requests in
+    // which they met come back in support.
+    static bool alwaysBefore(const CausalModel& model, const std::vector<SegmentTypeId>& from,
+                             const std::vector<SegmentTypeId>& to, std::int64_t& support) {
+        support = 0;
+        bool alive = true;
+        for (SegmentTypeId a : from)
+            for (SegmentTypeId b : to) {
+                const std::int64_t s = a == b ? 0 : model.support(a, b);
+                if (s == 0) continue;
+                support += s;
+                alive = alive && model.m_hbAlive[a.value].test(b.value);
+            }
+        return alive && support > 0;
+    }
+
+    // Two producers (or two consumers) can take part in a pipeline only if they meet in requests and
+    // neither always comes first.
+    static bool canSwap(const CausalModel& model, const std::vector<SegmentTypeId>& x, const std::vector<SegmentTypeId>& y) {
+        std::int64_t forward = 0, backward = 0;
+        const bool xFirst = alwaysBefore(model, x, y, forward);
+        const bool yFirst = alwaysBefore(model, y, x, backward);
+        return forward > 0 && !xFirst && !yFirst;
+    }
+
+    static SegmentTypeId mostFrequent(const CausalModel& model, const std::vector<SegmentTypeId>& types) {
+        return *std::max_element(types.begin(), types.end(),
+                                 [&](SegmentTypeId a, SegmentTypeId b) { return model.occurrences(a) < model.occurrences(b); });
+    }
+
     static Status inferPipelines(const TraceData& data, const ClockOffsets& offsets, std::size_t requests,
                                  unsigned threads, CausalModel& model, const CancelToken* cancel) {
         const std::size_t n = model.m_types;
-        // Segment types that open their task (a consumer task started by data from another one).
-        std::vector<bool> opensTask(n, false);
-        for (std::size_t r = 0; r < requests; ++r) {
-            const auto events = data.eventsOf(r);
-            for (std::size_t e = 1; e < events.size(); ++e)
-                if (events[e].segmentType.isValid() && !events[e - 1].segmentType.isValid() && events[e].segmentType.value < n)
-                    opensTask[events[e].segmentType.value] = true;
-        }
-        // Links a pipeline may pair: data passed inside one task (not simply consecutive segments, which
-        // share an event and are trivially FIFO), or handed to another task that it starts.
-        std::vector<PipelineLink> links;
-        for (std::uint32_t a = 0; a < n; ++a)
-            model.m_hbConfirmed[a].forEach([&](std::size_t b) {
-                const SegmentType& ta = data.segmentTypes[a];
-                const SegmentType& tb = data.segmentTypes[b];
-                const bool withinTask = ta.task == tb.task && tb.startEvent != ta.endEvent;
-                const bool startsTask = ta.task != tb.task && opensTask[b];
-                if (withinTask || startsTask) links.push_back({SegmentTypeId(a), SegmentTypeId(static_cast<std::uint32_t>(b))});
-            });
-        auto unordered = [&](SegmentTypeId x, SegmentTypeId y) {
-            return x != y && !model.m_hbConfirmed[x.value].test(y.value) && !model.m_hbConfirmed[y.value].test(x.value);
+        const EventGroups producers = groupTypes(data, n, true);
+        const EventGroups consumers = groupTypes(data, n, false);
+
+        // Links: a producing event always followed by a consuming event, in enough requests to be confirmed.
+        // A consumer that starts at the very event the producer ends at is the same task's next segment.
+        struct Link {
+            std::uint32_t producer, consumer;  // groups
         };
-        std::vector<PipelineCandidate> candidates;
+        std::vector<Link> links;
+        for (std::uint32_t p = 0; p < producers.types.size(); ++p)
+            for (std::uint32_t c = 0; c < consumers.types.size(); ++c) {
+                if (producers.event[p] == consumers.event[c]) continue;
+                std::int64_t support = 0;
+                if (alwaysBefore(model, producers.types[p], consumers.types[c], support) && support >= model.m_supportFloor)
+                    links.push_back({p, c});
+            }
+
+        // Candidate pairs of links: four distinct events, producers that can come in either order, and so
+        // can consumers. Memoised per pair of groups.
+        std::unordered_map<std::uint64_t, bool> producerSwap, consumerSwap;
+        auto swappable = [&](std::unordered_map<std::uint64_t, bool>& memo, const EventGroups& g, std::uint32_t x, std::uint32_t y) {
+            const std::uint64_t key = (std::uint64_t(std::min(x, y)) << 32) | std::max(x, y);
+            auto it = memo.find(key);
+            if (it == memo.end()) it = memo.emplace(key, canSwap(model, g.types[x], g.types[y])).first;
+            return it->second;
+        };
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> candidates;  // indices into links
         constexpr std::size_t kMaxCandidates = 1 << 20;  // bounds memory on pathological models
-        for (std::size_t i = 0; i < links.size() && candidates.size() < kMaxCandidates; ++i)
-            for (std::size_t j = i + 1; j < links.size() && candidates.size() < kMaxCandidates; ++j) {
-                const auto& l1 = links[i];
-                const auto& l2 = links[j];
-                if (data.segmentTypes[l1.producer.value].task == data.segmentTypes[l2.producer.value].task) continue;
-                if (unordered(l1.producer, l2.producer) && unordered(l1.consumer, l2.consumer))
-                    candidates.push_back({l1, l2});
+        for (std::uint32_t i = 0; i < links.size() && candidates.size() < kMaxCandidates; ++i)
+            for (std::uint32_t j = i + 1; j < links.size() && candidates.size() < kMaxCandidates; ++j) {
+                const Link& l1 = links[i];
+                const Link& l2 = links[j];
+                if (l1.producer == l2.producer || l1.consumer == l2.consumer) continue;
+                if (producers.event[l1.producer] == consumers.event[l2.consumer] ||
+                    producers.event[l2.producer] == consumers.event[l1.consumer])
+                    continue;
+                if (swappable(producerSwap, producers, l1.producer, l2.producer) &&
+                    swappable(consumerSwap, consumers, l1.consumer, l2.consumer))
+                    candidates.emplace_back(i, j);
             }
         if (candidates.empty()) return Status::ok();
 
+        // Refute by FIFO order, request by request; every shard's state exists before any runs, so shards
+        // that get no requests merge as empty.
         struct PipelineShard {
             std::vector<std::uint32_t> active;
             std::vector<std::uint8_t> dead, orders;
             std::vector<std::int64_t> support;
         };
         std::vector<PipelineShard> shards(std::max(1u, threads));
-        std::atomic<bool> cancelled{false};
-        forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
-            PipelineShard& st = shards[shard];
+        for (auto& st : shards) {
             st.active.resize(candidates.size());
-            for (std::uint32_t c = 0; c < candidates.size(); ++c) st.active[c] = c;
+            std::iota(st.active.begin(), st.active.end(), 0u);
             st.dead.assign(candidates.size(), 0);
             st.orders.assign(candidates.size(), 0);
             st.support.assign(candidates.size(), 0);
-            std::vector<int> local(n, -1);
+        }
+        std::atomic<bool> cancelled{false};
+        forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+            PipelineShard& st = shards[shard];
+            std::vector<int> producedBy(producers.types.size(), -1), consumedBy(consumers.types.size(), -1);
             std::vector<SegmentInstance> segs;
             for (std::size_t r = begin; r < end; ++r) {
                 buildSegments(data.eventsOf(r), offsets, segs);
-                for (std::size_t i = 0; i < segs.size(); ++i) local[segs[i].type.value] = static_cast<int>(i);
+                for (std::size_t i = 0; i < segs.size(); ++i) {
+                    if (segs[i].type.value >= n) continue;
+                    producedBy[producers.ofType[segs[i].type.value]] = static_cast<int>(i);
+                    consumedBy[consumers.ofType[segs[i].type.value]] = static_cast<int>(i);
+                }
                 for (std::size_t k = 0; k < st.active.size();) {
                     const std::uint32_t c = st.active[k];
-                    const auto& cand = candidates[c];
-                    const int a1 = local[cand.first.producer.value], b1 = local[cand.first.consumer.value];
-                    const int a2 = local[cand.second.producer.value], b2 = local[cand.second.consumer.value];
+                    const Link& l1 = links[candidates[c].first];
+                    const Link& l2 = links[candidates[c].second];
+                    const int a1 = producedBy[l1.producer], b1 = consumedBy[l1.consumer];
+                    const int a2 = producedBy[l2.producer], b2 = consumedBy[l2.consumer];
                     if (a1 < 0 || b1 < 0 || a2 < 0 || b2 < 0) { ++k; continue; }
                     ++st.support[c];
-                    const double ea1 = segs[a1].endUs, ea2 = segs[a2].endUs;
-                    const double sb1 = segs[b1].startUs, sb2 = segs[b2].startUs;
+                    const auto ea1 = segs[a1].endUs, ea2 = segs[a2].endUs;
+                    const auto sb1 = segs[b1].startUs, sb2 = segs[b2].startUs;
                     if (ea1 != ea2 && sb1 != sb2) {
                         st.orders[c] |= ea1 < ea2 ? 1 : 2;
                         if ((ea1 < ea2) != (sb1 < sb2)) {  // refuted: drop it from this shard's work list
@@ -415,7 +497,11 @@ private:
                     }
                     ++k;
                 }
-                for (const auto& s : segs) local[s.type.value] = -1;
+                for (const auto& s : segs) {
+                    if (s.type.value >= n) continue;
+                    producedBy[producers.ofType[s.type.value]] = -1;
+                    consumedBy[consumers.ofType[s.type.value]] = -1;
+                }
                 if (((r - begin) & 0x3FFF) == 0x3FFF && cancel && cancel->isCancelled()) {
                     cancelled = true;
                     return;
@@ -423,6 +509,10 @@ private:
             }
         });
         if (cancelled) return Status::error("cancelled");
+        auto linkOf = [&](const Link& l) {
+            return PipelineLink{mostFrequent(model, producers.types[l.producer]), mostFrequent(model, consumers.types[l.consumer]),
+                                producers.types[l.producer], consumers.types[l.consumer]};
+        };
         for (std::size_t c = 0; c < candidates.size(); ++c) {
             bool dead = false;
             std::uint8_t orders = 0;
@@ -433,7 +523,7 @@ private:
                 support += st.support[c];
             }
             if (!dead && orders == 3 && support >= model.m_supportFloor)
-                model.m_pipelines.push_back({candidates[c].first, candidates[c].second, support});
+                model.m_pipelines.push_back({linkOf(links[candidates[c].first]), linkOf(links[candidates[c].second]), support});
         }
         return Status::ok();
     }

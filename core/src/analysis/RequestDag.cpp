@@ -122,14 +122,25 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
             if (from >= 0 && to >= 0) edges.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), EdgeKind::Link});
         }
     }
-    for (const auto& p : m_model.pipelines()) {
-        const int a1 = m_local[p.first.producer.value], b1 = m_local[p.first.consumer.value];
-        const int a2 = m_local[p.second.producer.value], b2 = m_local[p.second.consumer.value];
-        if (a1 < 0 || b1 < 0 || a2 < 0 || b2 < 0) continue;
-        const bool firstLeads = segs[a1].endUs <= segs[a2].endUs;
-        const int from = firstLeads ? b1 : b2, to = firstLeads ? b2 : b1;
+    // A pipeline gives each item's data dependency (producer -> consumer) and the FIFO order of the two
+    // consumers, as this request took them.
+    auto presentOf = [&](const std::vector<SegmentTypeId>& group) {
+        for (SegmentTypeId t : group)
+            if (t.value < m_local.size() && m_local[t.value] >= 0) return m_local[t.value];
+        return -1;
+    };
+    auto addIfOrdered = [&](int from, int to) {
         if (segs[from].endUs <= segs[to].startUs)
             edges.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), EdgeKind::Pipeline});
+    };
+    for (const auto& p : m_model.pipelines()) {
+        const int a1 = presentOf(p.first.producerTypes), b1 = presentOf(p.first.consumerTypes);
+        const int a2 = presentOf(p.second.producerTypes), b2 = presentOf(p.second.consumerTypes);
+        if (a1 < 0 || b1 < 0 || a2 < 0 || b2 < 0) continue;
+        addIfOrdered(a1, b1);
+        addIfOrdered(a2, b2);
+        const bool firstLeads = segs[a1].endUs <= segs[a2].endUs;
+        addIfOrdered(firstLeads ? b1 : b2, firstLeads ? b2 : b1);
     }
     for (const auto& s : segs) m_local[s.type.value] = -1;
     finish(dag, std::move(edges));

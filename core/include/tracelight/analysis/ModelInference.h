@@ -3,8 +3,12 @@
 // segment types is assumed until one request contradicts it.
 //   happens-before  A -> B : B starts at or after A ends, in every request with both;
 //   mutual exclusion A | B : their intervals never overlap, and both orders occur;
-//   pipeline (A1->B1, A2->B2): the order in which A1 and A2 finish is the order in which B1 and B2
-//                               start (FIFO), in every request with all four, and both orders occur.
+//   pipeline (A1->B1, A2->B2): a data dependency between pairs of segments of two tasks that keeps FIFO
+//                               order: A1 finishes before A2 exactly when B1 starts before B2, in every
+//                               request with all four, and both orders occur. A producer is identified
+//                               by the event that ends it (<task, end event>) and a consumer by the event
+//                               that starts it, so a task that makes items in varying order (whose
+//                               segment types then differ per order) still forms one pipeline.
 // Hypotheses are rows of bitsets over segment-type ids; requests are sharded across threads and the
 // shards merged by AND (refutations) and sums (support).
 #include <cstdint>
@@ -26,8 +30,11 @@ struct InferenceOptions {
 };
 
 struct PipelineLink {
-    SegmentTypeId producer;
-    SegmentTypeId consumer;
+    SegmentTypeId producer;  // the most frequent segment type ending at the producing event (for reports)
+    SegmentTypeId consumer;  // the most frequent segment type starting at the consuming event
+    // Every segment type that ends at the producing event / starts at the consuming event: at most one of
+    // each occurs in a request (events are unique within a task), and that one is the link's end there.
+    std::vector<SegmentTypeId> producerTypes, consumerTypes;
 };
 
 struct PipelinePair {
