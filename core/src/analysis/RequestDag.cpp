@@ -46,29 +46,56 @@ void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
     edges.erase(std::unique(edges.begin(), edges.end(), [](const DagEdge& a, const DagEdge& b) { return a.from == b.from && a.to == b.to; }),
                 edges.end());
 
-    // Transitive reduction: visit vertices from last to first; reach[v] = everything reachable from v.
-    // A successor already reachable through a nearer successor is implied.
-    const std::size_t words = (n + 63) / 64;
-    std::vector<std::uint64_t> reach(n * words, 0);
-    std::vector<std::vector<std::uint32_t>> successors(n);
-    for (const auto& e : edges) successors[e.from].push_back(e.to);
+    // Transitive reduction in memory linear in the graph. Vertices are visited from last to first in time,
+    // so each successor's own edges are already reduced; a successor already reached from a nearer one is
+    // implied. The search from v never goes past v's last successor in time (nothing later can lead back),
+    // and a total budget keeps a hostile graph near-linear: past it, edges are kept. Implied edges never
+    // change the critical path's length or any slack (an implied edge ends no later than the path that
+    // implies it), only what is drawn.
+    std::vector<std::uint32_t> firstFrom(n + 1, 0), successor(edges.size());
+    for (const auto& e : edges) ++firstFrom[e.from + 1];
+    for (std::size_t v = 0; v < n; ++v) firstFrom[v + 1] += firstFrom[v];
+    {
+        std::vector<std::uint32_t> fill(firstFrom.begin(), firstFrom.end() - 1);
+        for (const auto& e : edges) successor[fill[e.from]++] = e.to;
+    }
     std::vector<DagEdge> kept;
     kept.reserve(edges.size());
-    std::vector<std::uint64_t> acc(words);
+    std::vector<std::uint32_t> keptBegin(n, 0), keptEnd(n, 0);  // v's reduced edges: kept[keptBegin[v], keptEnd[v])
+    std::vector<std::uint32_t> visitedBy(n, UINT32_MAX), stack;
+    std::int64_t budget = 32 * static_cast<std::int64_t>(n + edges.size()) + 4096;
+    auto edgeOf = [&](std::uint32_t v, std::uint32_t w) {
+        return *std::lower_bound(edges.begin(), edges.end(), DagEdge{v, w, EdgeKind::TaskOrder},
+                                 [](const DagEdge& a, const DagEdge& b) { return a.from != b.from ? a.from < b.from : a.to < b.to; });
+    };
     for (std::size_t i = n; i-- > 0;) {
         const std::uint32_t v = order[i];
-        auto& succ = successors[v];
-        std::sort(succ.begin(), succ.end(), [&](auto a, auto b) { return rank[a] < rank[b]; });
-        std::fill(acc.begin(), acc.end(), 0);
-        for (std::uint32_t w : succ) {
-            if ((acc[w / 64] >> (w % 64)) & 1u) continue;  // implied
-            auto it = std::lower_bound(edges.begin(), edges.end(), DagEdge{v, w, EdgeKind::TaskOrder},
-                                       [](const DagEdge& a, const DagEdge& b) { return a.from != b.from ? a.from < b.from : a.to < b.to; });
-            kept.push_back(*it);
-            acc[w / 64] |= std::uint64_t{1} << (w % 64);
-            for (std::size_t k = 0; k < words; ++k) acc[k] |= reach[w * words + k];
+        const auto begin = successor.begin() + firstFrom[v], end = successor.begin() + firstFrom[v + 1];
+        std::sort(begin, end, [&](auto a, auto b) { return rank[a] < rank[b]; });
+        keptBegin[v] = static_cast<std::uint32_t>(kept.size());
+        const std::uint32_t horizon = begin == end ? 0 : rank[*(end - 1)];
+        for (auto it = begin; it != end; ++it) {
+            const std::uint32_t w = *it;
+            if (visitedBy[w] == v) continue;  // implied through a nearer successor
+            kept.push_back(edgeOf(v, w));
+            if (end - begin == 1 || budget <= 0) continue;
+            // Everything reachable from w (up to the horizon) is implied from v from now on.
+            visitedBy[w] = v;
+            stack.push_back(w);
+            while (!stack.empty() && budget > 0) {
+                const std::uint32_t u = stack.back();
+                stack.pop_back();
+                for (std::uint32_t k = keptBegin[u]; k < keptEnd[u]; ++k) {
+                    const std::uint32_t x = kept[k].to;
+                    --budget;
+                    if (rank[x] > horizon || visitedBy[x] == v) continue;
+                    visitedBy[x] = v;
+                    stack.push_back(x);
+                }
+            }
+            stack.clear();
         }
-        std::copy(acc.begin(), acc.end(), reach.begin() + static_cast<std::ptrdiff_t>(v * words));
+        keptEnd[v] = static_cast<std::uint32_t>(kept.size());
     }
     std::sort(kept.begin(), kept.end(), [](const DagEdge& a, const DagEdge& b) { return a.to != b.to ? a.to < b.to : a.from < b.from; });
     dag.edges = std::move(kept);
@@ -94,17 +121,38 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     for (std::uint32_t i = 0; i + 1 < n; ++i)
         if (segs[i].task == segs[i + 1].task)  // consecutive segments of one task share an event
             edges.push_back({i, i + 1, EdgeKind::TaskOrder});
+    // Inferred relations, keeping the graph linear in the request: a relation between two segments of one
+    // task is already task order, and from segment i only the earliest segment of each other task is
+    // needed (the later ones follow it in its task). Segments of a task are contiguous, in event order.
+    std::vector<std::uint32_t> taskOf(n);
+    std::uint32_t tasks = 0;
+    for (std::size_t i = 0; i < n; ++i) taskOf[i] = i > 0 && segs[i].task == segs[i - 1].task ? taskOf[i - 1] : tasks++;
+    std::vector<std::uint32_t> earliest(tasks), stamp(tasks, UINT32_MAX), touched;
+    std::vector<EdgeKind> earliestKind(tasks);
     for (std::uint32_t i = 0; i < n; ++i) {
         if (segs[i].type.value >= m_model.typeCount()) continue;  // a type the model has never seen
+        touched.clear();
+        auto offer = [&](int j, EdgeKind kind) {
+            if (j < 0 || taskOf[j] == taskOf[i]) return;
+            const std::uint32_t t = taskOf[j];
+            if (stamp[t] != i) {
+                stamp[t] = i;
+                earliest[t] = static_cast<std::uint32_t>(j);
+                earliestKind[t] = kind;
+                touched.push_back(t);
+            } else if (static_cast<std::uint32_t>(j) < earliest[t]) {
+                earliest[t] = static_cast<std::uint32_t>(j);
+                earliestKind[t] = kind;
+            }
+        };
         m_model.happensBeforeRow(segs[i].type).forEach([&](std::size_t b) {
-            const int j = b < m_local.size() ? m_local[b] : -1;
-            if (j >= 0) edges.push_back({i, static_cast<std::uint32_t>(j), EdgeKind::HappensBefore});
+            offer(b < m_local.size() ? m_local[b] : -1, EdgeKind::HappensBefore);
         });
         m_model.mutualExclusionRow(segs[i].type).forEach([&](std::size_t b) {
             const int j = b < m_local.size() ? m_local[b] : -1;
-            if (j >= 0 && segs[i].endUs <= segs[j].startUs)  // the order this request took
-                edges.push_back({i, static_cast<std::uint32_t>(j), EdgeKind::MutualExclusion});
+            if (j >= 0 && segs[i].endUs <= segs[j].startUs) offer(j, EdgeKind::MutualExclusion);  // the order this request took
         });
+        for (std::uint32_t t : touched) edges.push_back({i, earliest[t], earliestKind[t]});
     }
     if (!links.empty()) {
         // A link from event a to event b joins the segment that ends at a to the one that starts at b.
