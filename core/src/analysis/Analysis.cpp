@@ -7,8 +7,7 @@
 #include "store/Sqlite.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/base/Json.h"
-#include "tracelight/analysis/RequestDag.h"
-#include "tracelight/analysis/Slack.h"
+#include "tracelight/analysis/RequestPass.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -186,22 +185,16 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     std::mutex reportMutex;
     ThrottledProgress reporter(&scaled);
     std::atomic<bool> cancelled{false};
-    double criticalSeconds = 0, slackSeconds = 0;
+    RequestPassTimes passSeconds;  // of the slowest shard in each step (threads overlap)
     std::mutex timeMutex;
     forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
-        RequestDagBuilder builder(model, td);
+        RequestPass pass(model, td);
         auto& typeTotals = totals[shard];
-        RequestDag dag;
-        double cpTime = 0, slackTime = 0;
         for (std::size_t r = begin; r < end; ++r) {
-            const auto t0 = std::chrono::steady_clock::now();
-            builder.build(td.eventsOf(r), offsets, dag, td.linksOf(r));
-            const CriticalPath cp = computeCriticalPath(dag);
-            const auto t1 = std::chrono::steady_clock::now();
-            const std::vector<double> slack = computeSlack(dag);
-            const auto t2 = std::chrono::steady_clock::now();
-            cpTime += std::chrono::duration<double>(t1 - t0).count();
-            slackTime += std::chrono::duration<double>(t2 - t1).count();
+            const RequestPassResult& result = pass.run(td.eventsOf(r), offsets, td.linksOf(r));
+            const RequestDag& dag = result.dag;
+            const CriticalPath& cp = result.criticalPath;
+            const std::vector<double>& slack = result.slack;
             results[r] = {dag.startUs, cp.latencyUs, cp.blindUs, encodeRequestResult(dag, cp, slack)};
             for (const auto& s : dag.segments) {
                 auto& t = typeTotals[s.type.value];
@@ -233,13 +226,15 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             }
         }
         std::lock_guard lock(timeMutex);
-        criticalSeconds = std::max(criticalSeconds, cpTime);  // threads overlap: report the slowest shard
-        slackSeconds = std::max(slackSeconds, slackTime);
+        passSeconds.graph = std::max(passSeconds.graph, pass.times().graph);
+        passSeconds.criticalPath = std::max(passSeconds.criticalPath, pass.times().criticalPath);
+        passSeconds.slack = std::max(passSeconds.slack, pass.times().slack);
     });
     if (cancelled) return Status::error("cancelled");
     clock.restart();  // the shards timed themselves
-    summary.stages.push_back({"critical path (dag + walk)", criticalSeconds});
-    summary.stages.push_back({"slack", slackSeconds});
+    summary.stages.push_back({"request graphs", passSeconds.graph});
+    summary.stages.push_back({"critical paths", passSeconds.criticalPath});
+    summary.stages.push_back({"slack", passSeconds.slack});
 
     // Write everything in one transaction: on failure or cancel the old results stay.
     sqlite3* db = store.db();

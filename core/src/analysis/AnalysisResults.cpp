@@ -7,7 +7,7 @@
 #include "store/Sqlite.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Json.h"
-#include "tracelight/analysis/Slack.h"
+#include "tracelight/analysis/RequestPass.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -138,10 +138,11 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         }
     }
     if (events.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
-    RequestDagBuilder builder(model);
-    builder.build(events, offsets, d.dag, links);
-    d.criticalPath = computeCriticalPath(d.dag);
-    d.slackUs = computeSlack(d.dag);
+    RequestPass pass(model);
+    RequestPassResult result = pass.run(events, offsets, links);
+    d.dag = std::move(result.dag);
+    d.criticalPath = std::move(result.criticalPath);
+    d.slackUs = std::move(result.slack);
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;
     return d;

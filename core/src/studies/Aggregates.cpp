@@ -10,8 +10,7 @@
 
 #include "store/Sqlite.h"
 #include "tracelight/analysis/AnalysisResults.h"
-#include "tracelight/analysis/RequestDag.h"
-#include "tracelight/analysis/Slack.h"
+#include "tracelight/analysis/RequestPass.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -72,14 +71,14 @@ RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const Cate
     std::mutex reportMutex;
     ThrottledProgress reporter(progress);
     forEachShard(n, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
-        RequestDagBuilder builder(analysis.model, td);
-        RequestDag dag;
+        RequestPass pass(analysis.model, td);
         std::vector<double> lastEnd, firstStart;
         Path& path = paths[shard];
         for (std::size_t r = begin; r < end; ++r) {
-            builder.build(td.eventsOf(r), analysis.offsets, dag, td.linksOf(r));
-            const CriticalPath cp = computeCriticalPath(dag);
-            const std::vector<double> slack = computeSlack(dag);
+            const RequestPassResult& result = pass.run(td.eventsOf(r), analysis.offsets, td.linksOf(r));
+            const RequestDag& dag = result.dag;
+            const CriticalPath& cp = result.criticalPath;
+            const std::vector<double>& slack = result.slack;
             a.latencyUs[r] = static_cast<float>(cp.latencyUs);
             a.blindUs[r] = static_cast<float>(cp.blindUs);
             float* summed = a.summedUs.data() + r * width;
@@ -384,12 +383,11 @@ std::vector<float> whatIf(const InMemoryAnalysis& analysis, const RequestAggrega
     const TraceData& td = analysis.data;
     std::vector<float> out(td.requestCount());
     forEachShard(td.requestCount(), resolveThreads(threads), [&](unsigned, std::size_t begin, std::size_t end) {
-        RequestDagBuilder builder(analysis.model, td);
-        RequestDag dag;
+        RequestPass pass(analysis.model, td);
         std::vector<double> delta;
         for (std::size_t r = begin; r < end; ++r) {
             if (((r - begin) & 0xFFF) == 0 && cancel && cancel->isCancelled()) return;
-            builder.build(td.eventsOf(r), analysis.offsets, dag, td.linksOf(r));
+            const RequestDag& dag = pass.graph(td.eventsOf(r), analysis.offsets, td.linksOf(r));
             delta.assign(dag.segments.size(), 0.0);
             for (std::size_t s = 0; s < dag.segments.size(); ++s) {
                 const auto type = dag.segments[s].type.value;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tracelight/base/Bitset.h"
+#include "tracelight/base/Parallel.h"
 #include "tracelight/analysis/ClockSkew.h"
 #include "tracelight/base/Progress.h"
 #include "tracelight/analysis/TraceData.h"
@@ -92,9 +93,5 @@ private:
 Result<CausalModel> inferModel(const TraceData& data, const ClockOffsets& offsets, const InferenceOptions& options,
                                const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
 
-// Runs body(shard, begin, end) over contiguous request ranges on worker threads.
-void forEachShard(std::size_t requests, unsigned threads,
-                  const std::function<void(unsigned shard, std::size_t begin, std::size_t end)>& body);
-unsigned resolveThreads(unsigned requested);
 
 } // namespace tracelight

@@ -1,0 +1,46 @@
+#pragma once
+// The one per-request pass that every analysis, the CLI and the views use: a request's dependency graph,
+// its critical path and the slack of every segment, in time and memory linear in its segments and edges.
+// One RequestPass per thread; it reuses its memory from request to request.
+#include <span>
+#include <chrono>
+#include <vector>
+
+#include "tracelight/analysis/CriticalPath.h"
+#include "tracelight/analysis/RequestDag.h"
+#include "tracelight/analysis/Slack.h"
+
+namespace tracelight {
+
+// Seconds this pass has spent in each step, over every request it ran (for the stage figures).
+struct RequestPassTimes {
+    double graph = 0, criticalPath = 0, slack = 0;
+};
+
+struct RequestPassResult {
+    RequestDag dag;
+    CriticalPath criticalPath;
+    std::vector<double> slack;  // per segment of dag
+};
+
+class RequestPass {
+public:
+    RequestPass(const CausalModel& model, const TraceData& data) : m_builder(model, data) {}
+    explicit RequestPass(const CausalModel& model) : m_builder(model) {}
+
+    // The graph only (what-if re-schedules it; no critical path or slack needed).
+    const RequestDag& graph(std::span<const EventRecord> events, const ClockOffsets& offsets,
+                            std::span<const EventLink> links = {});
+    // Graph, critical path and slack.
+    const RequestPassResult& run(std::span<const EventRecord> events, const ClockOffsets& offsets,
+                                 std::span<const EventLink> links = {});
+    const RequestPassResult& result() const { return m_result; }
+    const RequestPassTimes& times() const { return m_times; }
+
+private:
+    RequestDagBuilder m_builder;
+    RequestPassResult m_result;
+    RequestPassTimes m_times;
+};
+
+} // namespace tracelight

@@ -1,0 +1,25 @@
+#include "tracelight/analysis/RequestPass.h"
+
+namespace tracelight {
+
+const RequestDag& RequestPass::graph(std::span<const EventRecord> events, const ClockOffsets& offsets,
+                                     std::span<const EventLink> links) {
+    const auto start = std::chrono::steady_clock::now();
+    m_builder.build(events, offsets, m_result.dag, links);
+    m_times.graph += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return m_result.dag;
+}
+
+const RequestPassResult& RequestPass::run(std::span<const EventRecord> events, const ClockOffsets& offsets,
+                                          std::span<const EventLink> links) {
+    graph(events, offsets, links);
+    const auto t0 = std::chrono::steady_clock::now();
+    m_result.criticalPath = computeCriticalPath(m_result.dag);
+    const auto t1 = std::chrono::steady_clock::now();
+    m_result.slack = computeSlack(m_result.dag);
+    m_times.criticalPath += std::chrono::duration<double>(t1 - t0).count();
+    m_times.slack += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    return m_result;
+}
+
+} // namespace tracelight
