@@ -9,8 +9,6 @@
 namespace tracelight::cli {
 
 namespace {
-constexpr char kOtherPeriod = '\x01';  // marks requests outside the chosen period while stratifying
-
 void writeCategories(JsonWriter& w, const Breakdown& b) {
     w.beginArray();
     for (const auto& c : b.categories)
@@ -79,16 +77,9 @@ int breakdownCommand(const Args& args) {
     writeCategories(w, all);
     w.key("strata").beginArray();
     if (!by.empty()) {
-        std::vector<std::string> values = attributeValues(*store.value(), a.ids, by);
-        if (!rows.empty()) {
-            // Stratify only the chosen period: mark the others absent and drop their group.
-            std::vector<bool> keep(values.size(), false);
-            for (auto r : rows) keep[r] = true;
-            for (std::size_t r = 0; r < values.size(); ++r)
-                if (!keep[r]) values[r].assign(1, kOtherPeriod);
-        }
-        for (const auto& s : stratify(a, values)) {
-            if (s.value.size() == 1 && s.value[0] == kOtherPeriod) continue;
+        const std::vector<std::string> values = attributeValues(*store.value(), a.ids, by);
+        // Only the chosen period's requests (rows; empty = all), cut by the quantiles of their own values.
+        for (const auto& s : stratify(a, values, 4, rows)) {
             w.beginObject().key("attr").value(by).key("value").value(s.value).key("requests").value(s.breakdown.requests)
                 .key("categories");
             writeCategories(w, s.breakdown);

@@ -75,7 +75,31 @@ assert abs(total - d["mean_latency_us"]) < 1e-3 * d["mean_latency_us"], (total, 
 assert d["categories"][-1]["name"] == "blind"
 assert sum(s["requests"] for s in d["strata"]) == 500
 assert d["outliers"]["segments"], "no outlier ranking"
-'; check "breakdown --json adds up ($got)" $?
+# Blind time is on the critical path by definition: summed >= critical for every category, in every stratum.
+for cats in [d["categories"]] + [s["categories"] for s in d["strata"]]:
+    for c in cats:
+        assert c["summed_us"] >= c["critical_us"], c
+'; check "breakdown --json adds up" $?
+# Two periods; a numeric attribute within one period falls into quartiles, not one group per value.
+"$sample" --requests 600 --seed 4 --format jsonl --out "$work/two.jsonl" > /dev/null
+python3 -c '
+import json, sys
+work = sys.argv[1]
+with open(work + "/two.jsonl") as f, open(work + "/early.jsonl", "w") as a, open(work + "/late.jsonl", "w") as b:
+    for line in f:
+        (a if int(json.loads(line)["request"].split("-")[1]) <= 300 else b).write(line)
+' "$work"
+"$cli" import --quiet --period early --db "$work/two.tldb" "$work/early.jsonl" && \
+    "$cli" import --quiet --period late --db "$work/two.tldb" "$work/late.jsonl"; check "import two periods" $?
+got=$("$cli" breakdown "$work/two.tldb" --period early --by bytes --json)
+echo "$got" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["requests"] == 300, d["requests"]
+values = [s["value"] for s in d["strata"]]
+assert len(values) == 4, values
+assert sum(s["requests"] for s in d["strata"]) == 300, d["strata"]
+'; check "breakdown --period --by NUMERIC gives quartiles of that period" $?
 "$cli" breakdown "$work/j.tldb" --period nope --json >/dev/null 2>&1; [ $? -eq 1 ]; check "breakdown of an unknown period exits 1" $?
 
 "$cli" info "$work/missing.tldb" >/dev/null 2>&1; [ $? -eq 1 ]; check "missing database exits 1" $?
