@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "Commands.h"
@@ -11,6 +12,33 @@
 namespace tracelight::cli {
 
 namespace {
+// A database that did not exist before the import: removed with the -wal and -shm files the import created
+// unless keep() was called. A database that existed is never touched.
+class NewDatabaseGuard {
+public:
+    explicit NewDatabaseGuard(const std::string& db) {
+        if (absent(db))
+            for (const char* suffix : {"", "-wal", "-shm"})
+                if (absent(db + suffix)) m_created.push_back(db + suffix);
+    }
+    ~NewDatabaseGuard() {
+        if (m_keep) return;
+        for (const auto& path : m_created) {
+            std::error_code ec;
+            std::filesystem::remove(path, ec);
+        }
+    }
+    void keep() { m_keep = true; }
+
+private:
+    static bool absent(const std::string& path) {
+        std::error_code ec;
+        return !std::filesystem::exists(std::filesystem::symlink_status(path, ec));
+    }
+    std::vector<std::string> m_created;
+    bool m_keep = false;
+};
+
 void importHelp(std::ostream& out) {
     out << "Usage: tracelight-cli import [--format FORMAT] [--period NAME] [--map SPEC] --db DB INPUT...\n\n"
            "Adds every INPUT to DB (created if missing) in one transaction: on any error nothing is added\n"
@@ -75,6 +103,15 @@ int importCommand(const Args& args) {
     }
     if (options.inputs.empty()) return usageError("import", "no input files");
 
+    // Inputs that cannot be read are reported before the database is created or opened.
+    for (const auto& input : options.inputs) {
+        std::error_code ec;
+        if (std::filesystem::is_directory(input, ec))
+            return fail(input + ": is a directory, not a trace file (name the files in it)");
+        if (!std::filesystem::is_regular_file(input, ec)) return fail(input + ": no such file");
+    }
+    // A failed import into a new path removes the files it created (never one that existed before).
+    NewDatabaseGuard guard(db);
     auto store = TraceStore::open(db, TraceStore::Mode::Create);
     if (!store) return fail(store.message());
 
@@ -87,7 +124,11 @@ int importCommand(const Args& args) {
     const auto started = std::chrono::steady_clock::now();
     auto summary = importTraces(*store.value(), options, showProgress ? &progress : nullptr);
     if (showProgress) std::fprintf(stderr, "\r%70s\r", "");
-    if (!summary) return fail(summary.message());
+    if (!summary) {
+        store.value().reset();  // closed before its files are removed
+        return fail(summary.message());
+    }
+    guard.keep();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!quiet) {
         std::fprintf(stderr, "imported %lld requests, %lld events into period '%s' in %.2f s (%.0f events/s)\n",

@@ -103,6 +103,37 @@ assert sum(s["requests"] for s in d["strata"]) == 300, d["strata"]
 "$cli" breakdown "$work/j.tldb" --period nope --json >/dev/null 2>&1; [ $? -eq 1 ]; check "breakdown of an unknown period exits 1" $?
 
 "$cli" info "$work/missing.tldb" >/dev/null 2>&1; [ $? -eq 1 ]; check "missing database exits 1" $?
+
+# A failed import into a new path leaves no database behind (nor -wal/-shm); a file that existed stays.
+err=$("$cli" import --db "$work/fresh.tldb" "$work/bad.csv" 2>&1); status=$?
+[ $status -eq 1 ] && [ ! -e "$work/fresh.tldb" ] && [ ! -e "$work/fresh.tldb-wal" ] && [ ! -e "$work/fresh.tldb-shm" ]
+check "failed import into a new path removes it ($err)" $?
+: > "$work/empty-before.tldb"
+"$cli" import --db "$work/empty-before.tldb" "$work/bad.csv" >/dev/null 2>&1; status=$?
+[ $status -eq 1 ] && [ -e "$work/empty-before.tldb" ]; check "failed import keeps a file that existed before" $?
+# A directory given as input is named as one, and creates nothing.
+mkdir -p "$work/adir"
+err=$("$cli" import --db "$work/fromdir.tldb" "$work/adir" 2>&1); status=$?
+[ $status -eq 1 ] && echo "$err" | grep -q "adir: is a directory" && [ ! -e "$work/fromdir.tldb" ]
+check "directory input says so ($err)" $?
+# A damaged page (PRAGMA quick_check fails) is refused for writing, naming the file, in one line.
+cp "$work/hand.tldb" "$work/damaged.tldb"
+python3 -c '
+import sqlite3, sys
+path = sys.argv[1]
+c = sqlite3.connect(path)
+page = c.execute("SELECT rootpage FROM sqlite_master WHERE name=\"events\"").fetchone()[0]
+size = c.execute("PRAGMA page_size").fetchone()[0]
+c.close()
+with open(path, "r+b") as f:
+    f.seek((page - 1) * size)
+    f.write(b"\x07" * 64)
+' "$work/damaged.tldb"
+for cmd in "import --quiet --db $work/damaged.tldb $work/hand.csv" "analyze --quiet $work/damaged.tldb"; do
+    err=$($cli $cmd 2>&1); status=$?
+    [ $status -eq 1 ] && echo "$err" | grep -q "damaged.tldb: database disk image is malformed" && [ "$(echo "$err" | wc -l)" -eq 1 ]
+    check "damaged page refused by ${cmd%% *} ($err)" $?
+done
 "$cli" import --db "$work/x.tldb" >/dev/null 2>&1; [ $? -eq 2 ]; check "import without inputs is a usage error" $?
 
 echo "cli smoke: $passed passed, $failures failed"
