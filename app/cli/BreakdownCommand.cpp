@@ -1,4 +1,6 @@
 // breakdown: the Mystery Machine's aggregate view per category, stratified, with outliers.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 
 #include "Commands.h"
@@ -16,51 +18,18 @@ void writeCategories(JsonWriter& w, const Breakdown& b) {
             .key("critical_share").value(c.criticalShare).endObject();
     w.endArray();
 }
-} // namespace
 
-int breakdownCommand(const Args& args) {
+struct BreakdownArgs {
     std::string db, period, by;
     double fraction = 0.05;
     bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&](std::string& out) { return optionValue(args, i, out); };
-        if (a == "-h" || a == "--help") {
-            std::cout << "Usage: tracelight-cli breakdown DB [--period P] [--by ATTR] [--outliers FRACTION] --json\n\n"
-                         "Per category (network, and each host role, or your rules): mean summed delay and mean time on the\n"
-                         "critical path per request (blind time is the category 'blind', so critical times add up to the mean\n"
-                         "latency); the same per value of a request attribute (numeric ones in quartiles); and the segment\n"
-                         "types most over-represented on the critical paths of the slowest requests.\n"
-                         "  --period P          only requests of that period\n"
-                         "  --by ATTR           stratify by this request attribute (browser, os, connection, bytes, ...)\n"
-                         "  --outliers FRACTION the slowest share of requests compared with the rest (default 0.05)\n"
-                         "  --json              JSON output (the only output for now)\n";
-            return 0;
-        } else if (a == "--period") {
-            if (!value(period)) return usageError("breakdown", "--period needs a name");
-        } else if (a == "--by") {
-            if (!value(by)) return usageError("breakdown", "--by needs an attribute");
-        } else if (a == "--outliers") {
-            std::string v;
-            if (!value(v)) return usageError("breakdown", "--outliers needs a fraction");
-            try {
-                fraction = std::stod(v);
-            } catch (...) {
-                fraction = -1;
-            }
-            if (!(fraction > 0 && fraction < 1)) return usageError("breakdown", "--outliers needs a fraction between 0 and 1");
-        } else if (a == "--json") {
-            json = true;
-        } else if (!a.empty() && a[0] == '-') {
-            return usageError("breakdown", "unknown option '" + a + "'");
-        } else if (db.empty()) {
-            db = a;
-        } else {
-            return usageError("breakdown", "more than one database given");
-        }
-    }
-    if (db.empty()) return usageError("breakdown", "no database given");
-    (void)json;
+};
+
+int runBreakdown(const BreakdownArgs& args) {
+    const std::string& db = args.db;
+    const std::string& period = args.period;
+    const std::string& by = args.by;
+    const double fraction = args.fraction;
     auto store = openAnalysed(db, AnalysisOptions{}, true);
     if (!store) return fail(store.message());
     auto analysis = loadAnalysis(*store.value());
@@ -99,6 +68,34 @@ int breakdownCommand(const Args& args) {
     w.endArray().endObject().endObject();
     std::cout << w.text() << "\n";
     return 0;
+}
+
+} // namespace
+
+Command addBreakdownCommand(CLI::App& program) {
+    auto args = std::make_shared<BreakdownArgs>();
+    auto* cmd = program.add_subcommand("breakdown", "per-category delay vs critical path, strata, outliers");
+    addDatabaseArgument(*cmd, args->db);
+    cmd->add_option("--period", args->period, "only requests of that period")->type_name("P");
+    cmd->add_option("--by", args->by, "stratify by this request attribute (browser, os, connection, bytes, ...)")
+        ->type_name("ATTR");
+    cmd->add_option("--outliers", args->fraction, "the slowest share of requests compared with the rest (default 0.05)")
+        ->type_name("FRACTION")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                char* end = nullptr;
+                const double f = std::strtod(v.c_str(), &end);
+                return end != v.c_str() && *end == '\0' && f > 0 && f < 1 ? std::string()
+                                                                           : "needs a fraction between 0 and 1, not '" + v + "'";
+            },
+            "", "fraction"));
+    addJsonFlag(*cmd, args->json);
+    cmd->footer("Per category (network, and each host role, or your rules): mean summed delay and mean time on the\n"
+                "critical path per request (blind time is the category 'blind', so critical times add up to the mean\n"
+                "latency); the same per value of a request attribute (numeric ones in quartiles, of the period's\n"
+                "requests when --period is given); and the segment types most over-represented on the critical\n"
+                "paths of the slowest requests. Analyses DB first when its results are missing or stale.");
+    return {cmd, [args] { return runBreakdown(*args); }};
 }
 
 } // namespace tracelight::cli

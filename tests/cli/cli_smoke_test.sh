@@ -9,12 +9,49 @@ check() {  # check NAME CONDITION-EXIT-STATUS
     if [ "$2" -eq 0 ]; then passed=$((passed + 1)); else echo "FAIL: $1"; failures=$((failures + 1)); fi
 }
 
-# Every command has --help.
-for cmd in import info analyze model critical-path slack breakdown; do
-    "$cli" "$cmd" --help | grep -q "Usage: tracelight-cli $cmd"; check "$cmd --help" $?
+# Every command has --help, listing every option it takes; the program's lists every command.
+declare -A options=(
+    [import]="--format --map --time-unit --root-marker --period --db --quiet INPUT"
+    [info]="--json --check DB"
+    [analyze]="--support-floor --threads --quiet DB"
+    [model]="--json --support-floor --threads --quiet DB"
+    [critical-path]="--request --json --support-floor --threads --quiet DB"
+    [slack]="--request --json --support-floor --threads --quiet DB"
+    [breakdown]="--period --by --outliers --json DB"
+    [render]="--out --request --size --local VIEW DB"
+)
+top=$("$cli" --help); status=$?
+[ $status -eq 0 ] && echo "$top" | grep -q "Commands:"; check "--help" $?
+for cmd in "${!options[@]}"; do
+    echo "$top" | grep -q "^  $cmd "; check "--help lists $cmd" $?
+    help=$("$cli" "$cmd" --help); status=$?
+    [ $status -eq 0 ] && echo "$help" | grep -q "Usage: tracelight-cli $cmd"; check "$cmd --help" $?
+    for opt in ${options[$cmd]}; do
+        if [ "$cmd" = render ] && ! echo "$help" | grep -q -- "--out"; then continue; fi  # a build without the GUI
+        echo "$help" | grep -q -- "$opt"; check "$cmd --help shows $opt" $?
+    done
 done
-"$cli" --help | grep -q "Commands:"; check "--help" $?
-"$cli" bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown command exits 2" $?
+"$cli" --version | grep -q "^tracelight-cli [0-9]"; check "--version" $?
+"$cli" >/dev/null 2>&1; [ $? -eq 2 ]; check "no command exits 2" $?
+# Usage errors: exit 2 with one line naming the command and what is wrong.
+usage_error() {  # usage_error NAME EXPECTED-TEXT ARGS...
+    local name=$1 want=$2; shift 2
+    local err status
+    err=$("$cli" "$@" 2>&1 >/dev/null); status=$?
+    [ $status -eq 2 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q -- "$want"
+    check "$name (exit $status: $err)" $?
+}
+usage_error "unknown command" "unknown command 'bogus'" bogus
+usage_error "unknown option" "info: .*--bogus" info --bogus "$work/x.tldb"
+usage_error "missing --db" "import: --db is required" import "$work/whatever.csv"
+usage_error "--db without a value" "import: --db" import --db
+usage_error "missing DB" "info: DB is required" info --json
+usage_error "missing --request" "critical-path: --request is required" critical-path "$work/x.tldb"
+usage_error "unknown format" "unknown format 'xml'" import --format xml --db "$work/x.tldb" "$work/whatever.csv"
+usage_error "bad number" "--support-floor: needs a whole number" analyze --support-floor -3 "$work/x.tldb"
+usage_error "bad fraction" "--outliers: needs a fraction" breakdown --outliers 1.5 "$work/x.tldb"
+usage_error "two databases" "info: " info "$work/x.tldb" "$work/y.tldb"
+[ ! -e "$work/x.tldb" ]; check "usage errors create no database" $?
 
 # 100,000 generated requests: info reports exactly what the generator wrote.
 expected=$("$sample" --requests 100000 --seed 3 --out "$work/big.csv" --summary)
