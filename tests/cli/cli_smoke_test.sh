@@ -139,6 +139,20 @@ assert sum(s["requests"] for s in d["strata"]) == 300, d["strata"]
 '; check "breakdown --period --by NUMERIC gives quartiles of that period" $?
 "$cli" breakdown "$work/j.tldb" --period nope --json >/dev/null 2>&1; [ $? -eq 1 ]; check "breakdown of an unknown period exits 1" $?
 
+# A read-only database: results already there are read; writing says it is read-only. Root ignores file
+# permissions, so as root the commands run as nobody.
+as_user() { if [ "$(id -u)" -eq 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
+if [ "$(id -u)" -ne 0 ] || command -v setpriv >/dev/null; then
+    mkdir -p "$work/ro" && cp "$work/hand.tldb" "$work/ro/hand.tldb" && chmod 444 "$work/ro/hand.tldb"
+    chmod 755 "$work" "$work/ro"
+    got=$(as_user "$cli" critical-path "$work/ro/hand.tldb" --request r1 --json --support-floor 1 2>&1)
+    echo "$got" | grep -q '"latency_us":50,'; check "critical-path of a read-only database ($got)" $?
+    as_user "$cli" info "$work/ro/hand.tldb" --json | grep -q '"requests":1,'; check "info of a read-only database" $?
+    err=$(as_user "$cli" import --quiet --db "$work/ro/hand.tldb" "$work/hand.csv" 2>&1); status=$?
+    [ $status -eq 1 ] && echo "$err" | grep -q "hand.tldb: read-only file"; check "import into a read-only database says so ($err)" $?
+else
+    echo "skipped: read-only database checks (root without setpriv ignores file permissions)"
+fi
 "$cli" info "$work/missing.tldb" >/dev/null 2>&1; [ $? -eq 1 ]; check "missing database exits 1" $?
 
 # A failed import into a new path leaves no database behind (nor -wal/-shm); a file that existed stays.
