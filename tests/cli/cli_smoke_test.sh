@@ -180,7 +180,8 @@ with open(path, "r+b") as f:
     f.seek((page - 1) * size)
     f.write(b"\x07" * 64)
 ' "$work/damaged.tldb"
-for cmd in "import --quiet --db $work/damaged.tldb $work/hand.csv" "analyze --quiet $work/damaged.tldb"; do
+for cmd in "import --quiet --db $work/damaged.tldb $work/hand.csv" "analyze --quiet $work/damaged.tldb" \
+           "info --check $work/damaged.tldb"; do
     err=$($cli $cmd 2>&1); status=$?
     [ $status -eq 1 ] && echo "$err" | grep -q "damaged.tldb: database disk image is malformed" && [ "$(echo "$err" | wc -l)" -eq 1 ]
     check "damaged page refused by ${cmd%% *} ($err)" $?
