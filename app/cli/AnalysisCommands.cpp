@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "Commands.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Json.h"
@@ -20,52 +22,6 @@ struct CommonOptions {
     bool quiet = false;
     AnalysisOptions analysis;
 };
-
-// Parses the options shared by the analysis commands; returns -1 to go on, else an exit status.
-int parseCommon(const std::string& command, const Args& args, CommonOptions& o, bool wantsRequest, const char* help) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto number = [&](std::int64_t& out) {
-            if (i + 1 >= args.size()) return false;
-            try {
-                out = std::stoll(args[++i]);
-                return out >= 0;
-            } catch (...) {
-                return false;
-            }
-        };
-        if (a == "-h" || a == "--help") {
-            std::cout << help;
-            return 0;
-        } else if (a == "--json") {
-            o.json = true;
-        } else if (a == "--quiet") {
-            o.quiet = true;
-        } else if (a == "--support-floor") {
-            if (!number(o.analysis.inference.supportFloor)) return usageError(command, "--support-floor needs a whole number");
-        } else if (a == "--threads") {
-            std::int64_t t = 0;
-            if (!number(t)) return usageError(command, "--threads needs a whole number");
-            o.analysis.inference.threads = static_cast<unsigned>(t);
-        } else if (a == "--request" && wantsRequest) {
-            if (i + 1 >= args.size()) return usageError(command, "--request needs an id");
-            o.request = args[++i];
-        } else if (!a.empty() && a[0] == '-') {
-            return usageError(command, "unknown option '" + a + "'");
-        } else if (o.db.empty()) {
-            o.db = a;
-        } else {
-            return usageError(command, "more than one database given");
-        }
-    }
-    if (o.db.empty()) return usageError(command, "no database given");
-    if (wantsRequest && o.request.empty()) return usageError(command, "--request ID is required");
-    return -1;
-}
-
-const char* kAnalysisOptionsHelp =
-    "  --support-floor N  relations seen in fewer than N requests are unconfirmed (default 10)\n"
-    "  --threads N        worker threads (default: one per core)\n";
 
 int runAnalysis(TraceStore& store, const CommonOptions& o) {
     const bool showProgress = !o.quiet && isatty(STDERR_FILENO);
@@ -104,6 +60,9 @@ void writeSegment(JsonWriter& w, const RequestSegment& s) {
 } // namespace
 
 Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const AnalysisOptions& options, bool quiet) {
+    // Current results need no writing (nor PRAGMA quick_check): read-only, so read-only files work too.
+    if (auto reader = TraceStore::open(db, TraceStore::Mode::ReadOnly); reader && analysisIsCurrent(*reader.value(), options))
+        return reader;
     auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite);
     if (!store) return store;
     if (!analysisIsCurrent(*store.value(), options)) {
@@ -114,26 +73,15 @@ Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const An
     return store;
 }
 
-int analyzeCommand(const Args& args) {
-    CommonOptions o;
-    const std::string help = std::string("Usage: tracelight-cli analyze DB [options]\n\n"
-                                         "Clock-skew correction, causal model inference, critical paths and slack for every\n"
-                                         "request; results are cached in DB (replacing earlier ones in one transaction).\n\n"
-                                         "Options:\n") + kAnalysisOptionsHelp +
-                             "  --quiet            no progress or timings on stderr\n  -h, --help         this help\n";
-    if (int r = parseCommon("analyze", args, o, false, help.c_str()); r >= 0) return r;
+namespace {
+
+int runAnalyze(const CommonOptions& o) {
     auto store = TraceStore::open(o.db, TraceStore::Mode::ReadWrite);
     if (!store) return fail(store.message());
     return runAnalysis(*store.value(), o);
 }
 
-int modelCommand(const Args& args) {
-    CommonOptions o;
-    const std::string help = std::string("Usage: tracelight-cli model DB --json [options]\n\n"
-                                         "The inferred causal model: {\"requests\": N, \"relations\": [{\"kind\", \"a\", \"b\", \"support\",\n"
-                                         "\"confirmed\"}], \"convergence\": [...]}. Analyses DB first when needed.\n\nOptions:\n") +
-                             kAnalysisOptionsHelp + "  --json             JSON output (the only output for now)\n";
-    if (int r = parseCommon("model", args, o, false, help.c_str()); r >= 0) return r;
+int runModel(const CommonOptions& o) {
     auto store = openAnalysed(o.db, o.analysis, o.quiet);
     if (!store) return fail(store.message());
     auto json = cachedModelJson(*store.value(), o.analysis);
@@ -142,13 +90,7 @@ int modelCommand(const Args& args) {
     return 0;
 }
 
-int criticalPathCommand(const Args& args) {
-    CommonOptions o;
-    const std::string help = std::string("Usage: tracelight-cli critical-path DB --request ID --json\n\n"
-                                         "{\"request\", \"latency_us\", \"blind_us\", \"path\": [{\"segment\", \"start_us\", \"duration_us\"}],\n"
-                                         "\"blind\": [{\"start_us\", \"duration_us\"}]}; times relative to the request's first event.\n\nOptions:\n") +
-                             kAnalysisOptionsHelp;
-    if (int r = parseCommon("critical-path", args, o, true, help.c_str()); r >= 0) return r;
+int runCriticalPath(const CommonOptions& o) {
     auto a = analysedRequest(o);
     if (!a) return fail(a.message());
     JsonWriter w;
@@ -167,12 +109,7 @@ int criticalPathCommand(const Args& args) {
     return 0;
 }
 
-int slackCommand(const Args& args) {
-    CommonOptions o;
-    const std::string help = std::string("Usage: tracelight-cli slack DB --request ID --json\n\n"
-                                         "{\"request\", \"segments\": [{\"segment\", \"duration_us\", \"slack_us\"}]}: how much each segment\n"
-                                         "could grow before the request's latency grows.\n\nOptions:\n") + kAnalysisOptionsHelp;
-    if (int r = parseCommon("slack", args, o, true, help.c_str()); r >= 0) return r;
+int runSlack(const CommonOptions& o) {
     auto a = analysedRequest(o);
     if (!a) return fail(a.message());
     JsonWriter w;
@@ -185,6 +122,60 @@ int slackCommand(const Args& args) {
     w.endArray().endObject();
     std::cout << w.text() << "\n";
     return 0;
+}
+
+
+// The options every analysis command takes: DB, --support-floor, --threads, --json, --quiet; --request ID
+// when the command is about one request.
+CLI::App* addAnalysisCommand(CLI::App& program, const std::string& name, const std::string& description,
+                             const std::string& footer, CommonOptions& o, bool wantsRequest) {
+    auto* cmd = program.add_subcommand(name, description);
+    addDatabaseArgument(*cmd, o.db);
+    if (wantsRequest) cmd->add_option("--request", o.request, "the request's id")->required()->type_name("ID");
+    addJsonFlag(*cmd, o.json);
+    addAnalysisOptions(*cmd, o.analysis);
+    addQuietFlag(*cmd, o.quiet);
+    cmd->footer(footer);
+    return cmd;
+}
+
+} // namespace
+
+Command addAnalyzeCommand(CLI::App& program) {
+    auto o = std::make_shared<CommonOptions>();
+    auto* cmd = addAnalysisCommand(program, "analyze", "clock skew, causal model, critical paths and slack (cached in the database)",
+                                   "Clock-skew correction, causal model inference, critical paths and slack for every request;\n"
+                                   "results are cached in DB (replacing earlier ones in one transaction). --json changes nothing.",
+                                   *o, false);
+    return {cmd, [o] { return runAnalyze(*o); }};
+}
+
+Command addModelCommand(CLI::App& program) {
+    auto o = std::make_shared<CommonOptions>();
+    auto* cmd = addAnalysisCommand(program, "model", "the inferred causal model",
+                                   "Prints {\"requests\": N, \"relations\": [{\"kind\", \"a\", \"b\", \"support\", \"confirmed\"}],\n"
+                                   "\"convergence\": [...]}. Analyses DB first when its results are missing or stale.",
+                                   *o, false);
+    return {cmd, [o] { return runModel(*o); }};
+}
+
+Command addCriticalPathCommand(CLI::App& program) {
+    auto o = std::make_shared<CommonOptions>();
+    auto* cmd = addAnalysisCommand(program, "critical-path", "one request's critical path",
+                                   "Prints {\"request\", \"latency_us\", \"blind_us\", \"path\": [{\"segment\", \"start_us\",\n"
+                                   "\"duration_us\"}], \"blind\": [{\"start_us\", \"duration_us\"}]}; times relative to the request's\n"
+                                   "first event. Analyses DB first when its results are missing or stale.",
+                                   *o, true);
+    return {cmd, [o] { return runCriticalPath(*o); }};
+}
+
+Command addSlackCommand(CLI::App& program) {
+    auto o = std::make_shared<CommonOptions>();
+    auto* cmd = addAnalysisCommand(program, "slack", "one request's slack per segment",
+                                   "Prints {\"request\", \"segments\": [{\"segment\", \"duration_us\", \"slack_us\"}]}: how much each\n"
+                                   "segment could grow before the request's latency grows. Analyses DB first when needed.",
+                                   *o, true);
+    return {cmd, [o] { return runSlack(*o); }};
 }
 
 } // namespace tracelight::cli

@@ -1,4 +1,6 @@
 // breakdown: the Mystery Machine's aggregate view per category, stratified, with outliers.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 
 #include "Commands.h"
@@ -9,8 +11,6 @@
 namespace tracelight::cli {
 
 namespace {
-constexpr char kOtherPeriod = '\x01';  // marks requests outside the chosen period while stratifying
-
 void writeCategories(JsonWriter& w, const Breakdown& b) {
     w.beginArray();
     for (const auto& c : b.categories)
@@ -18,51 +18,18 @@ void writeCategories(JsonWriter& w, const Breakdown& b) {
             .key("critical_share").value(c.criticalShare).endObject();
     w.endArray();
 }
-} // namespace
 
-int breakdownCommand(const Args& args) {
+struct BreakdownArgs {
     std::string db, period, by;
     double fraction = 0.05;
     bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&](std::string& out) { return optionValue(args, i, out); };
-        if (a == "-h" || a == "--help") {
-            std::cout << "Usage: tracelight-cli breakdown DB [--period P] [--by ATTR] [--outliers FRACTION] --json\n\n"
-                         "Per category (network, and each host role, or your rules): mean summed delay and mean time on the\n"
-                         "critical path per request (blind time is the category 'blind', so critical times add up to the mean\n"
-                         "latency); the same per value of a request attribute (numeric ones in quartiles); and the segment\n"
-                         "types most over-represented on the critical paths of the slowest requests.\n"
-                         "  --period P          only requests of that period\n"
-                         "  --by ATTR           stratify by this request attribute (browser, os, connection, bytes, ...)\n"
-                         "  --outliers FRACTION the slowest share of requests compared with the rest (default 0.05)\n"
-                         "  --json              JSON output (the only output for now)\n";
-            return 0;
-        } else if (a == "--period") {
-            if (!value(period)) return usageError("breakdown", "--period needs a name");
-        } else if (a == "--by") {
-            if (!value(by)) return usageError("breakdown", "--by needs an attribute");
-        } else if (a == "--outliers") {
-            std::string v;
-            if (!value(v)) return usageError("breakdown", "--outliers needs a fraction");
-            try {
-                fraction = std::stod(v);
-            } catch (...) {
-                fraction = -1;
-            }
-            if (!(fraction > 0 && fraction < 1)) return usageError("breakdown", "--outliers needs a fraction between 0 and 1");
-        } else if (a == "--json") {
-            json = true;
-        } else if (!a.empty() && a[0] == '-') {
-            return usageError("breakdown", "unknown option '" + a + "'");
-        } else if (db.empty()) {
-            db = a;
-        } else {
-            return usageError("breakdown", "more than one database given");
-        }
-    }
-    if (db.empty()) return usageError("breakdown", "no database given");
-    (void)json;
+};
+
+int runBreakdown(const BreakdownArgs& args) {
+    const std::string& db = args.db;
+    const std::string& period = args.period;
+    const std::string& by = args.by;
+    const double fraction = args.fraction;
     auto store = openAnalysed(db, AnalysisOptions{}, true);
     if (!store) return fail(store.message());
     auto analysis = loadAnalysis(*store.value());
@@ -79,16 +46,9 @@ int breakdownCommand(const Args& args) {
     writeCategories(w, all);
     w.key("strata").beginArray();
     if (!by.empty()) {
-        std::vector<std::string> values = attributeValues(*store.value(), a.ids, by);
-        if (!rows.empty()) {
-            // Stratify only the chosen period: mark the others absent and drop their group.
-            std::vector<bool> keep(values.size(), false);
-            for (auto r : rows) keep[r] = true;
-            for (std::size_t r = 0; r < values.size(); ++r)
-                if (!keep[r]) values[r].assign(1, kOtherPeriod);
-        }
-        for (const auto& s : stratify(a, values)) {
-            if (s.value.size() == 1 && s.value[0] == kOtherPeriod) continue;
+        const std::vector<std::string> values = attributeValues(*store.value(), a.ids, by);
+        // Only the chosen period's requests (rows; empty = all), cut by the quantiles of their own values.
+        for (const auto& s : stratify(a, values, 4, rows)) {
             w.beginObject().key("attr").value(by).key("value").value(s.value).key("requests").value(s.breakdown.requests)
                 .key("categories");
             writeCategories(w, s.breakdown);
@@ -108,6 +68,34 @@ int breakdownCommand(const Args& args) {
     w.endArray().endObject().endObject();
     std::cout << w.text() << "\n";
     return 0;
+}
+
+} // namespace
+
+Command addBreakdownCommand(CLI::App& program) {
+    auto args = std::make_shared<BreakdownArgs>();
+    auto* cmd = program.add_subcommand("breakdown", "per-category delay vs critical path, strata, outliers");
+    addDatabaseArgument(*cmd, args->db);
+    cmd->add_option("--period", args->period, "only requests of that period")->type_name("P");
+    cmd->add_option("--by", args->by, "stratify by this request attribute (browser, os, connection, bytes, ...)")
+        ->type_name("ATTR");
+    cmd->add_option("--outliers", args->fraction, "the slowest share of requests compared with the rest (default 0.05)")
+        ->type_name("FRACTION")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                char* end = nullptr;
+                const double f = std::strtod(v.c_str(), &end);
+                return end != v.c_str() && *end == '\0' && f > 0 && f < 1 ? std::string()
+                                                                           : "needs a fraction between 0 and 1, not '" + v + "'";
+            },
+            "", "fraction"));
+    addJsonFlag(*cmd, args->json);
+    cmd->footer("Per category (network, and each host role, or your rules): mean summed delay and mean time on the\n"
+                "critical path per request (blind time is the category 'blind', so critical times add up to the mean\n"
+                "latency); the same per value of a request attribute (numeric ones in quartiles, of the period's\n"
+                "requests when --period is given); and the segment types most over-represented on the critical\n"
+                "paths of the slowest requests. Analyses DB first when its results are missing or stale.");
+    return {cmd, [args] { return runBreakdown(*args); }};
 }
 
 } // namespace tracelight::cli

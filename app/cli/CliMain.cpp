@@ -1,7 +1,8 @@
 // tracelight-cli: the headless face of the core. JSON output is a stable interface (DESIGN.md).
-#include <cstring>
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "Commands.h"
 
@@ -13,60 +14,104 @@ int fail(const std::string& message) {
 }
 
 int usageError(const std::string& command, const std::string& message) {
-    std::cerr << "tracelight-cli " << command << ": " << message << "\n"
-              << "Try 'tracelight-cli " << command << " --help'.\n";
+    std::cerr << "tracelight-cli " << command << ": " << message << " (see 'tracelight-cli " << command << " --help')\n";
     return 2;
 }
+
+CLI::Option* addDatabaseArgument(CLI::App& command, std::string& db) {
+    return command.add_option("DB", db, "the trace database")->required()->type_name("");
+}
+
+void addAnalysisOptions(CLI::App& command, AnalysisOptions& options) {
+    const CLI::Validator nonNegative(
+        [](std::string& v) {
+            const bool digits = !v.empty() && v.size() < 10 && v.find_first_not_of("0123456789") == std::string::npos;
+            return digits ? std::string() : "needs a whole number, 0 or more, not '" + v + "'";
+        },
+        "", "whole number");
+    command.add_option("--support-floor", options.inference.supportFloor,
+                       "relations seen in fewer than N requests are unconfirmed (default " +
+                           std::to_string(options.inference.supportFloor) + ")")
+        ->type_name("N")
+        ->check(nonNegative);
+    command.add_option("--threads", options.inference.threads, "worker threads (default: one per core)")
+        ->type_name("N")
+        ->check(nonNegative);
+}
+
+CLI::Option* addJsonFlag(CLI::App& command, bool& json, const std::string& help) {
+    return command.add_flag("--json", json, help);
+}
+
+CLI::Option* addQuietFlag(CLI::App& command, bool& quiet) {
+    return command.add_flag("--quiet", quiet, "no progress or summary on stderr");
+}
+
+#ifndef TRACELIGHT_WITH_RENDER
+// Without the GUI libraries render still parses (so scripts get a clear message), then says why it cannot run.
+Command addRenderCommand(CLI::App& program) {
+    auto* cmd = program.add_subcommand("render", "draw a view offscreen to PNG (needs a build with the GUI)");
+    cmd->allow_extras();
+    return {cmd, [] { return fail("this build has no GUI libraries: render is not available"); }};
+}
+#endif
 
 } // namespace tracelight::cli
 
 namespace {
 
-void usage(std::ostream& out) {
-    out << "Usage: tracelight-cli COMMAND [options]\n\n"
-           "Commands:\n"
-           "  import         add trace files to a database (creating it)\n"
-           "  info           counts of requests, events, segments, hosts and periods\n"
-           "  analyze        clock skew, causal model, critical paths and slack (cached in the database)\n"
-           "  model          the inferred causal model\n"
-           "  critical-path  one request's critical path\n"
-           "  slack          one request's slack per segment\n"
-           "  breakdown      per-category delay vs critical path, strata, outliers\n"
-           "  render         draw a view (waterfall, graph) offscreen to PNG\n\n"
-           "Run 'tracelight-cli COMMAND --help' for a command's options.\n";
+// The sub-command a parse error belongs to ("" for the program itself).
+std::string commandOf(const CLI::App& program) {
+    std::string name;
+    for (const CLI::App* app = &program; !app->get_subcommands().empty();) {
+        app = app->get_subcommands().front();
+        name += (name.empty() ? "" : " ") + app->get_name();
+    }
+    return name;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
     using namespace tracelight::cli;
+    CLI::App program{"Tracelight: why was this request slow? Imports event logs and spans into a trace database,\n"
+                     "infers the causal model, and reports critical paths, slack and aggregate studies.",
+                     "tracelight-cli"};
+    program.set_version_flag("--version", "tracelight-cli 0.1.0");
+    program.require_subcommand(1);
+    program.formatter(std::make_shared<CLI::Formatter>());
+    program.get_formatter()->label("SUBCOMMAND", "COMMAND");
+    program.get_formatter()->column_width(30);
+    program.footer("Run 'tracelight-cli COMMAND --help' for a command's options.");
+
+    std::vector<Command> commands{addImportCommand(program),       addInfoCommand(program),  addAnalyzeCommand(program),
+                                  addModelCommand(program),        addCriticalPathCommand(program),
+                                  addSlackCommand(program),        addBreakdownCommand(program),
+                                  addRenderCommand(program)};
+    for (const auto& c : commands) c.app->group("Commands");
     if (argc < 2) {
-        usage(std::cerr);
+        std::cerr << program.help();
         return 2;
     }
-    const std::string command = argv[1];
-    Args args(argv + 2, argv + argc);
-    if (command == "-h" || command == "--help" || command == "help") {
-        usage(std::cout);
+    if (std::string(argv[1]) == "help") {
+        std::cout << program.help();
         return 0;
     }
-    if (command == "--version") {
-        std::cout << "tracelight-cli 0.1.0\n";
-        return 0;
+    try {
+        program.parse(argc, argv);
+    } catch (const CLI::Success& e) {  // --help, --version
+        return program.exit(e);
+    } catch (const CLI::ParseError& e) {
+        // One line naming the command and what is wrong; 2 for every usage error (CLI11's own codes vary).
+        const std::string command = commandOf(program);
+        std::string what = e.what();
+        if (command.empty() && argv[1][0] != '-')
+            what = std::string("unknown command '") + argv[1] + "'";
+        if (command.empty()) std::cerr << "tracelight-cli: " << what << " (see 'tracelight-cli --help')\n";
+        else usageError(command, what);
+        return 2;
     }
-    if (command == "import") return importCommand(args);
-    if (command == "info") return infoCommand(args);
-    if (command == "analyze") return analyzeCommand(args);
-    if (command == "model") return modelCommand(args);
-    if (command == "critical-path") return criticalPathCommand(args);
-    if (command == "slack") return slackCommand(args);
-    if (command == "breakdown") return breakdownCommand(args);
-#ifdef TRACELIGHT_WITH_RENDER
-    if (command == "render") return renderCommand(args);
-#else
-    if (command == "render") return fail("this build has no GUI libraries: render is not available");
-#endif
-    std::cerr << "tracelight-cli: unknown command '" << command << "'\n";
-    usage(std::cerr);
-    return 2;
+    for (const auto& c : commands)
+        if (c.app->parsed()) return c.run();
+    return usageError("", "no command given");
 }

@@ -1,39 +1,51 @@
 #pragma once
-// tracelight-cli sub-commands. Each returns the process exit status: 0 ok, 1 failed, 2 usage error.
+// tracelight-cli sub-commands, parsed with CLI11. Each add*Command registers its sub-command (options, help)
+// on the program and returns how to run it. Exit status: 0 ok, 1 failed, 2 usage error.
+#include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/store/TraceStore.h"
 
+namespace CLI {
+class App;
+class Option;
+} // namespace CLI
+
 namespace tracelight::cli {
 
-using Args = std::vector<std::string>;
+struct Command {
+    CLI::App* app = nullptr;      // the sub-command; run() when it was given
+    std::function<int()> run;
+};
 
-int importCommand(const Args& args);
-int infoCommand(const Args& args);
-int analyzeCommand(const Args& args);
-int modelCommand(const Args& args);
-int criticalPathCommand(const Args& args);
-int slackCommand(const Args& args);
-int breakdownCommand(const Args& args);
-int renderCommand(const Args& args);
+Command addImportCommand(CLI::App& program);
+Command addInfoCommand(CLI::App& program);
+Command addAnalyzeCommand(CLI::App& program);
+Command addModelCommand(CLI::App& program);
+Command addCriticalPathCommand(CLI::App& program);
+Command addSlackCommand(CLI::App& program);
+Command addBreakdownCommand(CLI::App& program);
+Command addRenderCommand(CLI::App& program);
 
-// The value after option i (advancing i), or false when the option is the last argument.
-inline bool optionValue(const Args& args, std::size_t& i, std::string& out) {
-    if (i + 1 >= args.size()) return false;
-    out = args[++i];
-    return true;
-}
+// Option helpers shared by the commands, so one option has one spelling and one help text everywhere.
+// The positional DB argument (required).
+CLI::Option* addDatabaseArgument(CLI::App& command, std::string& db);
+// --support-floor N and --threads N.
+void addAnalysisOptions(CLI::App& command, AnalysisOptions& options);
+// --json (JSON output; for commands whose only output is JSON it is accepted and changes nothing).
+CLI::Option* addJsonFlag(CLI::App& command, bool& json, const std::string& help = "JSON output (the only output for now)");
+// --quiet: no progress or summary on stderr.
+CLI::Option* addQuietFlag(CLI::App& command, bool& quiet);
 
-// Opens a database for writing with current analysis results, analysing it first when they are
-// missing or stale (saying so on stderr unless quiet).
+// Opens a database with current analysis results: read-only when they are current (so read-only files
+// work), else for writing, analysing it first (saying so on stderr unless quiet).
 Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const AnalysisOptions& options, bool quiet);
 
 // Prints "tracelight-cli: <message>" to stderr and returns 1.
 int fail(const std::string& message);
-// Prints a usage error and the command's help hint; returns 2.
+// Prints "tracelight-cli COMMAND: <message> (see 'tracelight-cli COMMAND --help')" to stderr; returns 2.
 int usageError(const std::string& command, const std::string& message);
 
 } // namespace tracelight::cli

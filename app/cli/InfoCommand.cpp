@@ -1,3 +1,4 @@
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "Commands.h"
@@ -6,28 +7,22 @@
 
 namespace tracelight::cli {
 
-int infoCommand(const Args& args) {
+namespace {
+
+struct InfoArgs {
     std::string db;
     bool json = false;
-    for (const auto& a : args) {
-        if (a == "-h" || a == "--help") {
-            std::cout << "Usage: tracelight-cli info DB [--json]\n\n"
-                         "Counts of requests, events, segments, hosts and the requests in each period.\n"
-                         "  --json      print {\"requests\", \"events\", \"segments\", \"hosts\", \"periods\": [...]}\n"
-                         "  -h, --help  this help\n";
-            return 0;
-        }
-        if (a == "--json") json = true;
-        else if (!a.empty() && a[0] == '-') return usageError("info", "unknown option '" + a + "'");
-        else if (db.empty()) db = a;
-        else return usageError("info", "more than one database given");
-    }
-    if (db.empty()) return usageError("info", "no database given");
-    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    bool check = false;
+};
+
+int runInfo(const InfoArgs& args) {
+    auto store = TraceStore::open(args.db, TraceStore::Mode::ReadOnly);
     if (!store) return fail(store.message());
+    if (args.check)
+        if (Status s = store.value()->quickCheck(); !s) return fail(s.message());
     auto info = store.value()->info();
     if (!info) return fail(info.message());
-    if (json) {
+    if (args.json) {
         JsonWriter w;
         w.beginObject()
             .key("requests").value(info->requests)
@@ -39,11 +34,23 @@ int infoCommand(const Args& args) {
         w.endArray().endObject();
         std::cout << w.text() << "\n";
     } else {
-        std::cout << db << "\n  requests  " << info->requests << "\n  events    " << info->events << "\n  segments  "
+        std::cout << args.db << "\n  requests  " << info->requests << "\n  events    " << info->events << "\n  segments  "
                   << info->segments << "\n  hosts     " << info->hosts << "\n  periods\n";
         for (const auto& p : info->periods) std::cout << "    " << p.name << "  " << p.requests << " requests\n";
     }
     return 0;
+}
+
+} // namespace
+
+Command addInfoCommand(CLI::App& program) {
+    auto args = std::make_shared<InfoArgs>();
+    auto* cmd = program.add_subcommand("info", "counts of requests, events, segments, hosts and periods");
+    addDatabaseArgument(*cmd, args->db);
+    addJsonFlag(*cmd, args->json, "print {\"requests\", \"events\", \"segments\", \"hosts\", \"periods\": [{\"name\", \"requests\"}]}");
+    cmd->add_flag("--check", args->check, "also check every page of the file (PRAGMA quick_check; reads all of it)");
+    cmd->footer("Opens DB read-only: works on read-only files and directories.");
+    return {cmd, [args] { return runInfo(*args); }};
 }
 
 } // namespace tracelight::cli

@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
+#include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
 
@@ -16,50 +17,17 @@
 namespace tracelight::cli {
 
 namespace {
-const char* kRenderHelp =
-    "Usage: tracelight-cli render waterfall|graph DB --out FILE.png [--request ID] [--size WxH]\n\n"
-    "Draws a view offscreen (no display needed) and writes it as PNG.\n"
-    "  waterfall   one request's swim lanes (default: the slowest request)\n"
-    "  graph       the inferred dependency graph with its convergence plot\n"
-    "  --request ID  the request to draw (waterfall)\n"
-    "  --size WxH    image size in pixels (default 1400x800)\n"
-    "  --local       waterfall on local clocks instead of corrected ones\n";
-}
 
-int renderCommand(const Args& args) {
+struct RenderArgs {
     std::string view, db, out, request;
     int width = 1400, height = 800;
     bool local = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&](std::string& out) { return optionValue(args, i, out); };
-        if (a == "-h" || a == "--help") {
-            std::cout << kRenderHelp;
-            return 0;
-        } else if (a == "--out") {
-            if (!value(out)) return usageError("render", "--out needs a file");
-        } else if (a == "--request") {
-            if (!value(request)) return usageError("render", "--request needs an id");
-        } else if (a == "--size") {
-            std::string size;
-            if (!value(size) || std::sscanf(size.c_str(), "%dx%d", &width, &height) != 2 || width < 200 || height < 150 ||
-                width > 10000 || height > 10000)
-                return usageError("render", "--size needs WxH, e.g. 1400x800");
-        } else if (a == "--local") {
-            local = true;
-        } else if (!a.empty() && a[0] == '-') {
-            return usageError("render", "unknown option '" + a + "'");
-        } else if (view.empty()) {
-            view = a;
-        } else if (db.empty()) {
-            db = a;
-        } else {
-            return usageError("render", "unexpected argument '" + a + "'");
-        }
-    }
-    if (view != "waterfall" && view != "graph") return usageError("render", "the view is 'waterfall' or 'graph'");
-    if (db.empty() || out.empty()) return usageError("render", "DB and --out FILE.png are required");
+};
 
+int runRender(const RenderArgs& args) {
+    const std::string &view = args.view, &db = args.db, &out = args.out, &request = args.request;
+    const int width = args.width, height = args.height;
+    const bool local = args.local;
     if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM"))
         setenv("QT_QPA_PLATFORM", "offscreen", 1);
     int argc = 1;
@@ -100,6 +68,37 @@ int renderCommand(const Args& args) {
     if (!image.save(QString::fromStdString(out), "PNG")) return fail(out + ": cannot write");
     std::cerr << "wrote " << out << "\n";
     return 0;
+}
+
+} // namespace
+
+Command addRenderCommand(CLI::App& program) {
+    auto args = std::make_shared<RenderArgs>();
+    auto* cmd = program.add_subcommand("render", "draw a view (waterfall, graph) offscreen to PNG");
+    cmd->add_option("VIEW", args->view, "waterfall: one request's swim lanes (default: the slowest request);\n"
+                                        "graph: the inferred dependency graph with its convergence plot")
+        ->required()
+        ->type_name("")
+        ->check(CLI::IsMember({"waterfall", "graph"}));
+    addDatabaseArgument(*cmd, args->db);
+    cmd->add_option("--out", args->out, "the PNG file to write")->required()->type_name("FILE.png");
+    cmd->add_option("--request", args->request, "the request to draw (waterfall)")->type_name("ID");
+    cmd->add_option("--size", "image size in pixels (default 1400x800)")
+        ->type_name("WxH")
+        ->each([args](const std::string& size) { std::sscanf(size.c_str(), "%dx%d", &args->width, &args->height); })
+        ->check(CLI::Validator(
+            [](std::string& size) {
+                int w = 0, h = 0;
+                char extra = 0;
+                return std::sscanf(size.c_str(), "%dx%d%c", &w, &h, &extra) == 2 && w >= 200 && h >= 150 && w <= 10000 &&
+                               h <= 10000
+                           ? std::string()
+                           : "needs WxH from 200x150 to 10000x10000, e.g. 1400x800, not '" + size + "'";
+            },
+            "", "size"));
+    cmd->add_flag("--local", args->local, "waterfall on local clocks instead of corrected ones");
+    cmd->footer("Draws a view offscreen (no display needed) and writes it as PNG.");
+    return {cmd, [args] { return runRender(*args); }};
 }
 
 } // namespace tracelight::cli

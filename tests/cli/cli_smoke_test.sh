@@ -9,12 +9,49 @@ check() {  # check NAME CONDITION-EXIT-STATUS
     if [ "$2" -eq 0 ]; then passed=$((passed + 1)); else echo "FAIL: $1"; failures=$((failures + 1)); fi
 }
 
-# Every command has --help.
-for cmd in import info analyze model critical-path slack breakdown; do
-    "$cli" "$cmd" --help | grep -q "Usage: tracelight-cli $cmd"; check "$cmd --help" $?
+# Every command has --help, listing every option it takes; the program's lists every command.
+declare -A options=(
+    [import]="--format --map --time-unit --root-marker --period --db --quiet INPUT"
+    [info]="--json --check DB"
+    [analyze]="--support-floor --threads --quiet DB"
+    [model]="--json --support-floor --threads --quiet DB"
+    [critical-path]="--request --json --support-floor --threads --quiet DB"
+    [slack]="--request --json --support-floor --threads --quiet DB"
+    [breakdown]="--period --by --outliers --json DB"
+    [render]="--out --request --size --local VIEW DB"
+)
+top=$("$cli" --help); status=$?
+[ $status -eq 0 ] && echo "$top" | grep -q "Commands:"; check "--help" $?
+for cmd in "${!options[@]}"; do
+    echo "$top" | grep -q "^  $cmd "; check "--help lists $cmd" $?
+    help=$("$cli" "$cmd" --help); status=$?
+    [ $status -eq 0 ] && echo "$help" | grep -q "Usage: tracelight-cli $cmd"; check "$cmd --help" $?
+    for opt in ${options[$cmd]}; do
+        if [ "$cmd" = render ] && ! echo "$help" | grep -q -- "--out"; then continue; fi  # a build without the GUI
+        echo "$help" | grep -q -- "$opt"; check "$cmd --help shows $opt" $?
+    done
 done
-"$cli" --help | grep -q "Commands:"; check "--help" $?
-"$cli" bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown command exits 2" $?
+"$cli" --version | grep -q "^tracelight-cli [0-9]"; check "--version" $?
+"$cli" >/dev/null 2>&1; [ $? -eq 2 ]; check "no command exits 2" $?
+# Usage errors: exit 2 with one line naming the command and what is wrong.
+usage_error() {  # usage_error NAME EXPECTED-TEXT ARGS...
+    local name=$1 want=$2; shift 2
+    local err status
+    err=$("$cli" "$@" 2>&1 >/dev/null); status=$?
+    [ $status -eq 2 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q -- "$want"
+    check "$name (exit $status: $err)" $?
+}
+usage_error "unknown command" "unknown command 'bogus'" bogus
+usage_error "unknown option" "info: .*--bogus" info --bogus "$work/x.tldb"
+usage_error "missing --db" "import: --db is required" import "$work/whatever.csv"
+usage_error "--db without a value" "import: --db" import --db
+usage_error "missing DB" "info: DB is required" info --json
+usage_error "missing --request" "critical-path: --request is required" critical-path "$work/x.tldb"
+usage_error "unknown format" "unknown format 'xml'" import --format xml --db "$work/x.tldb" "$work/whatever.csv"
+usage_error "bad number" "--support-floor: needs a whole number" analyze --support-floor -3 "$work/x.tldb"
+usage_error "bad fraction" "--outliers: needs a fraction" breakdown --outliers 1.5 "$work/x.tldb"
+usage_error "two databases" "info: " info "$work/x.tldb" "$work/y.tldb"
+[ ! -e "$work/x.tldb" ]; check "usage errors create no database" $?
 
 # 100,000 generated requests: info reports exactly what the generator wrote.
 expected=$("$sample" --requests 100000 --seed 3 --out "$work/big.csv" --summary)
@@ -75,10 +112,80 @@ assert abs(total - d["mean_latency_us"]) < 1e-3 * d["mean_latency_us"], (total, 
 assert d["categories"][-1]["name"] == "blind"
 assert sum(s["requests"] for s in d["strata"]) == 500
 assert d["outliers"]["segments"], "no outlier ranking"
-'; check "breakdown --json adds up ($got)" $?
+# Blind time is on the critical path by definition: summed >= critical for every category, in every stratum.
+for cats in [d["categories"]] + [s["categories"] for s in d["strata"]]:
+    for c in cats:
+        assert c["summed_us"] >= c["critical_us"], c
+'; check "breakdown --json adds up" $?
+# Two periods; a numeric attribute within one period falls into quartiles, not one group per value.
+"$sample" --requests 600 --seed 4 --format jsonl --out "$work/two.jsonl" > /dev/null
+python3 -c '
+import json, sys
+work = sys.argv[1]
+with open(work + "/two.jsonl") as f, open(work + "/early.jsonl", "w") as a, open(work + "/late.jsonl", "w") as b:
+    for line in f:
+        (a if int(json.loads(line)["request"].split("-")[1]) <= 300 else b).write(line)
+' "$work"
+"$cli" import --quiet --period early --db "$work/two.tldb" "$work/early.jsonl" && \
+    "$cli" import --quiet --period late --db "$work/two.tldb" "$work/late.jsonl"; check "import two periods" $?
+got=$("$cli" breakdown "$work/two.tldb" --period early --by bytes --json)
+echo "$got" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["requests"] == 300, d["requests"]
+values = [s["value"] for s in d["strata"]]
+assert len(values) == 4, values
+assert sum(s["requests"] for s in d["strata"]) == 300, d["strata"]
+'; check "breakdown --period --by NUMERIC gives quartiles of that period" $?
 "$cli" breakdown "$work/j.tldb" --period nope --json >/dev/null 2>&1; [ $? -eq 1 ]; check "breakdown of an unknown period exits 1" $?
 
+# A read-only database: results already there are read; writing says it is read-only. Root ignores file
+# permissions, so as root the commands run as nobody.
+as_user() { if [ "$(id -u)" -eq 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
+if [ "$(id -u)" -ne 0 ] || command -v setpriv >/dev/null; then
+    mkdir -p "$work/ro" && cp "$work/hand.tldb" "$work/ro/hand.tldb" && chmod 444 "$work/ro/hand.tldb"
+    chmod 755 "$work" "$work/ro"
+    got=$(as_user "$cli" critical-path "$work/ro/hand.tldb" --request r1 --json --support-floor 1 2>&1)
+    echo "$got" | grep -q '"latency_us":50,'; check "critical-path of a read-only database ($got)" $?
+    as_user "$cli" info "$work/ro/hand.tldb" --json | grep -q '"requests":1,'; check "info of a read-only database" $?
+    err=$(as_user "$cli" import --quiet --db "$work/ro/hand.tldb" "$work/hand.csv" 2>&1); status=$?
+    [ $status -eq 1 ] && echo "$err" | grep -q "hand.tldb: read-only file"; check "import into a read-only database says so ($err)" $?
+else
+    echo "skipped: read-only database checks (root without setpriv ignores file permissions)"
+fi
 "$cli" info "$work/missing.tldb" >/dev/null 2>&1; [ $? -eq 1 ]; check "missing database exits 1" $?
+
+# A failed import into a new path leaves no database behind (nor -wal/-shm); a file that existed stays.
+err=$("$cli" import --db "$work/fresh.tldb" "$work/bad.csv" 2>&1); status=$?
+[ $status -eq 1 ] && [ ! -e "$work/fresh.tldb" ] && [ ! -e "$work/fresh.tldb-wal" ] && [ ! -e "$work/fresh.tldb-shm" ]
+check "failed import into a new path removes it ($err)" $?
+: > "$work/empty-before.tldb"
+"$cli" import --db "$work/empty-before.tldb" "$work/bad.csv" >/dev/null 2>&1; status=$?
+[ $status -eq 1 ] && [ -e "$work/empty-before.tldb" ]; check "failed import keeps a file that existed before" $?
+# A directory given as input is named as one, and creates nothing.
+mkdir -p "$work/adir"
+err=$("$cli" import --db "$work/fromdir.tldb" "$work/adir" 2>&1); status=$?
+[ $status -eq 1 ] && echo "$err" | grep -q "adir: is a directory" && [ ! -e "$work/fromdir.tldb" ]
+check "directory input says so ($err)" $?
+# A damaged page (PRAGMA quick_check fails) is refused for writing, naming the file, in one line.
+cp "$work/hand.tldb" "$work/damaged.tldb"
+python3 -c '
+import sqlite3, sys
+path = sys.argv[1]
+c = sqlite3.connect(path)
+page = c.execute("SELECT rootpage FROM sqlite_master WHERE name=\"events\"").fetchone()[0]
+size = c.execute("PRAGMA page_size").fetchone()[0]
+c.close()
+with open(path, "r+b") as f:
+    f.seek((page - 1) * size)
+    f.write(b"\x07" * 64)
+' "$work/damaged.tldb"
+for cmd in "import --quiet --db $work/damaged.tldb $work/hand.csv" "analyze --quiet $work/damaged.tldb" \
+           "info --check $work/damaged.tldb"; do
+    err=$($cli $cmd 2>&1); status=$?
+    [ $status -eq 1 ] && echo "$err" | grep -q "damaged.tldb: database disk image is malformed" && [ "$(echo "$err" | wc -l)" -eq 1 ]
+    check "damaged page refused by ${cmd%% *} ($err)" $?
+done
 "$cli" import --db "$work/x.tldb" >/dev/null 2>&1; [ $? -eq 2 ]; check "import without inputs is a usage error" $?
 
 echo "cli smoke: $passed passed, $failures failed"

@@ -202,6 +202,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     std::string inputList;
     for (const auto& input : options.inputs) {
         std::error_code ec;
+        if (fs::is_directory(input, ec)) return Status::error(input + ": is a directory, not a trace file (name the files in it)");
         if (!fs::is_regular_file(input, ec)) return Status::error(input + ": no such file");
         totalBytes += fs::file_size(input, ec);
         InputFormat format = options.format;

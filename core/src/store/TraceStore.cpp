@@ -2,6 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 
@@ -84,6 +88,61 @@ std::string utcNow() {
 
 } // namespace
 
+namespace {
+
+std::filesystem::path directoryOf(const std::string& path) {
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    return dir.empty() ? std::filesystem::path(".") : dir;
+}
+
+// Why SQLite could not write: the file itself, or the directory where its -wal and -shm must be created.
+std::string readOnlyMessage(const std::string& path) {
+    if (::access(path.c_str(), W_OK) != 0)
+        return path + ": read-only file: Tracelight cannot write to it (import and analyze need write access)";
+    if (::access(directoryOf(path).c_str(), W_OK) != 0)
+        return path + ": in a read-only directory (" + directoryOf(path).string() +
+               "): writing needs its -wal and -shm files beside it";
+    return path + ": read-only database";
+}
+
+// One line saying what really went wrong with the last SQLite call on db; `otherwise` when nothing specific.
+std::string openFailure(sqlite3* db, const std::string& path, const std::string& otherwise) {
+    switch (sqlite3_errcode(db) & 0xff) {
+    case SQLITE_CORRUPT:
+        return path + ": database disk image is malformed";
+    case SQLITE_NOTADB:
+        return path + ": not a Tracelight database (" + sqlite3_errmsg(db) + ")";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return path + ": database is locked: another process (an import or analysis?) holds it; try again when it has finished";
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+        if (::access(path.c_str(), W_OK) != 0 || ::access(directoryOf(path).c_str(), W_OK) != 0) return readOnlyMessage(path);
+        break;
+    default:
+        break;
+    }
+    const std::string why = sqlite3_errmsg(db);
+    return otherwise.find(why) == std::string::npos ? otherwise + " (" + why + ")" : otherwise;
+}
+
+// "file:" URI of a path, for query parameters.
+std::string fileUri(const std::string& path) {
+    std::string uri = "file:";
+    for (char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+            uri += buf;
+        } else {
+            uri += c;
+        }
+    }
+    return uri;
+}
+
+} // namespace
+
 Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mode mode) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -94,13 +153,24 @@ Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mo
     int flags = SQLITE_OPEN_NOMUTEX;
     flags |= mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
     if (mode == Mode::Create) flags |= SQLITE_OPEN_CREATE;
+    std::string name = path;
+    // Reading a WAL database needs its -shm beside it. In a directory we cannot write to, with no -wal in
+    // use, nobody can be writing it: read it as immutable instead of failing.
+    if (mode == Mode::ReadOnly && exists && ::access(directoryOf(path).c_str(), W_OK) != 0 &&
+        fs::file_size(path + "-wal", ec) == static_cast<std::uintmax_t>(-1)) {
+        name = fileUri(path) + "?immutable=1";
+        flags |= SQLITE_OPEN_URI;
+    }
     sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-        std::string message = path + ": cannot open: " + (db ? sqlite3_errmsg(db) : "out of memory");
+    if (sqlite3_open_v2(name.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+        std::string message = db ? openFailure(db, path, path + ": cannot open") : path + ": cannot open (out of memory)";
+        if (!exists && mode == Mode::Create && ::access(directoryOf(path).c_str(), W_OK) != 0)
+            message = path + ": cannot create it: read-only directory (" + directoryOf(path).string() + ")";
         sqlite3_close(db);
         return Status::error(message);
     }
     std::unique_ptr<TraceStore> store(new TraceStore(path, db));
+    if (mode != Mode::ReadOnly && sqlite3_db_readonly(db, "main") == 1) return Status::error(readOnlyMessage(path));
     sqlite3_busy_timeout(db, 5000);
     if (Status s = store->initialise(mode); !s) return s;
     return store;
@@ -115,16 +185,17 @@ Status TraceStore::initialise(Mode mode) {
         // Scoped: open statements would hold a read transaction and block the switch to WAL below.
         sqlite::Statement appId(m_db, "PRAGMA application_id");
         if (appId.step() != SQLITE_ROW)
-            return Status::error(m_path + ": not a Tracelight database (" + sqlite3_errmsg(m_db) + ")");
+            return Status::error(openFailure(m_db, m_path, m_path + ": not a Tracelight database"));
         applicationId = static_cast<int>(appId.int64(0));
         sqlite::Statement tables(m_db, "SELECT COUNT(*) FROM sqlite_master");
-        tables.step();
+        if (tables.step() != SQLITE_ROW)
+            return Status::error(openFailure(m_db, m_path, m_path + ": damaged Tracelight database"));
         empty = tables.int64(0) == 0;
     }
     if (applicationId == 0 && empty) {
         if (mode == Mode::ReadOnly) return Status::error(m_path + ": empty file, not a Tracelight database");
         sqlite::exec(m_db, "PRAGMA journal_mode=WAL");
-        if (Status s = sqlite::exec(m_db, "BEGIN"); !s) return Status::error(m_path + ": " + s.message());
+        if (Status s = sqlite::exec(m_db, "BEGIN"); !s) return Status::error(openFailure(m_db, m_path, m_path + ": " + s.message()));
         Status s = sqlite::exec(m_db, kSchemaV1);
         if (s) s = sqlite::exec(m_db, ("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
         if (s) {
@@ -135,10 +206,11 @@ Status TraceStore::initialise(Mode mode) {
         for (const char* step : kMigrations)
             if (s) s = sqlite::exec(m_db, step);
         if (!s) {
+            const std::string message = openFailure(m_db, m_path, m_path + ": cannot create schema: " + s.message());
             sqlite::exec(m_db, "ROLLBACK");
-            return Status::error(m_path + ": cannot create schema: " + s.message());
+            return Status::error(message);
         }
-        sqlite::exec(m_db, "COMMIT");
+        if (Status c = sqlite::exec(m_db, "COMMIT"); !c) return Status::error(openFailure(m_db, m_path, m_path + ": " + c.message()));
         m_schemaVersion = kSchemaVersion;
         return Status::ok();
     }
@@ -147,7 +219,7 @@ Status TraceStore::initialise(Mode mode) {
     {
         sqlite::Statement version(m_db, "SELECT value FROM meta WHERE key='schema_version'");
         if (!version.isValid() || version.step() != SQLITE_ROW)
-            return Status::error(m_path + ": damaged Tracelight database (no schema version)");
+            return Status::error(openFailure(m_db, m_path, m_path + ": damaged Tracelight database (no schema version)"));
         m_schemaVersion = std::atoi(std::string(version.text(0)).c_str());
     }
     if (m_schemaVersion > kSchemaVersion)
@@ -155,12 +227,16 @@ Status TraceStore::initialise(Mode mode) {
                              "; this build reads up to " + std::to_string(kSchemaVersion) + "); refusing to open it");
     if (m_schemaVersion < 1) return Status::error(m_path + ": damaged Tracelight database (schema version " +
                                                   std::to_string(m_schemaVersion) + ")");
+    // Before anything is written, every page must be sound: writing into a damaged b-tree spreads the damage.
+    if (mode != Mode::ReadOnly)
+        if (Status s = quickCheck(); !s) return s;
     if (m_schemaVersion < kSchemaVersion) {
         // Older databases are migrated one version at a time, in one transaction, never reinterpreted.
         if (mode == Mode::ReadOnly)
             return Status::error(m_path + ": schema version " + std::to_string(m_schemaVersion) +
                                  " needs upgrading; open it once for writing (e.g. tracelight-cli analyze)");
-        if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(m_path + ": " + s.message());
+        if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s)
+            return Status::error(openFailure(m_db, m_path, m_path + ": " + s.message()));
         for (int v = m_schemaVersion; v < kSchemaVersion; ++v)
             if (Status s = sqlite::exec(m_db, kMigrations[v - 1]); !s) {
                 sqlite::exec(m_db, "ROLLBACK");
@@ -173,8 +249,21 @@ Status TraceStore::initialise(Mode mode) {
     return Status::ok();
 }
 
+Status TraceStore::quickCheck() const {
+    sqlite::Statement check(m_db, "PRAGMA quick_check(1)");
+    const int rc = check.step();
+    if (rc != SQLITE_ROW) return Status::error(openFailure(m_db, m_path, m_path + ": cannot check the database"));
+    std::string first(check.text(0));
+    if (first == "ok") return Status::ok();
+    // One line: "*** in database main ***\nPage 13: ..." becomes "Page 13: ...".
+    if (const auto header = first.find("***\n"); first.rfind("*** in database", 0) == 0 && header != std::string::npos)
+        first.erase(0, header + 4);
+    std::replace(first.begin(), first.end(), '\n', ' ');
+    return Status::error(m_path + ": database disk image is malformed (PRAGMA quick_check: " + first + ")");
+}
+
 Status TraceStore::begin() {
-    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(m_path + ": " + s.message());
+    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(openFailure(m_db, m_path, m_path + ": " + s.message()));
     return Status::ok();
 }
 

@@ -221,16 +221,28 @@ Breakdown breakdown(const RequestAggregates& a, const std::vector<std::uint32_t>
         b.categories.push_back({a.categories[c], summed[c] / count, critical[c] / count,
                                 b.meanLatencyUs > 0 ? critical[c] / count / b.meanLatencyUs : 0});
     }
-    b.categories.push_back({"blind", 0, blind / count, b.meanLatencyUs > 0 ? blind / count / b.meanLatencyUs : 0});
+    // Blind time is time on the critical path that no segment covers: all of it is critical, so its summed
+    // delay is its critical time (summed >= critical holds for every category).
+    b.categories.push_back({"blind", blind / count, blind / count, b.meanLatencyUs > 0 ? blind / count / b.meanLatencyUs : 0});
     return b;
 }
 
-std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std::string>& values, int quantiles) {
-    // Numeric when every present value parses as a number.
+std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std::string>& values, int quantiles,
+                              const std::vector<std::uint32_t>& rows) {
+    // The rows to group: the subset given, else every request that has a value slot.
+    std::vector<std::uint32_t> use;
+    if (rows.empty()) {
+        use.resize(std::min<std::size_t>(values.size(), a.requests()));
+        std::iota(use.begin(), use.end(), 0u);
+    } else {
+        for (auto r : rows)
+            if (r < values.size() && r < a.requests()) use.push_back(r);
+    }
+    // Numeric when every present value (of these rows) parses as a number.
     std::vector<double> numbers(values.size(), std::nan(""));
-    bool numeric = !values.empty();
+    bool numeric = !use.empty();
     std::size_t present = 0;
-    for (std::size_t r = 0; r < values.size(); ++r) {
+    for (auto r : use) {
         if (values[r].empty()) continue;
         ++present;
         char* end = nullptr;
@@ -241,8 +253,8 @@ std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std:
     std::map<std::string, std::vector<std::uint32_t>> groups;
     if (numeric && present > 0 && quantiles > 1) {
         std::vector<double> sorted;
-        for (double v : numbers)
-            if (!std::isnan(v)) sorted.push_back(v);
+        for (auto r : use)
+            if (!std::isnan(numbers[r])) sorted.push_back(numbers[r]);
         std::sort(sorted.begin(), sorted.end());
         std::vector<double> edges;
         for (int q = 1; q < quantiles; ++q) edges.push_back(sorted[sorted.size() * static_cast<std::size_t>(q) / static_cast<std::size_t>(quantiles)]);
@@ -254,17 +266,16 @@ std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std:
             std::snprintf(buf, sizeof buf, "%02zu: [%g, %g%s", bucket + 1, lo, hi, bucket == edges.size() ? "]" : ")");
             return std::string(buf);
         };
-        for (std::size_t r = 0; r < values.size() && r < a.requests(); ++r) {
+        for (auto r : use) {
             if (std::isnan(numbers[r])) {
-                groups["(none)"].push_back(static_cast<std::uint32_t>(r));
+                groups["(none)"].push_back(r);
                 continue;
             }
             const std::size_t bucket = static_cast<std::size_t>(std::upper_bound(edges.begin(), edges.end(), numbers[r]) - edges.begin());
-            groups[label(bucket)].push_back(static_cast<std::uint32_t>(r));
+            groups[label(bucket)].push_back(r);
         }
     } else {
-        for (std::size_t r = 0; r < values.size() && r < a.requests(); ++r)
-            groups[values[r].empty() ? std::string("(none)") : values[r]].push_back(static_cast<std::uint32_t>(r));
+        for (auto r : use) groups[values[r].empty() ? std::string("(none)") : values[r]].push_back(r);
     }
     std::vector<Stratum> strata;
     for (auto& [value, rows] : groups) {

@@ -1,5 +1,12 @@
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
 
 #include "TestUtil.h"
 #include "tracelight/store/TraceStore.h"
@@ -67,4 +74,152 @@ TEST(TraceStore, CachedResultsAreKeyedByVersionAndParameters) {
     EXPECT_FALSE(s.result("model", 2, "floor=5"));  // another analysis version: stale
     EXPECT_FALSE(s.result("model", 1, "floor=6"));  // other parameters: stale
     EXPECT_FALSE(s.result("other", 1, "floor=5"));
+}
+
+namespace {
+
+// Runs fn as an unprivileged user (root ignores file permissions, so read-only files would not be read-only
+// to it): in a forked child that drops to nobody when we are root, else directly. Returns what fn returns.
+std::string asUnprivileged(const std::function<std::string()>& fn) {
+    if (::geteuid() != 0) return fn();
+    int fds[2];
+    if (::pipe(fds) != 0) return "pipe failed";
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(fds[0]);
+        std::string out = (::setgroups(0, nullptr) == 0 && ::setgid(65534) == 0 && ::setuid(65534) == 0)
+                              ? fn() : std::string("cannot drop privileges");
+        [[maybe_unused]] auto written = ::write(fds[1], out.data(), out.size());
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string out;
+    char buf[512];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    ::waitpid(child, nullptr, 0);
+    return out;
+}
+
+std::string openMessage(const std::string& path, TraceStore::Mode mode) {
+    auto store = TraceStore::open(path, mode);
+    if (!store) return "error: " + store.message();
+    auto info = store.value()->info();
+    return info ? "ok: " + std::to_string(info->requests) + " requests" : "error: " + info.message();
+}
+
+// A database with enough events for its events table to span several pages.
+std::string makeDatabase(const test::ScratchDir& dir, const std::string& name) {
+    const std::string path = dir.file(name);
+    {
+        auto store = TraceStore::open(path, TraceStore::Mode::Create);
+        EXPECT_TRUE(store) << store.message();
+        sqlite3* db = store.value()->db();
+        sqlite3_exec(db,
+                     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 20000) "
+                     "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_local_us) "
+                     "SELECT i / 10, 1, i, 2, 3, i * 1.5 FROM n",
+                     nullptr, nullptr, nullptr);
+    }
+    return path;
+}
+
+// Overwrites the first bytes of a page (its b-tree header) with garbage.
+void corruptPage(const std::string& path, std::int64_t page) {
+    std::int64_t pageSize = 4096;
+    {
+        sqlite3* db = nullptr;
+        sqlite3_open(path.c_str(), &db);
+        sqlite3_stmt* q = nullptr;
+        sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &q, nullptr);
+        if (sqlite3_step(q) == SQLITE_ROW) pageSize = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+        sqlite3_close(db);
+    }
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp((page - 1) * pageSize + (page == 1 ? 100 : 0));
+    const std::string garbage(64, '\x07');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+}
+
+std::int64_t rootPage(const std::string& path, const std::string& table) {
+    sqlite3* db = nullptr;
+    sqlite3_open(path.c_str(), &db);
+    sqlite3_stmt* q = nullptr;
+    sqlite3_prepare_v2(db, ("SELECT rootpage FROM sqlite_master WHERE name='" + table + "'").c_str(), -1, &q, nullptr);
+    const std::int64_t page = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return page;
+}
+
+} // namespace
+
+TEST(TraceStore, ReadOnlyFileIsReportedAsReadOnly) {
+    test::ScratchDir dir;
+    const std::string path = makeDatabase(dir, "ro.tldb");
+    std::filesystem::permissions(dir.file(""), std::filesystem::perms::all);  // the directory stays writable
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                           std::filesystem::perms::others_read);
+    const std::string write = asUnprivileged([&] { return openMessage(path, TraceStore::Mode::ReadWrite); });
+    EXPECT_EQ(write.find("not a Tracelight database"), std::string::npos) << write;
+    EXPECT_NE(write.find(path + ": read-only file"), std::string::npos) << write;
+    const std::string read = asUnprivileged([&] { return openMessage(path, TraceStore::Mode::ReadOnly); });
+    EXPECT_EQ(read, "ok: 0 requests");
+}
+
+TEST(TraceStore, DatabaseInReadOnlyDirectoryIsReportedAsSuchAndStillReadable) {
+    test::ScratchDir dir;
+    const std::string path = makeDatabase(dir, "in-ro-dir.tldb");
+    std::filesystem::permissions(path, std::filesystem::perms::all);
+    std::filesystem::permissions(dir.file(""), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec |
+                                                   std::filesystem::perms::others_read | std::filesystem::perms::others_exec);
+    const std::string write = asUnprivileged([&] { return openMessage(path, TraceStore::Mode::ReadWrite); });
+    EXPECT_EQ(write.find("not a Tracelight database"), std::string::npos) << write;
+    EXPECT_NE(write.find("read-only directory"), std::string::npos) << write;
+    EXPECT_NE(write.find(path), std::string::npos) << write;
+    // Reading needs no -wal or -shm beside it.
+    const std::string read = asUnprivileged([&] { return openMessage(path, TraceStore::Mode::ReadOnly); });
+    EXPECT_EQ(read, "ok: 0 requests");
+    std::filesystem::permissions(dir.file(""), std::filesystem::perms::all);
+}
+
+TEST(TraceStore, CorruptedSchemaPageIsReportedAsMalformed) {
+    test::ScratchDir dir;
+    const std::string path = makeDatabase(dir, "bad-page1.tldb");
+    corruptPage(path, 1);
+    for (auto mode : {TraceStore::Mode::ReadOnly, TraceStore::Mode::ReadWrite}) {
+        auto store = TraceStore::open(path, mode);
+        ASSERT_FALSE(store);
+        EXPECT_NE(store.message().find(path + ": database disk image is malformed"), std::string::npos) << store.message();
+    }
+}
+
+TEST(TraceStore, CorruptedDataPageIsRefusedForWriting) {
+    test::ScratchDir dir;
+    const std::string path = makeDatabase(dir, "bad-events.tldb");
+    const std::int64_t page = rootPage(path, "events");
+    ASSERT_GT(page, 1);
+    corruptPage(path, page);
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_FALSE(store) << "a page that fails PRAGMA quick_check was accepted for writing";
+    EXPECT_NE(store.message().find(path + ": database disk image is malformed"), std::string::npos) << store.message();
+    EXPECT_EQ(store.message().find('\n'), std::string::npos) << "one line: " << store.message();
+    EXPECT_NE(store.message().find("Page " + std::to_string(page)), std::string::npos) << store.message();
+}
+
+TEST(TraceStore, LockedDatabaseSaysAnotherProcessHoldsIt) {
+    test::ScratchDir dir;
+    const std::string path = makeDatabase(dir, "locked.tldb");
+    sqlite3* other = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store) << store.message();  // reading goes on while another writes
+    const Status s = store.value()->begin();
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find(path + ": database is locked"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("another process"), std::string::npos) << s.message();
+    sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(other);
 }

@@ -138,6 +138,45 @@ TEST(Aggregates, StrataCoverEveryRequestAndShowTheSlowNetwork) {
     for (const auto& q : quartiles) EXPECT_NEAR(double(q.rows.size()), 1500.0, 5.0) << q.value;
 }
 
+// Blind time is on the critical path by definition, and every critical segment is one of the summed ones:
+// summed >= critical holds for every category, blind included, overall and in every stratum.
+TEST(Aggregates, SummedDelayIsAtLeastCriticalTimeInEveryCategory) {
+    const Fixture& f = sample();
+    std::vector<std::string> browser(f.aggregates.requests());
+    for (std::size_t r = 0; r < browser.size(); ++r)
+        for (const auto& [k, v] : f.traces.truth[r].attributes)
+            if (k == "browser") browser[r] = v;
+    std::vector<Breakdown> all{breakdown(f.aggregates)};
+    for (const auto& s : stratify(f.aggregates, browser)) all.push_back(s.breakdown);
+    for (const auto& b : all) {
+        ASSERT_EQ(b.categories.back().name, "blind");
+        EXPECT_GT(b.categories.back().criticalUs, 0) << "the generator leaves blind waits";
+        for (const auto& c : b.categories) EXPECT_GE(c.summedUs, c.criticalUs) << c.name;
+    }
+}
+
+// Stratifying a subset (a period) cuts a numeric attribute into quartiles of that subset's values; rows
+// outside it are in no stratum.
+TEST(Aggregates, NumericStrataOfASubsetAreItsQuartiles) {
+    const Fixture& f = sample();
+    std::vector<std::string> bytes(f.aggregates.requests());
+    for (std::size_t r = 0; r < bytes.size(); ++r)
+        for (const auto& [k, v] : f.traces.truth[r].attributes)
+            if (k == "bytes") bytes[r] = v;
+    std::vector<std::uint32_t> rows;
+    for (std::uint32_t r = 0; r < 2000; ++r) rows.push_back(r * 3);  // every third request
+    const auto strata = stratify(f.aggregates, bytes, 4, rows);
+    ASSERT_EQ(strata.size(), 4u);
+    std::size_t total = 0;
+    for (const auto& s : strata) {
+        EXPECT_NEAR(double(s.rows.size()), 500.0, 5.0) << s.value;
+        EXPECT_EQ(s.breakdown.requests, static_cast<std::int64_t>(s.rows.size()));
+        for (auto r : s.rows) EXPECT_EQ(r % 3, 0u) << "row " << r << " is outside the subset";
+        total += s.rows.size();
+    }
+    EXPECT_EQ(total, rows.size());
+}
+
 TEST(Aggregates, OutlierRankingPutsTheInjectedSlowSegmentFirst) {
     // Feed cache-miss fills 40 times slower (about 1.4 s): slower than any 3G transfer, so the slowest
     // 5 % are mostly pages that hit it.

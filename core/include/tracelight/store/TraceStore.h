@@ -36,7 +36,8 @@ public:
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 
-    // Opens (or creates) a database; refuses files that are not Tracelight databases or come from a newer version.
+    // Opens (or creates) a database; refuses files that are not Tracelight databases or come from a newer version,
+    // and (for writing) damaged, read-only or locked ones, saying which.
     static Result<std::unique_ptr<TraceStore>> open(const std::string& path, Mode mode);
     ~TraceStore();
     TraceStore(const TraceStore&) = delete;
@@ -51,6 +52,9 @@ public:
     void rollback();
 
     Result<StoreInfo> info() const;
+    // PRAGMA quick_check: every page of the file is sound. Reads the whole file (seconds for a large one);
+    // open() runs it before writing.
+    Status quickCheck() const;
 
     // The request's attributes as (key, value) text, in key order.
     std::vector<std::pair<std::string, std::string>> requestAttributes(RequestId request) const;

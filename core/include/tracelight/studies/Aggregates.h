@@ -78,7 +78,9 @@ struct Stratum {
 };
 // Groups requests by an attribute's value; a numeric attribute is cut into `quantiles` equal-population
 // ranges ("[a, b)"). values: the attribute per request row (empty = absent, grouped as "(none)").
-std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std::string>& values, int quantiles = 4);
+// rows: only these request rows (a period), with quantiles of their values; empty = every request.
+std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std::string>& values, int quantiles = 4,
+                              const std::vector<std::uint32_t>& rows = {});
 
 // Each request's share of its critical path spent in a category, sorted ascending (a CDF's x values).
 std::vector<float> criticalShareCdf(const RequestAggregates& a, std::size_t category);
