@@ -431,3 +431,26 @@ TEST(Json, Latin1EventLogGivesValidJsonResults) {
     EXPECT_EQ(v.find("path")->array()[0].find("start")->string(), "d" + kReplacement + "but");
 }
 
+// A JSON Lines line longer than the limit is refused before it is held in memory whole.
+TEST(Json, OversizedJsonLinesLineIsRefusedNamingItsPlace) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("long.jsonl");
+    const std::string first = R"({"request":"r","host":"h","task":"t","event":"e","ts_us":1})";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << first << "\n" << R"({"request":"r","host":"h","task":"t","event":"f","ts_us":2,"attrs":{"big":")";
+        const std::string block(1 << 20, 'x');
+        for (std::size_t i = 0; i <= (kMaxJsonValueBytes >> 20); ++i) out << block;
+        out << "\"}}\n";
+    }
+    auto store = TraceStore::open(dir.file("l.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    ImportOptions import;
+    import.inputs = {path};
+    import.format = InputFormat::EventsJsonl;
+    auto imported = importTraces(*store.value(), import);
+    ASSERT_FALSE(imported);
+    EXPECT_NE(imported.message().find("long.jsonl:2: line at byte " + std::to_string(first.size() + 1) + " is longer than the limit of 64 MiB"),
+              std::string::npos)
+        << imported.message();
+}
