@@ -490,6 +490,10 @@ private:
 
 using detail::JsonStorage;
 
+// The DOM's cost per value, which keeps its memory proportional to the text (see Json.h).
+static_assert(sizeof(JsonValue) == 16, "a JsonValue is 16 bytes");
+static_assert(sizeof(JsonMember) == 32, "a member is its key view and its value");
+
 JsonValue::JsonValue(const JsonValue& other) { copyFrom(other); }
 
 JsonValue::JsonValue(JsonValue&& other) noexcept
