@@ -3,19 +3,79 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/JsonRapid.h"
+
 namespace tracelight {
 
 namespace {
+
 constexpr std::size_t kChunk = 1 << 20;
-constexpr int kMaxDepth = 512;
+
+// Reads one value without building anything; refuses nesting deeper than JsonValue::parse accepts.
+struct DepthHandler : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, DepthHandler> {
+    int depth = 0;
+    bool tooDeep = false;
+    bool Default() { return true; }
+    bool StartObject() { return enter(); }
+    bool StartArray() { return enter(); }
+    bool EndObject(rapidjson::SizeType) { return --depth, true; }
+    bool EndArray(rapidjson::SizeType) { return --depth, true; }
+    bool enter() {
+        tooDeep = ++depth > detail::kMaxJsonDepth;
+        return !tooDeep;
+    }
+};
+
+// Reads one string (a member name).
+struct NameHandler : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, NameHandler> {
+    std::string* name = nullptr;
+    bool Default() { return false; }
+    bool String(const char* text, rapidjson::SizeType length, bool) {
+        name->assign(text, length);
+        return true;
+    }
+};
+
+std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
 } // namespace
+
+// RapidJSON's input stream over the file buffer; what it takes is copied into m_capture when that is set,
+// up to kMaxJsonValueBytes (then the stream pretends to end, and readValue reports the size).
+struct JsonArrayStream::Input {
+    typedef char Ch;
+    JsonArrayStream& s;
+    Ch Peek() const {
+        if (s.m_overflow) return '\0';
+        const int c = s.peek();
+        return c < 0 ? '\0' : static_cast<char>(c);
+    }
+    Ch Take() {
+        if (s.m_overflow) return '\0';
+        if (s.m_capture && s.m_capture->size() >= kMaxJsonValueBytes) {
+            s.m_overflow = true;
+            return '\0';
+        }
+        const int c = s.get();
+        if (c < 0) return '\0';
+        if (s.m_capture) s.m_capture->push_back(static_cast<char>(c));
+        return static_cast<char>(c);
+    }
+    std::size_t Tell() const { return static_cast<std::size_t>(s.m_offset); }
+    Ch* PutBegin() { return nullptr; }
+    void Put(Ch) {}
+    void Flush() {}
+    std::size_t PutEnd(Ch*) { return 0; }
+};
 
 JsonArrayStream::~JsonArrayStream() {
     if (m_file) std::fclose(m_file);
 }
 
-bool JsonArrayStream::fail(const std::string& message) {
-    if (m_error.empty()) m_error = "byte " + std::to_string(m_offset) + ": " + message;
+bool JsonArrayStream::fail(const std::string& message) { return failAt(m_offset, message); }
+
+bool JsonArrayStream::failAt(std::uint64_t offset, const std::string& message) {
+    if (m_error.empty()) m_error = "byte " + std::to_string(offset) + ": " + message;
     m_done = true;
     return false;
 }
@@ -34,6 +94,8 @@ int JsonArrayStream::get() {
     if (c >= 0) {
         ++m_pos;
         ++m_offset;
+        m_before[0] = m_before[1];
+        m_before[1] = c;
     }
     return c;
 }
@@ -43,53 +105,49 @@ bool JsonArrayStream::skipSpace() {
     return peek() >= 0;
 }
 
-bool JsonArrayStream::readString(std::string* out) {
-    if (get() != '"') return fail("expected a string");
-    if (out) out->push_back('"');
-    for (;;) {
-        const int c = get();
-        if (c < 0) return fail("unterminated string");
-        if (out) out->push_back(static_cast<char>(c));
-        if (c == '"') return true;
-        if (c == '\\') {
-            const int e = get();
-            if (e < 0) return fail("unterminated string");
-            if (out) out->push_back(static_cast<char>(e));
-        }
-    }
+bool JsonArrayStream::readValue(std::string* capture) {
+    const std::uint64_t start = m_offset;
+    m_capture = capture;
+    m_overflow = false;
+    Input input{*this};
+    DepthHandler handler;
+    rapidjson::Reader reader;
+    reader.Parse<detail::kJsonReadFlags | rapidjson::kParseStopWhenDoneFlag>(input, handler);
+    m_capture = nullptr;
+    if (m_overflow)
+        return failAt(start, "a JSON value larger than the limit of " + mib(kMaxJsonValueBytes) + " (" +
+                                 std::to_string(kMaxJsonValueBytes) + " bytes)");
+    if (!reader.HasParseError()) return true;
+    const auto code = reader.GetParseErrorCode();
+    const std::uint64_t at = reader.GetErrorOffset();
+    if (handler.tooDeep) return failAt(at > 0 ? at - 1 : at, "JSON nested too deeply (more than " + std::to_string(detail::kMaxJsonDepth) + " levels)");
+    if ((code == rapidjson::kParseErrorArrayMissCommaOrSquareBracket || code == rapidjson::kParseErrorObjectMissCommaOrCurlyBracket) &&
+        at == m_offset && detail::isLeadingZero(m_before[0], m_before[1], peek()))
+        return failAt(at - 1, "leading zero in number");
+    if (peek() < 0 && at >= m_offset) return failAt(at, "unexpected end of file inside a value");
+    if (code == rapidjson::kParseErrorStringMissQuotationMark && peek() == 0) return failAt(at, "NUL byte in string");
+    // RapidJSON's iterative parser calls any bad first byte an empty document.
+    return failAt(at, detail::jsonParseErrorMessage(code == rapidjson::kParseErrorDocumentEmpty ? rapidjson::kParseErrorValueInvalid : code));
 }
 
-bool JsonArrayStream::skipValue(std::string* capture) {
-    // Structure only (brackets and strings); the element's own parser checks everything else.
-    if (!skipSpace()) return fail("unexpected end of file");
-    int c = peek();
-    if (c == '"') return readString(capture);
-    if (c == '{' || c == '[') {
-        int depth = 0;
-        for (;;) {
-            c = peek();
-            if (c < 0) return fail("unexpected end of file inside a value");
-            if (c == '"') {
-                if (!readString(capture)) return false;
-                continue;
-            }
-            get();
-            if (capture) capture->push_back(static_cast<char>(c));
-            if (c == '{' || c == '[') {
-                if (++depth > kMaxDepth) return fail("JSON nested too deeply");
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0) return true;
-            }
-        }
+bool JsonArrayStream::readKey(std::string& name) {
+    if (peek() != '"') return fail("expected a string key in object");
+    const std::uint64_t start = m_offset;
+    NameHandler handler;
+    handler.name = &name;
+    Input input{*this};
+    rapidjson::Reader reader;
+    reader.Parse<detail::kJsonReadFlags | rapidjson::kParseStopWhenDoneFlag>(input, handler);
+    if (reader.HasParseError()) {
+        if (peek() < 0) return fail("unexpected end of file inside a key");
+        return failAt(reader.GetErrorOffset(), detail::jsonParseErrorMessage(reader.GetParseErrorCode()));
     }
-    // A scalar: up to the next delimiter.
-    std::size_t length = 0;
-    for (c = peek(); c >= 0 && c != ',' && c != ']' && c != '}' && c != ' ' && c != '\n' && c != '\r' && c != '\t'; c = peek()) {
-        get();
-        if (capture) capture->push_back(static_cast<char>(c));
-        ++length;
+    if (!m_topKeys.insert(name).second) {
+        std::string quoted;
+        appendJsonString(quoted, name);
+        return failAt(start, "duplicate key " + quoted + " in one object");
     }
-    return length > 0 ? true : fail("invalid value");
+    return true;
 }
 
 bool JsonArrayStream::open(const std::string& path, std::string_view key, std::string* error) {
@@ -109,6 +167,10 @@ bool JsonArrayStream::open(const std::string& path, std::string_view key, std::s
         if (error) *error = m_error;
         return false;
     };
+    auto failed = [&] {
+        if (error) *error = m_error;
+        return false;
+    };
     if (peek() == 0xEF) {  // UTF-8 byte-order mark
         get();
         get();
@@ -122,17 +184,20 @@ bool JsonArrayStream::open(const std::string& path, std::string_view key, std::s
     }
     if (peek() != '{') return openFail("expected a JSON object");
     get();
-    for (;;) {
+    m_inObject = true;
+    for (bool firstMember = true;; firstMember = false) {
         if (!skipSpace()) return openFail("unexpected end of file");
         if (peek() == '}') return openFail("no \"" + std::string(key) + "\" key");
-        std::string name;
-        if (!readString(&name)) {
-            if (error) *error = m_error;
-            return false;
+        if (!firstMember) {
+            if (peek() != ',') return openFail("expected ',' or '}' in object");
+            get();
+            if (!skipSpace()) return openFail("unexpected end of file");
         }
-        if (!skipSpace() || get() != ':') return openFail("expected ':'");
+        std::string name;
+        if (!readKey(name)) return failed();
+        if (!skipSpace() || get() != ':') return openFail("expected ':' after object key");
         if (!skipSpace()) return openFail("unexpected end of file");
-        if (name.size() == key.size() + 2 && name.compare(1, key.size(), key) == 0) {
+        if (name == key) {
             if (peek() == '[') {
                 get();
                 return true;
@@ -143,37 +208,58 @@ bool JsonArrayStream::open(const std::string& path, std::string_view key, std::s
             }
             return openFail("\"" + std::string(key) + "\" is neither an array nor an object");
         }
-        if (!skipValue(nullptr)) {
-            if (error) *error = m_error;
-            return false;
-        }
-        if (!skipSpace()) return openFail("unexpected end of file");
-        if (peek() == ',') get();
+        if (!readValue(nullptr)) return failed();
     }
+}
+
+bool JsonArrayStream::finishDocument() {
+    m_done = true;
+    if (m_inObject) {
+        for (;;) {
+            if (!skipSpace()) return fail("unexpected end of file inside the top-level object");
+            const int c = get();
+            if (c == '}') break;
+            if (c != ',') {
+                if (detail::isLeadingZero(m_before[0], c, peek())) return failAt(m_offset - 1, "leading zero in number");
+                return failAt(m_offset - 1, "expected ',' or '}' in object");
+            }
+            std::string name;
+            if (!skipSpace()) return fail("unexpected end of file inside the top-level object");
+            if (!readKey(name)) return false;
+            if (!skipSpace() || get() != ':') return failAt(m_offset - 1, "expected ':' after object key");
+            if (!skipSpace()) return fail("unexpected end of file inside the top-level object");
+            if (!readValue(nullptr)) return false;
+        }
+    }
+    if (skipSpace()) return fail("unexpected text after the JSON document");
+    return false;  // a clean end: error() stays empty
 }
 
 bool JsonArrayStream::next(std::string& element, std::uint64_t& offset) {
     element.clear();
     if (m_done) return false;
     if (m_singleObject) {
-        m_done = true;
-        skipSpace();
+        if (!m_first) return finishDocument();  // the object was the one element
+        m_first = false;
         offset = m_offset;
-        return skipValue(&element);
+        return readValue(&element);
     }
     if (!skipSpace()) return fail("unexpected end of file inside the array");
     if (peek() == ']') {
         get();
-        m_done = true;
-        return false;
+        return finishDocument();
     }
     if (!m_first) {
-        if (get() != ',') return fail("expected ',' between array elements");
+        if (peek() != ',') {
+            if (detail::isLeadingZero(m_before[0], m_before[1], peek())) return failAt(m_offset - 1, "leading zero in number");
+            return fail("expected ',' or ']' between array elements");
+        }
+        get();
         if (!skipSpace()) return fail("unexpected end of file inside the array");
     }
     m_first = false;
     offset = m_offset;
-    return skipValue(&element);
+    return readValue(&element);
 }
 
 } // namespace tracelight

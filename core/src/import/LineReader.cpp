@@ -1,5 +1,6 @@
 #include "tracelight/import/LineReader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -35,7 +36,10 @@ bool LineReader::refill() {
         m_end -= m_begin;
         m_begin = 0;
     }
-    if (m_end == m_buffer.size()) m_buffer.resize(m_buffer.size() * 2);  // a line longer than the buffer
+    if (m_end == m_buffer.size()) {  // a line longer than the buffer (never much longer than the limit)
+        const std::size_t grown = m_buffer.size() * 2;
+        m_buffer.resize(m_maxLine ? std::max(m_buffer.size(), std::min(grown, m_maxLine + 2)) : grown);
+    }
     const std::size_t got = std::fread(m_buffer.data() + m_end, 1, m_buffer.size() - m_end, m_file);
     if (got == 0) {
         m_eof = true;
@@ -46,7 +50,13 @@ bool LineReader::refill() {
 }
 
 bool LineReader::nextLine(std::string_view& line) {
-    if (!m_file) return false;
+    if (!m_file || m_tooLong) return false;
+    auto tooLong = [&] {
+        m_tooLong = true;
+        m_lineStart = m_consumed;
+        ++m_lineNumber;
+        return false;
+    };
     std::size_t searchFrom = m_begin;
     for (;;) {
         const char* start = m_buffer.data() + searchFrom;
@@ -54,6 +64,7 @@ bool LineReader::nextLine(std::string_view& line) {
         if (newline) {
             const std::size_t pos = static_cast<const char*>(newline) - m_buffer.data();
             std::size_t len = pos - m_begin;
+            if (m_maxLine && len > m_maxLine + 1) return tooLong();  // + 1: a "\r" before the "\n"
             line = std::string_view(m_buffer.data() + m_begin, len);
             if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
             m_lineStart = m_consumed;
@@ -63,6 +74,7 @@ bool LineReader::nextLine(std::string_view& line) {
             return true;
         }
         const std::size_t scanned = m_end - m_begin;
+        if (m_maxLine && scanned > m_maxLine + 1) return tooLong();
         if (!refill()) {
             if (m_end == m_begin) return false;
             line = std::string_view(m_buffer.data() + m_begin, m_end - m_begin);  // last line without newline

@@ -21,6 +21,11 @@ public:
     // The next line without its "\n" or "\r\n"; false at end of file. The view is valid until the next call.
     bool nextLine(std::string_view& line);
 
+    // Optional: a line longer than this is not read (memory stays bounded): nextLine returns false and
+    // lineTooLong() is true; lineNumber() and lineStartOffset() then name that line. 0 = no limit.
+    void setMaxLineBytes(std::size_t bytes) { m_maxLine = bytes; }
+    bool lineTooLong() const { return m_tooLong; }
+
     std::uint64_t lineNumber() const { return m_lineNumber; }      // 1-based number of the last line returned
     std::uint64_t lineStartOffset() const { return m_lineStart; }  // byte offset of that line in the file
     std::uint64_t bytesConsumed() const { return m_consumed; }
@@ -38,6 +43,8 @@ private:
     std::uint64_t m_lineStart = 0;
     std::uint64_t m_consumed = 0;
     std::uint64_t m_fileSize = 0;
+    std::size_t m_maxLine = 0;
+    bool m_tooLong = false;
 };
 
 } // namespace tracelight

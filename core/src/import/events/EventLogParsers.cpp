@@ -139,6 +139,7 @@ Status parseEventsJsonl(const std::string& path, ImportWriter& writer, const Byt
     LineReader lines;
     std::string openError;
     if (!lines.open(path, &openError)) return Status::error(openError);
+    lines.setMaxLineBytes(kMaxJsonValueBytes);
     std::string_view text;
     JsonValue object;
     std::string request, host, task, eventName, error;
@@ -216,6 +217,9 @@ Status parseEventsJsonl(const std::string& path, ImportWriter& writer, const Byt
             if (progress) progress(lines.bytesConsumed());
         }
     }
+    if (lines.lineTooLong())
+        return lineError(path, lines.lineNumber(), "line at byte " + std::to_string(lines.lineStartOffset()) +
+                                                       " is longer than the limit of 64 MiB for one JSON value");
     if (!sawAny) return Status::error(path + ": empty file (no events)");
     if (progress) progress(lines.bytesConsumed());
     return Status::ok();

@@ -136,6 +136,7 @@ Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCo
         LineReader lines;
         std::string error;
         if (!lines.open(path, &error)) return Status::error(error);
+        lines.setMaxLineBytes(kMaxJsonValueBytes);  // a longer first line: streamed as one document below
         std::string_view first;
         while (lines.nextLine(first) && first.find_first_not_of(" \t") == std::string_view::npos) {}
         JsonValue probe;
@@ -158,6 +159,9 @@ Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCo
                     if (progress) progress(lines.bytesConsumed());
                 }
             } while (lines.nextLine(line));
+            if (lines.lineTooLong())
+                return Status::error(path + ":" + std::to_string(lines.lineNumber()) + ": line at byte " +
+                                     std::to_string(lines.lineStartOffset()) + " is longer than the limit of 64 MiB for one JSON value");
             return Status::ok();
         }
     }
