@@ -151,7 +151,7 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
         if (body.find("\"spans\"") != std::string_view::npos &&
             (body.find("\"traceID\"") != std::string_view::npos || body.find("\"data\"") != std::string_view::npos))
             return InputFormat::JaegerJson;
-        const std::size_t end = head.find('\n', first);
+        const std::size_t end = head.find_first_of("\r\n", first);
         const std::string_view line = head.substr(first, end == std::string_view::npos ? head.npos : end - first);
         if (line.find("\"request\"") != line.npos && line.find("\"ts_us\"") != line.npos) return InputFormat::EventsJsonl;
         return Status::error(path + ": byte " + std::to_string(first) +
@@ -163,11 +163,10 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
         return Status::error(path + ": byte " + std::to_string(first) + ": a JSON array that is not Zipkin v2 spans (traceId, id)");
     }
     // A CSV header: the event-log columns, or a span table.
-    const std::size_t end = head.find('\n');
+    const std::size_t end = head.find_first_of("\r\n");  // a lone CR ends a line too (LineReader)
     std::vector<std::string_view> fields;
     std::deque<std::string> storage;
     std::string_view headerLine = head.substr(0, end);
-    if (!headerLine.empty() && headerLine.back() == '\r') headerLine.remove_suffix(1);
     if (splitCsvRecord(headerLine, fields, storage, nullptr)) {
         // Most of the required columns: an events-csv file, whose parser then names what is missing.
         int found = 0;

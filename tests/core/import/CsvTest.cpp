@@ -79,3 +79,56 @@ TEST(LineReader, HandlesLinesLongerThanItsBuffer) {
     EXPECT_EQ(lines.lineNumber(), 3u);
     EXPECT_FALSE(lines.nextLine(line));
 }
+
+namespace {
+std::vector<std::string> allLines(const std::string& path, std::uint64_t* consumed = nullptr) {
+    LineReader lines;
+    EXPECT_TRUE(lines.open(path, nullptr));
+    std::vector<std::string> out;
+    std::string_view line;
+    while (lines.nextLine(line)) out.emplace_back(line);
+    if (consumed) *consumed = lines.bytesConsumed();
+    return out;
+}
+} // namespace
+
+// Issue 10: a file with old Mac line ends (a lone CR) was one long line.
+TEST(LineReader, LoneCarriageReturnEndsALine) {
+    test::ScratchDir dir;
+    const std::string text = "a\rb\r\nc\n\rd\r\re";
+    std::uint64_t consumed = 0;
+    EXPECT_EQ(allLines(dir.write("cr.txt", text), &consumed), (std::vector<std::string>{"a", "b", "c", "", "d", "", "e"}));
+    EXPECT_EQ(consumed, text.size());
+    EXPECT_EQ(allLines(dir.write("cr-end.txt", "x\r")), (std::vector<std::string>{"x"}));
+}
+
+// A CRLF split by the reader's 4 MiB chunk is still one line end, not a line end and an empty line.
+TEST(LineReader, CrLfAcrossTheBufferEdgeIsOneLineEnd) {
+    test::ScratchDir dir;
+    const std::size_t chunk = 1 << 22;
+    const std::string first(chunk - 1, 'x');  // its CR is the chunk's last byte
+    const auto lines = allLines(dir.write("edge.txt", first + "\r\nnext\r\n"));
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0].size(), first.size());
+    EXPECT_EQ(lines[1], "next");
+}
+
+// Many CR-only lines: each is found without searching the rest of the buffer for a '\n'.
+TEST(LineReader, ManyCarriageReturnLines) {
+    test::ScratchDir dir;
+    std::string text;
+    for (int i = 0; i < 300000; ++i) text += std::to_string(i) + "\r";
+    const auto lines = allLines(dir.write("many.txt", text));
+    ASSERT_EQ(lines.size(), 300000u);
+    EXPECT_EQ(lines.back(), "299999");
+}
+
+// A UTF-8 byte-order mark is not part of the first line (every line-based format sees the same).
+TEST(LineReader, SkipsByteOrderMark) {
+    test::ScratchDir dir;
+    std::uint64_t consumed = 0;
+    EXPECT_EQ(allLines(dir.write("bom.txt", "\xEF\xBB\xBFh1,h2\nx\n"), &consumed), (std::vector<std::string>{"h1,h2", "x"}));
+    EXPECT_EQ(consumed, 11u);  // the whole file, mark included
+    EXPECT_EQ(allLines(dir.write("bom-only.txt", "\xEF\xBB\xBF")), std::vector<std::string>{});
+    EXPECT_EQ(allLines(dir.write("short.txt", "\xEF\xBB")), (std::vector<std::string>{"\xEF\xBB"}));
+}

@@ -313,7 +313,6 @@ Status parseSpansCsv(const std::string& path, const SpanCsvMapping& givenMapping
     if (first == CsvReader::Next::End) return Status::error(path + ": empty file (expected a header row)");
     if (first == CsvReader::Next::Error) return Status::error(path + ":1: " + csv.error());
     std::vector<std::string> header(fields.begin(), fields.end());
-    if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0) header[0].erase(0, 3);
 
     SpanCsvMapping mapping = givenMapping;
     if (mapping.columns.empty()) {

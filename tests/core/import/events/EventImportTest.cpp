@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <set>
+
 #include "TestUtil.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
@@ -307,4 +310,44 @@ TEST(EventImport, SameHostTimeGoingBackwardsIsWarned) {
     EXPECT_EQ(summary->warnings, 1);
     ASSERT_EQ(summary->warningSamples.size(), 1u);
     EXPECT_NE(summary->warningSamples[0].find("back in time"), std::string::npos);
+}
+
+// ---- issue 10: inputs this project did not generate ---------------------------------------------
+
+// Old Mac line ends (a lone CR): read as lines, in both event-log formats, not as one long header.
+TEST(EventImport, CarriageReturnLineEnds) {
+    Fixture f;
+    std::string csv = kTwoRequests;
+    std::replace(csv.begin(), csv.end(), '\n', '\r');
+    auto summary = f.import({f.dir.write("mac.csv", csv)}, InputFormat::Auto, "csv");
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->events, 6);
+    EXPECT_EQ(f.events("r1").size(), 4u);
+    const std::string jsonl = R"({"request":"j1","host":"h","task":"t","event":"A","ts_us":1})" "\r"
+                              R"({"request":"j1","host":"h","task":"t","event":"B","ts_us":2})" "\r";
+    summary = f.import({f.dir.write("mac.jsonl", jsonl)}, InputFormat::Auto, "jsonl");
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->events, 2);
+}
+
+// A UTF-8 byte-order mark is accepted by every format alike (events-jsonl rejected it).
+TEST(EventImport, ByteOrderMarkInEveryFormat) {
+    Fixture f;
+    const std::string bom = "\xEF\xBB\xBF";
+    struct Case { const char* name; std::string text; };
+    const Case cases[] = {
+        {"bom.csv", "request,host,task,event,ts_us\nb1,h,t,A,1\n"},
+        {"bom.jsonl", R"({"request":"b2","host":"h","task":"t","event":"A","ts_us":1})" "\n"},
+        {"bom-zipkin.json", R"([{"traceId":"b3","id":"a","name":"x","timestamp":10,"duration":5,"localEndpoint":{"serviceName":"s"}}])"},
+        {"bom-jaeger.json", R"({"data":[{"traceID":"b4","spans":[{"traceID":"b4","spanID":"a","operationName":"x","startTime":10,"duration":5}]}]})"},
+        {"bom-otlp.json", R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"b5","spanId":"a","name":"x","startTimeUnixNano":"10000","endTimeUnixNano":"20000"}]}]}]})" "\n"},
+        {"bom-spans.csv", "TraceID,SpanID,ParentID,PodName,OperationName,StartTimeUnixNano,EndTimeUnixNano\nb6,a,root,web-1-2,x,10000,20000\n"},
+    };
+    for (const auto& c : cases) {
+        auto summary = f.import({f.dir.write(c.name, bom + c.text)}, InputFormat::Auto, c.name);
+        ASSERT_TRUE(summary) << c.name << ": " << summary.message();
+        EXPECT_GE(summary->events, 1) << c.name;
+    }
+    EXPECT_EQ(f.rows("SELECT COUNT(*) FROM requests"), (std::vector<std::string>{"6"}));
+    EXPECT_EQ(f.rows("SELECT COUNT(*) FROM labels WHERE text LIKE '%' || char(65279) || '%'"), (std::vector<std::string>{"0"}));
 }
