@@ -132,3 +132,21 @@ TEST(LineReader, SkipsByteOrderMark) {
     EXPECT_EQ(allLines(dir.write("bom-only.txt", "\xEF\xBB\xBF")), std::vector<std::string>{});
     EXPECT_EQ(allLines(dir.write("short.txt", "\xEF\xBB")), (std::vector<std::string>{"\xEF\xBB"}));
 }
+
+// A quoted field over many lines is joined in time linear in its length.
+TEST(Csv, LongMultiLineFieldIsLinear) {
+    test::ScratchDir dir;
+    std::string field;
+    for (int i = 0; i < 100000; ++i) field += "line " + std::to_string(i) + "\n";
+    field.pop_back();
+    const auto path = dir.write("long.csv", "a,b\n\"" + field + "\",2\n");
+    LineReader lines;
+    ASSERT_TRUE(lines.open(path, nullptr));
+    CsvReader csv(lines);
+    std::vector<std::string_view> fields;
+    ASSERT_EQ(csv.next(fields), CsvReader::Next::Record);
+    ASSERT_EQ(csv.next(fields), CsvReader::Next::Record);
+    ASSERT_EQ(fields.size(), 2u);
+    EXPECT_EQ(fields[0], field);
+    EXPECT_EQ(fields[1], "2");
+}

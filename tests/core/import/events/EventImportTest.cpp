@@ -314,6 +314,45 @@ TEST(EventImport, SameHostTimeGoingBackwardsIsWarned) {
 
 // ---- issue 10: inputs this project did not generate ---------------------------------------------
 
+// 100,000 attribute columns: the header check and the attribute cache were searched per column
+// (quadratic: 20 such rows took 47 s). Linear, this takes about a second; the counts say it all arrived.
+TEST(EventImport, HundredThousandAttributeColumns) {
+    Fixture f;
+    constexpr int kColumns = 100000;
+    std::string text = "request,host,task,event,ts_us";
+    for (int i = 0; i < kColumns; ++i) text += ",a" + std::to_string(i);
+    text += '\n';
+    for (int row = 0; row < 4; ++row) {  // r1: rows 0 and 1, r2: rows 2 and 3
+        text += "r" + std::to_string(1 + row / 2) + ",h,t,e" + std::to_string(row) + "," + std::to_string(10 + row);
+        // Odd rows change every third value: those stay with their event.
+        for (int i = 0; i < kColumns; ++i) text += (row % 2 == 1 && i % 3 == 0) ? ",changed" : ",v";
+        text += '\n';
+    }
+    auto summary = f.import({f.dir.write("wide.csv", text)});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->events, 4);
+    EXPECT_EQ(f.rows("SELECT COUNT(*) FROM request_attrs"), (std::vector<std::string>{std::to_string(2 * kColumns)}));
+    EXPECT_EQ(f.rows("SELECT COUNT(*) FROM event_attrs"), (std::vector<std::string>{std::to_string(2 * ((kColumns + 2) / 3))}));
+    EXPECT_EQ(f.rows("SELECT COUNT(*) FROM request_attrs a JOIN labels v ON v.id=a.value_id WHERE v.text='v'"),
+              (std::vector<std::string>{std::to_string(2 * kColumns)}));
+}
+
+// One task logging 200,000 different events and 200,000 repeats of one: numbering repeats was a search
+// per event over the task's distinct events (quadratic).
+TEST(EventImport, TaskWithHundredsOfThousandsOfEvents) {
+    Fixture f;
+    constexpr int kEvents = 200000;
+    std::string text = "request,host,task,event,ts_us\n";
+    for (int i = 0; i < kEvents; ++i) text += "r1,h,t,E" + std::to_string(i) + "," + std::to_string(i) + "\n";
+    for (int i = 0; i < kEvents; ++i) text += "r1,h,t,LOOP," + std::to_string(kEvents + i) + "\n";
+    auto summary = f.import({f.dir.write("long.csv", text)});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->events, 2 * kEvents);
+    EXPECT_EQ(summary->renamedEvents, kEvents - 1);
+    EXPECT_EQ(f.rows("SELECT l.text FROM events e JOIN labels l ON l.id=e.event_id ORDER BY e.ord DESC LIMIT 1"),
+              (std::vector<std::string>{"LOOP#" + std::to_string(kEvents)}));
+}
+
 // Old Mac line ends (a lone CR): read as lines, in both event-log formats, not as one long header.
 TEST(EventImport, CarriageReturnLineEnds) {
     Fixture f;
