@@ -184,9 +184,9 @@ Status ImportWriter::addLink(std::string_view request, std::string_view fromTask
 }
 
 Status ImportWriter::addWarning(std::string_view request, const std::string& message) {
-    auto it = m_requests.find(request);
-    if (it == m_requests.end()) return Status::ok();
     warn("trace " + std::string(request) + ": " + message);
+    auto it = m_requests.find(request);
+    if (it == m_requests.end()) return Status::ok();  // no span of it could be placed: counted, not stored
     m_insertWarning.bind(1, it->second.id).bind(2, message);
     const int rc = m_insertWarning.step();
     m_insertWarning.reset();

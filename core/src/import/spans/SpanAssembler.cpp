@@ -77,7 +77,11 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         if (dropped[i]) continue;
         std::string p = spans[i].shared ? spans[i].spanId : spans[i].parentId;
         if (spans[i].shared && !byKey.count(p)) p = spans[i].parentId;  // no client half in this trace
-        if (p.empty() || (p == spans[i].spanId && !spans[i].shared)) continue;
+        if (p.empty()) continue;
+        if (p == spans[i].spanId && (!spans[i].shared || !byKey.count(p))) {
+            warn("span " + spans[i].spanId + " is its own parent (imported as a root)");
+            continue;
+        }
         // Children of a shared id were made by its server half, which ran on the server.
         if (!spans[i].shared && byKey.count(p + "#server")) p += "#server";
         auto it = byKey.find(p);

@@ -390,3 +390,48 @@ TEST(EventImport, ByteOrderMarkInEveryFormat) {
     EXPECT_EQ(f.rows("SELECT COUNT(*) FROM requests"), (std::vector<std::string>{"6"}));
     EXPECT_EQ(f.rows("SELECT COUNT(*) FROM labels WHERE text LIKE '%' || char(65279) || '%'"), (std::vector<std::string>{"0"}));
 }
+
+// The same problem many times is counted many times but listed once among the samples.
+TEST(EventImport, WarningSamplesAreDistinct) {
+    Fixture f;
+    test::ScratchDir dir;
+    // Four pieces of one Zipkin span: three identical "duplicate span id" warnings.
+    std::string zipkin = "[";
+    for (int i = 0; i < 4; ++i)
+        zipkin += std::string(i ? "," : "") +
+                  R"({"traceId":"t","id":"a","name":"x","timestamp":)" + std::to_string(10 + i) + R"(,"duration":5,"localEndpoint":{"serviceName":"s"}})";
+    zipkin += "]";
+    const auto path = f.dir.write("pieces.json", zipkin);
+    auto summary = f.import({path, path});  // and the same file twice: twice its warnings
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->warnings, 7);
+    std::set<std::string> distinct(summary->warningSamples.begin(), summary->warningSamples.end());
+    EXPECT_EQ(distinct.size(), summary->warningSamples.size());
+    EXPECT_EQ(summary->warningSamples.size(), 1u);
+}
+
+// Errors about a whole trace name the file and the trace (they said only "trace t1: ...").
+TEST_F(BadInput, SpanTraceAlreadyImportedNamesFileAndTrace) {
+    expectRejected("again.json",
+                   R"([{"traceId":"r1","id":"a","name":"x","timestamp":10,"duration":5,"localEndpoint":{"serviceName":"s"}}])",
+                   {"again.json: trace r1: ", "'r1' is already in the database"});
+}
+
+TEST_F(BadInput, SpanAbsurdTimestampNamesFileAndTrace) {
+    expectRejected("absurd.json",
+                   R"([{"traceId":"t1","id":"a","name":"x","timestamp":1000000000000000000,"duration":5,"localEndpoint":{"serviceName":"s"}}])",
+                   {"absurd.json: trace t1: ", "absurd timestamp"});
+}
+
+// A Zipkin timestamp of 1e20 is there but beyond range: it was called "no timestamp".
+TEST_F(BadInput, SpanTimestampOutOfRange) {
+    expectRejected("huge.json",
+                   R"([{"traceId":"t1","id":"a","name":"x","timestamp":1e20,"duration":5,"localEndpoint":{"serviceName":"s"}}])",
+                   {"huge.json: byte ", "span a: timestamp 1e20 is out of range"});
+    expectRejected("huge-otlp.json",
+                   R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t1","spanId":"a","name":"x","startTimeUnixNano":"100000000000000000000","endTimeUnixNano":"1"}]}]}]})",
+                   {"huge-otlp.json:1: ", "span a: startTimeUnixNano 100000000000000000000 is out of range"});
+    expectRejected("overflow.json",
+                   R"({"data":[{"traceID":"t1","spans":[{"traceID":"t1","spanID":"a","operationName":"x","startTime":9000000000000000000,"duration":9000000000000000000}]}]})",
+                   {"overflow.json: byte ", "span a: duration 9000000000000000000 is out of range"});
+}

@@ -389,6 +389,15 @@ bool hasLink(const AssembledTrace& t, const std::string& from, const std::string
 }
 } // namespace
 
+// A span that names itself as parent: one warning for the trace, imported as a root.
+TEST(SpanAssembler, OwnParentIsWarnedAndBecomesARoot) {
+    const auto t = assembleTrace({span("1", "", "web", "GET", 0, 100), span("2", "2", "web", "self", 10, 20)});
+    ASSERT_EQ(t.warnings.size(), 1u) << allWarnings(t);
+    EXPECT_NE(t.warnings[0].find("span 2 is its own parent (imported as a root)"), std::string::npos) << t.warnings[0];
+    EXPECT_EQ(eventsOfTask(t, "web:self"), (std::vector<std::string>{"start@web", "end@web"}));
+    EXPECT_TRUE(t.links.empty());  // a root: no call into it
+}
+
 // Parent cycles: one warning per cycle naming its spans; the cycle's earliest span becomes a root and
 // the rest keep their parents (so A -> B -> A imports as A calling B). Spans hanging off a cycle keep theirs.
 TEST(SpanAssembler, ParentCycleCutsTheEarliestSpanLoose) {
@@ -469,4 +478,18 @@ TEST(SpanImport, RootWithTwoHundredThousandChildren) {
     EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM causal_links"), 2 * kChildren);
     EXPECT_EQ(imported.scalar("SELECT COUNT(DISTINCT task_id) FROM events"), kChildren + 1);
     EXPECT_EQ(imported.scalar("SELECT event_count FROM requests"), imported.summary->events);
+}
+
+// A trace none of whose spans can be placed adds no request, but its warnings are still counted and
+// shown (they were dropped with it: a silent loss).
+TEST(SpanImport, WarningsOfATraceWithNothingToPlaceAreKept) {
+    test::ScratchDir dir;
+    Imported imported({dir.write("lost.json",
+                                 R"([{"traceId":"good","id":"a","name":"x","timestamp":10,"duration":5,"localEndpoint":{"serviceName":"s"}},)"
+                                 R"({"traceId":"lost","id":"b","name":"y","localEndpoint":{"serviceName":"s"}}])")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    EXPECT_EQ(imported.summary->requests, 1);
+    EXPECT_EQ(imported.summary->warnings, 1);
+    ASSERT_EQ(imported.summary->warningSamples.size(), 1u);
+    EXPECT_EQ(imported.summary->warningSamples[0], "trace lost: span b has no timestamp");
 }
