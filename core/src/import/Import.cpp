@@ -160,6 +160,9 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
         const std::size_t end = head.find_first_of("\r\n", first);
         const std::string_view line = head.substr(first, end == std::string_view::npos ? head.npos : end - first);
         if (line.find("\"request\"") != line.npos && line.find("\"ts_us\"") != line.npos) return InputFormat::EventsJsonl;
+        // A Jaeger trace may list more processes than the first 64 KiB hold before its spans.
+        if (body.find("\"data\"") != std::string_view::npos && body.find("\"traceID\"") != std::string_view::npos)
+            return InputFormat::JaegerJson;
         return Status::error(path + ": byte " + std::to_string(first) +
                              ": JSON that is neither OTLP (resourceSpans), Jaeger (data/spans) nor an events-jsonl log");
     }

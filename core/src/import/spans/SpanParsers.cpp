@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <string_view>
+#include <unordered_map>
 
 #include "tracelight/import/Csv.h"
 #include "tracelight/base/Json.h"
@@ -204,6 +206,10 @@ Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanS
     const JsonValue* spans = trace.find("spans");
     if (!spans || !spans->isArray()) return Status::error(where + "a trace has no spans array");
     const JsonValue* processes = trace.find("processes");
+    // The process table by id, so that each span finds its process without a search of the table.
+    std::unordered_map<std::string_view, const JsonValue*> processById;
+    if (processes && processes->isObject())
+        for (const auto& [id, process] : processes->object()) processById.emplace(id, &process);  // the first of an id wins, as find()
     for (const auto& s : spans->array()) {
         if (!s.isObject()) return Status::error(where + "a span is not an object");
         RawSpan span;
@@ -230,7 +236,8 @@ Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanS
         }
         if (span.parentId.empty()) span.parentId = scalar(s.find("parentSpanID"));
         const std::string pid = scalar(s.find("processID"));
-        const JsonValue* process = processes && processes->isObject() ? processes->find(pid) : s.find("process");
+        const auto known = processById.find(pid);
+        const JsonValue* process = processes && processes->isObject() ? (known == processById.end() ? nullptr : known->second) : s.find("process");
         if (process && process->isObject()) {
             span.service = scalar(process->find("serviceName"));
             if (const JsonValue* tags = process->find("tags"); tags && tags->isArray())

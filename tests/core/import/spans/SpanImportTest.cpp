@@ -493,3 +493,40 @@ TEST(SpanImport, WarningsOfATraceWithNothingToPlaceAreKept) {
     ASSERT_EQ(imported.summary->warningSamples.size(), 1u);
     EXPECT_EQ(imported.summary->warningSamples[0], "trace lost: span b has no timestamp");
 }
+
+// A Jaeger trace whose 100,000 spans each have their own process: the process was looked up by a
+// search of the trace's process table per span (quadratic).
+TEST(SpanImport, JaegerTraceWithHundredThousandProcesses) {
+    constexpr int kSpans = 100000;
+    test::ScratchDir dir;
+    std::string processes, spans;
+    for (int i = 0; i < kSpans; ++i) {
+        const std::string n = std::to_string(i);
+        processes += std::string(i ? "," : "") + R"("p)" + n + R"(":{"serviceName":"svc)" + std::to_string(i % 10) +
+                     R"(","tags":[{"key":"hostname","value":"host)" + n + R"("}]})";
+        spans += std::string(i ? "," : "") + R"({"spanID":"s)" + n + R"(","operationName":"op","startTime":)" +
+                 std::to_string(1000 + i) + R"(,"duration":1,"processID":"p)" + n + R"("})";
+    }
+    Imported imported({dir.write("procs.json", R"({"data":[{"traceID":"many","processes":{)" + processes + R"(},"spans":[)" + spans + "]}]}")},
+                      InputFormat::JaegerJson);
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    EXPECT_EQ(imported.summary->spans, kSpans);
+    EXPECT_EQ(imported.summary->events, 2 * kSpans);
+    EXPECT_EQ(imported.scalar("SELECT COUNT(DISTINCT host_id) FROM events"), kSpans);  // each span's own process
+}
+
+// Jaeger JSON whose first trace lists more than 64 KiB of processes before its spans: recognised by
+// "data" and "traceID" (it was "neither OTLP, Jaeger nor events-jsonl").
+TEST(SpanImport, RecognisesJaegerWithALongProcessTable) {
+    test::ScratchDir dir;
+    std::string processes;
+    for (int i = 0; i < 5000; ++i) processes += std::string(i ? "," : "") + R"("p)" + std::to_string(i) + R"(":{"serviceName":"service-with-a-long-name"})";
+    const auto path = dir.write("late-spans.json", R"({"data":[{"traceID":"t","processes":{)" + processes +
+                                                       R"(},"spans":[{"spanID":"a","operationName":"x","startTime":1,"duration":2,"processID":"p0"}]}]})");
+    auto format = detectInputFormat(path);
+    ASSERT_TRUE(format) << format.message();
+    EXPECT_EQ(format.value(), InputFormat::JaegerJson);
+    // An events-jsonl line that happens to carry such keys as attributes stays an event log.
+    const auto jsonl = dir.write("ev.jsonl", R"({"request":"r","host":"h","task":"t","event":"e","ts_us":1,"attrs":{"data":"x","traceID":"y"}})" "\n");
+    EXPECT_EQ(detectInputFormat(jsonl).value(), InputFormat::EventsJsonl);
+}
