@@ -292,8 +292,11 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
     if (Status s = flushRequest(); !s) return s;
 
     // A task that logs the same event again (a loop, a retried lock) gets EVENT#2, EVENT#3, ...
+    std::unordered_map<std::uint32_t, std::string> baseName;  // one label lookup per repeated event, not per repeat
     for (const Rename& r : renames) {
-        auto label = intern(m_store.label(LabelId(r.event)) + "#" + std::to_string(r.occurrence), LabelRole::Event);
+        auto base = baseName.find(r.event);
+        if (base == baseName.end()) base = baseName.emplace(r.event, m_store.label(LabelId(r.event))).first;
+        auto label = intern(base->second + "#" + std::to_string(r.occurrence), LabelRole::Event);
         if (!label) return label.status();
         rename.bind(1, label.value()).bind(2, r.request).bind(3, r.task).bind(4, r.ord);
         const int rc = rename.step();

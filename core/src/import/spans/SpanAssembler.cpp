@@ -219,6 +219,13 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         }
         for (auto r = rests.rbegin(); r != rests.rend(); ++r) parts.push_back(std::move(*r));
     };
+    {
+        // At most: start and end per span, a call and a return per child, its span events. Reserved
+        // at once, so a trace of a million spans does not hold two copies while the vector grows.
+        std::size_t most = 0;
+        for (auto i : order) most += 2 + 2 * children[i].size() + spans[i].events.size();
+        out.events.reserve(most);
+    }
     for (auto i : order) {
         if (absorbedInto[i] >= 0) continue;  // written with its client
         std::vector<std::pair<std::size_t, std::vector<Pending>>> parts;
@@ -231,7 +238,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
                 if (p.rank == 0) startSeq[owner] = seq;
                 if (p.rank == 2) endSeq[owner] = seq;
                 if (p.child >= 0) (p.isCall ? callSeq[owner] : returnSeq[owner]).emplace_back(p.child, seq);
-                out.events.push_back({task[i], p.name, host, p.ts, seq, std::move(p.attrs)});
+                out.events.push_back({task[i], std::move(p.name), host, p.ts, seq, std::move(p.attrs)});
             }
         }
     }
