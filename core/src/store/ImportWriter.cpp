@@ -211,6 +211,12 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
         if (state.id >= m_firstRequestId && static_cast<std::size_t>(state.id - m_firstRequestId) < originHost.size())
             originHost[state.id - m_firstRequestId] = state.originHost;
 
+    // A request's name as the input gave it, for warnings (only while samples are kept).
+    auto nameOf = [&](std::int64_t id) -> std::string {
+        for (const auto& [name, state] : m_requests)
+            if (state.id == id) return name;
+        return "#" + std::to_string(id);
+    };
     struct Rename { std::uint32_t request, task; std::int64_t ord; std::uint32_t event; int occurrence; };
     std::vector<Rename> renames;
     // By event id: occurrences within the task numbered `task` (a serial, so nothing is cleared per task).
@@ -265,7 +271,7 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
             ++taskSerial;
         } else if (host == lastHost && ts < lastTs) {
             if (!wantsSample()) ++m_warnings;  // counted; the message (a label lookup) only while samples are kept
-            else warn("request #" + std::to_string(request) + ": task " + m_store.label(LabelId(static_cast<std::uint32_t>(task))) +
+            else warn("request " + quoted(nameOf(request)) + ": task " + m_store.label(LabelId(static_cast<std::uint32_t>(task))) +
                  " goes back in time on one host (" + std::to_string(lastTs) + " -> " + std::to_string(ts) + " us)");
         }
         lastHost = host;

@@ -435,3 +435,15 @@ TEST_F(BadInput, SpanTimestampOutOfRange) {
                    R"({"data":[{"traceID":"t1","spans":[{"traceID":"t1","spanID":"a","operationName":"x","startTime":9000000000000000000,"duration":9000000000000000000}]}]})",
                    {"overflow.json: byte ", "span a: duration 9000000000000000000 is out of range"});
 }
+
+// The warning names the request as the input does ("request #12" was its row id in the database).
+TEST(EventImport, BackInTimeWarningNamesTheRequest) {
+    Fixture f;
+    ASSERT_TRUE(f.import({f.dir.write("first.csv", "request,host,task,event,ts_us\nearlier,h,t,A,1\n")}, InputFormat::Auto, "a"));
+    auto summary = f.import({f.dir.write("back.csv", "request,host,task,event,ts_us\nlater,h,t,A,10\nlater,h,t,B,5\n")},
+                            InputFormat::Auto, "b");
+    ASSERT_TRUE(summary) << summary.message();
+    ASSERT_EQ(summary->warningSamples.size(), 1u);
+    EXPECT_EQ(summary->warningSamples[0].rfind("request 'later': task t goes back in time on one host", 0), 0u)
+        << summary->warningSamples[0];
+}
