@@ -111,6 +111,9 @@ TEST(LineReader, CrLfAcrossTheBufferEdgeIsOneLineEnd) {
     ASSERT_EQ(lines.size(), 2u);
     EXPECT_EQ(lines[0].size(), first.size());
     EXPECT_EQ(lines[1], "next");
+    // A lone CR as the chunk's last byte, and as the file's last byte.
+    EXPECT_EQ(allLines(dir.write("edge-cr.txt", first + "\rnext\r")).size(), 2u);
+    EXPECT_EQ(allLines(dir.write("edge-end.txt", first + "\r")).size(), 1u);
 }
 
 // Many CR-only lines: each is found without searching the rest of the buffer for a '\n'.
@@ -149,4 +152,32 @@ TEST(Csv, LongMultiLineFieldIsLinear) {
     ASSERT_EQ(fields.size(), 2u);
     EXPECT_EQ(fields[0], field);
     EXPECT_EQ(fields[1], "2");
+}
+
+// Any mix of \n, \r\n and lone \r splits as the obvious reference does (the reader remembers where
+// the next \n and \r are between lines; this checks that memory against a plain scan).
+TEST(LineReader, AnyMixOfLineEndsMatchesAReferenceSplit) {
+    test::ScratchDir dir;
+    std::uint32_t state = 12345;
+    auto next = [&] { return state = state * 1664525u + 1013904223u; };
+    for (int round = 0; round < 200; ++round) {
+        std::string text;
+        const int length = static_cast<int>(next() % 400);
+        for (int i = 0; i < length; ++i) text += "ab\r\n"[next() >> 30];
+        std::vector<std::string> expected;
+        std::string current;
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            if (text[i] == '\n' || text[i] == '\r') {
+                expected.push_back(current);
+                current.clear();
+                if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+            } else {
+                current += text[i];
+            }
+        }
+        if (!current.empty()) expected.push_back(current);
+        std::uint64_t consumed = 0;
+        ASSERT_EQ(allLines(dir.write("mix.txt", text), &consumed), expected) << "round " << round;
+        EXPECT_EQ(consumed, text.size());
+    }
 }
