@@ -71,7 +71,8 @@ CsvReader::Next CsvReader::next(std::vector<std::string_view>& fields) {
     std::string_view record = line;
     if (line.find('"') != std::string_view::npos && insideQuotes(line)) {
         m_joined.assign(line);
-        for (;;) {
+        // The quote state carries over line by line (rescanning the whole record would be quadratic).
+        for (bool open = true; open;) {
             std::string_view more;
             if (!m_lines.nextLine(more)) {
                 m_error = "unterminated quoted field (file ends inside quotes)";
@@ -79,7 +80,7 @@ CsvReader::Next CsvReader::next(std::vector<std::string_view>& fields) {
             }
             m_joined.push_back('\n');
             m_joined.append(more);
-            if (!insideQuotes(m_joined)) break;
+            open = insideQuotes(more) ? !open : open;
         }
         record = m_joined;
     }

@@ -42,15 +42,17 @@ public:
     ~SpanStager() { sqlite::exec(m_db, "DROP TABLE IF EXISTS temp.staged_spans"); }
 
     Status start() {
-        if (Status s = sqlite::exec(m_db, "CREATE TEMP TABLE IF NOT EXISTS staged_spans(trace TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL);"
+        if (Status s = sqlite::exec(m_db, "CREATE TEMP TABLE IF NOT EXISTS staged_spans(trace TEXT NOT NULL, seq INTEGER NOT NULL, "
+                                          "source INTEGER NOT NULL, data TEXT NOT NULL);"
                                           "DELETE FROM temp.staged_spans;");
             !s)
             return s;
-        m_insert.prepare(m_db, "INSERT INTO temp.staged_spans(trace, seq, data) VALUES(?1, ?2, ?3)");
+        m_insert.prepare(m_db, "INSERT INTO temp.staged_spans(trace, seq, source, data) VALUES(?1, ?2, ?3, ?4)");
         return Status::ok();
     }
 
-    Status add(const RawSpan& s) {
+    // source: the index of the input file the span came from, so errors about its trace can name the file.
+    Status add(const RawSpan& s, std::size_t source) {
         JsonWriter w;
         w.beginObject().key("s").value(s.spanId).key("p").value(s.parentId).key("sv").value(s.service).key("h").value(s.host)
             .key("o").value(s.operation).key("b").value(s.startUs).key("e").value(s.endUs).key("sh").value(s.shared)
@@ -59,7 +61,7 @@ public:
         w.endArray().key("ev").beginArray();
         for (const auto& [name, ts] : s.events) w.beginArray().value(name).value(ts).endArray();
         w.endArray().endObject();
-        m_insert.bind(1, s.traceId).bind(2, m_count++).bind(3, w.text());
+        m_insert.bind(1, s.traceId).bind(2, m_count++).bind(3, static_cast<std::int64_t>(source)).bind(4, w.text());
         const int rc = m_insert.step();
         m_insert.reset();
         if (rc != SQLITE_DONE) return Status::error(std::string("cannot stage span: ") + sqlite3_errmsg(m_db));
@@ -68,20 +70,24 @@ public:
 
     std::int64_t count() const { return m_count; }
 
-    // Calls f(spans) once per trace, in trace-id order.
+    // Calls f(spans, sources) once per trace, in trace-id order; sources: the input files it came from.
     template <typename F>
     Status forEachTrace(F&& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
         sqlite::exec(m_db, "CREATE INDEX IF NOT EXISTS temp.staged_by_trace ON staged_spans(trace, seq)");
-        sqlite::Statement q(m_db, "SELECT trace, data FROM temp.staged_spans ORDER BY trace, seq");
+        sqlite::Statement q(m_db, "SELECT trace, data, source FROM temp.staged_spans ORDER BY trace, seq");
         std::vector<RawSpan> trace;
+        std::vector<std::size_t> sources;
         std::string current;
         std::int64_t done = 0;
         for (int rc = q.step(); rc == SQLITE_ROW; rc = q.step()) {
             const std::string_view id = q.text(0);
             if (!trace.empty() && id != current) {
-                if (Status s = f(std::move(trace)); !s) return s;
+                if (Status s = f(std::move(trace), sources); !s) return s;
                 trace.clear();
+                sources.clear();
             }
+            if (const auto source = static_cast<std::size_t>(q.int64(2)); std::find(sources.begin(), sources.end(), source) == sources.end())
+                sources.push_back(source);
             current = id;
             JsonValue v;
             if (!JsonValue::parse(q.text(1), v, nullptr, nullptr)) return Status::error("damaged staged span");
@@ -104,7 +110,7 @@ public:
                 if (progress) progress(double(done) / double(std::max<std::int64_t>(1, m_count)));
             }
         }
-        if (!trace.empty()) return f(std::move(trace));
+        if (!trace.empty()) return f(std::move(trace), sources);
         return Status::ok();
     }
 
@@ -151,9 +157,12 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
         if (body.find("\"spans\"") != std::string_view::npos &&
             (body.find("\"traceID\"") != std::string_view::npos || body.find("\"data\"") != std::string_view::npos))
             return InputFormat::JaegerJson;
-        const std::size_t end = head.find('\n', first);
+        const std::size_t end = head.find_first_of("\r\n", first);
         const std::string_view line = head.substr(first, end == std::string_view::npos ? head.npos : end - first);
         if (line.find("\"request\"") != line.npos && line.find("\"ts_us\"") != line.npos) return InputFormat::EventsJsonl;
+        // A Jaeger trace may list more processes than the first 64 KiB hold before its spans.
+        if (body.find("\"data\"") != std::string_view::npos && body.find("\"traceID\"") != std::string_view::npos)
+            return InputFormat::JaegerJson;
         return Status::error(path + ": byte " + std::to_string(first) +
                              ": JSON that is neither OTLP (resourceSpans), Jaeger (data/spans) nor an events-jsonl log");
     }
@@ -163,11 +172,10 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
         return Status::error(path + ": byte " + std::to_string(first) + ": a JSON array that is not Zipkin v2 spans (traceId, id)");
     }
     // A CSV header: the event-log columns, or a span table.
-    const std::size_t end = head.find('\n');
+    const std::size_t end = head.find_first_of("\r\n");  // a lone CR ends a line too (LineReader)
     std::vector<std::string_view> fields;
     std::deque<std::string> storage;
     std::string_view headerLine = head.substr(0, end);
-    if (!headerLine.empty() && headerLine.back() == '\r') headerLine.remove_suffix(1);
     if (splitCsvRecord(headerLine, fields, storage, nullptr)) {
         // Most of the required columns: an events-csv file, whose parser then names what is missing.
         int found = 0;
@@ -242,11 +250,13 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     for (auto f : formats) anySpans |= isSpanFormat(f);
     if (anySpans)
         if (Status s = stager.start(); !s) return fail(Status::error(store.path() + ": " + s.message()));
-    const SpanSink stageSpan = [&](RawSpan&& span) { return stager.add(span); };
+    std::size_t currentInput = 0;
+    const SpanSink stageSpan = [&](RawSpan&& span) { return stager.add(span, currentInput); };
     // Reading is ~90% of the work; the summary pass takes the rest.
     constexpr double kReadShare = 0.9;
     for (std::size_t i = 0; i < options.inputs.size(); ++i) {
         const std::string& input = options.inputs[i];
+        currentInput = i;
         const std::string stage = "reading " + fs::path(input).filename().string();
         ByteProgress onBytes = [&](std::uint64_t bytes) {
             if (totalBytes) reporter.report(kReadShare * double(bytesBefore + bytes) / double(totalBytes), stage);
@@ -273,20 +283,27 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     // Each staged trace becomes one request: events, known causal links and its warnings.
     summary.spans = stager.count();
     if (anySpans) {
-        const auto assemble = [&](std::vector<RawSpan>&& spans) -> Status {
+        const auto assemble = [&](std::vector<RawSpan>&& spans, const std::vector<std::size_t>& sources) -> Status {
             AssembledTrace trace = assembleTrace(std::move(spans));
+            // Errors name the file(s) the trace came from and the trace: "a.json: trace t1: ...".
+            const auto where = [&] {
+                std::string files;
+                for (auto source : sources) files += (files.empty() ? "" : ", ") + options.inputs[source];
+                return files + ": trace " + trace.traceId + ": ";
+            };
             std::vector<RawAttribute> attrs;
             for (const auto& e : trace.events) {
                 attrs.clear();
                 for (const auto& [k, v] : e.attributes) attrs.push_back({k, v});
                 RawEvent raw{trace.traceId, e.host, e.task, e.event, e.tsUs, e.seq, attrs};
-                if (Status s = writer.addEvent(raw); !s) return Status::error("trace " + trace.traceId + ": " + s.message());
+                if (Status s = writer.addEvent(raw); !s) return Status::error(where() + s.message());
             }
             for (const auto& l : trace.links)
-                if (Status s = writer.addLink(trace.traceId, l.fromTask, l.fromSeq, l.toTask, l.toSeq); !s) return s;
+                if (Status s = writer.addLink(trace.traceId, l.fromTask, l.fromSeq, l.toTask, l.toSeq); !s)
+                    return Status::error(where() + s.message());
             if (!trace.warnings.empty()) ++summary.tracesWithWarnings;
             for (const auto& w : trace.warnings)
-                if (Status s = writer.addWarning(trace.traceId, w); !s) return s;
+                if (Status s = writer.addWarning(trace.traceId, w); !s) return Status::error(where() + s.message());
             return Status::ok();
         };
         const std::function<void(double)> traceProgress = [&](double f) { reporter.report(kReadShare * (0.8 + 0.2 * f), "assembling traces"); };
@@ -305,6 +322,11 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     summary.tracesWithWarnings = tracesWithWarnings;
     summary.warnings += fileWarnings;
     summary.warningSamples.insert(summary.warningSamples.begin(), fileSamples.begin(), fileSamples.end());
+    // Each sample once (the same file given twice, the same problem in several places).
+    std::vector<std::string> distinct;
+    for (auto& w : summary.warningSamples)
+        if (std::find(distinct.begin(), distinct.end(), w) == distinct.end()) distinct.push_back(std::move(w));
+    summary.warningSamples = std::move(distinct);
     if (cancel && cancel->isCancelled()) return fail(Status::error("import cancelled"));
     if (Status s = store.commit(); !s) return s;
     return summary;

@@ -34,8 +34,10 @@ bool LineReader::refill() {
     if (m_begin > 0) {  // keep the unfinished line at the front
         std::memmove(m_buffer.data(), m_buffer.data() + m_begin, m_end - m_begin);
         m_end -= m_begin;
+        m_clean = m_clean > m_begin ? m_clean - m_begin : 0;
         m_begin = 0;
     }
+    m_lf = m_cr = kUnknown;
     if (m_end == m_buffer.size()) {  // a line longer than the buffer (never much longer than the limit)
         const std::size_t grown = m_buffer.size() * 2;
         m_buffer.resize(m_maxLine ? std::max(m_buffer.size(), std::min(grown, m_maxLine + 2)) : grown);
@@ -49,6 +51,12 @@ bool LineReader::refill() {
     return true;
 }
 
+std::size_t LineReader::find(std::size_t from, char c) const {
+    if (from >= m_end) return m_end;
+    const void* hit = std::memchr(m_buffer.data() + from, c, m_end - from);
+    return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - m_buffer.data()) : m_end;
+}
+
 bool LineReader::nextLine(std::string_view& line) {
     if (!m_file || m_tooLong) return false;
     auto tooLong = [&] {
@@ -57,35 +65,44 @@ bool LineReader::nextLine(std::string_view& line) {
         ++m_lineNumber;
         return false;
     };
-    std::size_t searchFrom = m_begin;
+    if (!m_started) {
+        m_started = true;
+        while (m_end - m_begin < 3 && refill()) {}
+        if (m_end - m_begin >= 3 && std::memcmp(m_buffer.data() + m_begin, "\xEF\xBB\xBF", 3) == 0) {  // UTF-8 BOM
+            m_begin += 3;
+            m_consumed += 3;
+        }
+    }
     for (;;) {
-        const char* start = m_buffer.data() + searchFrom;
-        const void* newline = std::memchr(start, '\n', m_end - searchFrom);
-        if (newline) {
-            const std::size_t pos = static_cast<const char*>(newline) - m_buffer.data();
-            std::size_t len = pos - m_begin;
-            if (m_maxLine && len > m_maxLine + 1) return tooLong();  // + 1: a "\r" before the "\n"
-            line = std::string_view(m_buffer.data() + m_begin, len);
-            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        const std::size_t from = std::max(m_begin, m_clean);
+        if (m_lf == kUnknown || m_lf < m_begin) m_lf = find(from, '\n');
+        if (m_cr == kUnknown || m_cr < m_begin) m_cr = find(from, '\r');
+        const std::size_t pos = std::min(m_lf, m_cr);
+        // A CR as the last byte read may be the first half of a CRLF: read on before deciding.
+        const bool crPending = pos == m_cr && pos + 1 == m_end && !m_eof;
+        if (pos < m_end && !crPending) {
+            if (m_maxLine && pos - m_begin > m_maxLine) return tooLong();
+            const std::size_t terminator = pos == m_cr && pos + 1 < m_end && m_buffer[pos + 1] == '\n' ? 2 : 1;
+            line = std::string_view(m_buffer.data() + m_begin, pos - m_begin);
             m_lineStart = m_consumed;
-            m_consumed += len + 1;
-            m_begin = pos + 1;
+            m_consumed += pos - m_begin + terminator;
+            m_begin = pos + terminator;
             ++m_lineNumber;
             return true;
         }
-        const std::size_t scanned = m_end - m_begin;
-        if (m_maxLine && scanned > m_maxLine + 1) return tooLong();
+        if (m_maxLine && m_end - m_begin > m_maxLine + 1) return tooLong();  // + 1: a CR that may end it
+        m_clean = crPending ? pos : m_end;  // nothing to find before here after the refill
         if (!refill()) {
+            if (crPending) continue;  // end of file: the CR was a line end on its own
             if (m_end == m_begin) return false;
-            line = std::string_view(m_buffer.data() + m_begin, m_end - m_begin);  // last line without newline
-            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+            if (m_maxLine && m_end - m_begin > m_maxLine) return tooLong();
+            line = std::string_view(m_buffer.data() + m_begin, m_end - m_begin);  // last line without a line end
             m_lineStart = m_consumed;
             m_consumed += m_end - m_begin;
             m_begin = m_end;
             ++m_lineNumber;
             return true;
         }
-        searchFrom = m_begin + scanned;
     }
 }
 

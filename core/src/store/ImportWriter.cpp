@@ -7,7 +7,6 @@
 namespace tracelight {
 
 namespace {
-constexpr std::size_t kMaxWarningSamples = 10;
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 } // namespace
 
@@ -81,7 +80,9 @@ Result<std::uint32_t> ImportWriter::intern(std::string_view text, LabelRole role
 
 void ImportWriter::warn(std::string message) {
     ++m_warnings;
-    if (m_warningSamples.size() < kMaxWarningSamples) m_warningSamples.push_back(std::move(message));
+    // The samples show different problems: a repeated message is counted, not listed again.
+    if (wantsSample() && std::find(m_warningSamples.begin(), m_warningSamples.end(), message) == m_warningSamples.end())
+        m_warningSamples.push_back(std::move(message));
 }
 
 Status ImportWriter::setAttribute(std::uint32_t request, std::uint32_t taskId, std::int64_t ord,
@@ -90,18 +91,10 @@ Status ImportWriter::setAttribute(std::uint32_t request, std::uint32_t taskId, s
     if (!key) return key.status();
     auto value = intern(attr.value, LabelRole::AttributeValue);
     if (!value) return value.status();
-    if (request != m_attrRequest) {
-        m_attrRequest = request;
-        m_attrCache.clear();
-    }
-    std::uint32_t stored = 0;
-    bool known = false;
-    for (const auto& [k, v] : m_attrCache)
-        if (k == key.value()) {
-            stored = v;
-            known = true;
-        }
-    if (!known) {
+    if (key.value() >= m_attrCache.size()) m_attrCache.resize(std::size_t(key.value()) + 1);
+    StoredAttribute& cached = m_attrCache[key.value()];
+    std::uint32_t stored = cached.value;
+    if (cached.request != request) {
         m_insertRequestAttr.bind(1, request).bind(2, key.value()).bind(3, value.value());
         m_insertRequestAttr.step();
         m_insertRequestAttr.reset();
@@ -112,7 +105,7 @@ Status ImportWriter::setAttribute(std::uint32_t request, std::uint32_t taskId, s
             if (m_selectRequestAttr.step() == SQLITE_ROW) stored = static_cast<std::uint32_t>(m_selectRequestAttr.int64(0));
             m_selectRequestAttr.reset();
         }
-        m_attrCache.emplace_back(key.value(), stored);
+        cached = {request, stored};
     }
     // The request keeps its first value; a differing value stays with the event that logged it.
     if (stored != value.value()) {
@@ -191,9 +184,9 @@ Status ImportWriter::addLink(std::string_view request, std::string_view fromTask
 }
 
 Status ImportWriter::addWarning(std::string_view request, const std::string& message) {
-    auto it = m_requests.find(request);
-    if (it == m_requests.end()) return Status::ok();
     warn("trace " + std::string(request) + ": " + message);
+    auto it = m_requests.find(request);
+    if (it == m_requests.end()) return Status::ok();  // no span of it could be placed: counted, not stored
     m_insertWarning.bind(1, it->second.id).bind(2, message);
     const int rc = m_insertWarning.step();
     m_insertWarning.reset();
@@ -218,9 +211,21 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
         if (state.id >= m_firstRequestId && static_cast<std::size_t>(state.id - m_firstRequestId) < originHost.size())
             originHost[state.id - m_firstRequestId] = state.originHost;
 
+    // A request's name as the input gave it, for warnings (only while samples are kept).
+    auto nameOf = [&](std::int64_t id) -> std::string {
+        for (const auto& [name, state] : m_requests)
+            if (state.id == id) return name;
+        return "#" + std::to_string(id);
+    };
     struct Rename { std::uint32_t request, task; std::int64_t ord; std::uint32_t event; int occurrence; };
     std::vector<Rename> renames;
-    std::vector<std::pair<std::uint32_t, int>> taskEventCounts;  // event id -> occurrences within the current task
+    // By event id: occurrences within the task numbered `task` (a serial, so nothing is cleared per task).
+    struct Occurrences {
+        std::int64_t task = -1;
+        int count = 0;
+    };
+    std::vector<Occurrences> occurrences;
+    std::int64_t taskSerial = 0;
     std::vector<std::uint32_t> hosts;
     std::int64_t currentRequest = -1, currentTask = -1;
     std::int64_t events = 0, tasks = 0;
@@ -263,9 +268,10 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
         if (task != currentTask) {
             currentTask = task;
             ++tasks;
-            taskEventCounts.clear();
+            ++taskSerial;
         } else if (host == lastHost && ts < lastTs) {
-            warn("request #" + std::to_string(request) + ": task " + m_store.label(LabelId(static_cast<std::uint32_t>(task))) +
+            if (!wantsSample()) ++m_warnings;  // counted; the message (a label lookup) only while samples are kept
+            else warn("request " + quoted(nameOf(request)) + ": task " + m_store.label(LabelId(static_cast<std::uint32_t>(task))) +
                  " goes back in time on one host (" + std::to_string(lastTs) + " -> " + std::to_string(ts) + " us)");
         }
         lastHost = host;
@@ -278,14 +284,10 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
             originMax = originSeen ? std::max(originMax, ts) : ts;
             originSeen = true;
         }
-        int occurrence = 1;
-        bool found = false;
-        for (auto& [id, count] : taskEventCounts)
-            if (id == event) {
-                occurrence = ++count;
-                found = true;
-            }
-        if (!found) taskEventCounts.emplace_back(event, 1);
+        if (event >= occurrences.size()) occurrences.resize(std::size_t(event) + 1);
+        Occurrences& seen = occurrences[event];
+        if (seen.task != taskSerial) seen = {taskSerial, 0};
+        const int occurrence = ++seen.count;
         if (occurrence > 1)
             renames.push_back({static_cast<std::uint32_t>(request), static_cast<std::uint32_t>(task), ord, event, occurrence});
         if ((++processed & 0xFFFF) == 0) {
@@ -296,8 +298,11 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
     if (Status s = flushRequest(); !s) return s;
 
     // A task that logs the same event again (a loop, a retried lock) gets EVENT#2, EVENT#3, ...
+    std::unordered_map<std::uint32_t, std::string> baseName;  // one label lookup per repeated event, not per repeat
     for (const Rename& r : renames) {
-        auto label = intern(m_store.label(LabelId(r.event)) + "#" + std::to_string(r.occurrence), LabelRole::Event);
+        auto base = baseName.find(r.event);
+        if (base == baseName.end()) base = baseName.emplace(r.event, m_store.label(LabelId(r.event))).first;
+        auto label = intern(base->second + "#" + std::to_string(r.occurrence), LabelRole::Event);
         if (!label) return label.status();
         rename.bind(1, label.value()).bind(2, r.request).bind(3, r.task).bind(4, r.ord);
         const int rc = rename.step();

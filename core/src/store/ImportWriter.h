@@ -33,7 +33,9 @@ struct RawEvent {
 
 struct StringHash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    // Not noexcept on purpose: libstdc++ then keeps each key's hash in its node, so a lookup does not
+    // rehash every string it passes in the bucket (a cache miss each, with hundreds of thousands of labels).
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 template <typename V>
 using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
@@ -58,6 +60,8 @@ private:
     Result<std::uint32_t> intern(std::string_view text, LabelRole role);
     Status setAttribute(std::uint32_t request, std::uint32_t taskId, std::int64_t ord, const RawAttribute& attr);
     void warn(std::string message);
+    bool wantsSample() const { return m_warningSamples.size() < kMaxWarningSamples; }
+    static constexpr std::size_t kMaxWarningSamples = 10;
 
     struct RequestState {
         std::uint32_t id;
@@ -77,9 +81,13 @@ private:
     std::int64_t m_warnings = 0;
     std::vector<std::string> m_warningSamples;
 
-    // Attribute values already stored for the request seen last (inputs are usually grouped by request).
-    std::uint32_t m_attrRequest = 0;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_attrCache;
+    // By attribute key id: the value stored for the request that set the key last (inputs are usually
+    // grouped by request). Indexed, not searched, so a row with 100,000 columns stays linear.
+    struct StoredAttribute {
+        std::uint32_t request = 0;  // 0: none yet (request ids start at 1)
+        std::uint32_t value = 0;
+    };
+    std::vector<StoredAttribute> m_attrCache;
 
     sqlite::Statement m_insertLabel, m_insertRole, m_insertRequest, m_insertEvent;
     sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertEventAttr, m_insertLink, m_insertWarning;

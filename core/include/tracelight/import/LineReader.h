@@ -18,7 +18,8 @@ public:
     // Returns false with an error message when the file cannot be opened.
     bool open(const std::string& path, std::string* error);
 
-    // The next line without its "\n" or "\r\n"; false at end of file. The view is valid until the next call.
+    // The next line without its "\n", "\r\n" or lone "\r" (old Mac line ends); false at end of file. A UTF-8
+    // byte-order mark at the start of the file is skipped. The view is valid until the next call.
     bool nextLine(std::string_view& line);
 
     // Optional: a line longer than this is not read (memory stays bounded): nextLine returns false and
@@ -33,12 +34,20 @@ public:
 
 private:
     bool refill();
+    std::size_t find(std::size_t from, char c) const;  // index of c in [from, m_end), else m_end
 
     std::FILE* m_file = nullptr;
     std::vector<char> m_buffer;
     std::size_t m_begin = 0;
     std::size_t m_end = 0;
     bool m_eof = false;
+    bool m_started = false;
+    // The first '\n' and '\r' at or after m_begin (m_end: none), kept between lines so that a file of
+    // lone CRs is not searched to the buffer's end for a '\n' on every line. kUnknown after a refill.
+    static constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);
+    std::size_t m_lf = kUnknown;
+    std::size_t m_cr = kUnknown;
+    std::size_t m_clean = 0;  // [m_begin, m_clean) holds neither (known from before a refill)
     std::uint64_t m_lineNumber = 0;
     std::uint64_t m_lineStart = 0;
     std::uint64_t m_consumed = 0;

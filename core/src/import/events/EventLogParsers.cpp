@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <unordered_set>
 
 #include "tracelight/import/Csv.h"
 #include "tracelight/base/Json.h"
@@ -57,13 +58,13 @@ Status parseEventsCsv(const std::string& path, ImportWriter& writer, const ByteP
     std::vector<std::string> attributeNames;
     std::vector<int> attributeColumns;
     std::vector<std::string> header;
+    std::unordered_set<std::string_view> names;  // views into header's strings, reserved so they stay put
+    header.reserve(fields.size());
     for (std::size_t i = 0; i < fields.size(); ++i) {
         std::string name(trim(fields[i]));
-        if (i == 0 && name.rfind("\xEF\xBB\xBF", 0) == 0) name.erase(0, 3);  // UTF-8 byte-order mark
         if (name.empty()) return lineError(path, 1, "header column " + std::to_string(i + 1) + " has no name");
-        for (const auto& seen : header)
-            if (seen == name) return lineError(path, 1, "header names column '" + name + "' twice");
         header.push_back(name);
+        if (!names.insert(header.back()).second) return lineError(path, 1, "header names column '" + name + "' twice");
         const int col = static_cast<int>(i);
         if (name == "request") colRequest = col;
         else if (name == "host") colHost = col;

@@ -77,7 +77,11 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         if (dropped[i]) continue;
         std::string p = spans[i].shared ? spans[i].spanId : spans[i].parentId;
         if (spans[i].shared && !byKey.count(p)) p = spans[i].parentId;  // no client half in this trace
-        if (p.empty() || (p == spans[i].spanId && !spans[i].shared)) continue;
+        if (p.empty()) continue;
+        if (p == spans[i].spanId && (!spans[i].shared || !byKey.count(p))) {
+            warn("span " + spans[i].spanId + " is its own parent (imported as a root)");
+            continue;
+        }
         // Children of a shared id were made by its server half, which ran on the server.
         if (!spans[i].shared && byKey.count(p + "#server")) p += "#server";
         auto it = byKey.find(p);
@@ -87,15 +91,34 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         }
         parent[i] = static_cast<long>(it->second);
     }
-    // Cycles: a span whose ancestry loops back is cut loose and becomes a root.
-    for (std::size_t i = 0; i < n; ++i) {
-        std::size_t steps = 0;
-        for (long v = parent[i]; v >= 0; v = parent[static_cast<std::size_t>(v)])
-            if (++steps > n) {
-                warn("span " + spans[i].spanId + " is in a parent cycle");
-                parent[i] = -1;
-                break;
+    // Cycles (A -> B -> A): the span of the cycle that started first is cut loose and becomes a root.
+    // One walk up from each span, marking what it passed, so each span is visited once (no n x depth).
+    {
+        enum : char { Unseen, OnWalk, Done };
+        std::vector<char> state(n, Unseen);
+        std::vector<std::size_t> walk;
+        for (std::size_t i = 0; i < n; ++i) {
+            walk.clear();
+            long v = static_cast<long>(i);
+            while (v >= 0 && state[static_cast<std::size_t>(v)] == Unseen) {
+                state[static_cast<std::size_t>(v)] = OnWalk;
+                walk.push_back(static_cast<std::size_t>(v));
+                v = parent[static_cast<std::size_t>(v)];
             }
+            if (v >= 0 && state[static_cast<std::size_t>(v)] == OnWalk) {  // the walk came back to itself
+                std::size_t first = static_cast<std::size_t>(v);
+                std::string members;
+                std::size_t u = first;
+                do {
+                    if (spans[u].startUs < spans[first].startUs) first = u;
+                    if (members.size() < 200) members += (members.empty() ? "" : " -> ") + spans[u].spanId;
+                    u = static_cast<std::size_t>(parent[u]);
+                } while (u != static_cast<std::size_t>(v));
+                warn("spans " + members + " form a parent cycle; span " + spans[first].spanId + " imported as a root");
+                parent[first] = -1;
+            }
+            for (auto w : walk) state[w] = Done;
+        }
     }
 
     // Task names: service:operation, the k-th one of a name in start order numbered #k.
@@ -125,22 +148,37 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         return false;
     };
     std::vector<long> absorbedInto(n, -1);  // child -> the client span whose task it joins
+    std::vector<long> serverOf(n, -1);      // client span -> the child that joined its task
     for (auto i : order) {
         std::vector<std::size_t> remote;
         for (auto c : children[i])
             if (hostOf(c) != hostOf(i)) remote.push_back(c);
-        if (remote.size() == 1 && (isClient(i) || children[i].size() == 1)) absorbedInto[remote[0]] = static_cast<long>(i);
+        if (remote.size() == 1 && (isClient(i) || children[i].size() == 1)) {
+            absorbedInto[remote[0]] = static_cast<long>(i);
+            serverOf[i] = static_cast<long>(remote[0]);
+        }
     }
 
     struct Pending { double ts; int rank; std::string name; long child; bool isCall; std::vector<std::pair<std::string, std::string>> attrs; };
     std::vector<std::int64_t> startSeq(n), endSeq(n);
     std::vector<std::vector<std::pair<long, std::int64_t>>> callSeq(n), returnSeq(n);
     std::vector<std::string> taskOf(task);  // the task a span's events land in (through chains of RPCs)
-    for (std::size_t i = 0; i < n; ++i) {
-        long top = static_cast<long>(i);
-        for (std::size_t steps = 0; absorbedInto[static_cast<std::size_t>(top)] >= 0 && steps <= n; ++steps)
-            top = absorbedInto[static_cast<std::size_t>(top)];
-        taskOf[i] = task[static_cast<std::size_t>(top)];
+    {
+        // The top of each chain of joined servers, remembered on the way so each span is walked once.
+        std::vector<long> top(n, -1);
+        std::vector<std::size_t> walk;
+        for (std::size_t i = 0; i < n; ++i) {
+            walk.clear();
+            std::size_t v = i;
+            while (top[v] < 0 && absorbedInto[v] >= 0) {
+                walk.push_back(v);
+                v = static_cast<std::size_t>(absorbedInto[v]);
+            }
+            const long t = top[v] >= 0 ? top[v] : static_cast<long>(v);
+            top[v] = t;
+            for (auto w : walk) top[w] = t;
+            taskOf[i] = task[static_cast<std::size_t>(t)];
+        }
     }
     // A span's own events: start, call/return per (non-absorbed) child, span events, end; time order.
     auto spanEvents = [&](std::size_t i, bool served) {
@@ -165,25 +203,33 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     // Roots first, so the request's attributes come from its root span.
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return (parent[a] < 0) > (parent[b] < 0); });
     // A span's events, with the server it called (and the one that called further, and so on) spliced in
-    // between its start and the rest: the events of one moving task, each part on its own host.
-    std::function<void(std::size_t, bool, std::vector<std::pair<std::size_t, std::vector<Pending>>>&)> chain =
-        [&](std::size_t i, bool served, std::vector<std::pair<std::size_t, std::vector<Pending>>>& parts) {
-            auto own = spanEvents(i, served);
-            long server = -1;
-            for (auto c : children[i])
-                if (absorbedInto[c] == static_cast<long>(i)) server = static_cast<long>(c);
-            if (server < 0) {
-                parts.emplace_back(i, std::move(own));
-                return;
+    // between its start and the rest: the events of one moving task, each part on its own host. Built
+    // without recursion, so a chain of 100,000 RPCs deep does not exhaust the stack.
+    auto chain = [&](std::size_t i, std::vector<std::pair<std::size_t, std::vector<Pending>>>& parts) {
+        std::vector<std::pair<std::size_t, std::vector<Pending>>> rests;  // what follows each server's part, innermost last
+        for (long v = static_cast<long>(i); v >= 0; v = serverOf[static_cast<std::size_t>(v)]) {
+            const auto span = static_cast<std::size_t>(v);
+            auto own = spanEvents(span, span != i);
+            if (serverOf[span] < 0) {
+                parts.emplace_back(span, std::move(own));
+                break;
             }
-            parts.emplace_back(i, std::vector<Pending>(own.begin(), own.begin() + 1));
-            chain(static_cast<std::size_t>(server), true, parts);
-            parts.emplace_back(i, std::vector<Pending>(own.begin() + 1, own.end()));
-        };
+            parts.emplace_back(span, std::vector<Pending>(own.begin(), own.begin() + 1));
+            rests.emplace_back(span, std::vector<Pending>(own.begin() + 1, own.end()));
+        }
+        for (auto r = rests.rbegin(); r != rests.rend(); ++r) parts.push_back(std::move(*r));
+    };
+    {
+        // At most: start and end per span, a call and a return per child, its span events. Reserved
+        // at once, so a trace of a million spans does not hold two copies while the vector grows.
+        std::size_t most = 0;
+        for (auto i : order) most += 2 + 2 * children[i].size() + spans[i].events.size();
+        out.events.reserve(most);
+    }
     for (auto i : order) {
         if (absorbedInto[i] >= 0) continue;  // written with its client
         std::vector<std::pair<std::size_t, std::vector<Pending>>> parts;
-        chain(i, false, parts);
+        chain(i, parts);
         std::int64_t seq = 0;
         for (auto& [owner, pending] : parts) {
             const std::string host = hostOf(owner).empty() ? std::string("?") : hostOf(owner);
@@ -192,7 +238,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
                 if (p.rank == 0) startSeq[owner] = seq;
                 if (p.rank == 2) endSeq[owner] = seq;
                 if (p.child >= 0) (p.isCall ? callSeq[owner] : returnSeq[owner]).emplace_back(p.child, seq);
-                out.events.push_back({task[i], p.name, host, p.ts, seq, std::move(p.attrs)});
+                out.events.push_back({task[i], std::move(p.name), host, p.ts, seq, std::move(p.attrs)});
             }
         }
     }

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <string_view>
+#include <unordered_map>
 
 #include "tracelight/import/Csv.h"
 #include "tracelight/base/Json.h"
@@ -64,6 +66,31 @@ bool integerOf(const JsonValue* v, std::int64_t& out) {
     return true;
 }
 
+// A time that is given must be an integer the importer can hold: 1e20 is out of range, not "no timestamp"
+// (which is what an absent field means). With a duration, start + duration must be in range too.
+Status checkTime(const JsonValue& object, const char* field, const std::string& where, const std::string& spanId,
+                 const char* durationField = nullptr) {
+    const JsonValue* v = object.find(field);
+    if (!v || v->isNull()) return Status::ok();
+    std::int64_t value = 0;
+    if (!integerOf(v, value)) {
+        double d = 0;
+        const std::string& t = v->string();
+        const bool numeric = (v->isNumber() || v->isString()) && !t.empty() &&
+                             std::from_chars(t.data(), t.data() + t.size(), d).ptr == t.data() + t.size();
+        return Status::error(where + "span " + spanId + ": " + field + " " + (v->isString() || v->isNumber() ? t : "value") +
+                             (numeric ? " is out of range (beyond a 64-bit integer)" : " is not an integer"));
+    }
+    if (!durationField) return Status::ok();
+    const JsonValue* dv = object.find(durationField);
+    std::int64_t duration = 0, end = 0;
+    if (!dv || dv->isNull()) return Status::ok();
+    if (!integerOf(dv, duration) || __builtin_add_overflow(value, duration, &end))
+        return Status::error(where + "span " + spanId + ": " + durationField + " " + (dv->isString() || dv->isNumber() ? dv->string() : "value") +
+                             " is out of range or not an integer");
+    return Status::ok();
+}
+
 // OTLP AnyValue: {"stringValue": ...} and friends, as text.
 std::string otlpValue(const JsonValue* v) {
     if (!v || !v->isObject() || v->object().empty()) return {};
@@ -107,6 +134,8 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
             span.operation = scalar(s.find("name"));
             span.service = service;
             span.host = host;
+            for (const char* field : {"startTimeUnixNano", "endTimeUnixNano"})
+                if (Status st = checkTime(s, field, where, span.spanId); !st) return st;
             std::int64_t start = 0, end = 0;
             if (!integerOf(s.find("startTimeUnixNano"), start) || !integerOf(s.find("endTimeUnixNano"), end)) {
                 span.hasTimestamp = false;
@@ -119,6 +148,7 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
             if (const JsonValue* events = s.find("events"); events && events->isArray())
                 for (const auto& e : events->array()) {
                     std::int64_t t = 0;
+                    if (Status st = checkTime(e, "timeUnixNano", where, span.spanId); !st) return st;
                     if (integerOf(e.find("timeUnixNano"), t)) span.events.emplace_back(scalar(e.find("name")), double(t) / 1000.0);
                 }
             if (Status st = sink(std::move(span)); !st) return st;
@@ -180,6 +210,10 @@ Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanS
     const JsonValue* spans = trace.find("spans");
     if (!spans || !spans->isArray()) return Status::error(where + "a trace has no spans array");
     const JsonValue* processes = trace.find("processes");
+    // The process table by id, so that each span finds its process without a search of the table.
+    std::unordered_map<std::string_view, const JsonValue*> processById;
+    if (processes && processes->isObject())
+        for (const auto& [id, process] : processes->object()) processById.emplace(id, &process);  // the first of an id wins, as find()
     for (const auto& s : spans->array()) {
         if (!s.isObject()) return Status::error(where + "a span is not an object");
         RawSpan span;
@@ -188,6 +222,7 @@ Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanS
         span.spanId = scalar(s.find("spanID"));
         if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "a span has no traceID or spanID");
         span.operation = scalar(s.find("operationName"));
+        if (Status st = checkTime(s, "startTime", where, span.spanId, "duration"); !st) return st;
         std::int64_t start = 0, duration = 0;
         span.hasTimestamp = integerOf(s.find("startTime"), start);
         integerOf(s.find("duration"), duration);
@@ -205,7 +240,8 @@ Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanS
         }
         if (span.parentId.empty()) span.parentId = scalar(s.find("parentSpanID"));
         const std::string pid = scalar(s.find("processID"));
-        const JsonValue* process = processes && processes->isObject() ? processes->find(pid) : s.find("process");
+        const auto known = processById.find(pid);
+        const JsonValue* process = processes && processes->isObject() ? (known == processById.end() ? nullptr : known->second) : s.find("process");
         if (process && process->isObject()) {
             span.service = scalar(process->find("serviceName"));
             if (const JsonValue* tags = process->find("tags"); tags && tags->isArray())
@@ -220,6 +256,7 @@ Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanS
         if (const JsonValue* logs = s.find("logs"); logs && logs->isArray())
             for (const auto& l : logs->array()) {
                 std::int64_t t = 0;
+                if (Status st = checkTime(l, "timestamp", where, span.spanId); !st) return st;
                 if (!integerOf(l.find("timestamp"), t)) continue;
                 std::string name = "log";
                 if (const JsonValue* fields = l.find("fields"); fields && fields->isArray())
@@ -265,6 +302,7 @@ Status zipkinSpan(const JsonValue& s, const std::string& where, const SpanSink& 
     span.parentId = scalar(s.find("parentId"));
     span.operation = scalar(s.find("name"));
     span.shared = s.find("shared") && s.find("shared")->isBool() && s.find("shared")->boolean();
+    if (Status st = checkTime(s, "timestamp", where, span.spanId, "duration"); !st) return st;
     std::int64_t start = 0, duration = 0;
     span.hasTimestamp = integerOf(s.find("timestamp"), start);
     integerOf(s.find("duration"), duration);
@@ -284,6 +322,7 @@ Status zipkinSpan(const JsonValue& s, const std::string& where, const SpanSink& 
     if (const JsonValue* annotations = s.find("annotations"); annotations && annotations->isArray())
         for (const auto& a : annotations->array()) {
             std::int64_t t = 0;
+            if (Status st = checkTime(a, "timestamp", where, span.spanId); !st) return st;
             if (integerOf(a.find("timestamp"), t)) span.events.emplace_back(scalar(a.find("value")), double(t));
         }
     return sink(std::move(span));
@@ -317,7 +356,6 @@ Status parseSpansCsv(const std::string& path, const SpanCsvMapping& givenMapping
     if (first == CsvReader::Next::End) return Status::error(path + ": empty file (expected a header row)");
     if (first == CsvReader::Next::Error) return Status::error(path + ":1: " + csv.error());
     std::vector<std::string> header(fields.begin(), fields.end());
-    if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0) header[0].erase(0, 3);
 
     SpanCsvMapping mapping = givenMapping;
     if (mapping.columns.empty()) {

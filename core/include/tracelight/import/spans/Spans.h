@@ -42,7 +42,17 @@ struct AssembledTrace {
     std::vector<std::string> warnings;  // one per problem found in this trace
 };
 
-// Builds one trace's events from its spans (all of them, in any order).
+// Builds one trace's events from its spans (all of them, in any order), in time and memory linear in
+// the spans (no recursion, so any depth). What it repairs, each with a warning for the trace:
+//   no timestamp                 the span is dropped (a time out of range is an error of the parser)
+//   ends before it starts        its end is set to its start
+//   a day from the trace         the span is dropped
+//   duplicate span id            the pieces become one span over their union (attributes and events
+//                                of all; the first piece's parent, else a later one's)
+//   missing parent               the span becomes a root
+//   its own parent               the span becomes a root
+//   parent cycle (A -> B -> A)   the cycle's earliest-starting span becomes a root; the others keep
+//                                their parents, so the cycle imports as a chain from that span
 AssembledTrace assembleTrace(std::vector<RawSpan> spans);
 
 // "frontend-579b9bff58-t2dbm" -> "frontend": a Kubernetes pod name without its last two parts.
