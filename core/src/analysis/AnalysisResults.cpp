@@ -52,9 +52,9 @@ Status storeSegmentStats(TraceStore& store, const std::string& params, const std
     w.beginObject().key("types").beginArray();
     for (const auto& t : stats) {
         w.beginObject().key("task").value(t.task).key("start").value(t.startEvent).key("end").value(t.endEvent)
-            .key("occurrences").value(t.occurrences).key("mean_us").value(t.meanDurationUs)
+            .key("occurrences").value(t.occurrences).key("mean_ns").value(t.meanDurationNs)
             .key("network_share").value(t.networkShare).key("critical_count").value(t.criticalCount)
-            .key("mean_critical_us").value(t.meanCriticalUs).key("slowest_critical_requests").beginArray();
+            .key("mean_critical_ns").value(t.meanCriticalNs).key("slowest_critical_requests").beginArray();
         for (const auto& r : t.slowestCriticalRequests) w.value(r);
         w.endArray().endObject();
     }
@@ -81,15 +81,15 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     if (stored)
         for (std::uint32_t i = 0; i < stored->types.size(); ++i)
             typeIds[{stored->types[i].task.value, stored->types[i].startEvent.value, stored->types[i].endEvent.value}] = i;
-    std::map<std::uint32_t, double> offsetOfHost;
+    std::map<std::uint32_t, TimeNs> offsetOfHost;
     {
-        sqlite::Statement q(db, "SELECT host_id, offset_us FROM clock_offsets");
-        while (q.step() == SQLITE_ROW) offsetOfHost[static_cast<std::uint32_t>(q.int64(0))] = q.real(1);
+        sqlite::Statement q(db, "SELECT host_id, offset_ns FROM clock_offsets");
+        while (q.step() == SQLITE_ROW) offsetOfHost[static_cast<std::uint32_t>(q.int64(0))] = q.int64(1);
     }
     d.analysed = stored.has_value() && !offsetOfHost.empty();
 
     sqlite::Statement q(db,
-                        "SELECT ev.task_id, ev.event_id, ev.host_id, ev.ts_local_us, t.text, e.text, h.text, ev.ord FROM events ev "
+                        "SELECT ev.task_id, ev.event_id, ev.host_id, ev.ts_ns, t.text, e.text, h.text, ev.ord FROM events ev "
                         "JOIN labels t ON t.id=ev.task_id JOIN labels e ON e.id=ev.event_id JOIN labels h ON h.id=ev.host_id "
                         "WHERE ev.request_id=?1 ORDER BY ev.task_id, ev.ord");
     q.bind(1, request.value);
@@ -106,11 +106,11 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         auto [h, freshHost] = hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(d.hosts.size()));
         if (freshHost) {
             d.hosts.emplace_back(q.text(6));
-            offsets.offsetUs.push_back(offsetOfHost.count(hostLabel) ? offsetOfHost[hostLabel] : 0.0);
+            offsets.offsetNs.push_back(offsetOfHost.count(hostLabel) ? offsetOfHost[hostLabel] : 0);
         }
         auto [t, freshTask] = taskIndex.emplace(task, static_cast<std::uint32_t>(d.tasks.size()));
         if (freshTask) d.tasks.emplace_back(q.text(4));
-        EventRecord e{task, event, HostId(h->second), SegmentTypeId(), q.real(3)};
+        EventRecord e{task, event, HostId(h->second), SegmentTypeId(), q.int64(3)};
         if (!events.empty() && events.back().task == task) {
             auto key = std::make_tuple(task, events.back().event, event);
             auto it = typeIds.find(key);
@@ -120,8 +120,8 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
             d.segmentTask.push_back(t->second);
             d.segmentStartHost.push_back(events.back().host.value);
             d.segmentEndHost.push_back(h->second);
-            d.localStartUs.push_back(events.back().localUs);
-            d.localEndUs.push_back(e.localUs);
+            d.localStartNs.push_back(events.back().localNs);
+            d.localEndNs.push_back(e.localNs);
         }
         eventAt[{q.int64(0), q.int64(7)}] = static_cast<std::uint32_t>(events.size());
         events.push_back(e);
@@ -141,7 +141,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     RequestDagBuilder builder(model);
     builder.build(events, offsets, d.dag, links);
     d.criticalPath = computeCriticalPath(d.dag);
-    d.slackUs = computeSlack(d.dag);
+    d.slackNs = computeSlack(d.dag);
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;
     return d;
@@ -171,10 +171,10 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store) {
                 auto num = [&](const char* k) { const JsonValue* v = items[i].find(k); return v && v->isNumber() ? v->number() : 0.0; };
                 auto& t = g.types[i];
                 t.occurrences = static_cast<std::int64_t>(num("occurrences"));
-                t.meanDurationUs = num("mean_us");
+                t.meanDurationNs = num("mean_ns");
                 t.networkShare = num("network_share");
                 t.criticalCount = static_cast<std::int64_t>(num("critical_count"));
-                t.meanCriticalUs = num("mean_critical_us");
+                t.meanCriticalNs = num("mean_critical_ns");
                 if (const JsonValue* list = items[i].find("slowest_critical_requests"); list && list->isArray())
                     for (const auto& r : list->array()) t.slowestCriticalRequests.push_back(r.string());
             }

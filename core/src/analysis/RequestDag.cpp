@@ -16,7 +16,7 @@ std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
         const auto& x = dag.segments[a];
         const auto& y = dag.segments[b];
-        return x.startUs != y.startUs ? x.startUs < y.startUs : x.endUs < y.endUs;
+        return x.startNs != y.startNs ? x.startNs < y.startNs : x.endNs < y.endNs;
     });
     return order;
 }
@@ -24,7 +24,7 @@ std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
 std::uint32_t lastEndingSegment(const RequestDag& dag) {
     std::uint32_t last = 0;
     for (std::uint32_t v = 1; v < dag.segments.size(); ++v)
-        if (dag.segments[v].endUs > dag.segments[last].endUs) last = v;
+        if (dag.segments[v].endNs > dag.segments[last].endNs) last = v;
     return last;
 }
 
@@ -80,8 +80,8 @@ void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
 void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag,
                               std::span<const EventLink> links) {
     const RequestSpan span = buildSegments(events, offsets, dag.segments);
-    dag.startUs = span.startUs;
-    dag.endUs = span.endUs;
+    dag.startNs = span.startNs;
+    dag.endNs = span.endNs;
     const auto& segs = dag.segments;
     const std::size_t n = segs.size();
     if (m_local.size() < m_model.typeCount()) m_local.resize(m_model.typeCount(), -1);
@@ -102,7 +102,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         });
         m_model.mutualExclusionRow(segs[i].type).forEach([&](std::size_t b) {
             const int j = b < m_local.size() ? m_local[b] : -1;
-            if (j >= 0 && segs[i].endUs <= segs[j].startUs)  // the order this request took
+            if (j >= 0 && segs[i].endNs <= segs[j].startNs)  // the order this request took
                 edges.push_back({i, static_cast<std::uint32_t>(j), EdgeKind::MutualExclusion});
         });
     }
@@ -126,9 +126,9 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         const int a1 = m_local[p.first.producer.value], b1 = m_local[p.first.consumer.value];
         const int a2 = m_local[p.second.producer.value], b2 = m_local[p.second.consumer.value];
         if (a1 < 0 || b1 < 0 || a2 < 0 || b2 < 0) continue;
-        const bool firstLeads = segs[a1].endUs <= segs[a2].endUs;
+        const bool firstLeads = segs[a1].endNs <= segs[a2].endNs;
         const int from = firstLeads ? b1 : b2, to = firstLeads ? b2 : b1;
-        if (segs[from].endUs <= segs[to].startUs)
+        if (segs[from].endNs <= segs[to].startNs)
             edges.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), EdgeKind::Pipeline});
     }
     for (const auto& s : segs) m_local[s.type.value] = -1;

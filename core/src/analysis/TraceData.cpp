@@ -52,8 +52,8 @@ SegmentTypeId TraceDataBuilder::segmentType(std::uint32_t task, std::uint32_t st
     return SegmentTypeId(id);
 }
 
-void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, double localUs) {
-    EventRecord e{task, event, HostId(), SegmentTypeId(), localUs};
+void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, TimeNs localNs) {
+    EventRecord e{task, event, HostId(), SegmentTypeId(), localNs};
     auto [h, fresh] = m_hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(m_data.hostLabels.size()));
     if (fresh) m_data.hostLabels.emplace_back(hostLabel);
     e.host = HostId(h->second);
@@ -100,7 +100,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* pro
     };
 
     sqlite::Statement scan(db,
-                           "SELECT request_id, task_id, event_id, host_id, ts_local_us, ord FROM events "
+                           "SELECT request_id, task_id, event_id, host_id, ts_ns, ord FROM events "
                            "ORDER BY request_id, task_id, ord");
     ThrottledProgress reporter(progress);
     std::int64_t currentRequest = -1;
@@ -119,7 +119,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* pro
             eventIndex[(std::uint64_t(scan.int64(1)) << 32) ^ std::uint64_t(scan.int64(5))] = requestEvents;
         ++requestEvents;
         builder.addEvent(static_cast<std::uint32_t>(scan.int64(1)), static_cast<std::uint32_t>(scan.int64(2)),
-                         static_cast<std::uint32_t>(scan.int64(3)), scan.real(4));
+                         static_cast<std::uint32_t>(scan.int64(3)), scan.int64(4));
         if ((builder.eventCount() & 0xFFFF) == 0) {
             if (cancel && cancel->isCancelled()) return Status::error("cancelled");
             reporter.report(eventCount ? double(builder.eventCount()) / double(eventCount) : 1.0, "reading events");

@@ -53,8 +53,8 @@ public:
     Status add(const RawSpan& s) {
         JsonWriter w;
         w.beginObject().key("s").value(s.spanId).key("p").value(s.parentId).key("sv").value(s.service).key("h").value(s.host)
-            .key("o").value(s.operation).key("b").value(s.startUs).key("e").value(s.endUs).key("sh").value(s.shared)
-            .key("t").value(s.hasTimestamp).key("a").beginArray();
+            .key("o").value(s.operation).key("b").value(s.startNs).key("e").value(s.endNs).key("sh").value(s.shared)
+            .key("t").value(s.hasTimestamp).key("te").value(s.timeError).key("a").beginArray();
         for (const auto& [k, v] : s.attributes) w.beginArray().value(k).value(v).endArray();
         w.endArray().key("ev").beginArray();
         for (const auto& [name, ts] : s.events) w.beginArray().value(name).value(ts).endArray();
@@ -92,12 +92,15 @@ public:
             s.service = v.find("sv")->string();
             s.host = v.find("h")->string();
             s.operation = v.find("o")->string();
-            s.startUs = v.find("b")->number();
-            s.endUs = v.find("e")->number();
+            // Integers from their literal text: a double would round nanoseconds at today's epoch.
+            auto integer = [](const JsonValue* n) { return parseNanoseconds(n->string()).value_or(0); };
+            s.startNs = integer(v.find("b"));
+            s.endNs = integer(v.find("e"));
             s.shared = v.find("sh")->boolean();
             s.hasTimestamp = v.find("t")->boolean();
+            s.timeError = v.find("te")->string();
             for (const auto& a : v.find("a")->array()) s.attributes.emplace_back(a.array()[0].string(), a.array()[1].string());
-            for (const auto& e : v.find("ev")->array()) s.events.emplace_back(e.array()[0].string(), e.array()[1].number());
+            for (const auto& e : v.find("ev")->array()) s.events.emplace_back(e.array()[0].string(), integer(&e.array()[1]));
             trace.push_back(std::move(s));
             if ((++done & 0xFFF) == 0) {
                 if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
@@ -153,7 +156,9 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
             return InputFormat::JaegerJson;
         const std::size_t end = head.find('\n', first);
         const std::string_view line = head.substr(first, end == std::string_view::npos ? head.npos : end - first);
-        if (line.find("\"request\"") != line.npos && line.find("\"ts_us\"") != line.npos) return InputFormat::EventsJsonl;
+        if (line.find("\"request\"") != line.npos &&
+            (line.find("\"ts_us\"") != line.npos || line.find("\"ts_ns\"") != line.npos))
+            return InputFormat::EventsJsonl;
         return Status::error(path + ": byte " + std::to_string(first) +
                              ": JSON that is neither OTLP (resourceSpans), Jaeger (data/spans) nor an events-jsonl log");
     }
@@ -278,7 +283,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
             for (const auto& e : trace.events) {
                 attrs.clear();
                 for (const auto& [k, v] : e.attributes) attrs.push_back({k, v});
-                RawEvent raw{trace.traceId, e.host, e.task, e.event, e.tsUs, e.seq, attrs};
+                RawEvent raw{trace.traceId, e.host, e.task, e.event, e.tsNs, e.seq, attrs};
                 if (Status s = writer.addEvent(raw); !s) return Status::error("trace " + trace.traceId + ": " + s.message());
             }
             for (const auto& l : trace.links)

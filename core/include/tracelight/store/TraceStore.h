@@ -32,7 +32,7 @@ struct StoreInfo {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 
@@ -49,6 +49,13 @@ public:
     Status begin();  // BEGIN IMMEDIATE: one writer at a time
     Status commit();
     void rollback();
+    // A read snapshot: every query until endRead() sees the database as it was at the first one, whatever
+    // other connections commit meanwhile. Nested inside an open transaction, both do nothing.
+    Status beginRead();
+    void endRead();
+
+    // The id of the newest import (0 when none): what results computed from this data are stamped with.
+    std::int64_t lastImportId() const;
 
     Result<StoreInfo> info() const;
 
@@ -72,6 +79,7 @@ private:
     std::string m_path;
     sqlite3* m_db = nullptr;
     int m_schemaVersion = 0;
+    bool m_inRead = false;
 };
 
 } // namespace tracelight

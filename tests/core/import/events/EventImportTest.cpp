@@ -80,8 +80,8 @@ TEST(EventImport, ImportsCsvWithCountsAttributesAndOriginLatency) {
     EXPECT_EQ(f.events("r1"), (std::vector<std::string>{"main:START@client", "main:RECV@server", "main:SEND@server",
                                                         "main:DONE@client"}));
     // Latency before skew correction: the origin host's (client's) own clock only.
-    EXPECT_EQ(f.rows("SELECT name, start_local_us, latency_local_us, host_count FROM requests ORDER BY id"),
-              (std::vector<std::string>{"r1|1000.0|500.0|2", "r2|2000.0|900.0|1"}));
+    EXPECT_EQ(f.rows("SELECT name, start_local_ns, latency_local_ns, host_count FROM requests ORDER BY id"),
+              (std::vector<std::string>{"r1|1000000|500000|2", "r2|2000000|900000|1"}));
     EXPECT_EQ(f.rows("SELECT r.name, k.text, v.text FROM request_attrs a JOIN requests r ON r.id=a.request_id "
                      "JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id ORDER BY r.id"),
               (std::vector<std::string>{"r1|browser|Chrome", "r2|browser|Firefox"}));
@@ -152,7 +152,7 @@ TEST(EventImport, JsonLinesWithAttributes) {
     EXPECT_EQ(f.rows("SELECT k.text, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id JOIN labels v ON "
                      "v.id=a.value_id ORDER BY k.text"),
               (std::vector<std::string>{"browser|Chrome", "bytes|1200", "region|eu"}));
-    EXPECT_EQ(f.rows("SELECT latency_local_us FROM requests"), (std::vector<std::string>{"10.0"}));
+    EXPECT_EQ(f.rows("SELECT latency_local_ns FROM requests"), (std::vector<std::string>{"10000"}));
 }
 
 TEST(EventImport, ConflictingAttributeValueStaysWithItsEvent) {
@@ -307,4 +307,22 @@ TEST(EventImport, SameHostTimeGoingBackwardsIsWarned) {
     EXPECT_EQ(summary->warnings, 1);
     ASSERT_EQ(summary->warningSamples.size(), 1u);
     EXPECT_NE(summary->warningSamples[0].find("back in time"), std::string::npos);
+}
+
+TEST(EventImport, DecimalMicrosecondsAndNanosecondsAreExact) {
+    Fixture f;
+    ASSERT_TRUE(f.import({f.dir.write("ns.csv", "request,host,task,event,ts_us\n"
+                                                "r1,h,t,A,1700000000123456.789\n"
+                                                "r1,h,t,B,1700000000123457.001\n"
+                                                "r1,h,t,C,+1700000000123457.5\n")}));
+    EXPECT_EQ(f.rows("SELECT ts_ns FROM events ORDER BY ord"),
+              (std::vector<std::string>{"1700000000123456789", "1700000000123457001", "1700000000123457500"}));
+    ASSERT_TRUE(f.import({f.dir.write("ns2.csv", "request,host,task,event,ts_ns\nr2,h,t,A,1700000000123456789\nr2,h,t,B,1700000000123456790\n")}));
+    ASSERT_TRUE(f.import({f.dir.write("ns.jsonl", R"({"request":"r3","host":"h","task":"t","event":"A","ts_us":1700000000123456.789})" "\n"
+                                                  R"({"request":"r3","host":"h","task":"t","event":"B","ts_us":"1700000000123456.791"})" "\n"
+                                                  R"({"request":"r4","host":"h","task":"t","event":"A","ts_ns":1700000000123456789})" "\n")}));
+    EXPECT_EQ(f.rows("SELECT r.name || ':' || e.ts_ns FROM events e JOIN requests r ON r.id=e.request_id WHERE r.name != 'r1' ORDER BY r.name, e.ord"),
+              (std::vector<std::string>{"r2:1700000000123456789", "r2:1700000000123456790", "r3:1700000000123456789",
+                                        "r3:1700000000123456791", "r4:1700000000123456789"}));
+    EXPECT_EQ(f.rows("SELECT latency_local_ns FROM requests ORDER BY id"), (std::vector<std::string>{"711", "1", "2", "0"}));
 }
