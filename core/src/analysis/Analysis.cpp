@@ -3,8 +3,8 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 
-#include "store/Sqlite.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestDag.h"
@@ -248,43 +248,32 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     summary.stages.push_back({"slack", slackSeconds});
 
     // Write everything in one transaction: on failure or cancel the old results stay.
-    sqlite3* db = store.db();
     if (Status s = store.begin(); !s) return s;
-    auto fail = [&](const std::string& what) -> Result<AnalysisSummary> {
-        const std::string message = store.path() + ": cannot store " + what + ": " + sqlite3_errmsg(db);
+    auto fail = [&](const Status& status) -> Result<AnalysisSummary> {
         store.rollback();
-        return Status::error(message);
+        return status;
     };
     reporter.report(0.86, "writing results", true);
-    if (!sqlite::exec(db, "DELETE FROM clock_offsets; DELETE FROM request_analysis;")) return fail("results");
     {
-        sqlite::Statement insert(db, "INSERT INTO clock_offsets(host_id, offset_ns, parent_host_id, rtt_ns) VALUES(?1,?2,?3,?4)");
+        std::vector<ClockOffsetRow> offsetRows(td.hostLabels.size());
         for (std::size_t h = 0; h < td.hostLabels.size(); ++h) {
-            insert.bind(1, td.hostLabels[h].value).bind(2, offsets.offsetNs[h]);
-            if (offsets.parent[h] >= 0) insert.bind(3, td.hostLabels[static_cast<std::size_t>(offsets.parent[h])].value).bind(4, offsets.rttNs[h]);
-            else insert.bindNull(3).bindNull(4);
-            if (insert.step() != SQLITE_DONE) return fail("clock offsets");
-            insert.reset();
+            offsetRows[h] = {td.hostLabels[h].value, offsets.offsetNs[h], std::nullopt, 0};
+            if (offsets.parent[h] >= 0) {
+                offsetRows[h].parentHost = td.hostLabels[static_cast<std::size_t>(offsets.parent[h])].value;
+                offsetRows[h].rttNs = offsets.rttNs[h];
+            }
         }
-    }
-    {
-        sqlite::Statement insert(db, "INSERT INTO request_analysis(request_id, latency_ns, blind_ns, data) VALUES(?1,?2,?3,?4)");
-        sqlite::Statement update(db, "UPDATE requests SET start_ns=?1, latency_ns=?2 WHERE id=?3");
-        for (std::size_t r = 0; r < requests; ++r) {
-            const auto& res = results[r];
-            insert.bind(1, td.requestIds[r].value).bind(2, res.latencyNs).bind(3, res.blindNs);
-            sqlite3_bind_blob(insert.get(), 4, res.blob.data(), static_cast<int>(res.blob.size()), SQLITE_STATIC);
-            if (insert.step() != SQLITE_DONE) return fail("request results");
-            insert.reset();
-            update.bind(1, res.startNs).bind(2, res.latencyNs).bind(3, td.requestIds[r].value);
-            if (update.step() != SQLITE_DONE) return fail("request latency");
-            update.reset();
-            if ((r & 0xFFFF) == 0) reporter.report(0.9 + 0.1 * double(r) / double(requests), "writing results");
-        }
+        const Status written = store.replaceAnalysisResults(
+            offsetRows, requests,
+            [&](std::size_t r) {
+                const auto& res = results[r];
+                return RequestResultRow{td.requestIds[r], res.startNs, res.latencyNs, res.blindNs, res.blob};
+            },
+            [&](std::size_t r) { reporter.report(0.9 + 0.1 * double(r) / double(requests), "writing results"); });
+        if (!written) return fail(written);
     }
     std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
     {
-        sqlite::Statement name(db, "SELECT name FROM requests WHERE id=?1");
         for (std::size_t type = 0; type < stats.size(); ++type) {
             TypeTotals sum;
             for (const auto& shard : totals) {
@@ -308,11 +297,8 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;
             st.criticalCount = sum.critical;
             st.meanCriticalNs = requests ? double(sum.criticalNs) / double(requests) : 0;
-            for (const auto& [latency, r] : sum.slowest) {
-                name.bind(1, td.requestIds[r].value);
-                if (name.step() == SQLITE_ROW) st.slowestCriticalRequests.emplace_back(name.text(0));
-                name.reset();
-            }
+            for (const auto& [latency, r] : sum.slowest)
+                if (auto name = store.requestName(td.requestIds[r])) st.slowestCriticalRequests.push_back(std::move(*name));
         }
     }
     const std::string params = storedParameters(options, lastImportRead);
@@ -354,43 +340,38 @@ Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptio
 }
 
 Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName) {
-    sqlite3* db = store.db();
-    sqlite::Statement request(db,
-                              "SELECT r.id, a.latency_ns, a.blind_ns, a.data, r.start_ns FROM requests r "
-                              "LEFT JOIN request_analysis a ON a.request_id = r.id WHERE r.name = ?1");
-    request.bind(1, requestName);
-    if (request.step() != SQLITE_ROW) return Status::error(store.path() + ": no request '" + std::string(requestName) + "'");
-    if (request.isNull(3)) return Status::error(store.path() + ": request '" + std::string(requestName) + "' is not analysed (run tracelight-cli analyze)");
+    auto stored = store.requestResult(requestName);
+    if (!stored) return Status::error(store.path() + ": no request '" + std::string(requestName) + "'");
+    if (!stored->analysed) return Status::error(store.path() + ": request '" + std::string(requestName) + "' is not analysed (run tracelight-cli analyze)");
     RequestAnalysis out;
     out.request = std::string(requestName);
-    out.latencyNs = request.int64(1);
-    out.blindNs = request.int64(2);
-    out.startNs = request.int64(4);
-    std::string_view blob(static_cast<const char*>(sqlite3_column_blob(request.get(), 3)),
-                          static_cast<std::size_t>(sqlite3_column_bytes(request.get(), 3)));
-    const auto requestId = request.int64(0);
+    out.latencyNs = stored->latencyNs;
+    out.blindNs = stored->blindNs;
+    out.startNs = stored->startNs;
+    std::string_view blob(stored->data);
 
-    // Segments in the same canonical order the analysis used: tasks by id, events by position.
-    sqlite::Statement events(db,
-                             "SELECT t.text, e.text, ev.host_id, ev.ts_ns - COALESCE(c.offset_ns, 0), ev.task_id FROM events ev "
-                             "JOIN labels t ON t.id = ev.task_id JOIN labels e ON e.id = ev.event_id "
-                             "LEFT JOIN clock_offsets c ON c.host_id = ev.host_id "
-                             "WHERE ev.request_id = ?1 ORDER BY ev.task_id, ev.ord");
-    events.bind(1, requestId);
-    std::int64_t previousTask = -1, previousHost = -1;
-    std::string previousEvent;
+    // Segments in the same canonical order the analysis used: tasks by id, events by position, on the
+    // adjusted clocks (each host's offset applied as it is read).
+    const auto offsets = store.clockOffsets();
+    std::unordered_map<std::uint32_t, std::string> text;
+    auto label = [&](std::uint32_t id) -> const std::string& {
+        auto it = text.find(id);
+        if (it == text.end()) it = text.emplace(id, store.label(LabelId(id))).first;
+        return it->second;
+    };
+    std::int64_t previousTask = -1;
+    std::uint32_t previousHost = 0, previousEvent = 0;
     TimeNs previousTs = 0;
-    while (events.step() == SQLITE_ROW) {
-        const auto task = events.int64(4);
-        const std::string eventName(events.text(1));
-        const TimeNs ts = events.int64(3) - out.startNs;
-        if (task == previousTask)
-            out.segments.push_back({std::string(events.text(0)), previousEvent, eventName, previousTs, ts - previousTs, 0,
-                                    previousHost != events.int64(2)});
-        previousTask = task;
-        previousEvent = eventName;
+    for (const EventRow& e : store.requestEvents(stored->id)) {
+        const auto offset = offsets.find(e.host);
+        const TimeNs ts = e.localNs - (offset == offsets.end() ? 0 : offset->second) - out.startNs;
+        if (e.task == previousTask)
+            out.segments.push_back({label(e.task), label(previousEvent), label(e.event), previousTs, ts - previousTs, 0,
+                                    previousHost != e.host});
+        previousTask = e.task;
+        previousEvent = e.event;
         previousTs = ts;
-        previousHost = events.int64(2);
+        previousHost = e.host;
     }
     std::uint8_t version = 0;
     std::uint32_t count = 0;

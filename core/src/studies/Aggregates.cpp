@@ -8,7 +8,6 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "store/Sqlite.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/RequestDag.h"
 #include "tracelight/analysis/Slack.h"
@@ -157,10 +156,9 @@ Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSin
     offsets.rttNs.assign(td.hostLabels.size(), 0);
     std::unordered_map<std::uint32_t, std::size_t> dense;
     for (std::size_t h = 0; h < td.hostLabels.size(); ++h) dense[td.hostLabels[h].value] = h;
-    sqlite::Statement q(store.db(), "SELECT host_id, offset_ns FROM clock_offsets");
-    while (q.step() == SQLITE_ROW) {
-        auto it = dense.find(static_cast<std::uint32_t>(q.int64(0)));
-        if (it != dense.end()) offsets.offsetNs[it->second] = q.int64(1);
+    for (const auto& [host, offset] : store.clockOffsets()) {
+        auto it = dense.find(host);
+        if (it != dense.end()) offsets.offsetNs[it->second] = offset;
     }
     return InMemoryAnalysis{std::move(td), std::move(offsets), std::move(model->model)};
 }
@@ -176,12 +174,7 @@ Status saveCategoryRules(TraceStore& store, const CategoryRules& rules) {
 }
 
 std::vector<std::string> attributeValues(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view key) {
-    std::unordered_map<std::uint32_t, std::string> byId;
-    sqlite::Statement q(store.db(),
-                        "SELECT a.request_id, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id "
-                        "WHERE k.text=?1");
-    q.bind(1, key);
-    while (q.step() == SQLITE_ROW) byId.emplace(static_cast<std::uint32_t>(q.int64(0)), std::string(q.text(1)));
+    const auto byId = store.attributeValues(key);
     std::vector<std::string> out(ids.size());
     for (std::size_t r = 0; r < ids.size(); ++r)
         if (auto it = byId.find(ids[r].value); it != byId.end()) out[r] = it->second;
@@ -190,9 +183,7 @@ std::vector<std::string> attributeValues(const TraceStore& store, const std::vec
 
 std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view period) {
     std::unordered_map<std::uint32_t, bool> inPeriod;
-    sqlite::Statement q(store.db(), "SELECT r.id FROM requests r JOIN periods p ON p.id=r.period_id WHERE p.name=?1");
-    q.bind(1, period);
-    while (q.step() == SQLITE_ROW) inPeriod[static_cast<std::uint32_t>(q.int64(0))] = true;
+    for (RequestId id : store.requestsInPeriod(period)) inPeriod[id.value] = true;
     std::vector<std::uint32_t> rows;
     for (std::size_t r = 0; r < ids.size(); ++r)
         if (inPeriod.count(ids[r].value)) rows.push_back(static_cast<std::uint32_t>(r));

@@ -90,8 +90,9 @@ TEST(AnalysisStore, RequestDetailAgreesWithTheCachedResult) {
             EXPECT_EQ(detail->slackNs[s], cached->segments[s].slackNs);
             EXPECT_EQ(detail->segmentNames[s], cached->segments[s].task + ":" + cached->segments[s].startEvent + "->" + cached->segments[s].endEvent);
             // Local clocks differ from adjusted ones by the host's offset, never by the duration of a same-host segment.
-            if (detail->segmentStartHost[s] == detail->segmentEndHost[s])
+            if (detail->segmentStartHost[s] == detail->segmentEndHost[s]) {
                 EXPECT_EQ(detail->localEndNs[s] - detail->localStartNs[s], detail->dag.segments[s].durationNs());
+            }
         }
         EXPECT_GE(detail->hosts.size(), 3u);
     }
@@ -110,7 +111,9 @@ TEST(AnalysisStore, ModelGraphCarriesReducedRelationsAndStatistics) {
         occurrences += t.occurrences;
         critical += t.criticalCount;
         EXPECT_LE(t.slowestCriticalRequests.size(), 25u);
-        if (t.criticalCount > 0) EXPECT_FALSE(t.slowestCriticalRequests.empty()) << t.name();
+        if (t.criticalCount > 0) {
+            EXPECT_FALSE(t.slowestCriticalRequests.empty()) << t.name();
+        }
     }
     auto info = store->info();
     EXPECT_EQ(occurrences, info->segments);

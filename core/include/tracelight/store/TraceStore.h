@@ -7,8 +7,12 @@
 #include <utility>
 #include <vector>
 
+#include <functional>
+#include <unordered_map>
+
 #include "tracelight/base/Ids.h"
 #include "tracelight/base/Status.h"
+#include "tracelight/base/Time.h"
 
 struct sqlite3;
 
@@ -28,6 +32,43 @@ struct StoreInfo {
     std::int64_t segments = 0;
     std::int64_t hosts = 0;
     std::vector<PeriodInfo> periods;
+};
+
+// One stored event, by label ids (task, event, host) and its position (ord) within its task.
+struct EventRow {
+    std::int64_t request;
+    std::uint32_t task, event, host;
+    std::int64_t ord;
+    TimeNs localNs;  // the host's own clock
+};
+// A known causal edge (from span links), by task and position.
+struct LinkRow {
+    std::int64_t request;
+    std::uint32_t fromTask;
+    std::int64_t fromOrd;
+    std::uint32_t toTask;
+    std::int64_t toOrd;
+};
+// What clock-skew correction stored for a host (label id): local = true + offset.
+struct ClockOffsetRow {
+    std::uint32_t host;
+    TimeNs offsetNs = 0;
+    std::optional<std::uint32_t> parentHost;  // the host it was placed from; none for references
+    TimeNs rttNs = 0;
+};
+// One request's cached analysis as stored.
+struct RequestResultRow {
+    RequestId id;
+    TimeNs startNs = 0;  // adjusted time of its first event
+    TimeNs latencyNs = 0;
+    TimeNs blindNs = 0;
+    std::string_view data;  // the encoded critical path and slack
+};
+struct StoredRequestResult {
+    RequestId id;
+    bool analysed = false;  // false: no cached result for it
+    TimeNs startNs = 0, latencyNs = 0, blindNs = 0;
+    std::string data;
 };
 
 class TraceStore {
@@ -71,6 +112,33 @@ public:
     // The newest result of that name and analysis version, whatever its parameters (views show it while
     // a fresh analysis runs).
     std::optional<std::string> latestResult(std::string_view name, int analysisVersion) const;
+
+    // ---- reads and writes of the analysis (the SQL stays here) ----------------------------------
+
+    std::int64_t requestCount() const;
+    std::int64_t eventCount() const;
+    std::vector<std::pair<std::uint32_t, std::string>> labels() const;  // (id, text), every label
+    std::optional<std::string> requestName(RequestId request) const;
+    // Every event in (request, task, ord) order, in one scan; f returns false to stop (cancel).
+    Status scanEvents(const std::function<bool(const EventRow&)>& f) const;
+    // One request's events in (task, ord) order.
+    std::vector<EventRow> requestEvents(RequestId request) const;
+    // Known causal links: of every request, or of one.
+    std::vector<LinkRow> causalLinks() const;
+    std::vector<LinkRow> causalLinks(RequestId request) const;
+    // Clock offsets by host label id (empty before the first analysis).
+    std::unordered_map<std::uint32_t, TimeNs> clockOffsets() const;
+    // Replaces the clock offsets and every request's cached result (inside the caller's transaction):
+    // rows(i) for i in [0, count) gives the results; requests not among them keep no result.
+    Status replaceAnalysisResults(const std::vector<ClockOffsetRow>& offsets, std::size_t count,
+                                  const std::function<RequestResultRow(std::size_t)>& rows,
+                                  const std::function<void(std::size_t)>& progress = {});
+    // A request's cached result by name; empty when there is no such request.
+    std::optional<StoredRequestResult> requestResult(std::string_view name) const;
+    // Request attribute values by request id, for one attribute key.
+    std::unordered_map<std::uint32_t, std::string> attributeValues(std::string_view key) const;
+    // The requests of a period, by name.
+    std::vector<RequestId> requestsInPeriod(std::string_view period) const;
 
 private:
     TraceStore(std::string path, sqlite3* db) : m_path(std::move(path)), m_db(db) {}
