@@ -340,13 +340,7 @@ void MainWindow::loadAggregates() {
             m_analysisData = result->analysis;
             m_aggregateData = result->aggregates;
             QStringList keys;
-            {
-                sqlite3_stmt* st = nullptr;
-                sqlite3_prepare_v2(m_store->db(), "SELECT DISTINCT k.text FROM request_attrs a JOIN labels k ON k.id=a.key_id ORDER BY k.text",
-                                   -1, &st, nullptr);
-                while (sqlite3_step(st) == SQLITE_ROW) keys << QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-                sqlite3_finalize(st);
-            }
+            for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
             TraceStore* store = m_store.get();
             auto aggregates = m_aggregateData;
             auto analysis = m_analysisData;

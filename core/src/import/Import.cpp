@@ -8,6 +8,7 @@
 
 #include "import/events/EventLogParsers.h"
 #include "store/ImportWriter.h"
+#include "store/StagingTable.h"
 #include "import/spans/SpanParsers.h"
 #include "tracelight/import/Csv.h"
 #include "tracelight/base/Json.h"
@@ -38,17 +39,9 @@ bool isSpanFormat(InputFormat f) {
 // scattered through a file (or over several files); then each trace is assembled on its own.
 class SpanStager {
 public:
-    explicit SpanStager(sqlite3* db) : m_db(db) {}
-    ~SpanStager() { sqlite::exec(m_db, "DROP TABLE IF EXISTS temp.staged_spans"); }
+    explicit SpanStager(TraceStore& store) : m_table(store) {}
 
-    Status start() {
-        if (Status s = sqlite::exec(m_db, "CREATE TEMP TABLE IF NOT EXISTS staged_spans(trace TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL);"
-                                          "DELETE FROM temp.staged_spans;");
-            !s)
-            return s;
-        m_insert.prepare(m_db, "INSERT INTO temp.staged_spans(trace, seq, data) VALUES(?1, ?2, ?3)");
-        return Status::ok();
-    }
+    Status start() { return m_table.start(); }
 
     Status add(const RawSpan& s) {
         JsonWriter w;
@@ -59,11 +52,7 @@ public:
         w.endArray().key("ev").beginArray();
         for (const auto& [name, ts] : s.events) w.beginArray().value(name).value(ts).endArray();
         w.endArray().endObject();
-        m_insert.bind(1, s.traceId).bind(2, m_count++).bind(3, w.text());
-        const int rc = m_insert.step();
-        m_insert.reset();
-        if (rc != SQLITE_DONE) return Status::error(std::string("cannot stage span: ") + sqlite3_errmsg(m_db));
-        return Status::ok();
+        return m_table.add(s.traceId, m_count++, w.text());
     }
 
     std::int64_t count() const { return m_count; }
@@ -71,20 +60,17 @@ public:
     // Calls f(spans) once per trace, in trace-id order.
     template <typename F>
     Status forEachTrace(F&& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
-        sqlite::exec(m_db, "CREATE INDEX IF NOT EXISTS temp.staged_by_trace ON staged_spans(trace, seq)");
-        sqlite::Statement q(m_db, "SELECT trace, data FROM temp.staged_spans ORDER BY trace, seq");
         std::vector<RawSpan> trace;
         std::string current;
         std::int64_t done = 0;
-        for (int rc = q.step(); rc == SQLITE_ROW; rc = q.step()) {
-            const std::string_view id = q.text(0);
+        const Status walked = m_table.forEach([&](std::string_view id, std::string_view data) -> Status {
             if (!trace.empty() && id != current) {
                 if (Status s = f(std::move(trace)); !s) return s;
                 trace.clear();
             }
             current = id;
             JsonValue v;
-            if (!JsonValue::parse(q.text(1), v, nullptr, nullptr)) return Status::error("damaged staged span");
+            if (!JsonValue::parse(data, v, nullptr, nullptr)) return Status::error("damaged staged span");
             RawSpan s;
             s.traceId = current;
             s.spanId = v.find("s")->string();
@@ -106,14 +92,15 @@ public:
                 if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
                 if (progress) progress(double(done) / double(std::max<std::int64_t>(1, m_count)));
             }
-        }
+            return Status::ok();
+        });
+        if (!walked) return walked;
         if (!trace.empty()) return f(std::move(trace));
         return Status::ok();
     }
 
 private:
-    sqlite3* m_db;
-    sqlite::Statement m_insert;
+    StagingTable m_table;
     std::int64_t m_count = 0;
 };
 } // namespace
@@ -241,7 +228,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
 
     ThrottledProgress reporter(progress);
     std::uint64_t bytesBefore = 0;
-    SpanStager stager(store.db());
+    SpanStager stager(store);
     bool anySpans = false;
     for (auto f : formats) anySpans |= isSpanFormat(f);
     if (anySpans)

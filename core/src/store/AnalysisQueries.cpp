@@ -138,6 +138,13 @@ std::unordered_map<std::uint32_t, std::string> TraceStore::attributeValues(std::
     return out;
 }
 
+std::vector<std::string> TraceStore::attributeKeys() const {
+    std::vector<std::string> out;
+    sqlite::Statement q(m_db, "SELECT DISTINCT k.text FROM request_attrs a JOIN labels k ON k.id=a.key_id ORDER BY k.text");
+    while (q.step() == SQLITE_ROW) out.emplace_back(q.text(0));
+    return out;
+}
+
 std::vector<RequestId> TraceStore::requestsInPeriod(std::string_view period) const {
     std::vector<RequestId> out;
     sqlite::Statement q(m_db, "SELECT r.id FROM requests r JOIN periods p ON p.id=r.period_id WHERE p.name=?1 ORDER BY r.id");

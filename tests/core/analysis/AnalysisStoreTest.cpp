@@ -74,7 +74,7 @@ TEST(AnalysisStore, RequestDetailAgreesWithTheCachedResult) {
         auto cached = loadRequestAnalysis(*store, name);
         ASSERT_TRUE(cached) << cached.message();
         sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(store->db(), "SELECT id FROM requests WHERE name=?1", -1, &st, nullptr);
+        sqlite3_prepare_v2(test::StoreAccess::db(*store), "SELECT id FROM requests WHERE name=?1", -1, &st, nullptr);
         sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
         ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
         const RequestId id(static_cast<std::uint32_t>(sqlite3_column_int64(st, 0)));

@@ -133,7 +133,7 @@ TEST(TraceStore, UpgradesVersion3ToIntegerNanoseconds) {
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_TRUE(store) << store.message();
     EXPECT_EQ(store.value()->schemaVersion(), 4);
-    sqlite3* db = store.value()->db();
+    sqlite3* db = test::StoreAccess::db(*store.value());
     const auto events = columnsOf(db, "events");
     EXPECT_EQ(events, (std::vector<std::string>{"request_id", "task_id", "ord", "event_id", "host_id", "ts_ns"}));
     sqlite3_stmt* st = nullptr;

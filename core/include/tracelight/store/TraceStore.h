@@ -18,6 +18,12 @@ struct sqlite3;
 
 namespace tracelight {
 
+class CancelToken;
+struct RequestTable;
+namespace test {
+struct StoreAccess;  // tests' raw SQL checks
+}
+
 // Roles a label plays; a label (say "web-1") may play several.
 enum class LabelRole : int { Host = 1, Task = 2, Event = 3, AttributeKey = 4, AttributeValue = 5 };
 
@@ -84,7 +90,6 @@ public:
     TraceStore& operator=(const TraceStore&) = delete;
 
     const std::string& path() const { return m_path; }
-    sqlite3* db() const { return m_db; }
     int schemaVersion() const { return m_schemaVersion; }
 
     Status begin();  // BEGIN IMMEDIATE: one writer at a time
@@ -133,6 +138,8 @@ public:
     Status replaceAnalysisResults(const std::vector<ClockOffsetRow>& offsets, std::size_t count,
                                   const std::function<RequestResultRow(std::size_t)>& rows,
                                   const std::function<void(std::size_t)>& progress = {});
+    // Every attribute key in use, in text order.
+    std::vector<std::string> attributeKeys() const;
     // A request's cached result by name; empty when there is no such request.
     std::optional<StoredRequestResult> requestResult(std::string_view name) const;
     // Request attribute values by request id, for one attribute key.
@@ -141,6 +148,13 @@ public:
     std::vector<RequestId> requestsInPeriod(std::string_view period) const;
 
 private:
+    // The connection stays inside store/: the classes and functions there that hold SQL, and tests.
+    friend class ImportWriter;
+    friend class StagingTable;
+    friend Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken* cancel);
+    friend struct test::StoreAccess;
+    sqlite3* db() const { return m_db; }
+
     TraceStore(std::string path, sqlite3* db) : m_path(std::move(path)), m_db(db) {}
     Status initialise(Mode mode);
 

@@ -30,7 +30,7 @@ struct Fixture {
     std::vector<std::string> rows(const std::string& sql) const {
         std::vector<std::string> out;
         sqlite3_stmt* st = nullptr;
-        EXPECT_EQ(sqlite3_prepare_v2(store->db(), sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+        EXPECT_EQ(sqlite3_prepare_v2(test::StoreAccess::db(*store), sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
         while (sqlite3_step(st) == SQLITE_ROW) {
             std::string row;
             for (int c = 0; c < sqlite3_column_count(st); ++c) {

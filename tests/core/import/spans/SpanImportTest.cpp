@@ -72,7 +72,7 @@ struct Imported {
     }
     std::int64_t scalar(const std::string& sql) const {
         sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(store->db(), sql.c_str(), -1, &st, nullptr);
+        sqlite3_prepare_v2(test::StoreAccess::db(*store), sql.c_str(), -1, &st, nullptr);
         std::int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
         sqlite3_finalize(st);
         return v;
@@ -81,7 +81,7 @@ struct Imported {
     std::multiset<std::int64_t> spanDurations() const {
         std::multiset<std::int64_t> out;
         sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(store->db(),
+        sqlite3_prepare_v2(test::StoreAccess::db(*store),
                            "SELECT s.request_id, s.task_id, e.text, s.ts_ns FROM events s JOIN labels e ON e.id=s.event_id "
                            "WHERE e.text IN ('start','end') OR e.text LIKE 'serve %' OR e.text LIKE 'served %' "
                            "ORDER BY s.request_id, s.task_id, s.ord",
@@ -273,7 +273,7 @@ TEST(SpanImport, SpanTableWithItsMappingAndPeriods) {
     EXPECT_GT(info->periods[1].requests, 100);
     // Services come from pod names; a host is the pod.
     sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(store.value()->db(), "SELECT COUNT(*) FROM labels WHERE text LIKE 'currencyservice:%'", -1, &st, nullptr);
+    sqlite3_prepare_v2(test::StoreAccess::db(*store.value()), "SELECT COUNT(*) FROM labels WHERE text LIKE 'currencyservice:%'", -1, &st, nullptr);
     sqlite3_step(st);
     EXPECT_GT(sqlite3_column_int64(st, 0), 0);
     sqlite3_finalize(st);
@@ -366,7 +366,7 @@ TEST(SpanImport, ClientServerPairsCorrectClockSkew) {
     ASSERT_TRUE(analyzeStore(*imported.store, options));
     auto offset = [&](const std::string& host) {
         sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(imported.store->db(), "SELECT c.offset_ns FROM clock_offsets c JOIN labels l ON l.id=c.host_id WHERE l.text=?1",
+        sqlite3_prepare_v2(test::StoreAccess::db(*imported.store), "SELECT c.offset_ns FROM clock_offsets c JOIN labels l ON l.id=c.host_id WHERE l.text=?1",
                            -1, &st, nullptr);
         sqlite3_bind_text(st, 1, host.c_str(), -1, SQLITE_TRANSIENT);
         const std::int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : kNoTime;
