@@ -50,7 +50,7 @@ struct AggregateBundle {
     Status status = Status::ok();
 };
 using AggregateResult = std::shared_ptr<AggregateBundle>;
-using WhatIfResult = std::shared_ptr<std::vector<float>>;
+using WhatIfResult = std::shared_ptr<std::vector<TimeNs>>;
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -168,7 +168,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         m_aggregateJob->start<WhatIfResult>(
             [analysis, aggregates, target, factor](const CancelToken& cancel, const ProgressSink& progress) {
                 progress(0.0, "re-scheduling every request");
-                return std::make_shared<std::vector<float>>(whatIf(*analysis, *aggregates, target, factor, 0, 0, &cancel));
+                return std::make_shared<std::vector<TimeNs>>(whatIf(*analysis, *aggregates, target, factor, 0, 0, &cancel));
             },
             [this, label](WhatIfResult result) { m_aggregates->setWhatIfResult(*result, label); });
     });
@@ -187,8 +187,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             out += e.from == s;
         }
         m_statusText->setText(tr("%1: %2, %3 · %4 dependencies in, %5 out")
-                                  .arg(QString::fromStdString(d->segmentNames[s]), widgets::formatDuration(d->dag.segments[s].durationUs()),
-                                       d->critical[s] ? tr("critical") : tr("slack %1").arg(widgets::formatDuration(d->slackUs[s])))
+                                  .arg(QString::fromStdString(d->segmentNames[s]), widgets::formatDurationNs(d->dag.segments[s].durationNs()),
+                                       d->critical[s] ? tr("critical") : tr("slack %1").arg(widgets::formatDurationNs(d->slackNs[s])))
                                   .arg(in)
                                   .arg(out));
         m_model->selectType(QString::fromStdString(d->segmentNames[s]));
@@ -340,13 +340,7 @@ void MainWindow::loadAggregates() {
             m_analysisData = result->analysis;
             m_aggregateData = result->aggregates;
             QStringList keys;
-            {
-                sqlite3_stmt* st = nullptr;
-                sqlite3_prepare_v2(m_store->db(), "SELECT DISTINCT k.text FROM request_attrs a JOIN labels k ON k.id=a.key_id ORDER BY k.text",
-                                   -1, &st, nullptr);
-                while (sqlite3_step(st) == SQLITE_ROW) keys << QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-                sqlite3_finalize(st);
-            }
+            for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
             TraceStore* store = m_store.get();
             auto aggregates = m_aggregateData;
             auto analysis = m_analysisData;

@@ -9,6 +9,7 @@
 
 #include "generator/PageLoadGenerator.h"
 #include "tracelight/base/Json.h"
+#include "tracelight/base/Time.h"
 
 using namespace tracelight;
 using namespace tracelight::samples;
@@ -119,15 +120,15 @@ int main(int argc, char** argv) {
         order.resize(r.events.size());
         for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
         if (withSeq)
-            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return r.events[a].trueUs < r.events[b].trueUs; });
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return r.events[a].trueNs < r.events[b].trueNs; });
         bool first = true;
         for (int k : order) {
             const GenEvent& e = r.events[k];
-            const std::int64_t local = e.trueUs + generator.clockOffsetUs(e.host);
+            const std::int64_t local = e.trueNs + generator.clockOffsetNs(e.host);  // ns
             line.clear();
             if (format == "csv") {
                 line += r.name + ',' + generator.hostName(e.host) + ',' + std::string(tasks[e.task]) + ',' +
-                        std::string(events[e.event]) + ',' + std::to_string(local);
+                        std::string(events[e.event]) + ',' + formatMicroseconds(local);  // exact, to the ns
                 if (withSeq) line += ',' + std::to_string(e.seq);
                 for (const auto& [key, value] : r.attributes) {
                     line += ',';
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
                 JsonWriter w;
                 w.beginObject().key("request").value(r.name).key("host").value(generator.hostName(e.host))
                     .key("task").value(tasks[e.task]).key("event").value(events[e.event])
-                    .key("ts_us").value(local);
+                    .key("ts_ns").value(local);  // an integer: exact, where a double of us would not be
                 if (withSeq) w.key("seq").value(static_cast<int>(e.seq));
                 if (first) {
                     w.key("attrs").beginObject();
@@ -153,14 +154,14 @@ int main(int argc, char** argv) {
         }
         if (requestTruth) {
             JsonWriter w;
-            w.beginObject().key("request").value(r.name).key("latency_us").value(double(r.latencyUs))
-                .key("blind_us").value(double(r.blindUs)).key("critical_path").beginArray();
+            w.beginObject().key("request").value(r.name).key("latency_us").value(nsToUs(r.latencyNs))
+                .key("blind_us").value(nsToUs(r.blindNs)).key("critical_path").beginArray();
             for (int s : r.criticalPath) writeSegment(w, r.segments[s]);
             w.endArray().key("slack").beginArray();
             for (std::size_t s = 0; s < r.segments.size(); ++s) {
                 w.beginObject().key("segment");
                 writeSegment(w, r.segments[s]);
-                w.key("duration_us").value(double(r.segments[s].durationUs())).key("slack_us").value(double(r.slackUs[s])).endObject();
+                w.key("duration_us").value(nsToUs(r.segments[s].durationNs())).key("slack_us").value(nsToUs(r.slackNs[s])).endObject();
             }
             w.endArray().endObject();
             std::fputs((w.text() + "\n").c_str(), requestTruth);

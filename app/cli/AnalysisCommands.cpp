@@ -94,16 +94,16 @@ int runCriticalPath(const CommonOptions& o) {
     auto a = analysedRequest(o);
     if (!a) return fail(a.message());
     JsonWriter w;
-    w.beginObject().key("request").value(a->request).key("latency_us").value(a->latencyUs).key("blind_us").value(a->blindUs);
+    w.beginObject().key("request").value(a->request).key("latency_us").value(nsToUs(a->latencyNs)).key("blind_us").value(nsToUs(a->blindNs));
     w.key("path").beginArray();
     for (auto v : a->criticalPath) {
         const auto& s = a->segments[v];
         w.beginObject().key("segment");
         writeSegment(w, s);
-        w.key("start_us").value(s.startUs).key("duration_us").value(s.durationUs).endObject();
+        w.key("start_us").value(nsToUs(s.startNs)).key("duration_us").value(nsToUs(s.durationNs)).endObject();
     }
     w.endArray().key("blind").beginArray();
-    for (const auto& b : a->blind) w.beginObject().key("start_us").value(b.startUs).key("duration_us").value(b.durationUs).endObject();
+    for (const auto& b : a->blind) w.beginObject().key("start_us").value(nsToUs(b.startNs)).key("duration_us").value(nsToUs(b.durationNs)).endObject();
     w.endArray().endObject();
     std::cout << w.text() << "\n";
     return 0;
@@ -117,7 +117,7 @@ int runSlack(const CommonOptions& o) {
     for (const auto& s : a->segments) {
         w.beginObject().key("segment");
         writeSegment(w, s);
-        w.key("duration_us").value(s.durationUs).key("slack_us").value(s.slackUs).endObject();
+        w.key("duration_us").value(nsToUs(s.durationNs)).key("slack_us").value(nsToUs(s.slackNs)).endObject();
     }
     w.endArray().endObject();
     std::cout << w.text() << "\n";

@@ -14,7 +14,7 @@ namespace {
 void writeCategories(JsonWriter& w, const Breakdown& b) {
     w.beginArray();
     for (const auto& c : b.categories)
-        w.beginObject().key("name").value(c.name).key("summed_us").value(c.summedUs).key("critical_us").value(c.criticalUs)
+        w.beginObject().key("name").value(c.name).key("summed_us").value(c.summedNs / 1000.0).key("critical_us").value(c.criticalNs / 1000.0)
             .key("critical_share").value(c.criticalShare).endObject();
     w.endArray();
 }
@@ -42,7 +42,7 @@ int runBreakdown(const BreakdownArgs& args) {
     }
     const Breakdown all = breakdown(a, rows);
     JsonWriter w;
-    w.beginObject().key("requests").value(all.requests).key("mean_latency_us").value(all.meanLatencyUs).key("categories");
+    w.beginObject().key("requests").value(all.requests).key("mean_latency_us").value(all.meanLatencyNs / 1000.0).key("categories");
     writeCategories(w, all);
     w.key("strata").beginArray();
     if (!by.empty()) {
@@ -57,7 +57,7 @@ int runBreakdown(const BreakdownArgs& args) {
     }
     w.endArray();
     const Outliers o = outliers(a, fraction, 20, rows);
-    w.key("outliers").beginObject().key("threshold_us").value(o.thresholdUs).key("segments").beginArray();
+    w.key("outliers").beginObject().key("threshold_us").value(nsToUs(o.thresholdNs)).key("segments").beginArray();
     for (const auto& s : o.segments) {
         const SegmentType& t = analysis->data.segmentTypes[s.type];
         w.beginObject().key("segment").beginObject().key("task").value(analysis->data.label(t.task.value))

@@ -60,19 +60,20 @@ public:
     double uniform() { return std::uniform_real_distribution<double>(0.0, 1.0)(m_engine); }
     std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(m_engine() % n); }
     std::mt19937_64& engine() { return m_engine; }
-    // A positive duration around mean (the lognormal's mean), whole microseconds, at least 1.
-    std::int64_t around(double mean, double sigma) {
+    // A positive duration around meanUs (the lognormal's mean), in nanoseconds (so with a sub-microsecond
+    // part, as real clocks give), at least 1 us.
+    std::int64_t around(double meanUs, double sigma) {
         const double z = std::normal_distribution<double>(0.0, 1.0)(m_engine);
-        return std::max<std::int64_t>(1, std::llround(mean * std::exp(sigma * z - sigma * sigma / 2)));
+        return std::max<std::int64_t>(1000, std::llround(1000.0 * meanUs * std::exp(sigma * z - sigma * sigma / 2)));
     }
     // Tail events (a GC pause, lock contention, a TCP retransmit): now and then a step takes far longer.
     // They are what lets inference refute orderings that merely tend to hold.
     std::int64_t stall(double probability = 0.02) {
-        return uniform() < probability ? 20000 + static_cast<std::int64_t>(uniform() * 280000) : 0;
+        return uniform() < probability ? 20000000 + static_cast<std::int64_t>(uniform() * 280e6) : 0;  // 20-300 ms
     }
-    // A small wait between a dependency finishing and the dependent starting (thread hand-off).
-    std::int64_t dispatch(double mean = 60) {
-        return 20 + std::llround(std::exponential_distribution<double>(1.0 / mean)(m_engine));
+    // A small wait between a dependency finishing and the dependent starting (thread hand-off), in ns.
+    std::int64_t dispatch(double meanUs = 60) {
+        return 20000 + std::llround(1000.0 * std::exponential_distribution<double>(1.0 / meanUs)(m_engine));
     }
     template <typename T, std::size_t N>
     const T& pick(const T (&choices)[N]) {
@@ -101,7 +102,7 @@ public:
         int segment = -1;
         if (s.seq > 1) {
             const GenEvent& prev = m_r.events[s.lastEvent];
-            m_r.segments.push_back({task, prev.event, event, prev.trueUs, t, prev.host != host});
+            m_r.segments.push_back({task, prev.event, event, prev.trueNs, t, prev.host != host});
             segment = static_cast<int>(m_r.segments.size()) - 1;
             if (s.lastSegment >= 0) m_r.edges.emplace_back(s.lastSegment, segment);
             if (s.firstSegment < 0) s.firstSegment = segment;
@@ -157,11 +158,11 @@ std::string PageLoadGenerator::hostName(std::uint32_t host) const {
     return "client-" + std::to_string(host - kFirstClientHost + 1);
 }
 
-std::int64_t PageLoadGenerator::clockOffsetUs(std::uint32_t host) const {
-    // Clients drift up to +-5 s, data-centre hosts up to +-2 s.
+std::int64_t PageLoadGenerator::clockOffsetNs(std::uint32_t host) const {
+    // Clients drift up to +-5 s, data-centre hosts up to +-2 s (to the nanosecond).
     const std::uint64_t h = splitmix(m_options.seed * 0x100000001B3ull + host);
     const double unit = double(h >> 11) / double(1ull << 53) * 2.0 - 1.0;
-    return std::llround(unit * (host >= kFirstClientHost ? 5e6 : 2e6));
+    return std::llround(unit * (host >= kFirstClientHost ? 5e9 : 2e9));
 }
 
 GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
@@ -183,7 +184,7 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
     // Machine's example of natural variation in server time).
     const double friends = std::clamp(std::exp(std::log(150.0) + 0.9 * std::normal_distribution<double>(0, 1)(userRnd.engine())), 5.0, 5000.0);
     const double feedFactor = friends / 150.0;
-    const std::int64_t bytes = rnd.around(300000, 0.5);
+    const std::int64_t bytes = (rnd.around(300000, 0.5) + 500) / 1000;  // around() gives thousandths
     r.attributes = {{"user", "u" + std::to_string(r.user + 1)},
                     {"browser", browser.name},
                     {"os", os.name},
@@ -196,14 +197,18 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
     auto cacheHost = [&] { return kWebHosts + rnd.below(kCacheHosts); };
     auto oneWay = [&] { return rnd.around(connection.oneWayUs, 0.25); };           // client <-> web
     auto transfer = [&](double share) {
-        return std::llround(double(bytes) * share / connection.bytesPerUs);
+        return std::llround(1000.0 * double(bytes) * share / connection.bytesPerUs);
     };
     auto dcHop = [&] { return rnd.around(150, 0.3) + rnd.stall(); };                 // inside the data centre
     auto serverWork = [&](double meanUs) { return rnd.around(meanUs, 0.5) + rnd.stall(); };
 
     RequestBuilder b(r);
-    const std::int64_t t0 = m_options.startEpochUs + index * m_options.meanGapUs + rnd.below(static_cast<std::uint32_t>(m_options.meanGapUs / 2 + 1));
-    r.startUs = t0;
+    // In nanoseconds from here on; the start's sub-microsecond part comes from a hash, not the random
+    // stream, so a request draws the same durations whatever the time resolution.
+    const std::int64_t t0 = 1000 * (m_options.startEpochUs + index * m_options.meanGapUs +
+                                     rnd.below(static_cast<std::uint32_t>(m_options.meanGapUs / 2 + 1))) +
+                            static_cast<std::int64_t>(splitmix(m_options.seed ^ (static_cast<std::uint64_t>(index) << 20)) % 1000);
+    r.startNs = t0;
 
     // The page request: client -> web -> session cache -> web -> client (nested RPCs).
     std::int64_t t = t0;
@@ -248,7 +253,7 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
     }
     // Pagelets travel in one ordered stream: they arrive in the order they were sent (FIFO).
     std::sort(sent.begin(), sent.end(), [](const Sent& a, const Sent& c) { return a.genEnd < c.genEnd; });
-    for (std::size_t i = 1; i < sent.size(); ++i) sent[i].arrival = std::max(sent[i].arrival, sent[i - 1].arrival + 1);
+    for (std::size_t i = 1; i < sent.size(); ++i) sent[i].arrival = std::max(sent[i].arrival, sent[i - 1].arrival + 1000);
     std::array<int, kPagelets> transferSegment{};
     for (const Sent& s : sent) transferSegment[static_cast<std::size_t>(s.pagelet)] = b.emit(kPageletSpecs[s.pagelet].pagelet, client, ARRIVE, s.arrival);
 
@@ -298,8 +303,8 @@ GeneratedRequest PageLoadGenerator::generate(std::int64_t index) const {
 
     // Events grouped by task in creation order already; latency ends at the last event.
     std::int64_t last = t0;
-    for (const auto& e : r.events) last = std::max(last, e.trueUs);
-    r.latencyUs = last - t0;
+    for (const auto& e : r.events) last = std::max(last, e.trueNs);
+    r.latencyNs = last - t0;
     computeTruth(r);
     return r;
 }
@@ -325,11 +330,11 @@ Dag buildDag(const GeneratedRequest& r) {
     std::iota(d.order.begin(), d.order.end(), 0);
     // A dependency ends before its dependent starts and lasts at least 1 us, so start order is topological.
     std::stable_sort(d.order.begin(), d.order.end(),
-                     [&](int a, int b) { return r.segments[a].startUs < r.segments[b].startUs; });
+                     [&](int a, int b) { return r.segments[a].startNs < r.segments[b].startNs; });
     d.lastArriving.assign(n, -1);
     for (int v = 0; v < n; ++v)
         for (int p : d.preds[v])
-            if (d.lastArriving[v] < 0 || r.segments[p].endUs > r.segments[d.lastArriving[v]].endUs) d.lastArriving[v] = p;
+            if (d.lastArriving[v] < 0 || r.segments[p].endNs > r.segments[d.lastArriving[v]].endNs) d.lastArriving[v] = p;
     return d;
 }
 
@@ -341,13 +346,13 @@ std::vector<std::int64_t> forwardPass(const GeneratedRequest& r, const Dag& d, i
         const GenSegment& s = r.segments[v];
         std::int64_t start;
         if (d.lastArriving[v] < 0) {
-            start = s.startUs;  // waits only for the request's start: fixed
+            start = s.startNs;  // waits only for the request's start: fixed
         } else {
             const int l = d.lastArriving[v];
-            start = finish[l] + (s.startUs - r.segments[l].endUs);  // the blind wait stays fixed
+            start = finish[l] + (s.startNs - r.segments[l].endNs);  // the blind wait stays fixed
             for (int p : d.preds[v]) start = std::max(start, finish[p]);
         }
-        finish[v] = start + s.durationUs() + (v == changed ? delta : 0);
+        finish[v] = start + s.durationNs() + (v == changed ? delta : 0);
     }
     return finish;
 }
@@ -357,39 +362,39 @@ std::vector<std::int64_t> forwardPass(const GeneratedRequest& r, const Dag& d, i
 void computeTruth(GeneratedRequest& r) {
     const int n = static_cast<int>(r.segments.size());
     const Dag d = buildDag(r);
-    std::int64_t end = r.startUs;
+    std::int64_t end = r.startNs;
     int lastSegment = -1;
     for (int v = 0; v < n; ++v)
-        if (lastSegment < 0 || r.segments[v].endUs > end) end = r.segments[v].endUs, lastSegment = v;
+        if (lastSegment < 0 || r.segments[v].endNs > end) end = r.segments[v].endNs, lastSegment = v;
 
     // Critical path: back from the segment that ends last through each last-arriving dependency.
     r.criticalPath.clear();
     std::int64_t covered = 0;
     for (int v = lastSegment; v >= 0; v = d.lastArriving[v]) {
         r.criticalPath.push_back(v);
-        covered += r.segments[v].durationUs();
+        covered += r.segments[v].durationNs();
     }
     std::reverse(r.criticalPath.begin(), r.criticalPath.end());
-    r.blindUs = (end - r.startUs) - covered;
+    r.blindNs = (end - r.startNs) - covered;
 
     // Slack: latest finish (backward pass) minus actual finish.
     std::vector<std::int64_t> latestFinish(n, end);
     for (auto it = d.order.rbegin(); it != d.order.rend(); ++it) {
         const int v = *it;
         for (int w : d.succs[v]) {
-            const std::int64_t latestStartW = latestFinish[w] - r.segments[w].durationUs();
-            const std::int64_t wait = d.lastArriving[w] == v ? r.segments[w].startUs - r.segments[v].endUs : 0;
+            const std::int64_t latestStartW = latestFinish[w] - r.segments[w].durationNs();
+            const std::int64_t wait = d.lastArriving[w] == v ? r.segments[w].startNs - r.segments[v].endNs : 0;
             latestFinish[v] = std::min(latestFinish[v], latestStartW - wait);
         }
     }
-    r.slackUs.resize(n);
-    for (int v = 0; v < n; ++v) r.slackUs[v] = latestFinish[v] - r.segments[v].endUs;
+    r.slackNs.resize(n);
+    for (int v = 0; v < n; ++v) r.slackNs[v] = latestFinish[v] - r.segments[v].endNs;
 }
 
-std::int64_t PageLoadGenerator::rescheduledLatency(const GeneratedRequest& r, int segment, std::int64_t deltaUs) {
+std::int64_t PageLoadGenerator::rescheduledLatency(const GeneratedRequest& r, int segment, std::int64_t deltaNs) {
     const Dag d = buildDag(r);
-    const auto finish = forwardPass(r, d, segment, deltaUs);
-    return *std::max_element(finish.begin(), finish.end()) - r.startUs;
+    const auto finish = forwardPass(r, d, segment, deltaNs);
+    return *std::max_element(finish.begin(), finish.end()) - r.startNs;
 }
 
 TrueModel PageLoadGenerator::trueModel() {

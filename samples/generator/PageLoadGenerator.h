@@ -32,17 +32,17 @@ struct GenEvent {
     std::uint16_t task;      // index into taskNames()
     std::uint16_t event;     // index into eventNames()
     std::uint16_t seq;       // position within the task, from 1
-    std::int64_t trueUs;     // true time
+    std::int64_t trueNs;     // true time, nanoseconds since the epoch
 };
 
 struct GenSegment {
     std::uint16_t task;
     std::uint16_t startEvent;
     std::uint16_t endEvent;
-    std::int64_t startUs;    // true time
-    std::int64_t endUs;
+    std::int64_t startNs;    // true time
+    std::int64_t endNs;
     bool network;            // its two events are on different hosts
-    std::int64_t durationUs() const { return endUs - startUs; }
+    std::int64_t durationNs() const { return endNs - startNs; }
 };
 
 struct GeneratedRequest {
@@ -52,14 +52,14 @@ struct GeneratedRequest {
     std::vector<std::pair<std::string, std::string>> attributes;
     std::int64_t user = 0;
 
-    // Ground truth, in true time.
+    // Ground truth, in true time, integer nanoseconds (every duration has a sub-microsecond part).
     std::vector<GenSegment> segments;
     std::vector<std::pair<int, int>> edges;       // true per-request dependencies (from, to), segment indices
-    std::int64_t startUs = 0;
-    std::int64_t latencyUs = 0;
+    std::int64_t startNs = 0;
+    std::int64_t latencyNs = 0;
     std::vector<int> criticalPath;                // segment indices, first to last
-    std::int64_t blindUs = 0;                     // time on the critical path that no segment covers
-    std::vector<std::int64_t> slackUs;            // per segment
+    std::int64_t blindNs = 0;                     // time on the critical path that no segment covers
+    std::vector<std::int64_t> slackNs;            // per segment
 };
 
 struct TrueModel {
@@ -82,15 +82,15 @@ public:
 
     const GeneratorOptions& options() const { return m_options; }
     std::string hostName(std::uint32_t host) const;
-    std::int64_t clockOffsetUs(std::uint32_t host) const;  // local = true + offset
+    std::int64_t clockOffsetNs(std::uint32_t host) const;  // local = true + offset
     static const std::vector<std::string_view>& taskNames();
     static const std::vector<std::string_view>& eventNames();
     static std::string segmentLabel(const GenSegment& s);   // "task:START->END"
     static TrueModel trueModel();
 
-    // Re-schedules a request's true DAG with one segment's duration changed by deltaUs (other durations
+    // Re-schedules a request's true DAG with one segment's duration changed by deltaNs (other durations
     // and the fixed waits held) and returns the new end-to-end latency. The brute-force check of slack.
-    static std::int64_t rescheduledLatency(const GeneratedRequest& request, int segment, std::int64_t deltaUs);
+    static std::int64_t rescheduledLatency(const GeneratedRequest& request, int segment, std::int64_t deltaNs);
 
 private:
     GeneratorOptions m_options;

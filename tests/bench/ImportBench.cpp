@@ -30,7 +30,7 @@ std::string writeSample(std::int64_t requests) {
         for (const auto& e : r.events)
             std::fprintf(f, "%s,%s,%.*s,%.*s,%lld,%d\n", r.name.c_str(), gen.hostName(e.host).c_str(),
                          int(tasks[e.task].size()), tasks[e.task].data(), int(events[e.event].size()), events[e.event].data(),
-                         static_cast<long long>(e.trueUs + gen.clockOffsetUs(e.host)), int(e.seq));
+                         static_cast<long long>((e.trueNs + gen.clockOffsetNs(e.host)) / 1000), int(e.seq));
     }
     std::fclose(f);
     return path;

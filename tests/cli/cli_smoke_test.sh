@@ -98,6 +98,20 @@ echo "$got" | grep -q '{"segment":{"task":"w1","start":"S","end":"E"},"duration_
 "$cli" model "$work/hand.tldb" --json --support-floor 1 | grep -q '"kind":"happens_before","a":{"task":"w2","start":"S","end":"E"},"b":{"task":"fin","start":"F","end":"G"},"support":1,"confirmed":true'
 check "model lists w2 -> fin" $?
 "$cli" critical-path "$work/hand.tldb" --request nope --json --support-floor 1 >/dev/null 2>&1; [ $? -eq 1 ]; check "unknown request exits 1" $?
+# The same shape at today's epoch with nanosecond decimals: latency and blind time exact to the ns
+# (a double of absolute microseconds holds only 0.25 us). Blind: 10.001->12.003 and 40.007->42.010.
+T=1700000000123456
+printf 'request,host,task,event,ts_us\nr1,c,main,A,%s.789\nr1,c,main,B,%s.790\nr1,c,w1,S,%s.792\nr1,c,w1,E,%s.796\nr1,c,w2,S,%s.791\nr1,c,w2,E,%s.793\nr1,c,fin,F,%s.799\nr1,c,fin,G,%s.806\n' \
+    $T $((T + 10)) $((T + 12)) $((T + 40)) $((T + 10)) $((T + 30)) $((T + 42)) $((T + 50)) > "$work/ns.csv"
+"$cli" import --quiet --db "$work/ns.tldb" "$work/ns.csv"
+got=$("$cli" critical-path "$work/ns.tldb" --request r1 --json --support-floor 1 --quiet)
+echo "$got" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["latency_us"] == 50.017, d["latency_us"]
+assert d["blind_us"] == 4.005, d["blind_us"]
+assert [b["duration_us"] for b in d["blind"]] == [2.002, 2.003], d["blind"]
+'; check "critical-path exact to the ns ($got)" $?
 # model/critical-path analyse on demand when results are missing or stale (other parameters).
 "$cli" critical-path "$work/j.tldb" --request req-7 --json --quiet | grep -q '"latency_us":'; check "critical-path analyses on demand" $?
 

@@ -41,7 +41,7 @@ inline GeneratedTraces generateTraces(const samples::PageLoadGenerator& gen, std
                 const std::uint32_t host = intern(gen.hostName(e.host));
                 out.hostOfLabel[host] = e.host;
                 builder.addEvent(intern(std::string(tasks[e.task])), intern(std::string(events[e.event])), host,
-                                 double(e.trueUs + (trueClocks ? 0 : gen.clockOffsetUs(e.host))));
+                                 e.trueNs + (trueClocks ? 0 : gen.clockOffsetNs(e.host)));
             }
         out.truth.push_back(std::move(r));
     }

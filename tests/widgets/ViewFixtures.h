@@ -16,7 +16,7 @@ struct SegmentSpec {
     const char* start;
     const char* end;
     int startHost, endHost;
-    double startUs, endUs;
+    double startUs, endUs;  // handmade in microseconds; core gets nanoseconds
 };
 
 // A request from segments (tasks and hosts by index) and dependency edges; critical path and slack computed by core.
@@ -32,20 +32,21 @@ inline std::shared_ptr<RequestDetail> makeDetail(const std::vector<std::string>&
         auto taskIt = std::find(d->tasks.begin(), d->tasks.end(), s.task);
         if (taskIt == d->tasks.end()) taskIt = d->tasks.insert(d->tasks.end(), s.task);
         const auto task = static_cast<std::uint32_t>(taskIt - d->tasks.begin());
-        d->dag.segments.push_back({SegmentTypeId(static_cast<std::uint32_t>(i)), s.startUs, s.endUs, task, s.startHost != s.endHost});
+        const TimeNs start = usToNs(s.startUs), end = usToNs(s.endUs);
+        d->dag.segments.push_back({SegmentTypeId(static_cast<std::uint32_t>(i)), start, end, task, s.startHost != s.endHost});
         d->segmentNames.push_back(std::string(s.task) + ":" + s.start + "->" + s.end);
         d->segmentTask.push_back(task);
         d->segmentStartHost.push_back(static_cast<std::uint32_t>(s.startHost));
         d->segmentEndHost.push_back(static_cast<std::uint32_t>(s.endHost));
-        d->localStartUs.push_back(s.startUs + 1000.0 * s.startHost);  // host clocks 1 ms apart
-        d->localEndUs.push_back(s.endUs + 1000.0 * s.endHost);
-        if (i == 0 || s.startUs < d->dag.startUs) d->dag.startUs = s.startUs;
-        d->dag.endUs = std::max(d->dag.endUs, s.endUs);
+        d->localStartNs.push_back(start + 1000000 * s.startHost);  // host clocks 1 ms apart
+        d->localEndNs.push_back(end + 1000000 * s.endHost);
+        if (i == 0 || start < d->dag.startNs) d->dag.startNs = start;
+        d->dag.endNs = std::max(d->dag.endNs, end);
     }
     for (auto [a, b] : deps) edges.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), EdgeKind::HappensBefore});
     RequestDagBuilder::finish(d->dag, edges);
     d->criticalPath = computeCriticalPath(d->dag);
-    d->slackUs = computeSlack(d->dag);
+    d->slackNs = computeSlack(d->dag);
     d->critical.assign(specs.size(), false);
     for (auto v : d->criticalPath.segments) d->critical[v] = true;
     return d;
@@ -76,7 +77,7 @@ inline std::shared_ptr<ModelGraph> makeGraph(int n) {
         t.startEvent = "E" + std::to_string(i);
         t.endEvent = "E" + std::to_string(i + 1);
         t.occurrences = 1000;
-        t.meanDurationUs = 100.0 * (i % 7 + 1);
+        t.meanDurationNs = 100000.0 * (i % 7 + 1);
         t.criticalCount = (i * 37) % 1000;
         g->types.push_back(t);
         if (i % 10 != 0) g->happensBefore.push_back({static_cast<std::uint32_t>(i - 1), static_cast<std::uint32_t>(i), 1000 - i, true});
@@ -96,20 +97,20 @@ inline std::shared_ptr<RequestAggregates> makeAggregates(std::size_t n, bool ran
     auto next = [&] { return (seed = seed * 1664525u + 1013904223u) >> 8; };
     for (std::size_t r = 0; r < n; ++r) {
         a->ids.emplace_back(static_cast<std::uint32_t>(r + 1));
-        const float server = randomised ? float(next() % 200000) : 1000.f * float(r % 100);
-        const float network = randomised ? float(next() % 800000) : 10000.f;
-        a->latencyUs.push_back(server + network);
-        a->blindUs.push_back(0);
-        for (float v : {server, network}) {
-            a->summedUs.push_back(v);
-            a->criticalUs.push_back(v);
-            a->spanUs.push_back(v);
+        const TimeNs server = 1000 * (randomised ? TimeNs(next() % 200000) : 1000 * TimeNs(r % 100));
+        const TimeNs network = 1000 * (randomised ? TimeNs(next() % 800000) : 10000);
+        a->latencyNs.push_back(server + network);
+        a->blindNs.push_back(0);
+        for (TimeNs v : {server, network}) {
+            a->summedNs.push_back(v);
+            a->criticalNs.push_back(v);
+            a->spanNs.push_back(v);
         }
-        a->slackUs.push_back(randomised ? float(next() % 300000) : 1000.f * float(100 - r % 100));
-        a->slackUs.push_back(0);
+        a->slackNs.push_back(1000 * (randomised ? TimeNs(next() % 300000) : 1000 * TimeNs(100 - r % 100)));
+        a->slackNs.push_back(0);
         a->pathBegin.push_back(r * 2);
         a->pathType.insert(a->pathType.end(), {0, 1});
-        a->pathUs.insert(a->pathUs.end(), {server, network});
+        a->pathNs.insert(a->pathNs.end(), {server, network});
     }
     a->pathBegin.push_back(n * 2);
     return a;

@@ -23,6 +23,15 @@
 
 namespace tracelight::widgets {
 
+namespace {
+// Core's nanoseconds on the plots' own axis (microseconds).
+std::vector<float> toMicroseconds(const std::vector<TimeNs>& ns) {
+    std::vector<float> us(ns.size());
+    for (std::size_t i = 0; i < ns.size(); ++i) us[i] = static_cast<float>(nsToUs(ns[i]));
+    return us;
+}
+} // namespace
+
 AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
     m_pages = new QTabWidget(this);
     m_pages->setDocumentMode(true);
@@ -157,7 +166,7 @@ AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
             QString out = QStringLiteral("slack_from_us,slack_to_us,requests,correlation,slope\n");
             if (!m_data || m_slackCategory->currentIndex() < 0) return out;
             for (const auto& b : slackBuckets(*m_data, static_cast<std::size_t>(m_slackCategory->currentData().toInt()), 5))
-                out += QStringLiteral("%1,%2,%3,%4,%5\n").arg(b.slackFromUs).arg(b.slackToUs).arg(b.requests).arg(b.correlation).arg(b.slope);
+                out += QStringLiteral("%1,%2,%3,%4,%5\n").arg(nsToUs(b.slackFromNs)).arg(nsToUs(b.slackToNs)).arg(b.requests).arg(b.correlation).arg(b.slope);
             return out;
         });
     }
@@ -250,12 +259,12 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
     refreshOutliers();
     refreshScatter();
     refreshSlackStudies();
-    if (m_data) m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), m_data->latencyUs}});
+    if (m_data) m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), toMicroseconds(m_data->latencyNs)}});
 }
 
-void AggregatesView::setWhatIfResult(const std::vector<float>& after, const QString& label) {
+void AggregatesView::setWhatIfResult(const std::vector<TimeNs>& after, const QString& label) {
     if (!m_data) return;
-    m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), m_data->latencyUs}, {label, after}});
+    m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), toMicroseconds(m_data->latencyNs)}, {label, toMicroseconds(after)}});
 }
 
 void AggregatesView::refreshBreakdown() {
@@ -286,7 +295,7 @@ void AggregatesView::refreshOutliers() {
     m_outlierSummary->setText(tr("%L1 requests slower than %2 ms against the rest, ranked by how much more of their critical path "
                                  "each segment type takes")
                                   .arg(o.outlierRequests)
-                                  .arg(o.thresholdUs / 1000.0, 0, 'f', 1));
+                                  .arg(nsToMs(o.thresholdNs), 0, 'f', 1));
     const int rows = static_cast<int>(std::min<std::size_t>(o.segments.size(), 200));
     m_outlierTable->setRowCount(rows);
     for (int i = 0; i < rows; ++i) {
@@ -311,9 +320,9 @@ void AggregatesView::refreshSlackStudies() {
     if (!m_data || m_slackCategory->currentIndex() < 0) return;
     const auto c = static_cast<std::size_t>(m_slackCategory->currentData().toInt());
     const QString name = m_slackCategory->currentText();
-    std::vector<float> slack;
+    std::vector<float> slack;  // the plot's own axis: microseconds
     for (std::size_t r = 0; r < m_data->requests(); ++r)
-        if (std::isfinite(m_data->slack(r, c))) slack.push_back(m_data->slack(r, c));
+        if (m_data->hasSlack(r, c)) slack.push_back(static_cast<float>(nsToUs(m_data->slack(r, c))));
     if (sender() != m_slackCdf) {
         m_slackCdf->setSeries(tr("%1 slack (ms)").arg(name), {{tr("%1 slack").arg(name), slack}});
         const double median = slack.empty() ? 0 : quantile(slack, 0.5) / 1000.0;
@@ -338,7 +347,7 @@ void AggregatesView::refreshSlackStudies() {
     for (std::size_t b = 0; b < buckets.size(); ++b) {
         keys << double(b);
         values << buckets[b].correlation;
-        ticker->addTick(double(b), QStringLiteral("%1–%2 ms").arg(buckets[b].slackFromUs / 1000.0, 0, 'f', 1).arg(buckets[b].slackToUs / 1000.0, 0, 'f', 1));
+        ticker->addTick(double(b), QStringLiteral("%1–%2 ms").arg(nsToMs(buckets[b].slackFromNs), 0, 'f', 1).arg(nsToMs(buckets[b].slackToNs), 0, 'f', 1));
     }
     bars->setData(keys, values);
     bars->setBrush(QColor(0x19, 0x71, 0xc2));
@@ -352,13 +361,13 @@ void AggregatesView::refreshSlackStudies() {
     m_bucketPlot->replot();
     // Prediction from each user's previous request, at the CDF's cut-off.
     if (m_attributeValues && m_userAttribute->currentIndex() >= 0) {
-        const double cutoff = m_slackCdf->cutOffMs() * 1000.0;
+        const TimeNs cutoff = usToNs(m_slackCdf->cutOffMs() * 1000.0);
         const auto p = predictSlack(*m_data, c, cutoff, attribute(m_userAttribute->currentText()));
         m_prediction->setText(tr("<b>Predicting %1 slack ≥ %2 ms from the user's previous request</b> (%L3 pairs by <i>%4</i>):<br>"
                                  "predicted slack and had it %L5 · predicted slack, had none %L6 · predicted none, had none %L7 · "
                                  "predicted none, had slack %L8<br>type I (false alarm) rate %9 % · type II (miss) rate %10 %")
                                   .arg(name)
-                                  .arg(cutoff / 1000.0, 0, 'f', 1)
+                                  .arg(nsToMs(cutoff), 0, 'f', 1)
                                   .arg(p.pairs)
                                   .arg(m_userAttribute->currentText())
                                   .arg(p.truePositive)

@@ -34,7 +34,7 @@ public:
     void setAggregates(std::shared_ptr<const RequestAggregates> aggregates, QStringList attributeKeys,
                        std::function<std::vector<std::string>(const QString&)> attributeValues,
                        std::function<QString(std::uint32_t)> typeName);
-    void setWhatIfResult(const std::vector<float>& after, const QString& label);
+    void setWhatIfResult(const std::vector<TimeNs>& after, const QString& label);  // latencies per request row
     void showPage(int index);
 
     BreakdownPlot* breakdownPlot() const { return m_breakdown; }

@@ -14,9 +14,15 @@ QString formatDuration(double us) {
     return QStringLiteral("%1 s").arg(us / 1e6, 0, 'f', 2);
 }
 
-QString formatTimestamp(double epochUs) {
-    if (!std::isfinite(epochUs)) return QStringLiteral("–");
-    const auto ms = static_cast<qint64>(std::floor(epochUs / 1000.0));
+QString formatDurationNs(TimeNs ns) {
+    if (ns == kNoTime) return QStringLiteral("–");
+    if (ns > -1000 && ns < 1000 && ns != 0) return QStringLiteral("%1 ns").arg(ns);
+    return formatDuration(nsToUs(ns));
+}
+
+QString formatTimestampNs(TimeNs epochNs) {
+    if (epochNs == kNoTime) return QStringLiteral("–");
+    const qint64 ms = epochNs >= 0 ? epochNs / 1000000 : -((-epochNs + 999999) / 1000000);  // floor
     return QDateTime::fromMSecsSinceEpoch(ms, QTimeZone::utc()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 

@@ -2,9 +2,12 @@
 // How times read in every view: durations with a unit that fits, timestamps as UTC wall-clock time.
 #include <QString>
 
+#include "tracelight/base/Time.h"
+
 namespace tracelight::widgets {
 
-QString formatDuration(double microseconds);  // "850 µs", "12.4 ms", "3.20 s"
-QString formatTimestamp(double epochMicroseconds);  // "2026-11-01 00:00:01.234"
+QString formatDuration(double microseconds);  // "850 µs", "12.4 ms", "3.20 s" (a view's own µs axis)
+QString formatDurationNs(TimeNs nanoseconds);  // the same for a time from core; kNoTime shows "–"
+QString formatTimestampNs(TimeNs epochNanoseconds);  // "2026-11-01 00:00:01.234"
 
 } // namespace tracelight::widgets

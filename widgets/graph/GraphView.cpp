@@ -64,7 +64,7 @@ void GraphView::setShowUnconfirmed(bool show) {
 
 double GraphView::sizeMeasure(int node) const {
     const auto& t = m_graph->types[static_cast<std::size_t>(node)];
-    return m_sizeBy == NodeSize::MeanDuration ? t.meanDurationUs : double(t.criticalCount);
+    return m_sizeBy == NodeSize::MeanDuration ? t.meanDurationNs : double(t.criticalCount);
 }
 
 QSizeF GraphView::nodeSize(int node, double largestMeasure) const {
@@ -285,7 +285,7 @@ bool GraphView::event(QEvent* e) {
             const auto& t = m_graph->types[static_cast<std::size_t>(n)];
             QToolTip::showText(help->globalPos(),
                                tr("<b>%1</b><br>mean %2 · in %3 requests<br>critical in %4 requests")
-                                   .arg(QString::fromStdString(t.name()).toHtmlEscaped(), formatDuration(t.meanDurationUs))
+                                   .arg(QString::fromStdString(t.name()).toHtmlEscaped(), formatDuration(t.meanDurationNs / 1000.0))
                                    .arg(t.occurrences)
                                    .arg(t.criticalCount),
                                this);
@@ -484,10 +484,10 @@ void ModelOverview::showNode(int node) {
     html += QStringLiteral("<table cellspacing=4>");
     auto row = [&](const QString& k, const QString& v) { html += QStringLiteral("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(k, v); };
     row(tr("requests with it"), QString::number(t.occurrences));
-    row(tr("mean duration"), formatDuration(t.meanDurationUs));
+    row(tr("mean duration"), formatDuration(t.meanDurationNs / 1000.0));
     row(tr("crosses hosts"), QStringLiteral("%1 %").arg(100 * t.networkShare, 0, 'f', 0));
     row(tr("on the critical path"), tr("%1 requests (%2 %)").arg(t.criticalCount).arg(m_graph->requests ? 100.0 * t.criticalCount / m_graph->requests : 0, 0, 'f', 1));
-    row(tr("mean critical time per request"), formatDuration(t.meanCriticalUs));
+    row(tr("mean critical time per request"), formatDuration(t.meanCriticalNs / 1000.0));
     int before = 0, after = 0;
     for (const auto& e : m_graph->happensBefore) {
         before += static_cast<int>(e.to) == node;

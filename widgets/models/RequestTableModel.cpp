@@ -37,8 +37,8 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
         switch (index.column()) {
         case Name: return QString::fromStdString(t.names[i]);
         case Period: return QString::fromStdString(t.periodNames[t.periodIndex[i]]);
-        case Start: return t.startUs[i];
-        case Latency: return t.latencyUs[i];
+        case Start: return nsToUs(t.startNs[i]);
+        case Latency: return nsToUs(t.latencyNs[i]);
         case Hosts: return t.hostCount[i];
         case Events: return t.eventCount[i];
         default: return {};
@@ -48,8 +48,8 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
     switch (index.column()) {
     case Name: return QString::fromStdString(t.names[i]);
     case Period: return QString::fromStdString(t.periodNames[t.periodIndex[i]]);
-    case Start: return formatTimestamp(t.startUs[i]);
-    case Latency: return formatDuration(t.latencyUs[i]);
+    case Start: return formatTimestampNs(t.startNs[i]);
+    case Latency: return formatDurationNs(t.latencyNs[i]);
     case Hosts: return t.hostCount[i];
     case Events: return t.eventCount[i];
     case Attributes: {

@@ -40,7 +40,7 @@ QString BreakdownPlot::csv() const {
     for (const auto& [label, b] : m_groups)
         for (const auto& c : b.categories)
             out += QStringLiteral("%1,%2,%3,%4,%5,%6\n").arg(label).arg(b.requests).arg(QString::fromStdString(c.name))
-                       .arg(c.summedUs, 0, 'f', 1).arg(c.criticalUs, 0, 'f', 1).arg(c.criticalShare, 0, 'f', 4);
+                       .arg(c.summedNs / 1000.0, 0, 'f', 3).arg(c.criticalNs / 1000.0, 0, 'f', 3).arg(c.criticalShare, 0, 'f', 4);
     return out;
 }
 
@@ -74,10 +74,10 @@ void BreakdownPlot::rebuild() {
             for (std::size_t g = 0; g < m_groups.size(); ++g) {
                 const Breakdown& b = m_groups[g].second;
                 double summedTotal = 0;
-                for (const auto& cat : b.categories) summedTotal += cat.summedUs;
+                for (const auto& cat : b.categories) summedTotal += cat.summedNs;
                 const auto& cat = b.categories[c];
-                const double value = kind == 0 ? cat.summedUs : cat.criticalUs;
-                const double denominator = kind == 0 ? summedTotal : b.meanLatencyUs;
+                const double value = kind == 0 ? cat.summedNs : cat.criticalNs;
+                const double denominator = kind == 0 ? summedTotal : b.meanLatencyNs;
                 keys << double(g) * 1.0 + (kind == 0 ? -0.2 : 0.2);
                 values << (m_percent ? (denominator > 0 ? 100.0 * value / denominator : 0) : value / 1000.0);
             }

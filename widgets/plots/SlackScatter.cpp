@@ -10,16 +10,16 @@ namespace tracelight::widgets {
 
 namespace {
 // Slack colours: none (red) to plenty (green), in five steps.
-constexpr double kSlackSteps[] = {0, 5000, 20000, 100000, 500000};  // microseconds
+constexpr TimeNs kSlackSteps[] = {0, 5000000, 20000000, 100000000, 500000000};  // 0, 5, 20, 100, 500 ms
 QColor slackColour(int step) {
     static const QColor colours[] = {QColor(0xd9, 0x48, 0x0f), QColor(0xf0, 0x8c, 0x00), QColor(0xfa, 0xb0, 0x05),
                                      QColor(0x74, 0xb8, 0x16), QColor(0x2f, 0x9e, 0x44)};
     return colours[step];
 }
-int slackStep(float slackUs) {
+int slackStep(TimeNs slackNs) {
     int step = 0;
     for (int k = 0; k < 5; ++k)
-        if (slackUs >= kSlackSteps[k]) step = k;
+        if (slackNs >= kSlackSteps[k]) step = k;
     return step;
 }
 } // namespace
@@ -58,7 +58,7 @@ std::vector<std::uint32_t> SlackScatter::rowsIn(double x0, double x1, double y0,
     if (!m_data) return rows;
     const auto c = static_cast<std::size_t>(m_category);
     for (std::size_t r = 0; r < m_data->requests(); ++r) {
-        const double x = m_data->span(r, c) / 1000.0, y = m_data->latencyUs[r] / 1000.0;
+        const double x = nsToMs(m_data->span(r, c)), y = nsToMs(m_data->latencyNs[r]);
         if (x >= x0 && x <= x1 && y >= y0 && y <= y1) rows.push_back(static_cast<std::uint32_t>(r));
     }
     return rows;
@@ -71,7 +71,7 @@ int SlackScatter::rowNear(double xMs, double yMs) const {
     int best = -1;
     double bestDistance = 0.02;  // 2 % of the visible range
     for (std::size_t r = 0; r < m_data->requests(); ++r) {
-        const double dx = (m_data->span(r, c) / 1000.0 - xMs) / sx, dy = (m_data->latencyUs[r] / 1000.0 - yMs) / sy;
+        const double dx = (nsToMs(m_data->span(r, c)) - xMs) / sx, dy = (nsToMs(m_data->latencyNs[r]) - yMs) / sy;
         const double d = std::hypot(dx, dy);
         if (d < bestDistance) bestDistance = d, best = static_cast<int>(r);
     }
@@ -83,7 +83,8 @@ QString SlackScatter::csv() const {
     if (!m_data) return out;
     const auto c = static_cast<std::size_t>(m_category);
     for (std::size_t r = 0; r < m_data->requests(); ++r)
-        out += QStringLiteral("%1,%2,%3,%4\n").arg(m_data->ids[r].value).arg(m_data->span(r, c)).arg(m_data->latencyUs[r]).arg(m_data->slack(r, c));
+        out += QStringLiteral("%1,%2,%3,%4\n").arg(m_data->ids[r].value).arg(nsToUs(m_data->span(r, c))).arg(nsToUs(m_data->latencyNs[r]))
+                   .arg(m_data->hasSlack(r, c) ? QString::number(nsToUs(m_data->slack(r, c))) : QStringLiteral("inf"));
     return out;
 }
 
@@ -98,8 +99,8 @@ void SlackScatter::rebuild() {
     const QString category = QString::fromStdString(m_data->categories[c]);
     double maxX = 1, maxY = 1;
     for (std::size_t r = 0; r < m_data->requests(); ++r) {
-        maxX = std::max(maxX, double(m_data->span(r, c)) / 1000.0);
-        maxY = std::max(maxY, double(m_data->latencyUs[r]) / 1000.0);
+        maxX = std::max(maxX, nsToMs(m_data->span(r, c)));
+        maxY = std::max(maxY, nsToMs(m_data->latencyNs[r]));
     }
     m_heatMap = m_data->requests() > m_heatMapThreshold;
     if (m_heatMap) {
@@ -111,7 +112,7 @@ void SlackScatter::rebuild() {
         std::vector<double> counts(static_cast<std::size_t>(nx * ny), 0);
         for (std::size_t r = 0; r < m_data->requests(); ++r) {
             int ix, iy;
-            map->data()->coordToCell(m_data->span(r, c) / 1000.0, m_data->latencyUs[r] / 1000.0, &ix, &iy);
+            map->data()->coordToCell(nsToMs(m_data->span(r, c)), nsToMs(m_data->latencyNs[r]), &ix, &iy);
             if (ix >= 0 && ix < nx && iy >= 0 && iy < ny) counts[static_cast<std::size_t>(iy * nx + ix)] += 1;
         }
         for (int x = 0; x < nx; ++x)
@@ -131,16 +132,16 @@ void SlackScatter::rebuild() {
             QVector<double> x, y;
             for (std::size_t r = 0; r < m_data->requests(); ++r)
                 if (slackStep(m_data->slack(r, c)) == step) {
-                    x << m_data->span(r, c) / 1000.0;
-                    y << m_data->latencyUs[r] / 1000.0;
+                    x << nsToMs(m_data->span(r, c));
+                    y << nsToMs(m_data->latencyNs[r]);
                 }
             auto* g = m_plot->addGraph();
             g->setLineStyle(QCPGraph::lsNone);
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, slackColour(step), 3));
             g->setAdaptiveSampling(true);
             g->setData(x, y);
-            const double lo = kSlackSteps[step] / 1000.0;
-            g->setName(step == 4 ? tr("slack ≥ %1 ms").arg(lo) : tr("slack %1–%2 ms").arg(lo).arg(kSlackSteps[step + 1] / 1000.0));
+            const double lo = nsToMs(kSlackSteps[step]);
+            g->setName(step == 4 ? tr("slack ≥ %1 ms").arg(lo) : tr("slack %1–%2 ms").arg(lo).arg(nsToMs(kSlackSteps[step + 1])));
         }
     }
     // y = x: a request can never be faster than this category's part of it.

@@ -10,18 +10,19 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
     const std::size_t n = d.dag.segments.size();
     layout.startUs.resize(n);
     layout.endUs.resize(n);
-    double origin = d.dag.startUs;
+    // Core's nanoseconds become the view's own axis: microseconds from the request's first event.
+    TimeNs origin = d.dag.startNs;
     if (localClocks) {
-        origin = n ? d.localStartUs[0] : 0;
-        for (std::size_t s = 0; s < n; ++s) origin = std::min(origin, d.localStartUs[s]);
+        origin = n ? d.localStartNs[0] : 0;
+        for (std::size_t s = 0; s < n; ++s) origin = std::min(origin, d.localStartNs[s]);
     }
     double last = 0;
     for (std::size_t s = 0; s < n; ++s) {
-        layout.startUs[s] = (localClocks ? d.localStartUs[s] : d.dag.segments[s].startUs) - origin;
-        layout.endUs[s] = (localClocks ? d.localEndUs[s] : d.dag.segments[s].endUs) - origin;
+        layout.startUs[s] = nsToUs((localClocks ? d.localStartNs[s] : d.dag.segments[s].startNs) - origin);
+        layout.endUs[s] = nsToUs((localClocks ? d.localEndNs[s] : d.dag.segments[s].endNs) - origin);
         last = std::max(last, layout.endUs[s]);
     }
-    layout.spanUs = localClocks ? last : d.dag.endUs - d.dag.startUs;
+    layout.spanUs = localClocks ? last : nsToUs(d.dag.endNs - d.dag.startNs);
 
     layout.rows.push_back({WaterfallRow::CriticalPath, QStringLiteral("Critical path"), -1, -1, {}});
     // Hosts in order of first appearance; under each, the tasks that run there in order of appearance.

@@ -201,7 +201,7 @@ QString WaterfallView::tooltipFor(int s) const {
     const RequestDetail& d = *m_detail;
     QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(d.segmentNames[i]).toHtmlEscaped());
     text += tr("duration %1").arg(formatDuration(m_layout.endUs[i] - m_layout.startUs[i]));
-    text += d.critical[i] ? tr(" · <b>on the critical path</b>") : tr(" · slack %1").arg(formatDuration(d.slackUs[i]));
+    text += d.critical[i] ? tr(" · <b>on the critical path</b>") : tr(" · slack %1").arg(formatDurationNs(d.slackNs[i]));
     text += QStringLiteral("<br>");
     const QString from = QString::fromStdString(d.hosts[d.segmentStartHost[i]]);
     const QString to = QString::fromStdString(d.hosts[d.segmentEndHost[i]]);
@@ -377,8 +377,8 @@ void WaterfallView::paintRows(QPainter& p) {
         if (row.kind == WaterfallRow::CriticalPath) {
             // Blind time: hatched, where no segment covers the path.
             for (const auto& b : d.criticalPath.blind) {
-                const double origin = m_local ? 0 : d.dag.startUs;
-                const double x0 = xOf(b.startUs - origin), x1 = xOf(b.startUs - origin + b.durationUs);
+                const TimeNs origin = m_local ? 0 : d.dag.startNs;
+                const double x0 = xOf(nsToUs(b.startNs - origin)), x1 = xOf(nsToUs(b.startNs - origin + b.durationNs));
                 if (x1 < plotLeft() || x0 > plotRight()) continue;
                 p.fillRect(QRectF(x0, barTop, std::max(1.0, x1 - x0), barHeight), QBrush(palette::blind(), Qt::BDiagPattern));
             }
@@ -422,8 +422,8 @@ void WaterfallView::paintRows(QPainter& p) {
             flushFold();
             const bool critical = d.critical[s];
             const QColor fill = critical ? palette::critical() : palette::forTask(QString::fromStdString(d.tasks[d.segmentTask[s]]));
-            if (!critical && d.slackUs[s] > 0) {
-                const double xs = xOf(m_layout.endUs[s] + d.slackUs[s]);
+            if (!critical && d.slackNs[s] > 0) {
+                const double xs = xOf(m_layout.endUs[s] + nsToUs(d.slackNs[s]));
                 p.fillRect(QRectF(x1, barTop + barHeight * 0.3, xs - x1, barHeight * 0.4), palette::slack());
             }
             const QRectF bar(x0, barTop, x1 - x0, barHeight);

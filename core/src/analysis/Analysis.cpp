@@ -3,8 +3,8 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 
-#include "store/Sqlite.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestPass.h"
@@ -14,7 +14,7 @@ namespace tracelight {
 
 namespace {
 
-constexpr std::uint8_t kBlobVersion = 1;
+constexpr std::uint8_t kBlobVersion = 2;  // 2: slack and blind intervals as int64 nanoseconds
 
 class StageClock {
 public:
@@ -32,7 +32,7 @@ private:
     std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };
 
-// Per-request result blob: slack per segment (float32), the critical path, the blind intervals.
+// Per-request result blob: slack per segment (int64 ns), the critical path, the blind intervals (int64 ns).
 template <typename T>
 void put(std::string& out, T value) {
     char bytes[sizeof(T)];
@@ -47,26 +47,28 @@ bool get(std::string_view& in, T& value) {
     return true;
 }
 
-std::string encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const std::vector<double>& slack) {
+std::string encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const std::vector<TimeNs>& slack) {
     std::string out;
-    out.reserve(16 + dag.segments.size() * 4 + cp.segments.size() * 4 + cp.blind.size() * 16);
+    out.reserve(16 + dag.segments.size() * 8 + cp.segments.size() * 4 + cp.blind.size() * 16);
     put(out, kBlobVersion);
     put(out, static_cast<std::uint32_t>(dag.segments.size()));
-    for (double s : slack) put(out, static_cast<float>(s));
+    for (TimeNs s : slack) put(out, s);
     put(out, static_cast<std::uint32_t>(cp.segments.size()));
     for (auto v : cp.segments) put(out, v);
     put(out, static_cast<std::uint32_t>(cp.blind.size()));
     for (const auto& b : cp.blind) {
-        put(out, b.startUs - dag.startUs);
-        put(out, b.durationUs);
+        put(out, b.startNs - dag.startNs);
+        put(out, b.durationNs);
     }
     return out;
 }
 
-std::string storedParameters(const TraceStore& store, const AnalysisOptions& options) {
-    sqlite::Statement q(store.db(), "SELECT COALESCE(MAX(id), 0) FROM imports");
-    q.step();
-    return analysisParameters(options) + ";imports=" + std::to_string(q.int64(0));
+// Results are stamped with the last import of the data they were computed from.
+std::string storedParameters(const AnalysisOptions& options, std::int64_t lastImport) {
+    return analysisParameters(options) + ";imports=" + std::to_string(lastImport);
+}
+std::string currentParameters(const TraceStore& store, const AnalysisOptions& options) {
+    return storedParameters(options, store.lastImportId());
 }
 
 std::string modelJson(const TraceData& data, const CausalModel& model) {
@@ -152,7 +154,11 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         if (progress && *progress) (*progress)(f, stage);
     };
     ProgressSink reading = [&](double f, std::string_view s) { scaled(0.3 * f, s); };
+    // One read snapshot: the data and the import it ends with, whatever commits while the analysis runs.
+    if (Status s = store.beginRead(); !s) return s;
+    const std::int64_t lastImportRead = store.lastImportId();
     auto data = loadTraceData(store, &reading, cancel);
+    store.endRead();
     if (!data) return data.status();
     clock.done("read");
     ProgressSink inferring = [&](double f, std::string_view s) { scaled(0.3 + 0.3 * f, s); };
@@ -168,7 +174,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     // Per request: dependency graph, critical path, slack. Sharded; results kept in request order.
     const std::size_t requests = td.requestCount();
     struct RequestResult {
-        double startUs, latencyUs, blindUs;
+        TimeNs startNs, latencyNs, blindNs;
         std::string blob;
     };
     std::vector<RequestResult> results(requests);
@@ -176,8 +182,8 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     constexpr std::size_t kSlowestKept = 25;
     struct TypeTotals {
         std::int64_t occurrences = 0, network = 0, critical = 0;
-        double durationUs = 0, criticalUs = 0;
-        std::vector<std::pair<double, std::uint32_t>> slowest;  // (latency, request index), a min-heap
+        TimeNs durationNs = 0, criticalNs = 0;
+        std::vector<std::pair<TimeNs, std::uint32_t>> slowest;  // (latency, request index), a min-heap
     };
     const unsigned threads = resolveThreads(options.inference.threads);
     std::vector<std::vector<TypeTotals>> totals(threads, std::vector<TypeTotals>(td.segmentTypes.size()));
@@ -194,25 +200,25 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             const RequestPassResult& result = pass.run(td.eventsOf(r), offsets, td.linksOf(r));
             const RequestDag& dag = result.dag;
             const CriticalPath& cp = result.criticalPath;
-            const std::vector<double>& slack = result.slack;
-            results[r] = {dag.startUs, cp.latencyUs, cp.blindUs, encodeRequestResult(dag, cp, slack)};
+            const std::vector<TimeNs>& slack = result.slack;
+            results[r] = {dag.startNs, cp.latencyNs, cp.blindNs, encodeRequestResult(dag, cp, slack)};
             for (const auto& s : dag.segments) {
                 auto& t = typeTotals[s.type.value];
                 ++t.occurrences;
                 t.network += s.network;
-                t.durationUs += s.durationUs();
+                t.durationNs += s.durationNs();
             }
             for (auto v : cp.segments) {
                 auto& t = typeTotals[dag.segments[v].type.value];
                 ++t.critical;
-                t.criticalUs += dag.segments[v].durationUs();
-                auto greater = std::greater<std::pair<double, std::uint32_t>>();
+                t.criticalNs += dag.segments[v].durationNs();
+                auto greater = std::greater<std::pair<TimeNs, std::uint32_t>>();
                 if (t.slowest.size() < kSlowestKept) {
-                    t.slowest.emplace_back(cp.latencyUs, static_cast<std::uint32_t>(r));
+                    t.slowest.emplace_back(cp.latencyNs, static_cast<std::uint32_t>(r));
                     std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
-                } else if (cp.latencyUs > t.slowest.front().first) {
+                } else if (cp.latencyNs > t.slowest.front().first) {
                     std::pop_heap(t.slowest.begin(), t.slowest.end(), greater);
-                    t.slowest.back() = {cp.latencyUs, static_cast<std::uint32_t>(r)};
+                    t.slowest.back() = {cp.latencyNs, static_cast<std::uint32_t>(r)};
                     std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
                 }
             }
@@ -237,47 +243,32 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     summary.stages.push_back({"slack", passSeconds.slack});
 
     // Write everything in one transaction: on failure or cancel the old results stay.
-    sqlite3* db = store.db();
     if (Status s = store.begin(); !s) return s;
-    auto fail = [&](const std::string& what) -> Result<AnalysisSummary> {
-        const std::string message = store.path() + ": cannot store " + what + ": " + sqlite3_errmsg(db);
+    auto fail = [&](const Status& status) -> Result<AnalysisSummary> {
         store.rollback();
-        return Status::error(message);
+        return status;
     };
     reporter.report(0.86, "writing results", true);
-    if (!sqlite::exec(db, "DELETE FROM clock_offsets; DELETE FROM request_analysis;")) return fail("results");
     {
-        sqlite::Statement insert(db, "INSERT INTO clock_offsets(host_id, offset_us, parent_host_id, rtt_us) VALUES(?1,?2,?3,?4)");
+        std::vector<ClockOffsetRow> offsetRows(td.hostLabels.size());
         for (std::size_t h = 0; h < td.hostLabels.size(); ++h) {
-            insert.bind(1, td.hostLabels[h].value).bind(2, offsets.offsetUs[h]);
-            if (offsets.parent[h] >= 0) insert.bind(3, td.hostLabels[static_cast<std::size_t>(offsets.parent[h])].value).bind(4, offsets.rttUs[h]);
-            else insert.bindNull(3).bindNull(4);
-            if (insert.step() != SQLITE_DONE) return fail("clock offsets");
-            insert.reset();
+            offsetRows[h] = {td.hostLabels[h].value, offsets.offsetNs[h], std::nullopt, 0};
+            if (offsets.parent[h] >= 0) {
+                offsetRows[h].parentHost = td.hostLabels[static_cast<std::size_t>(offsets.parent[h])].value;
+                offsetRows[h].rttNs = offsets.rttNs[h];
+            }
         }
-    }
-    reporter.report(0.88, "writing adjusted timestamps", true);
-    if (!sqlite::exec(db, "UPDATE events SET ts_adjusted_us = ts_local_us - "
-                          "COALESCE((SELECT offset_us FROM clock_offsets c WHERE c.host_id = events.host_id), 0)"))
-        return fail("adjusted timestamps");
-    {
-        sqlite::Statement insert(db, "INSERT INTO request_analysis(request_id, latency_us, blind_us, data) VALUES(?1,?2,?3,?4)");
-        sqlite::Statement update(db, "UPDATE requests SET start_us=?1, latency_us=?2 WHERE id=?3");
-        for (std::size_t r = 0; r < requests; ++r) {
-            const auto& res = results[r];
-            insert.bind(1, td.requestIds[r].value).bind(2, res.latencyUs).bind(3, res.blindUs);
-            sqlite3_bind_blob(insert.get(), 4, res.blob.data(), static_cast<int>(res.blob.size()), SQLITE_STATIC);
-            if (insert.step() != SQLITE_DONE) return fail("request results");
-            insert.reset();
-            update.bind(1, res.startUs).bind(2, res.latencyUs).bind(3, td.requestIds[r].value);
-            if (update.step() != SQLITE_DONE) return fail("request latency");
-            update.reset();
-            if ((r & 0xFFFF) == 0) reporter.report(0.9 + 0.1 * double(r) / double(requests), "writing results");
-        }
+        const Status written = store.replaceAnalysisResults(
+            offsetRows, requests,
+            [&](std::size_t r) {
+                const auto& res = results[r];
+                return RequestResultRow{td.requestIds[r], res.startNs, res.latencyNs, res.blindNs, res.blob};
+            },
+            [&](std::size_t r) { reporter.report(0.9 + 0.1 * double(r) / double(requests), "writing results"); });
+        if (!written) return fail(written);
     }
     std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
     {
-        sqlite::Statement name(db, "SELECT name FROM requests WHERE id=?1");
         for (std::size_t type = 0; type < stats.size(); ++type) {
             TypeTotals sum;
             for (const auto& shard : totals) {
@@ -285,8 +276,8 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 sum.occurrences += t.occurrences;
                 sum.network += t.network;
                 sum.critical += t.critical;
-                sum.durationUs += t.durationUs;
-                sum.criticalUs += t.criticalUs;
+                sum.durationNs += t.durationNs;
+                sum.criticalNs += t.criticalNs;
                 sum.slowest.insert(sum.slowest.end(), t.slowest.begin(), t.slowest.end());
             }
             std::sort(sum.slowest.rbegin(), sum.slowest.rend());
@@ -297,18 +288,15 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             st.startEvent = td.label(seg.startEvent.value);
             st.endEvent = td.label(seg.endEvent.value);
             st.occurrences = sum.occurrences;
-            st.meanDurationUs = sum.occurrences ? sum.durationUs / double(sum.occurrences) : 0;
+            st.meanDurationNs = sum.occurrences ? double(sum.durationNs) / double(sum.occurrences) : 0;
             st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;
             st.criticalCount = sum.critical;
-            st.meanCriticalUs = requests ? sum.criticalUs / double(requests) : 0;
-            for (const auto& [latency, r] : sum.slowest) {
-                name.bind(1, td.requestIds[r].value);
-                if (name.step() == SQLITE_ROW) st.slowestCriticalRequests.emplace_back(name.text(0));
-                name.reset();
-            }
+            st.meanCriticalNs = requests ? double(sum.criticalNs) / double(requests) : 0;
+            for (const auto& [latency, r] : sum.slowest)
+                if (auto name = store.requestName(td.requestIds[r])) st.slowestCriticalRequests.push_back(std::move(*name));
         }
     }
-    const std::string params = storedParameters(store, options);
+    const std::string params = storedParameters(options, lastImportRead);
     for (Status s : {store.putResult("model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
                      storeSegmentStats(store, params, stats)})
         if (!s) {
@@ -337,61 +325,57 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
 }
 
 bool analysisIsCurrent(const TraceStore& store, const AnalysisOptions& options) {
-    return store.result("model", kAnalysisVersion, storedParameters(store, options)).has_value();
+    return store.result("model", kAnalysisVersion, currentParameters(store, options)).has_value();
 }
 
 Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptions& options) {
-    auto json = store.result("model", kAnalysisVersion, storedParameters(store, options));
+    auto json = store.result("model", kAnalysisVersion, currentParameters(store, options));
     if (!json) return Status::error(store.path() + ": no current analysis (run tracelight-cli analyze)");
     return *json;
 }
 
 Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName) {
-    sqlite3* db = store.db();
-    sqlite::Statement request(db,
-                              "SELECT r.id, a.latency_us, a.blind_us, a.data, r.start_us FROM requests r "
-                              "LEFT JOIN request_analysis a ON a.request_id = r.id WHERE r.name = ?1");
-    request.bind(1, requestName);
-    if (request.step() != SQLITE_ROW) return Status::error(store.path() + ": no request '" + std::string(requestName) + "'");
-    if (request.isNull(3)) return Status::error(store.path() + ": request '" + std::string(requestName) + "' is not analysed (run tracelight-cli analyze)");
+    auto stored = store.requestResult(requestName);
+    if (!stored) return Status::error(store.path() + ": no request '" + std::string(requestName) + "'");
+    if (!stored->analysed) return Status::error(store.path() + ": request '" + std::string(requestName) + "' is not analysed (run tracelight-cli analyze)");
     RequestAnalysis out;
     out.request = std::string(requestName);
-    out.latencyUs = request.real(1);
-    out.blindUs = request.real(2);
-    out.startUs = request.real(4);
-    std::string_view blob(static_cast<const char*>(sqlite3_column_blob(request.get(), 3)),
-                          static_cast<std::size_t>(sqlite3_column_bytes(request.get(), 3)));
-    const auto requestId = request.int64(0);
+    out.latencyNs = stored->latencyNs;
+    out.blindNs = stored->blindNs;
+    out.startNs = stored->startNs;
+    std::string_view blob(stored->data);
 
-    // Segments in the same canonical order the analysis used: tasks by id, events by position.
-    sqlite::Statement events(db,
-                             "SELECT t.text, e.text, ev.host_id, ev.ts_adjusted_us, ev.task_id FROM events ev "
-                             "JOIN labels t ON t.id = ev.task_id JOIN labels e ON e.id = ev.event_id "
-                             "WHERE ev.request_id = ?1 ORDER BY ev.task_id, ev.ord");
-    events.bind(1, requestId);
-    std::int64_t previousTask = -1, previousHost = -1;
-    std::string previousEvent;
-    double previousTs = 0;
-    while (events.step() == SQLITE_ROW) {
-        const auto task = events.int64(4);
-        const std::string eventName(events.text(1));
-        const double ts = events.real(3) - out.startUs;
-        if (task == previousTask)
-            out.segments.push_back({std::string(events.text(0)), previousEvent, eventName, previousTs, ts - previousTs, 0,
-                                    previousHost != events.int64(2)});
-        previousTask = task;
-        previousEvent = eventName;
+    // Segments in the same canonical order the analysis used: tasks by id, events by position, on the
+    // adjusted clocks (each host's offset applied as it is read).
+    const auto offsets = store.clockOffsets();
+    std::unordered_map<std::uint32_t, std::string> text;
+    auto label = [&](std::uint32_t id) -> const std::string& {
+        auto it = text.find(id);
+        if (it == text.end()) it = text.emplace(id, store.label(LabelId(id))).first;
+        return it->second;
+    };
+    std::int64_t previousTask = -1;
+    std::uint32_t previousHost = 0, previousEvent = 0;
+    TimeNs previousTs = 0;
+    for (const EventRow& e : store.requestEvents(stored->id)) {
+        const auto offset = offsets.find(e.host);
+        const TimeNs ts = e.localNs - (offset == offsets.end() ? 0 : offset->second) - out.startNs;
+        if (e.task == previousTask)
+            out.segments.push_back({label(e.task), label(previousEvent), label(e.event), previousTs, ts - previousTs, 0,
+                                    previousHost != e.host});
+        previousTask = e.task;
+        previousEvent = e.event;
         previousTs = ts;
-        previousHost = events.int64(2);
+        previousHost = e.host;
     }
     std::uint8_t version = 0;
     std::uint32_t count = 0;
     if (!get(blob, version) || version != kBlobVersion || !get(blob, count) || count != out.segments.size())
         return Status::error(store.path() + ": stale analysis for request '" + std::string(requestName) + "' (run tracelight-cli analyze)");
     for (auto& s : out.segments) {
-        float slack = 0;
-        get(blob, slack);
-        s.slackUs = slack;
+        TimeNs slack = 0;
+        if (!get(blob, slack)) return Status::error(store.path() + ": damaged analysis result");
+        s.slackNs = slack;
     }
     std::uint32_t cpCount = 0;
     get(blob, cpCount);
@@ -404,7 +388,7 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     get(blob, blindCount);
     for (std::uint32_t i = 0; i < blindCount; ++i) {
         BlindInterval b{};
-        if (!get(blob, b.startUs) || !get(blob, b.durationUs)) return Status::error(store.path() + ": damaged analysis result");
+        if (!get(blob, b.startNs) || !get(blob, b.durationNs)) return Status::error(store.path() + ": damaged analysis result");
         out.blind.push_back(b);
     }
     return out;

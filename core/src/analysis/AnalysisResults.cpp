@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 
-#include "store/Sqlite.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestPass.h"
@@ -52,9 +52,9 @@ Status storeSegmentStats(TraceStore& store, const std::string& params, const std
     w.beginObject().key("types").beginArray();
     for (const auto& t : stats) {
         w.beginObject().key("task").value(t.task).key("start").value(t.startEvent).key("end").value(t.endEvent)
-            .key("occurrences").value(t.occurrences).key("mean_us").value(t.meanDurationUs)
+            .key("occurrences").value(t.occurrences).key("mean_ns").value(t.meanDurationNs)
             .key("network_share").value(t.networkShare).key("critical_count").value(t.criticalCount)
-            .key("mean_critical_us").value(t.meanCriticalUs).key("slowest_critical_requests").beginArray();
+            .key("mean_critical_ns").value(t.meanCriticalNs).key("slowest_critical_requests").beginArray();
         for (const auto& r : t.slowestCriticalRequests) w.value(r);
         w.endArray().endObject();
     }
@@ -63,14 +63,12 @@ Status storeSegmentStats(TraceStore& store, const std::string& params, const std
 }
 
 Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request) {
-    sqlite3* db = store.db();
     RequestDetail d;
     d.id = request;
     {
-        sqlite::Statement q(db, "SELECT name FROM requests WHERE id=?1");
-        q.bind(1, request.value);
-        if (q.step() != SQLITE_ROW) return Status::error(store.path() + ": no request #" + std::to_string(request.value));
-        d.name = std::string(q.text(0));
+        auto name = store.requestName(request);
+        if (!name) return Status::error(store.path() + ": no request #" + std::to_string(request.value));
+        d.name = std::move(*name);
     }
     d.attributes = store.requestAttributes(request);
 
@@ -81,68 +79,59 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     if (stored)
         for (std::uint32_t i = 0; i < stored->types.size(); ++i)
             typeIds[{stored->types[i].task.value, stored->types[i].startEvent.value, stored->types[i].endEvent.value}] = i;
-    std::map<std::uint32_t, double> offsetOfHost;
-    {
-        sqlite::Statement q(db, "SELECT host_id, offset_us FROM clock_offsets");
-        while (q.step() == SQLITE_ROW) offsetOfHost[static_cast<std::uint32_t>(q.int64(0))] = q.real(1);
-    }
+    const auto offsetOfHost = store.clockOffsets();
     d.analysed = stored.has_value() && !offsetOfHost.empty();
-
-    sqlite::Statement q(db,
-                        "SELECT ev.task_id, ev.event_id, ev.host_id, ev.ts_local_us, t.text, e.text, h.text, ev.ord FROM events ev "
-                        "JOIN labels t ON t.id=ev.task_id JOIN labels e ON e.id=ev.event_id JOIN labels h ON h.id=ev.host_id "
-                        "WHERE ev.request_id=?1 ORDER BY ev.task_id, ev.ord");
-    q.bind(1, request.value);
+    std::unordered_map<std::uint32_t, std::string> text;
+    auto label = [&](std::uint32_t id) -> const std::string& {
+        auto it = text.find(id);
+        if (it == text.end()) it = text.emplace(id, store.label(LabelId(id))).first;
+        return it->second;
+    };
     std::vector<EventRecord> events;
     std::vector<std::string> eventNames;
     std::map<std::uint32_t, std::uint32_t> hostIndex, taskIndex;
     ClockOffsets offsets;
     std::uint32_t nextUnknownType = static_cast<std::uint32_t>(model.typeCount());
     std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> eventAt;  // (task, ord) -> index
-    while (q.step() == SQLITE_ROW) {
-        const auto task = static_cast<std::uint32_t>(q.int64(0));
-        const auto event = static_cast<std::uint32_t>(q.int64(1));
-        const auto hostLabel = static_cast<std::uint32_t>(q.int64(2));
+    for (const EventRow& row : store.requestEvents(request)) {
+        const std::uint32_t task = row.task, event = row.event, hostLabel = row.host;
         auto [h, freshHost] = hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(d.hosts.size()));
         if (freshHost) {
-            d.hosts.emplace_back(q.text(6));
-            offsets.offsetUs.push_back(offsetOfHost.count(hostLabel) ? offsetOfHost[hostLabel] : 0.0);
+            d.hosts.push_back(label(hostLabel));
+            const auto offset = offsetOfHost.find(hostLabel);
+            offsets.offsetNs.push_back(offset == offsetOfHost.end() ? 0 : offset->second);
         }
         auto [t, freshTask] = taskIndex.emplace(task, static_cast<std::uint32_t>(d.tasks.size()));
-        if (freshTask) d.tasks.emplace_back(q.text(4));
-        EventRecord e{task, event, HostId(h->second), SegmentTypeId(), q.real(3)};
+        if (freshTask) d.tasks.push_back(label(task));
+        EventRecord e{task, event, HostId(h->second), SegmentTypeId(), row.localNs};
         if (!events.empty() && events.back().task == task) {
             auto key = std::make_tuple(task, events.back().event, event);
             auto it = typeIds.find(key);
             if (it == typeIds.end()) it = typeIds.emplace(key, nextUnknownType++).first;
             e.segmentType = SegmentTypeId(it->second);
-            d.segmentNames.push_back(d.tasks[t->second] + ":" + eventNames.back() + "->" + std::string(q.text(5)));
+            d.segmentNames.push_back(d.tasks[t->second] + ":" + eventNames.back() + "->" + label(event));
             d.segmentTask.push_back(t->second);
             d.segmentStartHost.push_back(events.back().host.value);
             d.segmentEndHost.push_back(h->second);
-            d.localStartUs.push_back(events.back().localUs);
-            d.localEndUs.push_back(e.localUs);
+            d.localStartNs.push_back(events.back().localNs);
+            d.localEndNs.push_back(e.localNs);
         }
-        eventAt[{q.int64(0), q.int64(7)}] = static_cast<std::uint32_t>(events.size());
+        eventAt[{row.task, row.ord}] = static_cast<std::uint32_t>(events.size());
         events.push_back(e);
-        eventNames.emplace_back(q.text(5));
+        eventNames.push_back(label(event));
     }
     std::vector<EventLink> links;
-    {
-        sqlite::Statement l(db, "SELECT from_task_id, from_ord, to_task_id, to_ord FROM causal_links WHERE request_id=?1");
-        l.bind(1, request.value);
-        while (l.step() == SQLITE_ROW) {
-            auto from = eventAt.find({l.int64(0), l.int64(1)});
-            auto to = eventAt.find({l.int64(2), l.int64(3)});
-            if (from != eventAt.end() && to != eventAt.end()) links.push_back({from->second, to->second});
-        }
+    for (const LinkRow& l : store.causalLinks(request)) {
+        auto from = eventAt.find({l.fromTask, l.fromOrd});
+        auto to = eventAt.find({l.toTask, l.toOrd});
+        if (from != eventAt.end() && to != eventAt.end()) links.push_back({from->second, to->second});
     }
     if (events.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
     RequestPass pass(model);
     RequestPassResult result = pass.run(events, offsets, links);
     d.dag = std::move(result.dag);
     d.criticalPath = std::move(result.criticalPath);
-    d.slackUs = std::move(result.slack);
+    d.slackNs = std::move(result.slack);
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;
     return d;
@@ -172,10 +161,10 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store) {
                 auto num = [&](const char* k) { const JsonValue* v = items[i].find(k); return v && v->isNumber() ? v->number() : 0.0; };
                 auto& t = g.types[i];
                 t.occurrences = static_cast<std::int64_t>(num("occurrences"));
-                t.meanDurationUs = num("mean_us");
+                t.meanDurationNs = num("mean_ns");
                 t.networkShare = num("network_share");
                 t.criticalCount = static_cast<std::int64_t>(num("critical_count"));
-                t.meanCriticalUs = num("mean_critical_us");
+                t.meanCriticalNs = num("mean_critical_ns");
                 if (const JsonValue* list = items[i].find("slowest_critical_requests"); list && list->isArray())
                     for (const auto& r : list->array()) t.slowestCriticalRequests.push_back(r.string());
             }

@@ -6,14 +6,14 @@
 
 namespace tracelight {
 
-void SkewEstimates::add(HostId client, HostId server, double rttUs, double offsetUs) {
+void SkewEstimates::add(HostId client, HostId server, TimeNs rttNs, TimeNs offsetNs) {
     const std::uint64_t key = (std::uint64_t(client.value) << 32) | server.value;
-    auto [it, fresh] = m_pairs.try_emplace(key, SkewEstimate{rttUs, offsetUs, 1});
+    auto [it, fresh] = m_pairs.try_emplace(key, SkewEstimate{rttNs, offsetNs, 1});
     if (fresh) return;
     ++it->second.samples;
-    if (rttUs < it->second.rttUs) {
-        it->second.rttUs = rttUs;
-        it->second.offsetUs = offsetUs;
+    if (rttNs < it->second.rttNs) {
+        it->second.rttNs = rttNs;
+        it->second.offsetNs = offsetNs;
     }
 }
 
@@ -32,16 +32,18 @@ void SkewEstimates::addRequest(std::span<const EventRecord> events) {
             if (reply == taskEnd) continue;  // never came back: no RPC pattern from here
             // The server is the host the task moved to; deeper hops are patterns of their own.
             const HostId server = events[send + 1].host;
-            double first = events[send + 1].localUs, last = first;
+            TimeNs first = events[send + 1].localNs, last = first;
             for (std::size_t j = send + 2; j < reply; ++j)
                 if (events[j].host == server) {
-                    first = std::min(first, events[j].localUs);
-                    last = std::max(last, events[j].localUs);
+                    first = std::min(first, events[j].localNs);
+                    last = std::max(last, events[j].localNs);
                 }
-            const double clientInterval = events[reply].localUs - events[send].localUs;
-            const double rtt = clientInterval - (last - first);
+            // Clocks decades apart are garbage, not skew (and would overflow the arithmetic below).
+            if (std::abs(first - events[send].localNs) > kTimestampLimit / 2) continue;
+            const TimeNs clientInterval = events[reply].localNs - events[send].localNs;
+            const TimeNs rtt = clientInterval - (last - first);
             if (rtt < 0) continue;  // inconsistent logs: a server busy longer than its client waited
-            add(client, server, rtt, first - events[send].localUs - rtt / 2);
+            add(client, server, rtt, first - events[send].localNs - rtt / 2);
         }
         taskStart = taskEnd;
     }
@@ -52,28 +54,28 @@ void SkewEstimates::merge(const SkewEstimates& other) {
         auto [it, fresh] = m_pairs.try_emplace(key, e);
         if (fresh) continue;
         it->second.samples += e.samples;
-        if (e.rttUs < it->second.rttUs) {
-            it->second.rttUs = e.rttUs;
-            it->second.offsetUs = e.offsetUs;
+        if (e.rttNs < it->second.rttNs) {
+            it->second.rttNs = e.rttNs;
+            it->second.offsetNs = e.offsetNs;
         }
     }
 }
 
 ClockOffsets solveClockOffsets(const SkewEstimates& estimates, std::size_t hostCount) {
     ClockOffsets result;
-    result.offsetUs.assign(hostCount, 0.0);
+    result.offsetNs.assign(hostCount, 0);
     result.parent.assign(hostCount, -1);
-    result.rttUs.assign(hostCount, 0.0);
+    result.rttNs.assign(hostCount, 0);
 
     // Undirected view: an estimate A->B with offset d gives B = A + d and A = B - d.
-    struct Edge { std::uint32_t to; double rtt; double offset; };
+    struct Edge { std::uint32_t to; TimeNs rtt; TimeNs offset; };
     std::vector<std::vector<Edge>> adjacent(hostCount);
     std::vector<std::int64_t> degree(hostCount, 0);
     for (const auto& [key, e] : estimates.pairs()) {
         const auto a = static_cast<std::uint32_t>(key >> 32), b = static_cast<std::uint32_t>(key & 0xFFFFFFFFu);
         if (a >= hostCount || b >= hostCount || a == b) continue;
-        adjacent[a].push_back({b, e.rttUs, e.offsetUs});
-        adjacent[b].push_back({a, e.rttUs, -e.offsetUs});
+        adjacent[a].push_back({b, e.rttNs, e.offsetNs});
+        adjacent[b].push_back({a, e.rttNs, -e.offsetNs});
         degree[a] += e.samples;
         degree[b] += e.samples;
     }
@@ -82,14 +84,14 @@ ClockOffsets solveClockOffsets(const SkewEstimates& estimates, std::size_t hostC
     std::vector<std::uint32_t> byDegree(hostCount);
     for (std::uint32_t h = 0; h < hostCount; ++h) byDegree[h] = h;
     std::stable_sort(byDegree.begin(), byDegree.end(), [&](auto x, auto y) { return degree[x] > degree[y]; });
-    using Item = std::tuple<double, std::uint32_t, std::uint32_t, double>;  // rtt, host, parent, offset
+    using Item = std::tuple<TimeNs, std::uint32_t, std::uint32_t, TimeNs>;  // rtt, host, parent, offset
     for (std::uint32_t root : byDegree) {
         if (placed[root] || adjacent[root].empty()) continue;
         placed[root] = true;
         std::priority_queue<Item, std::vector<Item>, std::greater<>> frontier;
         auto expand = [&](std::uint32_t h) {
             for (const Edge& e : adjacent[h])
-                if (!placed[e.to]) frontier.emplace(e.rtt, e.to, h, result.offsetUs[h] + e.offset);
+                if (!placed[e.to]) frontier.emplace(e.rtt, e.to, h, result.offsetNs[h] + e.offset);
         };
         expand(root);
         while (!frontier.empty()) {
@@ -97,9 +99,9 @@ ClockOffsets solveClockOffsets(const SkewEstimates& estimates, std::size_t hostC
             frontier.pop();
             if (placed[host]) continue;
             placed[host] = true;
-            result.offsetUs[host] = offset;
+            result.offsetNs[host] = offset;
             result.parent[host] = static_cast<std::int32_t>(parent);
-            result.rttUs[host] = rtt;
+            result.rttNs[host] = rtt;
             ++result.correctedHosts;
             expand(host);
         }

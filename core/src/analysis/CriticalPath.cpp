@@ -22,9 +22,9 @@ int lastArrivingDependency(const RequestDag& dag, std::uint32_t v) {
     int bestRank = -1;
     for (std::uint32_t k = dag.firstEdgeTo[v]; k < dag.firstEdgeTo[v + 1]; ++k) {
         const DagEdge& e = dag.edges[k];
-        const double end = dag.segments[e.from].endUs;
+        const TimeNs end = dag.segments[e.from].endNs;
         const int rank = tieRank(e.kind);
-        if (best < 0 || end > dag.segments[best].endUs || (end == dag.segments[best].endUs && rank > bestRank)) {
+        if (best < 0 || end > dag.segments[best].endNs || (end == dag.segments[best].endNs && rank > bestRank)) {
             best = static_cast<int>(e.from);
             bestRank = rank;
         }
@@ -34,30 +34,30 @@ int lastArrivingDependency(const RequestDag& dag, std::uint32_t v) {
 
 CriticalPath computeCriticalPath(const RequestDag& dag) {
     CriticalPath cp;
-    cp.latencyUs = dag.endUs - dag.startUs;
+    cp.latencyNs = dag.endNs - dag.startNs;
     if (dag.segments.empty()) {
-        if (cp.latencyUs > 0) cp.blind.push_back({dag.startUs, cp.latencyUs});
-        cp.blindUs = cp.latencyUs;
+        if (cp.latencyNs > 0) cp.blind.push_back({dag.startNs, cp.latencyNs});
+        cp.blindNs = cp.latencyNs;
         return cp;
     }
     const std::uint32_t last = lastEndingSegment(dag);
 
-    double covered = 0;
+    TimeNs covered = 0;
     // After the last segment: the request may end with an event no segment ends at.
-    if (dag.endUs > dag.segments[last].endUs)
-        cp.blind.push_back({dag.segments[last].endUs, dag.endUs - dag.segments[last].endUs});
+    if (dag.endNs > dag.segments[last].endNs)
+        cp.blind.push_back({dag.segments[last].endNs, dag.endNs - dag.segments[last].endNs});
     for (int v = static_cast<int>(last); v >= 0;) {
         cp.segments.push_back(static_cast<std::uint32_t>(v));
         const SegmentInstance& s = dag.segments[v];
-        covered += s.durationUs();
+        covered += s.durationNs();
         const int previous = lastArrivingDependency(dag, static_cast<std::uint32_t>(v));
-        const double gapFrom = previous >= 0 ? dag.segments[previous].endUs : dag.startUs;
-        if (s.startUs > gapFrom) cp.blind.push_back({gapFrom, s.startUs - gapFrom});
+        const TimeNs gapFrom = previous >= 0 ? dag.segments[previous].endNs : dag.startNs;
+        if (s.startNs > gapFrom) cp.blind.push_back({gapFrom, s.startNs - gapFrom});
         v = previous;
     }
     std::reverse(cp.segments.begin(), cp.segments.end());
     std::reverse(cp.blind.begin(), cp.blind.end());
-    cp.blindUs = cp.latencyUs - covered;
+    cp.blindNs = cp.latencyNs - covered;
     return cp;
 }
 

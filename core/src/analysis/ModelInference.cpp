@@ -34,7 +34,7 @@ struct ShardState {
 
     // Scratch, reused across requests.
     std::vector<int> byStart, byEnd;
-    std::vector<double> starts, ends;
+    std::vector<TimeNs> starts, ends;
     std::vector<std::uint64_t> prefixStart, suffixEnd;
     Bitset present;
 
@@ -56,13 +56,13 @@ struct ShardState {
         byStart.resize(t);
         byEnd.resize(t);
         for (std::size_t i = 0; i < t; ++i) byStart[i] = byEnd[i] = static_cast<int>(i);
-        std::sort(byStart.begin(), byStart.end(), [&](int a, int b) { return segs[a].startUs < segs[b].startUs; });
-        std::sort(byEnd.begin(), byEnd.end(), [&](int a, int b) { return segs[a].endUs < segs[b].endUs; });
+        std::sort(byStart.begin(), byStart.end(), [&](int a, int b) { return segs[a].startNs < segs[b].startNs; });
+        std::sort(byEnd.begin(), byEnd.end(), [&](int a, int b) { return segs[a].endNs < segs[b].endNs; });
         starts.resize(t);
         ends.resize(t);
         for (std::size_t i = 0; i < t; ++i) {
-            starts[i] = segs[byStart[i]].startUs;
-            ends[i] = segs[byEnd[i]].endUs;
+            starts[i] = segs[byStart[i]].startNs;
+            ends[i] = segs[byEnd[i]].endNs;
         }
         // prefixStart row k: the first k segments by start; suffixEnd row k: segments byEnd[k..t).
         prefixStart.assign((t + 1) * words, 0);
@@ -80,8 +80,8 @@ struct ShardState {
         const auto& presentWords = present.words();
         for (const auto& a : segs) {
             // Segments starting before a ends contradict a -> b; those that also end after a starts overlap a.
-            const std::size_t k = std::lower_bound(starts.begin(), starts.end(), a.endUs) - starts.begin();
-            const std::size_t m = std::upper_bound(ends.begin(), ends.end(), a.startUs) - ends.begin();
+            const std::size_t k = std::lower_bound(starts.begin(), starts.end(), a.endNs) - starts.begin();
+            const std::size_t m = std::upper_bound(ends.begin(), ends.end(), a.startNs) - ends.begin();
             auto& hb = hbAlive[a.type.value].words();
             auto& me = meAlive[a.type.value].words();
             auto& order = orderSeen[a.type.value].words();
@@ -463,8 +463,8 @@ private:
                     const int a2 = producedBy[l2.producer], b2 = consumedBy[l2.consumer];
                     if (a1 < 0 || b1 < 0 || a2 < 0 || b2 < 0) { ++k; continue; }
                     ++st.support[c];
-                    const auto ea1 = segs[a1].endUs, ea2 = segs[a2].endUs;
-                    const auto sb1 = segs[b1].startUs, sb2 = segs[b2].startUs;
+                    const auto ea1 = segs[a1].endNs, ea2 = segs[a2].endNs;
+                    const auto sb1 = segs[b1].startNs, sb2 = segs[b2].startNs;
                     if (ea1 != ea2 && sb1 != sb2) {
                         st.orders[c] |= ea1 < ea2 ? 1 : 2;
                         if ((ea1 < ea2) != (sb1 < sb2)) {  // refuted: drop it from this shard's work list

@@ -16,7 +16,7 @@ std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
         const auto& x = dag.segments[a];
         const auto& y = dag.segments[b];
-        return x.startUs != y.startUs ? x.startUs < y.startUs : x.endUs < y.endUs;
+        return x.startNs != y.startNs ? x.startNs < y.startNs : x.endNs < y.endNs;
     });
     return order;
 }
@@ -24,7 +24,7 @@ std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
 std::uint32_t lastEndingSegment(const RequestDag& dag) {
     std::uint32_t last = 0;
     for (std::uint32_t v = 1; v < dag.segments.size(); ++v)
-        if (dag.segments[v].endUs > dag.segments[last].endUs) last = v;
+        if (dag.segments[v].endNs > dag.segments[last].endNs) last = v;
     return last;
 }
 
@@ -107,8 +107,8 @@ void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
 void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag,
                               std::span<const EventLink> links) {
     const RequestSpan span = buildSegments(events, offsets, dag.segments);
-    dag.startUs = span.startUs;
-    dag.endUs = span.endUs;
+    dag.startNs = span.startNs;
+    dag.endNs = span.endNs;
     const auto& segs = dag.segments;
     const std::size_t n = segs.size();
     if (m_local.size() < m_model.typeCount()) m_local.resize(m_model.typeCount(), -1);
@@ -150,7 +150,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         });
         m_model.mutualExclusionRow(segs[i].type).forEach([&](std::size_t b) {
             const int j = b < m_local.size() ? m_local[b] : -1;
-            if (j >= 0 && segs[i].endUs <= segs[j].startUs) offer(j, EdgeKind::MutualExclusion);  // the order this request took
+            if (j >= 0 && segs[i].endNs <= segs[j].startNs) offer(j, EdgeKind::MutualExclusion);  // the order this request took
         });
         for (std::uint32_t t : touched) edges.push_back({i, earliest[t], earliestKind[t]});
     }
@@ -178,7 +178,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         return -1;
     };
     auto addIfOrdered = [&](int from, int to) {
-        if (segs[from].endUs <= segs[to].startUs)
+        if (segs[from].endNs <= segs[to].startNs)
             edges.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), EdgeKind::Pipeline});
     };
     for (const auto& p : m_model.pipelines()) {
@@ -187,7 +187,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         if (a1 < 0 || b1 < 0 || a2 < 0 || b2 < 0) continue;
         addIfOrdered(a1, b1);
         addIfOrdered(a2, b2);
-        const bool firstLeads = segs[a1].endUs <= segs[a2].endUs;
+        const bool firstLeads = segs[a1].endNs <= segs[a2].endNs;
         addIfOrdered(firstLeads ? b1 : b2, firstLeads ? b2 : b1);
     }
     for (const auto& s : segs) m_local[s.type.value] = -1;

@@ -9,13 +9,13 @@ RequestSpan buildSegments(std::span<const EventRecord> events, const ClockOffset
     out.clear();
     RequestSpan span;
     if (events.empty()) return span;
-    span.startUs = span.endUs = offsets.adjusted(events[0].host, events[0].localUs);
-    double previous = span.startUs;
+    span.startNs = span.endNs = offsets.adjusted(events[0].host, events[0].localNs);
+    TimeNs previous = span.startNs;
     for (std::size_t i = 0; i < events.size(); ++i) {
         const EventRecord& e = events[i];
-        const double t = offsets.adjusted(e.host, e.localUs);
-        span.startUs = std::min(span.startUs, t);
-        span.endUs = std::max(span.endUs, t);
+        const TimeNs t = offsets.adjusted(e.host, e.localNs);
+        span.startNs = std::min(span.startNs, t);
+        span.endNs = std::max(span.endNs, t);
         if (e.segmentType.isValid())
             out.push_back({e.segmentType, previous, t, e.task, events[i - 1].host != e.host});
         previous = t;

@@ -1,8 +1,5 @@
 #include "tracelight/analysis/TraceData.h"
 
-#include <array>
-
-#include "store/Sqlite.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -52,8 +49,8 @@ SegmentTypeId TraceDataBuilder::segmentType(std::uint32_t task, std::uint32_t st
     return SegmentTypeId(id);
 }
 
-void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, double localUs) {
-    EventRecord e{task, event, HostId(), SegmentTypeId(), localUs};
+void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, TimeNs localNs) {
+    EventRecord e{task, event, HostId(), SegmentTypeId(), localNs};
     auto [h, fresh] = m_hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(m_data.hostLabels.size()));
     if (fresh) m_data.hostLabels.emplace_back(hostLabel);
     e.host = HostId(h->second);
@@ -72,59 +69,48 @@ TraceData TraceDataBuilder::finish() {
 
 Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* progress, const CancelToken* cancel) {
     TraceDataBuilder builder;
-    sqlite3* db = store.db();
-    sqlite::Statement counts(db, "SELECT COUNT(*), COALESCE(SUM(event_count), 0) FROM requests");
-    if (counts.step() != SQLITE_ROW) return Status::error(store.path() + ": " + sqlite3_errmsg(db));
-    const auto eventCount = static_cast<std::size_t>(counts.int64(1));
-    builder.reserve(static_cast<std::size_t>(counts.int64(0)), eventCount);
-    sqlite::Statement labels(db, "SELECT id, text FROM labels");
-    while (labels.step() == SQLITE_ROW) builder.setLabel(static_cast<std::uint32_t>(labels.int64(0)), std::string(labels.text(1)));
+    const auto eventCount = static_cast<std::size_t>(store.eventCount());
+    builder.reserve(static_cast<std::size_t>(store.requestCount()), eventCount);
+    for (auto& [id, text] : store.labels()) builder.setLabel(id, std::move(text));
 
     // Known causal links (span imports), resolved to event indices as each request's events arrive.
-    std::unordered_map<std::int64_t, std::vector<std::array<std::int64_t, 4>>> linksOf;
-    {
-        sqlite::Statement q(db, "SELECT request_id, from_task_id, from_ord, to_task_id, to_ord FROM causal_links");
-        while (q.step() == SQLITE_ROW) linksOf[q.int64(0)].push_back({q.int64(1), q.int64(2), q.int64(3), q.int64(4)});
-    }
+    std::unordered_map<std::int64_t, std::vector<LinkRow>> linksOf;
+    for (const LinkRow& l : store.causalLinks()) linksOf[l.request].push_back(l);
     std::unordered_map<std::uint64_t, std::uint32_t> eventIndex;  // (task, ord) -> index, for the current request
     std::uint32_t requestEvents = 0;
+    auto key = [](std::uint32_t task, std::int64_t ord) { return (std::uint64_t(task) << 32) ^ std::uint64_t(ord); };
     auto resolveLinks = [&](std::int64_t request) {
         auto it = linksOf.find(request);
         if (it == linksOf.end()) return;
-        auto key = [](std::int64_t task, std::int64_t ord) { return (std::uint64_t(task) << 32) ^ std::uint64_t(ord); };
         for (const auto& l : it->second) {
-            auto from = eventIndex.find(key(l[0], l[1]));
-            auto to = eventIndex.find(key(l[2], l[3]));
+            auto from = eventIndex.find(key(l.fromTask, l.fromOrd));
+            auto to = eventIndex.find(key(l.toTask, l.toOrd));
             if (from != eventIndex.end() && to != eventIndex.end()) builder.addLink(from->second, to->second);
         }
     };
 
-    sqlite::Statement scan(db,
-                           "SELECT request_id, task_id, event_id, host_id, ts_local_us, ord FROM events "
-                           "ORDER BY request_id, task_id, ord");
     ThrottledProgress reporter(progress);
     std::int64_t currentRequest = -1;
     bool currentHasLinks = false;
-    for (int rc = scan.step(); rc == SQLITE_ROW; rc = scan.step()) {
-        const auto request = scan.int64(0);
-        if (request != currentRequest) {
+    const Status scanned = store.scanEvents([&](const EventRow& e) {
+        if (e.request != currentRequest) {
             if (currentHasLinks) resolveLinks(currentRequest);
-            builder.beginRequest(RequestId(static_cast<std::uint32_t>(request)));
-            currentRequest = request;
-            currentHasLinks = !linksOf.empty() && linksOf.count(request);
+            builder.beginRequest(RequestId(static_cast<std::uint32_t>(e.request)));
+            currentRequest = e.request;
+            currentHasLinks = !linksOf.empty() && linksOf.count(e.request);
             eventIndex.clear();
             requestEvents = 0;
         }
-        if (currentHasLinks)
-            eventIndex[(std::uint64_t(scan.int64(1)) << 32) ^ std::uint64_t(scan.int64(5))] = requestEvents;
+        if (currentHasLinks) eventIndex[key(e.task, e.ord)] = requestEvents;
         ++requestEvents;
-        builder.addEvent(static_cast<std::uint32_t>(scan.int64(1)), static_cast<std::uint32_t>(scan.int64(2)),
-                         static_cast<std::uint32_t>(scan.int64(3)), scan.real(4));
+        builder.addEvent(e.task, e.event, e.host, e.localNs);
         if ((builder.eventCount() & 0xFFFF) == 0) {
-            if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+            if (cancel && cancel->isCancelled()) return false;
             reporter.report(eventCount ? double(builder.eventCount()) / double(eventCount) : 1.0, "reading events");
         }
-    }
+        return true;
+    });
+    if (!scanned) return scanned;
     if (currentHasLinks) resolveLinks(currentRequest);
     return builder.finish();
 }

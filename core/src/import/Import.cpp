@@ -8,6 +8,7 @@
 
 #include "import/events/EventLogParsers.h"
 #include "store/ImportWriter.h"
+#include "store/StagingTable.h"
 #include "import/spans/SpanParsers.h"
 #include "tracelight/import/Csv.h"
 #include "tracelight/base/Json.h"
@@ -38,34 +39,21 @@ bool isSpanFormat(InputFormat f) {
 // scattered through a file (or over several files); then each trace is assembled on its own.
 class SpanStager {
 public:
-    explicit SpanStager(sqlite3* db) : m_db(db) {}
-    ~SpanStager() { sqlite::exec(m_db, "DROP TABLE IF EXISTS temp.staged_spans"); }
+    explicit SpanStager(TraceStore& store) : m_table(store) {}
 
-    Status start() {
-        if (Status s = sqlite::exec(m_db, "CREATE TEMP TABLE IF NOT EXISTS staged_spans(trace TEXT NOT NULL, seq INTEGER NOT NULL, "
-                                          "source INTEGER NOT NULL, data TEXT NOT NULL);"
-                                          "DELETE FROM temp.staged_spans;");
-            !s)
-            return s;
-        m_insert.prepare(m_db, "INSERT INTO temp.staged_spans(trace, seq, source, data) VALUES(?1, ?2, ?3, ?4)");
-        return Status::ok();
-    }
+    Status start() { return m_table.start(); }
 
     // source: the index of the input file the span came from, so errors about its trace can name the file.
     Status add(const RawSpan& s, std::size_t source) {
         JsonWriter w;
         w.beginObject().key("s").value(s.spanId).key("p").value(s.parentId).key("sv").value(s.service).key("h").value(s.host)
-            .key("o").value(s.operation).key("b").value(s.startUs).key("e").value(s.endUs).key("sh").value(s.shared)
-            .key("t").value(s.hasTimestamp).key("a").beginArray();
+            .key("o").value(s.operation).key("b").value(s.startNs).key("e").value(s.endNs).key("sh").value(s.shared)
+            .key("t").value(s.hasTimestamp).key("te").value(s.timeError).key("a").beginArray();
         for (const auto& [k, v] : s.attributes) w.beginArray().value(k).value(v).endArray();
         w.endArray().key("ev").beginArray();
         for (const auto& [name, ts] : s.events) w.beginArray().value(name).value(ts).endArray();
         w.endArray().endObject();
-        m_insert.bind(1, s.traceId).bind(2, m_count++).bind(3, static_cast<std::int64_t>(source)).bind(4, w.text());
-        const int rc = m_insert.step();
-        m_insert.reset();
-        if (rc != SQLITE_DONE) return Status::error(std::string("cannot stage span: ") + sqlite3_errmsg(m_db));
-        return Status::ok();
+        return m_table.add(s.traceId, m_count++, static_cast<std::int64_t>(source), w.text());
     }
 
     std::int64_t count() const { return m_count; }
@@ -73,24 +61,21 @@ public:
     // Calls f(spans, sources) once per trace, in trace-id order; sources: the input files it came from.
     template <typename F>
     Status forEachTrace(F&& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
-        sqlite::exec(m_db, "CREATE INDEX IF NOT EXISTS temp.staged_by_trace ON staged_spans(trace, seq)");
-        sqlite::Statement q(m_db, "SELECT trace, data, source FROM temp.staged_spans ORDER BY trace, seq");
         std::vector<RawSpan> trace;
         std::vector<std::size_t> sources;
         std::string current;
         std::int64_t done = 0;
-        for (int rc = q.step(); rc == SQLITE_ROW; rc = q.step()) {
-            const std::string_view id = q.text(0);
+        const Status walked = m_table.forEach([&](std::string_view id, std::string_view data, std::int64_t from) -> Status {
             if (!trace.empty() && id != current) {
                 if (Status s = f(std::move(trace), sources); !s) return s;
                 trace.clear();
                 sources.clear();
             }
-            if (const auto source = static_cast<std::size_t>(q.int64(2)); std::find(sources.begin(), sources.end(), source) == sources.end())
+            if (const auto source = static_cast<std::size_t>(from); std::find(sources.begin(), sources.end(), source) == sources.end())
                 sources.push_back(source);
             current = id;
             JsonValue v;
-            if (!JsonValue::parse(q.text(1), v, nullptr, nullptr)) return Status::error("damaged staged span");
+            if (!JsonValue::parse(data, v, nullptr, nullptr)) return Status::error("damaged staged span");
             RawSpan s;
             s.traceId = current;
             s.spanId = v.find("s")->string();
@@ -98,25 +83,29 @@ public:
             s.service = v.find("sv")->string();
             s.host = v.find("h")->string();
             s.operation = v.find("o")->string();
-            s.startUs = v.find("b")->number();
-            s.endUs = v.find("e")->number();
+            // Integers from their literal text: a double would round nanoseconds at today's epoch.
+            auto integer = [](const JsonValue* n) { return parseNanoseconds(n->string()).value_or(0); };
+            s.startNs = integer(v.find("b"));
+            s.endNs = integer(v.find("e"));
             s.shared = v.find("sh")->boolean();
             s.hasTimestamp = v.find("t")->boolean();
+            s.timeError = v.find("te")->string();
             for (const auto& a : v.find("a")->array()) s.attributes.emplace_back(a.array()[0].string(), a.array()[1].string());
-            for (const auto& e : v.find("ev")->array()) s.events.emplace_back(e.array()[0].string(), e.array()[1].number());
+            for (const auto& e : v.find("ev")->array()) s.events.emplace_back(e.array()[0].string(), integer(&e.array()[1]));
             trace.push_back(std::move(s));
             if ((++done & 0xFFF) == 0) {
                 if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
                 if (progress) progress(double(done) / double(std::max<std::int64_t>(1, m_count)));
             }
-        }
+            return Status::ok();
+        });
+        if (!walked) return walked;
         if (!trace.empty()) return f(std::move(trace), sources);
         return Status::ok();
     }
 
 private:
-    sqlite3* m_db;
-    sqlite::Statement m_insert;
+    StagingTable m_table;
     std::int64_t m_count = 0;
 };
 } // namespace
@@ -159,7 +148,9 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
             return InputFormat::JaegerJson;
         const std::size_t end = head.find_first_of("\r\n", first);
         const std::string_view line = head.substr(first, end == std::string_view::npos ? head.npos : end - first);
-        if (line.find("\"request\"") != line.npos && line.find("\"ts_us\"") != line.npos) return InputFormat::EventsJsonl;
+        if (line.find("\"request\"") != line.npos &&
+            (line.find("\"ts_us\"") != line.npos || line.find("\"ts_ns\"") != line.npos))
+            return InputFormat::EventsJsonl;
         // A Jaeger trace may list more processes than the first 64 KiB hold before its spans.
         if (body.find("\"data\"") != std::string_view::npos && body.find("\"traceID\"") != std::string_view::npos)
             return InputFormat::JaegerJson;
@@ -245,7 +236,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
 
     ThrottledProgress reporter(progress);
     std::uint64_t bytesBefore = 0;
-    SpanStager stager(store.db());
+    SpanStager stager(store);
     bool anySpans = false;
     for (auto f : formats) anySpans |= isSpanFormat(f);
     if (anySpans)
@@ -295,7 +286,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
             for (const auto& e : trace.events) {
                 attrs.clear();
                 for (const auto& [k, v] : e.attributes) attrs.push_back({k, v});
-                RawEvent raw{trace.traceId, e.host, e.task, e.event, e.tsUs, e.seq, attrs};
+                RawEvent raw{trace.traceId, e.host, e.task, e.event, e.tsNs, e.seq, attrs};
                 if (Status s = writer.addEvent(raw); !s) return Status::error(where() + s.message());
             }
             for (const auto& l : trace.links)
@@ -309,7 +300,11 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
         const std::function<void(double)> traceProgress = [&](double f) { reporter.report(kReadShare * (0.8 + 0.2 * f), "assembling traces"); };
         if (Status s = stager.forEachTrace(assemble, cancel, traceProgress); !s) return fail(s);
     }
-    if (writer.eventCount() == 0) return fail(Status::error(options.inputs.front() + ": no events to import"));
+    if (writer.eventCount() == 0) {
+        // Say why, when the spans were there but could not be placed (say, times out of range).
+        const auto& why = writer.warningSamples();
+        return fail(Status::error(options.inputs.front() + ": no events to import" + (why.empty() ? "" : " (" + why.front() + ")")));
+    }
 
     ProgressSink finishing = [&](double fraction, std::string_view stage) {
         if (progress && *progress) (*progress)(kReadShare + (1 - kReadShare) * fraction, stage);

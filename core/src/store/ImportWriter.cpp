@@ -16,7 +16,7 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         !prepare(m_insertRole, "INSERT OR IGNORE INTO label_roles(label_id, role) VALUES(?1, ?2)") ||
         !prepare(m_insertRequest, "INSERT INTO requests(name, period_id, import_id) VALUES(?1, ?2, ?3)") ||
         !prepare(m_insertEvent,
-                 "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_local_us) VALUES(?1,?2,?3,?4,?5,?6)") ||
+                 "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns) VALUES(?1,?2,?3,?4,?5,?6)") ||
         !prepare(m_insertRequestAttr,
                  "INSERT OR IGNORE INTO request_attrs(request_id, key_id, value_id) VALUES(?1, ?2, ?3)") ||
         !prepare(m_selectRequestAttr, "SELECT value_id FROM request_attrs WHERE request_id=?1 AND key_id=?2") ||
@@ -124,9 +124,8 @@ Status ImportWriter::addEvent(const RawEvent& e) {
     if (e.host.empty()) return Status::error("empty host");
     if (e.task.empty()) return Status::error("empty task");
     if (e.event.empty()) return Status::error("empty event name");
-    if (!std::isfinite(e.tsUs)) return Status::error("timestamp is not a finite number");
-    // |ts| beyond 1e17 us (about year 5100) is a unit mistake or garbage, not a clock.
-    if (std::fabs(e.tsUs) > 1e17) return Status::error("absurd timestamp " + std::to_string(e.tsUs) + " us");
+    if (!isPlausibleTimestamp(e.tsNs))
+        return Status::error("absurd timestamp " + formatMicroseconds(e.tsNs) + " us (not within the years 1824 to 2116)");
 
     auto host = intern(e.host, LabelRole::Host);
     if (!host) return host.status();
@@ -152,7 +151,7 @@ Status ImportWriter::addEvent(const RawEvent& e) {
     const std::int64_t ord = e.seq ? *e.seq : m_inputOrder;
     ++m_inputOrder;
 
-    m_insertEvent.bind(1, requestId).bind(2, task.value()).bind(3, ord).bind(4, event.value()).bind(5, host.value()).bind(6, e.tsUs);
+    m_insertEvent.bind(1, requestId).bind(2, task.value()).bind(3, ord).bind(4, event.value()).bind(5, host.value()).bind(6, e.tsNs);
     const int rc = m_insertEvent.step();
     m_insertEvent.reset();
     if (rc == SQLITE_CONSTRAINT)
@@ -197,12 +196,12 @@ Status ImportWriter::addWarning(std::string_view request, const std::string& mes
 Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel) {
     // One pass over this import's events in (request, task, ord) order, which is the table's key order.
     sqlite::Statement scan(m_db,
-                           "SELECT request_id, task_id, ord, event_id, host_id, ts_local_us FROM events "
+                           "SELECT request_id, task_id, ord, event_id, host_id, ts_ns FROM events "
                            "WHERE request_id >= ?1 ORDER BY request_id, task_id, ord");
     sqlite::Statement rename(m_db, "UPDATE events SET event_id=?1 WHERE request_id=?2 AND task_id=?3 AND ord=?4");
     sqlite::Statement summarise(m_db,
-                                "UPDATE requests SET event_count=?1, task_count=?2, host_count=?3, start_local_us=?4, "
-                                "latency_local_us=?5 WHERE id=?6");
+                                "UPDATE requests SET event_count=?1, task_count=?2, host_count=?3, start_local_ns=?4, "
+                                "latency_local_ns=?5 WHERE id=?6");
     scan.bind(1, m_firstRequestId);
 
     std::vector<std::uint32_t> originHost;  // by request id - first
@@ -229,10 +228,10 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
     std::vector<std::uint32_t> hosts;
     std::int64_t currentRequest = -1, currentTask = -1;
     std::int64_t events = 0, tasks = 0;
-    double originMin = 0, originMax = 0;
+    TimeNs originMin = 0, originMax = 0;
     bool originSeen = false;
     std::uint32_t lastHost = 0;
-    double lastTs = 0;
+    TimeNs lastTs = 0;
     std::int64_t processed = 0;
     ThrottledProgress reporter(progress);
 
@@ -256,7 +255,7 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
         const auto ord = scan.int64(2);
         const auto event = static_cast<std::uint32_t>(scan.int64(3));
         const auto host = static_cast<std::uint32_t>(scan.int64(4));
-        const double ts = scan.real(5);
+        const TimeNs ts = scan.int64(5);
         if (request != currentRequest) {
             if (Status s = flushRequest(); !s) return s;
             currentRequest = request;
@@ -272,7 +271,7 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
         } else if (host == lastHost && ts < lastTs) {
             if (!wantsSample()) ++m_warnings;  // counted; the message (a label lookup) only while samples are kept
             else warn("request " + quoted(nameOf(request)) + ": task " + m_store.label(LabelId(static_cast<std::uint32_t>(task))) +
-                 " goes back in time on one host (" + std::to_string(lastTs) + " -> " + std::to_string(ts) + " us)");
+                 " goes back in time on one host (" + formatMicroseconds(lastTs) + " -> " + formatMicroseconds(ts) + " us)");
         }
         lastHost = host;
         lastTs = ts;

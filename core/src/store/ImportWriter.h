@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "store/Sqlite.h"
+#include "tracelight/base/Time.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -26,7 +27,7 @@ struct RawEvent {
     std::string_view host;
     std::string_view task;
     std::string_view event;
-    double tsUs = 0;
+    TimeNs tsNs = 0;  // the host's local clock
     std::optional<std::int64_t> seq;  // position within the task; input order when absent
     std::span<const RawAttribute> attributes;
 };
@@ -55,6 +56,7 @@ public:
     Status finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel);
 
     std::int64_t eventCount() const { return m_events; }
+    const std::vector<std::string>& warningSamples() const { return m_warningSamples; }
 
 private:
     Result<std::uint32_t> intern(std::string_view text, LabelRole role);

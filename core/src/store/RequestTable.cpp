@@ -17,28 +17,28 @@ Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken
         periodSlot[periods.int64(0)] = static_cast<std::uint32_t>(table.periodNames.size());
         table.periodNames.emplace_back(periods.text(1));
     }
-    sqlite::Statement count(store.db(), "SELECT COUNT(*), COUNT(start_us) FROM requests");
+    sqlite::Statement count(store.db(), "SELECT COUNT(*), COUNT(start_ns) FROM requests");
     if (count.step() != SQLITE_ROW) return Status::error(store.path() + ": " + sqlite3_errmsg(store.db()));
     const auto n = static_cast<std::size_t>(count.int64(0));
     table.skewCorrected = n > 0 && count.int64(1) == count.int64(0);
     table.ids.reserve(n);
     table.names.reserve(n);
     table.periodIndex.reserve(n);
-    table.startUs.reserve(n);
-    table.latencyUs.reserve(n);
+    table.startNs.reserve(n);
+    table.latencyNs.reserve(n);
     table.hostCount.reserve(n);
     table.eventCount.reserve(n);
 
     sqlite::Statement rows(store.db(),
-                           "SELECT id, name, period_id, COALESCE(start_us, start_local_us), "
-                           "COALESCE(latency_us, latency_local_us), host_count, event_count FROM requests ORDER BY id");
+                           "SELECT id, name, period_id, COALESCE(start_ns, start_local_ns), "
+                           "COALESCE(latency_ns, latency_local_ns), host_count, event_count FROM requests ORDER BY id");
     std::size_t processed = 0;
     for (int rc = rows.step(); rc == SQLITE_ROW; rc = rows.step()) {
         table.ids.emplace_back(static_cast<std::uint32_t>(rows.int64(0)));
         table.names.emplace_back(rows.text(1));
         table.periodIndex.push_back(periodSlot[rows.int64(2)]);
-        table.startUs.push_back(rows.real(3));
-        table.latencyUs.push_back(rows.real(4));
+        table.startNs.push_back(rows.int64(3));
+        table.latencyNs.push_back(rows.int64(4));
         table.hostCount.push_back(static_cast<std::uint32_t>(rows.int64(5)));
         table.eventCount.push_back(static_cast<std::uint32_t>(rows.int64(6)));
         if ((++processed & 0xFFFF) == 0 && cancel && cancel->isCancelled()) return Status::error("cancelled");
@@ -92,8 +92,8 @@ std::vector<std::uint32_t> sortedOrder(const RequestTable& table, RequestColumn 
             std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return naturalLess(table.names[a], table.names[b]); });
         break;
     case RequestColumn::Period: sortBy(table.periodIndex); break;
-    case RequestColumn::Start: sortBy(table.startUs); break;
-    case RequestColumn::Latency: sortBy(table.latencyUs); break;
+    case RequestColumn::Start: sortBy(table.startNs); break;
+    case RequestColumn::Latency: sortBy(table.latencyNs); break;
     case RequestColumn::Hosts: sortBy(table.hostCount); break;
     case RequestColumn::Events: sortBy(table.eventCount); break;
     }

@@ -74,8 +74,52 @@ CREATE INDEX import_warnings_by_request ON import_warnings(request_id);
 UPDATE meta SET value='3' WHERE key='schema_version';
 )sql";
 
+// Version 4 holds time as integer nanoseconds: each event its host's local clock (ts_ns); skew correction
+// keeps one offset per host, applied when reading, instead of a second timestamp per event. Microsecond
+// REALs are converted to the nearest nanosecond (whole microseconds and the fraction apart: at today's
+// epoch, us x 1000 as a double would round to 256 ns); analysed values are dropped (the analysis version
+// changed with them, so every cached result recomputes).
+constexpr const char* kMigrateV3ToV4 = R"sql(
+CREATE TABLE events_v4(
+  request_id INTEGER NOT NULL,
+  task_id INTEGER NOT NULL,
+  ord INTEGER NOT NULL,         -- position within the task: the input's seq, or input order
+  event_id INTEGER NOT NULL,
+  host_id INTEGER NOT NULL,
+  ts_ns INTEGER NOT NULL,       -- the host's local clock, nanoseconds since the epoch
+  PRIMARY KEY(request_id, task_id, ord)) WITHOUT ROWID;
+INSERT INTO events_v4 SELECT request_id, task_id, ord, event_id, host_id,
+  CAST(ts_local_us AS INTEGER) * 1000 + CAST(ROUND((ts_local_us - CAST(ts_local_us AS INTEGER)) * 1000) AS INTEGER) FROM events;
+DROP TABLE events;
+ALTER TABLE events_v4 RENAME TO events;
+CREATE TABLE requests_v4(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  period_id INTEGER NOT NULL,
+  import_id INTEGER NOT NULL,
+  event_count INTEGER NOT NULL DEFAULT 0,
+  task_count INTEGER NOT NULL DEFAULT 0,
+  host_count INTEGER NOT NULL DEFAULT 0,
+  start_local_ns INTEGER,     -- first event on the request's origin host, local clock
+  latency_local_ns INTEGER,   -- span of the origin host's events, local clock (before skew correction)
+  start_ns INTEGER,           -- after skew correction; NULL until analysed
+  latency_ns INTEGER);
+INSERT INTO requests_v4 SELECT id, name, period_id, import_id, event_count, task_count, host_count,
+  CAST(start_local_us AS INTEGER) * 1000 + CAST(ROUND((start_local_us - CAST(start_local_us AS INTEGER)) * 1000) AS INTEGER),
+  CAST(latency_local_us AS INTEGER) * 1000 + CAST(ROUND((latency_local_us - CAST(latency_local_us AS INTEGER)) * 1000) AS INTEGER), NULL, NULL FROM requests;
+DROP TABLE requests;
+ALTER TABLE requests_v4 RENAME TO requests;
+CREATE INDEX requests_by_period ON requests(period_id);
+DROP TABLE clock_offsets;
+CREATE TABLE clock_offsets(host_id INTEGER PRIMARY KEY, offset_ns INTEGER NOT NULL, parent_host_id INTEGER, rtt_ns INTEGER);
+DROP TABLE request_analysis;
+CREATE TABLE request_analysis(request_id INTEGER PRIMARY KEY, latency_ns INTEGER NOT NULL, blind_ns INTEGER NOT NULL,
+                              data BLOB NOT NULL);
+UPDATE meta SET value='4' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
-constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3};
+constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4};
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
@@ -277,6 +321,27 @@ Status TraceStore::commit() {
 
 void TraceStore::rollback() {
     if (!sqlite3_get_autocommit(m_db)) sqlite::exec(m_db, "ROLLBACK");
+}
+
+Status TraceStore::beginRead() {
+    if (!sqlite3_get_autocommit(m_db)) return Status::ok();  // inside a transaction already: its snapshot holds
+    if (Status s = sqlite::exec(m_db, "BEGIN"); !s) return Status::error(m_path + ": " + s.message());
+    // A deferred transaction takes its snapshot at the first read: take it now.
+    sqlite::Statement first(m_db, "SELECT COUNT(*) FROM meta");
+    first.step();
+    m_inRead = true;
+    return Status::ok();
+}
+
+void TraceStore::endRead() {
+    if (!m_inRead) return;
+    m_inRead = false;
+    if (!sqlite3_get_autocommit(m_db)) sqlite::exec(m_db, "COMMIT");
+}
+
+std::int64_t TraceStore::lastImportId() const {
+    sqlite::Statement q(m_db, "SELECT COALESCE(MAX(id), 0) FROM imports");
+    return q.step() == SQLITE_ROW ? q.int64(0) : 0;
 }
 
 Result<StoreInfo> TraceStore::info() const {

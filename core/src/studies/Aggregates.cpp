@@ -8,7 +8,6 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "store/Sqlite.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/store/TraceStore.h"
@@ -16,7 +15,7 @@
 namespace tracelight {
 
 namespace {
-constexpr float kNoSlack = std::numeric_limits<float>::infinity();
+constexpr TimeNs kNoSlack = RequestAggregates::kNoSlack;
 constexpr const char* kCategoryRules = "category_rules";
 } // namespace
 
@@ -57,53 +56,53 @@ RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const Cate
     }
     const std::size_t n = td.requestCount(), width = a.categories.size();
     a.ids = td.requestIds;
-    a.latencyUs.resize(n);
-    a.blindUs.resize(n);
-    a.summedUs.assign(n * width, 0.f);
-    a.criticalUs.assign(n * width, 0.f);
-    a.slackUs.assign(n * width, kNoSlack);
-    a.spanUs.assign(n * width, 0.f);
+    a.latencyNs.resize(n);
+    a.blindNs.resize(n);
+    a.summedNs.assign(n * width, 0);
+    a.criticalNs.assign(n * width, 0);
+    a.slackNs.assign(n * width, kNoSlack);
+    a.spanNs.assign(n * width, 0);
 
     threads = resolveThreads(threads);
-    struct Path { std::vector<std::uint32_t> type; std::vector<float> us; std::vector<std::uint32_t> count; };
+    struct Path { std::vector<std::uint32_t> type; std::vector<TimeNs> ns; std::vector<std::uint32_t> count; };
     std::vector<Path> paths(threads);
     std::atomic<std::size_t> done{0};
     std::mutex reportMutex;
     ThrottledProgress reporter(progress);
     forEachShard(n, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
         RequestPass pass(analysis.model, td);
-        std::vector<double> lastEnd, firstStart;
+        std::vector<TimeNs> lastEnd, firstStart;
         Path& path = paths[shard];
         for (std::size_t r = begin; r < end; ++r) {
             const RequestPassResult& result = pass.run(td.eventsOf(r), analysis.offsets, td.linksOf(r));
             const RequestDag& dag = result.dag;
             const CriticalPath& cp = result.criticalPath;
-            const std::vector<double>& slack = result.slack;
-            a.latencyUs[r] = static_cast<float>(cp.latencyUs);
-            a.blindUs[r] = static_cast<float>(cp.blindUs);
-            float* summed = a.summedUs.data() + r * width;
-            float* slackRow = a.slackUs.data() + r * width;
-            lastEnd.assign(width, -std::numeric_limits<double>::infinity());
-            firstStart.assign(width, std::numeric_limits<double>::infinity());
+            const std::vector<TimeNs>& slack = result.slack;
+            a.latencyNs[r] = cp.latencyNs;
+            a.blindNs[r] = cp.blindNs;
+            TimeNs* summed = a.summedNs.data() + r * width;
+            TimeNs* slackRow = a.slackNs.data() + r * width;
+            lastEnd.assign(width, std::numeric_limits<TimeNs>::min());
+            firstStart.assign(width, std::numeric_limits<TimeNs>::max());
             for (std::size_t s = 0; s < dag.segments.size(); ++s) {
                 const auto c = static_cast<std::size_t>(a.typeCategory[dag.segments[s].type.value]);
-                summed[c] += static_cast<float>(dag.segments[s].durationUs());
+                summed[c] += dag.segments[s].durationNs();
                 // A category's slack is that of its last segment: how much later it could finish its part.
-                if (dag.segments[s].endUs > lastEnd[c]) {
-                    lastEnd[c] = dag.segments[s].endUs;
-                    slackRow[c] = static_cast<float>(slack[s]);
+                if (dag.segments[s].endNs > lastEnd[c]) {
+                    lastEnd[c] = dag.segments[s].endNs;
+                    slackRow[c] = slack[s];
                 }
-                firstStart[c] = std::min(firstStart[c], dag.segments[s].startUs);
+                firstStart[c] = std::min(firstStart[c], dag.segments[s].startNs);
             }
-            float* span = a.spanUs.data() + r * width;
+            TimeNs* span = a.spanNs.data() + r * width;
             for (std::size_t c = 0; c < width; ++c)
-                if (std::isfinite(firstStart[c])) span[c] = static_cast<float>(lastEnd[c] - firstStart[c]);
-            float* critical = a.criticalUs.data() + r * width;
+                if (firstStart[c] != std::numeric_limits<TimeNs>::max()) span[c] = lastEnd[c] - firstStart[c];
+            TimeNs* critical = a.criticalNs.data() + r * width;
             for (auto v : cp.segments) {
                 const auto type = dag.segments[v].type.value;
-                critical[a.typeCategory[type]] += static_cast<float>(dag.segments[v].durationUs());
+                critical[a.typeCategory[type]] += dag.segments[v].durationNs();
                 path.type.push_back(type);
-                path.us.push_back(static_cast<float>(dag.segments[v].durationUs()));
+                path.ns.push_back(dag.segments[v].durationNs());
             }
             path.count.push_back(static_cast<std::uint32_t>(cp.segments.size()));
             if (((r - begin) & 0x3FFF) == 0x3FFF) {
@@ -120,7 +119,7 @@ RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const Cate
     for (const auto& p : paths) {
         for (auto c : p.count) a.pathBegin.push_back(a.pathBegin.back() + c);
         a.pathType.insert(a.pathType.end(), p.type.begin(), p.type.end());
-        a.pathUs.insert(a.pathUs.end(), p.us.begin(), p.us.end());
+        a.pathNs.insert(a.pathNs.end(), p.ns.begin(), p.ns.end());
     }
     return a;
 }
@@ -151,15 +150,14 @@ Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSin
     td.segmentTypes = std::move(types);
     // Clock offsets by dense host index.
     ClockOffsets offsets;
-    offsets.offsetUs.assign(td.hostLabels.size(), 0.0);
+    offsets.offsetNs.assign(td.hostLabels.size(), 0);
     offsets.parent.assign(td.hostLabels.size(), -1);
-    offsets.rttUs.assign(td.hostLabels.size(), 0.0);
+    offsets.rttNs.assign(td.hostLabels.size(), 0);
     std::unordered_map<std::uint32_t, std::size_t> dense;
     for (std::size_t h = 0; h < td.hostLabels.size(); ++h) dense[td.hostLabels[h].value] = h;
-    sqlite::Statement q(store.db(), "SELECT host_id, offset_us FROM clock_offsets");
-    while (q.step() == SQLITE_ROW) {
-        auto it = dense.find(static_cast<std::uint32_t>(q.int64(0)));
-        if (it != dense.end()) offsets.offsetUs[it->second] = q.real(1);
+    for (const auto& [host, offset] : store.clockOffsets()) {
+        auto it = dense.find(host);
+        if (it != dense.end()) offsets.offsetNs[it->second] = offset;
     }
     return InMemoryAnalysis{std::move(td), std::move(offsets), std::move(model->model)};
 }
@@ -175,12 +173,7 @@ Status saveCategoryRules(TraceStore& store, const CategoryRules& rules) {
 }
 
 std::vector<std::string> attributeValues(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view key) {
-    std::unordered_map<std::uint32_t, std::string> byId;
-    sqlite::Statement q(store.db(),
-                        "SELECT a.request_id, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id "
-                        "WHERE k.text=?1");
-    q.bind(1, key);
-    while (q.step() == SQLITE_ROW) byId.emplace(static_cast<std::uint32_t>(q.int64(0)), std::string(q.text(1)));
+    const auto byId = store.attributeValues(key);
     std::vector<std::string> out(ids.size());
     for (std::size_t r = 0; r < ids.size(); ++r)
         if (auto it = byId.find(ids[r].value); it != byId.end()) out[r] = it->second;
@@ -189,9 +182,7 @@ std::vector<std::string> attributeValues(const TraceStore& store, const std::vec
 
 std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view period) {
     std::unordered_map<std::uint32_t, bool> inPeriod;
-    sqlite::Statement q(store.db(), "SELECT r.id FROM requests r JOIN periods p ON p.id=r.period_id WHERE p.name=?1");
-    q.bind(1, period);
-    while (q.step() == SQLITE_ROW) inPeriod[static_cast<std::uint32_t>(q.int64(0))] = true;
+    for (RequestId id : store.requestsInPeriod(period)) inPeriod[id.value] = true;
     std::vector<std::uint32_t> rows;
     for (std::size_t r = 0; r < ids.size(); ++r)
         if (inPeriod.count(ids[r].value)) rows.push_back(static_cast<std::uint32_t>(r));
@@ -201,11 +192,12 @@ std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector
 Breakdown breakdown(const RequestAggregates& a, const std::vector<std::uint32_t>& rows) {
     Breakdown b;
     const std::size_t width = a.width();
-    std::vector<double> summed(width, 0), critical(width, 0);
-    double latency = 0, blind = 0;
+    // Exact integer sums (int64 ns holds 292 years of summed time), divided once.
+    std::vector<TimeNs> summed(width, 0), critical(width, 0);
+    TimeNs latency = 0, blind = 0;
     auto add = [&](std::size_t r) {
-        latency += a.latencyUs[r];
-        blind += a.blindUs[r];
+        latency += a.latencyNs[r];
+        blind += a.blindNs[r];
         for (std::size_t c = 0; c < width; ++c) {
             summed[c] += a.summed(r, c);
             critical[c] += a.critical(r, c);
@@ -215,15 +207,15 @@ Breakdown breakdown(const RequestAggregates& a, const std::vector<std::uint32_t>
     else for (auto r : rows) add(r);
     b.requests = static_cast<std::int64_t>(rows.empty() ? a.requests() : rows.size());
     const double count = std::max<double>(1, double(b.requests));
-    b.meanLatencyUs = latency / count;
+    b.meanLatencyNs = double(latency) / count;
     for (std::size_t c = 0; c < width; ++c) {
         if (a.categories[c] == "unused") continue;
-        b.categories.push_back({a.categories[c], summed[c] / count, critical[c] / count,
-                                b.meanLatencyUs > 0 ? critical[c] / count / b.meanLatencyUs : 0});
+        b.categories.push_back({a.categories[c], double(summed[c]) / count, double(critical[c]) / count,
+                                latency > 0 ? double(critical[c]) / double(latency) : 0});
     }
     // Blind time is time on the critical path that no segment covers: all of it is critical, so its summed
     // delay is its critical time (summed >= critical holds for every category).
-    b.categories.push_back({"blind", blind / count, blind / count, b.meanLatencyUs > 0 ? blind / count / b.meanLatencyUs : 0});
+    b.categories.push_back({"blind", double(blind) / count, double(blind) / count, latency > 0 ? double(blind) / double(latency) : 0});
     return b;
 }
 
@@ -288,17 +280,24 @@ std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std:
 
 std::vector<float> criticalShareCdf(const RequestAggregates& a, std::size_t category) {
     std::vector<float> shares(a.requests());
-    for (std::size_t r = 0; r < a.requests(); ++r) shares[r] = a.latencyUs[r] > 0 ? a.critical(r, category) / a.latencyUs[r] : 0.f;
+    for (std::size_t r = 0; r < a.requests(); ++r)
+        shares[r] = a.latencyNs[r] > 0 ? static_cast<float>(double(a.critical(r, category)) / double(a.latencyNs[r])) : 0.f;
     std::sort(shares.begin(), shares.end());
     return shares;
 }
 
-double quantile(std::vector<float> values, double q) {
+namespace {
+template <typename T>
+T quantileOf(std::vector<T> values, double q) {
     if (values.empty()) return 0;
     const std::size_t k = std::min(values.size() - 1, static_cast<std::size_t>(std::floor(q * double(values.size() - 1) + 0.5)));
     std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
     return values[k];
 }
+} // namespace
+
+double quantile(std::vector<float> values, double q) { return quantileOf(std::move(values), q); }
+TimeNs quantile(std::vector<TimeNs> values, double q) { return quantileOf(std::move(values), q); }
 
 Outliers outliers(const RequestAggregates& a, double fraction, std::int64_t minimumPaths, const std::vector<std::uint32_t>& rows) {
     Outliers o;
@@ -309,24 +308,24 @@ Outliers outliers(const RequestAggregates& a, double fraction, std::int64_t mini
         std::iota(all.begin(), all.end(), 0u);
         use = &all;
     }
-    std::vector<float> latencies;
-    for (auto r : *use) latencies.push_back(a.latencyUs[r]);
-    o.thresholdUs = quantile(latencies, 1.0 - fraction);
-    std::unordered_map<std::uint32_t, std::array<double, 2>> time;   // type -> critical time in (rest, outliers)
+    std::vector<TimeNs> latencies;
+    for (auto r : *use) latencies.push_back(a.latencyNs[r]);
+    o.thresholdNs = quantile(latencies, 1.0 - fraction);
+    std::unordered_map<std::uint32_t, std::array<TimeNs, 2>> time;   // type -> critical time in (rest, outliers)
     std::unordered_map<std::uint32_t, std::int64_t> paths;
-    double latency[2] = {0, 0};
+    TimeNs latency[2] = {0, 0};
     for (const std::size_t r : *use) {
-        const int set = a.latencyUs[r] > o.thresholdUs ? 1 : 0;
+        const int set = a.latencyNs[r] > o.thresholdNs ? 1 : 0;
         o.outlierRequests += set;
-        latency[set] += a.latencyUs[r];
+        latency[set] += a.latencyNs[r];
         for (std::uint64_t k = a.pathBegin[r]; k < a.pathBegin[r + 1]; ++k) {
-            time[a.pathType[k]][static_cast<std::size_t>(set)] += a.pathUs[k];
+            time[a.pathType[k]][static_cast<std::size_t>(set)] += a.pathNs[k];
             ++paths[a.pathType[k]];
         }
     }
     for (const auto& [type, t] : time) {
         if (paths[type] < minimumPaths) continue;
-        OutlierSegment s{type, latency[1] > 0 ? t[1] / latency[1] : 0, latency[0] > 0 ? t[0] / latency[0] : 0, 0};
+        OutlierSegment s{type, latency[1] > 0 ? double(t[1]) / double(latency[1]) : 0, latency[0] > 0 ? double(t[0]) / double(latency[0]) : 0, 0};
         s.ratio = s.restShare > 0 ? s.outlierShare / s.restShare : (s.outlierShare > 0 ? 1e9 : 0);
         o.segments.push_back(s);
     }
@@ -341,10 +340,10 @@ std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t ca
     std::vector<std::uint32_t> rows;
     if (subset.empty()) {
         for (std::size_t r = 0; r < a.requests(); ++r)
-            if (std::isfinite(a.slack(r, category))) rows.push_back(static_cast<std::uint32_t>(r));
+            if (a.hasSlack(r, category)) rows.push_back(static_cast<std::uint32_t>(r));
     } else {
         for (auto r : subset)
-            if (std::isfinite(a.slack(r, category))) rows.push_back(r);
+            if (a.hasSlack(r, category)) rows.push_back(r);
     }
     // Stable, so equal slacks (many zeros) keep request order and buckets are reproducible.
     std::stable_sort(rows.begin(), rows.end(), [&](auto x, auto y) { return a.slack(x, category) < a.slack(y, category); });
@@ -356,7 +355,7 @@ std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t ca
         // Pearson correlation of the category's time with the latency.
         double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
         for (std::size_t k = lo; k < hi; ++k) {
-            const double x = a.span(rows[k], category), y = a.latencyUs[rows[k]];
+            const double x = double(a.span(rows[k], category)), y = double(a.latencyNs[rows[k]]);
             sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y;
         }
         const double m = double(hi - lo);
@@ -367,15 +366,16 @@ std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t ca
     return out;
 }
 
-SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, double cutoffUs, const std::vector<std::string>& users) {
+SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, TimeNs cutoffNs, const std::vector<std::string>& users) {
     SlackPrediction p;
     std::unordered_map<std::string, std::size_t> previous;
     for (std::size_t r = 0; r < a.requests() && r < users.size(); ++r) {
         if (users[r].empty()) continue;
         auto it = previous.find(users[r]);
-        const bool actual = a.slack(r, category) >= cutoffUs;
+        // Absent (kNoSlack) counts as slack, as +inf did.
+        const bool actual = a.slack(r, category) >= cutoffNs;
         if (it != previous.end()) {
-            const bool predicted = a.slack(it->second, category) >= cutoffUs;
+            const bool predicted = a.slack(it->second, category) >= cutoffNs;
             ++p.pairs;
             if (predicted && actual) ++p.truePositive;
             else if (predicted && !actual) ++p.falsePositive;
@@ -389,24 +389,24 @@ SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, d
     return p;
 }
 
-std::vector<float> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
-                          double addUs, unsigned threads, const CancelToken* cancel) {
+std::vector<TimeNs> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
+                           TimeNs addNs, unsigned threads, const CancelToken* cancel) {
     const TraceData& td = analysis.data;
-    std::vector<float> out(td.requestCount());
+    std::vector<TimeNs> out(td.requestCount());
     forEachShard(td.requestCount(), resolveThreads(threads), [&](unsigned, std::size_t begin, std::size_t end) {
         RequestPass pass(analysis.model, td);
-        std::vector<double> delta;
+        std::vector<TimeNs> delta;
         for (std::size_t r = begin; r < end; ++r) {
             if (((r - begin) & 0xFFF) == 0 && cancel && cancel->isCancelled()) return;
             const RequestDag& dag = pass.graph(td.eventsOf(r), analysis.offsets, td.linksOf(r));
-            delta.assign(dag.segments.size(), 0.0);
+            delta.assign(dag.segments.size(), 0);
             for (std::size_t s = 0; s < dag.segments.size(); ++s) {
                 const auto type = dag.segments[s].type.value;
                 const bool hit = target.type >= 0 ? static_cast<int>(type) == target.type
                                                   : (type < a.typeCategory.size() && a.typeCategory[type] == target.category);
-                if (hit) delta[s] = dag.segments[s].durationUs() * (factor - 1.0) + addUs;
+                if (hit) delta[s] = std::llround(double(dag.segments[s].durationNs()) * (factor - 1.0)) + addNs;
             }
-            out[r] = static_cast<float>(rescheduledLatency(dag, delta));
+            out[r] = rescheduledLatency(dag, delta);
         }
     });
     return out;

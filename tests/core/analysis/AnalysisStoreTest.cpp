@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "core/GeneratedTraces.h"
@@ -31,8 +32,8 @@ std::unique_ptr<TraceStore> sampleStore(const test::ScratchDir& dir, std::int64_
             const auto r = gen.generate(i);
             for (const auto& e : r.events)
                 out << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
-                    << samples::PageLoadGenerator::eventNames()[e.event] << ',' << e.trueUs + gen.clockOffsetUs(e.host) << ','
-                    << e.seq << '\n';
+                    << samples::PageLoadGenerator::eventNames()[e.event] << ','
+                    << formatMicroseconds(e.trueNs + gen.clockOffsetNs(e.host)) << ',' << e.seq << '\n';
         }
     }
     auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
@@ -73,7 +74,7 @@ TEST(AnalysisStore, RequestDetailAgreesWithTheCachedResult) {
         auto cached = loadRequestAnalysis(*store, name);
         ASSERT_TRUE(cached) << cached.message();
         sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(store->db(), "SELECT id FROM requests WHERE name=?1", -1, &st, nullptr);
+        sqlite3_prepare_v2(test::StoreAccess::db(*store), "SELECT id FROM requests WHERE name=?1", -1, &st, nullptr);
         sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
         ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
         const RequestId id(static_cast<std::uint32_t>(sqlite3_column_int64(st, 0)));
@@ -84,13 +85,14 @@ TEST(AnalysisStore, RequestDetailAgreesWithTheCachedResult) {
         EXPECT_EQ(detail->name, name);
         ASSERT_EQ(detail->dag.segments.size(), cached->segments.size());
         EXPECT_EQ(detail->criticalPath.segments, cached->criticalPath);
-        EXPECT_NEAR(detail->criticalPath.latencyUs, cached->latencyUs, 1e-6);
+        EXPECT_EQ(detail->criticalPath.latencyNs, cached->latencyNs);
         for (std::size_t s = 0; s < cached->segments.size(); ++s) {
-            EXPECT_NEAR(detail->slackUs[s], cached->segments[s].slackUs, 0.01 * std::max(1.0, cached->segments[s].slackUs));
+            EXPECT_EQ(detail->slackNs[s], cached->segments[s].slackNs);
             EXPECT_EQ(detail->segmentNames[s], cached->segments[s].task + ":" + cached->segments[s].startEvent + "->" + cached->segments[s].endEvent);
             // Local clocks differ from adjusted ones by the host's offset, never by the duration of a same-host segment.
-            if (detail->segmentStartHost[s] == detail->segmentEndHost[s])
-                EXPECT_NEAR(detail->localEndUs[s] - detail->localStartUs[s], detail->dag.segments[s].durationUs(), 1e-6);
+            if (detail->segmentStartHost[s] == detail->segmentEndHost[s]) {
+                EXPECT_EQ(detail->localEndNs[s] - detail->localStartNs[s], detail->dag.segments[s].durationNs());
+            }
         }
         EXPECT_GE(detail->hosts.size(), 3u);
     }
@@ -109,7 +111,9 @@ TEST(AnalysisStore, ModelGraphCarriesReducedRelationsAndStatistics) {
         occurrences += t.occurrences;
         critical += t.criticalCount;
         EXPECT_LE(t.slowestCriticalRequests.size(), 25u);
-        if (t.criticalCount > 0) EXPECT_FALSE(t.slowestCriticalRequests.empty()) << t.name();
+        if (t.criticalCount > 0) {
+            EXPECT_FALSE(t.slowestCriticalRequests.empty()) << t.name();
+        }
     }
     auto info = store->info();
     EXPECT_EQ(occurrences, info->segments);
@@ -174,7 +178,85 @@ TEST(AnalysisStore, CategoryRulesAreStoredAndRegroupTheAggregates) {
         const auto row = *store->requestByName(name);
         std::size_t r = 0;
         while (a.ids[r] != row) ++r;
-        EXPECT_NEAR(a.latencyUs[r], cached->latencyUs, 1.0);
+        EXPECT_EQ(a.latencyNs[r], cached->latencyNs);
         EXPECT_EQ(a.pathBegin[r + 1] - a.pathBegin[r], cached->criticalPath.size());
     }
+}
+
+TEST(AnalysisStore, BlindTimeOfNanosecondTimestampsIsExact) {
+    // One request: a chain of short tasks on one host, each starting after a gap that no segment covers.
+    // Timestamps carry three decimals (nanoseconds) at today's epoch; the blind time is the sum of the
+    // gaps, 1.002 + 1.003 + ... + 1.040 us = 39.819 us, and must come out to the nanosecond. With a support
+    // floor of 1, the one request confirms that each task happens before the next.
+    test::ScratchDir dir;
+    std::string csv = "request,host,task,event,ts_us\n";
+    std::int64_t ns = 1700000000123456789;  // 1700000000123456.789 us
+    auto us = [](std::int64_t t) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(t / 1000), static_cast<long long>(t % 1000));
+        return std::string(buf);
+    };
+    std::int64_t blind = 0, covered = 0;
+    const std::int64_t first = ns;
+    for (int k = 1; k <= 40; ++k) {
+        const std::int64_t gap = 1000 + k, work = 2000 + 3 * k;
+        if (k > 1) {
+            ns += gap;
+            blind += gap;
+        }
+        csv += "r,h,t" + std::to_string(k) + ",A," + us(ns) + "\n";
+        ns += work;
+        covered += work;
+        csv += "r,h,t" + std::to_string(k) + ",B," + us(ns) + "\n";
+    }
+    auto store = TraceStore::open(dir.file("exact.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    ImportOptions import;
+    import.inputs = {dir.write("exact.csv", csv)};
+    ASSERT_TRUE(importTraces(*store.value(), import));
+    AnalysisOptions options;
+    options.inference.supportFloor = 1;
+    ASSERT_TRUE(analyzeStore(*store.value(), options));
+    auto a = loadRequestAnalysis(*store.value(), "r");
+    ASSERT_TRUE(a) << a.message();
+    EXPECT_EQ(a->latencyNs, ns - first);
+    EXPECT_EQ(a->blindNs, blind);
+    EXPECT_EQ(blind + covered, ns - first);
+}
+
+TEST(AnalysisStore, AnImportDuringAnalysisLeavesTheResultsStale) {
+    // The analysis reads its data, an import commits meanwhile (another connection), the analysis writes:
+    // its results describe the data it read, so they are not current.
+    test::ScratchDir dir;
+    std::string csv = "request,host,task,event,ts_us\n";
+    for (int r = 0; r < 7000; ++r)  // enough events for the reader to report progress while it reads
+        for (int e = 0; e < 10; ++e)
+            csv += "r" + std::to_string(r) + ",h,t,E" + std::to_string(e) + "," + std::to_string(1000 * r + e) + "\n";
+    const std::string path = dir.file("race.tldb");
+    auto store = TraceStore::open(path, TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    ImportOptions import;
+    import.inputs = {dir.write("first.csv", csv)};
+    ASSERT_TRUE(importTraces(*store.value(), import));
+
+    bool importedDuring = false;
+    ProgressSink progress = [&](double, std::string_view stage) {
+        if (importedDuring || stage.rfind("writing", 0) == 0 || stage == "analysis done") return;
+        auto other = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+        ASSERT_TRUE(other) << other.message();
+        ImportOptions more;
+        more.inputs = {dir.write("more.csv", "request,host,task,event,ts_us\nlate,h,t,A,1\nlate,h,t,B,2\n")};
+        auto imported = importTraces(*other.value(), more);
+        ASSERT_TRUE(imported) << imported.message();
+        importedDuring = true;
+    };
+    AnalysisOptions options;
+    options.inference.threads = 1;
+    auto summary = analyzeStore(*store.value(), options, &progress);
+    ASSERT_TRUE(summary) << summary.message();
+    ASSERT_TRUE(importedDuring);
+    EXPECT_EQ(summary->requests, 7000);
+    EXPECT_FALSE(analysisIsCurrent(*store.value(), options)) << "results of 7000 requests stamped current for 7001";
+    ASSERT_TRUE(analyzeStore(*store.value(), options));
+    EXPECT_TRUE(analysisIsCurrent(*store.value(), options));
 }

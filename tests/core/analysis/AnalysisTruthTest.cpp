@@ -124,39 +124,41 @@ TEST(AnalysisTruth, SkewEstimatesAreOffByExactlyTheRoundTripAsymmetry) {
     auto generatorHost = [&](const test::GeneratedTraces& t, std::uint32_t dense) {
         return t.hostOfLabel.at(t.data.hostLabels[dense].value);
     };
-    double largest = 0;
+    TimeNs largest = 0;
     for (const auto& [key, estimate] : local.pairs()) {
         const auto a = generatorHost(skewed, static_cast<std::uint32_t>(key >> 32));
         const auto b = generatorHost(skewed, static_cast<std::uint32_t>(key & 0xFFFFFFFF));
-        const double trueSkew = double(gen.clockOffsetUs(b) - gen.clockOffsetUs(a));
-        // Same host numbering in both (same generation order), so the same key.
+        const TimeNs trueSkew = gen.clockOffsetNs(b) - gen.clockOffsetNs(a);
+        // Same host numbering in both (same generation order), so the same key. Exact to the ns but for
+        // the halving of an odd round trip.
         const auto& err = asymmetry.pairs().at(key);
-        EXPECT_NEAR(estimate.offsetUs - trueSkew, err.offsetUs, 1e-3);
-        EXPECT_DOUBLE_EQ(estimate.rttUs, err.rttUs);
-        largest = std::max(largest, std::fabs(err.offsetUs));
+        EXPECT_EQ(estimate.rttNs, err.rttNs);
+        EXPECT_LE(std::abs(estimate.offsetNs - trueSkew - err.offsetNs), 1);
+        largest = std::max<TimeNs>(largest, std::abs(err.offsetNs));
     }
-    std::printf("  largest pair error |up-down|/2 = %.0f us over %zu host pairs\n", largest, local.pairs().size());
+    std::printf("  largest pair error |up-down|/2 = %.3f us over %zu host pairs\n", nsToUs(largest), local.pairs().size());
 
     // Offsets of hosts seconds apart come out within the summed asymmetry of their tree path.
     const ClockOffsets offsets = solveClockOffsets(local, skewed.data.hostLabels.size());
     std::size_t corrected = 0;
-    for (std::size_t h = 0; h < offsets.offsetUs.size(); ++h) {
+    for (std::size_t h = 0; h < offsets.offsetNs.size(); ++h) {
         if (offsets.parent[h] < 0) continue;
         ++corrected;
-        double bound = 0;
+        TimeNs bound = 0;
         std::size_t root = h;
         for (std::int32_t v = static_cast<std::int32_t>(h); offsets.parent[v] >= 0; v = offsets.parent[v]) {
+            ++bound;  // each hop's RTT/2 may round by a nanosecond
             const auto p = static_cast<std::uint32_t>(offsets.parent[v]);
             const std::uint64_t down = (std::uint64_t(p) << 32) | static_cast<std::uint32_t>(v);
             const std::uint64_t up = (std::uint64_t(static_cast<std::uint32_t>(v)) << 32) | p;
-            bound += asymmetry.pairs().count(down) ? std::fabs(asymmetry.pairs().at(down).offsetUs)
-                                                   : std::fabs(asymmetry.pairs().at(up).offsetUs);
+            bound += asymmetry.pairs().count(down) ? std::abs(asymmetry.pairs().at(down).offsetNs)
+                                                   : std::abs(asymmetry.pairs().at(up).offsetNs);
             root = p;
         }
-        const double trueRelative = double(gen.clockOffsetUs(generatorHost(skewed, static_cast<std::uint32_t>(h))) -
-                                           gen.clockOffsetUs(generatorHost(skewed, static_cast<std::uint32_t>(root))));
-        EXPECT_LE(std::fabs(offsets.offsetUs[h] - offsets.offsetUs[root] - trueRelative), bound + 1e-3);
-        EXPECT_GT(std::fabs(trueRelative), 0.0);
+        const TimeNs trueRelative = gen.clockOffsetNs(generatorHost(skewed, static_cast<std::uint32_t>(h))) -
+                                    gen.clockOffsetNs(generatorHost(skewed, static_cast<std::uint32_t>(root)));
+        EXPECT_LE(std::abs(offsets.offsetNs[h] - offsets.offsetNs[root] - trueRelative), bound);
+        EXPECT_NE(trueRelative, 0);
     }
     EXPECT_EQ(corrected + 1, skewed.data.hostLabels.size()) << "every host but the reference is corrected";
 }
@@ -168,7 +170,7 @@ TEST(AnalysisTruth, LatencyAfterCorrectionMatchesTrueTime) {
     for (std::size_t r = 0; r < t.data.requestCount(); ++r) {
         const RequestSpan span = buildSegments(t.data.eventsOf(r), a.offsets, segs);
         // First and last events are both on the client: no skew error can enter the latency.
-        ASSERT_NEAR(span.endUs - span.startUs, double(t.truth[r].latencyUs), 1e-6) << "request " << r;
+        ASSERT_EQ(span.endNs - span.startNs, t.truth[r].latencyNs) << "request " << r;
     }
 }
 
@@ -177,13 +179,13 @@ TEST(AnalysisTruth, CriticalPathsAndSlackMatchTheTruth) {
     const auto& a = analysis();
     RequestDagBuilder builder(a.model, t.data);
     RequestDag dag;
-    std::size_t pathMatches = 0, slackChecked = 0;
-    double worstSlackError = 0;
+    std::size_t pathMatches = 0, blindExact = 0, slackExact = 0, slacks = 0;
+    TimeNs worstSlackError = 0;
     for (std::size_t r = 0; r < t.data.requestCount(); ++r) {
         const auto& truth = t.truth[r];
         builder.build(t.data.eventsOf(r), a.offsets, dag);
         const CriticalPath cp = computeCriticalPath(dag);
-        ASSERT_NEAR(cp.latencyUs, double(truth.latencyUs), 1e-6);
+        ASSERT_EQ(cp.latencyNs, truth.latencyNs);
         std::vector<std::string> inferredPath, truePath;
         for (auto v : cp.segments) inferredPath.push_back(t.data.segmentName(dag.segments[v].type));
         for (int v : truth.criticalPath) truePath.push_back(PageLoadGenerator::segmentLabel(truth.segments[v]));
@@ -191,21 +193,74 @@ TEST(AnalysisTruth, CriticalPathsAndSlackMatchTheTruth) {
         if (r < 200) {
             EXPECT_EQ(inferredPath, truePath) << "request " << r;
         }
+        // Exact to the nanosecond: the path's hops between hosts are network segments, whose skew errors
+        // cancel along it, so the blind time is free of them.
+        if (inferredPath == truePath) {
+            EXPECT_EQ(cp.blindNs, truth.blindNs) << "request " << r;
+            blindExact += cp.blindNs == truth.blindNs;
+        }
 
-        // Slack, segment by segment (segments are matched by type). Skew error can enter only through
-        // waits measured across two hosts: bound it by twice the largest offset error of the request's hosts.
+        // Slack, segment by segment (segments are matched by type), to the nanosecond.
         std::map<std::string, std::int64_t> trueSlack;
-        for (std::size_t s = 0; s < truth.segments.size(); ++s) trueSlack[PageLoadGenerator::segmentLabel(truth.segments[s])] = truth.slackUs[s];
-        const std::vector<double> slack = computeSlack(dag);
+        for (std::size_t s = 0; s < truth.segments.size(); ++s) trueSlack[PageLoadGenerator::segmentLabel(truth.segments[s])] = truth.slackNs[s];
+        const std::vector<TimeNs> slack = computeSlack(dag);
         ASSERT_EQ(slack.size(), truth.segments.size());
         for (std::size_t s = 0; s < slack.size(); ++s) {
-            const double error = std::fabs(slack[s] - double(trueSlack.at(t.data.segmentName(dag.segments[s].type))));
+            const TimeNs error = std::abs(slack[s] - trueSlack.at(t.data.segmentName(dag.segments[s].type)));
+            if (r < 2000) {
+                EXPECT_EQ(error, 0) << "request " << r << " segment " << t.data.segmentName(dag.segments[s].type);
+            }
             worstSlackError = std::max(worstSlackError, error);
-            if (error <= 1e-6) ++slackChecked;
+            slackExact += error == 0;
+            ++slacks;
         }
     }
     const double pathShare = double(pathMatches) / double(t.data.requestCount());
-    std::printf("  critical path equals the true one in %.2f%% of %zu requests; %zu segment slacks exact, worst error %.0f us\n",
-                100 * pathShare, t.data.requestCount(), slackChecked, worstSlackError);
+    std::printf("  critical path equals the true one in %.2f%% of %zu requests, its blind time exact in %zu; "
+                "%zu of %zu segment slacks exact, worst error %.3f us\n",
+                100 * pathShare, t.data.requestCount(), blindExact, slackExact, slacks, nsToUs(worstSlackError));
     EXPECT_GE(pathShare, 0.995);
+    EXPECT_GE(double(slackExact), 0.995 * double(slacks));
+}
+
+// On the true clocks (no skew to estimate), the engine's dependency graphs are the generator's: every
+// request's latency, critical path, blind time and every segment's slack equal the truth to the nanosecond.
+TEST(AnalysisTruth, OnTrueClocksBlindTimeAndEverySlackAreExact) {
+    samples::GeneratorOptions options;
+    options.seed = 2;
+    options.requests = kRequests;
+    const auto t = test::generateTraces(PageLoadGenerator(options), kRequests, true);
+    ClockOffsets none;
+    none.offsetNs.assign(t.data.hostLabels.size(), 0);
+    none.parent.assign(t.data.hostLabels.size(), -1);
+    none.rttNs.assign(t.data.hostLabels.size(), 0);
+    auto model = inferModel(t.data, none, InferenceOptions{});
+    ASSERT_TRUE(model);
+    RequestDagBuilder builder(model.value(), t.data);
+    RequestDag dag;
+    std::size_t subMicrosecond = 0, checked = 0;
+    for (std::size_t r = 0; r < t.data.requestCount(); ++r) {
+        const auto& truth = t.truth[r];
+        builder.build(t.data.eventsOf(r), none, dag);
+        const CriticalPath cp = computeCriticalPath(dag);
+        ASSERT_EQ(cp.latencyNs, truth.latencyNs) << "request " << r;
+        std::vector<std::string> inferredPath, truePath;
+        for (auto v : cp.segments) inferredPath.push_back(t.data.segmentName(dag.segments[v].type));
+        for (int v : truth.criticalPath) truePath.push_back(PageLoadGenerator::segmentLabel(truth.segments[v]));
+        ASSERT_EQ(inferredPath, truePath) << "request " << r;
+        ASSERT_EQ(cp.blindNs, truth.blindNs) << "request " << r;
+        subMicrosecond += truth.blindNs % 1000 != 0;
+        std::map<std::string, std::int64_t> trueSlack;
+        for (std::size_t s = 0; s < truth.segments.size(); ++s) trueSlack[PageLoadGenerator::segmentLabel(truth.segments[s])] = truth.slackNs[s];
+        const std::vector<TimeNs> slack = computeSlack(dag);
+        ASSERT_EQ(slack.size(), truth.segments.size());
+        for (std::size_t s = 0; s < slack.size(); ++s) {
+            ASSERT_EQ(slack[s], trueSlack.at(t.data.segmentName(dag.segments[s].type)))
+                << "request " << r << " segment " << t.data.segmentName(dag.segments[s].type);
+            ++checked;
+        }
+    }
+    // The generator's times have sub-microsecond parts, so this is exactness, not rounding luck.
+    EXPECT_GT(subMicrosecond, t.data.requestCount() * 9 / 10);
+    EXPECT_GT(checked, 20u * t.data.requestCount());
 }

@@ -15,13 +15,14 @@ using namespace tracelight;
 namespace {
 
 // A DAG from segments "start end" (task per segment) and explicit edges.
-RequestDag makeDag(std::vector<std::pair<double, double>> intervals, std::vector<std::pair<int, int>> deps,
-                   double requestStart, double requestEnd) {
+// Times in nanoseconds.
+RequestDag makeDag(std::vector<std::pair<TimeNs, TimeNs>> intervals, std::vector<std::pair<int, int>> deps,
+                   TimeNs requestStart, TimeNs requestEnd) {
     RequestDag dag;
     std::uint32_t id = 0;
     for (auto [s, e] : intervals) dag.segments.push_back({SegmentTypeId(id), s, e, id, false}), ++id;
-    dag.startUs = requestStart;
-    dag.endUs = requestEnd;
+    dag.startNs = requestStart;
+    dag.endNs = requestEnd;
     std::vector<DagEdge> edges;
     for (auto [a, b] : deps) edges.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), EdgeKind::HappensBefore});
     RequestDagBuilder::finish(dag, edges);
@@ -38,28 +39,28 @@ TEST(CriticalPath, FollowsTheLastArrivingDependencyAndReportsBlindTime) {
     RequestDag dag = makeDag({{0, 10}, {10, 30}, {12, 40}, {42, 50}}, {{0, 1}, {0, 2}, {1, 3}, {2, 3}}, 0, 50);
     const CriticalPath cp = computeCriticalPath(dag);
     EXPECT_EQ(cp.segments, (std::vector<std::uint32_t>{0, 2, 3}));
-    EXPECT_DOUBLE_EQ(cp.latencyUs, 50);
-    EXPECT_DOUBLE_EQ(cp.blindUs, 4);  // 10->12 before segment 2, 40->42 before segment 3
+    EXPECT_EQ(cp.latencyNs, 50);
+    EXPECT_EQ(cp.blindNs, 4);  // 10->12 before segment 2, 40->42 before segment 3
     ASSERT_EQ(cp.blind.size(), 2u);
-    EXPECT_DOUBLE_EQ(cp.blind[0].startUs, 10);
-    EXPECT_DOUBLE_EQ(cp.blind[1].startUs, 40);
+    EXPECT_EQ(cp.blind[0].startNs, 10);
+    EXPECT_EQ(cp.blind[1].startNs, 40);
     const auto slack = computeSlack(dag);
-    EXPECT_EQ(slack, (std::vector<double>{0, 12, 0, 0}));
-    EXPECT_DOUBLE_EQ(rescheduledLatency(dag, 1, 12), 50);
-    EXPECT_DOUBLE_EQ(rescheduledLatency(dag, 1, 13), 51);
+    EXPECT_EQ(slack, (std::vector<TimeNs>{0, 12, 0, 0}));
+    EXPECT_EQ(rescheduledLatency(dag, 1, 12), 50);
+    EXPECT_EQ(rescheduledLatency(dag, 1, 13), 51);
 }
 
 TEST(CriticalPath, BlindTimeAtTheEndAndWithNoSegments) {
     RequestDag dag = makeDag({{5, 10}}, {}, 0, 20);  // request ends with an event no segment covers
     const CriticalPath cp = computeCriticalPath(dag);
-    EXPECT_DOUBLE_EQ(cp.blindUs, 15);
+    EXPECT_EQ(cp.blindNs, 15);
     ASSERT_EQ(cp.blind.size(), 2u);
-    EXPECT_DOUBLE_EQ(cp.blind[0].durationUs, 5);
-    EXPECT_DOUBLE_EQ(cp.blind[1].startUs, 10);
-    EXPECT_EQ(computeSlack(dag), std::vector<double>{0});  // the trailing wait is fixed: growing the segment delays the end
-    EXPECT_DOUBLE_EQ(rescheduledLatency(dag, 0, 4), 24);
+    EXPECT_EQ(cp.blind[0].durationNs, 5);
+    EXPECT_EQ(cp.blind[1].startNs, 10);
+    EXPECT_EQ(computeSlack(dag), std::vector<TimeNs>{0});  // the trailing wait is fixed: growing the segment delays the end
+    EXPECT_EQ(rescheduledLatency(dag, 0, 4), 24);
     RequestDag empty = makeDag({}, {}, 0, 7);
-    EXPECT_DOUBLE_EQ(computeCriticalPath(empty).blindUs, 7);
+    EXPECT_EQ(computeCriticalPath(empty).blindNs, 7);
 }
 
 TEST(RequestDag, TransitiveReductionMatchesBoostGraph) {
@@ -67,13 +68,13 @@ TEST(RequestDag, TransitiveReductionMatchesBoostGraph) {
     for (int trial = 0; trial < 200; ++trial) {
         const int n = 2 + static_cast<int>(rng() % 40);
         // Segments ordered in time so any forward edge is valid.
-        std::vector<std::pair<double, double>> intervals;
-        for (int i = 0; i < n; ++i) intervals.emplace_back(i * 10.0, i * 10.0 + 5);
+        std::vector<std::pair<TimeNs, TimeNs>> intervals;
+        for (int i = 0; i < n; ++i) intervals.emplace_back(i * 10, i * 10 + 5);
         std::vector<std::pair<int, int>> deps;
         for (int a = 0; a < n; ++a)
             for (int b = a + 1; b < n; ++b)
                 if (rng() % 100 < 15) deps.emplace_back(a, b);
-        const RequestDag dag = makeDag(intervals, deps, 0, n * 10.0);
+        const RequestDag dag = makeDag(intervals, deps, 0, n * 10);
         std::set<std::pair<int, int>> ours;
         for (const auto& e : dag.edges) ours.emplace(e.from, e.to);
 
@@ -93,7 +94,8 @@ TEST(RequestDag, TransitiveReductionMatchesBoostGraph) {
 }
 
 // Brute force on the analysis's own graphs: growing a segment by delta raises the re-scheduled
-// latency by exactly max(0, delta - slack); a critical segment grown by epsilon raises it by epsilon.
+// latency by exactly max(0, delta - slack), to the nanosecond; a critical segment grown by epsilon
+// raises it by epsilon.
 TEST(Slack, ConfirmedByReschedulingEverySegment) {
     samples::GeneratorOptions options;
     options.seed = 9;
@@ -113,17 +115,17 @@ TEST(Slack, ConfirmedByReschedulingEverySegment) {
         const std::set<std::uint32_t> critical(cp.segments.begin(), cp.segments.end());
         for (std::uint32_t s = 0; s < dag.segments.size(); ++s) {
             if (critical.count(s)) {
-                EXPECT_DOUBLE_EQ(slack[s], 0.0);
-                EXPECT_NEAR(rescheduledLatency(dag, s, 7.0), cp.latencyUs + 7.0, 1e-6);
+                EXPECT_EQ(slack[s], 0);
+                EXPECT_EQ(rescheduledLatency(dag, s, 7), cp.latencyNs + 7);
                 ++criticalChecked;
                 continue;
             }
             if (slack[s] > 2) {
-                const double inside = std::uniform_real_distribution<double>(0.5, slack[s] - 0.5)(rng);
-                EXPECT_NEAR(rescheduledLatency(dag, s, inside), cp.latencyUs, 1e-6);
+                const TimeNs inside = std::uniform_int_distribution<TimeNs>(1, slack[s])(rng);
+                EXPECT_EQ(rescheduledLatency(dag, s, inside), cp.latencyNs);
                 ++slackChecked;
             }
-            EXPECT_NEAR(rescheduledLatency(dag, s, slack[s] + 3.0), cp.latencyUs + 3.0, 1e-6)
+            EXPECT_EQ(rescheduledLatency(dag, s, slack[s] + 3), cp.latencyNs + 3)
                 << analysis->data.segmentName(dag.segments[s].type);
         }
     }
@@ -137,8 +139,8 @@ TEST(CriticalPath, AChildReturningExplainsItsParentsWait) {
     RequestDag dag;
     dag.segments = {{SegmentTypeId(0), 0, 10, 0, false}, {SegmentTypeId(1), 10, 50, 0, false}, {SegmentTypeId(2), 50, 60, 0, false},
                     {SegmentTypeId(3), 10, 50, 1, false}};
-    dag.startUs = 0;
-    dag.endUs = 60;
+    dag.startNs = 0;
+    dag.endNs = 60;
     RequestDagBuilder::finish(dag, {{0, 1, EdgeKind::TaskOrder}, {1, 2, EdgeKind::TaskOrder}, {0, 3, EdgeKind::HappensBefore},
                                     {3, 2, EdgeKind::HappensBefore}, {3, 2, EdgeKind::Link}});
     EXPECT_EQ(computeCriticalPath(dag).segments, (std::vector<std::uint32_t>{0, 3, 2}));

@@ -23,11 +23,11 @@ TEST(PageLoadGenerator, IsDeterministicPerRequestIndex) {
     const auto b = makeGenerator().generate(123);
     ASSERT_EQ(a.events.size(), b.events.size());
     for (std::size_t i = 0; i < a.events.size(); ++i) {
-        EXPECT_EQ(a.events[i].trueUs, b.events[i].trueUs);
+        EXPECT_EQ(a.events[i].trueNs, b.events[i].trueNs);
         EXPECT_EQ(a.events[i].host, b.events[i].host);
     }
     EXPECT_EQ(a.attributes, b.attributes);
-    EXPECT_NE(makeGenerator().generate(124).events[1].trueUs, a.events[1].trueUs);
+    EXPECT_NE(makeGenerator().generate(124).events[1].trueNs, a.events[1].trueNs);
 }
 
 TEST(PageLoadGenerator, CriticalPathCoversTheLatencyAndHasNoSlack) {
@@ -37,16 +37,16 @@ TEST(PageLoadGenerator, CriticalPathCoversTheLatencyAndHasNoSlack) {
         ASSERT_FALSE(r.criticalPath.empty());
         std::int64_t covered = 0;
         for (int s : r.criticalPath) {
-            covered += r.segments[s].durationUs();
-            EXPECT_EQ(r.slackUs[s], 0) << "critical segment with slack in request " << i;
+            covered += r.segments[s].durationNs();
+            EXPECT_EQ(r.slackNs[s], 0) << "critical segment with slack in request " << i;
         }
-        EXPECT_EQ(covered + r.blindUs, r.latencyUs);
-        EXPECT_GE(r.blindUs, 0);
-        EXPECT_EQ(r.segments[r.criticalPath.front()].startUs, r.startUs);  // starts at the first event
-        for (auto slack : r.slackUs) EXPECT_GE(slack, 0);
+        EXPECT_EQ(covered + r.blindNs, r.latencyNs);
+        EXPECT_GE(r.blindNs, 0);
+        EXPECT_EQ(r.segments[r.criticalPath.front()].startNs, r.startNs);  // starts at the first event
+        for (auto slack : r.slackNs) EXPECT_GE(slack, 0);
         // Consecutive critical segments touch or are separated only by a wait.
         for (std::size_t k = 1; k < r.criticalPath.size(); ++k)
-            EXPECT_LE(r.segments[r.criticalPath[k - 1]].endUs, r.segments[r.criticalPath[k]].startUs);
+            EXPECT_LE(r.segments[r.criticalPath[k - 1]].endNs, r.segments[r.criticalPath[k]].startNs);
     }
 }
 
@@ -58,13 +58,13 @@ TEST(PageLoadGenerator, SlackMatchesReschedulingWithAGrownSegment) {
     for (std::int64_t i = 0; i < 150; ++i) {
         const auto r = gen.generate(i * 7);
         for (int s = 0; s < static_cast<int>(r.segments.size()); ++s) {
-            const std::int64_t slack = r.slackUs[s];
+            const std::int64_t slack = r.slackNs[s];
             const std::int64_t small = slack > 1 ? std::uniform_int_distribution<std::int64_t>(1, slack)(rng) : 0;
             if (small > 0) {
-                EXPECT_EQ(PageLoadGenerator::rescheduledLatency(r, s, small), r.latencyUs);
+                EXPECT_EQ(PageLoadGenerator::rescheduledLatency(r, s, small), r.latencyNs);
             }
             const std::int64_t over = 1 + static_cast<std::int64_t>(rng() % 5000);
-            EXPECT_EQ(PageLoadGenerator::rescheduledLatency(r, s, slack + over), r.latencyUs + over)
+            EXPECT_EQ(PageLoadGenerator::rescheduledLatency(r, s, slack + over), r.latencyNs + over)
                 << "request " << i * 7 << " segment " << PageLoadGenerator::segmentLabel(r.segments[s]);
             ++checked;
         }
@@ -85,21 +85,21 @@ TEST(PageLoadGenerator, TimestampsObeyTheTrueModel) {
         for (const auto& [a, b] : model.happensBefore) {
             auto ia = byType.find(a), ib = byType.find(b);
             if (ia != byType.end() && ib != byType.end()) {
-                ASSERT_LE(ia->second->endUs, ib->second->startUs) << a << " -> " << b << " in request " << i;
+                ASSERT_LE(ia->second->endNs, ib->second->startNs) << a << " -> " << b << " in request " << i;
             }
         }
         for (const auto& [a, b] : model.mutualExclusion) {
             const GenSegment* sa = byType.at(a);
             const GenSegment* sb = byType.at(b);
-            ASSERT_TRUE(sa->endUs <= sb->startUs || sb->endUs <= sa->startUs) << a << " overlaps " << b;
-            bothOrders[{a, b}] |= sa->endUs <= sb->startUs ? 1 : 2;
+            ASSERT_TRUE(sa->endNs <= sb->startNs || sb->endNs <= sa->startNs) << a << " overlaps " << b;
+            bothOrders[{a, b}] |= sa->endNs <= sb->startNs ? 1 : 2;
         }
         // Pipeline: pagelets are shown in the order the server finished them.
         for (const auto& p : model.pipelines)
             for (std::size_t x = 0; x < p.producers.size(); ++x)
                 for (std::size_t y = 0; y < p.producers.size(); ++y)
-                    if (byType.at(p.producers[x])->endUs < byType.at(p.producers[y])->endUs) {
-                        ASSERT_LT(byType.at(p.consumers[x])->startUs, byType.at(p.consumers[y])->startUs);
+                    if (byType.at(p.producers[x])->endNs < byType.at(p.producers[y])->endNs) {
+                        ASSERT_LT(byType.at(p.consumers[x])->startNs, byType.at(p.consumers[y])->startNs);
                     }
         std::string shape;
         for (int s : r.criticalPath) shape += PageLoadGenerator::segmentLabel(r.segments[s]) + " ";
@@ -113,9 +113,9 @@ TEST(PageLoadGenerator, TimestampsObeyTheTrueModel) {
 TEST(PageLoadGenerator, HostClocksAreOffsetBySeconds) {
     const auto gen = makeGenerator();
     std::int64_t largest = 0;
-    for (std::uint32_t h = 0; h < 40; ++h) largest = std::max<std::int64_t>(largest, std::llabs(gen.clockOffsetUs(h)));
-    EXPECT_GT(largest, 1000000);
-    EXPECT_LE(largest, 5000000);
+    for (std::uint32_t h = 0; h < 40; ++h) largest = std::max<std::int64_t>(largest, std::abs(gen.clockOffsetNs(h)));
+    EXPECT_GT(largest, 1000000000);
+    EXPECT_LE(largest, 5000000000);
 }
 
 TEST(PageLoadGenerator, InjectedSlowMissLengthensFeedMisses) {
@@ -132,7 +132,7 @@ TEST(PageLoadGenerator, InjectedSlowMissLengthensFeedMisses) {
             const auto r = pair->generate(i);
             for (const auto& s : r.segments)
                 if (PageLoadGenerator::segmentLabel(s) == "fetch-feed:CACHE_MISS->CACHE_REPLY") {
-                    (pair == &normal ? normalFill : slowFill) += double(s.durationUs());
+                    (pair == &normal ? normalFill : slowFill) += double(s.durationNs());
                     misses += pair == &normal;
                 }
         }

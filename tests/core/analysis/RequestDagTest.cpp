@@ -17,13 +17,13 @@ RequestDag chainWithFanOut(std::uint32_t n) {
     for (std::uint32_t i = 0; i < n; ++i) {
         SegmentInstance& s = dag.segments[i];
         s.type = SegmentTypeId(i);
-        s.startUs = 10.0 * i;
-        s.endUs = 10.0 * (i + 1);
+        s.startNs = 10 * TimeNs{i};
+        s.endNs = 10 * TimeNs{i + 1};
         s.task = 1;
         s.network = false;
     }
-    dag.startUs = 0;
-    dag.endUs = 10.0 * n;
+    dag.startNs = 0;
+    dag.endNs = 10 * TimeNs{n};
     std::vector<DagEdge> edges;
     for (std::uint32_t i = 0; i + 1 < n; ++i) edges.push_back({i, i + 1, EdgeKind::TaskOrder});
     for (std::uint32_t i = 2; i < n; ++i) edges.push_back({0, i, EdgeKind::HappensBefore});
@@ -44,9 +44,9 @@ TEST(RequestDag, AQuarterMillionSegmentRequestReducesToItsChain) {
     }
     const CriticalPath cp = computeCriticalPath(dag);
     EXPECT_EQ(cp.segments.size(), n);
-    EXPECT_EQ(cp.blindUs, 0);
+    EXPECT_EQ(cp.blindNs, 0);
     const auto slack = computeSlack(dag);
-    for (double s : slack) ASSERT_EQ(s, 0);
+    for (TimeNs s : slack) ASSERT_EQ(s, 0);
 }
 
 TEST(RequestDag, AHostileGraphKeepsItsEdgesWhenTheSearchBudgetRunsOut) {
@@ -57,20 +57,20 @@ TEST(RequestDag, AHostileGraphKeepsItsEdgesWhenTheSearchBudgetRunsOut) {
     dag.segments.resize(n);
     std::vector<DagEdge> edges;
     for (std::uint32_t i = 0; i < n; ++i) {
-        dag.segments[i] = SegmentInstance{SegmentTypeId(i), 5.0 * i, 5.0 * i + 3 + (i % 3), i, false};
+        dag.segments[i] = SegmentInstance{SegmentTypeId(i), 5 * TimeNs{i}, 5 * TimeNs{i} + 3 + TimeNs{i % 3}, i, false};
         for (std::uint32_t j = 0; j < i; ++j)
-            if (dag.segments[j].endUs <= dag.segments[i].startUs) edges.push_back({j, i, EdgeKind::HappensBefore});
+            if (dag.segments[j].endNs <= dag.segments[i].startNs) edges.push_back({j, i, EdgeKind::HappensBefore});
     }
-    dag.startUs = 0;
-    dag.endUs = dag.segments.back().endUs;
+    dag.startNs = 0;
+    dag.endNs = dag.segments.back().endNs;
     RequestDagBuilder::finish(dag, std::move(edges));
     EXPECT_LT(dag.edges.size(), std::size_t{n} * n / 4);
     const CriticalPath cp = computeCriticalPath(dag);
-    EXPECT_DOUBLE_EQ(cp.latencyUs, dag.endUs);
+    EXPECT_EQ(cp.latencyNs, dag.endNs);
     const auto slack = computeSlack(dag);
     for (std::uint32_t v = 0; v < n; v += 37) {
         // Brute force: growing by the slack keeps the latency, one more unit grows it.
-        EXPECT_DOUBLE_EQ(rescheduledLatency(dag, v, slack[v]), cp.latencyUs) << v;
-        EXPECT_GT(rescheduledLatency(dag, v, slack[v] + 1), cp.latencyUs) << v;
+        EXPECT_EQ(rescheduledLatency(dag, v, slack[v]), cp.latencyNs) << v;
+        EXPECT_GT(rescheduledLatency(dag, v, slack[v] + 1), cp.latencyNs) << v;
     }
 }

@@ -28,6 +28,6 @@ TEST(RequestTable, LoadsEveryRequestAndSortsNaturally) {
     EXPECT_EQ(table->names[byName[11]], "req-12");
     const auto byLatency = sortedOrder(table.value(), RequestColumn::Latency, true);
     for (std::size_t k = 1; k < byLatency.size(); ++k)
-        EXPECT_GE(table->latencyUs[byLatency[k - 1]], table->latencyUs[byLatency[k]]);
-    EXPECT_DOUBLE_EQ(table->latencyUs[byLatency[0]], 12.0);
+        EXPECT_GE(table->latencyNs[byLatency[k - 1]], table->latencyNs[byLatency[k]]);
+    EXPECT_EQ(table->latencyNs[byLatency[0]], 12000);
 }

@@ -114,11 +114,11 @@ std::string makeDatabase(const test::ScratchDir& dir, const std::string& name) {
     {
         auto store = TraceStore::open(path, TraceStore::Mode::Create);
         EXPECT_TRUE(store) << store.message();
-        sqlite3* db = store.value()->db();
+        sqlite3* db = test::StoreAccess::db(*store.value());
         sqlite3_exec(db,
                      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 20000) "
-                     "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_local_us) "
-                     "SELECT i / 10, 1, i, 2, 3, i * 1.5 FROM n",
+                     "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns) "
+                     "SELECT i / 10, 1, i, 2, 3, i * 1500 FROM n",
                      nullptr, nullptr, nullptr);
     }
     return path;
@@ -222,4 +222,96 @@ TEST(TraceStore, LockedDatabaseSaysAnotherProcessHoldsIt) {
     EXPECT_NE(s.message().find("another process"), std::string::npos) << s.message();
     sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
     sqlite3_close(other);
+}
+
+namespace {
+// The schema as version 3 wrote it (microseconds as REAL), to check the upgrade path.
+constexpr const char* kVersion3Schema = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE labels(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+CREATE TABLE label_roles(label_id INTEGER NOT NULL, role INTEGER NOT NULL, PRIMARY KEY(label_id, role)) WITHOUT ROWID;
+CREATE TABLE periods(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE imports(id INTEGER PRIMARY KEY, started_utc TEXT NOT NULL, format TEXT NOT NULL, inputs TEXT NOT NULL,
+                     period_id INTEGER NOT NULL, requests INTEGER NOT NULL, events INTEGER NOT NULL, warnings INTEGER NOT NULL);
+CREATE TABLE requests(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, period_id INTEGER NOT NULL, import_id INTEGER NOT NULL,
+  event_count INTEGER NOT NULL DEFAULT 0, task_count INTEGER NOT NULL DEFAULT 0, host_count INTEGER NOT NULL DEFAULT 0,
+  start_local_us REAL, latency_local_us REAL, start_us REAL, latency_us REAL);
+CREATE INDEX requests_by_period ON requests(period_id);
+CREATE TABLE events(request_id INTEGER NOT NULL, task_id INTEGER NOT NULL, ord INTEGER NOT NULL, event_id INTEGER NOT NULL,
+  host_id INTEGER NOT NULL, ts_local_us REAL NOT NULL, ts_adjusted_us REAL, PRIMARY KEY(request_id, task_id, ord)) WITHOUT ROWID;
+CREATE TABLE request_attrs(request_id INTEGER NOT NULL, key_id INTEGER NOT NULL, value_id INTEGER NOT NULL,
+                           PRIMARY KEY(request_id, key_id)) WITHOUT ROWID;
+CREATE TABLE event_attrs(request_id INTEGER NOT NULL, task_id INTEGER NOT NULL, ord INTEGER NOT NULL,
+                         key_id INTEGER NOT NULL, value_id INTEGER NOT NULL, PRIMARY KEY(request_id, task_id, ord, key_id)) WITHOUT ROWID;
+CREATE TABLE results(name TEXT PRIMARY KEY, analysis_version INTEGER NOT NULL, params TEXT NOT NULL, created_utc TEXT NOT NULL, data BLOB);
+CREATE TABLE clock_offsets(host_id INTEGER PRIMARY KEY, offset_us REAL NOT NULL, parent_host_id INTEGER, rtt_us REAL);
+CREATE TABLE request_analysis(request_id INTEGER PRIMARY KEY, latency_us REAL NOT NULL, blind_us REAL NOT NULL, data BLOB NOT NULL);
+CREATE TABLE causal_links(request_id INTEGER NOT NULL, from_task_id INTEGER NOT NULL, from_ord INTEGER NOT NULL,
+                          to_task_id INTEGER NOT NULL, to_ord INTEGER NOT NULL);
+CREATE INDEX causal_links_by_request ON causal_links(request_id);
+CREATE TABLE import_warnings(request_id INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE INDEX import_warnings_by_request ON import_warnings(request_id);
+PRAGMA application_id=1414284354;
+INSERT INTO meta VALUES('schema_version', '3'), ('created_utc', '2026-01-01T00:00:00Z');
+INSERT INTO labels VALUES(1, 'h'), (2, 't'), (3, 'A'), (4, 'B');
+INSERT INTO periods VALUES(1, 'p');
+INSERT INTO imports VALUES(1, '2026-01-01T00:00:00Z', 'events-csv', 'x.csv', 1, 1, 2, 0);
+INSERT INTO requests VALUES(1, 'r', 1, 1, 2, 1, 1, 1700000000123456.75, 2.5, 1700000000123456.75, 2.5);
+INSERT INTO events VALUES(1, 2, 0, 3, 1, 1700000000123456.75, 1700000000123456.75), (1, 2, 1, 4, 1, 1700000000123459.25, 1700000000123459.25);
+INSERT INTO clock_offsets VALUES(1, 0, NULL, NULL);
+INSERT INTO request_analysis VALUES(1, 2.5, 0, x'00');
+INSERT INTO results VALUES('model', 1, 'support_floor=2;imports=1', '2026-01-01T00:00:00Z', x'00');
+)sql";
+
+std::vector<std::string> columnsOf(sqlite3* db, const std::string& table) {
+    std::vector<std::string> out;
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, ("SELECT name FROM pragma_table_info('" + table + "')").c_str(), -1, &st, nullptr);
+    while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    sqlite3_finalize(st);
+    return out;
+}
+} // namespace
+
+TEST(TraceStore, UpgradesVersion3ToIntegerNanoseconds) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("v3.tldb");
+    {
+        sqlite3* db = nullptr;
+        ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        char* err = nullptr;
+        ASSERT_EQ(sqlite3_exec(db, kVersion3Schema, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+        sqlite3_close(db);
+    }
+    // Read-only cannot upgrade; writing can, once.
+    EXPECT_FALSE(TraceStore::open(path, TraceStore::Mode::ReadOnly));
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store) << store.message();
+    EXPECT_EQ(store.value()->schemaVersion(), 4);
+    sqlite3* db = test::StoreAccess::db(*store.value());
+    const auto events = columnsOf(db, "events");
+    EXPECT_EQ(events, (std::vector<std::string>{"request_id", "task_id", "ord", "event_id", "host_id", "ts_ns"}));
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, "SELECT ts_ns, typeof(ts_ns) FROM events ORDER BY ord", -1, &st, nullptr);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int64(st, 0), 1700000000123456750);
+    EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 1)), "integer");
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int64(st, 0), 1700000000123459250);
+    sqlite3_finalize(st);
+    sqlite3_prepare_v2(db, "SELECT start_local_ns, latency_local_ns, start_ns, latency_ns FROM requests", -1, &st, nullptr);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int64(st, 0), 1700000000123456750);
+    EXPECT_EQ(sqlite3_column_int64(st, 1), 2500);
+    EXPECT_EQ(sqlite3_column_type(st, 2), SQLITE_NULL) << "analysed times are recomputed";
+    sqlite3_finalize(st);
+    EXPECT_EQ(columnsOf(db, "clock_offsets"), (std::vector<std::string>{"host_id", "offset_ns", "parent_host_id", "rtt_ns"}));
+    EXPECT_EQ(columnsOf(db, "request_analysis"), (std::vector<std::string>{"request_id", "latency_ns", "blind_ns", "data"}));
+    auto info = store.value()->info();
+    ASSERT_TRUE(info);
+    EXPECT_EQ(info->requests, 1);
+    EXPECT_EQ(info->events, 2);
+    store.value().reset();
+    // Upgraded once: it opens read-only now.
+    EXPECT_TRUE(TraceStore::open(path, TraceStore::Mode::ReadOnly));
 }

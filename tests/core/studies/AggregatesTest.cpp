@@ -63,21 +63,21 @@ TEST(Aggregates, BreakdownEqualsIndependentSums) {
     const Fixture& f = sample();
     const RequestAggregates& a = f.aggregates;
     ASSERT_EQ(a.requests(), 6000u);
-    std::map<std::string, double> summed, critical;
-    double latency = 0;
+    std::map<std::string, TimeNs> summed, critical;
+    TimeNs latency = 0;
     std::vector<SegmentInstance> segs;
     for (std::size_t r = 0; r < a.requests(); ++r) {
         const auto events = f.traces.data.eventsOf(r);
         buildSegments(events, f.analysis.offsets, segs);
-        std::map<std::string, double> byType;
+        std::map<std::string, TimeNs> byType;
         std::size_t s = 0;
         for (std::size_t e = 1; e < events.size(); ++e) {
             if (!events[e].segmentType.isValid()) continue;
             const bool network = events[e - 1].host != events[e].host;
             const std::string host = f.traces.data.label(f.traces.data.hostLabels[events[e - 1].host.value].value);
             const std::string category = network ? "network" : hostRole(host);
-            summed[category] += segs[s].durationUs();
-            byType[f.traces.data.segmentName(segs[s].type)] = segs[s].durationUs();
+            summed[category] += segs[s].durationNs();
+            byType[f.traces.data.segmentName(segs[s].type)] = segs[s].durationNs();
             ++s;
         }
         const auto& truth = f.traces.truth[r];
@@ -85,18 +85,23 @@ TEST(Aggregates, BreakdownEqualsIndependentSums) {
             const std::string name = PageLoadGenerator::segmentLabel(truth.segments[static_cast<std::size_t>(v)]);
             critical[name] += byType.at(name);  // the true path, timed on the corrected clocks
         }
-        latency += truth.latencyUs;
+        latency += truth.latencyNs;
+        // Per request, exactly: the critical times of the categories and the blind time add up to the latency.
+        TimeNs criticalSum = a.blindNs[r];
+        for (std::size_t c = 0; c < a.width(); ++c) criticalSum += a.critical(r, c);
+        ASSERT_EQ(criticalSum, a.latencyNs[r]) << "request " << r;
+        ASSERT_EQ(a.latencyNs[r], truth.latencyNs) << "request " << r;
     }
     const Breakdown b = breakdown(a);
-    EXPECT_NEAR(b.meanLatencyUs, latency / 6000.0, 1e-3 * b.meanLatencyUs);
+    EXPECT_DOUBLE_EQ(b.meanLatencyNs, double(latency) / 6000.0);
     double criticalTotal = 0;
     for (const auto& c : b.categories) {
         if (c.name == "blind") continue;
-        EXPECT_NEAR(c.summedUs, summed[c.name] / 6000.0, 1e-4 * c.summedUs + 1) << c.name;
-        criticalTotal += c.criticalUs;
+        EXPECT_DOUBLE_EQ(c.summedNs, double(summed[c.name]) / 6000.0) << c.name;
+        criticalTotal += c.criticalNs;
     }
     // Critical time per category, from the truth's paths, grouped with the same categories.
-    std::map<std::string, double> criticalByCategory;
+    std::map<std::string, TimeNs> criticalByCategory;
     for (const auto& [name, us] : critical) {
         const int type = [&] {
             for (std::size_t t = 0; t < f.analysis.data.segmentTypes.size(); ++t)
@@ -106,10 +111,13 @@ TEST(Aggregates, BreakdownEqualsIndependentSums) {
         ASSERT_GE(type, 0);
         criticalByCategory[a.categories[static_cast<std::size_t>(a.typeCategory[static_cast<std::size_t>(type)])]] += us;
     }
-    for (const auto& c : b.categories)
-        if (c.name != "blind") EXPECT_NEAR(c.criticalUs, criticalByCategory[c.name] / 6000.0, 1e-4 * c.criticalUs + 1) << c.name;
+    for (const auto& c : b.categories) {
+        if (c.name != "blind") {
+            EXPECT_DOUBLE_EQ(c.criticalNs, double(criticalByCategory[c.name]) / 6000.0) << c.name;
+        }
+    }
     // Critical times (with blind) add up to the mean latency.
-    EXPECT_NEAR(criticalTotal + b.categories.back().criticalUs, b.meanLatencyUs, 1e-3 * b.meanLatencyUs);
+    EXPECT_NEAR(criticalTotal + b.categories.back().criticalNs, b.meanLatencyNs, 1e-9 * b.meanLatencyNs);
 }
 
 TEST(Aggregates, StrataCoverEveryRequestAndShowTheSlowNetwork) {
@@ -150,8 +158,8 @@ TEST(Aggregates, SummedDelayIsAtLeastCriticalTimeInEveryCategory) {
     for (const auto& s : stratify(f.aggregates, browser)) all.push_back(s.breakdown);
     for (const auto& b : all) {
         ASSERT_EQ(b.categories.back().name, "blind");
-        EXPECT_GT(b.categories.back().criticalUs, 0) << "the generator leaves blind waits";
-        for (const auto& c : b.categories) EXPECT_GE(c.summedUs, c.criticalUs) << c.name;
+        EXPECT_GT(b.categories.back().criticalNs, 0) << "the generator leaves blind waits";
+        for (const auto& c : b.categories) EXPECT_GE(c.summedNs, c.criticalNs) << c.name;
     }
 }
 
@@ -200,8 +208,10 @@ TEST(Aggregates, SlackBucketsSplitTheSlackOrderEvenly) {
     for (std::size_t b = 0; b < buckets.size(); ++b) {
         total += buckets[b].requests;
         EXPECT_NEAR(double(buckets[b].requests), 1200.0, 1.0);
-        EXPECT_LE(buckets[b].slackFromUs, buckets[b].slackToUs);
-        if (b > 0) EXPECT_LE(buckets[b - 1].slackToUs, buckets[b].slackFromUs);
+        EXPECT_LE(buckets[b].slackFromNs, buckets[b].slackToNs);
+        if (b > 0) {
+            EXPECT_LE(buckets[b - 1].slackToNs, buckets[b].slackFromNs);
+        }
         EXPECT_GE(buckets[b].correlation, -1.0);
         EXPECT_LE(buckets[b].correlation, 1.0);
     }
@@ -224,7 +234,7 @@ TEST(Aggregates, SlackBucketCorrelationFallsFromLowToHighSlack) {
         const auto buckets = slackBuckets(f.aggregates, static_cast<std::size_t>(web), 5, rows);
         ASSERT_EQ(buckets.size(), 5u);
         for (const auto& b : buckets)
-            std::printf("  %s, web slack %8.0f..%8.0f us: correlation %.3f\n", connection, b.slackFromUs, b.slackToUs, b.correlation);
+            std::printf("  %s, web slack %8.0f..%8.0f us: correlation %.3f\n", connection, nsToUs(b.slackFromNs), nsToUs(b.slackToNs), b.correlation);
         EXPECT_GT(buckets.front().correlation, 0.7) << connection;
         EXPECT_GT(buckets.front().correlation, buckets.back().correlation + 0.2) << connection;
     }
@@ -240,7 +250,7 @@ TEST(Aggregates, SlackPredictionCountsEveryRepeatVisit) {
     std::int64_t repeats = 0;
     for (const auto& [u, n] : visits) repeats += n - 1;
     const int web = f.aggregates.categoryIndex("web");
-    const auto p = predictSlack(f.aggregates, static_cast<std::size_t>(web), 50000, users);
+    const auto p = predictSlack(f.aggregates, static_cast<std::size_t>(web), 50000000, users);  // 50 ms
     EXPECT_EQ(p.pairs, repeats);
     EXPECT_EQ(p.truePositive + p.falsePositive + p.trueNegative + p.falseNegative, p.pairs);
     EXPECT_GE(p.typeOneRate(), 0.0);
@@ -254,7 +264,7 @@ TEST(Aggregates, WhatIfWithinSlackChangesNothing) {
     for (std::size_t t = 0; t < f.analysis.data.segmentTypes.size(); ++t)
         if (f.analysis.data.segmentName(SegmentTypeId(static_cast<std::uint32_t>(t))) == "js-chat:JS_BEGIN->JS_END") type = static_cast<int>(t);
     ASSERT_GE(type, 0);
-    const double x = 5000;
+    const TimeNs x = 5000000;  // 5 ms
     const auto after = whatIf(f.analysis, f.aggregates, {type, -1}, 1.0, x);
     RequestDagBuilder builder(f.analysis.model, f.analysis.data);
     RequestDag dag;
@@ -265,10 +275,10 @@ TEST(Aggregates, WhatIfWithinSlackChangesNothing) {
         for (std::size_t s = 0; s < dag.segments.size(); ++s) {
             if (static_cast<int>(dag.segments[s].type.value) != type) continue;
             if (slack[s] > x) {
-                EXPECT_NEAR(after[r], f.aggregates.latencyUs[r], 0.05 + 1e-6 * f.aggregates.latencyUs[r]) << "request " << r;
+                EXPECT_EQ(after[r], f.aggregates.latencyNs[r]) << "request " << r;
                 ++unchanged;
             } else {
-                EXPECT_GT(after[r], f.aggregates.latencyUs[r] - 0.05);
+                EXPECT_GE(after[r], f.aggregates.latencyNs[r]);
                 ++grown;
             }
         }
@@ -277,5 +287,5 @@ TEST(Aggregates, WhatIfWithinSlackChangesNothing) {
     EXPECT_GT(grown, 10);
     // Halving a category can only help.
     const auto faster = whatIf(f.analysis, f.aggregates, {-1, f.aggregates.categoryIndex("network")}, 0.5);
-    EXPECT_LT(quantile(faster, 0.5), quantile(f.aggregates.latencyUs, 0.5));
+    EXPECT_LT(quantile(faster, 0.5), quantile(f.aggregates.latencyNs, 0.5));
 }

@@ -97,7 +97,7 @@ TEST(AggregatesView, FillsEveryPageFromCoreResults) {
         QImage image(view.size(), QImage::Format_ARGB32);
         view.render(&image);
     }
-    view.setWhatIfResult(std::vector<float>(2000, 1000.f), QStringLiteral("faster"));
+    view.setWhatIfResult(std::vector<TimeNs>(2000, 1000000), QStringLiteral("faster"));
     EXPECT_EQ(view.whatIfPlot()->plot()->graphCount(), 2);
 }
 

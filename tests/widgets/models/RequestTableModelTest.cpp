@@ -16,8 +16,8 @@ std::shared_ptr<const RequestTable> makeTable(int n) {
         t->ids.emplace_back(static_cast<std::uint32_t>(i + 1));
         t->names.push_back("req-" + std::to_string(i + 1));
         t->periodIndex.push_back(static_cast<std::uint32_t>(i % 2));
-        t->startUs.push_back(1.7e15 + i * 1000.0);
-        t->latencyUs.push_back(double((i * 37) % 101) * 1000.0);
+        t->startNs.push_back(1700000000000000000 + i * TimeNs{1000000});
+        t->latencyNs.push_back(TimeNs((i * 37) % 101) * 1000000);
         t->hostCount.push_back(static_cast<std::uint32_t>(2 + i % 3));
         t->eventCount.push_back(static_cast<std::uint32_t>(10 + i));
     }

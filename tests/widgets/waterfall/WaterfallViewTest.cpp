@@ -54,7 +54,7 @@ TEST(WaterfallView, CriticalPathIsHighlightedAndSlackShown) {
     view.setRequest(detail);
     view.setVisibleRange(0, 100);
     ASSERT_EQ(detail->criticalPath.segments, (std::vector<std::uint32_t>{0, 1, 2}));
-    EXPECT_DOUBLE_EQ(detail->slackUs[3], 15);  // w may grow until the request ends at 50
+    EXPECT_EQ(detail->slackNs[3], 15000);  // w may grow until the request ends at 50 us
     const QImage image = render(view);
     const QColor critical = widgets::palette::critical();
     EXPECT_EQ(QColor(image.pixel(view.segmentRect(2).center().toPoint())).rgb(), critical.rgb());

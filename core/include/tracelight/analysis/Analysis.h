@@ -17,7 +17,8 @@ namespace tracelight {
 
 class TraceStore;
 
-constexpr int kAnalysisVersion = 1;
+// 2: times in integer nanoseconds (schema 4), results stamped with the import the analysis read.
+constexpr int kAnalysisVersion = 2;
 
 struct AnalysisOptions {
     InferenceOptions inference;
@@ -56,7 +57,8 @@ SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads);
 Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& options,
                                      const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
 
-// True when the store holds results of this analysis version with these parameters, newer than its last import.
+// True when the store holds results of this analysis version with these parameters, computed from the data
+// of its last import (an import that committed while the analysis ran leaves them stale).
 bool analysisIsCurrent(const TraceStore& store, const AnalysisOptions& options);
 
 // The cached model as JSON: {"requests", "support_floor", "relations": [...], "convergence": [...]}.
@@ -65,16 +67,16 @@ Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptio
 // One request's cached critical path and slack, with its segments on adjusted clocks.
 struct RequestSegment {
     std::string task, startEvent, endEvent;
-    double startUs = 0;  // relative to the request's first event
-    double durationUs = 0;
-    double slackUs = 0;
+    TimeNs startNs = 0;  // relative to the request's first event
+    TimeNs durationNs = 0;
+    TimeNs slackNs = 0;
     bool network = false;
 };
 struct RequestAnalysis {
     std::string request;
-    double startUs = 0;  // adjusted epoch time of the first event
-    double latencyUs = 0;
-    double blindUs = 0;
+    TimeNs startNs = 0;  // adjusted epoch time of the first event
+    TimeNs latencyNs = 0;
+    TimeNs blindNs = 0;
     std::vector<RequestSegment> segments;
     std::vector<std::uint32_t> criticalPath;  // indices into segments
     std::vector<BlindInterval> blind;         // start relative to the request's first event

@@ -28,9 +28,9 @@ struct RequestDetail {
     std::vector<std::uint32_t> segmentTask;       // index into tasks
     std::vector<std::uint32_t> segmentStartHost;  // index into hosts
     std::vector<std::uint32_t> segmentEndHost;
-    std::vector<double> localStartUs, localEndUs;  // each event on its own host's clock
+    std::vector<TimeNs> localStartNs, localEndNs;  // each event on its own host's clock
     CriticalPath criticalPath;
-    std::vector<double> slackUs;
+    std::vector<TimeNs> slackNs;
     std::vector<bool> critical;            // per segment
 };
 
@@ -39,10 +39,10 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
 struct SegmentTypeStats {
     std::string task, startEvent, endEvent;
     std::int64_t occurrences = 0;
-    double meanDurationUs = 0;
+    double meanDurationNs = 0;
     double networkShare = 0;        // of instances that cross hosts
     std::int64_t criticalCount = 0; // requests where it was on the critical path
-    double meanCriticalUs = 0;      // mean time it contributed to the critical path, over all requests
+    double meanCriticalNs = 0;      // mean time it contributed to the critical path, over all requests
     std::vector<std::string> slowestCriticalRequests;  // up to 25, slowest first
     std::string name() const { return task + ":" + startEvent + "->" + endEvent; }
 };

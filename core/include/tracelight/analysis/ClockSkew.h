@@ -14,8 +14,8 @@
 namespace tracelight {
 
 struct SkewEstimate {
-    double rttUs = 0;        // lowest round trip seen for this pair
-    double offsetUs = 0;     // clock(B) - clock(A) implied by that round trip
+    TimeNs rttNs = 0;        // lowest round trip seen for this pair
+    TimeNs offsetNs = 0;     // clock(B) - clock(A) implied by that round trip
     std::int64_t samples = 0;
 };
 
@@ -27,17 +27,17 @@ public:
     const std::unordered_map<std::uint64_t, SkewEstimate>& pairs() const { return m_pairs; }
 
 private:
-    void add(HostId client, HostId server, double rttUs, double offsetUs);
+    void add(HostId client, HostId server, TimeNs rttNs, TimeNs offsetNs);
     std::unordered_map<std::uint64_t, SkewEstimate> m_pairs;
 };
 
 struct ClockOffsets {
-    std::vector<double> offsetUs;      // per HostId: local = true + offset, relative to the reference host
+    std::vector<TimeNs> offsetNs;      // per HostId: local = true + offset, relative to the reference host
     std::vector<std::int32_t> parent;  // spanning-tree parent used for the estimate, -1 for roots and unconnected hosts
-    std::vector<double> rttUs;         // RTT of the estimate that placed the host
+    std::vector<TimeNs> rttNs;         // RTT of the estimate that placed the host
     std::int64_t correctedHosts = 0;
 
-    double adjusted(HostId host, double localUs) const { return localUs - offsetUs[host.value]; }
+    TimeNs adjusted(HostId host, TimeNs localNs) const { return localNs - offsetNs[host.value]; }
 };
 
 // Offsets for every host; hosts without any RPC pattern keep offset 0. Each connected group of hosts

@@ -10,13 +10,13 @@
 namespace tracelight {
 
 struct BlindInterval {
-    double startUs;     // adjusted time
-    double durationUs;
+    TimeNs startNs;     // adjusted time
+    TimeNs durationNs;
 };
 
 struct CriticalPath {
-    double latencyUs = 0;
-    double blindUs = 0;
+    TimeNs latencyNs = 0;
+    TimeNs blindNs = 0;
     std::vector<std::uint32_t> segments;  // indices into RequestDag::segments, first to last
     std::vector<BlindInterval> blind;
 };

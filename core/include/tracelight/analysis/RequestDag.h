@@ -22,8 +22,8 @@ struct DagEdge {
 struct RequestDag {
     std::vector<SegmentInstance> segments;
     std::vector<DagEdge> edges;  // after transitive reduction, sorted by (to, from)
-    double startUs = 0;          // the request's first event
-    double endUs = 0;            // its last event
+    TimeNs startNs = 0;          // the request's first event
+    TimeNs endNs = 0;            // its last event
 
     // Predecessors of v as a range into edges (edges are sorted by target).
     std::vector<std::uint32_t> firstEdgeTo;  // size segments+1

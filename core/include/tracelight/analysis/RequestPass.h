@@ -20,7 +20,7 @@ struct RequestPassTimes {
 struct RequestPassResult {
     RequestDag dag;
     CriticalPath criticalPath;
-    std::vector<double> slack;  // per segment of dag
+    std::vector<TimeNs> slack;  // per segment of dag
 };
 
 class RequestPass {

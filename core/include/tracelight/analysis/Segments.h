@@ -11,18 +11,18 @@ namespace tracelight {
 
 struct SegmentInstance {
     SegmentTypeId type;
-    double startUs;  // adjusted (skew-corrected) time
-    double endUs;
+    TimeNs startNs;  // adjusted (skew-corrected) time
+    TimeNs endNs;
     std::uint32_t task;   // label id
     bool network;         // its two events are on different hosts
-    double durationUs() const { return endUs - startUs; }
+    TimeNs durationNs() const { return endNs - startNs; }
 };
 
 // Segments in canonical order: tasks as stored, each task's segments in event order. Fills out and
 // returns the request's first and last adjusted event times.
 struct RequestSpan {
-    double startUs = 0;
-    double endUs = 0;
+    TimeNs startNs = 0;
+    TimeNs endNs = 0;
 };
 RequestSpan buildSegments(std::span<const EventRecord> events, const ClockOffsets& offsets,
                           std::vector<SegmentInstance>& out);

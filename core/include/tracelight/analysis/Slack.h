@@ -9,12 +9,12 @@
 
 namespace tracelight {
 
-std::vector<double> computeSlack(const RequestDag& dag);
+std::vector<TimeNs> computeSlack(const RequestDag& dag);
 
-// Re-schedules the request with segment `grown` lasting deltaUs longer (other durations and the
+// Re-schedules the request with segment `grown` lasting deltaNs longer (other durations and the
 // fixed waits held) and returns the new end-to-end latency. The brute-force check of slack.
-double rescheduledLatency(const RequestDag& dag, std::uint32_t grown, double deltaUs);
-// The same with every segment's duration changed by its own delta (deltaUs[segment]).
-double rescheduledLatency(const RequestDag& dag, const std::vector<double>& deltaUs);
+TimeNs rescheduledLatency(const RequestDag& dag, std::uint32_t grown, TimeNs deltaNs);
+// The same with every segment's duration changed by its own delta (deltaNs[segment]).
+TimeNs rescheduledLatency(const RequestDag& dag, const std::vector<TimeNs>& deltaNs);
 
 } // namespace tracelight

@@ -10,6 +10,7 @@
 #include "tracelight/base/Ids.h"
 #include "tracelight/base/Progress.h"
 #include "tracelight/base/Status.h"
+#include "tracelight/base/Time.h"
 
 namespace tracelight {
 
@@ -28,7 +29,7 @@ struct EventRecord {
     std::uint32_t event;        // label id
     HostId host;                // dense host index
     SegmentTypeId segmentType;  // of the segment this event ends; invalid for a task's first event
-    double localUs;             // the host's own clock
+    TimeNs localNs;             // the host's own clock
 };
 
 // A known causal edge between two events of one request (from span parent/child links), as indices
@@ -65,7 +66,7 @@ class TraceDataBuilder {
 public:
     void setLabel(std::uint32_t id, std::string text) { m_data.labels[id] = std::move(text); }
     void beginRequest(RequestId id);
-    void addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, double localUs);
+    void addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, TimeNs localNs);
     // A link of the current request, by indices into its events (call after its events are added).
     void addLink(std::uint32_t fromEvent, std::uint32_t toEvent);
     std::size_t eventCount() const { return m_data.events.size(); }

@@ -28,7 +28,7 @@ Result<InputFormat> detectInputFormat(const std::string& path);
 // and end or duration; optional host. Every other column is a span attribute.
 struct SpanCsvMapping {
     std::map<std::string, std::string> columns;
-    double timeUnitUs = 1.0;           // microseconds per unit of start/end/duration (ns: 0.001)
+    int timeUnitExponent = 3;          // unit of start/end/duration as a power of ten of ns: ns 0, us 3, ms 6, s 9
     std::string rootMarker = "root";   // a parent value that means "no parent" (as do empty, 0 and null)
 
     // Parses "trace=TraceID,span=SpanID,..." ; the error says what is wrong.

@@ -7,6 +7,7 @@
 #include "tracelight/base/Ids.h"
 #include "tracelight/base/Progress.h"
 #include "tracelight/base/Status.h"
+#include "tracelight/base/Time.h"
 
 namespace tracelight {
 
@@ -16,8 +17,8 @@ struct RequestTable {
     std::vector<RequestId> ids;
     std::vector<std::string> names;
     std::vector<std::uint32_t> periodIndex;  // into periodNames
-    std::vector<double> startUs;             // adjusted when analysed, else the origin host's local clock
-    std::vector<double> latencyUs;
+    std::vector<TimeNs> startNs;             // adjusted when analysed, else the origin host's local clock
+    std::vector<TimeNs> latencyNs;
     std::vector<std::uint32_t> hostCount;
     std::vector<std::uint32_t> eventCount;
     std::vector<std::string> periodNames;

@@ -7,12 +7,22 @@
 #include <utility>
 #include <vector>
 
+#include <functional>
+#include <unordered_map>
+
 #include "tracelight/base/Ids.h"
 #include "tracelight/base/Status.h"
+#include "tracelight/base/Time.h"
 
 struct sqlite3;
 
 namespace tracelight {
+
+class CancelToken;
+struct RequestTable;
+namespace test {
+struct StoreAccess;  // tests' raw SQL checks
+}
 
 // Roles a label plays; a label (say "web-1") may play several.
 enum class LabelRole : int { Host = 1, Task = 2, Event = 3, AttributeKey = 4, AttributeValue = 5 };
@@ -30,9 +40,46 @@ struct StoreInfo {
     std::vector<PeriodInfo> periods;
 };
 
+// One stored event, by label ids (task, event, host) and its position (ord) within its task.
+struct EventRow {
+    std::int64_t request;
+    std::uint32_t task, event, host;
+    std::int64_t ord;
+    TimeNs localNs;  // the host's own clock
+};
+// A known causal edge (from span links), by task and position.
+struct LinkRow {
+    std::int64_t request;
+    std::uint32_t fromTask;
+    std::int64_t fromOrd;
+    std::uint32_t toTask;
+    std::int64_t toOrd;
+};
+// What clock-skew correction stored for a host (label id): local = true + offset.
+struct ClockOffsetRow {
+    std::uint32_t host;
+    TimeNs offsetNs = 0;
+    std::optional<std::uint32_t> parentHost;  // the host it was placed from; none for references
+    TimeNs rttNs = 0;
+};
+// One request's cached analysis as stored.
+struct RequestResultRow {
+    RequestId id;
+    TimeNs startNs = 0;  // adjusted time of its first event
+    TimeNs latencyNs = 0;
+    TimeNs blindNs = 0;
+    std::string_view data;  // the encoded critical path and slack
+};
+struct StoredRequestResult {
+    RequestId id;
+    bool analysed = false;  // false: no cached result for it
+    TimeNs startNs = 0, latencyNs = 0, blindNs = 0;
+    std::string data;
+};
+
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 
@@ -44,12 +91,18 @@ public:
     TraceStore& operator=(const TraceStore&) = delete;
 
     const std::string& path() const { return m_path; }
-    sqlite3* db() const { return m_db; }
     int schemaVersion() const { return m_schemaVersion; }
 
     Status begin();  // BEGIN IMMEDIATE: one writer at a time
     Status commit();
     void rollback();
+    // A read snapshot: every query until endRead() sees the database as it was at the first one, whatever
+    // other connections commit meanwhile. Nested inside an open transaction, both do nothing.
+    Status beginRead();
+    void endRead();
+
+    // The id of the newest import (0 when none): what results computed from this data are stamped with.
+    std::int64_t lastImportId() const;
 
     Result<StoreInfo> info() const;
     // PRAGMA quick_check: every page of the file is sound. Reads the whole file (seconds for a large one);
@@ -69,13 +122,50 @@ public:
     // a fresh analysis runs).
     std::optional<std::string> latestResult(std::string_view name, int analysisVersion) const;
 
+    // ---- reads and writes of the analysis (the SQL stays here) ----------------------------------
+
+    std::int64_t requestCount() const;
+    std::int64_t eventCount() const;
+    std::vector<std::pair<std::uint32_t, std::string>> labels() const;  // (id, text), every label
+    std::optional<std::string> requestName(RequestId request) const;
+    // Every event in (request, task, ord) order, in one scan; f returns false to stop (cancel).
+    Status scanEvents(const std::function<bool(const EventRow&)>& f) const;
+    // One request's events in (task, ord) order.
+    std::vector<EventRow> requestEvents(RequestId request) const;
+    // Known causal links: of every request, or of one.
+    std::vector<LinkRow> causalLinks() const;
+    std::vector<LinkRow> causalLinks(RequestId request) const;
+    // Clock offsets by host label id (empty before the first analysis).
+    std::unordered_map<std::uint32_t, TimeNs> clockOffsets() const;
+    // Replaces the clock offsets and every request's cached result (inside the caller's transaction):
+    // rows(i) for i in [0, count) gives the results; requests not among them keep no result.
+    Status replaceAnalysisResults(const std::vector<ClockOffsetRow>& offsets, std::size_t count,
+                                  const std::function<RequestResultRow(std::size_t)>& rows,
+                                  const std::function<void(std::size_t)>& progress = {});
+    // Every attribute key in use, in text order.
+    std::vector<std::string> attributeKeys() const;
+    // A request's cached result by name; empty when there is no such request.
+    std::optional<StoredRequestResult> requestResult(std::string_view name) const;
+    // Request attribute values by request id, for one attribute key.
+    std::unordered_map<std::uint32_t, std::string> attributeValues(std::string_view key) const;
+    // The requests of a period, by name.
+    std::vector<RequestId> requestsInPeriod(std::string_view period) const;
+
 private:
+    // The connection stays inside store/: the classes and functions there that hold SQL, and tests.
+    friend class ImportWriter;
+    friend class StagingTable;
+    friend Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken* cancel);
+    friend struct test::StoreAccess;
+    sqlite3* db() const { return m_db; }
+
     TraceStore(std::string path, sqlite3* db) : m_path(std::move(path)), m_db(db) {}
     Status initialise(Mode mode);
 
     std::string m_path;
     sqlite3* m_db = nullptr;
     int m_schemaVersion = 0;
+    bool m_inRead = false;
 };
 
 } // namespace tracelight

@@ -17,27 +17,30 @@ class TraceStore;
 
 // Per request (rows) and category (columns): time in segments of the category, time it contributed
 // to the critical path, and its slack: that of its last-ending segment, i.e. how much later the
-// category could finish its part (+inf when absent).
+// category could finish its part (kNoSlack when absent). All times in integer nanoseconds.
 struct RequestAggregates {
+    static constexpr TimeNs kNoSlack = kNoTime;
+
     std::vector<std::string> categories;
     std::vector<int> typeCategory;       // segment type -> category index
     std::vector<RequestId> ids;
-    std::vector<float> latencyUs, blindUs;
-    std::vector<float> summedUs, criticalUs, slackUs;  // [request * categories + c]
+    std::vector<TimeNs> latencyNs, blindNs;
+    std::vector<TimeNs> summedNs, criticalNs, slackNs;  // [request * categories + c]
     // From the category's first segment start to its last segment end: its part as one block (the
     // Mystery Machine's "server generation time"); 0 when absent.
-    std::vector<float> spanUs;
+    std::vector<TimeNs> spanNs;
     // The critical path of each request as (segment type, duration), for outlier rankings.
     std::vector<std::uint64_t> pathBegin;
     std::vector<std::uint32_t> pathType;
-    std::vector<float> pathUs;
+    std::vector<TimeNs> pathNs;
 
     std::size_t requests() const { return ids.size(); }
     std::size_t width() const { return categories.size(); }
-    float summed(std::size_t r, std::size_t c) const { return summedUs[r * width() + c]; }
-    float critical(std::size_t r, std::size_t c) const { return criticalUs[r * width() + c]; }
-    float slack(std::size_t r, std::size_t c) const { return slackUs[r * width() + c]; }
-    float span(std::size_t r, std::size_t c) const { return spanUs[r * width() + c]; }
+    TimeNs summed(std::size_t r, std::size_t c) const { return summedNs[r * width() + c]; }
+    TimeNs critical(std::size_t r, std::size_t c) const { return criticalNs[r * width() + c]; }
+    TimeNs slack(std::size_t r, std::size_t c) const { return slackNs[r * width() + c]; }
+    bool hasSlack(std::size_t r, std::size_t c) const { return slack(r, c) != kNoSlack; }
+    TimeNs span(std::size_t r, std::size_t c) const { return spanNs[r * width() + c]; }
     int categoryIndex(std::string_view name) const;
 };
 
@@ -57,15 +60,16 @@ std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector
 
 // ---- studies -------------------------------------------------------------------------------------
 
+// Means over requests are fractional nanoseconds (doubles); nsToUs converts them for output.
 struct CategoryBreakdown {
     std::string name;
-    double summedUs = 0;    // mean over requests
-    double criticalUs = 0;  // mean over requests
+    double summedNs = 0;    // mean over requests
+    double criticalNs = 0;  // mean over requests
     double criticalShare = 0;  // of the mean latency
 };
 struct Breakdown {
     std::int64_t requests = 0;
-    double meanLatencyUs = 0;
+    double meanLatencyNs = 0;
     std::vector<CategoryBreakdown> categories;  // plus "blind", last, so critical times add up to the mean latency
 };
 // rows: the requests to include (empty: all).
@@ -90,7 +94,7 @@ struct OutlierSegment {
     double outlierShare = 0, restShare = 0, ratio = 0;  // share of critical-path time, in each set
 };
 struct Outliers {
-    double thresholdUs = 0;
+    TimeNs thresholdNs = 0;
     std::int64_t outlierRequests = 0;
     std::vector<OutlierSegment> segments;  // most over-represented in the outliers first
 };
@@ -104,17 +108,17 @@ Outliers outliers(const RequestAggregates& a, double fraction = 0.05, std::int64
 // in each the correlation of that category's time (its span, first start to last end) with
 // end-to-end latency.
 struct SlackBucket {
-    double slackFromUs = 0, slackToUs = 0;
+    TimeNs slackFromNs = 0, slackToNs = 0;
     std::int64_t requests = 0;
     double correlation = 0;  // Pearson, of the category's time with the latency
-    double slope = 0;        // least-squares: microseconds of latency per microsecond of category time
+    double slope = 0;        // least-squares: latency per unit of category time
 };
 // rows: the requests to study (empty: all) — e.g. one connection type, so that a second, dominant
 // source of latency variance does not mask the effect.
 std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t category, int buckets = 5,
                                       const std::vector<std::uint32_t>& rows = {});
 
-// Does a user's previous request predict this one's slack? "Slack" means at least cutoffUs.
+// Does a user's previous request predict this one's slack? "Slack" means at least cutoffNs.
 struct SlackPrediction {
     std::int64_t pairs = 0;          // consecutive requests of one user
     std::int64_t truePositive = 0, falsePositive = 0, trueNegative = 0, falseNegative = 0;
@@ -122,17 +126,18 @@ struct SlackPrediction {
     double typeTwoRate() const { return truePositive + falseNegative ? double(falseNegative) / double(truePositive + falseNegative) : 0; }
 };
 // users: the user attribute per request row; requests are taken in row (id) order.
-SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, double cutoffUs, const std::vector<std::string>& users);
+SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, TimeNs cutoffNs, const std::vector<std::string>& users);
 
-// What if every segment of a type (or category) took `factor` times as long? Each request's graph is
-// re-scheduled with the fixed waits held; returns the new end-to-end latencies (request row order).
+// What if every segment of a type (or category) took `factor` times as long (plus addNs)? Each request's
+// graph is re-scheduled with the fixed waits held; returns the new end-to-end latencies (request row order).
 struct WhatIfTarget {
     int type = -1;      // a segment type, or
     int category = -1;  // a category index
 };
-std::vector<float> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
-                          double addUs = 0, unsigned threads = 0, const CancelToken* cancel = nullptr);
+std::vector<TimeNs> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
+                           TimeNs addNs = 0, unsigned threads = 0, const CancelToken* cancel = nullptr);
 
 double quantile(std::vector<float> values, double q);  // q in [0, 1]
+TimeNs quantile(std::vector<TimeNs> values, double q);
 
 } // namespace tracelight

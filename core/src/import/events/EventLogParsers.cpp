@@ -20,12 +20,24 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-bool parseDouble(std::string_view text, double& out) {
+// A timestamp from its decimal text, exactly (ts_us: microseconds with up to nanosecond decimals; ts_ns:
+// integer nanoseconds). The error says whether it is no number at all or one beyond the time range.
+Status parseTimestamp(std::string_view text, bool nanoseconds, TimeNs& out) {
+    const char* column = nanoseconds ? "ts_ns" : "ts_us";
     text = trim(text);
-    if (text.empty()) return false;
-    if (text.front() == '+') text.remove_prefix(1);
-    const auto result = std::from_chars(text.data(), text.data() + text.size(), out);
-    return result.ec == std::errc() && result.ptr == text.data() + text.size() && std::isfinite(out);
+    const auto ns = nanoseconds ? parseNanoseconds(text) : parseMicroseconds(text);
+    if (ns && isPlausibleTimestamp(*ns)) {
+        out = *ns;
+        return Status::ok();
+    }
+    std::string_view number = text;
+    if (!number.empty() && number.front() == '+') number.remove_prefix(1);
+    double value = 0;
+    const auto result = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (result.ec == std::errc{} && result.ptr == number.data() + number.size() && std::isfinite(value))
+        return Status::error(std::string(column) + " '" + std::string(text) +
+                             "' is an absurd timestamp (not within the years 1824 to 2116)");
+    return Status::error(std::string(column) + " '" + std::string(text) + "' is not a number");
 }
 
 bool parseInteger(std::string_view text, std::int64_t& out) {
@@ -54,7 +66,7 @@ Status parseEventsCsv(const std::string& path, ImportWriter& writer, const ByteP
     if (first == CsvReader::Next::Error) return lineError(path, csv.recordLine(), csv.error());
 
     // Header: required columns in any order, an optional seq, everything else an attribute.
-    int colRequest = -1, colHost = -1, colTask = -1, colEvent = -1, colTs = -1, colSeq = -1;
+    int colRequest = -1, colHost = -1, colTask = -1, colEvent = -1, colTs = -1, colTsNs = -1, colSeq = -1;
     std::vector<std::string> attributeNames;
     std::vector<int> attributeColumns;
     std::vector<std::string> header;
@@ -71,18 +83,22 @@ Status parseEventsCsv(const std::string& path, ImportWriter& writer, const ByteP
         else if (name == "task") colTask = col;
         else if (name == "event") colEvent = col;
         else if (name == "ts_us") colTs = col;
+        else if (name == "ts_ns") colTsNs = col;
         else if (name == "seq") colSeq = col;
         else {
             attributeNames.push_back(name);
             attributeColumns.push_back(col);
         }
     }
+    if (colTs >= 0 && colTsNs >= 0) return lineError(path, 1, "header names both ts_us and ts_ns; give one");
+    const bool nanoseconds = colTsNs >= 0;
+    if (nanoseconds) colTs = colTsNs;
     for (const auto& [col, name] : {std::pair{colRequest, "request"}, {colHost, "host"}, {colTask, "task"},
                                     {colEvent, "event"}, {colTs, "ts_us"}})
         if (col < 0)
             return lineError(path, 1,
                              std::string("missing required column '") + name +
-                                 "' (events-csv needs request,host,task,event,ts_us)");
+                                 "' (events-csv needs request,host,task,event,ts_us or ts_ns)");
 
     std::vector<RawAttribute> attributes(attributeNames.size());
     for (std::size_t i = 0; i < attributeNames.size(); ++i) attributes[i].key = attributeNames[i];
@@ -103,8 +119,7 @@ Status parseEventsCsv(const std::string& path, ImportWriter& writer, const ByteP
         event.host = trim(fields[colHost]);
         event.task = trim(fields[colTask]);
         event.event = trim(fields[colEvent]);
-        if (!parseDouble(fields[colTs], event.tsUs))
-            return lineError(path, line, "ts_us '" + std::string(fields[colTs]) + "' is not a number");
+        if (Status s = parseTimestamp(fields[colTs], nanoseconds, event.tsNs); !s) return lineError(path, line, s.message());
         if (colSeq >= 0) {
             std::int64_t seq;
             if (!parseInteger(fields[colSeq], seq))
@@ -173,12 +188,16 @@ Status parseEventsJsonl(const std::string& path, ImportWriter& writer, const Byt
         event.task = task;
         event.event = eventName;
 
+        // The number's literal text (or a numeric string), never its double: decimals are kept to the ns.
         const JsonValue* ts = object.find("ts_us");
-        if (!ts || ts->isNull()) return lineError(path, line, "missing required key 'ts_us'");
-        if (ts->isNumber()) event.tsUs = ts->number();
-        else if (!(ts->isString() && parseDouble(ts->string(), event.tsUs)))
-            return lineError(path, line, "ts_us is not a number");
-        if (!std::isfinite(event.tsUs)) return lineError(path, line, "ts_us is not a finite number");
+        const JsonValue* tsNs = object.find("ts_ns");
+        if (ts && !ts->isNull() && tsNs && !tsNs->isNull()) return lineError(path, line, "both ts_us and ts_ns given; give one");
+        const bool nanoseconds = !ts || ts->isNull();
+        if (nanoseconds) ts = tsNs;
+        if (!ts || ts->isNull()) return lineError(path, line, "missing required key 'ts_us' (or 'ts_ns')");
+        if (!ts->isNumber() && !ts->isString())
+            return lineError(path, line, std::string(nanoseconds ? "ts_ns" : "ts_us") + " is not a number");
+        if (Status s = parseTimestamp(ts->string(), nanoseconds, event.tsNs); !s) return lineError(path, line, s.message());
 
         if (const JsonValue* seq = object.find("seq"); seq && !seq->isNull()) {
             std::int64_t value;
@@ -191,7 +210,7 @@ Status parseEventsJsonl(const std::string& path, ImportWriter& writer, const Byt
         attrStorage.clear();
         std::vector<std::pair<std::string_view, const JsonValue*>> sources;
         for (const auto& [key, value] : object.object()) {
-            if (key == "request" || key == "host" || key == "task" || key == "event" || key == "ts_us" || key == "seq")
+            if (key == "request" || key == "host" || key == "task" || key == "event" || key == "ts_us" || key == "ts_ns" || key == "seq")
                 continue;
             if (key == "attrs") {
                 if (value.isNull()) continue;

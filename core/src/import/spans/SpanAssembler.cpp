@@ -9,7 +9,7 @@
 namespace tracelight {
 
 namespace {
-constexpr double kFarOutsideUs = 24.0 * 3600 * 1e6;  // a span a day away from its trace is garbage
+constexpr TimeNs kFarOutsideNs = TimeNs{24} * 3600 * 1000000000;  // a span a day away from its trace is garbage
 } // namespace
 
 std::string serviceFromPodName(const std::string& pod) {
@@ -26,27 +26,42 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     out.traceId = spans.front().traceId;
     auto warn = [&](std::string w) { out.warnings.push_back(std::move(w)); };
 
-    // Spans without a time cannot be placed.
+    // A span event beyond the time range is dropped, its span kept.
+    for (auto& s : spans)
+        if (std::erase_if(s.events, [](const auto& e) { return !isPlausibleTimestamp(e.second); }) > 0)
+            warn("span " + s.spanId + ": an event's time is out of range (dropped)");
+    // Spans without a (usable) time cannot be placed.
     std::erase_if(spans, [&](const RawSpan& s) {
-        if (s.hasTimestamp && std::isfinite(s.startUs) && std::isfinite(s.endUs)) return false;
+        if (!s.timeError.empty()) {
+            warn("span " + s.spanId + ": " + s.timeError);
+            return true;
+        }
+        if (s.hasTimestamp && (!isPlausibleTimestamp(s.startNs) || !isPlausibleTimestamp(s.endNs))) {
+            warn("span " + s.spanId + ": time out of range (not within the years 1824 to 2116)");
+            return true;
+        }
+        if (s.hasTimestamp) return false;
         warn("span " + s.spanId + " has no timestamp");
         return true;
     });
     if (spans.empty()) return out;
     // Zero or negative durations: a negative one is clamped to zero.
     for (auto& s : spans)
-        if (s.endUs < s.startUs) {
+        if (s.endNs < s.startNs) {
             warn("span " + s.spanId + " ends before it starts");
-            s.endUs = s.startUs;
+            s.endNs = s.startNs;
         }
     // Spans far outside the trace (a day from its median start) are dropped.
     {
-        std::vector<double> starts;
-        for (const auto& s : spans) starts.push_back(s.startUs);
+        std::vector<TimeNs> starts;
+        for (const auto& s : spans) starts.push_back(s.startNs);
         std::nth_element(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(starts.size() / 2), starts.end());
-        const double median = starts[starts.size() / 2];
+        const TimeNs median = starts[starts.size() / 2];
+        // Compared as distances that cannot overflow: both ends are valid 64-bit times.
+        auto near = [&](TimeNs t) { return t >= median ? std::uint64_t(t) - std::uint64_t(median) <= std::uint64_t(kFarOutsideNs)
+                                                       : std::uint64_t(median) - std::uint64_t(t) <= std::uint64_t(kFarOutsideNs); };
         std::erase_if(spans, [&](const RawSpan& s) {
-            if (std::fabs(s.startUs - median) <= kFarOutsideUs && std::fabs(s.endUs - median) <= kFarOutsideUs) return false;
+            if (near(s.startNs) && near(s.endNs)) return false;
             warn("span " + s.spanId + " lies far outside its trace");
             return true;
         });
@@ -63,8 +78,8 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         if (fresh) continue;
         // The same span reported in pieces (Zipkin does this): one span over their union.
         RawSpan& first = spans[it->second];
-        first.startUs = std::min(first.startUs, spans[i].startUs);
-        first.endUs = std::max(first.endUs, spans[i].endUs);
+        first.startNs = std::min(first.startNs, spans[i].startNs);
+        first.endNs = std::max(first.endNs, spans[i].endNs);
         for (auto& a : spans[i].attributes) first.attributes.push_back(std::move(a));
         for (auto& e : spans[i].events) first.events.push_back(std::move(e));
         if (first.parentId.empty()) first.parentId = spans[i].parentId;
@@ -110,7 +125,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
                 std::string members;
                 std::size_t u = first;
                 do {
-                    if (spans[u].startUs < spans[first].startUs) first = u;
+                    if (spans[u].startNs < spans[first].startNs) first = u;
                     if (members.size() < 200) members += (members.empty() ? "" : " -> ") + spans[u].spanId;
                     u = static_cast<std::size_t>(parent[u]);
                 } while (u != static_cast<std::size_t>(v));
@@ -125,7 +140,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < n; ++i)
         if (!dropped[i]) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return spans[a].startUs < spans[b].startUs; });
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return spans[a].startNs < spans[b].startNs; });
     std::vector<std::string> task(n);
     std::map<std::string, int> seen;
     for (auto i : order) {
@@ -159,7 +174,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         }
     }
 
-    struct Pending { double ts; int rank; std::string name; long child; bool isCall; std::vector<std::pair<std::string, std::string>> attrs; };
+    struct Pending { TimeNs ts; int rank; std::string name; long child; bool isCall; std::vector<std::pair<std::string, std::string>> attrs; };
     std::vector<std::int64_t> startSeq(n), endSeq(n);
     std::vector<std::vector<std::pair<long, std::int64_t>>> callSeq(n), returnSeq(n);
     std::vector<std::string> taskOf(task);  // the task a span's events land in (through chains of RPCs)
@@ -185,16 +200,16 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         const RawSpan& s = spans[i];
         std::vector<Pending> pending;
         // A server joined into its client's task is named, so chains of calls stay readable and unique.
-        pending.push_back({s.startUs, 0, served ? "serve " + task[i] : std::string("start"), -1, false, s.attributes});
+        pending.push_back({s.startNs, 0, served ? "serve " + task[i] : std::string("start"), -1, false, s.attributes});
         for (auto c : children[i]) {
             if (absorbedInto[c] == static_cast<long>(i)) continue;
             // Asynchronous work that outlives its parent never returns into it (and work "started"
             // before its parent is skew): those ends get no event, so nesting is never invented.
-            if (spans[c].startUs >= s.startUs) pending.push_back({spans[c].startUs, 1, "call " + task[c], static_cast<long>(c), true, {}});
-            if (spans[c].endUs <= s.endUs) pending.push_back({spans[c].endUs, 1, "return " + task[c], static_cast<long>(c), false, {}});
+            if (spans[c].startNs >= s.startNs) pending.push_back({spans[c].startNs, 1, "call " + task[c], static_cast<long>(c), true, {}});
+            if (spans[c].endNs <= s.endNs) pending.push_back({spans[c].endNs, 1, "return " + task[c], static_cast<long>(c), false, {}});
         }
         for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, name.empty() ? std::string("event") : name, -1, false, {}});
-        pending.push_back({s.endUs, 2, served ? "served " + task[i] : std::string("end"), -1, false, {}});
+        pending.push_back({s.endNs, 2, served ? "served " + task[i] : std::string("end"), -1, false, {}});
         std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
             return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank;
         });

@@ -56,13 +56,10 @@ std::string scalar(const JsonValue* v) {
 // An integer given as a JSON number or a numeric string (OTLP writes 64-bit nanoseconds as strings).
 bool integerOf(const JsonValue* v, std::int64_t& out) {
     if (!v || !(v->isNumber() || v->isString())) return false;
-    const std::string& t = v->string();
-    const auto r = std::from_chars(t.data(), t.data() + t.size(), out);
-    if (r.ec == std::errc() && r.ptr == t.data() + t.size()) return true;
-    double d = 0;  // 1.5e18 and the like
-    const auto rd = std::from_chars(t.data(), t.data() + t.size(), d);
-    if (rd.ec != std::errc() || rd.ptr != t.data() + t.size() || !std::isfinite(d) || std::fabs(d) > 9.2e18) return false;
-    out = static_cast<std::int64_t>(d);
+    // Exactly from the literal (1.5e18 and the like too); empty beyond 64 bits.
+    const auto n = parseDecimalTime(v->string(), 0);
+    if (!n) return false;
+    out = *n;
     return true;
 }
 
@@ -82,13 +79,32 @@ Status checkTime(const JsonValue& object, const char* field, const std::string& 
                              (numeric ? " is out of range (beyond a 64-bit integer)" : " is not an integer"));
     }
     if (!durationField) return Status::ok();
+    // A duration must be an integer too; a start + duration beyond 64-bit nanoseconds is a per-trace
+    // warning (microsecondSpan), the span dropped, not an error of the whole input.
     const JsonValue* dv = object.find(durationField);
-    std::int64_t duration = 0, end = 0;
-    if (!dv || dv->isNull()) return Status::ok();
-    if (!integerOf(dv, duration) || __builtin_add_overflow(value, duration, &end))
-        return Status::error(where + "span " + spanId + ": " + durationField + " " + (dv->isString() || dv->isNumber() ? dv->string() : "value") +
-                             " is out of range or not an integer");
-    return Status::ok();
+    std::int64_t duration = 0;
+    if (!dv || dv->isNull() || integerOf(dv, duration)) return Status::ok();
+    const std::string text = dv->string();  // the largest 64-bit integers are past the time range, not invalid
+    if ((dv->isNumber() || dv->isString()) &&
+        std::from_chars(text.data(), text.data() + text.size(), duration).ptr == text.data() + text.size() && !text.empty())
+        return Status::ok();
+    return Status::error(where + "span " + spanId + ": " + durationField + " " + (dv->isString() || dv->isNumber() ? dv->string() : "value") +
+                         " is out of range or not an integer");
+}
+
+// Jaeger and Zipkin give microseconds: start and start + duration in ns, or, beyond 64 bits, a reason
+// the assembler turns into a warning for the span's trace.
+void microsecondSpan(RawSpan& span, std::int64_t startUs, std::int64_t durationUs) {
+    const auto start = checkedMul(startUs, kNsPerUs);
+    const auto duration = checkedMul(durationUs, kNsPerUs);
+    const auto end = start && duration ? checkedAdd(*start, *duration) : std::nullopt;
+    if (!end) {
+        span.timeError = "start " + std::to_string(startUs) + " us + duration " + std::to_string(durationUs) +
+                         " us is out of range (64-bit nanoseconds)";
+        return;
+    }
+    span.startNs = *start;
+    span.endNs = *end;
 }
 
 // OTLP AnyValue: {"stringValue": ...} and friends, as text.
@@ -140,8 +156,8 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
             if (!integerOf(s.find("startTimeUnixNano"), start) || !integerOf(s.find("endTimeUnixNano"), end)) {
                 span.hasTimestamp = false;
             }
-            span.startUs = double(start) / 1000.0;
-            span.endUs = double(end) / 1000.0;
+            span.startNs = start;
+            span.endNs = end;
             span.attributes = resource;
             otlpAttributes(s.find("attributes"), span.attributes);
             if (const JsonValue* kind = s.find("kind")) span.attributes.emplace_back("span.kind", scalar(kind));
@@ -149,7 +165,7 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
                 for (const auto& e : events->array()) {
                     std::int64_t t = 0;
                     if (Status st = checkTime(e, "timeUnixNano", where, span.spanId); !st) return st;
-                    if (integerOf(e.find("timeUnixNano"), t)) span.events.emplace_back(scalar(e.find("name")), double(t) / 1000.0);
+                    if (integerOf(e.find("timeUnixNano"), t)) span.events.emplace_back(scalar(e.find("name")), t);
                 }
             if (Status st = sink(std::move(span)); !st) return st;
         }
@@ -226,8 +242,7 @@ Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanS
         std::int64_t start = 0, duration = 0;
         span.hasTimestamp = integerOf(s.find("startTime"), start);
         integerOf(s.find("duration"), duration);
-        span.startUs = double(start);
-        span.endUs = double(start + duration);
+        microsecondSpan(span, start, duration);
         // Parent: the first CHILD_OF reference; FOLLOWS_FROM when there is none.
         if (const JsonValue* refs = s.find("references"); refs && refs->isArray()) {
             for (const auto& r : refs->array())
@@ -262,7 +277,8 @@ Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanS
                 if (const JsonValue* fields = l.find("fields"); fields && fields->isArray())
                     for (const auto& f : fields->array())
                         if (scalar(f.find("key")) == "event" || scalar(f.find("key")) == "message") name = scalar(f.find("value"));
-                span.events.emplace_back(name, double(t));
+                if (auto ns = checkedMul(t, kNsPerUs)) span.events.emplace_back(name, *ns);
+                else span.timeError = "log time " + std::to_string(t) + " us is out of range";
             }
         if (Status st = sink(std::move(span)); !st) return st;
     }
@@ -306,8 +322,7 @@ Status zipkinSpan(const JsonValue& s, const std::string& where, const SpanSink& 
     std::int64_t start = 0, duration = 0;
     span.hasTimestamp = integerOf(s.find("timestamp"), start);
     integerOf(s.find("duration"), duration);
-    span.startUs = double(start);
-    span.endUs = double(start + duration);
+    microsecondSpan(span, start, duration);
     if (const JsonValue* local = s.find("localEndpoint"); local && local->isObject()) {
         span.service = scalar(local->find("serviceName"));
         span.host = scalar(local->find("ipv4"));
@@ -323,7 +338,9 @@ Status zipkinSpan(const JsonValue& s, const std::string& where, const SpanSink& 
         for (const auto& a : annotations->array()) {
             std::int64_t t = 0;
             if (Status st = checkTime(a, "timestamp", where, span.spanId); !st) return st;
-            if (integerOf(a.find("timestamp"), t)) span.events.emplace_back(scalar(a.find("value")), double(t));
+            if (!integerOf(a.find("timestamp"), t)) continue;
+            if (auto ns = checkedMul(t, kNsPerUs)) span.events.emplace_back(scalar(a.find("value")), *ns);
+            else span.timeError = "annotation time " + std::to_string(t) + " us is out of range";
         }
     return sink(std::move(span));
 }
@@ -362,7 +379,7 @@ Status parseSpansCsv(const std::string& path, const SpanCsvMapping& givenMapping
         auto guessed = SpanCsvMapping::guess(header);
         if (!guessed) return Status::error(path + ":1: cannot tell which columns hold trace, span, parent, ...; give --map");
         mapping.columns = guessed->columns;
-        if (givenMapping.timeUnitUs == 1.0 && givenMapping.rootMarker == "root") mapping.timeUnitUs = guessed->timeUnitUs;
+        if (givenMapping.timeUnitExponent == 3 && givenMapping.rootMarker == "root") mapping.timeUnitExponent = guessed->timeUnitExponent;
     }
     auto column = [&](const char* key) -> int {
         auto it = mapping.columns.find(key);
@@ -385,16 +402,11 @@ Status parseSpansCsv(const std::string& path, const SpanCsvMapping& givenMapping
             c != cEnd && c != cDuration && c != cHost)
             attributeColumns.push_back(c);
     }
-    auto number = [](std::string_view t, double& out) {
-        // Integers first: nanosecond timestamps need all 64 bits.
-        std::int64_t i = 0;
-        auto r = std::from_chars(t.data(), t.data() + t.size(), i);
-        if (r.ec == std::errc() && r.ptr == t.data() + t.size()) {
-            out = double(i);
-            return true;
-        }
-        r = std::from_chars(t.data(), t.data() + t.size(), out);
-        return r.ec == std::errc() && r.ptr == t.data() + t.size() && std::isfinite(out);
+    // Exactly, from the decimal text in the mapping's unit: nanosecond timestamps need all 64 bits.
+    auto number = [&](std::string_view t, TimeNs& out) {
+        auto ns = parseDecimalTime(t, mapping.timeUnitExponent);
+        if (ns) out = *ns;
+        return ns.has_value();
     };
     std::uint64_t rows = 0;
     for (;;) {
@@ -420,17 +432,19 @@ Status parseSpansCsv(const std::string& path, const SpanCsvMapping& givenMapping
         }
         if (cHost >= 0) span.host = fields[static_cast<std::size_t>(cHost)];
         if (cOperation >= 0) span.operation = fields[static_cast<std::size_t>(cOperation)];
-        double start = 0, end = 0;
-        if (!number(fields[static_cast<std::size_t>(cStart)], start)) return Status::error(where + "start time is not a number");
+        TimeNs start = 0, end = 0;
+        if (!number(fields[static_cast<std::size_t>(cStart)], start)) return Status::error(where + "start time is not a number (or out of range)");
         if (cEnd >= 0) {
-            if (!number(fields[static_cast<std::size_t>(cEnd)], end)) return Status::error(where + "end time is not a number");
+            if (!number(fields[static_cast<std::size_t>(cEnd)], end)) return Status::error(where + "end time is not a number (or out of range)");
         } else {
-            double duration = 0;
-            if (!number(fields[static_cast<std::size_t>(cDuration)], duration)) return Status::error(where + "duration is not a number");
-            end = start + duration;
+            TimeNs duration = 0;
+            if (!number(fields[static_cast<std::size_t>(cDuration)], duration)) return Status::error(where + "duration is not a number (or out of range)");
+            const auto sum = checkedAdd(start, duration);
+            if (!sum) return Status::error(where + "start + duration is out of range (64-bit nanoseconds)");
+            end = *sum;
         }
-        span.startUs = start * mapping.timeUnitUs;
-        span.endUs = end * mapping.timeUnitUs;
+        span.startNs = start;
+        span.endNs = end;
         for (int c : attributeColumns)
             if (!fields[static_cast<std::size_t>(c)].empty())
                 span.attributes.emplace_back(header[static_cast<std::size_t>(c)], std::string(fields[static_cast<std::size_t>(c)]));
@@ -460,10 +474,10 @@ Result<SpanCsvMapping> SpanCsvMapping::parse(std::string_view spec, std::string_
         if (comma == std::string_view::npos) break;
         pos = comma + 1;
     }
-    if (timeUnit == "ns") m.timeUnitUs = 0.001;
-    else if (timeUnit == "us" || timeUnit.empty()) m.timeUnitUs = 1.0;
-    else if (timeUnit == "ms") m.timeUnitUs = 1000.0;
-    else if (timeUnit == "s") m.timeUnitUs = 1e6;
+    if (timeUnit == "ns") m.timeUnitExponent = 0;
+    else if (timeUnit == "us" || timeUnit.empty()) m.timeUnitExponent = 3;
+    else if (timeUnit == "ms") m.timeUnitExponent = 6;
+    else if (timeUnit == "s") m.timeUnitExponent = 9;
     else return Status::error("--time-unit: '" + std::string(timeUnit) + "' is not ns, us, ms or s");
     return m;
 }
@@ -477,7 +491,7 @@ std::optional<SpanCsvMapping> SpanCsvMapping::guess(const std::vector<std::strin
         if (has("ServiceName")) m.columns["service"] = "ServiceName";
         if (has("OperationName")) m.columns["operation"] = "OperationName";
         if (has("Duration")) m.columns["duration"] = "Duration";  // kept out of the attributes; end wins
-        m.timeUnitUs = 0.001;
+        m.timeUnitExponent = 0;
         return m;
     }
     return std::nullopt;

@@ -33,7 +33,7 @@ struct Fixture {
     std::vector<std::string> rows(const std::string& sql) const {
         std::vector<std::string> out;
         sqlite3_stmt* st = nullptr;
-        EXPECT_EQ(sqlite3_prepare_v2(store->db(), sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+        EXPECT_EQ(sqlite3_prepare_v2(test::StoreAccess::db(*store), sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
         while (sqlite3_step(st) == SQLITE_ROW) {
             std::string row;
             for (int c = 0; c < sqlite3_column_count(st); ++c) {
@@ -83,8 +83,8 @@ TEST(EventImport, ImportsCsvWithCountsAttributesAndOriginLatency) {
     EXPECT_EQ(f.events("r1"), (std::vector<std::string>{"main:START@client", "main:RECV@server", "main:SEND@server",
                                                         "main:DONE@client"}));
     // Latency before skew correction: the origin host's (client's) own clock only.
-    EXPECT_EQ(f.rows("SELECT name, start_local_us, latency_local_us, host_count FROM requests ORDER BY id"),
-              (std::vector<std::string>{"r1|1000.0|500.0|2", "r2|2000.0|900.0|1"}));
+    EXPECT_EQ(f.rows("SELECT name, start_local_ns, latency_local_ns, host_count FROM requests ORDER BY id"),
+              (std::vector<std::string>{"r1|1000000|500000|2", "r2|2000000|900000|1"}));
     EXPECT_EQ(f.rows("SELECT r.name, k.text, v.text FROM request_attrs a JOIN requests r ON r.id=a.request_id "
                      "JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id ORDER BY r.id"),
               (std::vector<std::string>{"r1|browser|Chrome", "r2|browser|Firefox"}));
@@ -155,7 +155,7 @@ TEST(EventImport, JsonLinesWithAttributes) {
     EXPECT_EQ(f.rows("SELECT k.text, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id JOIN labels v ON "
                      "v.id=a.value_id ORDER BY k.text"),
               (std::vector<std::string>{"browser|Chrome", "bytes|1200", "region|eu"}));
-    EXPECT_EQ(f.rows("SELECT latency_local_us FROM requests"), (std::vector<std::string>{"10.0"}));
+    EXPECT_EQ(f.rows("SELECT latency_local_ns FROM requests"), (std::vector<std::string>{"10000"}));
 }
 
 TEST(EventImport, ConflictingAttributeValueStaysWithItsEvent) {
@@ -419,8 +419,11 @@ TEST_F(BadInput, SpanTraceAlreadyImportedNamesFileAndTrace) {
 
 TEST_F(BadInput, SpanAbsurdTimestampNamesFileAndTrace) {
     expectRejected("absurd.json",
+                   R"([{"traceId":"t1","id":"a","name":"x","timestamp":5000000000000000,"duration":5,"localEndpoint":{"serviceName":"s"}}])",
+                   {"absurd.json: no events to import", "trace t1: span a: ", "not within the years 1824 to 2116"});  // 2128
+    expectRejected("beyond.json",
                    R"([{"traceId":"t1","id":"a","name":"x","timestamp":1000000000000000000,"duration":5,"localEndpoint":{"serviceName":"s"}}])",
-                   {"absurd.json: trace t1: ", "absurd timestamp"});
+                   {"beyond.json: no events to import", "trace t1: span a: ", "out of range"});  // not even 64-bit ns
 }
 
 // A Zipkin timestamp of 1e20 is there but beyond range: it was called "no timestamp".
@@ -431,9 +434,11 @@ TEST_F(BadInput, SpanTimestampOutOfRange) {
     expectRejected("huge-otlp.json",
                    R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t1","spanId":"a","name":"x","startTimeUnixNano":"100000000000000000000","endTimeUnixNano":"1"}]}]}]})",
                    {"huge-otlp.json:1: ", "span a: startTimeUnixNano 100000000000000000000 is out of range"});
+    // start + duration past 64-bit nanoseconds: the span is dropped with a warning naming its trace (a file
+    // with nothing else to import then says so).
     expectRejected("overflow.json",
                    R"({"data":[{"traceID":"t1","spans":[{"traceID":"t1","spanID":"a","operationName":"x","startTime":9000000000000000000,"duration":9000000000000000000}]}]})",
-                   {"overflow.json: byte ", "span a: duration 9000000000000000000 is out of range"});
+                   {"overflow.json: no events to import", "span a: ", "out of range"});
 }
 
 // The warning names the request as the input does ("request #12" was its row id in the database).
@@ -446,4 +451,22 @@ TEST(EventImport, BackInTimeWarningNamesTheRequest) {
     ASSERT_EQ(summary->warningSamples.size(), 1u);
     EXPECT_EQ(summary->warningSamples[0].rfind("request 'later': task t goes back in time on one host", 0), 0u)
         << summary->warningSamples[0];
+}
+
+TEST(EventImport, DecimalMicrosecondsAndNanosecondsAreExact) {
+    Fixture f;
+    ASSERT_TRUE(f.import({f.dir.write("ns.csv", "request,host,task,event,ts_us\n"
+                                                "r1,h,t,A,1700000000123456.789\n"
+                                                "r1,h,t,B,1700000000123457.001\n"
+                                                "r1,h,t,C,+1700000000123457.5\n")}));
+    EXPECT_EQ(f.rows("SELECT ts_ns FROM events ORDER BY ord"),
+              (std::vector<std::string>{"1700000000123456789", "1700000000123457001", "1700000000123457500"}));
+    ASSERT_TRUE(f.import({f.dir.write("ns2.csv", "request,host,task,event,ts_ns\nr2,h,t,A,1700000000123456789\nr2,h,t,B,1700000000123456790\n")}));
+    ASSERT_TRUE(f.import({f.dir.write("ns.jsonl", R"({"request":"r3","host":"h","task":"t","event":"A","ts_us":1700000000123456.789})" "\n"
+                                                  R"({"request":"r3","host":"h","task":"t","event":"B","ts_us":"1700000000123456.791"})" "\n"
+                                                  R"({"request":"r4","host":"h","task":"t","event":"A","ts_ns":1700000000123456789})" "\n")}));
+    EXPECT_EQ(f.rows("SELECT r.name || ':' || e.ts_ns FROM events e JOIN requests r ON r.id=e.request_id WHERE r.name != 'r1' ORDER BY r.name, e.ord"),
+              (std::vector<std::string>{"r2:1700000000123456789", "r2:1700000000123456790", "r3:1700000000123456789",
+                                        "r3:1700000000123456791", "r4:1700000000123456789"}));
+    EXPECT_EQ(f.rows("SELECT latency_local_ns FROM requests ORDER BY id"), (std::vector<std::string>{"711", "1", "2", "0"}));
 }

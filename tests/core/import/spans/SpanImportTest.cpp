@@ -27,15 +27,15 @@ const std::string kRealData = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/";
 #define REQUIRE_REAL_DATA()                                                                       \
     if (!std::filesystem::is_directory(kRealData)) GTEST_SKIP() << "no " << kRealData << " beside this checkout"
 
-RawSpan span(const char* id, const char* parent, const char* service, const char* op, double start, double end) {
+RawSpan span(const char* id, const char* parent, const char* service, const char* op, TimeNs start, TimeNs end) {
     RawSpan s;
     s.traceId = "t";
     s.spanId = id;
     s.parentId = parent;
     s.service = service;
     s.operation = op;
-    s.startUs = start;
-    s.endUs = end;
+    s.startNs = start;
+    s.endNs = end;
     return s;
 }
 
@@ -72,7 +72,7 @@ struct Imported {
     }
     std::int64_t scalar(const std::string& sql) const {
         sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(store->db(), sql.c_str(), -1, &st, nullptr);
+        sqlite3_prepare_v2(test::StoreAccess::db(*store), sql.c_str(), -1, &st, nullptr);
         std::int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
         sqlite3_finalize(st);
         return v;
@@ -81,21 +81,21 @@ struct Imported {
     std::multiset<std::int64_t> spanDurations() const {
         std::multiset<std::int64_t> out;
         sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(store->db(),
-                           "SELECT s.request_id, s.task_id, e.text, s.ts_local_us FROM events s JOIN labels e ON e.id=s.event_id "
+        sqlite3_prepare_v2(test::StoreAccess::db(*store),
+                           "SELECT s.request_id, s.task_id, e.text, s.ts_ns FROM events s JOIN labels e ON e.id=s.event_id "
                            "WHERE e.text IN ('start','end') OR e.text LIKE 'serve %' OR e.text LIKE 'served %' "
                            "ORDER BY s.request_id, s.task_id, s.ord",
                            -1, &st, nullptr);
-        std::map<std::string, double> open;
+        std::map<std::string, std::int64_t> open;
         while (sqlite3_step(st) == SQLITE_ROW) {
             const std::string key = std::to_string(sqlite3_column_int64(st, 0)) + "/" + std::to_string(sqlite3_column_int64(st, 1));
             const std::string name = reinterpret_cast<const char*>(sqlite3_column_text(st, 2));
-            const double ts = sqlite3_column_double(st, 3);
+            const std::int64_t ts = sqlite3_column_int64(st, 3);
             // "serve X" opens what "served X" closes; "start" what "end" closes.
             if (name == "start") open[key] = ts;
-            else if (name == "end") out.insert(std::llround(ts - open[key]));
+            else if (name == "end") out.insert(ts - open[key]);
             else if (name.rfind("serve ", 0) == 0) open[key + name.substr(6)] = ts;
-            else out.insert(std::llround(ts - open[key + name.substr(7)]));
+            else out.insert(ts - open[key + name.substr(7)]);
         }
         sqlite3_finalize(st);
         return out;
@@ -136,7 +136,7 @@ TEST(SpanAssembler, BadSpansAreRepairedOrDroppedWithWarnings) {
                                   span("3", "1", "s", "dup", 10, 20), span("3", "1", "s", "dup", 30, 40),   // duplicate id
                                   span("4", "5", "s", "a", 10, 20), span("5", "4", "s", "b", 10, 20),        // cycle
                                   span("6", "1", "s", "backwards", 50, 40),                                   // negative
-                                  span("8", "1", "s", "far", 1e12, 1e12 + 5),                                 // far away
+                                  span("8", "1", "s", "far", TimeNs{1000000000000000}, TimeNs{1000000000000005}),  // 11.6 days away
                                   noTime});
     std::string all;
     for (const auto& w : t.warnings) all += w + "\n";
@@ -176,7 +176,7 @@ TEST(SpanImport, RealFilesRoundTripSpansDurationsAndLinks) {
                                      {"otlp/otlp2jaeger-multi-in-combined.json", 0},
                                      {"otlp/opentelemetry-proto_examples_trace.json", 0}};
     for (const auto& c : cases) {
-        // Independent count and durations from the file itself.
+        // Independent count and durations (in ns, exactly) from the file itself.
         JsonValue doc;
         ASSERT_TRUE(JsonValue::parse(readFile(kRealData + c.file), doc, nullptr, nullptr)) << c.file;
         std::multiset<std::int64_t> fileDurations;
@@ -184,7 +184,7 @@ TEST(SpanImport, RealFilesRoundTripSpansDurationsAndLinks) {
         std::set<std::string> fileKeys;  // attribute keys the file gives its spans
         auto jaegerSpans = [&](const JsonValue& trace) {
             for (const auto& s : trace.find("spans")->array()) {
-                fileDurations.insert(static_cast<std::int64_t>(s.find("duration")->number()));
+                fileDurations.insert(1000 * static_cast<std::int64_t>(s.find("duration")->number()));
                 withParent += !s.find("references")->array().empty();
                 for (const auto& t : s.find("tags")->array())
                     if (!(t.find("value")->isString() && t.find("value")->string().empty())) fileKeys.insert(t.find("key")->string());
@@ -205,13 +205,13 @@ TEST(SpanImport, RealFilesRoundTripSpansDurationsAndLinks) {
                 it->second = {std::min(it->second.first, t), std::max(it->second.second, t + d)};
                 if (fresh) withParent += s.find("parentId") != nullptr || (s.find("shared") && s.find("shared")->boolean());
             }
-            for (const auto& [key, e] : extent) fileDurations.insert(std::llround(e.second - e.first));
+            for (const auto& [key, e] : extent) fileDurations.insert(1000 * std::llround(e.second - e.first));
         }
         else for (const auto& rs : doc.find("resourceSpans")->array())
                 for (const auto& ss : rs.find("scopeSpans")->array())
                     for (const auto& s : ss.find("spans")->array()) {
-                        fileDurations.insert(std::llround((std::stod(s.find("endTimeUnixNano")->string()) -
-                                                           std::stod(s.find("startTimeUnixNano")->string())) / 1000.0));
+                        fileDurations.insert(std::stoll(s.find("endTimeUnixNano")->string()) -
+                                             std::stoll(s.find("startTimeUnixNano")->string()));
                         withParent += s.find("parentSpanId") && !s.find("parentSpanId")->string().empty();
                         if (const JsonValue* attrs = s.find("attributes"))
                             for (const auto& a : attrs->array()) fileKeys.insert(a.find("key")->string());
@@ -273,7 +273,7 @@ TEST(SpanImport, SpanTableWithItsMappingAndPeriods) {
     EXPECT_GT(info->periods[1].requests, 100);
     // Services come from pod names; a host is the pod.
     sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(store.value()->db(), "SELECT COUNT(*) FROM labels WHERE text LIKE 'currencyservice:%'", -1, &st, nullptr);
+    sqlite3_prepare_v2(test::StoreAccess::db(*store.value()), "SELECT COUNT(*) FROM labels WHERE text LIKE 'currencyservice:%'", -1, &st, nullptr);
     sqlite3_step(st);
     EXPECT_GT(sqlite3_column_int64(st, 0), 0);
     sqlite3_finalize(st);
@@ -296,14 +296,18 @@ TEST(SpanImport, JaegerTraceKeepsSpanTimingInTheRequestDetail) {
     auto detail = loadRequestDetail(*imported.store, RequestId(1));
     ASSERT_TRUE(detail) << detail.message();
     // A span is the time from its task's first event to its last.
-    std::map<std::uint32_t, std::pair<double, double>> extent;
+    std::map<std::uint32_t, std::pair<TimeNs, TimeNs>> extent;
     for (std::size_t s = 0; s < detail->dag.segments.size(); ++s) {
-        auto& [lo, hi] = extent.try_emplace(detail->segmentTask[s], 1e300, -1e300).first->second;
-        lo = std::min(lo, detail->localStartUs[s]);
-        hi = std::max(hi, detail->localEndUs[s]);
+        auto& [lo, hi] = extent.try_emplace(detail->segmentTask[s], kNoTime, -kNoTime).first->second;
+        lo = std::min(lo, detail->localStartNs[s]);
+        hi = std::max(hi, detail->localEndNs[s]);
     }
-    std::multiset<std::pair<std::int64_t, std::int64_t>> shown;
-    for (const auto& [task, range] : extent) shown.emplace(std::llround(range.first - first), std::llround(range.second - range.first));
+    std::multiset<std::pair<std::int64_t, std::int64_t>> shown;  // microseconds, as Jaeger gives them
+    for (const auto& [task, range] : extent) {
+        EXPECT_EQ(range.first % 1000, 0);
+        EXPECT_EQ(range.second % 1000, 0);
+        shown.emplace(range.first / 1000 - std::llround(first), (range.second - range.first) / 1000);
+    }
     EXPECT_EQ(shown, expected);
     EXPECT_FALSE(detail->criticalPath.segments.empty());
 }
@@ -362,16 +366,62 @@ TEST(SpanImport, ClientServerPairsCorrectClockSkew) {
     ASSERT_TRUE(analyzeStore(*imported.store, options));
     auto offset = [&](const std::string& host) {
         sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(imported.store->db(), "SELECT c.offset_us FROM clock_offsets c JOIN labels l ON l.id=c.host_id WHERE l.text=?1",
+        sqlite3_prepare_v2(test::StoreAccess::db(*imported.store), "SELECT c.offset_ns FROM clock_offsets c JOIN labels l ON l.id=c.host_id WHERE l.text=?1",
                            -1, &st, nullptr);
         sqlite3_bind_text(st, 1, host.c_str(), -1, SQLITE_TRANSIENT);
-        const double v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : 1e300;
+        const std::int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : kNoTime;
         sqlite3_finalize(st);
         return v;
     };
     // client send 1470150004074202, server first event 1470150004008761; client 94539 us, server 93577 us.
-    const double rtt = 94539 - 93577;
-    EXPECT_DOUBLE_EQ(offset("serviceb@192.0.0.0") - offset("servicea@127.0.0.0"), (8761.0 - 74202.0) - rtt / 2);
+    const std::int64_t rtt = (94539 - 93577) * 1000;
+    EXPECT_EQ(offset("serviceb@192.0.0.0") - offset("servicea@127.0.0.0"), (8761 - 74202) * 1000 - rtt / 2);
+}
+
+TEST(SpanImport, OtlpNanosecondsAreKeptExactly) {
+    test::ScratchDir dir;
+    Imported imported({dir.write("ns.json",
+                                 R"({"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"web"}}]},)"
+                                 R"("scopeSpans":[{"spans":[{"traceId":"t1","spanId":"a","name":"GET","startTimeUnixNano":"1700000000123456789",)"
+                                 R"("endTimeUnixNano":"1700000000123459790","events":[{"name":"mid","timeUnixNano":"1700000000123457001"}]}]}]}]})")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    EXPECT_EQ(imported.scalar("SELECT MIN(ts_ns) FROM events"), 1700000000123456789);
+    EXPECT_EQ(imported.scalar("SELECT MAX(ts_ns) FROM events"), 1700000000123459790);
+    EXPECT_EQ(imported.scalar("SELECT ts_ns FROM events e JOIN labels l ON l.id=e.event_id WHERE l.text='mid'"), 1700000000123457001);
+    EXPECT_EQ(imported.scalar("SELECT latency_local_ns FROM requests"), 3001);
+}
+
+TEST(SpanImport, HugeDurationsAreAPerTraceWarningNotOverflow) {
+    // start + duration (and microseconds x 1000) beyond 64 bits: the span is dropped with a warning
+    // naming it, the rest of its trace is kept.
+    test::ScratchDir dir;
+    Imported jaeger({dir.write("huge.json",
+                               R"({"data":[{"traceID":"big","spans":[)"
+                               R"({"traceID":"big","spanID":"r","operationName":"root","startTime":1700000000000000,"duration":50,"processID":"p1"},)"
+                               R"({"traceID":"big","spanID":"c","operationName":"child","startTime":1700000000000010,"duration":9223372036854775000,)"
+                               R"("references":[{"refType":"CHILD_OF","spanID":"r"}],"processID":"p1"}],)"
+                               R"("processes":{"p1":{"serviceName":"svc"}}}]})")},
+                    InputFormat::JaegerJson);
+    ASSERT_TRUE(jaeger.summary) << jaeger.summary.message();
+    EXPECT_EQ(jaeger.summary->requests, 1);
+    ASSERT_GE(jaeger.summary->warnings, 1);
+    std::string all;
+    for (const auto& w : jaeger.summary->warningSamples) all += w + "\n";
+    EXPECT_NE(all.find("big"), std::string::npos) << all;
+    EXPECT_NE(all.find("span c"), std::string::npos) << all;
+    EXPECT_NE(all.find("out of range"), std::string::npos) << all;
+
+    Imported zipkin({dir.write("huge2.json",
+                               R"([{"traceId":"z","id":"a","name":"x","timestamp":9223372036854775,"duration":5,"localEndpoint":{"serviceName":"s"}},)"
+                               R"({"traceId":"z","id":"b","parentId":"a","name":"y","timestamp":12,"duration":9223372036854775807,"localEndpoint":{"serviceName":"s"}},)"
+                               R"({"traceId":"z","id":"c","parentId":"a","name":"w","timestamp":12,"duration":5,"localEndpoint":{"serviceName":"s"}}])")},
+                    InputFormat::ZipkinJson);
+    ASSERT_TRUE(zipkin.summary) << zipkin.summary.message();
+    all.clear();
+    for (const auto& w : zipkin.summary->warningSamples) all += w + "\n";
+    EXPECT_NE(all.find("span a"), std::string::npos) << all;
+    EXPECT_NE(all.find("span b"), std::string::npos) << all;
+    EXPECT_NE(all.find("out of range"), std::string::npos) << all;
 }
 
 // ---- issue 10: shapes this project did not generate ----------------------------------------------

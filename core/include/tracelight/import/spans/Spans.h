@@ -9,23 +9,26 @@
 #include <utility>
 #include <vector>
 
+#include "tracelight/base/Time.h"
+
 namespace tracelight {
 
 struct RawSpan {
     std::string traceId, spanId, parentId;  // parentId empty: a root
     std::string service, host, operation;
-    double startUs = 0, endUs = 0;
+    TimeNs startNs = 0, endNs = 0;
     bool shared = false;                     // Zipkin: the server half of a client/server pair with the same id
     bool hasTimestamp = true;                // false: the source gave no start time
+    std::string timeError;                   // why its times cannot be used (e.g. beyond the 64-bit range)
     std::vector<std::pair<std::string, std::string>> attributes;
-    std::vector<std::pair<std::string, double>> events;  // span events, logs, annotations: (name, time)
+    std::vector<std::pair<std::string, TimeNs>> events;  // span events, logs, annotations: (name, time)
     std::vector<std::string> followsFrom;     // other spans this one was caused by (not its parent)
 };
 
 // What a trace became, plus what was wrong with it.
 struct AssembledEvent {
     std::string task, event, host;
-    double tsUs;
+    TimeNs tsNs;
     std::int64_t seq;
     std::vector<std::pair<std::string, std::string>> attributes;
 };

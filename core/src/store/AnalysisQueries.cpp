@@ -1,0 +1,156 @@
+// The analysis's reads and writes of the trace database: the only SQL the analysis needs, kept in store/.
+#include <sqlite3.h>
+
+#include "store/Sqlite.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight {
+
+namespace {
+EventRow eventRow(const sqlite::Statement& q) {
+    return {q.int64(0), static_cast<std::uint32_t>(q.int64(1)), static_cast<std::uint32_t>(q.int64(2)),
+            static_cast<std::uint32_t>(q.int64(3)), q.int64(4), q.int64(5)};
+}
+LinkRow linkRow(const sqlite::Statement& q) {
+    return {q.int64(0), static_cast<std::uint32_t>(q.int64(1)), q.int64(2), static_cast<std::uint32_t>(q.int64(3)), q.int64(4)};
+}
+} // namespace
+
+std::int64_t TraceStore::requestCount() const {
+    sqlite::Statement q(m_db, "SELECT COUNT(*) FROM requests");
+    return q.step() == SQLITE_ROW ? q.int64(0) : 0;
+}
+
+std::int64_t TraceStore::eventCount() const {
+    sqlite::Statement q(m_db, "SELECT COALESCE(SUM(event_count), 0) FROM requests");
+    return q.step() == SQLITE_ROW ? q.int64(0) : 0;
+}
+
+std::vector<std::pair<std::uint32_t, std::string>> TraceStore::labels() const {
+    std::vector<std::pair<std::uint32_t, std::string>> out;
+    sqlite::Statement q(m_db, "SELECT id, text FROM labels");
+    while (q.step() == SQLITE_ROW) out.emplace_back(static_cast<std::uint32_t>(q.int64(0)), std::string(q.text(1)));
+    return out;
+}
+
+std::optional<std::string> TraceStore::requestName(RequestId request) const {
+    sqlite::Statement q(m_db, "SELECT name FROM requests WHERE id=?1");
+    q.bind(1, request.value);
+    if (q.step() != SQLITE_ROW) return std::nullopt;
+    return std::string(q.text(0));
+}
+
+Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f) const {
+    sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ord, ts_ns FROM events ORDER BY request_id, task_id, ord");
+    int rc = SQLITE_ROW;
+    while ((rc = q.step()) == SQLITE_ROW)
+        if (!f(eventRow(q))) return Status::error("cancelled");
+    if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read events: " + sqlite3_errmsg(m_db));
+    return Status::ok();
+}
+
+std::vector<EventRow> TraceStore::requestEvents(RequestId request) const {
+    std::vector<EventRow> out;
+    sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ord, ts_ns FROM events WHERE request_id=?1 ORDER BY task_id, ord");
+    q.bind(1, request.value);
+    while (q.step() == SQLITE_ROW) out.push_back(eventRow(q));
+    return out;
+}
+
+std::vector<LinkRow> TraceStore::causalLinks() const {
+    std::vector<LinkRow> out;
+    sqlite::Statement q(m_db, "SELECT request_id, from_task_id, from_ord, to_task_id, to_ord FROM causal_links");
+    while (q.step() == SQLITE_ROW) out.push_back(linkRow(q));
+    return out;
+}
+
+std::vector<LinkRow> TraceStore::causalLinks(RequestId request) const {
+    std::vector<LinkRow> out;
+    sqlite::Statement q(m_db, "SELECT request_id, from_task_id, from_ord, to_task_id, to_ord FROM causal_links WHERE request_id=?1");
+    q.bind(1, request.value);
+    while (q.step() == SQLITE_ROW) out.push_back(linkRow(q));
+    return out;
+}
+
+std::unordered_map<std::uint32_t, TimeNs> TraceStore::clockOffsets() const {
+    std::unordered_map<std::uint32_t, TimeNs> out;
+    sqlite::Statement q(m_db, "SELECT host_id, offset_ns FROM clock_offsets");
+    while (q.step() == SQLITE_ROW) out[static_cast<std::uint32_t>(q.int64(0))] = q.int64(1);
+    return out;
+}
+
+Status TraceStore::replaceAnalysisResults(const std::vector<ClockOffsetRow>& offsets, std::size_t count,
+                                          const std::function<RequestResultRow(std::size_t)>& rows,
+                                          const std::function<void(std::size_t)>& progress) {
+    auto fail = [&](const char* what) { return Status::error(m_path + ": cannot store " + what + ": " + sqlite3_errmsg(m_db)); };
+    if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM request_analysis;")) return fail("results");
+    {
+        sqlite::Statement insert(m_db, "INSERT INTO clock_offsets(host_id, offset_ns, parent_host_id, rtt_ns) VALUES(?1,?2,?3,?4)");
+        for (const auto& o : offsets) {
+            insert.bind(1, o.host).bind(2, o.offsetNs);
+            if (o.parentHost) insert.bind(3, *o.parentHost).bind(4, o.rttNs);
+            else insert.bindNull(3).bindNull(4);
+            if (insert.step() != SQLITE_DONE) return fail("clock offsets");
+            insert.reset();
+        }
+    }
+    sqlite::Statement insert(m_db, "INSERT INTO request_analysis(request_id, latency_ns, blind_ns, data) VALUES(?1,?2,?3,?4)");
+    sqlite::Statement update(m_db, "UPDATE requests SET start_ns=?1, latency_ns=?2 WHERE id=?3");
+    for (std::size_t i = 0; i < count; ++i) {
+        const RequestResultRow r = rows(i);
+        insert.bind(1, r.id.value).bind(2, r.latencyNs).bind(3, r.blindNs);
+        sqlite3_bind_blob(insert.get(), 4, r.data.data(), static_cast<int>(r.data.size()), SQLITE_STATIC);
+        if (insert.step() != SQLITE_DONE) return fail("request results");
+        insert.reset();
+        update.bind(1, r.startNs).bind(2, r.latencyNs).bind(3, r.id.value);
+        if (update.step() != SQLITE_DONE) return fail("request latency");
+        update.reset();
+        if (progress && (i & 0xFFFF) == 0) progress(i);
+    }
+    return Status::ok();
+}
+
+std::optional<StoredRequestResult> TraceStore::requestResult(std::string_view name) const {
+    sqlite::Statement q(m_db,
+                        "SELECT r.id, a.latency_ns, a.blind_ns, a.data, r.start_ns FROM requests r "
+                        "LEFT JOIN request_analysis a ON a.request_id = r.id WHERE r.name = ?1");
+    q.bind(1, name);
+    if (q.step() != SQLITE_ROW) return std::nullopt;
+    StoredRequestResult out;
+    out.id = RequestId(static_cast<std::uint32_t>(q.int64(0)));
+    out.analysed = !q.isNull(3);
+    if (!out.analysed) return out;
+    out.latencyNs = q.int64(1);
+    out.blindNs = q.int64(2);
+    out.startNs = q.int64(4);
+    const auto* blob = static_cast<const char*>(sqlite3_column_blob(q.get(), 3));
+    out.data.assign(blob ? blob : "", static_cast<std::size_t>(sqlite3_column_bytes(q.get(), 3)));
+    return out;
+}
+
+std::unordered_map<std::uint32_t, std::string> TraceStore::attributeValues(std::string_view key) const {
+    std::unordered_map<std::uint32_t, std::string> out;
+    sqlite::Statement q(m_db,
+                        "SELECT a.request_id, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id "
+                        "WHERE k.text=?1");
+    q.bind(1, key);
+    while (q.step() == SQLITE_ROW) out.emplace(static_cast<std::uint32_t>(q.int64(0)), std::string(q.text(1)));
+    return out;
+}
+
+std::vector<std::string> TraceStore::attributeKeys() const {
+    std::vector<std::string> out;
+    sqlite::Statement q(m_db, "SELECT DISTINCT k.text FROM request_attrs a JOIN labels k ON k.id=a.key_id ORDER BY k.text");
+    while (q.step() == SQLITE_ROW) out.emplace_back(q.text(0));
+    return out;
+}
+
+std::vector<RequestId> TraceStore::requestsInPeriod(std::string_view period) const {
+    std::vector<RequestId> out;
+    sqlite::Statement q(m_db, "SELECT r.id FROM requests r JOIN periods p ON p.id=r.period_id WHERE p.name=?1 ORDER BY r.id");
+    q.bind(1, period);
+    while (q.step() == SQLITE_ROW) out.emplace_back(static_cast<std::uint32_t>(q.int64(0)));
+    return out;
+}
+
+} // namespace tracelight
