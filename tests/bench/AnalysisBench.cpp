@@ -3,8 +3,13 @@
 
 #include "../core/GeneratedTraces.h"
 #include "tracelight/analysis/Analysis.h"
-#include "tracelight/analysis/RequestDag.h"
-#include "tracelight/analysis/Slack.h"
+#include "tracelight/analysis/RequestPass.h"
+#include "tracelight/store/TraceStore.h"
+
+#include <sqlite3.h>
+
+#include <cstdlib>
+#include <filesystem>
 
 using namespace tracelight;
 
@@ -42,17 +47,66 @@ BENCHMARK(BM_ModelInference)->Arg(100000)->Unit(benchmark::kMillisecond);
 void BM_CriticalPathAndSlack(benchmark::State& state) {
     const auto& t = traces(100000);
     auto analysis = analyzeInMemory(t.data, AnalysisOptions{});
-    RequestDagBuilder builder(analysis->model, analysis->data);
-    RequestDag dag;
+    RequestPass pass(analysis->model, analysis->data);
     std::size_t r = 0;
     for (auto _ : state) {
-        builder.build(analysis->data.eventsOf(r), analysis->offsets, dag);
-        benchmark::DoNotOptimize(computeCriticalPath(dag));
-        benchmark::DoNotOptimize(computeSlack(dag));
+        benchmark::DoNotOptimize(pass.run(analysis->data.eventsOf(r), analysis->offsets, analysis->data.linksOf(r)));
         r = (r + 1) % analysis->data.requestCount();
     }
     state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_CriticalPathAndSlack);
+
+// A database given by TRACELIGHT_BENCH_DB (say the 1.3M-request corpus): `analyze` stage by stage, beside
+// the bare baseline of the same run, one SQLite C-API scan of the events table in key order.
+const char* benchDatabase(benchmark::State& state) {
+    const char* db = std::getenv("TRACELIGHT_BENCH_DB");
+    if (!db) state.SkipWithError("set TRACELIGHT_BENCH_DB to an imported database");
+    return db;
+}
+
+void BM_BareEventScan(benchmark::State& state) {
+    const char* path = benchDatabase(state);
+    if (!path) return;
+    std::int64_t rows = 0;
+    for (auto _ : state) {
+        sqlite3* db = nullptr;
+        sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nullptr);
+        sqlite3_stmt* q = nullptr;
+        sqlite3_prepare_v2(db, "SELECT request_id, task_id, ord, event_id, host_id, ts_ns FROM events ORDER BY request_id, task_id, ord",
+                           -1, &q, nullptr);
+        std::int64_t sum = 0;
+        rows = 0;
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            sum += sqlite3_column_int64(q, 5) + sqlite3_column_int64(q, 3);
+            ++rows;
+        }
+        benchmark::DoNotOptimize(sum);
+        sqlite3_finalize(q);
+        sqlite3_close(db);
+    }
+    state.counters["events"] = static_cast<double>(rows);
+}
+BENCHMARK(BM_BareEventScan)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+void BM_AnalyzeStore(benchmark::State& state) {
+    const char* path = benchDatabase(state);
+    if (!path) return;
+    for (auto _ : state) {
+        auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+        if (!store) {
+            state.SkipWithError(store.message().c_str());
+            return;
+        }
+        auto summary = analyzeStore(*store.value(), AnalysisOptions{});
+        if (!summary) {
+            state.SkipWithError(summary.message().c_str());
+            return;
+        }
+        for (const auto& stage : summary->stages) state.counters[stage.stage] = stage.seconds;
+        state.counters["requests"] = static_cast<double>(summary->requests);
+    }
+}
+BENCHMARK(BM_AnalyzeStore)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
 } // namespace
