@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "tracelight/base/Json.h"
+#include "tracelight/base/JsonStream.h"
+#include "TestUtil.h"
 
 using namespace tracelight;
 
@@ -47,4 +49,24 @@ TEST(Json, WriterRoundTrips) {
     JsonValue v;
     ASSERT_TRUE(JsonValue::parse(w.text(), v, nullptr, nullptr));
     EXPECT_EQ(v.find("name")->string(), "a\"b");
+}
+
+TEST(JsonArrayStream, SizesItsBufferToASmallFile) {
+    // A small document (a fuzzer's input, a single trace) must not cost a zero-filled megabyte per open.
+    test::ScratchDir dir;
+    const auto path = dir.write("small.json", "\xEF\xBB\xBF{\"data\": [{\"a\": 1}, [2, \"]\"], 3]}");
+    JsonArrayStream stream;
+    std::string error;
+    ASSERT_TRUE(stream.open(path, "data", &error)) << error;
+    EXPECT_LE(stream.bufferSize(), 4096u);
+    std::string element;
+    std::uint64_t offset = 0;
+    ASSERT_TRUE(stream.next(element, offset));
+    EXPECT_EQ(element, "{\"a\": 1}");
+    ASSERT_TRUE(stream.next(element, offset));
+    EXPECT_EQ(element, "[2, \"]\"]");
+    ASSERT_TRUE(stream.next(element, offset));
+    EXPECT_EQ(element, "3");
+    EXPECT_FALSE(stream.next(element, offset));
+    EXPECT_TRUE(stream.error().empty()) << stream.error();
 }
