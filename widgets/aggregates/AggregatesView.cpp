@@ -348,7 +348,10 @@ void AggregatesView::refreshSlackStudies() {
     m_bucketPlot->xAxis->setLabel(tr("%1 slack bucket (equal numbers of requests)").arg(name));
     m_bucketPlot->yAxis->setLabel(tr("correlation of %1 time with latency").arg(name));
     m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);
-    m_bucketPlot->yAxis->setRange(std::min(0.0, *std::min_element(values.begin(), values.end()) - 0.05), 1.0);
+    // No bucket remains when no request (of the chosen ones) has the category: an empty plot, not a
+    // minimum of nothing.
+    const double lowest = values.isEmpty() ? 0.0 : *std::min_element(values.cbegin(), values.cend()) - 0.05;
+    m_bucketPlot->yAxis->setRange(std::min(0.0, lowest), 1.0);
     m_bucketPlot->replot();
     // Prediction from each user's previous request, at the CDF's cut-off.
     if (m_attributeValues && m_userAttribute->currentIndex() >= 0) {

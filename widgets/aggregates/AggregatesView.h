@@ -41,6 +41,7 @@ public:
     SlackScatter* scatter() const { return m_scatter; }
     CdfPlot* whatIfPlot() const { return m_whatIf; }
     QTableWidget* outlierTable() const { return m_outlierTable; }
+    QCustomPlot* slackBucketPlot() const { return m_bucketPlot; }
 
 signals:
     void whatIfRequested(WhatIfTarget target, double factor, const QString& label);
