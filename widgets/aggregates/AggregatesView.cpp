@@ -250,7 +250,17 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
     refreshOutliers();
     refreshScatter();
     refreshSlackStudies();
-    if (m_data) m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), m_data->latencyUs}});
+    if (m_data) {
+        m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), m_data->latencyUs}});
+    } else {  // no aggregates (another database is loading): nothing of the previous ones stays on show
+        m_shareCdf->setSeries(QString(), {});
+        m_outlierSummary->clear();
+        m_slackCdf->setSeries(QString(), {});
+        m_bucketPlot->clearPlottables();
+        m_bucketPlot->replot();
+        m_prediction->clear();
+        m_whatIf->setSeries(QString(), {});
+    }
 }
 
 void AggregatesView::setWhatIfResult(const std::vector<float>& after, const QString& label) {

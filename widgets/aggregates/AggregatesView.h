@@ -42,6 +42,7 @@ public:
     CdfPlot* whatIfPlot() const { return m_whatIf; }
     QTableWidget* outlierTable() const { return m_outlierTable; }
     QCustomPlot* slackBucketPlot() const { return m_bucketPlot; }
+    QComboBox* stratifyBy() const { return m_stratifyBy; }
 
 signals:
     void whatIfRequested(WhatIfTarget target, double factor, const QString& label);
