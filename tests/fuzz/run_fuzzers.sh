@@ -27,6 +27,8 @@ tmp=$build/tmp
 rm -rf "$tmp" && mkdir -p "$tmp"
 marker=$build/fuzz-started
 touch "$marker"
+# A UBSan report is a failure too (by default UBSan prints and carries on, and libFuzzer with it).
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 status=0
 TIMEFORMAT='%3U %3S'  # the target's own CPU time: on a busy machine wall-clock exec/s says little
 for target in "${targets[@]}"; do

@@ -188,7 +188,7 @@ Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanS
         span.hasTimestamp = integerOf(s.find("startTime"), start);
         integerOf(s.find("duration"), duration);
         span.startUs = double(start);
-        span.endUs = double(start + duration);
+        span.endUs = double(start) + double(duration);  // in double: start + a huge duration must not overflow
         // Parent: the first CHILD_OF reference; FOLLOWS_FROM when there is none.
         if (const JsonValue* refs = s.find("references"); refs && refs->isArray()) {
             for (const auto& r : refs->array())
@@ -265,7 +265,7 @@ Status zipkinSpan(const JsonValue& s, const std::string& where, const SpanSink& 
     span.hasTimestamp = integerOf(s.find("timestamp"), start);
     integerOf(s.find("duration"), duration);
     span.startUs = double(start);
-    span.endUs = double(start + duration);
+    span.endUs = double(start) + double(duration);  // in double: start + a huge duration must not overflow
     if (const JsonValue* local = s.find("localEndpoint"); local && local->isObject()) {
         span.service = scalar(local->find("serviceName"));
         span.host = scalar(local->find("ipv4"));
