@@ -2,7 +2,11 @@
 # Tracelight's one build helper, for a fresh Debian 12 machine.
 #   bash build.sh run    install what is missing, build, open the app on the bundled sample
 #                        (with no display: render the main window to build/screenshots/ instead)
-#   bash build.sh test   install what is missing, build, run every test (CTest)
+#   bash build.sh test   install what is missing, build, run every test (CTest); with CI=true, then also
+#                        the asan mode below
+#   bash build.sh asan   install what is missing, build the asan preset (AddressSanitizer + UBSan, Debug)
+#                        into build-asan/ and run its tests (all but the fuzz step, which has its own
+#                        sanitizers); any sanitizer report fails the test that raised it
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 mode=${1:-run}
@@ -30,6 +34,12 @@ configure_and_build() {
     cmake --build "$build_dir"
 }
 
+asan_build_and_test() {
+    cmake --preset asan >/dev/null
+    cmake --build build-asan
+    ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE fuzz
+}
+
 case "$mode" in
 run)
     install_missing
@@ -46,9 +56,15 @@ test)
     install_missing
     configure_and_build
     ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
+    # CI also runs the sanitizer suite: both fit its 90 minutes on 2 cores (README: "Sanitizers").
+    if [ "${CI:-}" = true ]; then asan_build_and_test; fi
+    ;;
+asan)
+    install_missing
+    asan_build_and_test
     ;;
 *)
-    echo "usage: bash build.sh run|test" >&2
+    echo "usage: bash build.sh run|test|asan" >&2
     exit 2
     ;;
 esac

@@ -341,7 +341,7 @@ void MainWindow::loadAggregates() {
             m_aggregateData = result->aggregates;
             QStringList keys;
             for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
-            TraceStore* store = m_store.get();
+            std::shared_ptr<const TraceStore> store = m_store;
             auto aggregates = m_aggregateData;
             auto analysis = m_analysisData;
             m_aggregates->setAggregates(
@@ -370,6 +370,10 @@ bool MainWindow::openDatabase(const QString& path) {
         }
     }
     for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_aggregateJob}) runner->cancel();
+    // Nothing of the previous database stays on show (its aggregates arrive again in the background).
+    m_aggregates->setAggregates(nullptr, {}, {}, {});
+    m_aggregateData.reset();
+    m_analysisData.reset();
     m_store = std::move(store.value());
     m_path = path;
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
@@ -405,7 +409,7 @@ void MainWindow::loadTable() {
                                             ? m_requests->index(m_table->currentIndex().row(), 0).data().toString()
                                             : QString();
             auto table = std::make_shared<const RequestTable>(std::move(result->value()));
-            TraceStore* store = m_store.get();
+            std::shared_ptr<const TraceStore> store = m_store;
             m_requests->setTable(table, [store](RequestId id) {
                 QStringList parts;
                 for (const auto& [key, value] : store->requestAttributes(id))

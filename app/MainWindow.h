@@ -63,7 +63,8 @@ private:
     void selectRequestByName(const QString& name);
     void checkIdle();
 
-    std::unique_ptr<TraceStore> m_store;  // the GUI thread's own connection
+    // The GUI thread's own connection, shared with the views' attribute readers so that none can outlive it.
+    std::shared_ptr<TraceStore> m_store;
     QString m_path;
     widgets::RequestTableModel* m_requests = nullptr;
     widgets::JobRunner* m_jobs = nullptr;      // request table loads

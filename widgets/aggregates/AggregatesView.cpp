@@ -259,7 +259,17 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
     refreshOutliers();
     refreshScatter();
     refreshSlackStudies();
-    if (m_data) m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), toMicroseconds(m_data->latencyNs)}});
+    if (m_data) {
+        m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), toMicroseconds(m_data->latencyNs)}});
+    } else {  // no aggregates (another database is loading): nothing of the previous ones stays on show
+        m_shareCdf->setSeries(QString(), {});
+        m_outlierSummary->clear();
+        m_slackCdf->setSeries(QString(), {});
+        m_bucketPlot->clearPlottables();
+        m_bucketPlot->replot();
+        m_prediction->clear();
+        m_whatIf->setSeries(QString(), {});
+    }
 }
 
 void AggregatesView::setWhatIfResult(const std::vector<TimeNs>& after, const QString& label) {
@@ -357,7 +367,10 @@ void AggregatesView::refreshSlackStudies() {
     m_bucketPlot->xAxis->setLabel(tr("%1 slack bucket (equal numbers of requests)").arg(name));
     m_bucketPlot->yAxis->setLabel(tr("correlation of %1 time with latency").arg(name));
     m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);
-    m_bucketPlot->yAxis->setRange(std::min(0.0, *std::min_element(values.begin(), values.end()) - 0.05), 1.0);
+    // No bucket remains when no request (of the chosen ones) has the category: an empty plot, not a
+    // minimum of nothing.
+    const double lowest = values.isEmpty() ? 0.0 : *std::min_element(values.cbegin(), values.cend()) - 0.05;
+    m_bucketPlot->yAxis->setRange(std::min(0.0, lowest), 1.0);
     m_bucketPlot->replot();
     // Prediction from each user's previous request, at the CDF's cut-off.
     if (m_attributeValues && m_userAttribute->currentIndex() >= 0) {

@@ -41,6 +41,8 @@ public:
     SlackScatter* scatter() const { return m_scatter; }
     CdfPlot* whatIfPlot() const { return m_whatIf; }
     QTableWidget* outlierTable() const { return m_outlierTable; }
+    QCustomPlot* slackBucketPlot() const { return m_bucketPlot; }
+    QComboBox* stratifyBy() const { return m_stratifyBy; }
 
 signals:
     void whatIfRequested(WhatIfTarget target, double factor, const QString& label);

@@ -31,12 +31,14 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
     }
     dot += "}\n";
 
-    GVC_t* gvc = gvContext();
+    // One context for the process, made on first use (under the mutex) and never freed: each new
+    // context costs a read of Graphviz's plugin configuration, and Graphviz 2.43 loses the block it
+    // reads it into (tests/sanitizers/lsan.supp), so one context means one lost block, not one per layout.
+    static GVC_t* const gvc = gvContext();
     Agraph_t* g = agmemread(dot.c_str());
     if (!g || gvLayout(gvc, g, "dot") != 0) {
         result.error = QStringLiteral("Graphviz could not lay out the graph");
         if (g) agclose(g);
-        gvFreeContext(gvc);
         return result;
     }
     const boxf bb = GD_bb(g);
@@ -56,7 +58,6 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
     }
     gvFreeLayout(gvc, g);
     agclose(g);
-    gvFreeContext(gvc);
     return result;
 }
 

@@ -1,5 +1,6 @@
 #include "tracelight/base/JsonStream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -161,7 +162,9 @@ bool JsonArrayStream::open(const std::string& path, std::string_view key, std::s
         m_size = static_cast<std::uint64_t>(std::max(0L, std::ftell(m_file)));
         std::fseek(m_file, 0, SEEK_SET);
     }
-    m_buffer.resize(kChunk);
+    // Sized to the file (+1 so that one read meets the end): a small document costs what it holds,
+    // not a zero-filled megabyte per open. Unknown size (a pipe): 64 KiB reads.
+    m_buffer.resize(m_size > 0 ? std::min<std::uint64_t>(kChunk, std::max<std::uint64_t>(256, m_size + 1)) : (1 << 16));
     auto openFail = [&](const std::string& message) {
         fail(message);
         if (error) *error = m_error;

@@ -9,6 +9,7 @@
 #include "tracelight/base/JsonStream.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
+#include "TestUtil.h"
 
 using namespace tracelight;
 
@@ -453,4 +454,24 @@ TEST(Json, OversizedJsonLinesLineIsRefusedNamingItsPlace) {
     EXPECT_NE(imported.message().find("long.jsonl:2: line at byte " + std::to_string(first.size() + 1) + " is longer than the limit of 64 MiB"),
               std::string::npos)
         << imported.message();
+}
+
+TEST(JsonArrayStream, SizesItsBufferToASmallFile) {
+    // A small document (a fuzzer's input, a single trace) must not cost a zero-filled megabyte per open.
+    test::ScratchDir dir;
+    const auto path = dir.write("small.json", "\xEF\xBB\xBF{\"data\": [{\"a\": 1}, [2, \"]\"], 3]}");
+    JsonArrayStream stream;
+    std::string error;
+    ASSERT_TRUE(stream.open(path, "data", &error)) << error;
+    EXPECT_LE(stream.bufferSize(), 4096u);
+    std::string element;
+    std::uint64_t offset = 0;
+    ASSERT_TRUE(stream.next(element, offset));
+    EXPECT_EQ(element, "{\"a\": 1}");
+    ASSERT_TRUE(stream.next(element, offset));
+    EXPECT_EQ(element, "[2, \"]\"]");
+    ASSERT_TRUE(stream.next(element, offset));
+    EXPECT_EQ(element, "3");
+    EXPECT_FALSE(stream.next(element, offset));
+    EXPECT_TRUE(stream.error().empty()) << stream.error();
 }

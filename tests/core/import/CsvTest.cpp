@@ -181,3 +181,32 @@ TEST(LineReader, AnyMixOfLineEndsMatchesAReferenceSplit) {
         EXPECT_EQ(consumed, text.size());
     }
 }
+
+TEST(LineReader, SizesItsBufferToASmallFile) {
+    // A small input (a fuzzer's, or a one-line log) must not cost a multi-megabyte buffer per open.
+    test::ScratchDir dir;
+    const auto path = dir.write("small.csv", "a,b\n1,2\r\n3,4");
+    LineReader lines;
+    ASSERT_TRUE(lines.open(path, nullptr));
+    EXPECT_LE(lines.bufferSize(), 4096u);
+    std::string_view line;
+    ASSERT_TRUE(lines.nextLine(line));
+    EXPECT_EQ(line, "a,b");
+    ASSERT_TRUE(lines.nextLine(line));
+    EXPECT_EQ(line, "1,2");
+    ASSERT_TRUE(lines.nextLine(line));
+    EXPECT_EQ(line, "3,4");
+    EXPECT_EQ(lines.lineStartOffset(), 9u);
+    EXPECT_FALSE(lines.nextLine(line));
+    EXPECT_EQ(lines.bytesConsumed(), 12u);
+}
+
+TEST(LineReader, ReadsAnEmptyFile) {
+    test::ScratchDir dir;
+    const auto path = dir.write("empty.csv", "");
+    LineReader lines;
+    ASSERT_TRUE(lines.open(path, nullptr));
+    std::string_view line;
+    EXPECT_FALSE(lines.nextLine(line));
+    EXPECT_EQ(lines.lineNumber(), 0u);
+}

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <QApplication>
 #include <QFileInfo>
 #include <QTableWidget>
@@ -99,6 +102,31 @@ TEST(AggregatesView, FillsEveryPageFromCoreResults) {
     }
     view.setWhatIfResult(std::vector<TimeNs>(2000, 1000000), QStringLiteral("faster"));
     EXPECT_EQ(view.whatIfPlot()->plot()->graphCount(), 2);
+}
+
+TEST(AggregatesView, SlackStudiesWithNoSlackBucketLeft) {
+    // The category is absent from every request (kNoSlack) or there are no requests at all: no
+    // bucket remains, and the page must still draw (it once took the minimum of an empty list).
+    auto absent = makeAggregates(50);
+    for (std::size_t r = 0; r < absent->requests(); ++r) absent->slackNs[r * absent->width()] = RequestAggregates::kNoSlack;
+    for (const auto& a : {absent, makeAggregates(0)}) {
+        AggregatesView view;
+        view.resize(1000, 600);
+        std::vector<std::string> users(a->requests(), "u");
+        view.setAggregates(a, {QStringLiteral("user")}, [&](const QString&) { return users; },
+                           [](std::uint32_t t) { return QStringLiteral("type %1").arg(t); });
+        view.showPage(3);
+        QImage image(view.size(), QImage::Format_ARGB32);
+        view.render(&image);
+        QCustomPlot* buckets = view.slackBucketPlot();
+        ASSERT_EQ(buckets->plottableCount(), 1);
+        auto* bars = qobject_cast<QCPBars*>(buckets->plottable(0));
+        ASSERT_TRUE(bars);
+        EXPECT_EQ(bars->data()->size(), 0);
+        EXPECT_TRUE(std::isfinite(buckets->yAxis->range().lower));
+        EXPECT_LE(buckets->yAxis->range().lower, 0.0);
+        EXPECT_DOUBLE_EQ(buckets->yAxis->range().upper, 1.0);
+    }
 }
 
 int main(int argc, char** argv) {

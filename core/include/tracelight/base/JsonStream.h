@@ -32,6 +32,7 @@ public:
     const std::string& error() const { return m_error; }  // "byte N: what"; empty at a clean end
     std::uint64_t bytesRead() const { return m_offset; }
     std::uint64_t fileSize() const { return m_size; }
+    std::size_t bufferSize() const { return m_buffer.size(); }  // at most the file's size (+1), up to 1 MiB
 
 private:
     struct Input;  // RapidJSON's view of the file

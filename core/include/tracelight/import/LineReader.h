@@ -2,9 +2,9 @@
 // Streams a text file line by line through a fixed buffer: memory does not grow with file size.
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace tracelight {
 
@@ -31,13 +31,16 @@ public:
     std::uint64_t lineStartOffset() const { return m_lineStart; }  // byte offset of that line in the file
     std::uint64_t bytesConsumed() const { return m_consumed; }
     std::uint64_t fileSize() const { return m_fileSize; }
+    // Bytes held for reading: at most the file's size (plus one), up to a 4 MiB chunk; more only for a longer line.
+    std::size_t bufferSize() const { return m_capacity; }
 
 private:
     bool refill();
     std::size_t find(std::size_t from, char c) const;  // index of c in [from, m_end), else m_end
 
     std::FILE* m_file = nullptr;
-    std::vector<char> m_buffer;
+    std::unique_ptr<char[]> m_buffer;  // not zero-filled: only bytes read from the file are ever looked at
+    std::size_t m_capacity = 0;
     std::size_t m_begin = 0;
     std::size_t m_end = 0;
     bool m_eof = false;

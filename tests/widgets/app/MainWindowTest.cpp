@@ -1,0 +1,109 @@
+// The main window over real databases: opening one after another must leave no view holding the
+// previous database (issue 10: the aggregates view kept a pointer to a store that openDatabase freed).
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <fstream>
+
+#include "MainWindow.h"
+#include "aggregates/AggregatesView.h"
+#include "plots/BreakdownPlot.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
+
+using namespace tracelight;
+
+namespace {
+
+// A small analysed database: client -> server -> client requests with a "browser" and a "user" attribute
+// (and, with extra, a third attribute only this database has).
+std::string makeDatabase(const QTemporaryDir& dir, const std::string& name, int requests, bool extra) {
+    const std::string csv = dir.filePath(QString::fromStdString(name + ".csv")).toStdString();
+    const std::string db = dir.filePath(QString::fromStdString(name + ".tldb")).toStdString();
+    {
+        std::ofstream out(csv);
+        out << "request,host,task,event,ts_us,seq,browser,user" << (extra ? ",region" : "") << "\n";
+        for (int r = 0; r < requests; ++r) {
+            const long t = 1000L * r;
+            const int server = 100 + (r * 37) % 900;
+            const std::string attrs = std::string(r % 2 ? "Chrome" : "Firefox") + ",u" + std::to_string(r % 7) +
+                                      (extra ? std::string(",") + (r % 3 ? "eu" : "us") : "");
+            out << "r" << r << ",client,main,START," << t << ",1," << attrs << "\n";
+            out << "r" << r << ",server,main,RECV," << t + 50 << ",2," << std::string(extra ? ",," : ",") << "\n";
+            out << "r" << r << ",server,main,SEND," << t + 50 + server << ",3," << std::string(extra ? ",," : ",") << "\n";
+            out << "r" << r << ",client,main,DONE," << t + 100 + server << ",4," << std::string(extra ? ",," : ",") << "\n";
+        }
+    }
+    auto store = TraceStore::open(db, TraceStore::Mode::Create);
+    EXPECT_TRUE(store) << store.message();
+    ImportOptions options;
+    options.inputs = {csv};
+    options.format = InputFormat::EventsCsv;
+    auto imported = importTraces(*store.value(), options);
+    EXPECT_TRUE(imported) << imported.message();
+    auto analysed = analyzeStore(*store.value(), AnalysisOptions{});
+    EXPECT_TRUE(analysed) << analysed.message();
+    return db;
+}
+
+bool waitIdle(app::MainWindow& window) {
+    return QTest::qWaitFor([&] { return !window.isLoading(); }, 300000);
+}
+
+} // namespace
+
+TEST(MainWindow, AggregatesViewLetsGoOfADatabaseThatWasReplaced) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string first = makeDatabase(dir, "first", 300, true);
+    const std::string second = makeDatabase(dir, "second", 200, false);
+
+    app::MainWindow window;
+    window.resize(1200, 800);
+    window.showAggregatePage(0);
+    auto* view = window.findChild<widgets::AggregatesView*>();
+    ASSERT_TRUE(view);
+    QComboBox* stratify = view->stratifyBy();
+
+    ASSERT_TRUE(window.openDatabase(QString::fromStdString(first)));
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_EQ(stratify->count(), 4);  // (all requests), browser, region, user
+    ASSERT_EQ(stratify->itemText(2), QStringLiteral("region"));
+
+    // Another database: its store replaces the first one at once, while its aggregates load in the
+    // background. Until they arrive the view must show nothing of the first database, and asking
+    // it for an attribute must not reach the first database's freed store (ASan: heap-use-after-free).
+    ASSERT_TRUE(window.openDatabase(QString::fromStdString(second)));
+    EXPECT_EQ(stratify->count(), 1);
+    EXPECT_EQ(view->breakdownPlot()->csv().count(QLatin1Char('\n')), 1);  // the header only
+    for (int i = 1; i < stratify->count(); ++i) stratify->setCurrentIndex(i);  // each attribute read from the store
+    stratify->setCurrentIndex(0);
+
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_EQ(stratify->count(), 3);  // (all requests), browser, user: the second database's
+    for (int i = 1; i < stratify->count(); ++i) stratify->setCurrentIndex(i);
+    EXPECT_GT(view->breakdownPlot()->csv().count(QLatin1Char('\n')), 1);
+
+    // And back to the first, exercised again at once and once loaded.
+    ASSERT_TRUE(window.openDatabase(QString::fromStdString(first)));
+    for (int i = 1; i < stratify->count(); ++i) stratify->setCurrentIndex(i);
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_EQ(stratify->count(), 4);
+    for (int i = 1; i < stratify->count(); ++i) stratify->setCurrentIndex(i);
+}
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Recent files and window state go to a settings file of the test's own, not the user's.
+    QTemporaryDir config;
+    qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("TracelightTest"));
+    QApplication::setApplicationName(QStringLiteral("MainWindowTest"));
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}
