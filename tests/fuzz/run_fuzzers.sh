@@ -3,6 +3,7 @@
 # time on the seed corpus in tests/fuzz/seeds (hostile inputs and small cuts of real files; see its
 # README). Fails on any crash, hang, sanitizer report, or a temporary file left behind; prints each
 # target's executions per second.
+# A fixed -seed makes a CI run repeatable: the same mutations in the same order, as far as time allows.
 # Usage: run_fuzzers.sh SOURCE_DIR BUILD_DIR [SECONDS_PER_TARGET]
 set -euo pipefail
 src=$1 build=$2 seconds=${3:-60}
@@ -32,7 +33,7 @@ rm -f "$build/summary.txt"  # the lines below, kept for a passing run (CTest sho
 TIMEFORMAT='%3U %3S'  # the target's own CPU time: on a busy machine wall-clock exec/s says little
 for target in "${targets[@]}"; do
     log=$build/fuzz_$target.log
-    if cpu=$( { time TMPDIR=$tmp "$build/tests/fuzz/fuzz_$target" "$corpus/$target" -max_total_time="$seconds" -timeout=10 \
+    if cpu=$( { time TMPDIR=$tmp "$build/tests/fuzz/fuzz_$target" "$corpus/$target" -max_total_time="$seconds" -timeout=10 -seed=1 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" >"$log" 2>&1; } 2>&1 ); then
         runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
         rate=$(grep -m1 -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$')
