@@ -7,14 +7,10 @@
 #include <fstream>
 #include <string>
 
+#include "StoreAccess.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight::test {
-
-// The database connection, for tests that check the stored rows with their own SQL.
-struct StoreAccess {
-    static sqlite3* db(const TraceStore& store) { return store.db(); }
-};
 
 class ScratchDir {
 public:

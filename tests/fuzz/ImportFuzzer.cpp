@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "StoreAccess.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -41,7 +42,7 @@ FuzzState* g_state = nullptr;
 // Vetoes a commit that writes the main database (non-zero: SQLite rolls it back instead); lets the
 // importer's own clean-up of its temporary staging table through.
 int vetoCommit(void*) {
-    if (sqlite3_txn_state(g_state->store->db(), "main") != SQLITE_TXN_WRITE) return 0;
+    if (sqlite3_txn_state(test::StoreAccess::db(*g_state->store), "main") != SQLITE_TXN_WRITE) return 0;
     g_state->committed = true;
     return 1;
 }
@@ -72,7 +73,7 @@ FuzzState& setUp() {
     auto store = TraceStore::open(":memory:", TraceStore::Mode::Create);
     if (!store) die(store.message().c_str());
     s->store = std::move(store.value());
-    sqlite3* db = s->store->db();
+    sqlite3* db = test::StoreAccess::db(*s->store);
     sqlite3_commit_hook(db, vetoCommit, nullptr);
     // One statement counting the rows of every table, so that "nothing left behind" means everything.
     std::string count;
@@ -130,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (result) die("an import succeeded although its commit was vetoed");
     ++s.inputs;
     if (s.committed) ++s.imported;
-    if (!sqlite3_get_autocommit(s.store->db())) die("an import left its transaction open");
+    if (!sqlite3_get_autocommit(test::StoreAccess::db(*s.store))) die("an import left its transaction open");
     if (result.message().empty()) die("an import failed without a message");
     // Nothing of any input may remain (a failed import must leave the database as it was).
     if (rowCount(s) != s.emptyRows) die("an import left rows behind");
