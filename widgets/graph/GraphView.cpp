@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEventLoop>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "common/JobRunner.h"
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
 
@@ -30,7 +32,7 @@ QStringList nodeLines(const SegmentTypeStats& t) {
 }
 }
 
-GraphView::GraphView(QWidget* parent) : QWidget(parent) {
+GraphView::GraphView(QWidget* parent) : QWidget(parent), m_layoutJob(new JobRunner(this)) {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -83,20 +85,45 @@ QSizeF GraphView::nodeSize(int node, double largestMeasure) const {
 void GraphView::relayout() {
     m_layout = {};
     m_sizes.clear();
+    m_layoutJob->cancel();
+    m_layoutPending = false;
     if (m_graph) {
+        // Node sizes need the widget's font metrics (cheap, here); the layout itself runs on a worker.
         GraphLayoutInput input;
         double largest = 0;
         for (std::size_t i = 0; i < m_graph->types.size(); ++i) largest = std::max(largest, sizeMeasure(static_cast<int>(i)));
+        std::vector<QSizeF> sizes;
         for (std::size_t i = 0; i < m_graph->types.size(); ++i) {
-            m_sizes.push_back(nodeSize(static_cast<int>(i), largest));
-            input.nodes.push_back({m_sizes.back().width(), m_sizes.back().height()});
+            sizes.push_back(nodeSize(static_cast<int>(i), largest));
+            input.nodes.push_back({sizes.back().width(), sizes.back().height()});
         }
         for (const auto& e : m_graph->happensBefore)
             input.edges.push_back({static_cast<int>(e.from), static_cast<int>(e.to), e.confirmed ? 2.0 : 1.0});
-        m_layout = layoutGraph(input);
+        m_layoutPending = true;
+        const GraphLayoutBudget budget = m_budget;
+        m_layoutJob->start<std::shared_ptr<GraphLayoutResult>>(
+            [input = std::move(input), budget](const CancelToken&, const ProgressSink&) {
+                return std::make_shared<GraphLayoutResult>(layoutWithBudget(input, budget));
+            },
+            [this, sizes = std::move(sizes)](std::shared_ptr<GraphLayoutResult> layout) {
+                m_layout = std::move(*layout);
+                m_sizes = sizes;
+                m_layoutPending = false;
+                m_fitted = false;
+                fit();
+                emit layoutReady();
+            });
     }
     m_fitted = false;
     fit();
+}
+
+bool GraphView::waitForLayout() {
+    if (!m_layoutPending) return false;
+    QEventLoop loop;
+    connect(this, &GraphView::layoutReady, &loop, &QEventLoop::quit);
+    while (m_layoutPending) loop.exec();
+    return true;
 }
 
 void GraphView::fit() {
@@ -117,7 +144,7 @@ void GraphView::resizeEvent(QResizeEvent*) {
 }
 
 QRectF GraphView::nodeRect(int node) const {
-    if (!m_graph || node < 0 || node >= static_cast<int>(m_sizes.size())) return {};
+    if (!m_graph || node < 0 || node >= static_cast<int>(m_sizes.size()) || node >= static_cast<int>(m_layout.centers.size())) return {};
     const QSizeF s = m_sizes[static_cast<std::size_t>(node)] * m_scale;
     const QPointF c = toWidget(m_layout.centers[static_cast<std::size_t>(node)]);
     return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
@@ -166,6 +193,12 @@ void GraphView::paintEvent(QPaintEvent*) {
     if (!m_graph) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter, tr("No model yet: the database has not been analysed."));
+        return;
+    }
+    if (m_layoutPending) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter,
+                   tr("Laying out %L1 segment types and %L2 edges…").arg(m_graph->types.size()).arg(m_graph->happensBefore.size()));
         return;
     }
     if (!m_layout.error.isEmpty()) {
@@ -263,6 +296,13 @@ void GraphView::paintEvent(QPaintEvent*) {
         }
     }
     p.setFont(font());
+    // Which layout this is (Graphviz, or our layered one and why), top left.
+    if (!m_layout.description.isEmpty()) {
+        const QRect box(6, 6, fontMetrics().horizontalAdvance(m_layout.description) + 12, fontMetrics().height() + 6);
+        p.fillRect(box, QColor(255, 255, 255, 220));
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(box, Qt::AlignCenter, m_layout.description);
+    }
     // Legend.
     const QStringList items = {tr("→ happens-before (width: support; dashed: unconfirmed)"), tr("··· mutual exclusion"),
                                tr("-·- pipeline"), tr("red bar: share of requests where critical"),
