@@ -25,8 +25,10 @@ int RequestAggregates::categoryIndex(std::string_view name) const {
     return -1;
 }
 
-RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads,
-                                    const ProgressSink* progress, const CancelToken* cancel) {
+Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads,
+                                            const ProgressSink* progress, const CancelToken* cancel) {
+    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
+    if (cancelled()) return Status::error("cancelled");
     const TraceData& td = analysis.data;
     RequestAggregates a;
     // Category of every segment type, from its first instance.
@@ -105,14 +107,16 @@ RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const Cate
                 path.ns.push_back(dag.segments[v].durationNs());
             }
             path.count.push_back(static_cast<std::uint32_t>(cp.segments.size()));
+            if (((r - begin) & 0xFF) == 0xFF && cancelled()) return;
             if (((r - begin) & 0x3FFF) == 0x3FFF) {
-                if (cancel && cancel->isCancelled()) return;
                 const std::size_t total = done.fetch_add(0x4000) + 0x4000;
                 std::lock_guard lock(reportMutex);
                 reporter.report(double(total) / double(std::max<std::size_t>(1, n)), "aggregating critical paths and slack");
             }
         }
     });
+    // A shard that stopped early left rows unfilled: say so rather than hand them out as complete.
+    if (cancelled()) return Status::error("cancelled");
     // Shards hold consecutive requests: concatenating them keeps request order.
     a.pathBegin.reserve(n + 1);
     a.pathBegin.push_back(0);
@@ -389,8 +393,9 @@ SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, T
     return p;
 }
 
-std::vector<TimeNs> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
-                           TimeNs addNs, unsigned threads, const CancelToken* cancel) {
+Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
+                                   TimeNs addNs, unsigned threads, const CancelToken* cancel) {
+    if (cancel && cancel->isCancelled()) return Status::error("cancelled");
     const TraceData& td = analysis.data;
     std::vector<TimeNs> out(td.requestCount());
     forEachShard(td.requestCount(), resolveThreads(threads), [&](unsigned, std::size_t begin, std::size_t end) {
@@ -409,6 +414,7 @@ std::vector<TimeNs> whatIf(const InMemoryAnalysis& analysis, const RequestAggreg
             out[r] = rescheduledLatency(dag, delta);
         }
     });
+    if (cancel && cancel->isCancelled()) return Status::error("cancelled");
     return out;
 }
 

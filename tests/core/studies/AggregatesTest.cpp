@@ -30,7 +30,9 @@ Fixture make(std::int64_t requests, double slowFeedMiss = 1.0, std::uint64_t see
     auto a = analyzeInMemory(f.traces.data, AnalysisOptions{});
     EXPECT_TRUE(a);
     f.analysis = std::move(a.value());
-    f.aggregates = computeAggregates(f.analysis, CategoryRules::defaults());
+    auto aggregates = computeAggregates(f.analysis, CategoryRules::defaults());
+    EXPECT_TRUE(aggregates) << aggregates.message();
+    f.aggregates = std::move(aggregates.value());
     return f;
 }
 
@@ -265,7 +267,9 @@ TEST(Aggregates, WhatIfWithinSlackChangesNothing) {
         if (f.analysis.data.segmentName(SegmentTypeId(static_cast<std::uint32_t>(t))) == "js-chat:JS_BEGIN->JS_END") type = static_cast<int>(t);
     ASSERT_GE(type, 0);
     const TimeNs x = 5000000;  // 5 ms
-    const auto after = whatIf(f.analysis, f.aggregates, {type, -1}, 1.0, x);
+    const auto afterResult = whatIf(f.analysis, f.aggregates, {type, -1}, 1.0, x);
+    ASSERT_TRUE(afterResult) << afterResult.message();
+    const auto& after = afterResult.value();
     RequestDagBuilder builder(f.analysis.model, f.analysis.data);
     RequestDag dag;
     int unchanged = 0, grown = 0;
@@ -287,5 +291,24 @@ TEST(Aggregates, WhatIfWithinSlackChangesNothing) {
     EXPECT_GT(grown, 10);
     // Halving a category can only help.
     const auto faster = whatIf(f.analysis, f.aggregates, {-1, f.aggregates.categoryIndex("network")}, 0.5);
-    EXPECT_LT(quantile(faster, 0.5), quantile(f.aggregates.latencyNs, 0.5));
+    ASSERT_TRUE(faster);
+    EXPECT_LT(quantile(faster.value(), 0.5), quantile(f.aggregates.latencyNs, 0.5));
+}
+
+TEST(Aggregates, CancelledRunsSayCancelledInsteadOfReturningPartialData) {
+    // Issue 10: a cancelled aggregation or what-if returned rows it never filled, as if complete.
+    const Fixture& f = sample();
+    CancelToken cancel;
+    cancel.cancel();
+    const auto aggregates = computeAggregates(f.analysis, CategoryRules::defaults(), 2, nullptr, &cancel);
+    ASSERT_FALSE(aggregates);
+    EXPECT_EQ(aggregates.message(), "cancelled");
+    const auto after = whatIf(f.analysis, f.aggregates, {-1, f.aggregates.categoryIndex("network")}, 0.5, 0, 2, &cancel);
+    ASSERT_FALSE(after);
+    EXPECT_EQ(after.message(), "cancelled");
+    // Not cancelled: complete results, as before.
+    CancelToken untouched;
+    const auto whole = computeAggregates(f.analysis, CategoryRules::defaults(), 2, nullptr, &untouched);
+    ASSERT_TRUE(whole) << whole.message();
+    EXPECT_EQ(whole->latencyNs, f.aggregates.latencyNs);
 }

@@ -44,7 +44,8 @@ struct RequestAggregates {
     int categoryIndex(std::string_view name) const;
 };
 
-RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads = 0,
+// A cancelled run returns the status "cancelled", never the rows it had filled so far.
+Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads = 0,
                                     const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
 
 // An analysed database in memory, with segment types numbered as the stored model numbers them.
@@ -134,7 +135,8 @@ struct WhatIfTarget {
     int type = -1;      // a segment type, or
     int category = -1;  // a category index
 };
-std::vector<TimeNs> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
+// Cancelled: the status "cancelled".
+Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
                            TimeNs addNs = 0, unsigned threads = 0, const CancelToken* cancel = nullptr);
 
 double quantile(std::vector<float> values, double q);  // q in [0, 1]
