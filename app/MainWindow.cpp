@@ -137,6 +137,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob})
         connect(runner, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_model->graphView(), &widgets::GraphView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_aggregates, &widgets::AggregatesView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_aggregates, &widgets::AggregatesView::requestActivated, this, [this](RequestId id) {
         const int row = m_requests->rowOf(id);
         if (row < 0) return;
@@ -357,12 +358,17 @@ void MainWindow::loadAggregates() {
             m_aggregateData = result->aggregates;
             QStringList keys;
             for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
-            TraceStore* store = m_store.get();
             auto aggregates = m_aggregateData;
             auto analysis = m_analysisData;
+            const std::string file = m_path.toStdString();
             m_aggregates->setAggregates(
                 m_aggregateData, keys,
-                [store, aggregates](const QString& key) { return attributeValues(*store, aggregates->ids, key.toStdString()); },
+                // Called on the view's workers: each read opens its own connection.
+                [file, aggregates](const QString& key) {
+                    auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+                    return store ? attributeValues(*store.value(), aggregates->ids, key.toStdString())
+                                 : std::vector<std::string>(aggregates->ids.size());
+                },
                 [analysis](std::uint32_t type) {
                     return type < analysis->data.segmentTypes.size() ? QString::fromStdString(analysis->data.segmentName(SegmentTypeId(type)))
                                                                      : QString::number(type);
@@ -505,7 +511,7 @@ void MainWindow::selectRequestByName(const QString& name) {
 
 bool MainWindow::isLoading() const {
     return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
-           m_aggregateJob->isRunning() || m_model->graphView()->isLayoutPending();
+           m_aggregateJob->isRunning() || m_model->graphView()->isLayoutPending() || m_aggregates->isComputing();
 }
 
 void MainWindow::importFiles() {

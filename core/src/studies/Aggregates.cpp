@@ -418,4 +418,51 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
     return out;
 }
 
+BreakdownStudy breakdownStudy(const RequestAggregates& a, const std::vector<std::string>* values) {
+    BreakdownStudy out;
+    if (!values) out.groups.emplace_back("all requests", breakdown(a));
+    else
+        for (auto& s : stratify(a, *values)) out.groups.emplace_back(std::move(s.value), std::move(s.breakdown));
+    for (std::size_t c = 0; c < a.width() && out.shareCdfs.size() < 4; ++c) {
+        if (a.categories[c] == "unused") continue;
+        out.shareCdfs.emplace_back(a.categories[c], criticalShareCdf(a, c));
+    }
+    return out;
+}
+
+SlackStudy slackStudy(const RequestAggregates& a, std::size_t category, TimeNs cutoffNs, const std::vector<std::uint32_t>& rows,
+                      const std::vector<std::string>* users, int buckets) {
+    SlackStudy out;
+    if (category >= a.width()) return out;
+    for (std::size_t r = 0; r < a.requests(); ++r)
+        if (a.hasSlack(r, category)) out.slackNs.push_back(a.slack(r, category));
+    std::sort(out.slackNs.begin(), out.slackNs.end());
+    out.cutoffNs = cutoffNs >= 0 ? cutoffNs : (out.slackNs.empty() ? 0 : out.slackNs[(out.slackNs.size() - 1) / 2 + (out.slackNs.size() - 1) % 2]);
+    out.buckets = slackBuckets(a, category, buckets, rows);
+    if (users) {
+        out.predicted = true;
+        out.prediction = predictSlack(a, category, out.cutoffNs, *users);
+    }
+    return out;
+}
+
+std::vector<std::uint32_t> rowsWithValue(const std::vector<std::string>& values, std::string_view wanted) {
+    std::vector<std::uint32_t> rows;
+    for (std::size_t r = 0; r < values.size(); ++r)
+        if (values[r] == wanted) rows.push_back(static_cast<std::uint32_t>(r));
+    return rows;
+}
+
+std::vector<std::string> valuesByFrequency(const std::vector<std::string>& values, std::size_t limit) {
+    std::unordered_map<std::string_view, std::int64_t> counts;
+    for (const auto& v : values)
+        if (!v.empty()) ++counts[v];
+    std::vector<std::pair<std::int64_t, std::string_view>> ordered;
+    for (const auto& [v, n] : counts) ordered.emplace_back(-n, v);
+    std::sort(ordered.begin(), ordered.end());
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < ordered.size() && i < limit; ++i) out.emplace_back(ordered[i].second);
+    return out;
+}
+
 } // namespace tracelight

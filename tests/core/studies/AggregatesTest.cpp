@@ -1,6 +1,7 @@
 // Aggregate studies against sums computed independently and against what the generator injected.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -311,4 +312,36 @@ TEST(Aggregates, CancelledRunsSayCancelledInsteadOfReturningPartialData) {
     const auto whole = computeAggregates(f.analysis, CategoryRules::defaults(), 2, nullptr, &untouched);
     ASSERT_TRUE(whole) << whole.message();
     EXPECT_EQ(whole->latencyNs, f.aggregates.latencyNs);
+}
+
+TEST(Aggregates, ViewStudiesAreTheStudiesTheyCombine) {
+    // What the aggregates view draws, computed in core (off the GUI thread) from the same functions.
+    const Fixture& f = sample();
+    const auto& a = f.aggregates;
+    const BreakdownStudy all = breakdownStudy(a, nullptr);
+    ASSERT_EQ(all.groups.size(), 1u);
+    EXPECT_EQ(all.groups[0].second.meanLatencyNs, breakdown(a).meanLatencyNs);
+    EXPECT_FALSE(all.shareCdfs.empty());
+    EXPECT_LE(all.shareCdfs.size(), 4u);
+    EXPECT_EQ(all.shareCdfs[0].second, criticalShareCdf(a, static_cast<std::size_t>(a.categoryIndex(all.shareCdfs[0].first))));
+    std::vector<std::string> parity(a.requests());
+    for (std::size_t r = 0; r < parity.size(); ++r) parity[r] = r % 3 == 0 ? "three" : "other";
+    EXPECT_EQ(breakdownStudy(a, &parity).groups.size(), 2u);
+
+    const auto web = static_cast<std::size_t>(a.categoryIndex("web") >= 0 ? a.categoryIndex("web") : 0);
+    const SlackStudy median = slackStudy(a, web, -1, {}, &parity);
+    ASSERT_FALSE(median.slackNs.empty());
+    EXPECT_TRUE(std::is_sorted(median.slackNs.begin(), median.slackNs.end()));
+    EXPECT_EQ(median.cutoffNs, quantile(median.slackNs, 0.5));
+    EXPECT_EQ(median.buckets.size(), slackBuckets(a, web, 5).size());
+    EXPECT_TRUE(median.predicted);
+    EXPECT_EQ(median.prediction.pairs, predictSlack(a, web, median.cutoffNs, parity).pairs);
+    const auto rows = rowsWithValue(parity, "three");
+    EXPECT_EQ(rows.size(), (a.requests() + 2) / 3);
+    const SlackStudy within = slackStudy(a, web, 1000000, rows, nullptr);
+    EXPECT_EQ(within.cutoffNs, 1000000);
+    EXPECT_FALSE(within.predicted);
+    EXPECT_EQ(within.buckets.front().requests, slackBuckets(a, web, 5, rows).front().requests);
+    EXPECT_EQ(valuesByFrequency(parity, 10), (std::vector<std::string>{"other", "three"}));
+    EXPECT_EQ(valuesByFrequency({"b", "a", "", "b", "a", "c"}, 2), (std::vector<std::string>{"a", "b"}));
 }
