@@ -107,6 +107,24 @@ TEST(GraphLayout, LayeredLayoutSurvivesCyclesAndBadEdges) {
     EXPECT_TRUE(layout.edgePaths[4].empty());  // to a node that does not exist
 }
 
+TEST(GraphLayout, GraphvizPastItsTimeBudgetIsAbandonedForTheLayeredLayout) {
+    // Within the size limits, but given no time at all: the answer is the layered layout, and says why.
+    widgets::GraphLayoutInput input;
+    const auto g = test::makeGraph(250);
+    for (std::size_t i = 0; i < g->types.size(); ++i) input.nodes.push_back({80, 40});
+    for (const auto& e : g->happensBefore) input.edges.push_back({static_cast<int>(e.from), static_cast<int>(e.to), 1});
+    widgets::GraphLayoutBudget budget;
+    budget.graphvizMs = 0;
+    const auto layout = widgets::layoutWithBudget(input, budget);
+    EXPECT_EQ(layout.method, widgets::GraphLayoutMethod::Layered);
+    EXPECT_TRUE(layout.description.contains(QStringLiteral("longer than"))) << layout.description.toStdString();
+    ASSERT_EQ(layout.centers.size(), input.nodes.size());
+    // Let the abandoned dot finish before the process ends: a layout takes the Graphviz lock after it.
+    widgets::GraphLayoutInput tiny;
+    tiny.nodes = {{10, 10}};
+    EXPECT_EQ(widgets::layoutGraph(tiny).method, widgets::GraphLayoutMethod::Graphviz);
+}
+
 TEST(GraphLayout, SmallModelStillGetsGraphviz) {
     GraphView view;
     view.resize(1200, 700);
