@@ -133,7 +133,7 @@ void GraphView::fit() {
     }
     const QRectF b = m_layout.bounds.adjusted(-20, -20, 20, 20);
     m_scale = std::min(width() / b.width(), height() / b.height());
-    m_scale = std::clamp(m_scale, 0.05, 2.0);
+    m_scale = std::clamp(m_scale, 0.01, 2.0);  // a large model's layered layout is tens of thousands of pixels wide
     m_offset = QPointF(width() / 2.0, height() / 2.0) - b.center() * m_scale;
     m_fitted = true;
     update();
@@ -242,8 +242,11 @@ void GraphView::paintEvent(QPaintEvent*) {
         }
     }
     // Mutual exclusion: dotted, undirected; pipelines: dash-dot producer -> consumer.
+    // Thousands of arcs (a large model) hide the graph: then only the selected node's relations are drawn.
+    const bool onlySelected = relationsOfSelectionOnly();
     auto drawRelation = [&](const ModelGraph::Edge& e, const QColor& colour, Qt::PenStyle style) {
         if (!edgeVisible(e)) return;
+        if (onlySelected && static_cast<int>(e.from) != m_selected && static_cast<int>(e.to) != m_selected) return;
         const QPointF a = toWidget(m_layout.centers[e.from]), b = toWidget(m_layout.centers[e.to]);
         QPainterPath path(a);
         const QPointF mid = (a + b) / 2 + QPointF(0, -std::min(60.0, std::hypot(b.x() - a.x(), b.y() - a.y()) / 5));
@@ -304,17 +307,23 @@ void GraphView::paintEvent(QPaintEvent*) {
         p.drawText(box, Qt::AlignCenter, m_layout.description);
     }
     // Legend.
-    const QStringList items = {tr("→ happens-before (width: support; dashed: unconfirmed)"), tr("··· mutual exclusion"),
-                               tr("-·- pipeline"), tr("red bar: share of requests where critical"),
+    const QString ofSelection = onlySelected ? tr(" (of the selected node only: %L1 in all)").arg(m_graph->mutualExclusion.size() + m_graph->pipelines.size())
+                                             : QString();
+    const QStringList items = {tr("→ happens-before (width: support; dashed: unconfirmed)"), tr("··· mutual exclusion") + ofSelection,
+                               tr("-·- pipeline") + ofSelection, tr("red bar: share of requests where critical"),
                                m_sizeBy == NodeSize::MeanDuration ? tr("height: mean duration") : tr("height: critical-path count")};
     const QColor colours[] = {QColor(90, 98, 110), palette::mutualExclusion(), palette::pipeline(), palette::critical(), palette().color(QPalette::WindowText)};
     int y = height() - 8 - items.size() * (fontMetrics().height() + 2);
-    p.fillRect(QRect(6, y - 4, 360, items.size() * (fontMetrics().height() + 2) + 8), QColor(255, 255, 255, 220));
+    p.fillRect(QRect(6, y - 4, onlySelected ? 520 : 360, items.size() * (fontMetrics().height() + 2) + 8), QColor(255, 255, 255, 220));
     for (int k = 0; k < items.size(); ++k) {
         p.setPen(colours[k]);
         p.drawText(QPoint(12, y + fontMetrics().ascent()), items[k]);
         y += fontMetrics().height() + 2;
     }
+}
+
+bool GraphView::relationsOfSelectionOnly() const {
+    return m_graph && m_graph->mutualExclusion.size() + m_graph->pipelines.size() > kMaxRelationsDrawn;
 }
 
 bool GraphView::event(QEvent* e) {
@@ -340,7 +349,7 @@ bool GraphView::event(QEvent* e) {
 void GraphView::wheelEvent(QWheelEvent* e) {
     const double factor = std::pow(1.25, e->angleDelta().y() / 120.0);
     const QPointF anchor = toGraph(e->position());
-    m_scale = std::clamp(m_scale * factor, 0.02, 8.0);
+    m_scale = std::clamp(m_scale * factor, 0.01, 8.0);
     m_offset = e->position() - anchor * m_scale;
     update();
 }

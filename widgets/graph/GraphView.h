@@ -42,6 +42,9 @@ public:
     int nodeAt(const QPoint& pos) const;
     QRectF nodeRect(int node) const;  // in widget coordinates
     int visibleEdgeCount() const;
+    // Above this many mutual-exclusion and pipeline relations, only the selected node's are drawn.
+    static constexpr std::size_t kMaxRelationsDrawn = 500;
+    bool relationsOfSelectionOnly() const;
     QString layoutError() const { return m_layout.error; }
     // The layout runs on a worker (the job runner); until it arrives the view says it is laying out.
     bool isLayoutPending() const { return m_layoutPending; }

@@ -149,6 +149,7 @@ TEST(GraphView, LaysOutOffTheGuiThreadAndSaysWhichLayout) {
     EXPECT_EQ(view.layoutMethod(), widgets::GraphLayoutMethod::Layered);
     EXPECT_TRUE(view.layoutDescription().contains(QStringLiteral("3000 nodes"))) << view.layoutDescription().toStdString();
     EXPECT_FALSE(view.nodeRect(0).isEmpty());
+    EXPECT_FALSE(view.relationsOfSelectionOnly());  // no mutual exclusion or pipelines in this model
     QImage image(view.size(), QImage::Format_ARGB32);
     view.render(&image);
     EXPECT_NE(image, pending);
