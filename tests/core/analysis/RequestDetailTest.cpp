@@ -73,7 +73,9 @@ void expectSameAsCli(const TraceStore& store, const std::string& name) {
     for (std::size_t s = 0; s < d.critical.size(); ++s)
         EXPECT_EQ(d.critical[s], std::find(cli->criticalPath.begin(), cli->criticalPath.end(), s) != cli->criticalPath.end()) << s;
     // The graph (for drawing) is still there.
-    if (d.dag.segments.size() > 1) EXPECT_FALSE(d.dag.edges.empty());
+    if (d.dag.segments.size() > 1) {
+        EXPECT_FALSE(d.dag.edges.empty());
+    }
 }
 
 } // namespace
