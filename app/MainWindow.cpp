@@ -50,7 +50,7 @@ struct AggregateBundle {
     Status status = Status::ok();
 };
 using AggregateResult = std::shared_ptr<AggregateBundle>;
-using WhatIfResult = std::shared_ptr<std::vector<TimeNs>>;
+using WhatIfResult = std::shared_ptr<Result<std::vector<TimeNs>>>;
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -113,6 +113,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         m_analysis->cancel();
         m_import->cancel();
         m_aggregateJob->cancel();
+        m_modelJob->cancel();
+        m_detail->cancel();
         m_statusText->setText(tr("Cancelled; the database is unchanged."));
     });
     for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_import, m_aggregateJob}) {
@@ -134,6 +136,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     }
     for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob})
         connect(runner, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_model->graphView(), &widgets::GraphView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_aggregates, &widgets::AggregatesView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_aggregates, &widgets::AggregatesView::requestActivated, this, [this](RequestId id) {
         const int row = m_requests->rowOf(id);
         if (row < 0) return;
@@ -168,9 +172,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         m_aggregateJob->start<WhatIfResult>(
             [analysis, aggregates, target, factor](const CancelToken& cancel, const ProgressSink& progress) {
                 progress(0.0, "re-scheduling every request");
-                return std::make_shared<std::vector<TimeNs>>(whatIf(*analysis, *aggregates, target, factor, 0, 0, &cancel));
+                return std::make_shared<Result<std::vector<TimeNs>>>(whatIf(*analysis, *aggregates, target, factor, 0, 0, &cancel));
             },
-            [this, label](WhatIfResult result) { m_aggregates->setWhatIfResult(*result, label); });
+            [this, label](WhatIfResult result) {
+                if (!result->isOk()) {
+                    m_statusText->setText(tr("What-if: %1").arg(QString::fromStdString(result->message())));
+                    return;
+                }
+                m_aggregates->setWhatIfResult(result->value(), label);
+            });
     });
 
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
@@ -330,23 +340,35 @@ void MainWindow::loadAggregates() {
             }
             ProgressSink aggregating = [&](double f, std::string_view s) { progress(0.5 + 0.5 * f, s); };
             auto shared = std::make_shared<const InMemoryAnalysis>(std::move(analysis.value()));
-            bundle->aggregates = std::make_shared<const RequestAggregates>(
-                computeAggregates(*shared, loadCategoryRules(*store.value()), 0, &aggregating, &cancel));
+            auto aggregates = computeAggregates(*shared, loadCategoryRules(*store.value()), 0, &aggregating, &cancel);
+            if (!aggregates) {
+                bundle->status = aggregates.status();  // cancelled: nothing partial reaches the view
+                return bundle;
+            }
+            bundle->aggregates = std::make_shared<const RequestAggregates>(std::move(aggregates.value()));
             bundle->analysis = shared;
             return bundle;
         },
         [this](AggregateResult result) {
-            if (!result->status) return;
+            if (!result->status) {
+                m_statusText->setText(tr("Aggregates: %1").arg(QString::fromStdString(result->status.message())));
+                return;
+            }
             m_analysisData = result->analysis;
             m_aggregateData = result->aggregates;
             QStringList keys;
             for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
-            std::shared_ptr<const TraceStore> store = m_store;
             auto aggregates = m_aggregateData;
             auto analysis = m_analysisData;
+            const std::string file = m_path.toStdString();
             m_aggregates->setAggregates(
                 m_aggregateData, keys,
-                [store, aggregates](const QString& key) { return attributeValues(*store, aggregates->ids, key.toStdString()); },
+                // Called on the view's workers: each read opens its own connection.
+                [file, aggregates](const QString& key) {
+                    auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+                    return store ? attributeValues(*store.value(), aggregates->ids, key.toStdString())
+                                 : std::vector<std::string>(aggregates->ids.size());
+                },
                 [analysis](std::uint32_t type) {
                     return type < analysis->data.segmentTypes.size() ? QString::fromStdString(analysis->data.segmentName(SegmentTypeId(type)))
                                                                      : QString::number(type);
@@ -429,12 +451,13 @@ void MainWindow::loadTable() {
 void MainWindow::loadModel() {
     const std::string file = m_path.toStdString();
     m_modelJob->start<GraphResult>(
-        [file](const CancelToken&, const ProgressSink&) {
+        [file](const CancelToken& cancel, const ProgressSink&) {
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) return std::make_shared<Result<ModelGraph>>(store.status());
-            return std::make_shared<Result<ModelGraph>>(loadModelGraph(*store.value()));
+            return std::make_shared<Result<ModelGraph>>(loadModelGraph(*store.value(), &cancel));
         },
         [this](GraphResult result) {
+            // The view lays the graph out on a worker of its own (never here, on the GUI thread).
             if (result->isOk()) m_model->setGraph(std::make_shared<const ModelGraph>(std::move(result->value())));
         });
 }
@@ -466,10 +489,10 @@ void MainWindow::showRequest(RequestId id) {
     if (!id.isValid() || m_path.isEmpty()) return;
     const std::string file = m_path.toStdString();
     m_detail->start<DetailResult>(
-        [file, id](const CancelToken&, const ProgressSink&) {
+        [file, id](const CancelToken& cancel, const ProgressSink&) {
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) return std::make_shared<Result<RequestDetail>>(store.status());
-            return std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id));
+            return std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id, &cancel));
         },
         [this](DetailResult result) {
             if (!result->isOk()) {
@@ -492,7 +515,7 @@ void MainWindow::selectRequestByName(const QString& name) {
 
 bool MainWindow::isLoading() const {
     return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
-           m_aggregateJob->isRunning();
+           m_aggregateJob->isRunning() || m_model->graphView()->isLayoutPending() || m_aggregates->isComputing();
 }
 
 void MainWindow::importFiles() {

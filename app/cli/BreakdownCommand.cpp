@@ -34,7 +34,9 @@ int runBreakdown(const BreakdownArgs& args) {
     if (!store) return fail(store.message());
     auto analysis = loadAnalysis(*store.value());
     if (!analysis) return fail(analysis.message());
-    const RequestAggregates a = computeAggregates(analysis.value(), loadCategoryRules(*store.value()));
+    auto aggregates = computeAggregates(analysis.value(), loadCategoryRules(*store.value()));
+    if (!aggregates) return fail(db + ": " + aggregates.message());
+    const RequestAggregates& a = aggregates.value();
     std::vector<std::uint32_t> rows;
     if (!period.empty()) {
         rows = periodRows(*store.value(), a.ids, period);

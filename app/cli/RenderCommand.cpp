@@ -63,6 +63,9 @@ int runRender(const RenderArgs& args) {
         widgets::ModelOverview w;
         w.resize(width, height);
         w.setGraph(std::make_shared<const ModelGraph>(std::move(graph.value())));
+        // The same layout rule as the app: Graphviz within its budget, else the layered layout.
+        w.graphView()->waitForLayout();
+        std::cerr << w.graphView()->layoutDescription().toStdString() << "\n";
         w.render(&image);
     }
     if (!image.save(QString::fromStdString(out), "PNG")) return fail(out + ": cannot write");

@@ -12,10 +12,13 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <QEventLoop>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <qcustomplot.h>
 
+#include "common/JobRunner.h"
 #include "plots/BreakdownPlot.h"
 #include "plots/CdfPlot.h"
 #include "common/PlotExport.h"
@@ -32,7 +35,30 @@ std::vector<float> toMicroseconds(const std::vector<TimeNs>& ns) {
 }
 } // namespace
 
-AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
+struct AggregatesView::AttributeCache {
+    std::function<std::vector<std::string>(const QString&)> read;
+    std::mutex mutex;
+    std::map<QString, std::shared_ptr<const std::vector<std::string>>> values;
+
+    // On a worker: the attribute per row, read from the database the first time a key is asked for.
+    std::shared_ptr<const std::vector<std::string>> get(const QString& key) {
+        std::lock_guard lock(mutex);
+        auto it = values.find(key);
+        if (it == values.end())
+            it = values.emplace(key, std::make_shared<const std::vector<std::string>>(read ? read(key) : std::vector<std::string>{})).first;
+        return it->second;
+    }
+};
+
+AggregatesView::AggregatesView(QWidget* parent)
+    : QWidget(parent),
+      m_attributes(std::make_shared<AttributeCache>()),
+      m_breakdownJob(new JobRunner(this)),
+      m_outlierJob(new JobRunner(this)),
+      m_slackJob(new JobRunner(this)),
+      m_withinJob(new JobRunner(this)) {
+    for (JobRunner* job : {m_breakdownJob, m_outlierJob, m_slackJob, m_withinJob})
+        connect(job, &JobRunner::finished, this, &AggregatesView::jobFinished, Qt::QueuedConnection);
     m_pages = new QTabWidget(this);
     m_pages->setDocumentMode(true);
     auto* layout = new QVBoxLayout(this);
@@ -142,30 +168,14 @@ AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
         v->addLayout(controls);
         v->addWidget(split, 1);
         m_pages->addTab(page, tr("Slack studies"));
-        connect(m_slackCategory, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshSlackStudies);
-        connect(m_userAttribute, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshSlackStudies);
-        connect(m_withinAttribute, &QComboBox::currentIndexChanged, this, [this] {
-            // The values of the chosen attribute, most frequent first.
-            m_withinValue->blockSignals(true);
-            m_withinValue->clear();
-            if (m_withinAttribute->currentIndex() > 0 && m_attributeValues) {
-                std::map<std::string, int> counts;
-                for (const auto& v : attribute(m_withinAttribute->currentText())) ++counts[v];
-                std::vector<std::pair<int, std::string>> ordered;
-                for (const auto& [v, n] : counts)
-                    if (!v.empty()) ordered.emplace_back(-n, v);
-                std::sort(ordered.begin(), ordered.end());
-                for (std::size_t i = 0; i < ordered.size() && i < 200; ++i) m_withinValue->addItem(QString::fromStdString(ordered[i].second));
-            }
-            m_withinValue->blockSignals(false);
-            refreshSlackStudies();
-        });
-        connect(m_withinValue, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshSlackStudies);
-        connect(m_slackCdf, &CdfPlot::cutOffMoved, this, [this](double, double) { refreshSlackStudies(); });
+        connect(m_slackCategory, &QComboBox::currentIndexChanged, this, [this] { refreshSlackStudies(false); });
+        connect(m_userAttribute, &QComboBox::currentIndexChanged, this, [this] { refreshSlackStudies(false); });
+        connect(m_withinAttribute, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshWithinValues);
+        connect(m_withinValue, &QComboBox::currentIndexChanged, this, [this] { refreshSlackStudies(false); });
+        connect(m_slackCdf, &CdfPlot::cutOffMoved, this, [this](double, double) { refreshSlackStudies(true); });
         attachPlotExport(m_bucketPlot, [this] {
             QString out = QStringLiteral("slack_from_us,slack_to_us,requests,correlation,slope\n");
-            if (!m_data || m_slackCategory->currentIndex() < 0) return out;
-            for (const auto& b : slackBuckets(*m_data, static_cast<std::size_t>(m_slackCategory->currentData().toInt()), 5))
+            for (const auto& b : m_buckets)
                 out += QStringLiteral("%1,%2,%3,%4,%5\n").arg(nsToUs(b.slackFromNs)).arg(nsToUs(b.slackToNs)).arg(b.requests).arg(b.correlation).arg(b.slope);
             return out;
         });
@@ -205,18 +215,28 @@ AggregatesView::AggregatesView(QWidget* parent) : QWidget(parent) {
 
 void AggregatesView::showPage(int index) { m_pages->setCurrentIndex(index); }
 
-const std::vector<std::string>& AggregatesView::attribute(const QString& key) {
-    auto it = m_attributeCache.find(key);
-    if (it == m_attributeCache.end()) it = m_attributeCache.emplace(key, m_attributeValues(key)).first;
-    return it->second;
+bool AggregatesView::isComputing() const {
+    return m_breakdownJob->isRunning() || m_outlierJob->isRunning() || m_slackJob->isRunning() || m_withinJob->isRunning();
+}
+
+bool AggregatesView::waitForResults() {
+    if (!isComputing()) return false;
+    QEventLoop loop;
+    connect(this, &AggregatesView::resultsReady, &loop, &QEventLoop::quit);
+    while (isComputing()) loop.exec();
+    return true;
+}
+
+void AggregatesView::jobFinished() {
+    if (!isComputing()) emit resultsReady();
 }
 
 void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggregates, QStringList attributeKeys,
                                    std::function<std::vector<std::string>(const QString&)> attributeValues,
                                    std::function<QString(std::uint32_t)> typeName) {
     m_data = std::move(aggregates);
-    m_attributeValues = std::move(attributeValues);
-    m_attributeCache.clear();
+    m_attributes = std::make_shared<AttributeCache>();  // jobs still running keep the old one
+    m_attributes->read = std::move(attributeValues);
     m_typeName = std::move(typeName);
     for (QComboBox* box : {m_stratifyBy, m_scatterCategory, m_slackCategory, m_userAttribute, m_whatIfTarget, m_withinAttribute})
         box->blockSignals(true);
@@ -258,7 +278,7 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
     refreshBreakdown();
     refreshOutliers();
     refreshScatter();
-    refreshSlackStudies();
+    refreshSlackStudies(false);
     if (m_data) {
         m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), toMicroseconds(m_data->latencyNs)}});
     } else {  // no aggregates (another database is loading): nothing of the previous ones stays on show
@@ -279,43 +299,57 @@ void AggregatesView::setWhatIfResult(const std::vector<TimeNs>& after, const QSt
 
 void AggregatesView::refreshBreakdown() {
     if (!m_data) {
+        m_breakdownJob->cancel();
         m_breakdown->setBreakdowns({});
         return;
     }
-    std::vector<std::pair<QString, Breakdown>> groups;
-    if (m_stratifyBy->currentIndex() <= 0 || !m_attributeValues) {
-        groups.emplace_back(tr("all requests"), breakdown(*m_data));
-    } else {
-        for (const auto& s : stratify(*m_data, attribute(m_stratifyBy->currentText())))
-            groups.emplace_back(QString::fromStdString(s.value), s.breakdown);
-    }
-    m_breakdown->setBreakdowns(std::move(groups));
-    std::vector<std::pair<QString, std::vector<float>>> shares;
-    for (std::size_t c = 0; c < m_data->width() && shares.size() < 4; ++c) {
-        if (m_data->categories[c] == "unused") continue;
-        shares.emplace_back(QString::fromStdString(m_data->categories[c]), criticalShareCdf(*m_data, c));
-    }
-    m_shareCdf->setSeries(tr("share of the request's critical path in the category (%)"), shares, false, 100.0, QStringLiteral("%"));
+    auto data = m_data;
+    auto attributes = m_attributes;
+    const QString key = m_stratifyBy->currentIndex() > 0 && attributes->read ? m_stratifyBy->currentText() : QString();
+    m_breakdownJob->start<std::shared_ptr<BreakdownStudy>>(
+        [data, attributes, key](const CancelToken&, const ProgressSink&) {
+            const auto values = key.isEmpty() ? nullptr : attributes->get(key);
+            return std::make_shared<BreakdownStudy>(breakdownStudy(*data, values.get()));
+        },
+        [this, key](std::shared_ptr<BreakdownStudy> study) {
+            std::vector<std::pair<QString, Breakdown>> groups;
+            for (auto& [value, b] : study->groups) groups.emplace_back(key.isEmpty() ? tr("all requests") : QString::fromStdString(value), std::move(b));
+            m_breakdown->setBreakdowns(std::move(groups));
+            std::vector<std::pair<QString, std::vector<float>>> shares;
+            for (auto& [name, cdf] : study->shareCdfs) shares.emplace_back(QString::fromStdString(name), std::move(cdf));
+            m_shareCdf->setSeries(tr("share of the request's critical path in the category (%)"), shares, false, 100.0, QStringLiteral("%"));
+        });
 }
 
 void AggregatesView::refreshOutliers() {
-    m_outlierTable->setRowCount(0);
-    if (!m_data) return;
-    const Outliers o = outliers(*m_data, m_outlierPercent->value() / 100.0);
-    m_outlierSummary->setText(tr("%L1 requests slower than %2 ms against the rest, ranked by how much more of their critical path "
-                                 "each segment type takes")
-                                  .arg(o.outlierRequests)
-                                  .arg(nsToMs(o.thresholdNs), 0, 'f', 1));
-    const int rows = static_cast<int>(std::min<std::size_t>(o.segments.size(), 200));
-    m_outlierTable->setRowCount(rows);
-    for (int i = 0; i < rows; ++i) {
-        const auto& s = o.segments[static_cast<std::size_t>(i)];
-        const QString name = m_typeName ? m_typeName(s.type) : QString::number(s.type);
-        m_outlierTable->setItem(i, 0, new QTableWidgetItem(name));
-        m_outlierTable->setItem(i, 1, new QTableWidgetItem(QStringLiteral("%1 %").arg(100 * s.outlierShare, 0, 'f', 2)));
-        m_outlierTable->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1 %").arg(100 * s.restShare, 0, 'f', 2)));
-        m_outlierTable->setItem(i, 3, new QTableWidgetItem(s.ratio >= 1e8 ? QStringLiteral("only in outliers") : QString::number(s.ratio, 'f', 2)));
+    if (!m_data) {
+        m_outlierJob->cancel();
+        m_outlierTable->setRowCount(0);
+        return;
     }
+    auto data = m_data;
+    const double fraction = m_outlierPercent->value() / 100.0;
+    m_outlierJob->start<std::shared_ptr<Outliers>>(
+        [data, fraction](const CancelToken&, const ProgressSink&) { return std::make_shared<Outliers>(outliers(*data, fraction)); },
+        [this](std::shared_ptr<Outliers> result) {
+            const Outliers& o = *result;
+            m_outlierTable->setRowCount(0);
+            m_outlierSummary->setText(tr("%L1 requests slower than %2 ms against the rest, ranked by how much more of their critical path "
+                                         "each segment type takes")
+                                          .arg(o.outlierRequests)
+                                          .arg(nsToMs(o.thresholdNs), 0, 'f', 1));
+            const int rows = static_cast<int>(std::min<std::size_t>(o.segments.size(), 200));
+            m_outlierTable->setRowCount(rows);
+            for (int i = 0; i < rows; ++i) {
+                const auto& s = o.segments[static_cast<std::size_t>(i)];
+                const QString name = m_typeName ? m_typeName(s.type) : QString::number(s.type);
+                m_outlierTable->setItem(i, 0, new QTableWidgetItem(name));
+                m_outlierTable->setItem(i, 1, new QTableWidgetItem(QStringLiteral("%1 %").arg(100 * s.outlierShare, 0, 'f', 2)));
+                m_outlierTable->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1 %").arg(100 * s.restShare, 0, 'f', 2)));
+                m_outlierTable->setItem(i, 3,
+                                        new QTableWidgetItem(s.ratio >= 1e8 ? QStringLiteral("only in outliers") : QString::number(s.ratio, 'f', 2)));
+            }
+        });
 }
 
 void AggregatesView::refreshScatter() {
@@ -326,70 +360,100 @@ void AggregatesView::refreshScatter() {
     m_scatter->setData(m_data, m_scatterCategory->currentData().toInt());
 }
 
-void AggregatesView::refreshSlackStudies() {
-    if (!m_data || m_slackCategory->currentIndex() < 0) return;
+void AggregatesView::refreshWithinValues() {
+    // The values of the chosen attribute, most frequent first (read and counted on a worker).
+    m_withinValue->blockSignals(true);
+    m_withinValue->clear();
+    m_withinValue->blockSignals(false);
+    if (m_withinAttribute->currentIndex() <= 0 || !m_attributes->read) {
+        m_withinJob->cancel();
+        refreshSlackStudies(false);
+        return;
+    }
+    auto attributes = m_attributes;
+    const QString key = m_withinAttribute->currentText();
+    m_withinJob->start<std::shared_ptr<std::vector<std::string>>>(
+        [attributes, key](const CancelToken&, const ProgressSink&) {
+            return std::make_shared<std::vector<std::string>>(valuesByFrequency(*attributes->get(key), 200));
+        },
+        [this](std::shared_ptr<std::vector<std::string>> values) {
+            m_withinValue->blockSignals(true);
+            for (const auto& v : *values) m_withinValue->addItem(QString::fromStdString(v));
+            m_withinValue->blockSignals(false);
+            refreshSlackStudies(false);
+        });
+}
+
+void AggregatesView::refreshSlackStudies(bool fromCutOff) {
+    if (!m_data || m_slackCategory->currentIndex() < 0) {
+        m_slackJob->cancel();
+        return;
+    }
+    auto data = m_data;
+    auto attributes = m_attributes;
     const auto c = static_cast<std::size_t>(m_slackCategory->currentData().toInt());
-    const QString name = m_slackCategory->currentText();
-    std::vector<float> slack;  // the plot's own axis: microseconds
-    for (std::size_t r = 0; r < m_data->requests(); ++r)
-        if (m_data->hasSlack(r, c)) slack.push_back(static_cast<float>(nsToUs(m_data->slack(r, c))));
-    if (sender() != m_slackCdf) {
-        m_slackCdf->setSeries(tr("%1 slack (ms)").arg(name), {{tr("%1 slack").arg(name), slack}});
-        const double median = slack.empty() ? 0 : quantile(slack, 0.5) / 1000.0;
-        m_slackCdf->blockSignals(true);
-        m_slackCdf->setCutOff(median);
-        m_slackCdf->blockSignals(false);
-    }
-    // Correlation of the category's time with latency, per equal-population slack bucket, optionally
-    // within one value of an attribute (one connection type, say).
-    std::vector<std::uint32_t> rows;
-    if (m_withinAttribute->currentIndex() > 0 && m_withinValue->currentIndex() >= 0 && m_attributeValues) {
-        const auto& values = attribute(m_withinAttribute->currentText());
-        const std::string wanted = m_withinValue->currentText().toStdString();
-        for (std::size_t r = 0; r < values.size(); ++r)
-            if (values[r] == wanted) rows.push_back(static_cast<std::uint32_t>(r));
-    }
-    const auto buckets = slackBuckets(*m_data, c, 5, rows);
-    m_bucketPlot->clearPlottables();
-    auto* bars = new QCPBars(m_bucketPlot->xAxis, m_bucketPlot->yAxis);
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    QVector<double> keys, values;
-    for (std::size_t b = 0; b < buckets.size(); ++b) {
-        keys << double(b);
-        values << buckets[b].correlation;
-        ticker->addTick(double(b), QStringLiteral("%1–%2 ms").arg(nsToMs(buckets[b].slackFromNs), 0, 'f', 1).arg(nsToMs(buckets[b].slackToNs), 0, 'f', 1));
-    }
-    bars->setData(keys, values);
-    bars->setBrush(QColor(0x19, 0x71, 0xc2));
-    bars->setName(tr("correlation"));
-    m_bucketPlot->xAxis->setTicker(ticker);
-    m_bucketPlot->xAxis->setTickLabelRotation(20);
-    m_bucketPlot->xAxis->setLabel(tr("%1 slack bucket (equal numbers of requests)").arg(name));
-    m_bucketPlot->yAxis->setLabel(tr("correlation of %1 time with latency").arg(name));
-    m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);
-    // No bucket remains when no request (of the chosen ones) has the category: an empty plot, not a
-    // minimum of nothing.
-    const double lowest = values.isEmpty() ? 0.0 : *std::min_element(values.cbegin(), values.cend()) - 0.05;
-    m_bucketPlot->yAxis->setRange(std::min(0.0, lowest), 1.0);
-    m_bucketPlot->replot();
-    // Prediction from each user's previous request, at the CDF's cut-off.
-    if (m_attributeValues && m_userAttribute->currentIndex() >= 0) {
-        const TimeNs cutoff = usToNs(m_slackCdf->cutOffMs() * 1000.0);
-        const auto p = predictSlack(*m_data, c, cutoff, attribute(m_userAttribute->currentText()));
-        m_prediction->setText(tr("<b>Predicting %1 slack ≥ %2 ms from the user's previous request</b> (%L3 pairs by <i>%4</i>):<br>"
-                                 "predicted slack and had it %L5 · predicted slack, had none %L6 · predicted none, had none %L7 · "
-                                 "predicted none, had slack %L8<br>type I (false alarm) rate %9 % · type II (miss) rate %10 %")
-                                  .arg(name)
-                                  .arg(nsToMs(cutoff), 0, 'f', 1)
-                                  .arg(p.pairs)
-                                  .arg(m_userAttribute->currentText())
-                                  .arg(p.truePositive)
-                                  .arg(p.falsePositive)
-                                  .arg(p.trueNegative)
-                                  .arg(p.falseNegative)
-                                  .arg(100 * p.typeOneRate(), 0, 'f', 1)
-                                  .arg(100 * p.typeTwoRate(), 0, 'f', 1));
-    }
+    // A dragged cut-off is kept; otherwise core takes the median.
+    const TimeNs cutoff = fromCutOff ? usToNs(m_slackCdf->cutOffMs() * 1000.0) : TimeNs(-1);
+    // Correlation per slack bucket, optionally within one value of an attribute (one connection type, say).
+    const bool within = m_withinAttribute->currentIndex() > 0 && m_withinValue->currentIndex() >= 0 && attributes->read;
+    const QString withinKey = within ? m_withinAttribute->currentText() : QString();
+    const std::string wanted = m_withinValue->currentText().toStdString();
+    const QString userKey = m_userAttribute->currentIndex() >= 0 && attributes->read ? m_userAttribute->currentText() : QString();
+    m_slackJob->start<std::shared_ptr<SlackStudy>>(
+        [data, attributes, c, cutoff, withinKey, wanted, userKey](const CancelToken&, const ProgressSink&) {
+            const auto rows = withinKey.isEmpty() ? std::vector<std::uint32_t>{} : rowsWithValue(*attributes->get(withinKey), wanted);
+            const auto users = userKey.isEmpty() ? nullptr : attributes->get(userKey);
+            return std::make_shared<SlackStudy>(slackStudy(*data, c, cutoff, rows, users.get()));
+        },
+        [this, fromCutOff, userKey](std::shared_ptr<SlackStudy> study) {
+            const QString name = m_slackCategory->currentText();
+            if (!fromCutOff) {
+                m_slackCdf->setSeries(tr("%1 slack (ms)").arg(name), {{tr("%1 slack").arg(name), toMicroseconds(study->slackNs)}});
+                m_slackCdf->blockSignals(true);
+                m_slackCdf->setCutOff(nsToMs(study->cutoffNs));
+                m_slackCdf->blockSignals(false);
+            }
+            m_buckets = study->buckets;
+            const auto& buckets = m_buckets;
+            m_bucketPlot->clearPlottables();
+            auto* bars = new QCPBars(m_bucketPlot->xAxis, m_bucketPlot->yAxis);
+            QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+            QVector<double> keys, values;
+            for (std::size_t b = 0; b < buckets.size(); ++b) {
+                keys << double(b);
+                values << buckets[b].correlation;
+                ticker->addTick(double(b),
+                                QStringLiteral("%1–%2 ms").arg(nsToMs(buckets[b].slackFromNs), 0, 'f', 1).arg(nsToMs(buckets[b].slackToNs), 0, 'f', 1));
+            }
+            bars->setData(keys, values);
+            bars->setBrush(QColor(0x19, 0x71, 0xc2));
+            bars->setName(tr("correlation"));
+            m_bucketPlot->xAxis->setTicker(ticker);
+            m_bucketPlot->xAxis->setTickLabelRotation(20);
+            m_bucketPlot->xAxis->setLabel(tr("%1 slack bucket (equal numbers of requests)").arg(name));
+            m_bucketPlot->yAxis->setLabel(tr("correlation of %1 time with latency").arg(name));
+            m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);
+            const double lowest = values.isEmpty() ? 0.0 : *std::min_element(values.begin(), values.end());
+            m_bucketPlot->yAxis->setRange(std::min(0.0, lowest - 0.05), 1.0);
+            m_bucketPlot->replot();
+            // Prediction from each user's previous request, at the CDF's cut-off.
+            if (study->predicted) {
+                const auto& p = study->prediction;
+                m_prediction->setText(tr("<b>Predicting %1 slack ≥ %2 ms from the user's previous request</b> (%L3 pairs by <i>%4</i>):<br>"
+                                         "predicted slack and had it %L5 · predicted slack, had none %L6 · predicted none, had none %L7 · "
+                                         "predicted none, had slack %L8<br>type I (false alarm) rate %9 % · type II (miss) rate %10 %")
+                                          .arg(name)
+                                          .arg(nsToMs(study->cutoffNs), 0, 'f', 1)
+                                          .arg(p.pairs)
+                                          .arg(userKey)
+                                          .arg(p.truePositive)
+                                          .arg(p.falsePositive)
+                                          .arg(p.trueNegative)
+                                          .arg(p.falseNegative)
+                                          .arg(100 * p.typeOneRate(), 0, 'f', 1)
+                                          .arg(100 * p.typeTwoRate(), 0, 'f', 1));
+            }
+        });
 }
 
 } // namespace tracelight::widgets

@@ -2,7 +2,8 @@
 // The aggregate studies over every analysed request: breakdown (summed delay vs critical path, by
 // category and stratified by an attribute, with each category's CDF of critical-path share), outliers,
 // the slack scatter, slack studies (CDF with a cut-off, correlation per slack bucket, prediction from
-// a user's previous request), and what-if re-scheduling. Results come from core; this view asks and draws.
+// a user's previous request), and what-if re-scheduling. Results come from core; this view asks and draws:
+// every study runs through the job runner, off the GUI thread, and a newer choice drops an older result.
 #include <QWidget>
 #include <functional>
 #include <map>
@@ -21,6 +22,7 @@ class QCustomPlot;
 
 namespace tracelight::widgets {
 
+class JobRunner;
 class BreakdownPlot;
 class CdfPlot;
 class SlackScatter;
@@ -30,12 +32,15 @@ class AggregatesView : public QWidget {
 public:
     explicit AggregatesView(QWidget* parent = nullptr);
 
-    // attributeValues: a request attribute per aggregate row (the app reads it from the database).
+    // attributeValues: a request attribute per aggregate row (the app reads it from the database). It is called
+    // on worker threads (once per key; the view keeps what it returned), so it must open its own connection.
     void setAggregates(std::shared_ptr<const RequestAggregates> aggregates, QStringList attributeKeys,
                        std::function<std::vector<std::string>(const QString&)> attributeValues,
                        std::function<QString(std::uint32_t)> typeName);
     void setWhatIfResult(const std::vector<TimeNs>& after, const QString& label);  // latencies per request row
     void showPage(int index);
+    bool isComputing() const;  // a study is still running on a worker
+    bool waitForResults();     // runs the event loop until every study is in (tests, screenshots); false if none ran
 
     BreakdownPlot* breakdownPlot() const { return m_breakdown; }
     SlackScatter* scatter() const { return m_scatter; }
@@ -48,19 +53,26 @@ signals:
     void whatIfRequested(WhatIfTarget target, double factor, const QString& label);
     void requestsBrushed(const std::vector<RequestId>& ids);
     void requestActivated(RequestId id);
+    void resultsReady();  // the last running study has been drawn
 
 private:
     void refreshBreakdown();
     void refreshOutliers();
     void refreshScatter();
-    void refreshSlackStudies();
-    // A request attribute per row, read once per key: the slack studies ask again on every cut-off drag.
-    const std::vector<std::string>& attribute(const QString& key);
+    void refreshSlackStudies(bool fromCutOff);
+    void refreshWithinValues();
+    void jobFinished();
+
+    struct AttributeCache;  // request attributes per key, read once (on a worker) and shared by the studies
 
     std::shared_ptr<const RequestAggregates> m_data;
-    std::function<std::vector<std::string>(const QString&)> m_attributeValues;
-    std::map<QString, std::vector<std::string>> m_attributeCache;
+    std::shared_ptr<AttributeCache> m_attributes;
     std::function<QString(std::uint32_t)> m_typeName;
+    JobRunner* m_breakdownJob;
+    JobRunner* m_outlierJob;
+    JobRunner* m_slackJob;
+    JobRunner* m_withinJob;
+    std::vector<SlackBucket> m_buckets;  // what the bucket plot shows (for its export)
     QTabWidget* m_pages;
     // Breakdown page.
     QComboBox* m_stratifyBy;

@@ -3,7 +3,13 @@
 #include <graphviz/gvc.h>
 
 #include <QMutex>
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <numeric>
 #include <string>
+#include <thread>
 
 namespace tracelight::widgets {
 
@@ -58,6 +64,157 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
     }
     gvFreeLayout(gvc, g);
     agclose(g);
+    result.method = GraphLayoutMethod::Graphviz;
+    result.description = QStringLiteral("layout: Graphviz dot");
+    return result;
+}
+
+GraphLayoutResult layoutLayered(const GraphLayoutInput& input) {
+    constexpr double kRankSep = 60, kNodeSep = 10, kSweeps = 4;
+    GraphLayoutResult result;
+    const std::size_t n = input.nodes.size();
+    result.centers.resize(n);
+    result.edgePaths.resize(input.edges.size());
+    result.method = GraphLayoutMethod::Layered;
+    result.description = QStringLiteral("layout: layered (longest path)");
+    if (n == 0) return result;
+
+    // Adjacency in compressed form (no per-node vectors).
+    std::vector<std::uint32_t> outBegin(n + 1, 0), inBegin(n + 1, 0);
+    auto valid = [&](const GraphLayoutInput::Edge& e) {
+        return e.from >= 0 && e.to >= 0 && static_cast<std::size_t>(e.from) < n && static_cast<std::size_t>(e.to) < n && e.from != e.to;
+    };
+    for (const auto& e : input.edges)
+        if (valid(e)) {
+            ++outBegin[static_cast<std::size_t>(e.from) + 1];
+            ++inBegin[static_cast<std::size_t>(e.to) + 1];
+        }
+    std::partial_sum(outBegin.begin(), outBegin.end(), outBegin.begin());
+    std::partial_sum(inBegin.begin(), inBegin.end(), inBegin.begin());
+    std::vector<std::uint32_t> outAdj(outBegin[n]), inAdj(inBegin[n]);
+    {
+        std::vector<std::uint32_t> o(outBegin.begin(), outBegin.end() - 1), i(inBegin.begin(), inBegin.end() - 1);
+        for (const auto& e : input.edges)
+            if (valid(e)) {
+                outAdj[o[static_cast<std::size_t>(e.from)]++] = static_cast<std::uint32_t>(e.to);
+                inAdj[i[static_cast<std::size_t>(e.to)]++] = static_cast<std::uint32_t>(e.from);
+            }
+    }
+
+    // Layers by longest path from the sources (Kahn's order); a cycle is broken at its lowest-numbered
+    // remaining node, whose edges from unplaced nodes are then ignored.
+    std::vector<std::uint32_t> indegree(n), layer(n, 0), queue;
+    std::vector<bool> placed(n, false);
+    queue.reserve(n);
+    for (std::size_t v = 0; v < n; ++v) indegree[v] = inBegin[v + 1] - inBegin[v];
+    for (std::size_t v = 0; v < n; ++v)
+        if (indegree[v] == 0) queue.push_back(static_cast<std::uint32_t>(v));
+    std::size_t head = 0, nextForced = 0;
+    while (queue.size() < n || head < queue.size()) {
+        if (head == queue.size()) {
+            while (placed[nextForced] || indegree[nextForced] == 0) ++nextForced;  // unplaced with indegree 0 are queued
+            indegree[nextForced] = 0;
+            queue.push_back(static_cast<std::uint32_t>(nextForced));
+        }
+        const std::uint32_t v = queue[head++];
+        placed[v] = true;
+        for (std::uint32_t k = outBegin[v]; k < outBegin[v + 1]; ++k) {
+            const std::uint32_t w = outAdj[k];
+            if (placed[w]) continue;  // a back edge of a broken cycle
+            layer[w] = std::max(layer[w], layer[v] + 1);
+            if (indegree[w] > 0 && --indegree[w] == 0) queue.push_back(w);
+        }
+    }
+    const std::uint32_t layers = *std::max_element(layer.begin(), layer.end()) + 1;
+    std::vector<std::vector<std::uint32_t>> rank(layers);
+    for (const std::uint32_t v : queue) rank[layer[v]].push_back(v);  // first order: discovery order
+
+    // Barycentre sweeps: each node moves to the mean relative position of its neighbours in other layers.
+    std::vector<double> position(n);
+    auto place = [&](std::uint32_t l) {
+        const auto& r = rank[l];
+        for (std::size_t k = 0; k < r.size(); ++k) position[r[k]] = (double(k) + 0.5) / double(r.size());
+    };
+    for (std::uint32_t l = 0; l < layers; ++l) place(l);
+    std::vector<std::pair<double, std::uint32_t>> keyed;
+    auto sweep = [&](std::uint32_t l, const std::vector<std::uint32_t>& begin, const std::vector<std::uint32_t>& adj) {
+        keyed.clear();
+        for (const std::uint32_t v : rank[l]) {
+            double sum = 0;
+            std::size_t count = 0;
+            for (std::uint32_t k = begin[v]; k < begin[v + 1]; ++k) {
+                sum += position[adj[k]];
+                ++count;
+            }
+            keyed.emplace_back(count ? sum / double(count) : position[v], v);
+        }
+        std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (std::size_t k = 0; k < keyed.size(); ++k) rank[l][k] = keyed[k].second;
+        place(l);
+    };
+    for (int s = 0; s < kSweeps; ++s) {
+        for (std::uint32_t l = 1; l < layers; ++l) sweep(l, inBegin, inAdj);
+        for (std::uint32_t l = layers; l-- > 1;) sweep(l - 1, outBegin, outAdj);
+    }
+
+    // Coordinates: layers left to right, each as wide as its widest node; nodes stacked, layers centred.
+    double x = 0, tallest = 0;
+    std::vector<double> layerHeight(layers, 0);
+    for (std::uint32_t l = 0; l < layers; ++l) {
+        for (const std::uint32_t v : rank[l]) layerHeight[l] += input.nodes[v].heightPx + kNodeSep;
+        tallest = std::max(tallest, layerHeight[l]);
+    }
+    for (std::uint32_t l = 0; l < layers; ++l) {
+        double widest = 0;
+        for (const std::uint32_t v : rank[l]) widest = std::max(widest, input.nodes[v].widthPx);
+        double y = (tallest - layerHeight[l]) / 2 + kNodeSep / 2;
+        for (const std::uint32_t v : rank[l]) {
+            result.centers[v] = QPointF(x + widest / 2, y + input.nodes[v].heightPx / 2);
+            y += input.nodes[v].heightPx + kNodeSep;
+        }
+        x += widest + kRankSep;
+    }
+    result.bounds = QRectF(0, 0, std::max(1.0, x - kRankSep), std::max(1.0, tallest));
+    // Straight edges from the right side of the source to the left side of the target.
+    for (std::size_t e = 0; e < input.edges.size(); ++e) {
+        const auto& edge = input.edges[e];
+        if (!valid(edge)) continue;
+        const auto from = static_cast<std::size_t>(edge.from), to = static_cast<std::size_t>(edge.to);
+        QPointF a = result.centers[from], b = result.centers[to];
+        if (layer[to] > layer[from]) {
+            a.rx() += input.nodes[from].widthPx / 2;
+            b.rx() -= input.nodes[to].widthPx / 2;
+        }
+        result.edgePaths[e] = {a, a + (b - a) / 3, a + (b - a) * 2 / 3, b};
+    }
+    return result;
+}
+
+GraphLayoutResult layoutWithBudget(const GraphLayoutInput& input, const GraphLayoutBudget& budget) {
+    if (input.nodes.size() > budget.maxNodes || input.edges.size() > budget.maxEdges) {
+        GraphLayoutResult result = layoutLayered(input);
+        result.description = QStringLiteral("layout: layered (longest path) — %1 nodes and %2 edges are beyond Graphviz's budget (%3 nodes, %4 edges)")
+                                 .arg(input.nodes.size())
+                                 .arg(input.edges.size())
+                                 .arg(budget.maxNodes)
+                                 .arg(budget.maxEdges);
+        return result;
+    }
+    // dot cannot be interrupted: it runs on its own thread, which is abandoned (and finishes on its own,
+    // holding only its copy of the input) when it overruns the budget.
+    auto input_ = std::make_shared<const GraphLayoutInput>(input);
+    auto promise = std::make_shared<std::promise<GraphLayoutResult>>();
+    std::future<GraphLayoutResult> future = promise->get_future();
+    std::thread([input_, promise] { promise->set_value(layoutGraph(*input_)); }).detach();
+    if (future.wait_for(std::chrono::milliseconds(std::max(0, budget.graphvizMs))) == std::future_status::ready) {
+        GraphLayoutResult result = future.get();
+        if (result.error.isEmpty()) return result;
+        GraphLayoutResult fallback = layoutLayered(input);
+        fallback.description = QStringLiteral("layout: layered (longest path) — %1").arg(result.error);
+        return fallback;
+    }
+    GraphLayoutResult result = layoutLayered(input);
+    result.description = QStringLiteral("layout: layered (longest path) — Graphviz took longer than %1 s").arg(budget.graphvizMs / 1000.0);
     return result;
 }
 

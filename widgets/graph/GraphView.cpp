@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEventLoop>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "common/JobRunner.h"
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
 
@@ -30,7 +32,7 @@ QStringList nodeLines(const SegmentTypeStats& t) {
 }
 }
 
-GraphView::GraphView(QWidget* parent) : QWidget(parent) {
+GraphView::GraphView(QWidget* parent) : QWidget(parent), m_layoutJob(new JobRunner(this)) {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -83,20 +85,45 @@ QSizeF GraphView::nodeSize(int node, double largestMeasure) const {
 void GraphView::relayout() {
     m_layout = {};
     m_sizes.clear();
+    m_layoutJob->cancel();
+    m_layoutPending = false;
     if (m_graph) {
+        // Node sizes need the widget's font metrics (cheap, here); the layout itself runs on a worker.
         GraphLayoutInput input;
         double largest = 0;
         for (std::size_t i = 0; i < m_graph->types.size(); ++i) largest = std::max(largest, sizeMeasure(static_cast<int>(i)));
+        std::vector<QSizeF> sizes;
         for (std::size_t i = 0; i < m_graph->types.size(); ++i) {
-            m_sizes.push_back(nodeSize(static_cast<int>(i), largest));
-            input.nodes.push_back({m_sizes.back().width(), m_sizes.back().height()});
+            sizes.push_back(nodeSize(static_cast<int>(i), largest));
+            input.nodes.push_back({sizes.back().width(), sizes.back().height()});
         }
         for (const auto& e : m_graph->happensBefore)
             input.edges.push_back({static_cast<int>(e.from), static_cast<int>(e.to), e.confirmed ? 2.0 : 1.0});
-        m_layout = layoutGraph(input);
+        m_layoutPending = true;
+        const GraphLayoutBudget budget = m_budget;
+        m_layoutJob->start<std::shared_ptr<GraphLayoutResult>>(
+            [input = std::move(input), budget](const CancelToken&, const ProgressSink&) {
+                return std::make_shared<GraphLayoutResult>(layoutWithBudget(input, budget));
+            },
+            [this, sizes = std::move(sizes)](std::shared_ptr<GraphLayoutResult> layout) {
+                m_layout = std::move(*layout);
+                m_sizes = sizes;
+                m_layoutPending = false;
+                m_fitted = false;
+                fit();
+                emit layoutReady();
+            });
     }
     m_fitted = false;
     fit();
+}
+
+bool GraphView::waitForLayout() {
+    if (!m_layoutPending) return false;
+    QEventLoop loop;
+    connect(this, &GraphView::layoutReady, &loop, &QEventLoop::quit);
+    while (m_layoutPending) loop.exec();
+    return true;
 }
 
 void GraphView::fit() {
@@ -106,7 +133,7 @@ void GraphView::fit() {
     }
     const QRectF b = m_layout.bounds.adjusted(-20, -20, 20, 20);
     m_scale = std::min(width() / b.width(), height() / b.height());
-    m_scale = std::clamp(m_scale, 0.05, 2.0);
+    m_scale = std::clamp(m_scale, 0.01, 2.0);  // a large model's layered layout is tens of thousands of pixels wide
     m_offset = QPointF(width() / 2.0, height() / 2.0) - b.center() * m_scale;
     m_fitted = true;
     update();
@@ -117,7 +144,7 @@ void GraphView::resizeEvent(QResizeEvent*) {
 }
 
 QRectF GraphView::nodeRect(int node) const {
-    if (!m_graph || node < 0 || node >= static_cast<int>(m_sizes.size())) return {};
+    if (!m_graph || node < 0 || node >= static_cast<int>(m_sizes.size()) || node >= static_cast<int>(m_layout.centers.size())) return {};
     const QSizeF s = m_sizes[static_cast<std::size_t>(node)] * m_scale;
     const QPointF c = toWidget(m_layout.centers[static_cast<std::size_t>(node)]);
     return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
@@ -168,6 +195,12 @@ void GraphView::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, tr("No model yet: the database has not been analysed."));
         return;
     }
+    if (m_layoutPending) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter,
+                   tr("Laying out %L1 segment types and %L2 edges…").arg(m_graph->types.size()).arg(m_graph->happensBefore.size()));
+        return;
+    }
     if (!m_layout.error.isEmpty()) {
         p.drawText(rect(), Qt::AlignCenter, m_layout.error);
         return;
@@ -209,8 +242,11 @@ void GraphView::paintEvent(QPaintEvent*) {
         }
     }
     // Mutual exclusion: dotted, undirected; pipelines: dash-dot producer -> consumer.
+    // Thousands of arcs (a large model) hide the graph: then only the selected node's relations are drawn.
+    const bool onlySelected = relationsOfSelectionOnly();
     auto drawRelation = [&](const ModelGraph::Edge& e, const QColor& colour, Qt::PenStyle style) {
         if (!edgeVisible(e)) return;
+        if (onlySelected && static_cast<int>(e.from) != m_selected && static_cast<int>(e.to) != m_selected) return;
         const QPointF a = toWidget(m_layout.centers[e.from]), b = toWidget(m_layout.centers[e.to]);
         QPainterPath path(a);
         const QPointF mid = (a + b) / 2 + QPointF(0, -std::min(60.0, std::hypot(b.x() - a.x(), b.y() - a.y()) / 5));
@@ -263,18 +299,31 @@ void GraphView::paintEvent(QPaintEvent*) {
         }
     }
     p.setFont(font());
+    // Which layout this is (Graphviz, or our layered one and why), top left.
+    if (!m_layout.description.isEmpty()) {
+        const QRect box(6, 6, fontMetrics().horizontalAdvance(m_layout.description) + 12, fontMetrics().height() + 6);
+        p.fillRect(box, QColor(255, 255, 255, 220));
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(box, Qt::AlignCenter, m_layout.description);
+    }
     // Legend.
-    const QStringList items = {tr("→ happens-before (width: support; dashed: unconfirmed)"), tr("··· mutual exclusion"),
-                               tr("-·- pipeline"), tr("red bar: share of requests where critical"),
+    const QString ofSelection = onlySelected ? tr(" (of the selected node only: %L1 in all)").arg(m_graph->mutualExclusion.size() + m_graph->pipelines.size())
+                                             : QString();
+    const QStringList items = {tr("→ happens-before (width: support; dashed: unconfirmed)"), tr("··· mutual exclusion") + ofSelection,
+                               tr("-·- pipeline") + ofSelection, tr("red bar: share of requests where critical"),
                                m_sizeBy == NodeSize::MeanDuration ? tr("height: mean duration") : tr("height: critical-path count")};
     const QColor colours[] = {QColor(90, 98, 110), palette::mutualExclusion(), palette::pipeline(), palette::critical(), palette().color(QPalette::WindowText)};
     int y = height() - 8 - items.size() * (fontMetrics().height() + 2);
-    p.fillRect(QRect(6, y - 4, 360, items.size() * (fontMetrics().height() + 2) + 8), QColor(255, 255, 255, 220));
+    p.fillRect(QRect(6, y - 4, onlySelected ? 520 : 360, items.size() * (fontMetrics().height() + 2) + 8), QColor(255, 255, 255, 220));
     for (int k = 0; k < items.size(); ++k) {
         p.setPen(colours[k]);
         p.drawText(QPoint(12, y + fontMetrics().ascent()), items[k]);
         y += fontMetrics().height() + 2;
     }
+}
+
+bool GraphView::relationsOfSelectionOnly() const {
+    return m_graph && m_graph->mutualExclusion.size() + m_graph->pipelines.size() > kMaxRelationsDrawn;
 }
 
 bool GraphView::event(QEvent* e) {
@@ -300,7 +349,7 @@ bool GraphView::event(QEvent* e) {
 void GraphView::wheelEvent(QWheelEvent* e) {
     const double factor = std::pow(1.25, e->angleDelta().y() / 120.0);
     const QPointF anchor = toGraph(e->position());
-    m_scale = std::clamp(m_scale * factor, 0.02, 8.0);
+    m_scale = std::clamp(m_scale * factor, 0.01, 8.0);
     m_offset = e->position() - anchor * m_scale;
     update();
 }

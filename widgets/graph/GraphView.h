@@ -1,6 +1,7 @@
 #pragma once
 // The inferred dependency graph: segment types as nodes (coloured by task, sized by mean duration or
-// critical-path share), happens-before edges after transitive reduction laid out by Graphviz dot,
+// critical-path share), happens-before edges after transitive reduction laid out off the GUI thread
+// (Graphviz dot within a budget, else a layered layout of our own; the view says which),
 // mutual exclusion and pipelines drawn distinctly, edge width by support, unconfirmed edges dashed
 // and hidden below a support threshold. ModelOverview adds the controls, node details and the
 // convergence plot.
@@ -19,6 +20,8 @@ class QTextBrowser;
 class QCustomPlot;
 
 namespace tracelight::widgets {
+
+class JobRunner;
 
 class GraphView : public QWidget {
     Q_OBJECT
@@ -39,11 +42,21 @@ public:
     int nodeAt(const QPoint& pos) const;
     QRectF nodeRect(int node) const;  // in widget coordinates
     int visibleEdgeCount() const;
+    // Above this many mutual-exclusion and pipeline relations, only the selected node's are drawn.
+    static constexpr std::size_t kMaxRelationsDrawn = 500;
+    bool relationsOfSelectionOnly() const;
     QString layoutError() const { return m_layout.error; }
+    // The layout runs on a worker (the job runner); until it arrives the view says it is laying out.
+    bool isLayoutPending() const { return m_layoutPending; }
+    bool waitForLayout();  // runs the event loop until the layout is in (tests, render); false if none pending
+    GraphLayoutMethod layoutMethod() const { return m_layout.method; }
+    QString layoutDescription() const { return m_layout.description; }
+    void setLayoutBudget(const GraphLayoutBudget& budget) { m_budget = budget; }
     QSize sizeHint() const override { return {900, 600}; }
 
 signals:
     void nodeClicked(int node);
+    void layoutReady();
 
 protected:
     void paintEvent(QPaintEvent*) override;
@@ -65,6 +78,9 @@ private:
 
     std::shared_ptr<const ModelGraph> m_graph;
     GraphLayoutResult m_layout;
+    GraphLayoutBudget m_budget;
+    JobRunner* m_layoutJob;
+    bool m_layoutPending = false;
     std::vector<QSizeF> m_sizes;
     NodeSize m_sizeBy = NodeSize::CriticalShare;
     std::int64_t m_minimumSupport = 0;

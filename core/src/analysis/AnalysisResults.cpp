@@ -62,7 +62,9 @@ Status storeSegmentStats(TraceStore& store, const std::string& params, const std
     return store.putResult(kSegmentStats, kAnalysisVersion, params, w.text());
 }
 
-Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request) {
+Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request, const CancelToken* cancel) {
+    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
+    if (cancelled()) return Status::error("cancelled");
     RequestDetail d;
     d.id = request;
     {
@@ -80,7 +82,8 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         for (std::uint32_t i = 0; i < stored->types.size(); ++i)
             typeIds[{stored->types[i].task.value, stored->types[i].startEvent.value, stored->types[i].endEvent.value}] = i;
     const auto offsetOfHost = store.clockOffsets();
-    d.analysed = stored.has_value() && !offsetOfHost.empty();
+    const auto cachedResult = store.requestResult(d.name);
+    d.analysed = stored.has_value() && cachedResult && cachedResult->analysed;
     std::unordered_map<std::uint32_t, std::string> text;
     auto label = [&](std::uint32_t id) -> const std::string& {
         auto it = text.find(id);
@@ -127,17 +130,37 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         if (from != eventAt.end() && to != eventAt.end()) links.push_back({from->second, to->second});
     }
     if (events.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
+    if (cancelled()) return Status::error("cancelled");
     RequestPass pass(model);
-    RequestPassResult result = pass.run(events, offsets, links);
-    d.dag = std::move(result.dag);
-    d.criticalPath = std::move(result.criticalPath);
-    d.slackNs = std::move(result.slack);
+    if (!d.analysed) {
+        // Nothing cached: everything from the one pass, on local clocks and task order.
+        RequestPassResult result = pass.run(events, offsets, links);
+        d.dag = std::move(result.dag);
+        d.criticalPath = std::move(result.criticalPath);
+        d.slackNs = std::move(result.slack);
+    } else {
+        // The cached result, through the CLI's decoder; the pass builds only the graph, for drawing.
+        auto cached = loadRequestAnalysis(store, d.name);
+        if (!cached) return cached.status();
+        d.dag = pass.graph(events, offsets, links);
+        if (cached->segments.size() != d.dag.segments.size())
+            return Status::error(store.path() + ": stale analysis for request '" + d.name + "' (run tracelight-cli analyze)");
+        d.slackNs.resize(cached->segments.size());
+        for (std::size_t s = 0; s < cached->segments.size(); ++s) d.slackNs[s] = cached->segments[s].slackNs;
+        d.criticalPath.latencyNs = cached->latencyNs;
+        d.criticalPath.blindNs = cached->blindNs;
+        d.criticalPath.segments = std::move(cached->criticalPath);
+        // Blind intervals are cached relative to the request's first event; the detail keeps adjusted time.
+        for (const BlindInterval& b : cached->blind) d.criticalPath.blind.push_back({cached->startNs + b.startNs, b.durationNs});
+    }
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;
     return d;
 }
 
-Result<ModelGraph> loadModelGraph(const TraceStore& store) {
+Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* cancel) {
+    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
+    if (cancelled()) return Status::error("cancelled");
     auto stored = loadStoredModel(store);
     if (!stored) return Status::error(store.path() + ": not analysed yet");
     const CausalModel& model = stored->model;
@@ -170,6 +193,7 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store) {
             }
         }
     }
+    if (cancelled()) return Status::error("cancelled");
     // Happens-before among all surviving relations seen together at least once, transitively reduced.
     std::vector<Bitset> alive(n, Bitset(n));
     for (std::uint32_t a = 0; a < n; ++a)
@@ -184,6 +208,7 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store) {
             g.happensBefore.push_back({a, static_cast<std::uint32_t>(c), s, s >= model.supportFloor()});
         });
     }
+    if (cancelled()) return Status::error("cancelled");
     for (std::uint32_t a = 0; a < n; ++a)
         for (std::uint32_t b = a + 1; b < n; ++b)
             if (model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b), false)) {
@@ -196,6 +221,7 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store) {
                                           [&](const ModelGraph::Edge& e) { return e.from == l.producer.value && e.to == l.consumer.value; });
             if (!seen) g.pipelines.push_back({l.producer.value, l.consumer.value, p.support, true});
         }
+    if (cancelled()) return Status::error("cancelled");
     return g;
 }
 

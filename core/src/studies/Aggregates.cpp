@@ -25,8 +25,10 @@ int RequestAggregates::categoryIndex(std::string_view name) const {
     return -1;
 }
 
-RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads,
-                                    const ProgressSink* progress, const CancelToken* cancel) {
+Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads,
+                                            const ProgressSink* progress, const CancelToken* cancel) {
+    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
+    if (cancelled()) return Status::error("cancelled");
     const TraceData& td = analysis.data;
     RequestAggregates a;
     // Category of every segment type, from its first instance.
@@ -105,14 +107,16 @@ RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const Cate
                 path.ns.push_back(dag.segments[v].durationNs());
             }
             path.count.push_back(static_cast<std::uint32_t>(cp.segments.size()));
+            if (((r - begin) & 0xFF) == 0xFF && cancelled()) return;
             if (((r - begin) & 0x3FFF) == 0x3FFF) {
-                if (cancel && cancel->isCancelled()) return;
                 const std::size_t total = done.fetch_add(0x4000) + 0x4000;
                 std::lock_guard lock(reportMutex);
                 reporter.report(double(total) / double(std::max<std::size_t>(1, n)), "aggregating critical paths and slack");
             }
         }
     });
+    // A shard that stopped early left rows unfilled: say so rather than hand them out as complete.
+    if (cancelled()) return Status::error("cancelled");
     // Shards hold consecutive requests: concatenating them keeps request order.
     a.pathBegin.reserve(n + 1);
     a.pathBegin.push_back(0);
@@ -389,8 +393,9 @@ SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, T
     return p;
 }
 
-std::vector<TimeNs> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
-                           TimeNs addNs, unsigned threads, const CancelToken* cancel) {
+Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
+                                   TimeNs addNs, unsigned threads, const CancelToken* cancel) {
+    if (cancel && cancel->isCancelled()) return Status::error("cancelled");
     const TraceData& td = analysis.data;
     std::vector<TimeNs> out(td.requestCount());
     forEachShard(td.requestCount(), resolveThreads(threads), [&](unsigned, std::size_t begin, std::size_t end) {
@@ -409,6 +414,54 @@ std::vector<TimeNs> whatIf(const InMemoryAnalysis& analysis, const RequestAggreg
             out[r] = rescheduledLatency(dag, delta);
         }
     });
+    if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+    return out;
+}
+
+BreakdownStudy breakdownStudy(const RequestAggregates& a, const std::vector<std::string>* values) {
+    BreakdownStudy out;
+    if (!values) out.groups.emplace_back("all requests", breakdown(a));
+    else
+        for (auto& s : stratify(a, *values)) out.groups.emplace_back(std::move(s.value), std::move(s.breakdown));
+    for (std::size_t c = 0; c < a.width() && out.shareCdfs.size() < 4; ++c) {
+        if (a.categories[c] == "unused") continue;
+        out.shareCdfs.emplace_back(a.categories[c], criticalShareCdf(a, c));
+    }
+    return out;
+}
+
+SlackStudy slackStudy(const RequestAggregates& a, std::size_t category, TimeNs cutoffNs, const std::vector<std::uint32_t>& rows,
+                      const std::vector<std::string>* users, int buckets) {
+    SlackStudy out;
+    if (category >= a.width()) return out;
+    for (std::size_t r = 0; r < a.requests(); ++r)
+        if (a.hasSlack(r, category)) out.slackNs.push_back(a.slack(r, category));
+    std::sort(out.slackNs.begin(), out.slackNs.end());
+    out.cutoffNs = cutoffNs >= 0 ? cutoffNs : (out.slackNs.empty() ? 0 : out.slackNs[(out.slackNs.size() - 1) / 2 + (out.slackNs.size() - 1) % 2]);
+    out.buckets = slackBuckets(a, category, buckets, rows);
+    if (users) {
+        out.predicted = true;
+        out.prediction = predictSlack(a, category, out.cutoffNs, *users);
+    }
+    return out;
+}
+
+std::vector<std::uint32_t> rowsWithValue(const std::vector<std::string>& values, std::string_view wanted) {
+    std::vector<std::uint32_t> rows;
+    for (std::size_t r = 0; r < values.size(); ++r)
+        if (values[r] == wanted) rows.push_back(static_cast<std::uint32_t>(r));
+    return rows;
+}
+
+std::vector<std::string> valuesByFrequency(const std::vector<std::string>& values, std::size_t limit) {
+    std::unordered_map<std::string_view, std::int64_t> counts;
+    for (const auto& v : values)
+        if (!v.empty()) ++counts[v];
+    std::vector<std::pair<std::int64_t, std::string_view>> ordered;
+    for (const auto& [v, n] : counts) ordered.emplace_back(-n, v);
+    std::sort(ordered.begin(), ordered.end());
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < ordered.size() && i < limit; ++i) out.emplace_back(ordered[i].second);
     return out;
 }
 

@@ -167,7 +167,9 @@ TEST(AnalysisStore, CategoryRulesAreStoredAndRegroupTheAggregates) {
     EXPECT_EQ(loadCategoryRules(*store).toJson(), rules->toJson());
     auto analysis = loadAnalysis(*store);
     ASSERT_TRUE(analysis) << analysis.message();
-    const RequestAggregates a = computeAggregates(analysis.value(), loadCategoryRules(*store));
+    auto aggregates = computeAggregates(analysis.value(), loadCategoryRules(*store));
+    ASSERT_TRUE(aggregates) << aggregates.message();
+    const RequestAggregates& a = aggregates.value();
     EXPECT_GE(a.categoryIndex("server"), 0);
     EXPECT_EQ(a.categoryIndex("web"), -1);
     EXPECT_GE(a.categoryIndex("client"), 0);

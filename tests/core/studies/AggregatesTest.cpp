@@ -1,6 +1,7 @@
 // Aggregate studies against sums computed independently and against what the generator injected.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -30,7 +31,9 @@ Fixture make(std::int64_t requests, double slowFeedMiss = 1.0, std::uint64_t see
     auto a = analyzeInMemory(f.traces.data, AnalysisOptions{});
     EXPECT_TRUE(a);
     f.analysis = std::move(a.value());
-    f.aggregates = computeAggregates(f.analysis, CategoryRules::defaults());
+    auto aggregates = computeAggregates(f.analysis, CategoryRules::defaults());
+    EXPECT_TRUE(aggregates) << aggregates.message();
+    f.aggregates = std::move(aggregates.value());
     return f;
 }
 
@@ -265,7 +268,9 @@ TEST(Aggregates, WhatIfWithinSlackChangesNothing) {
         if (f.analysis.data.segmentName(SegmentTypeId(static_cast<std::uint32_t>(t))) == "js-chat:JS_BEGIN->JS_END") type = static_cast<int>(t);
     ASSERT_GE(type, 0);
     const TimeNs x = 5000000;  // 5 ms
-    const auto after = whatIf(f.analysis, f.aggregates, {type, -1}, 1.0, x);
+    const auto afterResult = whatIf(f.analysis, f.aggregates, {type, -1}, 1.0, x);
+    ASSERT_TRUE(afterResult) << afterResult.message();
+    const auto& after = afterResult.value();
     RequestDagBuilder builder(f.analysis.model, f.analysis.data);
     RequestDag dag;
     int unchanged = 0, grown = 0;
@@ -287,5 +292,56 @@ TEST(Aggregates, WhatIfWithinSlackChangesNothing) {
     EXPECT_GT(grown, 10);
     // Halving a category can only help.
     const auto faster = whatIf(f.analysis, f.aggregates, {-1, f.aggregates.categoryIndex("network")}, 0.5);
-    EXPECT_LT(quantile(faster, 0.5), quantile(f.aggregates.latencyNs, 0.5));
+    ASSERT_TRUE(faster);
+    EXPECT_LT(quantile(faster.value(), 0.5), quantile(f.aggregates.latencyNs, 0.5));
+}
+
+TEST(Aggregates, CancelledRunsSayCancelledInsteadOfReturningPartialData) {
+    // Issue 10: a cancelled aggregation or what-if returned rows it never filled, as if complete.
+    const Fixture& f = sample();
+    CancelToken cancel;
+    cancel.cancel();
+    const auto aggregates = computeAggregates(f.analysis, CategoryRules::defaults(), 2, nullptr, &cancel);
+    ASSERT_FALSE(aggregates);
+    EXPECT_EQ(aggregates.message(), "cancelled");
+    const auto after = whatIf(f.analysis, f.aggregates, {-1, f.aggregates.categoryIndex("network")}, 0.5, 0, 2, &cancel);
+    ASSERT_FALSE(after);
+    EXPECT_EQ(after.message(), "cancelled");
+    // Not cancelled: complete results, as before.
+    CancelToken untouched;
+    const auto whole = computeAggregates(f.analysis, CategoryRules::defaults(), 2, nullptr, &untouched);
+    ASSERT_TRUE(whole) << whole.message();
+    EXPECT_EQ(whole->latencyNs, f.aggregates.latencyNs);
+}
+
+TEST(Aggregates, ViewStudiesAreTheStudiesTheyCombine) {
+    // What the aggregates view draws, computed in core (off the GUI thread) from the same functions.
+    const Fixture& f = sample();
+    const auto& a = f.aggregates;
+    const BreakdownStudy all = breakdownStudy(a, nullptr);
+    ASSERT_EQ(all.groups.size(), 1u);
+    EXPECT_EQ(all.groups[0].second.meanLatencyNs, breakdown(a).meanLatencyNs);
+    EXPECT_FALSE(all.shareCdfs.empty());
+    EXPECT_LE(all.shareCdfs.size(), 4u);
+    EXPECT_EQ(all.shareCdfs[0].second, criticalShareCdf(a, static_cast<std::size_t>(a.categoryIndex(all.shareCdfs[0].first))));
+    std::vector<std::string> parity(a.requests());
+    for (std::size_t r = 0; r < parity.size(); ++r) parity[r] = r % 3 == 0 ? "three" : "other";
+    EXPECT_EQ(breakdownStudy(a, &parity).groups.size(), 2u);
+
+    const auto web = static_cast<std::size_t>(a.categoryIndex("web") >= 0 ? a.categoryIndex("web") : 0);
+    const SlackStudy median = slackStudy(a, web, -1, {}, &parity);
+    ASSERT_FALSE(median.slackNs.empty());
+    EXPECT_TRUE(std::is_sorted(median.slackNs.begin(), median.slackNs.end()));
+    EXPECT_EQ(median.cutoffNs, quantile(median.slackNs, 0.5));
+    EXPECT_EQ(median.buckets.size(), slackBuckets(a, web, 5).size());
+    EXPECT_TRUE(median.predicted);
+    EXPECT_EQ(median.prediction.pairs, predictSlack(a, web, median.cutoffNs, parity).pairs);
+    const auto rows = rowsWithValue(parity, "three");
+    EXPECT_EQ(rows.size(), (a.requests() + 2) / 3);
+    const SlackStudy within = slackStudy(a, web, 1000000, rows, nullptr);
+    EXPECT_EQ(within.cutoffNs, 1000000);
+    EXPECT_FALSE(within.predicted);
+    EXPECT_EQ(within.buckets.front().requests, slackBuckets(a, web, 5, rows).front().requests);
+    EXPECT_EQ(valuesByFrequency(parity, 10), (std::vector<std::string>{"other", "three"}));
+    EXPECT_EQ(valuesByFrequency({"b", "a", "", "b", "a", "c"}, 2), (std::vector<std::string>{"a", "b"}));
 }

@@ -4,6 +4,9 @@
 #include <limits>
 
 #include <QApplication>
+#include <QComboBox>
+#include <QThread>
+#include <atomic>
 #include <QFileInfo>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -92,6 +95,7 @@ TEST(AggregatesView, FillsEveryPageFromCoreResults) {
     for (std::size_t r = 0; r < users.size(); ++r) users[r] = "u" + std::to_string(r % 50);
     view.setAggregates(a, {QStringLiteral("user")}, [&](const QString&) { return users; },
                        [](std::uint32_t t) { return QStringLiteral("type %1").arg(t); });
+    view.waitForResults();
     EXPECT_EQ(view.outlierTable()->rowCount(), 2);
     EXPECT_EQ(view.outlierTable()->item(0, 0)->text(), QStringLiteral("type 0"));  // the server makes the slow ones slow
     EXPECT_EQ(view.breakdownPlot()->plot()->plottableCount(), 5);
@@ -116,6 +120,7 @@ TEST(AggregatesView, SlackStudiesWithNoSlackBucketLeft) {
         view.setAggregates(a, {QStringLiteral("user")}, [&](const QString&) { return users; },
                            [](std::uint32_t t) { return QStringLiteral("type %1").arg(t); });
         view.showPage(3);
+        ASSERT_TRUE(view.waitForResults());
         QImage image(view.size(), QImage::Format_ARGB32);
         view.render(&image);
         QCustomPlot* buckets = view.slackBucketPlot();
@@ -127,6 +132,41 @@ TEST(AggregatesView, SlackStudiesWithNoSlackBucketLeft) {
         EXPECT_LE(buckets->yAxis->range().lower, 0.0);
         EXPECT_DOUBLE_EQ(buckets->yAxis->range().upper, 1.0);
     }
+}
+
+TEST(AggregatesView, StudiesRunOffTheGuiThread) {
+    // Issue 10: breakdown, outliers, slack buckets, prediction and the attribute reads ran on the GUI thread.
+    // Now setAggregates returns at once; the attribute is read on a worker, and the results arrive later.
+    AggregatesView view;
+    view.resize(1200, 700);
+    auto a = makeAggregates(3000);
+    std::vector<std::string> users(3000);
+    for (std::size_t r = 0; r < users.size(); ++r) users[r] = "u" + std::to_string(r % 40);
+    std::atomic<int> reads{0}, readsOnGuiThread{0};
+    QThread* gui = QThread::currentThread();
+    view.setAggregates(a, {QStringLiteral("user")},
+                       [&](const QString&) {
+                           ++reads;
+                           if (QThread::currentThread() == gui) ++readsOnGuiThread;
+                           return users;
+                       },
+                       [](std::uint32_t t) { return QStringLiteral("type %1").arg(t); });
+    EXPECT_TRUE(view.isComputing());
+    EXPECT_EQ(view.outlierTable()->rowCount(), 0);  // not drawn yet: nothing was computed here
+    ASSERT_TRUE(view.waitForResults());
+    EXPECT_FALSE(view.isComputing());
+    EXPECT_EQ(view.outlierTable()->rowCount(), 2);
+    EXPECT_EQ(view.breakdownPlot()->plot()->plottableCount(), 5);
+    EXPECT_GE(reads.load(), 1);
+    EXPECT_EQ(readsOnGuiThread.load(), 0);
+    // Stratifying by the attribute reuses the value read once (the cache), again off the GUI thread.
+    view.showPage(0);
+    const int before = reads.load();
+    ASSERT_EQ(view.stratifyBy()->count(), 2);
+    view.stratifyBy()->setCurrentIndex(1);
+    ASSERT_TRUE(view.waitForResults());
+    EXPECT_EQ(reads.load(), before);
+    EXPECT_EQ(readsOnGuiThread.load(), 0);
 }
 
 int main(int argc, char** argv) {

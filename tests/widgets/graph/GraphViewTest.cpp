@@ -2,6 +2,8 @@
 
 #include <QApplication>
 #include <QImage>
+#include <algorithm>
+#include <map>
 #include <qcustomplot.h>
 
 #include "graph/GraphView.h"
@@ -14,6 +16,7 @@ TEST(GraphView, LaysOutHappensBeforeLeftToRight) {
     GraphView view;
     view.resize(1200, 700);
     view.setGraph(test::makeGraph(30));
+    view.waitForLayout();
     ASSERT_TRUE(view.layoutError().isEmpty()) << view.layoutError().toStdString();
     for (int i = 1; i < 10; ++i) EXPECT_LT(view.nodeRect(i - 1).center().x(), view.nodeRect(i).center().x()) << i;
     EXPECT_LT(view.nodeRect(0).center().x(), view.nodeRect(10).center().x());
@@ -24,6 +27,7 @@ TEST(GraphView, SupportSliderAndUnconfirmedToggleHideEdges) {
     GraphView view;
     view.resize(1200, 700);
     view.setGraph(test::makeGraph(30));
+    view.waitForLayout();
     EXPECT_EQ(view.visibleEdgeCount(), 29);
     view.setShowUnconfirmed(false);
     EXPECT_EQ(view.visibleEdgeCount(), 27);  // the two weak joins (support 5) are unconfirmed
@@ -36,6 +40,7 @@ TEST(GraphView, SearchHighlightsMatchesAndClickSelects) {
     GraphView view;
     view.resize(1200, 700);
     view.setGraph(test::makeGraph(30));
+    view.waitForLayout();
     EXPECT_EQ(view.findAndFocus(QStringLiteral("task-2:")), 10);
     EXPECT_EQ(view.findAndFocus(QStringLiteral("E7->E8")), 1);
     EXPECT_EQ(view.findAndFocus(QStringLiteral("nothing")), 0);
@@ -44,6 +49,110 @@ TEST(GraphView, SearchHighlightsMatchesAndClickSelects) {
     QImage image(view.size(), QImage::Format_ARGB32);
     view.render(&image);  // paints without a layout error message
     EXPECT_NE(image.pixel(view.nodeRect(3).center().toPoint()), QColor(Qt::white).rgb());
+}
+
+namespace {
+// A model far beyond what dot lays out promptly: thousands of types, each with edges to a few later ones.
+std::shared_ptr<ModelGraph> makeHugeGraph(int n) {
+    auto g = std::make_shared<ModelGraph>();
+    g->requests = 100;
+    for (int i = 0; i < n; ++i) {
+        SegmentTypeStats t;
+        t.task = "svc-" + std::to_string(i % 40);
+        t.startEvent = "op" + std::to_string(i);
+        t.endEvent = "op" + std::to_string(i + 1);
+        g->types.push_back(t);
+        for (int k : {1, 7, 31})
+            if (i + k < n) g->happensBefore.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + k), 50, true});
+    }
+    return g;
+}
+} // namespace
+
+TEST(GraphLayout, HugeModelGoesStraightToTheLayeredLayout) {
+    // 4000 nodes and ~12000 edges: Graphviz would run for many minutes; the size rule never starts it.
+    widgets::GraphLayoutInput input;
+    const auto g = makeHugeGraph(4000);
+    for (std::size_t i = 0; i < g->types.size(); ++i) input.nodes.push_back({80, 40});
+    for (const auto& e : g->happensBefore) input.edges.push_back({static_cast<int>(e.from), static_cast<int>(e.to), 1});
+    const auto layout = widgets::layoutWithBudget(input);
+    EXPECT_EQ(layout.method, widgets::GraphLayoutMethod::Layered);
+    EXPECT_TRUE(layout.description.contains(QStringLiteral("layered"))) << layout.description.toStdString();
+    ASSERT_EQ(layout.centers.size(), input.nodes.size());
+    ASSERT_EQ(layout.edgePaths.size(), input.edges.size());
+    // Every edge points left to right (longest-path layers), and nodes of one layer do not overlap.
+    for (std::size_t e = 0; e < input.edges.size(); ++e) {
+        const auto& edge = input.edges[e];
+        ASSERT_LT(layout.centers[edge.from].x(), layout.centers[edge.to].x()) << e;
+        ASSERT_EQ(layout.edgePaths[e].size(), 4u);
+    }
+    std::map<double, std::vector<double>> ys;
+    for (const auto& c : layout.centers) ys[c.x()].push_back(c.y());
+    for (auto& [x, column] : ys) {
+        std::sort(column.begin(), column.end());
+        for (std::size_t k = 1; k < column.size(); ++k) ASSERT_GE(column[k] - column[k - 1], 40.0) << x;
+    }
+    EXPECT_TRUE(layout.bounds.contains(layout.centers.front()));
+}
+
+TEST(GraphLayout, LayeredLayoutSurvivesCyclesAndBadEdges) {
+    widgets::GraphLayoutInput input;
+    for (int i = 0; i < 5; ++i) input.nodes.push_back({50, 20});
+    input.edges = {{0, 1, 1}, {1, 2, 1}, {2, 0, 1}, {3, 3, 1}, {4, 9, 1}, {2, 4, 1}};
+    const auto layout = widgets::layoutLayered(input);
+    ASSERT_EQ(layout.centers.size(), 5u);
+    EXPECT_LT(layout.centers[0].x(), layout.centers[1].x());
+    EXPECT_LT(layout.centers[1].x(), layout.centers[2].x());
+    EXPECT_LT(layout.centers[2].x(), layout.centers[4].x());
+    EXPECT_TRUE(layout.edgePaths[4].empty());  // to a node that does not exist
+}
+
+TEST(GraphLayout, GraphvizPastItsTimeBudgetIsAbandonedForTheLayeredLayout) {
+    // Within the size limits, but given no time at all: the answer is the layered layout, and says why.
+    widgets::GraphLayoutInput input;
+    const auto g = test::makeGraph(250);
+    for (std::size_t i = 0; i < g->types.size(); ++i) input.nodes.push_back({80, 40});
+    for (const auto& e : g->happensBefore) input.edges.push_back({static_cast<int>(e.from), static_cast<int>(e.to), 1});
+    widgets::GraphLayoutBudget budget;
+    budget.graphvizMs = 0;
+    const auto layout = widgets::layoutWithBudget(input, budget);
+    EXPECT_EQ(layout.method, widgets::GraphLayoutMethod::Layered);
+    EXPECT_TRUE(layout.description.contains(QStringLiteral("longer than"))) << layout.description.toStdString();
+    ASSERT_EQ(layout.centers.size(), input.nodes.size());
+    // Let the abandoned dot finish before the process ends: a layout takes the Graphviz lock after it.
+    widgets::GraphLayoutInput tiny;
+    tiny.nodes = {{10, 10}};
+    EXPECT_EQ(widgets::layoutGraph(tiny).method, widgets::GraphLayoutMethod::Graphviz);
+}
+
+TEST(GraphLayout, SmallModelStillGetsGraphviz) {
+    GraphView view;
+    view.resize(1200, 700);
+    view.setGraph(test::makeGraph(30));
+    view.waitForLayout();
+    EXPECT_EQ(view.layoutMethod(), widgets::GraphLayoutMethod::Graphviz);
+    EXPECT_EQ(view.layoutDescription(), QStringLiteral("layout: Graphviz dot"));
+}
+
+TEST(GraphView, LaysOutOffTheGuiThreadAndSaysWhichLayout) {
+    // setGraph returns before any layout is made (the GUI thread never runs Graphviz); the view says it is
+    // laying out, then shows the layout that arrives, and says which one it is.
+    GraphView view;
+    view.resize(1200, 700);
+    view.setGraph(makeHugeGraph(3000));
+    EXPECT_TRUE(view.isLayoutPending());
+    EXPECT_EQ(view.nodeAt(QPoint(600, 350)), -1);
+    QImage pending(view.size(), QImage::Format_ARGB32);
+    view.render(&pending);  // the placeholder, without a layout
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_FALSE(view.isLayoutPending());
+    EXPECT_EQ(view.layoutMethod(), widgets::GraphLayoutMethod::Layered);
+    EXPECT_TRUE(view.layoutDescription().contains(QStringLiteral("3000 nodes"))) << view.layoutDescription().toStdString();
+    EXPECT_FALSE(view.nodeRect(0).isEmpty());
+    EXPECT_FALSE(view.relationsOfSelectionOnly());  // no mutual exclusion or pipelines in this model
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);
+    EXPECT_NE(image, pending);
 }
 
 TEST(ConvergencePlot, PlotsBothCurvesWithAxisTitles) {

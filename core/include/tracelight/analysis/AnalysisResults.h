@@ -10,6 +10,7 @@
 #include "tracelight/analysis/CriticalPath.h"
 #include "tracelight/analysis/ModelInference.h"
 #include "tracelight/analysis/RequestDag.h"
+#include "tracelight/base/Progress.h"
 #include "tracelight/base/Status.h"
 
 namespace tracelight {
@@ -34,7 +35,12 @@ struct RequestDetail {
     std::vector<bool> critical;            // per segment
 };
 
-Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request);
+// An analysed request's critical path, blind intervals and slack are its cached result, decoded by the
+// same loader as the CLI's critical-path and slack (loadRequestAnalysis), so the two never disagree; only
+// the graph's edges (for drawing), which the cache does not hold, are built, by the one per-request pass.
+// A request not analysed yet gets all of it from that pass on local clocks and task order. Cancelled:
+// the status "cancelled".
+Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request, const CancelToken* cancel = nullptr);
 
 struct SegmentTypeStats {
     std::string task, startEvent, endEvent;
@@ -62,7 +68,7 @@ struct ModelGraph {
     std::vector<ConvergencePoint> convergence;
 };
 
-Result<ModelGraph> loadModelGraph(const TraceStore& store);
+Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* cancel = nullptr);
 
 // The cached model with its segment types (label ids), when the store has one.
 struct StoredModel {

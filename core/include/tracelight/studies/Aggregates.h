@@ -44,7 +44,8 @@ struct RequestAggregates {
     int categoryIndex(std::string_view name) const;
 };
 
-RequestAggregates computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads = 0,
+// A cancelled run returns the status "cancelled", never the rows it had filled so far.
+Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads = 0,
                                     const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
 
 // An analysed database in memory, with segment types numbered as the stored model numbers them.
@@ -134,8 +135,33 @@ struct WhatIfTarget {
     int type = -1;      // a segment type, or
     int category = -1;  // a category index
 };
-std::vector<TimeNs> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
+// Cancelled: the status "cancelled".
+Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
                            TimeNs addNs = 0, unsigned threads = 0, const CancelToken* cancel = nullptr);
+
+// ---- what the aggregates view shows, one call per page (run off the GUI thread; the view only draws) ----
+
+struct BreakdownStudy {
+    std::vector<std::pair<std::string, Breakdown>> groups;              // "all requests", or one per stratum
+    std::vector<std::pair<std::string, std::vector<float>>> shareCdfs;  // criticalShareCdf of up to 4 categories
+};
+// values: the stratifying attribute per request row (nullptr: every request in one group).
+BreakdownStudy breakdownStudy(const RequestAggregates& a, const std::vector<std::string>* values);
+
+struct SlackStudy {
+    std::vector<TimeNs> slackNs;  // of every request where the category has slack, ascending (the CDF)
+    TimeNs cutoffNs = 0;          // the cut-off used: the one given, else the median slack
+    std::vector<SlackBucket> buckets;
+    bool predicted = false;       // users were given
+    SlackPrediction prediction;
+};
+// cutoffNs < 0: the median. rows: the requests of the bucket study (empty: all). users: nullptr for no prediction.
+SlackStudy slackStudy(const RequestAggregates& a, std::size_t category, TimeNs cutoffNs, const std::vector<std::uint32_t>& rows,
+                      const std::vector<std::string>* users, int buckets = 5);
+
+// The rows whose value is `wanted`; the distinct non-empty values, most frequent first (ties by value), at most limit.
+std::vector<std::uint32_t> rowsWithValue(const std::vector<std::string>& values, std::string_view wanted);
+std::vector<std::string> valuesByFrequency(const std::vector<std::string>& values, std::size_t limit);
 
 double quantile(std::vector<float> values, double q);  // q in [0, 1]
 TimeNs quantile(std::vector<TimeNs> values, double q);

@@ -1,0 +1,137 @@
+// The GUI's request detail and the CLI's critical-path / slack read the same cached result (issue 10).
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+
+#include "TestUtil.h"
+#include "core/GeneratedTraces.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/base/Time.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/RequestTable.h"
+#include "tracelight/store/TraceStore.h"
+
+using namespace tracelight;
+
+namespace {
+
+std::unique_ptr<TraceStore> analysedStore(const test::ScratchDir& dir, std::int64_t n) {
+    samples::GeneratorOptions options;
+    options.seed = 11;
+    options.requests = n;
+    const samples::PageLoadGenerator gen(options);
+    const std::string csv = dir.file("sample.csv");
+    {
+        std::ofstream out(csv);
+        out << "request,host,task,event,ts_us,seq\n";
+        for (std::int64_t i = 0; i < n; ++i) {
+            const auto r = gen.generate(i);
+            for (const auto& e : r.events)
+                out << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
+                    << samples::PageLoadGenerator::eventNames()[e.event] << ','
+                    << formatMicroseconds(e.trueNs + gen.clockOffsetNs(e.host)) << ',' << e.seq << '\n';
+        }
+    }
+    auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
+    EXPECT_TRUE(store);
+    ImportOptions import;
+    import.inputs = {csv};
+    EXPECT_TRUE(importTraces(*store.value(), import));
+    EXPECT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    return std::move(store.value());
+}
+
+// The detail's critical path, blind intervals and slack against the CLI's loader, field by field.
+void expectSameAsCli(const TraceStore& store, const std::string& name) {
+    SCOPED_TRACE(name);
+    const auto id = store.requestByName(name);
+    ASSERT_TRUE(id);
+    auto detail = loadRequestDetail(store, *id);
+    ASSERT_TRUE(detail) << detail.message();
+    auto cli = loadRequestAnalysis(store, name);
+    ASSERT_TRUE(cli) << cli.message();
+    const RequestDetail& d = detail.value();
+    EXPECT_TRUE(d.analysed);
+    ASSERT_EQ(d.dag.segments.size(), cli->segments.size());
+    for (std::size_t s = 0; s < cli->segments.size(); ++s) {
+        const auto& seg = cli->segments[s];
+        ASSERT_EQ(d.segmentNames[s], seg.task + ":" + seg.startEvent + "->" + seg.endEvent) << s;
+        EXPECT_EQ(d.slackNs[s], seg.slackNs) << s;
+        EXPECT_EQ(d.dag.segments[s].startNs - d.dag.startNs, seg.startNs) << s;
+        EXPECT_EQ(d.dag.segments[s].durationNs(), seg.durationNs) << s;
+    }
+    EXPECT_EQ(d.criticalPath.segments, cli->criticalPath);
+    EXPECT_EQ(d.criticalPath.latencyNs, cli->latencyNs);
+    EXPECT_EQ(d.criticalPath.blindNs, cli->blindNs);
+    ASSERT_EQ(d.criticalPath.blind.size(), cli->blind.size());
+    for (std::size_t b = 0; b < cli->blind.size(); ++b) {
+        EXPECT_EQ(d.criticalPath.blind[b].startNs - d.dag.startNs, cli->blind[b].startNs) << b;
+        EXPECT_EQ(d.criticalPath.blind[b].durationNs, cli->blind[b].durationNs) << b;
+    }
+    for (std::size_t s = 0; s < d.critical.size(); ++s)
+        EXPECT_EQ(d.critical[s], std::find(cli->criticalPath.begin(), cli->criticalPath.end(), s) != cli->criticalPath.end()) << s;
+    // The graph (for drawing) is still there.
+    if (d.dag.segments.size() > 1) {
+        EXPECT_FALSE(d.dag.edges.empty());
+    }
+}
+
+} // namespace
+
+TEST(RequestDetail, CriticalPathBlindAndSlackAreTheCliCachedResult) {
+    test::ScratchDir dir;
+    auto store = analysedStore(dir, 300);
+    for (const char* name : {"req-1", "req-2", "req-17", "req-150", "req-298"}) expectSameAsCli(*store, name);
+}
+
+TEST(RequestDetail, SpanTracesWithLinksAgreeWithTheCliToo) {
+    // Span data brings explicit links into the graph: the detail still shows the cached result, every request.
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("spans.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    ImportOptions import;
+    const std::string jaeger = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/";
+    import.inputs = {jaeger + "TraceFlamegraph__testTrace.json", jaeger + "TraceTimelineViewer__genaiTestTrace.json",
+                     jaeger + "TraceStatistics__traceWithOverlappingChildren.json"};
+    auto imported = importTraces(*store.value(), import);
+    ASSERT_TRUE(imported) << imported.message();
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto table = loadRequestTable(*store.value());
+    ASSERT_TRUE(table);
+    ASSERT_GE(table->size(), 3u);
+    for (const RequestId id : table->ids) expectSameAsCli(*store.value(), *store.value()->requestName(id));
+}
+
+TEST(RequestDetail, ReadsTheCacheRatherThanRecomputing) {
+    // Alter one request's cached latency and blind time: a detail that recomputed would not see it; the
+    // detail must show what the CLI shows.
+    test::ScratchDir dir;
+    auto store = analysedStore(dir, 100);
+    const auto id = store->requestByName("req-5");
+    ASSERT_TRUE(id);
+    const std::string sql = "UPDATE request_analysis SET latency_ns = latency_ns + 777, blind_ns = blind_ns + 777 WHERE request_id = " +
+                            std::to_string(id->value);
+    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    auto cli = loadRequestAnalysis(*store, "req-5");
+    ASSERT_TRUE(cli);
+    auto detail = loadRequestDetail(*store, *id);
+    ASSERT_TRUE(detail) << detail.message();
+    EXPECT_EQ(detail->criticalPath.latencyNs, cli->latencyNs);
+    EXPECT_EQ(detail->criticalPath.blindNs, cli->blindNs);
+    expectSameAsCli(*store, "req-5");
+}
+
+TEST(RequestDetail, CancelledLoadSaysCancelled) {
+    test::ScratchDir dir;
+    auto store = analysedStore(dir, 20);
+    CancelToken cancel;
+    cancel.cancel();
+    auto detail = loadRequestDetail(*store, *store->requestByName("req-3"), &cancel);
+    ASSERT_FALSE(detail);
+    EXPECT_EQ(detail.message(), "cancelled");
+    auto graph = loadModelGraph(*store, &cancel);
+    ASSERT_FALSE(graph);
+    EXPECT_EQ(graph.message(), "cancelled");
+}
