@@ -79,7 +79,7 @@ void BreakdownPlot::rebuild() {
                 const double value = kind == 0 ? cat.summedNs : cat.criticalNs;
                 const double denominator = kind == 0 ? summedTotal : b.meanLatencyNs;
                 keys << double(g) * 1.0 + (kind == 0 ? -0.2 : 0.2);
-                values << (m_percent ? (denominator > 0 ? 100.0 * value / denominator : 0) : value / 1000.0);
+                values << (m_percent ? (denominator > 0 ? 100.0 * value / denominator : 0) : value / 1e6);  // ns -> ms, as the axis says
             }
             bar->setData(keys, values, true);
         }

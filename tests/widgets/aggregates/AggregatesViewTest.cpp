@@ -43,6 +43,24 @@ TEST(BreakdownPlot, StacksSummedAndCriticalBarsPerCategory) {
     EXPECT_TRUE(plot.csv().startsWith(QStringLiteral("group,requests,category")));
 }
 
+// The axis says milliseconds: the critical bars add up to the mean latency in ms (they showed microseconds).
+TEST(BreakdownPlot, BarsAreInMillisecondsAsTheAxisSays) {
+    BreakdownPlot plot;
+    plot.resize(800, 500);
+    auto a = makeAggregates(1000);
+    const Breakdown b = breakdown(*a);
+    plot.setBreakdowns({{QStringLiteral("all"), b}});
+    EXPECT_TRUE(plot.plot()->yAxis->label().contains(QStringLiteral("(ms)")));
+    double critical = 0;
+    for (int i = 0; i < plot.plot()->plottableCount(); ++i) {
+        auto* bars = qobject_cast<QCPBars*>(plot.plot()->plottable(i));
+        ASSERT_TRUE(bars);
+        for (auto it = bars->data()->begin(); it != bars->data()->end(); ++it)
+            if (it->key > 0) critical += it->value;
+    }
+    EXPECT_NEAR(critical, b.meanLatencyNs / 1e6, 1e-6 * b.meanLatencyNs / 1e6);
+}
+
 TEST(SlackScatter, SwitchesToAHeatMapWhenDenseAndBrushesRows) {
     SlackScatter scatter;
     scatter.resize(800, 500);
