@@ -30,6 +30,7 @@
 #include "models/RequestTableModel.h"
 #include "common/TimeFormat.h"
 #include "waterfall/WaterfallView.h"
+#include "tracelight/store/NewDatabaseGuard.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/import/Import.h"
@@ -543,9 +544,14 @@ void MainWindow::startImport(const QStringList& files, const QString& target, co
     const std::string db = target.toStdString();
     m_import->start<ImportResult>(
         [options, db](const CancelToken& cancel, const ProgressSink& progress) {
-            auto store = TraceStore::open(db, TraceStore::Mode::Create);
-            if (!store) return std::make_shared<Result<ImportSummary>>(store.status());
-            return std::make_shared<Result<ImportSummary>>(importTraces(*store.value(), options, &progress, &cancel));
+            NewDatabaseGuard created(db);  // a failed or cancelled import into a new path leaves no file behind
+            auto result = [&] {
+                auto store = TraceStore::open(db, TraceStore::Mode::Create);
+                if (!store) return std::make_shared<Result<ImportSummary>>(store.status());
+                return std::make_shared<Result<ImportSummary>>(importTraces(*store.value(), options, &progress, &cancel));
+            }();  // the store is closed here, before the guard may remove its files
+            if (result->isOk()) created.keep();
+            return result;
         },
         [this, target](ImportResult result) {
             if (!result->isOk()) {

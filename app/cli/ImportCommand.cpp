@@ -8,39 +8,13 @@
 #include <CLI/CLI.hpp>
 
 #include "Commands.h"
+#include "tracelight/store/NewDatabaseGuard.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight::cli {
 
 namespace {
-// A database that did not exist before the import: removed with the -wal and -shm files the import created
-// unless keep() was called. A database that existed is never touched.
-class NewDatabaseGuard {
-public:
-    explicit NewDatabaseGuard(const std::string& db) {
-        if (absent(db))
-            for (const char* suffix : {"", "-wal", "-shm"})
-                if (absent(db + suffix)) m_created.push_back(db + suffix);
-    }
-    ~NewDatabaseGuard() {
-        if (m_keep) return;
-        for (const auto& path : m_created) {
-            std::error_code ec;
-            std::filesystem::remove(path, ec);
-        }
-    }
-    void keep() { m_keep = true; }
-
-private:
-    static bool absent(const std::string& path) {
-        std::error_code ec;
-        return !std::filesystem::exists(std::filesystem::symlink_status(path, ec));
-    }
-    std::vector<std::string> m_created;
-    bool m_keep = false;
-};
-
 struct ImportArgs {
     std::string db, format, map, timeUnit, rootMarker, period;
     std::vector<std::string> inputs;

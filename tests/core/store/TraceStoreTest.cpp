@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "TestUtil.h"
+#include "tracelight/store/NewDatabaseGuard.h"
 #include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
@@ -314,4 +315,27 @@ TEST(TraceStore, UpgradesVersion3ToIntegerNanoseconds) {
     store.value().reset();
     // Upgraded once: it opens read-only now.
     EXPECT_TRUE(TraceStore::open(path, TraceStore::Mode::ReadOnly));
+}
+
+// A failed import into a new path leaves nothing behind, in the CLI and in the app alike (the app's import
+// left an empty database file): the guard removes what was created, and never a file that existed.
+TEST(NewDatabaseGuard, RemovesOnlyWhatTheFailedImportCreated) {
+    test::ScratchDir dir;
+    const std::string fresh = dir.file("fresh.tldb");
+    {
+        NewDatabaseGuard guard(fresh);
+        auto store = TraceStore::open(fresh, TraceStore::Mode::Create);
+        ASSERT_TRUE(store) << store.message();
+    }
+    for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_FALSE(std::filesystem::exists(fresh + suffix)) << suffix;
+    {
+        NewDatabaseGuard guard(fresh);
+        ASSERT_TRUE(TraceStore::open(fresh, TraceStore::Mode::Create));
+        guard.keep();
+    }
+    EXPECT_TRUE(std::filesystem::exists(fresh));
+    {
+        NewDatabaseGuard guard(fresh);  // it exists now: a failure must not remove it
+    }
+    EXPECT_TRUE(std::filesystem::exists(fresh));
 }
