@@ -25,6 +25,14 @@ std::uint32_t lastEndingSegment(const RequestDag& dag) {
     std::uint32_t last = 0;
     for (std::uint32_t v = 1; v < dag.segments.size(); ++v)
         if (dag.segments[v].endNs > dag.segments[last].endNs) last = v;
+    // Several segments end last (a parent waiting for its child to return at its own end): the one
+    // no other of them depends on ends the request, so the wait is explained by what it waited for.
+    const TimeNs end = dag.segments.empty() ? 0 : dag.segments[last].endNs;
+    std::vector<bool> feedsAnother(dag.segments.size(), false);
+    for (const DagEdge& e : dag.edges)
+        if (dag.segments[e.to].endNs == end) feedsAnother[e.from] = true;
+    for (std::uint32_t v = 0; v < dag.segments.size(); ++v)
+        if (dag.segments[v].endNs == end && !feedsAnother[v]) return v;
     return last;
 }
 
