@@ -235,8 +235,13 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
                 parts.emplace_back(span, std::move(own));
                 break;
             }
-            parts.emplace_back(span, std::vector<Pending>(own.begin(), own.begin() + 1));
-            rests.emplace_back(span, std::vector<Pending>(own.begin() + 1, own.end()));
+            // The client's own events up to the server's start (its logs, calls to local children) come
+            // before the trip out; the rest after the trip back. Its start always comes first.
+            const TimeNs serverStart = spans[static_cast<std::size_t>(serverOf[span])].startNs;
+            auto split = own.begin() + 1;
+            while (split != own.end() && split->rank == 1 && split->ts <= serverStart) ++split;
+            parts.emplace_back(span, std::vector<Pending>(own.begin(), split));
+            rests.emplace_back(span, std::vector<Pending>(split, own.end()));
         }
         for (auto r = rests.rbegin(); r != rests.rend(); ++r) parts.push_back(std::move(*r));
     };
