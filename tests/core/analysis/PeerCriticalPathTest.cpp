@@ -231,11 +231,6 @@ const std::map<std::string, Difference>& differences() {
         {"crisp/19", {"overlapping siblings (5 us) are concurrent, as in crisp/10", {{"[S1] O1", 100}, {"[S2] O2", 200}, {"[S4] O4", 300}}}},
         {"crisp/20", {"overlapping siblings (5 us) are concurrent, as in crisp/10", {{"[S1] O1", 100}, {"[S2] O2", 200}, {"[S4] O4", 300}}}},
         {"crisp/21", {"overlapping siblings (5 us) are concurrent, as in crisp/10", {{"[S1] O1", 100}, {"[S2] O2", 200}, {"[S4] O4", 300}}}},
-        {"crisp/23", {"KNOWN DEFECT, not a definition: zero-length segments at the same instant (a child's end, its parent's "
-                      "return and end) are ordered parent first, so the last child's wait is charged to the parent",
-                      {{"[S1] O1", 400}, {"[S2] O2", 150}, {"[S3] O3", 150}}}},
-        {"crisp/24", {"KNOWN DEFECT, as crisp/23", {{"[S1] O1", 400}, {"[S2] O2", 150}, {"[S3] O3", 150}}}},
-        {"crisp/25", {"KNOWN DEFECT, as crisp/23", {{"[S1] O1", 400}, {"[S2] O2", 150}, {"[S3] O3", 150}}}},
     };
     return table;
 }
