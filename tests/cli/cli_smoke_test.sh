@@ -13,7 +13,7 @@ check() {  # check NAME CONDITION-EXIT-STATUS
 declare -A options=(
     [import]="--format --map --time-unit --root-marker --period --db --quiet INPUT"
     [info]="--json --check DB"
-    [analyze]="--support-floor --threads --quiet DB"
+    [analyze]="--json --support-floor --threads --quiet DB"
     [model]="--json --support-floor --threads --quiet DB"
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
@@ -201,6 +201,22 @@ for cmd in "import --quiet --db $work/damaged.tldb $work/hand.csv" "analyze --qu
     check "damaged page refused by ${cmd%% *} ($err)" $?
 done
 "$cli" import --db "$work/x.tldb" >/dev/null 2>&1; [ $? -eq 2 ]; check "import without inputs is a usage error" $?
+
+# Clock skew is visible per host pair: a span server that starts before its client is moved to fit
+# (rule child-outside-parent, in the summary and as JSON); a span server that fits keeps its clock.
+cat > "$work/skewed.json" <<'EOF2'
+[{"traceId":"s1","id":"a","name":"get","kind":"CLIENT","timestamp":1000,"duration":100,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"s1","id":"a","name":"get","kind":"SERVER","shared":true,"timestamp":900,"duration":60,"localEndpoint":{"serviceName":"db"}},
+ {"traceId":"s2","id":"b","name":"put","kind":"CLIENT","timestamp":5000,"duration":300,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"s2","id":"b","name":"put","kind":"SERVER","shared":true,"timestamp":5010,"duration":60,"localEndpoint":{"serviceName":"db"}}]
+EOF2
+"$cli" import --quiet --db "$work/skewed.tldb" "$work/skewed.json" >/dev/null 2>&1; check "import skewed spans" $?
+err=$("$cli" analyze "$work/skewed.tldb" 2>&1 >/dev/null)
+echo "$err" | grep -q "clock skew web -> db: applied offset .* over 2 round trips (1 outside their client), rule child-outside-parent"
+check "analyze prints the skew rule per host pair ($err)" $?
+json=$("$cli" analyze --json --quiet "$work/skewed.tldb")
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); p=d["clock_skew"]; assert len(p)==1 and p[0]["client"]=="web" and p[0]["server"]=="db" and p[0]["rule"]=="child-outside-parent" and p[0]["applied"] and p[0]["round_trips"]==2 and p[0]["outside"]==1, d' "$json"
+check "analyze --json lists the host pair's decision ($json)" $?
 
 echo "cli smoke: $passed passed, $failures failed"
 [ $failures -eq 0 ]

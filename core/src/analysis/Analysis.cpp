@@ -127,7 +127,7 @@ SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads) {
     threads = resolveThreads(threads);
     std::vector<SkewEstimates> shards(threads);
     forEachShard(data.requestCount(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
-        for (std::size_t r = begin; r < end; ++r) shards[shard].addRequest(data.eventsOf(r));
+        for (std::size_t r = begin; r < end; ++r) shards[shard].addRequest(data.eventsOf(r), data.isFromSpans(r));
     });
     for (std::size_t s = 1; s < shards.size(); ++s) shards[0].merge(shards[s]);
     return std::move(shards[0]);
@@ -258,13 +258,17 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 offsetRows[h].rttNs = offsets.rttNs[h];
             }
         }
+        std::vector<ClockPairRow> pairRows;
+        for (const SkewDecision& d : offsets.decisions)
+            pairRows.push_back({td.hostLabels[d.client.value].value, td.hostLabels[d.server.value].value, d.offsetNs, d.rttNs,
+                                d.roundTrips, d.outside, std::string(skewRuleName(d.rule)), d.applied});
         const Status written = store.replaceAnalysisResults(
             offsetRows, requests,
             [&](std::size_t r) {
                 const auto& res = results[r];
                 return RequestResultRow{td.requestIds[r], res.startNs, res.latencyNs, res.blindNs, res.blob};
             },
-            [&](std::size_t r) { reporter.report(0.9 + 0.1 * double(r) / double(requests), "writing results"); });
+            [&](std::size_t r) { reporter.report(0.9 + 0.1 * double(r) / double(requests), "writing results"); }, pairRows);
         if (!written) return fail(written);
     }
     std::vector<SegmentTypeStats> stats(td.segmentTypes.size());

@@ -6,18 +6,37 @@
 
 namespace tracelight {
 
-void SkewEstimates::add(HostId client, HostId server, TimeNs rttNs, TimeNs offsetNs) {
+std::string_view skewRuleName(SkewRule rule) {
+    switch (rule) {
+    case SkewRule::MinRtt: return "min-rtt";
+    case SkewRule::Fits: return "fits";
+    case SkewRule::ChildOutsideParent: return "child-outside-parent";
+    case SkewRule::ConfirmedPair: return "confirmed-pair";
+    case SkewRule::Inconsistent: return "inconsistent";
+    }
+    return "?";
+}
+
+void SkewEstimates::add(HostId client, HostId server, TimeNs rttNs, TimeNs offsetNs, bool fromSpans, TimeNs lo, TimeNs hi) {
     const std::uint64_t key = (std::uint64_t(client.value) << 32) | server.value;
-    auto [it, fresh] = m_pairs.try_emplace(key, SkewEstimate{rttNs, offsetNs, 1});
-    if (fresh) return;
-    ++it->second.samples;
-    if (rttNs < it->second.rttNs) {
-        it->second.rttNs = rttNs;
-        it->second.offsetNs = offsetNs;
+    auto [it, fresh] = m_pairs.try_emplace(key, SkewEstimate{rttNs, offsetNs, 0});
+    SkewEstimate& e = it->second;
+    ++e.samples;
+    if (fromSpans) {
+        ++e.spanTrips;
+        if (lo > 0 || hi < 0) ++e.outside;
+        e.loNs = std::max(e.loNs, lo);
+        e.hiNs = std::min(e.hiNs, hi);
+    } else {
+        ++e.eventTrips;
+    }
+    if (!fresh && rttNs < e.rttNs) {
+        e.rttNs = rttNs;
+        e.offsetNs = offsetNs;
     }
 }
 
-void SkewEstimates::addRequest(std::span<const EventRecord> events) {
+void SkewEstimates::addRequest(std::span<const EventRecord> events, bool fromSpans) {
     // Tasks are contiguous runs; within a task, find each excursion away from a host and back to it.
     std::size_t taskStart = 0;
     while (taskStart < events.size()) {
@@ -43,7 +62,10 @@ void SkewEstimates::addRequest(std::span<const EventRecord> events) {
             const TimeNs clientInterval = events[reply].localNs - events[send].localNs;
             const TimeNs rtt = clientInterval - (last - first);
             if (rtt < 0) continue;  // inconsistent logs: a server busy longer than its client waited
-            add(client, server, rtt, first - events[send].localNs - rtt / 2);
+            // The offsets this round trip allows: the server's first event after the send, its last
+            // before the reply. Offset 0 outside them is a server outside its client.
+            add(client, server, rtt, first - events[send].localNs - rtt / 2, fromSpans, last - events[reply].localNs,
+                first - events[send].localNs);
         }
         taskStart = taskEnd;
     }
@@ -54,11 +76,51 @@ void SkewEstimates::merge(const SkewEstimates& other) {
         auto [it, fresh] = m_pairs.try_emplace(key, e);
         if (fresh) continue;
         it->second.samples += e.samples;
+        it->second.eventTrips += e.eventTrips;
+        it->second.spanTrips += e.spanTrips;
+        it->second.outside += e.outside;
+        it->second.loNs = std::max(it->second.loNs, e.loNs);
+        it->second.hiNs = std::min(it->second.hiNs, e.hiNs);
         if (e.rttNs < it->second.rttNs) {
             it->second.rttNs = e.rttNs;
             it->second.offsetNs = e.offsetNs;
         }
     }
+}
+
+std::vector<SkewDecision> decideSkew(const SkewEstimates& estimates) {
+    std::vector<SkewDecision> out;
+    out.reserve(estimates.pairs().size());
+    for (const auto& [key, e] : estimates.pairs()) {
+        SkewDecision d;
+        d.client = HostId(static_cast<std::uint32_t>(key >> 32));
+        d.server = HostId(static_cast<std::uint32_t>(key & 0xFFFFFFFFu));
+        d.rttNs = e.rttNs;
+        d.roundTrips = e.samples;
+        d.outside = e.outside;
+        if (e.eventTrips > 0) {
+            // Event logs: the Mystery Machine's correction, whatever the spans of a mixed database say.
+            d.rule = SkewRule::MinRtt;
+            d.offsetNs = e.offsetNs;
+        } else if (e.outside == 0) {
+            d.rule = SkewRule::Fits;  // no evidence of skew: one round trip, or many, that fit is not evidence
+        } else if (e.loNs <= e.hiNs) {
+            // Every round trip allows one offset range that excludes 0: centre the fastest round trip's
+            // server in its client (Jaeger's latency split evenly), kept inside what the others allow.
+            d.rule = e.spanTrips >= kConfirmedRoundTrips ? SkewRule::ConfirmedPair : SkewRule::ChildOutsideParent;
+            d.offsetNs = std::clamp(e.offsetNs, e.loNs, e.hiNs);
+        } else {
+            // Some servers lie outside their clients, but no one offset would fit every round trip: the
+            // clocks are not shown to be apart (asynchronous work, or noise); the recorded clocks stay.
+            d.rule = SkewRule::Inconsistent;
+        }
+        d.applied = d.rule == SkewRule::MinRtt || d.rule == SkewRule::ChildOutsideParent || d.rule == SkewRule::ConfirmedPair;
+        out.push_back(d);
+    }
+    std::sort(out.begin(), out.end(), [](const SkewDecision& a, const SkewDecision& b) {
+        return a.client.value != b.client.value ? a.client.value < b.client.value : a.server.value < b.server.value;
+    });
+    return out;
 }
 
 ClockOffsets solveClockOffsets(const SkewEstimates& estimates, std::size_t hostCount) {
@@ -71,13 +133,17 @@ ClockOffsets solveClockOffsets(const SkewEstimates& estimates, std::size_t hostC
     struct Edge { std::uint32_t to; TimeNs rtt; TimeNs offset; };
     std::vector<std::vector<Edge>> adjacent(hostCount);
     std::vector<std::int64_t> degree(hostCount, 0);
-    for (const auto& [key, e] : estimates.pairs()) {
-        const auto a = static_cast<std::uint32_t>(key >> 32), b = static_cast<std::uint32_t>(key & 0xFFFFFFFFu);
+    // Every pair is an edge: an applied one with its offset, a kept one with 0, so that hosts whose
+    // clocks agree move together when one of them is corrected (Jaeger shifts the child's subtree).
+    result.decisions = decideSkew(estimates);
+    for (const SkewDecision& d : result.decisions) {
+        const std::uint32_t a = d.client.value, b = d.server.value;
         if (a >= hostCount || b >= hostCount || a == b) continue;
-        adjacent[a].push_back({b, e.rttNs, e.offsetNs});
-        adjacent[b].push_back({a, e.rttNs, -e.offsetNs});
-        degree[a] += e.samples;
-        degree[b] += e.samples;
+        const TimeNs offset = d.applied ? d.offsetNs : 0;
+        adjacent[a].push_back({b, d.rttNs, offset});
+        adjacent[b].push_back({a, d.rttNs, -offset});
+        degree[a] += d.roundTrips;
+        degree[b] += d.roundTrips;
     }
     // Prim's algorithm per connected group: grow the tree along the lowest-RTT estimates.
     std::vector<bool> placed(hostCount, false);
@@ -102,7 +168,7 @@ ClockOffsets solveClockOffsets(const SkewEstimates& estimates, std::size_t hostC
             result.offsetNs[host] = offset;
             result.parent[host] = static_cast<std::int32_t>(parent);
             result.rttNs[host] = rtt;
-            ++result.correctedHosts;
+            if (offset != 0) ++result.correctedHosts;
             expand(host);
         }
     }

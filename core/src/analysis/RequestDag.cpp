@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <queue>
 
 namespace tracelight {
 
@@ -25,6 +26,14 @@ std::uint32_t lastEndingSegment(const RequestDag& dag) {
     std::uint32_t last = 0;
     for (std::uint32_t v = 1; v < dag.segments.size(); ++v)
         if (dag.segments[v].endNs > dag.segments[last].endNs) last = v;
+    // Several segments end last (a parent waiting for its child to return at its own end): the one
+    // no other of them depends on ends the request, so the wait is explained by what it waited for.
+    const TimeNs end = dag.segments.empty() ? 0 : dag.segments[last].endNs;
+    std::vector<bool> feedsAnother(dag.segments.size(), false);
+    for (const DagEdge& e : dag.edges)
+        if (dag.segments[e.to].endNs == end) feedsAnother[e.from] = true;
+    for (std::uint32_t v = 0; v < dag.segments.size(); ++v)
+        if (dag.segments[v].endNs == end && !feedsAnother[v]) return v;
     return last;
 }
 
@@ -32,9 +41,68 @@ void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
     const std::size_t n = dag.segments.size();
     // Topological order by time; an edge that would go backwards (possible only between zero-length,
     // simultaneous segments) is dropped so the graph stays acyclic.
-    const std::vector<std::uint32_t> order = timeOrder(dag);
+    std::vector<std::uint32_t> order = timeOrder(dag);
     std::vector<std::uint32_t> rank(n);
     for (std::uint32_t i = 0; i < n; ++i) rank[order[i]] = i;
+    // Segments at the same instant (a child's zero-length end, its parent's return and end) follow the
+    // known links and task order among them, so a parent's return does not come before its child's end.
+    {
+        std::vector<std::uint32_t> runOf(n);
+        for (std::uint32_t i = 0, run = 0; i < n; ++i) {
+            if (i > 0) {
+                const auto& a = dag.segments[order[i - 1]];
+                const auto& b = dag.segments[order[i]];
+                if (a.startNs != b.startNs || a.endNs != b.endNs) run = i;
+            }
+            runOf[order[i]] = run;
+        }
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> inside;  // (from, to) within one run
+        for (const auto& e : edges)
+            if (e.from != e.to && (e.kind == EdgeKind::Link || e.kind == EdgeKind::TaskOrder) && runOf[e.from] == runOf[e.to])
+                inside.emplace_back(e.from, e.to);
+        if (!inside.empty()) {
+            std::sort(inside.begin(), inside.end());
+            std::vector<std::uint32_t> indegree(n, 0);
+            std::vector<bool> runHasEdges(n, false);
+            for (const auto& [from, to] : inside) {
+                ++indegree[to];
+                runHasEdges[runOf[from]] = true;
+            }
+            for (std::uint32_t begin = 0; begin < n;) {
+                std::uint32_t end = begin + 1;
+                while (end < n && runOf[order[end]] == begin) ++end;
+                if (runHasEdges[begin]) {
+                    // Kahn's algorithm over the run, the earliest in time order first; what a cycle leaves
+                    // keeps its time order.
+                    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready;  // by rank
+                    for (std::uint32_t k = begin; k < end; ++k)
+                        if (indegree[order[k]] == 0) ready.push(k);
+                    std::vector<std::uint32_t> sorted;
+                    std::vector<bool> placed(end - begin, false);
+                    while (sorted.size() < end - begin) {
+                        std::uint32_t k = 0;
+                        if (!ready.empty()) {
+                            k = ready.top();
+                            ready.pop();
+                            if (placed[k - begin]) continue;
+                        } else {
+                            k = begin;
+                            while (placed[k - begin]) ++k;
+                        }
+                        placed[k - begin] = true;
+                        const std::uint32_t v = order[k];
+                        sorted.push_back(v);
+                        for (auto it = std::lower_bound(inside.begin(), inside.end(), std::make_pair(v, 0u));
+                             it != inside.end() && it->first == v; ++it)
+                            if (indegree[it->second] > 0 && --indegree[it->second] == 0) ready.push(rank[it->second]);
+                    }
+                    std::copy(sorted.begin(), sorted.end(), order.begin() + begin);
+                }
+                begin = end;
+            }
+            for (std::uint32_t i = 0; i < n; ++i) rank[order[i]] = i;
+        }
+    }
     std::erase_if(edges, [&](const DagEdge& e) { return e.from == e.to || rank[e.from] >= rank[e.to]; });
     // Keep one edge per pair, of the most telling kind: a known link, then task order, then inferred ones.
     auto strength = [](EdgeKind k) { return k == EdgeKind::Link ? 0 : k == EdgeKind::TaskOrder ? 1 : 2; };

@@ -1,5 +1,7 @@
 #include "tracelight/analysis/TraceData.h"
 
+#include <algorithm>
+
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -21,8 +23,9 @@ void TraceDataBuilder::reserve(std::size_t requests, std::size_t events) {
     m_data.events.reserve(events);
 }
 
-void TraceDataBuilder::beginRequest(RequestId id) {
+void TraceDataBuilder::beginRequest(RequestId id, bool fromSpans) {
     m_data.requestIds.push_back(id);
+    m_data.fromSpans.push_back(fromSpans ? 1 : 0);
     m_data.requestBegin.push_back(m_data.events.size());
     m_data.linkBegin.push_back(m_data.links.size());
     m_taskOpen = false;
@@ -76,6 +79,8 @@ Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* pro
     // Known causal links (span imports), resolved to event indices as each request's events arrive.
     std::unordered_map<std::int64_t, std::vector<LinkRow>> linksOf;
     for (const LinkRow& l : store.causalLinks()) linksOf[l.request].push_back(l);
+    // Requests imported from spans keep their clocks unless there is evidence of skew.
+    std::vector<std::uint32_t> spanRequests = store.spanRequestIds();  // sorted
     std::unordered_map<std::uint64_t, std::uint32_t> eventIndex;  // (task, ord) -> index, for the current request
     std::uint32_t requestEvents = 0;
     auto key = [](std::uint32_t task, std::int64_t ord) { return (std::uint64_t(task) << 32) ^ std::uint64_t(ord); };
@@ -95,7 +100,8 @@ Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* pro
     const Status scanned = store.scanEvents([&](const EventRow& e) {
         if (e.request != currentRequest) {
             if (currentHasLinks) resolveLinks(currentRequest);
-            builder.beginRequest(RequestId(static_cast<std::uint32_t>(e.request)));
+            builder.beginRequest(RequestId(static_cast<std::uint32_t>(e.request)),
+                                 std::binary_search(spanRequests.begin(), spanRequests.end(), static_cast<std::uint32_t>(e.request)));
             currentRequest = e.request;
             currentHasLinks = !linksOf.empty() && linksOf.count(e.request);
             eventIndex.clear();

@@ -274,6 +274,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     // Each staged trace becomes one request: events, known causal links and its warnings.
     summary.spans = stager.count();
     if (anySpans) {
+        writer.setFromSpans(true);
         const auto assemble = [&](std::vector<RawSpan>&& spans, const std::vector<std::size_t>& sources) -> Status {
             AssembledTrace trace = assembleTrace(std::move(spans));
             // Errors name the file(s) the trace came from and the trace: "a.json: trace t1: ...".

@@ -81,9 +81,20 @@ std::unordered_map<std::uint32_t, TimeNs> TraceStore::clockOffsets() const {
 
 Status TraceStore::replaceAnalysisResults(const std::vector<ClockOffsetRow>& offsets, std::size_t count,
                                           const std::function<RequestResultRow(std::size_t)>& rows,
-                                          const std::function<void(std::size_t)>& progress) {
+                                          const std::function<void(std::size_t)>& progress,
+                                          const std::vector<ClockPairRow>& pairs) {
     auto fail = [&](const char* what) { return Status::error(m_path + ": cannot store " + what + ": " + sqlite3_errmsg(m_db)); };
-    if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM request_analysis;")) return fail("results");
+    if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM clock_pairs; DELETE FROM request_analysis;")) return fail("results");
+    {
+        sqlite::Statement insert(m_db, "INSERT INTO clock_pairs(client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, "
+                                       "applied) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
+        for (const auto& p : pairs) {
+            insert.bind(1, p.client).bind(2, p.server).bind(3, p.offsetNs).bind(4, p.rttNs).bind(5, p.roundTrips).bind(6, p.outside)
+                .bind(7, std::string_view(p.rule)).bind(8, p.applied ? 1 : 0);
+            if (insert.step() != SQLITE_DONE) return fail("clock pairs");
+            insert.reset();
+        }
+    }
     {
         sqlite::Statement insert(m_db, "INSERT INTO clock_offsets(host_id, offset_ns, parent_host_id, rtt_ns) VALUES(?1,?2,?3,?4)");
         for (const auto& o : offsets) {
@@ -108,6 +119,23 @@ Status TraceStore::replaceAnalysisResults(const std::vector<ClockOffsetRow>& off
         if (progress && (i & 0xFFFF) == 0) progress(i);
     }
     return Status::ok();
+}
+
+std::vector<ClockPairRow> TraceStore::clockPairs() const {
+    std::vector<ClockPairRow> out;
+    sqlite::Statement q(m_db, "SELECT client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied FROM clock_pairs "
+                              "ORDER BY client_host_id, server_host_id");
+    while (q.step() == SQLITE_ROW)
+        out.push_back({static_cast<std::uint32_t>(q.int64(0)), static_cast<std::uint32_t>(q.int64(1)), q.int64(2), q.int64(3), q.int64(4),
+                       q.int64(5), std::string(q.text(6)), q.int64(7) != 0});
+    return out;
+}
+
+std::vector<std::uint32_t> TraceStore::spanRequestIds() const {
+    std::vector<std::uint32_t> out;
+    sqlite::Statement q(m_db, "SELECT id FROM requests WHERE from_spans=1 ORDER BY id");
+    while (q.step() == SQLITE_ROW) out.push_back(static_cast<std::uint32_t>(q.int64(0)));
+    return out;
 }
 
 std::optional<StoredRequestResult> TraceStore::requestResult(std::string_view name) const {

@@ -14,7 +14,7 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     auto prepare = [&](sqlite::Statement& st, const char* sql) { return st.prepare(m_db, sql); };
     if (!prepare(m_insertLabel, "INSERT INTO labels(text) VALUES(?1)") ||
         !prepare(m_insertRole, "INSERT OR IGNORE INTO label_roles(label_id, role) VALUES(?1, ?2)") ||
-        !prepare(m_insertRequest, "INSERT INTO requests(name, period_id, import_id) VALUES(?1, ?2, ?3)") ||
+        !prepare(m_insertRequest, "INSERT INTO requests(name, period_id, import_id, from_spans) VALUES(?1, ?2, ?3, ?4)") ||
         !prepare(m_insertEvent,
                  "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns) VALUES(?1,?2,?3,?4,?5,?6)") ||
         !prepare(m_insertRequestAttr,
@@ -136,7 +136,7 @@ Status ImportWriter::addEvent(const RawEvent& e) {
 
     auto it = m_requests.find(e.request);
     if (it == m_requests.end()) {
-        m_insertRequest.bind(1, e.request).bind(2, m_periodId).bind(3, m_importId);
+        m_insertRequest.bind(1, e.request).bind(2, m_periodId).bind(3, m_importId).bind(4, m_fromSpans ? 1 : 0);
         const int rc = m_insertRequest.step();
         m_insertRequest.reset();
         if (rc == SQLITE_CONSTRAINT)

@@ -53,6 +53,8 @@ public:
     Status addLink(std::string_view request, std::string_view fromTask, std::int64_t fromSeq, std::string_view toTask,
                    std::int64_t toSeq);
     Status addWarning(std::string_view request, const std::string& message);
+    // Requests created from now on came from spans (their clocks are kept unless there is evidence of skew).
+    void setFromSpans(bool fromSpans) { m_fromSpans = fromSpans; }
     Status finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel);
 
     std::int64_t eventCount() const { return m_events; }
@@ -81,6 +83,7 @@ private:
     std::int64_t m_events = 0;
     std::int64_t m_firstRequestId = 0;
     std::int64_t m_warnings = 0;
+    bool m_fromSpans = false;
     std::vector<std::string> m_warningSamples;
 
     // By attribute key id: the value stored for the request that set the key last (inputs are usually

@@ -118,8 +118,27 @@ CREATE TABLE request_analysis(request_id INTEGER PRIMARY KEY, latency_ns INTEGER
 UPDATE meta SET value='4' WHERE key='schema_version';
 )sql";
 
+// Version 5 says which requests came from spans (their clocks are kept unless there is evidence of skew)
+// and keeps, per host pair, what clock-skew correction decided and why. Older databases: a request is
+// from spans when its import read span formats only, or when it has known causal links (only span
+// imports write them).
+constexpr const char* kMigrateV4ToV5 = R"sql(
+ALTER TABLE requests ADD COLUMN from_spans INTEGER NOT NULL DEFAULT 0;
+UPDATE requests SET from_spans=1 WHERE import_id IN (SELECT id FROM imports WHERE format NOT LIKE '%events-%')
+  OR id IN (SELECT request_id FROM causal_links);
+CREATE TABLE clock_pairs(client_host_id INTEGER NOT NULL, server_host_id INTEGER NOT NULL,
+                         offset_ns INTEGER NOT NULL,   -- clock(server) - clock(client) as decided; 0 where kept
+                         rtt_ns INTEGER NOT NULL,      -- the pair's lowest round trip
+                         round_trips INTEGER NOT NULL,
+                         outside INTEGER NOT NULL,     -- span round trips whose server lay outside its client
+                         rule TEXT NOT NULL,           -- min-rtt, fits, child-outside-parent, confirmed-pair, inconsistent
+                         applied INTEGER NOT NULL,
+                         PRIMARY KEY(client_host_id, server_host_id)) WITHOUT ROWID;
+UPDATE meta SET value='5' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
-constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4};
+constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5};
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);

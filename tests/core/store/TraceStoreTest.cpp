@@ -288,8 +288,12 @@ TEST(TraceStore, UpgradesVersion3ToIntegerNanoseconds) {
     EXPECT_FALSE(TraceStore::open(path, TraceStore::Mode::ReadOnly));
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_TRUE(store) << store.message();
-    EXPECT_EQ(store.value()->schemaVersion(), 4);
+    EXPECT_EQ(store.value()->schemaVersion(), TraceStore::kSchemaVersion);
     sqlite3* db = test::StoreAccess::db(*store.value());
+    // Version 5: an event-log import's requests are not from spans; per host pair skew decisions have a table.
+    EXPECT_TRUE(store.value()->spanRequestIds().empty());
+    EXPECT_EQ(columnsOf(db, "clock_pairs"), (std::vector<std::string>{"client_host_id", "server_host_id", "offset_ns", "rtt_ns",
+                                                                     "round_trips", "outside", "rule", "applied"}));
     const auto events = columnsOf(db, "events");
     EXPECT_EQ(events, (std::vector<std::string>{"request_id", "task_id", "ord", "event_id", "host_id", "ts_ns"}));
     sqlite3_stmt* st = nullptr;

@@ -18,7 +18,8 @@ namespace tracelight {
 class TraceStore;
 
 // 2: times in integer nanoseconds (schema 4), results stamped with the import the analysis read.
-constexpr int kAnalysisVersion = 2;
+// 3: span data keeps its clocks unless there is evidence of skew; per host pair decisions stored (schema 5).
+constexpr int kAnalysisVersion = 3;
 
 struct AnalysisOptions {
     InferenceOptions inference;

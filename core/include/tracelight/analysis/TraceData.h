@@ -47,6 +47,9 @@ struct TraceData {
     std::unordered_map<std::uint32_t, std::string> labels;  // label id -> text, for the labels in use
     std::vector<EventLink> links;             // per request: [linkBegin[r], linkBegin[r+1])
     std::vector<std::uint64_t> linkBegin;
+    std::vector<std::uint8_t> fromSpans;      // per request: 1 when it was imported from spans
+
+    bool isFromSpans(std::size_t r) const { return r < fromSpans.size() && fromSpans[r]; }
 
     std::size_t requestCount() const { return requestIds.size(); }
     std::span<const EventRecord> eventsOf(std::size_t r) const {
@@ -65,7 +68,7 @@ struct TraceData {
 class TraceDataBuilder {
 public:
     void setLabel(std::uint32_t id, std::string text) { m_data.labels[id] = std::move(text); }
-    void beginRequest(RequestId id);
+    void beginRequest(RequestId id, bool fromSpans = false);
     void addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, TimeNs localNs);
     // A link of the current request, by indices into its events (call after its events are added).
     void addLink(std::uint32_t fromEvent, std::uint32_t toEvent);

@@ -62,6 +62,15 @@ struct ClockOffsetRow {
     std::optional<std::uint32_t> parentHost;  // the host it was placed from; none for references
     TimeNs rttNs = 0;
 };
+// What clock-skew correction decided for a host pair (label ids), and which rule fired.
+struct ClockPairRow {
+    std::uint32_t client = 0, server = 0;
+    TimeNs offsetNs = 0;  // clock(server) - clock(client) as decided; 0 where the recorded clocks are kept
+    TimeNs rttNs = 0;
+    std::int64_t roundTrips = 0, outside = 0;
+    std::string rule;
+    bool applied = false;
+};
 // One request's cached analysis as stored.
 struct RequestResultRow {
     RequestId id;
@@ -79,7 +88,7 @@ struct StoredRequestResult {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 4;
+    static constexpr int kSchemaVersion = 5;
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 
@@ -141,7 +150,12 @@ public:
     // rows(i) for i in [0, count) gives the results; requests not among them keep no result.
     Status replaceAnalysisResults(const std::vector<ClockOffsetRow>& offsets, std::size_t count,
                                   const std::function<RequestResultRow(std::size_t)>& rows,
-                                  const std::function<void(std::size_t)>& progress = {});
+                                  const std::function<void(std::size_t)>& progress = {},
+                                  const std::vector<ClockPairRow>& pairs = {});
+    // Per host pair, what the last analysis's clock-skew correction decided (client, server order).
+    std::vector<ClockPairRow> clockPairs() const;
+    // Ids of the requests imported from spans (OTLP, Jaeger, Zipkin, span tables).
+    std::vector<std::uint32_t> spanRequestIds() const;
     // Every attribute key in use, in text order.
     std::vector<std::string> attributeKeys() const;
     // A request's cached result by name; empty when there is no such request.

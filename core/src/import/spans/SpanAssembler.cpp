@@ -166,8 +166,10 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     std::vector<long> serverOf(n, -1);      // client span -> the child that joined its task
     for (auto i : order) {
         std::vector<std::size_t> remote;
+        // A server runs within its client's round trip: a remote child longer than its parent is
+        // asynchronous work of its own (a skewed server still fits in length, and is moved to fit).
         for (auto c : children[i])
-            if (hostOf(c) != hostOf(i)) remote.push_back(c);
+            if (hostOf(c) != hostOf(i) && spans[c].endNs - spans[c].startNs <= spans[i].endNs - spans[i].startNs) remote.push_back(c);
         if (remote.size() == 1 && (isClient(i) || children[i].size() == 1)) {
             absorbedInto[remote[0]] = static_cast<long>(i);
             serverOf[i] = static_cast<long>(remote[0]);
@@ -204,9 +206,13 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         for (auto c : children[i]) {
             if (absorbedInto[c] == static_cast<long>(i)) continue;
             // Asynchronous work that outlives its parent never returns into it (and work "started"
-            // before its parent is skew): those ends get no event, so nesting is never invented.
-            if (spans[c].startNs >= s.startNs) pending.push_back({spans[c].startNs, 1, "call " + task[c], static_cast<long>(c), true, {}});
-            if (spans[c].endNs <= s.endNs) pending.push_back({spans[c].endNs, 1, "return " + task[c], static_cast<long>(c), false, {}});
+            // before its parent is skew): those ends get no event, so nesting is never invented. Nor
+            // does a child that starts after its parent ended (or ends before it started) give the
+            // parent an event outside its own span: its own time stays within its start and end.
+            if (spans[c].startNs >= s.startNs && spans[c].startNs <= s.endNs)
+                pending.push_back({spans[c].startNs, 1, "call " + task[c], static_cast<long>(c), true, {}});
+            if (spans[c].endNs <= s.endNs && spans[c].endNs >= s.startNs)
+                pending.push_back({spans[c].endNs, 1, "return " + task[c], static_cast<long>(c), false, {}});
         }
         for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, name.empty() ? std::string("event") : name, -1, false, {}});
         pending.push_back({s.endNs, 2, served ? "served " + task[i] : std::string("end"), -1, false, {}});
@@ -229,8 +235,13 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
                 parts.emplace_back(span, std::move(own));
                 break;
             }
-            parts.emplace_back(span, std::vector<Pending>(own.begin(), own.begin() + 1));
-            rests.emplace_back(span, std::vector<Pending>(own.begin() + 1, own.end()));
+            // The client's own events up to the server's start (its logs, calls to local children) come
+            // before the trip out; the rest after the trip back. Its start always comes first.
+            const TimeNs serverStart = spans[static_cast<std::size_t>(serverOf[span])].startNs;
+            auto split = own.begin() + 1;
+            while (split != own.end() && split->rank == 1 && split->ts <= serverStart) ++split;
+            parts.emplace_back(span, std::vector<Pending>(own.begin(), split));
+            rests.emplace_back(span, std::vector<Pending>(split, own.end()));
         }
         for (auto r = rests.rbegin(); r != rests.rend(); ++r) parts.push_back(std::move(*r));
     };
