@@ -217,8 +217,10 @@ Result<CausalModel> CausalModel::deserialize(std::string_view in) {
         std::uint32_t ids[4];
         for (auto& id : ids)
             if (!getValue(in, id) || id >= n) return damaged;
-        p.first = {SegmentTypeId(ids[0]), SegmentTypeId(ids[1])};
-        p.second = {SegmentTypeId(ids[2]), SegmentTypeId(ids[3])};
+        p.first.producer = SegmentTypeId(ids[0]);
+        p.first.consumer = SegmentTypeId(ids[1]);
+        p.second.producer = SegmentTypeId(ids[2]);
+        p.second.consumer = SegmentTypeId(ids[3]);
         if (!getValue(in, p.support)) return damaged;
         for (PipelineLink* l : {&p.first, &p.second})
             for (auto* group : {&l->producerTypes, &l->consumerTypes}) {
