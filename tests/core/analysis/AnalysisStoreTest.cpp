@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "core/GeneratedStore.h"
 #include "core/GeneratedTraces.h"
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
@@ -19,30 +20,7 @@ using namespace tracelight;
 namespace {
 
 // A database holding n generated page loads, imported through events-csv.
-std::unique_ptr<TraceStore> sampleStore(const test::ScratchDir& dir, std::int64_t n) {
-    samples::GeneratorOptions options;
-    options.seed = 4;
-    options.requests = n;
-    const samples::PageLoadGenerator gen(options);
-    const std::string csv = dir.file("sample.csv");
-    {
-        std::ofstream out(csv);
-        out << "request,host,task,event,ts_us,seq\n";
-        for (std::int64_t i = 0; i < n; ++i) {
-            const auto r = gen.generate(i);
-            for (const auto& e : r.events)
-                out << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
-                    << samples::PageLoadGenerator::eventNames()[e.event] << ','
-                    << formatMicroseconds(e.trueNs + gen.clockOffsetNs(e.host)) << ',' << e.seq << '\n';
-        }
-    }
-    auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
-    EXPECT_TRUE(store);
-    ImportOptions import;
-    import.inputs = {csv};
-    EXPECT_TRUE(importTraces(*store.value(), import));
-    return std::move(store.value());
-}
+std::unique_ptr<TraceStore> sampleStore(const test::ScratchDir& dir, std::int64_t n) { return test::generatedStore(dir, n, 4); }
 
 } // namespace
 

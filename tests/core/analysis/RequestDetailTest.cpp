@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "TestUtil.h"
+#include "core/GeneratedStore.h"
 #include "core/GeneratedTraces.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/AnalysisResults.h"
@@ -18,29 +19,9 @@ using namespace tracelight;
 namespace {
 
 std::unique_ptr<TraceStore> analysedStore(const test::ScratchDir& dir, std::int64_t n) {
-    samples::GeneratorOptions options;
-    options.seed = 11;
-    options.requests = n;
-    const samples::PageLoadGenerator gen(options);
-    const std::string csv = dir.file("sample.csv");
-    {
-        std::ofstream out(csv);
-        out << "request,host,task,event,ts_us,seq\n";
-        for (std::int64_t i = 0; i < n; ++i) {
-            const auto r = gen.generate(i);
-            for (const auto& e : r.events)
-                out << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
-                    << samples::PageLoadGenerator::eventNames()[e.event] << ','
-                    << formatMicroseconds(e.trueNs + gen.clockOffsetNs(e.host)) << ',' << e.seq << '\n';
-        }
-    }
-    auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
-    EXPECT_TRUE(store);
-    ImportOptions import;
-    import.inputs = {csv};
-    EXPECT_TRUE(importTraces(*store.value(), import));
-    EXPECT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
-    return std::move(store.value());
+    auto store = test::generatedStore(dir, n, 11);
+    EXPECT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    return store;
 }
 
 // The detail's critical path, blind intervals and slack against the CLI's loader, field by field.
