@@ -27,7 +27,7 @@ done
 tmp=$build/tmp
 rm -rf "$tmp" && mkdir -p "$tmp"
 # A UBSan report is a failure too (by default UBSan prints and carries on, and libFuzzer with it).
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$src/tests/sanitizers/ubsan.supp${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 status=0
 rm -f "$build/summary.txt"  # the lines below, kept for a passing run (CTest shows output only on failure)
 TIMEFORMAT='%3U %3S'  # the target's own CPU time: on a busy machine wall-clock exec/s says little
