@@ -1,0 +1,37 @@
+#pragma once
+// The spans of a request as the input stated them (span formats only): the tree people know from
+// Jaeger, kept beside the event model so views can show one row per span and the service map can count
+// calls between services. Event logs have no span records.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tracelight/base/Time.h"
+
+namespace tracelight {
+
+struct SpanEventRecord {
+    std::string name;
+    TimeNs tsNs = 0;  // the span's host clock, as recorded
+};
+
+struct SpanRecord {
+    std::string spanId;                // as in the input
+    std::int32_t parent = -1;          // index into the request's spans; -1: a root
+    std::string service, operation, host;
+    std::string kind;                  // "client", "server", "producer", "consumer", "internal" or "" (unknown)
+    TimeNs startNs = 0, endNs = 0;     // as recorded (the span's host clock)
+    std::vector<std::pair<std::string, std::string>> attributes;  // the span's own tags, in input order
+    std::vector<SpanEventRecord> events;                          // its logs / events / annotations
+    std::vector<std::string> links;    // span ids it follows from or links to (not its parent)
+    // Where its events live in the event model: the task they landed in (a server joined into its
+    // client's task lands there) and the positions of its start and end events within that task.
+    std::string task;
+    std::int64_t startOrd = 0, endOrd = 0;
+};
+
+// One request's spans, parents before children (a span's parent has a smaller index).
+using RequestSpans = std::vector<SpanRecord>;
+
+} // namespace tracelight
