@@ -21,6 +21,7 @@ class JobRunner;
 class AggregatesView;
 class ModelOverview;
 class RequestTableModel;
+class RequestTablePanel;
 class WaterfallView;
 } // namespace tracelight::widgets
 
@@ -76,7 +77,8 @@ private:
     widgets::AggregatesView* m_aggregates = nullptr;
     std::shared_ptr<const InMemoryAnalysis> m_analysisData;  // what the aggregates came from (for what-if)
     std::shared_ptr<const RequestAggregates> m_aggregateData;
-    QTableView* m_table = nullptr;
+    widgets::RequestTablePanel* m_requestPanel = nullptr;
+    QTableView* m_table = nullptr;  // the panel's view
     QSplitter* m_splitter = nullptr;
     QTabWidget* m_tabs = nullptr;
     widgets::WaterfallView* m_waterfall = nullptr;
