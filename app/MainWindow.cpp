@@ -22,6 +22,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <sqlite3.h>
+#include <cstdio>
 
 #include "aggregates/AggregatesView.h"
 #include "CategoryEditor.h"
@@ -372,12 +373,12 @@ bool MainWindow::openDatabase(const QString& path) {
         // The schema may only need upgrading, which a read-write open does.
         auto writable = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadWrite);
         if (!writable) {
-            QMessageBox::critical(this, tr("Cannot open database"), QString::fromStdString(store.message()));
+            reportError(tr("Cannot open database"), QString::fromStdString(store.message()));
             return false;
         }
         store = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadOnly);
         if (!store) {
-            QMessageBox::critical(this, tr("Cannot open database"), QString::fromStdString(store.message()));
+            reportError(tr("Cannot open database"), QString::fromStdString(store.message()));
             return false;
         }
     }
@@ -415,7 +416,7 @@ void MainWindow::loadTable() {
         },
         [this](LoadResult result) {
             if (!result->isOk()) {
-                QMessageBox::critical(this, tr("Cannot load requests"), QString::fromStdString(result->message()));
+                reportError(tr("Cannot load requests"), QString::fromStdString(result->message()));
                 return;
             }
             auto table = std::make_shared<const RequestTable>(std::move(result->value()));
@@ -538,8 +539,8 @@ void MainWindow::startImport(const QStringList& files, const QString& target, co
         },
         [this, target](ImportResult result) {
             if (!result->isOk()) {
-                QMessageBox::critical(this, tr("Import failed"),
-                                      tr("%1\n\nNothing was added; the database is as it was.").arg(QString::fromStdString(result->message())));
+                reportError(tr("Import failed"),
+                            tr("%1\n\nNothing was added; the database is as it was.").arg(QString::fromStdString(result->message())));
                 return;
             }
             const ImportSummary& s = result->value();
@@ -552,6 +553,15 @@ void MainWindow::startImport(const QStringList& files, const QString& target, co
             }
             m_statusText->setText(text);
         });
+}
+
+void MainWindow::reportError(const QString& title, const QString& message) {
+    m_failed = true;
+    if (m_errorsToStderr) {
+        std::fprintf(stderr, "tracelight: %s: %s\n", qPrintable(title), qPrintable(message.section(QLatin1Char('\n'), 0, 0)));
+        return;
+    }
+    QMessageBox::critical(this, title, message);
 }
 
 void MainWindow::checkIdle() {

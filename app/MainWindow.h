@@ -41,6 +41,10 @@ public:
     // Imports files into a database (created if missing) in the background, then opens it.
     void startImport(const QStringList& files, const QString& database, const QString& period);
 
+    // Headless runs (--screenshot): errors go to stderr as one line and are remembered, never a modal box.
+    void setErrorsToStderr(bool on) { m_errorsToStderr = on; }
+    bool hasFailed() const { return m_failed; }
+
 signals:
     void loaded();            // the request table is in
     void idle();              // every background job has finished
@@ -63,6 +67,7 @@ private:
     void showRequest(RequestId id);
     void selectRequestByName(const QString& name);
     void checkIdle();
+    void reportError(const QString& title, const QString& message);
 
     // The GUI thread's own connection, shared with the views' attribute readers so that none can outlive it.
     std::shared_ptr<TraceStore> m_store;
@@ -88,6 +93,8 @@ private:
     QLabel* m_statusText = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
+    bool m_errorsToStderr = false;
+    bool m_failed = false;
 };
 
 } // namespace tracelight::app
