@@ -385,6 +385,7 @@ bool MainWindow::openDatabase(const QString& path) {
     for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_aggregateJob}) runner->cancel();
     // Nothing of the previous database stays on show (its aggregates arrive again in the background).
     m_aggregates->setAggregates(nullptr, {}, {}, {});
+    m_aggregates->setExportContext(QFileInfo(path).completeBaseName());  // in the plots' default export names
     m_aggregateData.reset();
     m_analysisData.reset();
     m_store = std::move(store.value());

@@ -9,11 +9,7 @@
 namespace tracelight::widgets {
 
 namespace {
-QColor categoryColour(const std::string& name) {
-    if (name == "blind") return palette::blind();
-    if (name == "network") return QColor(0x49, 0x50, 0x57);
-    return palette::forTask(QStringLiteral("category:") + QString::fromStdString(name)).darker(115);
-}
+QColor categoryColour(const std::string& name) { return palette::forCategory(QString::fromStdString(name)); }
 } // namespace
 
 BreakdownPlot::BreakdownPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
@@ -45,6 +41,11 @@ QString BreakdownPlot::csv() const {
 }
 
 void BreakdownPlot::rebuild() {
+    if (m_note) {
+        m_plot->legend->QCPLayoutGrid::remove(m_note);  // deletes it
+        m_plot->legend->simplify();
+        m_note = nullptr;
+    }
     m_plot->clearPlottables();
     m_plot->clearItems();
     if (m_groups.empty()) {
@@ -84,6 +85,13 @@ void BreakdownPlot::rebuild() {
             bar->setData(keys, values, true);
         }
     }
+    // The legend says what the paler bars are (a line above the categories).
+    auto* note = new QCPTextElement(m_plot, tr("paler bar (left): summed delay\nfull bar (right): on the critical path"));
+    note->setTextFlags(Qt::AlignLeft);
+    note->setFont(m_plot->legend->font());
+    m_plot->legend->insertRow(0);
+    m_plot->legend->addElement(0, 0, note);
+    m_note = note;
     for (std::size_t g = 0; g < m_groups.size(); ++g) {
         const Breakdown& b = m_groups[g].second;
         QString label = m_groups[g].first;
