@@ -170,8 +170,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         updateStatus();
         showRequest(id);
     });
-    connect(m_requestPanel, &widgets::RequestTablePanel::filterTextChanged, this,
-            [](const QString& text) { QSettings().setValue("requestTable/filter", text); });
+    connect(m_requestPanel, &widgets::RequestTablePanel::filterTextChanged, this, [this](const QString& text) {
+        QSettings().setValue("requestTable/filter", text);
+        updateStatus();
+    });
     connect(m_waterfall, &widgets::WaterfallView::segmentClicked, this, [this](int segment) {
         const RequestDetail* d = m_waterfall->request();
         if (!d) return;
@@ -307,6 +309,8 @@ void MainWindow::createActions() {
 }
 
 void MainWindow::showTab(int index) { m_tabs->setCurrentIndex(index); }
+
+void MainWindow::setRequestFilter(const QString& text) { m_requestPanel->setFilterText(text); }
 
 void MainWindow::showAggregatePage(int index) {
     m_tabs->setCurrentIndex(2);
@@ -575,7 +579,8 @@ void MainWindow::updateStatus() {
         if (!m_jobs->isRunning() && m_path.isEmpty()) m_statusText->setText(tr("Open a trace database (Ctrl+O) or drop one here."));
         return;
     }
-    QString text = tr("%L1 requests").arg(table->size());
+    QString text = m_requests->isFiltered() ? tr("%L1 of %L2 requests shown").arg(m_requests->rowCount()).arg(table->size())
+                                            : tr("%L1 requests").arg(table->size());
     if (!table->skewCorrected) text += tr(" · latencies on local clocks (not yet analysed)");
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid()) {

@@ -38,6 +38,7 @@ public:
     bool isLoading() const;   // any background job still running
     void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates
     void showAggregatePage(int index);
+    void setRequestFilter(const QString& text);  // as typed into the request table's filter box
     // Imports files into a database (created if missing) in the background, then opens it.
     void startImport(const QStringList& files, const QString& database, const QString& period);
 

@@ -37,12 +37,17 @@ int main(int argc, char** argv) {
     QCommandLineOption importOption(QStringLiteral("import"),
                                     QStringLiteral("Import this trace file into the database first (as File > Import Traces does)."),
                                     QStringLiteral("file"));
+    QCommandLineOption filter(QStringLiteral("filter"),
+                              QStringLiteral("Type this into the request table's filter box (e.g. \"latency>250ms period:baseline\")."),
+                              QStringLiteral("terms"));
     parser.addOption(screenshot);
+    parser.addOption(filter);
     parser.addOption(tab);
     parser.addOption(importOption);
     parser.process(app);
 
     tracelight::app::MainWindow window;
+    if (parser.isSet(filter)) window.setRequestFilter(parser.value(filter));
     const QStringList files = parser.positionalArguments();
     const QString shot = parser.value(screenshot);
     if (!shot.isEmpty()) {

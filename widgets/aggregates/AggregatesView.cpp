@@ -95,6 +95,9 @@ AggregatesView::AggregatesView(QWidget* parent)
         split->addWidget(m_shareCdf);
         split->setStretchFactor(0, 3);
         split->setStretchFactor(1, 2);
+        split->setChildrenCollapsible(false);
+        split->setSizes({1500, 1000});
+        m_shareCdf->setMinimumWidth(340);
         auto* v = new QVBoxLayout(page);
         v->addLayout(controls);
         v->addWidget(split, 1);
@@ -174,9 +177,19 @@ AggregatesView::AggregatesView(QWidget* parent)
         rv->setContentsMargins(0, 0, 0, 0);
         rv->addWidget(m_bucketPlot, 1);
         rv->addWidget(m_prediction);
+        // The CDF keeps room of its own: the long prediction text wraps in its column instead of widening it
+        // (the CDF was squeezed to ~230 px in the live window, its tick labels overlapping).
+        m_prediction->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        m_prediction->setMinimumWidth(200);
+        m_slackCdf->setMinimumWidth(380);
+        m_bucketPlot->setMinimumWidth(320);
         auto* split = new QSplitter(page);
         split->addWidget(m_slackCdf);
         split->addWidget(right);
+        split->setStretchFactor(0, 1);
+        split->setStretchFactor(1, 1);
+        split->setChildrenCollapsible(false);
+        split->setSizes({1000, 1000});  // half each, whatever the plots' size hints say
         auto* v = new QVBoxLayout(page);
         v->addLayout(controls);
         v->addWidget(split, 1);
@@ -485,14 +498,14 @@ void AggregatesView::refreshSlackStudies(bool fromCutOff) {
                 };
                 while (first > 0 && same(first - 1, b)) --first;
                 while (last + 1 < buckets.size() && same(last + 1, b)) ++last;
-                if (last > first) label += tr(" (part %1 of %2)").arg(b - first + 1).arg(last - first + 1);
+                if (last > first) label += tr("\npart %1 of %2").arg(b - first + 1).arg(last - first + 1);
                 ticker->addTick(double(b), label + tr("\n%L1 requests").arg(buckets[b].requests));
             }
             bars->setData(keys, values);
             bars->setBrush(QColor(0x19, 0x71, 0xc2));
             bars->setName(tr("correlation"));
             m_bucketPlot->xAxis->setTicker(ticker);
-            m_bucketPlot->xAxis->setTickLabelRotation(20);
+            m_bucketPlot->xAxis->setTickLabelRotation(0);  // lines under each bar (rotated, the last one fell off the edge)
             m_bucketPlot->xAxis->setLabel(tr("%1 slack bucket (equal numbers of requests)").arg(name));
             m_bucketPlot->yAxis->setLabel(tr("correlation of %1 time with latency").arg(name));
             m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);

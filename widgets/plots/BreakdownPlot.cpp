@@ -17,7 +17,15 @@ BreakdownPlot::BreakdownPlot(QWidget* parent) : QWidget(parent), m_plot(new QCus
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend beside the bars, not over them (it covered the critical-path bar).
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    auto* side = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(0, 1, side);
+    m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+    side->addElement(0, 0, m_plot->legend);
+    side->addElement(1, 0, new QCPLayoutElement(m_plot));  // the rest of the height: the legend stays compact
+    side->setRowStretchFactor(0, 0.001);
+    m_plot->legend->setMaximumSize(320, QWIDGETSIZE_MAX);
     attachPlotExport(m_plot, [this] { return csv(); });
 }
 
@@ -89,6 +97,7 @@ void BreakdownPlot::rebuild() {
     auto* note = new QCPTextElement(m_plot, tr("paler bar (left): summed delay\nfull bar (right): on the critical path"));
     note->setTextFlags(Qt::AlignLeft);
     note->setFont(m_plot->legend->font());
+    note->setLayer(m_plot->legend->layer());  // drawn over the legend's background, not under it
     m_plot->legend->insertRow(0);
     m_plot->legend->addElement(0, 0, note);
     m_note = note;

@@ -20,11 +20,14 @@ CdfPlot::CdfPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this
     m_plot->yAxis->setRange(0, 100);
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
         if (!m_cutOff) return;
-        const double x = m_plot->xAxis->coordToPixel(m_cutOffMs);
+        const double x = m_plot->xAxis->coordToPixel(std::max(m_cutOffMs, m_logLeft));
         m_dragging = std::fabs(e->pos().x() - x) < 8;
     });
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        if (m_dragging) placeCutOff(m_plot->xAxis->pixelToCoord(e->pos().x()));
+        if (m_dragging) {
+            const double at = m_plot->xAxis->pixelToCoord(e->pos().x());
+            placeCutOff(m_logLeft > 0 && at <= m_logLeft ? 0.0 : std::max(0.0, at));  // dragged to the left edge: zero
+        }
     });
     connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent*) { m_dragging = false; });
     attachPlotExport(m_plot, [this] { return csv(); });
@@ -82,10 +85,15 @@ void CdfPlot::setSeries(const QString& xLabel, std::vector<CdfSeries> series, bo
         }
         auto* g = m_plot->addGraph();
         g->setData(s.x, s.y, true);
+        m_logLeft = 0;
         g->setPen(QPen(s.colour.isValid() ? s.colour : colours[k % 4], 2));
         // p50 / p95 / p99 in the legend, with enough digits to tell them apart.
-        auto number = [](double v) { return QString::number(v, 'f', std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 1 ? 1 : std::fabs(v) >= 0.01 ? 3 : 4); };
-        g->setName(QStringLiteral("%1 — p50 %2 · p95 %3 · p99 %4 %5").arg(s.name, number(s.p50), number(s.p95), number(s.p99), m_unit));
+        const bool ms = m_unit == QLatin1String("ms");
+        auto number = [ms, this](double v) {
+            if (ms) return formatDuration(v * 1000.0);
+            return QStringLiteral("%1 %2").arg(QString::number(v, 'f', std::fabs(v) >= 100 || v == 0 ? 0 : std::fabs(v) >= 1 ? 1 : 3), m_unit);
+        };
+        g->setName(QStringLiteral("%1 — p50 %2 · p95 %3 · p99 %4").arg(s.name, number(s.p50), number(s.p95), number(s.p99)));
     }
     m_plot->xAxis->setLabel(xLabel);
     if (logX) {
@@ -98,6 +106,13 @@ void CdfPlot::setSeries(const QString& xLabel, std::vector<CdfSeries> series, bo
         m_plot->xAxis->setNumberFormat(QStringLiteral("gb"));
         const double left = lowestPositive < 1e300 ? lowestPositive / 1.5 : 1e-3;
         m_plot->xAxis->setRange(left, std::max(hi, left * 10) * 1.1);
+        // Values at or below the left edge (zeros) are drawn on it: the curve starts at their share.
+        m_logLeft = left;
+        for (int k = 0; k < m_plot->graphCount(); ++k) {
+            QVector<double> x = m_series[static_cast<std::size_t>(k)].x;
+            for (double& v : x) v = std::max(v, left);
+            m_plot->graph(k)->setData(x, m_series[static_cast<std::size_t>(k)].y, true);
+        }
     } else {
         m_plot->xAxis->setScaleType(QCPAxis::stLinear);
         m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
@@ -126,10 +141,15 @@ void CdfPlot::placeCutOff(double ms) {
         m_cutOffLabel->setPadding(QMargins(4, 2, 4, 2));
         m_cutOffLabel->setBrush(QColor(255, 255, 255, 220));
     }
-    m_cutOff->point1->setCoords(ms, 0);
-    m_cutOff->point2->setCoords(ms, 100);
+    const double drawnAt = std::max(ms, m_logLeft);  // on a log axis a zero cut-off sits on the left edge
+    m_cutOff->point1->setCoords(drawnAt, 0);
+    m_cutOff->point2->setCoords(drawnAt, 100);
     const double share = shareAbove(ms);
-    m_cutOffLabel->position->setCoords(ms, 95);
+    // The label on the side of the line with room for it.
+    const double px = m_plot->xAxis->coordToPixel(drawnAt);
+    const bool right = px > m_plot->axisRect()->left() + m_plot->axisRect()->width() / 2;
+    m_cutOffLabel->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    m_cutOffLabel->position->setCoords(drawnAt, 95);
     const QString at = m_unit == QLatin1String("ms") ? formatDuration(ms * 1000.0) : QStringLiteral("%1 %2").arg(ms, 0, 'g', 3).arg(m_unit);
     m_cutOffLabel->setText(tr("cut-off %1: %2 % of requests above (drag the line)").arg(at).arg(100 * share, 0, 'f', 1));
     m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -51,6 +51,7 @@ private:
     QCPItemStraightLine* m_cutOff = nullptr;
     QCPItemText* m_cutOffLabel = nullptr;
     double m_cutOffMs = -1;
+    double m_logLeft = 0;  // a log axis's left edge, where zeros are drawn (0: linear axis)
     double m_scale = 0.001;
     QString m_unit = QStringLiteral("ms");
     bool m_dragging = false;
