@@ -11,6 +11,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QSet>
+#include <QSignalSpy>
 #include <QTest>
 #include <qcustomplot.h>
 
@@ -81,6 +82,41 @@ TEST(SlackScatter, SwitchesToAHeatMapWhenDenseAndBrushesRows) {
     EXPECT_TRUE(scatter.heatMap());
     EXPECT_EQ(scatter.plot()->graphCount(), 0);
     EXPECT_EQ(scatter.rowsIn(9.5, 19.5, 0, 1e9).size(), 2000u);
+}
+
+// Issue 11: binning a large scatter ran on the GUI thread; above the background threshold it runs on a worker.
+TEST(SlackScatter, LargeInputsAreBinnedOnAWorker) {
+    SlackScatter scatter;
+    scatter.resize(800, 500);
+    scatter.setHeatMapThreshold(5000);
+    scatter.setBackgroundThreshold(1000);
+    QSignalSpy drawn(&scatter, &SlackScatter::drawn);
+    scatter.setData(makeAggregates(20000), 0);
+    EXPECT_TRUE(scatter.isComputing());
+    EXPECT_EQ(drawn.count(), 0);
+    ASSERT_TRUE(drawn.wait(60000));
+    EXPECT_FALSE(scatter.isComputing());
+    EXPECT_TRUE(scatter.heatMap());
+    EXPECT_EQ(scatter.plot()->plottableCount(), 1);  // the colour map
+    scatter.setData(makeAggregates(500), 0);          // small: drawn at once
+    EXPECT_FALSE(scatter.isComputing());
+    EXPECT_EQ(scatter.plot()->graphCount(), 5);
+}
+
+// makeCdfSeries (run on a worker by the views) sorts and thins; the plot only draws what it is given.
+TEST(CdfPlot, SeriesMadeAheadAreDrawnAsGiven) {
+    std::vector<float> values;
+    for (int i = 100000; i > 0; --i) values.push_back(float(i));  // descending: makeCdfSeries sorts
+    const CdfSeries s = makeCdfSeries(QStringLiteral("s"), std::move(values));
+    EXPECT_TRUE(std::is_sorted(s.values.begin(), s.values.end()));
+    EXPECT_LE(s.x.size(), 2002);
+    EXPECT_NEAR(s.p50, 50.0, 0.01);  // µs drawn in ms
+    CdfPlot cdf;
+    cdf.resize(600, 400);
+    cdf.setSeries(QStringLiteral("x"), std::vector<CdfSeries>{s});
+    ASSERT_EQ(cdf.plot()->graphCount(), 1);
+    EXPECT_EQ(cdf.plot()->graph(0)->data()->size(), s.x.size());
+    EXPECT_DOUBLE_EQ(cdf.shareAbove(50.0), 0.5);
 }
 
 TEST(CdfPlot, ShareAboveTheCutOff) {
