@@ -85,17 +85,15 @@ std::string modelJson(const TraceData& data, const CausalModel& model) {
         segment(b);
         w.key("support").value(support).key("confirmed").value(support >= model.supportFloor()).endObject();
     };
-    const auto n = static_cast<std::uint32_t>(model.typeCount());
     w.beginObject().key("requests").value(model.requestsAnalysed()).key("support_floor").value(model.supportFloor());
     w.key("relations").beginArray();
-    for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = 0; b < n; ++b)
-            if (model.happensBefore(SegmentTypeId(a), SegmentTypeId(b), false))
-                relation("happens_before", SegmentTypeId(a), SegmentTypeId(b), model.support(SegmentTypeId(a), SegmentTypeId(b)));
-    for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = a + 1; b < n; ++b)
-            if (model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b), false))
-                relation("mutual_exclusion", SegmentTypeId(a), SegmentTypeId(b), model.support(SegmentTypeId(a), SegmentTypeId(b)));
+    // Only pairs seen together can hold a relation: linear in those pairs, not in types squared.
+    model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t support) {
+        if (model.happensBefore(a, b, false)) relation("happens_before", a, b, support);
+    });
+    model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t support) {
+        if (a < b && model.mutuallyExclusive(a, b, false)) relation("mutual_exclusion", a, b, support);
+    });
     // A pipeline relation links a producer to its consumer; pairs of links that keep FIFO order form the pipeline.
     std::vector<std::pair<std::uint64_t, std::int64_t>> links;
     for (const auto& p : model.pipelines())
@@ -317,12 +315,10 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     summary.requests = static_cast<std::int64_t>(requests);
     summary.segmentTypes = static_cast<std::int64_t>(td.segmentTypes.size());
     summary.correctedHosts = offsets.correctedHosts;
-    const auto n = static_cast<std::uint32_t>(model.typeCount());
-    for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = 0; b < n; ++b) {
-            summary.happensBefore += model.happensBefore(SegmentTypeId(a), SegmentTypeId(b));
-            if (a < b) summary.mutualExclusion += model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b));
-        }
+    model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t) {
+        summary.happensBefore += model.happensBefore(a, b);
+        if (a < b) summary.mutualExclusion += model.mutuallyExclusive(a, b);
+    });
     summary.pipelines = static_cast<std::int64_t>(model.pipelines().size());
     reporter.report(1.0, "analysis done", true);
     return summary;

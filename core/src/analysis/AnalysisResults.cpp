@@ -23,26 +23,40 @@ constexpr const char* kSegmentStats = "segment_stats";
 std::optional<StoredModel> loadStoredModel(const TraceStore& store) {
     auto bytes = store.latestResult(kModelBinary, kAnalysisVersion);
     auto typeBytes = store.latestResult(kModelTypes, kAnalysisVersion);
-    if (!bytes || !typeBytes || typeBytes->size() % 12 != 0) return std::nullopt;
+    if (!bytes || !typeBytes) return std::nullopt;
     auto model = CausalModel::deserialize(*bytes);
     if (!model) return std::nullopt;
     StoredModel out{std::move(model.value()), {}};
-    for (std::size_t i = 0; i < typeBytes->size(); i += 12) {
-        std::uint32_t ids[3];
-        std::memcpy(ids, typeBytes->data() + i, 12);
-        out.types.push_back({LabelId(ids[0]), LabelId(ids[1]), LabelId(ids[2])});
+    // Each type: three length-prefixed strings.
+    std::string_view in(*typeBytes);
+    auto text = [&](std::string& s) {
+        std::uint32_t size = 0;
+        if (in.size() < 4) return false;
+        std::memcpy(&size, in.data(), 4);
+        in.remove_prefix(4);
+        if (in.size() < size) return false;
+        s.assign(in.substr(0, size));
+        in.remove_prefix(size);
+        return true;
+    };
+    while (!in.empty()) {
+        SegmentTypeName t;
+        if (!text(t.task) || !text(t.startEvent) || !text(t.endEvent)) return std::nullopt;
+        out.types.push_back(std::move(t));
     }
     if (out.types.size() != out.model.typeCount()) return std::nullopt;
     return out;
 }
 
-namespace {
-} // namespace
-
 Status storeModel(TraceStore& store, const std::string& params, const TraceData& data, const CausalModel& model) {
     std::string types;
     for (const auto& t : data.segmentTypes)
-        for (auto id : {t.task.value, t.startEvent.value, t.endEvent.value}) types.append(reinterpret_cast<const char*>(&id), 4);
+        for (auto id : {t.task.value, t.startEvent.value, t.endEvent.value}) {
+            const std::string& text = data.label(id);
+            const auto size = static_cast<std::uint32_t>(text.size());
+            types.append(reinterpret_cast<const char*>(&size), 4);
+            types += text;
+        }
     if (Status s = store.putResult(kModelTypes, kAnalysisVersion, params, types); !s) return s;
     return store.putResult(kModelBinary, kAnalysisVersion, params, model.serialize());
 }
@@ -77,10 +91,13 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     auto stored = loadStoredModel(store);
     CausalModel empty;
     const CausalModel& model = stored ? stored->model : empty;
-    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> typeIds;
+    std::map<SegmentTypeName, std::uint32_t> typeIds;
     if (stored)
-        for (std::uint32_t i = 0; i < stored->types.size(); ++i)
-            typeIds[{stored->types[i].task.value, stored->types[i].startEvent.value, stored->types[i].endEvent.value}] = i;
+        for (std::uint32_t i = 0; i < stored->types.size(); ++i) typeIds[stored->types[i]] = i;
+    // Span data: types are operations, as loadTraceData interns them.
+    const auto spanRequests = store.spanRequestIds();
+    const bool fromSpans = std::binary_search(spanRequests.begin(), spanRequests.end(), request.value);
+    auto typeLabel = [&](const std::string& text) { return fromSpans ? std::string(operationName(text)) : text; };
     const auto offsetOfHost = store.clockOffsets();
     const auto cachedResult = store.requestResult(d.name);
     d.analysed = stored.has_value() && cachedResult && cachedResult->analysed;
@@ -108,7 +125,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         if (freshTask) d.tasks.push_back(label(task));
         EventRecord e{task, event, HostId(h->second), SegmentTypeId(), row.localNs};
         if (!events.empty() && events.back().task == task) {
-            auto key = std::make_tuple(task, events.back().event, event);
+            SegmentTypeName key{typeLabel(label(task)), typeLabel(label(events.back().event)), typeLabel(label(event))};
             auto it = typeIds.find(key);
             if (it == typeIds.end()) it = typeIds.emplace(key, nextUnknownType++).first;
             e.segmentType = SegmentTypeId(it->second);
@@ -170,11 +187,10 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* ca
     g.convergence = model.convergence();
     const auto n = static_cast<std::uint32_t>(model.typeCount());
     g.types.resize(n);
-    auto label = [&](LabelId id) { return store.label(id); };
     for (std::uint32_t i = 0; i < n; ++i) {
-        g.types[i].task = label(stored->types[i].task);
-        g.types[i].startEvent = label(stored->types[i].startEvent);
-        g.types[i].endEvent = label(stored->types[i].endEvent);
+        g.types[i].task = stored->types[i].task;
+        g.types[i].startEvent = stored->types[i].startEvent;
+        g.types[i].endEvent = stored->types[i].endEvent;
     }
     if (auto stats = store.latestResult(kSegmentStats, kAnalysisVersion)) {
         JsonValue root;
@@ -194,27 +210,34 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* ca
         }
     }
     if (cancelled()) return Status::error("cancelled");
-    // Happens-before among all surviving relations seen together at least once, transitively reduced.
-    std::vector<Bitset> alive(n, Bitset(n));
+    // Happens-before among all surviving relations seen together at least once, transitively reduced; over
+    // the types the model tracks (rows of bitsets over those only).
+    std::vector<std::uint32_t> tracked;
+    std::vector<int> denseOf(n, -1);
     for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = 0; b < n; ++b)
-            if (model.happensBefore(SegmentTypeId(a), SegmentTypeId(b), false)) alive[a].set(b);
-    for (std::uint32_t a = 0; a < n; ++a) {
-        Bitset implied(n);
+        if (model.tracked(SegmentTypeId(a))) {
+            denseOf[a] = static_cast<int>(tracked.size());
+            tracked.push_back(a);
+        }
+    const std::size_t m = tracked.size();
+    std::vector<Bitset> alive(m, Bitset(m));
+    model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t) {
+        if (model.happensBefore(a, b, false)) alive[static_cast<std::size_t>(denseOf[a.value])].set(static_cast<std::size_t>(denseOf[b.value]));
+    });
+    for (std::size_t a = 0; a < m; ++a) {
+        if (alive[a].count() == 0) continue;
+        Bitset implied(m);
         alive[a].forEach([&](std::size_t b) { implied |= alive[b]; });
         alive[a].forEach([&](std::size_t c) {
             if (implied.test(c)) return;
-            const auto s = model.support(SegmentTypeId(a), SegmentTypeId(static_cast<std::uint32_t>(c)));
-            g.happensBefore.push_back({a, static_cast<std::uint32_t>(c), s, s >= model.supportFloor()});
+            const auto s = model.support(SegmentTypeId(tracked[a]), SegmentTypeId(tracked[c]));
+            g.happensBefore.push_back({tracked[a], tracked[c], s, s >= model.supportFloor()});
         });
     }
     if (cancelled()) return Status::error("cancelled");
-    for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = a + 1; b < n; ++b)
-            if (model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b), false)) {
-                const auto s = model.support(SegmentTypeId(a), SegmentTypeId(b));
-                g.mutualExclusion.push_back({a, b, s, s >= model.supportFloor()});
-            }
+    model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t s) {
+        if (a < b && model.mutuallyExclusive(a, b, false)) g.mutualExclusion.push_back({a.value, b.value, s, s >= model.supportFloor()});
+    });
     for (const auto& p : model.pipelines())
         for (const auto& l : {p.first, p.second}) {
             const bool seen = std::any_of(g.pipelines.begin(), g.pipelines.end(),

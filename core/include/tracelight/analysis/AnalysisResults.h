@@ -70,10 +70,16 @@ struct ModelGraph {
 
 Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* cancel = nullptr);
 
-// The cached model with its segment types (label ids), when the store has one.
+// A segment type by its labels' text (operation names for span data: their labels may not be in the store).
+struct SegmentTypeName {
+    std::string task, startEvent, endEvent;
+    auto operator<=>(const SegmentTypeName&) const = default;
+};
+
+// The cached model with its segment types, when the store has one.
 struct StoredModel {
     CausalModel model;
-    std::vector<SegmentType> types;
+    std::vector<SegmentTypeName> types;
 };
 std::optional<StoredModel> loadStoredModel(const TraceStore& store);
 
