@@ -43,7 +43,8 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
             seen[t.value] = true;
             const SegmentType& st = td.segmentTypes[t.value];
             facts[t.value] = {td.label(st.task.value), td.label(st.startEvent.value), td.label(st.endEvent.value),
-                              td.label(td.hostLabels[events[e - 1].host.value].value), events[e - 1].host != events[e].host};
+                              td.label(td.hostLabels[events[e - 1].host.value].value), events[e - 1].host != events[e].host,
+                              td.label(td.hostLabels[events[e].host.value].value), td.isFromSpans(r)};
         }
     }
     a.typeCategory.resize(types);
