@@ -437,10 +437,10 @@ public:
             for (std::uint32_t t = 0; t < n; ++t)
                 if (static_cast<std::int64_t>(model.m_occurrences[t]) >= std::max<std::int64_t>(1, options.supportFloor))
                     model.m_tracked.push_back(t);
-            if (model.m_tracked.size() > kDenseTypeBudget) {
+            if (model.m_tracked.size() > kTrackedTypeCap) {
                 std::stable_sort(model.m_tracked.begin(), model.m_tracked.end(),
                                  [&](auto a, auto b) { return model.m_occurrences[a] > model.m_occurrences[b]; });
-                model.m_tracked.resize(kDenseTypeBudget);
+                model.m_tracked.resize(kTrackedTypeCap);
                 std::sort(model.m_tracked.begin(), model.m_tracked.end());
             }
         }

@@ -307,6 +307,23 @@ TEST(SpanModel, TenThousandDistinctOperationsKeepNoUnconfirmedPairs) {
     EXPECT_EQ(stored->model.occurrences(SegmentTypeId(0)), 1);
 }
 
+TEST(SpanModel, OneTraceOfManyTypesKeepsNoUnconfirmedRelations) {
+    // 600 distinct operations: some 1,800 types, all in one request. Beyond the dense budget (256 types) a
+    // type below the support floor is not tracked, so the model's JSON does not list ~800,000 unconfirmed
+    // relations (support 1) between them.
+    test::ScratchDir dir;
+    auto store = importedSpans(dir, rootWithChildren(600, true));
+    auto summary = analyzeStore(*store, AnalysisOptions{});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_GT(summary->segmentTypes, static_cast<std::int64_t>(kDenseTypeBudget));
+    auto json = cachedModelJson(*store, AnalysisOptions{});
+    ASSERT_TRUE(json) << json.message();
+    EXPECT_LT(json->size(), 100000u);
+    auto stored = loadStoredModel(*store);
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->model.trackedTypeCount(), 0u);
+}
+
 TEST(SpanModel, RelationsHoldOverEveryInstanceOfAType) {
     // Span labels: every call of "svc:a" is one type. A -> B only when every A ends before every B starts;
     // A | B (interleaved, never overlapping) survives although A's instances bracket B's.

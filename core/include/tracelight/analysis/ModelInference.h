@@ -15,12 +15,13 @@
 //                               that never occur more than once in a request take part in pipelines (the
 //                               paper's definition pairs single segments).
 // Size grows with the relations, not with the square of the types:
-//   * Hypotheses are rows of bitsets over the *tracked* types only. With at most kDenseTypeBudget types
-//     every type is tracked. Beyond it, a type seen in fewer requests than the support floor is not
-//     tracked (its relations could only ever be unconfirmed), and of the rest the kDenseTypeBudget most
-//     frequent are; an untracked type has no inferred relations (support with any other type reads 0),
-//     only its occurrence count. So one trace with 10,000 distinct operations has no unconfirmed pairs
-//     kept at all.
+//   * Hypotheses are rows of bitsets over the *tracked* types only. With at most kDenseTypeBudget (256)
+//     types every type is tracked, unconfirmed relations included. Beyond it, a type seen in fewer
+//     requests than the support floor is not tracked (its relations could only ever be unconfirmed), and
+//     of the rest the kTrackedTypeCap (4,096) most frequent are; an untracked type has no inferred
+//     relations (support with any other type reads 0), only its occurrence count. So one trace of 1,000
+//     spans in 2,000 types, or 10,000 distinct operations, keeps no unconfirmed pairs at all. Confirmed
+//     relations, which the per-request graphs use, never depend on the rule below the cap.
 //   * Support is kept, and serialized, only for pairs that were seen together; a row is written dense
 //     only while that is smaller than the list of its pairs.
 // Requests are sharded across threads and the shards merged by AND (refutations) and sums (support).
@@ -62,8 +63,9 @@ struct ConvergencePoint {
     std::int64_t mutualExclusionAlive = 0;
 };
 
-// Types beyond which rare types (below the support floor) are not tracked; see above.
-constexpr std::size_t kDenseTypeBudget = 4096;
+// Types beyond which rare types (below the support floor) are not tracked, and the most tracked; see above.
+constexpr std::size_t kDenseTypeBudget = 256;
+constexpr std::size_t kTrackedTypeCap = 4096;
 
 class CausalModel {
 public:
