@@ -348,16 +348,13 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     // Segments in the same canonical order the analysis used: tasks by id, events by position, on the
     // adjusted clocks (each host's offset applied as it is read).
     const auto offsets = store.clockOffsets();
-    std::unordered_map<std::uint32_t, std::string> text;
-    auto label = [&](std::uint32_t id) -> const std::string& {
-        auto it = text.find(id);
-        if (it == text.end()) it = text.emplace(id, store.label(LabelId(id))).first;
-        return it->second;
-    };
+    const std::vector<EventRow> events = store.requestEvents(stored->id);
+    const auto text = requestLabels(store, events);
+    auto label = [&](std::uint32_t id) -> const std::string& { return text.at(id); };
     std::int64_t previousTask = -1;
     std::uint32_t previousHost = 0, previousEvent = 0;
     TimeNs previousTs = 0;
-    for (const EventRow& e : store.requestEvents(stored->id)) {
+    for (const EventRow& e : events) {
         const auto offset = offsets.find(e.host);
         const TimeNs ts = e.localNs - (offset == offsets.end() ? 0 : offset->second) - out.startNs;
         if (e.task == previousTask)

@@ -20,6 +20,26 @@ constexpr const char* kSegmentStats = "segment_stats";
 
 } // namespace
 
+std::unordered_map<std::uint32_t, std::string> requestLabels(const TraceStore& store, const std::vector<EventRow>& events) {
+    std::vector<std::uint32_t> ids;
+    ids.reserve(events.size() * 3);
+    for (const EventRow& e : events)
+        for (auto id : {e.task, e.event, e.host}) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::unordered_map<std::uint32_t, std::string> text;
+    text.reserve(ids.size());
+    constexpr std::size_t kOneByOne = 512;  // beyond, one scan of the labels table is cheaper than a query each
+    if (ids.size() <= kOneByOne) {
+        for (auto id : ids) text.emplace(id, store.label(LabelId(id)));
+        return text;
+    }
+    for (auto& [id, t] : store.labels())
+        if (std::binary_search(ids.begin(), ids.end(), id)) text.emplace(id, std::move(t));
+    for (auto id : ids) text.try_emplace(id);  // a label the store lacks reads empty, as store.label gives
+    return text;
+}
+
 std::optional<StoredModel> loadStoredModel(const TraceStore& store) {
     auto bytes = store.latestResult(kModelBinary, kAnalysisVersion);
     auto typeBytes = store.latestResult(kModelTypes, kAnalysisVersion);
@@ -101,19 +121,16 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     const auto offsetOfHost = store.clockOffsets();
     const auto cachedResult = store.requestResult(d.name);
     d.analysed = stored.has_value() && cachedResult && cachedResult->analysed;
-    std::unordered_map<std::uint32_t, std::string> text;
-    auto label = [&](std::uint32_t id) -> const std::string& {
-        auto it = text.find(id);
-        if (it == text.end()) it = text.emplace(id, store.label(LabelId(id))).first;
-        return it->second;
-    };
+    const std::vector<EventRow> rows = store.requestEvents(request);
+    const auto text = requestLabels(store, rows);
+    auto label = [&](std::uint32_t id) -> const std::string& { return text.at(id); };
     std::vector<EventRecord> events;
     std::vector<std::string> eventNames;
     std::map<std::uint32_t, std::uint32_t> hostIndex, taskIndex;
     ClockOffsets offsets;
     std::uint32_t nextUnknownType = static_cast<std::uint32_t>(model.typeCount());
     std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> eventAt;  // (task, ord) -> index
-    for (const EventRow& row : store.requestEvents(request)) {
+    for (const EventRow& row : rows) {
         const std::uint32_t task = row.task, event = row.event, hostLabel = row.host;
         auto [h, freshHost] = hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(d.hosts.size()));
         if (freshHost) {
