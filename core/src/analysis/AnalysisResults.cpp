@@ -47,36 +47,53 @@ std::optional<StoredModel> loadStoredModel(const TraceStore& store) {
     auto model = CausalModel::deserialize(*bytes);
     if (!model) return std::nullopt;
     StoredModel out{std::move(model.value()), {}};
-    // Each type: three length-prefixed strings.
+    // The labels the types use, each once (length-prefixed), then three indices into them per type.
     std::string_view in(*typeBytes);
-    auto text = [&](std::string& s) {
-        std::uint32_t size = 0;
+    auto number = [&](std::uint32_t& v) {
         if (in.size() < 4) return false;
-        std::memcpy(&size, in.data(), 4);
+        std::memcpy(&v, in.data(), 4);
         in.remove_prefix(4);
-        if (in.size() < size) return false;
-        s.assign(in.substr(0, size));
-        in.remove_prefix(size);
         return true;
     };
-    while (!in.empty()) {
-        SegmentTypeName t;
-        if (!text(t.task) || !text(t.startEvent) || !text(t.endEvent)) return std::nullopt;
-        out.types.push_back(std::move(t));
+    std::uint32_t labelCount = 0;
+    if (!number(labelCount) || labelCount > in.size() / 4) return std::nullopt;
+    std::vector<std::string> labels(labelCount);
+    for (auto& text : labels) {
+        std::uint32_t size = 0;
+        if (!number(size) || in.size() < size) return std::nullopt;
+        text.assign(in.substr(0, size));
+        in.remove_prefix(size);
     }
-    if (out.types.size() != out.model.typeCount()) return std::nullopt;
+    if (in.size() % 12 != 0 || in.size() / 12 != out.model.typeCount()) return std::nullopt;
+    out.types.reserve(in.size() / 12);
+    while (!in.empty()) {
+        std::uint32_t ids[3];
+        for (auto& id : ids)
+            if (!number(id) || id >= labelCount) return std::nullopt;
+        out.types.push_back({labels[ids[0]], labels[ids[1]], labels[ids[2]]});
+    }
     return out;
 }
 
 Status storeModel(TraceStore& store, const std::string& params, const TraceData& data, const CausalModel& model) {
-    std::string types;
+    // Types by their labels' text, each label written once: 30,000 types of one trace share a few thousand.
+    std::unordered_map<std::uint32_t, std::uint32_t> indexOf;  // label id -> index in the table
+    std::string table, ids;
+    auto put = [](std::string& out, std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
     for (const auto& t : data.segmentTypes)
         for (auto id : {t.task.value, t.startEvent.value, t.endEvent.value}) {
-            const std::string& text = data.label(id);
-            const auto size = static_cast<std::uint32_t>(text.size());
-            types.append(reinterpret_cast<const char*>(&size), 4);
-            types += text;
+            auto [it, fresh] = indexOf.emplace(id, static_cast<std::uint32_t>(indexOf.size()));
+            if (fresh) {
+                const std::string& text = data.label(id);
+                put(table, static_cast<std::uint32_t>(text.size()));
+                table += text;
+            }
+            put(ids, it->second);
         }
+    std::string types;
+    put(types, static_cast<std::uint32_t>(indexOf.size()));
+    types += table;
+    types += ids;
     if (Status s = store.putResult(kModelTypes, kAnalysisVersion, params, types); !s) return s;
     return store.putResult(kModelBinary, kAnalysisVersion, params, model.serialize());
 }
