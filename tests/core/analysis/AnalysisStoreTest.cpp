@@ -262,6 +262,20 @@ std::string rootWithChildren(int children, bool distinct) {
            R"(],"processes":{"p1":{"serviceName":"frontend","tags":[]},"p2":{"serviceName":"cache","tags":[]}}}]})";
 }
 
+// Several such traces, so relations between the operations are confirmed (support floor 10).
+std::string tracesWithChildren(int traces, int children) {
+    std::string all;
+    for (int t = 0; t < traces; ++t) {
+        std::string one = rootWithChildren(children, false);
+        one = one.substr(one.find('[', 1) + 1);      // the trace object
+        one = one.substr(0, one.rfind(']'));
+        const std::string id = "\"t" + std::to_string(t + 1) + "\"";
+        for (std::size_t at = one.find("\"t1\""); at != std::string::npos; at = one.find("\"t1\"", at + id.size())) one.replace(at, 4, id);
+        all += (t ? "," : "") + one;
+    }
+    return R"({"data":[)" + all + "]}";
+}
+
 std::unique_ptr<TraceStore> importedSpans(const test::ScratchDir& dir, const std::string& json) {
     auto store = TraceStore::open(dir.file("spans.tldb"), TraceStore::Mode::Create);
     EXPECT_TRUE(store) << store.message();
@@ -322,6 +336,31 @@ TEST(SpanModel, OneTraceOfManyTypesKeepsNoUnconfirmedRelations) {
     auto stored = loadStoredModel(*store);
     ASSERT_TRUE(stored);
     EXPECT_EQ(stored->model.trackedTypeCount(), 0u);
+}
+
+TEST(SpanModel, ConfirmedRelationsOverManyInstancesKeepTheRequestGraphLinear) {
+    // 12 traces of 2,000 calls each: the operations' relations are confirmed, and every request has 2,000
+    // instances of each; its graph stays linear and its critical path covers the request.
+    test::ScratchDir dir;
+    auto store = importedSpans(dir, tracesWithChildren(12, 2000));
+    auto summary = analyzeStore(*store, AnalysisOptions{});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->requests, 12);
+    EXPECT_LE(summary->segmentTypes, 8);
+    EXPECT_GT(summary->happensBefore, 0);
+    auto loaded = loadAnalysis(*store);
+    ASSERT_TRUE(loaded) << loaded.message();
+    RequestDagBuilder builder(loaded->model, loaded->data);
+    RequestDag dag;
+    builder.build(loaded->data.eventsOf(0), loaded->offsets, dag, loaded->data.linksOf(0));
+    EXPECT_EQ(dag.segments.size(), 3u * 2000 + 1);
+    EXPECT_LE(dag.edges.size(), 3 * dag.segments.size());
+    auto cached = loadRequestAnalysis(*store, "t1");
+    ASSERT_TRUE(cached) << cached.message();
+    EXPECT_EQ(cached->blindNs, 0);
+    TimeNs onPath = 0;
+    for (auto v : cached->criticalPath) onPath += cached->segments[v].durationNs;
+    EXPECT_EQ(onPath, cached->latencyNs);
 }
 
 TEST(SpanModel, RelationsHoldOverEveryInstanceOfAType) {
