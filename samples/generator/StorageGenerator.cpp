@@ -50,13 +50,14 @@ private:
 
 // Every random value of a request, drawn in one fixed order whatever the operation and the change.
 struct Draws {
-    double opU, feCacheU, mdsCacheU, dataCacheU, flushU, smallU, createLookupU;
-    std::uint32_t client, fe, mdNode, dataNode, otherNode, sizeIndex, smallIndex;
+    double opU, feCacheU, mdsCacheU, dataCacheU, flushU, smallU, redirectU;
+    std::uint32_t client, fe, mdNode, dataNode, otherNode, sizeIndex, smallIndex, extraLocks;
     std::int64_t jitterNs;
     std::array<std::int64_t, 2> net;   // client -> front end, front end -> client
     std::array<std::int64_t, 10> hop;  // inside the data centre
     std::int64_t decode, feCache, mdsLookup, mdRead, mdsWork, dataRead, dataWrite, rmwRead, rmwMerge, mdWrite,
-        otherWrite, lock, extraLock, release, extraRelease, defer, reply;
+        otherWrite, lock, release, defer, reply;
+    std::array<std::int64_t, 3> extraLock, extraHold;  // prefetching's lock waits and database calls
 };
 
 Draws draw(Random& rnd, std::uint32_t clients) {
@@ -67,7 +68,7 @@ Draws draw(Random& rnd, std::uint32_t clients) {
     d.dataCacheU = rnd.uniform();
     d.flushU = rnd.uniform();
     d.smallU = rnd.uniform();
-    d.createLookupU = rnd.uniform();
+    d.redirectU = rnd.uniform();
     d.client = rnd.below(clients);
     d.fe = rnd.below(kFrontEnds);
     d.mdNode = rnd.below(kMetadataNodes);
@@ -75,6 +76,7 @@ Draws draw(Random& rnd, std::uint32_t clients) {
     d.otherNode = rnd.below(kDataNodes);
     d.sizeIndex = rnd.below(5);
     d.smallIndex = rnd.below(4);
+    d.extraLocks = 1 + rnd.below(3);
     d.jitterNs = static_cast<std::int64_t>(rnd.uniform() * 1e6);
     for (auto& n : d.net) n = rnd.around(120, 0.3);
     for (auto& h : d.hop) h = rnd.around(60, 0.3);
@@ -90,9 +92,9 @@ Draws draw(Random& rnd, std::uint32_t clients) {
     d.mdWrite = rnd.around(500, 0.25);
     d.otherWrite = rnd.around(700, 0.25);
     d.lock = rnd.around(10, 0.5);
-    d.extraLock = rnd.around(12, 0.5);
     d.release = rnd.around(6, 0.4);
-    d.extraRelease = rnd.around(6, 0.4);
+    for (auto& l : d.extraLock) l = rnd.around(12, 0.5);
+    for (auto& h : d.extraHold) h = rnd.around(40, 0.4);
     d.defer = rnd.around(5, 0.4);
     d.reply = rnd.around(15, 0.4);
     return d;
@@ -220,9 +222,21 @@ StorageRequest StorageGenerator::generate(StoragePeriod period, std::int64_t ind
             b.after(hop(), kMds, MDS_READ_DONE);
         }
     };
+    // extra-locks: server-driven metadata prefetching on every metadata-server access, each a few
+    // database calls under a lock (the paper's linux-build case: "an abnormally large number of lock
+    // acquire/release accesses within the metadata server").
+    auto prefetch = [&] {
+        if (change != StorageChange::ExtraLocks) return;
+        for (std::uint32_t k = 0; k < d.extraLocks; ++k) {
+            b.after(d.extraLock[k], kMds, LOCK_ACQUIRE);
+            b.after(d.extraHold[k], kMds, LOCK_RELEASE);
+        }
+        r.affected = true;
+    };
     auto metadataFetch = [&](double mdsHitRate) {
         b.after(hop(), kMds, MDS_RECV);
         mdsLookup(mdsHitRate);
+        prefetch();
         b.after(d.mdsWork, kMds, MDS_REPLY);
         b.after(hop(), fe, FE_MDS_DONE);
     };
@@ -240,12 +254,9 @@ StorageRequest StorageGenerator::generate(StoragePeriod period, std::int64_t ind
         b.after(hop(), kMds, begin);
         if (lookupFirst) mdsLookup(0.7);
         b.after(d.lock, kMds, LOCK_ACQUIRE);
-        if (change == StorageChange::ExtraLocks) {
-            b.after(d.extraLock, kMds, LOCK_ACQUIRE);
-            r.affected = true;
-        }
-        if (change == StorageChange::MetadataOtherNode) {
-            // Sent to a data storage node instead, which takes it through its own write path.
+        if (change == StorageChange::MetadataOtherNode && d.redirectU < 0.85) {
+            // Most metadata writes go to a data storage node instead (a lost configuration falls back
+            // to the default distribution), which takes them through its own write path.
             b.after(hop(), other, WR_RECV);
             b.after(d.otherWrite + spin, other, WR_COMMIT);
             r.affected = true;
@@ -255,8 +266,8 @@ StorageRequest StorageGenerator::generate(StoragePeriod period, std::int64_t ind
             if (spin > 0) r.affected = true;
         }
         b.after(hop(), kMds, MDS_WR_DONE);
-        if (change == StorageChange::ExtraLocks) b.after(d.extraRelease, kMds, LOCK_RELEASE);
         b.after(d.release, kMds, LOCK_RELEASE);
+        prefetch();
         b.after(d.mdsWork, kMds, MDS_COMMIT_REPLY);
         b.after(hop(), fe, FE_COMMIT_DONE);
     };
