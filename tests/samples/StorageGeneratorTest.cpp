@@ -305,6 +305,9 @@ TEST(StorageGenerator, ImportedAndAnalysedTheCriticalPathCoversTheTrueLatency) {
             EXPECT_FALSE(a.criticalPath.empty());
             // One task, one thread of control: every segment is on the critical path.
             EXPECT_EQ(a.criticalPath.size(), truth.events.size() - 1) << truth.name;
+            // Clock skew corrected: no segment runs backwards, network hops included (servers are off by
+            // up to 2 s, clients by up to 5 s).
+            for (const auto& seg : a.segments) EXPECT_GE(seg.durationNs, 0) << truth.name << " " << seg.startEvent;
         }
 }
 
