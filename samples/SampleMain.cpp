@@ -8,6 +8,7 @@
 #include <string>
 
 #include "generator/PageLoadGenerator.h"
+#include "generator/StorageGenerator.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/base/Time.h"
 
@@ -30,7 +31,50 @@ void usage(std::ostream& out) {
            "  --request-truth FILE  write per-request truth (latency, critical path, slack) as JSON lines\n"
            "  --out FILE          the event log to write\n"
            "  --summary           print {\"requests\", \"events\", \"segments\", \"hosts\"} of what was written\n"
-           "  -h, --help          this help\n";
+           "  -h, --help          this help\n\n"
+           "Storage service (--workload storage): an NFS-like front end, a metadata server, metadata and data\n"
+           "storage nodes; a non-problem and a problem period with one injected change, and the truth of which\n"
+           "requests it affected. Writes DIR/baseline.csv, DIR/problem.csv (events-csv) and DIR/truth.csv.\n"
+           "  --workload pageload|storage  what to generate (default pageload)\n"
+           "  --change NAME       none (default), metadata-other-node, small-io, spin-100us, spin-500us,\n"
+           "                      spin-1ms, extra-locks\n"
+           "  --requests N        requests per period (default 1000)\n"
+           "  --out-dir DIR       the directory to write the three files into\n";
+}
+
+int runStorage(const StorageOptions& options, const std::string& dir, bool printSummary) {
+    const StorageGenerator generator(options);
+    const std::string truthPath = dir + "/truth.csv";
+    std::FILE* truth = std::fopen(truthPath.c_str(), "wb");
+    if (!truth) { std::cerr << "tracelight-sample: cannot write " << truthPath << "\n"; return 1; }
+    std::string text = StorageGenerator::truthHeader();
+    std::int64_t events = 0, affected = 0;
+    for (StoragePeriod period : {StoragePeriod::Baseline, StoragePeriod::Problem}) {
+        const std::string path = dir + "/" + std::string(storagePeriodName(period)) + ".csv";
+        std::FILE* file = std::fopen(path.c_str(), "wb");
+        if (!file) { std::cerr << "tracelight-sample: cannot write " << path << "\n"; std::fclose(truth); return 1; }
+        std::string chunk = StorageGenerator::csvHeader();
+        for (std::int64_t i = 0; i < options.requests; ++i) {
+            const StorageRequest r = generator.generate(period, i);
+            events += static_cast<std::int64_t>(r.events.size());
+            affected += r.affected ? 1 : 0;
+            generator.appendCsv(r, chunk);
+            generator.appendTruth(r, text);
+            if (chunk.size() > (1u << 20)) { std::fwrite(chunk.data(), 1, chunk.size(), file); chunk.clear(); }
+            if (text.size() > (1u << 20)) { std::fwrite(text.data(), 1, text.size(), truth); text.clear(); }
+        }
+        std::fwrite(chunk.data(), 1, chunk.size(), file);
+        if (std::fclose(file) != 0) { std::cerr << "tracelight-sample: error writing " << path << "\n"; std::fclose(truth); return 1; }
+    }
+    std::fwrite(text.data(), 1, text.size(), truth);
+    if (std::fclose(truth) != 0) { std::cerr << "tracelight-sample: error writing " << truthPath << "\n"; return 1; }
+    if (printSummary) {
+        JsonWriter w;
+        w.beginObject().key("requests").value(2 * options.requests).key("events").value(events)
+            .key("affected").value(affected).key("change").value(std::string(storageChangeName(options.change))).endObject();
+        std::cout << w.text() << "\n";
+    }
+    return 0;
 }
 
 void writeSegment(JsonWriter& w, const GenSegment& s) {
@@ -61,6 +105,7 @@ int main(int argc, char** argv) {
     std::string out, truthPath, requestTruthPath, format = "csv";
     bool withSeq = true;
     bool printSummary = false;
+    std::string workload = "pageload", changeName = "none", outDir;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&]() -> std::string {
@@ -82,12 +127,27 @@ int main(int argc, char** argv) {
             else if (arg == "--request-truth") requestTruthPath = value();
             else if (arg == "--out") out = value();
             else if (arg == "--summary") printSummary = true;
+            else if (arg == "--workload") workload = value();
+            else if (arg == "--change") changeName = value();
+            else if (arg == "--out-dir") outDir = value();
             else { std::cerr << "tracelight-sample: unknown option " << arg << "\n"; usage(std::cerr); return 2; }
         } catch (const std::exception&) {
             std::cerr << "tracelight-sample: " << arg << " needs a number\n";
             return 2;
         }
     }
+    if (workload == "storage") {
+        const auto change = storageChangeFromName(changeName);
+        if (!change) { std::cerr << "tracelight-sample: unknown change " << changeName << "\n"; return 2; }
+        if (outDir.empty() || options.requests <= 0) { usage(std::cerr); return 2; }
+        StorageOptions storage;
+        storage.seed = options.seed;
+        storage.requests = options.requests;
+        storage.change = *change;
+        return runStorage(storage, outDir, printSummary);
+    }
+    if (workload != "pageload") { std::cerr << "tracelight-sample: unknown workload " << workload << "\n"; return 2; }
+    if (changeName != "none" || !outDir.empty()) { std::cerr << "tracelight-sample: --change and --out-dir need --workload storage\n"; return 2; }
     if (out.empty() || options.requests <= 0 || (format != "csv" && format != "jsonl")) {
         usage(std::cerr);
         return 2;
