@@ -7,6 +7,8 @@
 #include <set>
 
 #include "TestUtil.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/SpanCriticalPath.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/import/spans/Spans.h"
 #include "tracelight/store/TraceStore.h"
@@ -279,4 +281,103 @@ TEST(SpanTree, HundredThousandSpanTraceRoundTrips) {
     std::size_t events = 0;
     for (const auto& s : spans) events += s.events.size();
     EXPECT_EQ(events, static_cast<std::size_t>(kSpans - 1));
+}
+
+// ---- per-span critical time ----------------------------------------------------------------------
+
+namespace {
+struct Analysed {
+    RequestDetail detail;
+    RequestSpans spans;
+    SpanCriticalPath path;
+};
+Analysed analyse(Imported& imported, const std::string& request) {
+    AnalysisOptions options;
+    options.inference.supportFloor = 1;
+    EXPECT_TRUE(analyzeStore(*imported.store, options));
+    Analysed a;
+    const auto id = imported.store->requestByName(request);
+    EXPECT_TRUE(id.has_value());
+    if (!id) return a;
+    auto detail = loadRequestDetail(*imported.store, *id);
+    EXPECT_TRUE(detail) << detail.message();
+    if (!detail) return a;
+    a.detail = std::move(detail.value());
+    a.spans = imported.store->requestSpans(*id);
+    a.path = spanCriticalPath(a.detail, a.spans);
+    return a;
+}
+const SpanCriticalTime& timeOf(const Analysed& a, const std::string& op) {
+    for (std::size_t i = 0; i < a.spans.size(); ++i)
+        if (a.spans[i].operation == op) return a.path.spans[i];
+    static SpanCriticalTime none;
+    ADD_FAILURE() << "no span " << op;
+    return none;
+}
+constexpr TimeNs kMs = 1000000;
+} // namespace
+
+// The textbook request: GET / on web calls the database (a client span with its server on db) and
+// then renders locally. The path runs through the root's start, the trip out, the query, the trip
+// back, the root again, the render and the root's end.
+TEST(SpanCriticalPath, TextbookTraceSplitsTheCriticalPathAmongSpans) {
+    test::ScratchDir dir;
+    Imported imported({dir.write("book.json",
+        R"({"data":[{"traceID":"book","processes":{"w":{"serviceName":"web"},"d":{"serviceName":"db"}},"spans":[)"
+        R"({"spanID":"r","operationName":"GET /","startTime":1000000,"duration":100000,"processID":"w"},)"
+        R"({"spanID":"c","operationName":"call db","startTime":1010000,"duration":80000,"processID":"w",)"
+        R"("tags":[{"key":"span.kind","value":"client"}],"references":[{"refType":"CHILD_OF","spanID":"r"}]},)"
+        R"({"spanID":"s","operationName":"query","startTime":1020000,"duration":60000,"processID":"d",)"
+        R"("tags":[{"key":"span.kind","value":"server"}],"references":[{"refType":"CHILD_OF","spanID":"c"}]},)"
+        R"({"spanID":"l","operationName":"render","startTime":1092000,"duration":6000,"processID":"w",)"
+        R"("references":[{"refType":"CHILD_OF","spanID":"r"}]}]}]})")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    const Analysed a = analyse(imported, "book");
+    ASSERT_EQ(a.spans.size(), 4u);
+    EXPECT_EQ(a.detail.criticalPath.latencyNs, 100 * kMs);
+    // Self time: own time minus the children.
+    EXPECT_EQ(timeOf(a, "GET /").selfNs, 14 * kMs);
+    EXPECT_EQ(timeOf(a, "call db").selfNs, 20 * kMs);
+    EXPECT_EQ(timeOf(a, "query").selfNs, 60 * kMs);
+    EXPECT_EQ(timeOf(a, "render").selfNs, 6 * kMs);
+    // Critical time: everything is on the path here; the client's part is its network trips.
+    EXPECT_EQ(timeOf(a, "query").criticalNs, 60 * kMs);
+    EXPECT_EQ(timeOf(a, "query").networkNs, 0);
+    EXPECT_EQ(timeOf(a, "call db").criticalNs, 20 * kMs);
+    EXPECT_EQ(timeOf(a, "call db").networkNs, 20 * kMs);
+    EXPECT_EQ(timeOf(a, "render").criticalNs, 6 * kMs);
+    EXPECT_EQ(timeOf(a, "GET /").criticalNs, 14 * kMs);
+    ASSERT_EQ(timeOf(a, "query").criticalIntervals.size(), 1u);
+    EXPECT_EQ(timeOf(a, "query").criticalIntervals[0].second - timeOf(a, "query").criticalIntervals[0].first, 60 * kMs);
+    int network = 0;
+    for (bool b : a.path.criticalNetwork) network += b;
+    EXPECT_EQ(network, 2);
+    TimeNs sum = 0;
+    for (const auto& t : a.path.spans) sum += t.criticalNs;
+    EXPECT_EQ(sum, a.path.criticalNs);
+    EXPECT_EQ(a.path.criticalNs + a.detail.criticalPath.blindNs, a.detail.criticalPath.latencyNs);
+}
+
+TEST(SpanCriticalPath, GenAiTraceRunsThroughTheAgentsWork) {
+    REQUIRE_REAL_DATA();
+    Imported imported({kRealData + "jaeger/TraceTimelineViewer__genaiTestTrace.json"});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    const Analysed a = analyse(imported, "4a1b2c3d4e5f60718293a4b5c6d7e8f9");
+    ASSERT_EQ(a.spans.size(), 57u);
+    // Every critical segment belongs to a span; the agent's subtree holds most of the path.
+    TimeNs sum = 0, underAgent = 0;
+    std::int32_t agent = -1;
+    std::vector<bool> inAgent(a.spans.size(), false);
+    for (std::size_t i = 0; i < a.spans.size(); ++i) {
+        if (a.spans[i].operation == "invoke_agent triage-agent") agent = static_cast<std::int32_t>(i);
+        inAgent[i] = static_cast<std::int32_t>(i) == agent ||
+                     (a.spans[i].parent >= 0 && inAgent[static_cast<std::size_t>(a.spans[i].parent)]);
+        sum += a.path.spans[i].criticalNs;
+        if (inAgent[i]) underAgent += a.path.spans[i].criticalNs;
+        EXPECT_LE(a.path.spans[i].criticalNs, a.spans[i].endNs - a.spans[i].startNs) << a.spans[i].operation;
+        EXPECT_LE(a.path.spans[i].selfNs, a.spans[i].endNs - a.spans[i].startNs) << a.spans[i].operation;
+    }
+    ASSERT_GE(agent, 0);
+    EXPECT_EQ(sum, a.path.criticalNs);
+    EXPECT_GT(underAgent, a.path.criticalNs / 2) << underAgent << " of " << a.path.criticalNs;
 }
