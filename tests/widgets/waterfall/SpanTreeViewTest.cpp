@@ -7,11 +7,19 @@
 
 #include "common/Palette.h"
 #include "waterfall/SpanDetailPanel.h"
+#include "waterfall/SpanTreePane.h"
 #include "waterfall/SpanTreeView.h"
+#include "waterfall/WaterfallView.h"
+#include "widgets/ViewFixtures.h"
+#include <QSettings>
+#include <QStackedWidget>
+#include <QToolButton>
 
 using namespace tracelight;
 using tracelight::widgets::SpanDetailPanel;
 using tracelight::widgets::SpanTreeData;
+using tracelight::widgets::SpanTreePane;
+using tracelight::widgets::WaterfallView;
 using tracelight::widgets::SpanTreeView;
 
 namespace {
@@ -230,9 +238,39 @@ TEST(SpanDetailPanel, ShowsTheSelectedSpan) {
     EXPECT_EQ(panel.tags()->rowCount(), 0);
 }
 
+TEST(SpanTreePane, SpanRequestsShowTheTreeEventLogsKeepTheLanesAndSayWhy) {
+    QSettings().remove(QStringLiteral("waterfall/mode"));
+    auto* lanes = new WaterfallView;
+    SpanTreePane pane(lanes);
+    pane.resize(1000, 600);
+    EXPECT_EQ(pane.mode(), SpanTreePane::Mode::HostLanes) << "host lanes until asked";
+    pane.setSpans(fixture());
+    QTest::mouseClick(pane.toggleButton(), Qt::LeftButton);
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree);
+    EXPECT_EQ(QSettings().value(QStringLiteral("waterfall/mode")).toString(), QStringLiteral("spans")) << "remembered";
+    // The detail follows the tree's selection.
+    pane.spanTree()->setCurrentSpan(1);
+    EXPECT_TRUE(pane.detailPanel()->summaryText().contains(QStringLiteral("GetCart")));
+    // An event-log request: no spans, the lanes are shown, the toggle is off and says why; the wish is kept.
+    lanes->setRequest(test::makeDetail({"h"}, {{"main", "A", "B", 0, 0, 0, 10}}, {}));
+    pane.setSpans(nullptr);
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::HostLanes);
+    EXPECT_FALSE(pane.toggleButton()->isEnabled());
+    EXPECT_TRUE(pane.toggleButton()->toolTip().contains(QStringLiteral("event log"))) << pane.toggleButton()->toolTip().toStdString();
+    EXPECT_EQ(pane.mode(), SpanTreePane::Mode::SpanTree);
+    pane.setSpans(fixture());
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree) << "the next span request shows the tree again";
+    // A new pane (the next session) starts in the remembered mode.
+    SpanTreePane next(new WaterfallView);
+    EXPECT_EQ(next.mode(), SpanTreePane::Mode::SpanTree);
+    QSettings().remove(QStringLiteral("waterfall/mode"));
+}
+
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("TracelightTests"));  // not the user's settings
+    QApplication::setApplicationName(QStringLiteral("SpanTreeViewTest"));
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }
