@@ -12,9 +12,17 @@ class QSplitter;
 class QStackedWidget;
 class QToolButton;
 
+namespace tracelight {
+class TraceStore;
+}
+
 namespace tracelight::widgets {
 
 class SpanDetailPanel;
+
+// A span request's tree as the view shows it: its spans, self and critical time from core, and each span's
+// host clock offset from the last analysis. Null for an event-log request (or before the store keeps spans).
+std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, RequestId request);
 class WaterfallView;
 
 class SpanTreePane : public QWidget {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "tracelight/base/Ids.h"
 #include "tracelight/store/SpanRecords.h"
 
 class QScrollBar;
