@@ -41,6 +41,7 @@ SpanTreePane::SpanTreePane(WaterfallView* lanes, QWidget* parent) : QWidget(pare
     m_treeSplit->addWidget(m_detail);
     m_treeSplit->setStretchFactor(0, 3);
     m_treeSplit->setStretchFactor(1, 1);
+    m_treeSplit->setSizes({400, 220});
     m_stack = new QStackedWidget(this);
     m_lanes->setParent(m_stack);
     m_stack->addWidget(m_lanes);

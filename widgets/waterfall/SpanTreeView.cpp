@@ -269,7 +269,11 @@ void SpanTreeView::paintEvent(QPaintEvent*) {
         const int span = spanAtRow(row);
         const auto& s = m_data->spans[static_cast<std::size_t>(span)];
         const QRect r = rowRect(row);
-        if (span == m_current) p.fillRect(QRect(0, r.top(), right, r.height()), palette::selection().lighter(185));
+        if (span == m_current) {
+            QColor tint = palette::selection();
+            tint.setAlpha(50);
+            p.fillRect(QRect(0, r.top(), right, r.height()), tint);
+        }
         else if (row % 2) p.fillRect(QRect(0, r.top(), right, r.height()), palette().alternateBase());
         const QColor colour = palette::forTask(QString::fromStdString(s.service));
         // Label column: triangle, service swatch, service and operation, elided to the column.

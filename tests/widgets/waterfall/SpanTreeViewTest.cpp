@@ -266,6 +266,22 @@ TEST(SpanTreePane, SpanRequestsShowTheTreeEventLogsKeepTheLanesAndSayWhy) {
     QSettings().remove(QStringLiteral("waterfall/mode"));
 }
 
+// For a person to look at: SPANTREE_PNG=file.png writes the pane with the fixture (nothing is checked).
+TEST(SpanTreePane, RendersForALook) {
+    const QString file = qEnvironmentVariable("SPANTREE_PNG");
+    if (file.isEmpty()) GTEST_SKIP() << "set SPANTREE_PNG to write a picture";
+    SpanTreePane pane(new WaterfallView);
+    pane.resize(1100, 600);
+    auto data = fixture();
+    data->spans[0].operation = "GET /product/OLJCESPC7Z with a rather long operation name";
+    pane.setSpans(data);
+    pane.setMode(SpanTreePane::Mode::SpanTree);
+    pane.spanTree()->setCurrentSpan(1);
+    pane.show();
+    ASSERT_TRUE(pane.grab().save(file));
+    QSettings().remove(QStringLiteral("waterfall/mode"));
+}
+
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
