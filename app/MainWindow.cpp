@@ -20,6 +20,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <sqlite3.h>
 #include <cstdio>
@@ -31,6 +32,7 @@
 #include "models/RequestTableModel.h"
 #include "models/RequestTablePanel.h"
 #include "common/TimeFormat.h"
+#include "waterfall/SpanTreePane.h"
 #include "waterfall/WaterfallView.h"
 #include "tracelight/store/NewDatabaseGuard.h"
 #include "tracelight/analysis/Analysis.h"
@@ -87,7 +89,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_model = new widgets::ModelOverview(this);
     m_aggregates = new widgets::AggregatesView(this);
     m_tabs = new QTabWidget(this);
-    m_tabs->addTab(m_waterfall, tr("&Waterfall"));
+    m_spanPane = new widgets::SpanTreePane(m_waterfall, this);  // host lanes or, for span requests, the span tree
+    m_tabs->addTab(m_spanPane, tr("&Waterfall"));
     m_tabs->addTab(m_model, tr("Dependency &graph"));
     m_tabs->addTab(m_aggregates, tr("&Aggregates"));
     m_splitter = new QSplitter(Qt::Vertical, this);
@@ -286,19 +289,31 @@ void MainWindow::createActions() {
     QAction* aggregates = view->addAction(tr("&Aggregates"), this, [this] { showTab(2); });
     aggregates->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
     view->addSeparator();
-    QAction* zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_waterfall->zoom(0.5, m_waterfall->width() / 2.0); });
+    QAction* zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_spanPane->zoom(0.5); });
     zoomIn->setShortcut(QKeySequence::ZoomIn);
-    QAction* zoomOut = view->addAction(tr("Zoom &Out"), this, [this] { m_waterfall->zoom(2.0, m_waterfall->width() / 2.0); });
+    QAction* zoomOut = view->addAction(tr("Zoom &Out"), this, [this] { m_spanPane->zoom(2.0); });
     zoomOut->setShortcut(QKeySequence::ZoomOut);
     QAction* fit = view->addAction(tr("&Fit"), this, [this] {
-        m_waterfall->fit();
+        m_spanPane->fit();
         m_model->graphView()->fit();
     });
     fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    m_localClocks = view->addAction(tr("&Local Clocks"), this, [this](bool on) { m_waterfall->setLocalClocks(on); });
+    m_localClocks = view->addAction(tr("&Local Clocks"), this, [this](bool on) {
+        m_waterfall->setLocalClocks(on);
+        m_spanPane->setLocalClocks(on);
+    });
     m_localClocks->setCheckable(true);
     m_localClocks->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     m_localClocks->setToolTip(tr("Draw each event on its own host's clock instead of the skew-corrected time"));
+    QAction* spanTree = view->addAction(tr("&Span Tree"), this, [this](bool on) {
+        setWaterfallMode(on ? QStringLiteral("spans") : QStringLiteral("lanes"));
+        showTab(0);
+    });
+    spanTree->setCheckable(true);
+    spanTree->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    spanTree->setToolTip(tr("Waterfall of a request imported from spans: one row per span instead of a lane per host"));
+    spanTree->setChecked(m_spanPane->mode() == widgets::SpanTreePane::Mode::SpanTree);
+    connect(m_spanPane->toggleButton(), &QToolButton::toggled, spanTree, &QAction::setChecked);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Tracelight"), this, [this] {
@@ -309,6 +324,10 @@ void MainWindow::createActions() {
 }
 
 void MainWindow::showTab(int index) { m_tabs->setCurrentIndex(index); }
+
+void MainWindow::setWaterfallMode(const QString& mode) {
+    m_spanPane->setMode(mode == QLatin1String("spans") ? widgets::SpanTreePane::Mode::SpanTree : widgets::SpanTreePane::Mode::HostLanes);
+}
 
 void MainWindow::setRequestFilter(const QString& text) { m_requestPanel->setFilterText(text); }
 
@@ -399,6 +418,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_requests->setTable(nullptr, {});
     m_requestPanel->forgetShown();
     m_waterfall->setRequest(nullptr);
+    m_spanPane->setSpans(nullptr);
     m_model->setGraph(nullptr);
     loadTable();
     if (analysisIsCurrent(*m_store, AnalysisOptions{})) {
@@ -481,18 +501,22 @@ void MainWindow::startAnalysis(bool force) {
 void MainWindow::showRequest(RequestId id) {
     if (!id.isValid() || m_path.isEmpty()) return;
     const std::string file = m_path.toStdString();
+    // The span tree's data is read beside the detail, on the same worker (null for an event-log request).
+    auto spans = std::make_shared<std::shared_ptr<const widgets::SpanTreeData>>();
     m_detail->start<DetailResult>(
-        [file, id](const CancelToken& cancel, const ProgressSink&) {
+        [file, id, spans](const CancelToken& cancel, const ProgressSink&) {
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) return std::make_shared<Result<RequestDetail>>(store.status());
+            *spans = widgets::loadSpanTree(*store.value(), id);
             return std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id, &cancel));
         },
-        [this](DetailResult result) {
+        [this, spans](DetailResult result) {
             if (!result->isOk()) {
                 m_statusText->setText(QString::fromStdString(result->message()));
                 return;
             }
             m_waterfall->setRequest(std::make_shared<const RequestDetail>(std::move(result->value())));
+            m_spanPane->setSpans(*spans);
         });
 }
 

@@ -23,6 +23,7 @@ class ModelOverview;
 class RequestTableModel;
 class RequestTablePanel;
 class WaterfallView;
+class SpanTreePane;
 } // namespace tracelight::widgets
 
 namespace tracelight::app {
@@ -38,6 +39,7 @@ public:
     bool isLoading() const;   // any background job still running
     void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates
     void showAggregatePage(int index);
+    void setWaterfallMode(const QString& mode);  // "spans": the span tree for span requests; "lanes": host lanes
     void setRequestFilter(const QString& text);  // as typed into the request table's filter box
     // Imports files into a database (created if missing) in the background, then opens it.
     void startImport(const QStringList& files, const QString& database, const QString& period);
@@ -88,6 +90,7 @@ private:
     QSplitter* m_splitter = nullptr;
     QTabWidget* m_tabs = nullptr;
     widgets::WaterfallView* m_waterfall = nullptr;
+    widgets::SpanTreePane* m_spanPane = nullptr;  // the waterfall tab: m_waterfall or the span tree
     widgets::ModelOverview* m_model = nullptr;
     QAction* m_localClocks = nullptr;
     QMenu* m_recentMenu = nullptr;

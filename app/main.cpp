@@ -40,7 +40,12 @@ int main(int argc, char** argv) {
     QCommandLineOption filter(QStringLiteral("filter"),
                               QStringLiteral("Type this into the request table's filter box (e.g. \"latency>250ms period:baseline\")."),
                               QStringLiteral("terms"));
+    QCommandLineOption waterfallMode(QStringLiteral("waterfall-mode"),
+                                     QStringLiteral("The waterfall tab's mode: lanes (a lane per host) or spans (the span tree, for requests "
+                                                    "imported from spans). Remembered like the View > Span Tree toggle."),
+                                     QStringLiteral("mode"));
     parser.addOption(screenshot);
+    parser.addOption(waterfallMode);
     parser.addOption(filter);
     parser.addOption(tab);
     parser.addOption(importOption);
@@ -48,6 +53,14 @@ int main(int argc, char** argv) {
 
     tracelight::app::MainWindow window;
     if (parser.isSet(filter)) window.setRequestFilter(parser.value(filter));
+    if (parser.isSet(waterfallMode)) {
+        const QString mode = parser.value(waterfallMode);
+        if (mode != QLatin1String("lanes") && mode != QLatin1String("spans")) {
+            std::fprintf(stderr, "tracelight: --waterfall-mode: expected lanes or spans, not '%s'\n", qPrintable(mode));
+            return 2;
+        }
+        window.setWaterfallMode(mode);
+    }
     const QStringList files = parser.positionalArguments();
     const QString shot = parser.value(screenshot);
     if (!shot.isEmpty()) {

@@ -1,0 +1,292 @@
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QImage>
+#include <QTableWidget>
+#include <QTest>
+
+#include "common/Palette.h"
+#include "waterfall/SpanDetailPanel.h"
+#include "waterfall/SpanTreePane.h"
+#include "waterfall/SpanTreeView.h"
+#include "waterfall/WaterfallView.h"
+#include "widgets/ViewFixtures.h"
+#include <QSettings>
+#include <QStackedWidget>
+#include <QToolButton>
+
+using namespace tracelight;
+using tracelight::widgets::SpanDetailPanel;
+using tracelight::widgets::SpanTreeData;
+using tracelight::widgets::SpanTreePane;
+using tracelight::widgets::WaterfallView;
+using tracelight::widgets::SpanTreeView;
+
+namespace {
+SpanRecord span(const char* id, int parent, const char* service, const char* op, const char* host, double startUs, double endUs) {
+    SpanRecord s;
+    s.spanId = id;
+    s.parent = parent;
+    s.service = service;
+    s.operation = op;
+    s.host = host;
+    s.kind = parent < 0 ? "server" : "client";
+    s.startNs = usToNs(startUs);
+    s.endNs = usToNs(endUs);
+    return s;
+}
+// frontend GET /  [0,100]
+//   cart GetCart [10,40]
+//     redis HGET [15,25]
+//   currency Convert [50,90] on host b, whose clock runs 1 ms ahead
+// a second root: batch flush [200, 210]
+std::shared_ptr<SpanTreeData> fixture() {
+    auto d = std::make_shared<SpanTreeData>();
+    d->spans = {span("a", -1, "frontend", "GET /", "host-a", 0, 100), span("b", 0, "cart", "GetCart", "host-a", 10, 40),
+                span("c", 1, "redis", "HGET", "host-a", 15, 25), span("d", 0, "currency", "Convert", "host-b", 1050, 1090),
+                span("e", -1, "batch", "flush", "host-a", 200, 210)};
+    d->spans[1].attributes = {{"rpc.system", "grpc"}, {"http.status_code", "200"}};
+    d->spans[1].events = {{"retry", usToNs(12)}, {"done", usToNs(39.5)}};
+    d->spans[1].links = {"f00d"};
+    d->selfNs = {usToNs(30), usToNs(20), usToNs(10), usToNs(40), usToNs(10)};
+    d->criticalNs = {usToNs(30), usToNs(0), usToNs(0), usToNs(40), usToNs(0)};
+    d->criticalParts = {{{0, usToNs(10)}, {usToNs(40), usToNs(50)}}, {}, {}, {{usToNs(1050), usToNs(1090)}}, {}};
+    d->clockOffsetNs = {0, 0, 0, usToNs(1000), 0};
+    return d;
+}
+QImage render(QWidget& w) {
+    QImage image(w.size(), QImage::Format_ARGB32);
+    w.render(&image);
+    return image;
+}
+} // namespace
+
+TEST(SpanTreeView, OneRowPerSpanIndentedByDepth) {
+    SpanTreeView view;
+    view.resize(1000, 400);
+    view.setSpans(fixture());
+    ASSERT_EQ(view.rowCount(), 5);
+    // Depth-first: each span under its parent.
+    EXPECT_EQ(view.spanAtRow(0), 0);
+    EXPECT_EQ(view.spanAtRow(1), 1);
+    EXPECT_EQ(view.spanAtRow(2), 2);
+    EXPECT_EQ(view.spanAtRow(3), 3);
+    EXPECT_EQ(view.spanAtRow(4), 4);
+    EXPECT_EQ(view.depth(2), 2);
+    EXPECT_GT(view.triangleRect(2).left(), view.triangleRect(1).left());
+    EXPECT_GT(view.triangleRect(1).left(), view.triangleRect(0).left());
+}
+
+TEST(SpanTreeView, ClickOnTheTriangleCollapsesAndExpands) {
+    SpanTreeView view;
+    view.resize(1000, 400);
+    view.setSpans(fixture());
+    QTest::mouseClick(&view, Qt::LeftButton, {}, view.triangleRect(1).center());
+    EXPECT_TRUE(view.isCollapsed(1));
+    EXPECT_EQ(view.rowCount(), 4);
+    EXPECT_EQ(view.rowOfSpan(2), -1);
+    EXPECT_EQ(view.spanAtRow(2), 3);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, view.triangleRect(0).center());
+    EXPECT_EQ(view.rowCount(), 2);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, view.triangleRect(0).center());
+    EXPECT_EQ(view.rowCount(), 4) << "span 1 stays collapsed inside its reopened parent";
+    QTest::mouseClick(&view, Qt::LeftButton, {}, view.triangleRect(1).center());
+    EXPECT_EQ(view.rowCount(), 5);
+    // A click on a bar selects, it does not collapse.
+    QTest::mouseClick(&view, Qt::LeftButton, {}, view.barRect(3).center().toPoint());
+    EXPECT_EQ(view.currentSpan(), 3);
+    EXPECT_EQ(view.rowCount(), 5);
+}
+
+TEST(SpanTreeView, KeyboardMovesCollapsesAndExpands) {
+    SpanTreeView view;
+    view.resize(1000, 400);
+    view.setSpans(fixture());
+    view.setFocus();
+    EXPECT_EQ(view.currentSpan(), 0);
+    QTest::keyClick(&view, Qt::Key_Down);
+    EXPECT_EQ(view.currentSpan(), 1);
+    QTest::keyClick(&view, Qt::Key_Left);
+    EXPECT_TRUE(view.isCollapsed(1));
+    EXPECT_EQ(view.rowCount(), 4);
+    QTest::keyClick(&view, Qt::Key_Down);
+    EXPECT_EQ(view.currentSpan(), 3) << "the collapsed child is skipped";
+    QTest::keyClick(&view, Qt::Key_Up);
+    QTest::keyClick(&view, Qt::Key_Right);
+    EXPECT_FALSE(view.isCollapsed(1));
+    QTest::keyClick(&view, Qt::Key_Right);
+    EXPECT_EQ(view.currentSpan(), 2) << "Right on an open span goes to its first child";
+    QTest::keyClick(&view, Qt::Key_Left);
+    EXPECT_EQ(view.currentSpan(), 1) << "Left on a leaf goes to its parent";
+    QTest::keyClick(&view, Qt::Key_Up);
+    QTest::keyClick(&view, Qt::Key_Up);
+    EXPECT_EQ(view.currentSpan(), 0) << "Up stops at the first row";
+}
+
+TEST(SpanTreeView, CollapsingHidesTheCurrentSpanSelectsItsAncestor) {
+    SpanTreeView view;
+    view.resize(1000, 400);
+    view.setSpans(fixture());
+    view.setCurrentSpan(2);
+    view.setCollapsed(0, true);
+    EXPECT_EQ(view.currentSpan(), 0);
+    view.setCurrentSpan(2);  // selecting a hidden span opens its parents
+    EXPECT_EQ(view.rowOfSpan(2), 2);
+}
+
+TEST(SpanTreeView, BarsAtTheirTimesColouredByServiceWithTheCriticalPart) {
+    SpanTreeView view;
+    view.resize(1000, 400);
+    auto data = fixture();
+    view.setSpans(data);
+    view.setVisibleRange(0, 200);
+    const QRectF root = view.barRect(0), cart = view.barRect(1);
+    EXPECT_NEAR(cart.left() - root.left(), root.width() * 0.10, 1.0);  // starts 10 us into the 100 us root
+    EXPECT_NEAR(cart.width() / root.width(), 0.30, 0.02);
+    const QImage image = render(view);
+    const QRectF redis = view.barRect(2);
+    EXPECT_EQ(QColor(image.pixel(QPoint(static_cast<int>(redis.center().x()), static_cast<int>(redis.top() + 3)))).rgb(),
+              widgets::palette::forTask(QStringLiteral("redis")).rgb());
+    // The root's critical part [0,10] us is drawn on the lower part of its bar; its middle [10,40] is not critical.
+    const int criticalX = static_cast<int>(root.left() + root.width() * 0.05), lowY = static_cast<int>(root.bottom() - 2);
+    EXPECT_EQ(QColor(image.pixel(criticalX, lowY)).rgb(), widgets::palette::critical().rgb());
+    EXPECT_NE(QColor(image.pixel(static_cast<int>(root.left() + root.width() * 0.25), lowY)).rgb(), widgets::palette::critical().rgb());
+}
+
+TEST(SpanTreeView, AdjustedClocksShiftASpanByItsHostOffset) {
+    SpanTreeView view;
+    view.resize(1000, 400);
+    view.setSpans(fixture());
+    ASSERT_TRUE(view.localClocks());
+    EXPECT_NEAR(view.spanUs(3).first, 1050, 1e-9) << "recorded: host-b's clock runs 1 ms ahead";
+    view.setLocalClocks(false);
+    EXPECT_NEAR(view.spanUs(3).first, 50, 1e-9);
+    EXPECT_NEAR(view.spanUs(3).second - view.spanUs(3).first, 40, 1e-9);
+    EXPECT_NEAR(view.spanUs(1).first, 10, 1e-9);
+}
+
+TEST(SpanTreeView, LabelColumnResizesByDraggingTheDivider) {
+    SpanTreeView view;
+    view.resize(1000, 400);
+    view.setSpans(fixture());
+    const int before = view.labelWidth();
+    const double barBefore = view.barRect(0).left();
+    const QPoint divider(before + 2, 100);
+    QTest::mousePress(&view, Qt::LeftButton, {}, divider);
+    QMouseEvent move(QEvent::MouseMove, QPointF(before + 102, 100), view.mapToGlobal(QPointF(before + 102, 100)), Qt::NoButton,
+                     Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&view, &move);
+    QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(before + 102, 100));
+    EXPECT_EQ(view.labelWidth(), before + 100);
+    EXPECT_NEAR(view.barRect(0).left(), barBefore + 100, 1.0);
+    EXPECT_EQ(view.currentSpan(), 0) << "dragging the divider selects nothing";
+    view.setLabelWidth(5);
+    EXPECT_GE(view.labelWidth(), 80) << "never narrower than a readable column";
+    view.setLabelWidth(5000);
+    EXPECT_LE(view.labelWidth(), 1000 - 120) << "the bars keep room";
+}
+
+TEST(SpanTreeView, TooltipNamesTheSpanAndItsSelfTime) {
+    SpanTreeView view;
+    view.resize(1000, 400);
+    view.setSpans(fixture());
+    const QString tip = view.tooltipFor(1);
+    EXPECT_TRUE(tip.contains(QStringLiteral("cart"))) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("GetCart")));
+    EXPECT_TRUE(tip.contains(QStringLiteral("self time 20"))) << tip.toStdString();
+}
+
+TEST(SpanTreeView, EmptyAndMalformedInputsDrawWithoutCrashing) {
+    SpanTreeView view;
+    view.resize(600, 300);
+    view.setSpans(std::make_shared<SpanTreeData>());
+    EXPECT_EQ(view.rowCount(), 0);
+    EXPECT_EQ(view.currentSpan(), -1);
+    QTest::keyClick(&view, Qt::Key_Down);
+    QTest::keyClick(&view, Qt::Key_Left);
+    render(view);
+    auto bad = std::make_shared<SpanTreeData>();
+    bad->spans = {span("x", 5, "svc", "op", "h", 0, 10), span("y", 1, "svc", "op", "h", 0, 10)};  // parents not before children
+    view.setSpans(bad);
+    EXPECT_EQ(view.rowCount(), 2) << "a span whose parent is not before it shows as a root";
+    render(view);
+}
+
+TEST(SpanDetailPanel, ShowsTheSelectedSpan) {
+    SpanTreeView view;
+    view.resize(1000, 400);
+    view.setSpans(fixture());
+    SpanDetailPanel panel;
+    QObject::connect(&view, &SpanTreeView::currentSpanChanged, &panel, [&](int s) { panel.showSpan(view, s); });
+    view.setCurrentSpan(1);
+    const QString summary = panel.summaryText();
+    for (const char* part : {"cart", "GetCart", "host-a", "client", "start +10", "duration 30", "self 20", "critical 0"})
+        EXPECT_TRUE(summary.contains(QString::fromUtf8(part))) << part << " in " << summary.toStdString();
+    ASSERT_EQ(panel.tags()->rowCount(), 2);
+    EXPECT_EQ(panel.tags()->item(1, 0)->text(), QStringLiteral("http.status_code"));
+    EXPECT_EQ(panel.tags()->item(1, 1)->text(), QStringLiteral("200"));
+    ASSERT_EQ(panel.events()->rowCount(), 2);
+    EXPECT_TRUE(panel.events()->item(0, 0)->text().startsWith(QStringLiteral("+2"))) << panel.events()->item(0, 0)->text().toStdString();
+    EXPECT_EQ(panel.events()->item(1, 1)->text(), QStringLiteral("done"));
+    EXPECT_TRUE(panel.linksText().contains(QStringLiteral("f00d")));
+    // The currency span on a skewed host: its start offset follows the clock choice.
+    view.setCurrentSpan(3);
+    EXPECT_TRUE(panel.summaryText().contains(QStringLiteral("start +1.05 ms"))) << panel.summaryText().toStdString();
+    view.setLocalClocks(false);
+    EXPECT_TRUE(panel.summaryText().contains(QStringLiteral("start +50"))) << panel.summaryText().toStdString();
+    EXPECT_TRUE(panel.summaryText().contains(QStringLiteral("applied")));
+    EXPECT_EQ(panel.tags()->rowCount(), 0);
+}
+
+TEST(SpanTreePane, SpanRequestsShowTheTreeEventLogsKeepTheLanesAndSayWhy) {
+    QSettings().remove(QStringLiteral("waterfall/mode"));
+    auto* lanes = new WaterfallView;
+    SpanTreePane pane(lanes);
+    pane.resize(1000, 600);
+    EXPECT_EQ(pane.mode(), SpanTreePane::Mode::HostLanes) << "host lanes until asked";
+    pane.setSpans(fixture());
+    QTest::mouseClick(pane.toggleButton(), Qt::LeftButton);
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree);
+    EXPECT_EQ(QSettings().value(QStringLiteral("waterfall/mode")).toString(), QStringLiteral("spans")) << "remembered";
+    // The detail follows the tree's selection.
+    pane.spanTree()->setCurrentSpan(1);
+    EXPECT_TRUE(pane.detailPanel()->summaryText().contains(QStringLiteral("GetCart")));
+    // An event-log request: no spans, the lanes are shown, the toggle is off and says why; the wish is kept.
+    lanes->setRequest(test::makeDetail({"h"}, {{"main", "A", "B", 0, 0, 0, 10}}, {}));
+    pane.setSpans(nullptr);
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::HostLanes);
+    EXPECT_FALSE(pane.toggleButton()->isEnabled());
+    EXPECT_TRUE(pane.toggleButton()->toolTip().contains(QStringLiteral("event log"))) << pane.toggleButton()->toolTip().toStdString();
+    EXPECT_EQ(pane.mode(), SpanTreePane::Mode::SpanTree);
+    pane.setSpans(fixture());
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree) << "the next span request shows the tree again";
+    // A new pane (the next session) starts in the remembered mode.
+    SpanTreePane next(new WaterfallView);
+    EXPECT_EQ(next.mode(), SpanTreePane::Mode::SpanTree);
+    QSettings().remove(QStringLiteral("waterfall/mode"));
+}
+
+// For a person to look at: SPANTREE_PNG=file.png writes the pane with the fixture (nothing is checked).
+TEST(SpanTreePane, RendersForALook) {
+    const QString file = qEnvironmentVariable("SPANTREE_PNG");
+    if (file.isEmpty()) GTEST_SKIP() << "set SPANTREE_PNG to write a picture";
+    SpanTreePane pane(new WaterfallView);
+    pane.resize(1100, 600);
+    auto data = fixture();
+    data->spans[0].operation = "GET /product/OLJCESPC7Z with a rather long operation name";
+    pane.setSpans(data);
+    pane.setMode(SpanTreePane::Mode::SpanTree);
+    pane.spanTree()->setCurrentSpan(1);
+    pane.show();
+    ASSERT_TRUE(pane.grab().save(file));
+    QSettings().remove(QStringLiteral("waterfall/mode"));
+}
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("TracelightTests"));  // not the user's settings
+    QApplication::setApplicationName(QStringLiteral("SpanTreeViewTest"));
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

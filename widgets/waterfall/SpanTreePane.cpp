@@ -1,0 +1,108 @@
+#include "waterfall/SpanTreePane.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "waterfall/SpanDetailPanel.h"
+#include "waterfall/WaterfallView.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight::widgets {
+
+std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore&, RequestId) {
+    return nullptr;  // the store keeps no spans yet (schema v6 lands with wip/spanstore)
+}
+
+SpanTreePane::SpanTreePane(WaterfallView* lanes, QWidget* parent) : QWidget(parent), m_lanes(lanes) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 2, 4, 0);
+    m_toggle = new QToolButton(this);
+    m_toggle->setCheckable(true);
+    m_toggle->setText(tr("Span tree"));
+    m_toggle->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    bar->addWidget(m_toggle);
+    m_note = new QLabel(this);
+    m_note->setForegroundRole(QPalette::PlaceholderText);
+    bar->addWidget(m_note, 1);
+    layout->addLayout(bar);
+
+    m_tree = new SpanTreeView(this);
+    m_detail = new SpanDetailPanel(this);
+    m_treeSplit = new QSplitter(Qt::Vertical, this);
+    m_treeSplit->addWidget(m_tree);
+    m_treeSplit->addWidget(m_detail);
+    m_treeSplit->setStretchFactor(0, 3);
+    m_treeSplit->setStretchFactor(1, 1);
+    m_treeSplit->setSizes({400, 220});
+    m_stack = new QStackedWidget(this);
+    m_lanes->setParent(m_stack);
+    m_stack->addWidget(m_lanes);
+    m_stack->addWidget(m_treeSplit);
+    layout->addWidget(m_stack, 1);
+
+    connect(m_tree, &SpanTreeView::currentSpanChanged, m_detail, [this](int span) { m_detail->showSpan(*m_tree, span); });
+    connect(m_toggle, &QToolButton::clicked, this, [this](bool on) { setMode(on ? Mode::SpanTree : Mode::HostLanes); });
+    m_mode = QSettings().value(QStringLiteral("waterfall/mode")).toString() == QLatin1String("spans") ? Mode::SpanTree : Mode::HostLanes;
+    updatePage();
+}
+
+void SpanTreePane::setSpans(std::shared_ptr<const SpanTreeData> data) {
+    m_tree->setSpans(std::move(data));
+    updatePage();
+}
+
+bool SpanTreePane::spansAvailable() const { return m_tree->spans() && !m_tree->spans()->spans.empty(); }
+
+void SpanTreePane::setMode(Mode mode) {
+    m_mode = mode;
+    QSettings().setValue(QStringLiteral("waterfall/mode"), mode == Mode::SpanTree ? QStringLiteral("spans") : QStringLiteral("lanes"));
+    updatePage();
+}
+
+SpanTreePane::Mode SpanTreePane::shownMode() const {
+    return m_mode == Mode::SpanTree && spansAvailable() ? Mode::SpanTree : Mode::HostLanes;
+}
+
+QString SpanTreePane::unavailableReason() const {
+    if (spansAvailable()) return {};
+    if (!m_lanes->request()) return tr("Select a request.");
+    return tr("This request came from an event log: it has no spans, so only the host lanes can show it.");
+}
+
+void SpanTreePane::setLocalClocks(bool local) { m_tree->setLocalClocks(local); }
+
+void SpanTreePane::zoom(double factor) {
+    if (shownMode() == Mode::SpanTree) m_tree->zoom(factor, m_tree->width() / 2.0);
+    else m_lanes->zoom(factor, m_lanes->width() / 2.0);
+}
+
+void SpanTreePane::fit() {
+    if (shownMode() == Mode::SpanTree) m_tree->fit();
+    else m_lanes->fit();
+}
+
+void SpanTreePane::updatePage() {
+    const Mode shown = shownMode();
+    const bool wasTree = m_stack->currentIndex() == 1;
+    m_stack->setCurrentIndex(shown == Mode::SpanTree ? 1 : 0);
+    m_toggle->setChecked(m_mode == Mode::SpanTree);
+    m_toggle->setEnabled(spansAvailable());
+    const QString reason = unavailableReason();
+    m_toggle->setToolTip(reason.isEmpty() ? tr("Show one row per span (Ctrl+T) instead of a lane per host") : reason);
+    if (!reason.isEmpty() && m_mode == Mode::SpanTree) m_note->setText(reason);
+    else if (shown == Mode::SpanTree)
+        m_note->setText(tr("%n span(s) · click a triangle or use ←/→ to fold · Ctrl+wheel zooms · drag the divider to widen the names", nullptr,
+                           static_cast<int>(m_tree->spans()->spans.size())));
+    else m_note->setText(spansAvailable() ? tr("Host lanes · the span tree is one click away (Ctrl+T)") : QString());
+    if (wasTree != (shown == Mode::SpanTree)) emit modeChanged(shown);
+}
+
+} // namespace tracelight::widgets

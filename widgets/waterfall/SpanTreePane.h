@@ -1,0 +1,69 @@
+#pragma once
+// The waterfall tab: the host lanes (WaterfallView) or, for a request imported from spans, the span tree
+// with the selected span's detail below it. The choice is remembered (QSettings "waterfall/mode"); an
+// event-log request has no spans, so it keeps the host lanes and the toggle says why.
+#include <QWidget>
+#include <memory>
+
+#include "waterfall/SpanTreeView.h"
+
+class QLabel;
+class QSplitter;
+class QStackedWidget;
+class QToolButton;
+
+namespace tracelight {
+class TraceStore;
+}
+
+namespace tracelight::widgets {
+
+class SpanDetailPanel;
+
+// A span request's tree as the view shows it: its spans, self and critical time from core, and each span's
+// host clock offset from the last analysis. Null for an event-log request (or before the store keeps spans).
+std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, RequestId request);
+class WaterfallView;
+
+class SpanTreePane : public QWidget {
+    Q_OBJECT
+public:
+    enum class Mode { HostLanes, SpanTree };
+    // Takes the host-lane view as its first page.
+    explicit SpanTreePane(WaterfallView* lanes, QWidget* parent = nullptr);
+
+    // The request's spans; null or empty for an event-log request (the span tree is then unavailable).
+    void setSpans(std::shared_ptr<const SpanTreeData> data);
+    bool spansAvailable() const;
+    // The mode asked for (remembered) and the one shown (host lanes whenever there are no spans).
+    void setMode(Mode mode);
+    Mode mode() const { return m_mode; }
+    Mode shownMode() const;
+    QString unavailableReason() const;  // why the span tree is not shown; empty when it can be
+    void setLocalClocks(bool local);
+
+    // Zoom and fit act on the page shown.
+    void zoom(double factor);
+    void fit();
+
+    SpanTreeView* spanTree() const { return m_tree; }
+    SpanDetailPanel* detailPanel() const { return m_detail; }
+    QToolButton* toggleButton() const { return m_toggle; }
+
+signals:
+    void modeChanged(Mode shown);
+
+private:
+    void updatePage();
+
+    WaterfallView* m_lanes = nullptr;
+    SpanTreeView* m_tree = nullptr;
+    SpanDetailPanel* m_detail = nullptr;
+    QSplitter* m_treeSplit = nullptr;
+    QStackedWidget* m_stack = nullptr;
+    QToolButton* m_toggle = nullptr;
+    QLabel* m_note = nullptr;
+    Mode m_mode = Mode::HostLanes;
+};
+
+} // namespace tracelight::widgets
