@@ -507,8 +507,9 @@ void MainWindow::showRequest(RequestId id) {
         [file, id, spans](const CancelToken& cancel, const ProgressSink&) {
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) return std::make_shared<Result<RequestDetail>>(store.status());
-            *spans = widgets::loadSpanTree(*store.value(), id);
-            return std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id, &cancel));
+            auto detail = std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id, &cancel));
+            if (detail->isOk()) *spans = widgets::loadSpanTree(*store.value(), detail->value());
+            return detail;
         },
         [this, spans](DetailResult result) {
             if (!result->isOk()) {

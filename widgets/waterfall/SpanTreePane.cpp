@@ -10,12 +10,39 @@
 
 #include "waterfall/SpanDetailPanel.h"
 #include "waterfall/WaterfallView.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/analysis/SpanCriticalPath.h"
+#include <unordered_map>
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight::widgets {
 
-std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore&, RequestId) {
-    return nullptr;  // the store keeps no spans yet (schema v6 lands with wip/spanstore)
+std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail) {
+    RequestSpans spans = store.requestSpans(detail.id);
+    if (spans.empty()) return nullptr;
+    // Each host's offset, as the analysis applied it: a segment's local start minus its adjusted start.
+    std::unordered_map<std::string, TimeNs> hostOffset;
+    for (std::size_t s = 0; s < detail.dag.segments.size() && s < detail.localStartNs.size(); ++s)
+        hostOffset.emplace(detail.hosts[detail.segmentStartHost[s]], detail.localStartNs[s] - detail.dag.segments[s].startNs);
+    const SpanCriticalPath critical = spanCriticalPath(detail, spans);
+    auto data = std::make_shared<SpanTreeData>();
+    const std::size_t n = spans.size();
+    data->selfNs.resize(n);
+    data->criticalNs.resize(n);
+    data->criticalParts.resize(n);
+    data->clockOffsetNs.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto it = hostOffset.find(spans[i].host);
+        const TimeNs offset = it == hostOffset.end() ? 0 : it->second;
+        data->clockOffsetNs[i] = offset;
+        if (i >= critical.spans.size()) continue;
+        data->selfNs[i] = critical.spans[i].selfNs;
+        data->criticalNs[i] = critical.spans[i].criticalNs;
+        // Core gives the critical parts on the adjusted clock; the view keeps them on the span's recorded one.
+        for (const auto& [from, to] : critical.spans[i].criticalIntervals) data->criticalParts[i].emplace_back(from + offset, to + offset);
+    }
+    data->spans = std::move(spans);
+    return data;
 }
 
 SpanTreePane::SpanTreePane(WaterfallView* lanes, QWidget* parent) : QWidget(parent), m_lanes(lanes) {

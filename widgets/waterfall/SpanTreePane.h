@@ -14,15 +14,17 @@ class QToolButton;
 
 namespace tracelight {
 class TraceStore;
+struct RequestDetail;
 }
 
 namespace tracelight::widgets {
 
 class SpanDetailPanel;
 
-// A span request's tree as the view shows it: its spans, self and critical time from core, and each span's
-// host clock offset from the last analysis. Null for an event-log request (or before the store keeps spans).
-std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, RequestId request);
+// A span request's tree as the view shows it: its spans, self and critical time from core
+// (spanCriticalPath over the request's detail), and each span's host clock offset from the last analysis.
+// Null for an event-log request (or a database from before the store kept spans). Runs on a worker.
+std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail);
 class WaterfallView;
 
 class SpanTreePane : public QWidget {

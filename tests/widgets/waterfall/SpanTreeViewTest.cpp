@@ -11,6 +11,11 @@
 #include "waterfall/SpanTreeView.h"
 #include "waterfall/WaterfallView.h"
 #include "widgets/ViewFixtures.h"
+#include "TestUtil.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
 #include <QSettings>
 #include <QStackedWidget>
 #include <QToolButton>
@@ -289,4 +294,37 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("SpanTreeViewTest"));
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+// The app's loader on a real trace: spans from the store, self and critical time from core's
+// spanCriticalPath over the request's cached detail. The GenAI trace keeps its clocks (offsets 0) and
+// its critical path runs through invoke_agent's own work (38 s of 44 s).
+TEST(SpanTreePane, LoadsARealTraceWithCriticalTimeFromCore) {
+    tracelight::test::ScratchDir dir;
+    auto store = std::move(TraceStore::open(dir.file("genai.tldb"), TraceStore::Mode::Create).value());
+    ImportOptions import;
+    import.inputs = {std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/TraceTimelineViewer__genaiTestTrace.json"};
+    ASSERT_TRUE(importTraces(*store, import));
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    const auto request = store->requestByName("4a1b2c3d4e5f60718293a4b5c6d7e8f9");
+    ASSERT_TRUE(request);
+    auto detail = loadRequestDetail(*store, *request);
+    ASSERT_TRUE(detail);
+    auto data = widgets::loadSpanTree(*store, detail.value());
+    ASSERT_TRUE(data);
+    ASSERT_EQ(data->spans.size(), 57u);
+    TimeNs critical = 0, invokeAgent = -1;
+    for (std::size_t i = 0; i < data->spans.size(); ++i) {
+        critical += data->criticalNs[i];
+        EXPECT_EQ(data->clockOffsetNs[i], 0) << data->spans[i].operation;
+        EXPECT_LE(data->selfNs[i], data->spans[i].endNs - data->spans[i].startNs);
+        if (data->spans[i].operation == "invoke_agent triage-agent") invokeAgent = data->criticalNs[i];
+        // Critical parts lie within the span's own recorded interval.
+        for (const auto& [from, to] : data->criticalParts[i]) {
+            EXPECT_GE(from, data->spans[i].startNs);
+            EXPECT_LE(to, data->spans[i].endNs);
+        }
+    }
+    EXPECT_GT(invokeAgent, TimeNs{37} * 1000000000);
+    EXPECT_EQ(critical, TimeNs{44} * 1000000000);  // no blind time: every critical ns belongs to a span
 }
