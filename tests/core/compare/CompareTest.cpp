@@ -1,0 +1,185 @@
+// Spectroscope comparison: canonical structure strings, categories, mutations on generated periods with a
+// known injected change, and a no-change control.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "TestUtil.h"
+#include "generator/PageLoadGenerator.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/base/Time.h"
+#include "tracelight/compare/Compare.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
+
+namespace tracelight {
+namespace {
+
+using test::ScratchDir;
+
+// ---- canonical strings on hand-built graphs ------------------------------------------------------------
+
+struct Names {
+    std::vector<std::string> names{"root:A->B", "x:C->D", "y:E->F", "z:G->H", "join:I->J"};
+    std::vector<std::uint64_t> hashes;
+    Names() {
+        for (const auto& n : names) hashes.push_back(std::hash<std::string>{}(n));
+    }
+};
+
+SegmentInstance seg(std::uint32_t type, TimeNs start, TimeNs end) { return {SegmentTypeId(type), start, end, type, false}; }
+
+// root -> {x, y} -> join, with x and y concurrent; xFirst chooses which runs (and is stored) first.
+RequestDag fork(bool xFirst, std::uint32_t second = 2) {
+    RequestDag dag;
+    dag.segments.push_back(seg(0, 0, 10));
+    if (xFirst) {
+        dag.segments.push_back(seg(1, 10, 20));
+        dag.segments.push_back(seg(second, 12, 30));
+    } else {
+        dag.segments.push_back(seg(second, 10, 20));
+        dag.segments.push_back(seg(1, 11, 30));
+    }
+    dag.segments.push_back(seg(4, 30, 40));
+    RequestDagBuilder::finish(dag, {{0, 1, EdgeKind::HappensBefore}, {0, 2, EdgeKind::HappensBefore},
+                                    {1, 3, EdgeKind::HappensBefore}, {2, 3, EdgeKind::HappensBefore}});
+    return dag;
+}
+
+TEST(CanonicalString, TwoInterleavingsOfTheSameWorkAreOneCategory) {
+    const Names n;
+    const RequestDag a = fork(true), b = fork(false);
+    EXPECT_EQ(structureHash(a, n.hashes), structureHash(b, n.hashes));
+    EXPECT_EQ(canonicalString(a, n.names, n.hashes), canonicalString(b, n.names, n.hashes));
+    EXPECT_EQ(canonicalString(a, n.names, n.hashes), "root:A->B(x:C->D(join:I->J),y:E->F(^join:I->J))");
+}
+
+TEST(CanonicalString, DifferentWorkIsAnotherCategory) {
+    const Names n;
+    const RequestDag a = fork(true), b = fork(true, 3);  // z instead of y
+    EXPECT_NE(structureHash(a, n.hashes), structureHash(b, n.hashes));
+    EXPECT_NE(canonicalString(a, n.names, n.hashes), canonicalString(b, n.names, n.hashes));
+    // The same segments in a chain instead of a fork: another structure too.
+    RequestDag chain;
+    chain.segments = {seg(0, 0, 10), seg(1, 10, 20), seg(2, 20, 30), seg(4, 30, 40)};
+    RequestDagBuilder::finish(chain, {{0, 1, EdgeKind::HappensBefore}, {1, 2, EdgeKind::HappensBefore},
+                                      {2, 3, EdgeKind::HappensBefore}});
+    EXPECT_NE(structureHash(a, n.hashes), structureHash(chain, n.hashes));
+}
+
+TEST(EditDistance, Levenshtein) {
+    EXPECT_EQ(editDistance("kitten", "sitting"), 3);
+    EXPECT_EQ(editDistance("", "abc"), 3);
+    EXPECT_EQ(editDistance("same", "same"), 0);
+}
+
+// ---- generated periods ---------------------------------------------------------------------------------
+
+// Both periods on true clocks: two generator seeds would give the same host two different skews.
+void writePeriod(const std::string& csv, const std::string& prefix, std::int64_t n, std::uint64_t seed, double slowFeed) {
+    samples::GeneratorOptions options;
+    options.seed = seed;
+    options.requests = n;
+    options.slowFeedMissFactor = slowFeed;
+    // A user per request: the generator's repeat visitors keep their own speed, which makes two periods of a
+    // few hundred users differ for real (a different population), not by chance.
+    options.users = 1000000;
+    const samples::PageLoadGenerator gen(options);
+    std::ofstream out(csv);
+    out << "request,host,task,event,ts_us,seq\n";
+    for (std::int64_t i = 0; i < n; ++i) {
+        const auto r = gen.generate(i);
+        for (const auto& e : r.events)
+            out << prefix << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
+                << samples::PageLoadGenerator::eventNames()[e.event] << ','
+                << formatMicroseconds(e.trueNs) << ',' << e.seq << '\n';
+    }
+}
+
+struct Periods {
+    std::unique_ptr<TraceStore> store;
+    InMemoryAnalysis analysis;
+    RequestCategories categories;
+    std::vector<std::uint32_t> baseline, problem;  // indices into categories.rows
+};
+
+Periods makePeriods(const ScratchDir& dir, std::int64_t n, std::uint64_t seedA, std::uint64_t seedB, double slowFeed) {
+    Periods p;
+    writePeriod(dir.file("a.csv"), "a-", n, seedA, 1.0);
+    writePeriod(dir.file("b.csv"), "b-", n, seedB, slowFeed);
+    auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
+    EXPECT_TRUE(store) << store.message();
+    p.store = std::move(store.value());
+    ImportOptions a;
+    a.inputs = {dir.file("a.csv")};
+    a.period = "baseline";
+    EXPECT_TRUE(importTraces(*p.store, a));
+    ImportOptions b;
+    b.inputs = {dir.file("b.csv")};
+    b.period = "problem";
+    EXPECT_TRUE(importTraces(*p.store, b));
+    EXPECT_TRUE(analyzeStore(*p.store, AnalysisOptions{}));
+    auto analysis = loadAnalysis(*p.store);
+    EXPECT_TRUE(analysis) << analysis.message();
+    p.analysis = std::move(analysis.value());
+    const auto base = periodRows(*p.store, p.analysis.data.requestIds, "baseline");
+    const auto prob = periodRows(*p.store, p.analysis.data.requestIds, "problem");
+    std::vector<std::uint32_t> rows(base);
+    rows.insert(rows.end(), prob.begin(), prob.end());
+    auto cats = categorizeRequests(p.analysis, rows, 2);
+    EXPECT_TRUE(cats) << cats.message();
+    p.categories = std::move(cats.value());
+    for (std::uint32_t i = 0; i < base.size(); ++i) p.baseline.push_back(i);
+    for (std::uint32_t i = 0; i < prob.size(); ++i) p.problem.push_back(static_cast<std::uint32_t>(base.size() + i));
+    return p;
+}
+
+TEST(Compare, InjectedSlowFeedFillIsTheTopEntryWithItsEdgeRed) {
+    const std::string slowEdge = "fetch-feed:CACHE_MISS->CACHE_REPLY";
+    for (std::uint64_t seed : {11u, 12u}) {
+        const ScratchDir dir;
+        Periods p = makePeriods(dir, 1000, seed, seed + 100, 6.0);
+        ASSERT_EQ(p.baseline.size(), 1000u);
+        ASSERT_EQ(p.problem.size(), 1000u);
+        const Comparison cmp = compareCategories(p.categories, p.baseline, p.problem, CompareOptions{});
+        ASSERT_FALSE(cmp.entries.empty());
+        const CompareEntry& top = cmp.entries.front();
+        const ComparedCategory& cat = cmp.categories[top.category];
+        ASSERT_NE(cat.info, nullptr);
+        EXPECT_EQ(top.kind, CompareEntry::Kind::ResponseTime) << "seed " << seed;
+        EXPECT_NE(cat.info->canonical.find(slowEdge), std::string::npos) << cat.info->canonical;
+        EXPECT_GT(top.contributionNs, 0);
+        ASSERT_FALSE(top.changedEdges.empty());
+        EXPECT_EQ(p.categories.typeNames[top.changedEdges.front().type], slowEdge) << "seed " << seed;
+        EXPECT_GT(top.changedEdges.front().problemMeanNs, 2 * top.changedEdges.front().baselineMeanNs);
+        // Per category and period: count, mean, variance and C2.
+        EXPECT_GT(cat.problem.meanNs, cat.baseline.meanNs);
+        EXPECT_GT(cat.baseline.c2(), 0);
+    }
+}
+
+TEST(Compare, NoChangeFlagsAtMostFivePercentOfCategories) {
+    // Pooled over several seeds (not tuned to one): categories flagged by chance, of all categories compared.
+    std::size_t flaggedTotal = 0, categoriesTotal = 0, aaFlagged = 0;
+    for (std::uint64_t seed = 21; seed <= 26; ++seed) {
+        const ScratchDir dir;
+        Periods p = makePeriods(dir, 1000, seed, seed + 100, 1.0);
+        const Comparison cmp = compareCategories(p.categories, p.baseline, p.problem, CompareOptions{});
+        std::set<std::uint32_t> flagged;
+        for (const auto& e : cmp.entries) flagged.insert(e.category);
+        ASSERT_GT(cmp.categories.size(), 0u);
+        ASSERT_GT(cmp.categoriesTested, 0);
+        flaggedTotal += flagged.size();
+        categoriesTotal += cmp.categories.size();
+        const AaResult aa = aaSplit(p.categories, p.baseline, CompareOptions{});
+        EXPECT_GT(aa.categoriesTested, 0);
+        aaFlagged += static_cast<std::size_t>(aa.mutations);
+    }
+    EXPECT_LE(double(flaggedTotal), 0.05 * double(categoriesTotal)) << flaggedTotal << " of " << categoriesTotal;
+    EXPECT_LE(double(aaFlagged), 0.05 * double(categoriesTotal)) << aaFlagged << " of " << categoriesTotal;
+}
+
+} // namespace
+} // namespace tracelight
