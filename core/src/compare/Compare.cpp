@@ -437,7 +437,10 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
             const auto& pc = out.categories[p];
             if (!cc.info || !pc.info || pc.info->root != cc.info->root) continue;
             const double loss = double(pc.baseline.count) * scale - double(pc.problem.count);
-            if (options.oneToN && loss < gain) continue;
+            // 1:N: it lost at least what the mutation gained, within the threshold (counts differ by chance by
+            // about that much, which is why the threshold exists; a precursor that donated every request the
+            // mutation gained loses about as many, half the time a few fewer).
+            if (options.oneToN && loss + options.threshold < gain) continue;
             const std::int64_t distance = editDistance(cc.info->canonical, pc.info->canonical);
             entry.precursors.push_back({p, distance});
             const double w = 1.0 / double(1 + distance);

@@ -78,7 +78,18 @@ TEST(EditDistance, Levenshtein) {
 // ---- generated periods ---------------------------------------------------------------------------------
 
 // Both periods on true clocks: two generator seeds would give the same host two different skews.
-void writePeriod(const std::string& csv, const std::string& prefix, std::int64_t n, std::uint64_t seed, double slowFeed) {
+// moreFeedMisses: of the first 3n generated requests, every one whose feed fetch missed the cache, then others
+// until n are written (a structural change: more requests take the cache-miss path).
+bool feedMissed(const samples::GeneratedRequest& r) {
+    const auto& tasks = samples::PageLoadGenerator::taskNames();
+    const auto& events = samples::PageLoadGenerator::eventNames();
+    for (const auto& e : r.events)
+        if (tasks[e.task] == "fetch-feed" && events[e.event] == "CACHE_MISS") return true;
+    return false;
+}
+
+void writePeriod(const std::string& csv, const std::string& prefix, std::int64_t n, std::uint64_t seed, double slowFeed,
+                 bool moreFeedMisses = false) {
     samples::GeneratorOptions options;
     options.seed = seed;
     options.requests = n;
@@ -89,7 +100,16 @@ void writePeriod(const std::string& csv, const std::string& prefix, std::int64_t
     const samples::PageLoadGenerator gen(options);
     std::ofstream out(csv);
     out << "request,host,task,event,ts_us,seq\n";
-    for (std::int64_t i = 0; i < n; ++i) {
+    std::vector<std::int64_t> chosen;
+    if (moreFeedMisses) {
+        for (std::int64_t i = 0; i < 3 * n && std::int64_t(chosen.size()) < n; ++i)
+            if (feedMissed(gen.generate(i))) chosen.push_back(i);
+        for (std::int64_t i = 0; std::int64_t(chosen.size()) < n; ++i)
+            if (!feedMissed(gen.generate(i))) chosen.push_back(i);
+    } else {
+        for (std::int64_t i = 0; i < n; ++i) chosen.push_back(i);
+    }
+    for (std::int64_t i : chosen) {
         const auto r = gen.generate(i);
         for (const auto& e : r.events)
             out << prefix << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
@@ -105,10 +125,11 @@ struct Periods {
     std::vector<std::uint32_t> baseline, problem;  // indices into categories.rows
 };
 
-Periods makePeriods(const ScratchDir& dir, std::int64_t n, std::uint64_t seedA, std::uint64_t seedB, double slowFeed) {
+Periods makePeriods(const ScratchDir& dir, std::int64_t n, std::uint64_t seedA, std::uint64_t seedB, double slowFeed,
+                    bool moreFeedMisses = false) {
     Periods p;
     writePeriod(dir.file("a.csv"), "a-", n, seedA, 1.0);
-    writePeriod(dir.file("b.csv"), "b-", n, seedB, slowFeed);
+    writePeriod(dir.file("b.csv"), "b-", n, seedB, slowFeed, moreFeedMisses);
     auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
     EXPECT_TRUE(store) << store.message();
     p.store = std::move(store.value());
@@ -157,6 +178,40 @@ TEST(Compare, InjectedSlowFeedFillIsTheTopEntryWithItsEdgeRed) {
         // Per category and period: count, mean, variance and C2.
         EXPECT_GT(cat.problem.meanNs, cat.baseline.meanNs);
         EXPECT_GT(cat.baseline.c2(), 0);
+    }
+}
+
+TEST(Compare, MoreFeedCacheMissesAreStructuralMutationsWithTheirHitTwinsAsPrecursors) {
+    const std::string miss = "fetch-feed:CACHE_GET->CACHE_MISS";
+    for (std::uint64_t seed : {31u, 32u}) {
+        const ScratchDir dir;
+        Periods p = makePeriods(dir, 1000, seed, seed + 100, 1.0, true);
+        const Comparison cmp = compareCategories(p.categories, p.baseline, p.problem, CompareOptions{});
+        int structural = 0;
+        for (const auto& e : cmp.entries) {
+            if (e.kind != CompareEntry::Kind::Structural) continue;
+            ++structural;
+            const ComparedCategory& cat = cmp.categories[e.category];
+            // Every structural mutation took the feed's cache-miss path, and gained at least the threshold.
+            EXPECT_NE(cat.info->canonical.find(miss), std::string::npos) << cat.info->canonical;
+            EXPECT_GE(cat.problem.count - cat.baseline.count, 50);
+            ASSERT_FALSE(e.precursors.empty()) << "seed " << seed << ": " << cat.info->canonical;
+            // Its most likely precursor: the same requests with a feed hit (same root, lost at least as many,
+            // the smallest edit distance), i.e. the other fetches in the same hit/miss state.
+            const ComparedCategory& pre = cmp.categories[e.precursors.front().category];
+            EXPECT_EQ(pre.info->canonical.find(miss), std::string::npos) << pre.info->canonical;
+            EXPECT_EQ(pre.info->root, cat.info->root);
+            for (const char* other : {"fetch-friends:CACHE_GET->CACHE_MISS", "fetch-ads:CACHE_GET->CACHE_MISS"})
+                EXPECT_EQ(pre.info->canonical.find(other) == std::string::npos, cat.info->canonical.find(other) == std::string::npos)
+                    << other << "\nmutation:  " << cat.info->canonical << "\nprecursor: " << pre.info->canonical;
+            EXPECT_GE(pre.baseline.count - pre.problem.count + 50, cat.problem.count - cat.baseline.count);  // 1:N
+            for (std::size_t k = 1; k < e.precursors.size(); ++k)
+                EXPECT_LE(e.precursors[k - 1].editDistance, e.precursors[k].editDistance);
+        }
+        EXPECT_GE(structural, 1) << "seed " << seed;
+        // The entry that contributes most to the change is first.
+        for (std::size_t k = 1; k < cmp.entries.size(); ++k)
+            EXPECT_GE(cmp.entries[k - 1].contributionNs, cmp.entries[k].contributionNs);
     }
 }
 

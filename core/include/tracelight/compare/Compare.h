@@ -63,7 +63,7 @@ struct CompareOptions {
     double alpha = 0.05;
     bool benjaminiHochberg = false;  // control the false discovery rate across categories (and across edges)
     std::int64_t minSample = 10;     // per period, for a KS test
-    bool oneToN = true;              // a precursor must have lost at least what its mutation gained
+    bool oneToN = true;              // a precursor must have lost at least what its mutation gained (less the threshold)
     std::uint64_t aaSeed = 1;
     bool aa = true;
 };
