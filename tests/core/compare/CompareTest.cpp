@@ -215,6 +215,46 @@ TEST(Compare, MoreFeedCacheMissesAreStructuralMutationsWithTheirHitTwinsAsPrecur
     }
 }
 
+// Online Boutique (Nezha): a network delay injected into currencyservice in fault/05_27 and 05_28. With the
+// normal minute as baseline, the top-ranked entries' red edges involve currencyservice.
+TEST(Compare, OnlineBoutiqueCurrencyDelayIsTheTopRedEdge) {
+    const std::string dirOb = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique";
+    if (!std::ifstream(dirOb + "/normal/2022-08-23_17_00_trace.csv")) GTEST_SKIP() << "no " << dirOb;
+    const ScratchDir dir;
+    auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    ImportOptions normal;
+    normal.inputs = {dirOb + "/normal/2022-08-23_17_00_trace.csv"};
+    normal.period = "normal";
+    ASSERT_TRUE(importTraces(*store.value(), normal));
+    ImportOptions fault;
+    fault.inputs = {dirOb + "/fault/05_27_trace.csv", dirOb + "/fault/05_28_trace.csv"};
+    fault.period = "fault";
+    ASSERT_TRUE(importTraces(*store.value(), fault));
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store.value());
+    ASSERT_TRUE(analysis) << analysis.message();
+    const auto base = periodRows(*store.value(), analysis->data.requestIds, "normal");
+    const auto prob = periodRows(*store.value(), analysis->data.requestIds, "fault");
+    std::vector<std::uint32_t> rows(base);
+    rows.insert(rows.end(), prob.begin(), prob.end());
+    auto cats = categorizeRequests(analysis.value(), rows, 2);
+    ASSERT_TRUE(cats) << cats.message();
+    std::vector<std::uint32_t> b(base.size()), q(prob.size());
+    for (std::uint32_t i = 0; i < b.size(); ++i) b[i] = i;
+    for (std::uint32_t i = 0; i < q.size(); ++i) q[i] = static_cast<std::uint32_t>(b.size() + i);
+    const Comparison cmp = compareCategories(cats.value(), b, q, CompareOptions{});
+    ASSERT_GE(cmp.entries.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k) {
+        const CompareEntry& e = cmp.entries[k];
+        EXPECT_EQ(e.kind, CompareEntry::Kind::ResponseTime);
+        ASSERT_FALSE(e.changedEdges.empty());
+        const auto type = e.changedEdges.front().type;
+        const std::string edge = cats->typeStart[type] + " -> " + cats->typeEnd[type];
+        EXPECT_NE(edge.find("currencyservice"), std::string::npos) << "entry " << k + 1 << ": " << edge;
+    }
+}
+
 TEST(Compare, NoChangeFlagsAtMostFivePercentOfCategories) {
     // Pooled over several seeds (not tuned to one): categories flagged by chance, of all categories compared.
     std::size_t flaggedTotal = 0, categoriesTotal = 0, aaFlagged = 0;
