@@ -18,6 +18,7 @@ declare -A options=(
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
+    [compare]="--baseline --problem --threshold --alpha --bh --seed --json DB"
     [render]="--out --request --size --local VIEW DB"
 )
 top=$("$cli" --help); status=$?
@@ -225,6 +226,40 @@ check "analyze prints the skew rule per host pair ($err)" $?
 json=$("$cli" analyze --json --quiet "$work/skewed.tldb")
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); p=d["clock_skew"]; assert len(p)==1 and p[0]["client"]=="web" and p[0]["server"]=="db" and p[0]["rule"]=="child-outside-parent" and p[0]["applied"] and p[0]["round_trips"]==2 and p[0]["outside"]==1, d' "$json"
 check "analyze --json lists the host pair's decision ($json)" $?
+
+# compare (Spectroscope): a slowed feed cache-miss fill in the problem period is the top entry, a response-time
+# mutation whose first red edge is that segment; every bad input is one line, exit 1.
+"$sample" --requests 1000 --seed 5 --users 1000 --out "$work/cmp-base.csv" && \
+    "$sample" --requests 1000 --seed 5 --users 1000 --slow-feed-miss 6 --out "$work/cmp-slow.csv" && \
+    sed -i 's/^req-/slow-req-/' "$work/cmp-slow.csv" && \
+    "$cli" import --quiet --period base --db "$work/cmp.tldb" "$work/cmp-base.csv" && \
+    "$cli" import --quiet --period slow --db "$work/cmp.tldb" "$work/cmp-slow.csv"; check "import compare periods" $?
+json=$("$cli" compare "$work/cmp.tldb" --baseline base --problem slow --json)
+python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["baseline"] == {"period": "base", "requests": 1000} and d["problem"] == {"period": "slow", "requests": 1000}, d
+top = d["entries"][0]
+assert top["rank"] == 1 and top["kind"] == "response_time" and top["p_value"] < 0.05 and top["contribution_us"] > 0, top
+assert top["changed_edges"][0]["from"] == "fetch-feed:CACHE_MISS" and top["changed_edges"][0]["to"] == "fetch-feed:CACHE_REPLY", top
+assert len(top["problem_requests"]) == top["problem_count"] and all(r.startswith("slow-req-") for r in top["problem_requests"])
+assert set(d["aa"]) == {"categories_tested", "mutations"} and d["aa"]["categories_tested"] > 0, d["aa"]
+assert [e["rank"] for e in d["entries"]] == list(range(1, len(d["entries"]) + 1))
+' "$json"; check "compare --json: the slowed segment is the top entry's red edge" $?
+"$cli" compare "$work/cmp.tldb" --baseline base --problem slow | grep -q "red edge fetch-feed:CACHE_MISS -> fetch-feed:CACHE_REPLY"
+check "compare text output names the red edge" $?
+compare_error() {  # compare_error NAME EXPECTED-TEXT ARGS...
+    local name=$1 want=$2; shift 2
+    local err status
+    err=$("$cli" compare "$@" 2>&1 >/dev/null); status=$?
+    [ $status -eq 1 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q -- "$want"
+    check "compare: $name (exit $status: $err)" $?
+}
+compare_error "unknown period" "no period 'nope' (periods: base, slow)" "$work/cmp.tldb" --baseline base --problem nope
+compare_error "same period twice" "are the same period 'base'" "$work/cmp.tldb" --baseline base --problem base
+grep -E '^(request|req-1,|req-2,)' "$work/cmp-base.csv" | sed 's/^req-/tiny-req-/' > "$work/cmp-tiny.csv"
+"$cli" import --quiet --period tiny --db "$work/cmp.tldb" "$work/cmp-tiny.csv" 2>/dev/null
+compare_error "too small" "period 'tiny' holds 2 requests, too few to test" "$work/cmp.tldb" --baseline base --problem tiny
 
 echo "cli smoke: $passed passed, $failures failed"
 [ $failures -eq 0 ]

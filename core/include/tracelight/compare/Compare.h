@@ -1,0 +1,123 @@
+#pragma once
+// Spectroscope's comparison of a non-problem (baseline) and a problem period: requests grouped into
+// categories of identical structure, response-time mutations (Kolmogorov-Smirnov per category, then per
+// critical-path edge), structural mutations (count threshold) with their precursors (same root, 1:N,
+// edit distance), ranked by contribution to the change in mean latency; and an A/A split of the baseline
+// that shows how many "mutations" chance alone produces at this sample size.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/RequestDag.h"
+#include "tracelight/base/Progress.h"
+#include "tracelight/base/Status.h"
+
+namespace tracelight {
+
+// ---- categories ------------------------------------------------------------------------------------
+
+// A request's structure as a 64-bit hash of its canonical form: every segment is its type's name with its
+// successors in the request's (transitively reduced) graph; successors, and the graph's roots, in a fixed
+// order, so concurrent work done in another interleaving hashes the same. names: per segment type.
+std::uint64_t structureHash(const RequestDag& dag, std::span<const std::uint64_t> typeNameHash);
+// The canonical string of the same walk: "label(child,child)" depth first, siblings ordered by label and
+// then by their own structure; a segment reached a second time (a join) is written "^label".
+std::string canonicalString(const RequestDag& dag, std::span<const std::string> typeNames,
+                            std::span<const std::uint64_t> typeNameHash);
+
+// The graph a category is made of: the request's graph without the orders it merely happened to take
+// (mutual exclusion and pipeline FIFO edges: another interleaving of the same work takes another order).
+// A dependency that transitive reduction had hidden behind such an edge is restored when the model
+// confirms it (a happens-before relation between the two types), then the graph is reduced again.
+RequestDag structureGraph(const RequestDag& dag, const CausalModel& model);
+
+struct CategoryInfo {
+    std::string canonical;  // of its first request
+    std::string root;       // "task:EVENT" where the request starts
+};
+
+// What the comparison needs of each request of the chosen rows, from the one per-request pass: its
+// category, latency and critical path (segment type, duration). Linear in the rows' critical paths.
+struct RequestCategories {
+    std::vector<std::uint32_t> rows;        // request rows of the analysis, as given
+    std::vector<std::uint64_t> category;    // per entry of rows
+    std::vector<TimeNs> latencyNs;
+    std::vector<std::uint64_t> pathBegin;   // critical path of entry i: [pathBegin[i], pathBegin[i+1])
+    std::vector<std::uint32_t> pathType;
+    std::vector<TimeNs> pathNs;
+    std::unordered_map<std::uint64_t, CategoryInfo> info;
+    std::vector<std::string> typeNames;     // "task:START->END" per segment type
+    std::vector<std::string> typeStart, typeEnd;  // "task:START", "task:END"
+};
+Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, std::vector<std::uint32_t> rows,
+                                             unsigned threads = 0, const ProgressSink* progress = nullptr,
+                                             const CancelToken* cancel = nullptr);
+
+// ---- comparison ------------------------------------------------------------------------------------
+
+struct CompareOptions {
+    double threshold = 50;     // SM_THRESHOLD: requests a category must gain (lose) to be a mutation (precursor)
+    double alpha = 0.05;
+    bool benjaminiHochberg = false;  // control the false discovery rate across categories (and across edges)
+    std::int64_t minSample = 10;     // per period, for a KS test
+    bool oneToN = true;              // a precursor must have lost at least what its mutation gained (less the threshold)
+    std::uint64_t aaSeed = 1;
+    bool aa = true;
+};
+
+struct PrecursorRef {
+    std::uint32_t category;  // index into Comparison::categories
+    std::int64_t editDistance;
+};
+struct ChangedEdge {
+    std::uint32_t type;  // segment type
+    double baselineMeanNs = 0, problemMeanNs = 0, pValue = 1;
+};
+struct CompareEntry {
+    enum class Kind { Structural, ResponseTime };
+    Kind kind = Kind::ResponseTime;
+    std::uint32_t category = 0;  // index into Comparison::categories
+    double pValue = 1;           // KS (BH-adjusted when asked) for response time; 1 for structural
+    double rawPValue = 1;
+    double contributionNs = 0;   // to the change in mean latency of the problem period
+    std::vector<PrecursorRef> precursors;
+    std::vector<ChangedEdge> changedEdges;
+};
+
+struct CategoryStats {
+    std::int64_t count = 0;
+    double meanNs = 0, varianceNs2 = 0;
+    double c2() const { return meanNs > 0 ? varianceNs2 / (meanNs * meanNs) : 0; }  // squared coefficient of variation
+};
+struct ComparedCategory {
+    std::uint64_t hash = 0;
+    std::uint32_t id = 0;  // 1-based, by total count (then canonical string): stable for the same data
+    const CategoryInfo* info = nullptr;
+    CategoryStats baseline, problem;
+    std::vector<std::uint32_t> baselineEntries, problemEntries;  // indices into RequestCategories::rows
+};
+
+struct Comparison {
+    std::int64_t baselineRequests = 0, problemRequests = 0;
+    std::vector<ComparedCategory> categories;
+    std::vector<CompareEntry> entries;  // ranked by contribution, largest first
+    std::int64_t categoriesTested = 0;  // KS-tested (enough requests in both periods)
+    std::int64_t mutations() const { return static_cast<std::int64_t>(entries.size()); }
+};
+
+// baseline, problem: indices into c.rows.
+Comparison compareCategories(const RequestCategories& c, std::span<const std::uint32_t> baseline,
+                             std::span<const std::uint32_t> problem, const CompareOptions& options);
+
+// The baseline split at random (seeded) into two halves, compared with the same options.
+struct AaResult {
+    std::int64_t categoriesTested = 0, mutations = 0;
+};
+AaResult aaSplit(const RequestCategories& c, std::span<const std::uint32_t> baseline, const CompareOptions& options);
+
+std::int64_t editDistance(std::string_view a, std::string_view b);
+
+} // namespace tracelight

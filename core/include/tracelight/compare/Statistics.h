@@ -1,0 +1,29 @@
+#pragma once
+// The statistics of a period comparison (Spectroscope): the two-sample Kolmogorov-Smirnov test and
+// Benjamini-Hochberg control of the false discovery rate.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace tracelight {
+
+struct KsResult {
+    double d = 0;       // the largest distance between the two empirical CDFs
+    double pValue = 1;  // two-sided
+    bool exact = false; // from the exact distribution (small samples), else the asymptotic one
+};
+
+// Samples need not be sorted. The p-value is exact (lattice-path count of the null distribution, as
+// Hodges 1958) when n * m <= exactLimit, else from Kolmogorov's limit distribution with Stephens'
+// small-sample correction. An empty sample gives d = 0, p = 1.
+KsResult ksTwoSample(std::span<const double> a, std::span<const double> b, std::uint64_t exactLimit = 10000);
+
+// Kolmogorov's limit: P(sup |B(t)| > lambda) = 2 sum (-1)^(k-1) exp(-2 k^2 lambda^2).
+double kolmogorovSurvival(double lambda);
+// Exact two-sided P(D >= d) for sample sizes n, m under the null (no ties).
+double ksExactSurvival(double d, std::uint32_t n, std::uint32_t m);
+
+// Benjamini-Hochberg adjusted p-values (q-values), in the order given: reject where q <= alpha.
+std::vector<double> benjaminiHochberg(std::span<const double> pValues);
+
+} // namespace tracelight

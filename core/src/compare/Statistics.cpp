@@ -1,0 +1,101 @@
+#include "tracelight/compare/Statistics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace tracelight {
+
+double kolmogorovSurvival(double lambda) {
+    if (lambda <= 0) return 1.0;
+    if (lambda < 0.2) return 1.0;  // the series converges slowly there and the value is 1 to 1e-14
+    double sum = 0, sign = 1;
+    for (int k = 1; k <= 200; ++k) {
+        const double term = std::exp(-2.0 * k * k * lambda * lambda);
+        sum += sign * term;
+        if (term < 1e-17) break;
+        sign = -sign;
+    }
+    return std::clamp(2.0 * sum, 0.0, 1.0);
+}
+
+double ksExactSurvival(double d, std::uint32_t n, std::uint32_t m) {
+    if (n == 0 || m == 0) return 1.0;
+    // Count the lattice paths from (0,0) to (n,m) that stay strictly inside |i/n - j/m| < d, as fractions of
+    // all C(n+m, n) paths: each step's count is scaled by the path probability so nothing overflows.
+    // u[j] after row i = probability that a random path reaches (i, j) while staying inside.
+    const double eps = 1e-9;  // D takes values k / lcm(n, m): compare with a tolerance
+    auto inside = [&](std::uint32_t i, std::uint32_t j) {
+        return std::fabs(double(i) / n - double(j) / m) < d - eps;
+    };
+    // Probability formulation: a uniformly random path, at (i, j), steps in i with probability (n-i)/(n+m-i-j).
+    std::vector<double> u(m + 1, 0.0);
+    u[0] = 1.0;
+    for (std::uint32_t j = 1; j <= m; ++j) {
+        const double stepJ = double(m - (j - 1)) / double(n + m - (j - 1));
+        u[j] = inside(0, j) ? u[j - 1] * stepJ : 0.0;
+    }
+    for (std::uint32_t i = 1; i <= n; ++i) {
+        // from (i-1, j) stepping in i, and from (i, j-1) stepping in j
+        std::vector<double> next(m + 1, 0.0);
+        for (std::uint32_t j = 0; j <= m; ++j) {
+            if (!inside(i, j)) continue;
+            double p = 0;
+            const std::uint32_t left = n + m - (i - 1) - j;  // steps left at (i-1, j)
+            p += u[j] * double(n - (i - 1)) / double(left);
+            if (j > 0) {
+                const std::uint32_t leftJ = n + m - i - (j - 1);
+                p += next[j - 1] * double(m - (j - 1)) / double(leftJ);
+            }
+            next[j] = p;
+        }
+        u.swap(next);
+    }
+    // (0,0) itself always lies inside for d > 0.
+    return std::clamp(1.0 - u[m], 0.0, 1.0);
+}
+
+KsResult ksTwoSample(std::span<const double> a, std::span<const double> b, std::uint64_t exactLimit) {
+    KsResult r;
+    if (a.empty() || b.empty()) return r;
+    std::vector<double> x(a.begin(), a.end()), y(b.begin(), b.end());
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    const double n = double(x.size()), m = double(y.size());
+    std::size_t i = 0, j = 0;
+    double d = 0;
+    while (i < x.size() && j < y.size()) {
+        const double v = std::min(x[i], y[j]);
+        while (i < x.size() && x[i] == v) ++i;  // ties: step past every equal value in both samples
+        while (j < y.size() && y[j] == v) ++j;
+        d = std::max(d, std::fabs(double(i) / n - double(j) / m));
+    }
+    r.d = d;
+    if (d == 0) return r;
+    if (std::uint64_t(x.size()) * y.size() <= exactLimit) {
+        r.exact = true;
+        r.pValue = ksExactSurvival(d, std::uint32_t(x.size()), std::uint32_t(y.size()));
+    } else {
+        const double en = std::sqrt(n * m / (n + m));
+        r.pValue = kolmogorovSurvival((en + 0.12 + 0.11 / en) * d);
+    }
+    return r;
+}
+
+std::vector<double> benjaminiHochberg(std::span<const double> p) {
+    const std::size_t n = p.size();
+    std::vector<double> q(n);
+    if (n == 0) return q;
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t l, std::size_t r) { return p[l] < p[r]; });
+    double running = 1.0;
+    for (std::size_t k = n; k-- > 0;) {
+        const std::size_t idx = order[k];
+        running = std::min(running, p[idx] * double(n) / double(k + 1));
+        q[idx] = std::min(1.0, running);
+    }
+    return q;
+}
+
+} // namespace tracelight
