@@ -35,16 +35,65 @@ bool isSpanFormat(InputFormat f) {
     return f == InputFormat::OtlpJson || f == InputFormat::JaegerJson || f == InputFormat::ZipkinJson || f == InputFormat::SpansCsv;
 }
 
-// Spans are parked in a temporary table until every input is read, because a trace's spans may be
-// scattered through a file (or over several files); then each trace is assembled on its own.
+// Spans wait until every input is read, because a trace's spans may be scattered through a file (or
+// over several files); then each trace is assembled on its own. They wait in memory, as they came,
+// up to a budget of bytes; past it every span goes to a temporary table (as compact JSON) instead, and
+// the traces are read back from it in trace-id order. Either way a trace's spans come in the order read.
 class SpanStager {
 public:
-    explicit SpanStager(TraceStore& store) : m_table(store) {}
-
-    Status start() { return m_table.start(); }
+    SpanStager(TraceStore& store, std::uint64_t budgetBytes) : m_table(store), m_budget(budgetBytes) {}
 
     // source: the index of the input file the span came from, so errors about its trace can name the file.
-    Status add(const RawSpan& s, std::size_t source) {
+    Status add(RawSpan&& s, std::size_t source) {
+        ++m_count;
+        if (!m_spilled) {
+            m_bytes += footprint(s);
+            m_memory.push_back({std::move(s), source});
+            if (m_bytes <= m_budget) return Status::ok();
+            return spill();
+        }
+        return stage(s, source);
+    }
+
+    std::int64_t count() const { return m_count; }
+    bool spilled() const { return m_spilled; }
+
+    // Calls f(spans, sources) once per trace, in trace-id order; sources: the input files it came from.
+    template <typename F>
+    Status forEachTrace(F&& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
+        return m_spilled ? forEachStagedTrace(f, cancel, progress) : forEachMemoryTrace(f, cancel, progress);
+    }
+
+private:
+    struct Held {
+        RawSpan span;
+        std::size_t source;
+    };
+
+    // Roughly what a span holds on the heap and in the vector (the budget need not be exact).
+    static std::uint64_t footprint(const RawSpan& s) {
+        auto text = [](const std::string& t) -> std::uint64_t { return t.size() > 15 ? t.capacity() + 1 : 0; };
+        std::uint64_t bytes = sizeof(Held) + text(s.traceId) + text(s.spanId) + text(s.parentId) + text(s.service) +
+                              text(s.host) + text(s.operation) + text(s.timeError);
+        for (const auto& [k, v] : s.attributes) bytes += sizeof(k) + sizeof(v) + text(k) + text(v);
+        for (const auto& [name, ts] : s.events) bytes += sizeof(name) + sizeof(ts) + text(name);
+        for (const auto& id : s.followsFrom) bytes += sizeof(id) + text(id);
+        return bytes;
+    }
+
+    // Over budget: everything held so far goes to the table, in the order read, and so does every later span.
+    Status spill() {
+        m_spilled = true;
+        if (Status s = m_table.start(); !s) return s;
+        for (std::size_t i = 0; i < m_memory.size(); ++i)
+            if (Status s = stage(m_memory[i].span, m_memory[i].source, static_cast<std::int64_t>(i)); !s) return s;
+        m_memory = {};
+        m_bytes = 0;
+        return Status::ok();
+    }
+
+    Status stage(const RawSpan& s, std::size_t source) { return stage(s, source, m_count - 1); }
+    Status stage(const RawSpan& s, std::size_t source, std::int64_t seq) {
         JsonWriter w;
         w.beginObject().key("s").value(s.spanId).key("p").value(s.parentId).key("sv").value(s.service).key("h").value(s.host)
             .key("o").value(s.operation).key("b").value(s.startNs).key("e").value(s.endNs).key("sh").value(s.shared)
@@ -55,14 +104,46 @@ public:
         w.endArray().key("ff").beginArray();
         for (const auto& id : s.followsFrom) w.value(id);
         w.endArray().endObject();
-        return m_table.add(s.traceId, m_count++, static_cast<std::int64_t>(source), w.text());
+        return m_table.add(s.traceId, seq, static_cast<std::int64_t>(source), w.text());
     }
 
-    std::int64_t count() const { return m_count; }
+    bool tick(std::int64_t& done, const CancelToken* cancel, const std::function<void(double)>& progress) const {
+        if ((++done & 0xFFF) == 0) {
+            if (cancel && cancel->isCancelled()) return false;
+            if (progress) progress(double(done) / double(std::max<std::int64_t>(1, m_count)));
+        }
+        return true;
+    }
 
-    // Calls f(spans, sources) once per trace, in trace-id order; sources: the input files it came from.
     template <typename F>
-    Status forEachTrace(F&& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
+    Status forEachMemoryTrace(F& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
+        // Trace-id order (the table's: bytewise), the order read within a trace: a stable sort of positions.
+        std::vector<std::uint32_t> order(m_memory.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return m_memory[a].span.traceId < m_memory[b].span.traceId; });
+        std::vector<RawSpan> trace;
+        std::vector<std::size_t> sources;
+        std::int64_t done = 0;
+        for (std::size_t i = 0; i < order.size();) {
+            const std::string id = m_memory[order[i]].span.traceId;
+            trace.clear();
+            sources.clear();
+            for (; i < order.size() && m_memory[order[i]].span.traceId == id; ++i) {
+                Held& held = m_memory[order[i]];
+                if (std::find(sources.begin(), sources.end(), held.source) == sources.end()) sources.push_back(held.source);
+                trace.push_back(std::move(held.span));
+                if (!tick(done, cancel, progress)) return Status::error("import cancelled");
+            }
+            if (Status s = f(std::move(trace), sources); !s) return s;
+            trace = {};
+        }
+        m_memory = {};
+        return Status::ok();
+    }
+
+    template <typename F>
+    Status forEachStagedTrace(F& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
         std::vector<RawSpan> trace;
         std::vector<std::size_t> sources;
         std::string current;
@@ -97,10 +178,7 @@ public:
             if (const JsonValue* ff = v.find("ff"))
                 for (const auto& id : ff->array()) s.followsFrom.push_back(id.string());
             trace.push_back(std::move(s));
-            if ((++done & 0xFFF) == 0) {
-                if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
-                if (progress) progress(double(done) / double(std::max<std::int64_t>(1, m_count)));
-            }
+            if (!tick(done, cancel, progress)) return Status::error("import cancelled");
             return Status::ok();
         });
         if (!walked) return walked;
@@ -108,8 +186,11 @@ public:
         return Status::ok();
     }
 
-private:
     StagingTable m_table;
+    std::uint64_t m_budget;
+    std::vector<Held> m_memory;
+    std::uint64_t m_bytes = 0;
+    bool m_spilled = false;
     std::int64_t m_count = 0;
 };
 } // namespace
@@ -240,13 +321,11 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
 
     ThrottledProgress reporter(progress);
     std::uint64_t bytesBefore = 0;
-    SpanStager stager(store);
+    SpanStager stager(store, options.spanMemoryBudget);
     bool anySpans = false;
     for (auto f : formats) anySpans |= isSpanFormat(f);
-    if (anySpans)
-        if (Status s = stager.start(); !s) return fail(Status::error(store.path() + ": " + s.message()));
     std::size_t currentInput = 0;
-    const SpanSink stageSpan = [&](RawSpan&& span) { return stager.add(span, currentInput); };
+    const SpanSink stageSpan = [&](RawSpan&& span) { return stager.add(std::move(span), currentInput); };
     // Reading is ~90% of the work; the summary pass takes the rest.
     constexpr double kReadShare = 0.9;
     for (std::size_t i = 0; i < options.inputs.size(); ++i) {

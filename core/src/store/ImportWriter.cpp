@@ -11,6 +11,9 @@ std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 } // namespace
 
 Status ImportWriter::start(std::string_view periodName, std::string_view format, std::string_view inputs) {
+    // An import is one transaction: with SQLite's default 2 MB page cache a large one spills dirty pages
+    // to the WAL and reads them back while it runs. The cache grows only as pages are used.
+    sqlite::exec(m_db, "PRAGMA cache_size=-262144");
     auto prepare = [&](sqlite::Statement& st, const char* sql) { return st.prepare(m_db, sql); };
     if (!prepare(m_insertLabel, "INSERT INTO labels(text) VALUES(?1)") ||
         !prepare(m_insertRole, "INSERT OR IGNORE INTO label_roles(label_id, role) VALUES(?1, ?2)") ||

@@ -1,6 +1,7 @@
 #pragma once
 // A temporary table of (key, seq, source, data) rows for one import: where the span importer parks spans until
-// every input is read (a trace's spans may be scattered through files). Dropped when destroyed.
+// every input is read (a trace's spans may be scattered through files) and they are too many to hold in memory.
+// Created by start() (only then: most imports never need it, and a CREATE reloads the schema); dropped when destroyed.
 #include <cstdint>
 #include <functional>
 #include <string_view>
@@ -13,11 +14,15 @@ namespace tracelight {
 class StagingTable {
 public:
     explicit StagingTable(TraceStore& store) : m_db(store.db()) {}
-    ~StagingTable() { sqlite::exec(m_db, "DROP TABLE IF EXISTS temp.staged_spans"); }
+    ~StagingTable() {
+        if (!m_started) return;
+        sqlite::exec(m_db, "DROP TABLE IF EXISTS temp.staged_spans");
+    }
     StagingTable(const StagingTable&) = delete;
     StagingTable& operator=(const StagingTable&) = delete;
 
     Status start() {
+        m_started = true;
         if (Status s = sqlite::exec(m_db, "CREATE TEMP TABLE IF NOT EXISTS staged_spans(trace TEXT NOT NULL, seq INTEGER NOT NULL, "
                                           "source INTEGER NOT NULL, data TEXT NOT NULL);"
                                           "DELETE FROM temp.staged_spans;");
@@ -48,6 +53,7 @@ public:
 private:
     sqlite3* m_db;
     sqlite::Statement m_insert;
+    bool m_started = false;
 };
 
 } // namespace tracelight

@@ -42,6 +42,9 @@ struct ImportOptions {
     InputFormat format = InputFormat::Auto;
     std::string period;  // empty: named after the first input file
     std::optional<SpanCsvMapping> spanColumns;  // spans-csv: empty = guessed from the header
+    // Span formats: spans wait in memory for their traces up to about this many bytes, beyond it in a
+    // temporary table of the store (slower, but bounded memory). The result is the same either way.
+    std::uint64_t spanMemoryBudget = std::uint64_t(1) << 30;
 };
 
 struct ImportSummary {
