@@ -132,9 +132,12 @@ void GraphView::fit() {
         return;
     }
     const QRectF b = m_layout.bounds.adjusted(-20, -20, 20, 20);
-    m_scale = std::min(width() / b.width(), height() / b.height());
+    // Fitted between the layout note (top) and the legend (bottom), so neither covers a node.
+    const double top = fontMetrics().height() + 12;
+    const QRectF area(0, top, width(), std::max(10.0, legendRect().top() - top));
+    m_scale = std::min(area.width() / b.width(), area.height() / b.height());
     m_scale = std::clamp(m_scale, 0.01, 2.0);  // a large model's layered layout is tens of thousands of pixels wide
-    m_offset = QPointF(width() / 2.0, height() / 2.0) - b.center() * m_scale;
+    m_offset = area.center() - b.center() * m_scale;
     m_fitted = true;
     update();
 }
@@ -313,13 +316,19 @@ void GraphView::paintEvent(QPaintEvent*) {
                                tr("-·- pipeline") + ofSelection, tr("red bar: share of requests where critical"),
                                m_sizeBy == NodeSize::MeanDuration ? tr("height: mean duration") : tr("height: critical-path count")};
     const QColor colours[] = {QColor(90, 98, 110), palette::mutualExclusion(), palette::pipeline(), palette::critical(), palette().color(QPalette::WindowText)};
-    int y = height() - 8 - items.size() * (fontMetrics().height() + 2);
-    p.fillRect(QRect(6, y - 4, onlySelected ? 520 : 360, items.size() * (fontMetrics().height() + 2) + 8), QColor(255, 255, 255, 220));
+    const QRect legend = legendRect();
+    int y = legend.top() + 4;
+    p.fillRect(legend, QColor(255, 255, 255, 220));
     for (int k = 0; k < items.size(); ++k) {
         p.setPen(colours[k]);
         p.drawText(QPoint(12, y + fontMetrics().ascent()), items[k]);
         y += fontMetrics().height() + 2;
     }
+}
+
+QRect GraphView::legendRect() const {
+    const int lines = 5, h = lines * (fontMetrics().height() + 2) + 8;
+    return QRect(6, height() - 4 - h, relationsOfSelectionOnly() ? 520 : 360, h);
 }
 
 bool GraphView::relationsOfSelectionOnly() const {

@@ -38,6 +38,7 @@ public:
     void selectNode(int node);
     int selectedNode() const { return m_selected; }
     void fit();
+    QRect legendRect() const;  // where the legend sits, bottom left
 
     int nodeAt(const QPoint& pos) const;
     QRectF nodeRect(int node) const;  // in widget coordinates
