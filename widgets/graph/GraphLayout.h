@@ -16,6 +16,9 @@ struct GraphLayoutInput {
     struct Edge { int from, to; double weight; };
     std::vector<Node> nodes;
     std::vector<Edge> edges;  // edges that shape the layers
+    // Optional, per node: a cluster number (-1: none). Nodes of one cluster are kept together (Graphviz
+    // clusters; in the layered layout, adjacent within each layer).
+    std::vector<int> cluster;
 };
 
 enum class GraphLayoutMethod { None, Graphviz, Layered };

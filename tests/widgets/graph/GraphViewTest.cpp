@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <map>
 #include <qcustomplot.h>
+#include <QTest>
 
 #include "graph/GraphView.h"
+#include "graph/ServiceMapView.h"
 #include "widgets/ViewFixtures.h"
 
 using namespace tracelight;
@@ -153,6 +155,121 @@ TEST(GraphView, LaysOutOffTheGuiThreadAndSaysWhichLayout) {
     QImage image(view.size(), QImage::Format_ARGB32);
     view.render(&image);
     EXPECT_NE(image, pending);
+}
+
+TEST(GraphView, LegendCoversNoNodeAtTheDefaultZoom) {
+    // A model whose fitted layout fills the view's height: the legend used to sit over the lowest nodes.
+    for (int n : {6, 30, 120}) {
+        GraphView view;
+        view.resize(1000, 600);
+        view.setGraph(test::makeGraph(n));
+        view.waitForLayout();
+        const QRect legend = view.legendRect();
+        ASSERT_FALSE(legend.isEmpty());
+        for (int i = 0; i < n; ++i) ASSERT_FALSE(view.nodeRect(i).intersects(legend)) << n << " types, node " << i;
+    }
+}
+
+namespace {
+SpanRecord sp(int parent, std::string service, std::string op, std::string kind, TimeNs start, TimeNs end) {
+    SpanRecord s;
+    s.parent = parent;
+    s.service = std::move(service);
+    s.operation = std::move(op);
+    s.kind = std::move(kind);
+    s.startNs = start * 1'000'000;
+    s.endNs = end * 1'000'000;
+    return s;
+}
+std::shared_ptr<ServiceMap> makeServiceMap() {
+    auto map = std::make_shared<ServiceMap>();
+    RequestSpans r = {sp(-1, "frontend", "GET /", "server", 0, 100), sp(0, "frontend", "GetCart", "client", 1, 11),
+                      sp(1, "cartservice", "GetCart", "server", 2, 10), sp(0, "frontend", "GetAds", "client", 20, 40),
+                      sp(3, "adservice", "GetAds", "server", 21, 39), sp(0, "frontend", "Convert", "client", 50, 54),
+                      sp(5, "currencyservice", "Convert", "server", 51, 53),
+                      sp(0, "frontend", "a-very-long-operation-name-that-would-never-fit-into-a-node-of-the-map/" + std::string(60, 'x'),
+                         "internal", 60, 70)};
+    for (int i = 0; i < 5; ++i) map->add(r);
+    return map;
+}
+} // namespace
+
+TEST(ServiceMapView, ExpandsAServiceIntoItsOperationsAndCollapsesIt) {
+    widgets::ServiceMapView view;
+    view.resize(1200, 700);
+    view.setServiceMap(makeServiceMap());
+    EXPECT_TRUE(view.isLayoutPending());  // laid out on a worker, never here
+    ASSERT_TRUE(view.waitForLayout());
+    ASSERT_EQ(view.graph().nodes.size(), 4u);
+    const int frontend = view.nodeIndex(QStringLiteral("frontend"));
+    ASSERT_GE(frontend, 0);
+    EXPECT_EQ(view.nodeAt(view.nodeRect(frontend).center().toPoint()), frontend);
+    EXPECT_TRUE(view.clusterRect(QStringLiteral("frontend")).isNull());
+
+    // Double-click on frontend: its five operations replace it, inside a box named after it.
+    QTest::mouseDClick(&view, Qt::LeftButton, Qt::NoModifier, view.nodeRect(frontend).center().toPoint());
+    EXPECT_TRUE(view.isExpanded(QStringLiteral("frontend")));
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_EQ(view.graph().nodes.size(), 3u + 5u);
+    EXPECT_EQ(view.nodeIndex(QStringLiteral("frontend")), -1);
+    const int getCart = view.nodeIndex(QStringLiteral("frontend:GetCart"));
+    ASSERT_GE(getCart, 0);
+    const QRectF box = view.clusterRect(QStringLiteral("frontend"));
+    for (const auto& n : view.graph().nodes) {
+        if (n.service != "frontend") continue;
+        EXPECT_TRUE(box.contains(view.nodeRect(view.nodeIndex(QString::fromStdString(n.label())))));
+    }
+    // Calls from an expanded operation to a collapsed service keep their count.
+    const int cart = view.nodeIndex(QStringLiteral("cartservice"));
+    bool found = false;
+    for (const auto& e : view.graph().edges)
+        if (static_cast<int>(e.from) == getCart && static_cast<int>(e.to) == cart) {
+            found = true;
+            EXPECT_EQ(e.calls, 5);
+        }
+    EXPECT_TRUE(found);
+
+    // Double-click on any of its operations collapses the service again.
+    QTest::mouseDClick(&view, Qt::LeftButton, Qt::NoModifier, view.nodeRect(getCart).center().toPoint());
+    EXPECT_FALSE(view.isExpanded(QStringLiteral("frontend")));
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_EQ(view.graph().nodes.size(), 4u);
+
+    view.setAllExpanded(true);
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_EQ(view.expandedCount(), 4);
+    EXPECT_EQ(view.graph().nodes.size(), 8u);
+}
+
+TEST(ServiceMapView, LegendCoversNoNodeAndLongNamesAreElidedWithTheFullNameOnHover) {
+    widgets::ServiceMapView view;
+    view.resize(900, 500);
+    view.setServiceMap(makeServiceMap());
+    view.setAllExpanded(true);
+    ASSERT_TRUE(view.waitForLayout());
+    const QRect legend = view.legendRect();
+    for (int i = 0; i < static_cast<int>(view.graph().nodes.size()); ++i) {
+        EXPECT_FALSE(view.nodeRect(i).intersects(legend)) << i;
+        EXPECT_LE(view.nodeRect(i).width(), widgets::ServiceMapView::kMaxNodeWidthPx * 1.5 + 1) << i;
+    }
+    int longest = -1;
+    for (int i = 0; i < static_cast<int>(view.graph().nodes.size()); ++i)
+        if (view.graph().nodes[static_cast<std::size_t>(i)].operation.size() > 100) longest = i;
+    ASSERT_GE(longest, 0);
+    EXPECT_TRUE(view.nodeToolTip(longest).contains(QStringLiteral("x").repeated(60)));
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);
+    EXPECT_NE(image.pixel(view.nodeRect(longest).center().toPoint()), QColor(Qt::white).rgb());
+}
+
+TEST(ServiceMapView, EventLogsWithoutSpansSayWhy) {
+    widgets::ServiceMapView view;
+    view.resize(600, 400);
+    view.setServiceMap(std::make_shared<ServiceMap>());
+    EXPECT_FALSE(view.isLayoutPending());
+    EXPECT_TRUE(view.graph().nodes.empty());
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);  // a message, not a crash
 }
 
 TEST(ConvergencePlot, PlotsBothCurvesWithAxisTitles) {
