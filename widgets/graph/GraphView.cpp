@@ -10,8 +10,11 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QSettings>
 #include <QSlider>
+#include <QStackedWidget>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QTextBrowser>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -22,6 +25,7 @@
 #include "common/JobRunner.h"
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
+#include "graph/ServiceMapView.h"
 
 namespace tracelight::widgets {
 
@@ -454,7 +458,16 @@ ModelOverview::ModelOverview(QWidget* parent) : QWidget(parent) {
     m_details->setOpenLinks(false);
     m_details->setPlaceholderText(tr("Click a node to see its statistics and the requests where it was critical."));
 
-    auto* controls = new QHBoxLayout;
+    m_services = new ServiceMapView(this);
+    m_mode = new QComboBox(this);
+    m_mode->addItems({tr("Causal model"), tr("Service map"), tr("Operations")});
+    m_mode->setToolTip(tr("Causal model: segment types and their inferred relations.\n"
+                          "Service map (span data): services and the calls between them.\n"
+                          "Operations (span data): every service expanded into its operations."));
+    m_wanted = static_cast<Mode>(std::clamp(QSettings().value(QStringLiteral("graph/mode"), 1).toInt(), 0, 2));
+    m_modelControls = new QWidget(this);
+    auto* controls = new QHBoxLayout(m_modelControls);
+    controls->setContentsMargins(0, 0, 0, 0);
     controls->addWidget(m_search, 1);
     controls->addWidget(m_sizeBy);
     controls->addWidget(new QLabel(tr("Min. support"), this));
@@ -473,10 +486,21 @@ ModelOverview::ModelOverview(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 1);
     side->setMinimumWidth(300);
     split->setSizes({900, 340});
+    m_pages = new QStackedWidget(this);
+    m_pages->addWidget(split);
+    m_pages->addWidget(m_services);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_mode);
+    top->addWidget(m_modelControls, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addLayout(controls);
-    layout->addWidget(split, 1);
+    layout->addLayout(top);
+    layout->addWidget(m_pages, 1);
+    setServiceMap(nullptr);
+    connect(m_mode, &QComboBox::activated, this, [this](int i) {
+        QSettings().setValue(QStringLiteral("graph/mode"), i);
+        setMode(static_cast<Mode>(i));
+    });
 
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) { m_view->findAndFocus(text); });
     connect(m_sizeBy, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -519,6 +543,34 @@ void ModelOverview::setGraph(std::shared_ptr<const ModelGraph> graph) {
                                .arg(m_graph->supportFloor));
     }
 }
+
+void ModelOverview::setServiceMap(std::shared_ptr<const ServiceMap> map) {
+    const bool spans = map && map->spans() > 0;
+    m_services->setServiceMap(spans ? std::move(map) : nullptr);
+    // Without spans the service modes are offered disabled, and the causal model shows.
+    for (int i : {1, 2}) {
+        if (auto* model = qobject_cast<QStandardItemModel*>(m_mode->model())) model->item(i)->setEnabled(spans);
+    }
+    showMode(spans ? m_wanted : Mode::CausalModel);
+}
+
+bool ModelOverview::hasServiceMap() const { return m_services->serviceMap() != nullptr; }
+
+void ModelOverview::setMode(Mode mode) {
+    m_wanted = mode;
+    showMode(hasServiceMap() ? mode : Mode::CausalModel);
+}
+
+ModelOverview::Mode ModelOverview::mode() const { return static_cast<Mode>(m_mode->currentIndex()); }
+
+void ModelOverview::showMode(Mode mode) {
+    m_mode->setCurrentIndex(static_cast<int>(mode));
+    m_pages->setCurrentIndex(mode == Mode::CausalModel ? 0 : 1);
+    m_modelControls->setVisible(mode == Mode::CausalModel);
+    if (mode != Mode::CausalModel) m_services->setAllExpanded(mode == Mode::Operations);
+}
+
+bool ModelOverview::isLayoutPending() const { return m_view->isLayoutPending() || m_services->isLayoutPending(); }
 
 void ModelOverview::focusSearch() {
     m_search->setFocus();

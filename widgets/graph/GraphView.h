@@ -10,18 +10,21 @@
 
 #include "graph/GraphLayout.h"
 #include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/studies/ServiceMap.h"
 
 class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSlider;
+class QStackedWidget;
 class QTextBrowser;
 class QCustomPlot;
 
 namespace tracelight::widgets {
 
 class JobRunner;
+class ServiceMapView;
 
 class GraphView : public QWidget {
     Q_OBJECT
@@ -108,12 +111,23 @@ private:
     QCustomPlot* m_plot;
 };
 
+// The graph tab: the causal model (every input), or for span data the service map and the operation graph.
+// The mode is remembered (QSettings "graph/mode"); without spans only the causal model is offered.
 class ModelOverview : public QWidget {
     Q_OBJECT
 public:
+    enum class Mode { CausalModel = 0, ServiceMap = 1, Operations = 2 };
+
     explicit ModelOverview(QWidget* parent = nullptr);
     void setGraph(std::shared_ptr<const ModelGraph> graph);
+    void setServiceMap(std::shared_ptr<const ServiceMap> map);  // null or empty: event logs, no service modes
+    void setMode(Mode mode);  // a service mode without spans shows the causal model
+    Mode mode() const;
+    bool hasServiceMap() const;
+    bool isLayoutPending() const;
     GraphView* graphView() const { return m_view; }
+    ServiceMapView* serviceMapView() const { return m_services; }
+    QComboBox* modeBox() const { return m_mode; }
     void focusSearch();
     void selectType(const QString& segmentName);  // e.g. from a waterfall click
 
@@ -123,8 +137,15 @@ signals:
 private:
     void showNode(int node);
 
+    void showMode(Mode mode);
+
     std::shared_ptr<const ModelGraph> m_graph;
     GraphView* m_view;
+    ServiceMapView* m_services;
+    QStackedWidget* m_pages;
+    QComboBox* m_mode;
+    QWidget* m_modelControls;
+    Mode m_wanted = Mode::ServiceMap;  // what the user chose last; shown when there are spans
     ConvergencePlot* m_convergence;
     QLineEdit* m_search;
     QComboBox* m_sizeBy;

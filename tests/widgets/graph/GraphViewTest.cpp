@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <qcustomplot.h>
+#include <QComboBox>
+#include <QSettings>
 #include <QTest>
 
 #include "graph/GraphView.h"
@@ -272,6 +274,33 @@ TEST(ServiceMapView, EventLogsWithoutSpansSayWhy) {
     view.render(&image);  // a message, not a crash
 }
 
+TEST(ModelOverview, ServiceModesNeedSpansAndTheChoiceIsRemembered) {
+    QSettings().remove(QStringLiteral("graph/mode"));
+    {
+        widgets::ModelOverview overview;
+        overview.resize(1200, 700);
+        overview.setGraph(test::makeGraph(10));
+        EXPECT_EQ(overview.mode(), widgets::ModelOverview::Mode::CausalModel);  // no spans: the causal model
+        overview.setServiceMap(makeServiceMap());
+        EXPECT_EQ(overview.mode(), widgets::ModelOverview::Mode::ServiceMap);  // spans: the service map first
+        EXPECT_EQ(overview.serviceMapView()->expandedCount(), 0);
+        // The user picks the operation graph: every service expanded, and the choice kept.
+        overview.modeBox()->setCurrentIndex(2);
+        emit overview.modeBox()->activated(2);
+        EXPECT_EQ(overview.mode(), widgets::ModelOverview::Mode::Operations);
+        EXPECT_EQ(overview.serviceMapView()->expandedCount(), 4);
+        overview.serviceMapView()->waitForLayout();
+        EXPECT_FALSE(overview.isLayoutPending());
+    }
+    widgets::ModelOverview again;
+    again.setServiceMap(makeServiceMap());
+    EXPECT_EQ(again.mode(), widgets::ModelOverview::Mode::Operations);
+    again.setServiceMap(nullptr);  // event logs opened next
+    EXPECT_EQ(again.mode(), widgets::ModelOverview::Mode::CausalModel);
+    again.serviceMapView()->waitForLayout();
+    QSettings().remove(QStringLiteral("graph/mode"));
+}
+
 TEST(ConvergencePlot, PlotsBothCurvesWithAxisTitles) {
     widgets::ConvergencePlot plot;
     auto g = test::makeGraph(10);
@@ -285,6 +314,8 @@ TEST(ConvergencePlot, PlotsBothCurvesWithAxisTitles) {
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("TracelightTests"));  // never the user's settings
+    QApplication::setApplicationName(QStringLiteral("GraphViewTest"));
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }
