@@ -7,6 +7,8 @@
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QContextMenuEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -20,6 +22,7 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <cmath>
+#include <map>
 #include <qcustomplot.h>
 
 #include "common/JobRunner.h"
@@ -31,7 +34,8 @@ namespace tracelight::widgets {
 
 namespace {
 // Three short lines fit a layered layout better than one long one: task, start event, end event.
-QStringList nodeLines(const SegmentTypeStats& t) {
+QStringList nodeLines(const SegmentTypeStats& t, bool collapsed = false) {
+    if (collapsed) return {QString::fromStdString(t.task), QString::fromStdString(t.startEvent), QString::fromStdString(t.endEvent)};
     return {QString::fromStdString(t.task), QString::fromStdString(t.startEvent) + QStringLiteral(" →"), QString::fromStdString(t.endEvent)};
 }
 }
@@ -43,12 +47,108 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), m_layoutJob(new JobRunn
 }
 
 void GraphView::setGraph(std::shared_ptr<const ModelGraph> graph) {
-    m_graph = std::move(graph);
-    if (m_graph) {
+    m_source = std::move(graph);
+    if (m_source) {
         // Claim colours in task order of the model, so neighbouring tasks are told apart.
-        for (const auto& t : m_graph->types) palette::forTask(QString::fromStdString(t.task));
+        for (const auto& t : m_source->types) palette::forTask(QString::fromStdString(t.task));
     }
+    std::set<std::string> kept;
+    if (m_source)
+        for (const auto& t : m_source->types)
+            if (m_collapsed.count(t.task)) kept.insert(t.task);
+    m_collapsed = std::move(kept);
+    rebuildDisplay();
+}
+
+void GraphView::setTaskCollapsed(const QString& task, bool collapsed) {
+    const std::string t = task.toStdString();
+    if (collapsed ? !m_collapsed.insert(t).second : m_collapsed.erase(t) == 0) return;
+    rebuildDisplay();
+}
+
+void GraphView::setAllTasksCollapsed(bool collapsed) {
+    m_collapsed.clear();
+    if (collapsed && m_source)
+        for (const auto& t : m_source->types) m_collapsed.insert(t.task);
+    rebuildDisplay();
+}
+
+int GraphView::collapsedMembers(int node) const {
+    return node >= 0 && node < static_cast<int>(m_members.size()) ? m_members[static_cast<std::size_t>(node)] : 0;
+}
+
+int GraphView::nodeForType(std::uint32_t sourceType) const {
+    return sourceType < m_displayOf.size() ? m_displayOf[sourceType] : -1;
+}
+
+void GraphView::rebuildDisplay() {
     m_selected = -1;
+    m_members.clear();
+    m_displayOf.clear();
+    if (!m_source || m_collapsed.empty()) {
+        m_graph = m_source;
+        if (m_source) {
+            m_members.assign(m_source->types.size(), 1);
+            m_displayOf.resize(m_source->types.size());
+            for (std::size_t i = 0; i < m_displayOf.size(); ++i) m_displayOf[i] = static_cast<int>(i);
+        }
+    } else {
+        // One node per collapsed task (at its first type's place in the order), the other types as they are.
+        auto g = std::make_shared<ModelGraph>();
+        g->requests = m_source->requests;
+        g->supportFloor = m_source->supportFloor;
+        g->convergence = m_source->convergence;
+        std::map<std::string, int> taskNode;
+        for (const auto& t : m_source->types) {
+            int node = -1;
+            if (m_collapsed.count(t.task)) {
+                auto [it, inserted] = taskNode.try_emplace(t.task, static_cast<int>(g->types.size()));
+                node = it->second;
+                if (inserted) {
+                    SegmentTypeStats merged;
+                    merged.task = t.task;
+                    g->types.push_back(merged);
+                    m_members.push_back(0);
+                }
+                auto& m = g->types[static_cast<std::size_t>(node)];
+                // The task's time adds up over its segment types; counts of requests are at least the largest.
+                m.occurrences = std::max(m.occurrences, t.occurrences);
+                m.criticalCount = std::max(m.criticalCount, t.criticalCount);
+                m.meanDurationNs += t.meanDurationNs;
+                m.meanCriticalNs += t.meanCriticalNs;
+                m.networkShare = std::max(m.networkShare, t.networkShare);
+                ++m_members[static_cast<std::size_t>(node)];
+            } else {
+                node = static_cast<int>(g->types.size());
+                g->types.push_back(t);
+                m_members.push_back(1);
+            }
+            m_displayOf.push_back(node);
+        }
+        for (std::size_t i = 0; i < g->types.size(); ++i)
+            if (m_collapsed.count(g->types[i].task) && g->types[i].startEvent.empty()) {
+                g->types[i].startEvent = tr("%L1 segment types").arg(m_members[i]).toStdString();
+                g->types[i].endEvent = tr("(collapsed)").toStdString();
+            }
+        auto merge = [&](const std::vector<ModelGraph::Edge>& in, std::vector<ModelGraph::Edge>& out, bool unordered) {
+            std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;
+            for (const auto& e : in) {
+                auto a = static_cast<std::uint32_t>(m_displayOf[e.from]), b = static_cast<std::uint32_t>(m_displayOf[e.to]);
+                if (a == b) continue;  // inside a collapsed task
+                if (unordered && a > b) std::swap(a, b);
+                auto [it, inserted] = index.try_emplace({a, b}, out.size());
+                if (inserted) out.push_back({a, b, e.support, e.confirmed});
+                else {
+                    out[it->second].support = std::max(out[it->second].support, e.support);
+                    out[it->second].confirmed = out[it->second].confirmed || e.confirmed;
+                }
+            }
+        };
+        merge(m_source->happensBefore, g->happensBefore, false);
+        merge(m_source->mutualExclusion, g->mutualExclusion, true);
+        merge(m_source->pipelines, g->pipelines, false);
+        m_graph = std::move(g);
+    }
     m_highlight.assign(m_graph ? m_graph->types.size() : 0, false);
     relayout();
 }
@@ -78,7 +178,7 @@ QSizeF GraphView::nodeSize(int node, double largestMeasure) const {
     QFont bold = font();
     bold.setBold(true);
     const QFontMetrics fm(font()), fmBold(bold);
-    const QStringList lines = nodeLines(t);
+    const QStringList lines = nodeLines(t, collapsedMembers(node) != 1);
     const double textWidth = std::max({fmBold.horizontalAdvance(lines[0]), fm.horizontalAdvance(lines[1]), fm.horizontalAdvance(lines[2])});
     // Three lines of text, plus up to 30 px more for the chosen measure relative to the largest.
     const double measure = sizeMeasure(node) / std::max(1e-9, largestMeasure);
@@ -290,9 +390,11 @@ void GraphView::paintEvent(QPaintEvent*) {
         const double lineHeight = fm.height();
         const int fit = static_cast<int>((r.height() - 4) / lineHeight);
         if (fit < 1 || r.width() < 20) continue;
-        QStringList lines = nodeLines(t);
-        if (fit == 2) lines = {lines[0], QStringLiteral("→ ") + lines[2]};
-        else if (fit == 1) lines = {QStringLiteral("→ ") + QString::fromStdString(t.endEvent)};
+        const bool collapsedNode = collapsedMembers(static_cast<int>(i)) != 1;
+        QStringList lines = nodeLines(t, collapsedNode);
+        if (collapsedNode && fit < 3) lines = {lines[0], lines[1]};
+        else if (fit == 2) lines = {lines[0], QStringLiteral("→ ") + lines[2]};
+        if (fit == 1) lines = {collapsedNode ? lines[0] : QStringLiteral("→ ") + QString::fromStdString(t.endEvent)};
         double y = r.center().y() - lines.size() * lineHeight / 2;
         p.setPen(Qt::black);
         for (int k = 0; k < lines.size(); ++k) {
@@ -389,7 +491,31 @@ void GraphView::mouseReleaseEvent(QMouseEvent* e) {
     if (n >= 0) emit nodeClicked(n);
 }
 
-void GraphView::mouseDoubleClickEvent(QMouseEvent*) { fit(); }
+void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
+    const int n = nodeAt(e->pos());
+    if (n < 0 || !m_graph) {
+        fit();
+        return;
+    }
+    const QString task = QString::fromStdString(m_graph->types[static_cast<std::size_t>(n)].task);
+    setTaskCollapsed(task, !isTaskCollapsed(task));
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* e) {
+    if (!m_graph) return;
+    QMenu menu(this);
+    const int n = nodeAt(e->pos());
+    if (n >= 0) {
+        const QString task = QString::fromStdString(m_graph->types[static_cast<std::size_t>(n)].task);
+        if (isTaskCollapsed(task)) menu.addAction(tr("Expand task %1").arg(task), this, [this, task] { setTaskCollapsed(task, false); });
+        else menu.addAction(tr("Collapse task %1 into one node").arg(task), this, [this, task] { setTaskCollapsed(task, true); });
+        menu.addSeparator();
+    }
+    menu.addAction(tr("Collapse all tasks"), this, [this] { setAllTasksCollapsed(true); });
+    menu.addAction(tr("Expand all tasks"), this, [this] { setAllTasksCollapsed(false); });
+    menu.addAction(tr("Fit"), this, &GraphView::fit);
+    menu.exec(e->globalPos());
+}
 
 ConvergencePlot::ConvergencePlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
     auto* layout = new QVBoxLayout(this);
@@ -581,25 +707,27 @@ void ModelOverview::selectType(const QString& segmentName) {
     if (!m_graph) return;
     for (std::size_t i = 0; i < m_graph->types.size(); ++i)
         if (QString::fromStdString(m_graph->types[i].name()) == segmentName) {
-            m_view->selectNode(static_cast<int>(i));
-            showNode(static_cast<int>(i));
+            const int node = m_view->nodeForType(static_cast<std::uint32_t>(i));  // its task may be collapsed
+            m_view->selectNode(node);
+            showNode(node);
             return;
         }
 }
 
 void ModelOverview::showNode(int node) {
-    if (!m_graph || node < 0) return;
-    const auto& t = m_graph->types[static_cast<std::size_t>(node)];
+    const ModelGraph* shown = m_view->graph();  // collapsed tasks are one node there
+    if (!shown || node < 0 || node >= static_cast<int>(shown->types.size())) return;
+    const auto& t = shown->types[static_cast<std::size_t>(node)];
     QString html = QStringLiteral("<h3>%1</h3>").arg(QString::fromStdString(t.name()).toHtmlEscaped());
     html += QStringLiteral("<table cellspacing=4>");
     auto row = [&](const QString& k, const QString& v) { html += QStringLiteral("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(k, v); };
     row(tr("requests with it"), QString::number(t.occurrences));
     row(tr("mean duration"), formatDuration(t.meanDurationNs / 1000.0));
     row(tr("crosses hosts"), QStringLiteral("%1 %").arg(100 * t.networkShare, 0, 'f', 0));
-    row(tr("on the critical path"), tr("%1 requests (%2 %)").arg(t.criticalCount).arg(m_graph->requests ? 100.0 * t.criticalCount / m_graph->requests : 0, 0, 'f', 1));
+    row(tr("on the critical path"), tr("%1 requests (%2 %)").arg(t.criticalCount).arg(shown->requests ? 100.0 * t.criticalCount / shown->requests : 0, 0, 'f', 1));
     row(tr("mean critical time per request"), formatDuration(t.meanCriticalNs / 1000.0));
     int before = 0, after = 0;
-    for (const auto& e : m_graph->happensBefore) {
+    for (const auto& e : shown->happensBefore) {
         before += static_cast<int>(e.to) == node;
         after += static_cast<int>(e.from) == node;
     }

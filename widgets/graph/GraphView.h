@@ -7,6 +7,8 @@
 // convergence plot.
 #include <QWidget>
 #include <memory>
+#include <set>
+#include <string>
 
 #include "graph/GraphLayout.h"
 #include "tracelight/analysis/AnalysisResults.h"
@@ -33,7 +35,18 @@ public:
 
     explicit GraphView(QWidget* parent = nullptr);
     void setGraph(std::shared_ptr<const ModelGraph> graph);
+    // The graph as drawn: the model with collapsed tasks merged into one node each (the model itself when
+    // none is collapsed). Node indices of the view are indices into it.
     const ModelGraph* graph() const { return m_graph.get(); }
+    const ModelGraph* sourceGraph() const { return m_source.get(); }
+    // Clusters per task: a collapsed task is one node ("N segment types"), its edges merged (the strongest
+    // support kept, confirmed if any was), edges inside it dropped. Double-click a node or use the context
+    // menu to collapse or expand its task.
+    void setTaskCollapsed(const QString& task, bool collapsed);
+    void setAllTasksCollapsed(bool collapsed);
+    bool isTaskCollapsed(const QString& task) const { return m_collapsed.count(task.toStdString()) > 0; }
+    int collapsedMembers(int node) const;  // source types behind a display node (1: not collapsed)
+    int nodeForType(std::uint32_t sourceType) const;  // -1 when out of range
     void setNodeSize(NodeSize size);
     void setMinimumSupport(std::int64_t support);  // edges below it are hidden
     void setShowUnconfirmed(bool show);
@@ -69,10 +82,12 @@ protected:
     void mouseMoveEvent(QMouseEvent*) override;
     void mouseReleaseEvent(QMouseEvent*) override;
     void mouseDoubleClickEvent(QMouseEvent*) override;
+    void contextMenuEvent(QContextMenuEvent*) override;
     void resizeEvent(QResizeEvent*) override;
     bool event(QEvent*) override;
 
 private:
+    void rebuildDisplay();  // m_graph from m_source and the collapsed tasks, then relayout
     void relayout();
     double sizeMeasure(int node) const;  // what node height encodes
     QSizeF nodeSize(int node, double largestMeasure) const;
@@ -80,7 +95,11 @@ private:
     QPointF toGraph(QPointF p) const { return (p - m_offset) / m_scale; }
     bool edgeVisible(const ModelGraph::Edge& e) const;
 
+    std::shared_ptr<const ModelGraph> m_source;
     std::shared_ptr<const ModelGraph> m_graph;
+    std::set<std::string> m_collapsed;
+    std::vector<int> m_members;     // per display node: source types merged into it
+    std::vector<int> m_displayOf;   // per source type: its display node
     GraphLayoutResult m_layout;
     GraphLayoutBudget m_budget;
     JobRunner* m_layoutJob;

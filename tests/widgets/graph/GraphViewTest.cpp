@@ -301,6 +301,46 @@ TEST(ModelOverview, ServiceModesNeedSpansAndTheChoiceIsRemembered) {
     QSettings().remove(QStringLiteral("graph/mode"));
 }
 
+TEST(GraphView, TasksCollapseIntoOneNodeWithMergedEdgesAndExpandAgain) {
+    GraphView view;
+    view.resize(1200, 700);
+    view.setGraph(test::makeGraph(30));  // three tasks of ten types: chains, joined by 0 -> 10 and 0 -> 20
+    view.waitForLayout();
+    ASSERT_EQ(view.graph()->types.size(), 30u);
+    // Double-click a node of task-1: the task becomes one node, its chain's edges gone, the join kept.
+    QTest::mouseDClick(&view, Qt::LeftButton, Qt::NoModifier, view.nodeRect(15).center().toPoint());
+    EXPECT_TRUE(view.isTaskCollapsed(QStringLiteral("task-1")));
+    ASSERT_TRUE(view.waitForLayout());
+    ASSERT_EQ(view.graph()->types.size(), 21u);
+    const int collapsed = view.nodeForType(15);
+    EXPECT_EQ(view.nodeForType(10), collapsed);
+    EXPECT_EQ(view.collapsedMembers(collapsed), 10);
+    EXPECT_EQ(view.graph()->types[static_cast<std::size_t>(collapsed)].task, "task-1");
+    EXPECT_EQ(view.graph()->happensBefore.size(), 20u);
+    EXPECT_EQ(view.visibleEdgeCount(), 20);
+    bool join = false;
+    for (const auto& e : view.graph()->happensBefore)
+        if (e.from == 0 && static_cast<int>(e.to) == collapsed) join = e.support == 5 && !e.confirmed;
+    EXPECT_TRUE(join);
+    EXPECT_FALSE(view.nodeRect(collapsed).isEmpty());
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);
+
+    view.setAllTasksCollapsed(true);
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_EQ(view.graph()->types.size(), 3u);
+    EXPECT_EQ(view.graph()->happensBefore.size(), 2u);
+
+    // Double-click the collapsed node: the task's ten types are back.
+    view.setTaskCollapsed(QStringLiteral("task-0"), false);
+    view.setTaskCollapsed(QStringLiteral("task-2"), false);
+    ASSERT_TRUE(view.waitForLayout());
+    QTest::mouseDClick(&view, Qt::LeftButton, Qt::NoModifier, view.nodeRect(view.nodeForType(12)).center().toPoint());
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_EQ(view.graph()->types.size(), 30u);
+    EXPECT_EQ(view.graph(), view.sourceGraph());
+}
+
 TEST(ConvergencePlot, PlotsBothCurvesWithAxisTitles) {
     widgets::ConvergencePlot plot;
     auto g = test::makeGraph(10);
