@@ -46,7 +46,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), m_layoutJob(new JobRunn
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
-void GraphView::setGraph(std::shared_ptr<const ModelGraph> graph) {
+void GraphView::setGraph(std::shared_ptr<const ModelGraph> graph, bool collapseTasks) {
     m_source = std::move(graph);
     if (m_source) {
         // Claim colours in task order of the model, so neighbouring tasks are told apart.
@@ -55,7 +55,7 @@ void GraphView::setGraph(std::shared_ptr<const ModelGraph> graph) {
     std::set<std::string> kept;
     if (m_source)
         for (const auto& t : m_source->types)
-            if (m_collapsed.count(t.task)) kept.insert(t.task);
+            if (collapseTasks || m_collapsed.count(t.task)) kept.insert(t.task);
     m_collapsed = std::move(kept);
     rebuildDisplay();
 }
@@ -98,10 +98,11 @@ void GraphView::rebuildDisplay() {
         g->requests = m_source->requests;
         g->supportFloor = m_source->supportFloor;
         g->convergence = m_source->convergence;
-        std::map<std::string, int> taskNode;
+        std::map<std::string, int> taskNode, typesOfTask;
+        for (const auto& t : m_source->types) ++typesOfTask[t.task];
         for (const auto& t : m_source->types) {
             int node = -1;
-            if (m_collapsed.count(t.task)) {
+            if (m_collapsed.count(t.task) && typesOfTask[t.task] > 1) {  // a task of one type stays as it is
                 auto [it, inserted] = taskNode.try_emplace(t.task, static_cast<int>(g->types.size()));
                 node = it->second;
                 if (inserted) {
@@ -126,7 +127,7 @@ void GraphView::rebuildDisplay() {
             m_displayOf.push_back(node);
         }
         for (std::size_t i = 0; i < g->types.size(); ++i)
-            if (m_collapsed.count(g->types[i].task) && g->types[i].startEvent.empty()) {
+            if (m_members[i] > 1) {
                 g->types[i].startEvent = tr("%L1 segment types").arg(m_members[i]).toStdString();
                 g->types[i].endEvent = tr("(collapsed)").toStdString();
             }
@@ -183,7 +184,7 @@ QSizeF GraphView::nodeSize(int node, double largestMeasure) const {
     // Three lines of text, plus up to 30 px more for the chosen measure relative to the largest.
     const double measure = sizeMeasure(node) / std::max(1e-9, largestMeasure);
     const double textHeight = 3 * fm.height() + 8;
-    return {textWidth + 12, textHeight + 30 * std::sqrt(std::clamp(measure, 0.0, 1.0))};
+    return {std::min(kMaxNodeWidthPx, textWidth + 12), textHeight + 30 * std::sqrt(std::clamp(measure, 0.0, 1.0))};
 }
 
 void GraphView::relayout() {
@@ -231,14 +232,26 @@ bool GraphView::waitForLayout() {
 }
 
 void GraphView::fit() {
+    fitWhole();
+    if (!m_graph || m_layout.bounds.isEmpty() || m_scale >= kLegibleScale) return;
+    // Too small to read whole: the legible zoom, from the left end (where requests start), centred vertically.
+    const QRectF area = graphArea();
+    const QRectF b = m_layout.bounds.adjusted(-20, -20, 20, 20);
+    m_scale = kLegibleScale;
+    m_offset = QPointF(area.left() - b.left() * m_scale, area.center().y() - b.center().y() * m_scale);
+    m_zoomedToLegible = true;
+    update();
+}
+
+void GraphView::fitWhole() {
+    m_zoomedToLegible = false;
     if (!m_graph || width() <= 0 || m_layout.bounds.isEmpty()) {
         update();
         return;
     }
     const QRectF b = m_layout.bounds.adjusted(-20, -20, 20, 20);
     // Fitted between the layout note (top) and the legend (bottom), so neither covers a node.
-    const double top = fontMetrics().height() + 12;
-    const QRectF area(0, top, width(), std::max(10.0, legendRect().top() - top));
+    const QRectF area = graphArea();
     m_scale = std::min(area.width() / b.width(), area.height() / b.height());
     m_scale = std::clamp(m_scale, 0.01, 2.0);  // a large model's layered layout is tens of thousands of pixels wide
     m_offset = area.center() - b.center() * m_scale;
@@ -258,7 +271,7 @@ QRectF GraphView::nodeRect(int node) const {
 }
 
 int GraphView::nodeAt(const QPoint& pos) const {
-    if (!m_graph) return -1;
+    if (!m_graph || !graphArea().contains(pos)) return -1;
     for (int n = 0; n < static_cast<int>(m_sizes.size()); ++n)
         if (nodeRect(n).contains(pos)) return n;
     return -1;
@@ -313,7 +326,8 @@ void GraphView::paintEvent(QPaintEvent*) {
         return;
     }
     p.setRenderHint(QPainter::Antialiasing, m_graph->types.size() < 2000);
-    const QRectF visible = rect();
+    const QRectF visible = graphArea();  // nothing of the graph is drawn under the legend
+    p.setClipRect(visible);
     // Happens-before edges (reduced): width by support, dashed when unconfirmed.
     const double maxSupport = std::max<double>(1, double(m_graph->requests));
     for (std::size_t e = 0; e < m_graph->happensBefore.size(); ++e) {
@@ -408,12 +422,17 @@ void GraphView::paintEvent(QPaintEvent*) {
         }
     }
     p.setFont(font());
+    p.setClipping(false);
     // Which layout this is (Graphviz, or our layered one and why), top left.
     if (!m_layout.description.isEmpty()) {
-        const QRect box(6, 6, fontMetrics().horizontalAdvance(m_layout.description) + 12, fontMetrics().height() + 6);
+        QString note = m_layout.description;
+        if (m_zoomedToLegible) note += tr(" · zoomed to legible labels: wheel out or double-click empty space for the whole graph");
+        const auto collapsedTasks = std::count_if(m_members.begin(), m_members.end(), [](int m) { return m > 1; });
+        if (collapsedTasks > 0) note += tr(" · %L1 tasks collapsed (double-click a node to expand or collapse its task)").arg(collapsedTasks);
+        const QRect box(6, 6, std::min(width() - 12, fontMetrics().horizontalAdvance(note) + 12), fontMetrics().height() + 6);
         p.fillRect(box, QColor(255, 255, 255, 220));
         p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(box, Qt::AlignCenter, m_layout.description);
+        p.drawText(box, Qt::AlignCenter, fontMetrics().elidedText(note, Qt::ElideRight, box.width() - 8));
     }
     // Legend.
     const QString ofSelection = onlySelected ? tr(" (of the selected node only: %L1 in all)").arg(m_graph->mutualExclusion.size() + m_graph->pipelines.size())
@@ -422,19 +441,33 @@ void GraphView::paintEvent(QPaintEvent*) {
                                tr("-·- pipeline") + ofSelection, tr("red bar: share of requests where critical"),
                                m_sizeBy == NodeSize::MeanDuration ? tr("height: mean duration") : tr("height: critical-path count")};
     const QColor colours[] = {QColor(90, 98, 110), palette::mutualExclusion(), palette::pipeline(), palette::critical(), palette().color(QPalette::WindowText)};
+    // The legend: a band across the bottom, outside the area the graph is drawn in; items flow over its lines.
     const QRect legend = legendRect();
-    int y = legend.top() + 4;
-    p.fillRect(legend, QColor(255, 255, 255, 220));
+    p.fillRect(legend, palette().window());
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawLine(legend.topLeft(), legend.topRight());
+    const QFontMetrics fm = fontMetrics();
+    int x = 10, y = legend.top() + 5;
     for (int k = 0; k < items.size(); ++k) {
+        const int w = fm.horizontalAdvance(items[k]);
+        if (x > 10 && x + w > legend.right() - 10) {
+            x = 10;
+            y += fm.height() + 2;
+        }
         p.setPen(colours[k]);
-        p.drawText(QPoint(12, y + fontMetrics().ascent()), items[k]);
-        y += fontMetrics().height() + 2;
+        p.drawText(QPoint(x, y + fm.ascent()), fm.elidedText(items[k], Qt::ElideRight, legend.width() - 20));
+        x += w + 24;
     }
 }
 
 QRect GraphView::legendRect() const {
-    const int lines = 5, h = lines * (fontMetrics().height() + 2) + 8;
-    return QRect(6, height() - 4 - h, relationsOfSelectionOnly() ? 520 : 360, h);
+    const int lines = width() >= 1000 ? 2 : width() >= 600 ? 3 : 5, h = lines * (fontMetrics().height() + 2) + 8;
+    return QRect(0, height() - h, width(), h);
+}
+
+QRectF GraphView::graphArea() const {
+    const double top = fontMetrics().height() + 12;  // the layout note
+    return QRectF(0, top, width(), std::max(10.0, legendRect().top() - top));
 }
 
 bool GraphView::relationsOfSelectionOnly() const {
@@ -494,7 +527,9 @@ void GraphView::mouseReleaseEvent(QMouseEvent* e) {
 void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
     const int n = nodeAt(e->pos());
     if (n < 0 || !m_graph) {
-        fit();
+        // Empty space: the whole graph, and back to the legible zoom.
+        if (m_zoomedToLegible) fitWhole();
+        else fit();
         return;
     }
     const QString task = QString::fromStdString(m_graph->types[static_cast<std::size_t>(n)].task);
@@ -513,7 +548,8 @@ void GraphView::contextMenuEvent(QContextMenuEvent* e) {
     }
     menu.addAction(tr("Collapse all tasks"), this, [this] { setAllTasksCollapsed(true); });
     menu.addAction(tr("Expand all tasks"), this, [this] { setAllTasksCollapsed(false); });
-    menu.addAction(tr("Fit"), this, &GraphView::fit);
+    menu.addAction(tr("Fit (legible zoom)"), this, &GraphView::fit);
+    menu.addAction(tr("Show the whole graph"), this, &GraphView::fitWhole);
     menu.exec(e->globalPos());
 }
 
@@ -650,7 +686,7 @@ ModelOverview::ModelOverview(QWidget* parent) : QWidget(parent) {
 
 void ModelOverview::setGraph(std::shared_ptr<const ModelGraph> graph) {
     m_graph = std::move(graph);
-    m_view->setGraph(m_graph);
+    m_view->setGraph(m_graph, m_graph && m_graph->types.size() > kCollapseTasksAbove);
     m_convergence->setGraph(m_graph.get());
     m_details->clear();
     if (m_graph) {

@@ -34,7 +34,8 @@ public:
     enum class NodeSize { MeanDuration, CriticalShare };
 
     explicit GraphView(QWidget* parent = nullptr);
-    void setGraph(std::shared_ptr<const ModelGraph> graph);
+    // collapseTasks: start with every task collapsed (a big model), else keep the tasks collapsed before.
+    void setGraph(std::shared_ptr<const ModelGraph> graph, bool collapseTasks = false);
     // The graph as drawn: the model with collapsed tasks merged into one node each (the model itself when
     // none is collapsed). Node indices of the view are indices into it.
     const ModelGraph* graph() const { return m_graph.get(); }
@@ -53,8 +54,15 @@ public:
     int findAndFocus(const QString& text);         // highlights matches, centres the first; returns the count
     void selectNode(int node);
     int selectedNode() const { return m_selected; }
+    // The default zoom: the whole graph when its labels stay legible that way, else the legible zoom
+    // (kLegibleScale) from the graph's left end (its sources). fitWhole: everything, however small.
     void fit();
-    QRect legendRect() const;  // where the legend sits, bottom left
+    void fitWhole();
+    double scale() const { return m_scale; }
+    static constexpr double kLegibleScale = 0.7;
+    static constexpr double kMaxNodeWidthPx = 220;  // longer task names are elided (the full name on hover)
+    QRect legendRect() const;   // the legend: a band across the bottom
+    QRectF graphArea() const;   // where the graph is drawn: between the layout note and the legend
 
     int nodeAt(const QPoint& pos) const;
     QRectF nodeRect(int node) const;  // in widget coordinates
@@ -116,6 +124,7 @@ private:
     QPointF m_pressOffset;
     bool m_dragging = false;
     bool m_fitted = false;
+    bool m_zoomedToLegible = false;
 };
 
 // Relations alive vs requests processed, for happens-before and mutual exclusion (log x axis).
@@ -147,6 +156,9 @@ public:
     GraphView* graphView() const { return m_view; }
     ServiceMapView* serviceMapView() const { return m_services; }
     QComboBox* modeBox() const { return m_mode; }
+    // Above this many segment types the model opens with its tasks collapsed (one node each) so it stays
+    // readable; double-click or the context menu expands a task.
+    static constexpr std::size_t kCollapseTasksAbove = 150;
     void focusSearch();
     void selectType(const QString& segmentName);  // e.g. from a waterfall click
 
