@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "MainWindow.h"
+#include "graph/GraphView.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -28,12 +29,27 @@ int main(int argc, char** argv) {
     QCommandLineOption importOption(QStringLiteral("import"),
                                     QStringLiteral("Import this trace file into the database first (as File > Import Traces does)."),
                                     QStringLiteral("file"));
+    QCommandLineOption graphMode(QStringLiteral("graph-mode"),
+                                 QStringLiteral("The graph tab shows: model (the causal model), services (the service map) or operations "
+                                                "(every service expanded); the last two need span data. Default: as last chosen."),
+                                 QStringLiteral("mode"));
+    parser.addOption(graphMode);
     parser.addOption(screenshot);
     parser.addOption(tab);
     parser.addOption(importOption);
     parser.process(app);
 
     tracelight::app::MainWindow window;
+    if (parser.isSet(graphMode)) {
+        const QStringList modes = {QStringLiteral("model"), QStringLiteral("services"), QStringLiteral("operations")};
+        const auto mode = modes.indexOf(parser.value(graphMode));
+        if (mode < 0) {
+            std::fprintf(stderr, "tracelight: --graph-mode needs model, services or operations, not '%s'\n", qPrintable(parser.value(graphMode)));
+            return 2;
+        }
+        if (auto* overview = window.findChild<tracelight::widgets::ModelOverview*>())
+            overview->setMode(static_cast<tracelight::widgets::ModelOverview::Mode>(mode));
+    }
     const QStringList files = parser.positionalArguments();
     const QString shot = parser.value(screenshot);
     if (!shot.isEmpty()) {

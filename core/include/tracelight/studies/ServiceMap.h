@@ -96,6 +96,10 @@ private:
 // Nearest-rank percentile (p in [0, 100]) of unsorted values; 0 for none.
 TimeNs percentileNs(std::vector<TimeNs> values, double p);
 
+// Every request's span records in the store, in one scan (event logs: an empty map). Cancelled: the status
+// "cancelled".
+Result<ServiceMap> loadServiceMap(const TraceStore& store, const CancelToken* cancel = nullptr);
+
 // The graph as Graphviz DOT (nodes labelled with span counts, edges with calls and p50 / p99).
 std::string serviceGraphDot(const ServiceGraph& graph);
 
