@@ -298,7 +298,9 @@ TEST(ModelOverview, ServiceModesNeedSpansAndTheChoiceIsRemembered) {
         emit overview.modeBox()->activated(2);
         EXPECT_EQ(overview.mode(), widgets::ModelOverview::Mode::Operations);
         EXPECT_EQ(overview.serviceMapView()->expandedCount(), 4);
+        EXPECT_TRUE(overview.isLayoutPending());  // the service map's layout, at least
         overview.serviceMapView()->waitForLayout();
+        overview.graphView()->waitForLayout();
         EXPECT_FALSE(overview.isLayoutPending());
     }
     widgets::ModelOverview again;
