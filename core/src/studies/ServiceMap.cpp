@@ -69,8 +69,11 @@ void ServiceMap::add(const RequestSpans& spans) {
         const bool crosses = m_ops[from].service != m_ops[to].service;
         const bool selfCall = !crosses && isCaller(parent.kind) && isCallee(s.kind);
         const bool call = crosses || selfCall;
-        // What the caller waited: its client span when there is one, else the callee's own span.
-        const TimeNs latency = call && isCaller(parent.kind) ? duration(parent) : duration(s);
+        // What the caller waited: its client span when there is one, else the callee's own span. A parent of
+        // unknown kind named as its child in another service is the client half (Online Boutique's records
+        // carry no kind: frontend's "CurrencyService/Convert" is the parent of currencyservice's).
+        const bool parentIsClient = isCaller(parent.kind) || (parent.kind.empty() && crosses && parent.operation == s.operation);
+        const TimeNs latency = call && parentIsClient ? duration(parent) : duration(s);
         auto [it, inserted] = m_edgeByKey.try_emplace(std::make_tuple(from, to, call), static_cast<std::uint32_t>(m_edges.size()));
         if (inserted) m_edges.push_back({from, to, call, {}});
         m_edges[it->second].durations.push_back(latency);

@@ -213,7 +213,8 @@ TEST(ServiceMap, CountsAndPercentilesAgreeWithBruteForceOnGeneratedTrees) {
             const bool pCaller = p.kind == "client" || p.kind == "producer";
             const bool sCallee = s.kind == "server" || s.kind == "consumer";
             if (p.service == s.service && !(pCaller && sCallee)) continue;
-            expected[{p.service, s.service}].push_back(pCaller ? p.endNs - p.startNs : s.endNs - s.startNs);
+            const bool pClient = pCaller || (p.kind.empty() && p.service != s.service && p.operation == s.operation);
+            expected[{p.service, s.service}].push_back(pClient ? p.endNs - p.startNs : s.endNs - s.startNs);
         }
     ASSERT_EQ(g.edges.size(), expected.size());
     for (auto& [pair, durations] : expected) {
@@ -236,6 +237,19 @@ TEST(ServiceMap, CountsAndPercentilesAgreeWithBruteForceOnGeneratedTrees) {
         for (const auto& s : r) links += s.parent >= 0;
     for (const auto& e : ops.edges) linksSeen += e.calls;
     EXPECT_EQ(linksSeen, links);
+}
+
+TEST(ServiceMap, AParentWithoutKindNamedAsItsRemoteChildIsTheClientSpan) {
+    // Online Boutique's spans table has no kind: frontend records the call under the callee's operation name.
+    RequestSpans r = {span(-1, "frontend", "hipstershop.Frontend/Recv.", "", 0, 100),
+                      span(0, "frontend", "hipstershop.CurrencyService/Convert", "", 10, 30),
+                      span(1, "currencyservice", "hipstershop.CurrencyService/Convert", "", 12, 20),
+                      span(0, "adservice", "hipstershop.AdService/GetAds", "", 40, 50)};
+    ServiceMap map;
+    map.add(r);
+    const ServiceGraph g = map.graph();
+    EXPECT_EQ(edge(g, "frontend", "currencyservice")->p50Ns, 20'000'000);  // what frontend waited
+    EXPECT_EQ(edge(g, "frontend", "adservice")->p50Ns, 10'000'000);        // a differently named parent: the callee's span
 }
 
 TEST(ServiceMap, PercentileIsNearestRank) {
