@@ -22,9 +22,11 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
     result.edgePaths.resize(input.edges.size());
     if (input.nodes.empty()) return result;
 
-    std::string dot = "digraph G { rankdir=LR; nodesep=0.12; ranksep=0.35; splines=true; "
-                      "node [shape=box, fixedsize=true, label=\"\"]; edge [arrowhead=none];\n";
     char buffer[160];
+    std::snprintf(buffer, sizeof buffer, "digraph G { rankdir=LR; nodesep=%.3f; ranksep=%.3f; splines=true; ",
+                  input.nodeSepPx > 0 ? input.nodeSepPx / 72.0 : 0.12, input.rankSepPx > 0 ? input.rankSepPx / 72.0 : 0.35);
+    std::string dot = buffer;
+    dot += "node [shape=box, fixedsize=true, label=\"\"]; edge [arrowhead=none];\n";
     auto clusterOf = [&](std::size_t i) { return i < input.cluster.size() ? input.cluster[i] : -1; };
     std::vector<int> clusters;
     for (std::size_t i = 0; i < input.nodes.size(); ++i) {
@@ -87,7 +89,8 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
 }
 
 GraphLayoutResult layoutLayered(const GraphLayoutInput& input) {
-    constexpr double kRankSep = 60, kNodeSep = 10, kSweeps = 4;
+    constexpr int kSweeps = 4;
+    const double kRankSep = input.rankSepPx > 0 ? input.rankSepPx : 60, kNodeSep = input.nodeSepPx > 0 ? input.nodeSepPx : 10;
     GraphLayoutResult result;
     const std::size_t n = input.nodes.size();
     result.centers.resize(n);

@@ -19,6 +19,8 @@ struct GraphLayoutInput {
     // Optional, per node: a cluster number (-1: none). Nodes of one cluster are kept together (Graphviz
     // clusters; in the layered layout, adjacent within each layer).
     std::vector<int> cluster;
+    // Gaps between layers and between nodes of a layer (0: the defaults). Room for edge labels.
+    double rankSepPx = 0, nodeSepPx = 0;
 };
 
 enum class GraphLayoutMethod { None, Graphviz, Layered };

@@ -23,6 +23,7 @@ namespace {
 constexpr double kMinLabelPt = 7.5;  // labels never shrink below this (they are elided instead)
 QString ms(TimeNs ns) { return formatDuration(nsToUs(ns)); }
 QString edgeLabel(const ServiceGraphEdge& e) {
+    if (e.nesting) return QObject::tr("%L1 nested").arg(e.calls);
     return QObject::tr("%L1 %2 · p50 %3 · p99 %4")
         .arg(e.calls)
         .arg(e.nesting ? QObject::tr("nested") : e.calls == 1 ? QObject::tr("call") : QObject::tr("calls"))
@@ -106,6 +107,13 @@ void ServiceMapView::rebuild() {
         if (!n.operation.empty()) cluster = clusterOf.try_emplace(n.service, static_cast<int>(clusterOf.size())).first->second;
         input.cluster.push_back(cluster);
     }
+    // Layers far enough apart for the edge labels (calls · p50 · p99) to sit between them.
+    QFont small = font();
+    small.setPointSizeF(std::max(kMinLabelPt, font().pointSizeF() * 0.9));
+    double widestLabel = 0;
+    for (const auto& e : m_graph.edges) widestLabel = std::max(widestLabel, QFontMetricsF(small).horizontalAdvance(edgeLabel(e)));
+    input.rankSepPx = std::clamp(widestLabel + 40, 60.0, 280.0);
+    input.nodeSepPx = fm.height() + 12;
     for (const auto& e : m_graph.edges) {
         if (e.from == e.to) {
             m_layoutEdge.push_back(-1);
