@@ -22,6 +22,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <sqlite3.h>
+#include <cstdio>
 
 #include "aggregates/AggregatesView.h"
 #include "CategoryEditor.h"
@@ -29,6 +30,7 @@
 #include "graph/ServiceMapView.h"
 #include "common/JobRunner.h"
 #include "models/RequestTableModel.h"
+#include "models/RequestTablePanel.h"
 #include "common/TimeFormat.h"
 #include "waterfall/WaterfallView.h"
 #include "tracelight/store/NewDatabaseGuard.h"
@@ -71,11 +73,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_import = new widgets::JobRunner(this);
     m_aggregateJob = new widgets::JobRunner(this);
 
-    m_table = new QTableView(this);
-    m_table->setModel(m_requests);
-    m_table->setSortingEnabled(true);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_requestPanel = new widgets::RequestTablePanel(m_requests, this);
+    m_table = m_requestPanel->view();
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
     m_table->verticalHeader()->setVisible(false);
@@ -98,7 +97,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tabs->addTab(m_model, tr("Dependency &graph"));
     m_tabs->addTab(m_aggregates, tr("&Aggregates"));
     m_splitter = new QSplitter(Qt::Vertical, this);
-    m_splitter->addWidget(m_table);
+    m_splitter->addWidget(m_requestPanel);
     m_splitter->addWidget(m_tabs);
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 3);
@@ -147,30 +146,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_model->serviceMapView(), &widgets::ServiceMapView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_aggregates, &widgets::AggregatesView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_aggregates, &widgets::AggregatesView::requestActivated, this, [this](RequestId id) {
-        const int row = m_requests->rowOf(id);
-        if (row < 0) return;
-        m_table->selectRow(row);
-        m_table->scrollTo(m_requests->index(row, 0), QAbstractItemView::PositionAtCenter);
+        m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
     });
     connect(m_aggregates, &widgets::AggregatesView::requestsBrushed, this, [this](const std::vector<RequestId>& ids) {
-        // Brushing selects those requests in the table (the first becomes current).
-        QItemSelection selection;
-        std::vector<int> rows;
-        for (const RequestId id : ids) {
-            const int row = m_requests->rowOf(id);
-            if (row >= 0) rows.push_back(row);
-            if (rows.size() >= 20000) break;  // a selection that large is only a count to a person
-        }
-        std::sort(rows.begin(), rows.end());
-        for (std::size_t i = 0; i < rows.size();) {
-            std::size_t j = i;
-            while (j + 1 < rows.size() && rows[j + 1] == rows[j] + 1) ++j;
-            selection.select(m_requests->index(rows[i], 0), m_requests->index(rows[j], widgets::RequestTableModel::ColumnCount - 1));
-            i = j + 1;
-        }
-        m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
-        if (!rows.empty()) m_table->scrollTo(m_requests->index(rows.front(), 0));
+        // Brushing selects those requests in the table (the first becomes current); with "only selected"
+        // on, they are the rows shown.
+        m_requestPanel->selectRequests(ids);
         m_statusText->setText(tr("%L1 requests selected by the brush").arg(ids.size()));
     });
     connect(m_aggregates, &widgets::AggregatesView::whatIfRequested, this, [this](WhatIfTarget target, double factor, const QString& label) {
@@ -191,9 +173,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             });
     });
 
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+    connect(m_requestPanel, &widgets::RequestTablePanel::currentRequestChanged, this, [this](RequestId id) {
         updateStatus();
-        if (current.isValid()) showRequest(m_requests->requestAt(current.row()));
+        showRequest(id);
+    });
+    connect(m_requestPanel, &widgets::RequestTablePanel::filterTextChanged, this, [this](const QString& text) {
+        QSettings().setValue("requestTable/filter", text);
+        updateStatus();
     });
     connect(m_waterfall, &widgets::WaterfallView::segmentClicked, this, [this](int segment) {
         const RequestDetail* d = m_waterfall->request();
@@ -226,6 +212,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     const QByteArray header = settings.value("mainWindow/requestHeader").toByteArray();
     if (header.isEmpty() || !m_table->horizontalHeader()->restoreState(header))
         m_table->horizontalHeader()->setSortIndicator(widgets::RequestTableModel::Latency, Qt::DescendingOrder);
+    m_requestPanel->setFilterText(settings.value("requestTable/filter").toString());
 }
 
 MainWindow::~MainWindow() {
@@ -275,8 +262,7 @@ void MainWindow::createActions() {
         if (rows == 0) return;
         const int current = m_table->currentIndex().isValid() ? m_table->currentIndex().row() : -delta;
         const int row = std::clamp(current + delta, 0, rows - 1);
-        m_table->selectRow(row);
-        m_table->scrollTo(m_requests->index(row, 0));
+        m_requestPanel->selectRequest(m_requests->requestAt(row));  // one selection, whatever modifier is held
     };
     QAction* next = go->addAction(tr("&Next Request"), this, [step] { step(1); });
     next->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Down));
@@ -284,14 +270,20 @@ void MainWindow::createActions() {
     previous->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Up));
     QAction* slowest = go->addAction(tr("&Slowest Request"), this, [this] {
         m_table->sortByColumn(widgets::RequestTableModel::Latency, Qt::DescendingOrder);
-        if (m_requests->rowCount() > 0) m_table->selectRow(0);
+        if (m_requests->rowCount() > 0) m_requestPanel->selectRequest(m_requests->requestAt(0));
     });
     slowest->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_End));
-    QAction* find = go->addAction(tr("&Find Segment Type…"), this, [this] {
+    QAction* find = go->addAction(tr("&Find…"), this, [this] {
+        // On the graph tab: its segment-type search; everywhere else: the request filter.
+        if (m_tabs->currentIndex() == 1) m_model->focusSearch();
+        else m_requestPanel->focusFilter();
+    });
+    find->setShortcut(QKeySequence::Find);
+    find->setToolTip(tr("Filter the requests (on the dependency graph: find a segment type)"));
+    go->addAction(tr("Find &Segment Type…"), this, [this] {
         m_tabs->setCurrentIndex(1);
         m_model->focusSearch();
     });
-    find->setShortcut(QKeySequence::Find);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* waterfall = view->addAction(tr("&Waterfall"), this, [this] { showTab(0); });
@@ -324,6 +316,8 @@ void MainWindow::createActions() {
 }
 
 void MainWindow::showTab(int index) { m_tabs->setCurrentIndex(index); }
+
+void MainWindow::setRequestFilter(const QString& text) { m_requestPanel->setFilterText(text); }
 
 void MainWindow::showAggregatePage(int index) {
     m_tabs->setCurrentIndex(2);
@@ -390,18 +384,19 @@ bool MainWindow::openDatabase(const QString& path) {
         // The schema may only need upgrading, which a read-write open does.
         auto writable = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadWrite);
         if (!writable) {
-            QMessageBox::critical(this, tr("Cannot open database"), QString::fromStdString(store.message()));
+            reportError(tr("Cannot open database"), QString::fromStdString(store.message()));
             return false;
         }
         store = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadOnly);
         if (!store) {
-            QMessageBox::critical(this, tr("Cannot open database"), QString::fromStdString(store.message()));
+            reportError(tr("Cannot open database"), QString::fromStdString(store.message()));
             return false;
         }
     }
     for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_aggregateJob}) runner->cancel();
     // Nothing of the previous database stays on show (its aggregates arrive again in the background).
     m_aggregates->setAggregates(nullptr, {}, {}, {});
+    m_aggregates->setExportContext(QFileInfo(path).completeBaseName());  // in the plots' default export names
     m_aggregateData.reset();
     m_analysisData.reset();
     m_store = std::move(store.value());
@@ -409,6 +404,7 @@ bool MainWindow::openDatabase(const QString& path) {
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
     addRecentFile(path);
     m_requests->setTable(nullptr, {});
+    m_requestPanel->forgetShown();
     m_waterfall->setRequest(nullptr);
     m_model->setGraph(nullptr);
     m_model->setServiceMap(nullptr);
@@ -433,12 +429,9 @@ void MainWindow::loadTable() {
         },
         [this](LoadResult result) {
             if (!result->isOk()) {
-                QMessageBox::critical(this, tr("Cannot load requests"), QString::fromStdString(result->message()));
+                reportError(tr("Cannot load requests"), QString::fromStdString(result->message()));
                 return;
             }
-            const QString currentName = m_table->currentIndex().isValid()
-                                            ? m_requests->index(m_table->currentIndex().row(), 0).data().toString()
-                                            : QString();
             auto table = std::make_shared<const RequestTable>(std::move(result->value()));
             std::shared_ptr<const TraceStore> store = m_store;
             m_requests->setTable(table, [store](RequestId id) {
@@ -450,8 +443,7 @@ void MainWindow::loadTable() {
             const auto sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
             if (sortColumn >= 0 && sortColumn < widgets::RequestTableModel::Attributes)
                 m_requests->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
-            if (!currentName.isEmpty()) selectRequestByName(currentName);
-            else if (m_requests->rowCount() > 0) m_table->selectRow(0);
+            m_requestPanel->tableReplaced();  // filter again; the request shown stays selected when still listed
             updateStatus();
             emit loaded();
         });
@@ -520,10 +512,7 @@ void MainWindow::selectRequestByName(const QString& name) {
     if (!m_store) return;
     const auto id = m_store->requestByName(name.toStdString());
     if (!id) return;
-    const int row = m_requests->rowOf(*id);
-    if (row < 0) return;
-    m_table->selectRow(row);
-    m_table->scrollTo(m_requests->index(row, 0), QAbstractItemView::PositionAtCenter);
+    m_requestPanel->selectRequest(*id);
 }
 
 bool MainWindow::isLoading() const {
@@ -567,8 +556,8 @@ void MainWindow::startImport(const QStringList& files, const QString& target, co
         },
         [this, target](ImportResult result) {
             if (!result->isOk()) {
-                QMessageBox::critical(this, tr("Import failed"),
-                                      tr("%1\n\nNothing was added; the database is as it was.").arg(QString::fromStdString(result->message())));
+                reportError(tr("Import failed"),
+                            tr("%1\n\nNothing was added; the database is as it was.").arg(QString::fromStdString(result->message())));
                 return;
             }
             const ImportSummary& s = result->value();
@@ -583,6 +572,15 @@ void MainWindow::startImport(const QStringList& files, const QString& target, co
         });
 }
 
+void MainWindow::reportError(const QString& title, const QString& message) {
+    m_failed = true;
+    if (m_errorsToStderr) {
+        std::fprintf(stderr, "tracelight: %s: %s\n", qPrintable(title), qPrintable(message.section(QLatin1Char('\n'), 0, 0)));
+        return;
+    }
+    QMessageBox::critical(this, title, message);
+}
+
 void MainWindow::checkIdle() {
     if (!isLoading()) emit idle();
 }
@@ -593,7 +591,8 @@ void MainWindow::updateStatus() {
         if (!m_jobs->isRunning() && m_path.isEmpty()) m_statusText->setText(tr("Open a trace database (Ctrl+O) or drop one here."));
         return;
     }
-    QString text = tr("%L1 requests").arg(table->size());
+    QString text = m_requests->isFiltered() ? tr("%L1 of %L2 requests shown").arg(m_requests->rowCount()).arg(table->size())
+                                            : tr("%L1 requests").arg(table->size());
     if (!table->skewCorrected) text += tr(" · latencies on local clocks (not yet analysed)");
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid()) {

@@ -21,6 +21,7 @@ class JobRunner;
 class AggregatesView;
 class ModelOverview;
 class RequestTableModel;
+class RequestTablePanel;
 class WaterfallView;
 } // namespace tracelight::widgets
 
@@ -37,8 +38,13 @@ public:
     bool isLoading() const;   // any background job still running
     void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates
     void showAggregatePage(int index);
+    void setRequestFilter(const QString& text);  // as typed into the request table's filter box
     // Imports files into a database (created if missing) in the background, then opens it.
     void startImport(const QStringList& files, const QString& database, const QString& period);
+
+    // Headless runs (--screenshot): errors go to stderr as one line and are remembered, never a modal box.
+    void setErrorsToStderr(bool on) { m_errorsToStderr = on; }
+    bool hasFailed() const { return m_failed; }
 
 signals:
     void loaded();            // the request table is in
@@ -62,6 +68,7 @@ private:
     void showRequest(RequestId id);
     void selectRequestByName(const QString& name);
     void checkIdle();
+    void reportError(const QString& title, const QString& message);
 
     // The GUI thread's own connection, shared with the views' attribute readers so that none can outlive it.
     std::shared_ptr<TraceStore> m_store;
@@ -76,7 +83,8 @@ private:
     widgets::AggregatesView* m_aggregates = nullptr;
     std::shared_ptr<const InMemoryAnalysis> m_analysisData;  // what the aggregates came from (for what-if)
     std::shared_ptr<const RequestAggregates> m_aggregateData;
-    QTableView* m_table = nullptr;
+    widgets::RequestTablePanel* m_requestPanel = nullptr;
+    QTableView* m_table = nullptr;  // the panel's view
     QSplitter* m_splitter = nullptr;
     QTabWidget* m_tabs = nullptr;
     widgets::WaterfallView* m_waterfall = nullptr;
@@ -86,6 +94,8 @@ private:
     QLabel* m_statusText = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
+    bool m_errorsToStderr = false;
+    bool m_failed = false;
 };
 
 } // namespace tracelight::app

@@ -5,11 +5,20 @@
 #include <QScreen>
 #include <QTimer>
 #include <cstdio>
+#include <cstring>
 
 #include "MainWindow.h"
 #include "graph/GraphView.h"
 
 int main(int argc, char** argv) {
+    // --screenshot works with no display: choose the offscreen platform before QApplication needs one
+    // (unless the user chose a platform).
+    bool screenshotRequested = false;
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0) screenshotRequested = true;
+    if (screenshotRequested && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Tracelight"));
     QApplication::setApplicationName(QStringLiteral("Tracelight"));
@@ -34,7 +43,11 @@ int main(int argc, char** argv) {
                                                 "(every service expanded); the last two need span data. Default: as last chosen."),
                                  QStringLiteral("mode"));
     parser.addOption(graphMode);
+    QCommandLineOption filter(QStringLiteral("filter"),
+                              QStringLiteral("Type this into the request table's filter box (e.g. \"latency>250ms period:baseline\")."),
+                              QStringLiteral("terms"));
     parser.addOption(screenshot);
+    parser.addOption(filter);
     parser.addOption(tab);
     parser.addOption(importOption);
     parser.process(app);
@@ -50,9 +63,11 @@ int main(int argc, char** argv) {
         if (auto* overview = window.findChild<tracelight::widgets::ModelOverview*>())
             overview->setMode(static_cast<tracelight::widgets::ModelOverview::Mode>(mode));
     }
+    if (parser.isSet(filter)) window.setRequestFilter(parser.value(filter));
     const QStringList files = parser.positionalArguments();
     const QString shot = parser.value(screenshot);
     if (!shot.isEmpty()) {
+        window.setErrorsToStderr(true);  // a failed import or open prints its error and exits non-zero, no modal box
         window.resize(1400, 900);
         if (parser.isSet(importOption) && !files.isEmpty()) {
             window.startImport(parser.values(importOption), files.first(), QStringLiteral("imported"));
@@ -76,6 +91,7 @@ int main(int argc, char** argv) {
         loop.exec();
         QApplication::processEvents();
         QApplication::processEvents();
+        if (window.hasFailed()) return 1;
         if (!window.grab().save(shot)) {
             std::fprintf(stderr, "tracelight: cannot write %s\n", qPrintable(shot));
             return 1;

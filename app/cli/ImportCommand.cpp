@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -74,8 +75,22 @@ int runImport(const ImportArgs& args) {
             std::fprintf(stderr, "numbered %lld repeated <task, event> pairs (EVENT#2, ...)\n",
                          static_cast<long long>(summary->renamedEvents));
         if (summary->warnings) {
-            std::fprintf(stderr, "%lld warnings, the first:\n", static_cast<long long>(summary->warnings));
-            for (const auto& w : summary->warningSamples) std::fprintf(stderr, "  %s\n", w.c_str());
+            // The samples, each distinct one once with how often it came (they used to repeat line for line).
+            std::vector<std::pair<std::string, int>> distinct;
+            for (const auto& w : summary->warningSamples) {
+                auto it = std::find_if(distinct.begin(), distinct.end(), [&](const auto& d) { return d.first == w; });
+                if (it == distinct.end()) distinct.emplace_back(w, 1);
+                else ++it->second;
+            }
+            if (summary->warnings == 1) std::fprintf(stderr, "1 warning:\n");
+            else if (static_cast<std::size_t>(summary->warnings) == summary->warningSamples.size())
+                std::fprintf(stderr, "%lld warnings:\n", static_cast<long long>(summary->warnings));
+            else
+                std::fprintf(stderr, "%lld warnings, for example:\n", static_cast<long long>(summary->warnings));
+            for (const auto& [w, n] : distinct) {
+                if (n > 1) std::fprintf(stderr, "  %s (%d times)\n", w.c_str(), n);
+                else std::fprintf(stderr, "  %s\n", w.c_str());
+            }
         }
     }
     return 0;

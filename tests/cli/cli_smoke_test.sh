@@ -74,6 +74,14 @@ err=$("$cli" import --db "$work/big.tldb" "$work/bad.csv" 2>&1 >/dev/null); stat
 echo "$err" | grep -q "bad.csv:3: ts_us 'later' is not a number"; check "error names file:line ($err)" $?
 [ "$(echo "$err" | wc -l)" -eq 1 ]; check "error is one line" $?
 [ "$("$cli" info "$work/big.tldb" --json)" = "$before" ]; check "database unchanged after failed import" $?
+# Issue 11: a failed import into a new path leaves no database file behind (malformed, empty, unrecognised).
+printf '' > "$work/empty.csv"
+printf '{"not":"traces"}' > "$work/neither.json"
+for input in bad.csv empty.csv neither.json; do
+    rm -f "$work/new.tldb"*
+    "$cli" import --db "$work/new.tldb" "$work/$input" >/dev/null 2>&1; status=$?
+    [ $status -ne 0 ] && ! ls "$work"/new.tldb* >/dev/null 2>&1; check "failed import of $input leaves no new database (exit $status)" $?
+done
 
 # A database from a newer version is refused, not reinterpreted.
 cp "$work/j.tldb" "$work/newer.tldb"

@@ -19,6 +19,8 @@
 #include <qcustomplot.h>
 
 #include "common/JobRunner.h"
+#include "common/Palette.h"
+#include "common/TimeFormat.h"
 #include "plots/BreakdownPlot.h"
 #include "plots/CdfPlot.h"
 #include "common/PlotExport.h"
@@ -27,6 +29,15 @@
 namespace tracelight::widgets {
 
 namespace {
+struct BreakdownResult {
+    BreakdownStudy study;
+    std::vector<CdfSeries> shares;
+};
+struct SlackResult {
+    SlackStudy study;
+    CdfSeries cdf;
+};
+
 // Core's nanoseconds on the plots' own axis (microseconds).
 std::vector<float> toMicroseconds(const std::vector<TimeNs>& ns) {
     std::vector<float> us(ns.size());
@@ -56,8 +67,9 @@ AggregatesView::AggregatesView(QWidget* parent)
       m_breakdownJob(new JobRunner(this)),
       m_outlierJob(new JobRunner(this)),
       m_slackJob(new JobRunner(this)),
-      m_withinJob(new JobRunner(this)) {
-    for (JobRunner* job : {m_breakdownJob, m_outlierJob, m_slackJob, m_withinJob})
+      m_withinJob(new JobRunner(this)),
+      m_whatIfJob(new JobRunner(this)) {
+    for (JobRunner* job : {m_breakdownJob, m_outlierJob, m_slackJob, m_withinJob, m_whatIfJob})
         connect(job, &JobRunner::finished, this, &AggregatesView::jobFinished, Qt::QueuedConnection);
     m_pages = new QTabWidget(this);
     m_pages->setDocumentMode(true);
@@ -83,6 +95,9 @@ AggregatesView::AggregatesView(QWidget* parent)
         split->addWidget(m_shareCdf);
         split->setStretchFactor(0, 3);
         split->setStretchFactor(1, 2);
+        split->setChildrenCollapsible(false);
+        split->setSizes({1500, 1000});
+        m_shareCdf->setMinimumWidth(340);
         auto* v = new QVBoxLayout(page);
         v->addLayout(controls);
         v->addWidget(split, 1);
@@ -132,6 +147,7 @@ AggregatesView::AggregatesView(QWidget* parent)
         connect(m_scatterCategory, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshScatter);
         connect(m_scatter, &SlackScatter::requestsBrushed, this, &AggregatesView::requestsBrushed);
         connect(m_scatter, &SlackScatter::requestActivated, this, &AggregatesView::requestActivated);
+        connect(m_scatter, &SlackScatter::drawn, this, &AggregatesView::jobFinished, Qt::QueuedConnection);
     }
     // Slack studies.
     {
@@ -161,9 +177,19 @@ AggregatesView::AggregatesView(QWidget* parent)
         rv->setContentsMargins(0, 0, 0, 0);
         rv->addWidget(m_bucketPlot, 1);
         rv->addWidget(m_prediction);
+        // The CDF keeps room of its own: the long prediction text wraps in its column instead of widening it
+        // (the CDF was squeezed to ~230 px in the live window, its tick labels overlapping).
+        m_prediction->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        m_prediction->setMinimumWidth(200);
+        m_slackCdf->setMinimumWidth(380);
+        m_bucketPlot->setMinimumWidth(320);
         auto* split = new QSplitter(page);
         split->addWidget(m_slackCdf);
         split->addWidget(right);
+        split->setStretchFactor(0, 1);
+        split->setStretchFactor(1, 1);
+        split->setChildrenCollapsible(false);
+        split->setSizes({1000, 1000});  // half each, whatever the plots' size hints say
         auto* v = new QVBoxLayout(page);
         v->addLayout(controls);
         v->addWidget(split, 1);
@@ -216,7 +242,8 @@ AggregatesView::AggregatesView(QWidget* parent)
 void AggregatesView::showPage(int index) { m_pages->setCurrentIndex(index); }
 
 bool AggregatesView::isComputing() const {
-    return m_breakdownJob->isRunning() || m_outlierJob->isRunning() || m_slackJob->isRunning() || m_withinJob->isRunning();
+    return m_breakdownJob->isRunning() || m_outlierJob->isRunning() || m_slackJob->isRunning() || m_withinJob->isRunning() ||
+           m_whatIfJob->isRunning() || m_scatter->isComputing();
 }
 
 bool AggregatesView::waitForResults() {
@@ -280,21 +307,43 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
     refreshScatter();
     refreshSlackStudies(false);
     if (m_data) {
-        m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), toMicroseconds(m_data->latencyNs)}});
+        drawWhatIf({}, QString());
     } else {  // no aggregates (another database is loading): nothing of the previous ones stays on show
-        m_shareCdf->setSeries(QString(), {});
+        m_whatIfJob->cancel();
+        m_shareCdf->setSeries(QString(), std::vector<CdfSeries>{});
         m_outlierSummary->clear();
-        m_slackCdf->setSeries(QString(), {});
+        m_slackCdf->setSeries(QString(), std::vector<CdfSeries>{});
         m_bucketPlot->clearPlottables();
         m_bucketPlot->replot();
         m_prediction->clear();
-        m_whatIf->setSeries(QString(), {});
+        m_whatIf->setSeries(QString(), std::vector<CdfSeries>{});
     }
 }
 
 void AggregatesView::setWhatIfResult(const std::vector<TimeNs>& after, const QString& label) {
     if (!m_data) return;
-    m_whatIf->setSeries(tr("end-to-end latency (ms)"), {{tr("as measured"), toMicroseconds(m_data->latencyNs)}, {label, toMicroseconds(after)}});
+    drawWhatIf(after, label);
+}
+
+void AggregatesView::drawWhatIf(std::vector<TimeNs> after, const QString& label) {
+    // Both distributions are sorted on a worker: a million latencies are no work for the GUI thread.
+    auto data = m_data;
+    const QString measured = tr("as measured");
+    m_whatIfJob->start<std::shared_ptr<std::vector<CdfSeries>>>(
+        [data, after = std::move(after), label, measured](const CancelToken&, const ProgressSink&) {
+            auto series = std::make_shared<std::vector<CdfSeries>>();
+            series->push_back(makeCdfSeries(measured, toMicroseconds(data->latencyNs)));
+            if (!label.isEmpty()) series->push_back(makeCdfSeries(label, toMicroseconds(after)));
+            return series;
+        },
+        [this, label](std::shared_ptr<std::vector<CdfSeries>> series) {
+            m_whatIf->setSeries(tr("end-to-end latency (ms)"), std::move(*series));
+            nameExport(m_whatIf->plot(), label.isEmpty() ? tr("latency CDF") : tr("what-if %1").arg(label));
+        });
+}
+
+void AggregatesView::nameExport(QCustomPlot* plot, const QString& what) {
+    setPlotExportName(plot, m_exportContext.isEmpty() ? what : what + QLatin1Char(' ') + m_exportContext);
 }
 
 void AggregatesView::refreshBreakdown() {
@@ -306,18 +355,28 @@ void AggregatesView::refreshBreakdown() {
     auto data = m_data;
     auto attributes = m_attributes;
     const QString key = m_stratifyBy->currentIndex() > 0 && attributes->read ? m_stratifyBy->currentText() : QString();
-    m_breakdownJob->start<std::shared_ptr<BreakdownStudy>>(
+    m_breakdownJob->start<std::shared_ptr<BreakdownResult>>(
         [data, attributes, key](const CancelToken&, const ProgressSink&) {
             const auto values = key.isEmpty() ? nullptr : attributes->get(key);
-            return std::make_shared<BreakdownStudy>(breakdownStudy(*data, values.get()));
+            auto result = std::make_shared<BreakdownResult>();
+            result->study = breakdownStudy(*data, values.get());
+            // Each category's CDF in the colour of its bars, sorted here on the worker.
+            for (auto& [name, cdf] : result->study.shareCdfs) {
+                const QString category = QString::fromStdString(name);
+                result->shares.push_back(makeCdfSeries(category, std::move(cdf), 100.0, palette::forCategory(category)));
+            }
+            return result;
         },
-        [this, key](std::shared_ptr<BreakdownStudy> study) {
+        [this, key](std::shared_ptr<BreakdownResult> result) {
             std::vector<std::pair<QString, Breakdown>> groups;
-            for (auto& [value, b] : study->groups) groups.emplace_back(key.isEmpty() ? tr("all requests") : QString::fromStdString(value), std::move(b));
+            for (auto& [value, b] : result->study.groups)
+                groups.emplace_back(key.isEmpty() ? tr("all requests") : QString::fromStdString(value), std::move(b));
             m_breakdown->setBreakdowns(std::move(groups));
-            std::vector<std::pair<QString, std::vector<float>>> shares;
-            for (auto& [name, cdf] : study->shareCdfs) shares.emplace_back(QString::fromStdString(name), std::move(cdf));
-            m_shareCdf->setSeries(tr("share of the request's critical path in the category (%)"), shares, false, 100.0, QStringLiteral("%"));
+            m_shareCdf->setSeries(tr("share of the request's critical path in the category (%)"), std::move(result->shares), false, 100.0,
+                                  QStringLiteral("%"));
+            const QString by = key.isEmpty() ? QString() : tr(" by %1").arg(key);
+            nameExport(m_breakdown->plot(), tr("breakdown%1").arg(by));
+            nameExport(m_shareCdf->plot(), tr("critical path share CDF%1").arg(by));
         });
 }
 
@@ -358,6 +417,7 @@ void AggregatesView::refreshScatter() {
         return;
     }
     m_scatter->setData(m_data, m_scatterCategory->currentData().toInt());
+    nameExport(m_scatter->plot(), tr("slack scatter %1").arg(m_scatterCategory->currentText()));
 }
 
 void AggregatesView::refreshWithinValues() {
@@ -399,16 +459,23 @@ void AggregatesView::refreshSlackStudies(bool fromCutOff) {
     const QString withinKey = within ? m_withinAttribute->currentText() : QString();
     const std::string wanted = m_withinValue->currentText().toStdString();
     const QString userKey = m_userAttribute->currentIndex() >= 0 && attributes->read ? m_userAttribute->currentText() : QString();
-    m_slackJob->start<std::shared_ptr<SlackStudy>>(
-        [data, attributes, c, cutoff, withinKey, wanted, userKey](const CancelToken&, const ProgressSink&) {
+    const QString name = m_slackCategory->currentText();
+    m_slackJob->start<std::shared_ptr<SlackResult>>(
+        [data, attributes, c, cutoff, withinKey, wanted, userKey, fromCutOff, name](const CancelToken&, const ProgressSink&) {
             const auto rows = withinKey.isEmpty() ? std::vector<std::uint32_t>{} : rowsWithValue(*attributes->get(withinKey), wanted);
             const auto users = userKey.isEmpty() ? nullptr : attributes->get(userKey);
-            return std::make_shared<SlackStudy>(slackStudy(*data, c, cutoff, rows, users.get()));
+            auto result = std::make_shared<SlackResult>();
+            result->study = slackStudy(*data, c, cutoff, rows, users.get());
+            if (!fromCutOff) result->cdf = makeCdfSeries(QObject::tr("%1 slack").arg(name), toMicroseconds(result->study.slackNs));
+            return result;
         },
-        [this, fromCutOff, userKey](std::shared_ptr<SlackStudy> study) {
-            const QString name = m_slackCategory->currentText();
+        [this, fromCutOff, userKey, name, withinKey, wanted](std::shared_ptr<SlackResult> result) {
+            const SlackStudy* study = &result->study;
+            const QString within = withinKey.isEmpty() ? QString() : tr(" within %1=%2").arg(withinKey, QString::fromStdString(wanted));
             if (!fromCutOff) {
-                m_slackCdf->setSeries(tr("%1 slack (ms)").arg(name), {{tr("%1 slack").arg(name), toMicroseconds(study->slackNs)}});
+                // Log scale: the cut-off moves by a share of its value per pixel, not by hundreds of ms.
+                m_slackCdf->setSeries(tr("%1 slack (ms, log scale)").arg(name), std::vector<CdfSeries>{std::move(result->cdf)}, true);
+                nameExport(m_slackCdf->plot(), tr("slack CDF %1%2").arg(name, within));
                 m_slackCdf->blockSignals(true);
                 m_slackCdf->setCutOff(nsToMs(study->cutoffNs));
                 m_slackCdf->blockSignals(false);
@@ -419,31 +486,41 @@ void AggregatesView::refreshSlackStudies(bool fromCutOff) {
             auto* bars = new QCPBars(m_bucketPlot->xAxis, m_bucketPlot->yAxis);
             QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
             QVector<double> keys, values;
+            // Each bucket's range with the digits that tell it from its neighbours, and its size. Equal-size buckets
+            // can share one slack value (many zeros): those say which part of that value they are.
             for (std::size_t b = 0; b < buckets.size(); ++b) {
                 keys << double(b);
                 values << buckets[b].correlation;
-                ticker->addTick(double(b),
-                                QStringLiteral("%1–%2 ms").arg(nsToMs(buckets[b].slackFromNs), 0, 'f', 1).arg(nsToMs(buckets[b].slackToNs), 0, 'f', 1));
+                QString label = formatDurationRangeNs(buckets[b].slackFromNs, buckets[b].slackToNs);
+                std::size_t first = b, last = b;
+                auto same = [&](std::size_t i, std::size_t j) {
+                    return buckets[i].slackFromNs == buckets[j].slackFromNs && buckets[i].slackToNs == buckets[j].slackToNs;
+                };
+                while (first > 0 && same(first - 1, b)) --first;
+                while (last + 1 < buckets.size() && same(last + 1, b)) ++last;
+                if (last > first) label += tr("\npart %1 of %2").arg(b - first + 1).arg(last - first + 1);
+                ticker->addTick(double(b), label + tr("\n%L1 requests").arg(buckets[b].requests));
             }
             bars->setData(keys, values);
             bars->setBrush(QColor(0x19, 0x71, 0xc2));
             bars->setName(tr("correlation"));
             m_bucketPlot->xAxis->setTicker(ticker);
-            m_bucketPlot->xAxis->setTickLabelRotation(20);
+            m_bucketPlot->xAxis->setTickLabelRotation(0);  // lines under each bar (rotated, the last one fell off the edge)
             m_bucketPlot->xAxis->setLabel(tr("%1 slack bucket (equal numbers of requests)").arg(name));
             m_bucketPlot->yAxis->setLabel(tr("correlation of %1 time with latency").arg(name));
             m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);
             const double lowest = values.isEmpty() ? 0.0 : *std::min_element(values.begin(), values.end());
             m_bucketPlot->yAxis->setRange(std::min(0.0, lowest - 0.05), 1.0);
             m_bucketPlot->replot();
+            nameExport(m_bucketPlot, tr("slack buckets %1%2").arg(name, within));
             // Prediction from each user's previous request, at the CDF's cut-off.
             if (study->predicted) {
                 const auto& p = study->prediction;
-                m_prediction->setText(tr("<b>Predicting %1 slack ≥ %2 ms from the user's previous request</b> (%L3 pairs by <i>%4</i>):<br>"
+                m_prediction->setText(tr("<b>Predicting %1 slack ≥ %2 from the user's previous request</b> (%L3 pairs by <i>%4</i>):<br>"
                                          "predicted slack and had it %L5 · predicted slack, had none %L6 · predicted none, had none %L7 · "
                                          "predicted none, had slack %L8<br>type I (false alarm) rate %9 % · type II (miss) rate %10 %")
                                           .arg(name)
-                                          .arg(nsToMs(study->cutoffNs), 0, 'f', 1)
+                                          .arg(formatDurationNs(study->cutoffNs))
                                           .arg(p.pairs)
                                           .arg(userKey)
                                           .arg(p.truePositive)

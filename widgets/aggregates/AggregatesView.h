@@ -39,12 +39,16 @@ public:
                        std::function<QString(std::uint32_t)> typeName);
     void setWhatIfResult(const std::vector<TimeNs>& after, const QString& label);  // latencies per request row
     void showPage(int index);
+    // Named in the plots' default export file names (the database, say).
+    void setExportContext(const QString& context) { m_exportContext = context; }
     bool isComputing() const;  // a study is still running on a worker
     bool waitForResults();     // runs the event loop until every study is in (tests, screenshots); false if none ran
 
     BreakdownPlot* breakdownPlot() const { return m_breakdown; }
     SlackScatter* scatter() const { return m_scatter; }
     CdfPlot* whatIfPlot() const { return m_whatIf; }
+    CdfPlot* shareCdf() const { return m_shareCdf; }
+    CdfPlot* slackCdf() const { return m_slackCdf; }
     QTableWidget* outlierTable() const { return m_outlierTable; }
     QCustomPlot* slackBucketPlot() const { return m_bucketPlot; }
     QComboBox* stratifyBy() const { return m_stratifyBy; }
@@ -62,6 +66,8 @@ private:
     void refreshSlackStudies(bool fromCutOff);
     void refreshWithinValues();
     void jobFinished();
+    void drawWhatIf(std::vector<TimeNs> after, const QString& label);
+    void nameExport(QCustomPlot* plot, const QString& what);
 
     struct AttributeCache;  // request attributes per key, read once (on a worker) and shared by the studies
 
@@ -72,6 +78,9 @@ private:
     JobRunner* m_outlierJob;
     JobRunner* m_slackJob;
     JobRunner* m_withinJob;
+    JobRunner* m_whatIfJob;  // sorts the what-if latencies for their CDF
+    QString m_exportContext;
+    std::vector<float> m_whatIfAfter;
     std::vector<SlackBucket> m_buckets;  // what the bucket plot shows (for its export)
     QTabWidget* m_pages;
     // Breakdown page.

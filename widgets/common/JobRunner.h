@@ -44,6 +44,7 @@ public:
 
     void cancel() {
         if (m_cancel) {
+            ++m_jobId;  // its late progress and result are dropped too (a stage such as "writing results" must not outlive it)
             m_cancel->cancel();
             m_cancel.reset();
             emit finished();

@@ -1,6 +1,8 @@
 #include "common/Palette.h"
 
-#include <QHash>
+#include <QByteArray>
+#include <cstdint>
+#include <iterator>
 
 namespace tracelight::widgets::palette {
 
@@ -10,12 +12,26 @@ QColor forTask(const QString& task) {
                                      QColor(0xb3, 0xde, 0x69), QColor(0xfc, 0xcd, 0xe5), QColor(0xbc, 0x80, 0xbd),
                                      QColor(0xcc, 0xeb, 0xc5), QColor(0xff, 0xed, 0x6f), QColor(0xd9, 0xd9, 0xd9),
                                      QColor(0xa6, 0xce, 0xe3), QColor(0xe5, 0xd8, 0xbd), QColor(0x9e, 0xd4, 0x9e)};
-    // Tasks get colours in the order they are first drawn, so a handful of tasks never share one;
-    // the registry lives for the process, so a task keeps its colour across views.
-    static QHash<QString, int> assigned;
-    auto it = assigned.find(task);
-    if (it == assigned.end()) it = assigned.insert(task, static_cast<int>(assigned.size() % std::size(colours)));
-    return colours[*it];
+    // FNV-1a over the name's UTF-8: a task keeps its colour across views and sessions (it used to be the order
+    // in which tasks were first drawn, which changed from one session to the next). Three shades per hue make
+    // 36 colours, so a handful of tasks rarely share one.
+    std::uint32_t h = 2166136261u;
+    for (const char c : task.toUtf8()) {
+        h ^= static_cast<std::uint8_t>(c);
+        h *= 16777619u;
+    }
+    const QColor base = colours[h % std::size(colours)];
+    switch ((h / std::size(colours)) % 3) {
+    case 1: return base.darker(115);
+    case 2: return base.lighter(106);
+    default: return base;
+    }
+}
+
+QColor forCategory(const QString& category) {
+    if (category == QLatin1String("blind")) return blind();
+    if (category == QLatin1String("network")) return network();
+    return forTask(QStringLiteral("category:") + category).darker(115);
 }
 
 } // namespace tracelight::widgets::palette

@@ -6,7 +6,8 @@
 
 namespace tracelight::widgets::palette {
 
-QColor forTask(const QString& task);  // stable: the same task always gets the same hue
+QColor forTask(const QString& task);  // stable: a hash of the name, so the same in every view and every session
+QColor forCategory(const QString& category);  // a breakdown category: the same in its bars and its CDF
 inline QColor critical() { return QColor(0xd9, 0x48, 0x0f); }
 inline QColor criticalOutline() { return QColor(0x8a, 0x2a, 0x05); }
 inline QColor slack() { return QColor(0x2f, 0x9e, 0x44, 70); }

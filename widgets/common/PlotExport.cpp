@@ -26,12 +26,26 @@ bool savePlot(QCustomPlot* plot, const QString& path) {
     return plot->savePng(path, 0, 0, 1.0);
 }
 
+void setPlotExportName(QCustomPlot* plot, const QString& name) { plot->setProperty("tracelightExportName", name); }
+
+QString suggestedPlotFileName(const QCustomPlot* plot) {
+    QString base;
+    for (const QChar c : plot->property("tracelightExportName").toString().toLower()) {
+        if (c.isLetterOrNumber() || c == QLatin1Char('.') || c == QLatin1Char('_')) base += c;
+        else if (!base.endsWith(QLatin1Char('-'))) base += QLatin1Char('-');
+    }
+    while (base.startsWith(QLatin1Char('-')) || base.startsWith(QLatin1Char('.'))) base.remove(0, 1);
+    base.truncate(100);
+    while (base.endsWith(QLatin1Char('-')) || base.endsWith(QLatin1Char('.'))) base.chop(1);
+    return (base.isEmpty() ? QStringLiteral("plot") : base) + QStringLiteral(".png");
+}
+
 void attachPlotExport(QCustomPlot* plot, std::function<QString()> csv) {
     plot->setContextMenuPolicy(Qt::CustomContextMenu);
     QObject::connect(plot, &QWidget::customContextMenuRequested, plot, [plot, csv](const QPoint& pos) {
         QMenu menu(plot);
         menu.addAction(QObject::tr("Save as PNG, SVG or PDF…"), plot, [plot] {
-            const QString path = QFileDialog::getSaveFileName(plot, QObject::tr("Save plot"), QStringLiteral("plot.png"),
+            const QString path = QFileDialog::getSaveFileName(plot, QObject::tr("Save plot"), suggestedPlotFileName(plot),
                                                               QObject::tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
             if (!path.isEmpty()) savePlot(plot, path);
         });

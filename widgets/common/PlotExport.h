@@ -11,5 +11,9 @@ namespace tracelight::widgets {
 // csv: the plot's data as CSV text (with a header row), made when asked.
 void attachPlotExport(QCustomPlot* plot, std::function<QString()> csv);
 bool savePlot(QCustomPlot* plot, const QString& path);  // by the file's suffix: .png, .svg or .pdf
+// What the plot shows, e.g. "slack CDF web · pageload": the save dialog's default file name comes from it
+// ("slack-cdf-web-pageload.png"), so plots saved one after another do not overwrite one "plot.png".
+void setPlotExportName(QCustomPlot* plot, const QString& name);
+QString suggestedPlotFileName(const QCustomPlot* plot);
 
 } // namespace tracelight::widgets

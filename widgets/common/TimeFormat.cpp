@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QTimeZone>
+#include <algorithm>
 #include <cmath>
 
 namespace tracelight::widgets {
@@ -18,6 +19,22 @@ QString formatDurationNs(TimeNs ns) {
     if (ns == kNoTime) return QStringLiteral("–");
     if (ns > -1000 && ns < 1000 && ns != 0) return QStringLiteral("%1 ns").arg(ns);
     return formatDuration(nsToUs(ns));
+}
+
+QString formatDurationRangeNs(TimeNs from, TimeNs to) {
+    if (from == to) return formatDurationNs(from);
+    // One unit for both ends, chosen by the larger; digits added until the ends differ.
+    const double top = std::max(std::fabs(double(from)), std::fabs(double(to)));
+    const double scale = top >= 1e9 ? 1e9 : top >= 1e6 ? 1e6 : top >= 1e3 ? 1e3 : 1.0;
+    const QString unit = top >= 1e9 ? QStringLiteral("s") : top >= 1e6 ? QStringLiteral("ms") : top >= 1e3 ? QStringLiteral("µs") : QStringLiteral("ns");
+    int digits = scale == 1.0 ? 0 : 1;
+    QString a, b;
+    for (;; ++digits) {
+        a = QString::number(double(from) / scale, 'f', digits);
+        b = QString::number(double(to) / scale, 'f', digits);
+        if (a != b || digits >= 9) break;
+    }
+    return QStringLiteral("%1–%2 %3").arg(a, b, unit);
 }
 
 QString formatTimestampNs(TimeNs epochNs) {

@@ -8,6 +8,9 @@ namespace tracelight::widgets {
 
 QString formatDuration(double microseconds);  // "850 µs", "12.4 ms", "3.20 s" (a view's own µs axis)
 QString formatDurationNs(TimeNs nanoseconds);  // the same for a time from core; kNoTime shows "–"
+// "2.0–5.5 ms": a range whose two ends read differently whenever they differ (more digits as needed); one
+// value when they are equal.
+QString formatDurationRangeNs(TimeNs from, TimeNs to);
 QString formatTimestampNs(TimeNs epochNanoseconds);  // "2026-11-01 00:00:01.234"
 
 } // namespace tracelight::widgets

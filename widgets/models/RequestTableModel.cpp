@@ -1,6 +1,7 @@
 #include "models/RequestTableModel.h"
 
 #include <numeric>
+#include <unordered_set>
 
 #include "common/TimeFormat.h"
 
@@ -13,9 +14,29 @@ void RequestTableModel::setTable(std::shared_ptr<const RequestTable> table, Attr
     m_table = std::move(table);
     m_attributes = std::move(attributes);
     m_attributeCache.clear();
-    m_order.resize(m_table ? m_table->size() : 0);
-    std::iota(m_order.begin(), m_order.end(), 0u);
+    m_sorted.resize(m_table ? m_table->size() : 0);
+    std::iota(m_sorted.begin(), m_sorted.end(), 0u);
+    m_keep.clear();  // a filter is over one table; the owner applies it again
+    applyFilter();
     endResetModel();
+}
+
+void RequestTableModel::setRowFilter(std::vector<std::uint8_t> keep) {
+    beginResetModel();
+    m_keep = std::move(keep);
+    if (m_keep.size() != m_sorted.size()) m_keep.clear();
+    applyFilter();
+    endResetModel();
+}
+
+void RequestTableModel::applyFilter() {
+    if (m_keep.empty()) {
+        m_order = m_sorted;
+        return;
+    }
+    m_order.clear();
+    for (const std::uint32_t i : m_sorted)
+        if (m_keep[i]) m_order.push_back(i);
 }
 
 int RequestTableModel::rowCount(const QModelIndex& parent) const {
@@ -92,8 +113,9 @@ void RequestTableModel::sort(int column, Qt::SortOrder order) {
     const QModelIndexList before = persistentIndexList();
     std::vector<std::uint32_t> tableIndexBefore;
     for (const auto& idx : before) tableIndexBefore.push_back(m_order[static_cast<std::size_t>(idx.row())]);
-    m_order = sortedOrder(*m_table, kColumns[column], order == Qt::DescendingOrder);
-    std::vector<int> rowOfIndex(m_order.size());
+    m_sorted = sortedOrder(*m_table, kColumns[column], order == Qt::DescendingOrder);
+    applyFilter();
+    std::vector<int> rowOfIndex(m_sorted.size(), -1);
     for (std::size_t r = 0; r < m_order.size(); ++r) rowOfIndex[m_order[r]] = static_cast<int>(r);
     QModelIndexList after;
     for (int k = 0; k < before.size(); ++k) after.push_back(this->index(rowOfIndex[tableIndexBefore[k]], before[k].column()));
@@ -106,6 +128,17 @@ int RequestTableModel::rowOf(RequestId id) const {
     for (std::size_t r = 0; r < m_order.size(); ++r)
         if (m_table->ids[m_order[r]] == id) return static_cast<int>(r);
     return -1;
+}
+
+std::vector<int> RequestTableModel::rowsOf(const std::vector<RequestId>& ids) const {
+    std::vector<int> rows;
+    if (!m_table || ids.empty()) return rows;
+    std::unordered_set<std::uint32_t> wanted;
+    wanted.reserve(ids.size());
+    for (const RequestId id : ids) wanted.insert(id.value);
+    for (std::size_t r = 0; r < m_order.size(); ++r)
+        if (wanted.count(m_table->ids[m_order[r]].value)) rows.push_back(static_cast<int>(r));
+    return rows;
 }
 
 RequestId RequestTableModel::requestAt(int row) const {

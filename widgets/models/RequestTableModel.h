@@ -31,13 +31,23 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
-    // Row (in the current sort order) of a request, or -1.
+    // Shows only the rows whose flag (in table order) is set; an empty vector shows every row. Resets the model.
+    void setRowFilter(std::vector<std::uint8_t> keep);
+    bool isFiltered() const { return !m_keep.empty(); }
+    int totalCount() const { return m_table ? static_cast<int>(m_table->size()) : 0; }
+
+    // Row (in the current sort order) of a request, or -1 (also when filtered out).
     int rowOf(RequestId id) const;
     RequestId requestAt(int row) const;
+    // Rows of many requests in one pass (ascending; those not shown are left out).
+    std::vector<int> rowsOf(const std::vector<RequestId>& ids) const;
 
 private:
     std::shared_ptr<const RequestTable> m_table;
-    std::vector<std::uint32_t> m_order;  // view row -> table index
+    void applyFilter();
+    std::vector<std::uint32_t> m_sorted;  // every table index in the sort order
+    std::vector<std::uint32_t> m_order;   // view row -> table index (m_sorted less the filtered-out rows)
+    std::vector<std::uint8_t> m_keep;     // per table index; empty: no filter
     AttributeSource m_attributes;
     mutable QCache<quint32, QString> m_attributeCache{4096};
 };

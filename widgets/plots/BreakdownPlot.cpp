@@ -9,11 +9,7 @@
 namespace tracelight::widgets {
 
 namespace {
-QColor categoryColour(const std::string& name) {
-    if (name == "blind") return palette::blind();
-    if (name == "network") return QColor(0x49, 0x50, 0x57);
-    return palette::forTask(QStringLiteral("category:") + QString::fromStdString(name)).darker(115);
-}
+QColor categoryColour(const std::string& name) { return palette::forCategory(QString::fromStdString(name)); }
 } // namespace
 
 BreakdownPlot::BreakdownPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
@@ -21,7 +17,15 @@ BreakdownPlot::BreakdownPlot(QWidget* parent) : QWidget(parent), m_plot(new QCus
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend beside the bars, not over them (it covered the critical-path bar).
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    auto* side = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(0, 1, side);
+    m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+    side->addElement(0, 0, m_plot->legend);
+    side->addElement(1, 0, new QCPLayoutElement(m_plot));  // the rest of the height: the legend stays compact
+    side->setRowStretchFactor(0, 0.001);
+    m_plot->legend->setMaximumSize(320, QWIDGETSIZE_MAX);
     attachPlotExport(m_plot, [this] { return csv(); });
 }
 
@@ -45,6 +49,11 @@ QString BreakdownPlot::csv() const {
 }
 
 void BreakdownPlot::rebuild() {
+    if (m_note) {
+        m_plot->legend->QCPLayoutGrid::remove(m_note);  // deletes it
+        m_plot->legend->simplify();
+        m_note = nullptr;
+    }
     m_plot->clearPlottables();
     m_plot->clearItems();
     if (m_groups.empty()) {
@@ -84,6 +93,14 @@ void BreakdownPlot::rebuild() {
             bar->setData(keys, values, true);
         }
     }
+    // The legend says what the paler bars are (a line above the categories).
+    auto* note = new QCPTextElement(m_plot, tr("paler bar (left): summed delay\nfull bar (right): on the critical path"));
+    note->setTextFlags(Qt::AlignLeft);
+    note->setFont(m_plot->legend->font());
+    note->setLayer(m_plot->legend->layer());  // drawn over the legend's background, not under it
+    m_plot->legend->insertRow(0);
+    m_plot->legend->addElement(0, 0, note);
+    m_note = note;
     for (std::size_t g = 0; g < m_groups.size(); ++g) {
         const Breakdown& b = m_groups[g].second;
         QString label = m_groups[g].first;

@@ -8,6 +8,7 @@
 #include "tracelight/studies/Aggregates.h"
 
 class QCustomPlot;
+class QCPTextElement;
 
 namespace tracelight::widgets {
 
@@ -26,6 +27,7 @@ private:
     QCustomPlot* m_plot;
     std::vector<std::pair<QString, Breakdown>> m_groups;
     bool m_percent = false;
+    QCPTextElement* m_note = nullptr;  // the legend's line on the paler bars
 };
 
 } // namespace tracelight::widgets

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "common/JobRunner.h"
 #include "common/PlotExport.h"
 
 namespace tracelight::widgets {
@@ -24,7 +25,7 @@ int slackStep(TimeNs slackNs) {
 }
 } // namespace
 
-SlackScatter::SlackScatter(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
+SlackScatter::SlackScatter(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)), m_job(new JobRunner(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
@@ -88,36 +89,80 @@ QString SlackScatter::csv() const {
     return out;
 }
 
+// What the plot draws, computed from the aggregates alone (on a worker for large inputs).
+struct SlackScatter::Layout {
+    QString category;
+    double maxX = 1, maxY = 1;
+    bool heatMap = false;
+    int nx = 300, ny = 200;
+    std::vector<double> counts;       // heat map: requests per cell, row-major by y
+    QVector<double> x[5], y[5];       // points: one set per slack step
+};
+
+bool SlackScatter::isComputing() const { return m_job->isRunning(); }
+
 void SlackScatter::rebuild() {
-    m_plot->clearPlottables();
-    m_plot->clearItems();
     if (!m_data || m_category < 0 || static_cast<std::size_t>(m_category) >= m_data->width()) {
+        m_job->cancel();
+        m_plot->clearPlottables();
+        m_plot->clearItems();
         m_plot->replot();
+        emit drawn();
         return;
     }
+    auto data = m_data;
     const auto c = static_cast<std::size_t>(m_category);
-    const QString category = QString::fromStdString(m_data->categories[c]);
-    double maxX = 1, maxY = 1;
-    for (std::size_t r = 0; r < m_data->requests(); ++r) {
-        maxX = std::max(maxX, nsToMs(m_data->span(r, c)));
-        maxY = std::max(maxY, nsToMs(m_data->latencyNs[r]));
+    const bool heatMap = data->requests() > m_heatMapThreshold;
+    auto compute = [data, c, heatMap] {
+        auto layout = std::make_shared<Layout>();
+        Layout& l = *layout;
+        l.category = QString::fromStdString(data->categories[c]);
+        l.heatMap = heatMap;
+        for (std::size_t r = 0; r < data->requests(); ++r) {
+            l.maxX = std::max(l.maxX, nsToMs(data->span(r, c)));
+            l.maxY = std::max(l.maxY, nsToMs(data->latencyNs[r]));
+        }
+        if (l.heatMap) {
+            l.counts.assign(static_cast<std::size_t>(l.nx * l.ny), 0);
+            for (std::size_t r = 0; r < data->requests(); ++r) {
+                const int ix = static_cast<int>(nsToMs(data->span(r, c)) / l.maxX * (l.nx - 1) + 0.5);
+                const int iy = static_cast<int>(nsToMs(data->latencyNs[r]) / l.maxY * (l.ny - 1) + 0.5);
+                if (ix >= 0 && ix < l.nx && iy >= 0 && iy < l.ny) l.counts[static_cast<std::size_t>(iy * l.nx + ix)] += 1;
+            }
+        } else {
+            for (std::size_t r = 0; r < data->requests(); ++r) {
+                const int step = slackStep(data->slack(r, c));
+                l.x[step] << nsToMs(data->span(r, c));
+                l.y[step] << nsToMs(data->latencyNs[r]);
+            }
+        }
+        return layout;
+    };
+    if (data->requests() <= m_backgroundThreshold) {
+        m_job->cancel();
+        draw(*compute());
+        emit drawn();
+        return;
     }
-    m_heatMap = m_data->requests() > m_heatMapThreshold;
+    m_job->start<std::shared_ptr<Layout>>([compute](const CancelToken&, const ProgressSink&) { return compute(); },
+                                          [this](std::shared_ptr<Layout> layout) {
+                                              draw(*layout);
+                                              emit drawn();
+                                          });
+}
+
+void SlackScatter::draw(const Layout& l) {
+    m_plot->clearPlottables();
+    m_plot->clearItems();
+    m_heatMap = l.heatMap;
     if (m_heatMap) {
         // Requests per cell, on a log colour scale: draws in time independent of the request count.
         auto* map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
-        const int nx = 300, ny = 200;
-        map->data()->setSize(nx, ny);
-        map->data()->setRange(QCPRange(0, maxX), QCPRange(0, maxY));
-        std::vector<double> counts(static_cast<std::size_t>(nx * ny), 0);
-        for (std::size_t r = 0; r < m_data->requests(); ++r) {
-            int ix, iy;
-            map->data()->coordToCell(nsToMs(m_data->span(r, c)), nsToMs(m_data->latencyNs[r]), &ix, &iy);
-            if (ix >= 0 && ix < nx && iy >= 0 && iy < ny) counts[static_cast<std::size_t>(iy * nx + ix)] += 1;
-        }
-        for (int x = 0; x < nx; ++x)
-            for (int y = 0; y < ny; ++y) {
-                const double n = counts[static_cast<std::size_t>(y * nx + x)];
+        map->data()->setSize(l.nx, l.ny);
+        map->data()->setRange(QCPRange(0, l.maxX), QCPRange(0, l.maxY));
+        for (int x = 0; x < l.nx; ++x)
+            for (int y = 0; y < l.ny; ++y) {
+                const double n = l.counts[static_cast<std::size_t>(y * l.nx + x)];
                 map->data()->setCell(x, y, n > 0 ? std::log10(n) + 1 : std::nan(""));
             }
         QCPColorGradient gradient(QCPColorGradient::gpThermal);
@@ -129,17 +174,11 @@ void SlackScatter::rebuild() {
     } else {
         // One graph per slack step, so the legend explains the colours.
         for (int step = 0; step < 5; ++step) {
-            QVector<double> x, y;
-            for (std::size_t r = 0; r < m_data->requests(); ++r)
-                if (slackStep(m_data->slack(r, c)) == step) {
-                    x << nsToMs(m_data->span(r, c));
-                    y << nsToMs(m_data->latencyNs[r]);
-                }
             auto* g = m_plot->addGraph();
             g->setLineStyle(QCPGraph::lsNone);
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, slackColour(step), 3));
             g->setAdaptiveSampling(true);
-            g->setData(x, y);
+            g->setData(l.x[step], l.y[step]);
             const double lo = nsToMs(kSlackSteps[step]);
             g->setName(step == 4 ? tr("slack ≥ %1 ms").arg(lo) : tr("slack %1–%2 ms").arg(lo).arg(nsToMs(kSlackSteps[step + 1])));
         }
@@ -149,10 +188,10 @@ void SlackScatter::rebuild() {
     diagonal->point1->setCoords(0, 0);
     diagonal->point2->setCoords(1, 1);
     diagonal->setPen(QPen(QColor(0, 0, 0, 120), 1, Qt::DashLine));
-    m_plot->xAxis->setLabel(tr("%1 time (first segment start to last segment end, ms)").arg(category));
+    m_plot->xAxis->setLabel(tr("%1 time (first segment start to last segment end, ms)").arg(l.category));
     m_plot->yAxis->setLabel(tr("end-to-end latency (ms)"));
-    m_plot->xAxis->setRange(0, maxX * 1.02);
-    m_plot->yAxis->setRange(0, maxY * 1.02);
+    m_plot->xAxis->setRange(0, l.maxX * 1.02);
+    m_plot->yAxis->setRange(0, l.maxY * 1.02);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -14,12 +14,17 @@ class QCPColorMap;
 
 namespace tracelight::widgets {
 
+class JobRunner;
+
 class SlackScatter : public QWidget {
     Q_OBJECT
 public:
     explicit SlackScatter(QWidget* parent = nullptr);
     void setData(std::shared_ptr<const RequestAggregates> aggregates, int category);
     void setHeatMapThreshold(std::size_t points) { m_heatMapThreshold = points; }
+    // Above this many requests the points are split and binned on a worker (the job runner), not here.
+    void setBackgroundThreshold(std::size_t requests) { m_backgroundThreshold = requests; }
+    bool isComputing() const;
     bool heatMap() const { return m_heatMap; }
     QCustomPlot* plot() const { return m_plot; }
     QString csv() const;
@@ -30,13 +35,18 @@ public:
 signals:
     void requestsBrushed(const std::vector<RequestId>& ids);
     void requestActivated(RequestId id);
+    void drawn();  // the points (or the heat map) of the last setData are on the plot
 
 private:
+    struct Layout;
     void rebuild();
+    void draw(const Layout& layout);
+    JobRunner* m_job;
     QCustomPlot* m_plot;
     std::shared_ptr<const RequestAggregates> m_data;
     int m_category = 0;
     std::size_t m_heatMapThreshold = 100000;
+    std::size_t m_backgroundThreshold = 20000;
     bool m_heatMap = false;
 };
 

@@ -85,17 +85,15 @@ std::string modelJson(const TraceData& data, const CausalModel& model) {
         segment(b);
         w.key("support").value(support).key("confirmed").value(support >= model.supportFloor()).endObject();
     };
-    const auto n = static_cast<std::uint32_t>(model.typeCount());
     w.beginObject().key("requests").value(model.requestsAnalysed()).key("support_floor").value(model.supportFloor());
     w.key("relations").beginArray();
-    for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = 0; b < n; ++b)
-            if (model.happensBefore(SegmentTypeId(a), SegmentTypeId(b), false))
-                relation("happens_before", SegmentTypeId(a), SegmentTypeId(b), model.support(SegmentTypeId(a), SegmentTypeId(b)));
-    for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = a + 1; b < n; ++b)
-            if (model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b), false))
-                relation("mutual_exclusion", SegmentTypeId(a), SegmentTypeId(b), model.support(SegmentTypeId(a), SegmentTypeId(b)));
+    // Only pairs seen together can hold a relation: linear in those pairs, not in types squared.
+    model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t support) {
+        if (model.happensBefore(a, b, false)) relation("happens_before", a, b, support);
+    });
+    model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t support) {
+        if (a < b && model.mutuallyExclusive(a, b, false)) relation("mutual_exclusion", a, b, support);
+    });
     // A pipeline relation links a producer to its consumer; pairs of links that keep FIFO order form the pipeline.
     std::vector<std::pair<std::uint64_t, std::int64_t>> links;
     for (const auto& p : model.pipelines())
@@ -317,12 +315,10 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     summary.requests = static_cast<std::int64_t>(requests);
     summary.segmentTypes = static_cast<std::int64_t>(td.segmentTypes.size());
     summary.correctedHosts = offsets.correctedHosts;
-    const auto n = static_cast<std::uint32_t>(model.typeCount());
-    for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = 0; b < n; ++b) {
-            summary.happensBefore += model.happensBefore(SegmentTypeId(a), SegmentTypeId(b));
-            if (a < b) summary.mutualExclusion += model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b));
-        }
+    model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t) {
+        summary.happensBefore += model.happensBefore(a, b);
+        if (a < b) summary.mutualExclusion += model.mutuallyExclusive(a, b);
+    });
     summary.pipelines = static_cast<std::int64_t>(model.pipelines().size());
     reporter.report(1.0, "analysis done", true);
     return summary;
@@ -352,16 +348,13 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     // Segments in the same canonical order the analysis used: tasks by id, events by position, on the
     // adjusted clocks (each host's offset applied as it is read).
     const auto offsets = store.clockOffsets();
-    std::unordered_map<std::uint32_t, std::string> text;
-    auto label = [&](std::uint32_t id) -> const std::string& {
-        auto it = text.find(id);
-        if (it == text.end()) it = text.emplace(id, store.label(LabelId(id))).first;
-        return it->second;
-    };
+    const std::vector<EventRow> events = store.requestEvents(stored->id);
+    const auto text = requestLabels(store, events);
+    auto label = [&](std::uint32_t id) -> const std::string& { return text.at(id); };
     std::int64_t previousTask = -1;
     std::uint32_t previousHost = 0, previousEvent = 0;
     TimeNs previousTs = 0;
-    for (const EventRow& e : store.requestEvents(stored->id)) {
+    for (const EventRow& e : events) {
         const auto offset = offsets.find(e.host);
         const TimeNs ts = e.localNs - (offset == offsets.end() ? 0 : offset->second) - out.startNs;
         if (e.task == previousTask)

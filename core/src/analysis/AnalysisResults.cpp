@@ -20,29 +20,80 @@ constexpr const char* kSegmentStats = "segment_stats";
 
 } // namespace
 
+std::unordered_map<std::uint32_t, std::string> requestLabels(const TraceStore& store, const std::vector<EventRow>& events) {
+    std::vector<std::uint32_t> ids;
+    ids.reserve(events.size() * 3);
+    for (const EventRow& e : events)
+        for (auto id : {e.task, e.event, e.host}) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::unordered_map<std::uint32_t, std::string> text;
+    text.reserve(ids.size());
+    constexpr std::size_t kOneByOne = 512;  // beyond, one scan of the labels table is cheaper than a query each
+    if (ids.size() <= kOneByOne) {
+        for (auto id : ids) text.emplace(id, store.label(LabelId(id)));
+        return text;
+    }
+    for (auto& [id, t] : store.labels())
+        if (std::binary_search(ids.begin(), ids.end(), id)) text.emplace(id, std::move(t));
+    for (auto id : ids) text.try_emplace(id);  // a label the store lacks reads empty, as store.label gives
+    return text;
+}
+
 std::optional<StoredModel> loadStoredModel(const TraceStore& store) {
     auto bytes = store.latestResult(kModelBinary, kAnalysisVersion);
     auto typeBytes = store.latestResult(kModelTypes, kAnalysisVersion);
-    if (!bytes || !typeBytes || typeBytes->size() % 12 != 0) return std::nullopt;
+    if (!bytes || !typeBytes) return std::nullopt;
     auto model = CausalModel::deserialize(*bytes);
     if (!model) return std::nullopt;
     StoredModel out{std::move(model.value()), {}};
-    for (std::size_t i = 0; i < typeBytes->size(); i += 12) {
-        std::uint32_t ids[3];
-        std::memcpy(ids, typeBytes->data() + i, 12);
-        out.types.push_back({LabelId(ids[0]), LabelId(ids[1]), LabelId(ids[2])});
+    // The labels the types use, each once (length-prefixed), then three indices into them per type.
+    std::string_view in(*typeBytes);
+    auto number = [&](std::uint32_t& v) {
+        if (in.size() < 4) return false;
+        std::memcpy(&v, in.data(), 4);
+        in.remove_prefix(4);
+        return true;
+    };
+    std::uint32_t labelCount = 0;
+    if (!number(labelCount) || labelCount > in.size() / 4) return std::nullopt;
+    std::vector<std::string> labels(labelCount);
+    for (auto& text : labels) {
+        std::uint32_t size = 0;
+        if (!number(size) || in.size() < size) return std::nullopt;
+        text.assign(in.substr(0, size));
+        in.remove_prefix(size);
     }
-    if (out.types.size() != out.model.typeCount()) return std::nullopt;
+    if (in.size() % 12 != 0 || in.size() / 12 != out.model.typeCount()) return std::nullopt;
+    out.types.reserve(in.size() / 12);
+    while (!in.empty()) {
+        std::uint32_t ids[3];
+        for (auto& id : ids)
+            if (!number(id) || id >= labelCount) return std::nullopt;
+        out.types.push_back({labels[ids[0]], labels[ids[1]], labels[ids[2]]});
+    }
     return out;
 }
 
-namespace {
-} // namespace
-
 Status storeModel(TraceStore& store, const std::string& params, const TraceData& data, const CausalModel& model) {
-    std::string types;
+    // Types by their labels' text, each label written once: 30,000 types of one trace share a few thousand.
+    std::unordered_map<std::uint32_t, std::uint32_t> indexOf;  // label id -> index in the table
+    std::string table, ids;
+    auto put = [](std::string& out, std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
     for (const auto& t : data.segmentTypes)
-        for (auto id : {t.task.value, t.startEvent.value, t.endEvent.value}) types.append(reinterpret_cast<const char*>(&id), 4);
+        for (auto id : {t.task.value, t.startEvent.value, t.endEvent.value}) {
+            auto [it, fresh] = indexOf.emplace(id, static_cast<std::uint32_t>(indexOf.size()));
+            if (fresh) {
+                const std::string& text = data.label(id);
+                put(table, static_cast<std::uint32_t>(text.size()));
+                table += text;
+            }
+            put(ids, it->second);
+        }
+    std::string types;
+    put(types, static_cast<std::uint32_t>(indexOf.size()));
+    types += table;
+    types += ids;
     if (Status s = store.putResult(kModelTypes, kAnalysisVersion, params, types); !s) return s;
     return store.putResult(kModelBinary, kAnalysisVersion, params, model.serialize());
 }
@@ -77,26 +128,26 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     auto stored = loadStoredModel(store);
     CausalModel empty;
     const CausalModel& model = stored ? stored->model : empty;
-    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> typeIds;
+    std::map<SegmentTypeName, std::uint32_t> typeIds;
     if (stored)
-        for (std::uint32_t i = 0; i < stored->types.size(); ++i)
-            typeIds[{stored->types[i].task.value, stored->types[i].startEvent.value, stored->types[i].endEvent.value}] = i;
+        for (std::uint32_t i = 0; i < stored->types.size(); ++i) typeIds[stored->types[i]] = i;
+    // Span data: types are operations, as loadTraceData interns them.
+    const auto spanRequests = store.spanRequestIds();
+    const bool fromSpans = std::binary_search(spanRequests.begin(), spanRequests.end(), request.value);
+    auto typeLabel = [&](const std::string& text) { return fromSpans ? std::string(operationName(text)) : text; };
     const auto offsetOfHost = store.clockOffsets();
     const auto cachedResult = store.requestResult(d.name);
     d.analysed = stored.has_value() && cachedResult && cachedResult->analysed;
-    std::unordered_map<std::uint32_t, std::string> text;
-    auto label = [&](std::uint32_t id) -> const std::string& {
-        auto it = text.find(id);
-        if (it == text.end()) it = text.emplace(id, store.label(LabelId(id))).first;
-        return it->second;
-    };
+    const std::vector<EventRow> rows = store.requestEvents(request);
+    const auto text = requestLabels(store, rows);
+    auto label = [&](std::uint32_t id) -> const std::string& { return text.at(id); };
     std::vector<EventRecord> events;
     std::vector<std::string> eventNames;
     std::map<std::uint32_t, std::uint32_t> hostIndex, taskIndex;
     ClockOffsets offsets;
     std::uint32_t nextUnknownType = static_cast<std::uint32_t>(model.typeCount());
     std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> eventAt;  // (task, ord) -> index
-    for (const EventRow& row : store.requestEvents(request)) {
+    for (const EventRow& row : rows) {
         const std::uint32_t task = row.task, event = row.event, hostLabel = row.host;
         auto [h, freshHost] = hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(d.hosts.size()));
         if (freshHost) {
@@ -108,7 +159,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         if (freshTask) d.tasks.push_back(label(task));
         EventRecord e{task, event, HostId(h->second), SegmentTypeId(), row.localNs};
         if (!events.empty() && events.back().task == task) {
-            auto key = std::make_tuple(task, events.back().event, event);
+            SegmentTypeName key{typeLabel(label(task)), typeLabel(label(events.back().event)), typeLabel(label(event))};
             auto it = typeIds.find(key);
             if (it == typeIds.end()) it = typeIds.emplace(key, nextUnknownType++).first;
             e.segmentType = SegmentTypeId(it->second);
@@ -170,11 +221,10 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* ca
     g.convergence = model.convergence();
     const auto n = static_cast<std::uint32_t>(model.typeCount());
     g.types.resize(n);
-    auto label = [&](LabelId id) { return store.label(id); };
     for (std::uint32_t i = 0; i < n; ++i) {
-        g.types[i].task = label(stored->types[i].task);
-        g.types[i].startEvent = label(stored->types[i].startEvent);
-        g.types[i].endEvent = label(stored->types[i].endEvent);
+        g.types[i].task = stored->types[i].task;
+        g.types[i].startEvent = stored->types[i].startEvent;
+        g.types[i].endEvent = stored->types[i].endEvent;
     }
     if (auto stats = store.latestResult(kSegmentStats, kAnalysisVersion)) {
         JsonValue root;
@@ -194,27 +244,34 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* ca
         }
     }
     if (cancelled()) return Status::error("cancelled");
-    // Happens-before among all surviving relations seen together at least once, transitively reduced.
-    std::vector<Bitset> alive(n, Bitset(n));
+    // Happens-before among all surviving relations seen together at least once, transitively reduced; over
+    // the types the model tracks (rows of bitsets over those only).
+    std::vector<std::uint32_t> tracked;
+    std::vector<int> denseOf(n, -1);
     for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = 0; b < n; ++b)
-            if (model.happensBefore(SegmentTypeId(a), SegmentTypeId(b), false)) alive[a].set(b);
-    for (std::uint32_t a = 0; a < n; ++a) {
-        Bitset implied(n);
+        if (model.tracked(SegmentTypeId(a))) {
+            denseOf[a] = static_cast<int>(tracked.size());
+            tracked.push_back(a);
+        }
+    const std::size_t m = tracked.size();
+    std::vector<Bitset> alive(m, Bitset(m));
+    model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t) {
+        if (model.happensBefore(a, b, false)) alive[static_cast<std::size_t>(denseOf[a.value])].set(static_cast<std::size_t>(denseOf[b.value]));
+    });
+    for (std::size_t a = 0; a < m; ++a) {
+        if (alive[a].count() == 0) continue;
+        Bitset implied(m);
         alive[a].forEach([&](std::size_t b) { implied |= alive[b]; });
         alive[a].forEach([&](std::size_t c) {
             if (implied.test(c)) return;
-            const auto s = model.support(SegmentTypeId(a), SegmentTypeId(static_cast<std::uint32_t>(c)));
-            g.happensBefore.push_back({a, static_cast<std::uint32_t>(c), s, s >= model.supportFloor()});
+            const auto s = model.support(SegmentTypeId(tracked[a]), SegmentTypeId(tracked[c]));
+            g.happensBefore.push_back({tracked[a], tracked[c], s, s >= model.supportFloor()});
         });
     }
     if (cancelled()) return Status::error("cancelled");
-    for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = a + 1; b < n; ++b)
-            if (model.mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b), false)) {
-                const auto s = model.support(SegmentTypeId(a), SegmentTypeId(b));
-                g.mutualExclusion.push_back({a, b, s, s >= model.supportFloor()});
-            }
+    model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t s) {
+        if (a < b && model.mutuallyExclusive(a, b, false)) g.mutualExclusion.push_back({a.value, b.value, s, s >= model.supportFloor()});
+    });
     for (const auto& p : model.pipelines())
         for (const auto& l : {p.first, p.second}) {
             const bool seen = std::any_of(g.pipelines.begin(), g.pipelines.end(),

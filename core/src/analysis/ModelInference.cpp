@@ -23,7 +23,7 @@ std::vector<std::int64_t> checkpoints(std::int64_t upTo) {
     return points;
 }
 
-// Refutations seen by one shard of requests.
+// Refutations seen by one shard of requests, over dense (tracked) type indices.
 struct ShardState {
     std::size_t types = 0, words = 0;
     std::vector<Bitset> hbAlive, meAlive, orderSeen;
@@ -33,65 +33,102 @@ struct ShardState {
     std::vector<ConvergencePoint> convergence;
 
     // Scratch, reused across requests.
-    std::vector<int> byStart, byEnd;
-    std::vector<TimeNs> starts, ends;
-    std::vector<std::uint64_t> prefixStart, suffixEnd;
-    Bitset present;
+    std::vector<TimeNs> minStart, maxStart, maxEnd, minEnd;  // per type present
+    std::vector<std::uint32_t> presentList, byMinStart, byMaxStart, activeCount;
+    std::vector<TimeNs> sortedMinStart, sortedMaxStart;
+    std::vector<std::uint64_t> prefix, prefixMax;
+    Bitset present, active;
+    struct Point {
+        TimeNs t;
+        int kind;  // 0: an instance ends, 1: a zero-length instance, 2: an instance starts
+        std::uint32_t type;
+    };
+    std::vector<Point> points;
 
-    explicit ShardState(std::size_t n) : types(n), words((n + 63) / 64), seen(n), present(n) {
+    explicit ShardState(std::size_t n)
+        : types(n), words((n + 63) / 64), seen(n), minStart(n), maxStart(n), maxEnd(n), minEnd(n), activeCount(n, 0), present(n),
+          active(n) {
         hbAlive.assign(n, Bitset(n, true));
         meAlive.assign(n, Bitset(n, true));
         orderSeen.assign(n, Bitset(n, false));
     }
 
+    // segs: the request's segments of tracked types, their type fields holding dense indices.
     void observe(const std::vector<SegmentInstance>& segs) {
-        const std::size_t t = segs.size();
         ++requests;
         present.clear();
-        for (const auto& s : segs) present.set(s.type.value);
+        presentList.clear();
+        for (const auto& s : segs) {
+            const auto d = s.type.value;
+            if (!present.test(d)) {
+                present.set(d);
+                presentList.push_back(d);
+                minStart[d] = maxStart[d] = s.startNs;
+                maxEnd[d] = minEnd[d] = s.endNs;
+            } else {
+                minStart[d] = std::min(minStart[d], s.startNs);
+                maxStart[d] = std::max(maxStart[d], s.startNs);
+                maxEnd[d] = std::max(maxEnd[d], s.endNs);
+                minEnd[d] = std::min(minEnd[d], s.endNs);
+            }
+        }
         seen |= present;
         ++signatures[present.words()];
-        if (t == 0) return;
+        if (presentList.empty()) return;
 
-        byStart.resize(t);
-        byEnd.resize(t);
-        for (std::size_t i = 0; i < t; ++i) byStart[i] = byEnd[i] = static_cast<int>(i);
-        std::sort(byStart.begin(), byStart.end(), [&](int a, int b) { return segs[a].startNs < segs[b].startNs; });
-        std::sort(byEnd.begin(), byEnd.end(), [&](int a, int b) { return segs[a].endNs < segs[b].endNs; });
-        starts.resize(t);
-        ends.resize(t);
-        for (std::size_t i = 0; i < t; ++i) {
-            starts[i] = segs[byStart[i]].startNs;
-            ends[i] = segs[byEnd[i]].endNs;
-        }
-        // prefixStart row k: the first k segments by start; suffixEnd row k: segments byEnd[k..t).
-        prefixStart.assign((t + 1) * words, 0);
-        suffixEnd.assign((t + 1) * words, 0);
-        for (std::size_t k = 0; k < t; ++k) {
-            std::copy_n(prefixStart.begin() + k * words, words, prefixStart.begin() + (k + 1) * words);
-            const auto type = segs[byStart[k]].type.value;
-            prefixStart[(k + 1) * words + type / 64] |= std::uint64_t{1} << (type % 64);
-        }
-        for (std::size_t k = t; k-- > 0;) {
-            std::copy_n(suffixEnd.begin() + (k + 1) * words, words, suffixEnd.begin() + k * words);
-            const auto type = segs[byEnd[k]].type.value;
-            suffixEnd[k * words + type / 64] |= std::uint64_t{1} << (type % 64);
-        }
+        // Happens-before A -> B is refuted when some B starts before some A ends: B's first start is
+        // before A's last end. An order A then B is seen when some A ends before some B starts: A's first
+        // end is at or before B's last start. Row k of a prefix: the first k types by that start.
+        const std::size_t p = presentList.size();
+        auto prefixBy = [&](std::vector<std::uint32_t>& by, std::vector<TimeNs>& sorted, std::vector<std::uint64_t>& rows,
+                            const std::vector<TimeNs>& key) {
+            by = presentList;
+            std::sort(by.begin(), by.end(), [&](auto a, auto b) { return key[a] < key[b]; });
+            sorted.resize(p);
+            for (std::size_t i = 0; i < p; ++i) sorted[i] = key[by[i]];
+            rows.assign((p + 1) * words, 0);
+            for (std::size_t k = 0; k < p; ++k) {
+                std::copy_n(rows.begin() + k * words, words, rows.begin() + (k + 1) * words);
+                rows[(k + 1) * words + by[k] / 64] |= std::uint64_t{1} << (by[k] % 64);
+            }
+        };
+        prefixBy(byMinStart, sortedMinStart, prefix, minStart);
+        prefixBy(byMaxStart, sortedMaxStart, prefixMax, maxStart);
         const auto& presentWords = present.words();
-        for (const auto& a : segs) {
-            // Segments starting before a ends contradict a -> b; those that also end after a starts overlap a.
-            const std::size_t k = std::lower_bound(starts.begin(), starts.end(), a.endNs) - starts.begin();
-            const std::size_t m = std::upper_bound(ends.begin(), ends.end(), a.startNs) - ends.begin();
-            auto& hb = hbAlive[a.type.value].words();
-            auto& me = meAlive[a.type.value].words();
-            auto& order = orderSeen[a.type.value].words();
-            const std::uint64_t* before = prefixStart.data() + k * words;
-            const std::uint64_t* endsAfter = suffixEnd.data() + m * words;
+        for (auto a : presentList) {
+            const std::size_t k = std::lower_bound(sortedMinStart.begin(), sortedMinStart.end(), maxEnd[a]) - sortedMinStart.begin();
+            const std::size_t o = std::lower_bound(sortedMaxStart.begin(), sortedMaxStart.end(), minEnd[a]) - sortedMaxStart.begin();
+            auto& hb = hbAlive[a].words();
+            auto& order = orderSeen[a].words();
+            const std::uint64_t* before = prefix.data() + k * words;
+            const std::uint64_t* allStartBefore = prefixMax.data() + o * words;
             for (std::size_t w = 0; w < words; ++w) {
                 hb[w] &= ~before[w];
-                me[w] &= ~(before[w] & endsAfter[w]);
-                order[w] |= presentWords[w] & ~before[w];
+                order[w] |= presentWords[w] & ~allStartBefore[w];
             }
+        }
+
+        // Mutual exclusion is refuted by two overlapping instances (a.start < b.end and b.start < a.end):
+        // a sweep over the instances' ends and starts, ends first at one instant; a zero-length instance
+        // overlaps only what runs across its instant.
+        points.clear();
+        for (const auto& s : segs) {
+            if (s.endNs > s.startNs) {
+                points.push_back({s.startNs, 2, s.type.value});
+                points.push_back({s.endNs, 0, s.type.value});
+            } else {
+                points.push_back({s.startNs, 1, s.type.value});
+            }
+        }
+        std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.t != b.t ? a.t < b.t : a.kind < b.kind; });
+        for (const Point& pt : points) {
+            if (pt.kind == 0) {
+                if (--activeCount[pt.type] == 0) active.reset(pt.type);
+                continue;
+            }
+            meAlive[pt.type].subtract(active);
+            active.forEach([&](std::size_t y) { meAlive[y].reset(pt.type); });
+            if (pt.kind == 2 && activeCount[pt.type]++ == 0) active.set(pt.type);
         }
     }
 
@@ -126,32 +163,64 @@ struct ShardState {
 
 } // namespace
 
+std::int64_t CausalModel::support(SegmentTypeId a, SegmentTypeId b) const {
+    if (a == b) return occurrences(a);
+    const int da = dense(a), db = dense(b);
+    if (da < 0 || db < 0) return 0;
+    const auto& row = m_pairs[static_cast<std::size_t>(da)];
+    auto it = std::lower_bound(row.begin(), row.end(), static_cast<std::uint32_t>(db),
+                               [](const PairSupport& p, std::uint32_t v) { return p.other < v; });
+    return it != row.end() && it->other == static_cast<std::uint32_t>(db) ? it->support : 0;
+}
+
+std::size_t CausalModel::pairsSeenTogether() const {
+    std::size_t n = 0;
+    for (const auto& row : m_pairs) n += row.size();
+    return n;
+}
+
+bool CausalModel::hbAlive(SegmentTypeId a, SegmentTypeId b) const {
+    const int da = dense(a), db = dense(b);
+    return da >= 0 && db >= 0 && m_hbAlive[static_cast<std::size_t>(da)].test(static_cast<std::size_t>(db));
+}
+
+const std::vector<SegmentTypeId>& CausalModel::happensBeforeRow(SegmentTypeId a) const {
+    static const std::vector<SegmentTypeId> none;
+    return a.value < m_hbConfirmed.size() ? m_hbConfirmed[a.value] : none;
+}
+
+const std::vector<SegmentTypeId>& CausalModel::mutualExclusionRow(SegmentTypeId a) const {
+    static const std::vector<SegmentTypeId> none;
+    return a.value < m_meConfirmed.size() ? m_meConfirmed[a.value] : none;
+}
+
 bool CausalModel::happensBefore(SegmentTypeId a, SegmentTypeId b, bool confirmedOnly) const {
-    if (a == b || !m_hbAlive[a.value].test(b.value)) return false;
+    if (a == b || !hbAlive(a, b)) return false;
     const auto s = support(a, b);
     return confirmedOnly ? s >= m_supportFloor : s > 0;
 }
 
 bool CausalModel::mutuallyExclusive(SegmentTypeId a, SegmentTypeId b, bool confirmedOnly) const {
-    if (a == b || !m_meAlive[a.value].test(b.value)) return false;
-    if (!m_orderSeen[a.value].test(b.value) || !m_orderSeen[b.value].test(a.value)) return false;
+    const int da = dense(a), db = dense(b);
+    if (a == b || da < 0 || db < 0) return false;
+    const auto x = static_cast<std::size_t>(da), y = static_cast<std::size_t>(db);
+    if (!m_meAlive[x].test(y) || !m_orderSeen[x].test(y) || !m_orderSeen[y].test(x)) return false;
     const auto s = support(a, b);
     return confirmedOnly ? s >= m_supportFloor : s > 0;
 }
 
 void CausalModel::computeConfirmed() {
-    const std::size_t n = m_types;
-    m_hbConfirmed.assign(n, Bitset(n));
-    m_meConfirmed.assign(n, Bitset(n));
-    for (std::uint32_t a = 0; a < n; ++a)
-        for (std::uint32_t b = 0; b < n; ++b) {
-            if (happensBefore(SegmentTypeId(a), SegmentTypeId(b))) m_hbConfirmed[a].set(b);
-            if (mutuallyExclusive(SegmentTypeId(a), SegmentTypeId(b))) m_meConfirmed[a].set(b);
-        }
+    m_hbConfirmed.assign(m_types, {});
+    m_meConfirmed.assign(m_types, {});
+    forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t s) {
+        if (s < m_supportFloor) return;
+        if (happensBefore(a, b)) m_hbConfirmed[a.value].push_back(b);
+        if (mutuallyExclusive(a, b)) m_meConfirmed[a.value].push_back(b);
+    });
 }
 
 namespace {
-constexpr char kModelMagic[4] = {'T', 'L', 'M', '2'};  // 2: pipeline links carry their type groups
+constexpr char kModelMagic[4] = {'T', 'L', 'M', '3'};  // 3: sparse pairs over tracked types
 template <typename T>
 void putValue(std::string& out, T v) {
     out.append(reinterpret_cast<const char*>(&v), sizeof v);
@@ -170,10 +239,35 @@ std::string CausalModel::serialize() const {
     putValue(out, static_cast<std::uint64_t>(m_types));
     putValue(out, m_requests);
     putValue(out, m_supportFloor);
-    for (auto s : m_support) putValue(out, s);
-    for (const auto* rows : {&m_hbAlive, &m_meAlive, &m_orderSeen})
-        for (const auto& row : *rows)
-            for (auto w : row.words()) putValue(out, w);
+    for (auto o : m_occurrences) putValue(out, o);
+    for (auto r : m_repeated) putValue(out, r);
+    const std::size_t m = m_tracked.size();
+    putValue(out, static_cast<std::uint64_t>(m));
+    for (auto t : m_tracked) putValue(out, t);
+    // Per row the pairs seen together, with the hypotheses' bits; a row is written dense when that is smaller.
+    for (std::size_t a = 0; a < m; ++a) {
+        auto flags = [&](std::size_t b) {
+            return static_cast<std::uint8_t>((m_hbAlive[a].test(b) ? 1 : 0) | (m_meAlive[a].test(b) ? 2 : 0) | (m_orderSeen[a].test(b) ? 4 : 0));
+        };
+        const auto& row = m_pairs[a];
+        if (9 * row.size() + 4 <= 5 * m) {
+            putValue(out, std::uint8_t{0});
+            putValue(out, static_cast<std::uint32_t>(row.size()));
+            for (const auto& p : row) {
+                putValue(out, p.other);
+                putValue(out, p.support);
+                putValue(out, flags(p.other));
+            }
+        } else {
+            putValue(out, std::uint8_t{1});
+            std::vector<std::uint32_t> support(m, 0);
+            for (const auto& p : row) support[p.other] = p.support;
+            for (std::size_t b = 0; b < m; ++b) {
+                putValue(out, support[b]);
+                putValue(out, support[b] ? flags(b) : std::uint8_t{0});
+            }
+        }
+    }
     putValue(out, static_cast<std::uint64_t>(m_pipelines.size()));
     for (const auto& p : m_pipelines) {
         for (auto id : {p.first.producer, p.first.consumer, p.second.producer, p.second.consumer}) putValue(out, id.value);
@@ -200,15 +294,56 @@ Result<CausalModel> CausalModel::deserialize(std::string_view in) {
     CausalModel m;
     std::uint64_t n = 0;
     if (!getValue(in, n) || !getValue(in, m.m_requests) || !getValue(in, m.m_supportFloor)) return damaged;
-    if (n > (1u << 16) || in.size() < n * n * 4) return damaged;
+    if (n > in.size() / 5) return damaged;  // every type has 5 bytes of its own
     m.m_types = static_cast<std::size_t>(n);
-    m.m_support.resize(n * n);
-    for (auto& s : m.m_support) getValue(in, s);
-    for (auto* rows : {&m.m_hbAlive, &m.m_meAlive, &m.m_orderSeen}) {
-        rows->assign(n, Bitset(n));
-        for (auto& row : *rows)
-            for (auto& w : row.words())
-                if (!getValue(in, w)) return damaged;
+    m.m_occurrences.resize(n);
+    for (auto& o : m.m_occurrences) getValue(in, o);
+    m.m_repeated.resize(n);
+    for (auto& r : m.m_repeated) getValue(in, r);
+    std::uint64_t tracked = 0;
+    if (!getValue(in, tracked) || tracked > n || tracked * 4 > in.size()) return damaged;
+    const auto mt = static_cast<std::size_t>(tracked);
+    m.m_tracked.resize(mt);
+    m.m_dense.assign(n, -1);
+    for (std::size_t d = 0; d < mt; ++d) {
+        auto& t = m.m_tracked[d];
+        if (!getValue(in, t) || t >= n || (d > 0 && t <= m.m_tracked[d - 1])) return damaged;
+        m.m_dense[t] = static_cast<int>(d);
+    }
+    m.m_hbAlive.assign(mt, Bitset(mt));
+    m.m_meAlive.assign(mt, Bitset(mt));
+    m.m_orderSeen.assign(mt, Bitset(mt));
+    m.m_pairs.assign(mt, {});
+    for (std::size_t a = 0; a < mt; ++a) {
+        auto add = [&](std::uint32_t b, std::uint32_t support, std::uint8_t flags) {
+            if (support == 0) return;
+            m.m_pairs[a].push_back({b, support});
+            if (flags & 1) m.m_hbAlive[a].set(b);
+            if (flags & 2) m.m_meAlive[a].set(b);
+            if (flags & 4) m.m_orderSeen[a].set(b);
+        };
+        std::uint8_t mode = 0;
+        if (!getValue(in, mode)) return damaged;
+        if (mode == 0) {
+            std::uint32_t count = 0;
+            if (!getValue(in, count) || count > mt) return damaged;
+            for (std::uint32_t k = 0; k < count; ++k) {
+                std::uint32_t b = 0, support = 0;
+                std::uint8_t flags = 0;
+                if (!getValue(in, b) || !getValue(in, support) || !getValue(in, flags) || b >= mt || b == a) return damaged;
+                if (!m.m_pairs[a].empty() && b <= m.m_pairs[a].back().other) return damaged;
+                add(b, support, flags);
+            }
+        } else if (mode == 1) {
+            for (std::uint32_t b = 0; b < mt; ++b) {
+                std::uint32_t support = 0;
+                std::uint8_t flags = 0;
+                if (!getValue(in, support) || !getValue(in, flags)) return damaged;
+                if (b != a) add(b, support, flags);
+            }
+        } else {
+            return damaged;
+        }
     }
     std::uint64_t count = 0;
     if (!getValue(in, count) || count > in.size()) return damaged;
@@ -245,13 +380,18 @@ Result<CausalModel> CausalModel::deserialize(std::string_view in) {
 
 std::vector<std::pair<SegmentTypeId, SegmentTypeId>> CausalModel::reducedHappensBefore() const {
     // a -> c is implied when a -> b and b -> c for some b (the confirmed relation is transitive by construction).
+    const std::size_t m = m_tracked.size();
+    std::vector<Bitset> rows(m, Bitset(m));
+    for (std::size_t a = 0; a < m; ++a)
+        for (SegmentTypeId b : m_hbConfirmed[m_tracked[a]]) rows[a].set(static_cast<std::size_t>(dense(b)));
     std::vector<std::pair<SegmentTypeId, SegmentTypeId>> edges;
-    for (std::size_t a = 0; a < m_types; ++a) {
-        const Bitset& successors = m_hbConfirmed[a];
-        Bitset implied(m_types);
-        successors.forEach([&](std::size_t b) { implied |= m_hbConfirmed[b]; });
+    for (std::size_t a = 0; a < m; ++a) {
+        const Bitset& successors = rows[a];
+        if (successors.count() == 0) continue;
+        Bitset implied(m);
+        successors.forEach([&](std::size_t b) { implied |= rows[b]; });
         successors.forEach([&](std::size_t c) {
-            if (!implied.test(c)) edges.emplace_back(SegmentTypeId(static_cast<std::uint32_t>(a)), SegmentTypeId(static_cast<std::uint32_t>(c)));
+            if (!implied.test(c)) edges.emplace_back(SegmentTypeId(m_tracked[a]), SegmentTypeId(m_tracked[c]));
         });
     }
     return edges;
@@ -266,23 +406,70 @@ public:
                                          ? std::min<std::size_t>(data.requestCount(), static_cast<std::size_t>(options.maxRequests))
                                          : data.requestCount();
         const unsigned threads = resolveThreads(options.threads);
+        ThrottledProgress reporter(progress);
+
+        CausalModel model;
+        model.m_types = n;
+        model.m_requests = static_cast<std::int64_t>(requests);
+        model.m_supportFloor = options.supportFloor;
+
+        // Pass 0: how many requests hold each type, and which types repeat within a request; then the
+        // types that are tracked (see the header).
+        model.m_occurrences.assign(n, 0);
+        model.m_repeated.assign(n, 0);
+        {
+            std::vector<std::uint32_t> lastRequest(n, UINT32_MAX);
+            for (std::size_t r = 0; r < requests; ++r)
+                for (const EventRecord& e : data.eventsOf(r)) {
+                    if (!e.segmentType.isValid()) continue;
+                    const auto t = e.segmentType.value;
+                    if (lastRequest[t] == r) {
+                        model.m_repeated[t] = 1;
+                        continue;
+                    }
+                    lastRequest[t] = static_cast<std::uint32_t>(r);
+                    ++model.m_occurrences[t];
+                }
+        }
+        if (n <= kDenseTypeBudget) {
+            for (std::uint32_t t = 0; t < n; ++t) model.m_tracked.push_back(t);
+        } else {
+            for (std::uint32_t t = 0; t < n; ++t)
+                if (static_cast<std::int64_t>(model.m_occurrences[t]) >= std::max<std::int64_t>(1, options.supportFloor))
+                    model.m_tracked.push_back(t);
+            if (model.m_tracked.size() > kTrackedTypeCap) {
+                std::stable_sort(model.m_tracked.begin(), model.m_tracked.end(),
+                                 [&](auto a, auto b) { return model.m_occurrences[a] > model.m_occurrences[b]; });
+                model.m_tracked.resize(kTrackedTypeCap);
+                std::sort(model.m_tracked.begin(), model.m_tracked.end());
+            }
+        }
+        const std::size_t m = model.m_tracked.size();
+        model.m_dense.assign(n, -1);
+        for (std::size_t d = 0; d < m; ++d) model.m_dense[model.m_tracked[d]] = static_cast<int>(d);
+
         std::vector<ShardState> shards;
-        for (unsigned s = 0; s < std::max(1u, threads); ++s) shards.emplace_back(n);
+        for (unsigned s = 0; s < std::max(1u, threads); ++s) shards.emplace_back(m);
         std::atomic<std::size_t> done{0};
         std::atomic<bool> cancelled{false};
-        ThrottledProgress reporter(progress);
         std::mutex reportMutex;
 
         // Pass 1: happens-before and mutual exclusion. Shard 0 holds the first requests and records
         // the convergence curve as it goes.
         forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
             ShardState& state = shards[shard];
-            std::vector<SegmentInstance> segs;
+            std::vector<SegmentInstance> segs, tracked;
             const auto points = shard == 0 ? checkpoints(static_cast<std::int64_t>(end - begin)) : std::vector<std::int64_t>{};
             std::size_t nextPoint = 0;
             for (std::size_t r = begin; r < end; ++r) {
                 buildSegments(data.eventsOf(r), offsets, segs);
-                state.observe(segs);
+                tracked.clear();
+                for (const auto& s : segs)
+                    if (const int d = model.m_dense[s.type.value]; d >= 0) {
+                        tracked.push_back(s);
+                        tracked.back().type = SegmentTypeId(static_cast<std::uint32_t>(d));
+                    }
+                state.observe(tracked);
                 if (nextPoint < points.size() && state.requests == points[nextPoint]) {
                     state.convergence.push_back(state.alive());
                     ++nextPoint;
@@ -301,18 +488,34 @@ public:
         for (std::size_t s = 1; s < shards.size(); ++s) shards[0].merge(shards[s]);
         ShardState& merged = shards[0];
 
-        CausalModel model;
-        model.m_types = n;
-        model.m_requests = static_cast<std::int64_t>(requests);
-        model.m_supportFloor = options.supportFloor;
-        model.m_support.assign(n * n, 0);
-        for (const auto& [sig, count] : merged.signatures) {
+        // Support of the pairs seen together, from the distinct presence sets.
+        model.m_pairs.assign(m, {});
+        {
+            const bool denseCounts = m * m <= (std::size_t{1} << 22);
+            std::vector<std::uint32_t> counts(denseCounts ? m * m : 0, 0);
+            std::unordered_map<std::uint64_t, std::uint32_t> sparseCounts;
             std::vector<std::uint32_t> members;
-            for (std::size_t w = 0; w < sig.size(); ++w)
-                for (std::uint64_t bits = sig[w]; bits; bits &= bits - 1)
-                    members.push_back(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
-            for (auto a : members)
-                for (auto b : members) model.m_support[a * n + b] += static_cast<std::uint32_t>(count);
+            for (const auto& [sig, count] : merged.signatures) {
+                members.clear();
+                for (std::size_t w = 0; w < sig.size(); ++w)
+                    for (std::uint64_t bits = sig[w]; bits; bits &= bits - 1)
+                        members.push_back(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+                for (auto a : members)
+                    for (auto b : members) {
+                        if (a == b) continue;
+                        if (denseCounts) counts[a * m + b] += static_cast<std::uint32_t>(count);
+                        else sparseCounts[(std::uint64_t(a) << 32) | b] += static_cast<std::uint32_t>(count);
+                    }
+            }
+            if (denseCounts) {
+                for (std::size_t a = 0; a < m; ++a)
+                    for (std::size_t b = 0; b < m; ++b)
+                        if (counts[a * m + b]) model.m_pairs[a].push_back({static_cast<std::uint32_t>(b), counts[a * m + b]});
+            } else {
+                for (const auto& [key, c] : sparseCounts) model.m_pairs[key >> 32].push_back({static_cast<std::uint32_t>(key), c});
+                for (auto& row : model.m_pairs)
+                    std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.other < y.other; });
+            }
         }
         // The final point covers every request analysed (the merged state holds them all).
         const ConvergencePoint last = merged.alive();
@@ -332,16 +535,21 @@ public:
 
 private:
     // Interns the events that end (producers) or start (consumers) segment types, per task.
+    static constexpr std::uint32_t kNoGroup = UINT32_MAX;
     struct EventGroups {
         std::vector<std::uint32_t> ofType;              // segment type -> group
         std::vector<std::vector<SegmentTypeId>> types;  // group -> the segment types it holds
         std::vector<std::uint64_t> event;               // group -> (task << 32 | event)
     };
-    static EventGroups groupTypes(const TraceData& data, std::size_t n, bool byEndEvent) {
+    // Only tracked types that never repeat in a request take part (see the header).
+    static EventGroups groupTypes(const TraceData& data, const CausalModel& model, bool byEndEvent) {
+        const std::size_t n = model.m_types;
         EventGroups g;
-        g.ofType.resize(n);
+        g.ofType.assign(n, kNoGroup);
         std::unordered_map<std::uint64_t, std::uint32_t> ids;
         for (std::uint32_t t = 0; t < n; ++t) {
+            const SegmentTypeId id(t);
+            if (!model.tracked(id) || model.repeated(id)) continue;
             const SegmentType& type = data.segmentTypes[t];
             const std::uint64_t key = (std::uint64_t(type.task.value) << 32) | (byEndEvent ? type.endEvent.value : type.startEvent.value);
             auto [it, fresh] = ids.emplace(key, static_cast<std::uint32_t>(g.types.size()));
@@ -366,7 +574,7 @@ private:
                 const std::int64_t s = a == b ? 0 : model.support(a, b);
                 if (s == 0) continue;
                 support += s;
-                alive = alive && model.m_hbAlive[a.value].test(b.value);
+                alive = alive && model.hbAlive(a, b);
             }
         return alive && support > 0;
     }
@@ -388,8 +596,8 @@ private:
     static Status inferPipelines(const TraceData& data, const ClockOffsets& offsets, std::size_t requests,
                                  unsigned threads, CausalModel& model, const CancelToken* cancel) {
         const std::size_t n = model.m_types;
-        const EventGroups producers = groupTypes(data, n, true);
-        const EventGroups consumers = groupTypes(data, n, false);
+        const EventGroups producers = groupTypes(data, model, true);
+        const EventGroups consumers = groupTypes(data, model, false);
 
         // Links: a producing event always followed by a consuming event, in enough requests to be confirmed.
         // A consumer that starts at the very event the producer ends at is the same task's next segment.
@@ -454,8 +662,8 @@ private:
                 buildSegments(data.eventsOf(r), offsets, segs);
                 for (std::size_t i = 0; i < segs.size(); ++i) {
                     if (segs[i].type.value >= n) continue;
-                    producedBy[producers.ofType[segs[i].type.value]] = static_cast<int>(i);
-                    consumedBy[consumers.ofType[segs[i].type.value]] = static_cast<int>(i);
+                    if (const auto g = producers.ofType[segs[i].type.value]; g != kNoGroup) producedBy[g] = static_cast<int>(i);
+                    if (const auto g = consumers.ofType[segs[i].type.value]; g != kNoGroup) consumedBy[g] = static_cast<int>(i);
                 }
                 for (std::size_t k = 0; k < st.active.size();) {
                     const std::uint32_t c = st.active[k];
@@ -480,8 +688,8 @@ private:
                 }
                 for (const auto& s : segs) {
                     if (s.type.value >= n) continue;
-                    producedBy[producers.ofType[s.type.value]] = -1;
-                    consumedBy[consumers.ofType[s.type.value]] = -1;
+                    if (const auto g = producers.ofType[s.type.value]; g != kNoGroup) producedBy[g] = -1;
+                    if (const auto g = consumers.ofType[s.type.value]; g != kNoGroup) consumedBy[g] = -1;
                 }
                 if (((r - begin) & 0x3FFF) == 0x3FFF && cancel && cancel->isCancelled()) {
                     cancelled = true;

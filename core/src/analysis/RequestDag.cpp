@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <queue>
+#include <span>
 
 namespace tracelight {
 
@@ -182,7 +183,33 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     if (m_local.size() < m_model.typeCount()) m_local.resize(m_model.typeCount(), -1);
     for (const auto& s : segs)
         if (s.type.value >= m_local.size()) m_local.resize(s.type.value + 1, -1);
-    for (std::size_t i = 0; i < n; ++i) m_local[segs[i].type.value] = static_cast<int>(i);
+    // Instances of each type present, by start time: a type's instances are byType[first, first + count),
+    // with m_local[type] = first. Span data holds many instances of one type (every call of an operation).
+    std::vector<std::uint32_t> byType(n);
+    std::iota(byType.begin(), byType.end(), 0u);
+    std::sort(byType.begin(), byType.end(), [&](std::uint32_t a, std::uint32_t b) {
+        if (segs[a].type.value != segs[b].type.value) return segs[a].type.value < segs[b].type.value;
+        return segs[a].startNs != segs[b].startNs ? segs[a].startNs < segs[b].startNs : a < b;
+    });
+    std::vector<std::uint32_t> typeCount, lastEnding;  // per group of byType
+    std::vector<std::uint32_t> groupOf(n);
+    for (std::uint32_t k = 0; k < n; ++k) {
+        const std::uint32_t i = byType[k];
+        if (k == 0 || segs[byType[k - 1]].type != segs[i].type) {
+            m_local[segs[i].type.value] = static_cast<int>(k);
+            typeCount.push_back(0);
+            lastEnding.push_back(i);
+        }
+        const auto g = static_cast<std::uint32_t>(typeCount.size() - 1);
+        groupOf[i] = g;
+        ++typeCount[g];
+        if (segs[i].endNs > segs[lastEnding[g]].endNs) lastEnding[g] = i;
+    }
+    auto instances = [&](std::size_t type) -> std::span<const std::uint32_t> {
+        const int first = type < m_local.size() ? m_local[type] : -1;
+        if (first < 0) return {};
+        return {byType.data() + first, typeCount[groupOf[byType[static_cast<std::size_t>(first)]]]};
+    };
 
     std::vector<DagEdge> edges;
     edges.reserve(n * 3);
@@ -192,6 +219,9 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     // Inferred relations, keeping the graph linear in the request: a relation between two segments of one
     // task is already task order, and from segment i only the earliest segment of each other task is
     // needed (the later ones follow it in its task). Segments of a task are contiguous, in event order.
+    // With several instances of a type (A -> B holds when every A ends before every B starts): each A
+    // instance leads to the first B, and the A instance that ends last to every B, so each B waits for
+    // the last A (what the critical path needs) in edges linear in the instances.
     std::vector<std::uint32_t> taskOf(n);
     std::uint32_t tasks = 0;
     for (std::size_t i = 0; i < n; ++i) taskOf[i] = i > 0 && segs[i].task == segs[i - 1].task ? taskOf[i - 1] : tasks++;
@@ -200,26 +230,35 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     for (std::uint32_t i = 0; i < n; ++i) {
         if (segs[i].type.value >= m_model.typeCount()) continue;  // a type the model has never seen
         touched.clear();
-        auto offer = [&](int j, EdgeKind kind) {
-            if (j < 0 || taskOf[j] == taskOf[i]) return;
+        auto offer = [&](std::uint32_t j, EdgeKind kind) {
+            if (taskOf[j] == taskOf[i]) return;
             const std::uint32_t t = taskOf[j];
             if (stamp[t] != i) {
                 stamp[t] = i;
-                earliest[t] = static_cast<std::uint32_t>(j);
+                earliest[t] = j;
                 earliestKind[t] = kind;
                 touched.push_back(t);
-            } else if (static_cast<std::uint32_t>(j) < earliest[t]) {
-                earliest[t] = static_cast<std::uint32_t>(j);
+            } else if (j < earliest[t]) {
+                earliest[t] = j;
                 earliestKind[t] = kind;
             }
         };
-        m_model.happensBeforeRow(segs[i].type).forEach([&](std::size_t b) {
-            offer(b < m_local.size() ? m_local[b] : -1, EdgeKind::HappensBefore);
-        });
-        m_model.mutualExclusionRow(segs[i].type).forEach([&](std::size_t b) {
-            const int j = b < m_local.size() ? m_local[b] : -1;
-            if (j >= 0 && segs[i].endNs <= segs[j].startNs) offer(j, EdgeKind::MutualExclusion);  // the order this request took
-        });
+        const bool endsLast = lastEnding[groupOf[i]] == i;
+        for (SegmentTypeId b : m_model.happensBeforeRow(segs[i].type)) {
+            const auto to = instances(b.value);
+            if (to.empty()) continue;
+            if (endsLast)
+                for (auto j : to) offer(j, EdgeKind::HappensBefore);
+            else
+                offer(to.front(), EdgeKind::HappensBefore);
+        }
+        for (SegmentTypeId b : m_model.mutualExclusionRow(segs[i].type)) {
+            // The order this request took: the first instance of b that starts once i has ended.
+            const auto to = instances(b.value);
+            auto it = std::lower_bound(to.begin(), to.end(), segs[i].endNs,
+                                       [&](std::uint32_t j, TimeNs t) { return segs[j].startNs < t; });
+            if (it != to.end()) offer(*it, EdgeKind::MutualExclusion);
+        }
         for (std::uint32_t t : touched) edges.push_back({i, earliest[t], earliestKind[t]});
     }
     if (!links.empty()) {
@@ -242,7 +281,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     // consumers, as this request took them.
     auto presentOf = [&](const std::vector<SegmentTypeId>& group) {
         for (SegmentTypeId t : group)
-            if (t.value < m_local.size() && m_local[t.value] >= 0) return m_local[t.value];
+            if (t.value < m_local.size() && m_local[t.value] >= 0) return static_cast<int>(byType[static_cast<std::size_t>(m_local[t.value])]);
         return -1;
     };
     auto addIfOrdered = [&](int from, int to) {

@@ -17,6 +17,35 @@ const std::string& TraceData::label(std::uint32_t id) const {
     return it == labels.end() ? unknown : it->second;
 }
 
+std::string_view operationName(std::string_view label) {
+    const auto hash = label.rfind('#');
+    if (hash == std::string_view::npos || hash == 0 || hash + 1 == label.size()) return label;
+    for (std::size_t i = hash + 1; i < label.size(); ++i)
+        if (label[i] < '0' || label[i] > '9') return label;
+    return label.substr(0, hash);
+}
+
+std::uint32_t TraceDataBuilder::operationLabel(std::uint32_t label) {
+    if (auto it = m_operationOf.find(label); it != m_operationOf.end()) return it->second;
+    std::uint32_t op = label;
+    auto text = m_data.labels.find(label);
+    if (text != m_data.labels.end()) {
+        const std::string_view name = operationName(text->second);
+        if (name.size() != text->second.size()) {
+            if (m_labelByText.empty())
+                for (const auto& [id, t] : m_data.labels) m_labelByText.emplace(t, id);
+            auto [it, fresh] = m_labelByText.emplace(std::string(name), m_nextSyntheticLabel);
+            if (fresh) {
+                m_data.labels.emplace(m_nextSyntheticLabel, std::string(name));
+                ++m_nextSyntheticLabel;
+            }
+            op = it->second;
+        }
+    }
+    m_operationOf.emplace(label, op);
+    return op;
+}
+
 void TraceDataBuilder::reserve(std::size_t requests, std::size_t events) {
     m_data.requestIds.reserve(requests);
     m_data.requestBegin.reserve(requests + 1);
@@ -29,6 +58,7 @@ void TraceDataBuilder::beginRequest(RequestId id, bool fromSpans) {
     m_data.requestBegin.push_back(m_data.events.size());
     m_data.linkBegin.push_back(m_data.links.size());
     m_taskOpen = false;
+    m_currentFromSpans = fromSpans;
 }
 
 void TraceDataBuilder::addLink(std::uint32_t fromEvent, std::uint32_t toEvent) { m_data.links.push_back({fromEvent, toEvent}); }
@@ -57,7 +87,12 @@ void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::ui
     auto [h, fresh] = m_hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(m_data.hostLabels.size()));
     if (fresh) m_data.hostLabels.emplace_back(hostLabel);
     e.host = HostId(h->second);
-    if (m_taskOpen && task == m_task) e.segmentType = segmentType(task, m_previousEvent, event);
+    if (m_taskOpen && task == m_task) {
+        if (m_currentFromSpans)
+            e.segmentType = segmentType(operationLabel(task), operationLabel(m_previousEvent), operationLabel(event));
+        else
+            e.segmentType = segmentType(task, m_previousEvent, event);
+    }
     m_taskOpen = true;
     m_task = task;
     m_previousEvent = event;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 #include <unordered_map>
 
 #include "store/Sqlite.h"
@@ -42,6 +43,42 @@ Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken
         table.hostCount.push_back(static_cast<std::uint32_t>(rows.int64(5)));
         table.eventCount.push_back(static_cast<std::uint32_t>(rows.int64(6)));
         if ((++processed & 0xFFFF) == 0 && cancel && cancel->isCancelled()) return Status::error("cancelled");
+    }
+
+    // Attributes in one ordered scan (the primary key's order), their texts looked up once per label.
+    std::unordered_map<std::int64_t, std::uint32_t> rowOf;
+    rowOf.reserve(n);
+    for (std::size_t i = 0; i < table.ids.size(); ++i) rowOf[table.ids[i].value] = static_cast<std::uint32_t>(i);
+    std::unordered_map<std::int64_t, std::uint32_t> labelSlot;
+    sqlite::Statement labelText(store.db(), "SELECT text FROM labels WHERE id=?1");
+    auto slotOf = [&](std::int64_t labelId) {
+        auto [it, inserted] = labelSlot.try_emplace(labelId, static_cast<std::uint32_t>(table.attrLabels.size()));
+        if (inserted) {
+            labelText.reset();
+            labelText.bind(1, labelId);
+            table.attrLabels.emplace_back(labelText.step() == SQLITE_ROW ? labelText.text(0) : std::string());
+        }
+        return it->second;
+    };
+    table.attrBegin.assign(table.ids.size() + 1, 0);
+    std::vector<std::uint32_t> perRow(table.ids.size(), 0);
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> pairs;
+    sqlite::Statement attrs(store.db(), "SELECT request_id, key_id, value_id FROM request_attrs ORDER BY request_id, key_id");
+    for (int rc = attrs.step(); rc == SQLITE_ROW; rc = attrs.step()) {
+        const auto row = rowOf.find(attrs.int64(0));
+        if (row == rowOf.end()) continue;
+        pairs.emplace_back(row->second, slotOf(attrs.int64(1)), slotOf(attrs.int64(2)));
+        ++perRow[row->second];
+        if ((++processed & 0xFFFF) == 0 && cancel && cancel->isCancelled()) return Status::error("cancelled");
+    }
+    for (std::size_t i = 0; i < perRow.size(); ++i) table.attrBegin[i + 1] = table.attrBegin[i] + perRow[i];
+    table.attrKey.resize(pairs.size());
+    table.attrValue.resize(pairs.size());
+    std::vector<std::uint32_t> next(table.attrBegin.begin(), table.attrBegin.end() - 1);
+    for (const auto& [row, key, value] : pairs) {
+        const std::uint32_t at = next[row]++;
+        table.attrKey[at] = key;
+        table.attrValue[at] = value;
     }
     return table;
 }

@@ -43,7 +43,8 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
             seen[t.value] = true;
             const SegmentType& st = td.segmentTypes[t.value];
             facts[t.value] = {td.label(st.task.value), td.label(st.startEvent.value), td.label(st.endEvent.value),
-                              td.label(td.hostLabels[events[e - 1].host.value].value), events[e - 1].host != events[e].host};
+                              td.label(td.hostLabels[events[e - 1].host.value].value), events[e - 1].host != events[e].host,
+                              td.label(td.hostLabels[events[e].host.value].value), td.isFromSpans(r)};
         }
     }
     a.typeCategory.resize(types);
@@ -134,21 +135,38 @@ Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSin
     auto model = loadStoredModel(store);
     if (!model) return Status::error(store.path() + ": not analysed yet (run tracelight-cli analyze)");
     TraceData& td = data.value();
-    // Renumber segment types as the stored model numbers them; types it never saw come after.
-    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> modelId;
-    for (std::uint32_t i = 0; i < model->types.size(); ++i)
-        modelId[{model->types[i].task.value, model->types[i].startEvent.value, model->types[i].endEvent.value}] = i;
-    std::vector<SegmentType> types = model->types;
+    // Renumber segment types as the stored model numbers them (by their labels' text); types it never saw
+    // come after.
+    std::map<SegmentTypeName, std::uint32_t> modelId;
+    for (std::uint32_t i = 0; i < model->types.size(); ++i) modelId.emplace(model->types[i], i);
+    std::vector<SegmentType> types(model->types.size());
+    std::vector<bool> placed(model->types.size(), false);
     std::vector<std::uint32_t> remap(td.segmentTypes.size());
     for (std::uint32_t t = 0; t < td.segmentTypes.size(); ++t) {
         const SegmentType& st = td.segmentTypes[t];
-        auto it = modelId.find({st.task.value, st.startEvent.value, st.endEvent.value});
-        if (it != modelId.end()) remap[t] = it->second;
-        else {
+        auto it = modelId.find({td.label(st.task.value), td.label(st.startEvent.value), td.label(st.endEvent.value)});
+        if (it != modelId.end()) {
+            remap[t] = it->second;
+            types[it->second] = st;
+            placed[it->second] = true;
+        } else {
             remap[t] = static_cast<std::uint32_t>(types.size());
             types.push_back(st);
         }
     }
+    // A model type this data no longer holds keeps its name through labels of its own.
+    std::uint32_t nextLabel = 0xC0000000u;
+    for (std::uint32_t i = 0; i < model->types.size(); ++i)
+        if (!placed[i]) {
+            const auto& name = model->types[i];
+            LabelId ids[3];
+            const std::string* texts[3] = {&name.task, &name.startEvent, &name.endEvent};
+            for (int k = 0; k < 3; ++k) {
+                ids[k] = LabelId(nextLabel);
+                td.labels[nextLabel++] = *texts[k];
+            }
+            types[i] = {ids[0], ids[1], ids[2]};
+        }
     for (auto& e : td.events)
         if (e.segmentType.isValid()) e.segmentType = SegmentTypeId(remap[e.segmentType.value]);
     td.segmentTypes = std::move(types);

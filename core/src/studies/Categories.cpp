@@ -1,6 +1,7 @@
 #include "tracelight/studies/Categories.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "tracelight/base/Json.h"
 
@@ -18,13 +19,27 @@ const char* fieldName(CategoryRule::Field f) {
 }
 } // namespace
 
+namespace {
+// Kubernetes names generated suffixes from this alphabet (no vowels, no 0, 1, 3): a ReplicaSet's hash
+// (`cf787dd48`) and a pod's own suffix (`vpjrd`, `t2dbm`).
+bool looksGenerated(std::string_view part) {
+    if (part.size() < 5 || part.size() > 10) return false;
+    return std::all_of(part.begin(), part.end(), [](char c) { return std::string_view("bcdfghjklmnpqrstvwxz2456789").find(c) != std::string_view::npos; });
+}
+} // namespace
+
 std::string hostRole(const std::string& host) {
     std::string h = host.substr(0, host.find('@'));
+    // Trailing dash-separated parts that hold digits go ("web-8", "cf787dd48-t2dbm"), and up to two that
+    // Kubernetes generated ("-cf787dd48-vpjrd": a digit-free pod suffix is still generated).
+    int generated = 0;
     for (;;) {
         const auto dash = h.rfind('-');
         if (dash == std::string::npos || dash == 0) break;
-        const std::string tail = h.substr(dash + 1);
-        if (tail.empty() || std::none_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; })) break;
+        const std::string_view tail = std::string_view(h).substr(dash + 1);
+        const bool digits = !tail.empty() && std::any_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits && !(generated < 2 && looksGenerated(tail))) break;
+        ++generated;
         h.erase(dash);
     }
     while (h.size() > 1 && h.back() >= '0' && h.back() <= '9') h.pop_back();
@@ -49,7 +64,15 @@ std::string CategoryRules::categorize(const SegmentTypeFacts& facts) const {
             match = std::regex_search(facts.startEvent, m_compiled[i]) || std::regex_search(facts.endEvent, m_compiled[i]);
             break;
         }
-        if (match) return r.category;
+        if (!match) continue;
+        // Span data: the default network category is named by the two services it connects, caller first
+        // (the trip back, which starts at the server's "served", is named as the trip out).
+        if (facts.fromSpans && r.field == CategoryRule::Field::Network && r.category == "network") {
+            const bool back = facts.startEvent.rfind("served ", 0) == 0;
+            const std::string from = hostRole(back ? facts.endHost : facts.host), to = hostRole(back ? facts.host : facts.endHost);
+            return from + " \xE2\x86\x92 " + to;  // U+2192
+        }
+        return r.category;
     }
     return hostRole(facts.host);
 }

@@ -12,6 +12,8 @@
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/analysis/ModelInference.h"
+#include "tracelight/analysis/RequestDag.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -239,4 +241,184 @@ TEST(AnalysisStore, AnImportDuringAnalysisLeavesTheResultsStale) {
     EXPECT_FALSE(analysisIsCurrent(*store.value(), options)) << "results of 7000 requests stamped current for 7001";
     ASSERT_TRUE(analyzeStore(*store.value(), options));
     EXPECT_TRUE(analysisIsCurrent(*store.value(), options));
+}
+
+// --- Span data: segment types are operations, and the model grows with relations, not types squared (issue 11).
+
+namespace {
+
+// One Jaeger trace: a root span whose children are called one after another; with distinct = false every
+// child is the same operation (10,000 calls of one operation), otherwise each its own.
+std::string rootWithChildren(int children, bool distinct) {
+    std::string spans = R"({"traceID":"t1","spanID":"root","operationName":"fanout","references":[],"startTime":1700000000000000,"duration":)" +
+                        std::to_string(children * 10 + 10) + R"(,"processID":"p1"})";
+    for (int k = 0; k < children; ++k) {
+        spans += R"(,{"traceID":"t1","spanID":"c)" + std::to_string(k) + R"(","operationName":"get)" +
+                 (distinct ? std::to_string(k) : std::string()) +
+                 R"(","references":[{"refType":"CHILD_OF","traceID":"t1","spanID":"root"}],"startTime":)" +
+                 std::to_string(1700000000000000LL + 5 + 10LL * k) + R"(,"duration":5,"processID":"p2"})";
+    }
+    return R"({"data":[{"traceID":"t1","spans":[)" + spans +
+           R"(],"processes":{"p1":{"serviceName":"frontend","tags":[]},"p2":{"serviceName":"cache","tags":[]}}}]})";
+}
+
+// Several such traces, so relations between the operations are confirmed (support floor 10).
+std::string tracesWithChildren(int traces, int children) {
+    std::string all;
+    for (int t = 0; t < traces; ++t) {
+        std::string one = rootWithChildren(children, false);
+        one = one.substr(one.find('[', 1) + 1);      // the trace object
+        one = one.substr(0, one.rfind(']'));
+        const std::string id = "\"t" + std::to_string(t + 1) + "\"";
+        for (std::size_t at = one.find("\"t1\""); at != std::string::npos; at = one.find("\"t1\"", at + id.size())) one.replace(at, 4, id);
+        all += (t ? "," : "") + one;
+    }
+    return R"({"data":[)" + all + "]}";
+}
+
+std::unique_ptr<TraceStore> importedSpans(const test::ScratchDir& dir, const std::string& json) {
+    auto store = TraceStore::open(dir.file("spans.tldb"), TraceStore::Mode::Create);
+    EXPECT_TRUE(store) << store.message();
+    ImportOptions import;
+    import.inputs = {dir.write("trace.json", json)};
+    auto imported = importTraces(*store.value(), import);
+    EXPECT_TRUE(imported) << imported.message();
+    return std::move(store.value());
+}
+
+} // namespace
+
+TEST(SpanModel, RepeatedCallsOfOneOperationAreOneSegmentType) {
+    test::ScratchDir dir;
+    auto store = importedSpans(dir, rootWithChildren(10000, false));
+    auto summary = analyzeStore(*store, AnalysisOptions{});
+    ASSERT_TRUE(summary) << summary.message();
+    // The root's own time between calls, its waits, the child's work: a handful of types, not 3 per call.
+    EXPECT_LE(summary->segmentTypes, 8);
+    auto stored = loadStoredModel(*store);
+    ASSERT_TRUE(stored);
+    for (const auto& t : stored->types)
+        for (const std::string* s : {&t.task, &t.startEvent, &t.endEvent})
+            EXPECT_EQ(s->find('#'), std::string::npos) << *s << " still names an occurrence";
+    EXPECT_LT(stored->model.serialize().size(), 1u << 20);
+    // The per-request pass still sees every call: one critical path through all 10,000 children.
+    auto cached = loadRequestAnalysis(*store, "t1");
+    ASSERT_TRUE(cached) << cached.message();
+    EXPECT_EQ(cached->segments.size(), 3u * 10000 + 1);
+}
+
+TEST(SpanModel, TenThousandDistinctOperationsKeepNoUnconfirmedPairs) {
+    test::ScratchDir dir;
+    auto store = importedSpans(dir, rootWithChildren(10000, true));
+    auto summary = analyzeStore(*store, AnalysisOptions{});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_GT(summary->segmentTypes, 20000);  // every operation is its own type
+    auto stored = loadStoredModel(*store);
+    ASSERT_TRUE(stored);
+    // Beyond the dense budget, types below the support floor are not tracked: no pairs, a small model.
+    EXPECT_EQ(stored->model.pairsSeenTogether(), 0u);
+    EXPECT_LT(stored->model.serialize().size(), 1u << 20);
+    EXPECT_EQ(stored->model.occurrences(SegmentTypeId(0)), 1);
+}
+
+TEST(SpanModel, OneTraceOfManyTypesKeepsNoUnconfirmedRelations) {
+    // 600 distinct operations: some 1,800 types, all in one request. Beyond the dense budget (256 types) a
+    // type below the support floor is not tracked, so the model's JSON does not list ~800,000 unconfirmed
+    // relations (support 1) between them.
+    test::ScratchDir dir;
+    auto store = importedSpans(dir, rootWithChildren(600, true));
+    auto summary = analyzeStore(*store, AnalysisOptions{});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_GT(summary->segmentTypes, static_cast<std::int64_t>(kDenseTypeBudget));
+    auto json = cachedModelJson(*store, AnalysisOptions{});
+    ASSERT_TRUE(json) << json.message();
+    EXPECT_LT(json->size(), 100000u);
+    auto stored = loadStoredModel(*store);
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->model.trackedTypeCount(), 0u);
+}
+
+TEST(SpanModel, ConfirmedRelationsOverManyInstancesKeepTheRequestGraphLinear) {
+    // 12 traces of 2,000 calls each: the operations' relations are confirmed, and every request has 2,000
+    // instances of each; its graph stays linear and its critical path covers the request.
+    test::ScratchDir dir;
+    auto store = importedSpans(dir, tracesWithChildren(12, 2000));
+    auto summary = analyzeStore(*store, AnalysisOptions{});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->requests, 12);
+    EXPECT_LE(summary->segmentTypes, 8);
+    EXPECT_GT(summary->happensBefore, 0);
+    auto loaded = loadAnalysis(*store);
+    ASSERT_TRUE(loaded) << loaded.message();
+    RequestDagBuilder builder(loaded->model, loaded->data);
+    RequestDag dag;
+    builder.build(loaded->data.eventsOf(0), loaded->offsets, dag, loaded->data.linksOf(0));
+    EXPECT_EQ(dag.segments.size(), 3u * 2000 + 1);
+    EXPECT_LE(dag.edges.size(), 3 * dag.segments.size());
+    auto cached = loadRequestAnalysis(*store, "t1");
+    ASSERT_TRUE(cached) << cached.message();
+    EXPECT_EQ(cached->blindNs, 0);
+    TimeNs onPath = 0;
+    for (auto v : cached->criticalPath) onPath += cached->segments[v].durationNs;
+    EXPECT_EQ(onPath, cached->latencyNs);
+}
+
+TEST(SpanModel, RelationsHoldOverEveryInstanceOfAType) {
+    // Span labels: every call of "svc:a" is one type. A -> B only when every A ends before every B starts;
+    // A | B (interleaved, never overlapping) survives although A's instances bracket B's.
+    TraceDataBuilder b;
+    enum : std::uint32_t { TaskA = 1, TaskA2, TaskA3, TaskB, TaskB2, TaskC, Start, End, Host };
+    b.setLabel(TaskA, "svc:a");
+    b.setLabel(TaskA2, "svc:a#2");
+    b.setLabel(TaskA3, "svc:a#3");
+    b.setLabel(TaskB, "svc:b");
+    b.setLabel(TaskB2, "svc:b#2");
+    b.setLabel(TaskC, "svc:c");
+    b.setLabel(Start, "start");
+    b.setLabel(End, "end");
+    b.setLabel(Host, "h");
+    for (std::uint32_t r = 0; r < 12; ++r) {
+        b.beginRequest(RequestId(r + 1), true);
+        const TimeNs base = 1000 * r;
+        // a [0,10], b [10,20], a#2 [20,30], b#2 [30,40], a#3 [40,50]: A and B alternate; C [60,70] after all.
+        for (auto [task, from] : {std::pair{TaskA, 0}, {TaskB, 10}, {TaskA2, 20}, {TaskB2, 30}, {TaskA3, 40}, {TaskC, 60}}) {
+            b.addEvent(task, Start, Host, base + from);
+            b.addEvent(task, End, Host, base + from + 10);
+        }
+    }
+    TraceData data = b.finish();
+    ASSERT_EQ(data.segmentTypes.size(), 3u);  // svc:a, svc:b, svc:c
+    ClockOffsets offsets;
+    offsets.offsetNs.assign(data.hostLabels.size(), 0);
+    offsets.parent.assign(data.hostLabels.size(), -1);
+    offsets.rttNs.assign(data.hostLabels.size(), 0);
+    auto model = inferModel(data, offsets, InferenceOptions{});
+    ASSERT_TRUE(model) << model.message();
+    auto typeOf = [&](const std::string& task) {
+        for (std::uint32_t t = 0; t < data.segmentTypes.size(); ++t)
+            if (data.label(data.segmentTypes[t].task.value) == task) return SegmentTypeId(t);
+        return SegmentTypeId();
+    };
+    const SegmentTypeId a = typeOf("svc:a"), bb = typeOf("svc:b"), c = typeOf("svc:c");
+    EXPECT_TRUE(model->repeated(a));
+    EXPECT_FALSE(model->repeated(c));
+    EXPECT_EQ(model->occurrences(a), 12);
+    EXPECT_FALSE(model->happensBefore(a, bb));  // b#1 starts before a#2 ends
+    EXPECT_FALSE(model->happensBefore(bb, a));
+    EXPECT_FALSE(model->happensBefore(a, a));
+    EXPECT_TRUE(model->happensBefore(a, c));
+    EXPECT_TRUE(model->happensBefore(bb, c));
+    EXPECT_TRUE(model->mutuallyExclusive(a, bb));
+    // The per-request graph: C waits for the last A and the last B, in edges linear in the instances.
+    RequestDagBuilder dagBuilder(model.value(), data);
+    RequestDag dag;
+    dagBuilder.build(data.eventsOf(0), offsets, dag);
+    ASSERT_EQ(dag.segments.size(), 6u);
+    std::uint32_t cIndex = 0;
+    for (std::uint32_t v = 0; v < dag.segments.size(); ++v)
+        if (dag.segments[v].type == c) cIndex = v;
+    bool fromLastA = false;
+    for (std::uint32_t k = dag.firstEdgeTo[cIndex]; k < dag.firstEdgeTo[cIndex + 1]; ++k)
+        fromLastA |= dag.segments[dag.edges[k].from].startNs == 40;
+    EXPECT_TRUE(fromLastA);
 }

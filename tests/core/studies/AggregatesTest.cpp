@@ -5,7 +5,16 @@
 #include <cmath>
 #include <map>
 
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "TestUtil.h"
 #include "core/GeneratedTraces.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/import/spans/Spans.h"
+#include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/analysis/Segments.h"
 #include "tracelight/analysis/Slack.h"
@@ -49,6 +58,12 @@ TEST(Categories, HostRolesAndRules) {
     EXPECT_EQ(hostRole("web-8"), "web");
     EXPECT_EQ(hostRole("frontend-579b9bff58-t2dbm"), "frontend");
     EXPECT_EQ(hostRole("servicea@127.0.0.1"), "servicea");
+    // Kubernetes pods reduce to their deployment, whatever the generated suffixes hold (issue 11).
+    EXPECT_EQ(hostRole("currencyservice-cf787dd48-vpjrd"), "currencyservice");
+    EXPECT_EQ(hostRole("redis-cart-5d5f9c7d8b-2xk9p"), "redis-cart");
+    EXPECT_EQ(hostRole("cartservice"), "cartservice");
+    EXPECT_EQ(hostRole("redis-cart"), "redis-cart");
+    EXPECT_EQ(serviceFromPodName("currencyservice-cf787dd48-vpjrd"), "currencyservice");
     auto rules = CategoryRules::fromJson(R"json([{"category":"net","field":"network"},{"category":"server","field":"host","pattern":"^(web|cache)"}])json");
     ASSERT_TRUE(rules) << rules.message();
     EXPECT_EQ(rules->categorize({"t", "a", "b", "web-1", false}), "server");
@@ -344,4 +359,80 @@ TEST(Aggregates, ViewStudiesAreTheStudiesTheyCombine) {
     EXPECT_EQ(within.buckets.front().requests, slackBuckets(a, web, 5, rows).front().requests);
     EXPECT_EQ(valuesByFrequency(parity, 10), (std::vector<std::string>{"other", "three"}));
     EXPECT_EQ(valuesByFrequency({"b", "a", "", "b", "a", "c"}, 2), (std::vector<std::string>{"a", "b"}));
+}
+
+// --- Span data (issue 11): categories from the service, rows by operation.
+
+namespace {
+
+const std::string kRealData = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/";
+
+struct SpanStudy {
+    test::ScratchDir dir;
+    std::unique_ptr<TraceStore> store;
+    InMemoryAnalysis analysis;
+    RequestAggregates aggregates;
+
+    explicit SpanStudy(const std::vector<std::string>& inputs) {
+        store = std::move(TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create).value());
+        ImportOptions options;
+        options.inputs = inputs;
+        auto imported = importTraces(*store, options);
+        EXPECT_TRUE(imported) << imported.message();
+        auto analysed = analyzeStore(*store, AnalysisOptions{});
+        EXPECT_TRUE(analysed) << analysed.message();
+        auto loaded = loadAnalysis(*store);
+        EXPECT_TRUE(loaded) << loaded.message();
+        analysis = std::move(loaded.value());
+        auto a = computeAggregates(analysis, CategoryRules::defaults());
+        EXPECT_TRUE(a) << a.message();
+        aggregates = std::move(a.value());
+    }
+};
+
+// Occurrence numbers ("Convert#2", "call svc:op#12") name a call, not an operation.
+bool namesAnOccurrence(const std::string& name) { return std::regex_search(name, std::regex("#[0-9]+")); }
+
+} // namespace
+
+TEST(SpanCategories, OnlineBoutiqueMinuteHasOneCategoryPerService) {
+    if (!std::filesystem::is_directory(kRealData)) GTEST_SKIP() << "no " << kRealData;
+    SpanStudy s({kRealData + "nezha-onlineboutique/normal/2022-08-23_17_00_trace.csv"});
+    const std::set<std::string> services = {"frontend", "adservice", "cartservice", "checkoutservice", "currencyservice",
+                                            "emailservice", "paymentservice", "productcatalogservice", "recommendationservice",
+                                            "shippingservice", "redis-cart"};
+    const std::string arrow = " \xE2\x86\x92 ";
+    std::set<std::string> own, seen;
+    for (const auto& c : s.aggregates.categories) {
+        EXPECT_TRUE(seen.insert(c).second) << c << " twice";
+        if (c == "unused") continue;
+        const auto at = c.find(arrow);
+        if (at == std::string::npos) {
+            EXPECT_TRUE(services.count(c)) << "category '" << c << "' is not a service";
+            own.insert(c);
+        } else {
+            EXPECT_TRUE(services.count(c.substr(0, at))) << c;
+            EXPECT_TRUE(services.count(c.substr(at + arrow.size()))) << c;
+        }
+        EXPECT_FALSE(std::regex_search(c, std::regex("-[a-z0-9]{5}$"))) << "pod name in category " << c;
+    }
+    EXPECT_GE(own.size(), 8u);
+    // Every network category joins a caller to the service it calls, once per pair.
+    EXPECT_TRUE(seen.count("frontend" + arrow + "currencyservice"));
+    EXPECT_FALSE(seen.count("currencyservice" + arrow + "frontend"));
+}
+
+TEST(SpanCategories, OutliersAndSegmentTypesAreOperationsNotOccurrences) {
+    if (!std::filesystem::is_directory(kRealData)) GTEST_SKIP() << "no " << kRealData;
+    const std::string jaeger = kRealData + "jaeger/";
+    SpanStudy s({jaeger + "TraceFlamegraph__testTrace.json", jaeger + "TraceTimelineViewer__genaiTestTrace.json",
+                 jaeger + "TraceStatistics__traceWithOverlappingChildren.json"});
+    const TraceData& td = s.analysis.data;
+    for (std::uint32_t t = 0; t < td.segmentTypes.size(); ++t)
+        EXPECT_FALSE(namesAnOccurrence(td.segmentName(SegmentTypeId(t)))) << td.segmentName(SegmentTypeId(t));
+    EXPECT_LT(td.segmentTypes.size(), 196u);  // 196 when every occurrence was its own type
+    const Outliers o = outliers(s.aggregates, 0.34, 1);
+    EXPECT_FALSE(o.segments.empty());
+    for (const auto& seg : o.segments)
+        EXPECT_FALSE(namesAnOccurrence(td.segmentName(SegmentTypeId(seg.type)))) << td.segmentName(SegmentTypeId(seg.type));
 }

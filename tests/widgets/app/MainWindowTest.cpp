@@ -10,6 +10,12 @@
 
 #include "MainWindow.h"
 #include "aggregates/AggregatesView.h"
+#include "models/RequestTableModel.h"
+#include "models/RequestTablePanel.h"
+#include "waterfall/WaterfallView.h"
+#include <QLineEdit>
+#include <QSettings>
+#include <QTableView>
 #include "plots/BreakdownPlot.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/import/Import.h"
@@ -94,6 +100,52 @@ TEST(MainWindow, AggregatesViewLetsGoOfADatabaseThatWasReplaced) {
     ASSERT_TRUE(waitIdle(window));
     EXPECT_EQ(stratify->count(), 4);
     for (int i = 1; i < stratify->count(); ++i) stratify->setCurrentIndex(i);
+}
+
+// Issue 11: Ctrl+Down/Up (Go > Next/Previous Request) left several rows highlighted that were not the request
+// shown; the filter box is reached with Ctrl+F and remembers its text.
+TEST(MainWindow, RequestTableFilterAndNavigationKeepOneSelectionThatIsShown) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "nav", 120, false);
+    QSettings().remove("requestTable/filter");
+    {
+        app::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+        ASSERT_TRUE(window.openDatabase(QString::fromStdString(db)));
+        ASSERT_TRUE(waitIdle(window));
+        auto* panel = window.findChild<widgets::RequestTablePanel*>();
+        ASSERT_TRUE(panel);
+        auto* model = qobject_cast<widgets::RequestTableModel*>(panel->view()->model());
+        ASSERT_TRUE(model);
+        auto* waterfall = window.findChild<widgets::WaterfallView*>();
+        ASSERT_EQ(model->rowCount(), 120);
+
+        window.activateWindow();
+        panel->view()->setFocus();
+        QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+        EXPECT_TRUE(panel->filterEdit()->hasFocus());
+        QTest::keyClicks(panel->filterEdit(), QStringLiteral("browser=Firefox"));
+        EXPECT_EQ(model->rowCount(), 60);
+
+        panel->view()->setFocus();
+        for (int step = 0; step < 6; ++step) {
+            QTest::keyClick(panel->view(), step % 3 == 2 ? Qt::Key_Up : Qt::Key_Down, step < 4 ? Qt::ControlModifier : Qt::NoModifier);
+            ASSERT_TRUE(waitIdle(window));
+            const QModelIndexList rows = panel->view()->selectionModel()->selectedRows();
+            ASSERT_EQ(rows.size(), 1) << "step " << step;
+            const RequestId selected = model->requestAt(rows.front().row());
+            ASSERT_TRUE(waterfall->request()) << "step " << step;
+            EXPECT_EQ(waterfall->request()->id, selected) << "step " << step;
+        }
+        window.close();  // saves the settings
+    }
+    EXPECT_EQ(QSettings().value("requestTable/filter").toString(), QStringLiteral("browser=Firefox"));
+    app::MainWindow again;
+    EXPECT_EQ(again.findChild<widgets::RequestTablePanel*>()->filterText(), QStringLiteral("browser=Firefox"));
+    QSettings().remove("requestTable/filter");
 }
 
 int main(int argc, char** argv) {

@@ -19,7 +19,9 @@ class TraceStore;
 
 // 2: times in integer nanoseconds (schema 4), results stamped with the import the analysis read.
 // 3: span data keeps its clocks unless there is evidence of skew; per host pair decisions stored (schema 5).
-constexpr int kAnalysisVersion = 3;
+// 4: span segment types are operations (occurrence numbers removed); the model is sparse (model magic
+//    TLM3) and its types are stored by their label text.
+constexpr int kAnalysisVersion = 4;
 
 struct AnalysisOptions {
     InferenceOptions inference;

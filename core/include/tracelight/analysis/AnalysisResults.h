@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <unordered_map>
 #include <vector>
 
 #include "tracelight/analysis/CriticalPath.h"
@@ -16,6 +17,7 @@
 namespace tracelight {
 
 class TraceStore;
+struct EventRow;
 
 struct RequestDetail {
     RequestId id;
@@ -70,10 +72,20 @@ struct ModelGraph {
 
 Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* cancel = nullptr);
 
-// The cached model with its segment types (label ids), when the store has one.
+// The text of every label (task, event, host) the events use: one query each for a small request, one
+// scan of the labels for a large one (a trace of 100,000 spans uses some 200,000 labels).
+std::unordered_map<std::uint32_t, std::string> requestLabels(const TraceStore& store, const std::vector<EventRow>& events);
+
+// A segment type by its labels' text (operation names for span data: their labels may not be in the store).
+struct SegmentTypeName {
+    std::string task, startEvent, endEvent;
+    auto operator<=>(const SegmentTypeName&) const = default;
+};
+
+// The cached model with its segment types, when the store has one.
 struct StoredModel {
     CausalModel model;
-    std::vector<SegmentType> types;
+    std::vector<SegmentTypeName> types;
 };
 std::optional<StoredModel> loadStoredModel(const TraceStore& store);
 

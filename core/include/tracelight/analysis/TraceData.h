@@ -3,6 +3,7 @@
 // ids, segment types resolved once. The input to every analysis pass.
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -19,7 +20,10 @@ class TraceStore;
 using SegmentTypeId = TypedId<struct SegmentTypeTag>;
 using HostId = TypedId<struct HostTag>;  // dense index into TraceData::hostLabels
 
-// A segment type is <task, start event, end event>.
+// A segment type is <task, start event, end event>. For requests imported from spans the type is the
+// operation's: occurrence numbers (`svc:op#3`, `call svc:op#3`) stay on the events, where they keep
+// <task, event> unique within a request, and are removed from the labels a type is interned by, so every
+// call of one operation is one type (see operationName). Event logs keep their labels as written.
 struct SegmentType {
     LabelId task, startEvent, endEvent;
 };
@@ -63,6 +67,10 @@ struct TraceData {
     const std::string& label(std::uint32_t id) const;
 };
 
+// A label without its occurrence number: "svc:op#3" -> "svc:op", "call svc:op#12" -> "call svc:op";
+// a label with no trailing "#digits" is returned whole.
+std::string_view operationName(std::string_view label);
+
 // Appends requests event by event, interning hosts and segment types. Events must come grouped by
 // request, and within a request grouped by task in task order.
 class TraceDataBuilder {
@@ -78,7 +86,12 @@ public:
 
 private:
     SegmentTypeId segmentType(std::uint32_t task, std::uint32_t start, std::uint32_t end);
+    std::uint32_t operationLabel(std::uint32_t label);  // the label id of operationName(label's text)
     TraceData m_data;
+    bool m_currentFromSpans = false;
+    std::unordered_map<std::uint32_t, std::uint32_t> m_operationOf;  // label -> operation label (span requests)
+    std::unordered_map<std::string, std::uint32_t> m_labelByText;    // filled on first need
+    std::uint32_t m_nextSyntheticLabel = 0x80000000u;                 // operation labels the store never held
     std::unordered_map<std::uint32_t, std::uint32_t> m_hostIndex;
     std::unordered_map<std::uint64_t, std::uint32_t> m_typeIndex;
     bool m_inRequest = false;

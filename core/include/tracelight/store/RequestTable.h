@@ -23,6 +23,12 @@ struct RequestTable {
     std::vector<std::uint32_t> eventCount;
     std::vector<std::string> periodNames;
     bool skewCorrected = false;              // true once every request has adjusted times
+    // Request attributes, row i's pairs at [attrBegin[i], attrBegin[i + 1]): key and value are slots in
+    // attrLabels (each text once), so a filter compares a key once, not per row.
+    std::vector<std::uint32_t> attrBegin;
+    std::vector<std::uint32_t> attrKey;
+    std::vector<std::uint32_t> attrValue;
+    std::vector<std::string> attrLabels;
 
     std::size_t size() const { return ids.size(); }
 };

@@ -1,4 +1,5 @@
 #include "tracelight/import/spans/Spans.h"
+#include "tracelight/studies/Categories.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +13,8 @@ namespace {
 constexpr TimeNs kFarOutsideNs = TimeNs{24} * 3600 * 1000000000;  // a span a day away from its trace is garbage
 } // namespace
 
-std::string serviceFromPodName(const std::string& pod) {
-    const auto last = pod.rfind('-');
-    if (last == std::string::npos || last == 0) return pod;
-    const auto before = pod.rfind('-', last - 1);
-    if (before == std::string::npos || before == 0) return pod.substr(0, last);
-    return pod.substr(0, before);
-}
+// One rule for a pod's service everywhere: the categories' (tracelight/studies/Categories.h).
+std::string serviceFromPodName(const std::string& pod) { return hostRole(pod); }
 
 AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     AssembledTrace out;
