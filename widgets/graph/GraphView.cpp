@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <qcustomplot.h>
 
@@ -238,7 +239,15 @@ void GraphView::fit() {
     const QRectF area = graphArea();
     const QRectF b = m_layout.bounds.adjusted(-20, -20, 20, 20);
     m_scale = kLegibleScale;
-    m_offset = QPointF(area.left() - b.left() * m_scale, area.center().y() - b.center().y() * m_scale);
+    // The leftmost node (where requests start) at the left edge, centred vertically.
+    QPointF anchor = b.center();
+    double left = std::numeric_limits<double>::max();
+    for (const QPointF& c : m_layout.centers)
+        if (c.x() < left - 0.5) {
+            left = c.x();
+            anchor = c;
+        }
+    m_offset = QPointF(area.left() - b.left() * m_scale, area.center().y() - anchor.y() * m_scale);
     m_zoomedToLegible = true;
     update();
 }
