@@ -480,7 +480,8 @@ QRectF GraphView::graphArea() const {
 }
 
 bool GraphView::relationsOfSelectionOnly() const {
-    return m_graph && m_graph->mutualExclusion.size() + m_graph->pipelines.size() > kMaxRelationsDrawn;
+    // Counted in the model itself: collapsing tasks merges arcs but leaves as many relations to read.
+    return m_source && m_source->mutualExclusion.size() + m_source->pipelines.size() > kMaxRelationsDrawn;
 }
 
 bool GraphView::event(QEvent* e) {
@@ -705,7 +706,8 @@ void ModelOverview::setGraph(std::shared_ptr<const ModelGraph> graph) {
                 critical = static_cast<int>(i);
         m_details->setHtml(tr("<b>%1 segment types</b> from %2 requests: %3 happens-before edges after reduction, "
                               "%4 mutual-exclusion pairs, %5 pipeline links (support floor %6).<br><br>"
-                              "Click a node for its statistics.")
+                              "Click a node for its statistics. Double-click a node to collapse its task into one node "
+                              "(or expand it); the context menu collapses or expands every task.")
                                .arg(m_graph->types.size())
                                .arg(m_graph->requests)
                                .arg(m_graph->happensBefore.size())
