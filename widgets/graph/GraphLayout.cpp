@@ -2,7 +2,10 @@
 
 #include <graphviz/gvc.h>
 
+#include <QCoreApplication>
 #include <QMutex>
+#include <QThread>
+#include <atomic>
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -13,7 +16,14 @@
 
 namespace tracelight::widgets {
 
+namespace {
+std::atomic<int> g_guiThreadRuns{0};
+}
+
+int graphvizRunsOnGuiThread() { return g_guiThreadRuns.load(); }
+
 GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
+    if (QCoreApplication::instance() && QThread::currentThread() == QCoreApplication::instance()->thread()) ++g_guiThreadRuns;
     // Graphviz keeps global state: one layout at a time.
     static QMutex mutex;
     QMutexLocker lock(&mutex);

@@ -46,6 +46,8 @@ struct GraphLayoutBudget {
 
 // Graphviz dot, unconditionally (blocking; one at a time).
 GraphLayoutResult layoutGraph(const GraphLayoutInput& input);
+// How many Graphviz layouts ran on the application's (GUI) thread so far: the views never start one there.
+int graphvizRunsOnGuiThread();
 // Our layered layout: layers by longest path from the sources (cycles broken), a few barycentre sweeps to
 // reduce crossings, nodes stacked in each layer, straight edges.
 GraphLayoutResult layoutLayered(const GraphLayoutInput& input);

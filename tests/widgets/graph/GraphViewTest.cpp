@@ -370,6 +370,28 @@ TEST(GraphView, DefaultZoomKeepsLabelsLegibleAndFitWholeShowsEverything) {
     for (int i = 0; i < 6; ++i) EXPECT_TRUE(QRectF(view.rect()).contains(view.nodeRect(i))) << i;
 }
 
+TEST(GraphView, TheGuiThreadNeverRunsGraphviz) {
+    const int before = widgets::graphvizRunsOnGuiThread();
+    widgets::ModelOverview overview;
+    overview.resize(1200, 700);
+    overview.setGraph(test::makeGraph(40));
+    overview.setServiceMap(makeServiceMap());
+    overview.graphView()->waitForLayout();
+    overview.serviceMapView()->waitForLayout();
+    EXPECT_EQ(overview.graphView()->layoutMethod(), widgets::GraphLayoutMethod::Graphviz);
+    overview.serviceMapView()->setAllExpanded(true);
+    overview.serviceMapView()->waitForLayout();
+    overview.graphView()->setAllTasksCollapsed(true);
+    overview.graphView()->waitForLayout();
+    EXPECT_EQ(overview.serviceMapView()->layoutMethod(), widgets::GraphLayoutMethod::Graphviz);
+    EXPECT_EQ(widgets::graphvizRunsOnGuiThread(), before);
+    // The counter does count: a direct call here is on the GUI thread.
+    widgets::GraphLayoutInput tiny;
+    tiny.nodes = {{10, 10}};
+    widgets::layoutGraph(tiny);
+    EXPECT_EQ(widgets::graphvizRunsOnGuiThread(), before + 1);
+}
+
 TEST(ConvergencePlot, PlotsBothCurvesWithAxisTitles) {
     widgets::ConvergencePlot plot;
     auto g = test::makeGraph(10);
