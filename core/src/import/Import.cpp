@@ -52,6 +52,8 @@ public:
         for (const auto& [k, v] : s.attributes) w.beginArray().value(k).value(v).endArray();
         w.endArray().key("ev").beginArray();
         for (const auto& [name, ts] : s.events) w.beginArray().value(name).value(ts).endArray();
+        w.endArray().key("ff").beginArray();
+        for (const auto& id : s.followsFrom) w.value(id);
         w.endArray().endObject();
         return m_table.add(s.traceId, m_count++, static_cast<std::int64_t>(source), w.text());
     }
@@ -92,6 +94,8 @@ public:
             s.timeError = v.find("te")->string();
             for (const auto& a : v.find("a")->array()) s.attributes.emplace_back(a.array()[0].string(), a.array()[1].string());
             for (const auto& e : v.find("ev")->array()) s.events.emplace_back(e.array()[0].string(), integer(&e.array()[1]));
+            if (const JsonValue* ff = v.find("ff"))
+                for (const auto& id : ff->array()) s.followsFrom.push_back(id.string());
             trace.push_back(std::move(s));
             if ((++done & 0xFFF) == 0) {
                 if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
@@ -293,6 +297,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
             for (const auto& l : trace.links)
                 if (Status s = writer.addLink(trace.traceId, l.fromTask, l.fromSeq, l.toTask, l.toSeq); !s)
                     return Status::error(where() + s.message());
+            if (Status s = writer.addSpans(trace.traceId, trace.spans); !s) return Status::error(where() + s.message());
             if (!trace.warnings.empty()) ++summary.tracesWithWarnings;
             for (const auto& w : trace.warnings)
                 if (Status s = writer.addWarning(trace.traceId, w); !s) return Status::error(where() + s.message());

@@ -22,6 +22,12 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         !prepare(m_selectRequestAttr, "SELECT value_id FROM request_attrs WHERE request_id=?1 AND key_id=?2") ||
         !prepare(m_insertLink, "INSERT INTO causal_links(request_id, from_task_id, from_ord, to_task_id, to_ord) VALUES(?1,?2,?3,?4,?5)") ||
         !prepare(m_insertWarning, "INSERT INTO import_warnings(request_id, message) VALUES(?1, ?2)") ||
+        !prepare(m_insertSpan,
+                 "INSERT INTO spans(request_id, idx, span_id, parent, service_id, operation_id, host_id, kind_id, start_ns, "
+                 "end_ns, task_id, start_ord, end_ord) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)") ||
+        !prepare(m_insertSpanAttr, "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id) VALUES(?1,?2,?3,?4,?5)") ||
+        !prepare(m_insertSpanEvent, "INSERT INTO span_events(request_id, idx, pos, name_id, ts_ns) VALUES(?1,?2,?3,?4,?5)") ||
+        !prepare(m_insertSpanLink, "INSERT INTO span_links(request_id, idx, pos, span_id) VALUES(?1,?2,?3,?4)") ||
         !prepare(m_insertEventAttr,
                  "INSERT OR REPLACE INTO event_attrs(request_id, task_id, ord, key_id, value_id) VALUES(?1,?2,?3,?4,?5)"))
         return Status::error(std::string("cannot prepare import: ") + sqlite3_errmsg(m_db));
@@ -190,6 +196,56 @@ Status ImportWriter::addWarning(std::string_view request, const std::string& mes
     const int rc = m_insertWarning.step();
     m_insertWarning.reset();
     if (rc != SQLITE_DONE) return Status::error(std::string("cannot store warning: ") + sqlite3_errmsg(m_db));
+    return Status::ok();
+}
+
+Status ImportWriter::addSpans(std::string_view request, const RequestSpans& spans) {
+    if (spans.empty()) return Status::ok();
+    auto it = m_requests.find(request);
+    if (it == m_requests.end()) return Status::error("spans of unknown request " + quoted(request));
+    const std::uint32_t requestId = it->second.id;
+    auto stepped = [&](sqlite::Statement& st, const char* what) -> Status {
+        const int rc = st.step();
+        st.reset();
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot store ") + what + ": " + sqlite3_errmsg(m_db));
+        return Status::ok();
+    };
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        const SpanRecord& s = spans[i];
+        const auto idx = static_cast<std::int64_t>(i);
+        auto service = intern(s.service, LabelRole::Span);
+        if (!service) return service.status();
+        auto operation = intern(s.operation, LabelRole::Span);
+        if (!operation) return operation.status();
+        auto host = intern(s.host, LabelRole::Span);
+        if (!host) return host.status();
+        auto kind = intern(s.kind, LabelRole::Span);
+        if (!kind) return kind.status();
+        auto task = intern(s.task, LabelRole::Task);
+        if (!task) return task.status();
+        m_insertSpan.bind(1, requestId).bind(2, idx).bind(3, std::string_view(s.spanId)).bind(4, static_cast<std::int64_t>(s.parent))
+            .bind(5, service.value()).bind(6, operation.value()).bind(7, host.value()).bind(8, kind.value())
+            .bind(9, s.startNs).bind(10, s.endNs).bind(11, task.value()).bind(12, s.startOrd).bind(13, s.endOrd);
+        if (Status st = stepped(m_insertSpan, "span"); !st) return st;
+        for (std::size_t k = 0; k < s.attributes.size(); ++k) {
+            auto key = intern(s.attributes[k].first, LabelRole::AttributeKey);
+            if (!key) return key.status();
+            auto value = intern(s.attributes[k].second, LabelRole::AttributeValue);
+            if (!value) return value.status();
+            m_insertSpanAttr.bind(1, requestId).bind(2, idx).bind(3, static_cast<std::int64_t>(k)).bind(4, key.value()).bind(5, value.value());
+            if (Status st = stepped(m_insertSpanAttr, "span attribute"); !st) return st;
+        }
+        for (std::size_t k = 0; k < s.events.size(); ++k) {
+            auto name = intern(s.events[k].name, LabelRole::Span);
+            if (!name) return name.status();
+            m_insertSpanEvent.bind(1, requestId).bind(2, idx).bind(3, static_cast<std::int64_t>(k)).bind(4, name.value()).bind(5, s.events[k].tsNs);
+            if (Status st = stepped(m_insertSpanEvent, "span event"); !st) return st;
+        }
+        for (std::size_t k = 0; k < s.links.size(); ++k) {
+            m_insertSpanLink.bind(1, requestId).bind(2, idx).bind(3, static_cast<std::int64_t>(k)).bind(4, std::string_view(s.links[k]));
+            if (Status st = stepped(m_insertSpanLink, "span link"); !st) return st;
+        }
+    }
     return Status::ok();
 }
 

@@ -13,6 +13,7 @@
 #include "store/Sqlite.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/SpanRecords.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -53,6 +54,8 @@ public:
     Status addLink(std::string_view request, std::string_view fromTask, std::int64_t fromSeq, std::string_view toTask,
                    std::int64_t toSeq);
     Status addWarning(std::string_view request, const std::string& message);
+    // The request's span tree (after its events, so the request exists), parents before children.
+    Status addSpans(std::string_view request, const RequestSpans& spans);
     // Requests created from now on came from spans (their clocks are kept unless there is evidence of skew).
     void setFromSpans(bool fromSpans) { m_fromSpans = fromSpans; }
     Status finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel);
@@ -96,6 +99,7 @@ private:
 
     sqlite::Statement m_insertLabel, m_insertRole, m_insertRequest, m_insertEvent;
     sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertEventAttr, m_insertLink, m_insertWarning;
+    sqlite::Statement m_insertSpan, m_insertSpanAttr, m_insertSpanEvent, m_insertSpanLink;
 };
 
 } // namespace tracelight

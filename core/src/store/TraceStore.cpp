@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 
 #include "store/Sqlite.h"
 
@@ -137,8 +138,30 @@ CREATE TABLE clock_pairs(client_host_id INTEGER NOT NULL, server_host_id INTEGER
 UPDATE meta SET value='5' WHERE key='schema_version';
 )sql";
 
+// Version 6 keeps the span tree of span imports beside the event model: one row per span (keyed by
+// request and the span's index, parents before children), its own tags, its events and its links.
+// Labels are interned; span ids stay text (one each, not worth a label). Older databases have no spans.
+constexpr const char* kMigrateV5ToV6 = R"sql(
+CREATE TABLE spans(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, span_id TEXT NOT NULL,
+                   parent INTEGER NOT NULL,          -- index of the parent span in the request; -1: a root
+                   service_id INTEGER NOT NULL, operation_id INTEGER NOT NULL, host_id INTEGER NOT NULL,
+                   kind_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+                   task_id INTEGER NOT NULL, start_ord INTEGER NOT NULL, end_ord INTEGER NOT NULL,
+                   PRIMARY KEY(request_id, idx)) WITHOUT ROWID;
+CREATE TABLE span_attrs(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL,
+                        key_id INTEGER NOT NULL, value_id INTEGER NOT NULL,
+                        PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID;
+CREATE TABLE span_events(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL,
+                         name_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL,
+                         PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID;
+CREATE TABLE span_links(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL,
+                        span_id TEXT NOT NULL,
+                        PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID;
+UPDATE meta SET value='6' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
-constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5};
+constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5, kMigrateV5ToV6};
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
@@ -437,4 +460,97 @@ std::optional<RequestId> TraceStore::requestByName(std::string_view name) const 
     if (q.step() != SQLITE_ROW) return std::nullopt;
     return RequestId(static_cast<std::uint32_t>(q.int64(0)));
 }
+// ---- the span tree ------------------------------------------------------------------------------
+
+namespace {
+// Each side cursor: its current row, or none left.
+struct Side {
+    sqlite::Statement& st;
+    bool live = false;
+    void next() { live = st.step() == SQLITE_ROW; }
+    // Rows of span (r, i): skipped while before it, handed to take while at it.
+    template <typename Take>
+    void collect(std::int64_t r, std::int64_t i, Take take) {
+        while (live && (st.int64(0) < r || (st.int64(0) == r && st.int64(1) < i))) next();
+        while (live && st.int64(0) == r && st.int64(1) == i) {
+            take(st);
+            next();
+        }
+    }
+};
+// Requests [first, last] in request order: four cursors in key order, merged span by span, so a scan
+// is one pass over each table (no query per span or per request).
+Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::int64_t last,
+                 const std::function<bool(RequestId, const RequestSpans&)>& f) {
+    sqlite::Statement spans(db,
+        "SELECT s.request_id, s.idx, s.span_id, s.parent, sv.text, op.text, h.text, k.text, s.start_ns, s.end_ns, "
+        "t.text, s.start_ord, s.end_ord FROM spans s JOIN labels sv ON sv.id=s.service_id "
+        "JOIN labels op ON op.id=s.operation_id JOIN labels h ON h.id=s.host_id JOIN labels k ON k.id=s.kind_id "
+        "JOIN labels t ON t.id=s.task_id WHERE s.request_id BETWEEN ?1 AND ?2 ORDER BY s.request_id, s.idx");
+    sqlite::Statement attrs(db,
+        "SELECT a.request_id, a.idx, k.text, v.text FROM span_attrs a JOIN labels k ON k.id=a.key_id "
+        "JOIN labels v ON v.id=a.value_id WHERE a.request_id BETWEEN ?1 AND ?2 ORDER BY a.request_id, a.idx, a.pos");
+    sqlite::Statement events(db,
+        "SELECT e.request_id, e.idx, n.text, e.ts_ns FROM span_events e JOIN labels n ON n.id=e.name_id "
+        "WHERE e.request_id BETWEEN ?1 AND ?2 ORDER BY e.request_id, e.idx, e.pos");
+    sqlite::Statement links(db,
+        "SELECT request_id, idx, span_id FROM span_links WHERE request_id BETWEEN ?1 AND ?2 ORDER BY request_id, idx, pos");
+    for (auto* st : {&spans, &attrs, &events, &links}) {
+        if (!st->isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
+        st->bind(1, first).bind(2, last);
+    }
+    Side a{attrs}, e{events}, l{links};
+    a.next();
+    e.next();
+    l.next();
+    RequestSpans current;
+    std::int64_t currentRequest = -1;
+    int rc;
+    while ((rc = spans.step()) == SQLITE_ROW) {
+        const std::int64_t r = spans.int64(0), i = spans.int64(1);
+        if (r != currentRequest) {
+            if (currentRequest >= 0 && !f(RequestId{static_cast<std::uint32_t>(currentRequest)}, current))
+                return Status::error("cancelled");
+            current.clear();
+            currentRequest = r;
+        }
+        SpanRecord rec;
+        rec.spanId = std::string(spans.text(2));
+        rec.parent = static_cast<std::int32_t>(spans.int64(3));
+        rec.service = std::string(spans.text(4));
+        rec.operation = std::string(spans.text(5));
+        rec.host = std::string(spans.text(6));
+        rec.kind = std::string(spans.text(7));
+        rec.startNs = spans.int64(8);
+        rec.endNs = spans.int64(9);
+        rec.task = std::string(spans.text(10));
+        rec.startOrd = spans.int64(11);
+        rec.endOrd = spans.int64(12);
+        a.collect(r, i, [&](sqlite::Statement& q) { rec.attributes.emplace_back(std::string(q.text(2)), std::string(q.text(3))); });
+        e.collect(r, i, [&](sqlite::Statement& q) { rec.events.push_back({std::string(q.text(2)), q.int64(3)}); });
+        l.collect(r, i, [&](sqlite::Statement& q) { rec.links.emplace_back(q.text(2)); });
+        current.push_back(std::move(rec));
+    }
+    if (rc != SQLITE_DONE) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
+    if (currentRequest >= 0 && !f(RequestId{static_cast<std::uint32_t>(currentRequest)}, current))
+        return Status::error("cancelled");
+    return Status::ok();
+}
+} // namespace
+
+RequestSpans TraceStore::requestSpans(RequestId request) const {
+    RequestSpans out;
+    if (m_schemaVersion < 6) return out;
+    readSpans(m_db, m_path, request.value, request.value, [&](RequestId, const RequestSpans& spans) {
+        out = spans;
+        return true;
+    });
+    return out;
+}
+
+Status TraceStore::scanSpans(const std::function<bool(RequestId, const RequestSpans&)>& f) const {
+    if (m_schemaVersion < 6) return Status::ok();
+    return readSpans(m_db, m_path, 0, std::numeric_limits<std::int64_t>::max(), f);
+}
+
 } // namespace tracelight

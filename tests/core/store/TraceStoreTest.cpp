@@ -343,3 +343,38 @@ TEST(NewDatabaseGuard, RemovesOnlyWhatTheFailedImportCreated) {
     }
     EXPECT_TRUE(std::filesystem::exists(fresh));
 }
+
+// Version 6 adds the span tree; a version 5 database (made here by taking a new one back to 5) is
+// upgraded once for writing, keeps its events, and simply has no spans.
+TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("v5.tldb");
+    {
+        auto store = TraceStore::open(path, TraceStore::Mode::Create);
+        ASSERT_TRUE(store) << store.message();
+        char* err = nullptr;
+        ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
+                               "DROP TABLE spans; DROP TABLE span_attrs; DROP TABLE span_events; DROP TABLE span_links; "
+                               "INSERT INTO labels(id, text) VALUES(1, 'h'); "
+                               "INSERT INTO periods(id, name) VALUES(1, 'p'); "
+                               "INSERT INTO requests(id, name, period_id, import_id) VALUES(1, 'r1', 1, 0); "
+                               "UPDATE meta SET value='5' WHERE key='schema_version'",
+                               nullptr, nullptr, &err),
+                  SQLITE_OK)
+            << (err ? err : "");
+    }
+    EXPECT_FALSE(TraceStore::open(path, TraceStore::Mode::ReadOnly));
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store) << store.message();
+    EXPECT_EQ(store.value()->schemaVersion(), 6);
+    sqlite3* db = test::StoreAccess::db(*store.value());
+    EXPECT_EQ(columnsOf(db, "spans"), (std::vector<std::string>{"request_id", "idx", "span_id", "parent", "service_id",
+                                                               "operation_id", "host_id", "kind_id", "start_ns", "end_ns",
+                                                               "task_id", "start_ord", "end_ord"}));
+    EXPECT_EQ(columnsOf(db, "span_attrs"), (std::vector<std::string>{"request_id", "idx", "pos", "key_id", "value_id"}));
+    EXPECT_EQ(columnsOf(db, "span_events"), (std::vector<std::string>{"request_id", "idx", "pos", "name_id", "ts_ns"}));
+    EXPECT_EQ(columnsOf(db, "span_links"), (std::vector<std::string>{"request_id", "idx", "pos", "span_id"}));
+    EXPECT_TRUE(store.value()->requestSpans(RequestId(1)).empty());
+    EXPECT_TRUE(store.value()->scanSpans([](RequestId, const RequestSpans&) { return false; }));
+    EXPECT_EQ(store.value()->requestByName("r1"), RequestId(1));
+}

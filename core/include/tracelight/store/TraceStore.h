@@ -13,6 +13,7 @@
 #include "tracelight/base/Ids.h"
 #include "tracelight/base/Status.h"
 #include "tracelight/base/Time.h"
+#include "tracelight/store/SpanRecords.h"
 
 struct sqlite3;
 
@@ -25,7 +26,8 @@ struct StoreAccess;  // tests' raw SQL checks
 }
 
 // Roles a label plays; a label (say "web-1") may play several.
-enum class LabelRole : int { Host = 1, Task = 2, Event = 3, AttributeKey = 4, AttributeValue = 5 };
+// Span: a service, operation, span kind or span event name of the span tree (span imports only).
+enum class LabelRole : int { Host = 1, Task = 2, Event = 3, AttributeKey = 4, AttributeValue = 5, Span = 6 };
 
 struct PeriodInfo {
     std::string name;
@@ -88,7 +90,7 @@ struct StoredRequestResult {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 5;
+    static constexpr int kSchemaVersion = 6;
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 
@@ -164,6 +166,14 @@ public:
     std::unordered_map<std::uint32_t, std::string> attributeValues(std::string_view key) const;
     // The requests of a period, by name.
     std::vector<RequestId> requestsInPeriod(std::string_view period) const;
+
+    // ---- the span tree (span imports only; event logs and databases before version 6 have none) ----
+
+    // One request's spans, parents before children; empty when it has none.
+    RequestSpans requestSpans(RequestId request) const;
+    // Every request's spans in request order, in one streaming scan (requests without spans are not
+    // visited); f returns false to stop (then "cancelled").
+    Status scanSpans(const std::function<bool(RequestId, const RequestSpans&)>& f) const;
 
 private:
     // The connection stays inside store/: the classes and functions there that hold SQL, and tests.

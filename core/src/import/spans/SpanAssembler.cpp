@@ -2,6 +2,7 @@
 #include "tracelight/studies/Categories.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -271,6 +272,57 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
             out.links.push_back({taskOf[i], seq, taskOf[static_cast<std::size_t>(c)], startSeq[static_cast<std::size_t>(c)]});
         for (auto [c, seq] : returnSeq[i])
             out.links.push_back({taskOf[static_cast<std::size_t>(c)], endSeq[static_cast<std::size_t>(c)], taskOf[i], seq});
+    }
+    // The span tree itself, depth first from each root (roots and siblings in start order), without
+    // recursion: parents come before their children.
+    {
+        auto kindOf = [&](std::size_t i) -> std::string {
+            for (const auto& [k, v] : spans[i].attributes) {
+                if (k != "span.kind") continue;
+                std::string t;
+                for (char ch : v) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+                if (t.rfind("span_kind_", 0) == 0) t.erase(0, 10);
+                if (t == "1") return "internal";
+                if (t == "2") return "server";
+                if (t == "3") return "client";
+                if (t == "4") return "producer";
+                if (t == "5") return "consumer";
+                if (t == "client" || t == "server" || t == "producer" || t == "consumer" || t == "internal") return t;
+                return "";
+            }
+            return spans[i].shared ? "server" : "";
+        };
+        std::vector<std::int32_t> index(n, -1);
+        std::vector<std::size_t> stack;
+        out.spans.reserve(order.size());
+        std::vector<std::size_t> roots;
+        for (auto i : order)
+            if (parent[i] < 0) roots.push_back(i);  // `order`: roots first, each group in start order
+        for (auto r = roots.rbegin(); r != roots.rend(); ++r) stack.push_back(*r);
+        while (!stack.empty()) {
+            const std::size_t i = stack.back();
+            stack.pop_back();
+            RawSpan& s = spans[i];
+            index[i] = static_cast<std::int32_t>(out.spans.size());
+            SpanRecord rec;
+            rec.spanId = s.spanId;
+            rec.parent = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
+            rec.service = s.service;
+            rec.operation = s.operation;
+            rec.host = s.host;
+            rec.kind = kindOf(i);
+            rec.startNs = s.startNs;
+            rec.endNs = s.endNs;
+            rec.attributes = std::move(s.attributes);
+            rec.events.reserve(s.events.size());
+            for (auto& [name, ts] : s.events) rec.events.push_back({std::move(name), ts});
+            rec.links = std::move(s.followsFrom);
+            rec.task = taskOf[i];
+            rec.startOrd = startSeq[i];
+            rec.endOrd = endSeq[i];
+            out.spans.push_back(std::move(rec));
+            for (auto c = children[i].rbegin(); c != children[i].rend(); ++c) stack.push_back(*c);
+        }
     }
     return out;
 }

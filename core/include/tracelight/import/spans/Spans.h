@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tracelight/base/Time.h"
+#include "tracelight/store/SpanRecords.h"
 
 namespace tracelight {
 
@@ -43,6 +44,9 @@ struct AssembledTrace {
     std::vector<AssembledEvent> events;
     std::vector<AssembledLink> links;
     std::vector<std::string> warnings;  // one per problem found in this trace
+    // The spans as the input stated them (after the repairs above), parents before children, depth
+    // first with siblings in start order; each says where its start and end events landed.
+    RequestSpans spans;
 };
 
 // Builds one trace's events from its spans (all of them, in any order), in time and memory linear in

@@ -1,0 +1,37 @@
+#pragma once
+// The critical path told per span (issue 11's span-tree waterfall): which part of each span's own time
+// lies on the request's critical path, its self time (own time minus its children), and which critical
+// segments are network trips. Computed in core from a request's analysed detail and its span records;
+// views only draw it.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/store/SpanRecords.h"
+
+namespace tracelight {
+
+struct SpanCriticalTime {
+    TimeNs selfNs = 0;      // its duration minus the union of its children's intervals (as recorded)
+    TimeNs criticalNs = 0;  // its own segments' time on the critical path (not its children's)
+    TimeNs networkNs = 0;   // of that, network segments (a client's trip out to its server and back)
+    // The critical parts of its own time, on the request's adjusted clock, in time order.
+    std::vector<std::pair<TimeNs, TimeNs>> criticalIntervals;
+};
+
+struct SpanCriticalPath {
+    std::vector<SpanCriticalTime> spans;  // by span index
+    // Per segment of the request's DAG: the span whose own time it is (-1: none), and whether it is a
+    // network segment on the critical path.
+    std::vector<std::int32_t> segmentSpan;
+    std::vector<bool> criticalNetwork;
+    TimeNs criticalNs = 0;  // the critical path's segments in total (latency minus blind time)
+};
+
+// A segment belongs to the innermost span whose start and end events (task, startOrd..endOrd) enclose
+// both of its events. Segments are numbered within their task in event order; span imports number a
+// task's events 1, 2, 3, ... so the k-th segment of a task runs from event k to event k+1.
+SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpans& spans);
+
+} // namespace tracelight

@@ -1,0 +1,383 @@
+// The span tree kept in the store (issue 11): what assembleTrace returns and what the store reads back.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "TestUtil.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/SpanCriticalPath.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/import/spans/Spans.h"
+#include "tracelight/store/TraceStore.h"
+
+using namespace tracelight;
+
+namespace {
+
+const std::string kRealData = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/";
+#define REQUIRE_REAL_DATA()                                                                       \
+    if (!std::filesystem::is_directory(kRealData)) GTEST_SKIP() << "no " << kRealData << " beside this checkout"
+
+RawSpan span(const char* id, const char* parent, const char* service, const char* op, TimeNs start, TimeNs end,
+             const char* host = "") {
+    RawSpan s;
+    s.traceId = "t";
+    s.spanId = id;
+    s.parentId = parent;
+    s.service = service;
+    s.operation = op;
+    s.host = host;
+    s.startNs = start;
+    s.endNs = end;
+    return s;
+}
+
+struct Imported {
+    test::ScratchDir dir;
+    std::unique_ptr<TraceStore> store;
+    Result<ImportSummary> summary = Status::error("not run");
+    explicit Imported(const std::vector<std::string>& inputs) {
+        store = std::move(TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create).value());
+        ImportOptions options;
+        options.inputs = inputs;
+        options.period = "p";
+        summary = importTraces(*store, options);
+    }
+    // The only request's spans (or the one named).
+    RequestSpans spansOf(const std::string& name) const {
+        auto id = store->requestByName(name);
+        return id ? store->requestSpans(*id) : RequestSpans{};
+    }
+    std::int64_t scalar(const std::string& sql) const {
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(test::StoreAccess::db(*store), sql.c_str(), -1, &st, nullptr);
+        std::int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        sqlite3_finalize(st);
+        return v;
+    }
+};
+
+// Every span's parent comes before it; the start and end events it names are the events in the store.
+void expectWellFormed(const RequestSpans& spans) {
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        EXPECT_LT(spans[i].parent, static_cast<std::int32_t>(i)) << spans[i].spanId;
+        EXPECT_GE(spans[i].parent, -1);
+        EXPECT_FALSE(spans[i].task.empty());
+        EXPECT_LT(spans[i].startOrd, spans[i].endOrd) << spans[i].spanId;
+    }
+}
+
+const SpanRecord* byOperation(const RequestSpans& spans, const std::string& op) {
+    for (const auto& s : spans)
+        if (s.operation == op) return &s;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(SpanTree, AssemblerReturnsTheTreeParentsFirstWithWhereItsEventsLanded) {
+    std::vector<RawSpan> spans;
+    // Given children first and out of order on purpose.
+    spans.push_back(span("s", "c", "db", "query", 30, 60, "dbhost"));
+    spans.back().attributes = {{"span.kind", "server"}, {"db.statement", "SELECT 1"}};
+    spans.back().events = {{"rows", 50}};
+    spans.push_back(span("c", "r", "web", "call db", 20, 70, "webhost"));
+    spans.back().attributes = {{"span.kind", "SPAN_KIND_CLIENT"}};
+    spans.push_back(span("l", "r", "web", "render", 80, 90, "webhost"));
+    spans.back().followsFrom = {"c"};
+    spans.push_back(span("r", "", "web", "GET /", 10, 100, "webhost"));
+    const AssembledTrace t = assembleTrace(spans);
+    ASSERT_EQ(t.spans.size(), 4u);
+    EXPECT_EQ(t.spans[0].spanId, "r");
+    EXPECT_EQ(t.spans[1].spanId, "c");
+    EXPECT_EQ(t.spans[2].spanId, "s");
+    EXPECT_EQ(t.spans[3].spanId, "l");
+    EXPECT_EQ(t.spans[0].parent, -1);
+    EXPECT_EQ(t.spans[1].parent, 0);
+    EXPECT_EQ(t.spans[2].parent, 1);
+    EXPECT_EQ(t.spans[3].parent, 0);
+    EXPECT_EQ(t.spans[1].kind, "client");
+    EXPECT_EQ(t.spans[2].kind, "server");
+    EXPECT_EQ(t.spans[0].kind, "");
+    EXPECT_EQ(t.spans[2].host, "dbhost");
+    EXPECT_EQ(t.spans[2].attributes.size(), 2u);
+    EXPECT_EQ(t.spans[2].attributes[1].second, "SELECT 1");
+    ASSERT_EQ(t.spans[2].events.size(), 1u);
+    EXPECT_EQ(t.spans[2].events[0].name, "rows");
+    EXPECT_EQ(t.spans[2].events[0].tsNs, 50);
+    EXPECT_EQ(t.spans[3].links, std::vector<std::string>{"c"});
+    // The server joined its client's task: its events land there.
+    EXPECT_EQ(t.spans[2].task, t.spans[1].task);
+    expectWellFormed(t.spans);
+    for (const auto& s : t.spans) {
+        bool start = false, end = false;
+        for (const auto& e : t.events) {
+            if (e.task != s.task) continue;
+            if (e.seq == s.startOrd) { start = true; EXPECT_EQ(e.tsNs, s.startNs) << s.spanId; }
+            if (e.seq == s.endOrd) { end = true; EXPECT_EQ(e.tsNs, s.endNs) << s.spanId; }
+        }
+        EXPECT_TRUE(start && end) << s.spanId;
+    }
+}
+
+TEST(SpanTree, JaegerGenAiTraceRoundTripsThroughTheStore) {
+    REQUIRE_REAL_DATA();
+    Imported imported({kRealData + "jaeger/TraceTimelineViewer__genaiTestTrace.json"});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    const RequestSpans spans = imported.spansOf("4a1b2c3d4e5f60718293a4b5c6d7e8f9");
+    ASSERT_EQ(spans.size(), 57u);
+    expectWellFormed(spans);
+    EXPECT_EQ(spans[0].operation, "POST /api/graphql");
+    EXPECT_EQ(spans[0].parent, -1);
+    EXPECT_EQ(spans[0].kind, "server");
+    EXPECT_EQ(spans[0].attributes.size(), 4u);
+    EXPECT_EQ(spans[0].startNs, 1770000000001000LL * 1000);
+    EXPECT_EQ(spans[0].endNs - spans[0].startNs, 44000000LL * 1000);
+    const SpanRecord* agent = byOperation(spans, "invoke_agent triage-agent");
+    ASSERT_NE(agent, nullptr);
+    EXPECT_EQ(spans[static_cast<std::size_t>(agent->parent)].operation, "Query.assistantReply");
+    EXPECT_EQ(agent->attributes.size(), 4u);
+    // Each span's start event is in the store where the record says.
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM spans s JOIN events e ON e.request_id=s.request_id AND e.task_id=s.task_id "
+                              "AND e.ord=s.start_ord AND e.ts_ns=s.start_ns"),
+              57);
+}
+
+TEST(SpanTree, ZipkinSharedServerSpanIsAChildOfItsClientHalf) {
+    REQUIRE_REAL_DATA();
+    Imported imported({kRealData + "zipkin/yelp.json"});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    ASSERT_EQ(imported.store->spanRequestIds().size(), 1u);
+    const RequestSpans spans = imported.store->requestSpans(RequestId(imported.store->spanRequestIds()[0]));
+    ASSERT_EQ(spans.size(), 16u);
+    expectWellFormed(spans);
+    int pairs = 0;
+    for (const auto& s : spans) {
+        if (s.kind != "server" || s.parent < 0) continue;
+        const SpanRecord& p = spans[static_cast<std::size_t>(s.parent)];
+        if (p.spanId != s.spanId) continue;
+        ++pairs;
+        EXPECT_EQ(p.kind, "client");
+        EXPECT_NE(p.service, s.service);
+    }
+    EXPECT_EQ(pairs, 3);  // 7a77..., f5f2..., 668e... have both halves; the root's client half is missing
+    const SpanRecord* spectre = byOperation(spans, "get");
+    ASSERT_NE(spectre, nullptr);
+}
+
+TEST(SpanTree, ZipkinAnnotationsAreTheSpanEventsAndTagsItsAttributes) {
+    REQUIRE_REAL_DATA();
+    Imported imported({kRealData + "zipkin/smartthings-mobile-web-install.json"});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    std::size_t events = 0, spanCount = 0;
+    ASSERT_TRUE(imported.store->scanSpans([&](RequestId, const RequestSpans& spans) {
+        expectWellFormed(spans);
+        spanCount += spans.size();
+        for (const auto& s : spans) events += s.events.size();
+        return true;
+    }));
+    EXPECT_EQ(events, 92u);  // the file's annotations
+    EXPECT_EQ(static_cast<std::int64_t>(spanCount), imported.scalar("SELECT COUNT(*) FROM spans"));
+}
+
+TEST(SpanTree, JaegerFollowsFromBesideAParentIsALink) {
+    REQUIRE_REAL_DATA();
+    Imported real({kRealData + "jaeger/TraceStatistics__testTrace.json"});
+    ASSERT_TRUE(real.summary) << real.summary.message();
+    const RequestSpans spans = real.spansOf("trace-123");
+    ASSERT_EQ(spans.size(), 11u);
+    expectWellFormed(spans);
+    // A FOLLOWS_FROM beside a CHILD_OF is a link (alone, it is the parent, as in Jaeger UI).
+    test::ScratchDir dir;
+    Imported imported({dir.write("ff.json",
+        R"({"data":[{"traceID":"ff","processes":{"p1":{"serviceName":"web"}},"spans":[)"
+        R"({"spanID":"a","operationName":"A","startTime":1000000,"duration":100,"processID":"p1"},)"
+        R"({"spanID":"b","operationName":"B","startTime":1000010,"duration":10,"processID":"p1","references":[{"refType":"CHILD_OF","spanID":"a"}]},)"
+        R"({"spanID":"c","operationName":"C","startTime":1000030,"duration":10,"processID":"p1","references":[)"
+        R"({"refType":"CHILD_OF","spanID":"a"},{"refType":"FOLLOWS_FROM","spanID":"b"}]}]}]})")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    const RequestSpans ff = imported.spansOf("ff");
+    ASSERT_EQ(ff.size(), 3u);
+    EXPECT_EQ(ff[2].spanId, "c");
+    EXPECT_EQ(ff[2].parent, 0);
+    EXPECT_EQ(ff[2].links, std::vector<std::string>{"b"});
+}
+
+TEST(SpanTree, OtlpExampleKeepsKindAttributesAndEvents) {
+    REQUIRE_REAL_DATA();
+    Imported imported({kRealData + "otlp/opentelemetry-proto_examples_trace.json"});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    std::vector<RequestSpans> all;
+    ASSERT_TRUE(imported.store->scanSpans([&](RequestId, const RequestSpans& spans) {
+        all.push_back(spans);
+        return true;
+    }));
+    ASSERT_EQ(all.size(), 1u);
+    ASSERT_EQ(all[0].size(), static_cast<std::size_t>(imported.summary->spans));
+    expectWellFormed(all[0]);
+    EXPECT_EQ(all[0][0].service, "my.service");
+    EXPECT_EQ(all[0][0].kind, "server");
+    std::size_t attrs = 0;
+    for (const auto& s : all[0]) attrs += s.attributes.size();
+    EXPECT_GT(attrs, 0u);
+}
+
+// Spans are read for all requests in request order, one visit each, identical to the per-request read;
+// an event-log import has none.
+TEST(SpanTree, ScanVisitsEachSpanRequestInOrderAndMatchesTheSingleRead) {
+    REQUIRE_REAL_DATA();
+    Imported imported({kRealData + "zipkin/yelp.json", kRealData + "jaeger/TraceStatistics__testTrace.json",
+                       kRealData + "jaeger/TraceTimelineViewer__genaiTestTrace.json"});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    std::vector<std::uint32_t> seen;
+    ASSERT_TRUE(imported.store->scanSpans([&](RequestId id, const RequestSpans& spans) {
+        seen.push_back(id.value);
+        const RequestSpans one = imported.store->requestSpans(id);
+        EXPECT_EQ(one.size(), spans.size());
+        for (std::size_t i = 0; i < one.size() && i < spans.size(); ++i) {
+            EXPECT_EQ(one[i].spanId, spans[i].spanId);
+            EXPECT_EQ(one[i].attributes, spans[i].attributes);
+            EXPECT_EQ(one[i].links, spans[i].links);
+            EXPECT_EQ(one[i].events.size(), spans[i].events.size());
+        }
+        return true;
+    }));
+    EXPECT_EQ(seen.size(), 3u);
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    // Stopping early says so.
+    EXPECT_FALSE(imported.store->scanSpans([](RequestId, const RequestSpans&) { return false; }));
+}
+
+TEST(SpanTree, EventLogsHaveNoSpans) {
+    test::ScratchDir dir;
+    Imported imported({dir.write("e.csv", "request,host,task,event,ts_us\nr1,h,t,a,1\nr1,h,t,b,2\n")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    EXPECT_TRUE(imported.spansOf("r1").empty());
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM spans"), 0);
+}
+
+// A trace of 100,000 spans is written and read back with a fixed number of statements (no query per
+// span): this completes within the test's time limit only when it is linear.
+TEST(SpanTree, HundredThousandSpanTraceRoundTrips) {
+    constexpr int kSpans = 100000;
+    test::ScratchDir dir;
+    std::string text = R"({"data":[{"traceID":"big","processes":{"p1":{"serviceName":"web"}},"spans":[)"
+                       R"({"spanID":"s0","operationName":"GET","startTime":1000000,"duration":3000000,"processID":"p1",)"
+                       R"("tags":[{"key":"k","type":"string","value":"v"}]})";
+    for (int i = 1; i < kSpans; ++i)
+        text += R"(,{"spanID":"s)" + std::to_string(i) + R"(","operationName":"work","startTime":)" + std::to_string(1000010 + 10 * i) +
+                R"(,"duration":5,"processID":"p1","references":[{"refType":"CHILD_OF","spanID":"s)" + std::to_string(i / 2) +
+                R"("}],"logs":[{"timestamp":)" + std::to_string(1000011 + 10 * i) + R"(,"fields":[{"key":"event","value":"x"}]}]})";
+    text += "]}]}";
+    Imported imported({dir.write("big.json", text)});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    const RequestSpans spans = imported.spansOf("big");
+    ASSERT_EQ(spans.size(), static_cast<std::size_t>(kSpans));
+    expectWellFormed(spans);
+    EXPECT_EQ(spans[0].attributes, (std::vector<std::pair<std::string, std::string>>{{"k", "v"}}));
+    std::size_t events = 0;
+    for (const auto& s : spans) events += s.events.size();
+    EXPECT_EQ(events, static_cast<std::size_t>(kSpans - 1));
+}
+
+// ---- per-span critical time ----------------------------------------------------------------------
+
+namespace {
+struct Analysed {
+    RequestDetail detail;
+    RequestSpans spans;
+    SpanCriticalPath path;
+};
+Analysed analyse(Imported& imported, const std::string& request) {
+    AnalysisOptions options;
+    options.inference.supportFloor = 1;
+    EXPECT_TRUE(analyzeStore(*imported.store, options));
+    Analysed a;
+    const auto id = imported.store->requestByName(request);
+    EXPECT_TRUE(id.has_value());
+    if (!id) return a;
+    auto detail = loadRequestDetail(*imported.store, *id);
+    EXPECT_TRUE(detail) << detail.message();
+    if (!detail) return a;
+    a.detail = std::move(detail.value());
+    a.spans = imported.store->requestSpans(*id);
+    a.path = spanCriticalPath(a.detail, a.spans);
+    return a;
+}
+const SpanCriticalTime& timeOf(const Analysed& a, const std::string& op) {
+    for (std::size_t i = 0; i < a.spans.size(); ++i)
+        if (a.spans[i].operation == op) return a.path.spans[i];
+    static SpanCriticalTime none;
+    ADD_FAILURE() << "no span " << op;
+    return none;
+}
+constexpr TimeNs kMs = 1000000;
+} // namespace
+
+// The textbook request: GET / on web calls the database (a client span with its server on db) and
+// then renders locally. The path runs through the root's start, the trip out, the query, the trip
+// back, the root again, the render and the root's end.
+TEST(SpanCriticalPath, TextbookTraceSplitsTheCriticalPathAmongSpans) {
+    test::ScratchDir dir;
+    Imported imported({dir.write("book.json",
+        R"({"data":[{"traceID":"book","processes":{"w":{"serviceName":"web"},"d":{"serviceName":"db"}},"spans":[)"
+        R"({"spanID":"r","operationName":"GET /","startTime":1000000,"duration":100000,"processID":"w"},)"
+        R"({"spanID":"c","operationName":"call db","startTime":1010000,"duration":80000,"processID":"w",)"
+        R"("tags":[{"key":"span.kind","value":"client"}],"references":[{"refType":"CHILD_OF","spanID":"r"}]},)"
+        R"({"spanID":"s","operationName":"query","startTime":1020000,"duration":60000,"processID":"d",)"
+        R"("tags":[{"key":"span.kind","value":"server"}],"references":[{"refType":"CHILD_OF","spanID":"c"}]},)"
+        R"({"spanID":"l","operationName":"render","startTime":1092000,"duration":6000,"processID":"w",)"
+        R"("references":[{"refType":"CHILD_OF","spanID":"r"}]}]}]})")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    const Analysed a = analyse(imported, "book");
+    ASSERT_EQ(a.spans.size(), 4u);
+    EXPECT_EQ(a.detail.criticalPath.latencyNs, 100 * kMs);
+    // Self time: own time minus the children.
+    EXPECT_EQ(timeOf(a, "GET /").selfNs, 14 * kMs);
+    EXPECT_EQ(timeOf(a, "call db").selfNs, 20 * kMs);
+    EXPECT_EQ(timeOf(a, "query").selfNs, 60 * kMs);
+    EXPECT_EQ(timeOf(a, "render").selfNs, 6 * kMs);
+    // Critical time: everything is on the path here; the client's part is its network trips.
+    EXPECT_EQ(timeOf(a, "query").criticalNs, 60 * kMs);
+    EXPECT_EQ(timeOf(a, "query").networkNs, 0);
+    EXPECT_EQ(timeOf(a, "call db").criticalNs, 20 * kMs);
+    EXPECT_EQ(timeOf(a, "call db").networkNs, 20 * kMs);
+    EXPECT_EQ(timeOf(a, "render").criticalNs, 6 * kMs);
+    EXPECT_EQ(timeOf(a, "GET /").criticalNs, 14 * kMs);
+    ASSERT_EQ(timeOf(a, "query").criticalIntervals.size(), 1u);
+    EXPECT_EQ(timeOf(a, "query").criticalIntervals[0].second - timeOf(a, "query").criticalIntervals[0].first, 60 * kMs);
+    int network = 0;
+    for (bool b : a.path.criticalNetwork) network += b;
+    EXPECT_EQ(network, 2);
+    TimeNs sum = 0;
+    for (const auto& t : a.path.spans) sum += t.criticalNs;
+    EXPECT_EQ(sum, a.path.criticalNs);
+    EXPECT_EQ(a.path.criticalNs + a.detail.criticalPath.blindNs, a.detail.criticalPath.latencyNs);
+}
+
+TEST(SpanCriticalPath, GenAiTraceRunsThroughTheAgentsWork) {
+    REQUIRE_REAL_DATA();
+    Imported imported({kRealData + "jaeger/TraceTimelineViewer__genaiTestTrace.json"});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    const Analysed a = analyse(imported, "4a1b2c3d4e5f60718293a4b5c6d7e8f9");
+    ASSERT_EQ(a.spans.size(), 57u);
+    // Every critical segment belongs to a span; the agent's subtree holds most of the path.
+    TimeNs sum = 0, underAgent = 0;
+    std::int32_t agent = -1;
+    std::vector<bool> inAgent(a.spans.size(), false);
+    for (std::size_t i = 0; i < a.spans.size(); ++i) {
+        if (a.spans[i].operation == "invoke_agent triage-agent") agent = static_cast<std::int32_t>(i);
+        inAgent[i] = static_cast<std::int32_t>(i) == agent ||
+                     (a.spans[i].parent >= 0 && inAgent[static_cast<std::size_t>(a.spans[i].parent)]);
+        sum += a.path.spans[i].criticalNs;
+        if (inAgent[i]) underAgent += a.path.spans[i].criticalNs;
+        EXPECT_LE(a.path.spans[i].criticalNs, a.spans[i].endNs - a.spans[i].startNs) << a.spans[i].operation;
+        EXPECT_LE(a.path.spans[i].selfNs, a.spans[i].endNs - a.spans[i].startNs) << a.spans[i].operation;
+    }
+    ASSERT_GE(agent, 0);
+    EXPECT_EQ(sum, a.path.criticalNs);
+    EXPECT_GT(underAgent, a.path.criticalNs / 2) << underAgent << " of " << a.path.criticalNs;
+}
