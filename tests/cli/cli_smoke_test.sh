@@ -18,7 +18,7 @@ declare -A options=(
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
-    [render]="--out --request --size --local VIEW DB"
+    [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
 top=$("$cli" --help); status=$?
 [ $status -eq 0 ] && echo "$top" | grep -q "Commands:"; check "--help" $?
@@ -225,6 +225,20 @@ check "analyze prints the skew rule per host pair ($err)" $?
 json=$("$cli" analyze --json --quiet "$work/skewed.tldb")
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); p=d["clock_skew"]; assert len(p)==1 and p[0]["client"]=="web" and p[0]["server"]=="db" and p[0]["rule"]=="child-outside-parent" and p[0]["applied"] and p[0]["round_trips"]==2 and p[0]["outside"]==1, d' "$json"
 check "analyze --json lists the host pair's decision ($json)" $?
+
+# The service map of span data: web calls db once per trace (a Zipkin client half and server half are one call).
+if "$cli" render --help | grep -q -- "--services"; then  # a build with the GUI
+    "$cli" render graph "$work/skewed.tldb" --services --out "$work/services.dot" 2>/dev/null; check "render graph --services to DOT" $?
+    grep -q '^  n0 -> n1 \[label="2 calls\\np50 ' "$work/services.dot"; check "service map: web -> db, 2 calls ($(cat "$work/services.dot"))" $?
+    grep -q 'label="web\\n2 spans"' "$work/services.dot" && grep -q 'label="db\\n2 spans"' "$work/services.dot"
+    check "service map: one node per service with its span count" $?
+    "$cli" render graph "$work/skewed.tldb" --expand web --out "$work/services.png" 2>/dev/null && [ -s "$work/services.png" ]
+    check "render graph --expand web to PNG" $?
+    err=$("$cli" render graph "$work/skewed.tldb" --expand nosuch --out "$work/x.png" 2>&1); status=$?
+    [ $status -eq 1 ] && echo "$err" | grep -q "skewed.tldb: no service 'nosuch'"; check "--expand of an unknown service ($err)" $?
+    err=$("$cli" render graph "$work/hand.tldb" --services --out "$work/x.dot" 2>&1); status=$?
+    [ $status -eq 1 ] && echo "$err" | grep -q "hand.tldb: no spans"; check "event logs have no service map ($err)" $?
+fi
 
 echo "cli smoke: $passed passed, $failures failed"
 [ $failures -eq 0 ]

@@ -1,5 +1,7 @@
 #include "tracelight/studies/ServiceMap.h"
 
+#include "tracelight/store/TraceStore.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -136,10 +138,16 @@ ServiceGraph ServiceMap::graph(const std::set<std::string>& expanded) const {
     return g;
 }
 
-Result<ServiceMap> loadServiceMap(const TraceStore&, const CancelToken* cancel) {
-    // The store's span tables arrive with the span tree (wip/spantree); until then no database has spans.
+Result<ServiceMap> loadServiceMap(const TraceStore& store, const CancelToken* cancel) {
+    ServiceMap map;
+    const Status status = store.scanSpans([&](RequestId, const RequestSpans& spans) {
+        if (cancel && cancel->isCancelled()) return false;
+        map.add(spans);
+        return true;
+    });
     if (cancel && cancel->isCancelled()) return Status::error("cancelled");
-    return ServiceMap{};
+    if (!status.isOk()) return status;
+    return map;
 }
 
 ServiceGraph ServiceMap::operationGraph() const { return graph(std::set<std::string>(m_services.begin(), m_services.end())); }

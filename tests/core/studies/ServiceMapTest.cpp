@@ -4,11 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <map>
 #include <random>
 #include <tuple>
 
+#include "TestUtil.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/ServiceMap.h"
 
 using namespace tracelight;
@@ -250,6 +258,70 @@ TEST(ServiceMap, AParentWithoutKindNamedAsItsRemoteChildIsTheClientSpan) {
     const ServiceGraph g = map.graph();
     EXPECT_EQ(edge(g, "frontend", "currencyservice")->p50Ns, 20'000'000);  // what frontend waited
     EXPECT_EQ(edge(g, "frontend", "adservice")->p50Ns, 10'000'000);        // a differently named parent: the callee's span
+}
+
+TEST(ServiceMap, OnlineBoutiqueNormalMinuteHasOneNodePerServiceAndTheFrontendsCalls) {
+    const std::string csv = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/normal/2022-08-23_17_00_trace.csv";
+    if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv;
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    ImportOptions options;
+    options.inputs = {csv};
+    auto imported = importTraces(*store.value(), options);
+    ASSERT_TRUE(imported) << imported.message();
+    auto map = loadServiceMap(*store.value());
+    ASSERT_TRUE(map) << map.message();
+
+    // Independently, from the file: a pod's service is its name without the deployment's two generated
+    // suffixes (frontend-579b9bff58-t2dbm); a call is a span whose parent ran in another service.
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    std::map<std::pair<std::string, std::string>, std::string> serviceOf;  // (trace, span) -> service
+    std::vector<std::array<std::string, 3>> rows;                          // trace, parent, service
+    std::set<std::string> services;
+    while (std::getline(in, line)) {
+        std::stringstream fields(line);
+        std::string trace, span, parent, pod;
+        std::getline(fields, trace, ',');
+        std::getline(fields, span, ',');
+        std::getline(fields, parent, ',');
+        std::getline(fields, pod, ',');
+        std::string service = pod;
+        for (int k = 0; k < 2; ++k) service = service.substr(0, service.rfind('-'));
+        serviceOf[{trace, span}] = service;
+        rows.push_back({trace, parent, service});
+        services.insert(service);
+    }
+    std::map<std::pair<std::string, std::string>, std::int64_t> calls;
+    for (const auto& [trace, parent, service] : rows) {
+        const auto p = serviceOf.find({trace, parent});
+        if (p != serviceOf.end() && p->second != service) ++calls[{p->second, service}];
+    }
+
+    const ServiceGraph g = map->graph();
+    std::set<std::string> nodes;
+    for (const auto& n : g.nodes) nodes.insert(n.service);
+    EXPECT_EQ(nodes.size(), g.nodes.size());  // one node per service
+    EXPECT_EQ(nodes, services);
+    EXPECT_EQ(nodes.size(), 10u);
+    for (const auto& n : g.nodes) EXPECT_EQ(n.service.find("-"), std::string::npos) << n.service;  // no pod hashes
+    ASSERT_EQ(g.edges.size(), calls.size());
+    for (const auto& [pair, count] : calls) {
+        const auto* e = edge(g, pair.first, pair.second);
+        ASSERT_NE(e, nullptr) << pair.first << " -> " << pair.second;
+        EXPECT_EQ(e->calls, count) << pair.first << " -> " << pair.second;
+        EXPECT_GT(e->p50Ns, 0);
+        EXPECT_LE(e->p50Ns, e->p99Ns);
+    }
+    // The frontend calls seven services, most often the product catalogue.
+    int frontendCallees = 0;
+    for (const auto& e : g.edges) frontendCallees += g.nodes[e.from].service == "frontend";
+    EXPECT_EQ(frontendCallees, 7);
+    const auto catalogue = std::make_pair(std::string("frontend"), std::string("productcatalogservice"));
+    EXPECT_EQ(edge(g, catalogue.first, catalogue.second)->calls, calls[catalogue]);
+    EXPECT_GT(edge(g, "frontend", "productcatalogservice")->calls, 1000);
 }
 
 TEST(ServiceMap, PercentileIsNearestRank) {
