@@ -24,7 +24,7 @@ constexpr double kMinLabelPt = 7.5;  // labels never shrink below this (they are
 QString ms(TimeNs ns) { return formatDuration(nsToUs(ns)); }
 QString edgeLabel(const ServiceGraphEdge& e) {
     if (e.nesting) return QObject::tr("%L1 nested").arg(e.calls);
-    return QObject::tr("%L1 %2 · p50 %3 · p99 %4")
+    return QObject::tr("%L1 %2\np50 %3 · p99 %4")
         .arg(e.calls)
         .arg(e.nesting ? QObject::tr("nested") : e.calls == 1 ? QObject::tr("call") : QObject::tr("calls"))
         .arg(ms(e.p50Ns), ms(e.p99Ns));
@@ -75,10 +75,10 @@ void ServiceMapView::setAllExpanded(bool expanded) {
 }
 
 QStringList ServiceMapView::nodeLines(const ServiceGraphNode& n) const {
+    const QString spans = n.spans == 1 ? tr("1 span") : tr("%L1 spans").arg(n.spans);
     if (n.operation.empty())
-        return {QString::fromStdString(n.service),
-                n.operations > 1 ? tr("%L1 spans · %L2 operations").arg(n.spans).arg(n.operations) : tr("%L1 spans").arg(n.spans)};
-    return {QString::fromStdString(n.operation), tr("%L1 spans").arg(n.spans)};
+        return {QString::fromStdString(n.service), n.operations > 1 ? tr("%1 · %L2 operations").arg(spans).arg(n.operations) : spans};
+    return {QString::fromStdString(n.operation), spans};
 }
 
 void ServiceMapView::rebuild() {
@@ -111,9 +111,11 @@ void ServiceMapView::rebuild() {
     QFont small = font();
     small.setPointSizeF(std::max(kMinLabelPt, font().pointSizeF() * 0.9));
     double widestLabel = 0;
-    for (const auto& e : m_graph.edges) widestLabel = std::max(widestLabel, QFontMetricsF(small).horizontalAdvance(edgeLabel(e)));
+    for (const auto& e : m_graph.edges)
+        for (const QString& line : edgeLabel(e).split(QLatin1Char('\n')))
+            widestLabel = std::max(widestLabel, QFontMetricsF(small).horizontalAdvance(line));
     input.rankSepPx = std::clamp(widestLabel + 40, 60.0, 280.0);
-    input.nodeSepPx = fm.height() + 12;
+    input.nodeSepPx = 2 * fm.height() + 8;
     for (const auto& e : m_graph.edges) {
         if (e.from == e.to) {
             m_layoutEdge.push_back(-1);
@@ -164,6 +166,10 @@ void ServiceMapView::fit() {
     const QRectF area = graphArea();
     m_scale = std::clamp(std::min(area.width() / b.width(), area.height() / b.height()), 0.05, 1.5);
     m_offset = area.center() - b.center() * m_scale;
+    if (m_scale < kLegibleScale) {  // too small to read whole: legible, from the left end (the callers)
+        m_scale = kLegibleScale;
+        m_offset = QPointF(area.left() - b.left() * m_scale, area.center().y() - b.center().y() * m_scale);
+    }
     update();
 }
 
@@ -330,7 +336,10 @@ void ServiceMapView::paintEvent(QPaintEvent*) {
     p.setFont(small);
     const QFontMetricsF fs(small);
     for (const auto& l : labels) {
-        const QSizeF s(fs.horizontalAdvance(l.text) + 8, fs.height() + 2);
+        const QStringList lines = l.text.split(QLatin1Char('\n'));
+        double w = 0;
+        for (const QString& line : lines) w = std::max(w, fs.horizontalAdvance(line));
+        const QSizeF s(w + 8, fs.height() * lines.size() + 2);
         const QRectF box(l.at - QPointF(s.width() / 2, s.height() / 2), s);
         if (!box.intersects(visible)) continue;
         p.setPen(Qt::NoPen);

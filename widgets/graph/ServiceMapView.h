@@ -45,7 +45,8 @@ public:
     QString nodeToolTip(int node) const;
     QSize sizeHint() const override { return {900, 600}; }
 
-    static constexpr double kMaxNodeWidthPx = 220;  // longer names are elided (full name on hover)
+    static constexpr double kMaxNodeWidthPx = 220;
+    static constexpr double kLegibleScale = 0.8;  // the default zoom never goes below it (labels stay legible)  // longer names are elided (full name on hover)
 
 signals:
     void layoutReady();
