@@ -11,6 +11,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "common/JobRunner.h"
@@ -168,7 +169,14 @@ void ServiceMapView::fit() {
     m_offset = area.center() - b.center() * m_scale;
     if (m_scale < kLegibleScale) {  // too small to read whole: legible, from the left end (the callers)
         m_scale = kLegibleScale;
-        m_offset = QPointF(area.left() - b.left() * m_scale, area.center().y() - b.center().y() * m_scale);
+        QPointF anchor = b.center();  // the leftmost node (a caller at the start of the flow), centred vertically
+        double left = std::numeric_limits<double>::max();
+        for (const QPointF& c : m_layout.centers)
+            if (c.x() < left - 0.5) {
+                left = c.x();
+                anchor = c;
+            }
+        m_offset = QPointF(area.left() - b.left() * m_scale, area.center().y() - anchor.y() * m_scale);
     }
     update();
 }
