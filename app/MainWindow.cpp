@@ -28,6 +28,7 @@
 #include "aggregates/AggregatesView.h"
 #include "CategoryEditor.h"
 #include "graph/GraphView.h"
+#include "graph/ServiceMapView.h"
 #include "common/JobRunner.h"
 #include "models/RequestTableModel.h"
 #include "models/RequestTablePanel.h"
@@ -39,6 +40,7 @@
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/RequestTable.h"
+#include "tracelight/studies/ServiceMap.h"
 
 namespace tracelight::app {
 
@@ -46,7 +48,11 @@ namespace {
 constexpr int kMaxRecentFiles = 8;
 using LoadResult = std::shared_ptr<Result<RequestTable>>;
 using DetailResult = std::shared_ptr<Result<RequestDetail>>;
-using GraphResult = std::shared_ptr<Result<ModelGraph>>;
+struct GraphBundle {
+    Result<ModelGraph> graph;
+    std::shared_ptr<const ServiceMap> services;  // null when the spans could not be read
+};
+using GraphResult = std::shared_ptr<GraphBundle>;
 using AnalysisResult = std::shared_ptr<Result<AnalysisSummary>>;
 using ImportResult = std::shared_ptr<Result<ImportSummary>>;
 struct AggregateBundle {
@@ -140,6 +146,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob})
         connect(runner, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_model->graphView(), &widgets::GraphView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_model->serviceMapView(), &widgets::ServiceMapView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_aggregates, &widgets::AggregatesView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_aggregates, &widgets::AggregatesView::requestActivated, this, [this](RequestId id) {
         m_requestPanel->selectRequest(id);
@@ -420,6 +427,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_waterfall->setRequest(nullptr);
     m_spanPane->setSpans(nullptr);
     m_model->setGraph(nullptr);
+    m_model->setServiceMap(nullptr);
     loadTable();
     if (analysisIsCurrent(*m_store, AnalysisOptions{})) {
         loadModel();
@@ -466,12 +474,16 @@ void MainWindow::loadModel() {
     m_modelJob->start<GraphResult>(
         [file](const CancelToken& cancel, const ProgressSink&) {
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
-            if (!store) return std::make_shared<Result<ModelGraph>>(store.status());
-            return std::make_shared<Result<ModelGraph>>(loadModelGraph(*store.value(), &cancel));
+            if (!store) return std::make_shared<GraphBundle>(GraphBundle{store.status(), nullptr});
+            auto bundle = std::make_shared<GraphBundle>(GraphBundle{loadModelGraph(*store.value(), &cancel), nullptr});
+            // The service map of span data (empty for event logs) is counted here too, off the GUI thread.
+            if (auto map = loadServiceMap(*store.value(), &cancel)) bundle->services = std::make_shared<const ServiceMap>(std::move(map.value()));
+            return bundle;
         },
         [this](GraphResult result) {
-            // The view lays the graph out on a worker of its own (never here, on the GUI thread).
-            if (result->isOk()) m_model->setGraph(std::make_shared<const ModelGraph>(std::move(result->value())));
+            // The views lay the graphs out on workers of their own (never here, on the GUI thread).
+            if (result->graph.isOk()) m_model->setGraph(std::make_shared<const ModelGraph>(std::move(result->graph.value())));
+            m_model->setServiceMap(result->services);
         });
 }
 
@@ -530,7 +542,7 @@ void MainWindow::selectRequestByName(const QString& name) {
 
 bool MainWindow::isLoading() const {
     return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
-           m_aggregateJob->isRunning() || m_model->graphView()->isLayoutPending() || m_aggregates->isComputing();
+           m_aggregateJob->isRunning() || m_model->isLayoutPending() || m_aggregates->isComputing();
 }
 
 void MainWindow::importFiles() {

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "MainWindow.h"
+#include "graph/GraphView.h"
 
 int main(int argc, char** argv) {
     // --screenshot works with no display: choose the offscreen platform before QApplication needs one
@@ -37,6 +38,11 @@ int main(int argc, char** argv) {
     QCommandLineOption importOption(QStringLiteral("import"),
                                     QStringLiteral("Import this trace file into the database first (as File > Import Traces does)."),
                                     QStringLiteral("file"));
+    QCommandLineOption graphMode(QStringLiteral("graph-mode"),
+                                 QStringLiteral("The graph tab shows: model (the causal model), services (the service map) or operations "
+                                                "(every service expanded); the last two need span data. Default: as last chosen."),
+                                 QStringLiteral("mode"));
+    parser.addOption(graphMode);
     QCommandLineOption filter(QStringLiteral("filter"),
                               QStringLiteral("Type this into the request table's filter box (e.g. \"latency>250ms period:baseline\")."),
                               QStringLiteral("terms"));
@@ -52,6 +58,16 @@ int main(int argc, char** argv) {
     parser.process(app);
 
     tracelight::app::MainWindow window;
+    if (parser.isSet(graphMode)) {
+        const QStringList modes = {QStringLiteral("model"), QStringLiteral("services"), QStringLiteral("operations")};
+        const auto mode = modes.indexOf(parser.value(graphMode));
+        if (mode < 0) {
+            std::fprintf(stderr, "tracelight: --graph-mode needs model, services or operations, not '%s'\n", qPrintable(parser.value(graphMode)));
+            return 2;
+        }
+        if (auto* overview = window.findChild<tracelight::widgets::ModelOverview*>())
+            overview->setMode(static_cast<tracelight::widgets::ModelOverview::Mode>(mode));
+    }
     if (parser.isSet(filter)) window.setRequestFilter(parser.value(filter));
     if (parser.isSet(waterfallMode)) {
         const QString mode = parser.value(waterfallMode);

@@ -19,7 +19,7 @@ declare -A options=(
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --seed --json DB"
-    [render]="--out --request --size --local VIEW DB"
+    [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
 top=$("$cli" --help); status=$?
 [ $status -eq 0 ] && echo "$top" | grep -q "Commands:"; check "--help" $?
@@ -260,6 +260,19 @@ compare_error "same period twice" "are the same period 'base'" "$work/cmp.tldb" 
 grep -E '^(request|req-1,|req-2,)' "$work/cmp-base.csv" | sed 's/^req-/tiny-req-/' > "$work/cmp-tiny.csv"
 "$cli" import --quiet --period tiny --db "$work/cmp.tldb" "$work/cmp-tiny.csv" 2>/dev/null
 compare_error "too small" "period 'tiny' holds 2 requests, too few to test" "$work/cmp.tldb" --baseline base --problem tiny
+# The service map of span data: web calls db once per trace (a Zipkin client half and server half are one call).
+if "$cli" render --help | grep -q -- "--services"; then  # a build with the GUI
+    "$cli" render graph "$work/skewed.tldb" --services --out "$work/services.dot" 2>/dev/null; check "render graph --services to DOT" $?
+    grep -q '^  n0 -> n1 \[label="2 calls\\np50 ' "$work/services.dot"; check "service map: web -> db, 2 calls ($(cat "$work/services.dot"))" $?
+    grep -q 'label="web\\n2 spans"' "$work/services.dot" && grep -q 'label="db\\n2 spans"' "$work/services.dot"
+    check "service map: one node per service with its span count" $?
+    "$cli" render graph "$work/skewed.tldb" --expand web --out "$work/services.png" 2>/dev/null && [ -s "$work/services.png" ]
+    check "render graph --expand web to PNG" $?
+    err=$("$cli" render graph "$work/skewed.tldb" --expand nosuch --out "$work/x.png" 2>&1); status=$?
+    [ $status -eq 1 ] && echo "$err" | grep -q "skewed.tldb: no service 'nosuch'"; check "--expand of an unknown service ($err)" $?
+    err=$("$cli" render graph "$work/hand.tldb" --services --out "$work/x.dot" 2>&1); status=$?
+    [ $status -eq 1 ] && echo "$err" | grep -q "hand.tldb: no spans"; check "event logs have no service map ($err)" $?
+fi
 
 echo "cli smoke: $passed passed, $failures failed"
 [ $failures -eq 0 ]

@@ -2,7 +2,10 @@
 
 #include <graphviz/gvc.h>
 
+#include <QCoreApplication>
 #include <QMutex>
+#include <QThread>
+#include <atomic>
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -13,7 +16,14 @@
 
 namespace tracelight::widgets {
 
+namespace {
+std::atomic<int> g_guiThreadRuns{0};
+}
+
+int graphvizRunsOnGuiThread() { return g_guiThreadRuns.load(); }
+
 GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
+    if (QCoreApplication::instance() && QThread::currentThread() == QCoreApplication::instance()->thread()) ++g_guiThreadRuns;
     // Graphviz keeps global state: one layout at a time.
     static QMutex mutex;
     QMutexLocker lock(&mutex);
@@ -22,13 +32,32 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
     result.edgePaths.resize(input.edges.size());
     if (input.nodes.empty()) return result;
 
-    std::string dot = "digraph G { rankdir=LR; nodesep=0.12; ranksep=0.35; splines=true; "
-                      "node [shape=box, fixedsize=true, label=\"\"]; edge [arrowhead=none];\n";
     char buffer[160];
+    std::snprintf(buffer, sizeof buffer, "digraph G { rankdir=LR; nodesep=%.3f; ranksep=%.3f; splines=true; ",
+                  input.nodeSepPx > 0 ? input.nodeSepPx / 72.0 : 0.12, input.rankSepPx > 0 ? input.rankSepPx / 72.0 : 0.35);
+    std::string dot = buffer;
+    dot += "node [shape=box, fixedsize=true, label=\"\"]; edge [arrowhead=none];\n";
+    auto clusterOf = [&](std::size_t i) { return i < input.cluster.size() ? input.cluster[i] : -1; };
+    std::vector<int> clusters;
     for (std::size_t i = 0; i < input.nodes.size(); ++i) {
+        if (clusterOf(i) >= 0) {
+            if (std::find(clusters.begin(), clusters.end(), clusterOf(i)) == clusters.end()) clusters.push_back(clusterOf(i));
+            continue;
+        }
         std::snprintf(buffer, sizeof buffer, "n%zu [width=%.3f, height=%.3f];\n", i, input.nodes[i].widthPx / 72.0,
                       input.nodes[i].heightPx / 72.0);
         dot += buffer;
+    }
+    for (const int c : clusters) {
+        std::snprintf(buffer, sizeof buffer, "subgraph cluster_%d { margin=18;\n", c);
+        dot += buffer;
+        for (std::size_t i = 0; i < input.nodes.size(); ++i) {
+            if (clusterOf(i) != c) continue;
+            std::snprintf(buffer, sizeof buffer, "n%zu [width=%.3f, height=%.3f];\n", i, input.nodes[i].widthPx / 72.0,
+                          input.nodes[i].heightPx / 72.0);
+            dot += buffer;
+        }
+        dot += "}\n";
     }
     for (std::size_t e = 0; e < input.edges.size(); ++e) {
         std::snprintf(buffer, sizeof buffer, "n%d -> n%d [weight=%d, id=\"e%zu\"];\n", input.edges[e].from, input.edges[e].to,
@@ -70,7 +99,8 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
 }
 
 GraphLayoutResult layoutLayered(const GraphLayoutInput& input) {
-    constexpr double kRankSep = 60, kNodeSep = 10, kSweeps = 4;
+    constexpr int kSweeps = 4;
+    const double kRankSep = input.rankSepPx > 0 ? input.rankSepPx : 60, kNodeSep = input.nodeSepPx > 0 ? input.nodeSepPx : 10;
     GraphLayoutResult result;
     const std::size_t n = input.nodes.size();
     result.centers.resize(n);
@@ -155,6 +185,26 @@ GraphLayoutResult layoutLayered(const GraphLayoutInput& input) {
     for (int s = 0; s < kSweeps; ++s) {
         for (std::uint32_t l = 1; l < layers; ++l) sweep(l, inBegin, inAdj);
         for (std::uint32_t l = layers; l-- > 1;) sweep(l - 1, outBegin, outAdj);
+    }
+
+    // Clusters kept together: within each layer, a cluster's nodes sit at their cluster's mean position.
+    if (!input.cluster.empty()) {
+        std::vector<double> sum, count;
+        for (std::size_t v = 0; v < n && v < input.cluster.size(); ++v) {
+            const int c = input.cluster[v];
+            if (c < 0) continue;
+            if (static_cast<std::size_t>(c) >= sum.size()) sum.resize(static_cast<std::size_t>(c) + 1, 0), count.resize(sum.size(), 0);
+            sum[static_cast<std::size_t>(c)] += position[v];
+            count[static_cast<std::size_t>(c)] += 1;
+        }
+        auto key = [&](std::uint32_t v) {
+            const int c = v < input.cluster.size() ? input.cluster[v] : -1;
+            return c >= 0 ? sum[static_cast<std::size_t>(c)] / count[static_cast<std::size_t>(c)] : position[v];
+        };
+        for (std::uint32_t l = 0; l < layers; ++l) {
+            std::stable_sort(rank[l].begin(), rank[l].end(), [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+            place(l);
+        }
     }
 
     // Coordinates: layers left to right, each as wide as its widest node; nodes stacked, layers centred.

@@ -16,6 +16,11 @@ struct GraphLayoutInput {
     struct Edge { int from, to; double weight; };
     std::vector<Node> nodes;
     std::vector<Edge> edges;  // edges that shape the layers
+    // Optional, per node: a cluster number (-1: none). Nodes of one cluster are kept together (Graphviz
+    // clusters; in the layered layout, adjacent within each layer).
+    std::vector<int> cluster;
+    // Gaps between layers and between nodes of a layer (0: the defaults). Room for edge labels.
+    double rankSepPx = 0, nodeSepPx = 0;
 };
 
 enum class GraphLayoutMethod { None, Graphviz, Layered };
@@ -41,6 +46,8 @@ struct GraphLayoutBudget {
 
 // Graphviz dot, unconditionally (blocking; one at a time).
 GraphLayoutResult layoutGraph(const GraphLayoutInput& input);
+// How many Graphviz layouts ran on the application's (GUI) thread so far: the views never start one there.
+int graphvizRunsOnGuiThread();
 // Our layered layout: layers by longest path from the sources (cycles broken), a few barycentre sweeps to
 // reduce crossings, nodes stacked in each layer, straight edges.
 GraphLayoutResult layoutLayered(const GraphLayoutInput& input);

@@ -7,27 +7,36 @@
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QContextMenuEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QSettings>
 #include <QSlider>
+#include <QStackedWidget>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QTextBrowser>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <qcustomplot.h>
 
 #include "common/JobRunner.h"
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
+#include "graph/ServiceMapView.h"
 
 namespace tracelight::widgets {
 
 namespace {
 // Three short lines fit a layered layout better than one long one: task, start event, end event.
-QStringList nodeLines(const SegmentTypeStats& t) {
+QStringList nodeLines(const SegmentTypeStats& t, bool collapsed = false) {
+    if (collapsed) return {QString::fromStdString(t.task), QString::fromStdString(t.startEvent), QString::fromStdString(t.endEvent)};
     return {QString::fromStdString(t.task), QString::fromStdString(t.startEvent) + QStringLiteral(" →"), QString::fromStdString(t.endEvent)};
 }
 }
@@ -38,13 +47,110 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), m_layoutJob(new JobRunn
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
-void GraphView::setGraph(std::shared_ptr<const ModelGraph> graph) {
-    m_graph = std::move(graph);
-    if (m_graph) {
+void GraphView::setGraph(std::shared_ptr<const ModelGraph> graph, bool collapseTasks) {
+    m_source = std::move(graph);
+    if (m_source) {
         // Claim colours in task order of the model, so neighbouring tasks are told apart.
-        for (const auto& t : m_graph->types) palette::forTask(QString::fromStdString(t.task));
+        for (const auto& t : m_source->types) palette::forTask(QString::fromStdString(t.task));
     }
+    std::set<std::string> kept;
+    if (m_source)
+        for (const auto& t : m_source->types)
+            if (collapseTasks || m_collapsed.count(t.task)) kept.insert(t.task);
+    m_collapsed = std::move(kept);
+    rebuildDisplay();
+}
+
+void GraphView::setTaskCollapsed(const QString& task, bool collapsed) {
+    const std::string t = task.toStdString();
+    if (collapsed ? !m_collapsed.insert(t).second : m_collapsed.erase(t) == 0) return;
+    rebuildDisplay();
+}
+
+void GraphView::setAllTasksCollapsed(bool collapsed) {
+    m_collapsed.clear();
+    if (collapsed && m_source)
+        for (const auto& t : m_source->types) m_collapsed.insert(t.task);
+    rebuildDisplay();
+}
+
+int GraphView::collapsedMembers(int node) const {
+    return node >= 0 && node < static_cast<int>(m_members.size()) ? m_members[static_cast<std::size_t>(node)] : 0;
+}
+
+int GraphView::nodeForType(std::uint32_t sourceType) const {
+    return sourceType < m_displayOf.size() ? m_displayOf[sourceType] : -1;
+}
+
+void GraphView::rebuildDisplay() {
     m_selected = -1;
+    m_members.clear();
+    m_displayOf.clear();
+    if (!m_source || m_collapsed.empty()) {
+        m_graph = m_source;
+        if (m_source) {
+            m_members.assign(m_source->types.size(), 1);
+            m_displayOf.resize(m_source->types.size());
+            for (std::size_t i = 0; i < m_displayOf.size(); ++i) m_displayOf[i] = static_cast<int>(i);
+        }
+    } else {
+        // One node per collapsed task (at its first type's place in the order), the other types as they are.
+        auto g = std::make_shared<ModelGraph>();
+        g->requests = m_source->requests;
+        g->supportFloor = m_source->supportFloor;
+        g->convergence = m_source->convergence;
+        std::map<std::string, int> taskNode, typesOfTask;
+        for (const auto& t : m_source->types) ++typesOfTask[t.task];
+        for (const auto& t : m_source->types) {
+            int node = -1;
+            if (m_collapsed.count(t.task) && typesOfTask[t.task] > 1) {  // a task of one type stays as it is
+                auto [it, inserted] = taskNode.try_emplace(t.task, static_cast<int>(g->types.size()));
+                node = it->second;
+                if (inserted) {
+                    SegmentTypeStats merged;
+                    merged.task = t.task;
+                    g->types.push_back(merged);
+                    m_members.push_back(0);
+                }
+                auto& m = g->types[static_cast<std::size_t>(node)];
+                // The task's time adds up over its segment types; counts of requests are at least the largest.
+                m.occurrences = std::max(m.occurrences, t.occurrences);
+                m.criticalCount = std::max(m.criticalCount, t.criticalCount);
+                m.meanDurationNs += t.meanDurationNs;
+                m.meanCriticalNs += t.meanCriticalNs;
+                m.networkShare = std::max(m.networkShare, t.networkShare);
+                ++m_members[static_cast<std::size_t>(node)];
+            } else {
+                node = static_cast<int>(g->types.size());
+                g->types.push_back(t);
+                m_members.push_back(1);
+            }
+            m_displayOf.push_back(node);
+        }
+        for (std::size_t i = 0; i < g->types.size(); ++i)
+            if (m_members[i] > 1) {
+                g->types[i].startEvent = tr("%L1 segment types").arg(m_members[i]).toStdString();
+                g->types[i].endEvent = tr("(collapsed)").toStdString();
+            }
+        auto merge = [&](const std::vector<ModelGraph::Edge>& in, std::vector<ModelGraph::Edge>& out, bool unordered) {
+            std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;
+            for (const auto& e : in) {
+                auto a = static_cast<std::uint32_t>(m_displayOf[e.from]), b = static_cast<std::uint32_t>(m_displayOf[e.to]);
+                if (a == b) continue;  // inside a collapsed task
+                if (unordered && a > b) std::swap(a, b);
+                auto [it, inserted] = index.try_emplace({a, b}, out.size());
+                if (inserted) out.push_back({a, b, e.support, e.confirmed});
+                else {
+                    out[it->second].support = std::max(out[it->second].support, e.support);
+                    out[it->second].confirmed = out[it->second].confirmed || e.confirmed;
+                }
+            }
+        };
+        merge(m_source->happensBefore, g->happensBefore, false);
+        merge(m_source->mutualExclusion, g->mutualExclusion, true);
+        merge(m_source->pipelines, g->pipelines, false);
+        m_graph = std::move(g);
+    }
     m_highlight.assign(m_graph ? m_graph->types.size() : 0, false);
     relayout();
 }
@@ -74,12 +180,12 @@ QSizeF GraphView::nodeSize(int node, double largestMeasure) const {
     QFont bold = font();
     bold.setBold(true);
     const QFontMetrics fm(font()), fmBold(bold);
-    const QStringList lines = nodeLines(t);
+    const QStringList lines = nodeLines(t, collapsedMembers(node) != 1);
     const double textWidth = std::max({fmBold.horizontalAdvance(lines[0]), fm.horizontalAdvance(lines[1]), fm.horizontalAdvance(lines[2])});
     // Three lines of text, plus up to 30 px more for the chosen measure relative to the largest.
     const double measure = sizeMeasure(node) / std::max(1e-9, largestMeasure);
     const double textHeight = 3 * fm.height() + 8;
-    return {textWidth + 12, textHeight + 30 * std::sqrt(std::clamp(measure, 0.0, 1.0))};
+    return {std::min(kMaxNodeWidthPx, textWidth + 12), textHeight + 30 * std::sqrt(std::clamp(measure, 0.0, 1.0))};
 }
 
 void GraphView::relayout() {
@@ -127,14 +233,37 @@ bool GraphView::waitForLayout() {
 }
 
 void GraphView::fit() {
+    fitWhole();
+    if (!m_graph || m_layout.bounds.isEmpty() || m_scale >= kLegibleScale) return;
+    // Too small to read whole: the legible zoom, from the left end (where requests start), centred vertically.
+    const QRectF area = graphArea();
+    const QRectF b = m_layout.bounds.adjusted(-20, -20, 20, 20);
+    m_scale = kLegibleScale;
+    // The leftmost node (where requests start) at the left edge, centred vertically.
+    QPointF anchor = b.center();
+    double left = std::numeric_limits<double>::max();
+    for (const QPointF& c : m_layout.centers)
+        if (c.x() < left - 0.5) {
+            left = c.x();
+            anchor = c;
+        }
+    m_offset = QPointF(area.left() - b.left() * m_scale, area.center().y() - anchor.y() * m_scale);
+    m_zoomedToLegible = true;
+    update();
+}
+
+void GraphView::fitWhole() {
+    m_zoomedToLegible = false;
     if (!m_graph || width() <= 0 || m_layout.bounds.isEmpty()) {
         update();
         return;
     }
     const QRectF b = m_layout.bounds.adjusted(-20, -20, 20, 20);
-    m_scale = std::min(width() / b.width(), height() / b.height());
+    // Fitted between the layout note (top) and the legend (bottom), so neither covers a node.
+    const QRectF area = graphArea();
+    m_scale = std::min(area.width() / b.width(), area.height() / b.height());
     m_scale = std::clamp(m_scale, 0.01, 2.0);  // a large model's layered layout is tens of thousands of pixels wide
-    m_offset = QPointF(width() / 2.0, height() / 2.0) - b.center() * m_scale;
+    m_offset = area.center() - b.center() * m_scale;
     m_fitted = true;
     update();
 }
@@ -151,7 +280,7 @@ QRectF GraphView::nodeRect(int node) const {
 }
 
 int GraphView::nodeAt(const QPoint& pos) const {
-    if (!m_graph) return -1;
+    if (!m_graph || !graphArea().contains(pos)) return -1;
     for (int n = 0; n < static_cast<int>(m_sizes.size()); ++n)
         if (nodeRect(n).contains(pos)) return n;
     return -1;
@@ -206,7 +335,8 @@ void GraphView::paintEvent(QPaintEvent*) {
         return;
     }
     p.setRenderHint(QPainter::Antialiasing, m_graph->types.size() < 2000);
-    const QRectF visible = rect();
+    const QRectF visible = graphArea();  // nothing of the graph is drawn under the legend
+    p.setClipRect(visible);
     // Happens-before edges (reduced): width by support, dashed when unconfirmed.
     const double maxSupport = std::max<double>(1, double(m_graph->requests));
     for (std::size_t e = 0; e < m_graph->happensBefore.size(); ++e) {
@@ -283,9 +413,11 @@ void GraphView::paintEvent(QPaintEvent*) {
         const double lineHeight = fm.height();
         const int fit = static_cast<int>((r.height() - 4) / lineHeight);
         if (fit < 1 || r.width() < 20) continue;
-        QStringList lines = nodeLines(t);
-        if (fit == 2) lines = {lines[0], QStringLiteral("→ ") + lines[2]};
-        else if (fit == 1) lines = {QStringLiteral("→ ") + QString::fromStdString(t.endEvent)};
+        const bool collapsedNode = collapsedMembers(static_cast<int>(i)) != 1;
+        QStringList lines = nodeLines(t, collapsedNode);
+        if (collapsedNode && fit < 3) lines = {lines[0], lines[1]};
+        else if (fit == 2) lines = {lines[0], QStringLiteral("→ ") + lines[2]};
+        if (fit == 1) lines = {collapsedNode ? lines[0] : QStringLiteral("→ ") + QString::fromStdString(t.endEvent)};
         double y = r.center().y() - lines.size() * lineHeight / 2;
         p.setPen(Qt::black);
         for (int k = 0; k < lines.size(); ++k) {
@@ -299,12 +431,17 @@ void GraphView::paintEvent(QPaintEvent*) {
         }
     }
     p.setFont(font());
+    p.setClipping(false);
     // Which layout this is (Graphviz, or our layered one and why), top left.
     if (!m_layout.description.isEmpty()) {
-        const QRect box(6, 6, fontMetrics().horizontalAdvance(m_layout.description) + 12, fontMetrics().height() + 6);
+        QString note = m_layout.description;
+        if (m_zoomedToLegible) note += tr(" · zoomed to legible labels: wheel out or double-click empty space for the whole graph");
+        const auto collapsedTasks = std::count_if(m_members.begin(), m_members.end(), [](int m) { return m > 1; });
+        if (collapsedTasks > 0) note += tr(" · %L1 tasks collapsed (double-click a node to expand or collapse its task)").arg(collapsedTasks);
+        const QRect box(6, 6, std::min(width() - 12, fontMetrics().horizontalAdvance(note) + 12), fontMetrics().height() + 6);
         p.fillRect(box, QColor(255, 255, 255, 220));
         p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(box, Qt::AlignCenter, m_layout.description);
+        p.drawText(box, Qt::AlignCenter, fontMetrics().elidedText(note, Qt::ElideRight, box.width() - 8));
     }
     // Legend.
     const QString ofSelection = onlySelected ? tr(" (of the selected node only: %L1 in all)").arg(m_graph->mutualExclusion.size() + m_graph->pipelines.size())
@@ -313,17 +450,38 @@ void GraphView::paintEvent(QPaintEvent*) {
                                tr("-·- pipeline") + ofSelection, tr("red bar: share of requests where critical"),
                                m_sizeBy == NodeSize::MeanDuration ? tr("height: mean duration") : tr("height: critical-path count")};
     const QColor colours[] = {QColor(90, 98, 110), palette::mutualExclusion(), palette::pipeline(), palette::critical(), palette().color(QPalette::WindowText)};
-    int y = height() - 8 - items.size() * (fontMetrics().height() + 2);
-    p.fillRect(QRect(6, y - 4, onlySelected ? 520 : 360, items.size() * (fontMetrics().height() + 2) + 8), QColor(255, 255, 255, 220));
+    // The legend: a band across the bottom, outside the area the graph is drawn in; items flow over its lines.
+    const QRect legend = legendRect();
+    p.fillRect(legend, palette().window());
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawLine(legend.topLeft(), legend.topRight());
+    const QFontMetrics fm = fontMetrics();
+    int x = 10, y = legend.top() + 5;
     for (int k = 0; k < items.size(); ++k) {
+        const int w = fm.horizontalAdvance(items[k]);
+        if (x > 10 && x + w > legend.right() - 10) {
+            x = 10;
+            y += fm.height() + 2;
+        }
         p.setPen(colours[k]);
-        p.drawText(QPoint(12, y + fontMetrics().ascent()), items[k]);
-        y += fontMetrics().height() + 2;
+        p.drawText(QPoint(x, y + fm.ascent()), fm.elidedText(items[k], Qt::ElideRight, legend.width() - 20));
+        x += w + 24;
     }
 }
 
+QRect GraphView::legendRect() const {
+    const int lines = width() >= 1000 ? 2 : width() >= 600 ? 3 : 5, h = lines * (fontMetrics().height() + 2) + 8;
+    return QRect(0, height() - h, width(), h);
+}
+
+QRectF GraphView::graphArea() const {
+    const double top = fontMetrics().height() + 12;  // the layout note
+    return QRectF(0, top, width(), std::max(10.0, legendRect().top() - top));
+}
+
 bool GraphView::relationsOfSelectionOnly() const {
-    return m_graph && m_graph->mutualExclusion.size() + m_graph->pipelines.size() > kMaxRelationsDrawn;
+    // Counted in the model itself: collapsing tasks merges arcs but leaves as many relations to read.
+    return m_source && m_source->mutualExclusion.size() + m_source->pipelines.size() > kMaxRelationsDrawn;
 }
 
 bool GraphView::event(QEvent* e) {
@@ -376,7 +534,34 @@ void GraphView::mouseReleaseEvent(QMouseEvent* e) {
     if (n >= 0) emit nodeClicked(n);
 }
 
-void GraphView::mouseDoubleClickEvent(QMouseEvent*) { fit(); }
+void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
+    const int n = nodeAt(e->pos());
+    if (n < 0 || !m_graph) {
+        // Empty space: the whole graph, and back to the legible zoom.
+        if (m_zoomedToLegible) fitWhole();
+        else fit();
+        return;
+    }
+    const QString task = QString::fromStdString(m_graph->types[static_cast<std::size_t>(n)].task);
+    setTaskCollapsed(task, !isTaskCollapsed(task));
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* e) {
+    if (!m_graph) return;
+    QMenu menu(this);
+    const int n = nodeAt(e->pos());
+    if (n >= 0) {
+        const QString task = QString::fromStdString(m_graph->types[static_cast<std::size_t>(n)].task);
+        if (isTaskCollapsed(task)) menu.addAction(tr("Expand task %1").arg(task), this, [this, task] { setTaskCollapsed(task, false); });
+        else menu.addAction(tr("Collapse task %1 into one node").arg(task), this, [this, task] { setTaskCollapsed(task, true); });
+        menu.addSeparator();
+    }
+    menu.addAction(tr("Collapse all tasks"), this, [this] { setAllTasksCollapsed(true); });
+    menu.addAction(tr("Expand all tasks"), this, [this] { setAllTasksCollapsed(false); });
+    menu.addAction(tr("Fit (legible zoom)"), this, &GraphView::fit);
+    menu.addAction(tr("Show the whole graph"), this, &GraphView::fitWhole);
+    menu.exec(e->globalPos());
+}
 
 ConvergencePlot::ConvergencePlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
     auto* layout = new QVBoxLayout(this);
@@ -445,7 +630,16 @@ ModelOverview::ModelOverview(QWidget* parent) : QWidget(parent) {
     m_details->setOpenLinks(false);
     m_details->setPlaceholderText(tr("Click a node to see its statistics and the requests where it was critical."));
 
-    auto* controls = new QHBoxLayout;
+    m_services = new ServiceMapView(this);
+    m_mode = new QComboBox(this);
+    m_mode->addItems({tr("Causal model"), tr("Service map"), tr("Operations")});
+    m_mode->setToolTip(tr("Causal model: segment types and their inferred relations.\n"
+                          "Service map (span data): services and the calls between them.\n"
+                          "Operations (span data): every service expanded into its operations."));
+    m_wanted = static_cast<Mode>(std::clamp(QSettings().value(QStringLiteral("graph/mode"), 1).toInt(), 0, 2));
+    m_modelControls = new QWidget(this);
+    auto* controls = new QHBoxLayout(m_modelControls);
+    controls->setContentsMargins(0, 0, 0, 0);
     controls->addWidget(m_search, 1);
     controls->addWidget(m_sizeBy);
     controls->addWidget(new QLabel(tr("Min. support"), this));
@@ -464,10 +658,21 @@ ModelOverview::ModelOverview(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 1);
     side->setMinimumWidth(300);
     split->setSizes({900, 340});
+    m_pages = new QStackedWidget(this);
+    m_pages->addWidget(split);
+    m_pages->addWidget(m_services);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_mode);
+    top->addWidget(m_modelControls, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addLayout(controls);
-    layout->addWidget(split, 1);
+    layout->addLayout(top);
+    layout->addWidget(m_pages, 1);
+    setServiceMap(nullptr);
+    connect(m_mode, &QComboBox::activated, this, [this](int i) {
+        QSettings().setValue(QStringLiteral("graph/mode"), i);
+        setMode(static_cast<Mode>(i));
+    });
 
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) { m_view->findAndFocus(text); });
     connect(m_sizeBy, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -491,7 +696,7 @@ ModelOverview::ModelOverview(QWidget* parent) : QWidget(parent) {
 
 void ModelOverview::setGraph(std::shared_ptr<const ModelGraph> graph) {
     m_graph = std::move(graph);
-    m_view->setGraph(m_graph);
+    m_view->setGraph(m_graph, m_graph && m_graph->types.size() > kCollapseTasksAbove);
     m_convergence->setGraph(m_graph.get());
     m_details->clear();
     if (m_graph) {
@@ -501,7 +706,8 @@ void ModelOverview::setGraph(std::shared_ptr<const ModelGraph> graph) {
                 critical = static_cast<int>(i);
         m_details->setHtml(tr("<b>%1 segment types</b> from %2 requests: %3 happens-before edges after reduction, "
                               "%4 mutual-exclusion pairs, %5 pipeline links (support floor %6).<br><br>"
-                              "Click a node for its statistics.")
+                              "Click a node for its statistics. Double-click a node to collapse its task into one node "
+                              "(or expand it); the context menu collapses or expands every task.")
                                .arg(m_graph->types.size())
                                .arg(m_graph->requests)
                                .arg(m_graph->happensBefore.size())
@@ -510,6 +716,34 @@ void ModelOverview::setGraph(std::shared_ptr<const ModelGraph> graph) {
                                .arg(m_graph->supportFloor));
     }
 }
+
+void ModelOverview::setServiceMap(std::shared_ptr<const ServiceMap> map) {
+    const bool spans = map && map->spans() > 0;
+    m_services->setServiceMap(spans ? std::move(map) : nullptr);
+    // Without spans the service modes are offered disabled, and the causal model shows.
+    for (int i : {1, 2}) {
+        if (auto* model = qobject_cast<QStandardItemModel*>(m_mode->model())) model->item(i)->setEnabled(spans);
+    }
+    showMode(spans ? m_wanted : Mode::CausalModel);
+}
+
+bool ModelOverview::hasServiceMap() const { return m_services->serviceMap() != nullptr; }
+
+void ModelOverview::setMode(Mode mode) {
+    m_wanted = mode;
+    showMode(hasServiceMap() ? mode : Mode::CausalModel);
+}
+
+ModelOverview::Mode ModelOverview::mode() const { return static_cast<Mode>(m_mode->currentIndex()); }
+
+void ModelOverview::showMode(Mode mode) {
+    m_mode->setCurrentIndex(static_cast<int>(mode));
+    m_pages->setCurrentIndex(mode == Mode::CausalModel ? 0 : 1);
+    m_modelControls->setVisible(mode == Mode::CausalModel);
+    if (mode != Mode::CausalModel) m_services->setAllExpanded(mode == Mode::Operations);
+}
+
+bool ModelOverview::isLayoutPending() const { return m_view->isLayoutPending() || m_services->isLayoutPending(); }
 
 void ModelOverview::focusSearch() {
     m_search->setFocus();
@@ -520,25 +754,27 @@ void ModelOverview::selectType(const QString& segmentName) {
     if (!m_graph) return;
     for (std::size_t i = 0; i < m_graph->types.size(); ++i)
         if (QString::fromStdString(m_graph->types[i].name()) == segmentName) {
-            m_view->selectNode(static_cast<int>(i));
-            showNode(static_cast<int>(i));
+            const int node = m_view->nodeForType(static_cast<std::uint32_t>(i));  // its task may be collapsed
+            m_view->selectNode(node);
+            showNode(node);
             return;
         }
 }
 
 void ModelOverview::showNode(int node) {
-    if (!m_graph || node < 0) return;
-    const auto& t = m_graph->types[static_cast<std::size_t>(node)];
+    const ModelGraph* shown = m_view->graph();  // collapsed tasks are one node there
+    if (!shown || node < 0 || node >= static_cast<int>(shown->types.size())) return;
+    const auto& t = shown->types[static_cast<std::size_t>(node)];
     QString html = QStringLiteral("<h3>%1</h3>").arg(QString::fromStdString(t.name()).toHtmlEscaped());
     html += QStringLiteral("<table cellspacing=4>");
     auto row = [&](const QString& k, const QString& v) { html += QStringLiteral("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(k, v); };
     row(tr("requests with it"), QString::number(t.occurrences));
     row(tr("mean duration"), formatDuration(t.meanDurationNs / 1000.0));
     row(tr("crosses hosts"), QStringLiteral("%1 %").arg(100 * t.networkShare, 0, 'f', 0));
-    row(tr("on the critical path"), tr("%1 requests (%2 %)").arg(t.criticalCount).arg(m_graph->requests ? 100.0 * t.criticalCount / m_graph->requests : 0, 0, 'f', 1));
+    row(tr("on the critical path"), tr("%1 requests (%2 %)").arg(t.criticalCount).arg(shown->requests ? 100.0 * t.criticalCount / shown->requests : 0, 0, 'f', 1));
     row(tr("mean critical time per request"), formatDuration(t.meanCriticalNs / 1000.0));
     int before = 0, after = 0;
-    for (const auto& e : m_graph->happensBefore) {
+    for (const auto& e : shown->happensBefore) {
         before += static_cast<int>(e.to) == node;
         after += static_cast<int>(e.from) == node;
     }

@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <map>
 #include <qcustomplot.h>
+#include <QComboBox>
+#include <QSettings>
+#include <QTest>
 
 #include "graph/GraphView.h"
+#include "graph/ServiceMapView.h"
 #include "widgets/ViewFixtures.h"
 
 using namespace tracelight;
@@ -155,6 +159,239 @@ TEST(GraphView, LaysOutOffTheGuiThreadAndSaysWhichLayout) {
     EXPECT_NE(image, pending);
 }
 
+TEST(GraphView, LegendCoversNoNodeAtTheDefaultZoom) {
+    // A model whose fitted layout fills the view's height: the legend used to sit over the lowest nodes.
+    for (int n : {6, 30, 120}) {
+        GraphView view;
+        view.resize(1000, 600);
+        view.setGraph(test::makeGraph(n));
+        view.waitForLayout();
+        const QRect legend = view.legendRect();
+        ASSERT_FALSE(legend.isEmpty());
+        EXPECT_FALSE(view.graphArea().intersects(legend));  // the graph is drawn (and clicked) only above it
+        for (int i = 0; i < n; ++i) {
+            if (n <= 30) {
+                ASSERT_FALSE(view.nodeRect(i).intersects(legend)) << n << " types, node " << i;  // fitted whole
+            }
+            const QRectF under = view.nodeRect(i).intersected(legend);
+            if (!under.isEmpty()) {
+                EXPECT_EQ(view.nodeAt(under.center().toPoint()), -1) << i;
+            }
+        }
+    }
+}
+
+namespace {
+SpanRecord sp(int parent, std::string service, std::string op, std::string kind, TimeNs start, TimeNs end) {
+    SpanRecord s;
+    s.parent = parent;
+    s.service = std::move(service);
+    s.operation = std::move(op);
+    s.kind = std::move(kind);
+    s.startNs = start * 1'000'000;
+    s.endNs = end * 1'000'000;
+    return s;
+}
+std::shared_ptr<ServiceMap> makeServiceMap() {
+    auto map = std::make_shared<ServiceMap>();
+    RequestSpans r = {sp(-1, "frontend", "GET /", "server", 0, 100), sp(0, "frontend", "GetCart", "client", 1, 11),
+                      sp(1, "cartservice", "GetCart", "server", 2, 10), sp(0, "frontend", "GetAds", "client", 20, 40),
+                      sp(3, "adservice", "GetAds", "server", 21, 39), sp(0, "frontend", "Convert", "client", 50, 54),
+                      sp(5, "currencyservice", "Convert", "server", 51, 53),
+                      sp(0, "frontend", "a-very-long-operation-name-that-would-never-fit-into-a-node-of-the-map/" + std::string(60, 'x'),
+                         "internal", 60, 70)};
+    for (int i = 0; i < 5; ++i) map->add(r);
+    return map;
+}
+} // namespace
+
+TEST(ServiceMapView, ExpandsAServiceIntoItsOperationsAndCollapsesIt) {
+    widgets::ServiceMapView view;
+    view.resize(1200, 700);
+    view.setServiceMap(makeServiceMap());
+    EXPECT_TRUE(view.isLayoutPending());  // laid out on a worker, never here
+    ASSERT_TRUE(view.waitForLayout());
+    ASSERT_EQ(view.graph().nodes.size(), 4u);
+    const int frontend = view.nodeIndex(QStringLiteral("frontend"));
+    ASSERT_GE(frontend, 0);
+    EXPECT_EQ(view.nodeAt(view.nodeRect(frontend).center().toPoint()), frontend);
+    EXPECT_TRUE(view.clusterRect(QStringLiteral("frontend")).isNull());
+
+    // Double-click on frontend: its five operations replace it, inside a box named after it.
+    QTest::mouseDClick(&view, Qt::LeftButton, Qt::NoModifier, view.nodeRect(frontend).center().toPoint());
+    EXPECT_TRUE(view.isExpanded(QStringLiteral("frontend")));
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_EQ(view.graph().nodes.size(), 3u + 5u);
+    EXPECT_EQ(view.nodeIndex(QStringLiteral("frontend")), -1);
+    const int getCart = view.nodeIndex(QStringLiteral("frontend:GetCart"));
+    ASSERT_GE(getCart, 0);
+    const QRectF box = view.clusterRect(QStringLiteral("frontend"));
+    for (const auto& n : view.graph().nodes) {
+        if (n.service != "frontend") continue;
+        EXPECT_TRUE(box.contains(view.nodeRect(view.nodeIndex(QString::fromStdString(n.label())))));
+    }
+    // Calls from an expanded operation to a collapsed service keep their count.
+    const int cart = view.nodeIndex(QStringLiteral("cartservice"));
+    bool found = false;
+    for (const auto& e : view.graph().edges)
+        if (static_cast<int>(e.from) == getCart && static_cast<int>(e.to) == cart) {
+            found = true;
+            EXPECT_EQ(e.calls, 5);
+        }
+    EXPECT_TRUE(found);
+
+    // Double-click on any of its operations collapses the service again.
+    QTest::mouseDClick(&view, Qt::LeftButton, Qt::NoModifier, view.nodeRect(getCart).center().toPoint());
+    EXPECT_FALSE(view.isExpanded(QStringLiteral("frontend")));
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_EQ(view.graph().nodes.size(), 4u);
+
+    view.setAllExpanded(true);
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_EQ(view.expandedCount(), 4);
+    EXPECT_EQ(view.graph().nodes.size(), 8u);
+}
+
+TEST(ServiceMapView, LegendCoversNoNodeAndLongNamesAreElidedWithTheFullNameOnHover) {
+    widgets::ServiceMapView view;
+    view.resize(900, 500);
+    view.setServiceMap(makeServiceMap());
+    view.setAllExpanded(true);
+    ASSERT_TRUE(view.waitForLayout());
+    const QRect legend = view.legendRect();
+    for (int i = 0; i < static_cast<int>(view.graph().nodes.size()); ++i) {
+        EXPECT_FALSE(view.nodeRect(i).intersects(legend)) << i;
+        EXPECT_LE(view.nodeRect(i).width(), widgets::ServiceMapView::kMaxNodeWidthPx * 1.5 + 1) << i;
+    }
+    int longest = -1;
+    for (int i = 0; i < static_cast<int>(view.graph().nodes.size()); ++i)
+        if (view.graph().nodes[static_cast<std::size_t>(i)].operation.size() > 100) longest = i;
+    ASSERT_GE(longest, 0);
+    EXPECT_TRUE(view.nodeToolTip(longest).contains(QStringLiteral("x").repeated(60)));
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);
+    EXPECT_NE(image.pixel(view.nodeRect(longest).center().toPoint()), QColor(Qt::white).rgb());
+}
+
+TEST(ServiceMapView, EventLogsWithoutSpansSayWhy) {
+    widgets::ServiceMapView view;
+    view.resize(600, 400);
+    view.setServiceMap(std::make_shared<ServiceMap>());
+    EXPECT_FALSE(view.isLayoutPending());
+    EXPECT_TRUE(view.graph().nodes.empty());
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);  // a message, not a crash
+}
+
+TEST(ModelOverview, ServiceModesNeedSpansAndTheChoiceIsRemembered) {
+    QSettings().remove(QStringLiteral("graph/mode"));
+    {
+        widgets::ModelOverview overview;
+        overview.resize(1200, 700);
+        overview.setGraph(test::makeGraph(10));
+        EXPECT_EQ(overview.mode(), widgets::ModelOverview::Mode::CausalModel);  // no spans: the causal model
+        overview.setServiceMap(makeServiceMap());
+        EXPECT_EQ(overview.mode(), widgets::ModelOverview::Mode::ServiceMap);  // spans: the service map first
+        EXPECT_EQ(overview.serviceMapView()->expandedCount(), 0);
+        // The user picks the operation graph: every service expanded, and the choice kept.
+        overview.modeBox()->setCurrentIndex(2);
+        emit overview.modeBox()->activated(2);
+        EXPECT_EQ(overview.mode(), widgets::ModelOverview::Mode::Operations);
+        EXPECT_EQ(overview.serviceMapView()->expandedCount(), 4);
+        EXPECT_TRUE(overview.isLayoutPending());  // the service map's layout, at least
+        overview.serviceMapView()->waitForLayout();
+        overview.graphView()->waitForLayout();
+        EXPECT_FALSE(overview.isLayoutPending());
+    }
+    widgets::ModelOverview again;
+    again.setServiceMap(makeServiceMap());
+    EXPECT_EQ(again.mode(), widgets::ModelOverview::Mode::Operations);
+    again.setServiceMap(nullptr);  // event logs opened next
+    EXPECT_EQ(again.mode(), widgets::ModelOverview::Mode::CausalModel);
+    again.serviceMapView()->waitForLayout();
+    QSettings().remove(QStringLiteral("graph/mode"));
+}
+
+TEST(GraphView, TasksCollapseIntoOneNodeWithMergedEdgesAndExpandAgain) {
+    GraphView view;
+    view.resize(1200, 700);
+    view.setGraph(test::makeGraph(30));  // three tasks of ten types: chains, joined by 0 -> 10 and 0 -> 20
+    view.waitForLayout();
+    ASSERT_EQ(view.graph()->types.size(), 30u);
+    // Double-click a node of task-1: the task becomes one node, its chain's edges gone, the join kept.
+    QTest::mouseDClick(&view, Qt::LeftButton, Qt::NoModifier, view.nodeRect(15).center().toPoint());
+    EXPECT_TRUE(view.isTaskCollapsed(QStringLiteral("task-1")));
+    ASSERT_TRUE(view.waitForLayout());
+    ASSERT_EQ(view.graph()->types.size(), 21u);
+    const int collapsed = view.nodeForType(15);
+    EXPECT_EQ(view.nodeForType(10), collapsed);
+    EXPECT_EQ(view.collapsedMembers(collapsed), 10);
+    EXPECT_EQ(view.graph()->types[static_cast<std::size_t>(collapsed)].task, "task-1");
+    EXPECT_EQ(view.graph()->happensBefore.size(), 20u);
+    EXPECT_EQ(view.visibleEdgeCount(), 20);
+    bool join = false;
+    for (const auto& e : view.graph()->happensBefore)
+        if (e.from == 0 && static_cast<int>(e.to) == collapsed) join = e.support == 5 && !e.confirmed;
+    EXPECT_TRUE(join);
+    EXPECT_FALSE(view.nodeRect(collapsed).isEmpty());
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);
+
+    view.setAllTasksCollapsed(true);
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_EQ(view.graph()->types.size(), 3u);
+    EXPECT_EQ(view.graph()->happensBefore.size(), 2u);
+
+    // Double-click the collapsed node: the task's ten types are back.
+    view.setTaskCollapsed(QStringLiteral("task-0"), false);
+    view.setTaskCollapsed(QStringLiteral("task-2"), false);
+    ASSERT_TRUE(view.waitForLayout());
+    QTest::mouseDClick(&view, Qt::LeftButton, Qt::NoModifier, view.nodeRect(view.nodeForType(12)).center().toPoint());
+    ASSERT_TRUE(view.waitForLayout());
+    EXPECT_EQ(view.graph()->types.size(), 30u);
+    EXPECT_EQ(view.graph(), view.sourceGraph());
+}
+
+TEST(GraphView, DefaultZoomKeepsLabelsLegibleAndFitWholeShowsEverything) {
+    GraphView view;
+    view.resize(1200, 700);
+    view.setGraph(makeHugeGraph(600));
+    ASSERT_TRUE(view.waitForLayout());
+    // Labels legible: the zoom is at least the legible one, the sources on screen, names capped in width.
+    EXPECT_GE(view.scale(), GraphView::kLegibleScale);
+    EXPECT_TRUE(view.nodeRect(0).intersects(QRectF(view.rect()))) << view.nodeRect(0).x();
+    for (int i = 0; i < 600; i += 37) EXPECT_LE(view.nodeRect(i).width(), GraphView::kMaxNodeWidthPx * view.scale() + 1) << i;
+    view.fitWhole();
+    EXPECT_LT(view.scale(), GraphView::kLegibleScale);
+    for (int i = 0; i < 600; i += 37) EXPECT_TRUE(QRectF(view.rect()).contains(view.nodeRect(i))) << i;
+    // A small model fits whole at the default zoom.
+    view.setGraph(test::makeGraph(6));
+    ASSERT_TRUE(view.waitForLayout());
+    for (int i = 0; i < 6; ++i) EXPECT_TRUE(QRectF(view.rect()).contains(view.nodeRect(i))) << i;
+}
+
+TEST(GraphView, TheGuiThreadNeverRunsGraphviz) {
+    const int before = widgets::graphvizRunsOnGuiThread();
+    widgets::ModelOverview overview;
+    overview.resize(1200, 700);
+    overview.setGraph(test::makeGraph(40));
+    overview.setServiceMap(makeServiceMap());
+    overview.graphView()->waitForLayout();
+    overview.serviceMapView()->waitForLayout();
+    EXPECT_EQ(overview.graphView()->layoutMethod(), widgets::GraphLayoutMethod::Graphviz);
+    overview.serviceMapView()->setAllExpanded(true);
+    overview.serviceMapView()->waitForLayout();
+    overview.graphView()->setAllTasksCollapsed(true);
+    overview.graphView()->waitForLayout();
+    EXPECT_EQ(overview.serviceMapView()->layoutMethod(), widgets::GraphLayoutMethod::Graphviz);
+    EXPECT_EQ(widgets::graphvizRunsOnGuiThread(), before);
+    // The counter does count: a direct call here is on the GUI thread.
+    widgets::GraphLayoutInput tiny;
+    tiny.nodes = {{10, 10}};
+    widgets::layoutGraph(tiny);
+    EXPECT_EQ(widgets::graphvizRunsOnGuiThread(), before + 1);
+}
+
 TEST(ConvergencePlot, PlotsBothCurvesWithAxisTitles) {
     widgets::ConvergencePlot plot;
     auto g = test::makeGraph(10);
@@ -168,6 +405,8 @@ TEST(ConvergencePlot, PlotsBothCurvesWithAxisTitles) {
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("TracelightTests"));  // never the user's settings
+    QApplication::setApplicationName(QStringLiteral("GraphViewTest"));
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }
