@@ -115,7 +115,7 @@ void ServiceMapView::rebuild() {
     for (const auto& e : m_graph.edges)
         for (const QString& line : edgeLabel(e).split(QLatin1Char('\n')))
             widestLabel = std::max(widestLabel, QFontMetricsF(small).horizontalAdvance(line));
-    input.rankSepPx = std::clamp(widestLabel + 40, 60.0, 280.0);
+    input.rankSepPx = std::clamp(widestLabel + 90, 60.0, 330.0);  // labels of fanned-out edges sit off the gap's centre
     input.nodeSepPx = 2 * fm.height() + 8;
     for (const auto& e : m_graph.edges) {
         if (e.from == e.to) {
