@@ -1,5 +1,7 @@
 #include "PageLoadGenerator.h"
 
+#include "generator/SplitMix.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -46,13 +48,6 @@ struct Connection { const char* name; double weight; double oneWayUs; double byt
 constexpr Connection kConnections[] = {{"fiber", 0.20, 5000, 12.5}, {"cable", 0.35, 12000, 6.25},
                                        {"dsl", 0.20, 25000, 1.25}, {"4g", 0.20, 40000, 1.0},
                                        {"3g", 0.05, 120000, 0.125}};
-
-std::uint64_t splitmix(std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
 
 class Random {
 public:

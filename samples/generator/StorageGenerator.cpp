@@ -1,5 +1,7 @@
 #include "StorageGenerator.h"
 
+#include "generator/SplitMix.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -23,13 +25,6 @@ constexpr std::uint16_t kFirstFe = 0, kMds = kFirstFe + kFrontEnds, kFirstMd = k
                         kFirstData = kFirstMd + kMetadataNodes, kFirstClient = kFirstData + kDataNodes;
 
 constexpr std::int64_t kBlockBytes = 65536;  // the data nodes' block: a smaller write is a read-modify-write
-
-std::uint64_t splitmix(std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
 
 class Random {
 public:

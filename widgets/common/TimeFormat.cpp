@@ -43,4 +43,20 @@ QString formatTimestampNs(TimeNs epochNs) {
     return QDateTime::fromMSecsSinceEpoch(ms, QTimeZone::utc()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
+double axisTickStep(double spanUs, double pixels) {
+    const double raw = spanUs * 110.0 / std::max(1.0, pixels);
+    const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (raw <= m * magnitude) return m * magnitude;
+    return 10 * magnitude;
+}
+
+QString formatAxisTick(double us, double stepUs) {
+    const double a = std::max(std::fabs(us), stepUs);
+    const char* unit = a >= 1e6 ? "s" : a >= 1e3 ? "ms" : "µs";
+    const double scale = a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1.0;
+    const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(stepUs / scale) - 1e-9)), 0, 3);
+    return QStringLiteral("%1 %2").arg(us / scale, 0, 'f', decimals).arg(QString::fromUtf8(unit));
+}
+
 } // namespace tracelight::widgets

@@ -13,4 +13,9 @@ QString formatDurationNs(TimeNs nanoseconds);  // the same for a time from core;
 QString formatDurationRangeNs(TimeNs from, TimeNs to);
 QString formatTimestampNs(TimeNs epochNanoseconds);  // "2026-11-01 00:00:01.234"
 
+// Time axes (µs): a tick step of 1, 2 or 5 times a power of ten, about every 110 pixels, and a tick label
+// with just the decimals its step needs: "500 ms", "1.5 s", "250 µs".
+double axisTickStep(double spanUs, double pixels);
+QString formatAxisTick(double us, double stepUs);
+
 } // namespace tracelight::widgets

@@ -18,21 +18,6 @@
 namespace tracelight::widgets {
 
 namespace {
-// Tick spacing of 1, 2 or 5 times a power of ten, about every 110 pixels.
-double niceStep(double span, double pixels) {
-    const double raw = span * 110.0 / std::max(1.0, pixels);
-    const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (raw <= m * magnitude) return m * magnitude;
-    return 10 * magnitude;
-}
-QString formatTick(double us, double step) {
-    const double a = std::max(std::fabs(us), step);
-    const char* unit = a >= 1e6 ? "s" : a >= 1e3 ? "ms" : "µs";
-    const double scale = a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1.0;
-    const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(step / scale) - 1e-9)), 0, 3);
-    return QStringLiteral("%1 %2").arg(us / scale, 0, 'f', decimals).arg(QString::fromUtf8(unit));
-}
 template <class T> T at(const std::vector<T>& v, int i, T fallback) {
     return i >= 0 && static_cast<std::size_t>(i) < v.size() ? v[static_cast<std::size_t>(i)] : fallback;
 }
@@ -264,7 +249,7 @@ void SpanTreeView::paintEvent(QPaintEvent*) {
     const int left = plotLeft(), right = plotRight();
     // Rows.
     const int firstRow = std::max(0, rowAt(kAxisHeight)), lastRow = rowAt(height() - 1) < 0 ? rowCount() - 1 : rowAt(height() - 1);
-    const double step = niceStep(m_toUs - m_fromUs, right - left);
+    const double step = axisTickStep(m_toUs - m_fromUs, right - left);
     for (int row = firstRow; row <= lastRow && row < rowCount(); ++row) {
         const int span = spanAtRow(row);
         const auto& s = m_data->spans[static_cast<std::size_t>(span)];
@@ -346,7 +331,7 @@ void SpanTreeView::paintEvent(QPaintEvent*) {
         p.drawLine(QPointF(x, kAxisHeight), QPointF(x, height()));
         p.setPen(palette().color(QPalette::Text));
         p.drawLine(QPointF(x, kAxisHeight - 5), QPointF(x, kAxisHeight));
-        p.drawText(QPointF(x + 3, kAxisHeight - 8), formatTick(t, step));
+        p.drawText(QPointF(x + 3, kAxisHeight - 8), formatAxisTick(t, step));
     }
     p.drawLine(0, kAxisHeight - 1, width(), kAxisHeight - 1);
     // The draggable divider between labels and bars.

@@ -22,22 +22,6 @@ constexpr int kTaskRow = 20;
 constexpr int kHostRow = 18;
 constexpr int kCriticalRow = 24;
 
-// Tick spacing of 1, 2 or 5 times a power of ten, about every 110 pixels.
-double niceStep(double span, double pixels) {
-    const double raw = span * 110.0 / std::max(1.0, pixels);
-    const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (raw <= m * magnitude) return m * magnitude;
-    return 10 * magnitude;
-}
-// A tick label with just the decimals its step needs: "500 ms", "1.5 s", "250 µs".
-QString formatTick(double us, double step) {
-    const double a = std::max(std::fabs(us), step);
-    const char* unit = a >= 1e6 ? "s" : a >= 1e3 ? "ms" : "µs";
-    const double scale = a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1.0;
-    const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(step / scale) - 1e-9)), 0, 3);
-    return QStringLiteral("%1 %2").arg(us / scale, 0, 'f', decimals).arg(QString::fromUtf8(unit));
-}
 } // namespace
 
 WaterfallView::WaterfallView(QWidget* parent) : QWidget(parent) {
@@ -318,7 +302,7 @@ void WaterfallView::paintEvent(QPaintEvent*) {
 
 void WaterfallView::paintAxis(QPainter& p) {
     p.fillRect(QRect(0, 0, width(), kAxisHeight), palette().window());
-    const double step = niceStep(m_toUs - m_fromUs, plotRight() - plotLeft());
+    const double step = axisTickStep(m_toUs - m_fromUs, plotRight() - plotLeft());
     p.setPen(palette().color(QPalette::WindowText));
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
@@ -326,7 +310,7 @@ void WaterfallView::paintAxis(QPainter& p) {
     for (double t = std::ceil(m_fromUs / step) * step; t <= m_toUs; t += step) {
         const double x = xOf(t);
         p.drawLine(QPointF(x, kAxisHeight - 6), QPointF(x, kAxisHeight));
-        p.drawText(QRectF(x - 60, 2, 120, kAxisHeight - 8), Qt::AlignCenter, formatTick(t, step));
+        p.drawText(QRectF(x - 60, 2, 120, kAxisHeight - 8), Qt::AlignCenter, formatAxisTick(t, step));
     }
     p.drawLine(0, kAxisHeight - 1, width(), kAxisHeight - 1);
     p.drawText(QRect(6, 2, kGutter - 10, kAxisHeight - 6), Qt::AlignVCenter | Qt::AlignLeft,
@@ -342,7 +326,7 @@ void WaterfallView::paintRows(QPainter& p) {
     const QFontMetrics fm(font());
 
     // Gridlines under everything.
-    const double step = niceStep(m_toUs - m_fromUs, plotRight() - plotLeft());
+    const double step = axisTickStep(m_toUs - m_fromUs, plotRight() - plotLeft());
     p.setPen(QColor(0, 0, 0, 18));
     for (double t = std::ceil(m_fromUs / step) * step; t <= m_toUs; t += step) p.drawLine(QPointF(xOf(t), top), QPointF(xOf(t), bottom));
 
