@@ -158,6 +158,27 @@ TEST(RegressionTree, MinimumRowsPerBranch) {
     for (const auto& c : t.root.children) EXPECT_GE(c.total(), 2);
 }
 
+// C4.5 takes the best gain ratio only among tests with at least the average gain: "b" isolates two
+// positive rows (gain 0.108, ratio 0.230) and would win on ratio alone over "a" (gain 0.119, ratio
+// 0.119), but its gain is below the average 0.1135.
+TEST(RegressionTree, GainRatioOnlyAmongAboveAverageGain) {
+    std::vector<TreeAttribute> attrs = {{"a", K::Categorical}, {"b", K::Categorical}};
+    std::vector<TreeRow> rows;
+    auto add = [&](const char* a, const char* b, bool positive, int n) {
+        for (int i = 0; i < n; ++i) rows.push_back({{TreeValue::category(a), TreeValue::category(b)}, positive});
+    };
+    add("l", "x", true, 2);
+    add("l", "y", true, 5);
+    add("r", "y", true, 3);
+    add("l", "y", false, 3);
+    add("r", "y", false, 7);
+    TreeOptions opt;
+    opt.prune = false;
+    const RegressionTree t = buildRegressionTree(attrs, rows, opt);
+    ASSERT_FALSE(t.root.isLeaf());
+    EXPECT_EQ(t.attributes[t.root.attribute].name, "a") << t.toText();
+}
+
 TEST(RegressionTree, AddedErrorsMatchC45) {
     EXPECT_NEAR(c45AddedErrors(2, 0), 1.0, 1e-9);    // 2 (1 - 0.25^(1/2))
     EXPECT_NEAR(c45AddedErrors(6, 0), 6 * (1 - std::pow(0.25, 1.0 / 6)), 1e-9);
