@@ -164,11 +164,9 @@ int runCompare(const CompareArgs& args) {
             head.pop_back(); // splice the tree in as "tree"
             std::cout << head << ",\"tree\":" << tree.toJson() << "}\n";
         } else {
-            std::printf("regression tree for entry %lld (%s, category %u): problem-period requests vs %s of category %u\n",
+            std::printf("regression tree for entry %lld (%s, category %u): problem-period requests vs baseline requests of %scategory %u\n",
                         static_cast<long long>(args.tree), kindName(e.kind), cmp.categories[e.category].id,
-                        e.kind == CompareEntry::Kind::Structural && !e.precursors.empty() ? "baseline requests of precursor"
-                                                                                          : "baseline requests",
-                        against);
+                        e.kind == CompareEntry::Kind::Structural && !e.precursors.empty() ? "precursor " : "", against);
             std::fputs(tree.toText().c_str(), stdout);
         }
         return 0;
