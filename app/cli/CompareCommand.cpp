@@ -1,13 +1,17 @@
 // compare: Spectroscope's comparison of a non-problem (baseline) and a problem period.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <map>
 #include <set>
 #include <unordered_map>
 
 #include "Commands.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/compare/Compare.h"
+#include "tracelight/compare/RegressionTree.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -22,7 +26,64 @@ struct CompareArgs {
     bool bh = false;
     bool json = false;
     std::uint64_t seed = 1;
+    std::int64_t tree = 0; // entry rank to explain with a regression tree (0: none)
+    std::vector<std::string> drop;
 };
+
+bool parseNumber(const std::string& s, double& out) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size() && std::isfinite(out);
+}
+
+// Rows of the request attributes stored at import: positive = the entry's problem-period requests,
+// negative = its top precursor's baseline requests (structural) or its own baseline requests
+// (response time). An attribute whose every value is a number is numeric.
+RegressionTree explainEntry(const TraceStore& store, const std::vector<RequestId>& ids, const RequestCategories& c,
+                            const Comparison& cmp, const CompareEntry& e, const std::set<std::string>& drop) {
+    const ComparedCategory& cc = cmp.categories[e.category];
+    const std::vector<std::uint32_t>& negatives =
+        e.kind == CompareEntry::Kind::Structural && !e.precursors.empty() ? cmp.categories[e.precursors.front().category].baselineEntries
+                                                                           : cc.baselineEntries;
+    std::vector<std::pair<std::map<std::string, std::string>, bool>> raw;
+    std::map<std::string, bool> numeric; // name -> all values numeric
+    auto add = [&](const std::vector<std::uint32_t>& entries, bool positive) {
+        for (auto entry : entries) {
+            std::map<std::string, std::string> values;
+            for (auto& [k, v] : store.requestAttributes(ids[c.rows[entry]])) {
+                double d;
+                auto [it, fresh] = numeric.emplace(k, true);
+                if (!parseNumber(v, d)) it->second = false;
+                values[k] = v;
+            }
+            raw.push_back({std::move(values), positive});
+        }
+    };
+    add(cc.problemEntries, true);
+    add(negatives, false);
+    std::vector<TreeAttribute> attrs;
+    for (auto& [name, isNumber] : numeric)
+        attrs.push_back({name, isNumber ? TreeAttributeKind::Numeric : TreeAttributeKind::Categorical});
+    std::vector<TreeRow> rows;
+    rows.reserve(raw.size());
+    for (auto& [values, positive] : raw) {
+        TreeRow row;
+        row.positive = positive;
+        for (const auto& a : attrs) {
+            auto it = values.find(a.name);
+            if (it == values.end()) row.values.push_back(TreeValue::none());
+            else if (a.kind == TreeAttributeKind::Numeric) row.values.push_back(TreeValue::numeric(std::strtod(it->second.c_str(), nullptr)));
+            else row.values.push_back(TreeValue::category(it->second));
+        }
+        rows.push_back(std::move(row));
+    }
+    TreeOptions opt;
+    opt.dropped = drop;
+    opt.classNames[0] = e.kind == CompareEntry::Kind::Structural && !e.precursors.empty() ? "precursor" : "baseline";
+    opt.classNames[1] = "problem";
+    return buildRegressionTree(attrs, rows, opt);
+}
 
 const char* kindName(CompareEntry::Kind k) { return k == CompareEntry::Kind::Structural ? "structural" : "response_time"; }
 
@@ -79,6 +140,37 @@ int runCompare(const CompareArgs& args) {
         return name ? *name : std::to_string(id.value);
     };
     auto root = [&](const ComparedCategory& cc) { return cc.info ? cc.info->root : std::string(); };
+
+    if (args.tree > 0) {
+        if (args.tree > static_cast<std::int64_t>(cmp.entries.size()))
+            return fail(db + ": --tree " + std::to_string(args.tree) + ": no such entry (the comparison has " +
+                        std::to_string(cmp.entries.size()) + ")");
+        const CompareEntry& e = cmp.entries[static_cast<std::size_t>(args.tree - 1)];
+        const std::set<std::string> drop(args.drop.begin(), args.drop.end());
+        const RegressionTree tree = explainEntry(*store.value(), ids, c, cmp, e, drop);
+        if (tree.attributes.empty())
+            return fail(db + ": --tree " + std::to_string(args.tree) + ": the requests have no attributes stored at import");
+        const std::uint32_t against = e.kind == CompareEntry::Kind::Structural && !e.precursors.empty()
+                                          ? cmp.categories[e.precursors.front().category].id
+                                          : cmp.categories[e.category].id;
+        if (args.json) {
+            JsonWriter w;
+            w.beginObject().key("rank").value(args.tree).key("kind").value(kindName(e.kind))
+                .key("category").value(std::int64_t(cmp.categories[e.category].id)).key("against").value(std::int64_t(against))
+                .key("dropped").beginArray();
+            for (const auto& d : drop) w.value(d);
+            w.endArray().endObject();
+            std::string head = w.text();
+            head.pop_back(); // splice the tree in as "tree"
+            std::cout << head << ",\"tree\":" << tree.toJson() << "}\n";
+        } else {
+            std::printf("regression tree for entry %lld (%s, category %u): problem-period requests vs baseline requests of %scategory %u\n",
+                        static_cast<long long>(args.tree), kindName(e.kind), cmp.categories[e.category].id,
+                        e.kind == CompareEntry::Kind::Structural && !e.precursors.empty() ? "precursor " : "", against);
+            std::fputs(tree.toText().c_str(), stdout);
+        }
+        return 0;
+    }
 
     if (args.json) {
         JsonWriter w;
@@ -156,6 +248,10 @@ Command addCompareCommand(CLI::App& program) {
         ->check(CLI::Range(1e-12, 0.5));
     cmd->add_flag("--bh", args->bh, "Benjamini-Hochberg control of the false discovery rate across categories and edges");
     cmd->add_option("--seed", args->seed, "seed of the A/A split of the baseline (default 1)")->type_name("N");
+    cmd->add_option("--tree", args->tree, "explain entry N (its rank) with a C4.5 regression tree over the request attributes")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--drop", args->drop, "leave attribute ATTR out of the --tree (repeatable)")->type_name("ATTR")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     addJsonFlag(*cmd, args->json, "JSON output (the stable interface); without it, a table for people");
     cmd->footer("Requests are grouped into categories of identical structure. A category whose response times changed\n"
                 "(two-sample Kolmogorov-Smirnov) is a response-time mutation, with its changed critical-path edges\n"

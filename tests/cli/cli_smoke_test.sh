@@ -18,7 +18,7 @@ declare -A options=(
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
-    [compare]="--baseline --problem --threshold --alpha --bh --seed --json DB"
+    [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
 top=$("$cli" --help); status=$?
@@ -260,6 +260,39 @@ compare_error "same period twice" "are the same period 'base'" "$work/cmp.tldb" 
 grep -E '^(request|req-1,|req-2,)' "$work/cmp-base.csv" | sed 's/^req-/tiny-req-/' > "$work/cmp-tiny.csv"
 "$cli" import --quiet --period tiny --db "$work/cmp.tldb" "$work/cmp-tiny.csv" 2>/dev/null
 compare_error "too small" "period 'tiny' holds 2 requests, too few to test" "$work/cmp.tldb" --baseline base --problem tiny
+# compare --tree (issue 12): a problem period where every page load came from Edge; the C4.5 tree of the top
+# entry splits on browser, with Edge -> problem; dropping browser leaves it without that test.
+awk -F, 'BEGIN{OFS=","} NR>1 && $8!="" {$8="Edge"} {print}' "$work/cmp-slow.csv" | sed 's/^slow-req-/edge-req-/' > "$work/cmp-edge.csv"
+"$cli" import --quiet --period edge --db "$work/cmp.tldb" "$work/cmp-edge.csv"; check "import the Edge period" $?
+json=$("$cli" compare "$work/cmp.tldb" --baseline base --problem edge --tree 1 --json)
+python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+t = d["tree"]
+assert d["rank"] == 1 and t["attribute"] == "browser", d
+edge = [c for c in t["children"] if c["test"] == "= Edge"][0]
+assert edge["class"] == "problem" and edge["count"] > 0, edge
+assert all(c["class"] == "baseline" for c in t["children"] if c["test"] != "= Edge"), t
+' "$json"; check "compare --tree --json splits on browser ($json)" $?
+"$cli" compare "$work/cmp.tldb" --baseline base --problem edge --tree 1 | grep -q "^browser = Edge: problem ("
+check "compare --tree prints the browser test" $?
+out=$("$cli" compare "$work/cmp.tldb" --baseline base --problem edge --tree 1 --drop browser)
+[ $? -eq 0 ] && ! echo "$out" | grep -q "browser"; check "compare --tree --drop browser leaves browser out ($out)" $?
+compare_error "tree rank out of range" "--tree 99: no such entry" "$work/cmp.tldb" --baseline base --problem edge --tree 99
+# A structural mutation's tree separates its problem-period requests from its top precursor's baseline requests.
+mkdir -p "$work/storage" && "$sample" --workload storage --change metadata-other-node --requests 1000 --out-dir "$work/storage" > /dev/null && \
+    "$cli" import --quiet --period base --db "$work/storage.tldb" "$work/storage/baseline.csv" && \
+    "$cli" import --quiet --period prob --db "$work/storage.tldb" "$work/storage/problem.csv"; check "import storage periods" $?
+json=$("$cli" compare "$work/storage.tldb" --baseline base --problem prob --json)
+rank=$(python3 -c 'import json,sys; print([e["rank"] for e in json.loads(sys.argv[1])["entries"] if e["kind"] == "structural" and e["precursors"]][0])' "$json")
+tree=$("$cli" compare "$work/storage.tldb" --baseline base --problem prob --tree "$rank" --json)
+python3 -c '
+import json, sys
+d, t = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+e = [x for x in d["entries"] if x["rank"] == t["rank"]][0]
+assert t["kind"] == "structural" and t["against"] == e["precursors"][0]["category"], t
+assert "attribute" in t["tree"] and {c["class"] for c in t["tree"]["children"]} == {"problem", "precursor"}, t
+' "$json" "$tree"; check "compare --tree of a structural mutation against its precursor ($tree)" $?
 # The service map of span data: web calls db once per trace (a Zipkin client half and server half are one call).
 if "$cli" render --help | grep -q -- "--services"; then  # a build with the GUI
     "$cli" render graph "$work/skewed.tldb" --services --out "$work/services.dot" 2>/dev/null; check "render graph --services to DOT" $?
