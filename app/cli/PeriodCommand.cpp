@@ -21,6 +21,7 @@ struct PeriodArgs {
 bool parseTime(const std::string& text, std::int64_t& ns) {
     if (text.empty()) return false;
     if (text.find_first_not_of("0123456789") == std::string::npos) {
+        if (text.size() > 15) return false;  // beyond year 2001 + 30000; and no overflow in ns
         ns = std::stoll(text) * 1000;
         return true;
     }

@@ -595,7 +595,8 @@ std::string trimmed(std::string_view s) {
 std::vector<TraceStore::PeriodDefinition> TraceStore::listPeriods() const {
     std::vector<PeriodDefinition> out;
     sqlite::Statement q(m_db, "SELECT p.name, (SELECT COUNT(*) FROM period_members m WHERE m.period_id=p.id), "
-                              "p.definition FROM periods p WHERE p.definition!='deleted' ORDER BY p.id");
+                              "CASE p.definition WHEN '' THEN 'import batch' ELSE p.definition END "
+                              "FROM periods p WHERE p.definition!='deleted' ORDER BY p.id");
     while (q.step() == SQLITE_ROW) out.push_back({std::string(q.text(0)), q.int64(1), std::string(q.text(2))});
     return out;
 }
