@@ -307,5 +307,20 @@ if "$cli" render --help | grep -q -- "--services"; then  # a build with the GUI
     [ $status -eq 1 ] && echo "$err" | grep -q "hand.tldb: no spans"; check "event logs have no service map ($err)" $?
 fi
 
+# Periods as named sets of requests: by time range, by attribute, list --json, rename, delete, breakdown, errors.
+cp "$work/two.tldb" "$work/per.tldb"
+"$cli" period "$work/per.tldb" add all --from 0 --to 999999999999999 2>/dev/null; check "period add by time range (µs)" $?
+"$cli" period "$work/per.tldb" add iso --from 1970-01-01T00:00:00Z --to 2100-01-01T00:00:00.5Z 2>/dev/null; check "period add by time range (ISO-8601)" $?
+"$cli" period "$work/per.tldb" add big --where 'bytes > 0' 2>/dev/null; check "period add --where" $?
+got=$("$cli" period "$work/per.tldb" list --json)
+echo "$got" | grep -q '"name":"big","requests":[1-9][0-9]*,"definition":"where bytes > 0"'; check "period list --json ($got)" $?
+"$cli" period "$work/per.tldb" rename big large; check "period rename" $?
+"$cli" breakdown "$work/per.tldb" --period large --json >/dev/null; check "breakdown --period on a defined period" $?
+"$cli" period "$work/per.tldb" delete large; check "period delete" $?
+err=$("$cli" period "$work/per.tldb" delete large 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "unknown period 'large'"; check "period delete unknown ($err)" $?
+err=$("$cli" period "$work/per.tldb" add all --from 0 --to 5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "already exists"; check "period add duplicate ($err)" $?
+err=$("$cli" period "$work/per.tldb" add x --from yesterday --to 5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad --from time"; check "period add bad time ($err)" $?
+err=$("$cli" period "$work/per.tldb" add y --where 'bytes' 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad predicate"; check "period add bad predicate ($err)" $?
+
 echo "cli smoke: $passed passed, $failures failed"
 [ $failures -eq 0 ]

@@ -175,7 +175,8 @@ std::vector<std::string> TraceStore::attributeKeys() const {
 
 std::vector<RequestId> TraceStore::requestsInPeriod(std::string_view period) const {
     std::vector<RequestId> out;
-    sqlite::Statement q(m_db, "SELECT r.id FROM requests r JOIN periods p ON p.id=r.period_id WHERE p.name=?1 ORDER BY r.id");
+    sqlite::Statement q(m_db, "SELECT m.request_id FROM period_members m JOIN periods p ON p.id=m.period_id WHERE p.name=?1 "
+                              "ORDER BY m.request_id");
     q.bind(1, period);
     while (q.step() == SQLITE_ROW) out.emplace_back(static_cast<std::uint32_t>(q.int64(0)));
     return out;

@@ -160,8 +160,27 @@ CREATE TABLE span_links(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos I
 UPDATE meta SET value='6' WHERE key='schema_version';
 )sql";
 
+// Version 7 makes periods named sets of requests: a request may belong to several periods. The
+// membership table holds them; requests.period_id stays the import batch, and a trigger makes every
+// imported request a member of its batch. A definition records how a defined period was made.
+constexpr const char* kMigrateV6ToV7 = R"sql(
+ALTER TABLE periods ADD COLUMN definition TEXT NOT NULL DEFAULT '';
+CREATE TABLE period_members(period_id INTEGER NOT NULL, request_id INTEGER NOT NULL,
+                            PRIMARY KEY(period_id, request_id)) WITHOUT ROWID;
+INSERT INTO period_members(period_id, request_id) SELECT period_id, id FROM requests;
+UPDATE periods SET definition='import batch';
+CREATE TRIGGER requests_join_batch AFTER INSERT ON requests BEGIN
+  INSERT OR IGNORE INTO period_members(period_id, request_id) VALUES(NEW.period_id, NEW.id);
+END;
+CREATE TRIGGER requests_leave_periods AFTER DELETE ON requests BEGIN
+  DELETE FROM period_members WHERE request_id=OLD.id;
+END;
+UPDATE meta SET value='7' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
-constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5, kMigrateV5ToV6};
+constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4,
+                                       kMigrateV4ToV5, kMigrateV5ToV6, kMigrateV6ToV7};
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
@@ -399,8 +418,8 @@ Result<StoreInfo> TraceStore::info() const {
     hosts.bind(1, static_cast<int>(LabelRole::Host));
     if (hosts.step() == SQLITE_ROW) info.hosts = hosts.int64(0);
     sqlite::Statement periods(m_db,
-                              "SELECT p.name, (SELECT COUNT(*) FROM requests r WHERE r.period_id=p.id) FROM periods p "
-                              "ORDER BY p.id");
+                              "SELECT p.name, (SELECT COUNT(*) FROM period_members m WHERE m.period_id=p.id) FROM periods p "
+                              "WHERE p.definition!='deleted' ORDER BY p.id");
     while (periods.step() == SQLITE_ROW) info.periods.push_back({std::string(periods.text(0)), periods.int64(1)});
     return info;
 }
@@ -551,6 +570,162 @@ RequestSpans TraceStore::requestSpans(RequestId request) const {
 Status TraceStore::scanSpans(const std::function<bool(RequestId, const RequestSpans&)>& f) const {
     if (m_schemaVersion < 6) return Status::ok();
     return readSpans(m_db, m_path, 0, std::numeric_limits<std::int64_t>::max(), f);
+}
+
+// ---- periods: named sets of requests ----
+
+namespace {
+
+bool isNumber(std::string_view text, double& out) {
+    if (text.empty()) return false;
+    const std::string t(text);
+    char* end = nullptr;
+    out = std::strtod(t.c_str(), &end);
+    return end == t.c_str() + t.size();
+}
+
+std::string trimmed(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return std::string(s);
+}
+
+} // namespace
+
+std::vector<TraceStore::PeriodDefinition> TraceStore::listPeriods() const {
+    std::vector<PeriodDefinition> out;
+    sqlite::Statement q(m_db, "SELECT p.name, (SELECT COUNT(*) FROM period_members m WHERE m.period_id=p.id), "
+                              "CASE p.definition WHEN '' THEN 'import batch' ELSE p.definition END "
+                              "FROM periods p WHERE p.definition!='deleted' ORDER BY p.id");
+    while (q.step() == SQLITE_ROW) out.push_back({std::string(q.text(0)), q.int64(1), std::string(q.text(2))});
+    return out;
+}
+
+namespace {
+
+Result<std::int64_t> newPeriod(sqlite3* db, std::string_view name, const std::string& definition) {
+    if (name.empty()) return Status::error("period name is empty");
+    sqlite::Statement exists(db, "SELECT 1 FROM periods WHERE name=?1");
+    exists.bind(1, name);
+    if (exists.step() == SQLITE_ROW) return Status::error("period '" + std::string(name) + "' already exists");
+    sqlite::Statement ins(db, "INSERT INTO periods(name, definition) VALUES(?1, ?2)");
+    ins.bind(1, name).bind(2, std::string_view(definition));
+    if (ins.step() != SQLITE_DONE) return Status::error(std::string("cannot add period: ") + sqlite3_errmsg(db));
+    return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db));
+}
+
+Result<std::int64_t> finish(sqlite3* db, std::int64_t periodId, const std::vector<std::int64_t>& members) {
+    sqlite::Statement ins(db, "INSERT OR IGNORE INTO period_members(period_id, request_id) VALUES(?1, ?2)");
+    for (std::int64_t r : members) {
+        ins.reset();
+        ins.bind(1, periodId).bind(2, r);
+        if (ins.step() != SQLITE_DONE) {
+            const std::string message = std::string("cannot add period: ") + sqlite3_errmsg(db);
+            sqlite::exec(db, "ROLLBACK");
+            return Status::error(message);
+        }
+    }
+    if (Status c = sqlite::exec(db, "COMMIT"); !c) return Status::error(c.message());
+    return static_cast<std::int64_t>(members.size());
+}
+
+} // namespace
+
+Result<std::int64_t> TraceStore::addPeriodByTime(std::string_view name, std::int64_t fromNs, std::int64_t toNs) {
+    if (toNs <= fromNs) return Status::error("period '" + std::string(name) + "': --to must be after --from");
+    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(s.message());
+    auto id = newPeriod(m_db, name,
+                        "time [" + std::to_string(fromNs / 1000) + ", " + std::to_string(toNs / 1000) + ") us");
+    if (!id) {
+        sqlite::exec(m_db, "ROLLBACK");
+        return id.status();
+    }
+    std::vector<std::int64_t> members;
+    sqlite::Statement q(m_db, "SELECT id FROM requests WHERE COALESCE(start_ns, start_local_ns) >= ?1 "
+                              "AND COALESCE(start_ns, start_local_ns) < ?2 ORDER BY id");
+    q.bind(1, fromNs).bind(2, toNs);
+    while (q.step() == SQLITE_ROW) members.push_back(q.int64(0));
+    return finish(m_db, id.value(), members);
+}
+
+Result<std::int64_t> TraceStore::addPeriodWhere(std::string_view name, std::string_view predicate) {
+    // ATTR OP VALUE, OP one of != = < > (two-character operator first).
+    std::size_t at = std::string_view::npos;
+    std::string op;
+    for (const char* candidate : {"!=", "=", "<", ">"}) {
+        const std::size_t p = predicate.find(candidate);
+        if (p != std::string_view::npos && (at == std::string_view::npos || p < at)) {
+            at = p;
+            op = candidate;
+        }
+    }
+    if (at != std::string_view::npos && op == "=" && at > 0 && predicate[at - 1] == '!') {
+        at -= 1;
+        op = "!=";
+    }
+    const std::string key = at == std::string_view::npos ? "" : trimmed(predicate.substr(0, at));
+    const std::string value = at == std::string_view::npos ? "" : trimmed(predicate.substr(at + op.size()));
+    if (at == std::string_view::npos || key.empty())
+        return Status::error("bad predicate '" + std::string(predicate) + "': expected 'ATTR OP VALUE' with OP one of = != < >");
+    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(s.message());
+    auto id = newPeriod(m_db, name, "where " + key + " " + op + " " + value);
+    if (!id) {
+        sqlite::exec(m_db, "ROLLBACK");
+        return id.status();
+    }
+    double wanted = 0;
+    const bool wantedNumber = isNumber(value, wanted);
+    std::vector<std::int64_t> members;
+    sqlite::Statement q(m_db, "SELECT a.request_id, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id "
+                              "JOIN labels v ON v.id=a.value_id WHERE k.text=?1 ORDER BY a.request_id");
+    q.bind(1, std::string_view(key));
+    while (q.step() == SQLITE_ROW) {
+        const std::string_view text = q.text(1);
+        double number = 0;
+        int cmp;
+        if (wantedNumber && isNumber(text, number)) cmp = number < wanted ? -1 : number > wanted ? 1 : 0;
+        else cmp = text.compare(value) < 0 ? -1 : text.compare(value) > 0 ? 1 : 0;
+        const bool match = op == "=" ? cmp == 0 : op == "!=" ? cmp != 0 : op == "<" ? cmp < 0 : cmp > 0;
+        if (match && (members.empty() || members.back() != q.int64(0))) members.push_back(q.int64(0));
+    }
+    return finish(m_db, id.value(), members);
+}
+
+Status TraceStore::renamePeriod(std::string_view oldName, std::string_view newName) {
+    if (newName.empty()) return Status::error("period name is empty");
+    sqlite::Statement exists(m_db, "SELECT 1 FROM periods WHERE name=?1");
+    exists.bind(1, newName);
+    if (exists.step() == SQLITE_ROW) return Status::error("period '" + std::string(newName) + "' already exists");
+    sqlite::Statement up(m_db, "UPDATE periods SET name=?2 WHERE name=?1");
+    up.bind(1, oldName).bind(2, newName);
+    if (up.step() != SQLITE_DONE) return Status::error(std::string("cannot rename period: ") + sqlite3_errmsg(m_db));
+    if (sqlite3_changes(m_db) == 0) return Status::error("unknown period '" + std::string(oldName) + "'");
+    return Status::ok();
+}
+
+Status TraceStore::deletePeriod(std::string_view name) {
+    sqlite::Statement find(m_db, "SELECT id FROM periods WHERE name=?1");
+    find.bind(1, name);
+    if (find.step() != SQLITE_ROW) return Status::error("unknown period '" + std::string(name) + "'");
+    const std::int64_t id = find.int64(0);
+    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(s.message());
+    sqlite::Statement members(m_db, "DELETE FROM period_members WHERE period_id=?1");
+    members.bind(1, id);
+    bool ok = members.step() == SQLITE_DONE;
+    // An import batch's row stays (requests.period_id refers to it); only its name goes.
+    sqlite::Statement batch(m_db, "SELECT 1 FROM requests WHERE period_id=?1 LIMIT 1");
+    batch.bind(1, id);
+    const bool isBatch = batch.step() == SQLITE_ROW;
+    sqlite::Statement drop(m_db, isBatch ? "UPDATE periods SET name='#deleted-' || id, definition='deleted' WHERE id=?1"
+                                         : "DELETE FROM periods WHERE id=?1");
+    drop.bind(1, id);
+    ok = ok && drop.step() == SQLITE_DONE;
+    if (!ok) {
+        const std::string message = std::string("cannot delete period: ") + sqlite3_errmsg(m_db);
+        sqlite::exec(m_db, "ROLLBACK");
+        return Status::error(message);
+    }
+    return sqlite::exec(m_db, "COMMIT");
 }
 
 } // namespace tracelight

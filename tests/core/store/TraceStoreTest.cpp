@@ -355,6 +355,8 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
                                "DROP TABLE spans; DROP TABLE span_attrs; DROP TABLE span_events; DROP TABLE span_links; "
+                               "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
+                               "DROP TABLE period_members; ALTER TABLE periods DROP COLUMN definition; "
                                "INSERT INTO labels(id, text) VALUES(1, 'h'); "
                                "INSERT INTO periods(id, name) VALUES(1, 'p'); "
                                "INSERT INTO requests(id, name, period_id, import_id) VALUES(1, 'r1', 1, 0); "
@@ -366,7 +368,7 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
     EXPECT_FALSE(TraceStore::open(path, TraceStore::Mode::ReadOnly));
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_TRUE(store) << store.message();
-    EXPECT_EQ(store.value()->schemaVersion(), 6);
+    EXPECT_EQ(store.value()->schemaVersion(), TraceStore::kSchemaVersion);
     sqlite3* db = test::StoreAccess::db(*store.value());
     EXPECT_EQ(columnsOf(db, "spans"), (std::vector<std::string>{"request_id", "idx", "span_id", "parent", "service_id",
                                                                "operation_id", "host_id", "kind_id", "start_ns", "end_ns",
@@ -377,4 +379,112 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
     EXPECT_TRUE(store.value()->requestSpans(RequestId(1)).empty());
     EXPECT_TRUE(store.value()->scanSpans([](RequestId, const RequestSpans&) { return false; }));
     EXPECT_EQ(store.value()->requestByName("r1"), RequestId(1));
+}
+
+// ---- periods as named sets of requests (schema 7) ----
+
+namespace {
+
+// Three requests in import batch 'p' (starts 1000, 2000 (local only), 3000 µs) with attribute 'region'.
+void fillPeriods(TraceStore& store) {
+    char* err = nullptr;
+    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(store),
+                           "INSERT INTO labels(id, text) VALUES(1, 'region'), (2, '9'), (3, '10'), (4, 'eu'); "
+                           "INSERT INTO periods(id, name) VALUES(1, 'p'); "
+                           "INSERT INTO requests(id, name, period_id, import_id, start_ns) VALUES(1, 'r1', 1, 0, 1000000); "
+                           "INSERT INTO requests(id, name, period_id, import_id, start_local_ns) VALUES(2, 'r2', 1, 0, 2000000); "
+                           "INSERT INTO requests(id, name, period_id, import_id, start_ns, start_local_ns) "
+                           "  VALUES(3, 'r3', 1, 0, 3000000, 1); "
+                           "INSERT INTO request_attrs(request_id, key_id, value_id) VALUES(1, 1, 2), (2, 1, 3), (3, 1, 4);",
+                           nullptr, nullptr, &err),
+              SQLITE_OK)
+        << (err ? err : "");
+}
+
+} // namespace
+
+TEST(TraceStore, UpgradesVersion6WithPeriodMembershipFromTheImportBatch) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("v6.tldb");
+    {
+        auto store = TraceStore::open(path, TraceStore::Mode::Create);
+        ASSERT_TRUE(store) << store.message();
+        char* err = nullptr;
+        ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
+                               "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
+                               "DROP TABLE period_members; ALTER TABLE periods DROP COLUMN definition; "
+                               "INSERT INTO periods(id, name) VALUES(1, 'p'), (2, 'q'); "
+                               "INSERT INTO requests(id, name, period_id, import_id) VALUES(1, 'r1', 1, 0), (2, 'r2', 2, 0), "
+                               "(3, 'r3', 2, 0); "
+                               "UPDATE meta SET value='6' WHERE key='schema_version'",
+                               nullptr, nullptr, &err),
+                  SQLITE_OK)
+            << (err ? err : "");
+    }
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store) << store.message();
+    EXPECT_EQ(store.value()->schemaVersion(), 7);
+    EXPECT_EQ(columnsOf(test::StoreAccess::db(*store.value()), "period_members"),
+              (std::vector<std::string>{"period_id", "request_id"}));
+    EXPECT_EQ(store.value()->requestsInPeriod("p"), (std::vector<RequestId>{RequestId(1)}));
+    EXPECT_EQ(store.value()->requestsInPeriod("q"), (std::vector<RequestId>{RequestId(2), RequestId(3)}));
+    const auto periods = store.value()->listPeriods();
+    ASSERT_EQ(periods.size(), 2u);
+    EXPECT_EQ(periods[1].requests, 2);
+    EXPECT_EQ(periods[1].definition, "import batch");
+}
+
+TEST(TraceStore, PeriodByTimeRangeUsesAnalysedElseLocalStart) {
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("t.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    fillPeriods(*store.value());
+    EXPECT_EQ(store.value()->requestsInPeriod("p").size(), 3u);  // the trigger made them batch members
+    auto n = store.value()->addPeriodByTime("early", 1000000, 3000000);
+    ASSERT_TRUE(n) << n.message();
+    EXPECT_EQ(n.value(), 2);
+    EXPECT_EQ(store.value()->requestsInPeriod("early"), (std::vector<RequestId>{RequestId(1), RequestId(2)}));
+    EXPECT_FALSE(store.value()->addPeriodByTime("early", 0, 10));            // duplicate name
+    EXPECT_FALSE(store.value()->addPeriodByTime("backwards", 3000000, 10));  // empty range
+    EXPECT_EQ(store.value()->requestsInPeriod("p").size(), 3u);  // a request belongs to several periods
+}
+
+TEST(TraceStore, PeriodByAttributeComparesNumbersNumericallyElseAsText) {
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("a.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    fillPeriods(*store.value());
+    auto lt = store.value()->addPeriodWhere("small", "region < 10");  // 9 < 10 numerically, not as text
+    ASSERT_TRUE(lt) << lt.message();
+    EXPECT_EQ(store.value()->requestsInPeriod("small"), (std::vector<RequestId>{RequestId(1)}));
+    ASSERT_TRUE(store.value()->addPeriodWhere("eu", "region=eu"));
+    EXPECT_EQ(store.value()->requestsInPeriod("eu"), (std::vector<RequestId>{RequestId(3)}));
+    ASSERT_TRUE(store.value()->addPeriodWhere("not-eu", "region != eu"));
+    EXPECT_EQ(store.value()->requestsInPeriod("not-eu"), (std::vector<RequestId>{RequestId(1), RequestId(2)}));
+    ASSERT_TRUE(store.value()->addPeriodWhere("big", "region > 9"));
+    EXPECT_EQ(store.value()->requestsInPeriod("big"), (std::vector<RequestId>{RequestId(2), RequestId(3)}));
+    auto bad = store.value()->addPeriodWhere("bad", "region");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.message().find("bad predicate"), std::string::npos);
+    const auto periods = store.value()->listPeriods();
+    ASSERT_EQ(periods.size(), 5u);
+    EXPECT_EQ(periods[2].definition, "where region = eu");
+}
+
+TEST(TraceStore, RenamesAndDeletesPeriodsWithoutTouchingRequests) {
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("r.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    fillPeriods(*store.value());
+    ASSERT_TRUE(store.value()->addPeriodWhere("eu", "region = eu"));
+    EXPECT_TRUE(store.value()->renamePeriod("eu", "europe"));
+    EXPECT_EQ(store.value()->requestsInPeriod("europe").size(), 1u);
+    EXPECT_FALSE(store.value()->renamePeriod("nope", "x"));
+    EXPECT_FALSE(store.value()->renamePeriod("europe", "p"));
+    EXPECT_TRUE(store.value()->deletePeriod("europe"));
+    EXPECT_FALSE(store.value()->deletePeriod("europe"));
+    EXPECT_TRUE(store.value()->deletePeriod("p"));  // an import batch: only its name and membership go
+    EXPECT_TRUE(store.value()->listPeriods().empty());
+    EXPECT_EQ(store.value()->requestByName("r2"), RequestId(2));
+    EXPECT_EQ(store.value()->info().value().requests, 3);
 }

@@ -90,7 +90,7 @@ struct StoredRequestResult {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 6;
+    static constexpr int kSchemaVersion = 7;
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 
@@ -164,8 +164,23 @@ public:
     std::optional<StoredRequestResult> requestResult(std::string_view name) const;
     // Request attribute values by request id, for one attribute key.
     std::unordered_map<std::uint32_t, std::string> attributeValues(std::string_view key) const;
-    // The requests of a period, by name.
+    // The requests of a period (import batch or defined period), by name.
     std::vector<RequestId> requestsInPeriod(std::string_view period) const;
+
+    // ---- periods: named sets of requests (schema 7) ----
+    struct PeriodDefinition {
+        std::string name;
+        std::int64_t requests = 0;
+        std::string definition;  // "import batch", "time [from, to) us", "where ATTR OP VALUE"
+    };
+    std::vector<PeriodDefinition> listPeriods() const;
+    // Requests whose (analysed, else local) start lies in [fromNs, toNs).
+    Result<std::int64_t> addPeriodByTime(std::string_view name, std::int64_t fromNs, std::int64_t toNs);
+    // Requests with attribute ATTR OP VALUE; OP is one of = != < >. Numbers compare numerically, else text.
+    Result<std::int64_t> addPeriodWhere(std::string_view name, std::string_view predicate);
+    Status renamePeriod(std::string_view oldName, std::string_view newName);
+    // Removes the name and its membership; never requests or events.
+    Status deletePeriod(std::string_view name);
 
     // ---- the span tree (span imports only; event logs and databases before version 6 have none) ----
 
