@@ -212,9 +212,7 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
         std::size_t begin = 0;
     };
     std::vector<Shard> shards(threads);
-    std::atomic<std::size_t> done{0};
-    std::mutex reportMutex;
-    ThrottledProgress reporter(progress);
+    ShardedProgress reporter(progress, n, "categorising requests");
     forEachShard(n, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
         RequestPass pass(analysis.model, td);
         Shard& out = shards[shard];
@@ -248,11 +246,7 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
             }
             out.count.push_back(static_cast<std::uint32_t>(result.criticalPath.segments.size()));
             if (((i - begin) & 0xFF) == 0xFF && cancelled()) return;
-            if (((i - begin) & 0x3FFF) == 0x3FFF) {
-                const std::size_t total = done.fetch_add(0x4000) + 0x4000;
-                std::lock_guard lock(reportMutex);
-                reporter.report(double(total) / double(std::max<std::size_t>(1, n)), "categorising requests");
-            }
+            reporter.step(i - begin);
         }
     });
     if (cancelled()) return Status::error("cancelled");

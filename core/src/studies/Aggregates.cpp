@@ -69,9 +69,7 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
     threads = resolveThreads(threads);
     struct Path { std::vector<std::uint32_t> type; std::vector<TimeNs> ns; std::vector<std::uint32_t> count; };
     std::vector<Path> paths(threads);
-    std::atomic<std::size_t> done{0};
-    std::mutex reportMutex;
-    ThrottledProgress reporter(progress);
+    ShardedProgress reporter(progress, n, "aggregating critical paths and slack");
     forEachShard(n, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
         RequestPass pass(analysis.model, td);
         std::vector<TimeNs> lastEnd, firstStart;
@@ -109,11 +107,7 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
             }
             path.count.push_back(static_cast<std::uint32_t>(cp.segments.size()));
             if (((r - begin) & 0xFF) == 0xFF && cancelled()) return;
-            if (((r - begin) & 0x3FFF) == 0x3FFF) {
-                const std::size_t total = done.fetch_add(0x4000) + 0x4000;
-                std::lock_guard lock(reportMutex);
-                reporter.report(double(total) / double(std::max<std::size_t>(1, n)), "aggregating critical paths and slack");
-            }
+            reporter.step(r - begin);
         }
     });
     // A shard that stopped early left rows unfilled: say so rather than hand them out as complete.

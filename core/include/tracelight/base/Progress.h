@@ -2,7 +2,9 @@
 // Long work takes a cancel token and reports progress through a sink; both are optional.
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <functional>
+#include <mutex>
 #include <string_view>
 
 namespace tracelight {
@@ -35,6 +37,28 @@ public:
 private:
     const ProgressSink* m_sink;
     std::chrono::steady_clock::time_point m_last{};
+};
+
+// Progress of a pass sharded by request: each shard calls step() per request with its index within the
+// shard; every 16,384 requests of a shard the requests done by all shards are reported (thread-safe).
+class ShardedProgress {
+public:
+    ShardedProgress(const ProgressSink* sink, std::size_t total, std::string_view stage)
+        : m_reporter(sink), m_total(total), m_stage(stage) {}
+
+    void step(std::size_t indexInShard) {
+        if ((indexInShard & 0x3FFF) != 0x3FFF) return;
+        const std::size_t done = m_done.fetch_add(0x4000) + 0x4000;
+        std::lock_guard lock(m_mutex);
+        m_reporter.report(double(done) / double(m_total > 0 ? m_total : 1), m_stage);
+    }
+
+private:
+    ThrottledProgress m_reporter;
+    std::size_t m_total;
+    std::string_view m_stage;
+    std::atomic<std::size_t> m_done{0};
+    std::mutex m_mutex;
 };
 
 } // namespace tracelight
