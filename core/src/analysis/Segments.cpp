@@ -13,7 +13,11 @@ RequestSpan buildSegments(std::span<const EventRecord> events, const ClockOffset
     TimeNs previous = span.startNs;
     for (std::size_t i = 0; i < events.size(); ++i) {
         const EventRecord& e = events[i];
-        const TimeNs t = offsets.adjusted(e.host, e.localNs);
+        TimeNs t = offsets.adjusted(e.host, e.localNs);
+        // A task's events happen in its order: on clocks still skewed (a server a little ahead of its
+        // client) the later event is held at the earlier one, so no segment runs backwards and the
+        // graph's time order stays a topological order.
+        if (e.segmentType.isValid()) t = std::max(t, previous);
         span.startNs = std::min(span.startNs, t);
         span.endNs = std::max(span.endNs, t);
         if (e.segmentType.isValid())

@@ -8,6 +8,7 @@
 #include "core/GeneratedTraces.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/RequestDag.h"
+#include "tracelight/analysis/RequestPass.h"
 #include "tracelight/analysis/Slack.h"
 
 using namespace tracelight;
@@ -149,4 +150,46 @@ TEST(CriticalPath, AChildReturningExplainsItsParentsWait) {
     RequestDagBuilder::finish(inferred, {{0, 1, EdgeKind::TaskOrder}, {1, 2, EdgeKind::TaskOrder}, {0, 3, EdgeKind::HappensBefore},
                                          {3, 2, EdgeKind::HappensBefore}});
     EXPECT_EQ(computeCriticalPath(inferred).segments, (std::vector<std::uint32_t>{0, 1, 2}));
+}
+
+// A server span that starts a little before its client on uncorrected clocks (Online Boutique: the
+// adservice pod 0.3 ms ahead of the frontend) gave its client task a segment of negative duration; the
+// graph's time order then lost the edges through it and the critical path stopped at the server,
+// calling everything before it blind (80 ms of a 103 ms request). A task's events are ordered by the
+// task itself: its segments never run backwards, so the path continues through the client.
+TEST(CriticalPath, AServerAheadOfItsClientDoesNotCutThePath) {
+    enum : std::uint32_t { Root = 1, Client, Start, Call, Return, End, Serve, Work, Served, HostA, HostB };
+    TraceDataBuilder b;
+    for (auto [id, text] : {std::pair{Root, "fe:recv"}, {Client, "fe:getads"}, {Start, "start"}, {Call, "call fe:getads"},
+                            {Return, "return fe:getads"}, {End, "end"}, {Serve, "serve ad:getads"}, {Work, "call ad:impl"},
+                            {Served, "served ad:getads"}, {HostA, "frontend-1"}, {HostB, "adservice-1"}})
+        b.setLabel(id, text);
+    b.beginRequest(RequestId(1), true);
+    b.addEvent(Root, Start, HostA, 0);
+    b.addEvent(Root, Call, HostA, 100'000);
+    b.addEvent(Root, Return, HostA, 400'000);
+    b.addEvent(Root, End, HostA, 500'000);
+    b.addEvent(Client, Start, HostA, 100'000);
+    b.addEvent(Client, Serve, HostB, 70'000);  // 30 µs before its client started
+    b.addEvent(Client, Work, HostB, 80'000);
+    b.addEvent(Client, Served, HostB, 300'000);
+    b.addEvent(Client, End, HostA, 400'000);
+    b.addLink(1, 4);  // the root's call starts the client
+    b.addLink(8, 2);  // the client's end returns to the root
+    TraceData data = b.finish();
+    ClockOffsets offsets;
+    offsets.offsetNs.assign(data.hostLabels.size(), 0);
+    offsets.parent.assign(data.hostLabels.size(), -1);
+    offsets.rttNs.assign(data.hostLabels.size(), 0);
+    auto model = inferModel(data, offsets, InferenceOptions{});
+    ASSERT_TRUE(model) << model.message();
+    RequestPass pass(model.value(), data);
+    const RequestPassResult& result = pass.run(data.eventsOf(0), offsets, data.linksOf(0));
+    EXPECT_EQ(result.criticalPath.latencyNs, 500'000);
+    EXPECT_EQ(result.criticalPath.blindNs, 0);
+    for (const auto& s : result.dag.segments) EXPECT_GE(s.durationNs(), 0);
+    // The root's work before the call is on the path.
+    bool rootFirst = false;
+    for (auto v : result.criticalPath.segments) rootFirst = rootFirst || (result.dag.segments[v].task == Root && result.dag.segments[v].startNs == 0);
+    EXPECT_TRUE(rootFirst);
 }

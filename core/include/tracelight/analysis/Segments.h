@@ -19,7 +19,8 @@ struct SegmentInstance {
 };
 
 // Segments in canonical order: tasks as stored, each task's segments in event order. Fills out and
-// returns the request's first and last adjusted event times.
+// returns the request's first and last adjusted event times. Within a task, an event adjusted to
+// before its predecessor (clocks still skewed) is held at its predecessor's time: no negative segments.
 struct RequestSpan {
     TimeNs startNs = 0;
     TimeNs endNs = 0;
