@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
                                   addModelCommand(program),        addCriticalPathCommand(program),
                                   addSlackCommand(program),        addBreakdownCommand(program),
                                   addCompareCommand(program),      addPeriodCommand(program),
-                                  addRenderCommand(program)};
+                                  addProfileCommand(program),      addRenderCommand(program)};
     for (const auto& c : commands) c.app->group("Commands");
     if (argc < 2) {
         std::cerr << program.help();

@@ -30,6 +30,7 @@ Command addBreakdownCommand(CLI::App& program);
 Command addCompareCommand(CLI::App& program);
 Command addRenderCommand(CLI::App& program);
 Command addPeriodCommand(CLI::App& program);
+Command addProfileCommand(CLI::App& program);
 
 // Option helpers shared by the commands, so one option has one spelling and one help text everywhere.
 // The positional DB argument (required).

@@ -648,8 +648,12 @@ Result<std::int64_t> TraceStore::addPeriodByTime(std::string_view name, std::int
     return finish(m_db, id.value(), members);
 }
 
-Result<std::int64_t> TraceStore::addPeriodWhere(std::string_view name, std::string_view predicate) {
-    // ATTR OP VALUE, OP one of != = < > (two-character operator first).
+namespace {
+// ATTR OP VALUE, OP one of != = < > (the first operator in the text; "!=" before "=").
+struct Predicate {
+    std::string key, op, value;
+};
+Result<Predicate> parsePredicate(std::string_view predicate) {
     std::size_t at = std::string_view::npos;
     std::string op;
     for (const char* candidate : {"!=", "=", "<", ">"}) {
@@ -667,15 +671,17 @@ Result<std::int64_t> TraceStore::addPeriodWhere(std::string_view name, std::stri
     const std::string value = at == std::string_view::npos ? "" : trimmed(predicate.substr(at + op.size()));
     if (at == std::string_view::npos || key.empty())
         return Status::error("bad predicate '" + std::string(predicate) + "': expected 'ATTR OP VALUE' with OP one of = != < >");
-    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(s.message());
-    auto id = newPeriod(m_db, name, "where " + key + " " + op + " " + value);
-    if (!id) {
-        sqlite::exec(m_db, "ROLLBACK");
-        return id.status();
-    }
+    return Predicate{key, op, value};
+}
+} // namespace
+
+Result<std::vector<RequestId>> TraceStore::requestsWhere(std::string_view predicate) const {
+    auto parsed = parsePredicate(predicate);
+    if (!parsed) return parsed.status();
+    const auto& [key, op, value] = parsed.value();
     double wanted = 0;
     const bool wantedNumber = isNumber(value, wanted);
-    std::vector<std::int64_t> members;
+    std::vector<RequestId> members;
     sqlite::Statement q(m_db, "SELECT a.request_id, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id "
                               "JOIN labels v ON v.id=a.value_id WHERE k.text=?1 ORDER BY a.request_id");
     q.bind(1, std::string_view(key));
@@ -686,8 +692,27 @@ Result<std::int64_t> TraceStore::addPeriodWhere(std::string_view name, std::stri
         if (wantedNumber && isNumber(text, number)) cmp = number < wanted ? -1 : number > wanted ? 1 : 0;
         else cmp = text.compare(value) < 0 ? -1 : text.compare(value) > 0 ? 1 : 0;
         const bool match = op == "=" ? cmp == 0 : op == "!=" ? cmp != 0 : op == "<" ? cmp < 0 : cmp > 0;
-        if (match && (members.empty() || members.back() != q.int64(0))) members.push_back(q.int64(0));
+        const auto id = RequestId{static_cast<std::uint32_t>(q.int64(0))};
+        if (match && (members.empty() || members.back() != id)) members.push_back(id);
     }
+    return members;
+}
+
+Result<std::int64_t> TraceStore::addPeriodWhere(std::string_view name, std::string_view predicate) {
+    auto parsed = parsePredicate(predicate);
+    if (!parsed) return parsed.status();
+    auto matching = requestsWhere(predicate);
+    if (!matching) return matching.status();
+    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(s.message());
+    const auto& [key, op, value] = parsed.value();
+    auto id = newPeriod(m_db, name, "where " + key + " " + op + " " + value);
+    if (!id) {
+        sqlite::exec(m_db, "ROLLBACK");
+        return id.status();
+    }
+    std::vector<std::int64_t> members;
+    members.reserve(matching->size());
+    for (auto r : matching.value()) members.push_back(static_cast<std::int64_t>(r.value));
     return finish(m_db, id.value(), members);
 }
 

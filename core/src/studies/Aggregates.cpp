@@ -25,12 +25,8 @@ int RequestAggregates::categoryIndex(std::string_view name) const {
     return -1;
 }
 
-Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads,
-                                            const ProgressSink* progress, const CancelToken* cancel) {
-    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
-    if (cancelled()) return Status::error("cancelled");
-    const TraceData& td = analysis.data;
-    RequestAggregates a;
+TypeCategories categorizeSegmentTypes(const TraceData& td, const CategoryRules& rules) {
+    TypeCategories a;
     // Category of every segment type, from its first instance.
     const std::size_t types = td.segmentTypes.size();
     std::vector<SegmentTypeFacts> facts(types);
@@ -47,16 +43,33 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
                               td.label(td.hostLabels[events[e].host.value].value), td.isFromSpans(r)};
         }
     }
+    auto indexOf = [&](const std::string& name) {
+        for (std::size_t i = 0; i < a.categories.size(); ++i)
+            if (a.categories[i] == name) return static_cast<int>(i);
+        return -1;
+    };
     a.typeCategory.resize(types);
     for (std::size_t t = 0; t < types; ++t) {
         const std::string name = seen[t] ? rules.categorize(facts[t]) : std::string("unused");
-        int index = a.categoryIndex(name);
+        int index = indexOf(name);
         if (index < 0) {
             index = static_cast<int>(a.categories.size());
             a.categories.push_back(name);
         }
         a.typeCategory[t] = index;
     }
+    return a;
+}
+
+Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads,
+                                            const ProgressSink* progress, const CancelToken* cancel) {
+    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
+    if (cancelled()) return Status::error("cancelled");
+    const TraceData& td = analysis.data;
+    RequestAggregates a;
+    TypeCategories typed = categorizeSegmentTypes(td, rules);
+    a.categories = std::move(typed.categories);
+    a.typeCategory = std::move(typed.typeCategory);
     const std::size_t n = td.requestCount(), width = a.categories.size();
     a.ids = td.requestIds;
     a.latencyNs.resize(n);

@@ -178,6 +178,8 @@ public:
     Result<std::int64_t> addPeriodByTime(std::string_view name, std::int64_t fromNs, std::int64_t toNs);
     // Requests with attribute ATTR OP VALUE; OP is one of = != < >. Numbers compare numerically, else text.
     Result<std::int64_t> addPeriodWhere(std::string_view name, std::string_view predicate);
+    // The requests matching ATTR OP VALUE (as addPeriodWhere), read only: a filter that stores nothing.
+    Result<std::vector<RequestId>> requestsWhere(std::string_view predicate) const;
     Status renamePeriod(std::string_view oldName, std::string_view newName);
     // Removes the name and its membership; never requests or events.
     Status deletePeriod(std::string_view name);

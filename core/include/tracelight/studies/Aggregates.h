@@ -44,6 +44,14 @@ struct RequestAggregates {
     int categoryIndex(std::string_view name) const;
 };
 
+// The category of every segment type by the rules, from the facts of its first instance: categories
+// (names, in order of first use) and, per type, an index into them ("unused" for types no request has).
+struct TypeCategories {
+    std::vector<std::string> categories;
+    std::vector<int> typeCategory;
+};
+TypeCategories categorizeSegmentTypes(const TraceData& data, const CategoryRules& rules);
+
 // A cancelled run returns the status "cancelled", never the rows it had filled so far.
 Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads = 0,
                                     const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);

@@ -1,0 +1,141 @@
+// profile: the average critical-path profile of a set of requests (critical path tracing), or the diff of
+// two, exported as JSON, folded stacks or speedscope.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "Commands.h"
+#include "tracelight/profile/Profile.h"
+#include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
+
+namespace tracelight::cli {
+
+namespace {
+
+struct ProfileArgs {
+    std::string db, period, where, diffBase, format = "json", out;
+    double alpha = 0.05;
+    std::uint64_t seed = 1;
+};
+
+int runProfile(const ProfileArgs& args) {
+    const std::string& db = args.db;
+    if (args.format == "pprof")
+        return fail(db + ": --format pprof is not available yet; use json, folded or speedscope");
+    if (!args.diffBase.empty() && args.format != "json") return fail(db + ": --diff-base writes JSON only (--format json)");
+    if (!args.diffBase.empty() && args.diffBase == args.period)
+        return fail(db + ": --diff-base and --period are the same period '" + args.period + "'");
+    auto store = openAnalysed(db, AnalysisOptions{}, true);
+    if (!store) return fail(store.message());
+    const TraceStore& st = *store.value();
+    auto info = st.info();
+    if (!info) return fail(info.message());
+    for (const std::string* period : {&args.period, &args.diffBase}) {
+        if (period->empty()) continue;
+        bool known = false;
+        std::string names;
+        for (const auto& p : info->periods) {
+            known = known || p.name == *period;
+            names += (names.empty() ? "" : ", ") + p.name;
+        }
+        if (!known) return fail(db + ": no period '" + *period + "' (periods: " + (names.empty() ? "none" : names) + ")");
+    }
+    auto analysis = loadAnalysis(st);
+    if (!analysis) return fail(analysis.message());
+    const auto& ids = analysis->data.requestIds;
+
+    std::vector<bool> allowed;  // --where, by analysis row
+    if (!args.where.empty()) {
+        auto matching = st.requestsWhere(args.where);
+        if (!matching) return fail(db + ": --where: " + matching.message());
+        std::set<std::uint32_t> match;
+        for (auto id : matching.value()) match.insert(id.value);
+        allowed.resize(ids.size());
+        for (std::size_t r = 0; r < ids.size(); ++r) allowed[r] = match.count(ids[r].value) > 0;
+    }
+    auto rowsOf = [&](const std::string& period) {
+        std::vector<std::uint32_t> rows;
+        if (period.empty()) {
+            rows.resize(ids.size());
+            for (std::uint32_t r = 0; r < rows.size(); ++r) rows[r] = r;
+        } else {
+            rows = periodRows(st, ids, period);
+        }
+        if (!allowed.empty()) std::erase_if(rows, [&](std::uint32_t r) { return !allowed[r]; });
+        return rows;
+    };
+    const auto target = rowsOf(args.period);
+    auto what = [&](const std::string& period) {
+        std::string s = period.empty() ? "the database" : "period '" + period + "'";
+        return args.where.empty() ? s : s + " where " + args.where;
+    };
+    if (target.empty()) return fail(db + ": no analysed requests in " + what(args.period));
+    ProfileOptions options;
+    options.rules = loadCategoryRules(st);
+
+    if (args.diffBase.empty()) {
+        auto set = buildProfiles(analysis.value(), &st, {target}, options);
+        if (!set) return fail(db + ": " + set.message());
+        std::string text;
+        if (args.format == "json") text = profileJson(set.value(), 0) + "\n";
+        else if (args.format == "folded") text = profileFolded(set.value(), 0);
+        else text = profileSpeedscope(set.value(), 0, args.period.empty() ? db : args.period) + "\n";
+        if (args.out.empty()) {
+            std::cout << text;
+        } else if (!(std::ofstream(args.out, std::ios::binary) << text)) {
+            return fail(args.out + ": cannot write");
+        }
+        return 0;
+    }
+
+    const auto base = rowsOf(args.diffBase);
+    if (base.empty()) return fail(db + ": no analysed requests in " + what(args.diffBase));
+    // One pass for the diff and its A/A split of the base (how many frames chance alone flags).
+    auto [half1, half2] = splitAtRandom(base, args.seed);
+    std::vector<std::vector<std::uint32_t>> groups{base, target};
+    if (!half1.empty() && !half2.empty()) {
+        groups.push_back(std::move(half1));
+        groups.push_back(std::move(half2));
+    }
+    auto set = buildProfiles(analysis.value(), &st, groups, options);
+    if (!set) return fail(db + ": " + set.message());
+    const ProfileDiff diff = diffProfiles(set.value(), 0, 1, args.alpha);
+    const double aa = groups.size() == 4 ? double(diffProfiles(set.value(), 2, 3, args.alpha).significantFrames) : 0.0;
+    const std::string text = profileDiffJson(set.value(), 0, 1, diff, args.diffBase, args.period.empty() ? "(all)" : args.period, aa) + "\n";
+    if (args.out.empty()) std::cout << text;
+    else if (!(std::ofstream(args.out, std::ios::binary) << text)) return fail(args.out + ": cannot write");
+    return 0;
+}
+
+} // namespace
+
+Command addProfileCommand(CLI::App& program) {
+    auto args = std::make_shared<ProfileArgs>();
+    auto* cmd = program.add_subcommand("profile", "the average critical-path profile (flame graph data), or a diff of two periods");
+    addDatabaseArgument(*cmd, args->db);
+    cmd->add_option("--period", args->period, "only requests of that period (with --diff-base: the target)")->type_name("P");
+    cmd->add_option("--where", args->where, "only requests whose attribute matches: ATTR=V, ATTR!=V, ATTR<N, ATTR>N")->type_name("EXPR");
+    cmd->add_option("--diff-base", args->diffBase, "diff against this period (the base): per-frame change and significance")
+        ->type_name("B");
+    cmd->add_option("--format", args->format, "json (default), folded, speedscope")
+        ->type_name("F")
+        ->check(CLI::IsMember({"json", "folded", "speedscope", "pprof"}));
+    cmd->add_option("--alpha", args->alpha, "false discovery rate of the diff's frames (Benjamini-Hochberg, default 0.05)")
+        ->type_name("A")
+        ->check(CLI::Range(1e-12, 0.5));
+    cmd->add_option("--seed", args->seed, "seed of the A/A split of the base (default 1)")->type_name("N");
+    cmd->add_option("--out", args->out, "write to this file instead of standard output")->type_name("FILE");
+    cmd->footer("Critical paths merged by identical stack and divided by the number of requests: each frame's mean time\n"
+                "on the critical path per request, its share, how often it was critical and the 95% confidence interval\n"
+                "of its mean. Stacks: span ancestry (service:operation), network trips named 'caller → callee', blind\n"
+                "time as 'blind' under the span that waited; event logs: category > task > segment. With --diff-base,\n"
+                "each frame's change in total time is tested (Welch, Benjamini-Hochberg across frames); frames are\n"
+                "listed significant first, by increase in self time; expected_false_positives is what the same diff\n"
+                "flags between two random halves of the base. folded and speedscope values: mean nanoseconds.");
+    return {cmd, [args] { return runProfile(*args); }};
+}
+
+} // namespace tracelight::cli

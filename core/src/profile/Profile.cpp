@@ -1,0 +1,443 @@
+#include "tracelight/profile/Profile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+#include <unordered_map>
+
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/analysis/RequestPass.h"
+#include "tracelight/analysis/SpanCriticalPath.h"
+#include "tracelight/base/Parallel.h"
+#include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
+
+namespace tracelight {
+
+const char* frameKindName(FrameKind kind) {
+    switch (kind) {
+    case FrameKind::Span: return "span";
+    case FrameKind::Segment: return "segment";
+    case FrameKind::Network: return "network";
+    case FrameKind::Blind: return "blind";
+    case FrameKind::Category: return "category";
+    case FrameKind::Task: return "task";
+    }
+    return "segment";
+}
+
+double ProfileSet::meanLatencyNs(std::size_t g) const {
+    return groups[g].requests ? groups[g].latencySumNs / double(groups[g].requests) : 0;
+}
+double ProfileSet::meanTotalNs(std::size_t g, std::size_t f) const {
+    return groups[g].requests ? groups[g].frames[f].totalSum / double(groups[g].requests) : 0;
+}
+double ProfileSet::meanSelfNs(std::size_t g, std::size_t f) const {
+    return groups[g].requests ? groups[g].frames[f].selfSum / double(groups[g].requests) : 0;
+}
+namespace {
+double sampleVariance(double sum, double sumSq, std::int64_t n) {
+    if (n < 2) return 0;
+    const double mean = sum / double(n);
+    return std::max(0.0, (sumSq - double(n) * mean * mean) / double(n - 1));
+}
+} // namespace
+double ProfileSet::varianceTotalNs2(std::size_t g, std::size_t f) const {
+    return sampleVariance(groups[g].frames[f].totalSum, groups[g].frames[f].totalSumSq, groups[g].requests);
+}
+double ProfileSet::varianceSelfNs2(std::size_t g, std::size_t f) const {
+    return sampleVariance(groups[g].frames[f].selfSum, groups[g].frames[f].selfSumSq, groups[g].requests);
+}
+double ProfileSet::ci95TotalNs(std::size_t g, std::size_t f) const {
+    const auto n = groups[g].requests;
+    return n > 1 ? 1.96 * std::sqrt(varianceTotalNs2(g, f) / double(n)) : 0;
+}
+double ProfileSet::onPathShare(std::size_t g, std::size_t f) const {
+    return groups[g].requests ? double(groups[g].frames[f].criticalRequests) / double(groups[g].requests) : 0;
+}
+std::string ProfileSet::path(std::size_t f) const {
+    std::vector<std::size_t> chain;
+    for (std::int64_t x = static_cast<std::int64_t>(f); x >= 0; x = frames[static_cast<std::size_t>(x)].parent)
+        chain.push_back(static_cast<std::size_t>(x));
+    std::string out;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if (!out.empty()) out += ';';
+        // ';' separates frames (folded stacks): one inside a name would split it.
+        for (char ch : frames[*it].name) out += ch == ';' ? ',' : ch == '\n' ? ' ' : ch;
+    }
+    return out;
+}
+
+namespace {
+
+constexpr std::size_t kMaxGroups = 8;
+
+// One shard's frames and statistics; merged into the result by frame path at the end.
+struct FrameTable {
+    struct Key {
+        std::int32_t parent;
+        std::string name;
+        bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const { return std::hash<std::string>()(k.name) * 31 + std::size_t(k.parent + 1); }
+    };
+    std::vector<ProfileFrameInfo> frames;
+    std::vector<std::int32_t> depth;
+    std::unordered_map<Key, std::int32_t, KeyHash> index;
+    std::int64_t mergedFrames = 0;
+
+    std::int32_t child(std::int32_t parent, std::string_view name, FrameKind kind, std::vector<std::string> services = {}) {
+        Key key{parent, std::string(name)};
+        auto it = index.find(key);
+        if (it != index.end()) return it->second;
+        if (frames.size() >= kMaxProfileFrames && name != "[other]") {
+            ++mergedFrames;
+            return child(parent, "[other]", FrameKind::Segment);
+        }
+        const auto id = static_cast<std::int32_t>(frames.size());
+        frames.push_back({parent, key.name, kind, std::move(services)});
+        depth.push_back(parent < 0 ? 1 : depth[static_cast<std::size_t>(parent)] + 1);
+        index.emplace(std::move(key), id);
+        return id;
+    }
+};
+
+struct ShardState {
+    FrameTable table;
+    std::vector<std::vector<FrameStats>> stats;  // [group][frame]
+    std::vector<std::int64_t> requests;
+    std::vector<double> latencySum;
+    std::int64_t truncated = 0;
+    // Per-request scratch.
+    std::vector<TimeNs> self, total;
+    std::vector<std::uint32_t> stamp;  // == request: the frame is in touched
+    std::uint32_t request = 0;
+    std::vector<std::int32_t> touched;
+    std::vector<std::int32_t> spanFrame;
+};
+
+int histogramBin(double ns) {
+    const double us = ns / 1000.0;
+    if (us < 2) return 0;
+    return std::min(kProfileHistogramBins - 1, static_cast<int>(std::log2(us)));
+}
+
+class Builder {
+public:
+    Builder(const InMemoryAnalysis& analysis, const std::vector<std::vector<std::uint32_t>>& groups, const ProfileOptions& options)
+        : m_analysis(analysis), m_td(analysis.data), m_groupCount(groups.size()) {
+        m_mask.assign(m_td.requestCount(), 0);
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            for (auto r : groups[g])
+                if (r < m_mask.size()) m_mask[r] |= static_cast<std::uint8_t>(1u << g);
+        TypeCategories typed = categorizeSegmentTypes(m_td, options.rules);
+        m_categories = std::move(typed.categories);
+        m_typeCategory = std::move(typed.typeCategory);
+    }
+
+    bool selected(std::size_t row) const { return row < m_mask.size() && m_mask[row] != 0; }
+
+    void initShard(ShardState& s) const {
+        if (!s.stats.empty()) return;
+        s.stats.resize(m_groupCount);
+        s.requests.assign(m_groupCount, 0);
+        s.latencySum.assign(m_groupCount, 0);
+    }
+
+    // One request: its critical path as frames with self time, then totals up the ancestry, then the groups.
+    void process(ShardState& s, RequestPass& pass, std::size_t row, const RequestSpans* spans) const {
+        const RequestPassResult& result = pass.run(m_td.eventsOf(row), m_analysis.offsets, m_td.linksOf(row));
+        const RequestDag& dag = result.dag;
+        const CriticalPath& cp = result.criticalPath;
+        s.touched.clear();
+        ++s.request;
+        auto touch = [&](std::int32_t frame) {
+            const auto f = static_cast<std::size_t>(frame);
+            if (s.self.size() <= f) {
+                s.self.resize(s.table.frames.size() + 64, 0);
+                s.total.resize(s.table.frames.size() + 64, 0);
+                s.stamp.resize(s.table.frames.size() + 64, 0);
+            }
+            if (s.stamp[f] != s.request) {
+                s.stamp[f] = s.request;
+                s.touched.push_back(frame);
+            }
+        };
+        auto addSelf = [&](std::int32_t frame, TimeNs ns) {
+            touch(frame);
+            s.self[static_cast<std::size_t>(frame)] += std::max<TimeNs>(0, ns);
+        };
+        // Hosts of each segment (segment k ends at the k-th event that closes one).
+        const auto events = m_td.eventsOf(row);
+        m_scratchHosts.clear();
+        for (std::size_t e = 1; e < events.size(); ++e)
+            if (events[e].segmentType.isValid()) m_scratchHosts.emplace_back(events[e - 1].host.value, events[e].host.value);
+        auto hostName = [&](std::uint32_t host) { return hostRole(m_td.label(m_td.hostLabels[host].value)); };
+
+        if (spans && !spans->empty()) {
+            processSpans(s, dag, cp, *spans, addSelf, hostName);
+        } else {
+            for (auto v : cp.segments) {
+                const SegmentInstance& seg = dag.segments[v];
+                const SegmentType& type = m_td.segmentTypes[seg.type.value];
+                const int c = seg.type.value < m_typeCategory.size() ? m_typeCategory[seg.type.value] : -1;
+                const std::int32_t cat = s.table.child(-1, c >= 0 ? m_categories[static_cast<std::size_t>(c)] : "?", FrameKind::Category);
+                const std::int32_t task = s.table.child(cat, m_td.label(seg.task), FrameKind::Task);
+                const std::string name = m_td.label(type.startEvent.value) + "->" + m_td.label(type.endEvent.value);
+                std::int32_t leaf;
+                if (seg.network && v < m_scratchHosts.size())
+                    leaf = s.table.child(task, name, FrameKind::Network,
+                                         {hostName(m_scratchHosts[v].first), hostName(m_scratchHosts[v].second)});
+                else
+                    leaf = s.table.child(task, name, FrameKind::Segment);
+                addSelf(leaf, seg.durationNs());
+            }
+            if (cp.blindNs > 0) addSelf(s.table.child(-1, "blind", FrameKind::Blind), cp.blindNs);
+        }
+        // Totals: each frame's self added to it and every ancestor.
+        const std::size_t touchedSelf = s.touched.size();
+        for (std::size_t i = 0; i < touchedSelf; ++i) {
+            const std::int32_t f = s.touched[i];
+            const TimeNs ns = s.self[static_cast<std::size_t>(f)];
+            for (std::int32_t x = f; x >= 0; x = s.table.frames[static_cast<std::size_t>(x)].parent) {
+                touch(x);
+                s.total[static_cast<std::size_t>(x)] += ns;
+            }
+        }
+        const std::uint8_t mask = m_mask[row];
+        for (std::size_t g = 0; g < m_groupCount; ++g) {
+            if (!(mask & (1u << g))) continue;
+            auto& st = s.stats[g];
+            if (st.size() < s.table.frames.size()) st.resize(s.table.frames.size());
+            s.requests[g] += 1;
+            s.latencySum[g] += double(cp.latencyNs);
+            for (auto f : s.touched) {
+                const auto fi = static_cast<std::size_t>(f);
+                const double total = double(s.total[fi]), self = double(s.self[fi]);
+                FrameStats& fs = st[fi];
+                fs.totalSum += total;
+                fs.totalSumSq += total * total;
+                fs.selfSum += self;
+                fs.selfSumSq += self * self;
+                if (total > 0) {
+                    fs.criticalRequests += 1;
+                    fs.histogram[static_cast<std::size_t>(histogramBin(total))] += 1;
+                }
+            }
+        }
+        for (auto f : s.touched) s.self[static_cast<std::size_t>(f)] = s.total[static_cast<std::size_t>(f)] = 0;
+    }
+
+private:
+    template <class AddSelf, class HostName>
+    void processSpans(ShardState& s, const RequestDag& dag, const CriticalPath& cp, const RequestSpans& spans, AddSelf& addSelf,
+                      HostName& hostName) const {
+        // The detail spanCriticalPath reads: the request's graph with its tasks by name.
+        RequestDetail detail;
+        detail.dag = dag;
+        detail.criticalPath = cp;
+        std::unordered_map<std::uint32_t, std::uint32_t> taskIndex;
+        detail.segmentTask.reserve(dag.segments.size());
+        for (const auto& seg : dag.segments) {
+            auto [it, fresh] = taskIndex.emplace(seg.task, static_cast<std::uint32_t>(detail.tasks.size()));
+            if (fresh) detail.tasks.push_back(m_td.label(seg.task));
+            detail.segmentTask.push_back(it->second);
+        }
+        const SpanCriticalPath scp = spanCriticalPath(detail, spans);
+        // Frame of every span: its parent's frame and its own name, stacks cut at kMaxProfileDepth.
+        s.spanFrame.assign(spans.size(), -1);
+        for (std::size_t i = 0; i < spans.size(); ++i) {
+            const SpanRecord& sp = spans[i];
+            const std::int32_t parent = sp.parent >= 0 && static_cast<std::size_t>(sp.parent) < i ? s.spanFrame[static_cast<std::size_t>(sp.parent)] : -1;
+            if (parent >= 0 && s.table.depth[static_cast<std::size_t>(parent)] >= static_cast<std::int32_t>(kMaxProfileDepth) - 1) {
+                s.spanFrame[i] = s.table.frames[static_cast<std::size_t>(parent)].name == "[deeper]"
+                                     ? parent
+                                     : s.table.child(parent, "[deeper]", FrameKind::Span);
+                ++s.truncated;
+                continue;
+            }
+            s.spanFrame[i] = s.table.child(parent, sp.service + ":" + sp.operation, FrameKind::Span, {sp.service});
+        }
+        auto frameOfSegment = [&](std::uint32_t v) -> std::int32_t {
+            const std::int32_t owner = v < scp.segmentSpan.size() ? scp.segmentSpan[v] : -1;
+            return owner >= 0 ? s.spanFrame[static_cast<std::size_t>(owner)] : -1;
+        };
+        for (auto v : cp.segments) {
+            const SegmentInstance& seg = dag.segments[v];
+            std::int32_t frame = frameOfSegment(v);
+            if (seg.network && v < m_scratchHosts.size()) {
+                const std::string from = hostName(m_scratchHosts[v].first), to = hostName(m_scratchHosts[v].second);
+                frame = s.table.child(frame, from + " → " + to, FrameKind::Network, {from, to});
+            } else if (frame < 0) {
+                frame = s.table.child(-1, m_td.label(seg.task), FrameKind::Task);
+            }
+            addSelf(frame, seg.durationNs());
+        }
+        // Blind time under the deepest span enclosing the critical segments on both sides of the gap.
+        if (cp.blindNs <= 0) return;
+        std::vector<std::int32_t> ancestors;
+        auto owner = [&](std::int64_t pathIndex) -> std::int32_t {
+            if (pathIndex < 0 || pathIndex >= static_cast<std::int64_t>(cp.segments.size())) return -1;
+            const auto v = cp.segments[static_cast<std::size_t>(pathIndex)];
+            return v < scp.segmentSpan.size() ? scp.segmentSpan[v] : -1;
+        };
+        auto commonAncestor = [&](std::int32_t a, std::int32_t b) -> std::int32_t {
+            if (a < 0) return b;
+            if (b < 0) return a;
+            ancestors.clear();
+            for (std::int32_t x = a; x >= 0; x = spans[static_cast<std::size_t>(x)].parent) ancestors.push_back(x);
+            for (std::int32_t y = b; y >= 0; y = spans[static_cast<std::size_t>(y)].parent)
+                if (std::find(ancestors.begin(), ancestors.end(), y) != ancestors.end()) return y;
+            return -1;
+        };
+        std::size_t next = 0;  // first critical segment starting at or after the gap's end
+        for (const BlindInterval& gap : cp.blind) {
+            if (gap.durationNs <= 0) continue;
+            const TimeNs gapEnd = gap.startNs + gap.durationNs;
+            while (next < cp.segments.size() && dag.segments[cp.segments[next]].startNs < gapEnd) ++next;
+            const std::int32_t span = commonAncestor(owner(static_cast<std::int64_t>(next) - 1), owner(static_cast<std::int64_t>(next)));
+            const std::int32_t parent = span >= 0 ? s.spanFrame[static_cast<std::size_t>(span)] : -1;
+            addSelf(s.table.child(parent, "blind", FrameKind::Blind), gap.durationNs);
+        }
+    }
+
+    const InMemoryAnalysis& m_analysis;
+    const TraceData& m_td;
+    std::size_t m_groupCount;
+    std::vector<std::uint8_t> m_mask;
+    std::vector<std::string> m_categories;
+    std::vector<int> m_typeCategory;
+    static thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> m_scratchHosts;
+};
+thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> Builder::m_scratchHosts;
+
+// Shards' frames merged by (parent, name), parents first, their statistics added.
+ProfileSet merge(std::vector<ShardState>& shards, std::size_t groupCount) {
+    ProfileSet out;
+    out.groups.resize(groupCount);
+    FrameTable global;
+    for (auto& shard : shards) {
+        if (shard.stats.empty()) continue;
+        out.truncatedStacks += shard.truncated;
+        out.mergedFrames += shard.table.mergedFrames;
+        std::vector<std::int32_t> map(shard.table.frames.size());
+        for (std::size_t f = 0; f < shard.table.frames.size(); ++f) {
+            const ProfileFrameInfo& info = shard.table.frames[f];
+            const std::int32_t parent = info.parent >= 0 ? map[static_cast<std::size_t>(info.parent)] : -1;
+            map[f] = global.child(parent, info.name, info.kind, info.services);
+        }
+        for (std::size_t g = 0; g < groupCount; ++g) {
+            ProfileGroup& group = out.groups[g];
+            group.requests += shard.requests[g];
+            group.latencySumNs += shard.latencySum[g];
+            if (group.frames.size() < global.frames.size()) group.frames.resize(global.frames.size());
+            for (std::size_t f = 0; f < shard.stats[g].size(); ++f) {
+                const FrameStats& a = shard.stats[g][f];
+                FrameStats& b = group.frames[static_cast<std::size_t>(map[f])];
+                b.totalSum += a.totalSum;
+                b.totalSumSq += a.totalSumSq;
+                b.selfSum += a.selfSum;
+                b.selfSumSq += a.selfSumSq;
+                b.criticalRequests += a.criticalRequests;
+                for (int h = 0; h < kProfileHistogramBins; ++h) b.histogram[static_cast<std::size_t>(h)] += a.histogram[static_cast<std::size_t>(h)];
+            }
+        }
+    }
+    out.mergedFrames += global.mergedFrames;
+    for (auto& g : out.groups) g.frames.resize(global.frames.size());
+    out.frames = std::move(global.frames);
+    return out;
+}
+
+} // namespace
+
+Result<ProfileSet> buildProfiles(const InMemoryAnalysis& analysis, const TraceStore* store,
+                                 const std::vector<std::vector<std::uint32_t>>& groups, const ProfileOptions& options,
+                                 const ProgressSink* progress, const CancelToken* cancel) {
+    if (groups.empty() || groups.size() > kMaxGroups) return Status::error("a profile takes 1 to 8 groups of requests");
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        if (groups[g].empty()) return Status::error("empty selection: no analysed request to profile");
+    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
+    const TraceData& td = analysis.data;
+    Builder builder(analysis, groups, options);
+    const unsigned threads = resolveThreads(options.threads);
+    std::vector<ShardState> shards(threads);
+    for (auto& s : shards) builder.initShard(s);
+
+    // Span requests come with their span tree, read in one streaming scan and handled in batches; the
+    // rest (event logs) in one sharded pass.
+    std::vector<std::uint32_t> spanRows, plainRows;
+    for (std::uint32_t r = 0; r < td.requestCount(); ++r)
+        if (builder.selected(r)) (td.isFromSpans(r) && store ? spanRows : plainRows).push_back(r);
+    const std::size_t total = spanRows.size() + plainRows.size();
+    ShardedProgress reporter(progress, total, "profiling critical paths");
+
+    forEachShard(plainRows.size(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+        RequestPass pass(analysis.model, td);
+        for (std::size_t i = begin; i < end; ++i) {
+            if (((i - begin) & 0xFF) == 0xFF && cancelled()) return;
+            builder.process(shards[shard], pass, plainRows[i], nullptr);
+            reporter.step(i - begin);
+        }
+    });
+    if (cancelled()) return Status::error("cancelled");
+
+    if (!spanRows.empty()) {
+        std::unordered_map<std::uint64_t, std::uint32_t> rowOf;
+        rowOf.reserve(spanRows.size());
+        for (auto r : spanRows) rowOf.emplace(td.requestIds[r].value, r);
+        std::vector<std::pair<std::uint32_t, RequestSpans>> batch;
+        std::vector<bool> seen(td.requestCount(), false);
+        auto flush = [&] {
+            forEachShard(batch.size(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+                RequestPass pass(analysis.model, td);
+                for (std::size_t i = begin; i < end; ++i) {
+                    if (cancelled()) return;
+                    builder.process(shards[shard], pass, batch[i].first, &batch[i].second);
+                }
+            });
+            batch.clear();
+        };
+        Status scanned = store->scanSpans([&](RequestId id, const RequestSpans& spans) {
+            auto it = rowOf.find(id.value);
+            if (it == rowOf.end()) return !cancelled();
+            seen[it->second] = true;
+            batch.emplace_back(it->second, spans);
+            if (batch.size() >= 2048) flush();
+            return !cancelled();
+        });
+        if (!scanned) return scanned;
+        flush();
+        if (cancelled()) return Status::error("cancelled");
+        // Span requests whose span records are missing still count, by their event-log stacks.
+        forEachShard(1, 1, [&](unsigned, std::size_t, std::size_t) {
+            RequestPass pass(analysis.model, td);
+            for (auto r : spanRows)
+                if (!seen[r]) builder.process(shards[0], pass, r, nullptr);
+        });
+    }
+    return merge(shards, groups.size());
+}
+
+std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> splitAtRandom(std::span<const std::uint32_t> rows,
+                                                                                std::uint64_t seed) {
+    // SplitMix64 per row index: the same seed splits the same rows the same way.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;
+    keyed.reserve(rows.size());
+    std::uint64_t x = seed;
+    for (auto r : rows) {
+        std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        keyed.emplace_back(z ^ (z >> 31), r);
+    }
+    std::sort(keyed.begin(), keyed.end());
+    std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> out;
+    for (std::size_t i = 0; i < keyed.size(); ++i) (i < keyed.size() / 2 ? out.first : out.second).push_back(keyed[i].second);
+    std::sort(out.first.begin(), out.first.end());
+    std::sort(out.second.begin(), out.second.end());
+    return out;
+}
+
+} // namespace tracelight

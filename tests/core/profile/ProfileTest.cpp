@@ -1,0 +1,215 @@
+// Critical-path profiles (issue 13): the average critical path of a set of requests and the diff of two.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "TestUtil.h"
+#include "core/GeneratedStore.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/profile/Profile.h"
+#include "tracelight/studies/Aggregates.h"
+
+using namespace tracelight;
+
+namespace {
+
+struct Analysed {
+    std::unique_ptr<TraceStore> store;
+    InMemoryAnalysis analysis;
+};
+
+Analysed analysedPageLoads(const test::ScratchDir& dir, std::int64_t n, std::uint64_t seed) {
+    Analysed out;
+    out.store = test::generatedStore(dir, n, seed);
+    EXPECT_TRUE(analyzeStore(*out.store, AnalysisOptions{}));
+    auto a = loadAnalysis(*out.store);
+    EXPECT_TRUE(a) << a.message();
+    out.analysis = std::move(a.value());
+    return out;
+}
+
+std::vector<std::uint32_t> allRows(const InMemoryAnalysis& a) {
+    std::vector<std::uint32_t> rows(a.data.requestCount());
+    for (std::uint32_t r = 0; r < rows.size(); ++r) rows[r] = r;
+    return rows;
+}
+
+} // namespace
+
+// The average critical path adds up: top-level frames (blind included) sum to the mean latency, every
+// frame's total is its self time plus its children's, and the categories agree with the breakdown.
+TEST(Profile, TotalIsTheMeanLatencyAndFramesNest) {
+    test::ScratchDir dir;
+    auto a = analysedPageLoads(dir, 400, 7);
+    const auto rows = allRows(a.analysis);
+    auto set = buildProfiles(a.analysis, a.store.get(), {rows});
+    ASSERT_TRUE(set) << set.message();
+    const ProfileSet& p = set.value();
+    double latency = 0;
+    {
+        auto agg = computeAggregates(a.analysis, CategoryRules::defaults());
+        ASSERT_TRUE(agg);
+        for (auto l : agg->latencyNs) latency += double(l);
+        latency /= double(agg->requests());
+        const Breakdown b = breakdown(agg.value());
+        std::map<std::string, double> critical;
+        for (const auto& c : b.categories) critical[c.name] = c.criticalNs;
+        for (std::size_t f = 0; f < p.frames.size(); ++f)
+            if (p.frames[f].parent < 0) EXPECT_NEAR(p.meanTotalNs(0, f), critical[p.frames[f].name], 1.0) << p.frames[f].name;
+    }
+    EXPECT_NEAR(p.meanLatencyNs(0), latency, 1e-6 * latency);
+    double top = 0;
+    std::vector<double> children(p.frames.size(), 0);
+    for (std::size_t f = 0; f < p.frames.size(); ++f) {
+        if (p.frames[f].parent < 0) top += p.meanTotalNs(0, f);
+        else children[static_cast<std::size_t>(p.frames[f].parent)] += p.meanTotalNs(0, f);
+    }
+    EXPECT_NEAR(top, latency, 1e-6 * latency);
+    for (std::size_t f = 0; f < p.frames.size(); ++f)
+        EXPECT_NEAR(p.meanTotalNs(0, f), p.meanSelfNs(0, f) + children[f], 1e-6 * latency) << p.path(f);
+    // The JSON says the same.
+    JsonValue json;
+    const std::string text = profileJson(p, 0);
+    ASSERT_TRUE(JsonValue::parse(text, json, nullptr, nullptr));
+    ASSERT_NE(json.find("total_us"), nullptr);
+    EXPECT_NEAR(json.find("total_us")->number(), latency / 1000.0, 0.01);
+}
+
+// Folded stacks round-trip: each line is one frame's path and mean self time, and their sum is the total.
+TEST(Profile, FoldedRoundTrips) {
+    test::ScratchDir dir;
+    auto a = analysedPageLoads(dir, 200, 3);
+    auto set = buildProfiles(a.analysis, a.store.get(), {allRows(a.analysis)});
+    ASSERT_TRUE(set);
+    const ProfileSet& p = set.value();
+    std::map<std::string, long long> folded;
+    std::istringstream in(profileFolded(p, 0));
+    std::string line;
+    long long sum = 0;
+    while (std::getline(in, line)) {
+        const auto space = line.rfind(' ');
+        ASSERT_NE(space, std::string::npos) << line;
+        const long long v = std::stoll(line.substr(space + 1));
+        EXPECT_TRUE(folded.emplace(line.substr(0, space), v).second) << "stack twice: " << line;
+        sum += v;
+    }
+    for (std::size_t f = 0; f < p.frames.size(); ++f) {
+        const long long self = std::llround(p.meanSelfNs(0, f));
+        if (self > 0) EXPECT_EQ(folded[p.path(f)], self) << p.path(f);
+    }
+    EXPECT_NEAR(double(sum), p.meanLatencyNs(0), double(p.frames.size()));
+}
+
+// Two random halves of one period differ by chance only: the diff flags no frame in at least 95 % of
+// seeds (Benjamini-Hochberg across frames), and the profile of a period against itself flags nothing.
+TEST(ProfileDiff, RandomHalvesFlagNothingInNineteenOfTwentySeeds) {
+    test::ScratchDir dir;
+    auto a = analysedPageLoads(dir, 600, 11);
+    const auto rows = allRows(a.analysis);
+    int flagged = 0;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        auto [x, y] = splitAtRandom(rows, seed);
+        ASSERT_EQ(x.size() + y.size(), rows.size());
+        auto set = buildProfiles(a.analysis, a.store.get(), {x, y});
+        ASSERT_TRUE(set);
+        flagged += diffProfiles(set.value(), 0, 1).significantFrames > 0 ? 1 : 0;
+    }
+    EXPECT_LE(flagged, 1);
+    auto same = buildProfiles(a.analysis, a.store.get(), {rows, rows});
+    ASSERT_TRUE(same);
+    EXPECT_EQ(diffProfiles(same.value(), 0, 1).significantFrames, 0);
+}
+
+// Bad input: an empty selection is a clear error, never an empty profile.
+TEST(Profile, EmptySelectionSaysSo) {
+    test::ScratchDir dir;
+    auto a = analysedPageLoads(dir, 20, 1);
+    auto set = buildProfiles(a.analysis, a.store.get(), {{}});
+    ASSERT_FALSE(set);
+    EXPECT_NE(set.message().find("empty selection"), std::string::npos) << set.message();
+}
+
+// Online Boutique's network delay into currencyservice (fault/05_27 + 05_28 against the normal minute):
+// the first significant frame by increase in self time is the hop between frontend and currencyservice.
+TEST(ProfileDiff, OnlineBoutiqueCurrencyDelayComesFirst) {
+    const std::string ob = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique";
+    if (!std::filesystem::is_directory(ob)) GTEST_SKIP() << "no " << ob << " beside this checkout";
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    for (auto [period, files] : {std::pair<std::string, std::vector<std::string>>{"normal", {ob + "/normal/2022-08-23_17_00_trace.csv"}},
+                                 {"net", {ob + "/fault/05_27_trace.csv", ob + "/fault/05_28_trace.csv"}}}) {
+        ImportOptions import;
+        import.inputs = files;
+        import.period = period;
+        ASSERT_TRUE(importTraces(*store.value(), import));
+    }
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store.value());
+    ASSERT_TRUE(analysis);
+    const auto& ids = analysis->data.requestIds;
+    auto set = buildProfiles(analysis.value(), store.value().get(),
+                             {periodRows(*store.value(), ids, "normal"), periodRows(*store.value(), ids, "net")});
+    ASSERT_TRUE(set) << set.message();
+    const ProfileDiff diff = diffProfiles(set.value(), 0, 1);
+    ASSERT_FALSE(diff.frames.empty());
+    const FrameChange& first = diff.frames.front();
+    ASSERT_TRUE(first.significant);
+    const auto& services = set->frames[first.frame].services;
+    EXPECT_NE(std::find(services.begin(), services.end(), "currencyservice"), services.end()) << set->path(first.frame);
+    EXPECT_GT(first.deltaSelfNs(), 1e6);  // the injected delay is milliseconds per request
+}
+
+// One segment made 5 ms slower in a copy of the requests: the diff flags exactly that frame's chain
+// (the segment, its task and its category) and nothing beside it.
+TEST(ProfileDiff, AFiveMillisecondSlowerSegmentFlagsExactlyItsChain) {
+    enum : std::uint32_t { Task = 1, Other, S, A, B, E, Host, Host2 };
+    TraceDataBuilder b;
+    for (auto [id, text] : {std::pair{Task, "render"}, {Other, "prefetch"}, {S, "S"}, {A, "A"}, {B, "B"}, {E, "E"},
+                            {Host, "web-1"}, {Host2, "web-2"}})
+        b.setLabel(id, text);
+    std::uint64_t x = 42;
+    auto noise = [&] {  // 0..2 ms, SplitMix64
+        std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return static_cast<TimeNs>((z ^ (z >> 31)) % 2'000'000);
+    };
+    const int perGroup = 300;
+    for (int r = 0; r < 2 * perGroup; ++r) {
+        const TimeNs slower = r >= perGroup ? 5'000'000 : 0;
+        b.beginRequest(RequestId(static_cast<std::uint32_t>(r + 1)));
+        const TimeNs base = TimeNs(r) * 100'000'000;
+        const TimeNs a = base + 3'000'000 + noise(), bb = a + 4'000'000 + noise() + slower, e = bb + 2'000'000 + noise();
+        b.addEvent(Task, S, Host, base);
+        b.addEvent(Task, A, Host, a);
+        b.addEvent(Task, B, Host, bb);
+        b.addEvent(Task, E, Host, e);
+        // Work on another host that never decides the latency.
+        b.addEvent(Other, S, Host2, base);
+        b.addEvent(Other, E, Host2, base + 1'000'000);
+    }
+    InMemoryAnalysis analysis;
+    {
+        auto a = analyzeInMemory(b.finish(), AnalysisOptions{});
+        ASSERT_TRUE(a) << a.message();
+        analysis = std::move(a.value());
+    }
+    std::vector<std::uint32_t> before, after;
+    for (std::uint32_t r = 0; r < 2 * perGroup; ++r) (r < perGroup ? before : after).push_back(r);
+    auto set = buildProfiles(analysis, nullptr, {before, after});
+    ASSERT_TRUE(set) << set.message();
+    const ProfileDiff diff = diffProfiles(set.value(), 0, 1);
+    std::set<std::string> flagged;
+    for (const auto& c : diff.frames)
+        if (c.significant) flagged.insert(set->path(c.frame));
+    EXPECT_EQ(flagged, (std::set<std::string>{"web", "web;render", "web;render;A->B"}));
+    EXPECT_NEAR(diff.frames.front().deltaSelfNs(), 5e6, 2e5);
+    EXPECT_EQ(set->path(diff.frames.front().frame), "web;render;A->B");
+}
