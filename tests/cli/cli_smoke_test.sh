@@ -19,6 +19,7 @@ declare -A options=(
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
+    [profile]="--period --where --diff-base --format --alpha --seed --out DB"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
 top=$("$cli" --help); status=$?
@@ -307,6 +308,31 @@ if "$cli" render --help | grep -q -- "--services"; then  # a build with the GUI
     err=$("$cli" render graph "$work/hand.tldb" --services --out "$work/x.dot" 2>&1); status=$?
     [ $status -eq 1 ] && echo "$err" | grep -q "hand.tldb: no spans"; check "event logs have no service map ($err)" $?
 fi
+
+# profile (critical path tracing): the average critical path adds up to the mean latency; the diff of the
+# slowed period puts the slowed segment first among the significant frames; folded and speedscope write.
+json=$("$cli" profile "$work/cmp.tldb" --period base)
+python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+top = sum(f["total_us"] for f in d["frames"] if f["parent"] is None)
+assert abs(top - d["total_us"]) < 0.01 * d["total_us"], (top, d["total_us"])
+assert d["requests"] == 1000, d["requests"]
+' "$json"; check "profile --period: top frames add up to the mean latency" $?
+json=$("$cli" profile "$work/cmp.tldb" --diff-base base --period slow)
+python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+first = d["frames"][0]
+assert first["significant"] and first["name"] == "CACHE_MISS->CACHE_REPLY" and first["delta_self_us"] > 1000, first
+assert d["base"]["period"] == "base" and d["target"]["requests"] == 1000 and "expected_false_positives" in d, d["base"]
+' "$json"; check "profile --diff-base: the slowed segment is the first significant frame" $?
+"$cli" profile "$work/cmp.tldb" --format folded --out "$work/p.folded" && grep -qE '^cache;[^ ]+;CACHE_MISS->CACHE_REPLY [0-9]+$' "$work/p.folded"
+check "profile --format folded" $?
+"$cli" profile "$work/cmp.tldb" --format speedscope | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["profiles"][0]["type"]=="sampled" and len(d["profiles"][0]["samples"])==len(d["profiles"][0]["weights"])'
+check "profile --format speedscope" $?
+err=$("$cli" profile "$work/cmp.tldb" --period nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no period 'nope'"; check "profile of an unknown period ($err)" $?
+err=$("$cli" profile "$work/cmp.tldb" --where 'bytes>1e15' 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no analysed requests"; check "profile of an empty selection ($err)" $?
 
 # Periods as named sets of requests: by time range, by attribute, list --json, rename, delete, breakdown, errors.
 cp "$work/two.tldb" "$work/per.tldb"
