@@ -1,0 +1,42 @@
+#pragma once
+// One comparison of two named periods, for the CLI and the app alike: the periods checked (unknown, empty,
+// the same, too small to test), their requests categorised once, then compared and A/A-split; a change of
+// threshold, alpha or Benjamini-Hochberg re-ranks the same categories without categorising again.
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tracelight/compare/Compare.h"
+#include "tracelight/compare/RegressionTree.h"
+
+namespace tracelight {
+
+class TraceStore;
+
+struct PeriodComparison {
+    std::string baseline, problem;
+    std::shared_ptr<const RequestCategories> categories;
+    std::vector<RequestId> requestIds;              // per entry of categories->rows
+    std::vector<std::uint32_t> baselineEntries, problemEntries;  // indices into categories->rows
+    CompareOptions options;
+    Comparison comparison;
+    AaResult aa;
+};
+
+// Fails with one line naming the database and the problem.
+Result<PeriodComparison> comparePeriods(const TraceStore& store, const InMemoryAnalysis& analysis, std::string_view baseline,
+                                        std::string_view problem, const CompareOptions& options,
+                                        const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
+// The same categories compared again with other options (threshold, alpha, BH, 1:N, A/A seed).
+PeriodComparison recompare(const PeriodComparison& previous, const CompareOptions& options);
+
+// A C4.5 tree over the request attributes stored at import: the entry's problem-period requests against
+// its top precursor's baseline requests (structural) or its own baseline requests (response time).
+RegressionTree explainEntry(const TraceStore& store, const PeriodComparison& pc, const CompareEntry& entry,
+                            const std::set<std::string>& dropped);
+
+const char* compareKindName(CompareEntry::Kind kind);  // "structural", "response_time"
+
+} // namespace tracelight

@@ -1,0 +1,128 @@
+#include "tracelight/compare/PeriodComparison.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
+
+namespace tracelight {
+
+namespace {
+bool parseNumber(const std::string& s, double& out) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size() && std::isfinite(out);
+}
+} // namespace
+
+const char* compareKindName(CompareEntry::Kind k) { return k == CompareEntry::Kind::Structural ? "structural" : "response_time"; }
+
+Result<PeriodComparison> comparePeriods(const TraceStore& store, const InMemoryAnalysis& analysis, std::string_view baselineName,
+                                        std::string_view problemName, const CompareOptions& options, const ProgressSink* progress,
+                                        const CancelToken* cancel) {
+    const std::string db = store.path();
+    if (baselineName == problemName)
+        return Status::error(db + ": the baseline and the problem are the same period '" + std::string(baselineName) + "'; compare two periods");
+    auto info = store.info();
+    if (!info) return info.status();
+    for (std::string_view period : {baselineName, problemName}) {
+        const PeriodInfo* found = nullptr;
+        for (const auto& p : info->periods)
+            if (p.name == period) found = &p;
+        if (!found) {
+            std::string known;
+            for (const auto& p : info->periods) known += (known.empty() ? "" : ", ") + p.name;
+            return Status::error(db + ": no period '" + std::string(period) + "' (periods: " + (known.empty() ? "none" : known) + ")");
+        }
+        if (found->requests == 0) return Status::error(db + ": period '" + std::string(period) + "' holds no requests");
+        if (found->requests < options.minSample)
+            return Status::error(db + ": period '" + std::string(period) + "' holds " + std::to_string(found->requests) +
+                                 " requests, too few to test (at least " + std::to_string(options.minSample) + ")");
+    }
+    const auto& ids = analysis.data.requestIds;
+    const auto base = periodRows(store, ids, baselineName);
+    const auto prob = periodRows(store, ids, problemName);
+    if (base.empty() || prob.empty())
+        return Status::error(db + ": period '" + std::string(base.empty() ? baselineName : problemName) + "' has no analysed requests");
+    std::vector<std::uint32_t> rows(base);
+    rows.insert(rows.end(), prob.begin(), prob.end());
+    auto categories = categorizeRequests(analysis, rows, 0, progress, cancel);
+    if (!categories) return Status::error(categories.message() == "cancelled" ? categories.message() : db + ": " + categories.message());
+    PeriodComparison pc;
+    pc.baseline = std::string(baselineName);
+    pc.problem = std::string(problemName);
+    pc.baselineEntries.resize(base.size());
+    pc.problemEntries.resize(prob.size());
+    for (std::uint32_t i = 0; i < base.size(); ++i) pc.baselineEntries[i] = i;
+    for (std::uint32_t i = 0; i < prob.size(); ++i) pc.problemEntries[i] = static_cast<std::uint32_t>(base.size() + i);
+    auto shared = std::make_shared<const RequestCategories>(std::move(categories.value()));
+    pc.requestIds.reserve(shared->rows.size());
+    for (auto r : shared->rows) pc.requestIds.push_back(ids[r]);
+    pc.categories = std::move(shared);
+    return recompare(pc, options);
+}
+
+PeriodComparison recompare(const PeriodComparison& previous, const CompareOptions& options) {
+    PeriodComparison pc;
+    pc.baseline = previous.baseline;
+    pc.problem = previous.problem;
+    pc.categories = previous.categories;
+    pc.requestIds = previous.requestIds;
+    pc.baselineEntries = previous.baselineEntries;
+    pc.problemEntries = previous.problemEntries;
+    pc.options = options;
+    pc.comparison = compareCategories(*pc.categories, pc.baselineEntries, pc.problemEntries, options);
+    pc.aa = aaSplit(*pc.categories, pc.baselineEntries, options);
+    return pc;
+}
+
+RegressionTree explainEntry(const TraceStore& store, const PeriodComparison& pc, const CompareEntry& e,
+                            const std::set<std::string>& drop) {
+    const Comparison& cmp = pc.comparison;
+    const ComparedCategory& cc = cmp.categories[e.category];
+    const std::vector<std::uint32_t>& negatives =
+        e.kind == CompareEntry::Kind::Structural && !e.precursors.empty() ? cmp.categories[e.precursors.front().category].baselineEntries
+                                                                           : cc.baselineEntries;
+    std::vector<std::pair<std::map<std::string, std::string>, bool>> raw;
+    std::map<std::string, bool> numeric;  // name -> all values numeric
+    auto add = [&](const std::vector<std::uint32_t>& entries, bool positive) {
+        for (auto entry : entries) {
+            std::map<std::string, std::string> values;
+            for (auto& [k, v] : store.requestAttributes(pc.requestIds[entry])) {
+                double d;
+                auto [it, fresh] = numeric.emplace(k, true);
+                if (!parseNumber(v, d)) it->second = false;
+                values[k] = v;
+            }
+            raw.push_back({std::move(values), positive});
+        }
+    };
+    add(cc.problemEntries, true);
+    add(negatives, false);
+    std::vector<TreeAttribute> attrs;
+    for (auto& [name, isNumber] : numeric)
+        attrs.push_back({name, isNumber ? TreeAttributeKind::Numeric : TreeAttributeKind::Categorical});
+    std::vector<TreeRow> rows;
+    rows.reserve(raw.size());
+    for (auto& [values, positive] : raw) {
+        TreeRow row;
+        row.positive = positive;
+        for (const auto& a : attrs) {
+            auto it = values.find(a.name);
+            if (it == values.end()) row.values.push_back(TreeValue::none());
+            else if (a.kind == TreeAttributeKind::Numeric) row.values.push_back(TreeValue::numeric(std::strtod(it->second.c_str(), nullptr)));
+            else row.values.push_back(TreeValue::category(it->second));
+        }
+        rows.push_back(std::move(row));
+    }
+    TreeOptions opt;
+    opt.dropped = drop;
+    opt.classNames[0] = e.kind == CompareEntry::Kind::Structural && !e.precursors.empty() ? "precursor" : "baseline";
+    opt.classNames[1] = "problem";
+    return buildRegressionTree(attrs, rows, opt);
+}
+
+} // namespace tracelight
