@@ -26,6 +26,7 @@
 #include <cstdio>
 
 #include "aggregates/AggregatesView.h"
+#include "compare/CompareWorkspace.h"
 #include "CategoryEditor.h"
 #include "graph/GraphView.h"
 #include "graph/ServiceMapView.h"
@@ -99,6 +100,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tabs->addTab(m_spanPane, tr("&Waterfall"));
     m_tabs->addTab(m_model, tr("Dependency &graph"));
     m_tabs->addTab(m_aggregates, tr("&Aggregates"));
+    m_compare = new widgets::CompareWorkspace(this);
+    m_compare->setRequestNamer([this](RequestId id) {
+        auto name = m_store ? m_store->requestName(id) : std::nullopt;
+        return name ? QString::fromStdString(*name) : QString::number(id.value);
+    });
+    m_tabs->addTab(m_compare, tr("&Compare"));
     m_splitter = new QSplitter(Qt::Vertical, this);
     m_splitter->addWidget(m_requestPanel);
     m_splitter->addWidget(m_tabs);
@@ -148,6 +155,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_model->graphView(), &widgets::GraphView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_model->serviceMapView(), &widgets::ServiceMapView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_aggregates, &widgets::AggregatesView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_compare, &widgets::CompareWorkspace::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_compare, &widgets::CompareWorkspace::requestActivated, this, [this](RequestId id) {
+        m_requestPanel->selectRequest(id);
+        m_tabs->setCurrentIndex(0);
+    });
     connect(m_aggregates, &widgets::AggregatesView::requestActivated, this, [this](RequestId id) {
         m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
@@ -295,6 +307,8 @@ void MainWindow::createActions() {
     graph->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
     QAction* aggregates = view->addAction(tr("&Aggregates"), this, [this] { showTab(2); });
     aggregates->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
+    QAction* compare = view->addAction(tr("&Compare Periods"), this, [this] { showTab(3); });
+    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
     view->addSeparator();
     QAction* zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_spanPane->zoom(0.5); });
     zoomIn->setShortcut(QKeySequence::ZoomIn);
@@ -377,6 +391,10 @@ void MainWindow::loadAggregates() {
             }
             m_analysisData = result->analysis;
             m_aggregateData = result->aggregates;
+            QStringList periods;
+            if (auto info = m_store->info())
+                for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
+            m_compare->setDatabase(m_path, m_analysisData, periods);
             QStringList keys;
             for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
             auto aggregates = m_aggregateData;
@@ -418,6 +436,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_aggregates->setExportContext(QFileInfo(path).completeBaseName());  // in the plots' default export names
     m_aggregateData.reset();
     m_analysisData.reset();
+    m_compare->clear(tr("Comparing needs the analysis; it follows the database loading."));
     m_store = std::move(store.value());
     m_path = path;
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
@@ -542,7 +561,7 @@ void MainWindow::selectRequestByName(const QString& name) {
 
 bool MainWindow::isLoading() const {
     return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
-           m_aggregateJob->isRunning() || m_model->isLayoutPending() || m_aggregates->isComputing();
+           m_aggregateJob->isRunning() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing();
 }
 
 void MainWindow::importFiles() {

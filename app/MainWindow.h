@@ -19,6 +19,7 @@ class QAction;
 namespace tracelight::widgets {
 class JobRunner;
 class AggregatesView;
+class CompareWorkspace;
 class ModelOverview;
 class RequestTableModel;
 class RequestTablePanel;
@@ -37,7 +38,8 @@ public:
     // Opens a database; on failure shows the error and keeps the current one. Loading continues in the background.
     bool openDatabase(const QString& path);
     bool isLoading() const;   // any background job still running
-    void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates
+    void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates, 3: compare
+    widgets::CompareWorkspace* compareWorkspace() const { return m_compare; }
     void showAggregatePage(int index);
     void setWaterfallMode(const QString& mode);  // "spans": the span tree for span requests; "lanes": host lanes
     void setRequestFilter(const QString& text);  // as typed into the request table's filter box
@@ -82,6 +84,7 @@ private:
     widgets::JobRunner* m_modelJob = nullptr;  // the model graph
     widgets::JobRunner* m_import = nullptr;    // File > Import
     widgets::JobRunner* m_aggregateJob = nullptr;  // aggregate studies and what-if
+    widgets::CompareWorkspace* m_compare = nullptr;
     widgets::AggregatesView* m_aggregates = nullptr;
     std::shared_ptr<const InMemoryAnalysis> m_analysisData;  // what the aggregates came from (for what-if)
     std::shared_ptr<const RequestAggregates> m_aggregateData;

@@ -1,0 +1,327 @@
+#include "CompareWorkspace.h"
+
+#include <algorithm>
+
+#include <QCheckBox>
+#include <QColor>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "CompareEntryModel.h"
+#include "common/JobRunner.h"
+#include "common/TimeFormat.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight::widgets {
+
+namespace {
+using CompareJobResult = std::shared_ptr<const Result<PeriodComparison>>;
+constexpr int kRequestRole = Qt::UserRole + 1;
+constexpr int kShownRequests = 200;
+} // namespace
+
+CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
+    m_job = new JobRunner(this);
+    m_baseline = new QComboBox(this);
+    m_problem = new QComboBox(this);
+    m_baseline->setToolTip(tr("The non-problem period"));
+    m_problem->setToolTip(tr("The problem period"));
+    m_threshold = new QDoubleSpinBox(this);
+    m_threshold->setObjectName("threshold");
+    m_threshold->setRange(0, 1e9);
+    m_threshold->setDecimals(0);
+    m_threshold->setValue(50);
+    m_threshold->setToolTip(tr("SM_THRESHOLD: requests a category must gain (lose) to be a structural mutation (precursor)"));
+    m_alpha = new QDoubleSpinBox(this);
+    m_alpha->setRange(0.0001, 0.5);
+    m_alpha->setDecimals(4);
+    m_alpha->setSingleStep(0.01);
+    m_alpha->setValue(0.05);
+    m_alpha->setToolTip(tr("Significance level of the Kolmogorov-Smirnov tests"));
+    m_bh = new QCheckBox(tr("&Benjamini-Hochberg"), this);
+    m_bh->setToolTip(tr("Control the false discovery rate across categories and edges; the uncorrected p stays beside it"));
+    m_oneToN = new QCheckBox(tr("1:&N"), this);
+    m_oneToN->setChecked(true);
+    m_oneToN->setToolTip(tr("A precursor must have lost at least what its mutation gained (less the threshold)"));
+    m_run = new QPushButton(tr("&Compare"), this);
+    m_run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    m_run->setToolTip(tr("Compare the two periods (Ctrl+Return)"));
+    m_export = new QPushButton(tr("Export CSV…"), this);
+    m_export->setEnabled(false);
+    QSettings settings;
+    m_threshold->setValue(settings.value("compare/threshold", 50.0).toDouble());
+    m_alpha->setValue(settings.value("compare/alpha", 0.05).toDouble());
+    m_bh->setChecked(settings.value("compare/bh", false).toBool());
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Baseline:"), this));
+    controls->addWidget(m_baseline, 1);
+    controls->addWidget(new QLabel(tr("Problem:"), this));
+    controls->addWidget(m_problem, 1);
+    controls->addWidget(new QLabel(tr("Threshold:"), this));
+    controls->addWidget(m_threshold);
+    controls->addWidget(new QLabel(tr("α:"), this));
+    controls->addWidget(m_alpha);
+    controls->addWidget(m_bh);
+    controls->addWidget(m_oneToN);
+    controls->addWidget(m_run);
+    controls->addWidget(m_export);
+
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_model = new CompareEntryModel(this);
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(Qt::UserRole);
+    m_table = new QTableView(this);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(CompareEntryModel::Rank, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setColumnWidth(CompareEntryModel::Rank, 36);
+    m_table->setColumnWidth(CompareEntryModel::Kind, 100);
+    m_table->setColumnWidth(CompareEntryModel::Category, 70);
+    m_table->setColumnWidth(CompareEntryModel::Root, 170);
+
+    m_detail = new QTreeWidget(this);
+    m_detail->setColumnCount(2);
+    m_detail->setHeaderLabels({tr("Entry"), tr("Baseline → problem")});
+    m_detail->header()->setStretchLastSection(true);
+    m_detail->setColumnWidth(0, 300);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_table);
+    split->addWidget(m_detail);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({780, 480});
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_summary);
+    layout->addWidget(split, 1);
+
+    connect(m_run, &QPushButton::clicked, this, &CompareWorkspace::compare);
+    for (QComboBox* box : {m_baseline, m_problem})
+        connect(box, &QComboBox::activated, this, &CompareWorkspace::compare);
+    // Options re-rank the same categories: cheap, so live.
+    connect(m_threshold, &QDoubleSpinBox::valueChanged, this, &CompareWorkspace::compare);
+    connect(m_alpha, &QDoubleSpinBox::valueChanged, this, &CompareWorkspace::compare);
+    connect(m_bh, &QCheckBox::toggled, this, &CompareWorkspace::compare);
+    connect(m_oneToN, &QCheckBox::toggled, this, &CompareWorkspace::compare);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { showEntry(current.isValid() ? m_proxy->mapToSource(current).row() : -1); });
+    connect(m_detail, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+        const QVariant id = item->data(0, kRequestRole);
+        if (id.isValid()) emit requestActivated(RequestId(id.toUInt()));
+    });
+    connect(m_export, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the ranked entries"),
+                                                          QStringLiteral("compare-%1-vs-%2.csv").arg(m_baseline->currentText(), m_problem->currentText()),
+                                                          tr("CSV (*.csv)"));
+        if (!path.isEmpty() && !exportCsv(path)) m_summary->setText(tr("Cannot write %1").arg(path));
+    });
+    connect(m_job, &JobRunner::progress, this, [this](double fraction, const QString& stage) {
+        m_summary->setText(tr("%1… %2 %").arg(stage).arg(static_cast<int>(fraction * 100)));
+    });
+    clear(tr("Open an analysed database with two periods to compare them."));
+}
+
+void CompareWorkspace::clear(const QString& message) {
+    m_job->cancel();
+    m_result.reset();
+    m_model->setComparison(nullptr);
+    m_detail->clear();
+    m_export->setEnabled(false);
+    m_summary->setText(message);
+}
+
+void CompareWorkspace::setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
+    m_path = path;
+    m_analysis = std::move(analysis);
+    const QSignalBlocker b1(m_baseline), b2(m_problem);
+    m_baseline->clear();
+    m_problem->clear();
+    m_baseline->addItems(periods);
+    m_problem->addItems(periods);
+    m_result.reset();
+    if (periods.size() < 2) {
+        clear(periods.isEmpty() ? tr("This database has no periods. Import each period with --period NAME, or define periods "
+                                     "(tracelight-cli period DB add …), to compare them.")
+                                : tr("This database has one period (%1): a comparison needs a second one.").arg(periods.first()));
+        return;
+    }
+    QSettings settings;
+    const QString base = settings.value("compare/baseline").toString(), prob = settings.value("compare/problem").toString();
+    m_baseline->setCurrentIndex(periods.contains(base) ? periods.indexOf(base) : 0);
+    m_problem->setCurrentIndex(periods.contains(prob) && prob != m_baseline->currentText() ? periods.indexOf(prob)
+                                                                                          : (m_baseline->currentIndex() == 0 ? 1 : 0));
+    m_pending = true;
+    if (isVisible()) compare();
+}
+
+void CompareWorkspace::setPeriods(const QString& baseline, const QString& problem) {
+    const QSignalBlocker b1(m_baseline), b2(m_problem);
+    if (m_baseline->findText(baseline) >= 0) m_baseline->setCurrentIndex(m_baseline->findText(baseline));
+    if (m_problem->findText(problem) >= 0) m_problem->setCurrentIndex(m_problem->findText(problem));
+    compare();
+}
+
+void CompareWorkspace::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_pending) compare();
+}
+
+CompareOptions CompareWorkspace::options() const {
+    CompareOptions o;
+    o.threshold = m_threshold->value();
+    o.alpha = m_alpha->value();
+    o.benjaminiHochberg = m_bh->isChecked();
+    o.oneToN = m_oneToN->isChecked();
+    return o;
+}
+
+bool CompareWorkspace::isComputing() const { return m_job->isRunning(); }
+
+void CompareWorkspace::compare() {
+    m_pending = false;
+    if (!m_analysis || m_path.isEmpty() || m_baseline->count() < 2) return;
+    const QString base = m_baseline->currentText(), prob = m_problem->currentText();
+    if (base == prob) {
+        clear(tr("Baseline and problem are the same period (%1): choose two periods.").arg(base));
+        return;
+    }
+    QSettings settings;
+    settings.setValue("compare/baseline", base);
+    settings.setValue("compare/problem", prob);
+    settings.setValue("compare/threshold", m_threshold->value());
+    settings.setValue("compare/alpha", m_alpha->value());
+    settings.setValue("compare/bh", m_bh->isChecked());
+    const CompareOptions opts = options();
+    auto previous = m_result;
+    const bool sameData = previous && previous->baseline == base.toStdString() && previous->problem == prob.toStdString();
+    auto analysis = m_analysis;
+    const std::string file = m_path.toStdString(), b = base.toStdString(), p = prob.toStdString();
+    m_job->start<CompareJobResult>(
+        [=](const CancelToken& cancel, const ProgressSink& progress) -> CompareJobResult {
+            if (sameData) return std::make_shared<const Result<PeriodComparison>>(recompare(*previous, opts));
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            if (!store) return std::make_shared<const Result<PeriodComparison>>(store.status());
+            return std::make_shared<const Result<PeriodComparison>>(comparePeriods(*store.value(), *analysis, b, p, opts, &progress, &cancel));
+        },
+        [this](CompareJobResult result) {
+            if (!result->isOk()) {
+                clear(QString::fromStdString(result->message()));
+                emit resultsReady();
+                return;
+            }
+            showResult(std::make_shared<const PeriodComparison>(result->value()));
+            emit resultsReady();
+        });
+}
+
+QString CompareWorkspace::summaryText() const { return m_summary->text(); }
+
+void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result) {
+    m_result = std::move(result);
+    m_model->setComparison(m_result);
+    m_export->setEnabled(true);
+    const Comparison& c = m_result->comparison;
+    QString text = tr("<b>%1</b>: %L2 requests · <b>%3</b>: %L4 requests · %L5 categories, %L6 tested for response time · "
+                      "<b>%L7 entries</b>")
+                       .arg(QString::fromStdString(m_result->baseline).toHtmlEscaped())
+                       .arg(c.baselineRequests)
+                       .arg(QString::fromStdString(m_result->problem).toHtmlEscaped())
+                       .arg(c.problemRequests)
+                       .arg(static_cast<qlonglong>(c.categories.size()))
+                       .arg(c.categoriesTested)
+                       .arg(c.mutations());
+    text += tr("<br>A/A (the baseline split in two at random): <b>%L1 of %L2</b> categories flagged by chance at this sample size")
+                .arg(m_result->aa.mutations)
+                .arg(m_result->aa.categoriesTested);
+    if (c.entries.empty()) text += tr("<br>No mutations at α %1 and threshold %2.").arg(m_result->options.alpha).arg(m_result->options.threshold);
+    m_summary->setText(text);
+    m_table->setColumnHidden(CompareEntryModel::RawPValue, !m_result->options.benjaminiHochberg);
+    m_table->resizeColumnsToContents();
+    m_table->setColumnWidth(CompareEntryModel::Root, std::min(m_table->columnWidth(CompareEntryModel::Root), 150));
+    if (m_proxy->rowCount() > 0) m_table->selectRow(0);
+    else m_detail->clear();
+}
+
+void CompareWorkspace::showEntry(int row) {
+    m_detail->clear();
+    const CompareEntry* e = m_model->entryAt(row);
+    if (!e || !m_result) return;
+    const Comparison& cmp = m_result->comparison;
+    const RequestCategories& cats = *m_result->categories;
+    const ComparedCategory& cc = cmp.categories[e->category];
+    auto mean = [](const CategoryStats& s) { return s.count ? formatDurationNs(static_cast<TimeNs>(s.meanNs)) : QStringLiteral("–"); };
+    auto* head = new QTreeWidgetItem(m_detail, {tr("Category %1 (%2)").arg(cc.id).arg(QString::fromLatin1(compareKindName(e->kind))),
+                                               tr("%L1 → %L2 requests, mean %3 → %4")
+                                                   .arg(cc.baseline.count)
+                                                   .arg(cc.problem.count)
+                                                   .arg(mean(cc.baseline), mean(cc.problem))});
+    if (cc.info) head->setToolTip(0, QString::fromStdString(cc.info->canonical).left(2000));
+    auto* red = new QTreeWidgetItem(m_detail, {tr("Red edges (%1)").arg(e->changedEdges.size())});
+    for (const auto& edge : e->changedEdges) {
+        auto* item = new QTreeWidgetItem(red, {QStringLiteral("%1 → %2").arg(QString::fromStdString(cats.typeStart[edge.type]),
+                                                                           QString::fromStdString(cats.typeEnd[edge.type])),
+                                               tr("%1 → %2 (p %3)")
+                                                   .arg(formatDurationNs(static_cast<TimeNs>(edge.baselineMeanNs)),
+                                                        formatDurationNs(static_cast<TimeNs>(edge.problemMeanNs)))
+                                                   .arg(edge.pValue, 0, 'g', 3)});
+        item->setForeground(0, QColor(0xc0, 0x39, 0x2b));
+        item->setToolTip(0, item->text(0));
+    }
+    auto* pre = new QTreeWidgetItem(m_detail, {tr("Candidate precursors (%1)").arg(e->precursors.size())});
+    for (const auto& p : e->precursors) {
+        const ComparedCategory& pc = cmp.categories[p.category];
+        auto* item = new QTreeWidgetItem(pre, {tr("category %1, edit distance %2").arg(pc.id).arg(p.editDistance),
+                                               tr("%L1 → %L2 requests").arg(pc.baseline.count).arg(pc.problem.count)});
+        if (pc.info) item->setToolTip(0, QString::fromStdString(pc.info->canonical).left(2000));
+    }
+    auto* requests = new QTreeWidgetItem(m_detail, {tr("Problem-period requests (%L1; double-click opens the waterfall)").arg(cc.problemEntries.size())});
+    int shown = 0;
+    for (auto entry : cc.problemEntries) {
+        if (shown++ >= kShownRequests) {
+            new QTreeWidgetItem(requests, {tr("… and %L1 more (export with tracelight-cli compare --json)").arg(cc.problemEntries.size() - kShownRequests)});
+            break;
+        }
+        const RequestId id = m_result->requestIds[entry];
+        const TimeNs latency = cats.latencyNs[entry];
+        auto* item = new QTreeWidgetItem(requests, {m_namer ? m_namer(id) : QString::number(id.value), formatDurationNs(latency)});
+        item->setData(0, kRequestRole, QVariant::fromValue<uint>(id.value));
+    }
+    red->setExpanded(true);
+    pre->setExpanded(true);
+    requests->setExpanded(true);
+}
+
+bool CompareWorkspace::exportCsv(const QString& path) const {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
+    return file.write(m_model->toCsv().toUtf8()) >= 0;
+}
+
+} // namespace tracelight::widgets

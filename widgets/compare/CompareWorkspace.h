@@ -1,0 +1,80 @@
+#pragma once
+// The Compare tab (Spectroscope): a baseline and a problem period, compared in core (categorised once on a
+// worker; threshold, alpha, Benjamini-Hochberg and 1:N re-rank the same categories), the ranked entries
+// beside the A/A figure — how many categories chance alone flags at this sample size — and the chosen
+// entry's red edges, candidate precursors and problem-period requests (double-click opens the waterfall).
+#include <QWidget>
+#include <functional>
+#include <memory>
+
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/compare/PeriodComparison.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+class QTreeWidget;
+
+namespace tracelight::widgets {
+
+class CompareEntryModel;
+class JobRunner;
+
+class CompareWorkspace : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareWorkspace(QWidget* parent = nullptr);
+
+    // The analysed database: its file (opened read-only on the worker), its analysis in memory and the
+    // names of its periods. Compares at once when the tab is showing, else when it is next shown.
+    void setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
+    void clear(const QString& message);
+    void setRequestNamer(std::function<QString(RequestId)> namer) { m_namer = std::move(namer); }
+    void setPeriods(const QString& baseline, const QString& problem);  // and compare
+    void compare();
+
+    bool isComputing() const;
+    const PeriodComparison* comparison() const { return m_result.get(); }
+    QTableView* entryTable() const { return m_table; }
+    QTreeWidget* detail() const { return m_detail; }
+    QString summaryText() const;
+    bool exportCsv(const QString& path) const;
+
+signals:
+    void requestActivated(RequestId id);
+    void resultsReady();  // a comparison (or its error) is showing
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    CompareOptions options() const;
+    void showResult(std::shared_ptr<const PeriodComparison> result);
+    void showEntry(int sourceRow);
+
+    QString m_path;
+    std::shared_ptr<const InMemoryAnalysis> m_analysis;
+    std::shared_ptr<const PeriodComparison> m_result;
+    std::function<QString(RequestId)> m_namer;
+    bool m_pending = false;
+    JobRunner* m_job = nullptr;
+    QComboBox* m_baseline = nullptr;
+    QComboBox* m_problem = nullptr;
+    QDoubleSpinBox* m_threshold = nullptr;
+    QDoubleSpinBox* m_alpha = nullptr;
+    QCheckBox* m_bh = nullptr;
+    QCheckBox* m_oneToN = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_export = nullptr;
+    QLabel* m_summary = nullptr;
+    CompareEntryModel* m_model = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QTableView* m_table = nullptr;
+    QTreeWidget* m_detail = nullptr;
+};
+
+} // namespace tracelight::widgets
