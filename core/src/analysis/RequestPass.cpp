@@ -10,6 +10,16 @@ const RequestDag& RequestPass::graph(std::span<const EventRecord> events, const 
     return m_result.dag;
 }
 
+const RequestPassResult& RequestPass::criticalPath(std::span<const EventRecord> events, const ClockOffsets& offsets,
+                                                   std::span<const EventLink> links) {
+    graph(events, offsets, links);
+    const auto t0 = std::chrono::steady_clock::now();
+    m_result.criticalPath = computeCriticalPath(m_result.dag);
+    m_result.slack.clear();
+    m_times.criticalPath += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return m_result;
+}
+
 const RequestPassResult& RequestPass::run(std::span<const EventRecord> events, const ClockOffsets& offsets,
                                           std::span<const EventLink> links) {
     graph(events, offsets, links);

@@ -147,7 +147,7 @@ public:
 
     // One request: its critical path as frames with self time, then totals up the ancestry, then the groups.
     void process(ShardState& s, RequestPass& pass, std::size_t row, const RequestSpans* spans) const {
-        const RequestPassResult& result = pass.run(m_td.eventsOf(row), m_analysis.offsets, m_td.linksOf(row));
+        const RequestPassResult& result = pass.criticalPath(m_td.eventsOf(row), m_analysis.offsets, m_td.linksOf(row));
         const RequestDag& dag = result.dag;
         const CriticalPath& cp = result.criticalPath;
         s.touched.clear();

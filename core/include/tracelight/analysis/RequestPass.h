@@ -31,6 +31,9 @@ public:
     // The graph only (what-if re-schedules it; no critical path or slack needed).
     const RequestDag& graph(std::span<const EventRecord> events, const ClockOffsets& offsets,
                             std::span<const EventLink> links = {});
+    // Graph and critical path (slack left empty): for passes that never read slack.
+    const RequestPassResult& criticalPath(std::span<const EventRecord> events, const ClockOffsets& offsets,
+                                          std::span<const EventLink> links = {});
     // Graph, critical path and slack.
     const RequestPassResult& run(std::span<const EventRecord> events, const ClockOffsets& offsets,
                                  std::span<const EventLink> links = {});

@@ -1,0 +1,74 @@
+// The average critical-path profile of 1,000,000 generated page loads (issue 13's target: under 2 s),
+// beside a bare baseline from the same run: one pass over the same requests' events (not run by CTest).
+#include <benchmark/benchmark.h>
+
+#include <numeric>
+
+#include "../core/GeneratedTraces.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/profile/Profile.h"
+
+using namespace tracelight;
+
+namespace {
+
+constexpr std::int64_t kRequests = 1000000;
+
+const InMemoryAnalysis& analysed() {
+    static InMemoryAnalysis a = [] {
+        samples::GeneratorOptions options;
+        options.requests = kRequests;
+        options.users = kRequests;
+        auto traces = test::generateTraces(samples::PageLoadGenerator(options), kRequests, true);
+        return std::move(analyzeInMemory(std::move(traces.data), AnalysisOptions{}).value());
+    }();
+    return a;
+}
+
+std::vector<std::uint32_t> allRows() {
+    std::vector<std::uint32_t> rows(kRequests);
+    std::iota(rows.begin(), rows.end(), 0u);
+    return rows;
+}
+
+// Baseline: touch every event of every request once (what any per-request pass must at least do).
+void BM_ScanEvents(benchmark::State& state) {
+    const auto& a = analysed();
+    for (auto _ : state) {
+        TimeNs sum = 0;
+        for (std::size_t r = 0; r < a.data.requestCount(); ++r)
+            for (const auto& e : a.data.eventsOf(r)) sum += e.localNs;
+        benchmark::DoNotOptimize(sum);
+    }
+    state.counters["events"] = double(a.data.events.size());
+}
+BENCHMARK(BM_ScanEvents)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+void BM_Profile(benchmark::State& state) {
+    const auto& a = analysed();
+    const auto rows = allRows();
+    std::size_t frames = 0;
+    for (auto _ : state) {
+        auto set = buildProfiles(a, nullptr, {rows});
+        frames = set ? set->frames.size() : 0;
+        benchmark::DoNotOptimize(frames);
+    }
+    state.counters["requests"] = double(kRequests);
+    state.counters["frames"] = double(frames);
+}
+BENCHMARK(BM_Profile)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+// A diff with its A/A split: four groups in one pass.
+void BM_ProfileDiff(benchmark::State& state) {
+    const auto& a = analysed();
+    const auto rows = allRows();
+    std::vector<std::uint32_t> first(rows.begin(), rows.begin() + kRequests / 2), second(rows.begin() + kRequests / 2, rows.end());
+    auto [x, y] = splitAtRandom(first, 1);
+    for (auto _ : state) {
+        auto set = buildProfiles(a, nullptr, {first, second, x, y});
+        benchmark::DoNotOptimize(diffProfiles(set.value(), 0, 1).significantFrames);
+    }
+}
+BENCHMARK(BM_ProfileDiff)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+} // namespace

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Spectroscope's Table 3 against the storage generator's truth, through `tracelight-cli compare --json`.
+
+usage: storage_table3.py [CHANGES] [SEEDS] [REQUESTS] [WORKDIR]   (comma-separated lists)
+An entry is relevant when most of its problem-period requests are affected per truth.csv; top-10 is the
+share of the first ten entries that are relevant, fp the share of all entries that are not, coverage the
+share of the affected problem requests inside relevant entries, flagged the entries per category.
+A measurement, not a test: run from the build tree's parent (paths below), results in the README."""
+import json, subprocess, sys, os, csv, re
+build = os.environ.get('TRACELIGHT_BUILD', 'build')
+S = os.path.join(build, 'samples/tracelight-sample'); C = os.path.join(build, 'app/tracelight-cli')
+changes = sys.argv[1].split(',') if len(sys.argv) > 1 else ['spin-500us','spin-1ms','metadata-other-node','small-io','extra-locks','none','spin-100us']
+seeds = [int(x) for x in (sys.argv[2].split(',') if len(sys.argv) > 2 else ['1','2','3'])]
+n = sys.argv[3] if len(sys.argv) > 3 else '1000'
+work = sys.argv[4] if len(sys.argv) > 4 else '/tmp/tracelight-table3'
+for ch in changes:
+    for seed in seeds:
+        d = os.path.join(work, f'{ch}-{seed}-{n}')
+        db = d + '.tldb'
+        if not os.path.exists(db):
+            os.makedirs(d, exist_ok=True)
+            subprocess.run([S,'--workload','storage','--change',ch,'--seed',str(seed),'--requests',n,'--out-dir',d], check=True, capture_output=True)
+            subprocess.run([C,'import','--quiet','--period','baseline','--db',db,d+'/baseline.csv'], check=True)
+            subprocess.run([C,'import','--quiet','--period','problem','--db',db,d+'/problem.csv'], check=True)
+        out = subprocess.run([C,'compare',db,'--baseline','baseline','--problem','problem','--json'], capture_output=True, text=True)
+        js = json.loads(out.stdout)
+        txt = subprocess.run([C,'compare',db,'--baseline','baseline','--problem','problem'], capture_output=True, text=True).stdout
+        cats = int(re.search(r'(\d+) categories', txt).group(1))
+        truth = {r['request']: r for r in csv.DictReader(open(d+'/truth.csv'))}
+        affected = {k for k,r in truth.items() if r['period']=='problem' and r['affected']=='1'}
+        ents = js['entries']
+        rel = []
+        for e in ents:
+            pr = e['problem_requests']
+            a = sum(1 for x in pr if x in affected)
+            rel.append(len(pr) > 0 and a / len(pr) > 0.5)
+        top = rel[:10]
+        top10 = sum(top)/len(top) if top else float('nan')
+        fp = (len(rel)-sum(rel))/len(rel) if rel else 0
+        cov_set = set()
+        for e, r in zip(ents, rel):
+            if r: cov_set.update(x for x in e['problem_requests'] if x in affected)
+        cov = len(cov_set)/len(affected) if affected else float('nan')
+        aa = js['aa']
+        kinds = ''.join('S' if e['kind']=='structural' else 'R' for e in ents[:10])
+        print(f"{ch:20s} seed {seed}: entries {len(ents):3d}/{cats:3d} cats  top10 {top10:.2f}  fp {fp:.2f}  cov {cov:.2f}  flagged {len(ents)/cats:.2f}  aa {aa['mutations']}/{aa['categories_tested']}  affected {len(affected)} {kinds} {''.join('+' if r else '-' for r in rel[:10])}")
