@@ -124,10 +124,7 @@ std::vector<SkewDecision> decideSkew(const SkewEstimates& estimates) {
 }
 
 ClockOffsets solveClockOffsets(const SkewEstimates& estimates, std::size_t hostCount) {
-    ClockOffsets result;
-    result.offsetNs.assign(hostCount, 0);
-    result.parent.assign(hostCount, -1);
-    result.rttNs.assign(hostCount, 0);
+    ClockOffsets result = ClockOffsets::none(hostCount);
 
     // Undirected view: an estimate A->B with offset d gives B = A + d and A = B - d.
     struct Edge { std::uint32_t to; TimeNs rtt; TimeNs offset; };

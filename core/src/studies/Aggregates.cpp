@@ -178,10 +178,7 @@ Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSin
         if (e.segmentType.isValid()) e.segmentType = SegmentTypeId(remap[e.segmentType.value]);
     td.segmentTypes = std::move(types);
     // Clock offsets by dense host index.
-    ClockOffsets offsets;
-    offsets.offsetNs.assign(td.hostLabels.size(), 0);
-    offsets.parent.assign(td.hostLabels.size(), -1);
-    offsets.rttNs.assign(td.hostLabels.size(), 0);
+    ClockOffsets offsets = ClockOffsets::none(td.hostLabels.size());
     std::unordered_map<std::uint32_t, std::size_t> dense;
     for (std::size_t h = 0; h < td.hostLabels.size(); ++h) dense[td.hostLabels[h].value] = h;
     for (const auto& [host, offset] : store.clockOffsets()) {

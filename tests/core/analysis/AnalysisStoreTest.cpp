@@ -388,10 +388,7 @@ TEST(SpanModel, RelationsHoldOverEveryInstanceOfAType) {
     }
     TraceData data = b.finish();
     ASSERT_EQ(data.segmentTypes.size(), 3u);  // svc:a, svc:b, svc:c
-    ClockOffsets offsets;
-    offsets.offsetNs.assign(data.hostLabels.size(), 0);
-    offsets.parent.assign(data.hostLabels.size(), -1);
-    offsets.rttNs.assign(data.hostLabels.size(), 0);
+    const ClockOffsets offsets = ClockOffsets::none(data.hostLabels.size());
     auto model = inferModel(data, offsets, InferenceOptions{});
     ASSERT_TRUE(model) << model.message();
     auto typeOf = [&](const std::string& task) {

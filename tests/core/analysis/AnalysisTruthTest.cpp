@@ -230,10 +230,7 @@ TEST(AnalysisTruth, OnTrueClocksBlindTimeAndEverySlackAreExact) {
     options.seed = 2;
     options.requests = kRequests;
     const auto t = test::generateTraces(PageLoadGenerator(options), kRequests, true);
-    ClockOffsets none;
-    none.offsetNs.assign(t.data.hostLabels.size(), 0);
-    none.parent.assign(t.data.hostLabels.size(), -1);
-    none.rttNs.assign(t.data.hostLabels.size(), 0);
+    const ClockOffsets none = ClockOffsets::none(t.data.hostLabels.size());
     auto model = inferModel(t.data, none, InferenceOptions{});
     ASSERT_TRUE(model);
     RequestDagBuilder builder(model.value(), t.data);

@@ -177,10 +177,7 @@ TEST(CriticalPath, AServerAheadOfItsClientDoesNotCutThePath) {
     b.addLink(1, 4);  // the root's call starts the client
     b.addLink(8, 2);  // the client's end returns to the root
     TraceData data = b.finish();
-    ClockOffsets offsets;
-    offsets.offsetNs.assign(data.hostLabels.size(), 0);
-    offsets.parent.assign(data.hostLabels.size(), -1);
-    offsets.rttNs.assign(data.hostLabels.size(), 0);
+    const ClockOffsets offsets = ClockOffsets::none(data.hostLabels.size());
     auto model = inferModel(data, offsets, InferenceOptions{});
     ASSERT_TRUE(model) << model.message();
     RequestPass pass(model.value(), data);

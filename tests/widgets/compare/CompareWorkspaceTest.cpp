@@ -14,6 +14,7 @@
 #include <QTreeWidget>
 #include <fstream>
 
+#include "core/GeneratedPeriods.h"
 #include "compare/CompareEntryModel.h"
 #include "compare/CompareWorkspace.h"
 #include "generator/PageLoadGenerator.h"
@@ -25,23 +26,6 @@
 using namespace tracelight;
 
 namespace {
-
-void writePeriod(const std::string& csv, const std::string& prefix, std::int64_t n, std::uint64_t seed, double slowFeed) {
-    samples::GeneratorOptions options;
-    options.seed = seed;
-    options.requests = n;
-    options.slowFeedMissFactor = slowFeed;
-    options.users = 1000000;
-    const samples::PageLoadGenerator gen(options);
-    std::ofstream out(csv);
-    out << "request,host,task,event,ts_us,seq\n";
-    for (std::int64_t i = 0; i < n; ++i) {
-        const auto r = gen.generate(i);
-        for (const auto& e : r.events)
-            out << prefix << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
-                << samples::PageLoadGenerator::eventNames()[e.event] << ',' << formatMicroseconds(e.trueNs) << ',' << e.seq << '\n';
-    }
-}
 
 struct Fixture {
     QTemporaryDir dir;
@@ -57,7 +41,7 @@ std::unique_ptr<Fixture> twoPeriods(int periods = 2) {
     EXPECT_TRUE(store);
     for (int p = 0; p < periods; ++p) {
         const std::string csv = f->dir.filePath(QStringLiteral("p%1.csv").arg(p)).toStdString();
-        writePeriod(csv, p ? "slow-" : "base-", 800, 5, p ? 6.0 : 1.0);
+        test::writePeriod(csv, p ? "slow-" : "base-", 800, 5, p ? 6.0 : 1.0);
         ImportOptions options;
         options.inputs = {csv};
         options.period = p ? "problem" : "baseline";

@@ -79,6 +79,14 @@ struct ClockOffsets {
     std::vector<SkewDecision> decisions;  // per host pair, what the policy decided and why
 
     TimeNs adjusted(HostId host, TimeNs localNs) const { return localNs - offsetNs[host.value]; }
+    // Every host on its own clock, unplaced: offset 0, no parent, no RTT.
+    static ClockOffsets none(std::size_t hostCount) {
+        ClockOffsets o;
+        o.offsetNs.assign(hostCount, 0);
+        o.parent.assign(hostCount, -1);
+        o.rttNs.assign(hostCount, 0);
+        return o;
+    }
 };
 
 // Offsets for every host; hosts without any RPC pattern keep offset 0. Each connected group of hosts
