@@ -27,6 +27,7 @@
 
 #include "aggregates/AggregatesView.h"
 #include "compare/CompareWorkspace.h"
+#include "profile/ProfileView.h"
 #include "CategoryEditor.h"
 #include "graph/GraphView.h"
 #include "graph/ServiceMapView.h"
@@ -106,6 +107,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         return name ? QString::fromStdString(*name) : QString::number(id.value);
     });
     m_tabs->addTab(m_compare, tr("&Compare"));
+    m_profileView = new widgets::ProfileView(this);
+    m_tabs->addTab(m_profileView, tr("&Profile"));
     m_splitter = new QSplitter(Qt::Vertical, this);
     m_splitter->addWidget(m_requestPanel);
     m_splitter->addWidget(m_tabs);
@@ -156,6 +159,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_model->serviceMapView(), &widgets::ServiceMapView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_aggregates, &widgets::AggregatesView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_compare, &widgets::CompareWorkspace::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_profileView, &widgets::ProfileView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_compare, &widgets::CompareWorkspace::requestActivated, this, [this](RequestId id) {
         m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
@@ -309,6 +313,8 @@ void MainWindow::createActions() {
     aggregates->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
     QAction* compare = view->addAction(tr("&Compare Periods"), this, [this] { showTab(3); });
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
+    QAction* profile = view->addAction(tr("Critical-path &Profile"), this, [this] { showTab(4); });
+    profile->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_5));
     view->addSeparator();
     QAction* zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_spanPane->zoom(0.5); });
     zoomIn->setShortcut(QKeySequence::ZoomIn);
@@ -395,6 +401,7 @@ void MainWindow::loadAggregates() {
             if (auto info = m_store->info())
                 for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
             m_compare->setDatabase(m_path, m_analysisData, periods);
+            m_profileView->setDatabase(m_path, m_analysisData, periods);
             QStringList keys;
             for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
             auto aggregates = m_aggregateData;
@@ -437,6 +444,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_aggregateData.reset();
     m_analysisData.reset();
     m_compare->clear(tr("Comparing needs the analysis; it follows the database loading."));
+    m_profileView->clear(tr("The profile needs the analysis; it follows the database loading."));
     m_store = std::move(store.value());
     m_path = path;
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
@@ -561,7 +569,8 @@ void MainWindow::selectRequestByName(const QString& name) {
 
 bool MainWindow::isLoading() const {
     return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
-           m_aggregateJob->isRunning() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing();
+           m_aggregateJob->isRunning() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing() ||
+           m_profileView->isComputing();
 }
 
 void MainWindow::importFiles() {

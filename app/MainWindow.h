@@ -20,6 +20,7 @@ namespace tracelight::widgets {
 class JobRunner;
 class AggregatesView;
 class CompareWorkspace;
+class ProfileView;
 class ModelOverview;
 class RequestTableModel;
 class RequestTablePanel;
@@ -38,7 +39,7 @@ public:
     // Opens a database; on failure shows the error and keeps the current one. Loading continues in the background.
     bool openDatabase(const QString& path);
     bool isLoading() const;   // any background job still running
-    void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates, 3: compare
+    void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates, 3: compare, 4: profile
     widgets::CompareWorkspace* compareWorkspace() const { return m_compare; }
     void showAggregatePage(int index);
     void setWaterfallMode(const QString& mode);  // "spans": the span tree for span requests; "lanes": host lanes
@@ -85,6 +86,7 @@ private:
     widgets::JobRunner* m_import = nullptr;    // File > Import
     widgets::JobRunner* m_aggregateJob = nullptr;  // aggregate studies and what-if
     widgets::CompareWorkspace* m_compare = nullptr;
+    widgets::ProfileView* m_profileView = nullptr;
     widgets::AggregatesView* m_aggregates = nullptr;
     std::shared_ptr<const InMemoryAnalysis> m_analysisData;  // what the aggregates came from (for what-if)
     std::shared_ptr<const RequestAggregates> m_aggregateData;

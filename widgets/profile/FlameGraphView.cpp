@@ -1,0 +1,211 @@
+#include "FlameGraphView.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <algorithm>
+
+#include "common/Palette.h"
+#include "common/TimeFormat.h"
+
+namespace tracelight::widgets {
+
+FlameGraphView::FlameGraphView(QWidget* parent) : QWidget(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setMinimumHeight(120);
+}
+
+void FlameGraphView::setProfile(std::shared_ptr<const ProfileSet> profile, std::size_t group) {
+    m_profile = std::move(profile);
+    m_group = group;
+    m_zoom = -1;
+    m_children.clear();
+    if (m_profile) {
+        const std::size_t n = m_profile->frames.size();
+        m_children.assign(n + 1, {});
+        for (std::size_t f = 0; f < n; ++f) {
+            const int parent = m_profile->frames[f].parent;
+            if (total(static_cast<int>(f)) <= 0) continue;
+            m_children[parent < 0 ? n : static_cast<std::size_t>(parent)].push_back(static_cast<int>(f));
+        }
+        for (auto& c : m_children) std::sort(c.begin(), c.end(), [&](int a, int b) { return total(a) > total(b); });
+    }
+    layout();
+    emit zoomChanged();
+}
+
+double FlameGraphView::total(int frame) const {
+    if (!m_profile) return 0;
+    if (frame < 0) return m_profile->meanLatencyNs(m_group);
+    return m_profile->meanTotalNs(m_group, static_cast<std::size_t>(frame));
+}
+
+void FlameGraphView::layout() {
+    m_boxes.clear();
+    if (!m_profile) return update();
+    const double whole = total(m_zoom);
+    if (whole <= 0) return update();
+    // The zoomed frame's ancestors stay on top as full-width rows, as in every flame graph tool.
+    std::vector<int> chain;
+    for (int x = m_zoom; x >= 0; x = m_profile->frames[static_cast<std::size_t>(x)].parent) chain.push_back(x);
+    std::reverse(chain.begin(), chain.end());
+    int depth = 0;
+    m_boxes.push_back({-1, 0, 1, depth++});  // "all"
+    for (int f : chain) m_boxes.push_back({f, 0, 1, depth++});
+    struct Item {
+        int frame;
+        double x0;
+        int depth;
+    };
+    std::vector<Item> stack{{m_zoom, 0.0, depth - 1}};
+    const std::size_t roots = m_profile->frames.size();
+    while (!stack.empty()) {
+        const Item it = stack.back();
+        stack.pop_back();
+        double x = it.x0;
+        for (int c : m_children[it.frame < 0 ? roots : static_cast<std::size_t>(it.frame)]) {
+            const double w = total(c) / whole;
+            m_boxes.push_back({c, x, x + w, it.depth + 1});
+            stack.push_back({c, x, it.depth + 1});
+            x += w;
+        }
+    }
+    int maxDepth = 0;
+    for (const auto& b : m_boxes) maxDepth = std::max(maxDepth, b.depth);
+    setMinimumHeight((maxDepth + 1) * kRow + 4);
+    update();
+}
+
+void FlameGraphView::zoomTo(int frame) {
+    m_zoom = frame;
+    layout();
+    emit zoomChanged();
+}
+
+void FlameGraphView::setSearch(const QString& text) {
+    m_search = text.trimmed();
+    update();
+}
+
+QString FlameGraphView::breadcrumb() const {
+    QString out = tr("all");
+    if (!m_profile) return out;
+    std::vector<int> chain;
+    for (int x = m_zoom; x >= 0; x = m_profile->frames[static_cast<std::size_t>(x)].parent) chain.push_back(x);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        out += QStringLiteral(" › ") + QString::fromStdString(m_profile->frames[static_cast<std::size_t>(*it)].name);
+    return out;
+}
+
+double FlameGraphView::matchedShare() const {
+    if (!m_profile || m_search.isEmpty()) return 0;
+    const double latency = m_profile->meanLatencyNs(m_group);
+    if (latency <= 0) return 0;
+    // A match inside a matching ancestor is already counted by it.
+    double sum = 0;
+    for (std::size_t f = 0; f < m_profile->frames.size(); ++f) {
+        if (!QString::fromStdString(m_profile->frames[f].name).contains(m_search, Qt::CaseInsensitive)) continue;
+        bool nested = false;
+        for (int x = m_profile->frames[f].parent; x >= 0 && !nested; x = m_profile->frames[static_cast<std::size_t>(x)].parent)
+            nested = QString::fromStdString(m_profile->frames[static_cast<std::size_t>(x)].name).contains(m_search, Qt::CaseInsensitive);
+        if (!nested) sum += m_profile->meanTotalNs(m_group, f);
+    }
+    return sum / latency;
+}
+
+int FlameGraphView::frameAt(QPoint pos) const {
+    const double w = width();
+    for (const auto& b : m_boxes) {
+        const int y = 2 + b.depth * kRow;
+        if (pos.y() >= y && pos.y() < y + kRow - 1 && pos.x() >= b.x0 * w && pos.x() < b.x1 * w) return b.frame < 0 ? -2 : b.frame;
+    }
+    return -1;
+}
+
+void FlameGraphView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    if (!m_profile || m_boxes.empty()) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("No profile: open an analysed database."));
+        return;
+    }
+    const double w = width();
+    const QFontMetrics fm(font());
+    for (const auto& b : m_boxes) {
+        const double x0 = b.x0 * w, x1 = b.x1 * w;
+        if (x1 - x0 < 1.0) continue;  // under a pixel: not drawn
+        const QRectF r(x0, 2 + b.depth * kRow, x1 - x0 - 1, kRow - 2);
+        QString name;
+        QColor fill;
+        if (b.frame < 0) {
+            name = tr("all (%1 mean latency)").arg(formatDurationNs(static_cast<TimeNs>(total(-1))));
+            fill = QColor(0xce, 0xd4, 0xda);
+        } else {
+            const ProfileFrameInfo& info = m_profile->frames[static_cast<std::size_t>(b.frame)];
+            name = QString::fromStdString(info.name);
+            if (info.kind == FrameKind::Blind) fill = palette::blind();
+            else if (info.kind == FrameKind::Network) fill = QColor(0x74, 0xc0, 0xfc);
+            else if (!info.services.empty()) fill = palette::forTask(QString::fromStdString(info.services.front()));
+            else {
+                // Event logs: the colour of the top-level category the frame sits under.
+                int top = b.frame;
+                while (m_profile->frames[static_cast<std::size_t>(top)].parent >= 0) top = m_profile->frames[static_cast<std::size_t>(top)].parent;
+                fill = palette::forCategory(QString::fromStdString(m_profile->frames[static_cast<std::size_t>(top)].name));
+            }
+            if (!m_search.isEmpty()) {
+                if (name.contains(m_search, Qt::CaseInsensitive)) fill = QColor(0xe6, 0x49, 0x80);
+                else fill = fill.lighter(150);
+            }
+        }
+        p.fillRect(r, fill);
+        if (r.width() > 24) {
+            p.setPen(fill.lightness() < 110 ? Qt::white : Qt::black);
+            p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(name, Qt::ElideRight, int(r.width()) - 5));
+        }
+    }
+}
+
+void FlameGraphView::mousePressEvent(QMouseEvent* event) {
+    const int f = frameAt(event->position().toPoint());
+    if (f == -2) zoomTo(-1);
+    else if (f >= 0) zoomTo(f == m_zoom ? m_profile->frames[static_cast<std::size_t>(f)].parent : f);
+}
+
+void FlameGraphView::keyPressEvent(QKeyEvent* event) {
+    if ((event->key() == Qt::Key_Backspace || event->key() == Qt::Key_Escape) && m_zoom >= 0 && m_profile) {
+        zoomTo(m_profile->frames[static_cast<std::size_t>(m_zoom)].parent);
+        return;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+bool FlameGraphView::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip && m_profile) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const int f = frameAt(help->pos());
+        if (f >= 0) {
+            const auto g = m_group;
+            const auto fi = static_cast<std::size_t>(f);
+            const double latency = m_profile->meanLatencyNs(g);
+            QToolTip::showText(help->globalPos(),
+                               tr("<b>%1</b><br>mean critical time %2 (± %3, 95 %)<br>self %4 · %5 % of the latency<br>critical in %6 % of the requests")
+                                   .arg(QString::fromStdString(m_profile->frames[fi].name).toHtmlEscaped(),
+                                        formatDurationNs(static_cast<TimeNs>(m_profile->meanTotalNs(g, fi))),
+                                        formatDurationNs(static_cast<TimeNs>(m_profile->ci95TotalNs(g, fi))),
+                                        formatDurationNs(static_cast<TimeNs>(m_profile->meanSelfNs(g, fi))))
+                                   .arg(latency > 0 ? 100.0 * m_profile->meanTotalNs(g, fi) / latency : 0.0, 0, 'f', 1)
+                                   .arg(100.0 * m_profile->onPathShare(g, fi), 0, 'f', 1),
+                               this);
+        } else {
+            QToolTip::hideText();
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace tracelight::widgets

@@ -1,0 +1,55 @@
+#pragma once
+// An icicle flame graph of an average critical-path profile (core's ProfileSet, one group): the root is
+// the mean latency, each frame as wide as its mean critical time per request, children under their parent,
+// widest first. Click zooms into a frame (Backspace or the breadcrumb's first part goes back out); a search
+// highlights matching frames and says what share of the total they hold; frames under a pixel are not
+// drawn and labels are shortened to what fits. Colours by service (span data) or by category.
+#include <QWidget>
+#include <memory>
+
+#include "tracelight/profile/Profile.h"
+
+namespace tracelight::widgets {
+
+class FlameGraphView : public QWidget {
+    Q_OBJECT
+public:
+    explicit FlameGraphView(QWidget* parent = nullptr);
+
+    void setProfile(std::shared_ptr<const ProfileSet> profile, std::size_t group = 0);
+    void setSearch(const QString& text);
+    void zoomTo(int frame);  // -1: the whole profile
+    int zoomedFrame() const { return m_zoom; }
+    QString breadcrumb() const;       // "all › frontend:… › …"
+    double matchedShare() const;      // of the mean latency, frames matching the search (not nested twice)
+    int frameAt(QPoint pos) const;    // -1 outside any frame
+    QSize sizeHint() const override { return {900, 400}; }
+
+signals:
+    void zoomChanged();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;  // tooltips
+
+private:
+    struct Box {
+        int frame;
+        double x0, x1;  // in [0, 1] of the zoomed width
+        int depth;
+    };
+    void layout();
+    double total(int frame) const;
+
+    std::shared_ptr<const ProfileSet> m_profile;
+    std::size_t m_group = 0;
+    std::vector<std::vector<int>> m_children;  // by frame; index frames.size() holds the roots
+    std::vector<Box> m_boxes;
+    int m_zoom = -1;
+    QString m_search;
+    static constexpr int kRow = 20;
+};
+
+} // namespace tracelight::widgets
