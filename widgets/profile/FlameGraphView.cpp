@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QToolTip>
 #include <algorithm>
+#include <cmath>
 
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
@@ -18,9 +19,27 @@ FlameGraphView::FlameGraphView(QWidget* parent) : QWidget(parent) {
     setMinimumHeight(120);
 }
 
+void FlameGraphView::setDiff(std::shared_ptr<const ProfileSet> profile, std::size_t base, std::size_t target, const ProfileDiff& diff) {
+    m_diff = diff;
+    m_diffTarget = profile && target < profile->groups.size() ? static_cast<int>(target) : -1;
+    assign(std::move(profile), base);
+}
+
 void FlameGraphView::setProfile(std::shared_ptr<const ProfileSet> profile, std::size_t group) {
+    m_diffTarget = -1;
+    m_diff = {};
+    assign(std::move(profile), group);
+}
+
+void FlameGraphView::assign(std::shared_ptr<const ProfileSet> profile, std::size_t group) {
     m_profile = std::move(profile);
     m_group = group;
+    m_change.clear();
+    if (m_profile && m_diffTarget >= 0) {
+        m_change.assign(m_profile->frames.size(), nullptr);
+        for (const auto& c : m_diff.frames)
+            if (c.frame < m_change.size()) m_change[c.frame] = &c;
+    }
     m_zoom = -1;
     m_children.clear();
     if (m_profile) {
@@ -39,8 +58,10 @@ void FlameGraphView::setProfile(std::shared_ptr<const ProfileSet> profile, std::
 
 double FlameGraphView::total(int frame) const {
     if (!m_profile) return 0;
-    if (frame < 0) return m_profile->meanLatencyNs(m_group);
-    return m_profile->meanTotalNs(m_group, static_cast<std::size_t>(frame));
+    auto one = [&](std::size_t g) {
+        return frame < 0 ? m_profile->meanLatencyNs(g) : m_profile->meanTotalNs(g, static_cast<std::size_t>(frame));
+    };
+    return m_diffTarget >= 0 ? std::max(one(m_group), one(static_cast<std::size_t>(m_diffTarget))) : one(m_group);
 }
 
 void FlameGraphView::layout() {
@@ -66,8 +87,12 @@ void FlameGraphView::layout() {
         const Item it = stack.back();
         stack.pop_back();
         double x = it.x0;
-        for (int c : m_children[it.frame < 0 ? roots : static_cast<std::size_t>(it.frame)]) {
-            const double w = total(c) / whole;
+        const auto& kids = m_children[it.frame < 0 ? roots : static_cast<std::size_t>(it.frame)];
+        double sum = 0;
+        for (int c : kids) sum += total(c);
+        const double room = total(it.frame), scale = sum > room && sum > 0 ? room / sum : 1.0;
+        for (int c : kids) {
+            const double w = total(c) * scale / whole;
             m_boxes.push_back({c, x, x + w, it.depth + 1});
             stack.push_back({c, x, it.depth + 1});
             x += w;
@@ -156,6 +181,18 @@ void FlameGraphView::paintEvent(QPaintEvent*) {
                 while (m_profile->frames[static_cast<std::size_t>(top)].parent >= 0) top = m_profile->frames[static_cast<std::size_t>(top)].parent;
                 fill = palette::forCategory(QString::fromStdString(m_profile->frames[static_cast<std::size_t>(top)].name));
             }
+            if (m_diffTarget >= 0) {
+                const FrameChange* c = static_cast<std::size_t>(b.frame) < m_change.size() ? m_change[static_cast<std::size_t>(b.frame)] : nullptr;
+                if (c && c->significant) {
+                    // Saturation by the ratio of the frame's totals on a log scale: 8x (or 1/8) is full colour.
+                    const double ratio = std::max(c->targetTotalNs, 1.0) / std::max(c->baseTotalNs, 1.0);
+                    const double strength = std::min(1.0, std::abs(std::log2(ratio)) / 3.0);
+                    const int k = 50 + static_cast<int>(strength * 170);
+                    fill = ratio > 1 ? QColor(255, 235 - k, 235 - k) : QColor(235 - k, 235 - k, 255);
+                } else {
+                    fill = QColor(0xe9, 0xec, 0xef);
+                }
+            }
             if (!m_search.isEmpty()) {
                 if (name.contains(m_search, Qt::CaseInsensitive)) fill = QColor(0xe6, 0x49, 0x80);
                 else fill = fill.lighter(150);
@@ -187,7 +224,19 @@ bool FlameGraphView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip && m_profile) {
         auto* help = static_cast<QHelpEvent*>(event);
         const int f = frameAt(help->pos());
-        if (f >= 0) {
+        if (f >= 0 && m_diffTarget >= 0) {
+            const FrameChange* c = static_cast<std::size_t>(f) < m_change.size() ? m_change[static_cast<std::size_t>(f)] : nullptr;
+            if (c)
+                QToolTip::showText(help->globalPos(),
+                                   tr("<b>%1</b><br>total %2 → %3 (%4)<br>self %5 → %6<br>p %7 (Benjamini-Hochberg) · %8")
+                                       .arg(QString::fromStdString(m_profile->frames[static_cast<std::size_t>(f)].name).toHtmlEscaped(),
+                                            formatDurationNs(static_cast<TimeNs>(c->baseTotalNs)), formatDurationNs(static_cast<TimeNs>(c->targetTotalNs)),
+                                            (c->deltaTotalNs() >= 0 ? QStringLiteral("+") : QString()) + formatDurationNs(static_cast<TimeNs>(c->deltaTotalNs())),
+                                            formatDurationNs(static_cast<TimeNs>(c->baseSelfNs)), formatDurationNs(static_cast<TimeNs>(c->targetSelfNs)))
+                                       .arg(c->pValue, 0, 'g', 3)
+                                       .arg(c->significant ? tr("significant") : tr("within the noise")),
+                                   this);
+        } else if (f >= 0) {
             const auto g = m_group;
             const auto fi = static_cast<std::size_t>(f);
             const double latency = m_profile->meanLatencyNs(g);

@@ -17,6 +17,10 @@ public:
     explicit FlameGraphView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const ProfileSet> profile, std::size_t group = 0);
+    // A diff of two groups of one profile: widths from the larger of the two, colour the signed change of
+    // the frame's total (red slower, blue faster) where core found it significant, grey elsewhere.
+    void setDiff(std::shared_ptr<const ProfileSet> profile, std::size_t base, std::size_t target, const ProfileDiff& diff);
+    bool isDiff() const { return m_diffTarget >= 0; }
     void setSearch(const QString& text);
     void zoomTo(int frame);  // -1: the whole profile
     int zoomedFrame() const { return m_zoom; }
@@ -40,11 +44,15 @@ private:
         double x0, x1;  // in [0, 1] of the zoomed width
         int depth;
     };
+    void assign(std::shared_ptr<const ProfileSet> profile, std::size_t group);
     void layout();
     double total(int frame) const;
 
     std::shared_ptr<const ProfileSet> m_profile;
     std::size_t m_group = 0;
+    int m_diffTarget = -1;                    // the target group in diff mode (m_group is the base)
+    std::vector<const FrameChange*> m_change;  // by frame, in diff mode
+    ProfileDiff m_diff;
     std::vector<std::vector<int>> m_children;  // by frame; index frames.size() holds the roots
     std::vector<Box> m_boxes;
     int m_zoom = -1;

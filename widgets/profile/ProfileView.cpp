@@ -7,7 +7,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QHeaderView>
 #include <QScrollArea>
+#include <QSplitter>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "FlameGraphView.h"
@@ -19,13 +22,34 @@
 namespace tracelight::widgets {
 
 namespace {
-using ProfileJobResult = std::shared_ptr<const Result<ProfileSet>>;
-}
+struct ProfileJob {
+    Status status = Status::ok();
+    std::shared_ptr<const ProfileSet> profile;
+    std::shared_ptr<const ProfileDiff> diff;  // base group 0 against target group 1
+    std::int64_t aaFrames = 0;                // what the same diff flags between two halves of the base
+};
+using ProfileJobResult = std::shared_ptr<const ProfileJob>;
+} // namespace
 
 ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     m_job = new JobRunner(this);
     m_period = new QComboBox(this);
     m_period->setToolTip(tr("Whose critical paths: every request, or one period's"));
+    m_diffBase = new QComboBox(this);
+    m_diffBase->setToolTip(tr("Diff the profile against another period's: red frames got slower, blue faster (significant only)"));
+    m_changes = new QTableWidget(0, 5, this);
+    m_changes->setHorizontalHeaderLabels({tr("Frame"), tr("Base"), tr("Target"), tr("Δ self"), tr("p")});
+    m_changes->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_changes->verticalHeader()->setVisible(false);
+    m_changes->horizontalHeader()->setStretchLastSection(true);
+    m_changes->setColumnWidth(0, 250);
+    m_changes->setColumnWidth(1, 80);
+    m_changes->setColumnWidth(2, 80);
+    m_changes->setColumnWidth(3, 80);
+    m_changes->setWordWrap(false);
+    m_changes->setTextElideMode(Qt::ElideMiddle);
+    m_changes->setToolTip(tr("Significant frames by increase in self time; hover a frame for its stack"));
+    m_changes->setVisible(false);
     m_search = new QLineEdit(this);
     m_search->setPlaceholderText(tr("Search frames (service, operation, segment)…"));
     m_search->setClearButtonEnabled(true);
@@ -42,15 +66,24 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Requests:"), this));
     top->addWidget(m_period, 1);
+    top->addWidget(new QLabel(tr("Diff against:"), this));
+    top->addWidget(m_diffBase, 1);
     top->addWidget(m_search, 2);
     top->addWidget(exportButton);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_status);
     layout->addWidget(m_crumb);
-    layout->addWidget(scroll, 1);
+    m_split = new QSplitter(Qt::Horizontal, this);
+    auto* split = m_split;
+    split->addWidget(scroll);
+    split->addWidget(m_changes);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
 
     connect(m_period, &QComboBox::activated, this, &ProfileView::compute);
+    connect(m_diffBase, &QComboBox::activated, this, &ProfileView::compute);
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_flame->setSearch(text);
         updateLabels();
@@ -70,6 +103,9 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
 void ProfileView::clear(const QString& message) {
     m_job->cancel();
     m_profile.reset();
+    m_diff.reset();
+    m_changes->setRowCount(0);
+    m_changes->setVisible(false);
     m_flame->setProfile(nullptr);
     m_status->setText(message);
     m_crumb->clear();
@@ -82,6 +118,10 @@ void ProfileView::setDatabase(const QString& path, std::shared_ptr<const InMemor
     m_period->clear();
     m_period->addItem(tr("All requests"), QString());
     for (const auto& p : periods) m_period->addItem(tr("Period %1").arg(p), p);
+    const QSignalBlocker blockDiff(m_diffBase);
+    m_diffBase->clear();
+    m_diffBase->addItem(tr("(no diff)"), QString());
+    for (const auto& p : periods) m_diffBase->addItem(tr("Period %1").arg(p), p);
     m_pending = true;
     if (isVisible()) compute();
 }
@@ -89,6 +129,12 @@ void ProfileView::setDatabase(const QString& path, std::shared_ptr<const InMemor
 void ProfileView::setPeriod(const QString& period) {
     const int index = m_period->findData(period);
     if (index >= 0) m_period->setCurrentIndex(index);
+    compute();
+}
+
+void ProfileView::setDiffBase(const QString& period) {
+    const int index = m_diffBase->findData(period);
+    if (index >= 0) m_diffBase->setCurrentIndex(index);
     compute();
 }
 
@@ -105,27 +151,87 @@ void ProfileView::compute() {
     if (!m_analysis || m_path.isEmpty()) return;
     auto analysis = m_analysis;
     const std::string file = m_path.toStdString(), period = m_period->currentData().toString().toStdString();
+    const std::string base = m_diffBase->currentData().toString().toStdString();
+    if (!base.empty() && base == period) {
+        clear(tr("The profile and its diff base are the same period (%1): choose another.").arg(QString::fromStdString(base)));
+        emit resultsReady();
+        return;
+    }
     m_job->start<ProfileJobResult>(
-        [analysis, file, period](const CancelToken& cancel, const ProgressSink& progress) -> ProfileJobResult {
+        [analysis, file, period, base](const CancelToken& cancel, const ProgressSink& progress) -> ProfileJobResult {
+            auto out = std::make_shared<ProfileJob>();
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
-            if (!store) return std::make_shared<const Result<ProfileSet>>(store.status());
-            std::vector<std::uint32_t> rows;
-            if (period.empty()) {
-                rows.resize(analysis->data.requestCount());
-                for (std::uint32_t r = 0; r < rows.size(); ++r) rows[r] = r;
+            if (!store) {
+                out->status = store.status();
+                return out;
+            }
+            auto rowsOf = [&](const std::string& p) {
+                std::vector<std::uint32_t> rows;
+                if (p.empty()) {
+                    rows.resize(analysis->data.requestCount());
+                    for (std::uint32_t r = 0; r < rows.size(); ++r) rows[r] = r;
+                } else {
+                    rows = periodRows(*store.value(), analysis->data.requestIds, p);
+                }
+                return rows;
+            };
+            std::vector<std::vector<std::uint32_t>> groups;
+            if (!base.empty()) {
+                // One pass: base, target and two random halves of the base (the noise floor).
+                auto baseRows = rowsOf(base);
+                auto [x, y] = splitAtRandom(baseRows, 1);
+                groups = {std::move(baseRows), rowsOf(period)};
+                if (!x.empty() && !y.empty()) {
+                    groups.push_back(std::move(x));
+                    groups.push_back(std::move(y));
+                }
             } else {
-                rows = periodRows(*store.value(), analysis->data.requestIds, period);
+                groups = {rowsOf(period)};
             }
             ProfileOptions options;
             options.rules = loadCategoryRules(*store.value());
-            return std::make_shared<const Result<ProfileSet>>(buildProfiles(*analysis, store.value().get(), {rows}, options, &progress, &cancel));
+            auto set = buildProfiles(*analysis, store.value().get(), groups, options, &progress, &cancel);
+            if (!set) {
+                out->status = set.status();
+                return out;
+            }
+            auto shared = std::make_shared<const ProfileSet>(std::move(set.value()));
+            if (!base.empty()) {
+                out->diff = std::make_shared<const ProfileDiff>(diffProfiles(*shared, 0, 1));
+                if (shared->groups.size() == 4) out->aaFrames = diffProfiles(*shared, 2, 3).significantFrames;
+            }
+            out->profile = std::move(shared);
+            return out;
         },
         [this](ProfileJobResult result) {
-            if (!result->isOk()) {
-                clear(QString::fromStdString(result->message()));
+            if (!result->status) {
+                clear(QString::fromStdString(result->status.message()));
             } else {
-                m_profile = std::make_shared<const ProfileSet>(result->value());
-                m_flame->setProfile(m_profile);
+                m_profile = result->profile;
+                m_diff = result->diff;
+                m_aaFrames = result->aaFrames;
+                if (m_diff) m_flame->setDiff(m_profile, 0, 1, *m_diff);
+                else m_flame->setProfile(m_profile);
+                m_changes->setVisible(m_diff != nullptr);
+                if (m_diff) m_split->setSizes({m_split->width() * 3 / 5, m_split->width() * 2 / 5});
+                m_changes->setRowCount(0);
+                if (m_diff) {
+                    for (const auto& c : m_diff->frames) {
+                        if (!c.significant || m_changes->rowCount() >= 200) break;
+                        const int row = m_changes->rowCount();
+                        m_changes->insertRow(row);
+                        auto* name = new QTableWidgetItem(QString::fromStdString(m_profile->frames[c.frame].name));
+                        name->setToolTip(QString::fromStdString(m_profile->path(c.frame)).replace(';', QStringLiteral(" › ")));
+                        m_changes->setItem(row, 0, name);
+                        m_changes->setItem(row, 1, new QTableWidgetItem(formatDurationNs(static_cast<TimeNs>(c.baseTotalNs))));
+                        m_changes->setItem(row, 2, new QTableWidgetItem(formatDurationNs(static_cast<TimeNs>(c.targetTotalNs))));
+                        auto* delta = new QTableWidgetItem((c.deltaSelfNs() >= 0 ? QStringLiteral("+") : QString()) +
+                                                           formatDurationNs(static_cast<TimeNs>(c.deltaSelfNs())));
+                        delta->setForeground(c.deltaSelfNs() >= 0 ? QColor(0xc0, 0x39, 0x2b) : QColor(0x19, 0x71, 0xc2));
+                        m_changes->setItem(row, 3, delta);
+                        m_changes->setItem(row, 4, new QTableWidgetItem(QString::number(c.pValue, 'g', 3)));
+                    }
+                }
                 updateLabels();
             }
             emit resultsReady();
@@ -141,6 +247,13 @@ void ProfileView::updateLabels() {
                        .arg(static_cast<qlonglong>(m_profile->frames.size()));
     if (!m_search->text().trimmed().isEmpty())
         text += tr(" · <b>matches: %1 % of the latency</b>").arg(100.0 * m_flame->matchedShare(), 0, 'f', 1);
+    if (m_diff)
+        text = tr("<b>%L1 significant frames</b> (red slower, blue faster; grey within the noise) · A/A: %L2 frames flagged by chance "
+                  "between two halves of the base · base %3 → target %4 mean latency · widths: the larger of the two")
+                   .arg(m_diff->significantFrames)
+                   .arg(m_aaFrames)
+                   .arg(formatDurationNs(static_cast<TimeNs>(m_profile->meanLatencyNs(0))),
+                        formatDurationNs(static_cast<TimeNs>(m_profile->meanLatencyNs(1))));
     if (m_profile->truncatedStacks > 0) text += tr(" · %L1 stacks cut at 1,000 frames").arg(m_profile->truncatedStacks);
     m_status->setText(text);
     m_crumb->setText(m_flame->breadcrumb());

@@ -11,6 +11,8 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QTableWidget;
+class QSplitter;
 
 namespace tracelight::widgets {
 
@@ -25,6 +27,8 @@ public:
     void setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
     void clear(const QString& message);
     void setPeriod(const QString& period);  // "" = every request
+    void setDiffBase(const QString& period);  // "" = no diff; else the profile is diffed against this period
+    QTableWidget* changeTable() const { return m_changes; }
     bool isComputing() const;
     FlameGraphView* flameGraph() const { return m_flame; }
     QString statusText() const;
@@ -46,6 +50,11 @@ private:
     bool m_pending = false;
     JobRunner* m_job = nullptr;
     QComboBox* m_period = nullptr;
+    QComboBox* m_diffBase = nullptr;
+    QTableWidget* m_changes = nullptr;
+    QSplitter* m_split = nullptr;
+    std::shared_ptr<const ProfileDiff> m_diff;
+    std::int64_t m_aaFrames = 0;
     QLineEdit* m_search = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_crumb = nullptr;
