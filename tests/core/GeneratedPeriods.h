@@ -3,12 +3,18 @@
 // names prefixed (so two periods never share a request), on true clocks (two generator seeds would give
 // the same host two different skews), one user per request (repeat visitors would make two periods of a
 // few hundred users differ for real).
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "generator/PageLoadGenerator.h"
 #include "tracelight/base/Time.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
+#include <memory>
 
 namespace tracelight::test {
 
@@ -51,6 +57,27 @@ inline void writePeriod(const std::string& csv, const std::string& prefix, std::
                 << samples::PageLoadGenerator::eventNames()[e.event] << ','
                 << formatMicroseconds(e.trueNs) << ',' << e.seq << '\n';
     }
+}
+
+
+// A new database `db` with `periods` (1 or 2) periods of n page loads, "baseline" and "problem", the
+// problem's feed cache-miss fill `slowFeed` times slower (CSV files written beside it), analysed and
+// loaded back in memory.
+inline std::shared_ptr<const InMemoryAnalysis> analysedPeriods(const std::string& db, std::int64_t n, double slowFeed, int periods = 2) {
+    auto store = TraceStore::open(db, TraceStore::Mode::Create);
+    EXPECT_TRUE(store) << store.message();
+    for (int p = 0; p < periods; ++p) {
+        const std::string csv = db + ".p" + std::to_string(p) + ".csv";
+        writePeriod(csv, p ? "slow-" : "base-", n, 5, p ? slowFeed : 1.0);
+        ImportOptions options;
+        options.inputs = {csv};
+        options.period = p ? "problem" : "baseline";
+        EXPECT_TRUE(importTraces(*store.value(), options));
+    }
+    EXPECT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store.value());
+    EXPECT_TRUE(analysis) << analysis.message();
+    return std::make_shared<const InMemoryAnalysis>(std::move(analysis.value()));
 }
 
 } // namespace tracelight::test

@@ -37,20 +37,7 @@ struct Fixture {
 std::unique_ptr<Fixture> twoPeriods(int periods = 2) {
     auto f = std::make_unique<Fixture>();
     f->db = f->dir.filePath("cmp.tldb").toStdString();
-    auto store = TraceStore::open(f->db, TraceStore::Mode::Create);
-    EXPECT_TRUE(store);
-    for (int p = 0; p < periods; ++p) {
-        const std::string csv = f->dir.filePath(QStringLiteral("p%1.csv").arg(p)).toStdString();
-        test::writePeriod(csv, p ? "slow-" : "base-", 800, 5, p ? 6.0 : 1.0);
-        ImportOptions options;
-        options.inputs = {csv};
-        options.period = p ? "problem" : "baseline";
-        EXPECT_TRUE(importTraces(*store.value(), options));
-    }
-    EXPECT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
-    auto analysis = loadAnalysis(*store.value());
-    EXPECT_TRUE(analysis);
-    f->analysis = std::make_shared<const InMemoryAnalysis>(std::move(analysis.value()));
+    f->analysis = test::analysedPeriods(f->db, 800, 6.0, periods);
     return f;
 }
 

@@ -20,20 +20,7 @@ namespace {
 
 std::shared_ptr<const InMemoryAnalysis> analysedTwoPeriods(const QTemporaryDir& dir, std::string& db) {
     db = dir.filePath("p.tldb").toStdString();
-    auto store = TraceStore::open(db, TraceStore::Mode::Create);
-    EXPECT_TRUE(store);
-    for (int p = 0; p < 2; ++p) {
-        const std::string csv = dir.filePath(QStringLiteral("p%1.csv").arg(p)).toStdString();
-        test::writePeriod(csv, p ? "slow-" : "base-", 600, 5, p ? 6.0 : 1.0);
-        ImportOptions options;
-        options.inputs = {csv};
-        options.period = p ? "problem" : "baseline";
-        EXPECT_TRUE(importTraces(*store.value(), options));
-    }
-    EXPECT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
-    auto analysis = loadAnalysis(*store.value());
-    EXPECT_TRUE(analysis);
-    return std::make_shared<const InMemoryAnalysis>(std::move(analysis.value()));
+    return test::analysedPeriods(db, 600, 6.0);
 }
 
 bool waitReady(widgets::ProfileView& v) { return QTest::qWaitFor([&] { return !v.isComputing(); }, 120000); }
