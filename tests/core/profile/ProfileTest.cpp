@@ -213,3 +213,46 @@ TEST(ProfileDiff, AFiveMillisecondSlowerSegmentFlagsExactlyItsChain) {
     EXPECT_NEAR(diff.frames.front().deltaSelfNs(), 5e6, 2e5);
     EXPECT_EQ(set->path(diff.frames.front().frame), "web;render;A->B");
 }
+
+// The paper's worked aggregation (its Table 1, as its text describes it): A1 calls A2 and B1 in parallel;
+// in request 1 A2 is slower and on the critical path, in request 2 B1. Merged by identical stack and
+// divided by two, both appear on the average critical path, each at half its time: A1 35 ms in all, of
+// it 10 ms its own, A2 10 ms (20 / 2), B1 15 ms (30 / 2).
+TEST(Profile, ThePapersTwoRequestAggregation) {
+    test::ScratchDir dir;
+    auto span = [](const char* trace, const char* id, const char* parent, const char* op, const char* process, long start, long duration) {
+        std::string refs = parent ? std::string(R"([{"refType":"CHILD_OF","traceID":")") + trace + R"(","spanID":")" + parent + R"("}])" : "[]";
+        return std::string(R"({"traceID":")") + trace + R"(","spanID":")" + id + R"(","operationName":")" + op + R"(","references":)" +
+               refs + R"(,"startTime":)" + std::to_string(1700000000000000L + start) + R"(,"duration":)" + std::to_string(duration) +
+               R"(,"processID":")" + process + R"(","tags":[],"logs":[]})";
+    };
+    const std::string processes = R"("processes":{"pa":{"serviceName":"A","tags":[]},"pb":{"serviceName":"B","tags":[]}})";
+    const std::string json = std::string(R"({"data":[{"traceID":"r1","spans":[)") + span("r1", "a1", nullptr, "A1", "pa", 0, 30000) + "," +
+                             span("r1", "a2", "a1", "A2", "pa", 5000, 20000) + "," + span("r1", "b1", "a1", "B1", "pb", 5000, 10000) + "]," +
+                             processes + R"(},{"traceID":"r2","spans":[)" + span("r2", "a1", nullptr, "A1", "pa", 1000000, 40000) + "," +
+                             span("r2", "a2", "a1", "A2", "pa", 1005000, 10000) + "," + span("r2", "b1", "a1", "B1", "pb", 1005000, 30000) +
+                             "]," + processes + "}]}";
+    auto store = TraceStore::open(dir.file("paper.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    ImportOptions import;
+    import.inputs = {dir.write("paper.json", json)};
+    auto imported = importTraces(*store.value(), import);
+    ASSERT_TRUE(imported) << imported.message();
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store.value());
+    ASSERT_TRUE(analysis);
+    ASSERT_EQ(analysis->data.requestCount(), 2u);
+    auto set = buildProfiles(analysis.value(), store.value().get(), {allRows(analysis.value())});
+    ASSERT_TRUE(set) << set.message();
+    const ProfileSet& p = set.value();
+    std::map<std::string, std::pair<double, double>> byPath;  // path -> (total, self), ms
+    for (std::size_t f = 0; f < p.frames.size(); ++f) byPath[p.path(f)] = {p.meanTotalNs(0, f) / 1e6, p.meanSelfNs(0, f) / 1e6};
+    EXPECT_NEAR(p.meanLatencyNs(0) / 1e6, 35.0, 1e-9);
+    EXPECT_NEAR(byPath["A:A1"].first, 35.0, 1e-9);
+    EXPECT_NEAR(byPath["A:A1"].second, 10.0, 1e-9);
+    EXPECT_NEAR(byPath["A:A1;A:A2"].first, 10.0, 1e-9);
+    EXPECT_NEAR(byPath["A:A1;B:B1"].first, 15.0, 1e-9);
+    // Each was on the critical path of one request of the two.
+    for (std::size_t f = 0; f < p.frames.size(); ++f)
+        if (p.frames[f].parent >= 0) EXPECT_DOUBLE_EQ(p.onPathShare(0, f), 0.5) << p.path(f);
+}
