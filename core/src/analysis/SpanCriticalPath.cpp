@@ -8,10 +8,15 @@
 namespace tracelight {
 
 SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpans& spans) {
+    return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.tasks, spans);
+}
+
+SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
+                                  std::span<const std::string> tasks, const RequestSpans& spans) {
     SpanCriticalPath out;
     const std::size_t n = spans.size();
     out.spans.resize(n);
-    const std::size_t segCount = detail.dag.segments.size();
+    const std::size_t segCount = dag.segments.size();
     out.segmentSpan.assign(segCount, -1);
     out.criticalNetwork.assign(segCount, false);
 
@@ -45,7 +50,7 @@ SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpan
     std::vector<std::int64_t> rank(segCount, 0);
     {
         std::unordered_map<std::uint32_t, std::int64_t> next;
-        for (std::size_t s = 0; s < segCount && s < detail.segmentTask.size(); ++s) rank[s] = next[detail.segmentTask[s]]++;
+        for (std::size_t s = 0; s < segCount && s < segmentTask.size(); ++s) rank[s] = next[segmentTask[s]]++;
     }
     // Within a task the spans nest (a joined server inside its client): walking its segments in order
     // with a stack of the spans open around them finds each one's innermost span in linear time.
@@ -57,11 +62,11 @@ SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpan
     const std::vector<std::size_t>* list = nullptr;
     std::size_t next = 0;
     std::vector<std::size_t> open;
-    for (std::size_t s = 0; s < segCount && s < detail.segmentTask.size(); ++s) {
-        const std::uint32_t t = detail.segmentTask[s];
+    for (std::size_t s = 0; s < segCount && s < segmentTask.size(); ++s) {
+        const std::uint32_t t = segmentTask[s];
         if (t != currentTask) {
             currentTask = t;
-            auto it = t < detail.tasks.size() ? byTask.find(detail.tasks[t]) : byTask.end();
+            auto it = t < tasks.size() ? byTask.find(tasks[t]) : byTask.end();
             list = it == byTask.end() ? nullptr : &it->second;
             next = 0;
             open.clear();
@@ -72,9 +77,9 @@ SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpan
         while (!open.empty() && spans[open.back()].endOrd < to) open.pop_back();
         if (!open.empty() && spans[open.back()].startOrd <= from) out.segmentSpan[s] = static_cast<std::int32_t>(open.back());
     }
-    for (auto s : detail.criticalPath.segments) {
+    for (auto s : criticalPath.segments) {
         if (s >= segCount) continue;
-        const SegmentInstance& seg = detail.dag.segments[s];
+        const SegmentInstance& seg = dag.segments[s];
         out.criticalNs += seg.durationNs();
         if (seg.network) out.criticalNetwork[s] = true;
         const std::int32_t owner = out.segmentSpan[s];

@@ -10,6 +10,7 @@
 
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/base/Parallel.h"
+#include "tracelight/base/RandomSplit.h"
 #include "tracelight/compare/Statistics.h"
 
 namespace tracelight {
@@ -457,11 +458,7 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
 }
 
 AaResult aaSplit(const RequestCategories& c, std::span<const std::uint32_t> baseline, const CompareOptions& options) {
-    std::vector<std::uint32_t> shuffled(baseline.begin(), baseline.end());
-    std::mt19937_64 rng(options.aaSeed);
-    std::shuffle(shuffled.begin(), shuffled.end(), rng);
-    const std::size_t half = shuffled.size() / 2;
-    const std::span<const std::uint32_t> a(shuffled.data(), half), b(shuffled.data() + half, shuffled.size() - half);
+    const auto [a, b] = splitAtRandom(baseline, options.aaSeed);
     const Comparison cmp = compareCategories(c, a, b, options);
     return {cmp.categoriesTested, cmp.mutations()};
 }

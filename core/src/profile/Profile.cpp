@@ -5,7 +5,6 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/analysis/SpanCriticalPath.h"
 #include "tracelight/base/Parallel.h"
@@ -44,9 +43,6 @@ double sampleVariance(double sum, double sumSq, std::int64_t n) {
 } // namespace
 double ProfileSet::varianceTotalNs2(std::size_t g, std::size_t f) const {
     return sampleVariance(groups[g].frames[f].totalSum, groups[g].frames[f].totalSumSq, groups[g].requests);
-}
-double ProfileSet::varianceSelfNs2(std::size_t g, std::size_t f) const {
-    return sampleVariance(groups[g].frames[f].selfSum, groups[g].frames[f].selfSumSq, groups[g].requests);
 }
 double ProfileSet::ci95TotalNs(std::size_t g, std::size_t f) const {
     const auto n = groups[g].requests;
@@ -115,6 +111,10 @@ struct ShardState {
     std::uint32_t request = 0;
     std::vector<std::int32_t> touched;
     std::vector<std::int32_t> spanFrame;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> hosts;  // per segment: start and end host
+    std::vector<std::string> tasks;                               // span requests: task names,
+    std::vector<std::uint32_t> segmentTask;                       // each segment's index into them
+    std::unordered_map<std::uint32_t, std::uint32_t> taskIndex;
 };
 
 int histogramBin(double ns) {
@@ -170,9 +170,9 @@ public:
         };
         // Hosts of each segment (segment k ends at the k-th event that closes one).
         const auto events = m_td.eventsOf(row);
-        m_scratchHosts.clear();
+        s.hosts.clear();
         for (std::size_t e = 1; e < events.size(); ++e)
-            if (events[e].segmentType.isValid()) m_scratchHosts.emplace_back(events[e - 1].host.value, events[e].host.value);
+            if (events[e].segmentType.isValid()) s.hosts.emplace_back(events[e - 1].host.value, events[e].host.value);
         auto hostName = [&](std::uint32_t host) { return hostRole(m_td.label(m_td.hostLabels[host].value)); };
 
         if (spans && !spans->empty()) {
@@ -186,9 +186,9 @@ public:
                 const std::int32_t task = s.table.child(cat, m_td.label(seg.task), FrameKind::Task);
                 const std::string name = m_td.label(type.startEvent.value) + "->" + m_td.label(type.endEvent.value);
                 std::int32_t leaf;
-                if (seg.network && v < m_scratchHosts.size())
+                if (seg.network && v < s.hosts.size())
                     leaf = s.table.child(task, name, FrameKind::Network,
-                                         {hostName(m_scratchHosts[v].first), hostName(m_scratchHosts[v].second)});
+                                         {hostName(s.hosts[v].first), hostName(s.hosts[v].second)});
                 else
                     leaf = s.table.child(task, name, FrameKind::Segment);
                 addSelf(leaf, seg.durationNs());
@@ -219,7 +219,6 @@ public:
                 fs.totalSum += total;
                 fs.totalSumSq += total * total;
                 fs.selfSum += self;
-                fs.selfSumSq += self * self;
                 if (total > 0) {
                     fs.criticalRequests += 1;
                     fs.histogram[static_cast<std::size_t>(histogramBin(total))] += 1;
@@ -233,18 +232,16 @@ private:
     template <class AddSelf, class HostName>
     void processSpans(ShardState& s, const RequestDag& dag, const CriticalPath& cp, const RequestSpans& spans, AddSelf& addSelf,
                       HostName& hostName) const {
-        // The detail spanCriticalPath reads: the request's graph with its tasks by name.
-        RequestDetail detail;
-        detail.dag = dag;
-        detail.criticalPath = cp;
-        std::unordered_map<std::uint32_t, std::uint32_t> taskIndex;
-        detail.segmentTask.reserve(dag.segments.size());
+        // The request's tasks by name, as the spans name the task their events landed in.
+        s.tasks.clear();
+        s.segmentTask.clear();
+        s.taskIndex.clear();
         for (const auto& seg : dag.segments) {
-            auto [it, fresh] = taskIndex.emplace(seg.task, static_cast<std::uint32_t>(detail.tasks.size()));
-            if (fresh) detail.tasks.push_back(m_td.label(seg.task));
-            detail.segmentTask.push_back(it->second);
+            auto [it, fresh] = s.taskIndex.emplace(seg.task, static_cast<std::uint32_t>(s.tasks.size()));
+            if (fresh) s.tasks.push_back(m_td.label(seg.task));
+            s.segmentTask.push_back(it->second);
         }
-        const SpanCriticalPath scp = spanCriticalPath(detail, spans);
+        const SpanCriticalPath scp = spanCriticalPath(dag, cp, s.segmentTask, s.tasks, spans);
         // Frame of every span: its parent's frame and its own name, stacks cut at kMaxProfileDepth.
         s.spanFrame.assign(spans.size(), -1);
         for (std::size_t i = 0; i < spans.size(); ++i) {
@@ -266,8 +263,8 @@ private:
         for (auto v : cp.segments) {
             const SegmentInstance& seg = dag.segments[v];
             std::int32_t frame = frameOfSegment(v);
-            if (seg.network && v < m_scratchHosts.size()) {
-                const std::string from = hostName(m_scratchHosts[v].first), to = hostName(m_scratchHosts[v].second);
+            if (seg.network && v < s.hosts.size()) {
+                const std::string from = hostName(s.hosts[v].first), to = hostName(s.hosts[v].second);
                 frame = s.table.child(frame, from + " → " + to, FrameKind::Network, {from, to});
             } else if (frame < 0) {
                 frame = s.table.child(-1, m_td.label(seg.task), FrameKind::Task);
@@ -308,9 +305,7 @@ private:
     std::vector<std::uint8_t> m_mask;
     std::vector<std::string> m_categories;
     std::vector<int> m_typeCategory;
-    static thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> m_scratchHosts;
 };
-thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> Builder::m_scratchHosts;
 
 // Shards' frames merged by (parent, name), parents first, their statistics added.
 ProfileSet merge(std::vector<ShardState>& shards, std::size_t groupCount) {
@@ -338,7 +333,6 @@ ProfileSet merge(std::vector<ShardState>& shards, std::size_t groupCount) {
                 b.totalSum += a.totalSum;
                 b.totalSumSq += a.totalSumSq;
                 b.selfSum += a.selfSum;
-                b.selfSumSq += a.selfSumSq;
                 b.criticalRequests += a.criticalRequests;
                 for (int h = 0; h < kProfileHistogramBins; ++h) b.histogram[static_cast<std::size_t>(h)] += a.histogram[static_cast<std::size_t>(h)];
             }
@@ -411,33 +405,11 @@ Result<ProfileSet> buildProfiles(const InMemoryAnalysis& analysis, const TraceSt
         flush();
         if (cancelled()) return Status::error("cancelled");
         // Span requests whose span records are missing still count, by their event-log stacks.
-        forEachShard(1, 1, [&](unsigned, std::size_t, std::size_t) {
-            RequestPass pass(analysis.model, td);
-            for (auto r : spanRows)
-                if (!seen[r]) builder.process(shards[0], pass, r, nullptr);
-        });
+        RequestPass pass(analysis.model, td);
+        for (auto r : spanRows)
+            if (!seen[r]) builder.process(shards[0], pass, r, nullptr);
     }
     return merge(shards, groups.size());
-}
-
-std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> splitAtRandom(std::span<const std::uint32_t> rows,
-                                                                                std::uint64_t seed) {
-    // SplitMix64 per row index: the same seed splits the same rows the same way.
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;
-    keyed.reserve(rows.size());
-    std::uint64_t x = seed;
-    for (auto r : rows) {
-        std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        keyed.emplace_back(z ^ (z >> 31), r);
-    }
-    std::sort(keyed.begin(), keyed.end());
-    std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> out;
-    for (std::size_t i = 0; i < keyed.size(); ++i) (i < keyed.size() / 2 ? out.first : out.second).push_back(keyed[i].second);
-    std::sort(out.first.begin(), out.first.end());
-    std::sort(out.second.begin(), out.second.end());
-    return out;
 }
 
 } // namespace tracelight

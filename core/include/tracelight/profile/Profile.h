@@ -16,6 +16,7 @@
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Progress.h"
+#include "tracelight/base/RandomSplit.h"
 #include "tracelight/base/Status.h"
 #include "tracelight/studies/Categories.h"
 
@@ -39,7 +40,7 @@ struct ProfileFrameInfo {
 constexpr int kProfileHistogramBins = 24;
 struct FrameStats {
     double totalSum = 0, totalSumSq = 0;  // ns, ns²: total = self + its children's
-    double selfSum = 0, selfSumSq = 0;
+    double selfSum = 0;
     std::int64_t criticalRequests = 0;    // requests in which it had critical time
     std::array<std::int32_t, kProfileHistogramBins> histogram{};
 };
@@ -62,7 +63,6 @@ struct ProfileSet {
     double meanTotalNs(std::size_t g, std::size_t f) const;
     double meanSelfNs(std::size_t g, std::size_t f) const;
     double varianceTotalNs2(std::size_t g, std::size_t f) const;  // per-request sample variance
-    double varianceSelfNs2(std::size_t g, std::size_t f) const;
     double ci95TotalNs(std::size_t g, std::size_t f) const;  // half-width, central limit theorem
     double onPathShare(std::size_t g, std::size_t f) const;  // share of the group's requests where it was critical
     std::string path(std::size_t f) const;                  // "a;b;c" (a ';' in a name becomes ',')
@@ -102,9 +102,7 @@ struct ProfileDiff {
 // Frames of group `target` against group `base` of one ProfileSet.
 ProfileDiff diffProfiles(const ProfileSet& set, std::size_t base, std::size_t target, double alpha = 0.05);
 
-// The base rows split at random (seeded, repeatable) into two halves: the groups an A/A diff compares.
-std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> splitAtRandom(std::span<const std::uint32_t> rows,
-                                                                                std::uint64_t seed);
+// The A/A diff's groups: the base split by splitAtRandom (base/RandomSplit.h).
 
 // ---- export ----------------------------------------------------------------------------------------
 
