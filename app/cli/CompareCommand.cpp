@@ -42,7 +42,6 @@ int runCompare(const CompareArgs& args) {
     options.alpha = args.alpha;
     options.benjaminiHochberg = args.bh;
     options.aaSeed = args.seed;
-    if (auto info = store.value()->info(); !info) return fail(info.message());
     auto analysis = loadAnalysis(*store.value());
     if (!analysis) return fail(analysis.message());
     auto compared = comparePeriods(*store.value(), analysis.value(), args.baseline, args.problem, options);

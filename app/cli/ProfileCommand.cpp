@@ -31,18 +31,9 @@ int runProfile(const ProfileArgs& args) {
     auto store = openAnalysed(db, AnalysisOptions{}, true);
     if (!store) return fail(store.message());
     const TraceStore& st = *store.value();
-    auto info = st.info();
-    if (!info) return fail(info.message());
-    for (const std::string* period : {&args.period, &args.diffBase}) {
-        if (period->empty()) continue;
-        bool known = false;
-        std::string names;
-        for (const auto& p : info->periods) {
-            known = known || p.name == *period;
-            names += (names.empty() ? "" : ", ") + p.name;
-        }
-        if (!known) return fail(db + ": no period '" + *period + "' (periods: " + (names.empty() ? "none" : names) + ")");
-    }
+    for (const std::string* period : {&args.period, &args.diffBase})
+        if (!period->empty())
+            if (auto requests = periodSize(st, *period); !requests) return fail(requests.message());
     auto analysis = loadAnalysis(st);
     if (!analysis) return fail(analysis.message());
     const auto& ids = analysis->data.requestIds;
@@ -57,13 +48,7 @@ int runProfile(const ProfileArgs& args) {
         for (std::size_t r = 0; r < ids.size(); ++r) allowed[r] = match.count(ids[r].value) > 0;
     }
     auto rowsOf = [&](const std::string& period) {
-        std::vector<std::uint32_t> rows;
-        if (period.empty()) {
-            rows.resize(ids.size());
-            for (std::uint32_t r = 0; r < rows.size(); ++r) rows[r] = r;
-        } else {
-            rows = periodRows(st, ids, period);
-        }
+        std::vector<std::uint32_t> rows = periodRows(st, ids, period);
         if (!allowed.empty()) std::erase_if(rows, [&](std::uint32_t r) { return !allowed[r]; });
         return rows;
     };

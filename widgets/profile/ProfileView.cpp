@@ -165,16 +165,7 @@ void ProfileView::compute() {
                 out->status = store.status();
                 return out;
             }
-            auto rowsOf = [&](const std::string& p) {
-                std::vector<std::uint32_t> rows;
-                if (p.empty()) {
-                    rows.resize(analysis->data.requestCount());
-                    for (std::uint32_t r = 0; r < rows.size(); ++r) rows[r] = r;
-                } else {
-                    rows = periodRows(*store.value(), analysis->data.requestIds, p);
-                }
-                return rows;
-            };
+            auto rowsOf = [&](const std::string& p) { return periodRows(*store.value(), analysis->data.requestIds, p); };
             std::vector<std::vector<std::uint32_t>> groups;
             if (!base.empty()) {
                 // One pass: base, target and two random halves of the base (the noise floor).

@@ -26,20 +26,12 @@ Result<PeriodComparison> comparePeriods(const TraceStore& store, const InMemoryA
     const std::string db = store.path();
     if (baselineName == problemName)
         return Status::error(db + ": the baseline and the problem are the same period '" + std::string(baselineName) + "'; compare two periods");
-    auto info = store.info();
-    if (!info) return info.status();
     for (std::string_view period : {baselineName, problemName}) {
-        const PeriodInfo* found = nullptr;
-        for (const auto& p : info->periods)
-            if (p.name == period) found = &p;
-        if (!found) {
-            std::string known;
-            for (const auto& p : info->periods) known += (known.empty() ? "" : ", ") + p.name;
-            return Status::error(db + ": no period '" + std::string(period) + "' (periods: " + (known.empty() ? "none" : known) + ")");
-        }
-        if (found->requests == 0) return Status::error(db + ": period '" + std::string(period) + "' holds no requests");
-        if (found->requests < options.minSample)
-            return Status::error(db + ": period '" + std::string(period) + "' holds " + std::to_string(found->requests) +
+        auto requests = periodSize(store, period);
+        if (!requests) return requests.status();
+        if (requests.value() == 0) return Status::error(db + ": period '" + std::string(period) + "' holds no requests");
+        if (requests.value() < options.minSample)
+            return Status::error(db + ": period '" + std::string(period) + "' holds " + std::to_string(requests.value()) +
                                  " requests, too few to test (at least " + std::to_string(options.minSample) + ")");
     }
     const auto& ids = analysis.data.requestIds;

@@ -207,12 +207,28 @@ std::vector<std::string> attributeValues(const TraceStore& store, const std::vec
 }
 
 std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view period) {
+    if (period.empty()) {
+        std::vector<std::uint32_t> all(ids.size());
+        std::iota(all.begin(), all.end(), 0u);
+        return all;
+    }
     std::unordered_map<std::uint32_t, bool> inPeriod;
     for (RequestId id : store.requestsInPeriod(period)) inPeriod[id.value] = true;
     std::vector<std::uint32_t> rows;
     for (std::size_t r = 0; r < ids.size(); ++r)
         if (inPeriod.count(ids[r].value)) rows.push_back(static_cast<std::uint32_t>(r));
     return rows;
+}
+
+Result<std::int64_t> periodSize(const TraceStore& store, std::string_view period) {
+    auto info = store.info();
+    if (!info) return info.status();
+    std::string known;
+    for (const auto& p : info->periods) {
+        if (p.name == period) return p.requests;
+        known += (known.empty() ? "" : ", ") + p.name;
+    }
+    return Status::error(store.path() + ": no period '" + std::string(period) + "' (periods: " + (known.empty() ? "none" : known) + ")");
 }
 
 Breakdown breakdown(const RequestAggregates& a, const std::vector<std::uint32_t>& rows) {

@@ -63,9 +63,11 @@ Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSin
 CategoryRules loadCategoryRules(const TraceStore& store);
 Status saveCategoryRules(TraceStore& store, const CategoryRules& rules);
 
-// A request attribute per row (empty where absent), and the rows of one period.
+// A request attribute per row (empty where absent), and the rows of one period (an empty name: every row).
 std::vector<std::string> attributeValues(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view key);
 std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view period);
+// How many requests a period holds; an unknown name is the error "DB: no period 'P' (periods: a, b)".
+Result<std::int64_t> periodSize(const TraceStore& store, std::string_view period);
 
 // ---- studies -------------------------------------------------------------------------------------
 
