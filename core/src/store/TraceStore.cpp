@@ -673,46 +673,48 @@ Result<Predicate> parsePredicate(std::string_view predicate) {
         return Status::error("bad predicate '" + std::string(predicate) + "': expected 'ATTR OP VALUE' with OP one of = != < >");
     return Predicate{key, op, value};
 }
-} // namespace
 
-Result<std::vector<RequestId>> TraceStore::requestsWhere(std::string_view predicate) const {
-    auto parsed = parsePredicate(predicate);
-    if (!parsed) return parsed.status();
-    const auto& [key, op, value] = parsed.value();
+// The requests whose attribute matches: numbers compare as numbers, anything else as text.
+std::vector<RequestId> matchingRequests(sqlite3* db, const Predicate& p) {
     double wanted = 0;
-    const bool wantedNumber = isNumber(value, wanted);
+    const bool wantedNumber = isNumber(p.value, wanted);
     std::vector<RequestId> members;
-    sqlite::Statement q(m_db, "SELECT a.request_id, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id "
-                              "JOIN labels v ON v.id=a.value_id WHERE k.text=?1 ORDER BY a.request_id");
-    q.bind(1, std::string_view(key));
+    sqlite::Statement q(db, "SELECT a.request_id, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id "
+                            "JOIN labels v ON v.id=a.value_id WHERE k.text=?1 ORDER BY a.request_id");
+    q.bind(1, std::string_view(p.key));
     while (q.step() == SQLITE_ROW) {
         const std::string_view text = q.text(1);
         double number = 0;
         int cmp;
         if (wantedNumber && isNumber(text, number)) cmp = number < wanted ? -1 : number > wanted ? 1 : 0;
-        else cmp = text.compare(value) < 0 ? -1 : text.compare(value) > 0 ? 1 : 0;
-        const bool match = op == "=" ? cmp == 0 : op == "!=" ? cmp != 0 : op == "<" ? cmp < 0 : cmp > 0;
+        else cmp = text.compare(p.value) < 0 ? -1 : text.compare(p.value) > 0 ? 1 : 0;
+        const bool match = p.op == "=" ? cmp == 0 : p.op == "!=" ? cmp != 0 : p.op == "<" ? cmp < 0 : cmp > 0;
         const auto id = RequestId{static_cast<std::uint32_t>(q.int64(0))};
         if (match && (members.empty() || members.back() != id)) members.push_back(id);
     }
     return members;
 }
+} // namespace
+
+Result<std::vector<RequestId>> TraceStore::requestsWhere(std::string_view predicate) const {
+    auto parsed = parsePredicate(predicate);
+    if (!parsed) return parsed.status();
+    return matchingRequests(m_db, parsed.value());
+}
 
 Result<std::int64_t> TraceStore::addPeriodWhere(std::string_view name, std::string_view predicate) {
     auto parsed = parsePredicate(predicate);
     if (!parsed) return parsed.status();
-    auto matching = requestsWhere(predicate);
-    if (!matching) return matching.status();
+    const Predicate& p = parsed.value();
     if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(s.message());
-    const auto& [key, op, value] = parsed.value();
-    auto id = newPeriod(m_db, name, "where " + key + " " + op + " " + value);
+    auto id = newPeriod(m_db, name, "where " + p.key + " " + p.op + " " + p.value);
     if (!id) {
         sqlite::exec(m_db, "ROLLBACK");
         return id.status();
     }
+    // Read under the write lock, as the period is made: an import cannot land between the two.
     std::vector<std::int64_t> members;
-    members.reserve(matching->size());
-    for (auto r : matching.value()) members.push_back(static_cast<std::int64_t>(r.value));
+    for (auto r : matchingRequests(m_db, p)) members.push_back(static_cast<std::int64_t>(r.value));
     return finish(m_db, id.value(), members);
 }
 
