@@ -4,7 +4,7 @@
 
 #include <numeric>
 
-#include "../core/GeneratedTraces.h"
+#include "AnalysedPageLoads.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/compare/Compare.h"
 
@@ -14,22 +14,8 @@ namespace {
 
 constexpr std::int64_t kPerPeriod = 150000;
 
-const InMemoryAnalysis& analysed() {
-    static InMemoryAnalysis a = [] {
-        samples::GeneratorOptions options;
-        options.requests = 2 * kPerPeriod;
-        options.users = 2 * kPerPeriod;
-        auto traces = test::generateTraces(samples::PageLoadGenerator(options), 2 * kPerPeriod, true);
-        return std::move(analyzeInMemory(std::move(traces.data), AnalysisOptions{}).value());
-    }();
-    return a;
-}
-
-std::vector<std::uint32_t> allRows() {
-    std::vector<std::uint32_t> rows(2 * kPerPeriod);
-    std::iota(rows.begin(), rows.end(), 0u);
-    return rows;
-}
+const InMemoryAnalysis& analysed() { return bench::analysedPageLoads(2 * kPerPeriod); }
+std::vector<std::uint32_t> allRows() { return bench::allRows(2 * kPerPeriod); }
 
 const RequestCategories& categories() {
     static RequestCategories c = std::move(categorizeRequests(analysed(), allRows()).value());

@@ -4,7 +4,7 @@
 
 #include <numeric>
 
-#include "../core/GeneratedTraces.h"
+#include "AnalysedPageLoads.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/profile/Profile.h"
 
@@ -14,22 +14,8 @@ namespace {
 
 constexpr std::int64_t kRequests = 1000000;
 
-const InMemoryAnalysis& analysed() {
-    static InMemoryAnalysis a = [] {
-        samples::GeneratorOptions options;
-        options.requests = kRequests;
-        options.users = kRequests;
-        auto traces = test::generateTraces(samples::PageLoadGenerator(options), kRequests, true);
-        return std::move(analyzeInMemory(std::move(traces.data), AnalysisOptions{}).value());
-    }();
-    return a;
-}
-
-std::vector<std::uint32_t> allRows() {
-    std::vector<std::uint32_t> rows(kRequests);
-    std::iota(rows.begin(), rows.end(), 0u);
-    return rows;
-}
+const InMemoryAnalysis& analysed() { return bench::analysedPageLoads(kRequests); }
+std::vector<std::uint32_t> allRows() { return bench::allRows(kRequests); }
 
 // Baseline: touch every event of every request once (what any per-request pass must at least do).
 void BM_ScanEvents(benchmark::State& state) {
