@@ -41,26 +41,17 @@ std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"
 
 } // namespace
 
-// RapidJSON's input stream over the file buffer; what it takes is copied into m_capture when that is set,
-// up to kMaxJsonValueBytes (then the stream pretends to end, and readValue reports the size).
+// RapidJSON's input stream over the file buffer.
 struct JsonArrayStream::Input {
     typedef char Ch;
     JsonArrayStream& s;
     Ch Peek() const {
-        if (s.m_overflow) return '\0';
         const int c = s.peek();
         return c < 0 ? '\0' : static_cast<char>(c);
     }
     Ch Take() {
-        if (s.m_overflow) return '\0';
-        if (s.m_capture && s.m_capture->size() >= kMaxJsonValueBytes) {
-            s.m_overflow = true;
-            return '\0';
-        }
         const int c = s.get();
-        if (c < 0) return '\0';
-        if (s.m_capture) s.m_capture->push_back(static_cast<char>(c));
-        return static_cast<char>(c);
+        return c < 0 ? '\0' : static_cast<char>(c);
     }
     std::size_t Tell() const { return static_cast<std::size_t>(s.m_offset); }
     Ch* PutBegin() { return nullptr; }
@@ -106,18 +97,11 @@ bool JsonArrayStream::skipSpace() {
     return peek() >= 0;
 }
 
-bool JsonArrayStream::readValue(std::string* capture) {
-    const std::uint64_t start = m_offset;
-    m_capture = capture;
-    m_overflow = false;
+bool JsonArrayStream::skipValue() {
     Input input{*this};
     DepthHandler handler;
     rapidjson::Reader reader;
     reader.Parse<detail::kJsonReadFlags | rapidjson::kParseStopWhenDoneFlag>(input, handler);
-    m_capture = nullptr;
-    if (m_overflow)
-        return failAt(start, "a JSON value larger than the limit of " + mib(kMaxJsonValueBytes) + " (" +
-                                 std::to_string(kMaxJsonValueBytes) + " bytes)");
     if (!reader.HasParseError()) return true;
     const auto code = reader.GetParseErrorCode();
     const std::uint64_t at = reader.GetErrorOffset();
@@ -211,7 +195,7 @@ bool JsonArrayStream::open(const std::string& path, std::string_view key, std::s
             }
             return openFail("\"" + std::string(key) + "\" is neither an array nor an object");
         }
-        if (!readValue(nullptr)) return failed();
+        if (!skipValue()) return failed();
     }
 }
 
@@ -231,21 +215,86 @@ bool JsonArrayStream::finishDocument() {
             if (!readKey(name)) return false;
             if (!skipSpace() || get() != ':') return failAt(m_offset - 1, "expected ':' after object key");
             if (!skipSpace()) return fail("unexpected end of file inside the top-level object");
-            if (!readValue(nullptr)) return false;
+            if (!skipValue()) return false;
         }
     }
     if (skipSpace()) return fail("unexpected text after the JSON document");
     return false;  // a clean end: error() stays empty
 }
 
-bool JsonArrayStream::next(std::string& element, std::uint64_t& offset) {
-    element.clear();
+// Where one JSON value ends, by its structure only (JsonValue::parse validates it next, so its text is
+// read twice in memory but taken from the file once): brackets outside strings are counted, a string ends
+// at an unescaped quote, anything else at the next delimiter.
+bool JsonArrayStream::scanValue() {
+    m_element.clear();
+    const std::uint64_t start = m_offset;
+    const int first = peek();
+    const bool scalar = first != '{' && first != '[' && first != '"';
+    int depth = 0;
+    bool inString = false, escaped = false;
+    for (bool done = false; !done;) {
+        if (peek() < 0) {
+            if (scalar && !m_element.empty()) break;  // a number at the end of the file: the caller misses the ']'
+            return fail("unexpected end of file inside a value");
+        }
+        const char* data = m_buffer.data();
+        std::size_t i = m_pos;
+        if (scalar) {
+            for (; i < m_end && !done; ++i) {
+                switch (data[i]) {
+                case ',': case ']': case '}': case '"': case '[': case '{': case ' ': case '\t': case '\n': case '\r':
+                    done = true;
+                    --i;
+                    break;
+                default: break;
+                }
+            }
+        } else {
+            for (; i < m_end && !done; ++i) {
+                const char c = data[i];
+                if (inString) {
+                    if (escaped) escaped = false;
+                    else if (c == '\\') escaped = true;
+                    else if (c == '"') done = depth == 0, inString = false;
+                } else if (c == '"') {
+                    inString = true;
+                } else if (c == '{' || c == '[') {
+                    ++depth;
+                } else if (c == '}' || c == ']') {
+                    done = --depth == 0;
+                }
+            }
+        }
+        const std::size_t taken = i - m_pos;
+        if (m_element.size() + taken > kMaxJsonValueBytes)
+            return failAt(start, "a JSON value larger than the limit of " + mib(kMaxJsonValueBytes) + " (" +
+                                     std::to_string(kMaxJsonValueBytes) + " bytes)");
+        m_element.append(data + m_pos, taken);
+        m_pos = i;
+        m_offset += taken;
+    }
+    if (m_element.empty()) return fail("invalid value");
+    m_before[0] = m_element.size() >= 2 ? static_cast<unsigned char>(m_element[m_element.size() - 2]) : -1;
+    m_before[1] = static_cast<unsigned char>(m_element.back());
+    return true;
+}
+
+bool JsonArrayStream::parseElement(JsonValue& element, std::uint64_t offset) {
+    if (!scanValue()) return false;
+    std::string error;
+    std::size_t bad = 0;
+    if (!JsonValue::parse(m_element, element, &error, &bad)) return failAt(offset + bad, error);
+    return true;
+}
+
+bool JsonArrayStream::next(JsonValue& element, std::uint64_t& offset) {
+    m_element.clear();
     if (m_done) return false;
     if (m_singleObject) {
         if (!m_first) return finishDocument();  // the object was the one element
         m_first = false;
         offset = m_offset;
-        return readValue(&element);
+        return parseElement(element, offset);
     }
     if (!skipSpace()) return fail("unexpected end of file inside the array");
     if (peek() == ']') {
@@ -262,7 +311,7 @@ bool JsonArrayStream::next(std::string& element, std::uint64_t& offset) {
     }
     m_first = false;
     offset = m_offset;
-    return readValue(&element);
+    return parseElement(element, offset);
 }
 
 } // namespace tracelight

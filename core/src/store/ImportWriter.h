@@ -65,6 +65,7 @@ public:
 
 private:
     Result<std::uint32_t> intern(std::string_view text, LabelRole role);
+    Status flushLabels();  // the labels and roles interned since the last flush
     Status setAttribute(std::uint32_t request, std::uint32_t taskId, std::int64_t ord, const RawAttribute& attr);
     void warn(std::string message);
     bool wantsSample() const { return m_warningSamples.size() < kMaxWarningSamples; }
@@ -79,6 +80,9 @@ private:
     sqlite3* m_db;
     StringMap<std::uint32_t> m_labels;
     std::unordered_set<std::uint64_t> m_roles;
+    std::uint32_t m_nextLabelId = 1;
+    std::vector<const std::string*> m_pendingLabels;  // keys of m_labels, in id order
+    std::vector<std::uint64_t> m_pendingRoles;
     StringMap<RequestState> m_requests;
     std::uint32_t m_periodId = 0;
     std::int64_t m_importId = 0;

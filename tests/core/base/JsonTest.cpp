@@ -282,10 +282,10 @@ Streamed streamFile(const std::string& path, std::string_view key) {
     Streamed s;
     JsonArrayStream stream;
     if (!stream.open(path, key, &s.openError)) return s;
-    std::string element;
+    JsonValue element;
     std::uint64_t offset = 0;
     while (stream.next(element, offset)) {
-        s.elements.push_back(element);
+        s.elements.emplace_back(stream.elementText());
         s.offsets.push_back(offset);
     }
     s.error = stream.error();
@@ -464,14 +464,15 @@ TEST(JsonArrayStream, SizesItsBufferToASmallFile) {
     std::string error;
     ASSERT_TRUE(stream.open(path, "data", &error)) << error;
     EXPECT_LE(stream.bufferSize(), 4096u);
-    std::string element;
+    JsonValue element;
     std::uint64_t offset = 0;
     ASSERT_TRUE(stream.next(element, offset));
-    EXPECT_EQ(element, "{\"a\": 1}");
+    EXPECT_EQ(stream.elementText(), "{\"a\": 1}");
+    EXPECT_EQ(element.find("a")->number(), 1);
     ASSERT_TRUE(stream.next(element, offset));
-    EXPECT_EQ(element, "[2, \"]\"]");
+    EXPECT_EQ(stream.elementText(), "[2, \"]\"]");
     ASSERT_TRUE(stream.next(element, offset));
-    EXPECT_EQ(element, "3");
+    EXPECT_EQ(stream.elementText(), "3");
     EXPECT_FALSE(stream.next(element, offset));
     EXPECT_TRUE(stream.error().empty()) << stream.error();
 }

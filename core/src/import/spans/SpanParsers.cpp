@@ -18,20 +18,13 @@ namespace {
 
 constexpr std::uint64_t kCheckEvery = 256;
 
-Status at(const std::string& path, std::uint64_t byte, const std::string& message) {
-    return Status::error(path + ": byte " + std::to_string(byte) + ": " + message);
-}
-
 // Parses each element of an opened array stream and hands it over with its location ("file: byte N: ").
 Status forEachElement(JsonArrayStream& stream, const std::string& path,
                       const std::function<Status(const JsonValue&, const std::string&)>& handle, const ByteCounter& progress,
                       const CancelToken* cancel) {
-    std::string element, error;
+    JsonValue value;  // its storage is reused from one element to the next
     std::uint64_t offset = 0, count = 0;
-    while (stream.next(element, offset)) {
-        JsonValue value;
-        std::size_t bad = 0;
-        if (!JsonValue::parse(element, value, &error, &bad)) return at(path, offset + bad, "invalid JSON: " + error);
+    while (stream.next(value, offset)) {
         if (Status s = handle(value, path + ": byte " + std::to_string(offset) + ": "); !s) return s;
         if (++count % 16 == 0) {
             if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
