@@ -271,6 +271,13 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     }
     std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
     {
+        // One lookup per request: the slowest requests of thousands of types are often the same few.
+        std::unordered_map<std::size_t, std::optional<std::string>> names;
+        auto nameOf = [&](std::size_t r) -> const std::optional<std::string>& {
+            auto it = names.find(r);
+            if (it == names.end()) it = names.emplace(r, store.requestName(td.requestIds[r])).first;
+            return it->second;
+        };
         for (std::size_t type = 0; type < stats.size(); ++type) {
             TypeTotals sum;
             for (const auto& shard : totals) {
@@ -295,7 +302,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             st.criticalCount = sum.critical;
             st.meanCriticalNs = requests ? double(sum.criticalNs) / double(requests) : 0;
             for (const auto& [latency, r] : sum.slowest)
-                if (auto name = store.requestName(td.requestIds[r])) st.slowestCriticalRequests.push_back(std::move(*name));
+                if (const auto& name = nameOf(r)) st.slowestCriticalRequests.push_back(*name);
         }
     }
     const std::string params = storedParameters(options, lastImportRead);

@@ -12,6 +12,7 @@ ProfileDiff diffProfiles(const ProfileSet& set, std::size_t base, std::size_t ta
     const double nb = double(set.groups[base].requests), nt = double(set.groups[target].requests);
     std::vector<double> p(n, 1.0);
     out.frames.resize(n);
+    const double floorNs = 0.001 * set.meanLatencyNs(base);
     for (std::size_t f = 0; f < n; ++f) {
         FrameChange& c = out.frames[f];
         c.frame = static_cast<std::uint32_t>(f);
@@ -19,6 +20,7 @@ ProfileDiff diffProfiles(const ProfileSet& set, std::size_t base, std::size_t ta
         c.targetTotalNs = set.meanTotalNs(target, f);
         c.baseSelfNs = set.meanSelfNs(base, f);
         c.targetSelfNs = set.meanSelfNs(target, f);
+        c.selfRatio = floorNs > 0 ? (c.targetSelfNs + floorNs) / (c.baseSelfNs + floorNs) : 1;
         // Welch's statistic on the per-request total critical time (a frame absent from a request is 0
         // there), the central limit theorem giving its distribution: the paper's confidence intervals.
         const double se2 = (nb > 1 ? set.varianceTotalNs2(base, f) / nb : 0) + (nt > 1 ? set.varianceTotalNs2(target, f) / nt : 0);
@@ -38,6 +40,7 @@ ProfileDiff diffProfiles(const ProfileSet& set, std::size_t base, std::size_t ta
     }
     std::stable_sort(out.frames.begin(), out.frames.end(), [](const FrameChange& a, const FrameChange& b) {
         if (a.significant != b.significant) return a.significant;
+        if (a.selfRatio != b.selfRatio) return a.selfRatio > b.selfRatio;
         return a.deltaSelfNs() > b.deltaSelfNs();
     });
     return out;

@@ -64,6 +64,7 @@ std::string profileDiffJson(const ProfileSet& set, std::size_t base, std::size_t
         w.key("base_total_us").value(us(c.baseTotalNs)).key("target_total_us").value(us(c.targetTotalNs))
             .key("delta_total_us").value(us(c.deltaTotalNs())).key("base_self_us").value(us(c.baseSelfNs))
             .key("target_self_us").value(us(c.targetSelfNs)).key("delta_self_us").value(us(c.deltaSelfNs()))
+            .key("self_ratio").value(c.selfRatio)
             .key("p_value").value(c.pValue).key("significant").value(c.significant);
         w.endObject();
     }

@@ -135,16 +135,18 @@ TEST(Profile, EmptySelectionSaysSo) {
     EXPECT_NE(set.message().find("empty selection"), std::string::npos) << set.message();
 }
 
-// Online Boutique's network delay into currencyservice (fault/05_27 + 05_28 against the normal minute):
-// the first significant frame by increase in self time is the hop between frontend and currencyservice.
-TEST(ProfileDiff, OnlineBoutiqueCurrencyDelayComesFirst) {
+// Online Boutique's labelled faults against the normal minute: the first significant frame (by relative
+// slowdown of self time) belongs to the injected service or is the network hop into it — currencyservice
+// for the network delay (fault/05_27 + 05_28), shippingservice for the CPU contention (07_26 + 07_27).
+TEST(ProfileDiff, OnlineBoutiqueInjectedServiceComesFirst) {
     const std::string ob = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique";
     if (!std::filesystem::is_directory(ob)) GTEST_SKIP() << "no " << ob << " beside this checkout";
     test::ScratchDir dir;
     auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
     ASSERT_TRUE(store);
     for (auto [period, files] : {std::pair<std::string, std::vector<std::string>>{"normal", {ob + "/normal/2022-08-23_17_00_trace.csv"}},
-                                 {"net", {ob + "/fault/05_27_trace.csv", ob + "/fault/05_28_trace.csv"}}}) {
+                                 {"net", {ob + "/fault/05_27_trace.csv", ob + "/fault/05_28_trace.csv"}},
+                                 {"cpu", {ob + "/fault/07_26_trace.csv", ob + "/fault/07_27_trace.csv"}}}) {
         ImportOptions import;
         import.inputs = files;
         import.period = period;
@@ -154,16 +156,19 @@ TEST(ProfileDiff, OnlineBoutiqueCurrencyDelayComesFirst) {
     auto analysis = loadAnalysis(*store.value());
     ASSERT_TRUE(analysis);
     const auto& ids = analysis->data.requestIds;
-    auto set = buildProfiles(analysis.value(), store.value().get(),
-                             {periodRows(*store.value(), ids, "normal"), periodRows(*store.value(), ids, "net")});
-    ASSERT_TRUE(set) << set.message();
-    const ProfileDiff diff = diffProfiles(set.value(), 0, 1);
-    ASSERT_FALSE(diff.frames.empty());
-    const FrameChange& first = diff.frames.front();
-    ASSERT_TRUE(first.significant);
-    const auto& services = set->frames[first.frame].services;
-    EXPECT_NE(std::find(services.begin(), services.end(), "currencyservice"), services.end()) << set->path(first.frame);
-    EXPECT_GT(first.deltaSelfNs(), 1e6);  // the injected delay is milliseconds per request
+    for (auto [period, injected] : {std::pair<std::string, std::string>{"net", "currencyservice"}, {"cpu", "shippingservice"}}) {
+        auto set = buildProfiles(analysis.value(), store.value().get(),
+                                 {periodRows(*store.value(), ids, "normal"), periodRows(*store.value(), ids, period)});
+        ASSERT_TRUE(set) << set.message();
+        const ProfileDiff diff = diffProfiles(set.value(), 0, 1);
+        ASSERT_FALSE(diff.frames.empty());
+        const FrameChange& first = diff.frames.front();
+        ASSERT_TRUE(first.significant) << period;
+        const auto& services = set->frames[first.frame].services;
+        EXPECT_NE(std::find(services.begin(), services.end(), injected), services.end()) << period << ": " << set->path(first.frame);
+        EXPECT_GT(first.deltaSelfNs(), 1e6) << period;  // the fault costs milliseconds per request
+        EXPECT_GT(first.selfRatio, 1.5) << period;  // more than a 50 % slowdown of its own time
+    }
 }
 
 // One segment made 5 ms slower in a copy of the requests: the diff flags exactly that frame's chain
