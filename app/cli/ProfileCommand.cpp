@@ -1,5 +1,5 @@
 // profile: the average critical-path profile of a set of requests (critical path tracing), or the diff of
-// two, exported as JSON, folded stacks or speedscope.
+// two, exported as JSON, folded stacks, speedscope or pprof.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fstream>
@@ -23,8 +23,6 @@ struct ProfileArgs {
 
 int runProfile(const ProfileArgs& args) {
     const std::string& db = args.db;
-    if (args.format == "pprof")
-        return fail(db + ": --format pprof is not available yet; use json, folded or speedscope");
     if (!args.diffBase.empty() && args.format != "json") return fail(db + ": --diff-base writes JSON only (--format json)");
     if (!args.diffBase.empty() && args.diffBase == args.period)
         return fail(db + ": --diff-base and --period are the same period '" + args.period + "'");
@@ -65,9 +63,17 @@ int runProfile(const ProfileArgs& args) {
         auto set = buildProfiles(analysis.value(), &st, {target}, options);
         if (!set) return fail(db + ": " + set.message());
         std::string text;
-        if (args.format == "json") text = profileJson(set.value(), 0) + "\n";
-        else if (args.format == "folded") text = profileFolded(set.value(), 0);
-        else text = profileSpeedscope(set.value(), 0, args.period.empty() ? db : args.period) + "\n";
+        if (args.format == "json") {
+            text = profileJson(set.value(), 0) + "\n";
+        } else if (args.format == "folded") {
+            text = profileFolded(set.value(), 0);
+        } else if (args.format == "pprof") {
+            auto bytes = profilePprof(set.value(), 0);
+            if (!bytes) return fail(db + ": " + bytes.message());
+            text = std::move(bytes.value());
+        } else {
+            text = profileSpeedscope(set.value(), 0, args.period.empty() ? db : args.period) + "\n";
+        }
         if (args.out.empty()) {
             std::cout << text;
         } else if (!(std::ofstream(args.out, std::ios::binary) << text)) {
@@ -105,7 +111,7 @@ Command addProfileCommand(CLI::App& program) {
     cmd->add_option("--where", args->where, "only requests whose attribute matches: ATTR=V, ATTR!=V, ATTR<N, ATTR>N")->type_name("EXPR");
     cmd->add_option("--diff-base", args->diffBase, "diff against this period (the base): per-frame change and significance")
         ->type_name("B");
-    cmd->add_option("--format", args->format, "json (default), folded, speedscope")
+    cmd->add_option("--format", args->format, "json (default), folded, speedscope, pprof (gzipped profile.proto)")
         ->type_name("F")
         ->check(CLI::IsMember({"json", "folded", "speedscope", "pprof"}));
     cmd->add_option("--alpha", args->alpha, "false discovery rate of the diff's frames (Benjamini-Hochberg, default 0.05)")
@@ -118,8 +124,8 @@ Command addProfileCommand(CLI::App& program) {
                 "of its mean. Stacks: span ancestry (service:operation), network trips named 'caller → callee', blind\n"
                 "time as 'blind' under the span that waited; event logs: category > task > segment. With --diff-base,\n"
                 "each frame's change in total time is tested (Welch, Benjamini-Hochberg across frames); frames are\n"
-                "listed significant first, by increase in self time; expected_false_positives is what the same diff\n"
-                "flags between two random halves of the base. folded and speedscope values: mean nanoseconds.");
+                "listed significant first, by relative slowdown of self time; expected_false_positives is what the same diff\n"
+                "flags between two random halves of the base. folded, speedscope and pprof values: mean nanoseconds.");
     return {cmd, [args] { return runProfile(*args); }};
 }
 

@@ -331,6 +331,18 @@ assert d["base"]["period"] == "base" and d["target"]["requests"] == 1000 and "ex
 check "profile --format folded" $?
 "$cli" profile "$work/cmp.tldb" --format speedscope | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["profiles"][0]["type"]=="sampled" and len(d["profiles"][0]["samples"])==len(d["profiles"][0]["weights"])'
 check "profile --format speedscope" $?
+# pprof: a gzipped profile.proto that protoc decodes, its samples adding up to the JSON profile's total.
+proto_dir=/usr/share/gocode/src/github.com/google/pprof/proto
+"$cli" profile "$work/cmp.tldb" --period base --format pprof --out "$work/p.pb.gz" &&
+    gunzip -c "$work/p.pb.gz" | protoc --decode perftools.profiles.Profile -I "$proto_dir" profile.proto >"$work/p.pprof.txt"
+python3 -c '
+import json, re, sys
+text = open(sys.argv[1]).read()
+samples = sum(int(v) for v in re.findall(r"^  value: (\d+)$", text, re.M))
+total_us = json.loads(sys.argv[2])["total_us"]
+assert abs(samples / 1000 - total_us) < 0.001 * total_us, (samples, total_us)
+assert "\"critical_time\"" in text and "\"nanoseconds\"" in text
+' "$work/p.pprof.txt" "$("$cli" profile "$work/cmp.tldb" --period base)"; check "profile --format pprof decodes with protoc and adds up to the mean latency" $?
 err=$("$cli" profile "$work/cmp.tldb" --period nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no period 'nope'"; check "profile of an unknown period ($err)" $?
 err=$("$cli" profile "$work/cmp.tldb" --where 'bytes>1e15' 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no analysed requests"; check "profile of an empty selection ($err)" $?
 

@@ -117,6 +117,17 @@ struct ShardState {
     std::unordered_map<std::uint32_t, std::uint32_t> taskIndex;
 };
 
+} // namespace
+
+void FrameStats::keepIfSlow(FrameRequest r) {
+    if (r.totalNs <= slowest.back().totalNs) return;
+    std::size_t i = slowest.size() - 1;
+    for (; i > 0 && slowest[i - 1].totalNs < r.totalNs; --i) slowest[i] = slowest[i - 1];
+    slowest[i] = r;
+}
+
+namespace {
+
 int histogramBin(double ns) {
     const double us = ns / 1000.0;
     if (us < 2) return 0;
@@ -222,6 +233,7 @@ public:
                 if (total > 0) {
                     fs.criticalRequests += 1;
                     fs.histogram[static_cast<std::size_t>(histogramBin(total))] += 1;
+                    fs.keepIfSlow({s.total[fi], static_cast<std::uint32_t>(row)});
                 }
             }
         }
@@ -335,6 +347,8 @@ ProfileSet merge(std::vector<ShardState>& shards, std::size_t groupCount) {
                 b.selfSum += a.selfSum;
                 b.criticalRequests += a.criticalRequests;
                 for (int h = 0; h < kProfileHistogramBins; ++h) b.histogram[static_cast<std::size_t>(h)] += a.histogram[static_cast<std::size_t>(h)];
+                for (const FrameRequest& r : a.slowest)
+                    if (r.totalNs > 0) b.keepIfSlow(r);
             }
         }
     }

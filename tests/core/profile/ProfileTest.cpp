@@ -7,12 +7,16 @@
 #include <set>
 #include <sstream>
 
+#include <zlib.h>
+
 #include "TestUtil.h"
 #include "core/GeneratedStore.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/import/Import.h"
+#include "profile.pb.h"  // pprof's profile.proto, compiled for core
 #include "tracelight/profile/Profile.h"
+#include "tracelight/profile/ProfileTables.h"
 #include "tracelight/studies/Aggregates.h"
 
 using namespace tracelight;
@@ -124,6 +128,144 @@ TEST(ProfileDiff, RandomHalvesFlagNothingInNineteenOfTwentySeeds) {
     auto same = buildProfiles(a.analysis, a.store.get(), {rows, rows});
     ASSERT_TRUE(same);
     EXPECT_EQ(diffProfiles(same.value(), 0, 1).significantFrames, 0);
+}
+
+// pprof: the gzipped profile.proto decodes (zlib + the protobuf classes pprof's own proto generates), its
+// samples are the frames with self time, each stack leaf first with the frames' names, adding up to the mean
+// latency. (cli.smoke decodes the same file with protoc --decode.)
+TEST(Profile, PprofDecodesToTheSameStacksAndTotal) {
+    test::ScratchDir dir;
+    auto a = analysedPageLoads(dir, 200, 3);
+    auto set = buildProfiles(a.analysis, a.store.get(), {allRows(a.analysis)});
+    ASSERT_TRUE(set);
+    const ProfileSet& p = set.value();
+    auto pprof = profilePprof(p, 0);
+    ASSERT_TRUE(pprof) << pprof.message();
+    std::string* gz = &pprof.value();
+    ASSERT_GE(gz->size(), 2u);
+    EXPECT_EQ(static_cast<unsigned char>((*gz)[0]), 0x1f);  // gzip magic
+    EXPECT_EQ(static_cast<unsigned char>((*gz)[1]), 0x8b);
+    std::string raw(1 << 24, '\0');
+    z_stream z{};
+    ASSERT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = reinterpret_cast<Bytef*>(gz->data());
+    z.avail_in = static_cast<uInt>(gz->size());
+    z.next_out = reinterpret_cast<Bytef*>(raw.data());
+    z.avail_out = static_cast<uInt>(raw.size());
+    ASSERT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+    raw.resize(z.total_out);
+    inflateEnd(&z);
+    perftools::profiles::Profile proto;
+    ASSERT_TRUE(proto.ParseFromString(raw));
+    ASSERT_GT(proto.string_table_size(), 0);
+    EXPECT_EQ(proto.string_table(0), "");
+    ASSERT_EQ(proto.sample_type_size(), 1);
+    EXPECT_EQ(proto.string_table(proto.sample_type(0).type()), "critical_time");
+    EXPECT_EQ(proto.string_table(proto.sample_type(0).unit()), "nanoseconds");
+    std::map<std::uint64_t, std::string> functionName;
+    for (const auto& fn : proto.function()) functionName[fn.id()] = proto.string_table(fn.name());
+    std::map<std::uint64_t, std::string> locationName;
+    for (const auto& loc : proto.location()) {
+        ASSERT_EQ(loc.line_size(), 1);
+        locationName[loc.id()] = functionName.at(loc.line(0).function_id());
+    }
+    std::map<std::string, long long> stacks;
+    long long sum = 0;
+    for (const auto& sample : proto.sample()) {
+        std::string path;
+        for (int i = sample.location_id_size() - 1; i >= 0; --i) path += (path.empty() ? "" : ";") + locationName.at(sample.location_id(i));
+        ASSERT_EQ(sample.value_size(), 1);
+        EXPECT_TRUE(stacks.emplace(path, sample.value(0)).second) << "stack twice: " << path;
+        sum += sample.value(0);
+    }
+    std::size_t withSelf = 0;
+    for (std::size_t f = 0; f < p.frames.size(); ++f) {
+        const long long self = std::llround(p.meanSelfNs(0, f));
+        if (self <= 0) continue;
+        ++withSelf;
+        EXPECT_EQ(stacks[p.path(f)], self) << p.path(f);
+    }
+    EXPECT_EQ(stacks.size(), withSelf);
+    EXPECT_NEAR(double(sum), p.meanLatencyNs(0), double(p.frames.size()));
+}
+
+// Top frames and the sandwich on a hand-made profile with recursion: A › B › A › C and A › C.
+TEST(ProfileTables, TopFramesAndSandwichCountRecursionOnce) {
+    ProfileSet p;
+    //            0: A       1: A;B      2: A;B;A    3: A;B;A;C  4: A;C
+    p.frames = {{-1, "A", FrameKind::Span, {}}, {0, "B", FrameKind::Span, {}}, {1, "A", FrameKind::Span, {}},
+                {2, "C", FrameKind::Span, {}}, {0, "C", FrameKind::Span, {}}};
+    ProfileGroup g;
+    g.requests = 1;
+    const double self[] = {10, 20, 30, 40, 50};
+    g.frames.resize(5);
+    for (int f = 0; f < 5; ++f) g.frames[static_cast<std::size_t>(f)].selfSum = self[f];
+    // totals: each frame's self plus its descendants'
+    const double total[] = {150, 90, 70, 40, 50};
+    for (int f = 0; f < 5; ++f) g.frames[static_cast<std::size_t>(f)].totalSum = total[f];
+    p.groups = {g};
+
+    const auto top = topFrames(p, 0);
+    ASSERT_EQ(top.size(), 3u);
+    EXPECT_EQ(top[0].name, "C");  // 40 + 50 self
+    EXPECT_DOUBLE_EQ(top[0].selfNs, 90);
+    EXPECT_DOUBLE_EQ(top[0].totalNs, 90);
+    EXPECT_EQ(top[1].name, "A");
+    EXPECT_DOUBLE_EQ(top[1].selfNs, 40);
+    EXPECT_DOUBLE_EQ(top[1].totalNs, 150);  // the inner A lies inside the outer one: not counted again
+    EXPECT_EQ(top[1].stacks, 2);
+    EXPECT_EQ(top[2].name, "B");
+
+    const Sandwich a = sandwich(p, 0, "A");
+    EXPECT_DOUBLE_EQ(a.middle.selfNs, 40);
+    EXPECT_DOUBLE_EQ(a.middle.totalNs, 150);
+    ASSERT_EQ(a.callers.size(), 2u);
+    EXPECT_EQ(a.callers[0].name, "[root]");
+    EXPECT_DOUBLE_EQ(a.callers[0].totalNs, 150);
+    EXPECT_EQ(a.callers[1].name, "B");
+    EXPECT_DOUBLE_EQ(a.callers[1].totalNs, 70);
+    ASSERT_EQ(a.callees.size(), 2u);
+    EXPECT_EQ(a.callees[0].name, "B");  // 90 under the outer A
+    EXPECT_DOUBLE_EQ(a.callees[0].totalNs, 90);
+    EXPECT_EQ(a.callees[1].name, "C");  // 40 under the inner A + 50 under the outer
+    EXPECT_DOUBLE_EQ(a.callees[1].totalNs, 90);
+    const Sandwich none = sandwich(p, 0, "nosuch");
+    EXPECT_TRUE(none.callers.empty());
+    EXPECT_TRUE(none.callees.empty());
+}
+
+// Each frame keeps the requests in which it held the most critical time (for "open the slowest in the
+// waterfall"): largest first, at least its mean over the requests where it was critical, the same whatever
+// the number of threads (shards merge them).
+TEST(Profile, SlowestRequestsPerFrameAreKeptAndMerged) {
+    test::ScratchDir dir;
+    auto a = analysedPageLoads(dir, 300, 5);
+    const auto rows = allRows(a.analysis);
+    ProfileOptions one, four;
+    one.threads = 1;
+    four.threads = 4;
+    auto p1 = buildProfiles(a.analysis, a.store.get(), {rows}, one);
+    auto p4 = buildProfiles(a.analysis, a.store.get(), {rows}, four);
+    ASSERT_TRUE(p1 && p4);
+    ASSERT_EQ(p1->frames.size(), p4->frames.size());
+    std::size_t checked = 0;
+    for (std::size_t f = 0; f < p1->frames.size(); ++f) {
+        const FrameStats& s = p1->groups[0].frames[f];
+        if (s.criticalRequests == 0) {
+            EXPECT_EQ(s.slowest[0].totalNs, 0);
+            continue;
+        }
+        ++checked;
+        EXPECT_GE(double(s.slowest[0].totalNs), s.totalSum / double(s.criticalRequests) - 1e-6) << p1->path(f);
+        for (std::size_t k = 1; k < kProfileSlowestKept; ++k) EXPECT_LE(s.slowest[k].totalNs, s.slowest[k - 1].totalNs);
+        EXPECT_LT(s.slowest[0].row, rows.size());
+        // The same frame in the 4-thread build (frame ids may differ: find it by path).
+        for (std::size_t g = 0; g < p4->frames.size(); ++g)
+            if (p4->path(g) == p1->path(f))
+                for (std::size_t k = 0; k < kProfileSlowestKept; ++k)
+                    EXPECT_EQ(p4->groups[0].frames[g].slowest[k].totalNs, s.slowest[k].totalNs) << p1->path(f) << " #" << k;
+    }
+    EXPECT_GT(checked, 5u);
 }
 
 // Bad input: an empty selection is a clear error, never an empty profile.

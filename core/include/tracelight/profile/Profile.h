@@ -38,11 +38,19 @@ struct ProfileFrameInfo {
 // total critical time in the requests where it was critical: bin b holds [2^b, 2^(b+1)) microseconds,
 // bin 0 everything under 2 µs.
 constexpr int kProfileHistogramBins = 24;
+// The requests in which a frame held the most critical time, to open them in the waterfall.
+constexpr std::size_t kProfileSlowestKept = 3;
+struct FrameRequest {
+    TimeNs totalNs = 0;
+    std::uint32_t row = 0;  // analysis row (InMemoryAnalysis::data.requestIds[row] is the request)
+};
 struct FrameStats {
     double totalSum = 0, totalSumSq = 0;  // ns, ns²: total = self + its children's
     double selfSum = 0;
     std::int64_t criticalRequests = 0;    // requests in which it had critical time
     std::array<std::int32_t, kProfileHistogramBins> histogram{};
+    std::array<FrameRequest, kProfileSlowestKept> slowest{};  // by totalNs, largest first; totalNs 0: none
+    void keepIfSlow(FrameRequest r);
 };
 
 struct ProfileGroup {
@@ -115,6 +123,9 @@ ProfileDiff diffProfiles(const ProfileSet& set, std::size_t base, std::size_t ta
 // DESIGN.md's profile JSON: {"requests", "total_us", "frames": [{"id", "parent", "name", "kind", "services",
 // "total_us", "self_us", "critical_share", "ci95_us", "on_path_share", "histogram"}]}.
 std::string profileJson(const ProfileSet& set, std::size_t group);
+// pprof's gzipped profile.proto: one sample per frame with self time (its stack leaf first), value the mean
+// critical nanoseconds per request; a function per distinct frame name. Opens in `pprof`.
+Result<std::string> profilePprof(const ProfileSet& set, std::size_t group);
 // The diff's JSON: {"base": {"period", "requests"}, "target": {...}, "expected_false_positives", "frames": [...]}.
 std::string profileDiffJson(const ProfileSet& set, std::size_t base, std::size_t target, const ProfileDiff& diff,
                             std::string_view baseName, std::string_view targetName, double expectedFalsePositives);
