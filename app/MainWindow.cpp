@@ -164,6 +164,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
     });
+    connect(m_profileView, &widgets::ProfileView::requestActivated, this, [this](RequestId id) {
+        m_requestPanel->selectRequest(id);
+        m_tabs->setCurrentIndex(0);
+    });
     connect(m_aggregates, &widgets::AggregatesView::requestActivated, this, [this](RequestId id) {
         m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
@@ -255,6 +259,13 @@ void MainWindow::createActions() {
         if (!m_path.isEmpty()) openDatabase(m_path);
     });
     reload->setShortcut(QKeySequence::Refresh);
+    file->addSeparator();
+    QAction* exportProfile = file->addAction(tr("Export &Profile…"), this, [this] {
+        m_tabs->setCurrentWidget(m_profileView);
+        m_profileView->exportDialog();
+    });
+    exportProfile->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    exportProfile->setToolTip(tr("The Profile tab's flame graph as folded stacks, speedscope JSON or pprof"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);

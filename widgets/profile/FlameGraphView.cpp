@@ -1,5 +1,6 @@
 #include "FlameGraphView.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -104,6 +105,15 @@ void FlameGraphView::layout() {
     update();
 }
 
+void FlameGraphView::setOrientation(Orientation orientation) {
+    m_orientation = orientation;
+    update();
+}
+
+int FlameGraphView::rowTop(int depth) const {
+    return m_orientation == Orientation::Icicle ? 2 + depth * kRow : height() - 2 - (depth + 1) * kRow;
+}
+
 void FlameGraphView::zoomTo(int frame) {
     m_zoom = frame;
     layout();
@@ -144,7 +154,7 @@ double FlameGraphView::matchedShare() const {
 int FlameGraphView::frameAt(QPoint pos) const {
     const double w = width();
     for (const auto& b : m_boxes) {
-        const int y = 2 + b.depth * kRow;
+        const int y = rowTop(b.depth);
         if (pos.y() >= y && pos.y() < y + kRow - 1 && pos.x() >= b.x0 * w && pos.x() < b.x1 * w) return b.frame < 0 ? -2 : b.frame;
     }
     return -1;
@@ -163,7 +173,7 @@ void FlameGraphView::paintEvent(QPaintEvent*) {
     for (const auto& b : m_boxes) {
         const double x0 = b.x0 * w, x1 = b.x1 * w;
         if (x1 - x0 < 1.0) continue;  // under a pixel: not drawn
-        const QRectF r(x0, 2 + b.depth * kRow, x1 - x0 - 1, kRow - 2);
+        const QRectF r(x0, rowTop(b.depth), x1 - x0 - 1, kRow - 2);
         QString name;
         QColor fill;
         if (b.frame < 0) {
@@ -218,6 +228,11 @@ void FlameGraphView::keyPressEvent(QKeyEvent* event) {
         return;
     }
     QWidget::keyPressEvent(event);
+}
+
+void FlameGraphView::contextMenuEvent(QContextMenuEvent* event) {
+    const int f = frameAt(event->pos());
+    if (f != -1) emit frameMenuRequested(f, event->globalPos());
 }
 
 bool FlameGraphView::event(QEvent* event) {

@@ -1,7 +1,7 @@
 #pragma once
-// An icicle flame graph of an average critical-path profile (core's ProfileSet, one group): the root is
-// the mean latency, each frame as wide as its mean critical time per request, children under their parent,
-// widest first. Click zooms into a frame (Backspace or the breadcrumb's first part goes back out); a search
+// A flame graph of an average critical-path profile (core's ProfileSet, one group): the root is the mean
+// latency, each frame as wide as its mean critical time per request, widest first; as an icicle (root on
+// top, children below) or a flame (root at the bottom, children above). Click zooms into a frame (Backspace or the breadcrumb's first part goes back out); a search
 // highlights matching frames and says what share of the total they hold; frames under a pixel are not
 // drawn and labels are shortened to what fits. Colours by service (span data) or by category.
 #include <QWidget>
@@ -22,6 +22,9 @@ public:
     void setDiff(std::shared_ptr<const ProfileSet> profile, std::size_t base, std::size_t target, const ProfileDiff& diff);
     bool isDiff() const { return m_diffTarget >= 0; }
     void setSearch(const QString& text);
+    enum class Orientation { Icicle, Flame };
+    void setOrientation(Orientation orientation);
+    Orientation orientation() const { return m_orientation; }
     void zoomTo(int frame);  // -1: the whole profile
     int zoomedFrame() const { return m_zoom; }
     QString breadcrumb() const;       // "all › frontend:… › …"
@@ -31,11 +34,13 @@ public:
 
 signals:
     void zoomChanged();
+    void frameMenuRequested(int frame, QPoint globalPos);  // right-click on a frame (-2: on "all")
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     bool event(QEvent* event) override;  // tooltips
 
 private:
@@ -47,6 +52,7 @@ private:
     void assign(std::shared_ptr<const ProfileSet> profile, std::size_t group);
     void layout();
     double total(int frame) const;
+    int rowTop(int depth) const;  // y of a row: from the top (icicle) or from the bottom (flame)
 
     std::shared_ptr<const ProfileSet> m_profile;
     std::size_t m_group = 0;
@@ -57,6 +63,7 @@ private:
     std::vector<Box> m_boxes;
     int m_zoom = -1;
     QString m_search;
+    Orientation m_orientation = Orientation::Icicle;
     static constexpr int kRow = 20;
 };
 

@@ -1,19 +1,25 @@
 #include "ProfileView.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
+#include <QSettings>
 #include <QHeaderView>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "FlameGraphView.h"
+#include "FrameTables.h"
 #include "common/JobRunner.h"
 #include "common/TimeFormat.h"
 #include "tracelight/store/TraceStore.h"
@@ -37,8 +43,8 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     m_period->setToolTip(tr("Whose critical paths: every request, or one period's"));
     m_diffBase = new QComboBox(this);
     m_diffBase->setToolTip(tr("Diff the profile against another period's: red frames got slower, blue faster (significant only)"));
-    m_changes = new QTableWidget(0, 5, this);
-    m_changes->setHorizontalHeaderLabels({tr("Frame"), tr("Base"), tr("Target"), tr("Δ self"), tr("p")});
+    m_changes = new QTableWidget(0, 6, this);
+    m_changes->setHorizontalHeaderLabels({tr("Frame"), tr("Base"), tr("Target"), tr("Δ self"), tr("× self"), tr("p")});
     m_changes->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_changes->verticalHeader()->setVisible(false);
     m_changes->horizontalHeader()->setStretchLastSection(true);
@@ -46,19 +52,30 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     m_changes->setColumnWidth(1, 80);
     m_changes->setColumnWidth(2, 80);
     m_changes->setColumnWidth(3, 80);
+    m_changes->setColumnWidth(4, 60);
     m_changes->setWordWrap(false);
     m_changes->setTextElideMode(Qt::ElideMiddle);
-    m_changes->setToolTip(tr("Significant frames by increase in self time; hover a frame for its stack"));
-    m_changes->setVisible(false);
+    m_changes->setToolTip(tr("Significant frames by relative slowdown of self time; hover a frame for its stack"));
+    m_top = new TopFramesTable(this);
+    m_sandwich = new SandwichView(this);
+    m_tables = new QTabWidget(this);
+    m_tables->addTab(m_top, tr("Top frames"));
+    m_tables->addTab(m_sandwich, tr("Sandwich"));
+    m_orientation = new QComboBox(this);
+    m_orientation->addItem(tr("Icicle (root on top)"));
+    m_orientation->addItem(tr("Flame (root at the bottom)"));
+    m_orientation->setToolTip(tr("Which way the stacks grow"));
+    m_orientation->setCurrentIndex(QSettings().value("profile/orientation", 0).toInt() == 1 ? 1 : 0);
     m_search = new QLineEdit(this);
     m_search->setPlaceholderText(tr("Search frames (service, operation, segment)…"));
     m_search->setClearButtonEnabled(true);
     auto* exportButton = new QPushButton(tr("Export…"), this);
-    exportButton->setToolTip(tr("Save as folded stacks (.folded) or speedscope JSON (.json)"));
+    exportButton->setToolTip(tr("Save as folded stacks (.folded), speedscope JSON (.json) or pprof (.pb.gz)"));
     m_status = new QLabel(this);
     m_crumb = new QLabel(this);
     m_crumb->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_flame = new FlameGraphView(this);
+    m_flame->setOrientation(m_orientation->currentIndex() == 1 ? FlameGraphView::Orientation::Flame : FlameGraphView::Orientation::Icicle);
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(m_flame);
     scroll->setWidgetResizable(true);
@@ -69,6 +86,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     top->addWidget(new QLabel(tr("Diff against:"), this));
     top->addWidget(m_diffBase, 1);
     top->addWidget(m_search, 2);
+    top->addWidget(m_orientation);
     top->addWidget(exportButton);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -77,7 +95,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     m_split = new QSplitter(Qt::Horizontal, this);
     auto* split = m_split;
     split->addWidget(scroll);
-    split->addWidget(m_changes);
+    split->addWidget(m_tables);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
@@ -88,12 +106,22 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
         m_flame->setSearch(text);
         updateLabels();
     });
-    connect(m_flame, &FlameGraphView::zoomChanged, this, &ProfileView::updateLabels);
-    connect(exportButton, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export the profile"), QStringLiteral("profile.folded"),
-                                                          tr("Folded stacks (*.folded);;speedscope (*.json)"));
-        if (!path.isEmpty() && !exportProfile(path)) m_status->setText(tr("Cannot write %1").arg(path));
+    connect(m_flame, &FlameGraphView::zoomChanged, this, [this] {
+        updateLabels();
+        // The zoomed frame is the one being looked at: its callers and callees.
+        if (m_profile && m_flame->zoomedFrame() >= 0)
+            m_sandwich->setName(QString::fromStdString(m_profile->frames[static_cast<std::size_t>(m_flame->zoomedFrame())].name));
     });
+    connect(m_flame, &FlameGraphView::frameMenuRequested, this, &ProfileView::showFrameMenu);
+    connect(m_orientation, &QComboBox::activated, this, [this](int index) {
+        m_flame->setOrientation(index == 1 ? FlameGraphView::Orientation::Flame : FlameGraphView::Orientation::Icicle);
+        QSettings().setValue("profile/orientation", index);
+    });
+    connect(m_top, &TopFramesTable::nameActivated, this, [this](const QString& name) {
+        m_sandwich->setName(name);
+        m_tables->setCurrentWidget(m_sandwich);
+    });
+    connect(exportButton, &QPushButton::clicked, this, &ProfileView::exportDialog);
     connect(m_job, &JobRunner::progress, this, [this](double fraction, const QString& stage) {
         m_status->setText(tr("%1… %2 %").arg(stage).arg(static_cast<int>(fraction * 100)));
     });
@@ -105,8 +133,10 @@ void ProfileView::clear(const QString& message) {
     m_profile.reset();
     m_diff.reset();
     m_changes->setRowCount(0);
-    m_changes->setVisible(false);
+    showChangesTab(false);
     m_flame->setProfile(nullptr);
+    m_top->setProfile(nullptr, 0);
+    m_sandwich->setProfile(nullptr, 0);
     m_status->setText(message);
     m_crumb->clear();
 }
@@ -203,8 +233,11 @@ void ProfileView::compute() {
                 m_aaFrames = result->aaFrames;
                 if (m_diff) m_flame->setDiff(m_profile, 0, 1, *m_diff);
                 else m_flame->setProfile(m_profile);
-                m_changes->setVisible(m_diff != nullptr);
-                if (m_diff) m_split->setSizes({m_split->width() * 3 / 5, m_split->width() * 2 / 5});
+                showChangesTab(m_diff != nullptr);
+                m_split->setSizes({m_split->width() * 3 / 5, m_split->width() * 2 / 5});
+                // In a diff the tables describe the target (group 1), the period being looked into.
+                m_top->setProfile(m_profile, tableGroup());
+                m_sandwich->setProfile(m_profile, tableGroup());
                 m_changes->setRowCount(0);
                 if (m_diff) {
                     for (const auto& c : m_diff->frames) {
@@ -220,7 +253,11 @@ void ProfileView::compute() {
                                                            formatDurationNs(static_cast<TimeNs>(c.deltaSelfNs())));
                         delta->setForeground(c.deltaSelfNs() >= 0 ? QColor(0xc0, 0x39, 0x2b) : QColor(0x19, 0x71, 0xc2));
                         m_changes->setItem(row, 3, delta);
-                        m_changes->setItem(row, 4, new QTableWidgetItem(QString::number(c.pValue, 'g', 3)));
+                        auto* ratio = new QTableWidgetItem(QStringLiteral("×%1").arg(c.selfRatio, 0, 'f', c.selfRatio < 10 ? 2 : 1));
+                        ratio->setToolTip(tr("Relative slowdown of the frame's own time (the ranking): (target + f) / (base + f), "
+                                             "f a thousandth of the base's mean latency"));
+                        m_changes->setItem(row, 4, ratio);
+                        m_changes->setItem(row, 5, new QTableWidgetItem(QString::number(c.pValue, 'g', 3)));
                     }
                 }
                 updateLabels();
@@ -250,14 +287,79 @@ void ProfileView::updateLabels() {
     m_crumb->setText(m_flame->breadcrumb());
 }
 
+std::size_t ProfileView::tableGroup() const { return m_diff ? 1 : 0; }
+
+void ProfileView::showChangesTab(bool show) {
+    const int index = m_tables->indexOf(m_changes);
+    if (show && index < 0) m_tables->insertTab(0, m_changes, tr("Changes"));
+    if (!show && index >= 0) m_tables->removeTab(index);
+    if (show) m_tables->setCurrentWidget(m_changes);
+    else m_changes->hide();  // out of the tabs it would be drawn over the view's corner
+}
+
+void ProfileView::showSandwich(const QString& name) {
+    m_sandwich->setName(name);
+    m_tables->setCurrentWidget(m_sandwich);
+}
+
+void ProfileView::showFrameMenu(int frame, QPoint globalPos) {
+    if (auto menu = frameMenu(frame)) menu->exec(globalPos);
+}
+
+std::unique_ptr<QMenu> ProfileView::frameMenu(int frame) {
+    if (!m_profile) return nullptr;
+    auto owned = std::make_unique<QMenu>(this);
+    QMenu& menu = *owned;
+    if (frame >= 0 && static_cast<std::size_t>(frame) < m_profile->frames.size()) {
+        const auto f = static_cast<std::size_t>(frame);
+        const QString name = QString::fromStdString(m_profile->frames[f].name);
+        menu.addAction(tr("Zoom into %1").arg(name), this, [this, frame] { m_flame->zoomTo(frame); });
+        menu.addAction(tr("Callers and callees (sandwich)"), this, [this, name] { showSandwich(name); });
+        // The requests in which this frame held the most critical time, to look at one in the waterfall.
+        const FrameStats& stats = m_profile->groups[tableGroup()].frames[f];
+        QMenu* slowest = menu.addMenu(tr("Open a slowest request where it was critical"));
+        for (const FrameRequest& r : stats.slowest) {
+            if (r.totalNs <= 0 || !m_analysis || r.row >= m_analysis->data.requestIds.size()) continue;
+            const RequestId id = m_analysis->data.requestIds[r.row];
+            slowest->addAction(tr("Request #%1 — %2 on this frame").arg(id.value).arg(formatDurationNs(r.totalNs)), this,
+                               [this, id] { emit requestActivated(id); });
+        }
+        slowest->setEnabled(!slowest->actions().isEmpty());
+        menu.addAction(tr("Copy name"), this, [name] { QApplication::clipboard()->setText(name); });
+        menu.addSeparator();
+    }
+    menu.addAction(tr("Export the profile…"), this, &ProfileView::exportDialog);
+    return owned;
+}
+
+void ProfileView::exportDialog() {
+    if (!m_profile) {
+        m_status->setText(tr("No profile to export yet."));
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the profile"), QStringLiteral("profile.folded"),
+                                                      tr("Folded stacks (*.folded);;speedscope (*.json);;pprof (*.pb.gz)"));
+    if (path.isEmpty()) return;
+    if (exportProfile(path)) m_status->setText(tr("Profile written to %1").arg(path));
+    else m_status->setText(tr("Cannot write %1").arg(path));
+}
+
 bool ProfileView::exportProfile(const QString& path) const {
     if (!m_profile) return false;
+    const std::size_t g = tableGroup();
+    std::string bytes;
+    if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
+        bytes = profileSpeedscope(*m_profile, g, m_period->currentText().toStdString());
+    } else if (path.endsWith(QLatin1String(".pb.gz"), Qt::CaseInsensitive) || path.endsWith(QLatin1String(".pb"), Qt::CaseInsensitive)) {
+        auto pprof = profilePprof(*m_profile, g);
+        if (!pprof) return false;
+        bytes = std::move(pprof.value());
+    } else {
+        bytes = profileFolded(*m_profile, g);
+    }
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
-    const std::string text = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)
-                                 ? profileSpeedscope(*m_profile, 0, m_period->currentText().toStdString())
-                                 : profileFolded(*m_profile, 0);
-    return file.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size());
+    if (!file.open(QIODevice::WriteOnly)) return false;
+    return file.write(bytes.data(), static_cast<qint64>(bytes.size())) == static_cast<qint64>(bytes.size());
 }
 
 } // namespace tracelight::widgets

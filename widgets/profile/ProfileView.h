@@ -1,7 +1,9 @@
 #pragma once
 // The Profile tab: the average critical-path profile (critical path tracing) of every request or of one
-// period, computed in core on a worker and drawn as a flame graph, with a search that says what share of
-// the latency its matches hold, the zoom's breadcrumb, and export as folded stacks or speedscope JSON.
+// period, computed in core on a worker and drawn as a flame graph (icicle or flame), with a search that says
+// what share of the latency its matches hold, the zoom's breadcrumb, the top-frames and sandwich tables, a
+// right-click menu (zoom, sandwich, open a slowest request where the frame was critical, export) and export
+// as folded stacks, speedscope JSON or pprof. In a diff the tables and exports describe the target period.
 #include <QWidget>
 #include <memory>
 
@@ -11,13 +13,17 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QTableWidget;
 class QSplitter;
+class QTabWidget;
 
 namespace tracelight::widgets {
 
 class FlameGraphView;
 class JobRunner;
+class SandwichView;
+class TopFramesTable;
 
 class ProfileView : public QWidget {
     Q_OBJECT
@@ -32,10 +38,18 @@ public:
     bool isComputing() const;
     FlameGraphView* flameGraph() const { return m_flame; }
     QString statusText() const;
-    bool exportProfile(const QString& path) const;  // .folded (collapsed stacks) or .json (speedscope)
+    bool exportProfile(const QString& path) const;  // .folded (collapsed stacks), .json (speedscope), .pb.gz (pprof)
+    void exportDialog();                             // asks where, then exportProfile
+    TopFramesTable* topFrames() const { return m_top; }
+    SandwichView* sandwichView() const { return m_sandwich; }
+    QTabWidget* tables() const { return m_tables; }
+    void showSandwich(const QString& name);
+    void showFrameMenu(int frame, QPoint globalPos);  // the flame graph's right-click menu
+    std::unique_ptr<QMenu> frameMenu(int frame);      // ... built, not shown (null without a profile)
 
 signals:
     void resultsReady();
+    void requestActivated(RequestId id);  // "open in the waterfall"
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -43,6 +57,8 @@ protected:
 private:
     void compute();
     void updateLabels();
+    void showChangesTab(bool show);
+    std::size_t tableGroup() const;
 
     QString m_path;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
@@ -52,6 +68,10 @@ private:
     QComboBox* m_period = nullptr;
     QComboBox* m_diffBase = nullptr;
     QTableWidget* m_changes = nullptr;
+    QTabWidget* m_tables = nullptr;
+    TopFramesTable* m_top = nullptr;
+    SandwichView* m_sandwich = nullptr;
+    QComboBox* m_orientation = nullptr;
     QSplitter* m_split = nullptr;
     std::shared_ptr<const ProfileDiff> m_diff;
     std::int64_t m_aaFrames = 0;

@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QFile>
+#include <QMenu>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "core/GeneratedPeriods.h"
 #include "profile/FlameGraphView.h"
+#include "profile/FrameTables.h"
 #include "profile/ProfileView.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
@@ -53,6 +57,84 @@ TEST(ProfileView, ProfileThenDiffPutsTheSlowedSegmentFirst) {
     // The same period on both sides is refused with a reason.
     view.setDiffBase("problem");
     EXPECT_TRUE(view.statusText().contains("same period")) << view.statusText().toStdString();
+}
+
+// The tables beside the flame graph, its right-click menu and its exports: top frames sorted by self time,
+// a row's sandwich, a slowest request opened from a frame, the flame orientation, pprof from the view.
+TEST(ProfileView, TopFramesSandwichMenuAndExports) {
+    QTemporaryDir dir;
+    std::string db;
+    auto analysis = analysedTwoPeriods(dir, db);
+    widgets::ProfileView view;
+    view.resize(1300, 700);
+    view.show();
+    view.setDatabase(QString::fromStdString(db), analysis, {"baseline", "problem"});
+    ASSERT_TRUE(waitReady(view));
+
+    widgets::TopFramesTable* top = view.topFrames();
+    ASSERT_GT(top->rowCount(), 3);
+    for (int r = 1; r < top->rowCount(); ++r)
+        EXPECT_GE(top->item(r - 1, 1)->data(Qt::UserRole).toDouble(), top->item(r, 1)->data(Qt::UserRole).toDouble()) << r;
+    // Sorting by total puts the largest total first (a number, not the text "9 ms" before "10 ms").
+    top->sortByColumn(2, Qt::DescendingOrder);
+    double previous = top->item(0, 2)->data(Qt::UserRole).toDouble();
+    for (int r = 1; r < top->rowCount(); ++r) {
+        const double v = top->item(r, 2)->data(Qt::UserRole).toDouble();
+        EXPECT_GE(previous, v) << r;
+        previous = v;
+    }
+
+    // A segment's sandwich: the tasks that run it call it, their times adding up to its total; it calls nothing.
+    view.showSandwich(QStringLiteral("CACHE_MISS->CACHE_REPLY"));
+    EXPECT_EQ(view.tables()->currentWidget(), view.sandwichView());
+    const QTableWidget* callers = view.sandwichView()->callers();
+    ASSERT_GE(callers->rowCount(), 1);
+    bool feed = false;
+    double callerSum = 0;
+    for (int r = 0; r < callers->rowCount(); ++r) {
+        feed |= callers->item(r, 0)->text() == QStringLiteral("fetch-feed");
+        callerSum += callers->item(r, 2)->data(Qt::UserRole).toDouble();
+    }
+    EXPECT_TRUE(feed);
+    double middle = 0;
+    for (int r = 0; r < top->rowCount(); ++r)
+        if (top->item(r, 0)->text() == QStringLiteral("CACHE_MISS->CACHE_REPLY")) middle = top->item(r, 2)->data(Qt::UserRole).toDouble();
+    EXPECT_NEAR(callerSum, middle, 1e-6 * middle);
+    EXPECT_EQ(view.sandwichView()->callees()->rowCount(), 0);
+    if (const QByteArray png = qgetenv("PROFILE_TABLES_PNG"); !png.isEmpty()) ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
+
+    // Right-click on a frame: zoom, sandwich, and the slowest requests where it was critical, one of which
+    // is opened in the waterfall (requestActivated).
+    const auto* flame = view.flameGraph();
+    int frame = -1;
+    for (int x = 5; x < flame->width() && frame < 0; x += 20) frame = flame->frameAt(QPoint(x, 2 + 20 + 5));  // first row under "all"
+    ASSERT_GE(frame, 0);
+    auto menu = view.frameMenu(frame);
+    ASSERT_TRUE(menu);
+    QMenu* slowest = nullptr;
+    for (QAction* a : menu->actions())
+        if (a->menu() && a->text().startsWith("Open a slowest request")) slowest = a->menu();
+    ASSERT_TRUE(slowest);
+    ASSERT_FALSE(slowest->actions().isEmpty());
+    std::vector<RequestId> opened;
+    QObject::connect(&view, &widgets::ProfileView::requestActivated, [&](RequestId id) { opened.push_back(id); });
+    slowest->actions().front()->trigger();
+    ASSERT_EQ(opened.size(), 1u);
+    const RequestId id = opened.front();
+    EXPECT_NE(std::find(analysis->data.requestIds.begin(), analysis->data.requestIds.end(), id), analysis->data.requestIds.end());
+
+    // Flame orientation: the root ("all") row is at the bottom.
+    view.flameGraph()->setOrientation(widgets::FlameGraphView::Orientation::Flame);
+    EXPECT_EQ(flame->frameAt(QPoint(10, flame->height() - 2 - 10)), -2);
+    EXPECT_NE(flame->frameAt(QPoint(10, 2 + 10)), -2);
+
+    // pprof from the view: a gzip file.
+    const QString pprof = dir.filePath("p.pb.gz");
+    ASSERT_TRUE(view.exportProfile(pprof));
+    QFile f(pprof);
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    const QByteArray head = f.read(2);
+    EXPECT_EQ(head, QByteArray("\x1f\x8b", 2));
 }
 
 // A picture of any database's diff, for the README: PROFILE_DIFF_DB, _BASE, _TARGET, _OUT.
