@@ -164,6 +164,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
     });
+    connect(m_requestPanel, &widgets::RequestTablePanel::selectionChanged, this,
+            [this] { m_profileView->setSelection(m_requestPanel->selectedIds()); });
     connect(m_profileView, &widgets::ProfileView::requestActivated, this, [this](RequestId id) {
         m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
@@ -412,6 +414,7 @@ void MainWindow::loadAggregates() {
             if (auto info = m_store->info())
                 for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
             m_compare->setDatabase(m_path, m_analysisData, periods);
+            m_profileView->setAggregates(m_aggregateData);
             m_profileView->setDatabase(m_path, m_analysisData, periods);
             QStringList keys;
             for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);

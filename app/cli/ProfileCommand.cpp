@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
-#include <set>
+#include <iterator>
 
 #include "Commands.h"
 #include "tracelight/profile/Profile.h"
@@ -19,6 +19,7 @@ struct ProfileArgs {
     std::string db, period, where, diffBase, format = "json", out;
     double alpha = 0.05;
     std::uint64_t seed = 1;
+    bool outliers = false;
 };
 
 int runProfile(const ProfileArgs& args) {
@@ -36,24 +37,32 @@ int runProfile(const ProfileArgs& args) {
     if (!analysis) return fail(analysis.message());
     const auto& ids = analysis->data.requestIds;
 
-    std::vector<bool> allowed;  // --where, by analysis row
+    // --where and --outliers narrow every group; each is a sorted list of analysis rows.
+    std::vector<std::vector<std::uint32_t>> filters;
     if (!args.where.empty()) {
         auto matching = st.requestsWhere(args.where);
         if (!matching) return fail(db + ": --where: " + matching.message());
-        std::set<std::uint32_t> match;
-        for (auto id : matching.value()) match.insert(id.value);
-        allowed.resize(ids.size());
-        for (std::size_t r = 0; r < ids.size(); ++r) allowed[r] = match.count(ids[r].value) > 0;
+        filters.push_back(rowsOfRequests(ids, matching.value()));
+    }
+    if (args.outliers) {
+        auto aggregates = computeAggregates(analysis.value(), loadCategoryRules(st));
+        if (!aggregates) return fail(db + ": " + aggregates.message());
+        filters.push_back(outlierRows(aggregates.value()));
     }
     auto rowsOf = [&](const std::string& period) {
         std::vector<std::uint32_t> rows = periodRows(st, ids, period);
-        if (!allowed.empty()) std::erase_if(rows, [&](std::uint32_t r) { return !allowed[r]; });
+        for (const auto& filter : filters) {
+            std::vector<std::uint32_t> both;
+            std::set_intersection(rows.begin(), rows.end(), filter.begin(), filter.end(), std::back_inserter(both));
+            rows = std::move(both);
+        }
         return rows;
     };
     const auto target = rowsOf(args.period);
     auto what = [&](const std::string& period) {
         std::string s = period.empty() ? "the database" : "period '" + period + "'";
-        return args.where.empty() ? s : s + " where " + args.where;
+        if (!args.where.empty()) s += " where " + args.where;
+        return args.outliers ? "the outliers of " + s : s;
     };
     if (target.empty()) return fail(db + ": no analysed requests in " + what(args.period));
     ProfileOptions options;
@@ -109,6 +118,8 @@ Command addProfileCommand(CLI::App& program) {
     addDatabaseArgument(*cmd, args->db);
     cmd->add_option("--period", args->period, "only requests of that period (with --diff-base: the target)")->type_name("P");
     cmd->add_option("--where", args->where, "only requests whose attribute matches: ATTR=V, ATTR!=V, ATTR<N, ATTR>N")->type_name("EXPR");
+    cmd->add_flag("--outliers", args->outliers,
+                  "only the outliers: requests slower than 95% of all (as breakdown's outlier study splits them)");
     cmd->add_option("--diff-base", args->diffBase, "diff against this period (the base): per-frame change and significance")
         ->type_name("B");
     cmd->add_option("--format", args->format, "json (default), folded, speedscope, pprof (gzipped profile.proto)")

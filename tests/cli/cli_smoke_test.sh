@@ -19,7 +19,7 @@ declare -A options=(
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
-    [profile]="--period --where --diff-base --format --alpha --seed --out DB"
+    [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
 top=$("$cli" --help); status=$?
@@ -331,6 +331,14 @@ assert d["base"]["period"] == "base" and d["target"]["requests"] == 1000 and "ex
 check "profile --format folded" $?
 "$cli" profile "$work/cmp.tldb" --format speedscope | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["profiles"][0]["type"]=="sampled" and len(d["profiles"][0]["samples"])==len(d["profiles"][0]["weights"])'
 check "profile --format speedscope" $?
+# --outliers: the slowest 5 % of the requests, slower on average than the whole period.
+json=$("$cli" profile "$work/cmp.tldb" --period base --outliers)
+python3 -c '
+import json, sys
+d, all = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+assert 0 < d["requests"] <= 0.06 * all["requests"], (d["requests"], all["requests"])
+assert d["total_us"] > all["total_us"], (d["total_us"], all["total_us"])
+' "$json" "$("$cli" profile "$work/cmp.tldb" --period base)"; check "profile --outliers: the slowest 5 %" $?
 # pprof: a gzipped profile.proto that protoc decodes, its samples adding up to the JSON profile's total.
 proto_dir=/usr/share/gocode/src/github.com/google/pprof/proto
 "$cli" profile "$work/cmp.tldb" --period base --format pprof --out "$work/p.pb.gz" &&

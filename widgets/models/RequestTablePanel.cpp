@@ -96,6 +96,7 @@ RequestTablePanel::RequestTablePanel(RequestTableModel* model, QWidget* parent) 
         applyFilter();
     });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] { emitCurrent(); });
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RequestTablePanel::selectionChanged);
     // Sorting keeps the selection (persistent indexes); keep it in view as well.
     connect(model, &QAbstractItemModel::layoutChanged, this, [this] {
         const QModelIndex current = m_view->currentIndex();

@@ -51,16 +51,17 @@ public:
     // Many requests selected (brushing); with "show only selected" on, they become the rows shown.
     void selectRequests(const std::vector<RequestId>& ids);
     RequestId currentRequest() const;
+    std::vector<RequestId> selectedIds() const;  // sorted, at most kMaxSelection
     // Another database: its request ids are not the last one's.
     void forgetShown() { m_shown = RequestId(); }
 
 signals:
     void currentRequestChanged(RequestId id);  // the request to show; once per change
     void filterTextChanged(const QString& text);
+    void selectionChanged();  // the set of selected requests (selectedIds)
 
 private:
     void applyFilter();
-    std::vector<RequestId> selectedIds() const;
     void restoreSelection(RequestId current, const std::vector<RequestId>& selected);
     void emitCurrent();
 

@@ -30,7 +30,9 @@ void setUpTable(QTableWidget* table, const QStringList& headers) {
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->setSelectionMode(QAbstractItemView::SingleSelection);
     table->verticalHeader()->setVisible(false);
+    // The name takes what the numbers leave: they are sized to their contents.
     table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < table->columnCount(); ++c) table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     table->setWordWrap(false);
     table->setTextElideMode(Qt::ElideMiddle);
 }

@@ -17,6 +17,8 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <iterator>
 
 #include "FlameGraphView.h"
 #include "FrameTables.h"
@@ -28,6 +30,9 @@
 namespace tracelight::widgets {
 
 namespace {
+// What the "Requests" choice selects besides a period (its item's Qt::UserRole + 1).
+enum Source { PeriodSource = 0, OutlierSource = 1, SelectionSource = 2 };
+constexpr int kSourceRole = Qt::UserRole + 1;
 struct ProfileJob {
     Status status = Status::ok();
     std::shared_ptr<const ProfileSet> profile;
@@ -66,6 +71,11 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     m_orientation->addItem(tr("Flame (root at the bottom)"));
     m_orientation->setToolTip(tr("Which way the stacks grow"));
     m_orientation->setCurrentIndex(QSettings().value("profile/orientation", 0).toInt() == 1 ? 1 : 0);
+    m_where = new QLineEdit(this);
+    m_where->setPlaceholderText(tr("Where ATTR=V, ATTR>N… (Enter)"));
+    m_where->setClearButtonEnabled(true);
+    m_where->setToolTip(tr("Only requests whose attribute matches (=, !=, <, >; numbers compared as numbers), on top of "
+                           "the chosen requests and of the diff's base"));
     m_search = new QLineEdit(this);
     m_search->setPlaceholderText(tr("Search frames (service, operation, segment)…"));
     m_search->setClearButtonEnabled(true);
@@ -83,6 +93,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Requests:"), this));
     top->addWidget(m_period, 1);
+    top->addWidget(m_where, 1);
     top->addWidget(new QLabel(tr("Diff against:"), this));
     top->addWidget(m_diffBase, 1);
     top->addWidget(m_search, 2);
@@ -101,6 +112,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(split, 1);
 
     connect(m_period, &QComboBox::activated, this, &ProfileView::compute);
+    connect(m_where, &QLineEdit::returnPressed, this, &ProfileView::compute);
     connect(m_diffBase, &QComboBox::activated, this, &ProfileView::compute);
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_flame->setSearch(text);
@@ -148,6 +160,12 @@ void ProfileView::setDatabase(const QString& path, std::shared_ptr<const InMemor
     m_period->clear();
     m_period->addItem(tr("All requests"), QString());
     for (const auto& p : periods) m_period->addItem(tr("Period %1").arg(p), p);
+    m_period->addItem(tr("Outliers (slowest 5 %)"), QString());
+    m_period->setItemData(m_period->count() - 1, OutlierSource, kSourceRole);
+    m_period->setItemData(m_period->count() - 1, tr("Requests slower than 95 % of all, as the Outliers study splits them"), Qt::ToolTipRole);
+    m_period->addItem(tr("Selected in the request table"), QString());
+    m_period->setItemData(m_period->count() - 1, SelectionSource, kSourceRole);
+    m_period->setItemData(m_period->count() - 1, tr("The requests selected in the table (brush a plot or Ctrl/Shift-click rows)"), Qt::ToolTipRole);
     const QSignalBlocker blockDiff(m_diffBase);
     m_diffBase->clear();
     m_diffBase->addItem(tr("(no diff)"), QString());
@@ -159,6 +177,28 @@ void ProfileView::setDatabase(const QString& path, std::shared_ptr<const InMemor
 void ProfileView::setPeriod(const QString& period) {
     const int index = m_period->findData(period);
     if (index >= 0) m_period->setCurrentIndex(index);
+    compute();
+}
+
+void ProfileView::setAggregates(std::shared_ptr<const RequestAggregates> aggregates) { m_aggregates = std::move(aggregates); }
+
+void ProfileView::setSelection(std::vector<RequestId> selection) {
+    m_selection = std::move(selection);
+    if (m_period->currentData(kSourceRole).toInt() == SelectionSource && isVisible()) compute();
+}
+
+void ProfileView::chooseOutliers() {
+    m_period->setCurrentIndex(m_period->findData(OutlierSource, kSourceRole));
+    compute();
+}
+
+void ProfileView::chooseSelection() {
+    m_period->setCurrentIndex(m_period->findData(SelectionSource, kSourceRole));
+    compute();
+}
+
+void ProfileView::setWhere(const QString& predicate) {
+    m_where->setText(predicate);
     compute();
 }
 
@@ -182,32 +222,68 @@ void ProfileView::compute() {
     auto analysis = m_analysis;
     const std::string file = m_path.toStdString(), period = m_period->currentData().toString().toStdString();
     const std::string base = m_diffBase->currentData().toString().toStdString();
-    if (!base.empty() && base == period) {
+    const int source = m_period->currentData(kSourceRole).toInt();
+    const std::string where = m_where->text().trimmed().toStdString();
+    auto aggregates = m_aggregates;
+    const std::vector<RequestId> selection = m_selection;
+    if (source == OutlierSource && !aggregates) {
+        clear(tr("The outliers need the aggregate studies, which follow the analysis: a moment."));
+        m_pending = true;
+        emit resultsReady();
+        return;
+    }
+    if (source == SelectionSource && selection.empty()) {
+        clear(tr("No request is selected in the request table: select some (Ctrl/Shift-click, or brush a plot)."));
+        emit resultsReady();
+        return;
+    }
+    if (source == PeriodSource && !base.empty() && base == period) {
         clear(tr("The profile and its diff base are the same period (%1): choose another.").arg(QString::fromStdString(base)));
         emit resultsReady();
         return;
     }
     m_job->start<ProfileJobResult>(
-        [analysis, file, period, base](const CancelToken& cancel, const ProgressSink& progress) -> ProfileJobResult {
+        [analysis, file, period, base, source, where, aggregates, selection](const CancelToken& cancel,
+                                                                             const ProgressSink& progress) -> ProfileJobResult {
             auto out = std::make_shared<ProfileJob>();
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) {
                 out->status = store.status();
                 return out;
             }
-            auto rowsOf = [&](const std::string& p) { return periodRows(*store.value(), analysis->data.requestIds, p); };
+            const auto& ids = analysis->data.requestIds;
+            std::vector<std::uint32_t> matching;  // the where filter's rows (sorted), applied to every group
+            if (!where.empty()) {
+                auto found = store.value()->requestsWhere(where);
+                if (!found) {
+                    out->status = Status::error("Where: " + found.message());
+                    return out;
+                }
+                matching = rowsOfRequests(ids, found.value());
+            }
+            auto filtered = [&](std::vector<std::uint32_t> rows) {
+                if (where.empty()) return rows;
+                std::vector<std::uint32_t> both;
+                std::set_intersection(rows.begin(), rows.end(), matching.begin(), matching.end(), std::back_inserter(both));
+                return both;
+            };
+            auto rowsOf = [&](const std::string& p) { return filtered(periodRows(*store.value(), ids, p)); };
+            std::vector<std::uint32_t> target;
+            if (source == OutlierSource) target = filtered(outlierRows(*aggregates));
+            else if (source == SelectionSource) target = filtered(rowsOfRequests(ids, selection));
+            else target = rowsOf(period);
             std::vector<std::vector<std::uint32_t>> groups;
             if (!base.empty()) {
                 // One pass: base, target and two random halves of the base (the noise floor).
                 auto baseRows = rowsOf(base);
                 auto [x, y] = splitAtRandom(baseRows, 1);
-                groups = {std::move(baseRows), rowsOf(period)};
+                groups = {std::move(baseRows), std::move(target)};
                 if (!x.empty() && !y.empty()) {
                     groups.push_back(std::move(x));
                     groups.push_back(std::move(y));
                 }
             } else {
-                groups = {rowsOf(period)};
+                groups = {std::move(target)};
             }
             ProfileOptions options;
             options.rules = loadCategoryRules(*store.value());

@@ -9,6 +9,7 @@
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/profile/Profile.h"
+#include "tracelight/studies/Aggregates.h"
 
 class QComboBox;
 class QLabel;
@@ -33,6 +34,13 @@ public:
     void setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
     void clear(const QString& message);
     void setPeriod(const QString& period);  // "" = every request
+    // The other sources of the profile's requests: the outliers (needs the aggregates), the request table's
+    // selection, and an attribute filter (ATTR=V, ATTR!=V, ATTR<N, ATTR>N) applied on top of any of them.
+    void setAggregates(std::shared_ptr<const RequestAggregates> aggregates);
+    void setSelection(std::vector<RequestId> selection);
+    void chooseOutliers();
+    void chooseSelection();
+    void setWhere(const QString& predicate);
     void setDiffBase(const QString& period);  // "" = no diff; else the profile is diffed against this period
     QTableWidget* changeTable() const { return m_changes; }
     bool isComputing() const;
@@ -62,6 +70,8 @@ private:
 
     QString m_path;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
+    std::shared_ptr<const RequestAggregates> m_aggregates;
+    std::vector<RequestId> m_selection;
     std::shared_ptr<const ProfileSet> m_profile;
     bool m_pending = false;
     JobRunner* m_job = nullptr;
@@ -72,6 +82,7 @@ private:
     TopFramesTable* m_top = nullptr;
     SandwichView* m_sandwich = nullptr;
     QComboBox* m_orientation = nullptr;
+    QLineEdit* m_where = nullptr;
     QSplitter* m_split = nullptr;
     std::shared_ptr<const ProfileDiff> m_diff;
     std::int64_t m_aaFrames = 0;

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/RequestPass.h"
@@ -212,11 +213,15 @@ std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector
         std::iota(all.begin(), all.end(), 0u);
         return all;
     }
-    std::unordered_map<std::uint32_t, bool> inPeriod;
-    for (RequestId id : store.requestsInPeriod(period)) inPeriod[id.value] = true;
+    return rowsOfRequests(ids, store.requestsInPeriod(period));
+}
+
+std::vector<std::uint32_t> rowsOfRequests(const std::vector<RequestId>& ids, const std::vector<RequestId>& wanted) {
+    std::unordered_set<std::uint32_t> want;
+    for (RequestId id : wanted) want.insert(id.value);
     std::vector<std::uint32_t> rows;
     for (std::size_t r = 0; r < ids.size(); ++r)
-        if (inPeriod.count(ids[r].value)) rows.push_back(static_cast<std::uint32_t>(r));
+        if (want.count(ids[r].value)) rows.push_back(static_cast<std::uint32_t>(r));
     return rows;
 }
 
@@ -341,18 +346,38 @@ T quantileOf(std::vector<T> values, double q) {
 double quantile(std::vector<float> values, double q) { return quantileOf(std::move(values), q); }
 TimeNs quantile(std::vector<TimeNs> values, double q) { return quantileOf(std::move(values), q); }
 
+namespace {
+TimeNs outlierThresholdNs(const RequestAggregates& a, const std::vector<std::uint32_t>& rows, double fraction) {
+    std::vector<TimeNs> latencies;
+    latencies.reserve(rows.size());
+    for (auto r : rows) latencies.push_back(a.latencyNs[r]);
+    return quantile(latencies, 1.0 - fraction);
+}
+std::vector<std::uint32_t> everyRow(const RequestAggregates& a) {
+    std::vector<std::uint32_t> all(a.requests());
+    std::iota(all.begin(), all.end(), 0u);
+    return all;
+}
+} // namespace
+
+std::vector<std::uint32_t> outlierRows(const RequestAggregates& a, double fraction) {
+    const std::vector<std::uint32_t> all = everyRow(a);
+    const TimeNs threshold = outlierThresholdNs(a, all, fraction);
+    std::vector<std::uint32_t> rows;
+    for (auto r : all)
+        if (a.latencyNs[r] > threshold) rows.push_back(r);
+    return rows;
+}
+
 Outliers outliers(const RequestAggregates& a, double fraction, std::int64_t minimumPaths, const std::vector<std::uint32_t>& rows) {
     Outliers o;
     std::vector<std::uint32_t> all;
     const std::vector<std::uint32_t>* use = &rows;
     if (rows.empty()) {
-        all.resize(a.requests());
-        std::iota(all.begin(), all.end(), 0u);
+        all = everyRow(a);
         use = &all;
     }
-    std::vector<TimeNs> latencies;
-    for (auto r : *use) latencies.push_back(a.latencyNs[r]);
-    o.thresholdNs = quantile(latencies, 1.0 - fraction);
+    o.thresholdNs = outlierThresholdNs(a, *use, fraction);
     std::unordered_map<std::uint32_t, std::array<TimeNs, 2>> time;   // type -> critical time in (rest, outliers)
     std::unordered_map<std::uint32_t, std::int64_t> paths;
     TimeNs latency[2] = {0, 0};

@@ -212,6 +212,20 @@ TEST(Aggregates, OutlierRankingPutsTheInjectedSlowSegmentFirst) {
     EXPECT_EQ(f.analysis.data.segmentName(SegmentTypeId(o.segments.front().type)), "fetch-feed:CACHE_MISS->CACHE_REPLY");
     EXPECT_GT(o.segments.front().ratio, 2.0);
     EXPECT_NEAR(double(o.outlierRequests), 300.0, 2.0);
+
+    // The outliers' own rows (the Profile tab's and `profile --outliers`' selection): the same split.
+    const auto rows = outlierRows(f.aggregates, 0.05);
+    EXPECT_EQ(static_cast<std::int64_t>(rows.size()), o.outlierRequests);
+    EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
+    std::vector<bool> isOutlier(f.aggregates.requests(), false);
+    for (auto r : rows) isOutlier[r] = true;
+    for (std::size_t r = 0; r < isOutlier.size(); ++r) EXPECT_EQ(isOutlier[r], f.aggregates.latencyNs[r] > o.thresholdNs) << r;
+}
+
+TEST(Aggregates, RowsOfRequestsFollowTheAnalysisOrder) {
+    const std::vector<RequestId> ids{RequestId(7), RequestId(3), RequestId(9), RequestId(4)};
+    EXPECT_EQ(rowsOfRequests(ids, {RequestId(4), RequestId(7), RequestId(100)}), (std::vector<std::uint32_t>{0, 3}));
+    EXPECT_TRUE(rowsOfRequests(ids, {}).empty());
 }
 
 // Equal-population buckets over the slack order, each with its correlation and slope. (On this sample

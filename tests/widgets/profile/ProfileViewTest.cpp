@@ -137,6 +137,50 @@ TEST(ProfileView, TopFramesSandwichMenuAndExports) {
     EXPECT_EQ(head, QByteArray("\x1f\x8b", 2));
 }
 
+// The other sources of the profile's requests: the outliers, the request table's selection, and an
+// attribute filter on top of any of them.
+TEST(ProfileView, OutliersSelectionAndWhere) {
+    QTemporaryDir dir;
+    std::string db;
+    auto analysis = analysedTwoPeriods(dir, db);
+    auto aggregates = computeAggregates(*analysis, CategoryRules::defaults());
+    ASSERT_TRUE(aggregates);
+    const auto outliers = outlierRows(aggregates.value()).size();  // about 5 % of 1,200
+    ASSERT_GT(outliers, 50u);
+    ASSERT_LT(outliers, 70u);
+    widgets::ProfileView view;
+    view.resize(1300, 600);
+    view.show();
+    view.setAggregates(std::make_shared<const RequestAggregates>(std::move(aggregates.value())));
+    view.setDatabase(QString::fromStdString(db), analysis, {"baseline", "problem"});
+    ASSERT_TRUE(waitReady(view));
+    ASSERT_TRUE(view.statusText().contains("1,200 requests")) << view.statusText().toStdString();
+
+    view.chooseOutliers();
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_TRUE(view.statusText().startsWith(QStringLiteral("%1 requests").arg(outliers))) << view.statusText().toStdString();
+
+    const auto& ids = analysis->data.requestIds;
+    view.setSelection({ids[3], ids[10], ids[500], ids[1100]});
+    view.chooseSelection();
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_TRUE(view.statusText().startsWith("4 requests")) << view.statusText().toStdString();
+    view.setSelection({});
+    view.chooseSelection();
+    EXPECT_TRUE(view.statusText().contains("No request is selected")) << view.statusText().toStdString();
+
+    // These page loads carry no attributes: a filter on one matches nothing, which is said, not drawn empty.
+    // (A filter that matches some: cli.smoke's profile --where.)
+    view.setPeriod(QString());
+    ASSERT_TRUE(waitReady(view));
+    view.setWhere(QStringLiteral("connection=3g"));
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_TRUE(view.statusText().contains("empty selection")) << view.statusText().toStdString();
+    view.setWhere(QStringLiteral("connection"));  // not a predicate: a one-line reason
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_TRUE(view.statusText().startsWith("Where:")) << view.statusText().toStdString();
+}
+
 // A picture of any database's diff, for the README: PROFILE_DIFF_DB, _BASE, _TARGET, _OUT.
 TEST(ProfileView, RendersADiffOfAnyDatabase) {
     const QByteArray file = qgetenv("PROFILE_DIFF_DB");

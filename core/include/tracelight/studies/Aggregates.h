@@ -66,6 +66,8 @@ Status saveCategoryRules(TraceStore& store, const CategoryRules& rules);
 // A request attribute per row (empty where absent), and the rows of one period (an empty name: every row).
 std::vector<std::string> attributeValues(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view key);
 std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view period);
+// The rows (indices into ids, the analysis order) whose request is among `wanted`, in row order.
+std::vector<std::uint32_t> rowsOfRequests(const std::vector<RequestId>& ids, const std::vector<RequestId>& wanted);
 // How many requests a period holds; an unknown name is the error "DB: no period 'P' (periods: a, b)".
 Result<std::int64_t> periodSize(const TraceStore& store, std::string_view period);
 
@@ -114,6 +116,9 @@ struct Outliers {
 // rows: the requests to compare (empty: all).
 Outliers outliers(const RequestAggregates& a, double fraction = 0.05, std::int64_t minimumPaths = 20,
                   const std::vector<std::uint32_t>& rows = {});
+// The outliers themselves, as outliers() splits them: the rows whose latency is above the (1 - fraction)
+// quantile of every row's.
+std::vector<std::uint32_t> outlierRows(const RequestAggregates& a, double fraction = 0.05);
 
 // Slack validation (Mystery Machine, case study 2): equal-population buckets of a category's slack, and
 // in each the correlation of that category's time (its span, first start to last end) with
