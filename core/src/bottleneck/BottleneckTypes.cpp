@@ -9,18 +9,27 @@ BottleneckTypeTable::BottleneckTypeTable(const TraceData& data, BottleneckRules 
     intern(std::string(kGapsType), gapsHowToFix());
     const TypeCategories categories = categorizeSegmentTypes(data, categoryRules);
     const SegmentTypeFactsTable facts = m_rules.empty() ? SegmentTypeFactsTable{} : segmentTypeFacts(data);
-    m_segmentTypeIndex.resize(data.segmentTypes.size(), kGaps);
+    m_segmentTypeNames.resize(data.segmentTypes.size());
+    m_segmentTypeIndex = std::vector<std::atomic<std::uint32_t>>(data.segmentTypes.size());
     for (std::size_t t = 0; t < data.segmentTypes.size(); ++t) {
+        m_segmentTypeIndex[t].store(kUnresolved, std::memory_order_relaxed);
         const std::string& category = categories.categories[static_cast<std::size_t>(categories.typeCategory[t])];
         if (!m_rules.empty() && facts.seen[t]) {
             const SegmentTypeFacts& f = facts.facts[t];
             if (const BottleneckRule* rule = m_rules.match({f.host, hostRole(f.host), f.task, f.startEvent, f.endEvent, ""})) {
-                m_segmentTypeIndex[t] = intern(rule->type, rule->howToFix);
+                m_segmentTypeNames[t] = {rule->type, rule->howToFix};
                 continue;
             }
         }
-        m_segmentTypeIndex[t] = intern(category, categoryHowToFix(category));
+        m_segmentTypeNames[t] = {category, categoryHowToFix(category)};
     }
+}
+
+std::uint32_t BottleneckTypeTable::resolveSegmentType(std::uint32_t type) {
+    std::lock_guard lock(m_mutex);
+    const std::uint32_t index = intern(m_segmentTypeNames[type].name, m_segmentTypeNames[type].howToFix);
+    m_segmentTypeIndex[type].store(index, std::memory_order_release);
+    return index;
 }
 
 std::uint32_t BottleneckTypeTable::intern(const std::string& name, const std::string& howToFix) {

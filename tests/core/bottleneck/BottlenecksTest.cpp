@@ -207,6 +207,7 @@ TEST(Bottlenecks, SpanSelfTimeOnThePapersCallsThroughImport) {
     EXPECT_EQ(named.at("c").totalNs, 60 * kMs);
     EXPECT_EQ(named.at("gaps").totalNs, 0);
     EXPECT_EQ(named.count("page"), 0u);
+    EXPECT_EQ(named.at("a").howToFix, serviceHowToFix("a"));  // a service's type, not the category of the same name
     // The JSON contract.
     JsonValue v;
     const std::string text = bottlenecksJson(summaries->front(), "", {});
