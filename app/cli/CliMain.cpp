@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
     std::vector<Command> commands{addImportCommand(program),       addInfoCommand(program),  addAnalyzeCommand(program),
                                   addModelCommand(program),        addCriticalPathCommand(program),
                                   addSlackCommand(program),        addBreakdownCommand(program),
+                                  addBottlenecksCommand(program),
                                   addCompareCommand(program),      addPeriodCommand(program),
                                   addProfileCommand(program),      addRenderCommand(program)};
     for (const auto& c : commands) c.app->group("Commands");

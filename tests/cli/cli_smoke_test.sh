@@ -18,6 +18,7 @@ declare -A options=(
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
+    [bottlenecks]="--period --by --rules --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
@@ -162,6 +163,30 @@ assert len(values) == 4, values
 assert sum(s["requests"] for s in d["strata"]) == 300, d["strata"]
 '; check "breakdown --period --by NUMERIC gives quartiles of that period" $?
 "$cli" breakdown "$work/j.tldb" --period nope --json >/dev/null 2>&1; [ $? -eq 1 ]; check "breakdown of an unknown period exits 1" $?
+
+# bottlenecks (BOSS): shares add up to 1 and contributions to the mean latency, overall and per stratum; the
+# gaps are a type; rules rename types; a table without --json; errors exit 1.
+got=$("$cli" bottlenecks "$work/two.tldb" --period early --by bytes --json)
+echo "$got" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["requests"] == 300, d["requests"]
+for part in [d] + d["strata"]:
+    assert abs(sum(t["share"] for t in part["types"]) - 1) < 1e-9, part["types"]
+    assert all(t["how_to_fix"] for t in part["types"]), part["types"]
+assert abs(sum(t["contribution_us"] for t in d["types"]) - d["mean_latency_us"]) < 1e-6 * d["mean_latency_us"]
+assert "gaps" in [t["name"] for t in d["types"]] and "network" in [t["name"] for t in d["types"]], d["types"]
+assert len(d["strata"]) == 4 and sum(s["requests"] for s in d["strata"]) == 300, d["strata"]
+assert all(s["attr"] == "bytes" for s in d["strata"])
+'; check "bottlenecks --period --by --json adds up" $?
+printf '[{"type": "Data fetches", "how_to_fix": "fetch in parallel", "task": "^fetch-"}]' > "$work/rules.json"
+"$cli" bottlenecks "$work/two.tldb" --rules "$work/rules.json" --json | grep -q '"name":"Data fetches","how_to_fix":"fetch in parallel"'
+check "bottlenecks --rules names a type" $?
+"$cli" bottlenecks "$work/two.tldb" | grep -qE '^  network +[0-9.]+ ms +[0-9.]+ %$'; check "bottlenecks prints a table" $?
+printf '[{"type": "x", "task": "(("}]' > "$work/badrules.json"
+err=$("$cli" bottlenecks "$work/two.tldb" --rules "$work/badrules.json" 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "badrules.json: bottleneck rule 1: bad task pattern"
+check "bottlenecks --rules with a bad pattern ($err)" $?
+err=$("$cli" bottlenecks "$work/two.tldb" --period nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no period 'nope'"; check "bottlenecks of an unknown period ($err)" $?
 
 # A read-only database: results already there are read; writing says it is read-only. Root ignores file
 # permissions, so as root the commands run as nobody.

@@ -26,24 +26,33 @@ int RequestAggregates::categoryIndex(std::string_view name) const {
     return -1;
 }
 
-TypeCategories categorizeSegmentTypes(const TraceData& td, const CategoryRules& rules) {
-    TypeCategories a;
-    // Category of every segment type, from its first instance.
+SegmentTypeFactsTable segmentTypeFacts(const TraceData& td) {
     const std::size_t types = td.segmentTypes.size();
-    std::vector<SegmentTypeFacts> facts(types);
-    std::vector<bool> seen(types, false);
+    SegmentTypeFactsTable out;
+    out.facts.resize(types);
+    out.seen.assign(types, false);
     for (std::size_t r = 0; r < td.requestCount(); ++r) {
         const auto events = td.eventsOf(r);
         for (std::size_t e = 1; e < events.size(); ++e) {
             const auto t = events[e].segmentType;
-            if (!t.isValid() || seen[t.value]) continue;
-            seen[t.value] = true;
+            if (!t.isValid() || out.seen[t.value]) continue;
+            out.seen[t.value] = true;
             const SegmentType& st = td.segmentTypes[t.value];
-            facts[t.value] = {td.label(st.task.value), td.label(st.startEvent.value), td.label(st.endEvent.value),
-                              td.label(td.hostLabels[events[e - 1].host.value].value), events[e - 1].host != events[e].host,
-                              td.label(td.hostLabels[events[e].host.value].value), td.isFromSpans(r)};
+            out.facts[t.value] = {td.label(st.task.value), td.label(st.startEvent.value), td.label(st.endEvent.value),
+                                  td.label(td.hostLabels[events[e - 1].host.value].value), events[e - 1].host != events[e].host,
+                                  td.label(td.hostLabels[events[e].host.value].value), td.isFromSpans(r)};
         }
     }
+    return out;
+}
+
+TypeCategories categorizeSegmentTypes(const TraceData& td, const CategoryRules& rules) {
+    TypeCategories a;
+    // Category of every segment type, from its first instance.
+    const std::size_t types = td.segmentTypes.size();
+    const SegmentTypeFactsTable table = segmentTypeFacts(td);
+    const auto& facts = table.facts;
+    const auto& seen = table.seen;
     auto indexOf = [&](const std::string& name) {
         for (std::size_t i = 0; i < a.categories.size(); ++i)
             if (a.categories[i] == name) return static_cast<int>(i);
@@ -266,16 +275,16 @@ Breakdown breakdown(const RequestAggregates& a, const std::vector<std::uint32_t>
     return b;
 }
 
-std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std::string>& values, int quantiles,
-                              const std::vector<std::uint32_t>& rows) {
-    // The rows to group: the subset given, else every request that has a value slot.
+std::vector<AttributeGroup> groupByAttribute(const std::vector<std::string>& values, std::size_t rowCount, int quantiles,
+                                             const std::vector<std::uint32_t>& rows) {
+    // The rows to group: the subset given, else every row that has a value slot.
     std::vector<std::uint32_t> use;
     if (rows.empty()) {
-        use.resize(std::min<std::size_t>(values.size(), a.requests()));
+        use.resize(std::min<std::size_t>(values.size(), rowCount));
         std::iota(use.begin(), use.end(), 0u);
     } else {
         for (auto r : rows)
-            if (r < values.size() && r < a.requests()) use.push_back(r);
+            if (r < values.size() && r < rowCount) use.push_back(r);
     }
     // Numeric when every present value (of these rows) parses as a number.
     std::vector<double> numbers(values.size(), std::nan(""));
@@ -316,9 +325,16 @@ std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std:
     } else {
         for (auto r : use) groups[values[r].empty() ? std::string("(none)") : values[r]].push_back(r);
     }
+    std::vector<AttributeGroup> out;
+    for (auto& [value, members] : groups) out.push_back({value, std::move(members)});
+    return out;
+}
+
+std::vector<Stratum> stratify(const RequestAggregates& a, const std::vector<std::string>& values, int quantiles,
+                              const std::vector<std::uint32_t>& rows) {
     std::vector<Stratum> strata;
-    for (auto& [value, rows] : groups) {
-        Stratum s{value, std::move(rows), {}};
+    for (auto& g : groupByAttribute(values, a.requests(), quantiles, rows)) {
+        Stratum s{std::move(g.value), std::move(g.rows), {}};
         s.breakdown = breakdown(a, s.rows);
         strata.push_back(std::move(s));
     }

@@ -51,6 +51,13 @@ struct TypeCategories {
     std::vector<int> typeCategory;
 };
 TypeCategories categorizeSegmentTypes(const TraceData& data, const CategoryRules& rules);
+// What category (and bottleneck) rules look at, per segment type: the facts of its first instance;
+// seen[t] is false for a type no request has.
+struct SegmentTypeFactsTable {
+    std::vector<SegmentTypeFacts> facts;
+    std::vector<bool> seen;
+};
+SegmentTypeFactsTable segmentTypeFacts(const TraceData& data);
 
 // A cancelled run returns the status "cancelled", never the rows it had filled so far.
 Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads = 0,
@@ -87,6 +94,16 @@ struct Breakdown {
 };
 // rows: the requests to include (empty: all).
 Breakdown breakdown(const RequestAggregates& a, const std::vector<std::uint32_t>& rows = {});
+
+// Request rows grouped by an attribute's value (the grouping `stratify` uses): a numeric attribute is cut
+// into `quantiles` equal-population ranges ("01: [a, b)"), absent values are "(none)"; groups by name.
+// rows: only these rows, with quantiles of their values; empty = every row below rowCount.
+struct AttributeGroup {
+    std::string value;
+    std::vector<std::uint32_t> rows;
+};
+std::vector<AttributeGroup> groupByAttribute(const std::vector<std::string>& values, std::size_t rowCount, int quantiles = 4,
+                                             const std::vector<std::uint32_t>& rows = {});
 
 struct Stratum {
     std::string value;
