@@ -187,7 +187,12 @@ std::vector<std::uint8_t> RequestFilter::match(const RequestTable& table, QStrin
                 *error = QObject::tr("no period named \"%1\" (periods: %2)").arg(term.text, names.join(QStringLiteral(", ")));
                 return std::vector<std::uint8_t>(n, 0);
             }
-            for (std::size_t i = 0; i < n; ++i) keep[i] = keep[i] && wanted[table.periodIndex[i]];
+            for (std::size_t i = 0; i < n; ++i) {
+                if (!keep[i]) continue;
+                bool member = false;
+                for (std::size_t p = 0; p < wanted.size() && !member; ++p) member = wanted[p] && table.inPeriod(i, static_cast<std::uint32_t>(p));
+                keep[i] = member;
+            }
             break;
         }
         case Term::Kind::Attribute:

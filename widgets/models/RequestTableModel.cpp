@@ -68,7 +68,7 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     switch (index.column()) {
     case Name: return QString::fromStdString(t.names[i]);
-    case Period: return QString::fromStdString(t.periodNames[t.periodIndex[i]]);
+    case Period: return QString::fromStdString(t.periodList(i));  // every period it is in, its batch first
     case Start: return formatTimestampNs(t.startNs[i]);
     case Latency: return formatDurationNs(t.latencyNs[i]);
     case Hosts: return t.hostCount[i];

@@ -169,7 +169,7 @@ void RequestTablePanel::applyFilter() {
         if (period >= 0 || !m_only.empty()) {
             if (keep.empty()) keep.assign(table->size(), 1);
             for (std::size_t i = 0; i < table->size(); ++i) {
-                if (period >= 0 && table->periodIndex[i] != static_cast<std::uint32_t>(period)) keep[i] = 0;
+                if (period >= 0 && !table->inPeriod(i, static_cast<std::uint32_t>(period))) keep[i] = 0;
                 if (!m_only.empty() && !std::binary_search(m_only.begin(), m_only.end(), table->ids[i])) keep[i] = 0;
             }
         }

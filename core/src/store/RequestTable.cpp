@@ -10,6 +10,24 @@
 
 namespace tracelight {
 
+bool RequestTable::inPeriod(std::size_t row, std::uint32_t period) const {
+    if (row + 1 >= memberBegin.size()) return row < periodIndex.size() && periodIndex[row] == period;
+    for (std::uint32_t k = memberBegin[row]; k < memberBegin[row + 1]; ++k)
+        if (memberPeriod[k] == period) return true;
+    return false;
+}
+
+std::string RequestTable::periodList(std::size_t row) const {
+    if (row + 1 >= memberBegin.size() || memberBegin[row] == memberBegin[row + 1])
+        return row < periodIndex.size() ? periodNames[periodIndex[row]] : std::string();
+    std::string out;
+    for (std::uint32_t k = memberBegin[row]; k < memberBegin[row + 1]; ++k) {
+        if (!out.empty()) out += ", ";
+        out += periodNames[memberPeriod[k]];
+    }
+    return out;
+}
+
 Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken* cancel) {
     RequestTable table;
     std::unordered_map<std::int64_t, std::uint32_t> periodSlot;
@@ -45,10 +63,31 @@ Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken
         if ((++processed & 0xFFFF) == 0 && cancel && cancel->isCancelled()) return Status::error("cancelled");
     }
 
-    // Attributes in one ordered scan (the primary key's order), their texts looked up once per label.
     std::unordered_map<std::int64_t, std::uint32_t> rowOf;
     rowOf.reserve(n);
     for (std::size_t i = 0; i < table.ids.size(); ++i) rowOf[table.ids[i].value] = static_cast<std::uint32_t>(i);
+
+    // Period membership in one scan; the table's key is (period, request), so rows arrive by period and
+    // are bucketed by request here.
+    {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> members;  // (row, period slot)
+        sqlite::Statement scan(store.db(), "SELECT period_id, request_id FROM period_members ORDER BY period_id, request_id");
+        for (int rc = scan.step(); rc == SQLITE_ROW; rc = scan.step()) {
+            const auto row = rowOf.find(scan.int64(1));
+            const auto slot = periodSlot.find(scan.int64(0));
+            if (row == rowOf.end() || slot == periodSlot.end()) continue;
+            members.emplace_back(row->second, slot->second);
+            if ((++processed & 0xFFFF) == 0 && cancel && cancel->isCancelled()) return Status::error("cancelled");
+        }
+        table.memberBegin.assign(n + 1, 0);
+        for (const auto& m : members) ++table.memberBegin[m.first + 1];
+        for (std::size_t i = 0; i < n; ++i) table.memberBegin[i + 1] += table.memberBegin[i];
+        table.memberPeriod.resize(members.size());
+        std::vector<std::uint32_t> next(table.memberBegin.begin(), table.memberBegin.end() - 1);
+        for (const auto& [row, slot] : members) table.memberPeriod[next[row]++] = slot;  // period order kept
+    }
+
+    // Attributes in one ordered scan (the primary key's order), their texts looked up once per label.
     std::unordered_map<std::int64_t, std::uint32_t> labelSlot;
     sqlite::Statement labelText(store.db(), "SELECT text FROM labels WHERE id=?1");
     auto slotOf = [&](std::int64_t labelId) {

@@ -126,6 +126,27 @@ TEST(RequestFilter, TermsAreAndedOverNameAttributesLatencyAndPeriod) {
     EXPECT_TRUE(error.isEmpty());
 }
 
+// A defined period over the batches: period:NAME and the Period column follow membership, not the batch.
+TEST(RequestFilter, PeriodTermsFollowMembershipOfDefinedPeriods) {
+    auto table = std::const_pointer_cast<RequestTable>(makeTable(10));
+    table->periodNames.push_back("slow");  // defined: ids 8, 9, 10, across both batches
+    table->memberBegin.push_back(0);
+    for (std::size_t i = 0; i < table->size(); ++i) {
+        table->memberPeriod.push_back(table->periodIndex[i]);
+        if (table->ids[i].value >= 8) table->memberPeriod.push_back(2);
+        table->memberBegin.push_back(static_cast<std::uint32_t>(table->memberPeriod.size()));
+    }
+    QString error;
+    EXPECT_EQ(countMatches(*table, QStringLiteral("period:slow"), &error), 3) << error.toStdString();
+    EXPECT_EQ(countMatches(*table, QStringLiteral("period:slow period:problem"), &error), 2);  // ids 8 and 10
+    RequestTableModel model;
+    model.setTable(table, {});
+    int shown = 0;
+    for (int r = 0; r < model.rowCount(); ++r)
+        if (model.data(model.index(r, RequestTableModel::Period)).toString().endsWith(QStringLiteral(", slow"))) ++shown;
+    EXPECT_EQ(shown, 3);
+}
+
 TEST(RequestFilter, ABadTermIsOneLineNamingIt) {
     const auto table = makeTable(10);
     for (const char* bad : {"latency>fast", "latency>250", "ms..2s", "5s..1s", "period:", "=x", "\"open", "latency~3ms"}) {

@@ -16,7 +16,11 @@ class TraceStore;
 struct RequestTable {
     std::vector<RequestId> ids;
     std::vector<std::string> names;
-    std::vector<std::uint32_t> periodIndex;  // into periodNames
+    std::vector<std::uint32_t> periodIndex;  // into periodNames: the import batch
+    // Every period a request belongs to (its batch and the defined ones), row i's at
+    // [memberBegin[i], memberBegin[i + 1]) of memberPeriod (slots into periodNames, in period id order).
+    std::vector<std::uint32_t> memberBegin;
+    std::vector<std::uint32_t> memberPeriod;
     std::vector<TimeNs> startNs;             // adjusted when analysed, else the origin host's local clock
     std::vector<TimeNs> latencyNs;
     std::vector<std::uint32_t> hostCount;
@@ -31,6 +35,8 @@ struct RequestTable {
     std::vector<std::string> attrLabels;
 
     std::size_t size() const { return ids.size(); }
+    bool inPeriod(std::size_t row, std::uint32_t period) const;
+    std::string periodList(std::size_t row) const;  // "batch, defined, ..." (", "-separated)
 };
 
 // One scan of the requests table, in id order.
