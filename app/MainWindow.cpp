@@ -29,6 +29,7 @@
 #include "compare/CompareWorkspace.h"
 #include "profile/ProfileView.h"
 #include "CategoryEditor.h"
+#include "PeriodManager.h"
 #include "graph/GraphView.h"
 #include "graph/ServiceMapView.h"
 #include "common/JobRunner.h"
@@ -287,6 +288,15 @@ void MainWindow::createActions() {
         }
         loadAggregates();  // the studies regroup by the new categories
     });
+
+    QAction* periods = analysis->addAction(tr("&Periods…"), this, [this] {
+        if (m_path.isEmpty()) return;
+        PeriodManager manager(m_path, this);
+        manager.exec();
+        if (manager.changed()) openDatabase(m_path);  // the table, the compare and profile pickers follow
+    });
+    periods->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    periods->setToolTip(tr("Define periods by time range or attribute, rename or delete them"));
 
     QMenu* go = menuBar()->addMenu(tr("&Go"));
     auto step = [this](int delta) {

@@ -9,6 +9,8 @@
 #include <fstream>
 
 #include "MainWindow.h"
+#include "PeriodManager.h"
+#include <QTableWidget>
 #include "aggregates/AggregatesView.h"
 #include "models/RequestTableModel.h"
 #include "models/RequestTablePanel.h"
@@ -158,4 +160,39 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("MainWindowTest"));
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+// Analysis › Periods…: define a period by attribute and by time range, refuse what cannot be, rename and
+// delete; each change is in the database (the table of periods re-read from it).
+TEST(PeriodManager, DefinesRenamesAndDeletesPeriods) {
+    QTemporaryDir dir;
+    const std::string db = makeDatabase(dir, "periods", 40, false);
+    PeriodManager manager(QString::fromStdString(db));
+    ASSERT_EQ(manager.table()->rowCount(), 1);  // the import batch
+    EXPECT_FALSE(manager.changed());
+
+    EXPECT_FALSE(manager.addWhere(QString(), QStringLiteral("browser=Chrome")));
+    EXPECT_TRUE(manager.lastMessage().contains("give it a name")) << manager.lastMessage().toStdString();
+    EXPECT_FALSE(manager.addWhere(QStringLiteral("bad"), QStringLiteral("browser")));
+    EXPECT_TRUE(manager.lastMessage().contains("predicate")) << manager.lastMessage().toStdString();
+
+    ASSERT_TRUE(manager.addWhere(QStringLiteral("chrome"), QStringLiteral("browser=Chrome"))) << manager.lastMessage().toStdString();
+    EXPECT_TRUE(manager.lastMessage().contains("20 requests")) << manager.lastMessage().toStdString();
+    // Requests start every millisecond from the epoch (ts_us 1000 * r): the first ten.
+    const QDateTime epoch = QDateTime::fromMSecsSinceEpoch(0, Qt::UTC);
+    ASSERT_TRUE(manager.addByTime(QStringLiteral("first ten"), epoch, epoch.addMSecs(10))) << manager.lastMessage().toStdString();
+    EXPECT_TRUE(manager.lastMessage().contains("10 requests")) << manager.lastMessage().toStdString();
+    EXPECT_FALSE(manager.addWhere(QStringLiteral("chrome"), QStringLiteral("browser=Firefox")));  // the name is taken
+    ASSERT_EQ(manager.table()->rowCount(), 3);
+    EXPECT_TRUE(manager.changed());
+    if (const QByteArray png = qgetenv("PERIODS_PNG"); !png.isEmpty()) ASSERT_TRUE(manager.grab().save(QString::fromLocal8Bit(png)));
+
+    ASSERT_TRUE(manager.rename(QStringLiteral("chrome"), QStringLiteral("chromium"))) << manager.lastMessage().toStdString();
+    ASSERT_TRUE(manager.remove(QStringLiteral("first ten"))) << manager.lastMessage().toStdString();
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store);
+    std::vector<std::string> names;
+    for (const auto& p : store.value()->listPeriods()) names.push_back(p.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"periods", "chromium"}));
+    EXPECT_EQ(store.value()->requestsInPeriod("chromium").size(), 20u);
 }
