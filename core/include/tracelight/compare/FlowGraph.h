@@ -1,0 +1,40 @@
+#pragma once
+// The flow graphs behind a comparison entry, for the side-by-side and diff views: the graph of one
+// representative request of each side, merged into one graph whose nodes and edges say which side has
+// them, so both sides can be laid out identically. A structural entry: its mutation category (problem
+// period) against its top precursor (baseline period); a response-time entry: its category in the problem
+// period against the same category in the baseline. Nodes are segments (task:START->END, where the
+// latency lives in our graphs) with their mean duration on each side over that side's requests; the
+// entry's red edges (segment types whose latency changed) are marked.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tracelight/compare/PeriodComparison.h"
+
+namespace tracelight {
+
+struct FlowNode {
+    std::uint32_t type = 0;      // segment type
+    std::uint32_t occurrence = 0;  // k-th segment of its type in the request (time order), from 0
+    std::string label;           // "task:START->END"
+    bool inFirst = false, inSecond = false;
+    double firstMeanNs = 0, secondMeanNs = 0;  // over the side's requests that have this node
+    bool changed = false;        // a red edge of the entry
+};
+struct FlowEdge {
+    std::uint32_t from = 0, to = 0;  // indices into nodes
+    bool inFirst = false, inSecond = false;
+};
+struct FlowGraphPair {
+    std::string firstTitle, secondTitle;    // "category 7, problem period (1,204 requests)"
+    RequestId firstRequest, secondRequest;  // the representatives drawn
+    std::vector<FlowNode> nodes;
+    std::vector<FlowEdge> edges;
+};
+
+// At most maxRequests of each side are walked for the means (the first ones; all when 0).
+Result<FlowGraphPair> entryFlowGraphs(const InMemoryAnalysis& analysis, const PeriodComparison& pc, const CompareEntry& entry,
+                                      std::size_t maxRequests = 2000, const CancelToken* cancel = nullptr);
+
+} // namespace tracelight
