@@ -4,6 +4,8 @@
 #include <QClipboard>
 #include <QFileDialog>
 #include <QMenu>
+#include <QPainter>
+#include <QPdfWriter>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
 
@@ -24,6 +26,30 @@ bool savePlot(QCustomPlot* plot, const QString& path) {
         return true;
     }
     return plot->savePng(path, 0, 0, 1.0);
+}
+
+bool saveWidgetPicture(QWidget* widget, const QString& path) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    QPainter painter;
+    if (suffix == QLatin1String("svg")) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(widget->size());
+        svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
+        if (!painter.begin(&svg)) return false;
+        widget->render(&painter);
+        return painter.end();
+    }
+    if (suffix == QLatin1String("pdf")) {
+        QPdfWriter pdf(path);
+        pdf.setPageSize(QPageSize(QSizeF(widget->width(), widget->height()), QPageSize::Point));
+        pdf.setPageMargins(QMarginsF());
+        pdf.setResolution(72);
+        if (!painter.begin(&pdf)) return false;
+        widget->render(&painter);
+        return painter.end();
+    }
+    return widget->grab().save(path);
 }
 
 void setPlotExportName(QCustomPlot* plot, const QString& name) { plot->setProperty("tracelightExportName", name); }

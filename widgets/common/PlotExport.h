@@ -5,6 +5,7 @@
 #include <QString>
 
 class QCustomPlot;
+class QWidget;
 
 namespace tracelight::widgets {
 
@@ -15,5 +16,7 @@ bool savePlot(QCustomPlot* plot, const QString& path);  // by the file's suffix:
 // ("slack-cdf-web-pageload.png"), so plots saved one after another do not overwrite one "plot.png".
 void setPlotExportName(QCustomPlot* plot, const QString& name);
 QString suggestedPlotFileName(const QCustomPlot* plot);
+// Any other view's picture (graphs drawn with QPainter), by the suffix: .png, .svg or .pdf.
+bool saveWidgetPicture(QWidget* widget, const QString& path);
 
 } // namespace tracelight::widgets

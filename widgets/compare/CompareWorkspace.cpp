@@ -12,14 +12,17 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include "CompareEntryModel.h"
+#include "FlowGraphView.h"
 #include "common/JobRunner.h"
 #include "common/TimeFormat.h"
 #include "tracelight/store/TraceStore.h"
@@ -28,6 +31,7 @@ namespace tracelight::widgets {
 
 namespace {
 using CompareJobResult = std::shared_ptr<const Result<PeriodComparison>>;
+using GraphJobResult = std::shared_ptr<const Result<std::shared_ptr<const FlowGraphView::Drawing>>>;
 constexpr int kRequestRole = Qt::UserRole + 1;
 constexpr int kShownRequests = 200;
 } // namespace
@@ -110,9 +114,50 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_detail->header()->setStretchLastSection(true);
     m_detail->setColumnWidth(0, 300);
 
+    // The entry's flow graphs: both sides on one layout, and their diff.
+    auto scrolled = [this](QWidget* view) {
+        auto* area = new QScrollArea(this);
+        area->setWidget(view);
+        area->setWidgetResizable(true);
+        return area;
+    };
+    m_graphJob = new JobRunner(this);
+    m_first = new FlowGraphView(FlowGraphView::Mode::First, this);
+    m_second = new FlowGraphView(FlowGraphView::Mode::Second, this);
+    m_diff = new FlowGraphView(FlowGraphView::Mode::Diff, this);
+    m_graphTitles = new QLabel(this);
+    m_graphTitles->setWordWrap(true);
+    auto* sideBySide = new QWidget(this);
+    {
+        auto* pair = new QSplitter(Qt::Horizontal, sideBySide);
+        pair->addWidget(scrolled(m_first));
+        pair->addWidget(scrolled(m_second));
+        auto* box = new QVBoxLayout(sideBySide);
+        box->setContentsMargins(0, 0, 0, 0);
+        box->addWidget(m_graphTitles);
+        box->addWidget(pair, 1);
+    }
+    auto* diffLegend = new QLabel(tr("<span style='color:#2f9e44'>■ only in the problem graph</span> · "
+                                     "<span style='color:#e8590c'>▭ only in the baseline graph (dashed)</span> · "
+                                     "<span style='color:#c0392b'>red border: a red edge</span> · each node: baseline → problem mean"),
+                                  this);
+    auto* diffPage = new QWidget(this);
+    {
+        auto* box = new QVBoxLayout(diffPage);
+        box->setContentsMargins(0, 0, 0, 0);
+        box->addWidget(diffLegend);
+        box->addWidget(scrolled(m_diff), 1);
+    }
+    m_views = new QTabWidget(this);
+    m_views->addTab(m_detail, tr("Detail"));
+    m_views->addTab(sideBySide, tr("Side by side"));
+    m_views->addTab(diffPage, tr("Diff"));
+    for (FlowGraphView* view : {m_first, m_second, m_diff})
+        connect(view, &FlowGraphView::requestActivated, this, &CompareWorkspace::requestActivated);
+
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_table);
-    split->addWidget(m_detail);
+    split->addWidget(m_views);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setSizes({780, 480});
@@ -150,9 +195,12 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
 
 void CompareWorkspace::clear(const QString& message) {
     m_job->cancel();
+    m_graphJob->cancel();
     m_result.reset();
     m_model->setComparison(nullptr);
     m_detail->clear();
+    for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setMessage(tr("Choose an entry to see its flow graphs."));
+    m_graphTitles->clear();
     m_export->setEnabled(false);
     m_summary->setText(message);
 }
@@ -202,7 +250,7 @@ CompareOptions CompareWorkspace::options() const {
     return o;
 }
 
-bool CompareWorkspace::isComputing() const { return m_job->isRunning(); }
+bool CompareWorkspace::isComputing() const { return m_job->isRunning() || m_graphJob->isRunning(); }
 
 void CompareWorkspace::compare() {
     m_pending = false;
@@ -316,6 +364,41 @@ void CompareWorkspace::showEntry(int row) {
     red->setExpanded(true);
     pre->setExpanded(true);
     requests->setExpanded(true);
+    showFlowGraphs(*e);
+}
+
+void CompareWorkspace::showFlowGraphs(const CompareEntry& entry) {
+    for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setMessage(tr("Laying out the flow graphs…"));
+    m_graphTitles->clear();
+    auto result = m_result;
+    auto analysis = m_analysis;
+    if (!result || !analysis) return;
+    const QFontMetricsF fm(font());
+    // Labels are mostly capitals and punctuation ("nfs:MDS_CACHE_MISS->MD_READ_RECV"): measure those, not
+    // the font's average (lower-case) character.
+    const QString sample = QStringLiteral("ABCDEFGHIJKLMNOPQRSTUVWXYZ_:->.abcdefgh");
+    const double charWidth = fm.horizontalAdvance(sample) / sample.size(), lineHeight = fm.height();
+    m_graphJob->start<GraphJobResult>(
+        [result, analysis, entry, charWidth, lineHeight](const CancelToken& cancel, const ProgressSink&) -> GraphJobResult {
+            auto pair = entryFlowGraphs(*analysis, *result, entry, 2000, &cancel);
+            if (!pair) return std::make_shared<const Result<std::shared_ptr<const FlowGraphView::Drawing>>>(pair.status());
+            return std::make_shared<const Result<std::shared_ptr<const FlowGraphView::Drawing>>>(
+                FlowGraphView::layOut(std::move(pair.value()), charWidth, lineHeight));
+        },
+        [this](GraphJobResult drawing) {
+            if (!drawing->isOk()) {
+                for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setMessage(QString::fromStdString(drawing->message()));
+                emit resultsReady();
+                return;
+            }
+            const auto& d = drawing->value();
+            for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setDrawing(d);
+            m_graphTitles->setText(tr("<b>Left</b>: %1 · <b>right</b>: %2 — one representative request each (double-click opens it); "
+                                      "node: mean over the side's requests; red border: a red edge. Layout: %3")
+                                       .arg(QString::fromStdString(d->pair.firstTitle).toHtmlEscaped(),
+                                            QString::fromStdString(d->pair.secondTitle).toHtmlEscaped(), d->layout.description));
+            emit resultsReady();
+        });
 }
 
 bool CompareWorkspace::exportCsv(const QString& path) const {

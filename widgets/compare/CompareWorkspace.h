@@ -2,7 +2,9 @@
 // The Compare tab (Spectroscope): a baseline and a problem period, compared in core (categorised once on a
 // worker; threshold, alpha, Benjamini-Hochberg and 1:N re-rank the same categories), the ranked entries
 // beside the A/A figure — how many categories chance alone flags at this sample size — and the chosen
-// entry's red edges, candidate precursors and problem-period requests (double-click opens the waterfall).
+// entry's red edges, candidate precursors and problem-period requests (double-click opens the waterfall),
+// and its flow graphs: side by side (the mutation's next to its precursor's, or one category in both
+// periods, on one shared layout) and as one diff graph, laid out on a worker.
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -16,12 +18,14 @@ class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QSortFilterProxyModel;
+class QTabWidget;
 class QTableView;
 class QTreeWidget;
 
 namespace tracelight::widgets {
 
 class CompareEntryModel;
+class FlowGraphView;
 class JobRunner;
 
 class CompareWorkspace : public QWidget {
@@ -41,6 +45,11 @@ public:
     const PeriodComparison* comparison() const { return m_result.get(); }
     QTableView* entryTable() const { return m_table; }
     QTreeWidget* detail() const { return m_detail; }
+    QTabWidget* entryViews() const { return m_views; }
+    FlowGraphView* firstGraph() const { return m_first; }
+    FlowGraphView* secondGraph() const { return m_second; }
+    FlowGraphView* diffGraph() const { return m_diff; }
+    QLabel* graphTitles() const { return m_graphTitles; }
     QString summaryText() const;
     bool exportCsv(const QString& path) const;
 
@@ -55,6 +64,7 @@ private:
     CompareOptions options() const;
     void showResult(std::shared_ptr<const PeriodComparison> result);
     void showEntry(int sourceRow);
+    void showFlowGraphs(const CompareEntry& entry);
 
     QString m_path;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
@@ -75,6 +85,12 @@ private:
     QSortFilterProxyModel* m_proxy = nullptr;
     QTableView* m_table = nullptr;
     QTreeWidget* m_detail = nullptr;
+    QTabWidget* m_views = nullptr;
+    JobRunner* m_graphJob = nullptr;
+    FlowGraphView* m_first = nullptr;
+    FlowGraphView* m_second = nullptr;
+    FlowGraphView* m_diff = nullptr;
+    QLabel* m_graphTitles = nullptr;
 };
 
 } // namespace tracelight::widgets

@@ -17,6 +17,11 @@
 #include "core/GeneratedPeriods.h"
 #include "compare/CompareEntryModel.h"
 #include "compare/CompareWorkspace.h"
+#include "compare/FlowGraphView.h"
+#include "common/PlotExport.h"
+#include <QLabel>
+#include <QMouseEvent>
+#include <QTabWidget>
 #include "generator/PageLoadGenerator.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/import/Import.h"
@@ -96,6 +101,63 @@ TEST(CompareWorkspace, RanksTheSlowedSegmentFirstWithItsRedEdgeAndTheAaFigure) {
         w.setWindowTitle("Compare");
         ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
     }
+}
+
+// The chosen entry's flow graphs: laid out on a worker, one structure on both sides of a response-time
+// entry (its category in both periods), the slowed segment marked, the diff with every node; a
+// double-click opens the side's representative request.
+TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
+    auto f = twoPeriods();
+    widgets::CompareWorkspace w;
+    w.resize(1400, 800);
+    w.show();
+    w.setDatabase(QString::fromStdString(f->db), f->analysis, {"baseline", "problem"});
+    w.setPeriods("baseline", "problem");
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.comparison());
+    w.entryViews()->setCurrentIndex(1);
+    ASSERT_TRUE(waitReady(w));
+    EXPECT_GT(w.firstGraph()->drawnNodes(), 3);
+    EXPECT_EQ(w.firstGraph()->drawnNodes(), w.secondGraph()->drawnNodes());  // one category: one structure
+    EXPECT_EQ(w.diffGraph()->drawnNodes(), w.firstGraph()->drawnNodes());
+    EXPECT_TRUE(w.graphTitles()->text().contains("problem period")) << w.graphTitles()->text().toStdString();
+    EXPECT_TRUE(w.graphTitles()->text().contains("baseline period")) << w.graphTitles()->text().toStdString();
+    RequestId opened;
+    QObject::connect(&w, &widgets::CompareWorkspace::requestActivated, [&](RequestId id) { opened = id; });
+    QTest::mouseDClick(w.firstGraph(), Qt::LeftButton);
+    EXPECT_TRUE(opened.isValid());
+    const QString png = QDir(QString::fromStdString(f->dir.path().toStdString())).filePath("diff.svg");
+    EXPECT_TRUE(widgets::saveWidgetPicture(w.diffGraph(), png));
+    EXPECT_GT(QFile(png).size(), 1000);
+}
+
+// Pictures of any database's entry graphs, for the README: COMPARE_DB, COMPARE_BASE, COMPARE_PROBLEM,
+// COMPARE_ENTRY (rank, from 1) and COMPARE_OUT (a prefix: -side.png, -diff.png).
+TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
+    const QByteArray file = qgetenv("COMPARE_DB");
+    if (file.isEmpty()) GTEST_SKIP() << "set COMPARE_DB, COMPARE_BASE, COMPARE_PROBLEM, COMPARE_ENTRY and COMPARE_OUT";
+    auto store = TraceStore::open(file.toStdString(), TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store);
+    auto analysis = loadAnalysis(*store.value());
+    ASSERT_TRUE(analysis);
+    widgets::CompareWorkspace w;
+    w.resize(1700, 850);
+    w.show();
+    const QString base = QString::fromLocal8Bit(qgetenv("COMPARE_BASE")), problem = QString::fromLocal8Bit(qgetenv("COMPARE_PROBLEM"));
+    w.setDatabase(QString::fromLocal8Bit(file), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {base, problem});
+    w.findChild<QDoubleSpinBox*>("threshold")->setValue(50);  // the default, whatever a test run left remembered
+    w.setPeriods(base, problem);
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();
+    w.entryTable()->selectRow(std::max(0, qEnvironmentVariableIntValue("COMPARE_ENTRY") - 1));
+    ASSERT_TRUE(waitReady(w));
+    const QString out = QString::fromLocal8Bit(qgetenv("COMPARE_OUT"));
+    w.entryViews()->setCurrentIndex(1);
+    QTest::qWait(50);
+    ASSERT_TRUE(w.grab().save(out + "-side.png"));
+    w.entryViews()->setCurrentIndex(2);
+    QTest::qWait(50);
+    ASSERT_TRUE(w.grab().save(out + "-diff.png"));
 }
 
 TEST(CompareWorkspace, SaysWhyWhenThereIsNothingToCompare) {
