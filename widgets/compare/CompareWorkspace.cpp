@@ -23,7 +23,11 @@
 
 #include "CompareEntryModel.h"
 #include "FlowGraphView.h"
+#include "PeriodTimeline.h"
+#include "plots/CdfPlot.h"
+#include <qcustomplot.h>
 #include "common/JobRunner.h"
+#include "common/PlotExport.h"
 #include "common/TimeFormat.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -152,6 +156,13 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_views->addTab(m_detail, tr("Detail"));
     m_views->addTab(sideBySide, tr("Side by side"));
     m_views->addTab(diffPage, tr("Diff"));
+    m_c2 = new CdfPlot(this);
+    m_c2->setToolTip(tr("How much response times vary within each category: C² = variance / mean², per category with at "
+                        "least the KS test's sample in that period. Near 0: one behaviour; 1 and above: as variable as an "
+                        "exponential — a category worth splitting further (Spectroscope, section 4)."));
+    m_views->addTab(m_c2, tr("C²"));
+    m_timeline = new PeriodTimeline(this);
+    m_views->addTab(m_timeline, tr("Timeline"));
     for (FlowGraphView* view : {m_first, m_second, m_diff})
         connect(view, &FlowGraphView::requestActivated, this, &CompareWorkspace::requestActivated);
 
@@ -201,6 +212,8 @@ void CompareWorkspace::clear(const QString& message) {
     m_detail->clear();
     for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setMessage(tr("Choose an entry to see its flow graphs."));
     m_graphTitles->clear();
+    m_c2->setSeries(QString(), std::vector<std::pair<QString, std::vector<float>>>{}, false, 1.0, QString());
+    m_timeline->setComparison(nullptr);
     m_export->setEnabled(false);
     m_summary->setText(message);
 }
@@ -310,6 +323,20 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
                 .arg(m_result->aa.categoriesTested);
     if (c.entries.empty()) text += tr("<br>No mutations at α %1 and threshold %2.").arg(m_result->options.alpha).arg(m_result->options.threshold);
     m_summary->setText(text);
+    // The periods' views: C² per category (categories with a testable sample in that period) and the timeline.
+    std::vector<std::pair<QString, std::vector<float>>> c2(2);
+    c2[0].first = QString::fromStdString(m_result->baseline);
+    c2[1].first = QString::fromStdString(m_result->problem);
+    for (const ComparedCategory& cc : c.categories) {
+        if (cc.baseline.count >= m_result->options.minSample) c2[0].second.push_back(static_cast<float>(cc.baseline.c2()));
+        if (cc.problem.count >= m_result->options.minSample) c2[1].second.push_back(static_cast<float>(cc.problem.c2()));
+    }
+    m_c2->setSeries(tr("C² of a category's response time (variance / mean²), categories with ≥ %1 requests").arg(m_result->options.minSample),
+                    c2, false, 1.0, QString());
+    setPlotExportName(m_c2->plot(), tr("c2 %1 vs %2").arg(c2[0].first, c2[1].first));
+    m_c2->plot()->yAxis->setLabel(tr("share of categories at or below (%)"));
+    m_c2->plot()->replot();
+    m_timeline->setComparison(m_result);
     m_table->setColumnHidden(CompareEntryModel::RawPValue, !m_result->options.benjaminiHochberg);
     m_table->resizeColumnsToContents();
     m_table->setColumnWidth(CompareEntryModel::Root, std::min(m_table->columnWidth(CompareEntryModel::Root), 150));

@@ -4,7 +4,9 @@
 // beside the A/A figure — how many categories chance alone flags at this sample size — and the chosen
 // entry's red edges, candidate precursors and problem-period requests (double-click opens the waterfall),
 // and its flow graphs: side by side (the mutation's next to its precursor's, or one category in both
-// periods, on one shared layout) and as one diff graph, laid out on a worker.
+// periods, on one shared layout) and as one diff graph, laid out on a worker; for the two periods, the
+// distribution of the categories' C² (Spectroscope's Figure 6) and the timeline of arrivals and response
+// times (its Figure 9).
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -24,8 +26,10 @@ class QTreeWidget;
 
 namespace tracelight::widgets {
 
+class CdfPlot;
 class CompareEntryModel;
 class FlowGraphView;
+class PeriodTimeline;
 class JobRunner;
 
 class CompareWorkspace : public QWidget {
@@ -50,6 +54,8 @@ public:
     FlowGraphView* secondGraph() const { return m_second; }
     FlowGraphView* diffGraph() const { return m_diff; }
     QLabel* graphTitles() const { return m_graphTitles; }
+    CdfPlot* c2Plot() const { return m_c2; }
+    PeriodTimeline* timeline() const { return m_timeline; }
     QString summaryText() const;
     bool exportCsv(const QString& path) const;
 
@@ -91,6 +97,8 @@ private:
     FlowGraphView* m_second = nullptr;
     FlowGraphView* m_diff = nullptr;
     QLabel* m_graphTitles = nullptr;
+    CdfPlot* m_c2 = nullptr;
+    PeriodTimeline* m_timeline = nullptr;
 };
 
 } // namespace tracelight::widgets

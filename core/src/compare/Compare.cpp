@@ -204,6 +204,7 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
     const std::size_t n = c.rows.size();
     c.category.resize(n);
     c.latencyNs.resize(n);
+    c.startNs.resize(n);
     threads = resolveThreads(threads);
     struct Shard {
         std::vector<std::uint32_t> count;
@@ -229,6 +230,7 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
             const std::uint64_t cat = rootHash(succ, h);
             c.category[i] = cat;
             c.latencyNs[i] = result.criticalPath.latencyNs;
+            c.startNs[i] = result.dag.startNs;
             if (!out.info.count(cat)) {
                 CategoryInfo info;
                 info.canonical = canonicalString(dag, c.typeNames, typeHash);

@@ -18,6 +18,9 @@
 #include "compare/CompareEntryModel.h"
 #include "compare/CompareWorkspace.h"
 #include "compare/FlowGraphView.h"
+#include "compare/PeriodTimeline.h"
+#include "plots/CdfPlot.h"
+#include <qcustomplot.h>
 #include "common/PlotExport.h"
 #include <QLabel>
 #include <QMouseEvent>
@@ -126,6 +129,14 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
     QObject::connect(&w, &widgets::CompareWorkspace::requestActivated, [&](RequestId id) { opened = id; });
     QTest::mouseDClick(w.firstGraph(), Qt::LeftButton);
     EXPECT_TRUE(opened.isValid());
+    // The periods' views: a C² curve per period, a timeline point per request.
+    ASSERT_EQ(w.c2Plot()->plot()->graphCount(), 2);
+    EXPECT_GT(w.c2Plot()->plot()->graph(0)->dataCount(), 0);
+    EXPECT_GT(w.c2Plot()->plot()->graph(1)->dataCount(), 0);
+    ASSERT_EQ(w.timeline()->plot()->graphCount(), 2);
+    EXPECT_EQ(w.timeline()->plot()->graph(0)->dataCount(), 800);
+    EXPECT_EQ(w.timeline()->plot()->graph(1)->dataCount(), 800);
+    EXPECT_EQ(w.timeline()->csv().count('\n'), 1601);
     const QString png = QDir(QString::fromStdString(f->dir.path().toStdString())).filePath("diff.svg");
     EXPECT_TRUE(widgets::saveWidgetPicture(w.diffGraph(), png));
     EXPECT_GT(QFile(png).size(), 1000);
@@ -158,6 +169,12 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     w.entryViews()->setCurrentIndex(2);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-diff.png"));
+    w.entryViews()->setCurrentIndex(3);
+    QTest::qWait(50);
+    ASSERT_TRUE(w.grab().save(out + "-c2.png"));
+    w.entryViews()->setCurrentIndex(4);
+    QTest::qWait(50);
+    ASSERT_TRUE(w.grab().save(out + "-timeline.png"));
 }
 
 TEST(CompareWorkspace, SaysWhyWhenThereIsNothingToCompare) {
