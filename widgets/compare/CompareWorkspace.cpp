@@ -24,6 +24,8 @@
 #include "CompareEntryModel.h"
 #include "FlowGraphView.h"
 #include "PeriodTimeline.h"
+#include "RegressionTreeView.h"
+#include <QListWidget>
 #include "plots/CdfPlot.h"
 #include <qcustomplot.h>
 #include "common/JobRunner.h"
@@ -35,6 +37,7 @@ namespace tracelight::widgets {
 
 namespace {
 using CompareJobResult = std::shared_ptr<const Result<PeriodComparison>>;
+using TreeJobResult = std::shared_ptr<const Result<RegressionTree>>;
 using GraphJobResult = std::shared_ptr<const Result<std::shared_ptr<const FlowGraphView::Drawing>>>;
 constexpr int kRequestRole = Qt::UserRole + 1;
 constexpr int kShownRequests = 200;
@@ -163,6 +166,30 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_views->addTab(m_c2, tr("C²"));
     m_timeline = new PeriodTimeline(this);
     m_views->addTab(m_timeline, tr("Timeline"));
+    // The regression tree and the paper's interactive loop: untick an attribute to grow the tree without it.
+    m_treeJob = new JobRunner(this);
+    m_tree = new RegressionTreeView(this);
+    m_treeAttributes = new QListWidget(this);
+    m_treeAttributes->setToolTip(tr("Attributes the tree may test; untick one to run it again without (e.g. one that "
+                                    "only restates the change)"));
+    m_treeSummary = new QLabel(this);
+    m_treeSummary->setWordWrap(true);
+    auto* treePage = new QWidget(this);
+    {
+        auto* side = new QVBoxLayout;
+        side->addWidget(new QLabel(tr("Attributes"), this));
+        side->addWidget(m_treeAttributes, 1);
+        auto* row = new QHBoxLayout;
+        row->addLayout(side);
+        row->addWidget(scrolled(m_tree), 1);
+        auto* box = new QVBoxLayout(treePage);
+        box->setContentsMargins(0, 0, 0, 0);
+        box->addWidget(m_treeSummary);
+        box->addLayout(row, 1);
+        m_treeAttributes->setMaximumWidth(200);
+    }
+    m_views->addTab(treePage, tr("Tree"));
+    connect(m_treeAttributes, &QListWidget::itemChanged, this, [this] { explain(); });
     for (FlowGraphView* view : {m_first, m_second, m_diff})
         connect(view, &FlowGraphView::requestActivated, this, &CompareWorkspace::requestActivated);
 
@@ -214,6 +241,10 @@ void CompareWorkspace::clear(const QString& message) {
     m_graphTitles->clear();
     m_c2->setSeries(QString(), std::vector<std::pair<QString, std::vector<float>>>{}, false, 1.0, QString());
     m_timeline->setComparison(nullptr);
+    m_treeJob->cancel();
+    m_entry.reset();
+    m_tree->setMessage(tr("Choose an entry to see which attributes separate its requests."));
+    m_treeSummary->clear();
     m_export->setEnabled(false);
     m_summary->setText(message);
 }
@@ -263,7 +294,7 @@ CompareOptions CompareWorkspace::options() const {
     return o;
 }
 
-bool CompareWorkspace::isComputing() const { return m_job->isRunning() || m_graphJob->isRunning(); }
+bool CompareWorkspace::isComputing() const { return m_job->isRunning() || m_graphJob->isRunning() || m_treeJob->isRunning(); }
 
 void CompareWorkspace::compare() {
     m_pending = false;
@@ -392,6 +423,55 @@ void CompareWorkspace::showEntry(int row) {
     pre->setExpanded(true);
     requests->setExpanded(true);
     showFlowGraphs(*e);
+    m_entry = *e;
+    explain();
+}
+
+void CompareWorkspace::explain() {
+    if (!m_entry || !m_result) return;
+    std::set<std::string> dropped;
+    for (int i = 0; i < m_treeAttributes->count(); ++i)
+        if (m_treeAttributes->item(i)->checkState() == Qt::Unchecked) dropped.insert(m_treeAttributes->item(i)->text().toStdString());
+    m_tree->setMessage(tr("Growing the tree…"));
+    auto result = m_result;
+    const CompareEntry entry = *m_entry;
+    const std::string file = m_path.toStdString();
+    m_treeJob->start<TreeJobResult>(
+        [result, entry, file, dropped](const CancelToken&, const ProgressSink&) -> TreeJobResult {
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            if (!store) return std::make_shared<const Result<RegressionTree>>(store.status());
+            return std::make_shared<const Result<RegressionTree>>(explainEntry(*store.value(), *result, entry, dropped));
+        },
+        [this, dropped](TreeJobResult tree) {
+            if (!tree->isOk()) {
+                m_tree->setMessage(QString::fromStdString(tree->message()));
+                emit resultsReady();
+                return;
+            }
+            const RegressionTree& t = tree->value();
+            {
+                // The attribute list follows the tree's data, keeping what was unticked.
+                const QSignalBlocker block(m_treeAttributes);
+                m_treeAttributes->clear();
+                for (const auto& a : t.attributes) {
+                    auto* item = new QListWidgetItem(QString::fromStdString(a.name), m_treeAttributes);
+                    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+                    item->setCheckState(dropped.count(a.name) ? Qt::Unchecked : Qt::Checked);
+                }
+            }
+            if (t.attributes.empty()) {
+                m_tree->setMessage(tr("These requests carry no attributes: nothing to separate them by."));
+                m_treeSummary->clear();
+            } else {
+                m_tree->setTree(std::make_shared<const RegressionTree>(t));
+                m_treeSummary->setText(tr("C4.5 tree: <b>%1</b> requests against <b>%2</b> ones, %3 leaves, depth %4 · "
+                                          "also <tt>tracelight-cli compare … --tree N</tt>")
+                                           .arg(QString::fromStdString(t.classNames[1]), QString::fromStdString(t.classNames[0]))
+                                           .arg(t.leafCount())
+                                           .arg(t.depth()));
+            }
+            emit resultsReady();
+        });
 }
 
 void CompareWorkspace::showFlowGraphs(const CompareEntry& entry) {

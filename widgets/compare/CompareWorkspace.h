@@ -10,6 +10,7 @@
 #include <QWidget>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/compare/PeriodComparison.h"
@@ -18,6 +19,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QListWidget;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTabWidget;
@@ -30,6 +32,7 @@ class CdfPlot;
 class CompareEntryModel;
 class FlowGraphView;
 class PeriodTimeline;
+class RegressionTreeView;
 class JobRunner;
 
 class CompareWorkspace : public QWidget {
@@ -56,6 +59,8 @@ public:
     QLabel* graphTitles() const { return m_graphTitles; }
     CdfPlot* c2Plot() const { return m_c2; }
     PeriodTimeline* timeline() const { return m_timeline; }
+    RegressionTreeView* treeView() const { return m_tree; }
+    QListWidget* treeAttributes() const { return m_treeAttributes; }
     QString summaryText() const;
     bool exportCsv(const QString& path) const;
 
@@ -71,6 +76,7 @@ private:
     void showResult(std::shared_ptr<const PeriodComparison> result);
     void showEntry(int sourceRow);
     void showFlowGraphs(const CompareEntry& entry);
+    void explain();  // the current entry's tree, without the unticked attributes
 
     QString m_path;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
@@ -99,6 +105,11 @@ private:
     QLabel* m_graphTitles = nullptr;
     CdfPlot* m_c2 = nullptr;
     PeriodTimeline* m_timeline = nullptr;
+    RegressionTreeView* m_tree = nullptr;
+    QListWidget* m_treeAttributes = nullptr;
+    QLabel* m_treeSummary = nullptr;
+    JobRunner* m_treeJob = nullptr;
+    std::optional<CompareEntry> m_entry;  // the entry shown
 };
 
 } // namespace tracelight::widgets

@@ -19,6 +19,9 @@
 #include "compare/CompareWorkspace.h"
 #include "compare/FlowGraphView.h"
 #include "compare/PeriodTimeline.h"
+#include "compare/RegressionTreeView.h"
+#include "generator/StorageGenerator.h"
+#include <QListWidget>
 #include "plots/CdfPlot.h"
 #include <qcustomplot.h>
 #include "common/PlotExport.h"
@@ -142,6 +145,58 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
     EXPECT_GT(QFile(png).size(), 1000);
 }
 
+// The Tree tab: the C4.5 tree of the chosen entry over the requests' attributes, and the paper's loop —
+// untick an attribute and the tree grows again without it. Storage requests carry op, size and client.
+TEST(CompareWorkspace, GrowsTheEntrysTreeAndAgainWithoutAnAttribute) {
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("storage.tldb").toStdString();
+    {
+        samples::StorageOptions o;
+        o.seed = 5;
+        o.requests = 800;
+        o.change = samples::StorageChange::MetadataOtherNode;
+        const samples::StorageGenerator g(o);
+        auto store = TraceStore::open(db, TraceStore::Mode::Create);
+        ASSERT_TRUE(store);
+        for (auto period : {samples::StoragePeriod::Baseline, samples::StoragePeriod::Problem}) {
+            std::string csv = samples::StorageGenerator::csvHeader();
+            for (std::int64_t i = 0; i < o.requests; ++i) g.appendCsv(g.generate(period, i), csv);
+            const std::string path = dir.filePath(QString::fromLatin1(samples::storagePeriodName(period).data()) + ".csv").toStdString();
+            std::ofstream(path) << csv;
+            ImportOptions options;
+            options.inputs = {path};
+            options.period = std::string(samples::storagePeriodName(period));
+            ASSERT_TRUE(importTraces(*store.value(), options));
+        }
+        ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    }
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    auto analysis = loadAnalysis(*store.value());
+    ASSERT_TRUE(analysis);
+    widgets::CompareWorkspace w;
+    w.resize(1400, 800);
+    w.show();
+    w.setDatabase(QString::fromStdString(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"baseline", "problem"});
+    w.findChild<QDoubleSpinBox*>("threshold")->setValue(10);  // 800 requests a period: smaller structural shifts
+    w.setPeriods("baseline", "problem");
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();
+    ASSERT_FALSE(w.comparison()->comparison.entries.empty()) << w.summaryText().toStdString();
+    ASSERT_GT(w.treeAttributes()->count(), 0);
+    QStringList names;
+    for (int i = 0; i < w.treeAttributes()->count(); ++i) names << w.treeAttributes()->item(i)->text();
+    EXPECT_TRUE(names.contains("op")) << names.join(',').toStdString();
+    const int before = w.treeView()->drawnNodes();
+    EXPECT_GE(before, 1);
+    // Untick every attribute but one: the tree can test only that one now.
+    for (int i = 0; i < w.treeAttributes()->count(); ++i)
+        if (w.treeAttributes()->item(i)->text() != "client") w.treeAttributes()->item(i)->setCheckState(Qt::Unchecked);
+    ASSERT_TRUE(waitReady(w));
+    for (int i = 0; i < w.treeAttributes()->count(); ++i)
+        EXPECT_EQ(w.treeAttributes()->item(i)->checkState() == Qt::Checked, w.treeAttributes()->item(i)->text() == "client");
+    EXPECT_GE(w.treeView()->drawnNodes(), 1);
+}
+
 // Pictures of any database's entry graphs, for the README: COMPARE_DB, COMPARE_BASE, COMPARE_PROBLEM,
 // COMPARE_ENTRY (rank, from 1) and COMPARE_OUT (a prefix: -side.png, -diff.png).
 TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
@@ -175,6 +230,9 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     w.entryViews()->setCurrentIndex(4);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-timeline.png"));
+    w.entryViews()->setCurrentIndex(5);
+    QTest::qWait(50);
+    ASSERT_TRUE(w.grab().save(out + "-tree.png"));
 }
 
 TEST(CompareWorkspace, SaysWhyWhenThereIsNothingToCompare) {
