@@ -95,6 +95,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_table->setColumnWidth(widgets::RequestTableModel::Events, 60);
 
     m_waterfall = new widgets::WaterfallView(this);
+    m_waterfall->setObjectName(QStringLiteral("waterfall"));  // the request's own (the Compare tab has two more)
     m_model = new widgets::ModelOverview(this);
     m_aggregates = new widgets::AggregatesView(this);
     m_tabs = new QTabWidget(this);

@@ -25,6 +25,9 @@
 #include "FlowGraphView.h"
 #include "PeriodTimeline.h"
 #include "RegressionTreeView.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "waterfall/WaterfallLayout.h"
+#include "waterfall/WaterfallView.h"
 #include <QListWidget>
 #include "plots/CdfPlot.h"
 #include <qcustomplot.h>
@@ -38,6 +41,7 @@ namespace tracelight::widgets {
 namespace {
 using CompareJobResult = std::shared_ptr<const Result<PeriodComparison>>;
 using TreeJobResult = std::shared_ptr<const Result<RegressionTree>>;
+using LanesJobResult = std::shared_ptr<const Result<std::pair<std::shared_ptr<const RequestDetail>, std::shared_ptr<const RequestDetail>>>>;
 using GraphJobResult = std::shared_ptr<const Result<std::shared_ptr<const FlowGraphView::Drawing>>>;
 constexpr int kRequestRole = Qt::UserRole + 1;
 constexpr int kShownRequests = 200;
@@ -166,6 +170,29 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_views->addTab(m_c2, tr("C²"));
     m_timeline = new PeriodTimeline(this);
     m_views->addTab(m_timeline, tr("Timeline"));
+    // Swim lanes of the two representatives, one above the other on one time axis (zoom one, both follow).
+    m_lanesJob = new JobRunner(this);
+    m_firstLanes = new WaterfallView(this);
+    m_secondLanes = new WaterfallView(this);
+    m_firstLanesTitle = new QLabel(this);
+    m_secondLanesTitle = new QLabel(this);
+    auto* lanesPage = new QSplitter(Qt::Vertical, this);
+    for (auto [title, view] : {std::pair{m_firstLanesTitle, m_firstLanes}, std::pair{m_secondLanesTitle, m_secondLanes}}) {
+        auto* half = new QWidget(lanesPage);
+        auto* box = new QVBoxLayout(half);
+        box->setContentsMargins(0, 0, 0, 0);
+        box->addWidget(title);
+        box->addWidget(view, 1);
+        lanesPage->addWidget(half);
+    }
+    m_views->addTab(lanesPage, tr("Swim lanes"));
+    auto follow = [](WaterfallView* other) {
+        return [other](double from, double to) {
+            if (other->visibleFromUs() != from || other->visibleToUs() != to) other->setVisibleRange(from, to);
+        };
+    };
+    connect(m_firstLanes, &WaterfallView::visibleRangeChanged, this, follow(m_secondLanes));
+    connect(m_secondLanes, &WaterfallView::visibleRangeChanged, this, follow(m_firstLanes));
     // The regression tree and the paper's interactive loop: untick an attribute to grow the tree without it.
     m_treeJob = new JobRunner(this);
     m_tree = new RegressionTreeView(this);
@@ -242,6 +269,9 @@ void CompareWorkspace::clear(const QString& message) {
     m_c2->setSeries(QString(), std::vector<std::pair<QString, std::vector<float>>>{}, false, 1.0, QString());
     m_timeline->setComparison(nullptr);
     m_treeJob->cancel();
+    m_lanesJob->cancel();
+    m_firstLanes->setRequest(nullptr);
+    m_secondLanes->setRequest(nullptr);
     m_entry.reset();
     m_tree->setMessage(tr("Choose an entry to see which attributes separate its requests."));
     m_treeSummary->clear();
@@ -294,7 +324,9 @@ CompareOptions CompareWorkspace::options() const {
     return o;
 }
 
-bool CompareWorkspace::isComputing() const { return m_job->isRunning() || m_graphJob->isRunning() || m_treeJob->isRunning(); }
+bool CompareWorkspace::isComputing() const {
+    return m_job->isRunning() || m_graphJob->isRunning() || m_treeJob->isRunning() || m_lanesJob->isRunning();
+}
 
 void CompareWorkspace::compare() {
     m_pending = false;
@@ -427,6 +459,38 @@ void CompareWorkspace::showEntry(int row) {
     explain();
 }
 
+void CompareWorkspace::showSwimLanes(RequestId first, RequestId second, const QString& firstTitle, const QString& secondTitle) {
+    const std::string file = m_path.toStdString();
+    m_firstLanesTitle->setText(tr("<b>%1</b> — its median request by latency").arg(firstTitle.toHtmlEscaped()));
+    m_secondLanesTitle->setText(tr("<b>%1</b> — its median request by latency").arg(secondTitle.toHtmlEscaped()));
+    m_lanesJob->start<LanesJobResult>(
+        [file, first, second](const CancelToken& cancel, const ProgressSink&) -> LanesJobResult {
+            using Pair = std::pair<std::shared_ptr<const RequestDetail>, std::shared_ptr<const RequestDetail>>;
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            if (!store) return std::make_shared<const Result<Pair>>(store.status());
+            Pair out;
+            for (auto [id, slot] : {std::pair{first, &out.first}, std::pair{second, &out.second}}) {
+                if (!id.isValid()) continue;
+                auto detail = loadRequestDetail(*store.value(), id, &cancel);
+                if (!detail) return std::make_shared<const Result<Pair>>(detail.status());
+                *slot = std::make_shared<const RequestDetail>(std::move(detail.value()));
+            }
+            return std::make_shared<const Result<Pair>>(std::move(out));
+        },
+        [this](LanesJobResult lanes) {
+            if (lanes->isOk()) {
+                m_firstLanes->setRequest(lanes->value().first);
+                m_secondLanes->setRequest(lanes->value().second);
+                // One time axis: both from their request's start to the longer one's end.
+                const double span = std::max(m_firstLanes->layout().spanUs, m_secondLanes->layout().spanUs);
+                m_firstLanes->setVisibleRange(0, std::max(1.0, span));
+            } else {
+                m_firstLanesTitle->setText(QString::fromStdString(lanes->message()));
+            }
+            emit resultsReady();
+        });
+}
+
 void CompareWorkspace::explain() {
     if (!m_entry || !m_result) return;
     std::set<std::string> dropped;
@@ -500,7 +564,9 @@ void CompareWorkspace::showFlowGraphs(const CompareEntry& entry) {
             }
             const auto& d = drawing->value();
             for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setDrawing(d);
-            m_graphTitles->setText(tr("<b>Left</b>: %1 · <b>right</b>: %2 — one representative request each (double-click opens it); "
+            showSwimLanes(d->pair.firstRequest, d->pair.secondRequest, QString::fromStdString(d->pair.firstTitle),
+                          QString::fromStdString(d->pair.secondTitle));
+            m_graphTitles->setText(tr("<b>Left</b>: %1 · <b>right</b>: %2 — each side's median request by latency (double-click opens it); "
                                       "node: mean over the side's requests; red border: a red edge. Layout: %3")
                                        .arg(QString::fromStdString(d->pair.firstTitle).toHtmlEscaped(),
                                             QString::fromStdString(d->pair.secondTitle).toHtmlEscaped(), d->layout.description));

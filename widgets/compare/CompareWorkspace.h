@@ -6,7 +6,8 @@
 // and its flow graphs: side by side (the mutation's next to its precursor's, or one category in both
 // periods, on one shared layout) and as one diff graph, laid out on a worker; for the two periods, the
 // distribution of the categories' C² (Spectroscope's Figure 6) and the timeline of arrivals and response
-// times (its Figure 9).
+// times (its Figure 9); the swim lanes of the two representative requests on one time axis; the entry's
+// regression tree.
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -33,6 +34,7 @@ class CompareEntryModel;
 class FlowGraphView;
 class PeriodTimeline;
 class RegressionTreeView;
+class WaterfallView;
 class JobRunner;
 
 class CompareWorkspace : public QWidget {
@@ -61,6 +63,8 @@ public:
     PeriodTimeline* timeline() const { return m_timeline; }
     RegressionTreeView* treeView() const { return m_tree; }
     QListWidget* treeAttributes() const { return m_treeAttributes; }
+    WaterfallView* firstLanes() const { return m_firstLanes; }
+    WaterfallView* secondLanes() const { return m_secondLanes; }
     QString summaryText() const;
     bool exportCsv(const QString& path) const;
 
@@ -77,6 +81,7 @@ private:
     void showEntry(int sourceRow);
     void showFlowGraphs(const CompareEntry& entry);
     void explain();  // the current entry's tree, without the unticked attributes
+    void showSwimLanes(RequestId first, RequestId second, const QString& firstTitle, const QString& secondTitle);
 
     QString m_path;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
@@ -110,6 +115,11 @@ private:
     QLabel* m_treeSummary = nullptr;
     JobRunner* m_treeJob = nullptr;
     std::optional<CompareEntry> m_entry;  // the entry shown
+    WaterfallView* m_firstLanes = nullptr;
+    WaterfallView* m_secondLanes = nullptr;
+    QLabel* m_firstLanesTitle = nullptr;
+    QLabel* m_secondLanesTitle = nullptr;
+    JobRunner* m_lanesJob = nullptr;
 };
 
 } // namespace tracelight::widgets

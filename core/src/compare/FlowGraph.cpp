@@ -131,6 +131,17 @@ Result<FlowGraphPair> entryFlowGraphs(const InMemoryAnalysis& analysis, const Pe
     } else {
         second = {category.baselineEntries, title(category, "baseline", category.baselineEntries.size())};
     }
+    // Each side is drawn from its median request (by latency): typical of the side, not merely its first.
+    for (Side* side : {&first, &second}) {
+        if (side->entries.empty()) continue;
+        std::vector<std::uint32_t> byLatency = side->entries;
+        const auto mid = byLatency.begin() + static_cast<std::ptrdiff_t>(byLatency.size() / 2);
+        std::nth_element(byLatency.begin(), mid, byLatency.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return pc.categories->latencyNs[a] != pc.categories->latencyNs[b] ? pc.categories->latencyNs[a] < pc.categories->latencyNs[b] : a < b;
+        });
+        const auto at = std::find(side->entries.begin(), side->entries.end(), *mid);
+        std::iter_swap(side->entries.begin(), at);
+    }
     Builder builder(analysis, pc);
     if (Status s = builder.addSide(first, true, maxRequests, cancel); !s) return s;
     if (!second.entries.empty())

@@ -122,7 +122,8 @@ TEST(MainWindow, RequestTableFilterAndNavigationKeepOneSelectionThatIsShown) {
         ASSERT_TRUE(panel);
         auto* model = qobject_cast<widgets::RequestTableModel*>(panel->view()->model());
         ASSERT_TRUE(model);
-        auto* waterfall = window.findChild<widgets::WaterfallView*>();
+        auto* waterfall = window.findChild<widgets::WaterfallView*>(QStringLiteral("waterfall"));
+        ASSERT_TRUE(waterfall);
         ASSERT_EQ(model->rowCount(), 120);
 
         window.activateWindow();

@@ -20,6 +20,7 @@
 #include "compare/FlowGraphView.h"
 #include "compare/PeriodTimeline.h"
 #include "compare/RegressionTreeView.h"
+#include "waterfall/WaterfallView.h"
 #include "generator/StorageGenerator.h"
 #include <QListWidget>
 #include "plots/CdfPlot.h"
@@ -132,6 +133,13 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
     QObject::connect(&w, &widgets::CompareWorkspace::requestActivated, [&](RequestId id) { opened = id; });
     QTest::mouseDClick(w.firstGraph(), Qt::LeftButton);
     EXPECT_TRUE(opened.isValid());
+    // Swim lanes of the two representatives on one time axis: zooming one moves the other.
+    ASSERT_TRUE(w.firstLanes()->request() && w.secondLanes()->request());
+    EXPECT_EQ(w.firstLanes()->request()->id, opened);
+    EXPECT_DOUBLE_EQ(w.firstLanes()->visibleToUs(), w.secondLanes()->visibleToUs());
+    w.firstLanes()->setVisibleRange(10, 500);
+    EXPECT_DOUBLE_EQ(w.secondLanes()->visibleFromUs(), 10);
+    EXPECT_DOUBLE_EQ(w.secondLanes()->visibleToUs(), 500);
     // The periods' views: a C² curve per period, a timeline point per request.
     ASSERT_EQ(w.c2Plot()->plot()->graphCount(), 2);
     EXPECT_GT(w.c2Plot()->plot()->graph(0)->dataCount(), 0);
@@ -231,6 +239,9 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-timeline.png"));
     w.entryViews()->setCurrentIndex(5);
+    QTest::qWait(50);
+    ASSERT_TRUE(w.grab().save(out + "-lanes.png"));
+    w.entryViews()->setCurrentIndex(6);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-tree.png"));
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The flow graphs behind a comparison entry, for the side-by-side and diff views: the graph of one
-// representative request of each side, merged into one graph whose nodes and edges say which side has
+// representative request of each side (its median by latency), merged into one graph whose nodes and edges say which side has
 // them, so both sides can be laid out identically. A structural entry: its mutation category (problem
 // period) against its top precursor (baseline period); a response-time entry: its category in the problem
 // period against the same category in the baseline. Nodes are segments (task:START->END, where the
@@ -28,7 +28,7 @@ struct FlowEdge {
 };
 struct FlowGraphPair {
     std::string firstTitle, secondTitle;    // "category 7, problem period (1,204 requests)"
-    RequestId firstRequest, secondRequest;  // the representatives drawn
+    RequestId firstRequest, secondRequest;  // the representatives drawn: each side's median request by latency
     std::vector<FlowNode> nodes;
     std::vector<FlowEdge> edges;
 };
