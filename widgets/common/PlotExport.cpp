@@ -52,6 +52,19 @@ bool saveWidgetPicture(QWidget* widget, const QString& path) {
     return widget->grab().save(path);
 }
 
+void attachPictureExport(QWidget* widget, const QString& defaultFileName) {
+    widget->setContextMenuPolicy(Qt::CustomContextMenu);
+    QObject::connect(widget, &QWidget::customContextMenuRequested, widget, [widget, defaultFileName](const QPoint& pos) {
+        QMenu menu(widget);
+        menu.addAction(QObject::tr("Save as PNG, SVG or PDF…"), widget, [widget, defaultFileName] {
+            const QString path = QFileDialog::getSaveFileName(widget, QObject::tr("Save the picture"), defaultFileName,
+                                                              QObject::tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+            if (!path.isEmpty()) saveWidgetPicture(widget, path);
+        });
+        menu.exec(widget->mapToGlobal(pos));
+    });
+}
+
 void setPlotExportName(QCustomPlot* plot, const QString& name) { plot->setProperty("tracelightExportName", name); }
 
 QString suggestedPlotFileName(const QCustomPlot* plot) {

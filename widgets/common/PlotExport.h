@@ -18,5 +18,7 @@ void setPlotExportName(QCustomPlot* plot, const QString& name);
 QString suggestedPlotFileName(const QCustomPlot* plot);
 // Any other view's picture (graphs drawn with QPainter), by the suffix: .png, .svg or .pdf.
 bool saveWidgetPicture(QWidget* widget, const QString& path);
+// Such a view's context menu: save as PNG, SVG or PDF (the dialog proposes defaultFileName).
+void attachPictureExport(QWidget* widget, const QString& defaultFileName);
 
 } // namespace tracelight::widgets

@@ -29,6 +29,7 @@ QString mean(double ns) { return ns > 0 ? formatDurationNs(static_cast<TimeNs>(n
 
 FlowGraphView::FlowGraphView(Mode mode, QWidget* parent) : QWidget(parent), m_mode(mode) {
     setMinimumSize(200, 150);
+    attachPictureExport(this, mode == Mode::Diff ? QStringLiteral("flow-graph-diff.png") : QStringLiteral("flow-graph.png"));
     setToolTip(mode == Mode::Diff ? tr("Green: only in the problem graph; orange, dashed: only in the baseline graph; "
                                        "red border: a red edge (its latency changed). Right-click to save.")
                                   : tr("Double-click to open this representative request; right-click to save the picture."));
@@ -229,14 +230,5 @@ void FlowGraphView::mouseDoubleClickEvent(QMouseEvent*) {
     if (m_mode == Mode::Second && pair.secondRequest.isValid()) emit requestActivated(pair.secondRequest);
 }
 
-void FlowGraphView::contextMenuEvent(QContextMenuEvent* event) {
-    QMenu menu(this);
-    menu.addAction(tr("Save as PNG, SVG or PDF…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save the flow graph"), QStringLiteral("flow-graph.png"),
-                                                          tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-        if (!path.isEmpty()) saveWidgetPicture(this, path);
-    });
-    menu.exec(event->globalPos());
-}
 
 } // namespace tracelight::widgets

@@ -42,7 +42,6 @@ signals:
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
-    void contextMenuEvent(QContextMenuEvent* event) override;
     bool event(QEvent* event) override;  // a node's tooltip: its whole label and both means
 
 private:

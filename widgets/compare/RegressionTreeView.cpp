@@ -21,6 +21,7 @@ const QColor kProblem(0xc0, 0x39, 0x2b);
 
 RegressionTreeView::RegressionTreeView(QWidget* parent) : QWidget(parent) {
     setMinimumSize(200, 120);
+    attachPictureExport(this, QStringLiteral("regression-tree.png"));
     setToolTip(tr("Which request attributes separate the two sides; right-click to save the picture"));
 }
 
@@ -140,14 +141,5 @@ void RegressionTreeView::paintEvent(QPaintEvent*) {
     }
 }
 
-void RegressionTreeView::contextMenuEvent(QContextMenuEvent* event) {
-    QMenu menu(this);
-    menu.addAction(tr("Save as PNG, SVG or PDF…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save the tree"), QStringLiteral("regression-tree.png"),
-                                                          tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-        if (!path.isEmpty()) saveWidgetPicture(this, path);
-    });
-    menu.exec(event->globalPos());
-}
 
 } // namespace tracelight::widgets

@@ -1,4 +1,5 @@
 #include "tracelight/bottleneck/Bottlenecks.h"
+#include "tracelight/analysis/RequestWalk.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -84,7 +85,6 @@ Result<std::vector<BottleneckSummary>> computeBottlenecks(const InMemoryAnalysis
                                                           const std::vector<std::vector<std::uint32_t>>& groups,
                                                           const BottleneckOptions& options, const ProgressSink* progress,
                                                           const CancelToken* cancel) {
-    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
     const TraceData& td = analysis.data;
     BottleneckTypeTable types(td, options.rules, options.categories);
     const auto hosts = hostsByName(td);
@@ -92,60 +92,15 @@ Result<std::vector<BottleneckSummary>> computeBottlenecks(const InMemoryAnalysis
     const unsigned threads = resolveThreads(options.threads);
     std::vector<ShardSums> shards(threads);
 
-    // As the profile does: span requests with their span records, read in one streaming scan and handled
-    // in batches; the rest (event logs) in one sharded pass.
-    std::vector<std::uint32_t> spanRows, plainRows;
-    for (std::uint32_t r = 0; r < td.requestCount(); ++r)
-        if (accumulator.selected(r)) (td.isFromSpans(r) && store ? spanRows : plainRows).push_back(r);
-    ShardedProgress reporter(progress, spanRows.size() + plainRows.size(), "splitting request timelines");
-
-    forEachShard(plainRows.size(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
-        RequestBottleneckPass pass(analysis, hosts, types);
-        for (std::size_t i = begin; i < end; ++i) {
-            if (((i - begin) & 0xFF) == 0xFF && cancelled()) return;
-            const RequestContribution& c = pass.run(plainRows[i], nullptr);
-            accumulator.add(shards[shard], plainRows[i], pass.latencyNs(), c.byType);
-            reporter.step(i - begin);
-        }
-    });
-    if (cancelled()) return Status::error("cancelled");
-
-    if (!spanRows.empty()) {
-        std::unordered_map<std::uint64_t, std::uint32_t> rowOf;
-        rowOf.reserve(spanRows.size());
-        for (auto r : spanRows) rowOf.emplace(td.requestIds[r].value, r);
-        std::vector<std::pair<std::uint32_t, RequestSpans>> batch;
-        std::vector<bool> seen(td.requestCount(), false);
-        auto flush = [&] {
-            forEachShard(batch.size(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
-                RequestBottleneckPass pass(analysis, hosts, types);
-                for (std::size_t i = begin; i < end; ++i) {
-                    if (cancelled()) return;
-                    const RequestContribution& c = pass.run(batch[i].first, &batch[i].second);
-                    accumulator.add(shards[shard], batch[i].first, pass.latencyNs(), c.byType);
-                }
-            });
-            batch.clear();
-        };
-        Status scanned = store->scanSpans([&](RequestId id, const RequestSpans& spans) {
-            auto it = rowOf.find(id.value);
-            if (it == rowOf.end()) return !cancelled();
-            seen[it->second] = true;
-            batch.emplace_back(it->second, spans);
-            if (batch.size() >= 2048) flush();
-            return !cancelled();
+    const Status walked = forEachRequestWithSpans(
+        td, store, [&](std::uint32_t r) { return accumulator.selected(r); }, threads, "splitting request timelines", progress,
+        cancel, [&](unsigned shard) {
+            return [&, shard, pass = RequestBottleneckPass(analysis, hosts, types)](std::uint32_t row, const RequestSpans* spans) mutable {
+                const RequestContribution& c = pass.run(row, spans);
+                accumulator.add(shards[shard], row, pass.latencyNs(), c.byType);
+            };
         });
-        if (!scanned) return scanned;
-        flush();
-        if (cancelled()) return Status::error("cancelled");
-        // Span requests whose span records are missing still count, by their segments.
-        RequestBottleneckPass pass(analysis, hosts, types);
-        for (auto r : spanRows)
-            if (!seen[r]) {
-                const RequestContribution& c = pass.run(r, nullptr);
-                accumulator.add(shards[0], r, pass.latencyNs(), c.byType);
-            }
-    }
+    if (!walked) return walked;
 
     const std::vector<BottleneckType> table = types.types();
     std::vector<BottleneckSummary> out;

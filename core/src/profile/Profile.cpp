@@ -1,4 +1,5 @@
 #include "tracelight/profile/Profile.h"
+#include "tracelight/analysis/RequestWalk.h"
 
 #include <algorithm>
 #include <cmath>
@@ -366,63 +367,20 @@ Result<ProfileSet> buildProfiles(const InMemoryAnalysis& analysis, const TraceSt
     if (groups.empty() || groups.size() > kMaxGroups) return Status::error("a profile takes 1 to 8 groups of requests");
     for (std::size_t g = 0; g < groups.size(); ++g)
         if (groups[g].empty()) return Status::error("empty selection: no analysed request to profile");
-    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
     const TraceData& td = analysis.data;
     Builder builder(analysis, groups, options);
     const unsigned threads = resolveThreads(options.threads);
     std::vector<ShardState> shards(threads);
     for (auto& s : shards) builder.initShard(s);
 
-    // Span requests come with their span tree, read in one streaming scan and handled in batches; the
-    // rest (event logs) in one sharded pass.
-    std::vector<std::uint32_t> spanRows, plainRows;
-    for (std::uint32_t r = 0; r < td.requestCount(); ++r)
-        if (builder.selected(r)) (td.isFromSpans(r) && store ? spanRows : plainRows).push_back(r);
-    const std::size_t total = spanRows.size() + plainRows.size();
-    ShardedProgress reporter(progress, total, "profiling critical paths");
-
-    forEachShard(plainRows.size(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
-        RequestPass pass(analysis.model, td);
-        for (std::size_t i = begin; i < end; ++i) {
-            if (((i - begin) & 0xFF) == 0xFF && cancelled()) return;
-            builder.process(shards[shard], pass, plainRows[i], nullptr);
-            reporter.step(i - begin);
-        }
-    });
-    if (cancelled()) return Status::error("cancelled");
-
-    if (!spanRows.empty()) {
-        std::unordered_map<std::uint64_t, std::uint32_t> rowOf;
-        rowOf.reserve(spanRows.size());
-        for (auto r : spanRows) rowOf.emplace(td.requestIds[r].value, r);
-        std::vector<std::pair<std::uint32_t, RequestSpans>> batch;
-        std::vector<bool> seen(td.requestCount(), false);
-        auto flush = [&] {
-            forEachShard(batch.size(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
-                RequestPass pass(analysis.model, td);
-                for (std::size_t i = begin; i < end; ++i) {
-                    if (cancelled()) return;
-                    builder.process(shards[shard], pass, batch[i].first, &batch[i].second);
-                }
-            });
-            batch.clear();
-        };
-        Status scanned = store->scanSpans([&](RequestId id, const RequestSpans& spans) {
-            auto it = rowOf.find(id.value);
-            if (it == rowOf.end()) return !cancelled();
-            seen[it->second] = true;
-            batch.emplace_back(it->second, spans);
-            if (batch.size() >= 2048) flush();
-            return !cancelled();
+    const Status walked = forEachRequestWithSpans(
+        td, store, [&](std::uint32_t r) { return builder.selected(r); }, threads, "profiling critical paths", progress, cancel,
+        [&](unsigned shard) {
+            return [&, shard, pass = RequestPass(analysis.model, td)](std::uint32_t row, const RequestSpans* spans) mutable {
+                builder.process(shards[shard], pass, row, spans);
+            };
         });
-        if (!scanned) return scanned;
-        flush();
-        if (cancelled()) return Status::error("cancelled");
-        // Span requests whose span records are missing still count, by their event-log stacks.
-        RequestPass pass(analysis.model, td);
-        for (auto r : spanRows)
-            if (!seen[r]) builder.process(shards[0], pass, r, nullptr);
-    }
+    if (!walked) return walked;
     return merge(shards, groups.size());
 }
 
