@@ -32,6 +32,7 @@ Command addCompareCommand(CLI::App& program);
 Command addRenderCommand(CLI::App& program);
 Command addPeriodCommand(CLI::App& program);
 Command addProfileCommand(CLI::App& program);
+Command addAaCommand(CLI::App& program);
 
 // Option helpers shared by the commands, so one option has one spelling and one help text everywhere.
 // The positional DB argument (required).

@@ -21,6 +21,7 @@ declare -A options=(
     [bottlenecks]="--period --by --rules --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
+    [aa]="--period --seed --resamples --json DB"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
 top=$("$cli" --help); status=$?
@@ -364,6 +365,20 @@ d, all = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 assert 0 < d["requests"] <= 0.06 * all["requests"], (d["requests"], all["requests"])
 assert d["total_us"] > all["total_us"], (d["total_us"], all["total_us"])
 ' "$json" "$("$cli" profile "$work/cmp.tldb" --period base)"; check "profile --outliers: the slowest 5 %" $?
+# aa: two random halves of one period, their percentiles with bootstrap intervals, and the comparison's A/A.
+json=$("$cli" aa "$work/cmp.tldb" --period base --seed 3 --resamples 200 --json)
+python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["period"] == "base" and d["requests"] == 1000 and d["seed"] == 3, d
+assert [p["p"] for p in d["percentiles"]] == [50, 90, 95, 99], d["percentiles"]
+for p in d["percentiles"]:
+    assert p["ci95"][0] <= p["ci95"][1] and p["a_us"] > 0 and p["b_us"] > 0
+    assert abs(p["relative_diff"] - (p["b_us"] - p["a_us"]) / p["a_us"]) < 1e-9
+assert d["compare"]["categories_tested"] >= d["compare"]["mutations"] >= 0
+' "$json"; check "aa --json: the halves, percentiles with ci95, the comparison A/A" $?
+[ "$("$cli" aa "$work/cmp.tldb" --period base --seed 3 --resamples 200 --json)" = "$json" ]; check "aa: the same seed, the same figures" $?
+err=$("$cli" aa "$work/cmp.tldb" --period nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no period 'nope'"; check "aa of an unknown period ($err)" $?
 # pprof: a gzipped profile.proto that protoc decodes, its samples adding up to the JSON profile's total.
 proto_dir=/usr/share/gocode/src/github.com/google/pprof/proto
 "$cli" profile "$work/cmp.tldb" --period base --format pprof --out "$work/p.pb.gz" &&

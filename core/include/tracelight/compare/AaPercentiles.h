@@ -1,0 +1,32 @@
+#pragma once
+// An A/A comparison of latency percentiles (Google's cloud-application study, NSDI'18): one set of
+// requests split at random into two halves (base/RandomSplit.h, a repeatable seed), each half's p50, p90,
+// p95 and p99, their relative difference, and a bootstrap 95 % interval of that difference — how far two
+// samples of this size differ by chance alone, the figure every comparison should be read against.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "tracelight/base/Time.h"
+
+namespace tracelight {
+
+struct AaPercentile {
+    int p = 50;
+    double aNs = 0, bNs = 0;       // the percentile of each half (nearest rank)
+    double relativeDiff = 0;       // (b - a) / a
+    double ciLow = 0, ciHigh = 0;  // bootstrap 95 % interval of relativeDiff (percentile method)
+};
+
+struct AaPercentilesOptions {
+    std::uint64_t seed = 1;  // the split's and the bootstrap's
+    int resamples = 1000;
+};
+
+// latencies: one per request, in a fixed order (the split is of their indices). Fewer than 4: empty.
+std::vector<AaPercentile> aaPercentiles(std::span<const TimeNs> latencies, const AaPercentilesOptions& options = {});
+
+// The nearest-rank percentile p (0..100) of values (copied and partially sorted); 0 for none.
+double nearestRankPercentile(std::vector<TimeNs> values, double p);
+
+} // namespace tracelight

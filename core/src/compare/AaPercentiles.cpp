@@ -1,0 +1,72 @@
+#include "tracelight/compare/AaPercentiles.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "tracelight/base/RandomSplit.h"
+
+namespace tracelight {
+
+double nearestRankPercentile(std::vector<TimeNs> values, double p) {
+    if (values.empty()) return 0;
+    const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * double(values.size())));
+    const auto at = values.begin() + static_cast<std::ptrdiff_t>(std::clamp<std::size_t>(rank, 1, values.size()) - 1);
+    std::nth_element(values.begin(), at, values.end());
+    return double(*at);
+}
+
+std::vector<AaPercentile> aaPercentiles(std::span<const TimeNs> latencies, const AaPercentilesOptions& options) {
+    std::vector<AaPercentile> out;
+    if (latencies.size() < 4) return out;
+    std::vector<std::uint32_t> indices(latencies.size());
+    std::iota(indices.begin(), indices.end(), 0u);
+    const auto [first, second] = splitAtRandom(indices, options.seed);
+    auto valuesOf = [&](const std::vector<std::uint32_t>& half) {
+        std::vector<TimeNs> v;
+        v.reserve(half.size());
+        for (auto i : half) v.push_back(latencies[i]);
+        return v;
+    };
+    const std::vector<TimeNs> a = valuesOf(first), b = valuesOf(second);
+    constexpr int kPercentiles[] = {50, 90, 95, 99};
+    const int resamples = std::max(1, options.resamples);
+    std::vector<std::vector<double>> diffs(std::size(kPercentiles));
+    for (auto& d : diffs) d.reserve(static_cast<std::size_t>(resamples));
+
+    // Each bootstrap round draws both halves anew (with replacement) and reads all four percentiles of them.
+    std::mt19937_64 rng(options.seed ^ 0x9e3779b97f4a7c15ULL);
+    std::vector<TimeNs> ra(a.size()), rb(b.size());
+    std::uniform_int_distribution<std::size_t> pickA(0, a.size() - 1), pickB(0, b.size() - 1);
+    for (int r = 0; r < resamples; ++r) {
+        for (auto& x : ra) x = a[pickA(rng)];
+        for (auto& x : rb) x = b[pickB(rng)];
+        std::sort(ra.begin(), ra.end());
+        std::sort(rb.begin(), rb.end());
+        for (std::size_t k = 0; k < std::size(kPercentiles); ++k) {
+            auto rank = [&](const std::vector<TimeNs>& v) {
+                const auto n = static_cast<std::size_t>(std::ceil(kPercentiles[k] / 100.0 * double(v.size())));
+                return double(v[std::clamp<std::size_t>(n, 1, v.size()) - 1]);
+            };
+            const double pa = rank(ra), pb = rank(rb);
+            diffs[k].push_back(pa > 0 ? (pb - pa) / pa : 0);
+        }
+    }
+    for (std::size_t k = 0; k < std::size(kPercentiles); ++k) {
+        AaPercentile row;
+        row.p = kPercentiles[k];
+        row.aNs = nearestRankPercentile(a, kPercentiles[k]);
+        row.bNs = nearestRankPercentile(b, kPercentiles[k]);
+        row.relativeDiff = row.aNs > 0 ? (row.bNs - row.aNs) / row.aNs : 0;
+        std::vector<double>& d = diffs[k];
+        std::sort(d.begin(), d.end());
+        auto at = [&](double q) { return d[std::min(d.size() - 1, static_cast<std::size_t>(q * double(d.size() - 1) + 0.5))]; };
+        row.ciLow = at(0.025);
+        row.ciHigh = at(0.975);
+        out.push_back(row);
+    }
+    return out;
+}
+
+} // namespace tracelight
