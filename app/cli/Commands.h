@@ -33,6 +33,7 @@ Command addRenderCommand(CLI::App& program);
 Command addPeriodCommand(CLI::App& program);
 Command addProfileCommand(CLI::App& program);
 Command addAaCommand(CLI::App& program);
+Command addContextCommand(CLI::App& program);
 
 // Option helpers shared by the commands, so one option has one spelling and one help text everywhere.
 // The positional DB argument (required).

@@ -22,6 +22,7 @@ declare -A options=(
     [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
     [aa]="--period --seed --resamples --json DB"
+    [context]="--request --json DB"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
 top=$("$cli" --help); status=$?
@@ -379,6 +380,18 @@ assert d["compare"]["categories_tested"] >= d["compare"]["mutations"] >= 0
 ' "$json"; check "aa --json: the halves, percentiles with ci95, the comparison A/A" $?
 [ "$("$cli" aa "$work/cmp.tldb" --period base --seed 3 --resamples 200 --json)" = "$json" ]; check "aa: the same seed, the same figures" $?
 err=$("$cli" aa "$work/cmp.tldb" --period nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no period 'nope'"; check "aa of an unknown period ($err)" $?
+# context: what else ran on a request's hosts while it did.
+if command -v sqlite3 >/dev/null; then  # a request's name (build.sh installs sqlite3)
+    name=$(sqlite3 "$work/cmp.tldb" "SELECT name FROM requests ORDER BY id LIMIT 1 OFFSET 10")
+    json=$("$cli" context "$work/cmp.tldb" --request "$name" --json)
+    python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["hosts"] and all(set(h) == {"host", "concurrent_requests", "segments"} for h in d["hosts"]), d
+assert all(h["concurrent_requests"] >= 0 and h["segments"] >= 0 for h in d["hosts"])
+' "$json"; check "context --json: per host, concurrent requests and segments ($name)" $?
+fi
+err=$("$cli" context "$work/cmp.tldb" --request nosuch 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no request 'nosuch'"; check "context of an unknown request ($err)" $?
 # pprof: a gzipped profile.proto that protoc decodes, its samples adding up to the JSON profile's total.
 proto_dir=/usr/share/gocode/src/github.com/google/pprof/proto
 "$cli" profile "$work/cmp.tldb" --period base --format pprof --out "$work/p.pb.gz" &&

@@ -1,0 +1,30 @@
+#pragma once
+// A request in its temporal context (Google's cloud-application study, NSDI'18): what else ran on the same
+// hosts while it did. Per host the request touched: how many other requests had an event there during its
+// lifetime (first to last event, on the analysis's skew-corrected clock), and how many of their segments
+// that start on that host overlap it. One linear pass over the analysed events.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tracelight/analysis/Analysis.h"
+
+namespace tracelight {
+
+struct HostContext {
+    std::string host;
+    std::int64_t concurrentRequests = 0;
+    std::int64_t segments = 0;
+};
+
+struct TemporalContext {
+    RequestId request;
+    TimeNs startNs = 0, endNs = 0;
+    std::vector<HostContext> hosts;        // in the order the request first reached them
+    std::vector<RequestId> concurrent;     // every other request on any of them during the window, by id
+};
+
+// row: the request's analysis row. Empty hosts for a request without events.
+TemporalContext temporalContext(const InMemoryAnalysis& analysis, std::uint32_t row);
+
+} // namespace tracelight
