@@ -34,6 +34,7 @@ Command addPeriodCommand(CLI::App& program);
 Command addProfileCommand(CLI::App& program);
 Command addAaCommand(CLI::App& program);
 Command addContextCommand(CLI::App& program);
+Command addBurstsCommand(CLI::App& program);
 
 // Option helpers shared by the commands, so one option has one spelling and one help text everywhere.
 // The positional DB argument (required).

@@ -23,6 +23,7 @@ declare -A options=(
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
     [aa]="--period --seed --resamples --json DB"
     [context]="--request --json DB"
+    [bursts]="--mask --json DB"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
 top=$("$cli" --help); status=$?
@@ -392,6 +393,16 @@ assert all(h["concurrent_requests"] >= 0 and h["segments"] >= 0 for h in d["host
 ' "$json"; check "context --json: per host, concurrent requests and segments ($name)" $?
 fi
 err=$("$cli" context "$work/cmp.tldb" --request nosuch 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no request 'nosuch'"; check "context of an unknown request ($err)" $?
+# bursts: page loads generated at random times are not bursty; a given mask groups them in its windows.
+"$cli" bursts "$work/cmp.tldb" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["bursty"] is False and d["mask"] == 0 and d["windows"] == [], d'
+check "bursts: random starts are not bursty" $?
+"$cli" bursts "$work/cmp.tldb" --mask 0x3 --json | python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+assert not d["inferred"] and d["mask"] == 3 and all(w["end_ms"] - w["start_ms"] == 1 for w in d["windows"])
+assert sum(w["requests"] for w in d["windows"]) + d["outside"] == d["requests"], d["outside"]'
+check "bursts --mask: windows and the requests outside add up" $?
+err=$("$cli" bursts "$work/cmp.tldb" --mask zz 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad --mask 'zz'"; check "bursts: a bad mask ($err)" $?
 # pprof: a gzipped profile.proto that protoc decodes, its samples adding up to the JSON profile's total.
 proto_dir=/usr/share/gocode/src/github.com/google/pprof/proto
 "$cli" profile "$work/cmp.tldb" --period base --format pprof --out "$work/p.pb.gz" &&

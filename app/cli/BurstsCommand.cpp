@@ -1,0 +1,77 @@
+// bursts: coordinated bursty tracing — the wall-clock mask the requests were traced under (inferred, or
+// given) and the burst windows with their requests.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "Commands.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/bottleneck/BurstWindows.h"
+#include "tracelight/store/RequestTable.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight::cli {
+
+namespace {
+
+struct BurstsArgs {
+    std::string db;
+    std::string mask;  // empty: infer
+    bool json = false;
+};
+
+int runBursts(const BurstsArgs& args) {
+    auto store = TraceStore::open(args.db, TraceStore::Mode::ReadOnly);
+    if (!store) return fail(store.message());
+    std::optional<std::uint64_t> mask;
+    if (!args.mask.empty()) {
+        try {
+            std::size_t used = 0;
+            mask = std::stoull(args.mask, &used, 0);  // 0x…, 0…, or decimal
+            if (used != args.mask.size() || *mask == 0) throw std::invalid_argument("mask");
+        } catch (const std::exception&) {
+            return fail(args.db + ": bad --mask '" + args.mask + "' (a non-zero integer: decimal, 0x hexadecimal or 0 octal)");
+        }
+    }
+    auto table = loadRequestTable(*store.value());
+    if (!table) return fail(table.message());
+    const BurstWindows w = burstWindows(table->startNs, mask);
+    if (args.json) {
+        JsonWriter j;
+        j.beginObject().key("requests").value(static_cast<std::int64_t>(table->size())).key("mask").value(static_cast<std::int64_t>(w.mask));
+        j.key("inferred").value(w.inferred).key("bursty").value(w.mask != 0).key("outside").value(w.outside).key("windows").beginArray();
+        for (const auto& b : w.windows)
+            j.beginObject().key("start_ms").value(b.startMs).key("end_ms").value(b.endMs)
+                .key("requests").value(static_cast<std::int64_t>(b.requests.size())).endObject();
+        j.endArray().endObject();
+        std::cout << j.text() << "\n";
+        return 0;
+    }
+    if (w.mask == 0) {
+        std::printf("%s: %zu requests, not traced in coordinated bursts (no millisecond bit set in every start)\n", args.db.c_str(),
+                    table->size());
+        return 0;
+    }
+    std::printf("%s: mask 0x%llx (%s): %zu burst windows of %lld ms", args.db.c_str(), static_cast<unsigned long long>(w.mask),
+                w.inferred ? "inferred" : "given", w.windows.size(),
+                static_cast<long long>(w.windows.empty() ? 0 : w.windows.front().endMs - w.windows.front().startMs));
+    if (w.outside) std::printf(", %lld requests outside them", static_cast<long long>(w.outside));
+    std::printf("\n%-26s %10s\n", "window start (ms)", "requests");
+    for (const auto& b : w.windows) std::printf("%-26lld %10zu\n", static_cast<long long>(b.startMs), b.requests.size());
+    return 0;
+}
+
+} // namespace
+
+Command addBurstsCommand(CLI::App& program) {
+    auto args = std::make_shared<BurstsArgs>();
+    auto* cmd = program.add_subcommand("bursts", "coordinated bursty tracing: the burst mask and its windows");
+    addDatabaseArgument(*cmd, args->db);
+    cmd->add_option("--mask", args->mask, "the mask tracing ran under ((mask & wall_ms) == mask); default: inferred")->type_name("M");
+    addJsonFlag(*cmd, args->json, "{\"requests\", \"mask\", \"inferred\", \"bursty\", \"outside\", \"windows\": [{\"start_ms\", \"end_ms\", \"requests\"}]}");
+    cmd->footer("The mask is inferred as the bits set in every request's start millisecond that vary over the data's span\n"
+                "(none: the data was not traced in bursts). A window: the consecutive milliseconds the mask lets through.");
+    return {cmd, [args] { return runBursts(*args); }};
+}
+
+} // namespace tracelight::cli

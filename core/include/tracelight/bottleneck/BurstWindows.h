@@ -1,0 +1,32 @@
+#pragma once
+// Coordinated bursty tracing (Google's cloud-application study, NSDI'18): every host traces while
+// (mask & wall_ms) == mask, so all hosts trace the same bursts and a burst holds every request of those
+// milliseconds. Given the requests' start times: the mask (the bits set in every start's millisecond that
+// vary over the data's span; 0 when there is none: not bursty), or one given, and the burst windows —
+// runs of consecutive milliseconds the mask lets through — with their requests.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "tracelight/base/Time.h"
+
+namespace tracelight {
+
+struct BurstWindow {
+    std::int64_t startMs = 0, endMs = 0;  // [startMs, endMs), wall-clock milliseconds since the epoch
+    std::vector<std::uint32_t> requests;  // indices into the starts given
+};
+
+struct BurstWindows {
+    std::uint64_t mask = 0;
+    bool inferred = false;
+    std::vector<BurstWindow> windows;     // by time
+    std::int64_t outside = 0;             // starts the mask would not have traced (a given mask only)
+};
+
+// 0 when fewer than 8 starts or no varying bit is set in all of them.
+std::uint64_t inferBurstMask(std::span<const TimeNs> startsNs);
+BurstWindows burstWindows(std::span<const TimeNs> startsNs, std::optional<std::uint64_t> mask = std::nullopt);
+
+} // namespace tracelight
