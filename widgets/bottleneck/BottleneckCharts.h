@@ -1,0 +1,29 @@
+#pragma once
+// The Bottlenecks tab's QCustomPlot charts, drawn from core's results as they are: the shares as horizontal
+// bars, the stacked trend of mean contributions per time bucket, and each request's latency over time.
+#include <QColor>
+#include <QString>
+#include <vector>
+
+#include "tracelight/bottleneck/BottleneckTrend.h"
+
+class QCustomPlot;
+
+namespace tracelight::widgets {
+
+// One colour per type name, the same in the table, the bars, the pie and the trend; the gaps are grey.
+QColor bottleneckTypeColour(const std::string& name);
+
+void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary);
+void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend);
+// The points are drawn in the order of trend.rows (x: start, seconds since the epoch; y: latency, ms).
+void drawLatencyScatter(QCustomPlot* plot, const BottleneckTrend& trend);
+// The index into trend.rows of the point within maxPixels of the pixel (x, y), nearest first; -1 if none.
+int latencyPointNear(const QCustomPlot* plot, const BottleneckTrend& trend, double xPixel, double yPixel, double maxPixels = 8);
+
+// The plots' data as CSV, for their export menus.
+QString shareBarsCsv(const BottleneckSummary& summary);
+QString trendCsv(const BottleneckTrend& trend);
+QString latencyScatterCsv(const BottleneckTrend& trend, const std::vector<RequestId>& ids);
+
+} // namespace tracelight::widgets
