@@ -57,12 +57,26 @@ QString daysOf(const BottleneckTrend& trend) {
 
 } // namespace
 
-QColor bottleneckTypeColour(const std::string& name) {
-    if (name == kGapsType) return palette::blind();
-    return palette::forCategory(QString::fromStdString(name));
+TypeColours bottleneckTypeColours(const BottleneckSummary& ranking) {
+    // Tableau 10 without its grey (kept for the gaps); past ten types the same hues, lighter.
+    static const QColor kHues[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0xe1, 0x57, 0x59), QColor(0x76, 0xb7, 0xb2),
+                                   QColor(0x59, 0xa1, 0x4f), QColor(0xed, 0xc9, 0x48), QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7),
+                                   QColor(0x9c, 0x75, 0x5f)};
+    constexpr std::size_t kCount = std::size(kHues);
+    TypeColours out;
+    std::size_t next = 0;
+    for (const auto& t : ranking.types) {
+        if (t.name == kGapsType) {
+            out[t.name] = palette::blind();
+            continue;
+        }
+        out[t.name] = kHues[next % kCount].lighter(100 + 25 * static_cast<int>(next / kCount));
+        ++next;
+    }
+    return out;
 }
 
-void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary) {
+void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary, const TypeColours& colours) {
     plot->clearPlottables();
     // Horizontal bars, largest on top: the type names on the left axis never overlap however many there are.
     QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
@@ -71,7 +85,7 @@ void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary) {
     for (int i = 0; i < n; ++i) {
         const TypeContribution& t = summary.types[static_cast<std::size_t>(i)];
         auto* bar = new QCPBars(plot->yAxis, plot->xAxis);
-        const QColor colour = bottleneckTypeColour(t.name);
+        const QColor colour = colours.count(t.name) ? colours.at(t.name) : palette::blind();
         bar->setBrush(colour);
         bar->setPen(QPen(colour.darker(140)));
         bar->setWidth(0.7);
@@ -97,7 +111,7 @@ void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary) {
     plot->replot();
 }
 
-void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend) {
+void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend, const TypeColours& colours) {
     plot->clearPlottables();
     putLegendBeside(plot);
     setTimeAxis(plot->xAxis, trend.bucketing.sizeNs);
@@ -109,7 +123,7 @@ void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend) {
     std::vector<double> stacked(trend.buckets.size(), 0);
     for (const auto& type : trend.all.types) {
         auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
-        const QColor colour = bottleneckTypeColour(type.name);
+        const QColor colour = colours.count(type.name) ? colours.at(type.name) : palette::blind();
         bars->setBrush(colour);
         bars->setPen(Qt::NoPen);
         bars->setWidth(width);

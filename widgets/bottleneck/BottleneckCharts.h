@@ -3,6 +3,7 @@
 // bars, the stacked trend of mean contributions per time bucket, and each request's latency over time.
 #include <QColor>
 #include <QString>
+#include <unordered_map>
 #include <vector>
 
 #include "tracelight/bottleneck/BottleneckTrend.h"
@@ -11,11 +12,13 @@ class QCustomPlot;
 
 namespace tracelight::widgets {
 
-// One colour per type name, the same in the table, the bars, the pie and the trend; the gaps are grey.
-QColor bottleneckTypeColour(const std::string& name);
+// One colour per type, the same in the table, the bars, the pie and the trend: distinct qualitative colours
+// in the ranking's order (a hash of the name made neighbours of different services look alike), the gaps grey.
+using TypeColours = std::unordered_map<std::string, QColor>;
+TypeColours bottleneckTypeColours(const BottleneckSummary& ranking);
 
-void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary);
-void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend);
+void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary, const TypeColours& colours);
+void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend, const TypeColours& colours);
 // The points are drawn in the order of trend.rows (x: start, seconds since the epoch; y: latency, ms).
 void drawLatencyScatter(QCustomPlot* plot, const BottleneckTrend& trend);
 // The index into trend.rows of the point within maxPixels of the pixel (x, y), nearest first; -1 if none.

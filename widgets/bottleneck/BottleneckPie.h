@@ -1,6 +1,6 @@
 #pragma once
 // The shares of the bottleneck types as a pie (QCustomPlot has none): a slice per type, largest first from
-// twelve o'clock, labelled with its name and share where the slice is wide enough; exports as PNG/SVG/PDF.
+// twelve o'clock, its share written inside when it fits, and a legend of every type; exports as PNG/SVG/PDF.
 #include <QColor>
 #include <QWidget>
 #include <vector>

@@ -258,14 +258,14 @@ void BottlenecksView::compute() {
 void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) {
     m_trend = std::move(trend);
     const BottleneckTrend& t = *m_trend;
-    fillTable(t.all);
+    const TypeColours colours = bottleneckTypeColours(t.all);
+    fillTable(t.all, colours);
     for (QCustomPlot* plot : {m_bars, m_trendPlot, m_scatter}) plot->clearItems();
-    drawShareBars(m_bars, t.all);
-    drawContributionTrend(m_trendPlot, t);
+    drawShareBars(m_bars, t.all, colours);
+    drawContributionTrend(m_trendPlot, t, colours);
     drawLatencyScatter(m_scatter, t);
     std::vector<BottleneckPie::Slice> slices;
-    for (const auto& type : t.all.types)
-        slices.push_back({QString::fromStdString(type.name), type.share, bottleneckTypeColour(type.name)});
+    for (const auto& type : t.all.types) slices.push_back({QString::fromStdString(type.name), type.share, colours.at(type.name)});
     m_pie->setSlices(std::move(slices), tr("Shares of the latency"));
     const QString top = t.all.types.empty() ? QString() : QString::fromStdString(t.all.types.front().name);
     m_status->setText(tr("%L1 requests · mean latency %2 · top bottleneck: <b>%3</b> (%4 %) · trend: one bar per %5 · click a "
@@ -276,13 +276,13 @@ void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) 
                           .arg(QString::fromStdString(t.bucketing.unit)));
 }
 
-void BottlenecksView::fillTable(const BottleneckSummary& summary) {
+void BottlenecksView::fillTable(const BottleneckSummary& summary, const TypeColours& colours) {
     m_table->setSortingEnabled(false);  // rows filled in ranking order, then sortable again
     m_table->setRowCount(static_cast<int>(summary.types.size()));
     for (int r = 0; r < m_table->rowCount(); ++r) {
         const TypeContribution& t = summary.types[static_cast<std::size_t>(r)];
         auto* name = new QTableWidgetItem(QString::fromStdString(t.name));
-        name->setData(Qt::DecorationRole, bottleneckTypeColour(t.name));
+        name->setData(Qt::DecorationRole, colours.at(t.name));
         m_table->setItem(r, TypeColumn, name);
         m_table->setItem(r, ShareColumn, new NumberItem(QStringLiteral("%1 %").arg(100.0 * t.share, 0, 'f', 1), t.share));
         m_table->setItem(r, MeanColumn, new NumberItem(formatDurationNs(static_cast<TimeNs>(t.meanNs)), t.meanNs));

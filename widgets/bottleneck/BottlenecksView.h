@@ -5,7 +5,9 @@
 // request over time, and each request's latency over time, where clicking a point opens its waterfall.
 // Computed in core (computeBottleneckTrend) on a worker, cancel-aware, with progress in the status line.
 #include <QWidget>
+#include <QColor>
 #include <memory>
+#include <unordered_map>
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/bottleneck/BottleneckTrend.h"
@@ -54,7 +56,7 @@ protected:
 private:
     void compute();
     void showResults(std::shared_ptr<const BottleneckTrend> trend);
-    void fillTable(const BottleneckSummary& summary);
+    void fillTable(const BottleneckSummary& summary, const std::unordered_map<std::string, QColor>& colours);
 
     QString m_path;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
