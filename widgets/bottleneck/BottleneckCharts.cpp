@@ -76,22 +76,43 @@ TypeColours bottleneckTypeColours(const BottleneckSummary& ranking) {
     return out;
 }
 
-void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary, const TypeColours& colours) {
+int shareBarsThatFit(const QCustomPlot* plot) {
+    const int rowPixels = QFontMetrics(plot->yAxis->tickLabelFont()).height() + 4;
+    return std::max(3, (plot->height() - 90) / rowPixels);  // 90: the title and the x axis with its label
+}
+
+void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary, const TypeColours& colours, int maxBars) {
     plot->clearPlottables();
-    // Horizontal bars, largest on top: the type names on the left axis never overlap however many there are.
+    plot->clearItems();
+    struct Bar {
+        QString name;
+        double share;
+        QColor colour;
+    };
+    std::vector<Bar> shown;
+    const std::size_t keep = summary.types.size() <= static_cast<std::size_t>(maxBars) ? summary.types.size() : static_cast<std::size_t>(maxBars - 1);
+    for (std::size_t i = 0; i < keep; ++i) {
+        const auto& t = summary.types[i];
+        shown.push_back({QString::fromStdString(t.name), t.share, colours.count(t.name) ? colours.at(t.name) : palette::blind()});
+    }
+    if (keep < summary.types.size()) {
+        double rest = 0;
+        for (std::size_t i = keep; i < summary.types.size(); ++i) rest += summary.types[i].share;
+        shown.push_back({QObject::tr("%1 more").arg(summary.types.size() - keep), rest, palette::folded()});
+    }
+    // Horizontal bars, largest on top, so the names read on the left axis.
     QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
-    const int n = static_cast<int>(summary.types.size());
+    const int n = static_cast<int>(shown.size());
     double largest = 0;
     for (int i = 0; i < n; ++i) {
-        const TypeContribution& t = summary.types[static_cast<std::size_t>(i)];
+        const Bar& t = shown[static_cast<std::size_t>(i)];
         auto* bar = new QCPBars(plot->yAxis, plot->xAxis);
-        const QColor colour = colours.count(t.name) ? colours.at(t.name) : palette::blind();
-        bar->setBrush(colour);
-        bar->setPen(QPen(colour.darker(140)));
+        bar->setBrush(t.colour);
+        bar->setPen(QPen(t.colour.darker(140)));
         bar->setWidth(0.7);
-        bar->setName(QString::fromStdString(t.name));
+        bar->setName(t.name);
         bar->setData(QVector<double>{double(n - 1 - i)}, QVector<double>{100.0 * t.share}, true);
-        names->addTick(double(n - 1 - i), QString::fromStdString(t.name));
+        names->addTick(double(n - 1 - i), t.name);
         largest = std::max(largest, 100.0 * t.share);
         // The share written at the bar's end, so the exact number is there without a hover.
         auto* label = new QCPItemText(plot);

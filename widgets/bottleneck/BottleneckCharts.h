@@ -17,7 +17,11 @@ namespace tracelight::widgets {
 using TypeColours = std::unordered_map<std::string, QColor>;
 TypeColours bottleneckTypeColours(const BottleneckSummary& ranking);
 
-void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary, const TypeColours& colours);
+// At most maxBars bars: past that the smallest types are folded into one bar that says how many it holds
+// (their names would overlap on the axis); the table lists them all.
+void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary, const TypeColours& colours, int maxBars);
+// How many bars fit the plot's height with readable labels.
+int shareBarsThatFit(const QCustomPlot* plot);
 void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend, const TypeColours& colours);
 // The points are drawn in the order of trend.rows (x: start, seconds since the epoch; y: latency, ms).
 void drawLatencyScatter(QCustomPlot* plot, const BottleneckTrend& trend);

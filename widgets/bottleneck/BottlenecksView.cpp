@@ -85,6 +85,7 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
     attachPlotExport(m_scatter, [this] {
         return m_trend && m_analysis ? latencyScatterCsv(*m_trend, m_analysis->data.requestIds) : QString();
     });
+    m_bars->installEventFilter(this);  // resized: as many bars as fit
     m_scatter->setToolTip(tr("One point per request; click one to open its waterfall"));
     connect(m_scatter, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
         if (!m_trend || !m_analysis || event->button() != Qt::LeftButton) return;
@@ -189,6 +190,17 @@ void BottlenecksView::showEvent(QShowEvent* event) {
     if (m_pending) compute();
 }
 
+bool BottlenecksView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_bars && event->type() == QEvent::Resize && m_trend) {
+        const int fit = shareBarsThatFit(m_bars);
+        if (fit != m_barsShown) {
+            m_barsShown = fit;
+            drawShareBars(m_bars, m_trend->all, bottleneckTypeColours(m_trend->all), fit);
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
 bool BottlenecksView::isComputing() const { return m_job->isRunning(); }
 QString BottlenecksView::statusText() const { return m_status->text(); }
 
@@ -261,7 +273,8 @@ void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) 
     const TypeColours colours = bottleneckTypeColours(t.all);
     fillTable(t.all, colours);
     for (QCustomPlot* plot : {m_bars, m_trendPlot, m_scatter}) plot->clearItems();
-    drawShareBars(m_bars, t.all, colours);
+    m_barsShown = shareBarsThatFit(m_bars);
+    drawShareBars(m_bars, t.all, colours, m_barsShown);
     drawContributionTrend(m_trendPlot, t, colours);
     drawLatencyScatter(m_scatter, t);
     std::vector<BottleneckPie::Slice> slices;

@@ -52,6 +52,7 @@ signals:
 
 protected:
     void showEvent(QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void compute();
@@ -69,6 +70,7 @@ private:
     QLabel* m_status = nullptr;
     QTableWidget* m_table = nullptr;
     QCustomPlot* m_bars = nullptr;
+    int m_barsShown = 0;  // the bars drawn fit this many rows
     BottleneckPie* m_pie = nullptr;
     QCustomPlot* m_trendPlot = nullptr;
     QCustomPlot* m_scatter = nullptr;
