@@ -120,7 +120,8 @@ TEST(BottlenecksView, SliceByAStratumAndEmptyMessages) {
     EXPECT_EQ(view.table()->rowCount(), 0);
 }
 
-// Not a check: BOTTLENECKS_PNG=out.png [BOTTLENECKS_DB=any.tldb] renders the view for the README.
+// Not a check: BOTTLENECKS_PNG=out.png [BOTTLENECKS_DB=any.tldb] [BOTTLENECKS_SLICE=ATTR[=VALUE]] renders the
+// view for the README.
 TEST(BottlenecksView, RenderForTheReadme) {
     const QByteArray png = qgetenv("BOTTLENECKS_PNG");
     if (png.isEmpty()) GTEST_SKIP() << "set BOTTLENECKS_PNG (and BOTTLENECKS_DB) to render";
@@ -145,6 +146,12 @@ TEST(BottlenecksView, RenderForTheReadme) {
     view.show();
     view.setDatabase(QString::fromStdString(db), analysis, periods, keys);
     ASSERT_TRUE(waitReady(view));
+    // BOTTLENECKS_SLICE=ATTR or ATTR=VALUE: one stratum of that attribute.
+    if (const QString slice = qEnvironmentVariable("BOTTLENECKS_SLICE"); !slice.isEmpty()) {
+        view.setSliceBy(slice.section('=', 0, 0), slice.section('=', 1));
+        ASSERT_TRUE(waitReady(view));
+        EXPECT_GT(view.strataChooser()->count(), 1);
+    }
     ASSERT_NE(view.trend(), nullptr) << view.statusText().toStdString();
     ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
 }
