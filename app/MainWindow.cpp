@@ -28,6 +28,7 @@
 #include "aggregates/AggregatesView.h"
 #include "compare/CompareWorkspace.h"
 #include "profile/ProfileView.h"
+#include "bottleneck/BottlenecksView.h"
 #include "CategoryEditor.h"
 #include "PeriodManager.h"
 #include "graph/GraphView.h"
@@ -111,6 +112,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tabs->addTab(m_compare, tr("&Compare"));
     m_profileView = new widgets::ProfileView(this);
     m_tabs->addTab(m_profileView, tr("&Profile"));
+    m_bottlenecks = new widgets::BottlenecksView(this);
+    m_tabs->addTab(m_bottlenecks, tr("&Bottlenecks"));
     m_splitter = new QSplitter(Qt::Vertical, this);
     m_splitter->addWidget(m_requestPanel);
     m_splitter->addWidget(m_tabs);
@@ -162,6 +165,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_aggregates, &widgets::AggregatesView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_compare, &widgets::CompareWorkspace::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_profileView, &widgets::ProfileView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_bottlenecks, &widgets::BottlenecksView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_bottlenecks, &widgets::BottlenecksView::requestActivated, this, [this](RequestId id) {
+        m_requestPanel->selectRequest(id);
+        m_tabs->setCurrentIndex(0);
+    });
     connect(m_compare, &widgets::CompareWorkspace::requestActivated, this, [this](RequestId id) {
         m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
@@ -339,6 +347,8 @@ void MainWindow::createActions() {
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
     QAction* profile = view->addAction(tr("Critical-path &Profile"), this, [this] { showTab(4); });
     profile->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_5));
+    QAction* bottlenecks = view->addAction(tr("&Bottlenecks"), this, [this] { showTab(5); });
+    bottlenecks->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_6));
     view->addSeparator();
     QAction* zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_spanPane->zoom(0.5); });
     zoomIn->setShortcut(QKeySequence::ZoomIn);
@@ -429,6 +439,7 @@ void MainWindow::loadAggregates() {
             m_profileView->setDatabase(m_path, m_analysisData, periods);
             QStringList keys;
             for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
+            m_bottlenecks->setDatabase(m_path, m_analysisData, periods, keys);
             auto aggregates = m_aggregateData;
             auto analysis = m_analysisData;
             const std::string file = m_path.toStdString();
@@ -470,6 +481,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_analysisData.reset();
     m_compare->clear(tr("Comparing needs the analysis; it follows the database loading."));
     m_profileView->clear(tr("The profile needs the analysis; it follows the database loading."));
+    m_bottlenecks->clear(tr("The bottlenecks need the analysis; it follows the database loading."));
     m_store = std::move(store.value());
     m_path = path;
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
@@ -595,7 +607,7 @@ void MainWindow::selectRequestByName(const QString& name) {
 bool MainWindow::isLoading() const {
     return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
            m_aggregateJob->isRunning() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing() ||
-           m_profileView->isComputing();
+           m_profileView->isComputing() || m_bottlenecks->isComputing();
 }
 
 void MainWindow::importFiles() {

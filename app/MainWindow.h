@@ -21,6 +21,7 @@ class JobRunner;
 class AggregatesView;
 class CompareWorkspace;
 class ProfileView;
+class BottlenecksView;
 class ModelOverview;
 class RequestTableModel;
 class RequestTablePanel;
@@ -39,7 +40,7 @@ public:
     // Opens a database; on failure shows the error and keeps the current one. Loading continues in the background.
     bool openDatabase(const QString& path);
     bool isLoading() const;   // any background job still running
-    void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates, 3: compare, 4: profile
+    void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates, 3: compare, 4: profile, 5: bottlenecks
     widgets::CompareWorkspace* compareWorkspace() const { return m_compare; }
     void showAggregatePage(int index);
     void setWaterfallMode(const QString& mode);  // "spans": the span tree for span requests; "lanes": host lanes
@@ -87,6 +88,7 @@ private:
     widgets::JobRunner* m_aggregateJob = nullptr;  // aggregate studies and what-if
     widgets::CompareWorkspace* m_compare = nullptr;
     widgets::ProfileView* m_profileView = nullptr;
+    widgets::BottlenecksView* m_bottlenecks = nullptr;
     widgets::AggregatesView* m_aggregates = nullptr;
     std::shared_ptr<const InMemoryAnalysis> m_analysisData;  // what the aggregates came from (for what-if)
     std::shared_ptr<const RequestAggregates> m_aggregateData;

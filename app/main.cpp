@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
                                   QStringLiteral("Render the main window to a PNG file and exit (works with no display)."),
                                   QStringLiteral("file.png"));
     QCommandLineOption tab(QStringLiteral("tab"),
-                           QStringLiteral("With --screenshot: waterfall (default), graph, breakdown, outliers, scatter, slack, whatif, compare or profile."),
+                           QStringLiteral("With --screenshot: waterfall (default), graph, breakdown, outliers, scatter, slack, whatif, compare, profile or bottlenecks."),
                            QStringLiteral("view"), QStringLiteral("waterfall"));
     QCommandLineOption importOption(QStringLiteral("import"),
                                     QStringLiteral("Import this trace file into the database first (as File > Import Traces does)."),
@@ -91,7 +91,8 @@ int main(int argc, char** argv) {
         const QStringList pages = {QStringLiteral("breakdown"), QStringLiteral("outliers"), QStringLiteral("scatter"), QStringLiteral("slack"),
                                    QStringLiteral("whatif")};
         if (pages.contains(view)) window.showAggregatePage(static_cast<int>(pages.indexOf(view)));
-        else window.showTab(view == QLatin1String("graph") ? 1 : view == QLatin1String("compare") ? 3 : view == QLatin1String("profile") ? 4 : 0);
+        else window.showTab(view == QLatin1String("graph") ? 1 : view == QLatin1String("compare") ? 3 : view == QLatin1String("profile") ? 4
+                       : view == QLatin1String("bottlenecks") ? 5 : 0);
         window.show();
         // Wait until analysis, table, model and the selected request are all in (at most two minutes).
         QEventLoop loop;

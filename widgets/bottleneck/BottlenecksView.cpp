@@ -1,0 +1,310 @@
+#include "bottleneck/BottlenecksView.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "bottleneck/BottleneckCharts.h"
+#include "bottleneck/BottleneckPie.h"
+#include "common/JobRunner.h"
+#include "common/PlotExport.h"
+#include "common/TimeFormat.h"
+#include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
+
+namespace tracelight::widgets {
+
+namespace {
+
+struct BottleneckJob {
+    Status status = Status::ok();
+    std::shared_ptr<const BottleneckTrend> trend;
+    QStringList strata;              // the slice-by attribute's values (with their request counts in strataLabels)
+    QStringList strataLabels;
+    QString emptyReason;             // set when the selection holds no analysed request
+};
+using BottleneckJobResult = std::shared_ptr<const BottleneckJob>;
+
+// A cell sorted by its number (Qt::UserRole), not its text: "9.5 ms" before "10 ms".
+class NumberItem : public QTableWidgetItem {
+public:
+    NumberItem(const QString& text, double value) : QTableWidgetItem(text) {
+        setData(Qt::UserRole, value);
+        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    bool operator<(const QTableWidgetItem& other) const override { return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble(); }
+};
+
+QCustomPlot* newPlot(QWidget* parent, const QString& title, const QString& exportName) {
+    auto* plot = new QCustomPlot(parent);
+    plot->setMinimumSize(280, 200);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, QFont(plot->font().family(), plot->font().pointSize(), QFont::Bold)));
+    setPlotExportName(plot, exportName);
+    return plot;
+}
+
+} // namespace
+
+BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
+    m_job = new JobRunner(this);
+    m_period = new QComboBox(this);
+    m_period->setToolTip(tr("Whose requests: every one, or one period's"));
+    m_sliceBy = new QComboBox(this);
+    m_sliceBy->setToolTip(tr("Slice the requests by an attribute (numeric ones in quartiles) and look at one stratum"));
+    m_stratum = new QComboBox(this);
+    m_stratum->setToolTip(tr("The stratum shown: all of the slice, or the requests with one value"));
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+
+    m_table = new QTableWidget(0, 4, this);
+    m_table->setHorizontalHeaderLabels({tr("Bottleneck type"), tr("Contribution ratio"), tr("Per request"), tr("How to fix")});
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setColumnWidth(TypeColumn, 170);
+    m_table->setColumnWidth(ShareColumn, 120);
+    m_table->setColumnWidth(MeanColumn, 90);
+    m_table->setSortingEnabled(true);
+    m_table->setWordWrap(false);
+    m_table->setToolTip(tr("Contribution ratio: the type's share of the requests' latency when each moment is split evenly "
+                           "among what was active in it (BOSS); per request: its mean contribution. Click a header to sort."));
+
+    m_bars = newPlot(this, tr("Contribution ratio by type"), tr("bottleneck shares"));
+    m_pie = new BottleneckPie(this);
+    m_trendPlot = newPlot(this, tr("Contributions over time"), tr("bottleneck trend"));
+    m_scatter = newPlot(this, tr("Latency over time (click a point: its waterfall)"), tr("latency over time"));
+    attachPlotExport(m_bars, [this] { return m_trend ? shareBarsCsv(m_trend->all) : QString(); });
+    attachPlotExport(m_trendPlot, [this] { return m_trend ? trendCsv(*m_trend) : QString(); });
+    attachPlotExport(m_scatter, [this] {
+        return m_trend && m_analysis ? latencyScatterCsv(*m_trend, m_analysis->data.requestIds) : QString();
+    });
+    m_bars->installEventFilter(this);  // resized: as many bars as fit
+    m_scatter->setToolTip(tr("One point per request; click one to open its waterfall"));
+    connect(m_scatter, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+        if (!m_trend || !m_analysis || event->button() != Qt::LeftButton) return;
+        const int i = latencyPointNear(m_scatter, *m_trend, event->position().x(), event->position().y());
+        if (i < 0) return;
+        const std::uint32_t row = m_trend->rows[static_cast<std::size_t>(i)];
+        if (row < m_analysis->data.requestIds.size()) emit requestActivated(m_analysis->data.requestIds[row]);
+    });
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Requests:"), this));
+    controls->addWidget(m_period, 1);
+    controls->addWidget(new QLabel(tr("Slice by:"), this));
+    controls->addWidget(m_sliceBy, 1);
+    controls->addWidget(m_stratum, 1);
+    controls->addStretch(1);
+
+    // Top: the ranked table, its bars and its pie; bottom: the trend and the scatter.
+    auto* top = new QSplitter(Qt::Horizontal, this);
+    top->addWidget(m_table);
+    top->addWidget(m_bars);
+    top->addWidget(m_pie);
+    top->setStretchFactor(0, 4);
+    top->setStretchFactor(1, 3);
+    top->setStretchFactor(2, 3);
+    auto* bottom = new QSplitter(Qt::Horizontal, this);
+    bottom->addWidget(m_trendPlot);
+    bottom->addWidget(m_scatter);
+    bottom->setStretchFactor(0, 3);
+    bottom->setStretchFactor(1, 2);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(top);
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    // Initial sizes in proportion (stretch factors only share later resizes): the trend wants the room.
+    top->setSizes({400, 300, 300});
+    bottom->setSizes({600, 400});
+    split->setSizes({400, 600});
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_status);
+    layout->addWidget(split, 1);
+
+    connect(m_period, &QComboBox::activated, this, &BottlenecksView::compute);
+    connect(m_sliceBy, &QComboBox::activated, this, [this] {
+        m_stratum->clear();  // the old attribute's values mean nothing for the new one
+        compute();
+    });
+    connect(m_stratum, &QComboBox::activated, this, &BottlenecksView::compute);
+    connect(m_job, &JobRunner::progress, this, [this](double fraction, const QString& stage) {
+        m_status->setText(tr("%1… %2 %").arg(stage).arg(static_cast<int>(fraction * 100)));
+    });
+    clear(tr("Open an analysed database to see its bottlenecks."));
+}
+
+void BottlenecksView::clear(const QString& message) {
+    m_job->cancel();
+    m_trend.reset();
+    m_table->setRowCount(0);
+    for (QCustomPlot* plot : {m_bars, m_trendPlot, m_scatter}) {
+        plot->clearPlottables();
+        plot->clearItems();
+        plot->replot();
+    }
+    m_pie->setSlices({}, {});
+    m_status->setText(message);
+}
+
+void BottlenecksView::setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods,
+                                  const QStringList& attributeKeys) {
+    m_path = path;
+    m_analysis = std::move(analysis);
+    const QSignalBlocker blockPeriod(m_period), blockSlice(m_sliceBy), blockStratum(m_stratum);
+    m_period->clear();
+    m_period->addItem(tr("All requests"), QString());
+    for (const auto& p : periods) m_period->addItem(tr("Period %1").arg(p), p);
+    m_sliceBy->clear();
+    m_sliceBy->addItem(tr("(no slicing)"), QString());
+    for (const auto& key : attributeKeys) m_sliceBy->addItem(key, key);
+    m_stratum->clear();
+    m_pending = true;
+    if (isVisible()) compute();
+}
+
+void BottlenecksView::setPeriod(const QString& period) {
+    const int index = m_period->findData(period);
+    if (index >= 0) m_period->setCurrentIndex(index);
+    compute();
+}
+
+void BottlenecksView::setSliceBy(const QString& attribute, const QString& value) {
+    const int index = m_sliceBy->findData(attribute);
+    if (index >= 0) m_sliceBy->setCurrentIndex(index);
+    m_stratum->clear();
+    if (!value.isEmpty()) m_stratum->addItem(value, value);  // kept until the strata are known
+    compute();
+}
+
+void BottlenecksView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_pending) compute();
+}
+
+bool BottlenecksView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_bars && event->type() == QEvent::Resize && m_trend) {
+        const int fit = shareBarsThatFit(m_bars);
+        if (fit != m_barsShown) {
+            m_barsShown = fit;
+            drawShareBars(m_bars, m_trend->all, bottleneckTypeColours(m_trend->all), fit);
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+bool BottlenecksView::isComputing() const { return m_job->isRunning(); }
+QString BottlenecksView::statusText() const { return m_status->text(); }
+
+void BottlenecksView::compute() {
+    m_pending = false;
+    if (!m_analysis || m_path.isEmpty()) {
+        clear(tr("The bottlenecks need an analysed database: open one, or analyse this one (Analysis > Re-analyse)."));
+        emit resultsReady();
+        return;
+    }
+    auto analysis = m_analysis;
+    const std::string file = m_path.toStdString(), period = m_period->currentData().toString().toStdString();
+    const std::string by = m_sliceBy->currentData().toString().toStdString();
+    const std::string value = m_stratum->currentData().toString().toStdString();
+    const QString periodName = m_period->currentText();
+    m_job->start<BottleneckJobResult>(
+        [analysis, file, period, by, value, periodName](const CancelToken& cancel, const ProgressSink& progress) -> BottleneckJobResult {
+            auto out = std::make_shared<BottleneckJob>();
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            if (!store) {
+                out->status = store.status();
+                return out;
+            }
+            const auto& ids = analysis->data.requestIds;
+            std::vector<std::uint32_t> rows = periodRows(*store.value(), ids, period);
+            QString stratumName;
+            if (!by.empty()) {
+                for (auto& g : groupByAttribute(attributeValues(*store.value(), ids, by), ids.size(), 4, rows)) {
+                    const QString v = QString::fromStdString(g.value);
+                    out->strata << v;
+                    out->strataLabels << QObject::tr("%1 = %2 (%L3 requests)").arg(QString::fromStdString(by), v).arg(g.rows.size());
+                    if (g.value == value) rows = std::move(g.rows), stratumName = v;
+                }
+                if (!value.empty() && stratumName.isEmpty()) rows.clear();  // that value is gone from this period
+            }
+            if (rows.empty()) {
+                out->emptyReason = value.empty() ? QObject::tr("%1 holds no analysed request.").arg(periodName)
+                                                 : QObject::tr("No analysed request of %1 has %2 = %3.")
+                                                       .arg(periodName, QString::fromStdString(by), QString::fromStdString(value));
+                return out;
+            }
+            BottleneckOptions options;
+            options.categories = loadCategoryRules(*store.value());
+            auto trend = computeBottleneckTrend(*analysis, store.value().get(), rows, options, &progress, &cancel);
+            if (!trend) {
+                out->status = trend.status();
+                return out;
+            }
+            out->trend = std::make_shared<const BottleneckTrend>(std::move(trend.value()));
+            return out;
+        },
+        [this, value](BottleneckJobResult result) {
+            if (!m_sliceBy->currentData().toString().isEmpty()) {
+                const QSignalBlocker block(m_stratum);
+                m_stratum->clear();
+                m_stratum->addItem(tr("all of them"), QString());
+                for (int i = 0; i < result->strata.size(); ++i) m_stratum->addItem(result->strataLabels[i], result->strata[i]);
+                m_stratum->setCurrentIndex(std::max(0, m_stratum->findData(QString::fromStdString(value))));
+            }
+            if (!result->status) clear(QString::fromStdString(result->status.message()));
+            else if (!result->emptyReason.isEmpty()) clear(result->emptyReason);
+            else showResults(result->trend);
+            emit resultsReady();
+        });
+}
+
+void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) {
+    m_trend = std::move(trend);
+    const BottleneckTrend& t = *m_trend;
+    const TypeColours colours = bottleneckTypeColours(t.all);
+    fillTable(t.all, colours);
+    for (QCustomPlot* plot : {m_bars, m_trendPlot, m_scatter}) plot->clearItems();
+    m_barsShown = shareBarsThatFit(m_bars);
+    drawShareBars(m_bars, t.all, colours, m_barsShown);
+    drawContributionTrend(m_trendPlot, t, colours);
+    drawLatencyScatter(m_scatter, t);
+    std::vector<BottleneckPie::Slice> slices;
+    for (const auto& type : t.all.types) slices.push_back({QString::fromStdString(type.name), type.share, colours.at(type.name)});
+    m_pie->setSlices(std::move(slices), tr("Shares of the latency"));
+    const QString top = t.all.types.empty() ? QString() : QString::fromStdString(t.all.types.front().name);
+    m_status->setText(tr("%L1 requests · mean latency %2 · top bottleneck: <b>%3</b> (%4 %) · trend: one bar per %5 · click a "
+                         "point of the scatter to open that request's waterfall · right-click a chart to save it")
+                          .arg(t.all.requests)
+                          .arg(formatDurationNs(static_cast<TimeNs>(t.all.meanLatencyNs)), top.toHtmlEscaped())
+                          .arg(t.all.types.empty() ? 0.0 : 100.0 * t.all.types.front().share, 0, 'f', 1)
+                          .arg(QString::fromStdString(t.bucketing.unit)));
+}
+
+void BottlenecksView::fillTable(const BottleneckSummary& summary, const TypeColours& colours) {
+    m_table->setSortingEnabled(false);  // rows filled in ranking order, then sortable again
+    m_table->setRowCount(static_cast<int>(summary.types.size()));
+    for (int r = 0; r < m_table->rowCount(); ++r) {
+        const TypeContribution& t = summary.types[static_cast<std::size_t>(r)];
+        auto* name = new QTableWidgetItem(QString::fromStdString(t.name));
+        name->setData(Qt::DecorationRole, colours.at(t.name));
+        m_table->setItem(r, TypeColumn, name);
+        m_table->setItem(r, ShareColumn, new NumberItem(QStringLiteral("%1 %").arg(100.0 * t.share, 0, 'f', 1), t.share));
+        m_table->setItem(r, MeanColumn, new NumberItem(formatDurationNs(static_cast<TimeNs>(t.meanNs)), t.meanNs));
+        auto* fix = new QTableWidgetItem(QString::fromStdString(t.howToFix));
+        fix->setToolTip(fix->text());
+        m_table->setItem(r, HowToFixColumn, fix);
+    }
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(ShareColumn, Qt::DescendingOrder);
+}
+
+} // namespace tracelight::widgets

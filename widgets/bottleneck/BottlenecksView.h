@@ -1,0 +1,79 @@
+#pragma once
+// The Bottlenecks tab (BOSS, ../shared/papers/boss-linkedin.txt): for every request, a period, or one
+// stratum of a "slice by" attribute, the bottleneck types ranked by their contribution ratio in a sortable
+// table with how to fix them, the shares as bars and as a pie, a stacked trend of the mean contribution per
+// request over time, and each request's latency over time, where clicking a point opens its waterfall.
+// Computed in core (computeBottleneckTrend) on a worker, cancel-aware, with progress in the status line.
+#include <QWidget>
+#include <QColor>
+#include <memory>
+#include <unordered_map>
+
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/bottleneck/BottleneckTrend.h"
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace tracelight::widgets {
+
+class BottleneckPie;
+class JobRunner;
+
+class BottlenecksView : public QWidget {
+    Q_OBJECT
+public:
+    explicit BottlenecksView(QWidget* parent = nullptr);
+
+    void setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods,
+                     const QStringList& attributeKeys);
+    void clear(const QString& message);
+    void setPeriod(const QString& period);  // "" = every request
+    void setSliceBy(const QString& attribute, const QString& value = {});  // "" = no strata; value "" = all of them
+    bool isComputing() const;
+    QString statusText() const;
+
+    const BottleneckTrend* trend() const { return m_trend.get(); }
+    QTableWidget* table() const { return m_table; }
+    QComboBox* strataChooser() const { return m_stratum; }
+    QCustomPlot* sharePlot() const { return m_bars; }
+    QCustomPlot* trendPlot() const { return m_trendPlot; }
+    QCustomPlot* scatterPlot() const { return m_scatter; }
+    BottleneckPie* pie() const { return m_pie; }
+
+    // Table columns.
+    enum Column { TypeColumn = 0, ShareColumn, MeanColumn, HowToFixColumn };
+
+signals:
+    void resultsReady();
+    void requestActivated(RequestId id);  // a point of the latency scatter: "open in the waterfall"
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void compute();
+    void showResults(std::shared_ptr<const BottleneckTrend> trend);
+    void fillTable(const BottleneckSummary& summary, const std::unordered_map<std::string, QColor>& colours);
+
+    QString m_path;
+    std::shared_ptr<const InMemoryAnalysis> m_analysis;
+    std::shared_ptr<const BottleneckTrend> m_trend;
+    bool m_pending = false;
+    JobRunner* m_job = nullptr;
+    QComboBox* m_period = nullptr;
+    QComboBox* m_sliceBy = nullptr;
+    QComboBox* m_stratum = nullptr;
+    QLabel* m_status = nullptr;
+    QTableWidget* m_table = nullptr;
+    QCustomPlot* m_bars = nullptr;
+    int m_barsShown = 0;  // the bars drawn fit this many rows
+    BottleneckPie* m_pie = nullptr;
+    QCustomPlot* m_trendPlot = nullptr;
+    QCustomPlot* m_scatter = nullptr;
+};
+
+} // namespace tracelight::widgets
