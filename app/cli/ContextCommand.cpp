@@ -29,7 +29,9 @@ int runContext(const ContextArgs& args) {
     if (!analysis) return fail(analysis.message());
     const auto rows = rowsOfRequests(analysis->data.requestIds, {*id});
     if (rows.empty()) return fail(args.db + ": request '" + args.request + "' is not analysed (run tracelight-cli analyze)");
-    const TemporalContext c = temporalContext(analysis.value(), rows.front());
+    // One query here; the index is what lets a view ask for request after request.
+    const HostTimeIndex index(analysis->data, analysis->offsets);
+    const TemporalContext c = temporalContext(analysis.value(), index, rows.front());
     if (args.json) {
         JsonWriter w;
         w.beginObject().key("request").value(args.request).key("hosts").beginArray();
