@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <tuple>
+#include <utility>
 
 #include "tracelight/base/RandomSplit.h"
 
@@ -32,8 +34,9 @@ std::vector<AaPercentile> aaPercentiles(std::span<const TimeNs> latencies, const
     const std::vector<TimeNs> a = valuesOf(first), b = valuesOf(second);
     constexpr int kPercentiles[] = {50, 90, 95, 99};
     const int resamples = std::max(1, options.resamples);
-    std::vector<std::vector<double>> diffs(std::size(kPercentiles));
-    for (auto& d : diffs) d.reserve(static_cast<std::size_t>(resamples));
+    std::vector<std::vector<double>> diffs(std::size(kPercentiles)), ofA(std::size(kPercentiles)), ofB(std::size(kPercentiles));
+    for (auto* set : {&diffs, &ofA, &ofB})
+        for (auto& d : *set) d.reserve(static_cast<std::size_t>(resamples));
 
     // Each bootstrap round draws both halves anew (with replacement) and reads all four percentiles of them.
     std::mt19937_64 rng(options.seed ^ 0x9e3779b97f4a7c15ULL);
@@ -51,6 +54,8 @@ std::vector<AaPercentile> aaPercentiles(std::span<const TimeNs> latencies, const
             };
             const double pa = rank(ra), pb = rank(rb);
             diffs[k].push_back(pa > 0 ? (pb - pa) / pa : 0);
+            ofA[k].push_back(pa);
+            ofB[k].push_back(pb);
         }
     }
     for (std::size_t k = 0; k < std::size(kPercentiles); ++k) {
@@ -59,11 +64,15 @@ std::vector<AaPercentile> aaPercentiles(std::span<const TimeNs> latencies, const
         row.aNs = nearestRankPercentile(a, kPercentiles[k]);
         row.bNs = nearestRankPercentile(b, kPercentiles[k]);
         row.relativeDiff = row.aNs > 0 ? (row.bNs - row.aNs) / row.aNs : 0;
-        std::vector<double>& d = diffs[k];
-        std::sort(d.begin(), d.end());
-        auto at = [&](double q) { return d[std::min(d.size() - 1, static_cast<std::size_t>(q * double(d.size() - 1) + 0.5))]; };
-        row.ciLow = at(0.025);
-        row.ciHigh = at(0.975);
+        // The percentile method: the 2.5th and 97.5th of the sorted bootstrap values.
+        auto interval = [](std::vector<double>& d) {
+            std::sort(d.begin(), d.end());
+            auto at = [&](double q) { return d[std::min(d.size() - 1, static_cast<std::size_t>(q * double(d.size() - 1) + 0.5))]; };
+            return std::pair{at(0.025), at(0.975)};
+        };
+        std::tie(row.ciLow, row.ciHigh) = interval(diffs[k]);
+        std::tie(row.aCiLowNs, row.aCiHighNs) = interval(ofA[k]);
+        std::tie(row.bCiLowNs, row.bCiHighNs) = interval(ofB[k]);
         out.push_back(row);
     }
     return out;
