@@ -6,15 +6,19 @@
 
 namespace tracelight {
 
-HostTimeIndex::HostTimeIndex(const TraceData& data, const ClockOffsets& offsets) : m_hosts(data.hostLabels.size()) {
+HostTimeIndex::HostTimeIndex(const TraceData& data, const ClockOffsets& offsets, std::span<const HostId> onlyHosts)
+    : m_hosts(data.hostLabels.size()) {
+    std::vector<char> wanted(m_hosts.size(), onlyHosts.empty() ? 1 : 0);
+    for (HostId h : onlyHosts) wanted[h.value] = 1;
     for (std::uint32_t r = 0; r < data.requestCount(); ++r) {
         const auto events = data.eventsOf(r);
         for (std::size_t i = 0; i < events.size(); ++i) {
             const EventRecord& e = events[i];
             const TimeNs t = offsets.adjusted(e.host, e.localNs);
-            m_hosts[e.host.value].events.push_back({t, r});
+            if (wanted[e.host.value]) m_hosts[e.host.value].events.push_back({t, r});
             if (i == 0 || !e.segmentType.isValid()) continue;
             const EventRecord& from = events[i - 1];  // the segment's first event: the task's previous one
+            if (!wanted[from.host.value]) continue;
             const TimeNs begin = offsets.adjusted(from.host, from.localNs);
             // Clocks still skewed can put the end before the start; hold it there (as buildSegments does).
             m_hosts[from.host.value].segments.push_back({begin, std::max(begin, t), r});

@@ -12,6 +12,13 @@ void sortUnique(std::vector<std::uint32_t>& rows) {
 }
 } // namespace
 
+std::vector<HostId> hostsOfRequest(const TraceData& data, std::uint32_t row) {
+    std::vector<HostId> hosts;
+    for (const EventRecord& e : data.eventsOf(row))
+        if (std::find(hosts.begin(), hosts.end(), e.host) == hosts.end()) hosts.push_back(e.host);
+    return hosts;
+}
+
 TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row) {
     const TraceData& td = analysis.data;
     TemporalContext out;
@@ -19,21 +26,19 @@ TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTime
     const auto own = td.eventsOf(row);
     if (own.empty()) return out;
 
-    // The request's window and its hosts, in the order it first reached them.
-    std::vector<HostId> hosts;
+    // The request's window.
     out.startNs = std::numeric_limits<TimeNs>::max();
     out.endNs = std::numeric_limits<TimeNs>::min();
     for (const EventRecord& e : own) {
         const TimeNs t = analysis.offsets.adjusted(e.host, e.localNs);
         out.startNs = std::min(out.startNs, t);
         out.endNs = std::max(out.endNs, t);
-        if (std::find(hosts.begin(), hosts.end(), e.host) == hosts.end()) hosts.push_back(e.host);
     }
 
     // Per host: an event of another request inside the window, or a segment of it starting there that
     // overlaps the window (running across it counts, events inside or not), makes it concurrent there.
     std::vector<std::uint32_t> everywhere, here;
-    for (const HostId host : hosts) {
+    for (const HostId host : hostsOfRequest(td, row)) {
         HostContext c{td.label(td.hostLabels[host.value].value)};
         here.clear();
         index.forEachEvent(host, out.startNs, out.endNs, [&](std::uint32_t r) {

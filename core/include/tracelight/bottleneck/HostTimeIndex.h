@@ -4,6 +4,7 @@
 // scan of every event (the temporal context of each request in turn would otherwise be quadratic).
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "tracelight/analysis/ClockSkew.h"
@@ -13,7 +14,9 @@ namespace tracelight {
 
 class HostTimeIndex {
 public:
-    HostTimeIndex(const TraceData& data, const ClockOffsets& offsets);
+    // onlyHosts: file only what is on these hosts (one request's context: the memory of its hosts' items,
+    // not of every host's); empty: every host.
+    HostTimeIndex(const TraceData& data, const ClockOffsets& offsets, std::span<const HostId> onlyHosts = {});
 
     // visit(row) for each event on host within [fromNs, toNs] (one call per event, not per request).
     template <class Visit>

@@ -26,7 +26,11 @@ struct TemporalContext {
     std::vector<RequestId> concurrent;     // every other request on any of them during the window, by id
 };
 
-// row: the request's analysis row; index: built over the same analysis. Empty hosts for a request without
+// The hosts a request's events are on, in the order it first reached them.
+std::vector<HostId> hostsOfRequest(const TraceData& data, std::uint32_t row);
+
+// row: the request's analysis row; index: built over the same analysis, for every host or at
+// least the request's. Empty hosts for a request without
 // events.
 TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row);
 
