@@ -29,7 +29,11 @@ int runContext(const ContextArgs& args) {
     if (!analysis) return fail(analysis.message());
     const auto rows = rowsOfRequests(analysis->data.requestIds, {*id});
     if (rows.empty()) return fail(args.db + ": request '" + args.request + "' is not analysed (run tracelight-cli analyze)");
-    const TemporalContext c = temporalContext(analysis.value(), rows.front());
+    // One query: an index of the request's hosts only (a view asking for request after request keeps one of
+    // every host).
+    const auto row = rows.front();
+    const HostTimeIndex index(analysis->data, analysis->offsets, hostsOfRequest(analysis->data, row));
+    const TemporalContext c = temporalContext(analysis.value(), index, row);
     if (args.json) {
         JsonWriter w;
         w.beginObject().key("request").value(args.request).key("hosts").beginArray();

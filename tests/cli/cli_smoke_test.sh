@@ -403,6 +403,54 @@ assert not d["inferred"] and d["mask"] == 3 and all(w["end_ms"] - w["start_ms"] 
 assert sum(w["requests"] for w in d["windows"]) + d["outside"] == d["requests"], d["outside"]'
 check "bursts --mask: windows and the requests outside add up" $?
 err=$("$cli" bursts "$work/cmp.tldb" --mask zz 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad --mask 'zz'"; check "bursts: a bad mask ($err)" $?
+# bursts on a set traced under mask 0x3c0 (64 ms bursts every 1,024 ms): the mask and the windows come back.
+python3 -c '
+import random, sys
+random.seed(7)
+mask, epoch_ms = 0x3C0, 1793491200000
+with open(sys.argv[1], "w") as f:
+    f.write("request,host,task,event,ts_us\n")
+    n = 0
+    while n < 300:
+        ms = epoch_ms + random.randrange(60000)
+        if ms & mask != mask: continue
+        us = ms * 1000 + random.randrange(1000)
+        f.write(f"b{n},web-{n % 3},t,S,{us}\nb{n},web-{n % 3},t,E,{us + 5000}\n")
+        n += 1
+' "$work/bursty.csv" && "$cli" import --quiet --db "$work/bursty.tldb" "$work/bursty.csv" >/dev/null
+check "import a bursty set" $?
+"$cli" bursts "$work/bursty.tldb" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["bursty"] and d["inferred"] and d["mask"] == 0x3C0 and d["outside"] == 0, d
+assert all(w["end_ms"] - w["start_ms"] == 64 and w["start_ms"] & 0x3C0 == 0x3C0 for w in d["windows"]), d["windows"][:3]
+assert sum(w["requests"] for w in d["windows"]) == d["requests"] == 300 and len(d["windows"]) > 40, len(d["windows"])'
+check "bursts: the mask 0x3c0 and its 64 ms windows recovered" $?
+out=$("$cli" bursts "$work/bursty.tldb"); echo "$out" | head -1 | grep -q "mask 0x3c0 (inferred)" && echo "$out" | grep -q "window start"
+check "bursts prints the mask and a table of windows" $?
+out=$("$cli" bursts "$work/cmp.tldb"); echo "$out" | grep -q "not traced in coordinated bursts"; check "bursts says when a set is not bursty" $?
+# context on the bursty set, whose overlaps the CSV tells: one 5 ms segment per request on one host; the
+# three most crowded requests and a first one.
+crowded=$(python3 -c '
+import csv, sys
+start = {x["request"]: (x["host"], float(x["ts_us"])) for x in csv.DictReader(open(sys.argv[1])) if x["event"] == "S"}
+n = {r: sum(1 for o, (h, t) in start.items() if o != r and h == start[r][0] and abs(t - start[r][1]) <= 5000) for r in start}
+print(" ".join(sorted(n, key=lambda r: -n[r])[:3]))' "$work/bursty.csv")
+for r in $crowded b0; do
+    "$cli" context "$work/bursty.tldb" --request "$r" --json | python3 -c '
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+start = {x["request"]: (x["host"], float(x["ts_us"])) for x in rows if x["event"] == "S"}
+host, s = start[sys.argv[2]]
+others = [o for o, (h, t) in start.items() if o != sys.argv[2] and h == host and abs(t - s) <= 5000]
+d = json.load(sys.stdin)
+assert d == {"request": sys.argv[2], "hosts": [{"host": host, "concurrent_requests": len(others), "segments": len(others)}]}, (d, others)
+' "$work/bursty.csv" "$r"
+    check "context of $r: the requests that overlapped it on its host" $?
+done
+out=$("$cli" context "$work/bursty.tldb" --request b0); echo "$out" | grep -q "^host .*requests.*segments"; check "context prints a table" $?
+out=$("$cli" aa "$work/cmp.tldb" --period base --resamples 100); echo "$out" | grep -q "95% interval" && [ "$(echo "$out" | grep -cE '^ *(50|90|95|99) ')" -eq 4 ]
+check "aa prints a table of the four percentiles" $?
 # pprof: a gzipped profile.proto that protoc decodes, its samples adding up to the JSON profile's total.
 proto_dir=/usr/share/gocode/src/github.com/google/pprof/proto
 "$cli" profile "$work/cmp.tldb" --period base --format pprof --out "$work/p.pb.gz" &&

@@ -1,8 +1,11 @@
 // A request in its temporal context: what else ran on its hosts while it did, on a hand-made set whose
-// overlaps are known.
+// overlaps are known, and on random sets against a plain scan of every event (what the index replaces).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
+#include <random>
+#include <string>
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/TraceData.h"
@@ -39,7 +42,8 @@ TEST(TemporalContext, CountsWhatRanOnTheSameHostsDuringTheRequest) {
     analysis.data = b.finish();
     analysis.offsets = ClockOffsets::none(analysis.data.hostLabels.size());
 
-    const TemporalContext c = temporalContext(analysis, 0);
+    const HostTimeIndex index(analysis.data, analysis.offsets);
+    const TemporalContext c = temporalContext(analysis, index, 0);
     EXPECT_EQ(c.request, RequestId(1));
     EXPECT_EQ(c.startNs, 100 * ms);
     EXPECT_EQ(c.endNs, 200 * ms);
@@ -53,8 +57,109 @@ TEST(TemporalContext, CountsWhatRanOnTheSameHostsDuringTheRequest) {
     EXPECT_EQ(c.concurrent, (std::vector<RequestId>{RequestId(2), RequestId(3), RequestId(4)}));
 
     // The last request, alone on web-1 then: nothing beside it.
-    const TemporalContext alone = temporalContext(analysis, 4);
+    const TemporalContext alone = temporalContext(analysis, index, 4);
     ASSERT_EQ(alone.hosts.size(), 1u);
     EXPECT_EQ(alone.hosts[0].concurrentRequests, 0);
     EXPECT_TRUE(alone.concurrent.empty());
+}
+
+namespace {
+
+// The definition, by brute force: every other request's every event and segment against the window.
+TemporalContext scanEverything(const InMemoryAnalysis& a, std::uint32_t row) {
+    const TraceData& td = a.data;
+    TemporalContext out;
+    out.request = td.requestIds[row];
+    std::vector<HostId> hosts;
+    out.startNs = std::numeric_limits<TimeNs>::max();
+    out.endNs = std::numeric_limits<TimeNs>::min();
+    for (const EventRecord& e : td.eventsOf(row)) {
+        out.startNs = std::min(out.startNs, a.offsets.adjusted(e.host, e.localNs));
+        out.endNs = std::max(out.endNs, a.offsets.adjusted(e.host, e.localNs));
+        if (std::find(hosts.begin(), hosts.end(), e.host) == hosts.end()) hosts.push_back(e.host);
+    }
+    for (HostId h : hosts) {
+        HostContext c{td.label(td.hostLabels[h.value].value)};
+        for (std::uint32_t r = 0; r < td.requestCount(); ++r) {
+            if (r == row) continue;
+            const auto ev = td.eventsOf(r);
+            bool here = false;
+            for (std::size_t i = 0; i < ev.size(); ++i) {
+                const TimeNs t = a.offsets.adjusted(ev[i].host, ev[i].localNs);
+                here |= ev[i].host == h && t >= out.startNs && t <= out.endNs;
+                if (i == 0 || !ev[i].segmentType.isValid() || ev[i - 1].host != h) continue;
+                const TimeNs begin = a.offsets.adjusted(ev[i - 1].host, ev[i - 1].localNs);
+                if (begin <= out.endNs && std::max(begin, t) >= out.startNs) {
+                    ++c.segments;
+                    here = true;
+                }
+            }
+            if (here) {
+                ++c.concurrentRequests;
+                if (std::find(out.concurrent.begin(), out.concurrent.end(), td.requestIds[r]) == out.concurrent.end())
+                    out.concurrent.push_back(td.requestIds[r]);
+            }
+        }
+        out.hosts.push_back(c);
+    }
+    std::sort(out.concurrent.begin(), out.concurrent.end());
+    return out;
+}
+
+} // namespace
+
+TEST(TemporalContext, TheIndexFindsWhatAScanOfEveryEventFinds) {
+    // Random requests over five hosts: tasks that hop between hosts (network segments), long and short
+    // segments, and clock offsets, so the windows, the stabbing of long segments and the adjusted clocks
+    // are all exercised.
+    enum : std::uint32_t { Start = 1, Step = 2, TaskBase = 10, HostBase = 100 };
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+        std::mt19937_64 rng(seed);
+        TraceDataBuilder b;
+        b.setLabel(Start, "S");
+        for (std::uint32_t k = 0; k < 8; ++k) b.setLabel(Step + 200 + k, "E" + std::to_string(k));
+        for (std::uint32_t t = 0; t < 3; ++t) b.setLabel(TaskBase + t, "t" + std::to_string(t));
+        for (std::uint32_t h = 0; h < 5; ++h) b.setLabel(HostBase + h, "host-" + std::to_string(h));
+        constexpr int kRequests = 300;
+        for (int r = 0; r < kRequests; ++r) {
+            b.beginRequest(RequestId(static_cast<std::uint32_t>(r + 1)));
+            TimeNs t = static_cast<TimeNs>(rng() % 1'000'000);
+            for (std::uint32_t task = 0; task < 1 + rng() % 3; ++task) {
+                TimeNs at = t + static_cast<TimeNs>(rng() % 1000);
+                b.addEvent(TaskBase + task, Start, HostBase + static_cast<std::uint32_t>(rng() % 5), at);
+                for (std::uint32_t k = 0; k < rng() % 5; ++k) {
+                    at += rng() % 10 == 0 ? static_cast<TimeNs>(rng() % 200'000) : static_cast<TimeNs>(rng() % 2000);
+                    b.addEvent(TaskBase + task, Step + 200 + k, HostBase + static_cast<std::uint32_t>(rng() % 5), at);
+                }
+            }
+        }
+        InMemoryAnalysis a;
+        a.data = b.finish();
+        a.offsets = ClockOffsets::none(a.data.hostLabels.size());
+        for (auto& o : a.offsets.offsetNs) o = static_cast<TimeNs>(rng() % 3000) - 1500;
+        const HostTimeIndex index(a.data, a.offsets);
+        std::int64_t found = 0;
+        for (std::uint32_t row = 0; row < a.data.requestCount(); ++row) {
+            const TemporalContext got = temporalContext(a, index, row), want = scanEverything(a, row);
+            ASSERT_EQ(got.hosts.size(), want.hosts.size());
+            for (std::size_t h = 0; h < want.hosts.size(); ++h) {
+                EXPECT_EQ(got.hosts[h].host, want.hosts[h].host);
+                EXPECT_EQ(got.hosts[h].concurrentRequests, want.hosts[h].concurrentRequests) << "seed " << seed << " row " << row;
+                EXPECT_EQ(got.hosts[h].segments, want.hosts[h].segments) << "seed " << seed << " row " << row;
+                found += got.hosts[h].segments;
+            }
+            EXPECT_EQ(got.concurrent, want.concurrent);
+            if (row % 50 == 0) {  // an index of the request's own hosts only answers the same
+                const HostTimeIndex own(a.data, a.offsets, hostsOfRequest(a.data, row));
+                const TemporalContext fromOwn = temporalContext(a, own, row);
+                ASSERT_EQ(fromOwn.hosts.size(), want.hosts.size());
+                for (std::size_t h = 0; h < want.hosts.size(); ++h) {
+                    EXPECT_EQ(fromOwn.hosts[h].concurrentRequests, want.hosts[h].concurrentRequests);
+                    EXPECT_EQ(fromOwn.hosts[h].segments, want.hosts[h].segments);
+                }
+                EXPECT_EQ(fromOwn.concurrent, want.concurrent);
+            }
+        }
+        EXPECT_GT(found, kRequests);  // dense enough that the comparison says something
+    }
 }

@@ -2,12 +2,14 @@
 // A request in its temporal context (Google's cloud-application study, NSDI'18): what else ran on the same
 // hosts while it did. Per host the request touched: how many other requests had an event there during its
 // lifetime (first to last event, on the analysis's skew-corrected clock), and how many of their segments
-// that start on that host overlap it. One linear pass over the analysed events.
+// that start on that host overlap it. Queries of a HostTimeIndex built once: the cost is the request's own
+// events and what ran beside it, not every event stored.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "tracelight/analysis/Analysis.h"
+#include "tracelight/bottleneck/HostTimeIndex.h"
 
 namespace tracelight {
 
@@ -24,7 +26,12 @@ struct TemporalContext {
     std::vector<RequestId> concurrent;     // every other request on any of them during the window, by id
 };
 
-// row: the request's analysis row. Empty hosts for a request without events.
-TemporalContext temporalContext(const InMemoryAnalysis& analysis, std::uint32_t row);
+// The hosts a request's events are on, in the order it first reached them.
+std::vector<HostId> hostsOfRequest(const TraceData& data, std::uint32_t row);
+
+// row: the request's analysis row; index: built over the same analysis, for every host or at
+// least the request's. Empty hosts for a request without
+// events.
+TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row);
 
 } // namespace tracelight

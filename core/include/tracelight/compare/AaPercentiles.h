@@ -16,6 +16,9 @@ struct AaPercentile {
     double aNs = 0, bNs = 0;       // the percentile of each half (nearest rank)
     double relativeDiff = 0;       // (b - a) / a
     double ciLow = 0, ciHigh = 0;  // bootstrap 95 % interval of relativeDiff (percentile method)
+    // Each half's own bootstrap 95 % interval of the percentile, from the same resamples: where the whole
+    // population's percentile lies, as far as one half can tell.
+    double aCiLowNs = 0, aCiHighNs = 0, bCiLowNs = 0, bCiHighNs = 0;
 };
 
 struct AaPercentilesOptions {

@@ -1,0 +1,88 @@
+#pragma once
+// Every analysed event and segment filed by host and time (skew-corrected), built once in one pass over the
+// requests, so "what ran on host H between T1 and T2" costs two binary searches plus the items found, not a
+// scan of every event (the temporal context of each request in turn would otherwise be quadratic).
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "tracelight/analysis/ClockSkew.h"
+#include "tracelight/analysis/TraceData.h"
+
+namespace tracelight {
+
+class HostTimeIndex {
+public:
+    // onlyHosts: file only what is on these hosts (one request's context: the memory of its hosts' items,
+    // not of every host's); empty: every host.
+    HostTimeIndex(const TraceData& data, const ClockOffsets& offsets, std::span<const HostId> onlyHosts = {});
+
+    // visit(row) for each event on host within [fromNs, toNs] (one call per event, not per request).
+    template <class Visit>
+    void forEachEvent(HostId host, TimeNs fromNs, TimeNs toNs, Visit&& visit) const;
+    // visit(row) for each segment starting on host (where its first event is) that overlaps [fromNs, toNs].
+    template <class Visit>
+    void forEachSegment(HostId host, TimeNs fromNs, TimeNs toNs, Visit&& visit) const;
+
+    std::size_t hostCount() const { return m_hosts.size(); }
+
+private:
+    struct Stamp {
+        TimeNs t;
+        std::uint32_t row;
+    };
+    struct Interval {
+        TimeNs start, end;
+        std::uint32_t row;
+    };
+    struct HostItems {
+        std::vector<Stamp> events;        // by time
+        std::vector<Interval> segments;   // by start
+        std::vector<TimeNs> maxEnd;       // implicit binary tree over segments: the latest end below a node
+        std::size_t leaves = 0;           // segments.size() rounded up to a power of two
+    };
+    // The segments among [0, limit) (by start) that end at or after fromNs: a descent that skips every
+    // subtree ending before it, so a long segment that started long ago is found without a scan.
+    template <class Visit>
+    static void endingAtOrAfter(const HostItems& h, std::size_t node, std::size_t lo, std::size_t hi, std::size_t limit,
+                                TimeNs fromNs, Visit& visit);
+
+    std::vector<HostItems> m_hosts;  // by HostId
+};
+
+template <class Visit>
+void HostTimeIndex::forEachEvent(HostId host, TimeNs fromNs, TimeNs toNs, Visit&& visit) const {
+    if (host.value >= m_hosts.size()) return;
+    const auto& events = m_hosts[host.value].events;
+    auto it = std::lower_bound(events.begin(), events.end(), fromNs, [](const Stamp& s, TimeNs t) { return s.t < t; });
+    for (; it != events.end() && it->t <= toNs; ++it) visit(it->row);
+}
+
+template <class Visit>
+void HostTimeIndex::forEachSegment(HostId host, TimeNs fromNs, TimeNs toNs, Visit&& visit) const {
+    if (host.value >= m_hosts.size()) return;
+    const HostItems& h = m_hosts[host.value];
+    const auto& segs = h.segments;
+    // Starting inside the window: overlapping by construction (end >= start >= fromNs).
+    const auto first = std::lower_bound(segs.begin(), segs.end(), fromNs, [](const Interval& s, TimeNs t) { return s.start < t; });
+    for (auto it = first; it != segs.end() && it->start <= toNs; ++it) visit(it->row);
+    // Starting before it: overlapping when still running at fromNs.
+    const auto limit = static_cast<std::size_t>(first - segs.begin());
+    if (limit > 0) endingAtOrAfter(h, 1, 0, h.leaves, limit, fromNs, visit);
+}
+
+template <class Visit>
+void HostTimeIndex::endingAtOrAfter(const HostItems& h, std::size_t node, std::size_t lo, std::size_t hi, std::size_t limit,
+                                    TimeNs fromNs, Visit& visit) {
+    if (lo >= limit || h.maxEnd[node] < fromNs) return;
+    if (hi - lo == 1) {
+        visit(h.segments[lo].row);
+        return;
+    }
+    const std::size_t mid = lo + (hi - lo) / 2;
+    endingAtOrAfter(h, 2 * node, lo, mid, limit, fromNs, visit);
+    endingAtOrAfter(h, 2 * node + 1, mid, hi, limit, fromNs, visit);
+}
+
+} // namespace tracelight
