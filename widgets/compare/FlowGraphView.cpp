@@ -1,10 +1,7 @@
 #include "FlowGraphView.h"
 
-#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QToolTip>
-#include <QFileDialog>
-#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>

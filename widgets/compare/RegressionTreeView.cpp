@@ -1,8 +1,5 @@
 #include "compare/RegressionTreeView.h"
 
-#include <QContextMenuEvent>
-#include <QFileDialog>
-#include <QMenu>
 #include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
