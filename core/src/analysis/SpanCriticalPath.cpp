@@ -45,7 +45,7 @@ SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& cri
 
     // Spans by task, as ranges of segment ranks: [startOrd-1, endOrd-1) (segment k joins events k+1, k+2).
     std::unordered_map<std::string, std::vector<std::size_t>> byTask;
-    for (std::size_t i = 0; i < n; ++i) byTask[spans[i].task].push_back(i);
+    for (std::size_t i = 0; i < n; ++i) byTask[spans[i].taskName()].push_back(i);
     // The rank of each segment within its task, in the canonical order (a task's segments in event order).
     std::vector<std::int64_t> rank(segCount, 0);
     {

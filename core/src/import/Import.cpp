@@ -370,11 +370,14 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
             for (const auto& e : trace.events) {
                 attrs.clear();
                 for (const auto& [k, v] : e.attributes) attrs.push_back({k, v});
-                RawEvent raw{trace.traceId, e.host, e.task, e.event, e.tsNs, e.seq, attrs};
+                RawEvent raw{trace.traceId, trace.names[e.host], trace.names[e.task.name], trace.names[e.event.name], e.tsNs, e.seq,
+                             attrs, e.task.occurrence, e.event.occurrence};
                 if (Status s = writer.addEvent(raw); !s) return Status::error(where() + s.message());
             }
             for (const auto& l : trace.links)
-                if (Status s = writer.addLink(trace.traceId, l.fromTask, l.fromSeq, l.toTask, l.toSeq); !s)
+                if (Status s = writer.addLink(trace.traceId, {trace.names[l.fromTask.name], l.fromTask.occurrence}, l.fromSeq,
+                                              {trace.names[l.toTask.name], l.toTask.occurrence}, l.toSeq);
+                    !s)
                     return Status::error(where() + s.message());
             if (Status s = writer.addSpans(trace.traceId, trace.spans); !s) return Status::error(where() + s.message());
             if (!trace.warnings.empty()) ++summary.tracesWithWarnings;

@@ -1,7 +1,10 @@
 // The analysis's reads and writes of the trace database: the only SQL the analysis needs, kept in store/.
 #include <sqlite3.h>
 
+#include <unordered_map>
+
 #include "store/Sqlite.h"
+#include "tracelight/base/OccurrenceName.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -30,6 +33,19 @@ std::vector<std::pair<std::uint32_t, std::string>> TraceStore::labels() const {
     std::vector<std::pair<std::uint32_t, std::string>> out;
     sqlite::Statement q(m_db, "SELECT id, text FROM labels");
     while (q.step() == SQLITE_ROW) out.emplace_back(static_cast<std::uint32_t>(q.int64(0)), std::string(q.text(1)));
+    // Occurrences spelt "name#k" (their names are text labels, so in `out` already).
+    std::unordered_map<std::uint32_t, std::size_t> position;
+    sqlite::Statement occurrences(m_db, "SELECT id, name_id, occurrence FROM label_occurrences ORDER BY id");
+    for (bool first = true; occurrences.step() == SQLITE_ROW;) {
+        if (first) {
+            for (std::size_t i = 0; i < out.size(); ++i) position.emplace(out[i].first, i);
+            first = false;
+        }
+        auto name = position.find(static_cast<std::uint32_t>(occurrences.int64(1)));
+        if (name == position.end()) continue;
+        out.emplace_back(static_cast<std::uint32_t>(occurrences.int64(0)),
+                         occurrenceName(out[name->second].second, static_cast<std::uint32_t>(occurrences.int64(2))));
+    }
     return out;
 }
 

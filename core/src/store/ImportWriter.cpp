@@ -4,11 +4,30 @@
 #include <cmath>
 #include <ctime>
 #include <limits>
+#include <optional>
+#include <utility>
 
 namespace tracelight {
 
 namespace {
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+constexpr std::uint32_t kNoLabel = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kMaxOccurrence = 1u << 30;
+
+// "name#k" (k >= 2, digits only, no leading zero) -> (name, k).
+std::optional<std::pair<std::string_view, std::uint32_t>> splitOccurrence(std::string_view text) {
+    const auto hash = text.rfind('#');
+    if (hash == std::string_view::npos || hash == 0 || hash + 1 == text.size() || text[hash + 1] == '0' || text.size() - hash > 11)
+        return std::nullopt;
+    std::uint64_t k = 0;
+    for (std::size_t i = hash + 1; i < text.size(); ++i) {
+        if (text[i] < '0' || text[i] > '9') return std::nullopt;
+        k = k * 10 + std::uint64_t(text[i] - '0');
+    }
+    if (k < 2 || k > kMaxOccurrence) return std::nullopt;
+    return std::pair{text.substr(0, hash), static_cast<std::uint32_t>(k)};
+}
 } // namespace
 
 Status ImportWriter::start(std::string_view periodName, std::string_view format, std::string_view inputs) {
@@ -17,6 +36,7 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     sqlite::exec(m_db, "PRAGMA cache_size=-262144");
     auto prepare = [&](sqlite::Statement& st, const char* sql) { return st.prepare(m_db, sql); };
     if (!prepare(m_insertLabel, "INSERT INTO labels(id, text) VALUES(?1, ?2)") ||
+        !prepare(m_insertOccurrence, "INSERT INTO label_occurrences(id, name_id, occurrence) VALUES(?1, ?2, ?3)") ||
         !prepare(m_insertRole, "INSERT OR IGNORE INTO label_roles(label_id, role) VALUES(?1, ?2)") ||
         !prepare(m_insertRequest, "INSERT INTO requests(name, period_id, import_id, from_spans) VALUES(?1, ?2, ?3, ?4)") ||
         !prepare(m_insertEvent,
@@ -42,8 +62,29 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         m_labels.emplace(std::string(labels.text(1)), id);
         m_nextLabelId = std::max(m_nextLabelId, id + 1);
     }
+    sqlite::Statement occurrences(m_db, "SELECT id, name_id, occurrence FROM label_occurrences");
+    while (occurrences.step() == SQLITE_ROW) {
+        const auto id = static_cast<std::uint32_t>(occurrences.int64(0));
+        const auto k = occurrences.int64(2);
+        if (k >= 2 && k <= kMaxOccurrence) rememberOccurrence(static_cast<std::uint32_t>(occurrences.int64(1)), static_cast<std::uint32_t>(k), id);
+        m_nextLabelId = std::max(m_nextLabelId, id + 1);
+        if (id >= m_labelBits.size()) m_labelBits.resize(std::size_t(id) + 1, 0);
+        m_labelBits[id] |= kOccurrenceBit;
+    }
+    // Databases written before occurrences were kept apart hold "name#k" as text: the same task again.
+    // Their name may not be a label yet ("call s:op#2" without "call s:op"): it is matched when made.
+    for (const auto& [text, id] : m_labels)
+        if (auto split = splitOccurrence(text)) {
+            if (auto name = m_labels.find(split->first); name != m_labels.end()) rememberOccurrence(name->second, split->second, id);
+            else m_unnamedOccurrences[std::string(split->first)].push_back({split->second, id});
+        }
     sqlite::Statement roles(m_db, "SELECT label_id, role FROM label_roles");
-    while (roles.step() == SQLITE_ROW) m_roles.insert((static_cast<std::uint64_t>(roles.int64(0)) << 3) | roles.int64(1));
+    while (roles.step() == SQLITE_ROW) {
+        const auto id = static_cast<std::size_t>(roles.int64(0));
+        if (id >= m_labelBits.size()) m_labelBits.resize(id + 1, 0);
+        m_labelBits[id] |= static_cast<std::uint8_t>(1u << (roles.int64(1) & 7));
+    }
+    if (m_labelBits.size() < m_nextLabelId) m_labelBits.resize(m_nextLabelId, 0);
 
     sqlite::Statement period(m_db, "INSERT INTO periods(name) VALUES(?1) ON CONFLICT(name) DO UPDATE SET name=name RETURNING id");
     period.bind(1, periodName);
@@ -71,29 +112,95 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
 
 // New labels get their ids here and reach the database in one batch (flushLabels): a trace of 100,000
 // spans names 200,000 tasks, and two statements per new label were a third of its import.
+std::uint32_t ImportWriter::newLabelId() {
+    const std::uint32_t id = m_nextLabelId++;
+    if (id >= m_labelBits.size()) m_labelBits.resize(std::max<std::size_t>(std::size_t(id) + 1, m_labelBits.size() * 2), 0);
+    return id;
+}
+
+void ImportWriter::addRole(std::uint32_t id, LabelRole role) {
+    const auto bit = static_cast<std::uint8_t>(1u << static_cast<int>(role));
+    if (m_labelBits[id] & (bit | kOccurrenceBit)) return;  // an occurrence's role is its name's
+    m_labelBits[id] |= bit;
+    m_pendingRoles.push_back((static_cast<std::uint64_t>(id) << 3) | static_cast<std::uint64_t>(role));
+}
+
+bool ImportWriter::isName(std::string_view text) const {
+    auto it = m_labels.find(text);
+    return it != m_labels.end() && !(m_labelBits[it->second] & kOccurrenceBit);
+}
+
 Result<std::uint32_t> ImportWriter::intern(std::string_view text, LabelRole role) {
     std::uint32_t id;
     if (auto it = m_labels.find(text); it != m_labels.end()) {
         id = it->second;
+    } else if (auto split = splitOccurrence(text); split && isName(split->first)) {
+        // "name#k" given as text (an event log's task, say) is that occurrence of the name.
+        auto occurrence = internOccurrence(m_labels.find(split->first)->second, split->second, role);
+        if (!occurrence) return occurrence;
+        m_labels.emplace(std::string(text), occurrence.value());
+        return occurrence;
     } else {
-        if (m_nextLabelId == std::numeric_limits<std::uint32_t>::max()) return Status::error("too many distinct labels");
-        id = m_nextLabelId++;
+        if (m_nextLabelId == kNoLabel) return Status::error("too many distinct labels");
+        id = newLabelId();
         // A node's key stays where it is when the map rehashes, so the batch can point at it.
-        m_pendingLabels.push_back(&m_labels.emplace(std::string(text), id).first->first);
+        m_pendingLabels.push_back({id, &m_labels.emplace(std::string(text), id).first->first, 0, 0});
+        if (auto older = m_unnamedOccurrences.find(text); older != m_unnamedOccurrences.end()) {
+            for (auto [k, occurrence] : older->second) rememberOccurrence(id, k, occurrence);
+            m_unnamedOccurrences.erase(older);
+        }
     }
-    const std::uint64_t key = (static_cast<std::uint64_t>(id) << 3) | static_cast<std::uint64_t>(role);
-    if (m_roles.insert(key).second) m_pendingRoles.push_back(key);
+    addRole(id, role);
     return id;
 }
 
+// Slot for an occurrence's id (0: none yet), made on demand; grown geometrically, as names are numbered upwards.
+std::uint32_t& ImportWriter::occurrenceSlot(std::uint32_t name, std::uint32_t occurrence) {
+    if (name >= m_occurrences.size()) m_occurrences.resize(std::max<std::size_t>(std::size_t(name) + 1, m_occurrences.size() * 2));
+    auto& ids = m_occurrences[name];
+    if (occurrence - 2 >= ids.size()) ids.resize(std::max<std::size_t>(occurrence - 1, ids.size() * 2), 0);
+    return ids[occurrence - 2];
+}
+
+void ImportWriter::rememberOccurrence(std::uint32_t name, std::uint32_t occurrence, std::uint32_t id) {
+    std::uint32_t& slot = occurrenceSlot(name, occurrence);
+    if (slot == 0) slot = id;
+}
+
+Result<std::uint32_t> ImportWriter::internOccurrence(std::uint32_t name, std::uint32_t occurrence, LabelRole role) {
+    if (occurrence <= 1) return name;
+    if (occurrence > kMaxOccurrence) return Status::error("more than " + std::to_string(kMaxOccurrence) + " occurrences of one name");
+    // An occurrence of an occurrence (a task logging "call x#2" twice) is rare: kept as text.
+    if (name < m_labelBits.size() && (m_labelBits[name] & kOccurrenceBit)) {
+        if (Status s = flushLabels(); !s) return s;  // so the store can spell the name
+        return intern(occurrenceName(m_store.label(LabelId(name)), occurrence), role);
+    }
+    std::uint32_t& id = occurrenceSlot(name, occurrence);
+    if (id == 0) {
+        if (m_nextLabelId == kNoLabel) return Status::error("too many distinct labels");
+        id = newLabelId();
+        m_labelBits[id] |= kOccurrenceBit;
+        m_pendingLabels.push_back({id, nullptr, name, occurrence});
+    }
+    return id;
+}
+
+Result<std::uint32_t> ImportWriter::intern(std::string_view text, std::uint32_t occurrence, LabelRole role) {
+    auto name = intern(text, role);
+    if (!name || occurrence <= 1) return name;
+    return internOccurrence(name.value(), occurrence, role);
+}
+
 Status ImportWriter::flushLabels() {
-    // In id order, which is the labels table's rowid order (text order, the unique index's, measured
-    // slower); the roles in their key's order.
-    std::uint32_t id = m_nextLabelId - static_cast<std::uint32_t>(m_pendingLabels.size());
-    for (const std::string* text : m_pendingLabels) {
-        m_insertLabel.bind(1, id++).bind(2, *text);
-        const int rc = m_insertLabel.step();
-        m_insertLabel.reset();
+    // In id order, which is both tables' rowid order (text order, the unique index's, measured slower);
+    // the roles in their key's order.
+    for (const PendingLabel& label : m_pendingLabels) {
+        sqlite::Statement& insert = label.text ? m_insertLabel : m_insertOccurrence;
+        insert.bind(1, label.id);
+        if (label.text) insert.bind(2, *label.text);
+        else insert.bind(2, label.name).bind(3, label.occurrence);
+        const int rc = insert.step();
+        insert.reset();
         if (rc != SQLITE_DONE) return Status::error(std::string("cannot store label: ") + sqlite3_errmsg(m_db));
     }
     m_pendingLabels.clear();
@@ -159,9 +266,9 @@ Status ImportWriter::addEvent(const RawEvent& e) {
 
     auto host = intern(e.host, LabelRole::Host);
     if (!host) return host.status();
-    auto task = intern(e.task, LabelRole::Task);
+    auto task = intern(e.task, e.taskOccurrence, LabelRole::Task);
     if (!task) return task.status();
-    auto event = intern(e.event, LabelRole::Event);
+    auto event = intern(e.event, e.eventOccurrence, LabelRole::Event);
     if (!event) return event.status();
 
     auto it = m_requests.find(e.request);
@@ -197,13 +304,13 @@ Status ImportWriter::addEvent(const RawEvent& e) {
     return Status::ok();
 }
 
-Status ImportWriter::addLink(std::string_view request, std::string_view fromTask, std::int64_t fromSeq,
-                             std::string_view toTask, std::int64_t toSeq) {
+Status ImportWriter::addLink(std::string_view request, RawTask fromTask, std::int64_t fromSeq, RawTask toTask,
+                             std::int64_t toSeq) {
     auto it = m_requests.find(request);
     if (it == m_requests.end()) return Status::error("link in unknown request " + quoted(request));
-    auto from = intern(fromTask, LabelRole::Task);
+    auto from = intern(fromTask.name, fromTask.occurrence, LabelRole::Task);
     if (!from) return from.status();
-    auto to = intern(toTask, LabelRole::Task);
+    auto to = intern(toTask.name, toTask.occurrence, LabelRole::Task);
     if (!to) return to.status();
     m_insertLink.bind(1, it->second.id).bind(2, from.value()).bind(3, fromSeq).bind(4, to.value()).bind(5, toSeq);
     const int rc = m_insertLink.step();
@@ -245,7 +352,7 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         if (!host) return host.status();
         auto kind = intern(s.kind, LabelRole::Span);
         if (!kind) return kind.status();
-        auto task = intern(s.task, LabelRole::Task);
+        auto task = intern(s.task, s.taskOccurrence, LabelRole::Task);
         if (!task) return task.status();
         m_insertSpan.bind(1, requestId).bind(2, idx).bind(3, std::string_view(s.spanId)).bind(4, static_cast<std::int64_t>(s.parent))
             .bind(5, service.value()).bind(6, operation.value()).bind(7, host.value()).bind(8, kind.value())
@@ -378,11 +485,8 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
     if (Status s = flushRequest(); !s) return s;
 
     // A task that logs the same event again (a loop, a retried lock) gets EVENT#2, EVENT#3, ...
-    std::unordered_map<std::uint32_t, std::string> baseName;  // one label lookup per repeated event, not per repeat
     for (const Rename& r : renames) {
-        auto base = baseName.find(r.event);
-        if (base == baseName.end()) base = baseName.emplace(r.event, m_store.label(LabelId(r.event))).first;
-        auto label = intern(base->second + "#" + std::to_string(r.occurrence), LabelRole::Event);
+        auto label = internOccurrence(r.event, static_cast<std::uint32_t>(r.occurrence), LabelRole::Event);
         if (!label) return label.status();
         rename.bind(1, label.value()).bind(2, r.request).bind(3, r.task).bind(4, r.ord);
         const int rc = rename.step();

@@ -7,7 +7,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "store/Sqlite.h"
@@ -31,6 +30,14 @@ struct RawEvent {
     TimeNs tsNs = 0;  // the host's local clock
     std::optional<std::int64_t> seq;  // position within the task; input order when absent
     std::span<const RawAttribute> attributes;
+    // Which occurrence of its name the task and the event are (1: the name itself; see OccurrenceName.h).
+    std::uint32_t taskOccurrence = 1, eventOccurrence = 1;
+};
+
+// A task named in a causal link: its name and which occurrence of it.
+struct RawTask {
+    std::string_view name;
+    std::uint32_t occurrence = 1;
 };
 
 struct StringHash {
@@ -51,8 +58,7 @@ public:
     // The error message carries no location; the parser prefixes file and line.
     Status addEvent(const RawEvent& event);
     // A known causal edge between two events of one request, by task and position (seq).
-    Status addLink(std::string_view request, std::string_view fromTask, std::int64_t fromSeq, std::string_view toTask,
-                   std::int64_t toSeq);
+    Status addLink(std::string_view request, RawTask fromTask, std::int64_t fromSeq, RawTask toTask, std::int64_t toSeq);
     Status addWarning(std::string_view request, const std::string& message);
     // The request's span tree (after its events, so the request exists), parents before children.
     Status addSpans(std::string_view request, const RequestSpans& spans);
@@ -65,7 +71,15 @@ public:
 
 private:
     Result<std::uint32_t> intern(std::string_view text, LabelRole role);
-    Status flushLabels();  // the labels and roles interned since the last flush
+    // The label of the occurrence-th <name>: the name itself for 1, else "name#k" kept as (name, k).
+    Result<std::uint32_t> internOccurrence(std::uint32_t name, std::uint32_t occurrence, LabelRole role);
+    Result<std::uint32_t> intern(std::string_view text, std::uint32_t occurrence, LabelRole role);
+    std::uint32_t newLabelId();
+    std::uint32_t& occurrenceSlot(std::uint32_t name, std::uint32_t occurrence);
+    void rememberOccurrence(std::uint32_t name, std::uint32_t occurrence, std::uint32_t id);
+    bool isName(std::string_view text) const;  // a label that is not itself an occurrence
+    void addRole(std::uint32_t id, LabelRole role);
+    Status flushLabels();  // the labels, occurrences and roles interned since the last flush
     Status setAttribute(std::uint32_t request, std::uint32_t taskId, std::int64_t ord, const RawAttribute& attr);
     void warn(std::string message);
     bool wantsSample() const { return m_warningSamples.size() < kMaxWarningSamples; }
@@ -78,10 +92,21 @@ private:
 
     TraceStore& m_store;
     sqlite3* m_db;
-    StringMap<std::uint32_t> m_labels;
-    std::unordered_set<std::uint64_t> m_roles;
+    StringMap<std::uint32_t> m_labels;  // text labels (and legacy "name#k" texts) by text
+    // By label id: bit r for each LabelRole r stored, bit 7 when the label is an occurrence of another.
+    std::vector<std::uint8_t> m_labelBits;
+    static constexpr std::uint8_t kOccurrenceBit = 0x80;
+    // By name id: the ids of its occurrences 2, 3, ... (0 where none yet).
+    std::vector<std::vector<std::uint32_t>> m_occurrences;
+    // "name#k" texts of older imports whose name is not a label yet: (k, id) by name.
+    StringMap<std::vector<std::pair<std::uint32_t, std::uint32_t>>> m_unnamedOccurrences;
     std::uint32_t m_nextLabelId = 1;
-    std::vector<const std::string*> m_pendingLabels;  // keys of m_labels, in id order
+    struct PendingLabel {
+        std::uint32_t id;
+        const std::string* text;  // a key of m_labels; null for an occurrence
+        std::uint32_t name, occurrence;
+    };
+    std::vector<PendingLabel> m_pendingLabels;  // in id order
     std::vector<std::uint64_t> m_pendingRoles;
     StringMap<RequestState> m_requests;
     std::uint32_t m_periodId = 0;
@@ -101,7 +126,7 @@ private:
     };
     std::vector<StoredAttribute> m_attrCache;
 
-    sqlite::Statement m_insertLabel, m_insertRole, m_insertRequest, m_insertEvent;
+    sqlite::Statement m_insertLabel, m_insertOccurrence, m_insertRole, m_insertRequest, m_insertEvent;
     sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertEventAttr, m_insertLink, m_insertWarning;
     sqlite::Statement m_insertSpan, m_insertSpanAttr, m_insertSpanEvent, m_insertSpanLink;
 };

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "store/Sqlite.h"
+#include "tracelight/base/OccurrenceName.h"
 
 namespace tracelight {
 
@@ -178,9 +179,20 @@ END;
 UPDATE meta SET value='7' WHERE key='schema_version';
 )sql";
 
+// Version 8 keeps the k-th occurrence of a name in a request ("name#k": the k-th span of one operation
+// in a trace, an event a task logs again) as the name's id and k instead of a text label of its own: a
+// trace of a million spans of one operation no longer adds millions of strings and index entries. Its
+// label id is shared with the labels table's (one id space); "name#k" texts of older imports stay text.
+constexpr const char* kMigrateV7ToV8 = R"sql(
+CREATE TABLE label_occurrences(id INTEGER PRIMARY KEY, name_id INTEGER NOT NULL, occurrence INTEGER NOT NULL);
+CREATE VIEW label_text(id, text) AS SELECT id, text FROM labels
+  UNION ALL SELECT o.id, n.text || '#' || o.occurrence FROM label_occurrences o JOIN labels n ON n.id=o.name_id;
+UPDATE meta SET value='8' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
-constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4,
-                                       kMigrateV4ToV5, kMigrateV5ToV6, kMigrateV6ToV7};
+constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5,
+                                       kMigrateV5ToV6, kMigrateV6ToV7, kMigrateV7ToV8};
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
@@ -437,7 +449,13 @@ std::vector<std::pair<std::string, std::string>> TraceStore::requestAttributes(R
 std::string TraceStore::label(LabelId id) const {
     sqlite::Statement q(m_db, "SELECT text FROM labels WHERE id=?1");
     q.bind(1, id.value);
-    return q.step() == SQLITE_ROW ? std::string(q.text(0)) : std::string();
+    if (q.step() == SQLITE_ROW) return std::string(q.text(0));
+    sqlite::Statement occurrence(m_db,
+                                 "SELECT n.text, o.occurrence FROM label_occurrences o JOIN labels n ON n.id=o.name_id WHERE o.id=?1");
+    occurrence.bind(1, id.value);
+    if (occurrence.step() == SQLITE_ROW)
+        return occurrenceName(occurrence.text(0), static_cast<std::uint32_t>(occurrence.int64(1)));
+    return std::string();
 }
 
 Status TraceStore::putResult(std::string_view name, int analysisVersion, std::string_view params,
@@ -503,9 +521,10 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
                  const std::function<bool(RequestId, const RequestSpans&)>& f) {
     sqlite::Statement spans(db,
         "SELECT s.request_id, s.idx, s.span_id, s.parent, sv.text, op.text, h.text, k.text, s.start_ns, s.end_ns, "
-        "t.text, s.start_ord, s.end_ord FROM spans s JOIN labels sv ON sv.id=s.service_id "
+        "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1) FROM spans s JOIN labels sv ON sv.id=s.service_id "
         "JOIN labels op ON op.id=s.operation_id JOIN labels h ON h.id=s.host_id JOIN labels k ON k.id=s.kind_id "
-        "JOIN labels t ON t.id=s.task_id WHERE s.request_id BETWEEN ?1 AND ?2 ORDER BY s.request_id, s.idx");
+        "LEFT JOIN label_occurrences o ON o.id=s.task_id JOIN labels t ON t.id=COALESCE(o.name_id, s.task_id) "
+        "WHERE s.request_id BETWEEN ?1 AND ?2 ORDER BY s.request_id, s.idx");
     sqlite::Statement attrs(db,
         "SELECT a.request_id, a.idx, k.text, v.text FROM span_attrs a JOIN labels k ON k.id=a.key_id "
         "JOIN labels v ON v.id=a.value_id WHERE a.request_id BETWEEN ?1 AND ?2 ORDER BY a.request_id, a.idx, a.pos");
@@ -543,6 +562,7 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         rec.startNs = spans.int64(8);
         rec.endNs = spans.int64(9);
         rec.task = std::string(spans.text(10));
+        rec.taskOccurrence = static_cast<std::uint32_t>(spans.int64(13));
         rec.startOrd = spans.int64(11);
         rec.endOrd = spans.int64(12);
         a.collect(r, i, [&](sqlite::Statement& q) { rec.attributes.emplace_back(std::string(q.text(2)), std::string(q.text(3))); });

@@ -355,7 +355,7 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
                                "DROP TABLE spans; DROP TABLE span_attrs; DROP TABLE span_events; DROP TABLE span_links; "
-                               "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
+                               "DROP VIEW label_text; DROP TABLE label_occurrences; DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
                                "DROP TABLE period_members; ALTER TABLE periods DROP COLUMN definition; "
                                "INSERT INTO labels(id, text) VALUES(1, 'h'); "
                                "INSERT INTO periods(id, name) VALUES(1, 'p'); "
@@ -411,7 +411,7 @@ TEST(TraceStore, UpgradesVersion6WithPeriodMembershipFromTheImportBatch) {
         ASSERT_TRUE(store) << store.message();
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
-                               "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
+                               "DROP VIEW label_text; DROP TABLE label_occurrences; DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
                                "DROP TABLE period_members; ALTER TABLE periods DROP COLUMN definition; "
                                "INSERT INTO periods(id, name) VALUES(1, 'p'), (2, 'q'); "
                                "INSERT INTO requests(id, name, period_id, import_id) VALUES(1, 'r1', 1, 0), (2, 'r2', 2, 0), "
@@ -423,7 +423,7 @@ TEST(TraceStore, UpgradesVersion6WithPeriodMembershipFromTheImportBatch) {
     }
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_TRUE(store) << store.message();
-    EXPECT_EQ(store.value()->schemaVersion(), 7);
+    EXPECT_EQ(store.value()->schemaVersion(), TraceStore::kSchemaVersion);
     EXPECT_EQ(columnsOf(test::StoreAccess::db(*store.value()), "period_members"),
               (std::vector<std::string>{"period_id", "request_id"}));
     EXPECT_EQ(store.value()->requestsInPeriod("p"), (std::vector<RequestId>{RequestId(1)}));

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "tracelight/base/OccurrenceName.h"
 #include "tracelight/base/Time.h"
 
 namespace tracelight {
@@ -27,8 +28,12 @@ struct SpanRecord {
     std::vector<std::string> links;    // span ids it follows from or links to (not its parent)
     // Where its events live in the event model: the task they landed in (a server joined into its
     // client's task lands there) and the positions of its start and end events within that task.
+    // The task is its name and occurrence (see occurrenceName): taskName() is the text the store shows.
     std::string task;
+    std::uint32_t taskOccurrence = 1;
     std::int64_t startOrd = 0, endOrd = 0;
+
+    std::string taskName() const { return occurrenceName(task, taskOccurrence); }
 };
 
 // One request's spans, parents before children (a span's parent has a smaller index).

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
-#include <map>
+#include <array>
 #include <unordered_map>
 
 namespace tracelight {
@@ -133,19 +133,37 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         }
     }
 
-    // Task names: service:operation, the k-th one of a name in start order numbered #k.
+    // Names: each distinct text once in out.names. Task names: service:operation, the k-th one of a name
+    // in start order its k-th occurrence.
+    std::unordered_map<std::string, std::uint32_t> nameIndex;
+    auto nameOf = [&](std::string text) {
+        auto [it, fresh] = nameIndex.try_emplace(std::move(text), static_cast<std::uint32_t>(out.names.size()));
+        if (fresh) out.names.push_back(it->first);
+        return it->second;
+    };
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < n; ++i)
         if (!dropped[i]) order.push_back(i);
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return spans[a].startNs < spans[b].startNs; });
-    std::vector<std::string> task(n);
-    std::map<std::string, int> seen;
+    std::vector<TraceName> task(n);
+    std::vector<std::uint32_t> seen;  // by name: spans of it so far
     for (auto i : order) {
-        const std::string base = (spans[i].service.empty() ? std::string("?") : spans[i].service) + ":" +
-                                 (spans[i].operation.empty() ? std::string("?") : spans[i].operation);
-        const int k = ++seen[base];
-        task[i] = k == 1 ? base : base + "#" + std::to_string(k);
+        const std::uint32_t name = nameOf((spans[i].service.empty() ? std::string("?") : spans[i].service) + ":" +
+                                          (spans[i].operation.empty() ? std::string("?") : spans[i].operation));
+        if (name >= seen.size()) seen.resize(name + 1, 0);
+        task[i] = {name, ++seen[name]};
     }
+    // "call NAME", "return NAME", "serve NAME", "served NAME" for a task name, made once per name.
+    enum Verb { Call, Return, Serve, Served };
+    std::vector<std::array<std::uint32_t, 4>> verbNames;
+    auto verbName = [&](TraceName t, Verb verb) -> TraceName {
+        static constexpr const char* kVerbs[] = {"call ", "return ", "serve ", "served "};
+        if (t.name >= verbNames.size()) verbNames.resize(t.name + 1, {~0u, ~0u, ~0u, ~0u});
+        std::uint32_t& slot = verbNames[t.name][verb];
+        if (slot == ~0u) slot = nameOf(kVerbs[verb] + out.names[t.name]);
+        return {slot, t.occurrence};
+    };
+    const TraceName startName{nameOf("start"), 1}, endName{nameOf("end"), 1};
     std::vector<std::vector<std::size_t>> children(n);
     for (auto i : order)
         if (parent[i] >= 0) children[static_cast<std::size_t>(parent[i])].push_back(i);
@@ -153,7 +171,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     // An RPC: a client span whose one child runs on another host is one thread of control that moves
     // there and back, as the Mystery Machine's tasks do. The child joins the client's task, so the
     // trip out and back become network segments and the pair is an RPC pattern for clock skew.
-    auto hostOf = [&](std::size_t i) { return spans[i].host.empty() ? spans[i].service : spans[i].host; };
+    auto hostOf = [&](std::size_t i) -> const std::string& { return spans[i].host.empty() ? spans[i].service : spans[i].host; };
     auto isClient = [&](std::size_t i) {
         for (const auto& [k, v] : spans[i].attributes)
             if (k == "span.kind") return v == "client" || v == "CLIENT" || v == "3" || v == "SPAN_KIND_CLIENT";
@@ -173,10 +191,10 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         }
     }
 
-    struct Pending { TimeNs ts; int rank; std::string name; long child; bool isCall; std::vector<std::pair<std::string, std::string>> attrs; };
+    struct Pending { TimeNs ts; int rank; TraceName name; long child; bool isCall; std::vector<std::pair<std::string, std::string>> attrs; };
     std::vector<std::int64_t> startSeq(n), endSeq(n);
     std::vector<std::vector<std::pair<long, std::int64_t>>> callSeq(n), returnSeq(n);
-    std::vector<std::string> taskOf(task);  // the task a span's events land in (through chains of RPCs)
+    std::vector<TraceName> taskOf(task);  // the task a span's events land in (through chains of RPCs)
     {
         // The top of each chain of joined servers, remembered on the way so each span is walked once.
         std::vector<long> top(n, -1);
@@ -199,7 +217,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         const RawSpan& s = spans[i];
         std::vector<Pending> pending;
         // A server joined into its client's task is named, so chains of calls stay readable and unique.
-        pending.push_back({s.startNs, 0, served ? "serve " + task[i] : std::string("start"), -1, false, s.attributes});
+        pending.push_back({s.startNs, 0, served ? verbName(task[i], Serve) : startName, -1, false, s.attributes});
         for (auto c : children[i]) {
             if (absorbedInto[c] == static_cast<long>(i)) continue;
             // Asynchronous work that outlives its parent never returns into it (and work "started"
@@ -207,12 +225,12 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
             // does a child that starts after its parent ended (or ends before it started) give the
             // parent an event outside its own span: its own time stays within its start and end.
             if (spans[c].startNs >= s.startNs && spans[c].startNs <= s.endNs)
-                pending.push_back({spans[c].startNs, 1, "call " + task[c], static_cast<long>(c), true, {}});
+                pending.push_back({spans[c].startNs, 1, verbName(task[c], Call), static_cast<long>(c), true, {}});
             if (spans[c].endNs <= s.endNs && spans[c].endNs >= s.startNs)
-                pending.push_back({spans[c].endNs, 1, "return " + task[c], static_cast<long>(c), false, {}});
+                pending.push_back({spans[c].endNs, 1, verbName(task[c], Return), static_cast<long>(c), false, {}});
         }
-        for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, name.empty() ? std::string("event") : name, -1, false, {}});
-        pending.push_back({s.endNs, 2, served ? "served " + task[i] : std::string("end"), -1, false, {}});
+        for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, {nameOf(name.empty() ? std::string("event") : name), 1}, -1, false, {}});
+        pending.push_back({s.endNs, 2, served ? verbName(task[i], Served) : endName, -1, false, {}});
         std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
             return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank;
         });
@@ -255,13 +273,13 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         chain(i, parts);
         std::int64_t seq = 0;
         for (auto& [owner, pending] : parts) {
-            const std::string host = hostOf(owner).empty() ? std::string("?") : hostOf(owner);
+            const std::uint32_t host = nameOf(hostOf(owner).empty() ? std::string("?") : hostOf(owner));
             for (auto& p : pending) {
                 ++seq;
                 if (p.rank == 0) startSeq[owner] = seq;
                 if (p.rank == 2) endSeq[owner] = seq;
                 if (p.child >= 0) (p.isCall ? callSeq[owner] : returnSeq[owner]).emplace_back(p.child, seq);
-                out.events.push_back({task[i], std::move(p.name), host, p.ts, seq, std::move(p.attrs)});
+                out.events.push_back({task[i], p.name, host, p.ts, seq, std::move(p.attrs)});
             }
         }
     }
@@ -317,7 +335,8 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
             rec.events.reserve(s.events.size());
             for (auto& [name, ts] : s.events) rec.events.push_back({std::move(name), ts});
             rec.links = std::move(s.followsFrom);
-            rec.task = taskOf[i];
+            rec.task = out.names[taskOf[i].name];
+            rec.taskOccurrence = taskOf[i].occurrence;
             rec.startOrd = startSeq[i];
             rec.endOrd = endSeq[i];
             out.spans.push_back(std::move(rec));

@@ -49,7 +49,7 @@ struct Fixture {
     // Events of a request as task:event@host in task order.
     std::vector<std::string> events(const std::string& request) const {
         return rows("SELECT t.text || ':' || e.text || '@' || h.text FROM events ev JOIN requests r ON r.id=ev.request_id "
-                    "JOIN labels t ON t.id=ev.task_id JOIN labels e ON e.id=ev.event_id JOIN labels h ON h.id=ev.host_id "
+                    "JOIN label_text t ON t.id=ev.task_id JOIN label_text e ON e.id=ev.event_id JOIN labels h ON h.id=ev.host_id "
                     "WHERE r.name='" + request + "' ORDER BY ev.task_id, ev.ord");
     }
 };
@@ -349,7 +349,7 @@ TEST(EventImport, TaskWithHundredsOfThousandsOfEvents) {
     ASSERT_TRUE(summary) << summary.message();
     EXPECT_EQ(summary->events, 2 * kEvents);
     EXPECT_EQ(summary->renamedEvents, kEvents - 1);
-    EXPECT_EQ(f.rows("SELECT l.text FROM events e JOIN labels l ON l.id=e.event_id ORDER BY e.ord DESC LIMIT 1"),
+    EXPECT_EQ(f.rows("SELECT l.text FROM events e JOIN label_text l ON l.id=e.event_id ORDER BY e.ord DESC LIMIT 1"),
               (std::vector<std::string>{"LOOP#" + std::to_string(kEvents)}));
 }
 

@@ -42,7 +42,7 @@ RawSpan span(const char* id, const char* parent, const char* service, const char
 std::vector<std::string> eventsOfTask(const AssembledTrace& t, const std::string& task) {
     std::vector<std::pair<std::int64_t, std::string>> seqAndName;
     for (const auto& e : t.events)
-        if (e.task == task) seqAndName.emplace_back(e.seq, e.event + "@" + e.host);
+        if (t.text(e.task) == task) seqAndName.emplace_back(e.seq, t.text(e.event) + "@" + t.names[e.host]);
     std::sort(seqAndName.begin(), seqAndName.end());
     std::vector<std::string> out;
     for (auto& [seq, name] : seqAndName) out.push_back(name);
@@ -82,7 +82,7 @@ struct Imported {
         std::multiset<std::int64_t> out;
         sqlite3_stmt* st = nullptr;
         sqlite3_prepare_v2(test::StoreAccess::db(*store),
-                           "SELECT s.request_id, s.task_id, e.text, s.ts_ns FROM events s JOIN labels e ON e.id=s.event_id "
+                           "SELECT s.request_id, s.task_id, e.text, s.ts_ns FROM events s JOIN label_text e ON e.id=s.event_id "
                            "WHERE e.text IN ('start','end') OR e.text LIKE 'serve %' OR e.text LIKE 'served %' "
                            "ORDER BY s.request_id, s.task_id, s.ord",
                            -1, &st, nullptr);
@@ -112,8 +112,8 @@ TEST(SpanAssembler, ParentGetsCallAndReturnEventsAndLinks) {
                                                                      "call web:render#2@web", "return web:render#2@web", "end@web"}));
     EXPECT_EQ(eventsOfTask(t, "web:render#2"), (std::vector<std::string>{"start@web", "end@web"}));
     ASSERT_EQ(t.links.size(), 4u);
-    EXPECT_EQ(t.links[0].fromTask, "web:GET");
-    EXPECT_EQ(t.links[0].toTask, "web:render");
+    EXPECT_EQ(t.text(t.links[0].fromTask), "web:GET");
+    EXPECT_EQ(t.text(t.links[0].toTask), "web:render");
     EXPECT_EQ(t.links[0].toSeq, 1);
 }
 
@@ -233,7 +233,7 @@ TEST(SpanImport, RealFilesRoundTripSpansDurationsAndLinks) {
         // Links: up to two per parent/child pair (call, and return unless the child outlives its parent);
         // pairs that became one moving task need none.
         const std::int64_t links = imported.scalar("SELECT COUNT(*) FROM causal_links");
-        const std::int64_t joined = imported.scalar("SELECT COUNT(*) FROM events e JOIN labels l ON l.id=e.event_id WHERE l.text LIKE 'serve %'");
+        const std::int64_t joined = imported.scalar("SELECT COUNT(*) FROM events e JOIN label_text l ON l.id=e.event_id WHERE l.text LIKE 'serve %'");
         EXPECT_LE(links, 2 * withParent) << c.file;
         EXPECT_GE(links + joined + imported.summary->warnings, withParent) << c.file;
     }
@@ -387,7 +387,7 @@ TEST(SpanImport, OtlpNanosecondsAreKeptExactly) {
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     EXPECT_EQ(imported.scalar("SELECT MIN(ts_ns) FROM events"), 1700000000123456789);
     EXPECT_EQ(imported.scalar("SELECT MAX(ts_ns) FROM events"), 1700000000123459790);
-    EXPECT_EQ(imported.scalar("SELECT ts_ns FROM events e JOIN labels l ON l.id=e.event_id WHERE l.text='mid'"), 1700000000123457001);
+    EXPECT_EQ(imported.scalar("SELECT ts_ns FROM events e JOIN label_text l ON l.id=e.event_id WHERE l.text='mid'"), 1700000000123457001);
     EXPECT_EQ(imported.scalar("SELECT latency_local_ns FROM requests"), 3001);
 }
 
@@ -434,7 +434,7 @@ std::string allWarnings(const AssembledTrace& t) {
 }
 bool hasLink(const AssembledTrace& t, const std::string& from, const std::string& to) {
     for (const auto& l : t.links)
-        if (l.fromTask == from && l.toTask == to) return true;
+        if (t.text(l.fromTask) == from && t.text(l.toTask) == to) return true;
     return false;
 }
 } // namespace
@@ -501,9 +501,9 @@ TEST(SpanAssembler, DeepChainOfCalls) {
     EXPECT_TRUE(t.warnings.empty()) << allWarnings(t);
     ASSERT_EQ(t.events.size(), 2u * kDepth);  // one moving task: start, serve x (n-1), served x (n-1), end
     EXPECT_EQ(eventsOfTask(t, "a:call").size(), 2u * kDepth);
-    EXPECT_EQ(t.events.front().event, "start");
-    EXPECT_EQ(t.events.back().event, "end");
-    EXPECT_EQ(t.events[kDepth].event, "served b:call#" + std::to_string(kDepth / 2));
+    EXPECT_EQ(t.text(t.events.front().event), "start");
+    EXPECT_EQ(t.text(t.events.back().event), "end");
+    EXPECT_EQ(t.text(t.events[kDepth].event), "served b:call#" + std::to_string(kDepth / 2));
 }
 
 // One root with 200,000 children, through the whole import (Jaeger JSON): numbering the root's
@@ -528,6 +528,70 @@ TEST(SpanImport, RootWithTwoHundredThousandChildren) {
     EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM causal_links"), 2 * kChildren);
     EXPECT_EQ(imported.scalar("SELECT COUNT(DISTINCT task_id) FROM events"), kChildren + 1);
     EXPECT_EQ(imported.scalar("SELECT event_count FROM requests"), imported.summary->events);
+}
+
+// The k-th span of one operation is an occurrence of that operation's name (issue 15): the 200,000
+// children above added a handful of text labels, not 600,000 ("web:work#k", "call web:work#k", ...),
+// and the store still spells each one as before.
+TEST(SpanImport, RepeatedOperationsAreOccurrencesNotTextLabels) {
+    constexpr int kChildren = 1000;
+    test::ScratchDir dir;
+    std::string text = R"({"data":[{"traceID":"wide","processes":{"p1":{"serviceName":"web"}},"spans":[)"
+                       R"({"spanID":"root","operationName":"GET","startTime":1000000,"duration":3000000,"processID":"p1"})";
+    for (int i = 0; i < kChildren; ++i)
+        text += R"(,{"spanID":"c)" + std::to_string(i) + R"(","operationName":"work","startTime":)" + std::to_string(1000010 + 10 * i) +
+                R"(,"duration":5,"processID":"p1","references":[{"refType":"CHILD_OF","spanID":"root"}]})";
+    text += "]}]}";
+    Imported imported({dir.write("wide.json", text)});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    EXPECT_LT(imported.scalar("SELECT COUNT(*) FROM labels"), 20);
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM label_occurrences"), 3 * (kChildren - 1));  // task, call, return
+    const auto labels = imported.store->labels();
+    std::set<std::string> texts;
+    for (const auto& [id, t] : labels) texts.insert(t);
+    EXPECT_EQ(texts.size(), labels.size()) << "each spelling once";
+    for (const char* t : {"web:work", "web:work#2", "web:work#1000", "call web:work#1000", "return web:work#7"}) EXPECT_TRUE(texts.count(t)) << t;
+    // The span tree reads its tasks back by name and occurrence.
+    const RequestSpans spans = imported.store->requestSpans(RequestId(1));
+    ASSERT_EQ(spans.size(), kChildren + 1u);
+    std::set<std::string> tasks;
+    for (const auto& s : spans) tasks.insert(s.taskName());
+    EXPECT_EQ(tasks.size(), kChildren + 1u);
+    EXPECT_TRUE(tasks.count("web:work#1000"));
+    EXPECT_EQ(imported.store->label(LabelId(static_cast<std::uint32_t>(
+                  imported.scalar("SELECT id FROM label_text WHERE text='return web:work#7'")))),
+              "return web:work#7");
+}
+
+// A database that spelt occurrences as text ("s:op#2", before schema 8) keeps one id per task: a later
+// import of the same shape reuses the old labels instead of making a second "s:op#2".
+TEST(SpanImport, OccurrencesSpeltAsTextByOlderImportsKeepTheirIds) {
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    sqlite3* db = test::StoreAccess::db(*store.value());
+    ASSERT_EQ(sqlite3_exec(db, "INSERT INTO labels(id, text) VALUES(1, 's:op'), (2, 's:op#2'), (3, 'call s:op#2')", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    auto trace = [&](const char* id) {
+        return std::string(R"([{"traceId":")") + id + R"(","id":"r","name":"root","timestamp":10,"duration":100,"localEndpoint":{"serviceName":"s"}},)" +
+               R"({"traceId":")" + id + R"(","id":"a","parentId":"r","name":"op","timestamp":20,"duration":5,"localEndpoint":{"serviceName":"s"}},)" +
+               R"({"traceId":")" + id + R"(","id":"b","parentId":"r","name":"op","timestamp":40,"duration":5,"localEndpoint":{"serviceName":"s"}}])";
+    };
+    ImportOptions options;
+    options.inputs = {dir.write("t.json", trace("t1"))};
+    options.period = "p";
+    auto summary = importTraces(*store.value(), options);
+    ASSERT_TRUE(summary) << summary.message();
+    auto count = [&](const char* sql) {
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
+        const std::int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        sqlite3_finalize(st);
+        return v;
+    };
+    EXPECT_EQ(count("SELECT COUNT(*) FROM events WHERE task_id=2"), 2) << "the second s:op span is the old label 2";
+    EXPECT_EQ(count("SELECT COUNT(*) FROM events WHERE event_id=3"), 1) << "and its call the old label 3";
+    EXPECT_EQ(count("SELECT COUNT(*) FROM label_text WHERE text='s:op#2'"), 1);
 }
 
 // A trace none of whose spans can be placed adds no request, but its warnings are still counted and

@@ -110,12 +110,12 @@ TEST(SpanTree, AssemblerReturnsTheTreeParentsFirstWithWhereItsEventsLanded) {
     EXPECT_EQ(t.spans[2].events[0].tsNs, 50);
     EXPECT_EQ(t.spans[3].links, std::vector<std::string>{"c"});
     // The server joined its client's task: its events land there.
-    EXPECT_EQ(t.spans[2].task, t.spans[1].task);
+    EXPECT_EQ(t.spans[2].taskName(), t.spans[1].taskName());
     expectWellFormed(t.spans);
     for (const auto& s : t.spans) {
         bool start = false, end = false;
         for (const auto& e : t.events) {
-            if (e.task != s.task) continue;
+            if (t.text(e.task) != s.taskName()) continue;
             if (e.seq == s.startOrd) { start = true; EXPECT_EQ(e.tsNs, s.startNs) << s.spanId; }
             if (e.seq == s.endOrd) { end = true; EXPECT_EQ(e.tsNs, s.endNs) << s.spanId; }
         }

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "tracelight/base/OccurrenceName.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/store/SpanRecords.h"
 
@@ -26,27 +27,41 @@ struct RawSpan {
     std::vector<std::string> followsFrom;     // other spans this one was caused by (not its parent)
 };
 
+// A name of the event model within one trace: an index into AssembledTrace::names, and which occurrence
+// of it this is (1: the name itself; k >= 2: the k-th span of that name in the trace, "name#k"). Kept
+// apart so that a trace of a million spans of one operation holds one name, not a million strings.
+struct TraceName {
+    std::uint32_t name = 0;
+    std::uint32_t occurrence = 1;
+    bool operator==(const TraceName&) const = default;
+};
+
 // What a trace became, plus what was wrong with it.
 struct AssembledEvent {
-    std::string task, event, host;
+    TraceName task, event;
+    std::uint32_t host = 0;  // index into AssembledTrace::names
     TimeNs tsNs;
     std::int64_t seq;
     std::vector<std::pair<std::string, std::string>> attributes;
 };
 struct AssembledLink {
-    std::string fromTask;
+    TraceName fromTask;
     std::int64_t fromSeq;
-    std::string toTask;
+    TraceName toTask;
     std::int64_t toSeq;
 };
 struct AssembledTrace {
     std::string traceId;
+    std::vector<std::string> names;  // the distinct task, event and host names the events use
     std::vector<AssembledEvent> events;
     std::vector<AssembledLink> links;
     std::vector<std::string> warnings;  // one per problem found in this trace
     // The spans as the input stated them (after the repairs above), parents before children, depth
     // first with siblings in start order; each says where its start and end events landed.
     RequestSpans spans;
+
+    // As the store shows it: "name", or "name#k" for a later occurrence.
+    std::string text(TraceName n) const { return occurrenceName(names[n.name], n.occurrence); }
 };
 
 // Builds one trace's events from its spans (all of them, in any order), in time and memory linear in
