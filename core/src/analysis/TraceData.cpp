@@ -110,6 +110,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* pro
     const auto eventCount = static_cast<std::size_t>(store.eventCount());
     builder.reserve(static_cast<std::size_t>(store.requestCount()), eventCount);
     for (auto& [id, text] : store.labels()) builder.setLabel(id, std::move(text));
+    for (auto [id, name] : store.labelOccurrences()) builder.setOperationOf(id, name);
 
     // Known causal links (span imports), resolved to event indices as each request's events arrive.
     std::unordered_map<std::int64_t, std::vector<LinkRow>> linksOf;

@@ -29,6 +29,13 @@ std::int64_t TraceStore::eventCount() const {
     return q.step() == SQLITE_ROW ? q.int64(0) : 0;
 }
 
+std::vector<std::pair<std::uint32_t, std::uint32_t>> TraceStore::labelOccurrences() const {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+    sqlite::Statement q(m_db, "SELECT id, name_id FROM label_occurrences ORDER BY id");
+    while (q.step() == SQLITE_ROW) out.emplace_back(static_cast<std::uint32_t>(q.int64(0)), static_cast<std::uint32_t>(q.int64(1)));
+    return out;
+}
+
 std::vector<std::pair<std::uint32_t, std::string>> TraceStore::labels() const {
     std::vector<std::pair<std::uint32_t, std::string>> out;
     sqlite::Statement q(m_db, "SELECT id, text FROM labels");

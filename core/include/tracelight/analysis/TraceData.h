@@ -76,6 +76,8 @@ std::string_view operationName(std::string_view label);
 class TraceDataBuilder {
 public:
     void setLabel(std::uint32_t id, std::string text) { m_data.labels[id] = std::move(text); }
+    // An occurrence label the store keeps apart is its name's operation, without spelling it out.
+    void setOperationOf(std::uint32_t occurrence, std::uint32_t name) { m_operationOf.emplace(occurrence, name); }
     void beginRequest(RequestId id, bool fromSpans = false);
     void addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, TimeNs localNs);
     // A link of the current request, by indices into its events (call after its events are added).

@@ -137,6 +137,8 @@ public:
 
     std::int64_t requestCount() const;
     std::int64_t eventCount() const;
+    // Each occurrence label ("name#k", see OccurrenceName.h) with the label of its name, in id order.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> labelOccurrences() const;
     std::vector<std::pair<std::uint32_t, std::string>> labels() const;  // (id, text), every label
     std::optional<std::string> requestName(RequestId request) const;
     // Every event in (request, task, ord) order, in one scan; f returns false to stop (cancel).
