@@ -29,6 +29,7 @@
 #include "compare/CompareWorkspace.h"
 #include "profile/ProfileView.h"
 #include "bottleneck/BottlenecksView.h"
+#include "BottleneckRulesEditor.h"
 #include "CategoryEditor.h"
 #include "PeriodManager.h"
 #include "graph/GraphView.h"
@@ -296,6 +297,19 @@ void MainWindow::createActions() {
             return;
         }
         loadAggregates();  // the studies regroup by the new categories
+    });
+
+    analysis->addAction(tr("&Bottleneck types…"), this, [this] {
+        if (!m_store) return;
+        BottleneckRulesEditor editor(loadBottleneckRules(*m_store), this);
+        if (editor.exec() != QDialog::Accepted) return;
+        auto writable = TraceStore::open(m_path.toStdString(), TraceStore::Mode::ReadWrite);
+        Status saved = writable ? saveBottleneckRules(*writable.value(), editor.rules()) : writable.status();
+        if (!saved) {
+            QMessageBox::critical(this, tr("Bottleneck types"), QString::fromStdString(saved.message()));
+            return;
+        }
+        m_bottlenecks->refresh();  // the table, charts and trend by the new types
     });
 
     QAction* periods = analysis->addAction(tr("&Periods…"), this, [this] {

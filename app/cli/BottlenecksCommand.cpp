@@ -17,7 +17,7 @@ namespace {
 
 struct BottlenecksArgs {
     std::string db, period, by, rules;
-    bool json = false;
+    bool json = false, saveRules = false;
 };
 
 void printTable(const BottleneckSummary& s, const std::string& title) {
@@ -37,10 +37,17 @@ int runBottlenecks(const BottlenecksArgs& args) {
         auto rules = BottleneckRules::fromJson(text.str());
         if (!rules) return fail(args.rules + ": " + rules.message());
         options.rules = std::move(rules.value());
+        if (args.saveRules) {
+            auto writable = TraceStore::open(db, TraceStore::Mode::ReadWrite);
+            if (!writable) return fail(writable.message());
+            if (Status s = saveBottleneckRules(*writable.value(), options.rules); !s) return fail(db + ": " + s.message());
+            std::fprintf(stderr, "stored %zu bottleneck rules in %s\n", options.rules.rules().size(), db.c_str());
+        }
     }
     auto store = openAnalysed(db, AnalysisOptions{}, true);
     if (!store) return fail(store.message());
     const TraceStore& st = *store.value();
+    if (args.rules.empty()) options.rules = loadBottleneckRules(st);
     if (!args.period.empty())
         if (auto requests = periodSize(st, args.period); !requests) return fail(requests.message());
     auto analysis = loadAnalysis(st);
@@ -86,7 +93,9 @@ Command addBottlenecksCommand(CLI::App& program) {
     addDatabaseArgument(*cmd, args->db);
     cmd->add_option("--period", args->period, "only requests of that period")->type_name("P");
     cmd->add_option("--by", args->by, "stratify by this request attribute (numeric ones in quartiles)")->type_name("ATTR");
-    cmd->add_option("--rules", args->rules, "bottleneck type rules, a JSON list (see the README)")->type_name("FILE");
+    auto* rules = cmd->add_option("--rules", args->rules, "bottleneck type rules, a JSON list (see the README); default: the rules "
+                                  "stored in DB, else one type per service or category")->type_name("FILE");
+    cmd->add_flag("--save-rules", args->saveRules, "store the --rules in DB for later runs and the app")->needs(rules);
     addJsonFlag(*cmd, args->json, "JSON output (default: a table)");
     cmd->footer("Each request's timeline is cut at every start and end of what was active (a span's own time, not\n"
                 "covered by its children; an event log's segments); each slice is shared evenly by what was active\n"

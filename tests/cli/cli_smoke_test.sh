@@ -18,7 +18,7 @@ declare -A options=(
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
-    [bottlenecks]="--period --by --rules --json DB"
+    [bottlenecks]="--period --by --rules --save-rules --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
     [aa]="--period --seed --resamples --json DB"
@@ -186,6 +186,14 @@ printf '[{"type": "Data fetches", "how_to_fix": "fetch in parallel", "task": "^f
 "$cli" bottlenecks "$work/two.tldb" --rules "$work/rules.json" --json | grep -q '"name":"Data fetches","how_to_fix":"fetch in parallel"'
 check "bottlenecks --rules names a type" $?
 "$cli" bottlenecks "$work/two.tldb" | grep -qE '^  network +[0-9.]+ ms +[0-9.]+ %$'; check "bottlenecks prints a table" $?
+# Rules stored in the database apply to later runs without --rules; an empty list stored brings the defaults back.
+"$cli" bottlenecks "$work/two.tldb" --rules "$work/rules.json" --save-rules >/dev/null 2>&1 &&
+    "$cli" bottlenecks "$work/two.tldb" --json | grep -q '"name":"Data fetches"'
+check "bottlenecks --save-rules stores the rules for later runs" $?
+printf '[]' > "$work/norules.json"
+"$cli" bottlenecks "$work/two.tldb" --rules "$work/norules.json" --save-rules >/dev/null 2>&1 &&
+    ! "$cli" bottlenecks "$work/two.tldb" --json | grep -q '"name":"Data fetches"'
+check "bottlenecks --save-rules of an empty list brings the defaults back" $?
 printf '[{"type": "x", "task": "(("}]' > "$work/badrules.json"
 err=$("$cli" bottlenecks "$work/two.tldb" --rules "$work/badrules.json" 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "badrules.json: bottleneck rule 1: bad task pattern"
 check "bottlenecks --rules with a bad pattern ($err)" $?

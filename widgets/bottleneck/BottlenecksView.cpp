@@ -171,6 +171,11 @@ void BottlenecksView::setDatabase(const QString& path, std::shared_ptr<const InM
     if (isVisible()) compute();
 }
 
+void BottlenecksView::refresh() {
+    m_pending = true;
+    if (isVisible()) compute();
+}
+
 void BottlenecksView::setPeriod(const QString& period) {
     const int index = m_period->findData(period);
     if (index >= 0) m_period->setCurrentIndex(index);
@@ -244,6 +249,7 @@ void BottlenecksView::compute() {
             }
             BottleneckOptions options;
             options.categories = loadCategoryRules(*store.value());
+            options.rules = loadBottleneckRules(*store.value());
             auto trend = computeBottleneckTrend(*analysis, store.value().get(), rows, options, &progress, &cancel);
             if (!trend) {
                 out->status = trend.status();

@@ -30,6 +30,7 @@ public:
     void setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods,
                      const QStringList& attributeKeys);
     void clear(const QString& message);
+    void refresh();  // again, with the rules and categories now stored (computed when next shown)
     void setPeriod(const QString& period);  // "" = every request
     void setSliceBy(const QString& attribute, const QString& value = {});  // "" = no strata; value "" = all of them
     bool isComputing() const;

@@ -1,6 +1,7 @@
 #include "tracelight/bottleneck/BottleneckRules.h"
 
 #include "tracelight/base/Json.h"
+#include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
 
@@ -79,6 +80,20 @@ Result<BottleneckRules> BottleneckRules::fromJson(std::string_view json) {
         rules.push_back(std::move(r));
     }
     return BottleneckRules(std::move(rules));
+}
+
+namespace {
+constexpr const char* kStoredRules = "bottleneck_rules";  // a result row, as the category rules are
+} // namespace
+
+BottleneckRules loadBottleneckRules(const TraceStore& store) {
+    if (auto json = store.latestResult(kStoredRules, 0))
+        if (auto rules = BottleneckRules::fromJson(*json)) return std::move(rules.value());
+    return {};
+}
+
+Status saveBottleneckRules(TraceStore& store, const BottleneckRules& rules) {
+    return store.putResult(kStoredRules, 0, "", rules.toJson());
 }
 
 std::string gapsHowToFix() {

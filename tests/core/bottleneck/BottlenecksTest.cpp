@@ -14,6 +14,7 @@
 #include "tracelight/bottleneck/Bottlenecks.h"
 #include "tracelight/bottleneck/RequestBottlenecks.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
 using namespace tracelight;
@@ -97,6 +98,24 @@ TEST(BottleneckRules, ParsesMatchesAndRefusesBadRules) {
     EXPECT_NE(BottleneckRules::fromJson(R"([{"type": "a", "task": "(("}])").message().find("bad task pattern"), std::string::npos);
     EXPECT_FALSE(BottleneckRules::fromJson(R"({"type": "a"})"));
     EXPECT_FALSE(BottleneckRules::fromJson("[1]"));
+}
+
+// Rules kept in the database (issue 14): what was saved is what is loaded; nothing stored, or an empty list,
+// means the defaults; a new database has none.
+TEST(BottleneckRules, StoredInTheDatabase) {
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("rules.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    EXPECT_TRUE(loadBottleneckRules(*store.value()).empty());
+    auto rules = BottleneckRules::fromJson(R"([{"type": "Ads calls", "how_to_fix": "Do not block on ads", "service": "^ads", "kind": "client"}])");
+    ASSERT_TRUE(rules);
+    ASSERT_TRUE(saveBottleneckRules(*store.value(), rules.value()));
+    store = TraceStore::open(dir.file("rules.tldb"), TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store) << store.message();
+    EXPECT_EQ(loadBottleneckRules(*store.value()).toJson(), rules->toJson());
+    store = TraceStore::open(dir.file("rules.tldb"), TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(saveBottleneckRules(*store.value(), BottleneckRules()));
+    EXPECT_TRUE(loadBottleneckRules(*store.value()).empty());
 }
 
 // Every generated page load's contributions add up to its latency exactly, the latency the analysis reports.

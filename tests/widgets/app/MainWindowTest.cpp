@@ -9,7 +9,9 @@
 #include <fstream>
 
 #include "MainWindow.h"
+#include "BottleneckRulesEditor.h"
 #include "PeriodManager.h"
+#include <QPushButton>
 #include <QTableWidget>
 #include "aggregates/AggregatesView.h"
 #include "models/RequestTableModel.h"
@@ -24,6 +26,7 @@
 #include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
+using tracelight::app::BottleneckRulesEditor;
 
 namespace {
 
@@ -196,4 +199,37 @@ TEST(PeriodManager, DefinesRenamesAndDeletesPeriods) {
     for (const auto& p : store.value()->listPeriods()) names.push_back(p.name);
     EXPECT_EQ(names, (std::vector<std::string>{"periods", "chromium"}));
     EXPECT_EQ(store.value()->requestsInPeriod("chromium").size(), 20u);
+}
+
+// Analysis › Bottleneck types…: the rows become the rules in order; a bad pattern is reported in the dialog
+// (which stays open) instead of being saved; rows move up and down.
+TEST(BottleneckRulesEditor, EditsRulesAndRefusesBadPatterns) {
+    auto start = BottleneckRules::fromJson(R"([{"type": "Ads calls", "service": "^ads", "kind": "client"}, {"type": "Cache", "task": "^fetch-"}])");
+    ASSERT_TRUE(start);
+    BottleneckRulesEditor editor(start.value());
+    QTableWidget* table = editor.table();
+    ASSERT_EQ(table->rowCount(), 2);
+    EXPECT_EQ(table->item(0, BottleneckRulesEditor::TypeColumn)->text(), "Ads calls");
+    table->item(1, BottleneckRulesEditor::TaskColumn)->setText(QStringLiteral("(("));
+    editor.accept();
+    EXPECT_NE(editor.result(), QDialog::Accepted);
+    EXPECT_TRUE(editor.lastError().contains("rule 2: bad task pattern")) << editor.lastError().toStdString();
+    table->item(1, BottleneckRulesEditor::TaskColumn)->setText(QStringLiteral("^fetch-"));
+    table->item(1, BottleneckRulesEditor::HowToFixColumn)->setText(QStringLiteral("fetch in parallel"));
+    table->setCurrentCell(1, BottleneckRulesEditor::TypeColumn);
+    QPushButton* up = nullptr;
+    for (QPushButton* b : editor.findChildren<QPushButton*>())
+        if (b->text() == QObject::tr("Move &up")) up = b;
+    ASSERT_NE(up, nullptr);
+    up->click();
+    editor.accept();
+    EXPECT_EQ(editor.result(), QDialog::Accepted);
+    EXPECT_TRUE(editor.lastError().isEmpty());
+    ASSERT_EQ(editor.rules().rules().size(), 2u);
+    EXPECT_EQ(editor.rules().rules()[0].type, "Cache");
+    EXPECT_EQ(editor.rules().rules()[0].howToFix, "fetch in parallel");
+    EXPECT_EQ(editor.rules().rules()[1].type, "Ads calls");
+    EXPECT_EQ(editor.rules().rules()[1].kind, "client");
+    EXPECT_EQ(editor.rules().rules()[1].service, "^ads");
+    if (const QByteArray png = qgetenv("RULES_PNG"); !png.isEmpty()) ASSERT_TRUE(editor.grab().save(QString::fromLocal8Bit(png)));
 }

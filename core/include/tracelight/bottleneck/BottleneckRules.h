@@ -4,7 +4,8 @@
 // default type applies: for span data the span's service, for event logs the segment's category
 // (studies/Categories.h). Time with nothing active is the type "gaps".
 //
-// Rules as JSON (a user-editable list; storing them and an editor are for later):
+// Rules as JSON (a user-editable list, kept in the database: loadBottleneckRules / saveBottleneckRules; the
+// app's Analysis > Bottleneck types… edits them, `bottlenecks --rules FILE --save-rules` stores a file's):
 //   [{"type": "Ads calls", "how_to_fix": "Ads calls should not block the following calls",
 //     "service": "^ads", "host": "...", "task": "...", "event": "...", "kind": "client"}, ...]
 // "type" is required; "host", "service", "task", "event" are ECMAScript regular expressions searched in that
@@ -54,6 +55,11 @@ private:
     std::vector<BottleneckRule> m_rules;
     std::vector<Compiled> m_compiled;
 };
+
+class TraceStore;
+// The rules stored in the database (none stored, or unreadable: none, so the defaults apply).
+BottleneckRules loadBottleneckRules(const TraceStore& store);
+Status saveBottleneckRules(TraceStore& store, const BottleneckRules& rules);
 
 // The default types' "how to fix" texts.
 std::string gapsHowToFix();
