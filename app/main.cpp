@@ -90,6 +90,12 @@ int main(int argc, char** argv) {
         const QString view = parser.value(tab);
         const QStringList pages = {QStringLiteral("breakdown"), QStringLiteral("outliers"), QStringLiteral("scatter"), QStringLiteral("slack"),
                                    QStringLiteral("whatif")};
+        const QStringList tabs = {QStringLiteral("waterfall"), QStringLiteral("graph"), QStringLiteral("compare"), QStringLiteral("profile"),
+                                  QStringLiteral("bottlenecks")};
+        if (!pages.contains(view) && !tabs.contains(view)) {
+            std::fprintf(stderr, "tracelight: unknown --tab '%s' (one of %s)\n", qPrintable(view), qPrintable((tabs + pages).join(", ")));
+            return 1;
+        }
         if (pages.contains(view)) window.showAggregatePage(static_cast<int>(pages.indexOf(view)));
         else window.showTab(view == QLatin1String("graph") ? 1 : view == QLatin1String("compare") ? 3 : view == QLatin1String("profile") ? 4
                        : view == QLatin1String("bottlenecks") ? 5 : 0);

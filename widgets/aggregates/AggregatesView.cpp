@@ -25,6 +25,7 @@
 #include "plots/CdfPlot.h"
 #include "common/PlotExport.h"
 #include "plots/SlackScatter.h"
+#include "tracelight/compare/AaPercentiles.h"
 
 namespace tracelight::widgets {
 
@@ -32,6 +33,8 @@ namespace {
 struct BreakdownResult {
     BreakdownStudy study;
     std::vector<CdfSeries> shares;
+    std::int64_t aaGroupSize = 0;      // requests per side of the A/A (the smallest group's)
+    std::vector<AaPercentile> aa;      // two random groups of that size: what chance alone makes of them
 };
 struct SlackResult {
     SlackStudy study;
@@ -98,8 +101,14 @@ AggregatesView::AggregatesView(QWidget* parent)
         split->setChildrenCollapsible(false);
         split->setSizes({1500, 1000});
         m_shareCdf->setMinimumWidth(340);
+        m_breakdownAa = new QLabel(page);
+        m_breakdownAa->setObjectName(QStringLiteral("breakdownAa"));
+        m_breakdownAa->setWordWrap(true);
+        m_breakdownAa->setToolTip(tr("How far two groups of this size, drawn at random from the same requests, differ in their "
+                                     "latency percentiles by chance alone (the cloud-application study's A/A baseline)"));
         auto* v = new QVBoxLayout(page);
         v->addLayout(controls);
+        v->addWidget(m_breakdownAa);
         v->addWidget(split, 1);
         m_pages->addTab(page, tr("Breakdown"));
         connect(m_stratifyBy, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshBreakdown);
@@ -350,6 +359,7 @@ void AggregatesView::refreshBreakdown() {
     if (!m_data) {
         m_breakdownJob->cancel();
         m_breakdown->setBreakdowns({});
+        m_breakdownAa->clear();
         return;
     }
     auto data = m_data;
@@ -365,6 +375,12 @@ void AggregatesView::refreshBreakdown() {
                 const QString category = QString::fromStdString(name);
                 result->shares.push_back(makeCdfSeries(category, std::move(cdf), 100.0, palette::forCategory(category)));
             }
+            // The A/A beside the strata (NSDI'18): two random groups as small as the smallest stratum.
+            std::int64_t smallest = static_cast<std::int64_t>(data->requests());
+            for (const auto& [value, b] : result->study.groups)
+                if (b.requests >= 2) smallest = std::min(smallest, b.requests);
+            result->aaGroupSize = result->study.groups.size() > 1 ? smallest : smallest / 2;
+            result->aa = aaPercentilesAtSize(data->latencyNs, static_cast<std::size_t>(smallest), {1, 400});
             return result;
         },
         [this, key](std::shared_ptr<BreakdownResult> result) {
@@ -372,6 +388,17 @@ void AggregatesView::refreshBreakdown() {
             for (auto& [value, b] : result->study.groups)
                 groups.emplace_back(key.isEmpty() ? tr("all requests") : QString::fromStdString(value), std::move(b));
             m_breakdown->setBreakdowns(std::move(groups));
+            if (result->aa.empty()) {
+                m_breakdownAa->setText(tr("A/A: too few requests to split."));
+            } else {
+                const QString groupsOf = key.isEmpty() ? tr("two random halves of these requests (%L1 each)").arg(result->aaGroupSize)
+                                                       : tr("two random groups of %L1 requests (the smallest stratum)").arg(result->aaGroupSize);
+                m_breakdownAa->setText(tr("A/A: %1 differ by chance by up to ±%2 % at p50 and ±%3 % at p95 (bootstrap 95 %); "
+                                          "read differences between strata against it.")
+                                           .arg(groupsOf)
+                                           .arg(100.0 * chanceDifference(result->aa, 50), 0, 'f', 1)
+                                           .arg(100.0 * chanceDifference(result->aa, 95), 0, 'f', 1));
+            }
             m_shareCdf->setSeries(tr("share of the request's critical path in the category (%)"), std::move(result->shares), false, 100.0,
                                   QStringLiteral("%"));
             const QString by = key.isEmpty() ? QString() : tr(" by %1").arg(key);

@@ -52,6 +52,7 @@ public:
     QTableWidget* outlierTable() const { return m_outlierTable; }
     QCustomPlot* slackBucketPlot() const { return m_bucketPlot; }
     QComboBox* stratifyBy() const { return m_stratifyBy; }
+    QLabel* breakdownAa() const { return m_breakdownAa; }  // the A/A figure beside the strata
 
 signals:
     void whatIfRequested(WhatIfTarget target, double factor, const QString& label);
@@ -86,6 +87,7 @@ private:
     // Breakdown page.
     QComboBox* m_stratifyBy;
     QCheckBox* m_percent;
+    QLabel* m_breakdownAa;
     BreakdownPlot* m_breakdown;
     CdfPlot* m_shareCdf;
     // Outliers page.

@@ -94,3 +94,27 @@ std::vector<AaPercentile> aaPercentiles(std::span<const TimeNs> latencies, const
 }
 
 } // namespace tracelight
+
+namespace tracelight {
+
+std::vector<AaPercentile> aaPercentilesAtSize(std::span<const TimeNs> population, std::size_t perSide,
+                                              const AaPercentilesOptions& options) {
+    if (2 * perSide >= population.size()) return aaPercentiles(population, options);
+    std::vector<std::uint32_t> indices(population.size());
+    std::iota(indices.begin(), indices.end(), 0u);
+    // The first 2 x perSide of a seeded shuffle (a seed apart from the split's, so the two draws are independent).
+    std::vector<TimeNs> sample;
+    sample.reserve(2 * perSide);
+    std::mt19937_64 rng(options.seed ^ 0x5851f42d4c957f2dULL);
+    std::shuffle(indices.begin(), indices.end(), rng);
+    for (std::size_t i = 0; i < 2 * perSide; ++i) sample.push_back(population[indices[i]]);
+    return aaPercentiles(sample, options);
+}
+
+double chanceDifference(const std::vector<AaPercentile>& rows, int p) {
+    for (const auto& row : rows)
+        if (row.p == p) return std::max(std::abs(row.ciLow), std::abs(row.ciHigh));
+    return 0;
+}
+
+} // namespace tracelight

@@ -3,6 +3,7 @@
 // nominal rate; and the definitions on a hand-made sample.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <span>
 
@@ -93,4 +94,28 @@ TEST(AaPercentiles, AHalfsIntervalHoldsThePopulationsPercentileAtAboutTheNominal
         EXPECT_GE(held[k], 85 * 2 * kSplits / 100) << "p" << kPercentiles[k];
         EXPECT_LE(held[k], 99 * 2 * kSplits / 100) << "p" << kPercentiles[k];
     }
+}
+
+// At a given group size (a breakdown's smallest stratum): the halves hold that many requests each, the
+// chance difference shrinks as the groups grow (about as 1/sqrt(n)), and a size beyond half the population
+// falls back to the whole population's A/A.
+TEST(AaPercentiles, AtAGroupSizeTheChanceDifferenceShrinksWithTheGroup) {
+    samples::GeneratorOptions options;
+    options.requests = 4000;
+    options.users = 4000;
+    const samples::PageLoadGenerator gen(options);
+    std::vector<TimeNs> latencies;
+    for (std::int64_t i = 0; i < options.requests; ++i) latencies.push_back(gen.generate(i).latencyNs);
+    const AaPercentilesOptions o{3, 300};
+    const auto small = aaPercentilesAtSize(latencies, 50, o), large = aaPercentilesAtSize(latencies, 1600, o);
+    ASSERT_EQ(small.size(), 4u);
+    ASSERT_EQ(large.size(), 4u);
+    // Each half's percentile is a value of the population (nearest rank), and the halves are disjoint draws.
+    for (const auto& row : small) EXPECT_NE(std::find(latencies.begin(), latencies.end(), static_cast<TimeNs>(row.aNs)), latencies.end());
+    EXPECT_GT(chanceDifference(small, 50), 2 * chanceDifference(large, 50));  // sqrt(1600 / 50) = 5.7
+    EXPECT_GT(chanceDifference(small, 95), chanceDifference(large, 95));
+    EXPECT_EQ(chanceDifference(small, 42), 0);  // no such row
+    const auto whole = aaPercentilesAtSize(latencies, 3000, o), direct = aaPercentiles(latencies, o);
+    EXPECT_EQ(whole[0].ciLow, direct[0].ciLow);
+    EXPECT_EQ(whole[3].bNs, direct[3].bNs);
 }

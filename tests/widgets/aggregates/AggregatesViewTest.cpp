@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QLabel>
 #include <QThread>
 #include <atomic>
 #include <QFileInfo>
@@ -217,6 +218,9 @@ TEST(AggregatesView, StudiesRunOffTheGuiThread) {
     EXPECT_FALSE(view.isComputing());
     EXPECT_EQ(view.outlierTable()->rowCount(), 2);
     EXPECT_EQ(view.breakdownPlot()->plot()->plottableCount(), 5);
+    // Issue 14: the A/A figure beside the breakdown, first of two halves of every request.
+    EXPECT_TRUE(view.breakdownAa()->text().contains("two random halves")) << view.breakdownAa()->text().toStdString();
+    EXPECT_TRUE(view.breakdownAa()->text().contains("at p95")) << view.breakdownAa()->text().toStdString();
     EXPECT_GE(reads.load(), 1);
     EXPECT_EQ(readsOnGuiThread.load(), 0);
     // Stratifying by the attribute reuses the value read once (the cache), again off the GUI thread.
@@ -226,6 +230,9 @@ TEST(AggregatesView, StudiesRunOffTheGuiThread) {
     view.stratifyBy()->setCurrentIndex(1);
     ASSERT_TRUE(view.waitForResults());
     EXPECT_EQ(reads.load(), before);
+    // Stratified: groups as small as the smallest stratum (40 users over 3,000 requests: 75 each).
+    EXPECT_TRUE(view.breakdownAa()->text().contains("groups of 75 requests (the smallest stratum)"))
+        << view.breakdownAa()->text().toStdString();
     EXPECT_EQ(readsOnGuiThread.load(), 0);
 }
 

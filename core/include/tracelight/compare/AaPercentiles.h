@@ -29,6 +29,15 @@ struct AaPercentilesOptions {
 // latencies: one per request, in a fixed order (the split is of their indices). Fewer than 4: empty.
 std::vector<AaPercentile> aaPercentiles(std::span<const TimeNs> latencies, const AaPercentilesOptions& options = {});
 
+// The A/A of two random samples of `perSide` requests each, drawn without replacement from `population`
+// (all of it when it holds fewer than 2 x perSide): how far two groups of that size differ by chance, for
+// comparisons whose groups are smaller than the whole — the strata of a breakdown, say.
+std::vector<AaPercentile> aaPercentilesAtSize(std::span<const TimeNs> population, std::size_t perSide,
+                                              const AaPercentilesOptions& options = {});
+
+// The widest chance difference of a percentile: max(|ciLow|, |ciHigh|) of its row, 0 when absent.
+double chanceDifference(const std::vector<AaPercentile>& rows, int p);
+
 // The nearest-rank percentile p (0..100) of values (copied and partially sorted); 0 for none.
 double nearestRankPercentile(std::vector<TimeNs> values, double p);
 
