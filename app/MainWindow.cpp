@@ -29,6 +29,7 @@
 #include "compare/CompareWorkspace.h"
 #include "profile/ProfileView.h"
 #include "bottleneck/BottlenecksView.h"
+#include "bottleneck/BurstView.h"
 #include "BottleneckRulesEditor.h"
 #include "CategoryEditor.h"
 #include "PeriodManager.h"
@@ -115,6 +116,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tabs->addTab(m_profileView, tr("&Profile"));
     m_bottlenecks = new widgets::BottlenecksView(this);
     m_tabs->addTab(m_bottlenecks, tr("&Bottlenecks"));
+    m_bursts = new widgets::BurstView(this);
+    m_tabs->addTab(m_bursts, tr("B&ursts"));
     m_splitter = new QSplitter(Qt::Vertical, this);
     m_splitter->addWidget(m_requestPanel);
     m_splitter->addWidget(m_tabs);
@@ -167,6 +170,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_compare, &widgets::CompareWorkspace::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_profileView, &widgets::ProfileView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_bottlenecks, &widgets::BottlenecksView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_bursts, &widgets::BurstView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_bursts, &widgets::BurstView::requestActivated, this, [this](RequestId id) {
+        m_requestPanel->selectRequest(id);
+        m_tabs->setCurrentIndex(0);
+    });
     connect(m_bottlenecks, &widgets::BottlenecksView::requestActivated, this, [this](RequestId id) {
         m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
@@ -363,6 +371,8 @@ void MainWindow::createActions() {
     profile->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_5));
     QAction* bottlenecks = view->addAction(tr("&Bottlenecks"), this, [this] { showTab(5); });
     bottlenecks->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_6));
+    QAction* bursts = view->addAction(tr("B&ursts"), this, [this] { showTab(6); });
+    bursts->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_7));
     view->addSeparator();
     QAction* zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_spanPane->zoom(0.5); });
     zoomIn->setShortcut(QKeySequence::ZoomIn);
@@ -454,6 +464,10 @@ void MainWindow::loadAggregates() {
             QStringList keys;
             for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
             m_bottlenecks->setDatabase(m_path, m_analysisData, periods, keys);
+            m_bursts->setDatabase(m_analysisData, [this](RequestId id) {
+                auto name = m_store ? m_store->requestName(id) : std::nullopt;
+                return name ? QString::fromStdString(*name) : QString::number(id.value);
+            });
             auto aggregates = m_aggregateData;
             auto analysis = m_analysisData;
             const std::string file = m_path.toStdString();
@@ -496,6 +510,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_compare->clear(tr("Comparing needs the analysis; it follows the database loading."));
     m_profileView->clear(tr("The profile needs the analysis; it follows the database loading."));
     m_bottlenecks->clear(tr("The bottlenecks need the analysis; it follows the database loading."));
+    m_bursts->clear(tr("The bursts need the analysis; it follows the database loading."));
     m_store = std::move(store.value());
     m_path = path;
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
@@ -621,7 +636,7 @@ void MainWindow::selectRequestByName(const QString& name) {
 bool MainWindow::isLoading() const {
     return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
            m_aggregateJob->isRunning() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing() ||
-           m_profileView->isComputing() || m_bottlenecks->isComputing();
+           m_profileView->isComputing() || m_bottlenecks->isComputing() || m_bursts->isComputing();
 }
 
 void MainWindow::importFiles() {

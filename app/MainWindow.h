@@ -22,6 +22,7 @@ class AggregatesView;
 class CompareWorkspace;
 class ProfileView;
 class BottlenecksView;
+class BurstView;
 class ModelOverview;
 class RequestTableModel;
 class RequestTablePanel;
@@ -88,6 +89,7 @@ private:
     widgets::JobRunner* m_aggregateJob = nullptr;  // aggregate studies and what-if
     widgets::CompareWorkspace* m_compare = nullptr;
     widgets::ProfileView* m_profileView = nullptr;
+    widgets::BurstView* m_bursts = nullptr;
     widgets::BottlenecksView* m_bottlenecks = nullptr;
     widgets::AggregatesView* m_aggregates = nullptr;
     std::shared_ptr<const InMemoryAnalysis> m_analysisData;  // what the aggregates came from (for what-if)

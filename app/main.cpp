@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
                                   QStringLiteral("Render the main window to a PNG file and exit (works with no display)."),
                                   QStringLiteral("file.png"));
     QCommandLineOption tab(QStringLiteral("tab"),
-                           QStringLiteral("With --screenshot: waterfall (default), graph, breakdown, outliers, scatter, slack, whatif, compare, profile or bottlenecks."),
+                           QStringLiteral("With --screenshot: waterfall (default), graph, breakdown, outliers, scatter, slack, whatif, compare, profile, bottlenecks or bursts."),
                            QStringLiteral("view"), QStringLiteral("waterfall"));
     QCommandLineOption importOption(QStringLiteral("import"),
                                     QStringLiteral("Import this trace file into the database first (as File > Import Traces does)."),
@@ -91,14 +91,14 @@ int main(int argc, char** argv) {
         const QStringList pages = {QStringLiteral("breakdown"), QStringLiteral("outliers"), QStringLiteral("scatter"), QStringLiteral("slack"),
                                    QStringLiteral("whatif")};
         const QStringList tabs = {QStringLiteral("waterfall"), QStringLiteral("graph"), QStringLiteral("compare"), QStringLiteral("profile"),
-                                  QStringLiteral("bottlenecks")};
+                                  QStringLiteral("bottlenecks"), QStringLiteral("bursts")};
         if (!pages.contains(view) && !tabs.contains(view)) {
             std::fprintf(stderr, "tracelight: unknown --tab '%s' (one of %s)\n", qPrintable(view), qPrintable((tabs + pages).join(", ")));
             return 1;
         }
         if (pages.contains(view)) window.showAggregatePage(static_cast<int>(pages.indexOf(view)));
         else window.showTab(view == QLatin1String("graph") ? 1 : view == QLatin1String("compare") ? 3 : view == QLatin1String("profile") ? 4
-                       : view == QLatin1String("bottlenecks") ? 5 : 0);
+                       : view == QLatin1String("bottlenecks") ? 5 : view == QLatin1String("bursts") ? 6 : 0);
         window.show();
         // Wait until analysis, table, model and the selected request are all in (at most two minutes).
         QEventLoop loop;

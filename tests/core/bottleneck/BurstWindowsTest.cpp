@@ -4,6 +4,10 @@
 
 #include <random>
 
+#include "core/GeneratedTraces.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/RequestPass.h"
+#include "tracelight/bottleneck/BurstTimelines.h"
 #include "tracelight/bottleneck/BurstWindows.h"
 
 using namespace tracelight;
@@ -58,4 +62,42 @@ TEST(BurstWindows, UniformStartsAreNotBurstyAndAGivenMaskCountsTheRest) {
     EXPECT_EQ(inside + static_cast<std::size_t>(given.outside), starts.size());
     EXPECT_GT(given.outside, 200);
     EXPECT_EQ(inferBurstMask(std::vector<TimeNs>(starts.begin(), starts.begin() + 5)), 0u);  // too few to tell
+}
+
+// The requests of a window drawn together: each timeline is the one per-request pass's — its critical
+// segments add up to its latency less blind time, it starts where requestStartsNs says, its segments come in
+// start order — and rows come back in the order asked (generated page loads, analysed in memory).
+TEST(BurstTimelines, EachRequestsSegmentsWithItsCriticalPathMarked) {
+    samples::GeneratorOptions options;
+    options.requests = 300;
+    options.users = 300;
+    auto traces = test::generateTraces(samples::PageLoadGenerator(options), options.requests);
+    auto analysis = analyzeInMemory(std::move(traces.data), AnalysisOptions{});
+    ASSERT_TRUE(analysis) << analysis.message();
+    const auto starts = requestStartsNs(analysis.value());
+    ASSERT_EQ(starts.size(), 300u);
+    const std::vector<std::uint32_t> rows{7, 3, 250, 999999};  // the last is not a row: skipped
+    const auto timelines = requestTimelines(analysis.value(), rows);
+    ASSERT_EQ(timelines.size(), 3u);
+    RequestPass pass(analysis->model, analysis->data);
+    for (std::size_t i = 0; i < timelines.size(); ++i) {
+        const RequestTimeline& t = timelines[i];
+        EXPECT_EQ(t.row, rows[i]);
+        EXPECT_EQ(t.id, analysis->data.requestIds[t.row]);
+        EXPECT_EQ(t.startNs, starts[t.row]);
+        const auto& truth = pass.criticalPath(analysis->data.eventsOf(t.row), analysis->offsets, analysis->data.linksOf(t.row));
+        TimeNs critical = 0;
+        int marked = 0;
+        for (std::size_t s = 0; s < t.segments.size(); ++s) {
+            if (s) EXPECT_LE(t.segments[s - 1].startNs, t.segments[s].startNs);
+            EXPECT_GE(t.segments[s].startNs, t.startNs);
+            EXPECT_LE(t.segments[s].endNs, t.endNs);
+            if (t.segments[s].critical) critical += t.segments[s].endNs - t.segments[s].startNs, ++marked;
+        }
+        EXPECT_EQ(marked, static_cast<int>(truth.criticalPath.segments.size()));
+        EXPECT_EQ(critical, truth.criticalPath.latencyNs - truth.criticalPath.blindNs) << "row " << t.row;
+    }
+    CancelToken cancel;
+    cancel.cancel();
+    EXPECT_TRUE(requestTimelines(analysis.value(), rows, &cancel).empty());
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <random>
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -14,6 +15,11 @@
 
 #include "bottleneck/BottleneckPie.h"
 #include "bottleneck/BottlenecksView.h"
+#include "bottleneck/BurstView.h"
+#include "bottleneck/MultiRequestWaterfall.h"
+#include "tracelight/analysis/TraceData.h"
+#include "tracelight/bottleneck/BurstTimelines.h"
+#include "tracelight/bottleneck/BurstWindows.h"
 #include "core/GeneratedPeriods.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
@@ -161,4 +167,84 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+// ---- the Bursts tab (issue 14: step through burst windows, each window's requests drawn together) ----
+
+namespace {
+
+// Requests started only while (mask & wall_ms) == mask (0x3c0: 64 ms windows every 1,024 ms), two tasks
+// each (web, then db inside it), on true clocks.
+std::shared_ptr<const InMemoryAnalysis> burstyAnalysis(std::uint64_t mask, int requests) {
+    constexpr std::int64_t kEpochMs = 1'793'491'200'000;
+    TraceDataBuilder b;
+    enum : std::uint32_t { Web = 1, Db, S, E, Q, R, WebHost, DbHost };
+    for (auto [id, text] : {std::pair{Web, "web"}, {Db, "db"}, {S, "S"}, {E, "E"}, {Q, "Q"}, {R, "R"}, {WebHost, "web-1"}, {DbHost, "db-1"}})
+        b.setLabel(id, text);
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<std::int64_t> when(0, 60'000);
+    std::vector<std::int64_t> starts;
+    while (static_cast<int>(starts.size()) < requests) {
+        const std::int64_t ms = kEpochMs + when(rng);
+        if ((static_cast<std::uint64_t>(ms) & mask) == mask) starts.push_back(ms);
+    }
+    std::sort(starts.begin(), starts.end());
+    for (int i = 0; i < requests; ++i) {
+        const TimeNs t = starts[static_cast<std::size_t>(i)] * 1'000'000 + 100'000;
+        b.beginRequest(RequestId(static_cast<std::uint32_t>(i + 1)));
+        b.addEvent(Web, S, WebHost, t);
+        b.addEvent(Web, E, WebHost, t + 3'000'000);
+        b.addEvent(Db, Q, DbHost, t + 1'000'000);
+        b.addEvent(Db, R, DbHost, t + 2'000'000);
+    }
+    auto analysis = analyzeInMemory(b.finish(), AnalysisOptions{});
+    return analysis ? std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())) : nullptr;
+}
+
+bool waitBursts(widgets::BurstView& v) { return QTest::qWaitFor([&] { return !v.isComputing(); }, 60000); }
+
+} // namespace
+
+TEST(BurstView, StepsThroughTheWindowsAndOpensARequest) {
+    auto analysis = burstyAnalysis(0x3C0, 120);
+    ASSERT_TRUE(analysis);
+    const BurstWindows truth = burstWindows(requestStartsNs(*analysis));
+    ASSERT_EQ(truth.mask, 0x3C0u);
+    widgets::BurstView view;
+    view.resize(1200, 600);
+    view.show();
+    view.setDatabase(analysis, [](RequestId id) { return QStringLiteral("r%1").arg(id.value); });
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_TRUE(view.summaryText().contains("Mask 0x3c0 (inferred)")) << view.summaryText().toStdString();
+    ASSERT_EQ(view.windowCount(), static_cast<int>(truth.windows.size()));
+    EXPECT_EQ(view.currentWindow(), 0);
+    EXPECT_EQ(view.waterfall()->rowCount(), static_cast<int>(truth.windows[0].requests.size()));
+    // Next (and Page Down), then back; the rows follow the window.
+    QTest::keyClick(&view, Qt::Key_PageDown);
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_EQ(view.currentWindow(), 1);
+    EXPECT_EQ(view.waterfall()->rowCount(), static_cast<int>(truth.windows[1].requests.size()));
+    view.showWindow(1000);  // clamped
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_EQ(view.currentWindow(), view.windowCount() - 1);
+    // A click on the first row opens that request: the window's earliest.
+    view.showWindow(0);
+    ASSERT_TRUE(waitBursts(view));
+    QSignalSpy opened(&view, &widgets::BurstView::requestActivated);
+    QTest::mouseClick(view.waterfall(), Qt::LeftButton, {}, QPoint(400, 40));
+    ASSERT_EQ(opened.count(), 1);
+    const std::uint32_t firstRow = *std::min_element(truth.windows[0].requests.begin(), truth.windows[0].requests.end());
+    EXPECT_EQ(opened.front().front().value<RequestId>(), analysis->data.requestIds[firstRow]);
+    if (const QByteArray png = qgetenv("BURSTS_PNG"); !png.isEmpty()) ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
+    // A mask typed in regroups; a bad one is refused with a message; starts at random are not bursty.
+    view.setMask(QStringLiteral("zz"));
+    EXPECT_TRUE(view.summaryText().contains("Bad mask 'zz'")) << view.summaryText().toStdString();
+    view.setMask(QStringLiteral("0x1C0"));
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_TRUE(view.summaryText().contains("Mask 0x1c0 (given)")) << view.summaryText().toStdString();
+    view.setDatabase(burstyAnalysis(0, 80), {});  // mask 0: every millisecond traced
+    view.setMask(QString());
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_EQ(view.windowCount(), 0);
+    EXPECT_TRUE(view.summaryText().contains("not traced in coordinated bursts")) << view.summaryText().toStdString();
 }

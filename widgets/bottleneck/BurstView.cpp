@@ -1,0 +1,214 @@
+#include "bottleneck/BurstView.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QShortcut>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "bottleneck/MultiRequestWaterfall.h"
+#include "common/JobRunner.h"
+#include "common/TimeFormat.h"
+#include "tracelight/bottleneck/BurstTimelines.h"
+
+namespace tracelight::widgets {
+
+namespace {
+struct WindowsResult {
+    std::shared_ptr<const BurstWindows> windows;
+    std::int64_t requests = 0;
+};
+struct TimelinesResult {
+    std::vector<RequestTimeline> timelines;
+};
+} // namespace
+
+BurstView::BurstView(QWidget* parent) : QWidget(parent) {
+    m_windowJob = new JobRunner(this);
+    m_timelineJob = new JobRunner(this);
+    m_mask = new QLineEdit(this);
+    m_mask->setPlaceholderText(tr("inferred"));
+    m_mask->setToolTip(tr("The tracing mask: hosts traced while (mask & wall-clock ms) == mask. Empty: inferred from the requests' "
+                          "starts. Decimal or 0x hexadecimal."));
+    m_mask->setMaximumWidth(160);
+    m_previous = new QPushButton(tr("◀ Previous"), this);
+    m_previous->setToolTip(tr("The previous burst window (Page Up)"));
+    m_next = new QPushButton(tr("Next ▶"), this);
+    m_next->setToolTip(tr("The next burst window (Page Down)"));
+    m_index = new QSpinBox(this);
+    m_index->setPrefix(tr("window "));
+    m_index->setRange(0, 0);
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_window = new QLabel(this);
+    m_waterfall = new MultiRequestWaterfall(this);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_waterfall);
+    scroll->setWidgetResizable(true);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Mask"), this));
+    controls->addWidget(m_mask);
+    controls->addSpacing(12);
+    controls->addWidget(m_previous);
+    controls->addWidget(m_index);
+    controls->addWidget(m_next);
+    controls->addSpacing(12);
+    controls->addWidget(m_window, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_summary);
+    layout->addWidget(scroll, 1);
+
+    connect(m_mask, &QLineEdit::returnPressed, this, [this] { computeWindows(); });
+    connect(m_previous, &QPushButton::clicked, this, [this] { showWindow(m_current - 1); });
+    connect(m_next, &QPushButton::clicked, this, [this] { showWindow(m_current + 1); });
+    connect(m_index, &QSpinBox::valueChanged, this, [this](int shown) {
+        if (shown - 1 != m_current) showWindow(shown - 1);
+    });
+    for (auto [key, by] : {std::pair{QKeySequence(Qt::Key_PageUp), -1}, {QKeySequence(Qt::Key_PageDown), +1}}) {
+        auto* shortcut = new QShortcut(key, this);
+        shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+        connect(shortcut, &QShortcut::activated, this, [this, by = by] { showWindow(m_current + by); });
+    }
+    connect(m_waterfall, &MultiRequestWaterfall::requestActivated, this, &BurstView::requestActivated);
+    clear(tr("The bursts need an analysed database."));
+}
+
+bool BurstView::isComputing() const { return m_windowJob->isRunning() || m_timelineJob->isRunning(); }
+int BurstView::windowCount() const { return m_windows ? static_cast<int>(m_windows->windows.size()) : 0; }
+QString BurstView::summaryText() const { return m_summary->text(); }
+
+void BurstView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, std::function<QString(RequestId)> requestName) {
+    m_analysis = std::move(analysis);
+    m_requestName = std::move(requestName);
+    computeWindows();
+}
+
+void BurstView::clear(const QString& message) {
+    m_windowJob->cancel();
+    m_timelineJob->cancel();
+    m_windows.reset();
+    m_current = -1;
+    m_summary->setText(message);
+    m_window->clear();
+    const QSignalBlocker block(m_index);
+    m_index->setRange(0, 0);
+    m_previous->setEnabled(false);
+    m_next->setEnabled(false);
+    m_waterfall->clear(message);
+}
+
+void BurstView::setMask(const QString& mask) {
+    m_mask->setText(mask);
+    computeWindows();
+}
+
+void BurstView::computeWindows() {
+    if (!m_analysis) {
+        clear(tr("The bursts need an analysed database: open one, or analyse this one (Analysis > Re-analyse)."));
+        emit resultsReady();
+        return;
+    }
+    std::optional<std::uint64_t> mask;
+    if (const QString text = m_mask->text().trimmed(); !text.isEmpty()) {
+        bool ok = false;
+        const qulonglong value = text.toULongLong(&ok, 0);
+        if (!ok || value == 0) {
+            m_summary->setText(tr("Bad mask '%1': a non-zero integer, decimal or 0x hexadecimal.").arg(text));
+            emit resultsReady();
+            return;
+        }
+        mask = value;
+    }
+    auto analysis = m_analysis;
+    m_windowJob->start<std::shared_ptr<WindowsResult>>(
+        [analysis, mask](const CancelToken&, const ProgressSink&) {
+            auto out = std::make_shared<WindowsResult>();
+            const std::vector<TimeNs> starts = requestStartsNs(*analysis);
+            out->requests = static_cast<std::int64_t>(starts.size());
+            out->windows = std::make_shared<const BurstWindows>(burstWindows(starts, mask));
+            return out;
+        },
+        [this](std::shared_ptr<WindowsResult> result) {
+            m_windows = result->windows;
+            const BurstWindows& w = *m_windows;
+            if (w.mask == 0 || w.windows.empty()) {
+                m_current = -1;
+                const QString why = tr("These %L1 requests were not traced in coordinated bursts: no millisecond bit is set in every "
+                                       "start. Type a mask to group them by one anyway.")
+                                        .arg(result->requests);
+                m_summary->setText(why);
+                m_waterfall->clear(why);
+                m_window->clear();
+                m_previous->setEnabled(false);
+                m_next->setEnabled(false);
+                emit resultsReady();
+                return;
+            }
+            const auto lengthMs = w.windows.front().endMs - w.windows.front().startMs;
+            QString text = tr("Mask 0x%1 (%2): %L3 burst windows of %L4 ms, %L5 requests in them")
+                               .arg(QString::number(w.mask, 16), w.inferred ? tr("inferred") : tr("given"))
+                               .arg(w.windows.size())
+                               .arg(lengthMs)
+                               .arg(result->requests - w.outside);
+            if (w.outside) text += tr(" (%L1 requests outside them)").arg(w.outside);
+            m_summary->setText(text + tr(" · Page Up / Page Down step through the windows · click a request to open its waterfall"));
+            {
+                const QSignalBlocker block(m_index);
+                m_index->setRange(1, static_cast<int>(w.windows.size()));
+                m_index->setSuffix(tr(" of %L1").arg(w.windows.size()));
+            }
+            m_current = -1;
+            showWindow(0);
+        });
+}
+
+void BurstView::showWindow(int index) {
+    if (!m_windows || m_windows->windows.empty() || !m_analysis) return;
+    index = std::clamp(index, 0, windowCount() - 1);
+    m_current = index;
+    {
+        const QSignalBlocker block(m_index);
+        m_index->setValue(index + 1);
+    }
+    m_previous->setEnabled(index > 0);
+    m_next->setEnabled(index + 1 < windowCount());
+    const BurstWindow& w = m_windows->windows[static_cast<std::size_t>(index)];
+    m_window->setText(tr("%1 – %2 UTC · %L3 requests%4")
+                          .arg(formatTimestampNs(w.startMs * 1'000'000), formatTimestampNs(w.endMs * 1'000'000).right(6))
+                          .arg(w.requests.size())
+                          .arg(w.requests.size() > kMaxRows ? tr(" (the first %L1 drawn)").arg(kMaxRows) : QString()));
+    std::vector<std::uint32_t> rows(w.requests.begin(), w.requests.begin() + static_cast<std::ptrdiff_t>(std::min(w.requests.size(), kMaxRows)));
+    auto analysis = m_analysis;
+    const TimeNs windowStart = w.startMs * 1'000'000, windowEnd = w.endMs * 1'000'000;
+    m_timelineJob->start<std::shared_ptr<TimelinesResult>>(
+        [analysis, rows](const CancelToken& cancel, const ProgressSink&) {
+            auto out = std::make_shared<TimelinesResult>();
+            out->timelines = requestTimelines(*analysis, rows, &cancel);
+            std::stable_sort(out->timelines.begin(), out->timelines.end(),
+                             [](const RequestTimeline& a, const RequestTimeline& b) { return a.startNs < b.startNs; });
+            return out;
+        },
+        [this, analysis, windowStart, windowEnd](std::shared_ptr<TimelinesResult> result) {
+            TimeNs end = windowEnd;
+            QStringList labels;
+            for (const RequestTimeline& t : result->timelines) {
+                end = std::max(end, t.endNs);
+                const QString name = m_requestName ? m_requestName(t.id) : QString::number(t.id.value);
+                labels << tr("%1 · %2").arg(name, formatDurationNs(t.endNs - t.startNs));
+            }
+            m_waterfall->setTimelines(std::move(result->timelines), labels, windowStart, end,
+                                      [analysis](std::uint32_t task) {
+                                          // Coloured and named by operation: every "op#k" of a span trace is one "op".
+                                          return QString::fromStdString(std::string(operationName(analysis->data.label(task))));
+                                      });
+            emit resultsReady();
+        });
+}
+
+} // namespace tracelight::widgets

@@ -1,0 +1,64 @@
+#pragma once
+// The Bursts tab (coordinated bursty tracing, ../shared/papers/cloud-perf-analysis-nsdi18.txt): the wall-clock
+// mask the requests were traced under (inferred from their starts, or typed in), the burst windows, and one
+// window at a time with all of its requests drawn together on one time axis (MultiRequestWaterfall). Previous
+// and next step through the windows (Page Up / Page Down); clicking a request opens its waterfall. Windows and
+// timelines come from core (burstWindows, requestTimelines) on a worker.
+#include <QWidget>
+#include <functional>
+#include <memory>
+
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/bottleneck/BurstWindows.h"
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace tracelight::widgets {
+
+class JobRunner;
+class MultiRequestWaterfall;
+
+class BurstView : public QWidget {
+    Q_OBJECT
+public:
+    explicit BurstView(QWidget* parent = nullptr);
+
+    // requestName: a request's name for the rows (called on the GUI thread).
+    void setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, std::function<QString(RequestId)> requestName);
+    void clear(const QString& message);
+    void setMask(const QString& mask);  // "" infers it; decimal, 0x hexadecimal
+    void showWindow(int index);         // 0-based, clamped
+    int windowCount() const;
+    int currentWindow() const { return m_current; }
+    bool isComputing() const;
+    QString summaryText() const;
+
+    MultiRequestWaterfall* waterfall() const { return m_waterfall; }
+    static constexpr std::size_t kMaxRows = 200;  // a window's requests drawn at most (the rest are counted)
+
+signals:
+    void requestActivated(RequestId id);
+    void resultsReady();
+
+private:
+    void computeWindows();
+
+    std::shared_ptr<const InMemoryAnalysis> m_analysis;
+    std::function<QString(RequestId)> m_requestName;
+    std::shared_ptr<const BurstWindows> m_windows;
+    int m_current = -1;
+    JobRunner* m_windowJob = nullptr;
+    JobRunner* m_timelineJob = nullptr;
+    QLineEdit* m_mask = nullptr;
+    QLabel* m_summary = nullptr;
+    QPushButton* m_previous = nullptr;
+    QPushButton* m_next = nullptr;
+    QSpinBox* m_index = nullptr;
+    QLabel* m_window = nullptr;
+    MultiRequestWaterfall* m_waterfall = nullptr;
+};
+
+} // namespace tracelight::widgets
