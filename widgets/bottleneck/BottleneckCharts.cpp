@@ -132,6 +132,59 @@ void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary, const Ty
     plot->replot();
 }
 
+void drawStrataShares(QCustomPlot* plot, const std::vector<StratumShares>& strata, const BottleneckSummary& ranking,
+                      const TypeColours& colours) {
+    plot->clearPlottables();
+    plot->clearItems();
+    const int n = static_cast<int>(strata.size());
+    QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
+    for (int i = 0; i < n; ++i) {
+        const auto& s = strata[static_cast<std::size_t>(i)];
+        names->addTick(double(n - 1 - i), QObject::tr("%1\n%L2 req · %3").arg(s.value).arg(s.summary.requests)
+                                                     .arg(formatDurationNs(static_cast<TimeNs>(s.summary.meanLatencyNs))));
+    }
+    // One bar series per type, stacked in the ranking's order: the largest type of the selection on the left.
+    QCPBars* below = nullptr;
+    for (const auto& ranked : ranking.types) {
+        const std::string& name = ranked.name;
+        const QColor colour = colours.count(name) ? colours.at(name) : palette::blind();
+        QVector<double> keys, values;
+        for (int i = 0; i < n; ++i)
+            for (const auto& t : strata[static_cast<std::size_t>(i)].summary.types)
+                if (t.name == name && t.share > 0) keys << double(n - 1 - i), values << 100.0 * t.share;
+        if (keys.isEmpty()) continue;
+        auto* bar = new QCPBars(plot->yAxis, plot->xAxis);
+        bar->setName(QString::fromStdString(name));
+        bar->setBrush(colour);
+        bar->setPen(QPen(colour.darker(140)));
+        bar->setWidth(0.7);
+        bar->setData(keys, values);
+        if (below) bar->moveAbove(below);
+        below = bar;
+    }
+    plot->yAxis->setTicker(names);
+    plot->yAxis->setTickLength(0, 0);
+    plot->yAxis->setSubTickLength(0, 0);
+    plot->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
+    plot->xAxis->setRange(0, 100);
+    plot->xAxis->setLabel(QObject::tr("% of the stratum's latency"));
+    plot->legend->setVisible(false);
+    plot->replot();
+}
+
+QString strataSharesCsv(const std::vector<StratumShares>& strata) {
+    QString csv = QStringLiteral("stratum,requests,mean_latency_ms,type,share\n");
+    for (const auto& s : strata)
+        for (const auto& t : s.summary.types)
+            csv += QStringLiteral("\"%1\",%2,%3,\"%4\",%5\n")
+                       .arg(QString(s.value).replace('"', QStringLiteral("\"\"")))
+                       .arg(s.summary.requests)
+                       .arg(s.summary.meanLatencyNs / 1e6, 0, 'f', 3)
+                       .arg(QString::fromStdString(t.name).replace('"', QStringLiteral("\"\"")))
+                       .arg(t.share, 0, 'f', 6);
+    return csv;
+}
+
 void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend, const TypeColours& colours) {
     plot->clearPlottables();
     putLegendBeside(plot);

@@ -22,6 +22,16 @@ TypeColours bottleneckTypeColours(const BottleneckSummary& ranking);
 void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary, const TypeColours& colours, int maxBars);
 // How many bars fit the plot's height with readable labels.
 int shareBarsThatFit(const QCustomPlot* plot);
+// The strata of a slice side by side: one 100 % bar per stratum (top: the first), split into its types'
+// shares in the types' colours (the table's), labelled with the stratum, its requests and mean latency.
+struct StratumShares {
+    QString value;
+    BottleneckSummary summary;
+};
+// Types stack left to right in the order of `ranking` (the whole selection's).
+void drawStrataShares(QCustomPlot* plot, const std::vector<StratumShares>& strata, const BottleneckSummary& ranking,
+                      const TypeColours& colours);
+QString strataSharesCsv(const std::vector<StratumShares>& strata);
 void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend, const TypeColours& colours);
 // The points are drawn in the order of trend.rows (x: start, seconds since the epoch; y: latency, ms).
 void drawLatencyScatter(QCustomPlot* plot, const BottleneckTrend& trend);

@@ -27,6 +27,7 @@ struct BottleneckJob {
     QStringList strata;              // the slice-by attribute's values (with their request counts in strataLabels)
     QStringList strataLabels;
     QString emptyReason;             // set when the selection holds no analysed request
+    std::vector<StratumShares> strataShares;  // every stratum's shares, when a slice is shown whole
 };
 using BottleneckJobResult = std::shared_ptr<const BottleneckJob>;
 
@@ -78,6 +79,10 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
 
     m_bars = newPlot(this, tr("Contribution ratio by type"), tr("bottleneck shares"));
     m_pie = new BottleneckPie(this);
+    m_strataPlot = newPlot(this, tr("The strata side by side"), tr("bottleneck shares by stratum"));
+    m_strataPlot->setToolTip(tr("Each stratum of the slice as one bar of its types' shares (choose one stratum above to see it alone)"));
+    m_strataPlot->setVisible(false);
+    attachPlotExport(m_strataPlot, [this] { return strataSharesCsv(m_strataShares); });
     m_trendPlot = newPlot(this, tr("Contributions over time"), tr("bottleneck trend"));
     m_scatter = newPlot(this, tr("Latency over time (click a point: its waterfall)"), tr("latency over time"));
     attachPlotExport(m_bars, [this] { return m_trend ? shareBarsCsv(m_trend->all) : QString(); });
@@ -104,13 +109,15 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
     controls->addStretch(1);
 
     // Top: the ranked table, its bars and its pie; bottom: the trend and the scatter.
-    auto* top = new QSplitter(Qt::Horizontal, this);
+    auto* top = m_top = new QSplitter(Qt::Horizontal, this);
     top->addWidget(m_table);
     top->addWidget(m_bars);
     top->addWidget(m_pie);
+    top->addWidget(m_strataPlot);
     top->setStretchFactor(0, 4);
     top->setStretchFactor(1, 3);
     top->setStretchFactor(2, 3);
+    top->setStretchFactor(3, 3);
     auto* bottom = new QSplitter(Qt::Horizontal, this);
     bottom->addWidget(m_trendPlot);
     bottom->addWidget(m_scatter);
@@ -122,7 +129,7 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
     // Initial sizes in proportion (stretch factors only share later resizes): the trend wants the room.
-    top->setSizes({400, 300, 300});
+    top->setSizes({400, 300, 300, 300});
     bottom->setSizes({600, 400});
     split->setSizes({400, 600});
     auto* layout = new QVBoxLayout(this);
@@ -145,6 +152,9 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
 void BottlenecksView::clear(const QString& message) {
     m_job->cancel();
     m_trend.reset();
+    m_strataShares.clear();
+    m_strataPlot->setVisible(false);
+    m_pie->setVisible(true);
     m_table->setRowCount(0);
     for (QCustomPlot* plot : {m_bars, m_trendPlot, m_scatter}) {
         plot->clearPlottables();
@@ -232,11 +242,13 @@ void BottlenecksView::compute() {
             const auto& ids = analysis->data.requestIds;
             std::vector<std::uint32_t> rows = periodRows(*store.value(), ids, period);
             QString stratumName;
+            std::vector<std::vector<std::uint32_t>> strataRows;  // the slice shown whole: each stratum side by side
             if (!by.empty()) {
                 for (auto& g : groupByAttribute(attributeValues(*store.value(), ids, by), ids.size(), 4, rows)) {
                     const QString v = QString::fromStdString(g.value);
                     out->strata << v;
                     out->strataLabels << QObject::tr("%1 = %2 (%L3 requests)").arg(QString::fromStdString(by), v).arg(g.rows.size());
+                    if (value.empty()) strataRows.push_back(g.rows);
                     if (g.value == value) rows = std::move(g.rows), stratumName = v;
                 }
                 if (!value.empty() && stratumName.isEmpty()) rows.clear();  // that value is gone from this period
@@ -256,6 +268,15 @@ void BottlenecksView::compute() {
                 return out;
             }
             out->trend = std::make_shared<const BottleneckTrend>(std::move(trend.value()));
+            if (!strataRows.empty()) {
+                auto strata = computeBottlenecks(*analysis, store.value().get(), strataRows, options, nullptr, &cancel);
+                if (!strata) {
+                    out->status = strata.status();
+                    return out;
+                }
+                for (std::size_t i = 0; i < strata->size(); ++i)
+                    out->strataShares.push_back({out->strata[static_cast<qsizetype>(i)], std::move(strata.value()[i])});
+            }
             return out;
         },
         [this, value](BottleneckJobResult result) {
@@ -268,7 +289,10 @@ void BottlenecksView::compute() {
             }
             if (!result->status) clear(QString::fromStdString(result->status.message()));
             else if (!result->emptyReason.isEmpty()) clear(result->emptyReason);
-            else showResults(result->trend);
+            else {
+                m_strataShares = result->strataShares;
+                showResults(result->trend);
+            }
             emit resultsReady();
         });
 }
@@ -281,6 +305,14 @@ void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) 
     for (QCustomPlot* plot : {m_bars, m_trendPlot, m_scatter}) plot->clearItems();
     m_barsShown = shareBarsThatFit(m_bars);
     drawShareBars(m_bars, t.all, colours, m_barsShown);
+    // A slice shown whole: its strata side by side where the pie was.
+    if (m_strataPlot->isHidden() != m_strataShares.empty()) {
+        const QList<int> sizes = m_top->sizes();  // the one shown takes the other's room
+        m_strataPlot->setVisible(!m_strataShares.empty());
+        m_pie->setVisible(m_strataShares.empty());
+        m_top->setSizes({sizes[0], sizes[1], std::max(sizes[2], sizes[3]), std::max(sizes[2], sizes[3])});
+    }
+    if (!m_strataShares.empty()) drawStrataShares(m_strataPlot, m_strataShares, t.all, colours);
     drawContributionTrend(m_trendPlot, t, colours);
     drawLatencyScatter(m_scatter, t);
     std::vector<BottleneckPie::Slice> slices;

@@ -10,11 +10,13 @@
 #include <unordered_map>
 
 #include "tracelight/analysis/Analysis.h"
+#include "bottleneck/BottleneckCharts.h"
 #include "tracelight/bottleneck/BottleneckTrend.h"
 
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QSplitter;
 class QTableWidget;
 
 namespace tracelight::widgets {
@@ -42,6 +44,7 @@ public:
     QCustomPlot* sharePlot() const { return m_bars; }
     QCustomPlot* trendPlot() const { return m_trendPlot; }
     QCustomPlot* scatterPlot() const { return m_scatter; }
+    QCustomPlot* strataPlot() const { return m_strataPlot; }  // shown when a slice is shown whole
     BottleneckPie* pie() const { return m_pie; }
 
     // Table columns.
@@ -75,6 +78,9 @@ private:
     BottleneckPie* m_pie = nullptr;
     QCustomPlot* m_trendPlot = nullptr;
     QCustomPlot* m_scatter = nullptr;
+    QCustomPlot* m_strataPlot = nullptr;
+    QSplitter* m_top = nullptr;  // table | bars | pie or strata
+    std::vector<StratumShares> m_strataShares;
 };
 
 } // namespace tracelight::widgets

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <sqlite3.h>
 #include <random>
 #include <QComboBox>
 #include <QSignalSpy>
@@ -13,6 +14,7 @@
 #include <QTest>
 #include <qcustomplot.h>
 
+#include "StoreAccess.h"
 #include "bottleneck/BottleneckPie.h"
 #include "bottleneck/BottlenecksView.h"
 #include "bottleneck/BurstView.h"
@@ -124,6 +126,56 @@ TEST(BottlenecksView, SliceByAStratumAndEmptyMessages) {
     EXPECT_EQ(view.trend(), nullptr);
     EXPECT_TRUE(view.statusText().contains("No analysed request")) << view.statusText().toStdString();
     EXPECT_EQ(view.table()->rowCount(), 0);
+}
+
+// A slice shown whole (no single stratum chosen): its strata side by side, one bar per stratum whose types'
+// shares add up to 100 %, where the pie was; one stratum chosen: the pie again.
+TEST(BottlenecksView, StrataSideBySide) {
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("strata.tldb").toStdString();
+    auto analysis = test::analysedPeriods(db, 150, 1.0, 1);
+    {
+        // A browser per request (the generated events carry none): every third Firefox.
+        auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite);
+        ASSERT_TRUE(store) << store.message();
+        sqlite3* sql = test::StoreAccess::db(*store.value());
+        ASSERT_EQ(sqlite3_exec(sql,
+                               "INSERT INTO labels(id, text) VALUES(900001, 'browser'), (900002, 'Chrome'), (900003, 'Firefox');"
+                               "INSERT INTO request_attrs(request_id, key_id, value_id) "
+                               "SELECT id, 900001, CASE WHEN id % 3 = 0 THEN 900003 ELSE 900002 END FROM requests;",
+                               nullptr, nullptr, nullptr),
+                  SQLITE_OK)
+            << sqlite3_errmsg(sql);
+    }
+    widgets::BottlenecksView view;
+    view.resize(1400, 850);
+    view.show();
+    view.setDatabase(QString::fromStdString(db), analysis, {"baseline"}, {"browser"});
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_FALSE(view.strataPlot()->isVisible());
+    view.setSliceBy("browser");
+    ASSERT_TRUE(waitReady(view));
+    ASSERT_TRUE(view.strataPlot()->isVisible());
+    EXPECT_FALSE(view.pie()->isVisible());
+    QCustomPlot* plot = view.strataPlot();
+    ASSERT_GE(plot->plottableCount(), 2);
+    // Per stratum (key 0 and 1), the stacked shares add up to 100 %.
+    for (double key : {0.0, 1.0}) {
+        double sum = 0;
+        for (int i = 0; i < plot->plottableCount(); ++i) {
+            auto* bars = qobject_cast<QCPBars*>(plot->plottable(i));
+            ASSERT_TRUE(bars);
+            for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+                if (it->key == key) sum += it->value;
+        }
+        EXPECT_NEAR(sum, 100.0, 1e-6) << "stratum " << key;
+    }
+    if (const QByteArray png = qgetenv("STRATA_PNG"); !png.isEmpty()) ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
+    view.setSliceBy("browser", "Firefox");
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_FALSE(view.strataPlot()->isVisible());
+    EXPECT_TRUE(view.pie()->isVisible());
+    EXPECT_TRUE(view.statusText().contains("50 requests")) << view.statusText().toStdString();
 }
 
 // Not a check: BOTTLENECKS_PNG=out.png [BOTTLENECKS_DB=any.tldb] [BOTTLENECKS_SLICE=ATTR[=VALUE]] renders the
