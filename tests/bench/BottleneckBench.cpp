@@ -1,6 +1,6 @@
-// BOSS bottleneck analysis of 1,000,000 generated page loads (issue 14's target: under 3 s), beside a
-// bare baseline from the same run: one pass over the same requests' events (not run by CTest).
-// Run: tracelight_bench --benchmark_filter='BottleneckScan|Bottlenecks'
+// BOSS bottleneck analysis of 1,000,000 generated page loads (issue 14's target: under 3 s), beside the
+// bare baseline from the same run: BM_ScanEvents (ProfileBench.cpp), one pass over the same requests' events,
+// on the same analysed data (not run by CTest). Run: tracelight_bench --benchmark_filter='ScanEvents|Bottlenecks'
 #include <benchmark/benchmark.h>
 
 #include "AnalysedPageLoads.h"
@@ -11,19 +11,6 @@ using namespace tracelight;
 namespace {
 
 constexpr std::int64_t kRequests = 1000000;
-
-// Baseline: touch every event of every request once (what any per-request pass must at least do).
-void BM_BottleneckScanEvents(benchmark::State& state) {
-    const auto& a = bench::analysedPageLoads(kRequests);
-    for (auto _ : state) {
-        TimeNs sum = 0;
-        for (std::size_t r = 0; r < a.data.requestCount(); ++r)
-            for (const auto& e : a.data.eventsOf(r)) sum += e.localNs;
-        benchmark::DoNotOptimize(sum);
-    }
-    state.counters["events"] = double(a.data.events.size());
-}
-BENCHMARK(BM_BottleneckScanEvents)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 // All requests as one group, as `tracelight-cli bottlenecks` without --by computes them.
 void BM_Bottlenecks(benchmark::State& state) {

@@ -12,6 +12,19 @@
 
 using namespace tracelight;
 
+namespace {
+// The latencies of n generated page loads, a user each.
+std::vector<TimeNs> generatedLatencies(std::int64_t n) {
+    samples::GeneratorOptions options;
+    options.requests = n;
+    options.users = n;
+    const samples::PageLoadGenerator gen(options);
+    std::vector<TimeNs> latencies;
+    for (std::int64_t i = 0; i < n; ++i) latencies.push_back(gen.generate(i).latencyNs);
+    return latencies;
+}
+} // namespace
+
 TEST(AaPercentiles, NearestRankOnAHandMadeSample) {
     const std::vector<TimeNs> v{50, 10, 40, 20, 30, 100, 90, 80, 70, 60};
     EXPECT_EQ(nearestRankPercentile(v, 50), 50);
@@ -23,12 +36,7 @@ TEST(AaPercentiles, NearestRankOnAHandMadeSample) {
 }
 
 TEST(AaPercentiles, TheIntervalHoldsTheTrueDifferenceAtAboutTheNominalRate) {
-    samples::GeneratorOptions options;
-    options.requests = 1500;
-    options.users = 1500;
-    const samples::PageLoadGenerator gen(options);
-    std::vector<TimeNs> latencies;
-    for (std::int64_t i = 0; i < options.requests; ++i) latencies.push_back(gen.generate(i).latencyNs);
+    const std::vector<TimeNs> latencies = generatedLatencies(1500);
 
     int held[4] = {0, 0, 0, 0};
     constexpr int kSplits = 100;
@@ -100,12 +108,7 @@ TEST(AaPercentiles, AHalfsIntervalHoldsThePopulationsPercentileAtAboutTheNominal
 // chance difference shrinks as the groups grow (about as 1/sqrt(n)), and a size beyond half the population
 // falls back to the whole population's A/A.
 TEST(AaPercentiles, AtAGroupSizeTheChanceDifferenceShrinksWithTheGroup) {
-    samples::GeneratorOptions options;
-    options.requests = 4000;
-    options.users = 4000;
-    const samples::PageLoadGenerator gen(options);
-    std::vector<TimeNs> latencies;
-    for (std::int64_t i = 0; i < options.requests; ++i) latencies.push_back(gen.generate(i).latencyNs);
+    const std::vector<TimeNs> latencies = generatedLatencies(4000);
     const AaPercentilesOptions o{3, 300};
     const auto small = aaPercentilesAtSize(latencies, 50, o), large = aaPercentilesAtSize(latencies, 1600, o);
     ASSERT_EQ(small.size(), 4u);

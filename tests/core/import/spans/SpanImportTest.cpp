@@ -506,19 +506,25 @@ TEST(SpanAssembler, DeepChainOfCalls) {
     EXPECT_EQ(t.text(t.events[kDepth].event), "served b:call#" + std::to_string(kDepth / 2));
 }
 
+namespace {
+// One Jaeger trace: a root "web:GET" with `children` "web:work" children, 10 us apart, all on one host.
+std::string wideJaegerTrace(int children) {
+    std::string text = R"({"data":[{"traceID":"wide","processes":{"p1":{"serviceName":"web"}},"spans":[)"
+                       R"({"spanID":"root","operationName":"GET","startTime":1000000,"duration":3000000,"processID":"p1"})";
+    for (int i = 0; i < children; ++i)
+        text += R"(,{"spanID":"c)" + std::to_string(i) + R"(","operationName":"work","startTime":)" + std::to_string(1000010 + 10 * i) +
+                R"(,"duration":5,"processID":"p1","references":[{"refType":"CHILD_OF","spanID":"root"}]})";
+    return text + "]}]}";
+}
+} // namespace
+
 // One root with 200,000 children, through the whole import (Jaeger JSON): numbering the root's
 // distinct call/return events was a search per event (100,000 children took 9.5 s, 1,000,000 did
 // not finish in 20 minutes). The counts show every span arrived.
 TEST(SpanImport, RootWithTwoHundredThousandChildren) {
     constexpr int kChildren = 200000;
     test::ScratchDir dir;
-    std::string text = R"({"data":[{"traceID":"wide","processes":{"p1":{"serviceName":"web"}},"spans":[)"
-                       R"({"spanID":"root","operationName":"GET","startTime":1000000,"duration":3000000,"processID":"p1"})";
-    for (int i = 0; i < kChildren; ++i)
-        text += R"(,{"spanID":"c)" + std::to_string(i) + R"(","operationName":"work","startTime":)" + std::to_string(1000010 + 10 * i) +
-                R"(,"duration":5,"processID":"p1","references":[{"refType":"CHILD_OF","spanID":"root"}]})";
-    text += "]}]}";
-    Imported imported({dir.write("wide.json", text)});
+    Imported imported({dir.write("wide.json", wideJaegerTrace(kChildren))});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     EXPECT_EQ(imported.summary->requests, 1);
     EXPECT_EQ(imported.summary->spans, kChildren + 1);
@@ -536,13 +542,7 @@ TEST(SpanImport, RootWithTwoHundredThousandChildren) {
 TEST(SpanImport, RepeatedOperationsAreOccurrencesNotTextLabels) {
     constexpr int kChildren = 1000;
     test::ScratchDir dir;
-    std::string text = R"({"data":[{"traceID":"wide","processes":{"p1":{"serviceName":"web"}},"spans":[)"
-                       R"({"spanID":"root","operationName":"GET","startTime":1000000,"duration":3000000,"processID":"p1"})";
-    for (int i = 0; i < kChildren; ++i)
-        text += R"(,{"spanID":"c)" + std::to_string(i) + R"(","operationName":"work","startTime":)" + std::to_string(1000010 + 10 * i) +
-                R"(,"duration":5,"processID":"p1","references":[{"refType":"CHILD_OF","spanID":"root"}]})";
-    text += "]}]}";
-    Imported imported({dir.write("wide.json", text)});
+    Imported imported({dir.write("wide.json", wideJaegerTrace(kChildren))});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     EXPECT_LT(imported.scalar("SELECT COUNT(*) FROM labels"), 20);
     EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM label_occurrences"), 3 * (kChildren - 1));  // task, call, return
