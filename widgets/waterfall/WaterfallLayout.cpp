@@ -1,7 +1,9 @@
 #include "waterfall/WaterfallLayout.h"
 
 #include <algorithm>
-#include <map>
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace tracelight::widgets {
 
@@ -26,11 +28,14 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
 
     layout.rows.push_back({WaterfallRow::CriticalPath, QStringLiteral("Critical path"), -1, -1, {}});
     // Hosts in order of first appearance; under each, the tasks that run there in order of appearance.
-    std::map<std::pair<int, int>, int> rowOf;
+    // (host, task) pairs as one key, seen once each: a request with a million tasks on one host (a root with
+    // a million children) searched a list per segment, quadratic, minutes on the GUI thread.
+    auto key = [](int host, int task) { return (std::uint64_t(std::uint32_t(host)) << 32) | std::uint32_t(task); };
+    std::unordered_map<std::uint64_t, int> rowOf;
+    std::unordered_set<std::uint64_t> noted;
     std::vector<std::vector<int>> tasksOnHost(d.hosts.size());
     auto noteTask = [&](int host, int task) {
-        auto& tasks = tasksOnHost[static_cast<std::size_t>(host)];
-        if (std::find(tasks.begin(), tasks.end(), task) == tasks.end()) tasks.push_back(task);
+        if (noted.insert(key(host, task)).second) tasksOnHost[static_cast<std::size_t>(host)].push_back(task);
     };
     for (std::size_t s = 0; s < n; ++s) {
         noteTask(static_cast<int>(d.segmentStartHost[s]), static_cast<int>(d.segmentTask[s]));
@@ -40,7 +45,7 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
         if (tasksOnHost[h].empty()) continue;
         layout.rows.push_back({WaterfallRow::Host, QString::fromStdString(d.hosts[h]), static_cast<int>(h), -1, {}});
         for (int task : tasksOnHost[h]) {
-            rowOf[{static_cast<int>(h), task}] = static_cast<int>(layout.rows.size());
+            rowOf[key(static_cast<int>(h), task)] = static_cast<int>(layout.rows.size());
             layout.rows.push_back({WaterfallRow::Task, QString::fromStdString(d.tasks[static_cast<std::size_t>(task)]),
                                    static_cast<int>(h), task, {}});
         }
@@ -49,8 +54,8 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
     layout.toRow.resize(n);
     for (std::size_t s = 0; s < n; ++s) {
         const int task = static_cast<int>(d.segmentTask[s]);
-        layout.fromRow[s] = rowOf[{static_cast<int>(d.segmentStartHost[s]), task}];
-        layout.toRow[s] = rowOf[{static_cast<int>(d.segmentEndHost[s]), task}];
+        layout.fromRow[s] = rowOf[key(static_cast<int>(d.segmentStartHost[s]), task)];
+        layout.toRow[s] = rowOf[key(static_cast<int>(d.segmentEndHost[s]), task)];
         if (d.segmentStartHost[s] == d.segmentEndHost[s]) layout.rows[static_cast<std::size_t>(layout.fromRow[s])].segments.push_back(static_cast<int>(s));
         else layout.networkByStart.push_back(static_cast<int>(s));
     }

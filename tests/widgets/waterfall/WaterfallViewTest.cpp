@@ -5,6 +5,7 @@
 
 #include "common/Palette.h"
 #include "widgets/ViewFixtures.h"
+#include "waterfall/WaterfallLayout.h"
 #include "waterfall/WaterfallView.h"
 
 using namespace tracelight;
@@ -112,4 +113,36 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+// A root with a hundred thousand children on one host (issue 15's shape): one lane per task under the host,
+// each segment in its task's lane. Laying out searched the host's task list per segment (quadratic: a
+// million children kept the GUI thread busy for minutes).
+TEST(WaterfallLayout, ATaskPerChildOnOneHost) {
+    constexpr int kTasks = 100000;
+    RequestDetail d;
+    d.analysed = true;
+    d.hosts = {"front"};
+    for (int k = 0; k < kTasks; ++k) {
+        d.tasks.push_back("child#" + std::to_string(k + 1));
+        d.dag.segments.push_back({SegmentTypeId(0), TimeNs(k) * 1000, TimeNs(k + 1) * 1000, static_cast<std::uint32_t>(k), false});
+        d.segmentNames.push_back("child:start->end");
+        d.segmentTask.push_back(static_cast<std::uint32_t>(k));
+        d.segmentStartHost.push_back(0);
+        d.segmentEndHost.push_back(0);
+        d.localStartNs.push_back(TimeNs(k) * 1000);
+        d.localEndNs.push_back(TimeNs(k + 1) * 1000);
+    }
+    d.dag.endNs = TimeNs(kTasks) * 1000;
+    RequestDagBuilder::finish(d.dag, {});
+    d.criticalPath = computeCriticalPath(d.dag);
+    const widgets::WaterfallLayout layout = widgets::WaterfallLayout::build(d, false);
+    ASSERT_EQ(layout.rows.size(), 2u + kTasks);  // the critical path, the host, a lane per task
+    EXPECT_EQ(layout.rows[1].kind, widgets::WaterfallRow::Host);
+    for (int k : {0, 1, kTasks / 2, kTasks - 1}) {
+        const auto& row = layout.rows[static_cast<std::size_t>(layout.fromRow[static_cast<std::size_t>(k)])];
+        EXPECT_EQ(row.kind, widgets::WaterfallRow::Task);
+        EXPECT_EQ(row.task, k);
+        EXPECT_EQ(row.segments, std::vector<int>{k});
+    }
 }
