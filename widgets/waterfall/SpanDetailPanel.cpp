@@ -73,10 +73,32 @@ void SpanDetailPanel::showSpan(const SpanTreeView& view, int span) {
         html += QStringLiteral("<br>") + tr("host clock offset %1 (%2)")
                                              .arg(formatDurationNs(offset), view.localClocks() ? tr("not applied: local clocks") : tr("applied"));
     m_summary->setText(html);
-    m_tags->setRowCount(static_cast<int>(s.attributes.size()));
-    for (int i = 0; i < static_cast<int>(s.attributes.size()); ++i) {
+    // The span's own tags, then (under a heading, greyed) its process's or resource's, shared by its process's spans.
+    m_tags->clearSpans();
+    const int own = static_cast<int>(s.attributes.size()), shared = static_cast<int>(s.processAttributes.size());
+    m_tags->setRowCount(own + (shared ? shared + 1 : 0));
+    for (int i = 0; i < own; ++i) {
         m_tags->setItem(i, 0, item(QString::fromStdString(s.attributes[static_cast<std::size_t>(i)].first)));
         m_tags->setItem(i, 1, item(QString::fromStdString(s.attributes[static_cast<std::size_t>(i)].second)));
+    }
+    if (shared) {
+        auto* heading = item(shared == 1 ? tr("process / resource (1 tag, shared by its process's spans)")
+                                         : tr("process / resource (%1 tags, shared by its process's spans)").arg(shared));
+        QFont bold = heading->font();
+        bold.setBold(true);
+        heading->setFont(bold);
+        m_tags->setItem(own, 0, heading);
+        m_tags->setItem(own, 1, item(QString()));
+        m_tags->setSpan(own, 0, 1, 2);
+        const QColor grey = palette().color(QPalette::PlaceholderText);
+        for (int i = 0; i < shared; ++i) {
+            const auto& [k, v] = s.processAttributes[static_cast<std::size_t>(i)];
+            for (auto [column, text] : {std::pair{0, k}, {1, v}}) {
+                auto* cell = item(QString::fromStdString(text));
+                cell->setForeground(grey);
+                m_tags->setItem(own + 1 + i, column, cell);
+            }
+        }
     }
     m_tags->resizeColumnToContents(0);
     m_events->setRowCount(static_cast<int>(s.events.size()));

@@ -75,7 +75,8 @@ private:
         auto text = [](const std::string& t) -> std::uint64_t { return t.size() > 15 ? t.capacity() + 1 : 0; };
         std::uint64_t bytes = sizeof(Held) + text(s.traceId) + text(s.spanId) + text(s.parentId) + text(s.service) +
                               text(s.host) + text(s.operation) + text(s.timeError);
-        for (const auto& [k, v] : s.attributes) bytes += sizeof(k) + sizeof(v) + text(k) + text(v);
+        for (const auto* attrs : {&s.attributes, &s.processAttributes})
+            for (const auto& [k, v] : *attrs) bytes += sizeof(k) + sizeof(v) + text(k) + text(v);
         for (const auto& [name, ts] : s.events) bytes += sizeof(name) + sizeof(ts) + text(name);
         for (const auto& id : s.followsFrom) bytes += sizeof(id) + text(id);
         return bytes;
@@ -99,6 +100,8 @@ private:
             .key("o").value(s.operation).key("b").value(s.startNs).key("e").value(s.endNs).key("sh").value(s.shared)
             .key("t").value(s.hasTimestamp).key("te").value(s.timeError).key("a").beginArray();
         for (const auto& [k, v] : s.attributes) w.beginArray().value(k).value(v).endArray();
+        w.endArray().key("pa").beginArray();
+        for (const auto& [k, v] : s.processAttributes) w.beginArray().value(k).value(v).endArray();
         w.endArray().key("ev").beginArray();
         for (const auto& [name, ts] : s.events) w.beginArray().value(name).value(ts).endArray();
         w.endArray().key("ff").beginArray();
@@ -174,6 +177,8 @@ private:
             s.hasTimestamp = v.find("t")->boolean();
             s.timeError = v.find("te")->string();
             for (const auto& a : v.find("a")->array()) s.attributes.emplace_back(a.array()[0].string(), a.array()[1].string());
+            if (const JsonValue* pa = v.find("pa"))
+                for (const auto& a : pa->array()) s.processAttributes.emplace_back(a.array()[0].string(), a.array()[1].string());
             for (const auto& e : v.find("ev")->array()) s.events.emplace_back(e.array()[0].string(), integer(&e.array()[1]));
             if (const JsonValue* ff = v.find("ff"))
                 for (const auto& id : ff->array()) s.followsFrom.push_back(id.string());

@@ -49,7 +49,8 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         !prepare(m_insertSpan,
                  "INSERT INTO spans(request_id, idx, span_id, parent, service_id, operation_id, host_id, kind_id, start_ns, "
                  "end_ns, task_id, start_ord, end_ord) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)") ||
-        !prepare(m_insertSpanAttr, "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id) VALUES(?1,?2,?3,?4,?5)") ||
+        !prepare(m_insertSpanAttr,
+                 "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id, process) VALUES(?1,?2,?3,?4,?5,?6)") ||
         !prepare(m_insertSpanEvent, "INSERT INTO span_events(request_id, idx, pos, name_id, ts_ns) VALUES(?1,?2,?3,?4,?5)") ||
         !prepare(m_insertSpanLink, "INSERT INTO span_links(request_id, idx, pos, span_id) VALUES(?1,?2,?3,?4)") ||
         !prepare(m_insertEventAttr,
@@ -358,14 +359,18 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
             .bind(5, service.value()).bind(6, operation.value()).bind(7, host.value()).bind(8, kind.value())
             .bind(9, s.startNs).bind(10, s.endNs).bind(11, task.value()).bind(12, s.startOrd).bind(13, s.endOrd);
         if (Status st = stepped(m_insertSpan, "span"); !st) return st;
-        for (std::size_t k = 0; k < s.attributes.size(); ++k) {
-            auto key = intern(s.attributes[k].first, LabelRole::AttributeKey);
-            if (!key) return key.status();
-            auto value = intern(s.attributes[k].second, LabelRole::AttributeValue);
-            if (!value) return value.status();
-            m_insertSpanAttr.bind(1, requestId).bind(2, idx).bind(3, static_cast<std::int64_t>(k)).bind(4, key.value()).bind(5, value.value());
-            if (Status st = stepped(m_insertSpanAttr, "span attribute"); !st) return st;
-        }
+        // Its own tags, then its process's (flagged), in one position sequence.
+        std::int64_t pos = 0;
+        for (const auto* attrs : {&s.attributes, &s.processAttributes})
+            for (const auto& [k, v] : *attrs) {
+                auto key = intern(k, LabelRole::AttributeKey);
+                if (!key) return key.status();
+                auto value = intern(v, LabelRole::AttributeValue);
+                if (!value) return value.status();
+                m_insertSpanAttr.bind(1, requestId).bind(2, idx).bind(3, pos++).bind(4, key.value()).bind(5, value.value())
+                    .bind(6, attrs == &s.processAttributes ? 1 : 0);
+                if (Status st = stepped(m_insertSpanAttr, "span attribute"); !st) return st;
+            }
         for (std::size_t k = 0; k < s.events.size(); ++k) {
             auto name = intern(s.events[k].name, LabelRole::Span);
             if (!name) return name.status();

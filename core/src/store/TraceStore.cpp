@@ -190,9 +190,16 @@ CREATE VIEW label_text(id, text) AS SELECT id, text FROM labels
 UPDATE meta SET value='8' WHERE key='schema_version';
 )sql";
 
+// Version 9 keeps a span's process (Jaeger) or resource (OpenTelemetry) tags apart from its own: they were
+// merged into its tags. Older span rows are all "own" (process 0), as they were shown.
+constexpr const char* kMigrateV8ToV9 = R"sql(
+ALTER TABLE span_attrs ADD COLUMN process INTEGER NOT NULL DEFAULT 0;
+UPDATE meta SET value='9' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
 constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5,
-                                       kMigrateV5ToV6, kMigrateV6ToV7, kMigrateV7ToV8};
+                                       kMigrateV5ToV6, kMigrateV6ToV7, kMigrateV7ToV8, kMigrateV8ToV9};
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
@@ -526,7 +533,7 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         "LEFT JOIN label_occurrences o ON o.id=s.task_id JOIN labels t ON t.id=COALESCE(o.name_id, s.task_id) "
         "WHERE s.request_id BETWEEN ?1 AND ?2 ORDER BY s.request_id, s.idx");
     sqlite::Statement attrs(db,
-        "SELECT a.request_id, a.idx, k.text, v.text FROM span_attrs a JOIN labels k ON k.id=a.key_id "
+        "SELECT a.request_id, a.idx, k.text, v.text, a.process FROM span_attrs a JOIN labels k ON k.id=a.key_id "
         "JOIN labels v ON v.id=a.value_id WHERE a.request_id BETWEEN ?1 AND ?2 ORDER BY a.request_id, a.idx, a.pos");
     sqlite::Statement events(db,
         "SELECT e.request_id, e.idx, n.text, e.ts_ns FROM span_events e JOIN labels n ON n.id=e.name_id "
@@ -565,7 +572,9 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         rec.taskOccurrence = static_cast<std::uint32_t>(spans.int64(13));
         rec.startOrd = spans.int64(11);
         rec.endOrd = spans.int64(12);
-        a.collect(r, i, [&](sqlite::Statement& q) { rec.attributes.emplace_back(std::string(q.text(2)), std::string(q.text(3))); });
+        a.collect(r, i, [&](sqlite::Statement& q) {
+            (q.int64(4) ? rec.processAttributes : rec.attributes).emplace_back(std::string(q.text(2)), std::string(q.text(3)));
+        });
         e.collect(r, i, [&](sqlite::Statement& q) { rec.events.push_back({std::string(q.text(2)), q.int64(3)}); });
         l.collect(r, i, [&](sqlite::Statement& q) { rec.links.emplace_back(q.text(2)); });
         current.push_back(std::move(rec));

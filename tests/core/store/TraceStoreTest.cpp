@@ -355,7 +355,8 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
                                "DROP TABLE spans; DROP TABLE span_attrs; DROP TABLE span_events; DROP TABLE span_links; "
-                               "DROP VIEW label_text; DROP TABLE label_occurrences; DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
+                               "DROP VIEW label_text; DROP TABLE label_occurrences; "
+                               "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
                                "DROP TABLE period_members; ALTER TABLE periods DROP COLUMN definition; "
                                "INSERT INTO labels(id, text) VALUES(1, 'h'); "
                                "INSERT INTO periods(id, name) VALUES(1, 'p'); "
@@ -373,7 +374,7 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
     EXPECT_EQ(columnsOf(db, "spans"), (std::vector<std::string>{"request_id", "idx", "span_id", "parent", "service_id",
                                                                "operation_id", "host_id", "kind_id", "start_ns", "end_ns",
                                                                "task_id", "start_ord", "end_ord"}));
-    EXPECT_EQ(columnsOf(db, "span_attrs"), (std::vector<std::string>{"request_id", "idx", "pos", "key_id", "value_id"}));
+    EXPECT_EQ(columnsOf(db, "span_attrs"), (std::vector<std::string>{"request_id", "idx", "pos", "key_id", "value_id", "process"}));
     EXPECT_EQ(columnsOf(db, "span_events"), (std::vector<std::string>{"request_id", "idx", "pos", "name_id", "ts_ns"}));
     EXPECT_EQ(columnsOf(db, "span_links"), (std::vector<std::string>{"request_id", "idx", "pos", "span_id"}));
     EXPECT_TRUE(store.value()->requestSpans(RequestId(1)).empty());
@@ -411,7 +412,8 @@ TEST(TraceStore, UpgradesVersion6WithPeriodMembershipFromTheImportBatch) {
         ASSERT_TRUE(store) << store.message();
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
-                               "DROP VIEW label_text; DROP TABLE label_occurrences; DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
+                               "ALTER TABLE span_attrs DROP COLUMN process; DROP VIEW label_text; DROP TABLE label_occurrences; "
+                               "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
                                "DROP TABLE period_members; ALTER TABLE periods DROP COLUMN definition; "
                                "INSERT INTO periods(id, name) VALUES(1, 'p'), (2, 'q'); "
                                "INSERT INTO requests(id, name, period_id, import_id) VALUES(1, 'r1', 1, 0), (2, 'r2', 2, 0), "

@@ -24,6 +24,8 @@ struct SpanRecord {
     std::string kind;                  // "client", "server", "producer", "consumer", "internal" or "" (unknown)
     TimeNs startNs = 0, endNs = 0;     // as recorded (the span's host clock)
     std::vector<std::pair<std::string, std::string>> attributes;  // the span's own tags, in input order
+    // Its process's (Jaeger) or resource's (OpenTelemetry) tags: shared by every span of that process.
+    std::vector<std::pair<std::string, std::string>> processAttributes;
     std::vector<SpanEventRecord> events;                          // its logs / events / annotations
     std::vector<std::string> links;    // span ids it follows from or links to (not its parent)
     // Where its events live in the event model: the task they landed in (a server joined into its

@@ -78,6 +78,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         first.startNs = std::min(first.startNs, spans[i].startNs);
         first.endNs = std::max(first.endNs, spans[i].endNs);
         for (auto& a : spans[i].attributes) first.attributes.push_back(std::move(a));
+        if (first.processAttributes.empty()) first.processAttributes = std::move(spans[i].processAttributes);
         for (auto& e : spans[i].events) first.events.push_back(std::move(e));
         if (first.parentId.empty()) first.parentId = spans[i].parentId;
         if (first.operation.empty()) first.operation = spans[i].operation;
@@ -217,7 +218,10 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         const RawSpan& s = spans[i];
         std::vector<Pending> pending;
         // A server joined into its client's task is named, so chains of calls stay readable and unique.
-        pending.push_back({s.startNs, 0, served ? verbName(task[i], Serve) : startName, -1, false, s.attributes});
+        // The start event carries the process's tags, then the span's (request and event attributes).
+        std::vector<std::pair<std::string, std::string>> attrs = s.processAttributes;
+        attrs.insert(attrs.end(), s.attributes.begin(), s.attributes.end());
+        pending.push_back({s.startNs, 0, served ? verbName(task[i], Serve) : startName, -1, false, std::move(attrs)});
         for (auto c : children[i]) {
             if (absorbedInto[c] == static_cast<long>(i)) continue;
             // Asynchronous work that outlives its parent never returns into it (and work "started"
@@ -332,6 +336,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
             rec.startNs = s.startNs;
             rec.endNs = s.endNs;
             rec.attributes = std::move(s.attributes);
+            rec.processAttributes = std::move(s.processAttributes);
             rec.events.reserve(s.events.size());
             for (auto& [name, ts] : s.events) rec.events.push_back({std::move(name), ts});
             rec.links = std::move(s.followsFrom);

@@ -151,7 +151,7 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
             }
             span.startNs = start;
             span.endNs = end;
-            span.attributes = resource;
+            span.processAttributes = resource;
             otlpAttributes(s.find("attributes"), span.attributes);
             if (const JsonValue* kind = s.find("kind")) span.attributes.emplace_back("span.kind", scalar(kind));
             if (const JsonValue* events = s.find("events"); events && events->isArray())
@@ -256,7 +256,7 @@ Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanS
                 for (const auto& t : tags->array()) {
                     const std::string k = scalar(t.find("key"));
                     if (k == "hostname" || k == "host.name") span.host = scalar(t.find("value"));
-                    span.attributes.emplace_back(k, scalar(t.find("value")));
+                    span.processAttributes.emplace_back(k, scalar(t.find("value")));
                 }
         }
         if (const JsonValue* tags = s.find("tags"); tags && tags->isArray())

@@ -223,6 +223,33 @@ TEST(SpanTree, OtlpExampleKeepsKindAttributesAndEvents) {
     std::size_t attrs = 0;
     for (const auto& s : all[0]) attrs += s.attributes.size();
     EXPECT_GT(attrs, 0u);
+    // The resource's attributes are the process's, apart from the span's own.
+    const auto& resource = all[0][0].processAttributes;
+    EXPECT_NE(std::find(resource.begin(), resource.end(), std::pair<std::string, std::string>{"service.name", "my.service"}), resource.end());
+    for (const auto& [k, v] : all[0][0].attributes) EXPECT_NE(k, "service.name");
+}
+
+// A span's own tags and its process's are kept apart (they were merged, so the detail panel showed a
+// process's tags as every span's own); the request's attributes still see both, as the analysis did.
+TEST(SpanTree, ProcessTagsAreKeptApartFromTheSpansOwn) {
+    test::ScratchDir dir;
+    Imported imported({dir.write("p.json", R"({"data":[{"traceID":"t1","processes":{"p1":{"serviceName":"web","tags":[)"
+                                               R"({"key":"hostname","value":"web-7"},{"key":"ip","value":"10.0.0.7"}]}},"spans":[)"
+                                               R"({"spanID":"a","operationName":"GET","startTime":1000,"duration":50,"processID":"p1",)"
+                                               R"("tags":[{"key":"http.status_code","value":200},{"key":"span.kind","value":"server"}]},)"
+                                               R"({"spanID":"b","operationName":"db","startTime":1010,"duration":20,"processID":"p1",)"
+                                               R"("references":[{"refType":"CHILD_OF","spanID":"a"}]}]}]})")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    const RequestSpans spans = imported.spansOf("t1");
+    ASSERT_EQ(spans.size(), 2u);
+    using Tags = std::vector<std::pair<std::string, std::string>>;
+    EXPECT_EQ(spans[0].attributes, (Tags{{"http.status_code", "200"}, {"span.kind", "server"}}));
+    EXPECT_EQ(spans[0].processAttributes, (Tags{{"hostname", "web-7"}, {"ip", "10.0.0.7"}}));
+    EXPECT_TRUE(spans[1].attributes.empty());
+    EXPECT_EQ(spans[1].processAttributes, spans[0].processAttributes);
+    EXPECT_EQ(spans[0].host, "web-7");
+    const auto request = imported.store->requestAttributes(*imported.store->requestByName("t1"));
+    EXPECT_EQ(request, (Tags{{"hostname", "web-7"}, {"http.status_code", "200"}, {"ip", "10.0.0.7"}, {"span.kind", "server"}}));
 }
 
 // Spans are read for all requests in request order, one visit each, identical to the per-request read;

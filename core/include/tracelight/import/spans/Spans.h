@@ -22,7 +22,8 @@ struct RawSpan {
     bool shared = false;                     // Zipkin: the server half of a client/server pair with the same id
     bool hasTimestamp = true;                // false: the source gave no start time
     std::string timeError;                   // why its times cannot be used (e.g. beyond the 64-bit range)
-    std::vector<std::pair<std::string, std::string>> attributes;
+    std::vector<std::pair<std::string, std::string>> attributes;         // the span's own tags
+    std::vector<std::pair<std::string, std::string>> processAttributes;  // its process's / resource's tags
     std::vector<std::pair<std::string, TimeNs>> events;  // span events, logs, annotations: (name, time)
     std::vector<std::string> followsFrom;     // other spans this one was caused by (not its parent)
 };
