@@ -504,12 +504,15 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
     double overallBaselineMean = 0;
     for (const auto& cc : out.categories) overallBaselineMean += cc.baseline.meanNs * double(cc.baseline.count);
     overallBaselineMean /= double(baseline.size());
-    // The normal quantile of 1 - alpha (bisection on the survival function erfc(z / sqrt 2) / 2).
-    double shortfallZ = 0;
-    for (double lo = 0, hi = 10; hi - lo > 1e-9;) {
-        shortfallZ = (lo + hi) / 2;
-        (0.5 * std::erfc(shortfallZ / std::sqrt(2.0)) > options.alpha ? lo : hi) = shortfallZ;
-    }
+    // The normal quantile of 1 - a (bisection on the survival function erfc(z / sqrt 2) / 2).
+    auto normalQuantile = [](double a) {
+        double z = 0;
+        for (double lo = 0, hi = 40; hi - lo > 1e-9;) {
+            z = (lo + hi) / 2;
+            (0.5 * std::erfc(z / std::sqrt(2.0)) > a ? lo : hi) = z;
+        }
+        return z;
+    };
     for (auto m : gained) {
         const auto& cc = out.categories[m];
         const double gain = double(cc.problem.count) - double(cc.baseline.count) * scale;
@@ -518,15 +521,19 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         entry.category = m;
         entry.pValue = structuralP[m];
         entry.rawPValue = cc.countPValue;
+        std::vector<std::uint32_t> candidates;  // same root: requests of another type cannot have been donated
+        for (auto p : lost)
+            if (out.categories[p].root == cc.root && out.categories[p].info && cc.info) candidates.push_back(p);
+        // 1:N: a precursor lost at least what the mutation gained, up to chance. One that donated every request
+        // the mutation gained loses as many only on average: the gain less the loss is the difference of the two
+        // periods' draws of the same counts, about normal with the counts' (Poisson) variance. A candidate is
+        // dropped when it falls short by more than that allows at alpha, one-sided, Bonferroni-corrected over the
+        // mutation's candidates (each is a test, and dropping the true donor is the error to bound).
+        const double shortfallZ = normalQuantile(options.alpha / double(std::max<std::size_t>(1, candidates.size())));
         double weighted = 0, weights = 0;
-        for (auto p : lost) {
+        for (auto p : candidates) {
             const auto& pc = out.categories[p];
-            if (pc.root != cc.root) continue;
             const double loss = double(pc.baseline.count) * scale - double(pc.problem.count);
-            // 1:N: it lost at least what the mutation gained, up to chance. A precursor that donated every request
-            // the mutation gained loses as many only on average: the gain less the loss is the difference of the
-            // two periods' draws of the same counts, about normal with the counts' (Poisson) variance, and a
-            // candidate is dropped when it falls short by more than that allows at alpha (one-sided).
             const double variance = scale * scale * double(pc.baseline.count + cc.baseline.count) + double(pc.problem.count + cc.problem.count);
             if (options.oneToN && gain - loss > shortfallZ * std::sqrt(variance)) continue;
             const std::int64_t distance = editDistance(cc.info->canonical, pc.info->canonical);
