@@ -7,7 +7,8 @@ change as the paper's section 8 asks: a spin loop's entry is a response-time mut
 storage write's commit (WR_COMMIT or MD_WR_COMMIT), a structural change's entry has a precursor. Top-10 is the
 share of the first ten entries that are relevant, fp the share of all entries that are not, coverage the
 share of the affected problem requests inside relevant entries, flagged the entries per category.
-A measurement, not a test: run from the build tree's parent (paths below), results in the README."""
+A measurement (tests/samples/StorageTable3Test.cpp asserts it): run from the build tree's parent (paths
+below), results in the README. TABLE3_ARGS adds compare options (e.g. TABLE3_ARGS=--bh)."""
 import json, subprocess, sys, os, csv, re
 build = os.environ.get('TRACELIGHT_BUILD', 'build')
 S = os.path.join(build, 'samples/tracelight-sample'); C = os.path.join(build, 'app/tracelight-cli')
@@ -24,9 +25,10 @@ for ch in changes:
             subprocess.run([S,'--workload','storage','--change',ch,'--seed',str(seed),'--requests',n,'--out-dir',d], check=True, capture_output=True)
             subprocess.run([C,'import','--quiet','--period','baseline','--db',db,d+'/baseline.csv'], check=True)
             subprocess.run([C,'import','--quiet','--period','problem','--db',db,d+'/problem.csv'], check=True)
-        out = subprocess.run([C,'compare',db,'--baseline','baseline','--problem','problem','--json'], capture_output=True, text=True)
+        extra = os.environ.get('TABLE3_ARGS', '').split()
+        out = subprocess.run([C,'compare',db,'--baseline','baseline','--problem','problem','--json'] + extra, capture_output=True, text=True)
         js = json.loads(out.stdout)
-        txt = subprocess.run([C,'compare',db,'--baseline','baseline','--problem','problem'], capture_output=True, text=True).stdout
+        txt = subprocess.run([C,'compare',db,'--baseline','baseline','--problem','problem'] + extra, capture_output=True, text=True).stdout
         cats = int(re.search(r'(\d+) categories', txt).group(1))
         truth = {r['request']: r for r in csv.DictReader(open(d+'/truth.csv'))}
         affected = {k for k,r in truth.items() if r['period']=='problem' and r['affected']=='1'}
