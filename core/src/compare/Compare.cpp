@@ -234,14 +234,19 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
             if (!out.info.count(cat)) {
                 CategoryInfo info;
                 info.canonical = canonicalString(dag, c.typeNames, typeHash);
-                // Where the request starts: the start events along its graph from its one root up to its first
-                // fork (past a fork the order of concurrent work is an interleaving, not the request's type).
-                if (succ.roots.size() == 1)
-                    for (std::uint32_t v = succ.roots.front(); info.lead.size() < 16;) {
+                // Where the request starts: the start events along its graph from its first root up to its first
+                // fork (past a fork the order of concurrent work is an interleaving, not the request's type; with
+                // several roots, only the first one's start).
+                if (!succ.roots.empty()) {
+                    std::uint32_t v = succ.roots.front();
+                    for (auto r : succ.roots)
+                        if (dag.segments[r].startNs < dag.segments[v].startNs) v = r;
+                    while (info.lead.size() < 16) {
                         info.lead.push_back(c.typeStart[dag.segments[v].type.value]);
-                        if (succ.begin[v + 1] - succ.begin[v] != 1) break;
+                        if (succ.roots.size() != 1 || succ.begin[v + 1] - succ.begin[v] != 1) break;
                         v = succ.next[succ.begin[v]];
                     }
+                }
                 out.info.emplace(cat, std::move(info));
             }
             for (auto v : result.criticalPath.segments) {

@@ -36,7 +36,7 @@ RequestDag structureGraph(const RequestDag& dag, const CausalModel& model);
 
 struct CategoryInfo {
     std::string canonical;          // of its first request
-    std::vector<std::string> lead;  // "task:EVENT" of the start events from its root to its first fork (up to 16)
+    std::vector<std::string> lead;  // "task:EVENT" of the start events from its (first) root to its first fork (up to 16)
 };
 
 // What the comparison needs of each request of the chosen rows, from the one per-request pass: its
