@@ -22,7 +22,7 @@ namespace {
 
 struct CompareArgs {
     std::string db, baseline, problem;
-    double threshold = 50;
+    double threshold = 10;
     double alpha = 0.05;
     bool bh = false;
     bool json = false;
@@ -58,7 +58,7 @@ int runCompare(const CompareArgs& args) {
         auto name = store.value()->requestName(id);
         return name ? *name : std::to_string(id.value);
     };
-    auto root = [&](const ComparedCategory& cc) { return cc.info ? cc.info->root : std::string(); };
+    auto root = [&](const ComparedCategory& cc) { return cc.root; };
 
     if (args.tree > 0) {
         if (args.tree > static_cast<std::int64_t>(cmp.entries.size()))
@@ -134,7 +134,7 @@ int runCompare(const CompareArgs& args) {
         return 0;
     }
     std::printf("%4s  %-13s %8s %9s %9s %12s %12s %10s %10s %14s  %s\n", "rank", "kind", "category", "baseline", "problem",
-                "base mean", "prob mean", args.bh ? "p (BH)" : "p", "p (raw)", "contribution", "root");
+                "base mean", "prob mean", args.bh ? "p (BH)" : "p (Holm)", "p (raw)", "contribution", "root");
     std::int64_t rank = 0;
     for (const auto& e : cmp.entries) {
         const ComparedCategory& cc = cmp.categories[e.category];
@@ -159,23 +159,25 @@ Command addCompareCommand(CLI::App& program) {
     addDatabaseArgument(*cmd, args->db);
     cmd->add_option("--baseline", args->baseline, "the non-problem period")->type_name("P")->required();
     cmd->add_option("--problem", args->problem, "the problem period")->type_name("P")->required();
-    cmd->add_option("--threshold", args->threshold, "requests a category must gain to be a structural mutation (default 50)")
+    cmd->add_option("--threshold", args->threshold, "requests a category must gain to be a structural mutation, besides the count test (default 10)")
         ->type_name("N")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--alpha", args->alpha, "significance level of the Kolmogorov-Smirnov tests (default 0.05)")
         ->type_name("A")
         ->check(CLI::Range(1e-12, 0.5));
-    cmd->add_flag("--bh", args->bh, "Benjamini-Hochberg control of the false discovery rate across categories and edges");
+    cmd->add_flag("--bh", args->bh, "Benjamini-Hochberg control of the false discovery rate across categories and edges (default: Holm)");
     cmd->add_option("--seed", args->seed, "seed of the A/A split of the baseline (default 1)")->type_name("N");
     cmd->add_option("--tree", args->tree, "explain entry N (its rank) with a C4.5 regression tree over the request attributes")
         ->type_name("N")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--drop", args->drop, "leave attribute ATTR out of the --tree (repeatable)")->type_name("ATTR")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     addJsonFlag(*cmd, args->json, "JSON output (the stable interface); without it, a table for people");
-    cmd->footer("Requests are grouped into categories of identical structure. A category whose response times changed\n"
-                "(two-sample Kolmogorov-Smirnov) is a response-time mutation, with its changed critical-path edges\n"
-                "('red edges'); one that gained at least --threshold requests is a structural mutation, with the\n"
-                "categories that lost requests and may have donated them (same root, 1:N, by edit distance).\n"
+    cmd->footer("Requests are grouped into categories of identical structure. A category whose response times or\n"
+                "critical-path edge latencies changed (two-sample Kolmogorov-Smirnov) is a response-time mutation, with\n"
+                "its changed edges ('red edges'); one that gained at least --threshold requests, more than chance allows\n"
+                "(exact binomial test of its counts), is a structural mutation, with the categories that lost at least\n"
+                "--threshold and may have donated them (same root, 1:N, by edit distance). Each family of tests is\n"
+                "corrected for multiplicity: Holm (family-wise error), or Benjamini-Hochberg with --bh.\n"
                 "Entries are ranked by their contribution to the change in mean latency. 'aa' is the same comparison\n"
                 "between two random halves of the baseline: what chance alone flags at this sample size.");
     return {cmd, [args] { return runCompare(*args); }};

@@ -2,10 +2,13 @@
 """Spectroscope's Table 3 against the storage generator's truth, through `tracelight-cli compare --json`.
 
 usage: storage_table3.py [CHANGES] [SEEDS] [REQUESTS] [WORKDIR]   (comma-separated lists)
-An entry is relevant when most of its problem-period requests are affected per truth.csv; top-10 is the
+An entry is relevant when most of its problem-period requests are affected per truth.csv and it shows the
+change as the paper's section 8 asks: a spin loop's entry is a response-time mutation with a red edge into the
+storage write's commit (WR_COMMIT or MD_WR_COMMIT), a structural change's entry has a precursor. Top-10 is the
 share of the first ten entries that are relevant, fp the share of all entries that are not, coverage the
 share of the affected problem requests inside relevant entries, flagged the entries per category.
-A measurement, not a test: run from the build tree's parent (paths below), results in the README."""
+A measurement (tests/samples/StorageTable3Test.cpp asserts it): run from the build tree's parent (paths
+below), results in the README. TABLE3_ARGS adds compare options (e.g. TABLE3_ARGS=--bh)."""
 import json, subprocess, sys, os, csv, re
 build = os.environ.get('TRACELIGHT_BUILD', 'build')
 S = os.path.join(build, 'samples/tracelight-sample'); C = os.path.join(build, 'app/tracelight-cli')
@@ -22,9 +25,10 @@ for ch in changes:
             subprocess.run([S,'--workload','storage','--change',ch,'--seed',str(seed),'--requests',n,'--out-dir',d], check=True, capture_output=True)
             subprocess.run([C,'import','--quiet','--period','baseline','--db',db,d+'/baseline.csv'], check=True)
             subprocess.run([C,'import','--quiet','--period','problem','--db',db,d+'/problem.csv'], check=True)
-        out = subprocess.run([C,'compare',db,'--baseline','baseline','--problem','problem','--json'], capture_output=True, text=True)
+        extra = os.environ.get('TABLE3_ARGS', '').split()
+        out = subprocess.run([C,'compare',db,'--baseline','baseline','--problem','problem','--json'] + extra, capture_output=True, text=True)
         js = json.loads(out.stdout)
-        txt = subprocess.run([C,'compare',db,'--baseline','baseline','--problem','problem'], capture_output=True, text=True).stdout
+        txt = subprocess.run([C,'compare',db,'--baseline','baseline','--problem','problem'] + extra, capture_output=True, text=True).stdout
         cats = int(re.search(r'(\d+) categories', txt).group(1))
         truth = {r['request']: r for r in csv.DictReader(open(d+'/truth.csv'))}
         affected = {k for k,r in truth.items() if r['period']=='problem' and r['affected']=='1'}
@@ -33,7 +37,12 @@ for ch in changes:
         for e in ents:
             pr = e['problem_requests']
             a = sum(1 for x in pr if x in affected)
-            rel.append(len(pr) > 0 and a / len(pr) > 0.5)
+            shows = True
+            if ch.startswith('spin-'):
+                shows = e['kind'] == 'response_time' and any(x['to'] in ('nfs:WR_COMMIT', 'nfs:MD_WR_COMMIT') for x in e['changed_edges'])
+            elif ch != 'none':
+                shows = e['kind'] == 'structural' and len(e['precursors']) > 0
+            rel.append(len(pr) > 0 and a / len(pr) > 0.5 and shows)
         top = rel[:10]
         top10 = sum(top)/len(top) if top else float('nan')
         fp = (len(rel)-sum(rel))/len(rel) if rel else 0

@@ -317,8 +317,9 @@ check "compare --tree prints the browser test" $?
 out=$("$cli" compare "$work/cmp.tldb" --baseline base --problem edge --tree 1 --drop browser)
 [ $? -eq 0 ] && ! echo "$out" | grep -q "browser"; check "compare --tree --drop browser leaves browser out ($out)" $?
 compare_error "tree rank out of range" "--tree 99: no such entry" "$work/cmp.tldb" --baseline base --problem edge --tree 99
-# A structural mutation's tree separates its problem-period requests from its top precursor's baseline requests.
-mkdir -p "$work/storage" && "$sample" --workload storage --change metadata-other-node --requests 1000 --out-dir "$work/storage" > /dev/null && \
+# A structural mutation's tree separates its problem-period requests from its top precursor's baseline requests:
+# smaller writes take a read-modify-write, and the write's size tells them from their precursor's.
+mkdir -p "$work/storage" && "$sample" --workload storage --change small-io --requests 1000 --out-dir "$work/storage" > /dev/null && \
     "$cli" import --quiet --period base --db "$work/storage.tldb" "$work/storage/baseline.csv" && \
     "$cli" import --quiet --period prob --db "$work/storage.tldb" "$work/storage/problem.csv"; check "import storage periods" $?
 json=$("$cli" compare "$work/storage.tldb" --baseline base --problem prob --json)
@@ -329,7 +330,7 @@ import json, sys
 d, t = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 e = [x for x in d["entries"] if x["rank"] == t["rank"]][0]
 assert t["kind"] == "structural" and t["against"] == e["precursors"][0]["category"], t
-assert "attribute" in t["tree"] and {c["class"] for c in t["tree"]["children"]} == {"problem", "precursor"}, t
+assert t["tree"].get("attribute") == "size" and {c["class"] for c in t["tree"]["children"]} == {"problem", "precursor"}, t
 ' "$json" "$tree"; check "compare --tree of a structural mutation against its precursor ($tree)" $?
 # The service map of span data: web calls db once per trace (a Zipkin client half and server half are one call).
 if "$cli" render --help | grep -q -- "--services"; then  # a build with the GUI

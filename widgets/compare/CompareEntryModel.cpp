@@ -30,7 +30,7 @@ QVariant CompareEntryModel::headerData(int section, Qt::Orientation orientation,
         case BaselineCount: return tr("requests of the category in the baseline period");
         case ProblemCount: return tr("requests of the category in the problem period");
         case Kind: return tr("structural: the category gained requests (a new path); response time: its latency distribution changed (KS test)");
-        case PValue: return tr("Kolmogorov-Smirnov p-value of the category's response times (Benjamini-Hochberg adjusted when BH is on)");
+        case PValue: return tr("the smallest Kolmogorov-Smirnov p-value of the category's response times and critical-path edges, adjusted over all categories (Holm, or Benjamini-Hochberg when BH is on)");
         case RawPValue: return tr("the uncorrected p-value");
         case Contribution: return tr("the entry's contribution to the change in mean latency between the periods");
         default: return {};
@@ -58,7 +58,7 @@ QVariant CompareEntryModel::data(const QModelIndex& index, int role) const {
     case Rank: return index.row() + 1;
     case Kind: return structural ? tr("structural") : tr("response time");
     case Category: return cc.id;
-    case Root: return cc.info ? QString::fromStdString(cc.info->root) : QString();
+    case Root: return QString::fromStdString(cc.root);
     case BaselineCount: return static_cast<qlonglong>(cc.baseline.count);
     case ProblemCount: return static_cast<qlonglong>(cc.problem.count);
     case BaselineMean: return cc.baseline.count ? ns(cc.baseline.meanNs) : QVariant(sort ? QVariant(-1.0) : QVariant(QStringLiteral("–")));
@@ -78,7 +78,7 @@ QString CompareEntryModel::toCsv() const {
     int rank = 0;
     for (const auto& e : m_comparison->comparison.entries) {
         const ComparedCategory& cc = m_comparison->comparison.categories[e.category];
-        QString root = cc.info ? QString::fromStdString(cc.info->root) : QString();
+        QString root = QString::fromStdString(cc.root);
         root.replace(QLatin1Char('"'), QLatin1String("\"\""));
         out += QStringLiteral("%1,%2,%3,\"%4\",%5,%6,%7,%8,%9,%10,%11\n")
                    .arg(++rank)

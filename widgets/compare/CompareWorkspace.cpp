@@ -57,8 +57,8 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_threshold->setObjectName("threshold");
     m_threshold->setRange(0, 1e9);
     m_threshold->setDecimals(0);
-    m_threshold->setValue(50);
-    m_threshold->setToolTip(tr("SM_THRESHOLD: requests a category must gain (lose) to be a structural mutation (precursor)"));
+    m_threshold->setValue(CompareOptions{}.threshold);
+    m_threshold->setToolTip(tr("SM_THRESHOLD: requests a category must gain (significantly) to be a structural mutation, or lose to be a precursor"));
     m_alpha = new QDoubleSpinBox(this);
     m_alpha->setRange(0.0001, 0.5);
     m_alpha->setDecimals(4);
@@ -66,17 +66,17 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_alpha->setValue(0.05);
     m_alpha->setToolTip(tr("Significance level of the Kolmogorov-Smirnov tests"));
     m_bh = new QCheckBox(tr("&Benjamini-Hochberg"), this);
-    m_bh->setToolTip(tr("Control the false discovery rate across categories and edges; the uncorrected p stays beside it"));
+    m_bh->setToolTip(tr("Control the false discovery rate across categories and edges instead of the family-wise error rate (Holm); the uncorrected p stays beside it"));
     m_oneToN = new QCheckBox(tr("1:&N"), this);
     m_oneToN->setChecked(true);
-    m_oneToN->setToolTip(tr("A precursor must have lost at least what its mutation gained (less the threshold)"));
+    m_oneToN->setToolTip(tr("A precursor must have lost at least what its mutation gained (up to chance)"));
     m_run = new QPushButton(tr("&Compare"), this);
     m_run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     m_run->setToolTip(tr("Compare the two periods (Ctrl+Return)"));
     m_export = new QPushButton(tr("Export CSV…"), this);
     m_export->setEnabled(false);
     QSettings settings;
-    m_threshold->setValue(settings.value("compare/threshold", 50.0).toDouble());
+    m_threshold->setValue(settings.value("compare/threshold", CompareOptions{}.threshold).toDouble());
     m_alpha->setValue(settings.value("compare/alpha", 0.05).toDouble());
     m_bh->setChecked(settings.value("compare/bh", false).toBool());
 
@@ -400,7 +400,7 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
     m_c2->plot()->yAxis->setLabel(tr("share of categories at or below (%)"));
     m_c2->plot()->replot();
     m_timeline->setComparison(m_result);
-    m_table->setColumnHidden(CompareEntryModel::RawPValue, !m_result->options.benjaminiHochberg);
+    m_table->setColumnHidden(CompareEntryModel::RawPValue, false);
     m_table->resizeColumnsToContents();
     m_table->setColumnWidth(CompareEntryModel::Root, std::min(m_table->columnWidth(CompareEntryModel::Root), 150));
     if (m_proxy->rowCount() > 0) m_table->selectRow(0);

@@ -234,12 +234,18 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
             if (!out.info.count(cat)) {
                 CategoryInfo info;
                 info.canonical = canonicalString(dag, c.typeNames, typeHash);
-                if (!dag.segments.empty()) {
-                    // where the request starts: the start event of its earliest segment
-                    std::uint32_t first = 0;
-                    for (std::uint32_t v = 1; v < dag.segments.size(); ++v)
-                        if (dag.segments[v].startNs < dag.segments[first].startNs) first = v;
-                    info.root = c.typeStart[dag.segments[first].type.value];
+                // Where the request starts: the start events along its graph from its first root up to its first
+                // fork (past a fork the order of concurrent work is an interleaving, not the request's type; with
+                // several roots, only the first one's start).
+                if (!succ.roots.empty()) {
+                    std::uint32_t v = succ.roots.front();
+                    for (auto r : succ.roots)
+                        if (dag.segments[r].startNs < dag.segments[v].startNs) v = r;
+                    while (info.lead.size() < 16) {
+                        info.lead.push_back(c.typeStart[dag.segments[v].type.value]);
+                        if (succ.roots.size() != 1 || succ.begin[v + 1] - succ.begin[v] != 1) break;
+                        v = succ.next[succ.begin[v]];
+                    }
                 }
                 out.info.emplace(cat, std::move(info));
             }
@@ -359,85 +365,182 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         cc.baseline = statsOf(c, cc.baselineEntries);
         cc.problem = statsOf(c, cc.problemEntries);
     }
+    // A request's type (the paper's root node, READ or WRITE): its first start event that not every category
+    // compared shares. A prefix common to all requests (a client's call, a gateway) says nothing of the type.
+    std::size_t common = SIZE_MAX;
+    const CategoryInfo* first = nullptr;
+    for (const auto& cc : out.categories) {
+        if (!cc.info) continue;
+        if (!first) {
+            first = cc.info;
+            common = first->lead.size();
+            continue;
+        }
+        std::size_t k = 0;
+        while (k < common && k < cc.info->lead.size() && cc.info->lead[k] == first->lead[k]) ++k;
+        common = k;
+    }
+    for (auto& cc : out.categories)
+        if (cc.info && !cc.info->lead.empty()) cc.root = cc.info->lead[std::min(common, cc.info->lead.size() - 1)];
     if (baseline.empty() || problem.empty()) return out;
     // Baseline counts scaled to the problem period's size (the paper's periods are equal in size).
     const double scale = double(problem.size()) / double(baseline.size());
     const double perRequest = 1.0 / double(problem.size());
 
-    // Response-time mutations.
-    std::vector<std::uint32_t> tested;
+    // Response-time mutations. A category's behaviour changed when its response times did, or the latency of
+    // one of its critical-path edges did (the paper tests edges to localise a mutation; a change confined to
+    // one edge is found there long before the whole response time, whose other edges' variance hides it). All
+    // these tests, over every category with enough requests, are one family corrected for multiplicity.
+    struct Test {
+        std::uint32_t category;
+        std::int32_t edge;  // index into that category's edges; -1: its response time
+    };
+    std::vector<Test> tests;
     std::vector<double> pValues;
+    std::unordered_map<std::uint32_t, std::vector<ChangedEdge>> edgesOf;
+    std::int64_t tested = 0;
     for (std::uint32_t i = 0; i < out.categories.size(); ++i) {
         const auto& cc = out.categories[i];
         if (cc.baseline.count < options.minSample || cc.problem.count < options.minSample) continue;
-        tested.push_back(i);
+        ++tested;
+        tests.push_back({i, -1});
         pValues.push_back(ksTwoSample(latencies(c, cc.baselineEntries), latencies(c, cc.problemEntries)).pValue);
-    }
-    out.categoriesTested = static_cast<std::int64_t>(tested.size());
-    const std::vector<double> adjusted = options.benjaminiHochberg ? benjaminiHochberg(pValues) : pValues;
-    for (std::size_t k = 0; k < tested.size(); ++k) {
-        if (!(adjusted[k] < options.alpha)) continue;
-        const auto& cc = out.categories[tested[k]];
-        CompareEntry entry;
-        entry.kind = CompareEntry::Kind::ResponseTime;
-        entry.category = tested[k];
-        entry.pValue = adjusted[k];
-        entry.rawPValue = pValues[k];
-        // The mutations it holds: its non-problem count (scaled), times its change in mean response time.
-        entry.contributionNs = double(cc.baseline.count) * scale * (cc.problem.meanNs - cc.baseline.meanNs) * perRequest;
         auto before = edgeSamples(c, cc.baselineEntries), after = edgeSamples(c, cc.problemEntries);
-        std::vector<ChangedEdge> edges;
-        std::vector<double> edgeP;
+        auto& edges = edgesOf[i];
         for (auto& [type, a] : before) {
             auto it = after.find(type);
             if (it == after.end()) continue;
             const auto& b = it->second;
             if (std::int64_t(a.size()) < options.minSample || std::int64_t(b.size()) < options.minSample) continue;
-            ChangedEdge edge{type, mean(a), mean(b), ksTwoSample(a, b).pValue};
-            edges.push_back(edge);
-            edgeP.push_back(edge.pValue);
+            edges.push_back({type, mean(a), mean(b), ksTwoSample(a, b).pValue});
         }
-        if (options.benjaminiHochberg) {
-            const auto q = benjaminiHochberg(edgeP);
-            for (std::size_t x = 0; x < edges.size(); ++x) edges[x].pValue = q[x];
+        std::sort(edges.begin(), edges.end(), [](const ChangedEdge& a, const ChangedEdge& b) { return a.type < b.type; });
+        for (std::size_t x = 0; x < edges.size(); ++x) {
+            tests.push_back({i, static_cast<std::int32_t>(x)});
+            pValues.push_back(edges[x].pValue);
         }
-        for (auto& e : edges)
-            if (e.pValue < options.alpha) entry.changedEdges.push_back(e);
-        // The edge that changed the most in mean first.
+    }
+    out.categoriesTested = tested;
+    auto adjust = [&](std::span<const double> p) { return options.benjaminiHochberg ? benjaminiHochberg(p) : holm(p); };
+    const std::vector<double> adjusted = adjust(pValues);
+    std::unordered_map<std::uint32_t, std::size_t> entryOf;
+    for (std::size_t k = 0; k < tests.size(); ++k) {
+        if (!(adjusted[k] < options.alpha)) continue;
+        const std::uint32_t i = tests[k].category;
+        auto [it, added] = entryOf.try_emplace(i, out.entries.size());
+        if (added) {
+            const auto& cc = out.categories[i];
+            CompareEntry entry;
+            entry.kind = CompareEntry::Kind::ResponseTime;
+            entry.category = i;
+            entry.pValue = 2;  // the smallest of its tests', below
+            // The mutations it holds: its non-problem count (scaled), times its change in mean response time.
+            entry.contributionNs = double(cc.baseline.count) * scale * (cc.problem.meanNs - cc.baseline.meanNs) * perRequest;
+            out.entries.push_back(std::move(entry));
+        }
+        CompareEntry& entry = out.entries[it->second];
+        if (adjusted[k] < entry.pValue) {
+            entry.pValue = adjusted[k];
+            entry.rawPValue = pValues[k];
+        }
+        if (tests[k].edge >= 0) {
+            ChangedEdge edge = edgesOf[i][static_cast<std::size_t>(tests[k].edge)];
+            edge.pValue = adjusted[k];
+            entry.changedEdges.push_back(edge);
+        }
+    }
+    for (auto& entry : out.entries)  // the edge that changed the most in mean first
         std::sort(entry.changedEdges.begin(), entry.changedEdges.end(), [](const ChangedEdge& a, const ChangedEdge& b) {
             const double da = std::fabs(a.problemMeanNs - a.baselineMeanNs), db = std::fabs(b.problemMeanNs - b.baselineMeanNs);
             if (da != db) return da > db;
             return a.type < b.type;
         });
-        out.entries.push_back(std::move(entry));
-    }
 
-    // Structural mutations and precursors.
+    // Structural mutations and precursors: a category whose count changed by at least the threshold, and by
+    // more than chance allows. Under a similar workload a request falls in a category with the same probability
+    // in both periods, so the category's problem count, given its count in both, is binomial with the problem
+    // period's share of all requests; the exact test's p-values are corrected over the categories that could
+    // reach alpha at all (Tarone), as the KS tests are.
+    const double problemShare = double(problem.size()) / double(baseline.size() + problem.size());
+    std::vector<std::uint32_t> counted;
+    std::vector<double> countP;
+    for (std::uint32_t i = 0; i < out.categories.size(); ++i) {
+        auto& cc = out.categories[i];
+        const std::int64_t n = cc.baseline.count + cc.problem.count;
+        cc.countPValue = binomialTwoSided(cc.problem.count, n, problemShare);
+        if (binomialMinimumP(n, problemShare) < options.alpha) counted.push_back(i);
+    }
+    {
+        // Tarone: the smallest family size K whose members (the tests able to reach alpha / K) number at most K.
+        std::vector<double> minimum;
+        for (auto i : counted) {
+            const auto& cc = out.categories[i];
+            minimum.push_back(binomialMinimumP(cc.baseline.count + cc.problem.count, problemShare));
+        }
+        std::sort(minimum.begin(), minimum.end());
+        std::size_t family = 1;
+        while (family < minimum.size() &&
+               std::size_t(std::upper_bound(minimum.begin(), minimum.end(), options.alpha / double(family)) - minimum.begin()) > family)
+            ++family;
+        std::erase_if(counted, [&](std::uint32_t i) {
+            const auto& cc = out.categories[i];
+            return binomialMinimumP(cc.baseline.count + cc.problem.count, problemShare) >= options.alpha / double(family);
+        });
+        for (auto i : counted) countP.push_back(out.categories[i].countPValue);
+    }
+    // A mutation gained at least the threshold, significantly; a precursor, only a candidate donor to a mutation
+    // found so, lost at least the threshold (the paper's rule), and the 1:N rule and edit distance judge it.
+    const std::vector<double> countAdjusted = adjust(countP);
     std::vector<std::uint32_t> gained, lost;
+    std::unordered_map<std::uint32_t, double> structuralP;
+    for (std::size_t k = 0; k < counted.size(); ++k) {
+        if (!(countAdjusted[k] < options.alpha)) continue;
+        const std::uint32_t i = counted[k];
+        const auto& cc = out.categories[i];
+        if (double(cc.problem.count) - double(cc.baseline.count) * scale < options.threshold) continue;
+        gained.push_back(i);
+        structuralP[i] = countAdjusted[k];
+    }
+    std::sort(gained.begin(), gained.end());
     for (std::uint32_t i = 0; i < out.categories.size(); ++i) {
         const auto& cc = out.categories[i];
-        const double change = double(cc.problem.count) - double(cc.baseline.count) * scale;
-        if (change >= options.threshold) gained.push_back(i);
-        else if (-change >= options.threshold) lost.push_back(i);
+        if (double(cc.baseline.count) * scale - double(cc.problem.count) >= options.threshold) lost.push_back(i);
     }
     double overallBaselineMean = 0;
     for (const auto& cc : out.categories) overallBaselineMean += cc.baseline.meanNs * double(cc.baseline.count);
     overallBaselineMean /= double(baseline.size());
+    // The normal quantile of 1 - a (bisection on the survival function erfc(z / sqrt 2) / 2).
+    auto normalQuantile = [](double a) {
+        double z = 0;
+        for (double lo = 0, hi = 40; hi - lo > 1e-9;) {
+            z = (lo + hi) / 2;
+            (0.5 * std::erfc(z / std::sqrt(2.0)) > a ? lo : hi) = z;
+        }
+        return z;
+    };
     for (auto m : gained) {
         const auto& cc = out.categories[m];
         const double gain = double(cc.problem.count) - double(cc.baseline.count) * scale;
         CompareEntry entry;
         entry.kind = CompareEntry::Kind::Structural;
         entry.category = m;
+        entry.pValue = structuralP[m];
+        entry.rawPValue = cc.countPValue;
+        std::vector<std::uint32_t> candidates;  // same root: requests of another type cannot have been donated
+        for (auto p : lost)
+            if (out.categories[p].root == cc.root && out.categories[p].info && cc.info) candidates.push_back(p);
+        // 1:N: a precursor lost at least what the mutation gained, up to chance. One that donated every request
+        // the mutation gained loses as many only on average: the gain less the loss is the difference of the two
+        // periods' draws of the same counts, about normal with the counts' (Poisson) variance. A candidate is
+        // dropped when it falls short by more than that allows at alpha, one-sided, Bonferroni-corrected over the
+        // mutation's candidates (each is a test, and dropping the true donor is the error to bound).
+        const double shortfallZ = normalQuantile(options.alpha / double(std::max<std::size_t>(1, candidates.size())));
         double weighted = 0, weights = 0;
-        for (auto p : lost) {
+        for (auto p : candidates) {
             const auto& pc = out.categories[p];
-            if (!cc.info || !pc.info || pc.info->root != cc.info->root) continue;
             const double loss = double(pc.baseline.count) * scale - double(pc.problem.count);
-            // 1:N: it lost at least what the mutation gained, within the threshold (counts differ by chance by
-            // about that much, which is why the threshold exists; a precursor that donated every request the
-            // mutation gained loses about as many, half the time a few fewer).
-            if (options.oneToN && loss + options.threshold < gain) continue;
+            const double variance = scale * scale * double(pc.baseline.count + cc.baseline.count) + double(pc.problem.count + cc.problem.count);
+            if (options.oneToN && gain - loss > shortfallZ * std::sqrt(variance)) continue;
             const std::int64_t distance = editDistance(cc.info->canonical, pc.info->canonical);
             entry.precursors.push_back({p, distance});
             const double w = 1.0 / double(1 + distance);

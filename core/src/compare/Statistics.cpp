@@ -98,4 +98,45 @@ std::vector<double> benjaminiHochberg(std::span<const double> p) {
     return q;
 }
 
+std::vector<double> holm(std::span<const double> p) {
+    const std::size_t n = p.size();
+    std::vector<double> q(n);
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t l, std::size_t r) { return p[l] < p[r]; });
+    double running = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t idx = order[k];
+        running = std::max(running, std::min(1.0, p[idx] * double(n - k)));
+        q[idx] = running;
+    }
+    return q;
+}
+
+namespace {
+double binomialLogPmf(std::int64_t k, std::int64_t n, double q) {
+    if (q <= 0) return k == 0 ? 0 : -INFINITY;
+    if (q >= 1) return k == n ? 0 : -INFINITY;
+    return std::lgamma(double(n) + 1) - std::lgamma(double(k) + 1) - std::lgamma(double(n - k) + 1) + double(k) * std::log(q) +
+           double(n - k) * std::log1p(-q);
+}
+} // namespace
+
+double binomialTwoSided(std::int64_t k, std::int64_t n, double q) {
+    if (n <= 0) return 1.0;
+    k = std::clamp<std::int64_t>(k, 0, n);
+    const double at = binomialLogPmf(k, n, q);
+    const double tolerance = 1e-7;  // relative: outcomes as likely as k up to rounding count as "as likely"
+    double sum = 0;
+    for (std::int64_t i = 0; i <= n; ++i) {
+        const double l = binomialLogPmf(i, n, q);
+        if (l <= at + tolerance) sum += std::exp(l);
+    }
+    return std::clamp(sum, 0.0, 1.0);
+}
+
+double binomialMinimumP(std::int64_t n, double q) {
+    return std::min(binomialTwoSided(0, n, q), binomialTwoSided(n, n, q));
+}
+
 } // namespace tracelight

@@ -98,5 +98,32 @@ TEST(BenjaminiHochberg, AdjustedValuesMatchTheStepUpProcedure) {
     EXPECT_TRUE(benjaminiHochberg({}).empty());
 }
 
+
+TEST(Holm, AdjustedValuesMatchTheStepDownProcedure) {
+    // Worked by hand from the definition q(i) = max_{k <= i} min(1, p(k) * (n - k + 1)) (Holm 1979).
+    const std::vector<double> p{0.01, 0.04, 0.03, 0.005};
+    const auto q = holm(p);
+    ASSERT_EQ(q.size(), 4u);
+    EXPECT_NEAR(q[3], 0.02, 1e-12);  // 0.005 * 4
+    EXPECT_NEAR(q[0], 0.03, 1e-12);  // 0.01 * 3
+    EXPECT_NEAR(q[2], 0.06, 1e-12);  // 0.03 * 2
+    EXPECT_NEAR(q[1], 0.06, 1e-12);  // max(0.04 * 1, 0.06)
+    EXPECT_TRUE(holm({}).empty());
+}
+
+TEST(Binomial, ExactTwoSidedTestAgainstHandCounts) {
+    // n = 4, q = 1/2: P = 1, 4, 6, 4, 1 over 16.
+    EXPECT_NEAR(binomialTwoSided(0, 4, 0.5), 2.0 / 16, 1e-12);
+    EXPECT_NEAR(binomialTwoSided(1, 4, 0.5), 10.0 / 16, 1e-12);
+    EXPECT_NEAR(binomialTwoSided(2, 4, 0.5), 1.0, 1e-12);
+    EXPECT_NEAR(binomialMinimumP(4, 0.5), 2.0 / 16, 1e-12);
+    // Asymmetric: n = 3, q = 1/4: P = 27, 27, 9, 1 over 64; k = 2 sums the outcomes no likelier than 9/64.
+    EXPECT_NEAR(binomialTwoSided(2, 3, 0.25), 10.0 / 64, 1e-12);
+    EXPECT_NEAR(binomialMinimumP(3, 0.25), 1.0 / 64, 1e-12);
+    // 56 requests of a category all in the problem period of two equal periods: about 2^-55.
+    EXPECT_NEAR(binomialTwoSided(56, 56, 0.5) / std::ldexp(1.0, -55), 1.0, 1e-9);
+    EXPECT_EQ(binomialTwoSided(0, 0, 0.5), 1.0);
+}
+
 } // namespace
 } // namespace tracelight

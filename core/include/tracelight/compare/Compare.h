@@ -35,8 +35,8 @@ std::string canonicalString(const RequestDag& dag, std::span<const std::string> 
 RequestDag structureGraph(const RequestDag& dag, const CausalModel& model);
 
 struct CategoryInfo {
-    std::string canonical;  // of its first request
-    std::string root;       // "task:EVENT" where the request starts
+    std::string canonical;          // of its first request
+    std::vector<std::string> lead;  // "task:EVENT" of the start events from its (first) root to its first fork (up to 16)
 };
 
 // What the comparison needs of each request of the chosen rows, from the one per-request pass: its
@@ -60,11 +60,14 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
 // ---- comparison ------------------------------------------------------------------------------------
 
 struct CompareOptions {
-    double threshold = 50;     // SM_THRESHOLD: requests a category must gain (lose) to be a mutation (precursor)
+    double threshold = 10;     // SM_THRESHOLD: requests a category must gain (lose) to be a mutation (precursor)
     double alpha = 0.05;
-    bool benjaminiHochberg = false;  // control the false discovery rate across categories (and across edges)
+    // Every family of tests (the categories' KS tests, their count tests, a category's edges) is corrected
+    // for multiplicity: Holm (the chance of any false mutation at most alpha) or, with this, Benjamini-Hochberg
+    // (the expected share of false mutations among those found at most alpha).
+    bool benjaminiHochberg = false;
     std::int64_t minSample = 10;     // per period, for a KS test
-    bool oneToN = true;              // a precursor must have lost at least what its mutation gained (less the threshold)
+    bool oneToN = true;              // a precursor must have lost at least what its mutation gained (up to chance)
     std::uint64_t aaSeed = 1;
     bool aa = true;
 };
@@ -81,7 +84,7 @@ struct CompareEntry {
     enum class Kind { Structural, ResponseTime };
     Kind kind = Kind::ResponseTime;
     std::uint32_t category = 0;  // index into Comparison::categories
-    double pValue = 1;           // KS (BH-adjusted when asked) for response time; 1 for structural
+    double pValue = 1;           // adjusted: the smallest of its KS tests (response time, edges); the count test for structural
     double rawPValue = 1;
     double contributionNs = 0;   // to the change in mean latency of the problem period
     std::vector<PrecursorRef> precursors;
@@ -97,7 +100,9 @@ struct ComparedCategory {
     std::uint64_t hash = 0;
     std::uint32_t id = 0;  // 1-based, by total count (then canonical string): stable for the same data
     const CategoryInfo* info = nullptr;
+    std::string root;  // the request's type: its first start event not shared by every category compared
     CategoryStats baseline, problem;
+    double countPValue = 1;  // exact binomial test of its problem count given both periods' sizes (unadjusted)
     std::vector<std::uint32_t> baselineEntries, problemEntries;  // indices into RequestCategories::rows
 };
 

@@ -25,5 +25,15 @@ double ksExactSurvival(double d, std::uint32_t n, std::uint32_t m);
 
 // Benjamini-Hochberg adjusted p-values (q-values), in the order given: reject where q <= alpha.
 std::vector<double> benjaminiHochberg(std::span<const double> pValues);
+// Holm's step-down adjusted p-values, in the order given: reject where the value < alpha, and the chance of
+// rejecting any true null hypothesis of the family is at most alpha (family-wise error rate).
+std::vector<double> holm(std::span<const double> pValues);
+
+// Exact two-sided binomial test: P, under X ~ Binomial(n, q), of an outcome no more likely than k (the
+// outcomes as likely as k or less, summed; Clopper's "method of small p-values").
+double binomialTwoSided(std::int64_t k, std::int64_t n, double q);
+// The smallest p-value binomialTwoSided can give for n trials (k = 0 or k = n): a test that cannot reach
+// alpha cannot reject and need not count in a family's correction (Tarone 1990).
+double binomialMinimumP(std::int64_t n, double q);
 
 } // namespace tracelight
