@@ -1,5 +1,6 @@
 #include "waterfall/SpanTreeView.h"
 
+#include <QApplication>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -355,12 +356,12 @@ void SpanTreeView::mousePressEvent(QMouseEvent* e) {
     }
     const int row = rowAt(pos.y());
     const int span = spanAtRow(row);
-    if (span < 0) return;
-    if (hasChildren(span) && triangleRect(row).adjusted(-3, -3, 3, 3).contains(pos)) {
+    if (span >= 0 && hasChildren(span) && triangleRect(row).adjusted(-3, -3, 3, 3).contains(pos)) {
         setCollapsed(span, !isCollapsed(span));
         return;
     }
-    setCurrentSpan(span);
+    // A click selects the span (on release); a drag pans the time axis and scrolls the rows.
+    m_press = {true, false, pos, m_fromUs, m_toUs, m_scroll->value(), span};
 }
 
 void SpanTreeView::mouseMoveEvent(QMouseEvent* e) {
@@ -369,10 +370,26 @@ void SpanTreeView::mouseMoveEvent(QMouseEvent* e) {
         setLabelWidth(pos.x() - kDivider / 2);
         return;
     }
+    if (m_press.active && (e->buttons() & Qt::LeftButton)) {
+        const QPoint moved = pos - m_press.at;
+        if (!m_press.dragged && moved.manhattanLength() < QApplication::startDragDistance()) return;
+        m_press.dragged = true;
+        setCursor(Qt::ClosedHandCursor);
+        const double usPerPixel = (m_press.toUs - m_press.fromUs) / std::max(1, plotRight() - plotLeft());
+        const double shift = -moved.x() * usPerPixel;
+        setVisibleRange(m_press.fromUs + shift, m_press.toUs + shift);
+        m_scroll->setValue(m_press.scroll - moved.y());
+        return;
+    }
     setCursor(std::abs(pos.x() - (m_labelWidth + kDivider / 2)) <= kDivider ? Qt::SplitHCursor : Qt::ArrowCursor);
 }
 
-void SpanTreeView::mouseReleaseEvent(QMouseEvent*) { m_draggingDivider = false; }
+void SpanTreeView::mouseReleaseEvent(QMouseEvent*) {
+    m_draggingDivider = false;
+    if (m_press.active && !m_press.dragged && m_press.span >= 0) setCurrentSpan(m_press.span);
+    if (m_press.dragged) unsetCursor();
+    m_press = {};
+}
 
 void SpanTreeView::keyPressEvent(QKeyEvent* e) {
     const int row = rowOfSpan(m_current);
@@ -386,6 +403,13 @@ void SpanTreeView::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_Home:
         setCurrentSpan(spanAtRow(0));
         return;
+    case Qt::Key_PageUp:
+    case Qt::Key_PageDown: {  // a page of rows
+        const int page = std::max(1, (height() - kAxisHeight) / kRowHeight - 1);
+        const int to = std::clamp(row + (e->key() == Qt::Key_PageDown ? page : -page), 0, rowCount() - 1);
+        if (rowCount() > 0) setCurrentSpan(spanAtRow(to));
+        return;
+    }
     case Qt::Key_End:
         setCurrentSpan(spanAtRow(rowCount() - 1));
         return;

@@ -110,6 +110,14 @@ private:
     int m_current = -1;
     int m_labelWidth = 300;
     bool m_draggingDivider = false;
+    // A press in the rows: a click on release, or a drag that pans (from where the axis and scroll were).
+    struct Press {
+        bool active = false, dragged = false;
+        QPoint at;
+        double fromUs = 0, toUs = 1;
+        int scroll = 0;
+        int span = -1;
+    } m_press;
     double m_fromUs = 0, m_toUs = 1;
     QScrollBar* m_scroll = nullptr;
 };

@@ -331,3 +331,28 @@ TEST(SpanTreePane, LoadsARealTraceWithCriticalTimeFromCore) {
     EXPECT_GT(invokeAgent, TimeNs{37} * 1000000000);
     EXPECT_EQ(critical, TimeNs{44} * 1000000000);  // no blind time: every critical ns belongs to a span
 }
+
+// Issue 11's remaining navigation: a drag in the rows pans the time axis (and does not select), a click
+// still selects; Page Down / Page Up move a page of rows, clamped at the ends.
+TEST(SpanTreeView, DragPansAndPageKeysMoveAPage) {
+    SpanTreeView view;
+    view.resize(1000, 400);
+    view.setSpans(fixture());
+    view.show();
+    const double from = view.visibleFromUs();
+    const QPoint start = view.barRect(1).center().toPoint() + QPoint(0, 0);
+    QTest::mousePress(&view, Qt::LeftButton, {}, start);
+    QMouseEvent move(QEvent::MouseMove, QPointF(start + QPoint(-120, 0)), view.mapToGlobal(QPointF(start + QPoint(-120, 0))),
+                     Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&view, &move);
+    QTest::mouseRelease(&view, Qt::LeftButton, {}, start + QPoint(-120, 0));
+    EXPECT_GT(view.visibleFromUs(), from) << "dragged left: later times come into view";
+    EXPECT_EQ(view.currentSpan(), 0) << "a drag does not select";
+    QTest::mouseClick(&view, Qt::LeftButton, {}, view.barRect(2).center().toPoint());
+    EXPECT_EQ(view.currentSpan(), 2);
+    view.setFocus();
+    QTest::keyClick(&view, Qt::Key_PageDown);
+    EXPECT_EQ(view.currentSpan(), 4) << "a page beyond five rows: the last";
+    QTest::keyClick(&view, Qt::Key_PageUp);
+    EXPECT_EQ(view.currentSpan(), 0);
+}
