@@ -272,23 +272,7 @@ void ServiceMapView::paintEvent(QPaintEvent*) {
     std::vector<Label> labels;
     for (std::size_t i = 0; i < m_graph.edges.size(); ++i) {
         const auto& e = m_graph.edges[i];
-        QPainterPath path;
-        const QRectF from = nodeRect(static_cast<int>(e.from)), to = nodeRect(static_cast<int>(e.to));
-        if (m_layoutEdge[i] < 0) {  // a self-loop: an arc over the node's top
-            const QPointF a(from.right() - from.width() * 0.3, from.top()), b(from.left() + from.width() * 0.3, from.top());
-            const double rise = std::max(18.0, 30 * m_scale);
-            path.moveTo(a);
-            path.cubicTo(a + QPointF(10, -rise), b + QPointF(-10, -rise), b);
-        } else {
-            const auto& pts = m_layout.edgePaths[static_cast<std::size_t>(m_layoutEdge[i])];
-            if (pts.size() >= 4) {
-                path.moveTo(toWidget(pts[0]));
-                for (std::size_t k = 1; k + 2 < pts.size(); k += 3) path.cubicTo(toWidget(pts[k]), toWidget(pts[k + 1]), toWidget(pts[k + 2]));
-            } else {
-                path.moveTo(from.center());
-                path.lineTo(to.center());
-            }
-        }
+        const QPainterPath path = edgePath(static_cast<int>(i));
         if (!path.boundingRect().adjusted(-2, -2, 2, 2).intersects(visible)) continue;
         const bool selected = m_selected >= 0 && (static_cast<int>(e.from) == m_selected || static_cast<int>(e.to) == m_selected);
         const double w = e.nesting ? 1.0 : 1.0 + 3.0 * std::log10(1 + 9 * double(e.calls) / maxCalls);
@@ -378,11 +362,58 @@ void ServiceMapView::paintEvent(QPaintEvent*) {
                               Qt::ElideRight, legend.width() - 16));
 }
 
+QPainterPath ServiceMapView::edgePath(int edge) const {
+    const auto& e = m_graph.edges[static_cast<std::size_t>(edge)];
+    QPainterPath path;
+    const QRectF from = nodeRect(static_cast<int>(e.from)), to = nodeRect(static_cast<int>(e.to));
+    if (m_layoutEdge[static_cast<std::size_t>(edge)] < 0) {  // a self-loop: an arc over the node's top
+        const QPointF a(from.right() - from.width() * 0.3, from.top()), b(from.left() + from.width() * 0.3, from.top());
+        const double rise = std::max(18.0, 30 * m_scale);
+        path.moveTo(a);
+        path.cubicTo(a + QPointF(10, -rise), b + QPointF(-10, -rise), b);
+        return path;
+    }
+    const auto& pts = m_layout.edgePaths[static_cast<std::size_t>(m_layoutEdge[static_cast<std::size_t>(edge)])];
+    if (pts.size() >= 4) {
+        path.moveTo(toWidget(pts[0]));
+        for (std::size_t k = 1; k + 2 < pts.size(); k += 3) path.cubicTo(toWidget(pts[k]), toWidget(pts[k + 1]), toWidget(pts[k + 2]));
+    } else {
+        path.moveTo(from.center());
+        path.lineTo(to.center());
+    }
+    return path;
+}
+
+int ServiceMapView::edgeAt(const QPoint& pos) const {
+    if (m_layoutEdge.size() != m_graph.edges.size()) return -1;  // not laid out yet
+    QPainterPathStroker stroker;
+    stroker.setWidth(8);  // a few pixels either side of the line
+    for (std::size_t i = 0; i < m_graph.edges.size(); ++i) {
+        const QPainterPath path = edgePath(static_cast<int>(i));
+        if (path.boundingRect().adjusted(-5, -5, 5, 5).contains(pos) && stroker.createStroke(path).contains(pos)) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+QString ServiceMapView::edgeToolTip(int edge) const {
+    const auto& e = m_graph.edges[static_cast<std::size_t>(edge)];
+    const QString from = QString::fromStdString(m_graph.nodes[e.from].label()).toHtmlEscaped();
+    const QString to = QString::fromStdString(m_graph.nodes[e.to].label()).toHtmlEscaped();
+    if (e.nesting) return tr("<b>%1</b> → <b>%2</b><br>%L3 nested (an operation inside another of one service)").arg(from, to).arg(e.calls);
+    return tr("<b>%1</b> → <b>%2</b><br>%L3 %4<br>what the caller waited: p50 %5 · p99 %6 · max %7")
+        .arg(from, to)
+        .arg(e.calls)
+        .arg(e.calls == 1 ? tr("call") : tr("calls"))
+        .arg(ms(e.p50Ns), ms(e.p99Ns), ms(e.maxNs));
+}
+
 bool ServiceMapView::event(QEvent* e) {
     if (e->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(e);
         const int n = nodeAt(help->pos());
+        const int edge = n < 0 ? edgeAt(help->pos()) : -1;  // a node sits over the ends of its edges
         if (n >= 0) QToolTip::showText(help->globalPos(), nodeToolTip(n), this);
+        else if (edge >= 0) QToolTip::showText(help->globalPos(), edgeToolTip(edge), this);
         else QToolTip::hideText();
         return true;
     }

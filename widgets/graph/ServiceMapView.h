@@ -4,6 +4,7 @@
 // (double-click, or the context menu) with the call and nesting edges between them, drawn inside a box named
 // after the service, and collapses again the same way. The graph comes from core (ServiceMap::graph); the
 // layout runs on a worker (Graphviz within a budget, else the layered layout), never on the GUI thread.
+#include <QPainterPath>
 #include <QWidget>
 #include <memory>
 #include <set>
@@ -43,6 +44,9 @@ public:
     GraphLayoutMethod layoutMethod() const { return m_layout.method; }
     QString layoutDescription() const { return m_layout.description; }
     QString nodeToolTip(int node) const;
+    int edgeAt(const QPoint& pos) const;        // -1 when none passes within a few pixels
+    QString edgeToolTip(int edge) const;
+    QPainterPath edgePath(int edge) const;       // in widget coordinates, as drawn
     QSize sizeHint() const override { return {900, 600}; }
 
     static constexpr double kMaxNodeWidthPx = 220;

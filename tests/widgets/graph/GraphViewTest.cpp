@@ -252,6 +252,27 @@ TEST(ServiceMapView, ExpandsAServiceIntoItsOperationsAndCollapsesIt) {
     EXPECT_EQ(view.graph().nodes.size(), 8u);
 }
 
+// Edges have tooltips (issue 11): the middle of each drawn edge finds that edge, and its tooltip names both
+// ends, the calls and what the caller waited; away from every line, none.
+TEST(ServiceMapView, EdgesHaveTooltips) {
+    widgets::ServiceMapView view;
+    view.resize(1200, 700);
+    view.setServiceMap(makeServiceMap());
+    ASSERT_TRUE(view.waitForLayout());
+    ASSERT_FALSE(view.graph().edges.empty());
+    for (int i = 0; i < static_cast<int>(view.graph().edges.size()); ++i) {
+        const auto& e = view.graph().edges[static_cast<std::size_t>(i)];
+        const QPoint middle = view.edgePath(i).pointAtPercent(0.5).toPoint();
+        if (view.nodeAt(middle) >= 0) continue;  // a short edge under a node: the node's tooltip wins there
+        EXPECT_EQ(view.edgeAt(middle), i) << i;
+        const QString tip = view.edgeToolTip(i);
+        EXPECT_TRUE(tip.contains(QString::fromStdString(view.graph().nodes[e.from].label()).toHtmlEscaped())) << tip.toStdString();
+        EXPECT_TRUE(tip.contains(QString::fromStdString(view.graph().nodes[e.to].label()).toHtmlEscaped())) << tip.toStdString();
+        if (!e.nesting) EXPECT_TRUE(tip.contains("5 calls") && tip.contains("p99")) << tip.toStdString();
+    }
+    EXPECT_EQ(view.edgeAt(QPoint(2, 2)), -1);
+}
+
 TEST(ServiceMapView, LegendCoversNoNodeAndLongNamesAreElidedWithTheFullNameOnHover) {
     widgets::ServiceMapView view;
     view.resize(900, 500);
