@@ -34,11 +34,18 @@ int lastArrivingDependency(const RequestDag& dag, std::uint32_t v) {
 
 CriticalPath computeCriticalPath(const RequestDag& dag) {
     CriticalPath cp;
+    computeCriticalPath(dag, cp);
+    return cp;
+}
+
+void computeCriticalPath(const RequestDag& dag, CriticalPath& cp) {
+    cp.segments.clear();
+    cp.blind.clear();
     cp.latencyNs = dag.endNs - dag.startNs;
     if (dag.segments.empty()) {
         if (cp.latencyNs > 0) cp.blind.push_back({dag.startNs, cp.latencyNs});
         cp.blindNs = cp.latencyNs;
-        return cp;
+        return;
     }
     const std::uint32_t last = lastEndingSegment(dag);
 
@@ -58,7 +65,6 @@ CriticalPath computeCriticalPath(const RequestDag& dag) {
     std::reverse(cp.segments.begin(), cp.segments.end());
     std::reverse(cp.blind.begin(), cp.blind.end());
     cp.blindNs = cp.latencyNs - covered;
-    return cp;
 }
 
 } // namespace tracelight

@@ -12,14 +12,22 @@ RequestDagBuilder::RequestDagBuilder(const CausalModel& model, const TraceData& 
 
 RequestDagBuilder::RequestDagBuilder(const CausalModel& model) : m_model(model), m_local(model.typeCount(), -1) {}
 
-std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
-    std::vector<std::uint32_t> order(dag.segments.size());
+void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order) {
+    order.resize(dag.segments.size());
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+    // The index breaks ties, so that an unstable sort (no buffer to allocate) gives the one order.
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
         const auto& x = dag.segments[a];
         const auto& y = dag.segments[b];
-        return x.startNs != y.startNs ? x.startNs < y.startNs : x.endNs < y.endNs;
+        if (x.startNs != y.startNs) return x.startNs < y.startNs;
+        if (x.endNs != y.endNs) return x.endNs < y.endNs;
+        return a < b;
     });
+}
+
+std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
+    std::vector<std::uint32_t> order;
+    timeOrder(dag, order);
     return order;
 }
 
@@ -39,16 +47,26 @@ std::uint32_t lastEndingSegment(const RequestDag& dag) {
 }
 
 void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
+    Scratch scratch;
+    scratch.edges = std::move(edges);
+    reduce(dag, scratch);
+}
+
+void RequestDagBuilder::reduce(RequestDag& dag, Scratch& s) {
     const std::size_t n = dag.segments.size();
+    const std::vector<DagEdge>& edges = s.edges;
     // Topological order by time; an edge that would go backwards (possible only between zero-length,
     // simultaneous segments) is dropped so the graph stays acyclic.
-    std::vector<std::uint32_t> order = timeOrder(dag);
-    std::vector<std::uint32_t> rank(n);
+    std::vector<std::uint32_t>& order = s.order;
+    timeOrder(dag, order);
+    std::vector<std::uint32_t>& rank = s.rank;
+    rank.resize(n);
     for (std::uint32_t i = 0; i < n; ++i) rank[order[i]] = i;
     // Segments at the same instant (a child's zero-length end, its parent's return and end) follow the
     // known links and task order among them, so a parent's return does not come before its child's end.
     {
-        std::vector<std::uint32_t> runOf(n);
+        std::vector<std::uint32_t>& runOf = s.runOf;
+        runOf.resize(n);
         for (std::uint32_t i = 0, run = 0; i < n; ++i) {
             if (i > 0) {
                 const auto& a = dag.segments[order[i - 1]];
@@ -57,7 +75,8 @@ void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
             }
             runOf[order[i]] = run;
         }
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> inside;  // (from, to) within one run
+        std::vector<std::pair<std::uint32_t, std::uint32_t>>& inside = s.inside;  // (from, to) within one run
+        inside.clear();
         for (const auto& e : edges)
             if (e.from != e.to && (e.kind == EdgeKind::Link || e.kind == EdgeKind::TaskOrder) && runOf[e.from] == runOf[e.to])
                 inside.emplace_back(e.from, e.to);
@@ -104,16 +123,42 @@ void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
             for (std::uint32_t i = 0; i < n; ++i) rank[order[i]] = i;
         }
     }
-    std::erase_if(edges, [&](const DagEdge& e) { return e.from == e.to || rank[e.from] >= rank[e.to]; });
-    // Keep one edge per pair, of the most telling kind: a known link, then task order, then inferred ones.
+    // Keep one edge per pair, of the most telling kind: a known link, then task order, then inferred ones
+    // (among equals the first offered). Edges go into lists by source with a counting sort, which keeps
+    // their offered order, so no comparison sort is needed.
     auto strength = [](EdgeKind k) { return k == EdgeKind::Link ? 0 : k == EdgeKind::TaskOrder ? 1 : 2; };
-    std::stable_sort(edges.begin(), edges.end(), [&](const DagEdge& a, const DagEdge& b) {
-        if (a.from != b.from) return a.from < b.from;
-        if (a.to != b.to) return a.to < b.to;
-        return strength(a.kind) < strength(b.kind);
-    });
-    edges.erase(std::unique(edges.begin(), edges.end(), [](const DagEdge& a, const DagEdge& b) { return a.from == b.from && a.to == b.to; }),
-                edges.end());
+    auto forward = [&](const DagEdge& e) { return e.from != e.to && rank[e.from] < rank[e.to]; };
+    std::vector<std::uint32_t>& firstFrom = s.firstFrom;  // v's edges: successors[firstFrom[v], firstFrom[v + 1])
+    firstFrom.assign(n + 1, 0);
+    for (const auto& e : edges)
+        if (forward(e)) ++firstFrom[e.from + 1];
+    for (std::size_t v = 0; v < n; ++v) firstFrom[v + 1] += firstFrom[v];
+    std::vector<DagEdge>& successors = s.successors;
+    successors.resize(firstFrom[n]);
+    s.fill.assign(firstFrom.begin(), firstFrom.end() - 1);
+    for (const auto& e : edges)
+        if (forward(e)) successors[s.fill[e.from]++] = e;
+    std::vector<std::uint32_t>& seenFrom = s.seenFrom;  // per target: the last source with an edge to it
+    std::vector<std::uint32_t>& slot = s.slot;          // and where that edge is
+    seenFrom.assign(n, UINT32_MAX);
+    slot.resize(n);
+    std::uint32_t unique = 0;
+    for (std::uint32_t v = 0; v < n; ++v) {
+        const std::uint32_t begin = firstFrom[v], end = firstFrom[v + 1];
+        firstFrom[v] = unique;
+        for (std::uint32_t k = begin; k < end; ++k) {
+            const DagEdge e = successors[k];
+            if (seenFrom[e.to] != v) {
+                seenFrom[e.to] = v;
+                slot[e.to] = unique;
+                successors[unique++] = e;
+            } else if (strength(e.kind) < strength(successors[slot[e.to]].kind)) {
+                successors[slot[e.to]] = e;
+            }
+        }
+    }
+    firstFrom[n] = unique;
+    successors.resize(unique);
 
     // Transitive reduction in memory linear in the graph. Vertices are visited from last to first in time,
     // so each successor's own edges are already reduced; a successor already reached from a nearer one is
@@ -121,32 +166,27 @@ void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
     // and a total budget keeps a hostile graph near-linear: past it, edges are kept. Implied edges never
     // change the critical path's length or any slack (an implied edge ends no later than the path that
     // implies it), only what is drawn.
-    std::vector<std::uint32_t> firstFrom(n + 1, 0), successor(edges.size());
-    for (const auto& e : edges) ++firstFrom[e.from + 1];
-    for (std::size_t v = 0; v < n; ++v) firstFrom[v + 1] += firstFrom[v];
-    {
-        std::vector<std::uint32_t> fill(firstFrom.begin(), firstFrom.end() - 1);
-        for (const auto& e : edges) successor[fill[e.from]++] = e.to;
-    }
-    std::vector<DagEdge> kept;
-    kept.reserve(edges.size());
-    std::vector<std::uint32_t> keptBegin(n, 0), keptEnd(n, 0);  // v's reduced edges: kept[keptBegin[v], keptEnd[v])
-    std::vector<std::uint32_t> visitedBy(n, UINT32_MAX), stack;
-    std::int64_t budget = 32 * static_cast<std::int64_t>(n + edges.size()) + 4096;
-    auto edgeOf = [&](std::uint32_t v, std::uint32_t w) {
-        return *std::lower_bound(edges.begin(), edges.end(), DagEdge{v, w, EdgeKind::TaskOrder},
-                                 [](const DagEdge& a, const DagEdge& b) { return a.from != b.from ? a.from < b.from : a.to < b.to; });
-    };
+    std::vector<DagEdge>& kept = s.kept;
+    kept.clear();
+    std::vector<std::uint32_t>& keptBegin = s.keptBegin;  // v's reduced edges: kept[keptBegin[v], keptEnd[v])
+    std::vector<std::uint32_t>& keptEnd = s.keptEnd;
+    keptBegin.assign(n, 0);
+    keptEnd.assign(n, 0);
+    std::vector<std::uint32_t>& visitedBy = s.visitedBy;
+    std::vector<std::uint32_t>& stack = s.stack;
+    visitedBy.assign(n, UINT32_MAX);
+    stack.clear();
+    std::int64_t budget = 32 * static_cast<std::int64_t>(n + unique) + 4096;
     for (std::size_t i = n; i-- > 0;) {
         const std::uint32_t v = order[i];
-        const auto begin = successor.begin() + firstFrom[v], end = successor.begin() + firstFrom[v + 1];
-        std::sort(begin, end, [&](auto a, auto b) { return rank[a] < rank[b]; });
+        const auto begin = successors.begin() + firstFrom[v], end = successors.begin() + firstFrom[v + 1];
+        std::sort(begin, end, [&](const DagEdge& a, const DagEdge& b) { return rank[a.to] < rank[b.to]; });
         keptBegin[v] = static_cast<std::uint32_t>(kept.size());
-        const std::uint32_t horizon = begin == end ? 0 : rank[*(end - 1)];
+        const std::uint32_t horizon = begin == end ? 0 : rank[(end - 1)->to];
         for (auto it = begin; it != end; ++it) {
-            const std::uint32_t w = *it;
+            const std::uint32_t w = it->to;
             if (visitedBy[w] == v) continue;  // implied through a nearer successor
-            kept.push_back(edgeOf(v, w));
+            kept.push_back(*it);
             if (end - begin == 1 || budget <= 0) continue;
             // Everything reachable from w (up to the horizon) is implied from v from now on.
             visitedBy[w] = v;
@@ -166,11 +206,14 @@ void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
         }
         keptEnd[v] = static_cast<std::uint32_t>(kept.size());
     }
-    std::sort(kept.begin(), kept.end(), [](const DagEdge& a, const DagEdge& b) { return a.to != b.to ? a.to < b.to : a.from < b.from; });
-    dag.edges = std::move(kept);
+    // Edges by (to, from): a counting sort by target over the sources in increasing order.
     dag.firstEdgeTo.assign(n + 1, 0);
-    for (const auto& e : dag.edges) ++dag.firstEdgeTo[e.to + 1];
+    for (const auto& e : kept) ++dag.firstEdgeTo[e.to + 1];
     for (std::size_t v = 0; v < n; ++v) dag.firstEdgeTo[v + 1] += dag.firstEdgeTo[v];
+    s.fill.assign(dag.firstEdgeTo.begin(), dag.firstEdgeTo.end() - 1);
+    dag.edges.resize(kept.size());
+    for (std::uint32_t v = 0; v < n; ++v)
+        for (std::uint32_t k = keptBegin[v]; k < keptEnd[v]; ++k) dag.edges[s.fill[kept[k].to]++] = kept[k];
 }
 
 void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag,
@@ -185,14 +228,20 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         if (s.type.value >= m_local.size()) m_local.resize(s.type.value + 1, -1);
     // Instances of each type present, by start time: a type's instances are byType[first, first + count),
     // with m_local[type] = first. Span data holds many instances of one type (every call of an operation).
-    std::vector<std::uint32_t> byType(n);
+    Scratch& scratch = m_scratch;
+    std::vector<std::uint32_t>& byType = scratch.byType;
+    byType.resize(n);
     std::iota(byType.begin(), byType.end(), 0u);
     std::sort(byType.begin(), byType.end(), [&](std::uint32_t a, std::uint32_t b) {
         if (segs[a].type.value != segs[b].type.value) return segs[a].type.value < segs[b].type.value;
         return segs[a].startNs != segs[b].startNs ? segs[a].startNs < segs[b].startNs : a < b;
     });
-    std::vector<std::uint32_t> typeCount, lastEnding;  // per group of byType
-    std::vector<std::uint32_t> groupOf(n);
+    std::vector<std::uint32_t>& typeCount = scratch.typeCount;  // per group of byType
+    std::vector<std::uint32_t>& lastEnding = scratch.lastEnding;
+    typeCount.clear();
+    lastEnding.clear();
+    std::vector<std::uint32_t>& groupOf = scratch.groupOf;
+    groupOf.resize(n);
     for (std::uint32_t k = 0; k < n; ++k) {
         const std::uint32_t i = byType[k];
         if (k == 0 || segs[byType[k - 1]].type != segs[i].type) {
@@ -211,8 +260,8 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         return {byType.data() + first, typeCount[groupOf[byType[static_cast<std::size_t>(first)]]]};
     };
 
-    std::vector<DagEdge> edges;
-    edges.reserve(n * 3);
+    std::vector<DagEdge>& edges = scratch.edges;
+    edges.clear();
     for (std::uint32_t i = 0; i + 1 < n; ++i)
         if (segs[i].task == segs[i + 1].task)  // consecutive segments of one task share an event
             edges.push_back({i, i + 1, EdgeKind::TaskOrder});
@@ -222,11 +271,17 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     // With several instances of a type (A -> B holds when every A ends before every B starts): each A
     // instance leads to the first B, and the A instance that ends last to every B, so each B waits for
     // the last A (what the critical path needs) in edges linear in the instances.
-    std::vector<std::uint32_t> taskOf(n);
+    std::vector<std::uint32_t>& taskOf = scratch.taskOf;
+    taskOf.resize(n);
     std::uint32_t tasks = 0;
     for (std::size_t i = 0; i < n; ++i) taskOf[i] = i > 0 && segs[i].task == segs[i - 1].task ? taskOf[i - 1] : tasks++;
-    std::vector<std::uint32_t> earliest(tasks), stamp(tasks, UINT32_MAX), touched;
-    std::vector<EdgeKind> earliestKind(tasks);
+    std::vector<std::uint32_t>& earliest = scratch.earliest;
+    std::vector<std::uint32_t>& stamp = scratch.stamp;
+    std::vector<std::uint32_t>& touched = scratch.touched;
+    earliest.resize(tasks);
+    stamp.assign(tasks, UINT32_MAX);
+    std::vector<EdgeKind>& earliestKind = scratch.earliestKind;
+    earliestKind.resize(tasks);
     for (std::uint32_t i = 0; i < n; ++i) {
         if (segs[i].type.value >= m_model.typeCount()) continue;  // a type the model has never seen
         touched.clear();
@@ -298,7 +353,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         addIfOrdered(firstLeads ? b1 : b2, firstLeads ? b2 : b1);
     }
     for (const auto& s : segs) m_local[s.type.value] = -1;
-    finish(dag, std::move(edges));
+    reduce(dag, scratch);
 }
 
 } // namespace tracelight

@@ -14,7 +14,7 @@ const RequestPassResult& RequestPass::criticalPath(std::span<const EventRecord> 
                                                    std::span<const EventLink> links) {
     graph(events, offsets, links);
     const auto t0 = std::chrono::steady_clock::now();
-    m_result.criticalPath = computeCriticalPath(m_result.dag);
+    computeCriticalPath(m_result.dag, m_result.criticalPath);
     m_result.slack.clear();
     m_times.criticalPath += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return m_result;
@@ -24,7 +24,7 @@ const RequestPassResult& RequestPass::run(std::span<const EventRecord> events, c
                                           std::span<const EventLink> links) {
     graph(events, offsets, links);
     const auto t0 = std::chrono::steady_clock::now();
-    m_result.criticalPath = computeCriticalPath(m_result.dag);
+    computeCriticalPath(m_result.dag, m_result.criticalPath);
     const auto t1 = std::chrono::steady_clock::now();
     m_result.slack = computeSlack(m_result.dag);
     m_times.criticalPath += std::chrono::duration<double>(t1 - t0).count();

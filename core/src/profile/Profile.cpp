@@ -74,29 +74,59 @@ struct FrameTable {
     struct Key {
         std::int32_t parent;
         std::string name;
-        bool operator==(const Key&) const = default;
     };
+    struct KeyView {
+        std::int32_t parent;
+        std::string_view name;
+    };
+    // Transparent, so that finding a frame that exists builds no string.
     struct KeyHash {
-        std::size_t operator()(const Key& k) const { return std::hash<std::string>()(k.name) * 31 + std::size_t(k.parent + 1); }
+        using is_transparent = void;
+        std::size_t operator()(const KeyView& k) const { return std::hash<std::string_view>()(k.name) * 31 + std::size_t(k.parent + 1); }
+        std::size_t operator()(const Key& k) const { return (*this)(KeyView{k.parent, k.name}); }
+    };
+    struct KeyEqual {
+        using is_transparent = void;
+        static KeyView view(const Key& k) { return {k.parent, k.name}; }
+        static KeyView view(const KeyView& k) { return k; }
+        template <class A, class B>
+        bool operator()(const A& a, const B& b) const { return view(a).parent == view(b).parent && view(a).name == view(b).name; }
     };
     std::vector<ProfileFrameInfo> frames;
     std::vector<std::int32_t> depth;
-    std::unordered_map<Key, std::int32_t, KeyHash> index;
+    std::unordered_map<Key, std::int32_t, KeyHash, KeyEqual> index;
     std::int64_t mergedFrames = 0;
 
-    std::int32_t child(std::int32_t parent, std::string_view name, FrameKind kind, std::vector<std::string> services = {}) {
-        Key key{parent, std::string(name)};
-        auto it = index.find(key);
+    // services: copied only when the frame is new.
+    std::int32_t child(std::int32_t parent, std::string_view name, FrameKind kind, std::span<const std::string_view> services = {}) {
+        auto it = index.find(KeyView{parent, name});
         if (it != index.end()) return it->second;
         if (frames.size() >= kMaxProfileFrames && name != "[other]") {
             ++mergedFrames;
             return child(parent, "[other]", FrameKind::Segment);
         }
         const auto id = static_cast<std::int32_t>(frames.size());
-        frames.push_back({parent, key.name, kind, std::move(services)});
+        frames.push_back({parent, std::string(name), kind, std::vector<std::string>(services.begin(), services.end())});
         depth.push_back(parent < 0 ? 1 : depth[static_cast<std::size_t>(parent)] + 1);
-        index.emplace(std::move(key), id);
+        index.emplace(Key{parent, std::string(name)}, id);
         return id;
+    }
+};
+
+// An event-log segment's frame is fixed by its type, its task and, for a network trip, the roles of its
+// two hosts: resolved to a frame id once per shard, so that a request costs no strings or string hashing.
+struct SegmentFrameKey {
+    std::uint32_t type, task;
+    std::int32_t fromRole, toRole;  // kNoRole unless a network trip
+    bool operator==(const SegmentFrameKey&) const = default;
+};
+constexpr std::int32_t kNoRole = -1;
+struct SegmentFrameKeyHash {
+    std::size_t operator()(const SegmentFrameKey& k) const {
+        const std::uint64_t a = std::uint64_t{k.type} << 32 | k.task;
+        const std::uint64_t b = std::uint64_t{static_cast<std::uint32_t>(k.fromRole)} << 32 | static_cast<std::uint32_t>(k.toRole);
+        const std::uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full);
+        return static_cast<std::size_t>(h ^ (h >> 29));
     }
 };
 
@@ -116,6 +146,16 @@ struct ShardState {
     std::vector<std::string> tasks;                               // span requests: task names,
     std::vector<std::uint32_t> segmentTask;                       // each segment's index into them
     std::unordered_map<std::uint32_t, std::uint32_t> taskIndex;
+    std::string name;                                             // a frame name being built
+    std::vector<std::int32_t> ancestors;
+    // Resolved frames (see SegmentFrameKey); a frame merged into "[other]" is never kept here, so that each
+    // request past the frame cut still counts in mergedFrames as before.
+    std::unordered_map<SegmentFrameKey, std::int32_t, SegmentFrameKeyHash> segmentFrame;
+    std::int32_t blindFrame = -1;                                 // event logs' top-level "blind", once made
+    // Host roles (hostRole of the host's label), each host's computed once: a role id per host, -1 not yet.
+    std::vector<std::int32_t> roleOfHost;
+    std::vector<std::string> roles;
+    std::unordered_map<std::string, std::int32_t> roleIds;
 };
 
 } // namespace
@@ -185,27 +225,30 @@ public:
         s.hosts.clear();
         for (std::size_t e = 1; e < events.size(); ++e)
             if (events[e].segmentType.isValid()) s.hosts.emplace_back(events[e - 1].host.value, events[e].host.value);
-        auto hostName = [&](std::uint32_t host) { return hostRole(m_td.label(m_td.hostLabels[host].value)); };
+        auto roleOf = [&](std::uint32_t host) -> std::int32_t {
+            if (s.roleOfHost.size() <= host) s.roleOfHost.resize(m_td.hostLabels.size(), -1);
+            std::int32_t& role = s.roleOfHost[host];
+            if (role < 0) {
+                auto [it, fresh] = s.roleIds.try_emplace(hostRole(m_td.label(m_td.hostLabels[host].value)), static_cast<std::int32_t>(s.roles.size()));
+                if (fresh) s.roles.push_back(it->first);
+                role = it->second;
+            }
+            return role;
+        };
 
         if (spans && !spans->empty()) {
-            processSpans(s, dag, cp, *spans, addSelf, hostName);
+            processSpans(s, dag, cp, *spans, addSelf, roleOf);
         } else {
             for (auto v : cp.segments) {
                 const SegmentInstance& seg = dag.segments[v];
-                const SegmentType& type = m_td.segmentTypes[seg.type.value];
-                const int c = seg.type.value < m_typeCategory.size() ? m_typeCategory[seg.type.value] : -1;
-                const std::int32_t cat = s.table.child(-1, c >= 0 ? m_categories[static_cast<std::size_t>(c)] : "?", FrameKind::Category);
-                const std::int32_t task = s.table.child(cat, m_td.label(seg.task), FrameKind::Task);
-                const std::string name = m_td.label(type.startEvent.value) + "->" + m_td.label(type.endEvent.value);
-                std::int32_t leaf;
-                if (seg.network && v < s.hosts.size())
-                    leaf = s.table.child(task, name, FrameKind::Network,
-                                         {hostName(s.hosts[v].first), hostName(s.hosts[v].second)});
-                else
-                    leaf = s.table.child(task, name, FrameKind::Segment);
+                const bool network = seg.network && v < s.hosts.size();
+                const SegmentFrameKey key{seg.type.value, seg.task, network ? roleOf(s.hosts[v].first) : kNoRole,
+                                          network ? roleOf(s.hosts[v].second) : kNoRole};
+                auto found = s.segmentFrame.find(key);
+                const std::int32_t leaf = found != s.segmentFrame.end() ? found->second : segmentFrame(s, seg, key);
                 addSelf(leaf, seg.durationNs());
             }
-            if (cp.blindNs > 0) addSelf(s.table.child(-1, "blind", FrameKind::Blind), cp.blindNs);
+            if (cp.blindNs > 0) addSelf(topBlindFrame(s), cp.blindNs);
         }
         // Totals: each frame's self added to it and every ancestor.
         const std::size_t touchedSelf = s.touched.size();
@@ -242,9 +285,36 @@ public:
     }
 
 private:
-    template <class AddSelf, class HostName>
+    // Category › task › START->END of an event-log segment, kept for its key unless merged past the frame cut.
+    std::int32_t segmentFrame(ShardState& s, const SegmentInstance& seg, const SegmentFrameKey& key) const {
+        const std::int64_t mergedBefore = s.table.mergedFrames;
+        const SegmentType& type = m_td.segmentTypes[seg.type.value];
+        const int c = seg.type.value < m_typeCategory.size() ? m_typeCategory[seg.type.value] : -1;
+        const std::int32_t cat = s.table.child(-1, c >= 0 ? m_categories[static_cast<std::size_t>(c)] : "?", FrameKind::Category);
+        const std::int32_t task = s.table.child(cat, m_td.label(seg.task), FrameKind::Task);
+        const std::string name = m_td.label(type.startEvent.value) + "->" + m_td.label(type.endEvent.value);
+        std::int32_t leaf;
+        if (key.fromRole != kNoRole) {
+            const std::string_view ends[] = {s.roles[static_cast<std::size_t>(key.fromRole)], s.roles[static_cast<std::size_t>(key.toRole)]};
+            leaf = s.table.child(task, name, FrameKind::Network, ends);
+        } else {
+            leaf = s.table.child(task, name, FrameKind::Segment);
+        }
+        if (s.table.mergedFrames == mergedBefore) s.segmentFrame.emplace(key, leaf);
+        return leaf;
+    }
+
+    static std::int32_t topBlindFrame(ShardState& s) {
+        if (s.blindFrame >= 0) return s.blindFrame;
+        const std::int64_t mergedBefore = s.table.mergedFrames;
+        const std::int32_t frame = s.table.child(-1, "blind", FrameKind::Blind);
+        if (s.table.mergedFrames == mergedBefore) s.blindFrame = frame;
+        return frame;
+    }
+
+    template <class AddSelf, class RoleOf>
     void processSpans(ShardState& s, const RequestDag& dag, const CriticalPath& cp, const RequestSpans& spans, AddSelf& addSelf,
-                      HostName& hostName) const {
+                      RoleOf& roleOf) const {
         // The request's tasks by name, as the spans name the task their events landed in.
         s.tasks.clear();
         s.segmentTask.clear();
@@ -267,7 +337,9 @@ private:
                 ++s.truncated;
                 continue;
             }
-            s.spanFrame[i] = s.table.child(parent, sp.service + ":" + sp.operation, FrameKind::Span, {sp.service});
+            s.name.assign(sp.service).append(":").append(sp.operation);
+            const std::string_view service[] = {sp.service};
+            s.spanFrame[i] = s.table.child(parent, s.name, FrameKind::Span, service);
         }
         auto frameOfSegment = [&](std::uint32_t v) -> std::int32_t {
             const std::int32_t owner = v < scp.segmentSpan.size() ? scp.segmentSpan[v] : -1;
@@ -277,8 +349,12 @@ private:
             const SegmentInstance& seg = dag.segments[v];
             std::int32_t frame = frameOfSegment(v);
             if (seg.network && v < s.hosts.size()) {
-                const std::string from = hostName(s.hosts[v].first), to = hostName(s.hosts[v].second);
-                frame = s.table.child(frame, from + " → " + to, FrameKind::Network, {from, to});
+                const std::int32_t fromRole = roleOf(s.hosts[v].first), toRole = roleOf(s.hosts[v].second);
+                const std::string& from = s.roles[static_cast<std::size_t>(fromRole)];
+                const std::string& to = s.roles[static_cast<std::size_t>(toRole)];
+                s.name.assign(from).append(" → ").append(to);
+                const std::string_view ends[] = {from, to};
+                frame = s.table.child(frame, s.name, FrameKind::Network, ends);
             } else if (frame < 0) {
                 frame = s.table.child(-1, m_td.label(seg.task), FrameKind::Task);
             }
@@ -286,7 +362,7 @@ private:
         }
         // Blind time under the deepest span enclosing the critical segments on both sides of the gap.
         if (cp.blindNs <= 0) return;
-        std::vector<std::int32_t> ancestors;
+        std::vector<std::int32_t>& ancestors = s.ancestors;
         auto owner = [&](std::int64_t pathIndex) -> std::int32_t {
             if (pathIndex < 0 || pathIndex >= static_cast<std::int64_t>(cp.segments.size())) return -1;
             const auto v = cp.segments[static_cast<std::size_t>(pathIndex)];
@@ -333,7 +409,8 @@ ProfileSet merge(std::vector<ShardState>& shards, std::size_t groupCount) {
         for (std::size_t f = 0; f < shard.table.frames.size(); ++f) {
             const ProfileFrameInfo& info = shard.table.frames[f];
             const std::int32_t parent = info.parent >= 0 ? map[static_cast<std::size_t>(info.parent)] : -1;
-            map[f] = global.child(parent, info.name, info.kind, info.services);
+            const std::vector<std::string_view> services(info.services.begin(), info.services.end());
+            map[f] = global.child(parent, info.name, info.kind, services);
         }
         for (std::size_t g = 0; g < groupCount; ++g) {
             ProfileGroup& group = out.groups[g];

@@ -1,6 +1,10 @@
 // The per-request graph stays linear in the request: no n x n reachability, implied edges removed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+
 #include "tracelight/analysis/CriticalPath.h"
 #include "tracelight/analysis/RequestDag.h"
 #include "tracelight/analysis/Slack.h"
@@ -72,5 +76,60 @@ TEST(RequestDag, AHostileGraphKeepsItsEdgesWhenTheSearchBudgetRunsOut) {
         // Brute force: growing by the slack keeps the latency, one more unit grows it.
         EXPECT_EQ(rescheduledLatency(dag, v, slack[v]), cp.latencyNs) << v;
         EXPECT_GT(rescheduledLatency(dag, v, slack[v] + 1), cp.latencyNs) << v;
+    }
+}
+
+TEST(RequestDag, SmallRandomGraphsReduceLikeTheBruteForceDefinition) {
+    // Kept: one edge per pair, of the strongest kind (first offered among equals), unless the target is
+    // reachable through another successor. Small graphs, so the search budget never runs out.
+    std::mt19937 rng(11);
+    auto strength = [](EdgeKind k) { return k == EdgeKind::Link ? 0 : k == EdgeKind::TaskOrder ? 1 : 2; };
+    for (int trial = 0; trial < 2000; ++trial) {
+        const std::uint32_t n = 2 + rng() % 11;
+        RequestDag dag;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const TimeNs start = 10 * TimeNs{i}, length = rng() % 25;  // distinct starts: time order is unique
+            dag.segments.push_back(SegmentInstance{SegmentTypeId(i), start, start + length, rng() % 3, false});
+        }
+        dag.startNs = 0;
+        dag.endNs = 10 * TimeNs{n} + 25;
+        std::vector<DagEdge> edges;
+        const std::uint32_t offered = rng() % (3 * n);
+        for (std::uint32_t k = 0; k < offered; ++k) {
+            const std::uint32_t a = rng() % n, b = rng() % n;
+            if (dag.segments[a].endNs <= dag.segments[b].startNs && a != b) edges.push_back({a, b, static_cast<EdgeKind>(rng() % 5)});
+        }
+        std::map<std::pair<std::uint32_t, std::uint32_t>, EdgeKind> best;
+        for (const DagEdge& e : edges) {
+            auto [it, fresh] = best.try_emplace({e.from, e.to}, e.kind);
+            if (!fresh && strength(e.kind) < strength(it->second)) it->second = e.kind;
+        }
+        auto reaches = [&](std::uint32_t from, std::uint32_t to) {
+            std::vector<std::uint32_t> stack{from};
+            std::vector<bool> seen(n, false);
+            while (!stack.empty()) {
+                const std::uint32_t u = stack.back();
+                stack.pop_back();
+                if (u == to) return true;
+                for (const auto& [pair, kind] : best)
+                    if (pair.first == u && !seen[pair.second]) seen[pair.second] = true, stack.push_back(pair.second);
+            }
+            return false;
+        };
+        std::vector<DagEdge> expected;
+        for (const auto& [pair, kind] : best) {
+            bool implied = false;
+            for (const auto& [other, k] : best)
+                if (other.first == pair.first && other.second != pair.second && reaches(other.second, pair.second)) implied = true;
+            if (!implied) expected.push_back({pair.first, pair.second, kind});
+        }
+        std::sort(expected.begin(), expected.end(), [](const DagEdge& a, const DagEdge& b) { return a.to != b.to ? a.to < b.to : a.from < b.from; });
+        RequestDagBuilder::finish(dag, edges);
+        ASSERT_EQ(dag.edges.size(), expected.size()) << trial;
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            EXPECT_EQ(dag.edges[i].from, expected[i].from) << trial;
+            EXPECT_EQ(dag.edges[i].to, expected[i].to) << trial;
+            EXPECT_EQ(dag.edges[i].kind, expected[i].kind) << trial;
+        }
     }
 }

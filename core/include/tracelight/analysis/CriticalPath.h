@@ -26,5 +26,7 @@ struct CriticalPath {
 int lastArrivingDependency(const RequestDag& dag, std::uint32_t v);
 
 CriticalPath computeCriticalPath(const RequestDag& dag);
+// The same into `out`, reusing its memory (a pass over many requests).
+void computeCriticalPath(const RequestDag& dag, CriticalPath& out);
 
 } // namespace tracelight

@@ -29,8 +29,10 @@ struct RequestDag {
     std::vector<std::uint32_t> firstEdgeTo;  // size segments+1
 };
 
-// Segments by (start, end) time: a topological order, since every edge ends before its target starts.
+// Segments by (start, end) time, ties by index: a topological order, since every edge ends before its
+// target starts. The second form refills `order` (no allocation once it has grown).
 std::vector<std::uint32_t> timeOrder(const RequestDag& dag);
+void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order);
 // The segment that ends last (ties: the lowest index), where the critical path begins its walk back.
 std::uint32_t lastEndingSegment(const RequestDag& dag);
 
@@ -44,10 +46,25 @@ public:
     // For graphs built elsewhere (tests, span links): reduce and index the given edges.
     static void finish(RequestDag& dag, std::vector<DagEdge> edges);
 
+    // Working memory of one graph, kept from request to request so that a pass over a million requests
+    // does not allocate per request.
+    struct Scratch {
+        std::vector<DagEdge> edges;  // as offered, before the reduction
+        // build
+        std::vector<std::uint32_t> byType, typeCount, lastEnding, groupOf, taskOf, earliest, stamp, touched;
+        std::vector<EdgeKind> earliestKind;
+        // finish
+        std::vector<std::uint32_t> order, rank, runOf, firstFrom, fill, seenFrom, slot, keptBegin, keptEnd, visitedBy, stack;
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> inside;
+        std::vector<DagEdge> successors, kept;
+    };
+
 private:
+    static void reduce(RequestDag& dag, Scratch& scratch);  // finish() over scratch.edges
+
     const CausalModel& m_model;
     std::vector<int> m_local;  // segment type -> index in the current request, -1 when absent
-    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> m_pipelinesByType;
+    Scratch m_scratch;
 };
 
 } // namespace tracelight
