@@ -298,26 +298,16 @@ void MainWindow::createActions() {
         if (!m_store) return;
         CategoryEditor editor(loadCategoryRules(*m_store), this);
         if (editor.exec() != QDialog::Accepted) return;
-        auto writable = TraceStore::open(m_path.toStdString(), TraceStore::Mode::ReadWrite);
-        Status saved = writable ? saveCategoryRules(*writable.value(), editor.rules()) : writable.status();
-        if (!saved) {
-            QMessageBox::critical(this, tr("Categories"), QString::fromStdString(saved.message()));
-            return;
-        }
-        loadAggregates();  // the studies regroup by the new categories
+        if (saveToDatabase(tr("Categories"), [&](TraceStore& store) { return saveCategoryRules(store, editor.rules()); }))
+            loadAggregates();  // the studies regroup by the new categories
     });
 
     analysis->addAction(tr("&Bottleneck types…"), this, [this] {
         if (!m_store) return;
         BottleneckRulesEditor editor(loadBottleneckRules(*m_store), this);
         if (editor.exec() != QDialog::Accepted) return;
-        auto writable = TraceStore::open(m_path.toStdString(), TraceStore::Mode::ReadWrite);
-        Status saved = writable ? saveBottleneckRules(*writable.value(), editor.rules()) : writable.status();
-        if (!saved) {
-            QMessageBox::critical(this, tr("Bottleneck types"), QString::fromStdString(saved.message()));
-            return;
-        }
-        m_bottlenecks->refresh();  // the table, charts and trend by the new types
+        if (saveToDatabase(tr("Bottleneck types"), [&](TraceStore& store) { return saveBottleneckRules(store, editor.rules()); }))
+            m_bottlenecks->refresh();  // the table, charts and trend by the new types
     });
 
     QAction* periods = analysis->addAction(tr("&Periods…"), this, [this] {
@@ -761,6 +751,14 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 void MainWindow::dropEvent(QDropEvent* event) {
     const auto urls = event->mimeData()->urls();
     if (!urls.isEmpty() && urls.first().isLocalFile()) openDatabase(urls.first().toLocalFile());
+}
+
+bool MainWindow::saveToDatabase(const QString& what, const std::function<Status(TraceStore&)>& save) {
+    // The window reads through its own connection; a write opens one of its own, as long as it takes.
+    auto writable = TraceStore::open(m_path.toStdString(), TraceStore::Mode::ReadWrite);
+    const Status saved = writable ? save(*writable.value()) : writable.status();
+    if (!saved) QMessageBox::critical(this, what, QString::fromStdString(saved.message()));
+    return static_cast<bool>(saved);
 }
 
 } // namespace tracelight::app

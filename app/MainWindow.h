@@ -1,6 +1,7 @@
 #pragma once
 // The main window: one trace database at a time, its requests in a sortable table.
 #include <QMainWindow>
+#include <functional>
 #include <memory>
 
 #include "tracelight/base/Ids.h"
@@ -63,6 +64,8 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // Opens the database for writing and saves through `save`; a failure is shown under the title `what`.
+    bool saveToDatabase(const QString& what, const std::function<Status(TraceStore&)>& save);
     void createActions();
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
