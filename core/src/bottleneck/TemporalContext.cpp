@@ -61,4 +61,45 @@ TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTime
     return out;
 }
 
+ContextStrip temporalContextStrip(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row, int buckets,
+                                  std::size_t maxListed) {
+    const TraceData& td = analysis.data;
+    ContextStrip out;
+    if (row >= td.requestCount() || buckets <= 0) return out;
+    // The window as temporalContext finds it (first to last event, analysis clock).
+    const TemporalContext whole = temporalContext(analysis, index, row);
+    out.request = whole.request;
+    out.startNs = whole.startNs;
+    out.endNs = whole.endNs;
+    out.buckets = buckets;
+    if (whole.hosts.empty()) return out;
+    const TimeNs span = std::max<TimeNs>(1, out.endNs - out.startNs);
+    std::vector<std::uint32_t> here;
+    for (const HostId host : hostsOfRequest(td, row)) {
+        ContextStripHost h{td.label(td.hostLabels[host.value].value), std::vector<std::int32_t>(buckets, 0),
+                           std::vector<std::int32_t>(buckets, 0), std::vector<std::vector<RequestId>>(buckets)};
+        for (int b = 0; b < buckets; ++b) {
+            // Slice b: [start + b*span/buckets, start + (b+1)*span/buckets], the last one ending at the window's end.
+            const TimeNs from = out.startNs + span * b / buckets, to = b + 1 == buckets ? out.endNs : out.startNs + span * (b + 1) / buckets;
+            here.clear();
+            index.forEachEvent(host, from, to, [&](std::uint32_t r) {
+                if (r != row) here.push_back(r);
+            });
+            index.forEachSegment(host, from, to, [&](std::uint32_t r) {
+                if (r == row) return;
+                ++h.segments[static_cast<std::size_t>(b)];
+                here.push_back(r);
+            });
+            sortUnique(here);
+            h.requests[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(here.size());
+            auto& listed = h.listed[static_cast<std::size_t>(b)];
+            for (auto r : here) listed.push_back(td.requestIds[r]);
+            std::sort(listed.begin(), listed.end());
+            if (listed.size() > maxListed) listed.resize(maxListed);
+        }
+        out.hosts.push_back(std::move(h));
+    }
+    return out;
+}
+
 } // namespace tracelight

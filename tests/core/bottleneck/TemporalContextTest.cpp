@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <set>
 #include <string>
 
 #include "tracelight/analysis/Analysis.h"
@@ -61,6 +62,32 @@ TEST(TemporalContext, CountsWhatRanOnTheSameHostsDuringTheRequest) {
     ASSERT_EQ(alone.hosts.size(), 1u);
     EXPECT_EQ(alone.hosts[0].concurrentRequests, 0);
     EXPECT_TRUE(alone.concurrent.empty());
+
+    // Over time (10 slices of 10 ms): 3 runs across the whole window on web-1, 2 only from 150 to 160 ms;
+    // 4 on db-1 from 120 to 130 ms. Each host's slices together name exactly its concurrent requests.
+    const ContextStrip strip = temporalContextStrip(analysis, index, 0, 10);
+    EXPECT_EQ(strip.request, RequestId(1));
+    EXPECT_EQ(strip.startNs, 100 * ms);
+    ASSERT_EQ(strip.hosts.size(), 2u);
+    const auto& web = strip.hosts[0];
+    EXPECT_EQ(web.host, "web-1");
+    ASSERT_EQ(web.requests.size(), 10u);
+    for (int b = 0; b < 10; ++b) {
+        const auto& who = web.listed[static_cast<std::size_t>(b)];
+        EXPECT_NE(std::find(who.begin(), who.end(), RequestId(3)), who.end()) << "slice " << b;
+        const bool two = std::find(who.begin(), who.end(), RequestId(2)) != who.end();
+        EXPECT_EQ(two, b == 4 || b == 5 || b == 6) << "slice " << b;  // 150-160 ms touches slices 4 (its end), 5 and 6 (its start)
+        EXPECT_EQ(web.requests[static_cast<std::size_t>(b)], static_cast<std::int32_t>(who.size()));
+    }
+    const auto& db = strip.hosts[1];
+    EXPECT_EQ(db.host, "db-1");
+    std::set<std::uint32_t> seenOnDb;
+    for (const auto& who : db.listed)
+        for (auto id : who) seenOnDb.insert(id.value);
+    EXPECT_EQ(seenOnDb, (std::set<std::uint32_t>{4}));
+    EXPECT_EQ(db.requests[0], 0);
+    EXPECT_EQ(db.requests[2], 1);
+    EXPECT_TRUE(temporalContextStrip(analysis, index, 99, 10).hosts.empty());  // not a row
 }
 
 namespace {

@@ -26,6 +26,23 @@ struct TemporalContext {
     std::vector<RequestId> concurrent;     // every other request on any of them during the window, by id
 };
 
+// The same over time, for the strip under the waterfall: the request's lifetime cut into `buckets` equal
+// slices, and per host and slice the other requests with an event there or a segment starting there that
+// overlaps the slice (their number, the segments', and the first `maxListed` of them by id).
+struct ContextStripHost {
+    std::string host;
+    std::vector<std::int32_t> requests, segments;     // per slice
+    std::vector<std::vector<RequestId>> listed;       // per slice, at most maxListed, by id
+};
+struct ContextStrip {
+    RequestId request;
+    TimeNs startNs = 0, endNs = 0;
+    int buckets = 0;
+    std::vector<ContextStripHost> hosts;  // in the order the request first reached them
+};
+ContextStrip temporalContextStrip(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row, int buckets,
+                                  std::size_t maxListed = 50);
+
 // The hosts a request's events are on, in the order it first reached them.
 std::vector<HostId> hostsOfRequest(const TraceData& data, std::uint32_t row);
 
