@@ -30,6 +30,9 @@
 #include "profile/ProfileView.h"
 #include "bottleneck/BottlenecksView.h"
 #include "bottleneck/BurstView.h"
+#include "waterfall/TemporalContextStrip.h"
+#include "tracelight/bottleneck/HostTimeIndex.h"
+#include "tracelight/bottleneck/TemporalContext.h"
 #include "BottleneckRulesEditor.h"
 #include "CategoryEditor.h"
 #include "PeriodManager.h"
@@ -77,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_jobs = new widgets::JobRunner(this);
     m_analysis = new widgets::JobRunner(this);
     m_detail = new widgets::JobRunner(this);
+    m_contextJob = new widgets::JobRunner(this);
     m_modelJob = new widgets::JobRunner(this);
     m_import = new widgets::JobRunner(this);
     m_aggregateJob = new widgets::JobRunner(this);
@@ -103,7 +107,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_aggregates = new widgets::AggregatesView(this);
     m_tabs = new QTabWidget(this);
     m_spanPane = new widgets::SpanTreePane(m_waterfall, this);  // host lanes or, for span requests, the span tree
-    m_tabs->addTab(m_spanPane, tr("&Waterfall"));
+    // The waterfall, and under it the request in its temporal context (remembered shown or hidden).
+    m_contextStrip = new widgets::TemporalContextStrip(this);
+    m_contextStrip->setObjectName(QStringLiteral("contextStrip"));
+    auto* waterfallPage = new QSplitter(Qt::Vertical, this);
+    waterfallPage->addWidget(m_spanPane);
+    waterfallPage->addWidget(m_contextStrip);
+    waterfallPage->setStretchFactor(0, 5);
+    waterfallPage->setStretchFactor(1, 1);
+    waterfallPage->setChildrenCollapsible(false);
+    waterfallPage->setSizes({700, m_contextStrip->sizeHint().height()});
+    m_contextStrip->setVisible(QSettings().value("waterfall/contextStrip", true).toBool());
+    m_tabs->addTab(waterfallPage, tr("&Waterfall"));
     m_tabs->addTab(m_model, tr("Dependency &graph"));
     m_tabs->addTab(m_aggregates, tr("&Aggregates"));
     m_compare = new widgets::CompareWorkspace(this);
@@ -171,6 +186,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_profileView, &widgets::ProfileView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_bottlenecks, &widgets::BottlenecksView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_bursts, &widgets::BurstView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_contextJob, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_contextStrip, &widgets::TemporalContextStrip::requestActivated, this, [this](RequestId id) {
+        m_requestPanel->selectRequest(id);
+        m_tabs->setCurrentIndex(0);
+    });
     connect(m_bursts, &widgets::BurstView::requestActivated, this, [this](RequestId id) {
         m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
@@ -388,6 +408,16 @@ void MainWindow::createActions() {
     spanTree->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     spanTree->setToolTip(tr("Waterfall of a request imported from spans: one row per span instead of a lane per host"));
     spanTree->setChecked(m_spanPane->mode() == widgets::SpanTreePane::Mode::SpanTree);
+    QAction* context = view->addAction(tr("Temporal &Context Strip"), this, [this](bool on) {
+        QSettings().setValue("waterfall/contextStrip", on);
+        m_contextStrip->setVisible(on);
+        if (on) showContext(m_requestPanel->currentRequest());
+        showTab(0);
+    });
+    context->setCheckable(true);
+    context->setChecked(QSettings().value("waterfall/contextStrip", true).toBool());
+    context->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    context->setToolTip(tr("Under the waterfall: what else ran on the request's hosts during its lifetime"));
     connect(m_spanPane->toggleButton(), &QToolButton::toggled, spanTree, &QAction::setChecked);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -454,6 +484,7 @@ void MainWindow::loadAggregates() {
             QStringList keys;
             for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
             m_bottlenecks->setDatabase(m_path, m_analysisData, periods, keys);
+            showContext(m_requestPanel->currentRequest());  // the first request was shown before the analysis was in
             m_bursts->setDatabase(m_analysisData, [this](RequestId id) {
                 auto name = m_store ? m_store->requestName(id) : std::nullopt;
                 return name ? QString::fromStdString(*name) : QString::number(id.value);
@@ -501,6 +532,8 @@ bool MainWindow::openDatabase(const QString& path) {
     m_profileView->clear(tr("The profile needs the analysis; it follows the database loading."));
     m_bottlenecks->clear(tr("The bottlenecks need the analysis; it follows the database loading."));
     m_bursts->clear(tr("The bursts need the analysis; it follows the database loading."));
+    m_contextJob->cancel();
+    m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the database loading."));
     m_store = std::move(store.value());
     m_path = path;
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
@@ -614,6 +647,35 @@ void MainWindow::showRequest(RequestId id) {
             m_waterfall->setRequest(std::make_shared<const RequestDetail>(std::move(result->value())));
             m_spanPane->setSpans(*spans);
         });
+    showContext(id);
+}
+
+void MainWindow::showContext(RequestId id) {
+    if (m_contextStrip->isHidden()) return;  // switched off (not merely on another tab)
+    if (!m_analysisData) {
+        m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the database loading."));
+        return;
+    }
+    const auto& ids = m_analysisData->data.requestIds;
+    const auto at = std::lower_bound(ids.begin(), ids.end(), id);  // analysis rows are in request id order
+    if (!id.isValid() || at == ids.end() || *at != id) {
+        m_contextStrip->clear(tr("This request has no analysis, so no temporal context."));
+        return;
+    }
+    const auto row = static_cast<std::uint32_t>(at - ids.begin());
+    auto analysis = m_analysisData;
+    m_contextJob->start<std::shared_ptr<const ContextStrip>>(
+        [analysis, row](const CancelToken&, const ProgressSink&) {
+            // Only the request's hosts are filed: the index costs their items, not every host's.
+            const HostTimeIndex index(analysis->data, analysis->offsets, hostsOfRequest(analysis->data, row));
+            return std::make_shared<const ContextStrip>(temporalContextStrip(*analysis, index, row, 40));
+        },
+        [this](std::shared_ptr<const ContextStrip> strip) {
+            m_contextStrip->setStrip(std::move(strip), [this](RequestId other) {
+                auto name = m_store ? m_store->requestName(other) : std::nullopt;
+                return name ? QString::fromStdString(*name) : QString::number(other.value);
+            });
+        });
 }
 
 void MainWindow::selectRequestByName(const QString& name) {
@@ -624,7 +686,7 @@ void MainWindow::selectRequestByName(const QString& name) {
 }
 
 bool MainWindow::isLoading() const {
-    return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
+    return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_contextJob->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
            m_aggregateJob->isRunning() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing() ||
            m_profileView->isComputing() || m_bottlenecks->isComputing() || m_bursts->isComputing();
 }

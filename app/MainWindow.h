@@ -24,6 +24,7 @@ class CompareWorkspace;
 class ProfileView;
 class BottlenecksView;
 class BurstView;
+class TemporalContextStrip;
 class ModelOverview;
 class RequestTableModel;
 class RequestTablePanel;
@@ -64,6 +65,7 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    void showContext(RequestId id);  // the strip under the waterfall, computed on a worker
     // Opens the database for writing and saves through `save`; a failure is shown under the title `what`.
     bool saveToDatabase(const QString& what, const std::function<Status(TraceStore&)>& save);
     void createActions();
@@ -87,6 +89,8 @@ private:
     widgets::JobRunner* m_jobs = nullptr;      // request table loads
     widgets::JobRunner* m_analysis = nullptr;  // analysis runs
     widgets::JobRunner* m_detail = nullptr;    // one request's detail
+    widgets::JobRunner* m_contextJob = nullptr;  // its temporal context
+    widgets::TemporalContextStrip* m_contextStrip = nullptr;
     widgets::JobRunner* m_modelJob = nullptr;  // the model graph
     widgets::JobRunner* m_import = nullptr;    // File > Import
     widgets::JobRunner* m_aggregateJob = nullptr;  // aggregate studies and what-if

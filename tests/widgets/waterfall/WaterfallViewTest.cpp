@@ -5,6 +5,7 @@
 
 #include "common/Palette.h"
 #include "widgets/ViewFixtures.h"
+#include "waterfall/TemporalContextStrip.h"
 #include "waterfall/WaterfallLayout.h"
 #include "waterfall/WaterfallView.h"
 
@@ -145,4 +146,30 @@ TEST(WaterfallLayout, ATaskPerChildOnOneHost) {
         EXPECT_EQ(row.task, k);
         EXPECT_EQ(row.segments, std::vector<int>{k});
     }
+}
+
+// The temporal-context strip under the waterfall: a cell per host and slice, found again from its middle,
+// offering the requests core listed for it; drawn without a crash; cleared with a message.
+TEST(TemporalContextStrip, CellsFindTheirRequests) {
+    auto strip = std::make_shared<ContextStrip>();
+    strip->request = RequestId(1);
+    strip->startNs = 0;
+    strip->endNs = 1'000'000;
+    strip->buckets = 4;
+    strip->hosts.push_back({"web-1", {2, 0, 1, 3}, {2, 0, 1, 3}, {{RequestId(5), RequestId(9)}, {}, {RequestId(5)}, {RequestId(2), RequestId(5), RequestId(9)}}});
+    strip->hosts.push_back({"db-1", {0, 1, 0, 0}, {0, 1, 0, 0}, {{}, {RequestId(7)}, {}, {}}});
+    widgets::TemporalContextStrip view;
+    view.resize(800, 120);
+    view.setStrip(strip, {});
+    for (int h = 0; h < 2; ++h)
+        for (int b = 0; b < 4; ++b) {
+            EXPECT_EQ(view.cellAt(view.cellRect(h, b).center()), std::make_pair(h, b));
+            EXPECT_EQ(view.requestsIn(h, b), strip->hosts[static_cast<std::size_t>(h)].listed[static_cast<std::size_t>(b)]);
+        }
+    EXPECT_EQ(view.cellAt(QPoint(5, 5)), std::make_pair(-1, -1));
+    EXPECT_TRUE(view.requestsIn(1, 7).empty());
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);
+    view.clear(QStringLiteral("nothing"));
+    EXPECT_EQ(view.strip(), nullptr);
 }
