@@ -1,11 +1,14 @@
 #include "tracelight/analysis/Analysis.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
 
 #include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/base/Bytes.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/store/TraceStore.h"
@@ -33,32 +36,19 @@ private:
 };
 
 // Per-request result blob: slack per segment (int64 ns), the critical path, the blind intervals (int64 ns).
-template <typename T>
-void put(std::string& out, T value) {
-    char bytes[sizeof(T)];
-    std::memcpy(bytes, &value, sizeof(T));
-    out.append(bytes, sizeof(T));
-}
-template <typename T>
-bool get(std::string_view& in, T& value) {
-    if (in.size() < sizeof(T)) return false;
-    std::memcpy(&value, in.data(), sizeof(T));
-    in.remove_prefix(sizeof(T));
-    return true;
-}
 
 std::string encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const std::vector<TimeNs>& slack) {
     std::string out;
     out.reserve(16 + dag.segments.size() * 8 + cp.segments.size() * 4 + cp.blind.size() * 16);
-    put(out, kBlobVersion);
-    put(out, static_cast<std::uint32_t>(dag.segments.size()));
-    for (TimeNs s : slack) put(out, s);
-    put(out, static_cast<std::uint32_t>(cp.segments.size()));
-    for (auto v : cp.segments) put(out, v);
-    put(out, static_cast<std::uint32_t>(cp.blind.size()));
+    putValue(out, kBlobVersion);
+    putValue(out, static_cast<std::uint32_t>(dag.segments.size()));
+    for (TimeNs s : slack) putValue(out, s);
+    putValue(out, static_cast<std::uint32_t>(cp.segments.size()));
+    for (auto v : cp.segments) putValue(out, v);
+    putValue(out, static_cast<std::uint32_t>(cp.blind.size()));
     for (const auto& b : cp.blind) {
-        put(out, b.startNs - dag.startNs);
-        put(out, b.durationNs);
+        putValue(out, b.startNs - dag.startNs);
+        putValue(out, b.durationNs);
     }
     return out;
 }
@@ -121,47 +111,158 @@ std::string analysisParameters(const AnalysisOptions& options) {
            (options.inference.maxRequests >= 0 ? ";max_requests=" + std::to_string(options.inference.maxRequests) : "");
 }
 
-SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads) {
+SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads, Collective* group) {
     threads = resolveThreads(threads);
     std::vector<SkewEstimates> shards(threads);
     forEachShard(data.requestCount(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
         for (std::size_t r = begin; r < end; ++r) shards[shard].addRequest(data.eventsOf(r), data.isFromSpans(r));
     });
     for (std::size_t s = 1; s < shards.size(); ++s) shards[0].merge(shards[s]);
-    return std::move(shards[0]);
+    if (!group || group->size() == 1) return std::move(shards[0]);
+    // Every process merges every process's estimates in rank order: the order of the requests.
+    SkewEstimates all;
+    for (const auto& bytes : group->allGather(shards[0].bytes())) all.mergeBytes(bytes);
+    return all;
 }
 
 Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& options, std::vector<StageTiming>* stages,
-                                         const ProgressSink* progress, const CancelToken* cancel) {
+                                         const ProgressSink* progress, const CancelToken* cancel, const RequestShare* share) {
     StageClock clock(stages);
-    const SkewEstimates estimates = collectSkewEstimates(data, options.inference.threads);
+    Collective* group = share ? share->group : nullptr;
+    const SkewEstimates estimates = collectSkewEstimates(data, options.inference.threads, group);
     ClockOffsets offsets = solveClockOffsets(estimates, data.hostLabels.size());
     clock.done("clock skew");
-    if (cancel && cancel->isCancelled()) return Status::error("cancelled");
-    auto model = inferModel(data, offsets, options.inference, progress, cancel);
+    const bool stop = cancel && cancel->isCancelled();
+    if (group ? group->any(stop) : stop) return Status::error("cancelled");
+    auto model = inferModel(data, offsets, options.inference, progress, cancel, share);
     if (!model) return model.status();
     clock.done("model inference");
     return InMemoryAnalysis{std::move(data), std::move(offsets), std::move(model.value())};
 }
 
+namespace {
+
+// Per segment type aggregates for the model view: per shard, then summed over shards and processes.
+constexpr std::size_t kSlowestKept = 25;
+struct TypeTotals {
+    std::int64_t occurrences = 0, network = 0, critical = 0;
+    TimeNs durationNs = 0, criticalNs = 0;
+    std::vector<std::pair<TimeNs, std::uint32_t>> slowest;  // (latency, request index in the whole sequence)
+
+    void add(const TypeTotals& o) {
+        occurrences += o.occurrences;
+        network += o.network;
+        critical += o.critical;
+        durationNs += o.durationNs;
+        criticalNs += o.criticalNs;
+        slowest.insert(slowest.end(), o.slowest.begin(), o.slowest.end());
+    }
+    void keepSlowest() {
+        std::sort(slowest.rbegin(), slowest.rend());
+        if (slowest.size() > kSlowestKept) slowest.resize(kSlowestKept);
+    }
+};
+
+struct RequestResult {
+    TimeNs startNs = 0, latencyNs = 0, blindNs = 0;
+    std::string blob;
+};
+
+// The first process collects every process's totals (sums) and slowest requests.
+void mergeTotalsAcross(std::vector<TypeTotals>& totals, Collective& group) {
+    if (group.size() == 1) return;
+    std::vector<std::int64_t> sums;
+    sums.reserve(totals.size() * 5);
+    for (const auto& t : totals) sums.insert(sums.end(), {t.occurrences, t.network, t.critical, t.durationNs, t.criticalNs});
+    group.sum(sums);
+    std::string mine;
+    for (std::size_t type = 0; type < totals.size(); ++type) {
+        TypeTotals& t = totals[type];
+        t.occurrences = sums[5 * type];
+        t.network = sums[5 * type + 1];
+        t.critical = sums[5 * type + 2];
+        t.durationNs = sums[5 * type + 3];
+        t.criticalNs = sums[5 * type + 4];
+        putValue(mine, static_cast<std::uint32_t>(t.slowest.size()));
+        for (const auto& [latency, r] : t.slowest) {
+            putValue(mine, latency);
+            putValue(mine, r);
+        }
+        t.slowest.clear();
+    }
+    for (const auto& bytes : group.gatherToFirst(mine)) {
+        std::string_view in(bytes);
+        for (auto& t : totals) {
+            std::uint32_t count = 0;
+            getValue(in, count);
+            for (std::uint32_t i = 0; i < count; ++i) {
+                std::pair<TimeNs, std::uint32_t> entry;
+                if (getValue(in, entry.first) && getValue(in, entry.second)) t.slowest.push_back(entry);
+            }
+        }
+    }
+    for (auto& t : totals) t.keepSlowest();
+}
+
+// The first process collects every process's request results, in request order.
+void gatherResults(std::vector<RequestId>& requestIds, std::vector<RequestResult>& results, Collective& group) {
+    if (group.size() == 1) return;
+    std::string mine;
+    for (std::size_t r = 0; r < results.size(); ++r) {
+        putValue(mine, requestIds[r]);
+        putValue(mine, results[r].startNs);
+        putValue(mine, results[r].latencyNs);
+        putValue(mine, results[r].blindNs);
+        putBytes(mine, results[r].blob);
+    }
+    requestIds.clear();
+    results.clear();
+    for (const auto& bytes : group.gatherToFirst(mine)) {
+        std::string_view in(bytes);
+        RequestId id;
+        while (getValue(in, id)) {
+            RequestResult res;
+            std::string_view blob;
+            getValue(in, res.startNs);
+            getValue(in, res.latencyNs);
+            getValue(in, res.blindNs);
+            getBytes(in, blob);
+            res.blob = std::string(blob);
+            requestIds.push_back(id);
+            results.push_back(std::move(res));
+        }
+    }
+}
+
+} // namespace
+
 Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& options, const ProgressSink* progress,
-                                     const CancelToken* cancel) {
+                                     const CancelToken* cancel, Collective* groupOrNull) {
+    SingleProcess single;
+    Collective& group = groupOrNull ? *groupOrNull : single;
     AnalysisSummary summary;
     StageClock clock(&summary.stages);
     ProgressSink scaled = [&](double f, std::string_view stage) {
         if (progress && *progress) (*progress)(f, stage);
     };
     ProgressSink reading = [&](double f, std::string_view s) { scaled(0.3 * f, s); };
+    // This process's run of requests: all of them, or its part of a distributed run.
+    RequestIdRange range;
+    if (group.size() > 1) {
+        const auto cuts = store.requestIdCuts(group.size());
+        range = {cuts[static_cast<std::size_t>(group.rank())], cuts[static_cast<std::size_t>(group.rank()) + 1]};
+    }
     // One read snapshot: the data and the import it ends with, whatever commits while the analysis runs.
     if (Status s = store.beginRead(); !s) return s;
     const std::int64_t lastImportRead = store.lastImportId();
-    auto data = loadTraceData(store, &reading, cancel);
+    auto data = loadTraceData(store, range, &reading, cancel);
     store.endRead();
-    if (!data) return data.status();
+    if (group.any(!data)) return data ? Status::error("another process of the run could not read its requests") : data.status();
     clock.done("read");
+    const RequestShare share = group.size() > 1 ? shareAcrossGroup(data.value(), group) : RequestShare::whole(data.value());
     ProgressSink inferring = [&](double f, std::string_view s) { scaled(0.3 + 0.3 * f, s); };
     std::vector<StageTiming> inner;
-    auto analysis = analyzeInMemory(std::move(data.value()), options, &inner, &inferring, cancel);
+    auto analysis = analyzeInMemory(std::move(data.value()), options, &inner, &inferring, cancel, &share);
     if (!analysis) return analysis.status();
     summary.stages.insert(summary.stages.end(), inner.begin(), inner.end());
     clock.restart();  // analyzeInMemory timed its own stages
@@ -171,18 +272,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
 
     // Per request: dependency graph, critical path, slack. Sharded; results kept in request order.
     const std::size_t requests = td.requestCount();
-    struct RequestResult {
-        TimeNs startNs, latencyNs, blindNs;
-        std::string blob;
-    };
     std::vector<RequestResult> results(requests);
-    // Per segment type aggregates for the model view, one set per shard, summed afterwards.
-    constexpr std::size_t kSlowestKept = 25;
-    struct TypeTotals {
-        std::int64_t occurrences = 0, network = 0, critical = 0;
-        TimeNs durationNs = 0, criticalNs = 0;
-        std::vector<std::pair<TimeNs, std::uint32_t>> slowest;  // (latency, request index), a min-heap
-    };
     const unsigned threads = resolveThreads(options.inference.threads);
     std::vector<std::vector<TypeTotals>> totals(threads, std::vector<TypeTotals>(td.segmentTypes.size()));
     std::atomic<std::size_t> done{0};
@@ -206,17 +296,18 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 t.network += s.network;
                 t.durationNs += s.durationNs();
             }
+            const auto sequenceIndex = static_cast<std::uint32_t>(share.firstRequest + r);
             for (auto v : cp.segments) {
                 auto& t = typeTotals[dag.segments[v].type.value];
                 ++t.critical;
                 t.criticalNs += dag.segments[v].durationNs();
                 auto greater = std::greater<std::pair<TimeNs, std::uint32_t>>();
                 if (t.slowest.size() < kSlowestKept) {
-                    t.slowest.emplace_back(cp.latencyNs, static_cast<std::uint32_t>(r));
+                    t.slowest.emplace_back(cp.latencyNs, sequenceIndex);
                     std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
                 } else if (cp.latencyNs > t.slowest.front().first) {
                     std::pop_heap(t.slowest.begin(), t.slowest.end(), greater);
-                    t.slowest.back() = {cp.latencyNs, static_cast<std::uint32_t>(r)};
+                    t.slowest.back() = {cp.latencyNs, sequenceIndex};
                     std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
                 }
             }
@@ -234,20 +325,31 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         passSeconds.criticalPath = std::max(passSeconds.criticalPath, pass.times().criticalPath);
         passSeconds.slack = std::max(passSeconds.slack, pass.times().slack);
     });
-    if (cancelled) return Status::error("cancelled");
+    if (group.any(cancelled)) return Status::error("cancelled");
     clock.restart();  // the shards timed themselves
     summary.stages.push_back({"request graphs", passSeconds.graph});
     summary.stages.push_back({"critical paths", passSeconds.criticalPath});
     summary.stages.push_back({"slack", passSeconds.slack});
 
-    // Write everything in one transaction: on failure or cancel the old results stay.
-    if (Status s = store.begin(); !s) return s;
-    auto fail = [&](const Status& status) -> Result<AnalysisSummary> {
-        store.rollback();
-        return status;
-    };
-    reporter.report(0.86, "writing results", true);
-    {
+    std::vector<TypeTotals> typeTotals(td.segmentTypes.size());
+    for (std::size_t type = 0; type < typeTotals.size(); ++type) {
+        for (const auto& shard : totals) typeTotals[type].add(shard[type]);
+        typeTotals[type].keepSlowest();
+    }
+    totals.clear();
+    mergeTotalsAcross(typeTotals, group);
+    std::vector<RequestId> requestIds = td.requestIds;
+    gatherResults(requestIds, results, group);
+    const std::size_t allRequests = share.totalRequests;
+
+    // The first process writes everything in one transaction: on failure or cancel the old results stay.
+    auto write = [&]() -> Status {
+        if (Status s = store.begin(); !s) return s;
+        auto fail = [&](const Status& status) {
+            store.rollback();
+            return status;
+        };
+        reporter.report(0.86, "writing results", true);
         std::vector<ClockOffsetRow> offsetRows(td.hostLabels.size());
         for (std::size_t h = 0; h < td.hostLabels.size(); ++h) {
             offsetRows[h] = {td.hostLabels[h].value, offsets.offsetNs[h], std::nullopt, 0};
@@ -261,36 +363,23 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             pairRows.push_back({td.hostLabels[d.client.value].value, td.hostLabels[d.server.value].value, d.offsetNs, d.rttNs,
                                 d.roundTrips, d.outside, std::string(skewRuleName(d.rule)), d.applied});
         const Status written = store.replaceAnalysisResults(
-            offsetRows, requests,
+            offsetRows, results.size(),
             [&](std::size_t r) {
                 const auto& res = results[r];
-                return RequestResultRow{td.requestIds[r], res.startNs, res.latencyNs, res.blindNs, res.blob};
+                return RequestResultRow{requestIds[r], res.startNs, res.latencyNs, res.blindNs, res.blob};
             },
-            [&](std::size_t r) { reporter.report(0.9 + 0.1 * double(r) / double(requests), "writing results"); }, pairRows);
+            [&](std::size_t r) { reporter.report(0.9 + 0.1 * double(r) / double(results.size()), "writing results"); }, pairRows);
         if (!written) return fail(written);
-    }
-    std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
-    {
+        std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
         // One lookup per request: the slowest requests of thousands of types are often the same few.
         std::unordered_map<std::size_t, std::optional<std::string>> names;
         auto nameOf = [&](std::size_t r) -> const std::optional<std::string>& {
             auto it = names.find(r);
-            if (it == names.end()) it = names.emplace(r, store.requestName(td.requestIds[r])).first;
+            if (it == names.end()) it = names.emplace(r, store.requestName(requestIds[r])).first;
             return it->second;
         };
         for (std::size_t type = 0; type < stats.size(); ++type) {
-            TypeTotals sum;
-            for (const auto& shard : totals) {
-                const auto& t = shard[type];
-                sum.occurrences += t.occurrences;
-                sum.network += t.network;
-                sum.critical += t.critical;
-                sum.durationNs += t.durationNs;
-                sum.criticalNs += t.criticalNs;
-                sum.slowest.insert(sum.slowest.end(), t.slowest.begin(), t.slowest.end());
-            }
-            std::sort(sum.slowest.rbegin(), sum.slowest.rend());
-            if (sum.slowest.size() > kSlowestKept) sum.slowest.resize(kSlowestKept);
+            const TypeTotals& sum = typeTotals[type];
             SegmentTypeStats& st = stats[type];
             const SegmentType& seg = td.segmentTypes[type];
             st.task = td.label(seg.task.value);
@@ -300,26 +389,22 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             st.meanDurationNs = sum.occurrences ? double(sum.durationNs) / double(sum.occurrences) : 0;
             st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;
             st.criticalCount = sum.critical;
-            st.meanCriticalNs = requests ? double(sum.criticalNs) / double(requests) : 0;
+            st.meanCriticalNs = allRequests ? double(sum.criticalNs) / double(allRequests) : 0;
             for (const auto& [latency, r] : sum.slowest)
                 if (const auto& name = nameOf(r)) st.slowestCriticalRequests.push_back(*name);
         }
-    }
-    const std::string params = storedParameters(options, lastImportRead);
-    for (Status s : {store.putResult("model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
-                     storeSegmentStats(store, params, stats)})
-        if (!s) {
-            store.rollback();
-            return s;
-        }
-    if (cancel && cancel->isCancelled()) {
-        store.rollback();
-        return Status::error("cancelled");
-    }
-    if (Status s = store.commit(); !s) return s;
+        const std::string params = storedParameters(options, lastImportRead);
+        for (Status s : {store.putResult("model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
+                         storeSegmentStats(store, params, stats)})
+            if (!s) return fail(s);
+        if (cancel && cancel->isCancelled()) return fail(Status::error("cancelled"));
+        return store.commit();
+    };
+    const Status written = group.isFirst() ? write() : Status::ok();
+    if (group.any(!written)) return written ? Status::error("the first process of the run could not write the results") : written;
     clock.done("write");
 
-    summary.requests = static_cast<std::int64_t>(requests);
+    summary.requests = static_cast<std::int64_t>(allRequests);
     summary.segmentTypes = static_cast<std::int64_t>(td.segmentTypes.size());
     summary.correctedHosts = offsets.correctedHosts;
     model.forEachPairSeenTogether([&](SegmentTypeId a, SegmentTypeId b, std::int64_t) {
@@ -374,25 +459,25 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     }
     std::uint8_t version = 0;
     std::uint32_t count = 0;
-    if (!get(blob, version) || version != kBlobVersion || !get(blob, count) || count != out.segments.size())
+    if (!getValue(blob, version) || version != kBlobVersion || !getValue(blob, count) || count != out.segments.size())
         return Status::error(store.path() + ": stale analysis for request '" + std::string(requestName) + "' (run tracelight-cli analyze)");
     for (auto& s : out.segments) {
         TimeNs slack = 0;
-        if (!get(blob, slack)) return Status::error(store.path() + ": damaged analysis result");
+        if (!getValue(blob, slack)) return Status::error(store.path() + ": damaged analysis result");
         s.slackNs = slack;
     }
     std::uint32_t cpCount = 0;
-    get(blob, cpCount);
+    getValue(blob, cpCount);
     for (std::uint32_t i = 0; i < cpCount; ++i) {
         std::uint32_t v = 0;
-        if (!get(blob, v) || v >= out.segments.size()) return Status::error(store.path() + ": damaged analysis result");
+        if (!getValue(blob, v) || v >= out.segments.size()) return Status::error(store.path() + ": damaged analysis result");
         out.criticalPath.push_back(v);
     }
     std::uint32_t blindCount = 0;
-    get(blob, blindCount);
+    getValue(blob, blindCount);
     for (std::uint32_t i = 0; i < blindCount; ++i) {
         BlindInterval b{};
-        if (!get(blob, b.startNs) || !get(blob, b.durationNs)) return Status::error(store.path() + ": damaged analysis result");
+        if (!getValue(blob, b.startNs) || !getValue(blob, b.durationNs)) return Status::error(store.path() + ": damaged analysis result");
         out.blind.push_back(b);
     }
     return out;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "tracelight/analysis/Analysis.h"
+#include "tracelight/base/Bytes.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/store/TraceStore.h"
@@ -49,12 +50,7 @@ std::optional<StoredModel> loadStoredModel(const TraceStore& store) {
     StoredModel out{std::move(model.value()), {}};
     // The labels the types use, each once (length-prefixed), then three indices into them per type.
     std::string_view in(*typeBytes);
-    auto number = [&](std::uint32_t& v) {
-        if (in.size() < 4) return false;
-        std::memcpy(&v, in.data(), 4);
-        in.remove_prefix(4);
-        return true;
-    };
+    auto number = [&](std::uint32_t& v) { return getValue(in, v); };
     std::uint32_t labelCount = 0;
     if (!number(labelCount) || labelCount > in.size() / 4) return std::nullopt;
     std::vector<std::string> labels(labelCount);
@@ -79,7 +75,7 @@ Status storeModel(TraceStore& store, const std::string& params, const TraceData&
     // Types by their labels' text, each label written once: 30,000 types of one trace share a few thousand.
     std::unordered_map<std::uint32_t, std::uint32_t> indexOf;  // label id -> index in the table
     std::string table, ids;
-    auto put = [](std::string& out, std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+    auto put = [](std::string& out, std::uint32_t v) { putValue(out, v); };
     for (const auto& t : data.segmentTypes)
         for (auto id : {t.task.value, t.startEvent.value, t.endEvent.value}) {
             auto [it, fresh] = indexOf.emplace(id, static_cast<std::uint32_t>(indexOf.size()));

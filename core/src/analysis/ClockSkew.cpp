@@ -4,6 +4,8 @@
 #include <limits>
 #include <queue>
 
+#include "tracelight/base/Bytes.h"
+
 namespace tracelight {
 
 std::string_view skewRuleName(SkewRule rule) {
@@ -86,6 +88,27 @@ void SkewEstimates::merge(const SkewEstimates& other) {
             it->second.offsetNs = e.offsetNs;
         }
     }
+}
+
+std::string SkewEstimates::bytes() const {
+    std::string out;
+    for (const auto& [key, e] : m_pairs) {
+        putValue(out, key);
+        putValue(out, e);
+    }
+    return out;
+}
+
+bool SkewEstimates::mergeBytes(std::string_view in) {
+    SkewEstimates other;
+    while (!in.empty()) {
+        std::uint64_t key = 0;
+        SkewEstimate e;
+        if (!getValue(in, key) || !getValue(in, e)) return false;
+        other.m_pairs.emplace(key, e);
+    }
+    merge(other);
+    return true;
 }
 
 std::vector<SkewDecision> decideSkew(const SkewEstimates& estimates) {

@@ -10,6 +10,8 @@
 #include <thread>
 
 #include "tracelight/analysis/Segments.h"
+#include "tracelight/base/Bytes.h"
+#include "tracelight/base/Collective.h"
 
 namespace tracelight {
 
@@ -30,7 +32,6 @@ struct ShardState {
     Bitset seen;
     std::map<std::vector<std::uint64_t>, std::int64_t> signatures;  // presence set -> requests
     std::int64_t requests = 0;
-    std::vector<ConvergencePoint> convergence;
 
     // Scratch, reused across requests.
     std::vector<TimeNs> minStart, maxStart, maxEnd, minEnd;  // per type present
@@ -132,21 +133,45 @@ struct ShardState {
         }
     }
 
-    ConvergencePoint alive() const {
+    ConvergencePoint alive() const { return aliveIn(hbAlive, meAlive, seen, requests); }
+
+    // The hypotheses alive among the types seen, at a point of the request sequence.
+    static ConvergencePoint aliveIn(const std::vector<Bitset>& hb, const std::vector<Bitset>& me, const Bitset& seen,
+                                    std::int64_t requests) {
         ConvergencePoint p;
         p.requests = requests;
         seen.forEach([&](std::size_t a) {
-            Bitset hb = hbAlive[a];
-            hb &= seen;
-            hb.reset(a);
-            p.happensBeforeAlive += static_cast<std::int64_t>(hb.count());
-            Bitset me = meAlive[a];
-            me &= seen;
-            me.reset(a);
-            p.mutualExclusionAlive += static_cast<std::int64_t>(me.count());
+            Bitset h = hb[a];
+            h &= seen;
+            h.reset(a);
+            p.happensBeforeAlive += static_cast<std::int64_t>(h.count());
+            Bitset x = me[a];
+            x &= seen;
+            x.reset(a);
+            p.mutualExclusionAlive += static_cast<std::int64_t>(x.count());
         });
         p.mutualExclusionAlive /= 2;
         return p;
+    }
+
+    // This shard's state where the whole request sequence reaches a convergence checkpoint; made
+    // cumulative (earlier shards and processes ANDed in) once every shard is done.
+    struct Snapshot {
+        std::int64_t requests;  // of the whole sequence
+        std::vector<Bitset> hb, me;
+        Bitset seen;
+    };
+    std::vector<Snapshot> snapshots;
+    void snapshot(std::int64_t sequenceRequests) { snapshots.push_back({sequenceRequests, hbAlive, meAlive, seen}); }
+    // Applies the state of every request before this shard's (held by `before`) to its snapshots.
+    void applyEarlier(const std::vector<Bitset>& hb, const std::vector<Bitset>& me, const Bitset& seenBefore) {
+        for (Snapshot& s : snapshots) {
+            for (std::size_t a = 0; a < types; ++a) {
+                s.hb[a] &= hb[a];
+                s.me[a] &= me[a];
+            }
+            s.seen |= seenBefore;
+        }
     }
 
     void merge(const ShardState& o) {
@@ -158,6 +183,44 @@ struct ShardState {
         seen |= o.seen;
         for (const auto& [sig, count] : o.signatures) signatures[sig] += count;
         requests += o.requests;
+    }
+
+    // Across the processes of a distributed run: hypotheses by AND, observations by OR, counts by sum.
+    void mergeAcross(Collective& group) {
+        if (group.size() == 1) return;
+        auto rows = [&](std::vector<Bitset>& matrix, bool andRows) {
+            std::vector<std::uint64_t> flat;
+            flat.reserve(types * words);
+            for (const auto& row : matrix) flat.insert(flat.end(), row.words().begin(), row.words().end());
+            andRows ? group.bitAnd(flat) : group.bitOr(flat);
+            for (std::size_t a = 0; a < types; ++a) std::copy_n(flat.begin() + a * words, words, matrix[a].words().begin());
+        };
+        rows(hbAlive, true);
+        rows(meAlive, true);
+        rows(orderSeen, false);
+        group.bitOr(seen.words());
+        std::int64_t count = requests;
+        group.sum({&count, 1});
+        requests = count;
+        std::string mine;
+        putValue(mine, static_cast<std::uint64_t>(signatures.size()));
+        for (const auto& [sig, n] : signatures) {
+            for (auto w : sig) putValue(mine, w);
+            putValue(mine, n);
+        }
+        signatures.clear();
+        for (const auto& bytes : group.allGather(mine)) {
+            std::string_view in(bytes);
+            std::uint64_t entries = 0;
+            getValue(in, entries);
+            std::vector<std::uint64_t> sig(words);
+            for (std::uint64_t i = 0; i < entries; ++i) {
+                for (auto& w : sig) getValue(in, w);
+                std::int64_t n = 0;
+                getValue(in, n);
+                signatures[sig] += n;
+            }
+        }
     }
 };
 
@@ -221,17 +284,6 @@ void CausalModel::computeConfirmed() {
 
 namespace {
 constexpr char kModelMagic[4] = {'T', 'L', 'M', '3'};  // 3: sparse pairs over tracked types
-template <typename T>
-void putValue(std::string& out, T v) {
-    out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-template <typename T>
-bool getValue(std::string_view& in, T& v) {
-    if (in.size() < sizeof v) return false;
-    std::memcpy(&v, in.data(), sizeof v);
-    in.remove_prefix(sizeof v);
-    return true;
-}
 } // namespace
 
 std::string CausalModel::serialize() const {
@@ -400,17 +452,22 @@ std::vector<std::pair<SegmentTypeId, SegmentTypeId>> CausalModel::reducedHappens
 class ModelBuilder {
 public:
     static Result<CausalModel> build(const TraceData& data, const ClockOffsets& offsets, const InferenceOptions& options,
-                                     const ProgressSink* progress, const CancelToken* cancel) {
+                                     const ProgressSink* progress, const CancelToken* cancel, const RequestShare& share) {
+        SingleProcess single;
+        Collective& group = share.group ? *share.group : single;
         const std::size_t n = data.segmentTypes.size();
-        const std::size_t requests = options.maxRequests >= 0
-                                         ? std::min<std::size_t>(data.requestCount(), static_cast<std::size_t>(options.maxRequests))
-                                         : data.requestCount();
+        // The requests analysed: the first maxRequests of the whole sequence; this process holds those of
+        // them from its first request on.
+        const std::size_t analysed = options.maxRequests >= 0
+                                         ? std::min<std::size_t>(share.totalRequests, static_cast<std::size_t>(options.maxRequests))
+                                         : share.totalRequests;
+        const std::size_t requests = analysed > share.firstRequest ? std::min(data.requestCount(), analysed - share.firstRequest) : 0;
         const unsigned threads = resolveThreads(options.threads);
         ThrottledProgress reporter(progress);
 
         CausalModel model;
         model.m_types = n;
-        model.m_requests = static_cast<std::int64_t>(requests);
+        model.m_requests = static_cast<std::int64_t>(analysed);
         model.m_supportFloor = options.supportFloor;
 
         // Pass 0: how many requests hold each type, and which types repeat within a request; then the
@@ -430,6 +487,18 @@ public:
                     lastRequest[t] = static_cast<std::uint32_t>(r);
                     ++model.m_occurrences[t];
                 }
+            if (group.size() > 1) {
+                std::vector<std::int64_t> counts(2 * n);
+                for (std::size_t t = 0; t < n; ++t) {
+                    counts[t] = model.m_occurrences[t];
+                    counts[n + t] = model.m_repeated[t];
+                }
+                group.sum(counts);
+                for (std::size_t t = 0; t < n; ++t) {
+                    model.m_occurrences[t] = static_cast<std::uint32_t>(counts[t]);
+                    model.m_repeated[t] = counts[n + t] > 0 ? 1 : 0;
+                }
+            }
         }
         if (n <= kDenseTypeBudget) {
             for (std::uint32_t t = 0; t < n; ++t) model.m_tracked.push_back(t);
@@ -454,13 +523,14 @@ public:
         std::atomic<bool> cancelled{false};
         std::mutex reportMutex;
 
-        // Pass 1: happens-before and mutual exclusion. Shard 0 holds the first requests and records
-        // the convergence curve as it goes.
+        // Pass 1: happens-before and mutual exclusion. Each shard snapshots its state where the whole
+        // request sequence reaches a convergence checkpoint, so the curve does not depend on the sharding.
+        const std::vector<std::int64_t> points = checkpoints(static_cast<std::int64_t>(analysed));
         forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
             ShardState& state = shards[shard];
             std::vector<SegmentInstance> segs, tracked;
-            const auto points = shard == 0 ? checkpoints(static_cast<std::int64_t>(end - begin)) : std::vector<std::int64_t>{};
-            std::size_t nextPoint = 0;
+            const auto sequenceAt = [&](std::size_t r) { return static_cast<std::int64_t>(share.firstRequest + r); };
+            std::size_t nextPoint = static_cast<std::size_t>(std::upper_bound(points.begin(), points.end(), sequenceAt(begin)) - points.begin());
             for (std::size_t r = begin; r < end; ++r) {
                 buildSegments(data.eventsOf(r), offsets, segs);
                 tracked.clear();
@@ -470,8 +540,8 @@ public:
                         tracked.back().type = SegmentTypeId(static_cast<std::uint32_t>(d));
                     }
                 state.observe(tracked);
-                if (nextPoint < points.size() && state.requests == points[nextPoint]) {
-                    state.convergence.push_back(state.alive());
+                if (nextPoint < points.size() && sequenceAt(r + 1) == points[nextPoint]) {
+                    state.snapshot(points[nextPoint]);
                     ++nextPoint;
                 }
                 if (((r - begin) & 0x3FFF) == 0x3FFF) {
@@ -484,9 +554,45 @@ public:
                 }
             }
         });
-        if (cancelled) return Status::error("cancelled");
-        for (std::size_t s = 1; s < shards.size(); ++s) shards[0].merge(shards[s]);
+        if (group.any(cancelled)) return Status::error("cancelled");
+        // Merged in request order: before shard s merges, shard 0 holds every earlier request of this process.
+        for (std::size_t s = 1; s < shards.size(); ++s) {
+            shards[s].applyEarlier(shards[0].hbAlive, shards[0].meAlive, shards[0].seen);
+            shards[0].merge(shards[s]);
+        }
         ShardState& merged = shards[0];
+        // The earlier processes' requests: an exclusive prefix AND (seen, an OR, as the AND of its complement).
+        {
+            const std::size_t words = merged.words;
+            std::vector<std::uint64_t> flat;
+            flat.reserve((2 * m + 1) * words);
+            for (const auto* matrix : {&merged.hbAlive, &merged.meAlive})
+                for (const auto& row : *matrix) flat.insert(flat.end(), row.words().begin(), row.words().end());
+            for (auto w : merged.seen.words()) flat.push_back(~w);
+            group.exclusiveAnd(flat);
+            std::vector<Bitset> hb(m, Bitset(m)), me(m, Bitset(m));
+            Bitset seen(m);
+            for (std::size_t a = 0; a < m; ++a) {
+                std::copy_n(flat.begin() + a * words, words, hb[a].words().begin());
+                std::copy_n(flat.begin() + (m + a) * words, words, me[a].words().begin());
+            }
+            for (std::size_t w = 0; w < words; ++w) seen.words()[w] = ~flat[2 * m * words + w];
+            if (words) seen.words().back() &= Bitset(m, true).words().back();
+            std::string mine;
+            for (auto& shard : shards) {
+                shard.applyEarlier(hb, me, seen);
+                for (const auto& snap : shard.snapshots) {
+                    const ConvergencePoint p = ShardState::aliveIn(snap.hb, snap.me, snap.seen, snap.requests);
+                    putValue(mine, p);
+                }
+                shard.snapshots.clear();
+            }
+            for (const auto& bytes : group.allGather(mine)) {
+                std::string_view in(bytes);
+                for (ConvergencePoint p; getValue(in, p);) model.m_convergence.push_back(p);
+            }
+        }
+        merged.mergeAcross(group);
 
         // Support of the pairs seen together, from the distinct presence sets.
         model.m_pairs.assign(m, {});
@@ -519,7 +625,6 @@ public:
         }
         // The final point covers every request analysed (the merged state holds them all).
         const ConvergencePoint last = merged.alive();
-        model.m_convergence = std::move(merged.convergence);
         model.m_hbAlive = std::move(merged.hbAlive);
         model.m_meAlive = std::move(merged.meAlive);
         model.m_orderSeen = std::move(merged.orderSeen);
@@ -528,7 +633,7 @@ public:
             model.m_convergence.push_back(last);
 
         // Pass 2: pipelines, between pairs of confirmed producer -> consumer links.
-        if (auto s = inferPipelines(data, offsets, requests, threads, model, cancel); !s) return s;
+        if (auto s = inferPipelines(data, offsets, requests, threads, model, cancel, group); !s) return s;
         reporter.report(1.0, "model inferred", true);
         return model;
     }
@@ -594,7 +699,7 @@ private:
     }
 
     static Status inferPipelines(const TraceData& data, const ClockOffsets& offsets, std::size_t requests,
-                                 unsigned threads, CausalModel& model, const CancelToken* cancel) {
+                                 unsigned threads, CausalModel& model, const CancelToken* cancel, Collective& group) {
         const std::size_t n = model.m_types;
         const EventGroups producers = groupTypes(data, model, true);
         const EventGroups consumers = groupTypes(data, model, false);
@@ -697,30 +802,33 @@ private:
                 }
             }
         });
-        if (cancelled) return Status::error("cancelled");
+        if (group.any(cancelled)) return Status::error("cancelled");
+        // Shards, then processes: refutations and orders by OR, support by sum.
+        std::vector<std::uint64_t> dead(candidates.size(), 0), orders(candidates.size(), 0);
+        std::vector<std::int64_t> support(candidates.size(), 0);
+        for (const auto& st : shards)
+            for (std::size_t c = 0; c < candidates.size(); ++c) {
+                dead[c] |= st.dead[c];
+                orders[c] |= st.orders[c];
+                support[c] += st.support[c];
+            }
+        group.bitOr(dead);
+        group.bitOr(orders);
+        group.sum(support);
         auto linkOf = [&](const Link& l) {
             return PipelineLink{mostFrequent(model, producers.types[l.producer]), mostFrequent(model, consumers.types[l.consumer]),
                                 producers.types[l.producer], consumers.types[l.consumer]};
         };
-        for (std::size_t c = 0; c < candidates.size(); ++c) {
-            bool dead = false;
-            std::uint8_t orders = 0;
-            std::int64_t support = 0;
-            for (const auto& st : shards) {
-                dead |= st.dead[c] != 0;
-                orders |= st.orders[c];
-                support += st.support[c];
-            }
-            if (!dead && orders == 3 && support >= model.m_supportFloor)
-                model.m_pipelines.push_back({linkOf(links[candidates[c].first]), linkOf(links[candidates[c].second]), support});
-        }
+        for (std::size_t c = 0; c < candidates.size(); ++c)
+            if (!dead[c] && orders[c] == 3 && support[c] >= model.m_supportFloor)
+                model.m_pipelines.push_back({linkOf(links[candidates[c].first]), linkOf(links[candidates[c].second]), support[c]});
         return Status::ok();
     }
 };
 
 Result<CausalModel> inferModel(const TraceData& data, const ClockOffsets& offsets, const InferenceOptions& options,
-                               const ProgressSink* progress, const CancelToken* cancel) {
-    return ModelBuilder::build(data, offsets, options, progress, cancel);
+                               const ProgressSink* progress, const CancelToken* cancel, const RequestShare* share) {
+    return ModelBuilder::build(data, offsets, options, progress, cancel, share ? *share : RequestShare::whole(data));
 }
 
 } // namespace tracelight

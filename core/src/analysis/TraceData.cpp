@@ -106,15 +106,23 @@ TraceData TraceDataBuilder::finish() {
 }
 
 Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* progress, const CancelToken* cancel) {
+    return loadTraceData(store, RequestIdRange{}, progress, cancel);
+}
+
+Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, const ProgressSink* progress, const CancelToken* cancel) {
     TraceDataBuilder builder;
-    const auto eventCount = static_cast<std::size_t>(store.eventCount());
-    builder.reserve(static_cast<std::size_t>(store.requestCount()), eventCount);
+    const bool whole = range.first == RequestIdRange{}.first && range.end == RequestIdRange{}.end;
+    const auto [requestCount, eventTotal] =
+        whole ? std::pair{store.requestCount(), store.eventCount()} : store.requestAndEventCount(range.first, range.end);
+    const auto eventCount = static_cast<std::size_t>(eventTotal);
+    builder.reserve(static_cast<std::size_t>(requestCount), eventCount);
     for (auto& [id, text] : store.labels()) builder.setLabel(id, std::move(text));
     for (auto [id, name] : store.labelOccurrences()) builder.setOperationOf(id, name);
 
     // Known causal links (span imports), resolved to event indices as each request's events arrive.
     std::unordered_map<std::int64_t, std::vector<LinkRow>> linksOf;
-    for (const LinkRow& l : store.causalLinks()) linksOf[l.request].push_back(l);
+    for (const LinkRow& l : store.causalLinks())
+        if (l.request >= range.first && l.request < range.end) linksOf[l.request].push_back(l);
     // Requests imported from spans keep their clocks unless there is evidence of skew.
     std::vector<std::uint32_t> spanRequests = store.spanRequestIds();  // sorted
     std::unordered_map<std::uint64_t, std::uint32_t> eventIndex;  // (task, ord) -> index, for the current request
@@ -151,7 +159,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* pro
             reporter.report(eventCount ? double(builder.eventCount()) / double(eventCount) : 1.0, "reading events");
         }
         return true;
-    });
+    }, range.first, range.end);
     if (!scanned) return scanned;
     if (currentHasLinks) resolveLinks(currentRequest);
     return builder.finish();

@@ -1,6 +1,8 @@
 // The analysis's reads and writes of the trace database: the only SQL the analysis needs, kept in store/.
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <limits>
 #include <unordered_map>
 
 #include "store/Sqlite.h"
@@ -27,6 +29,12 @@ std::int64_t TraceStore::requestCount() const {
 std::int64_t TraceStore::eventCount() const {
     sqlite::Statement q(m_db, "SELECT COALESCE(SUM(event_count), 0) FROM requests");
     return q.step() == SQLITE_ROW ? q.int64(0) : 0;
+}
+
+std::pair<std::int64_t, std::int64_t> TraceStore::requestAndEventCount(std::int64_t firstId, std::int64_t endId) const {
+    sqlite::Statement q(m_db, "SELECT COUNT(*), COALESCE(SUM(event_count), 0) FROM requests WHERE id >= ?1 AND id < ?2");
+    q.bind(1, firstId).bind(2, endId);
+    return q.step() == SQLITE_ROW ? std::pair{q.int64(0), q.int64(1)} : std::pair<std::int64_t, std::int64_t>{0, 0};
 }
 
 std::vector<std::pair<std::uint32_t, std::uint32_t>> TraceStore::labelOccurrences() const {
@@ -64,12 +72,32 @@ std::optional<std::string> TraceStore::requestName(RequestId request) const {
 }
 
 Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f) const {
-    sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ord, ts_ns FROM events ORDER BY request_id, task_id, ord");
+    return scanEvents(f, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
+}
+
+Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f, std::int64_t firstId, std::int64_t endId) const {
+    sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ord, ts_ns FROM events WHERE request_id >= ?1 AND "
+                              "request_id < ?2 ORDER BY request_id, task_id, ord");
+    q.bind(1, firstId).bind(2, endId);
     int rc = SQLITE_ROW;
     while ((rc = q.step()) == SQLITE_ROW)
         if (!f(eventRow(q))) return Status::error("cancelled");
     if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read events: " + sqlite3_errmsg(m_db));
     return Status::ok();
+}
+
+std::vector<std::int64_t> TraceStore::requestIdCuts(int parts) const {
+    parts = std::max(1, parts);
+    const std::int64_t count = requestCount();
+    std::vector<std::int64_t> cuts{std::numeric_limits<std::int64_t>::min()};
+    sqlite::Statement q(m_db, "SELECT id FROM requests ORDER BY id LIMIT 1 OFFSET ?1");
+    for (int p = 1; p < parts; ++p) {
+        q.bind(1, count * p / parts);
+        cuts.push_back(q.step() == SQLITE_ROW ? q.int64(0) : std::numeric_limits<std::int64_t>::max());
+        q.reset();
+    }
+    cuts.push_back(std::numeric_limits<std::int64_t>::max());
+    return cuts;
 }
 
 std::vector<EventRow> TraceStore::requestEvents(RequestId request) const {

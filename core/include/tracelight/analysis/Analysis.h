@@ -9,6 +9,8 @@
 #include "tracelight/analysis/ClockSkew.h"
 #include "tracelight/analysis/CriticalPath.h"
 #include "tracelight/analysis/ModelInference.h"
+#include "tracelight/analysis/RequestShare.h"
+#include "tracelight/base/Collective.h"
 #include "tracelight/base/Progress.h"
 #include "tracelight/base/Status.h"
 #include "tracelight/analysis/TraceData.h"
@@ -51,14 +53,22 @@ struct InMemoryAnalysis {
     ClockOffsets offsets;
     CausalModel model;
 };
+// With a share (see RequestShare.h), data holds this process's requests and the group merges the
+// estimates and the model: every process gets the whole offsets and model.
 Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& options,
                                          std::vector<StageTiming>* stages = nullptr,
-                                         const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
-SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads);
+                                         const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr,
+                                         const RequestShare* share = nullptr);
+SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads, Collective* group = nullptr);
 
 // Runs the analysis and replaces the cached results in one transaction.
+// With a group of several processes (a distributed run, collective: each process calls it on its own
+// connection to the same database), each reads and analyses its run of requests (store.requestIdCuts),
+// the group merges clock estimates, hypotheses and aggregates, and the first process writes every result:
+// the same rows a single process writes.
 Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& options,
-                                     const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
+                                     const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr,
+                                     Collective* group = nullptr);
 
 // True when the store holds results of this analysis version with these parameters, computed from the data
 // of its last import (an import that committed while the analysis ran leaves them stale).

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -50,7 +51,10 @@ struct SkewEstimate {
 class SkewEstimates {
 public:
     void addRequest(std::span<const EventRecord> events, bool fromSpans = false);
-    void merge(const SkewEstimates& other);
+    void merge(const SkewEstimates& other);  // other's requests come after this one's
+    // For merging across processes: the pairs as bytes, and the merge of such bytes (false when damaged).
+    std::string bytes() const;
+    bool mergeBytes(std::string_view bytes);
     const std::unordered_map<std::uint64_t, SkewEstimate>& pairs() const { return m_pairs; }
 
 private:

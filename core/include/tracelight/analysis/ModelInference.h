@@ -34,6 +34,7 @@
 #include "tracelight/base/Parallel.h"
 #include "tracelight/analysis/ClockSkew.h"
 #include "tracelight/base/Progress.h"
+#include "tracelight/analysis/RequestShare.h"
 #include "tracelight/analysis/TraceData.h"
 
 namespace tracelight {
@@ -132,8 +133,11 @@ private:
     std::vector<ConvergencePoint> m_convergence;
 };
 
+// With a share, this process infers from its part of the requests and the group merges the parts
+// (collective: every process of the group calls it); every process gets the whole model.
 Result<CausalModel> inferModel(const TraceData& data, const ClockOffsets& offsets, const InferenceOptions& options,
-                               const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
+                               const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr,
+                               const RequestShare* share = nullptr);
 
 
 } // namespace tracelight

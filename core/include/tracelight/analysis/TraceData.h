@@ -2,6 +2,7 @@
 // Every request's events in memory, read in one ordered scan of the store: contiguous arrays, interned
 // ids, segment types resolved once. The input to every analysis pass.
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string_view>
 #include <string>
@@ -103,6 +104,14 @@ private:
 
 // One scan of the events table in (request, task, position) order.
 Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* progress = nullptr,
+                                const CancelToken* cancel = nullptr);
+
+// The requests with ids in [first, end): one process's share of a distributed run.
+struct RequestIdRange {
+    std::int64_t first = std::numeric_limits<std::int64_t>::min();
+    std::int64_t end = std::numeric_limits<std::int64_t>::max();
+};
+Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, const ProgressSink* progress = nullptr,
                                 const CancelToken* cancel = nullptr);
 
 } // namespace tracelight

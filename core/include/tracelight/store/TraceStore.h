@@ -137,12 +137,19 @@ public:
 
     std::int64_t requestCount() const;
     std::int64_t eventCount() const;
+    // Requests and their events with request ids in [firstId, endId).
+    std::pair<std::int64_t, std::int64_t> requestAndEventCount(std::int64_t firstId, std::int64_t endId) const;
     // Each occurrence label ("name#k", see OccurrenceName.h) with the label of its name, in id order.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> labelOccurrences() const;
     std::vector<std::pair<std::uint32_t, std::string>> labels() const;  // (id, text), every label
     std::optional<std::string> requestName(RequestId request) const;
     // Every event in (request, task, ord) order, in one scan; f returns false to stop (cancel).
     Status scanEvents(const std::function<bool(const EventRow&)>& f) const;
+    // The same scan over the requests with ids in [firstId, endId) (one process's share of a distributed run).
+    Status scanEvents(const std::function<bool(const EventRow&)>& f, std::int64_t firstId, std::int64_t endId) const;
+    // Request ids cut into `parts` runs of about equal request count, in id order: run p is
+    // [cuts[p], cuts[p + 1]); parts + 1 values, the first at or below every id, the last above every id.
+    std::vector<std::int64_t> requestIdCuts(int parts) const;
     // One request's events in (task, ord) order.
     std::vector<EventRow> requestEvents(RequestId request) const;
     // Known causal links: of every request, or of one.
