@@ -23,7 +23,8 @@ class TraceStore;
 // 3: span data keeps its clocks unless there is evidence of skew; per host pair decisions stored (schema 5).
 // 4: span segment types are operations (occurrence numbers removed); the model is sparse (model magic
 //    TLM3) and its types are stored by their label text.
-constexpr int kAnalysisVersion = 4;
+// 5: the convergence curve covers the whole request sequence, whatever the sharding (threads, MPI ranks).
+constexpr int kAnalysisVersion = 5;
 
 struct AnalysisOptions {
     InferenceOptions inference;
