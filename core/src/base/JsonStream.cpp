@@ -115,7 +115,7 @@ bool JsonArrayStream::skipValue() {
     return failAt(at, detail::jsonParseErrorMessage(code == rapidjson::kParseErrorDocumentEmpty ? rapidjson::kParseErrorValueInvalid : code));
 }
 
-bool JsonArrayStream::readKey(std::string& name) {
+bool JsonArrayStream::readKey(std::string& name, std::set<std::string>& seen) {
     if (peek() != '"') return fail("expected a string key in object");
     const std::uint64_t start = m_offset;
     NameHandler handler;
@@ -127,7 +127,7 @@ bool JsonArrayStream::readKey(std::string& name) {
         if (peek() < 0) return fail("unexpected end of file inside a key");
         return failAt(reader.GetErrorOffset(), detail::jsonParseErrorMessage(reader.GetParseErrorCode()));
     }
-    if (!m_topKeys.insert(name).second) {
+    if (!seen.insert(name).second) {
         std::string quoted;
         appendJsonString(quoted, name);
         return failAt(start, "duplicate key " + quoted + " in one object");
@@ -181,7 +181,7 @@ bool JsonArrayStream::open(const std::string& path, std::string_view key, std::s
             if (!skipSpace()) return openFail("unexpected end of file");
         }
         std::string name;
-        if (!readKey(name)) return failed();
+        if (!readKey(name, m_topKeys)) return failed();
         if (!skipSpace() || get() != ':') return openFail("expected ':' after object key");
         if (!skipSpace()) return openFail("unexpected end of file");
         if (name == key) {
@@ -212,7 +212,7 @@ bool JsonArrayStream::finishDocument() {
             }
             std::string name;
             if (!skipSpace()) return fail("unexpected end of file inside the top-level object");
-            if (!readKey(name)) return false;
+            if (!readKey(name, m_topKeys)) return false;
             if (!skipSpace() || get() != ':') return failAt(m_offset - 1, "expected ':' after object key");
             if (!skipSpace()) return fail("unexpected end of file inside the top-level object");
             if (!skipValue()) return false;
@@ -225,8 +225,9 @@ bool JsonArrayStream::finishDocument() {
 // Where one JSON value ends, by its structure only (JsonValue::parse validates it next, so its text is
 // read twice in memory but taken from the file once): brackets outside strings are counted, a string ends
 // at an unescaped quote, anything else at the next delimiter.
-bool JsonArrayStream::scanValue() {
+bool JsonArrayStream::scanValue(bool keep) {
     m_element.clear();
+    std::uint64_t length = 0;
     const std::uint64_t start = m_offset;
     const int first = peek();
     const bool scalar = first != '{' && first != '[' && first != '"';
@@ -234,7 +235,7 @@ bool JsonArrayStream::scanValue() {
     bool inString = false, escaped = false;
     for (bool done = false; !done;) {
         if (peek() < 0) {
-            if (scalar && !m_element.empty()) break;  // a number at the end of the file: the caller misses the ']'
+            if (scalar && length > 0) break;  // a number at the end of the file: the caller misses the ']'
             return fail("unexpected end of file inside a value");
         }
         const char* data = m_buffer.data();
@@ -266,35 +267,39 @@ bool JsonArrayStream::scanValue() {
             }
         }
         const std::size_t taken = i - m_pos;
-        if (m_element.size() + taken > kMaxJsonValueBytes)
+        if (keep && m_element.size() + taken > kMaxJsonValueBytes)
             return failAt(start, "a JSON value larger than the limit of " + mib(kMaxJsonValueBytes) + " (" +
                                      std::to_string(kMaxJsonValueBytes) + " bytes)");
-        m_element.append(data + m_pos, taken);
+        if (keep) m_element.append(data + m_pos, taken);
+        // The last two bytes taken, for the leading-zero check after the value.
+        if (taken >= 2) m_before[0] = static_cast<unsigned char>(data[i - 2]);
+        else if (taken == 1) m_before[0] = m_before[1];
+        if (taken >= 1) m_before[1] = static_cast<unsigned char>(data[i - 1]);
+        length += taken;
         m_pos = i;
         m_offset += taken;
     }
-    if (m_element.empty()) return fail("invalid value");
-    m_before[0] = m_element.size() >= 2 ? static_cast<unsigned char>(m_element[m_element.size() - 2]) : -1;
-    m_before[1] = static_cast<unsigned char>(m_element.back());
+    if (length == 0) return fail("invalid value");
+    if (length == 1) m_before[0] = -1;
     return true;
 }
 
 bool JsonArrayStream::parseElement(JsonValue& element, std::uint64_t offset) {
-    if (!scanValue()) return false;
+    if (!scanValue(true)) return false;
     std::string error;
     std::size_t bad = 0;
     if (!JsonValue::parse(m_element, element, &error, &bad)) return failAt(offset + bad, error);
     return true;
 }
 
-bool JsonArrayStream::next(JsonValue& element, std::uint64_t& offset) {
+bool JsonArrayStream::nextElementStart(std::uint64_t& offset) {
     m_element.clear();
     if (m_done) return false;
     if (m_singleObject) {
         if (!m_first) return finishDocument();  // the object was the one element
         m_first = false;
         offset = m_offset;
-        return parseElement(element, offset);
+        return true;
     }
     if (!skipSpace()) return fail("unexpected end of file inside the array");
     if (peek() == ']') {
@@ -311,7 +316,77 @@ bool JsonArrayStream::next(JsonValue& element, std::uint64_t& offset) {
     }
     m_first = false;
     offset = m_offset;
-    return parseElement(element, offset);
+    return true;
+}
+
+bool JsonArrayStream::next(JsonValue& element, std::uint64_t& offset) {
+    return nextElementStart(offset) && parseElement(element, offset);
+}
+
+bool JsonArrayStream::nextObject(const std::function<Member(std::string_view)>& choose,
+                                 const std::function<bool(std::string_view, const JsonValue&, std::uint64_t)>& take) {
+    std::uint64_t offset = 0;
+    return nextElementStart(offset) && readMembers(choose, take);
+}
+
+bool JsonArrayStream::readMembers(const std::function<Member(std::string_view)>& choose,
+                                  const std::function<bool(std::string_view, const JsonValue&, std::uint64_t)>& take) {
+    if (peek() != '{') return fail("expected a JSON object");
+    get();
+    std::set<std::string> keys;
+    JsonValue value;  // its storage is reused from one value to the next
+    auto handOver = [&](const std::string& key, std::uint64_t at) {
+        if (!parseElement(value, at)) return false;
+        if (take(key, value, at)) return true;
+        m_done = true;  // the caller's error
+        return false;
+    };
+    for (bool firstMember = true;; firstMember = false) {
+        if (!skipSpace()) return fail("unexpected end of file inside an object");
+        if (peek() == '}') {
+            get();
+            return true;
+        }
+        if (!firstMember) {
+            if (peek() != ',') {
+                if (detail::isLeadingZero(m_before[0], m_before[1], peek())) return failAt(m_offset - 1, "leading zero in number");
+                return fail("expected ',' or '}' in object");
+            }
+            get();
+            if (!skipSpace()) return fail("unexpected end of file inside an object");
+        }
+        std::string key;
+        if (!readKey(key, keys)) return false;
+        if (!skipSpace() || get() != ':') return failAt(m_offset - 1, "expected ':' after object key");
+        if (!skipSpace()) return fail("unexpected end of file inside an object");
+        const Member what = choose(key);
+        if (what == Member::Skip) {
+            if (!skipValue()) return false;
+        } else if (what == Member::SkipUnchecked) {
+            if (!scanValue(false)) return false;
+        } else if (what == Member::Parse) {
+            if (!handOver(key, m_offset)) return false;
+        } else {
+            if (peek() != '[') return fail("\"" + key + "\" is not an array");
+            get();
+            for (bool firstElement = true;; firstElement = false) {
+                if (!skipSpace()) return fail("unexpected end of file inside an array");
+                if (peek() == ']') {
+                    get();
+                    break;
+                }
+                if (!firstElement) {
+                    if (peek() != ',') {
+                        if (detail::isLeadingZero(m_before[0], m_before[1], peek())) return failAt(m_offset - 1, "leading zero in number");
+                        return fail("expected ',' or ']' between array elements");
+                    }
+                    get();
+                    if (!skipSpace()) return fail("unexpected end of file inside an array");
+                }
+                if (!handOver(key, m_offset)) return false;
+            }
+        }
+    }
 }
 
 } // namespace tracelight

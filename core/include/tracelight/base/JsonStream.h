@@ -7,6 +7,7 @@
 // document after the array is checked too (no duplicate top-level keys, nothing after the document).
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -29,6 +30,16 @@ public:
 
     // The next element, parsed, and its byte offset; false at the end of the array or on error.
     bool next(JsonValue& element, std::uint64_t& offset);
+
+    // The next element as an object read member by member, so that one element may be larger than the
+    // limit: choose(key) says what to do with each member's value — Skip it (validated, not held), Parse
+    // it (handed to take(key, value, offset)), or Stream it, an array whose elements are each handed to
+    // take(key, element, offset) in turn. False at the end of the array, on error (error() says where),
+    // or as soon as take returns false (the caller's own error; error() stays empty).
+    // SkipUnchecked: passed over by its structure alone, not validated (for a value read again later).
+    enum class Member { Skip, SkipUnchecked, Parse, Stream };
+    bool nextObject(const std::function<Member(std::string_view key)>& choose,
+                    const std::function<bool(std::string_view key, const JsonValue& value, std::uint64_t offset)>& take);
     std::string_view elementText() const { return m_element; }  // the text of the element last handed over
     const std::string& error() const { return m_error; }  // "byte N: what"; empty at a clean end
     std::uint64_t bytesRead() const { return m_offset; }
@@ -43,9 +54,12 @@ private:
     int get();
     bool skipSpace();
     bool skipValue();                       // one whole JSON value, validated by RapidJSON without holding it
-    bool scanValue();                       // one whole JSON value's text into m_element, by its structure only
+    bool scanValue(bool keep);              // one whole JSON value (its text into m_element if keep), by its structure only
     bool parseElement(JsonValue& element, std::uint64_t offset);
-    bool readKey(std::string& name);       // a member name of the top-level object
+    bool readKey(std::string& name, std::set<std::string>& seen);  // a member name, unique among seen
+    bool nextElementStart(std::uint64_t& offset);  // past the separator before the next element; false at the end
+    bool readMembers(const std::function<Member(std::string_view)>& choose,
+                     const std::function<bool(std::string_view, const JsonValue&, std::uint64_t)>& take);
     bool finishDocument();                 // after the array: the rest of the top-level object, then the end
     bool fail(const std::string& message);
     bool failAt(std::uint64_t offset, const std::string& message);

@@ -213,69 +213,104 @@ Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCo
 }
 
 namespace {
-// One Jaeger trace object: {"traceID", "spans": [...], "processes": {...}}.
+// What a Jaeger span takes from its trace: the trace id, and the process table when the trace has one
+// (otherwise each span carries its own "process").
+struct JaegerProcess {
+    std::string service, host;
+    std::vector<std::pair<std::string, std::string>> attributes;
+};
+struct JaegerTraceContext {
+    std::string traceId;
+    bool hasProcessTable = false;
+    std::unordered_map<std::string, JaegerProcess> processes;
+};
+
+JaegerProcess jaegerProcess(const JsonValue& process) {
+    JaegerProcess out;
+    out.service = scalar(process.find("serviceName"));
+    if (const JsonValue* tags = process.find("tags"); tags && tags->isArray())
+        for (const auto& t : tags->array()) {
+            const std::string k = scalar(t.find("key"));
+            if (k == "hostname" || k == "host.name") out.host = scalar(t.find("value"));
+            out.attributes.emplace_back(k, scalar(t.find("value")));
+        }
+    return out;
+}
+
+void setProcessTable(JaegerTraceContext& trace, const JsonValue& processes) {
+    trace.hasProcessTable = processes.isObject();
+    if (processes.isObject())
+        for (const auto& [id, process] : processes.object())
+            if (process.isObject()) trace.processes.emplace(id, jaegerProcess(process));  // the first of an id wins, as find()
+}
+
+Status jaegerSpan(const JsonValue& s, const JaegerTraceContext& trace, const std::string& where, const SpanSink& sink) {
+    if (!s.isObject()) return Status::error(where + "a span is not an object");
+    RawSpan span;
+    span.traceId = scalar(s.find("traceID"));
+    if (span.traceId.empty()) span.traceId = trace.traceId;
+    span.spanId = scalar(s.find("spanID"));
+    if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "a span has no traceID or spanID");
+    span.operation = scalar(s.find("operationName"));
+    if (Status st = checkTime(s, "startTime", where, span.spanId, "duration"); !st) return st;
+    std::int64_t start = 0, duration = 0;
+    span.hasTimestamp = integerOf(s.find("startTime"), start);
+    integerOf(s.find("duration"), duration);
+    microsecondSpan(span, start, duration);
+    // Parent: the first CHILD_OF reference; FOLLOWS_FROM when there is none.
+    if (const JsonValue* refs = s.find("references"); refs && refs->isArray()) {
+        for (const auto& r : refs->array())
+            if (scalar(r.find("refType")) == "CHILD_OF" && span.parentId.empty()) span.parentId = scalar(r.find("spanID"));
+        for (const auto& r : refs->array())
+            if (scalar(r.find("refType")) == "FOLLOWS_FROM") {
+                if (span.parentId.empty()) span.parentId = scalar(r.find("spanID"));
+                else span.followsFrom.push_back(scalar(r.find("spanID")));
+            }
+    }
+    if (span.parentId.empty()) span.parentId = scalar(s.find("parentSpanID"));
+    auto useProcess = [&](const JaegerProcess& p) {
+        span.service = p.service;
+        span.host = p.host;
+        span.processAttributes = p.attributes;
+    };
+    if (trace.hasProcessTable) {
+        if (auto known = trace.processes.find(scalar(s.find("processID"))); known != trace.processes.end()) useProcess(known->second);
+    } else if (const JsonValue* process = s.find("process"); process && process->isObject()) {
+        useProcess(jaegerProcess(*process));
+    }
+    if (const JsonValue* tags = s.find("tags"); tags && tags->isArray())
+        for (const auto& t : tags->array()) span.attributes.emplace_back(scalar(t.find("key")), scalar(t.find("value")));
+    if (const JsonValue* logs = s.find("logs"); logs && logs->isArray())
+        for (const auto& l : logs->array()) {
+            std::int64_t t = 0;
+            if (Status st = checkTime(l, "timestamp", where, span.spanId); !st) return st;
+            if (!integerOf(l.find("timestamp"), t)) continue;
+            std::string name = "log";
+            if (const JsonValue* fields = l.find("fields"); fields && fields->isArray())
+                for (const auto& f : fields->array())
+                    if (scalar(f.find("key")) == "event" || scalar(f.find("key")) == "message") name = scalar(f.find("value"));
+            if (auto ns = checkedMul(t, kNsPerUs)) span.events.emplace_back(name, *ns);
+            else span.timeError = "log time " + std::to_string(t) + " us is out of range";
+        }
+    return sink(std::move(span));
+}
+
+// One Jaeger trace object held whole: {"traceID", "spans": [...], "processes": {...}}.
 Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanSink& sink) {
     if (!trace.isObject()) return Status::error(where + "a trace is not an object");
     const JsonValue* spans = trace.find("spans");
     if (!spans || !spans->isArray()) return Status::error(where + "a trace has no spans array");
-    const JsonValue* processes = trace.find("processes");
-    // The process table by id, so that each span finds its process without a search of the table.
-    std::unordered_map<std::string_view, const JsonValue*> processById;
-    if (processes && processes->isObject())
-        for (const auto& [id, process] : processes->object()) processById.emplace(id, &process);  // the first of an id wins, as find()
-    for (const auto& s : spans->array()) {
-        if (!s.isObject()) return Status::error(where + "a span is not an object");
-        RawSpan span;
-        span.traceId = scalar(s.find("traceID"));
-        if (span.traceId.empty()) span.traceId = scalar(trace.find("traceID"));
-        span.spanId = scalar(s.find("spanID"));
-        if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "a span has no traceID or spanID");
-        span.operation = scalar(s.find("operationName"));
-        if (Status st = checkTime(s, "startTime", where, span.spanId, "duration"); !st) return st;
-        std::int64_t start = 0, duration = 0;
-        span.hasTimestamp = integerOf(s.find("startTime"), start);
-        integerOf(s.find("duration"), duration);
-        microsecondSpan(span, start, duration);
-        // Parent: the first CHILD_OF reference; FOLLOWS_FROM when there is none.
-        if (const JsonValue* refs = s.find("references"); refs && refs->isArray()) {
-            for (const auto& r : refs->array())
-                if (scalar(r.find("refType")) == "CHILD_OF" && span.parentId.empty()) span.parentId = scalar(r.find("spanID"));
-            for (const auto& r : refs->array())
-                if (scalar(r.find("refType")) == "FOLLOWS_FROM") {
-                    if (span.parentId.empty()) span.parentId = scalar(r.find("spanID"));
-                    else span.followsFrom.push_back(scalar(r.find("spanID")));
-                }
-        }
-        if (span.parentId.empty()) span.parentId = scalar(s.find("parentSpanID"));
-        const std::string pid = scalar(s.find("processID"));
-        const auto known = processById.find(pid);
-        const JsonValue* process = processes && processes->isObject() ? (known == processById.end() ? nullptr : known->second) : s.find("process");
-        if (process && process->isObject()) {
-            span.service = scalar(process->find("serviceName"));
-            if (const JsonValue* tags = process->find("tags"); tags && tags->isArray())
-                for (const auto& t : tags->array()) {
-                    const std::string k = scalar(t.find("key"));
-                    if (k == "hostname" || k == "host.name") span.host = scalar(t.find("value"));
-                    span.processAttributes.emplace_back(k, scalar(t.find("value")));
-                }
-        }
-        if (const JsonValue* tags = s.find("tags"); tags && tags->isArray())
-            for (const auto& t : tags->array()) span.attributes.emplace_back(scalar(t.find("key")), scalar(t.find("value")));
-        if (const JsonValue* logs = s.find("logs"); logs && logs->isArray())
-            for (const auto& l : logs->array()) {
-                std::int64_t t = 0;
-                if (Status st = checkTime(l, "timestamp", where, span.spanId); !st) return st;
-                if (!integerOf(l.find("timestamp"), t)) continue;
-                std::string name = "log";
-                if (const JsonValue* fields = l.find("fields"); fields && fields->isArray())
-                    for (const auto& f : fields->array())
-                        if (scalar(f.find("key")) == "event" || scalar(f.find("key")) == "message") name = scalar(f.find("value"));
-                if (auto ns = checkedMul(t, kNsPerUs)) span.events.emplace_back(name, *ns);
-                else span.timeError = "log time " + std::to_string(t) + " us is out of range";
-            }
-        if (Status st = sink(std::move(span)); !st) return st;
-    }
+    JaegerTraceContext context;
+    context.traceId = scalar(trace.find("traceID"));
+    if (const JsonValue* processes = trace.find("processes")) setProcessTable(context, *processes);
+    for (const auto& s : spans->array())
+        if (Status st = jaegerSpan(s, context, where, sink); !st) return st;
     return Status::ok();
+}
+
+// The streamed document's error, or a file that changed between the two passes.
+Status streamError(const std::string& path, const JsonArrayStream& stream) {
+    return Status::error(path + ": " + (stream.error().empty() ? "the file changed while it was read" : stream.error()));
 }
 } // namespace
 
@@ -295,8 +330,60 @@ Status parseJaegerJson(const std::string& path, const SpanSink& sink, const Byte
             return jaegerTrace(trace, path + ": ", sink);
         return Status::error(path + ": " + error + " (not Jaeger JSON)");
     }
-    return forEachElement(
-        stream, path, [&](const JsonValue& trace, const std::string& where) { return jaegerTrace(trace, where, sink); }, progress, cancel);
+    // Each trace is read member by member and its spans one at a time, so that one trace may be larger
+    // than one JSON value may be (a million spans). The process table may follow the spans (Jaeger writes
+    // it after them): a first pass reads every trace's id and processes, skipping the spans; the second
+    // hands the spans over.
+    using Member = JsonArrayStream::Member;
+    std::vector<JaegerTraceContext> traces;
+    for (;;) {
+        JaegerTraceContext context;
+        const bool more = stream.nextObject(
+            [](std::string_view key) {
+                if (key == "traceID" || key == "processes") return Member::Parse;
+                return key == "spans" ? Member::SkipUnchecked : Member::Skip;  // the second pass reads the spans
+            },
+            [&](std::string_view key, const JsonValue& value, std::uint64_t) {
+                if (key == "traceID") context.traceId = scalar(&value);
+                else setProcessTable(context, value);
+                return true;
+            });
+        if (!more) break;
+        traces.push_back(std::move(context));
+        if (traces.size() % 16 == 0 && cancel && cancel->isCancelled()) return Status::error("import cancelled");
+    }
+    if (!stream.error().empty()) return Status::error(path + ": " + stream.error());
+
+    JsonArrayStream spans;
+    if (!spans.open(path, "data", &error)) return Status::error(path + ": " + error);
+    Status failed = Status::ok();
+    std::uint64_t handed = 0;
+    for (const JaegerTraceContext& trace : traces) {
+        bool sawSpans = false;
+        const std::uint64_t traceOffset = spans.bytesRead();
+        const bool read = spans.nextObject(
+            [&](std::string_view key) {
+                if (key != "spans") return Member::Skip;
+                sawSpans = true;
+                return Member::Stream;
+            },
+            [&](std::string_view, const JsonValue& span, std::uint64_t offset) {
+                failed = jaegerSpan(span, trace, path + ": byte " + std::to_string(offset) + ": ", sink);
+                if (failed && ++handed % 256 == 0) {
+                    if (cancel && cancel->isCancelled()) failed = Status::error("import cancelled");
+                    else if (progress) progress(spans.bytesRead());
+                }
+                return static_cast<bool>(failed);
+            });
+        if (!failed) return failed;
+        if (!read) return streamError(path, spans);
+        if (!sawSpans) return Status::error(path + ": byte " + std::to_string(traceOffset) + ": a trace has no spans array");
+        if (progress) progress(spans.bytesRead());
+    }
+    std::uint64_t offset = 0;
+    JsonValue rest;
+    if (spans.next(rest, offset) || !spans.error().empty()) return streamError(path, spans);
+    return Status::ok();
 }
 
 namespace {

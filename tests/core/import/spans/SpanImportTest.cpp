@@ -331,7 +331,11 @@ TEST_F(SpanBadInput, TruncatedJaegerNamesTheByte) {
 }
 
 TEST_F(SpanBadInput, WrongTypesAndMissingIds) {
-    expectError("types.json", R"({"data": [{"traceID": "t", "spans": 5}]})", InputFormat::JaegerJson, {"types.json: byte ", "no spans array"});
+    expectError("types.json", R"({"data": [{"traceID": "t", "spans": 5}]})", InputFormat::JaegerJson,
+                {"types.json: byte ", R"("spans" is not an array)"});
+    expectError("nospans.json", R"({"data": [{"traceID": "t", "processes": {}}]})", InputFormat::JaegerJson,
+                {"nospans.json: byte ", "a trace has no spans array"});
+    expectError("notobject.json", R"({"data": [5]})", InputFormat::JaegerJson, {"notobject.json: byte 10: ", "expected a JSON object"});
     expectError("noid.json", R"([{"traceId": "t", "name": "x", "timestamp": 1, "duration": 2}])", InputFormat::ZipkinJson,
                 {"noid.json: byte ", "no traceId or id"});
     expectError("otlp.json", R"({"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "a"}]}]}]})", InputFormat::OtlpJson,
@@ -534,6 +538,34 @@ TEST(SpanImport, RootWithTwoHundredThousandChildren) {
     EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM causal_links"), 2 * kChildren);
     EXPECT_EQ(imported.scalar("SELECT COUNT(DISTINCT task_id) FROM events"), kChildren + 1);
     EXPECT_EQ(imported.scalar("SELECT event_count FROM requests"), imported.summary->events);
+}
+
+// One Jaeger trace larger than one JSON value may be (64 MiB): its spans are streamed one at a time, and
+// the process table that Jaeger writes after the spans still names every span's service (issue 15).
+TEST(SpanImport, JaegerTraceLargerThanOneJsonValue) {
+    constexpr int kSpans = 70;
+    const std::string padding(std::size_t{1} << 20, 'x');  // an unknown member of 1 MiB per span
+    std::string text = R"({"data": [{"traceID": "big", "spans": [)";
+    for (int i = 0; i < kSpans; ++i) {
+        if (i) text += ',';
+        text += R"({"spanID": "s)" + std::to_string(i) + R"(", "operationName": "op", "processID": ")" + (i % 2 ? "p2" : "p1") +
+                R"(", "startTime": )" + std::to_string(1000 + i) + R"(, "duration": )" + std::to_string(i == 0 ? 500 : 10) +
+                (i ? R"(, "references": [{"refType": "CHILD_OF", "traceID": "big", "spanID": "s0"}])" : "") + R"(, "x": ")" + padding + R"("})";
+    }
+    text += R"(], "processes": {"p1": {"serviceName": "front"}, "p2": {"serviceName": "back"}}}, )"
+            R"({"traceID": "small", "processes": {"p1": {"serviceName": "solo"}}, "spans": [{"spanID": "a", "operationName": "x", )"
+            R"("processID": "p1", "startTime": 5, "duration": 1}]}]})";
+    ASSERT_GT(text.size(), kMaxJsonValueBytes);
+    test::ScratchDir dir;
+    Imported imported({dir.write("big.json", text)});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    EXPECT_EQ(imported.summary->requests, 2);
+    EXPECT_EQ(imported.summary->spans, kSpans + 1);
+    EXPECT_EQ(imported.summary->warnings, 0);
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM causal_links"), 2 * (kSpans - 1));
+    // Every span found its service, before the table (the second trace) or after it (the first).
+    for (const char* service : {"front", "back", "solo"})
+        EXPECT_EQ(imported.scalar(std::string("SELECT COUNT(*) FROM labels WHERE text = '") + service + "'"), 1) << service;
 }
 
 // The k-th span of one operation is an occurrence of that operation's name (issue 15): the 200,000
