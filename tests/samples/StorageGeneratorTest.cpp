@@ -161,9 +161,9 @@ TEST(StorageGenerator, StructuralChangesAlterExactlyTheAffectedRequests) {
             EXPECT_EQ(r.client, base.client);
             bool reachesMds = false;
             for (const auto& e : base.events) reachesMds = reachesMds || none.hostName(e.host) == "mds-1";
-            if (c == StorageChange::ExtraLocks) ASSERT_EQ(r.affected, reachesMds) << r.name;
-            if (c == StorageChange::MetadataOtherNode && r.affected) ASSERT_TRUE(hasEvent(base, "MD_WR_COMMIT"));
-            if (c == StorageChange::SmallIo) ASSERT_EQ(r.affected, r.op == StorageOp::Write && r.size < 65536) << r.name;
+            if (c == StorageChange::ExtraLocks) { ASSERT_EQ(r.affected, reachesMds) << r.name; }
+            if (c == StorageChange::MetadataOtherNode && r.affected) { ASSERT_TRUE(hasEvent(base, "MD_WR_COMMIT")); }
+            if (c == StorageChange::SmallIo) { ASSERT_EQ(r.affected, r.op == StorageOp::Write && r.size < 65536) << r.name; }
             if (!r.affected) {
                 ASSERT_TRUE(sameRequest(r, base)) << storageChangeName(c) << " " << r.name;
                 continue;

@@ -45,6 +45,7 @@ using LanesJobResult = std::shared_ptr<const Result<std::pair<std::shared_ptr<co
 using GraphJobResult = std::shared_ptr<const Result<std::shared_ptr<const FlowGraphView::Drawing>>>;
 constexpr int kRequestRole = Qt::UserRole + 1;
 constexpr int kShownRequests = 200;
+constexpr const char* kThresholdKey = "compare/smThreshold";
 } // namespace
 
 CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
@@ -76,7 +77,9 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_export = new QPushButton(tr("Export CSV…"), this);
     m_export->setEnabled(false);
     QSettings settings;
-    m_threshold->setValue(settings.value("compare/threshold", CompareOptions{}.threshold).toDouble());
+    // Only a threshold the user chose is remembered (key renamed when the default went from 50 to 10, so a
+    // default remembered by an older version does not hide the new one).
+    m_threshold->setValue(settings.value(kThresholdKey, CompareOptions{}.threshold).toDouble());
     m_alpha->setValue(settings.value("compare/alpha", 0.05).toDouble());
     m_bh->setChecked(settings.value("compare/bh", false).toBool());
 
@@ -339,7 +342,8 @@ void CompareWorkspace::compare() {
     QSettings settings;
     settings.setValue("compare/baseline", base);
     settings.setValue("compare/problem", prob);
-    settings.setValue("compare/threshold", m_threshold->value());
+    if (m_threshold->value() == CompareOptions{}.threshold) settings.remove(kThresholdKey);
+    else settings.setValue(kThresholdKey, m_threshold->value());
     settings.setValue("compare/alpha", m_alpha->value());
     settings.setValue("compare/bh", m_bh->isChecked());
     const CompareOptions opts = options();

@@ -25,7 +25,7 @@ int slackStep(TimeNs slackNs) {
 }
 } // namespace
 
-SlackScatter::SlackScatter(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)), m_job(new JobRunner(this)) {
+SlackScatter::SlackScatter(QWidget* parent) : QWidget(parent), m_job(new JobRunner(this)), m_plot(new QCustomPlot(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);

@@ -220,7 +220,7 @@ TEST(ClockSkewPolicy, OnlineBoutiqueMinuteKeepsConsistentClocks) {
         const std::string name = db.store->label(LabelId(p.client)) + " -> " + db.store->label(LabelId(p.server));
         outsideBefore += p.outside;
         EXPECT_NE(p.rule, "min-rtt") << name;
-        if (p.rule == "fits") EXPECT_EQ(offsetOf(p.server) - offsetOf(p.client), 0) << name;
+        if (p.rule == "fits") { EXPECT_EQ(offsetOf(p.server) - offsetOf(p.client), 0) << name; }
         if (p.applied) {
             ++corrected;
             EXPECT_EQ(offsetOf(p.server) - offsetOf(p.client), p.offsetNs) << name;

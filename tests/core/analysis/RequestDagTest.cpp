@@ -89,7 +89,7 @@ TEST(RequestDag, SmallRandomGraphsReduceLikeTheBruteForceDefinition) {
         RequestDag dag;
         for (std::uint32_t i = 0; i < n; ++i) {
             const TimeNs start = 10 * TimeNs{i}, length = rng() % 25;  // distinct starts: time order is unique
-            dag.segments.push_back(SegmentInstance{SegmentTypeId(i), start, start + length, rng() % 3, false});
+            dag.segments.push_back(SegmentInstance{SegmentTypeId(i), start, start + length, static_cast<std::uint32_t>(rng() % 3), false});
         }
         dag.startNs = 0;
         dag.endNs = 10 * TimeNs{n} + 25;

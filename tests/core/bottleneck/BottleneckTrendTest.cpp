@@ -37,7 +37,7 @@ TEST(BottleneckTrend, BucketsAddUpToEveryRequestsLatency) {
     ASSERT_TRUE(analysis) << analysis.message();
     std::vector<std::uint32_t> rows;
     for (std::uint32_t r = 0; r < analysis->data.requestCount(); r += 2) rows.push_back(r);  // a selection, not all
-    auto trend = computeBottleneckTrend(analysis.value(), store.get(), rows, BottleneckOptions{.threads = 2});
+    auto trend = computeBottleneckTrend(analysis.value(), store.get(), rows, BottleneckOptions{.rules = {}, .categories = CategoryRules::defaults(), .threads = 2});
     ASSERT_TRUE(trend) << trend.message();
     const BottleneckTrend& t = trend.value();
     ASSERT_EQ(t.rows, rows);

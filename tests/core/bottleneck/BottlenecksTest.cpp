@@ -142,7 +142,7 @@ TEST(Bottlenecks, GeneratedRequestsAddUpToTheirLatencyExactly) {
         latencySum += latency;
     }
     // The aggregate: one type per category (network, client, web, cache, ...) plus the gaps; shares add up to 1.
-    auto summaries = computeBottlenecks(a, store.get(), {allRows(a)}, BottleneckOptions{.threads = 2});
+    auto summaries = computeBottlenecks(a, store.get(), {allRows(a)}, BottleneckOptions{.rules = {}, .categories = CategoryRules::defaults(), .threads = 2});
     ASSERT_TRUE(summaries) << summaries.message();
     const BottleneckSummary& s = summaries->front();
     EXPECT_EQ(s.requests, 300);
@@ -161,7 +161,7 @@ TEST(Bottlenecks, GeneratedRequestsAddUpToTheirLatencyExactly) {
     EXPECT_GT(named.at("network").share, 0.1);  // page loads spend much of their time on the network
     for (std::size_t i = 1; i < s.types.size(); ++i) EXPECT_GE(s.types[i - 1].totalNs, s.types[i].totalNs);
     // One thread gives the same sums as two.
-    auto single = computeBottlenecks(a, store.get(), {allRows(a)}, BottleneckOptions{.threads = 1});
+    auto single = computeBottlenecks(a, store.get(), {allRows(a)}, BottleneckOptions{.rules = {}, .categories = CategoryRules::defaults(), .threads = 1});
     ASSERT_TRUE(single);
     for (const auto& t : single->front().types) EXPECT_EQ(named.at(t.name).totalNs, t.totalNs) << t.name;
 }

@@ -37,7 +37,7 @@ TEST(BurstWindows, RecoversTheMaskAndItsWindows) {
         const BurstWindow& b = w.windows[k];
         EXPECT_EQ(b.endMs - b.startMs, 64);
         EXPECT_EQ(static_cast<std::uint64_t>(b.startMs) & mask, mask);
-        if (k > 0) EXPECT_GE(b.startMs - w.windows[k - 1].startMs, 1024);
+        if (k > 0) { EXPECT_GE(b.startMs - w.windows[k - 1].startMs, 1024); }
         for (auto i : b.requests) {
             EXPECT_GE(starts[i], b.startMs * kMs);
             EXPECT_LT(starts[i], b.endMs * kMs);
@@ -89,7 +89,7 @@ TEST(BurstTimelines, EachRequestsSegmentsWithItsCriticalPathMarked) {
         TimeNs critical = 0;
         int marked = 0;
         for (std::size_t s = 0; s < t.segments.size(); ++s) {
-            if (s) EXPECT_LE(t.segments[s - 1].startNs, t.segments[s].startNs);
+            if (s) { EXPECT_LE(t.segments[s - 1].startNs, t.segments[s].startNs); }
             EXPECT_GE(t.segments[s].startNs, t.startNs);
             EXPECT_LE(t.segments[s].endNs, t.endNs);
             if (t.segments[s].critical) critical += t.segments[s].endNs - t.segments[s].startNs, ++marked;

@@ -57,8 +57,8 @@ void expectConsistent(const FlowGraphPair& g) {
     for (const FlowEdge& e : g.edges) {
         ASSERT_LT(e.from, g.nodes.size());
         ASSERT_LT(e.to, g.nodes.size());
-        if (e.inFirst) EXPECT_TRUE(g.nodes[e.from].inFirst && g.nodes[e.to].inFirst);
-        if (e.inSecond) EXPECT_TRUE(g.nodes[e.from].inSecond && g.nodes[e.to].inSecond);
+        if (e.inFirst) { EXPECT_TRUE(g.nodes[e.from].inFirst && g.nodes[e.to].inFirst); }
+        if (e.inSecond) { EXPECT_TRUE(g.nodes[e.from].inSecond && g.nodes[e.to].inSecond); }
     }
 }
 
@@ -82,8 +82,8 @@ TEST(FlowGraph, AStructuralMutationAgainstItsPrecursorShowsWhatMoved) {
         onlyFirst += n.inFirst && !n.inSecond;
         onlySecond += n.inSecond && !n.inFirst;
         both += n.inFirst && n.inSecond;
-        if (n.inFirst) EXPECT_GT(n.firstMeanNs, 0) << n.label;
-        if (n.inSecond) EXPECT_GT(n.secondMeanNs, 0) << n.label;
+        if (n.inFirst) { EXPECT_GT(n.firstMeanNs, 0) << n.label; }
+        if (n.inSecond) { EXPECT_GT(n.secondMeanNs, 0) << n.label; }
     }
     EXPECT_GT(onlyFirst + onlySecond, 0u);  // the structures differ: that is what made it a mutation
     EXPECT_GT(both, 0u);                    // and share their root work

@@ -65,7 +65,7 @@ TEST(Profile, TotalIsTheMeanLatencyAndFramesNest) {
         std::map<std::string, double> critical;
         for (const auto& c : b.categories) critical[c.name] = c.criticalNs;
         for (std::size_t f = 0; f < p.frames.size(); ++f)
-            if (p.frames[f].parent < 0) EXPECT_NEAR(p.meanTotalNs(0, f), critical[p.frames[f].name], 1.0) << p.frames[f].name;
+            if (p.frames[f].parent < 0) { EXPECT_NEAR(p.meanTotalNs(0, f), critical[p.frames[f].name], 1.0) << p.frames[f].name; }
     }
     EXPECT_NEAR(p.meanLatencyNs(0), latency, 1e-6 * latency);
     double top = 0;
@@ -105,7 +105,7 @@ TEST(Profile, FoldedRoundTrips) {
     }
     for (std::size_t f = 0; f < p.frames.size(); ++f) {
         const long long self = std::llround(p.meanSelfNs(0, f));
-        if (self > 0) EXPECT_EQ(folded[p.path(f)], self) << p.path(f);
+        if (self > 0) { EXPECT_EQ(folded[p.path(f)], self) << p.path(f); }
     }
     EXPECT_NEAR(double(sum), p.meanLatencyNs(0), double(p.frames.size()));
 }
@@ -261,9 +261,10 @@ TEST(Profile, SlowestRequestsPerFrameAreKeptAndMerged) {
         EXPECT_LT(s.slowest[0].row, rows.size());
         // The same frame in the 4-thread build (frame ids may differ: find it by path).
         for (std::size_t g = 0; g < p4->frames.size(); ++g)
-            if (p4->path(g) == p1->path(f))
+            if (p4->path(g) == p1->path(f)) {
                 for (std::size_t k = 0; k < kProfileSlowestKept; ++k)
                     EXPECT_EQ(p4->groups[0].frames[g].slowest[k].totalNs, s.slowest[k].totalNs) << p1->path(f) << " #" << k;
+            }
     }
     EXPECT_GT(checked, 5u);
 }
@@ -401,5 +402,5 @@ TEST(Profile, ThePapersTwoRequestAggregation) {
     EXPECT_NEAR(byPath["A:A1;B:B1"].first, 15.0, 1e-9);
     // Each was on the critical path of one request of the two.
     for (std::size_t f = 0; f < p.frames.size(); ++f)
-        if (p.frames[f].parent >= 0) EXPECT_DOUBLE_EQ(p.onPathShare(0, f), 0.5) << p.path(f);
+        if (p.frames[f].parent >= 0) { EXPECT_DOUBLE_EQ(p.onPathShare(0, f), 0.5) << p.path(f); }
 }

@@ -66,9 +66,9 @@ TEST(Categories, HostRolesAndRules) {
     EXPECT_EQ(serviceFromPodName("currencyservice-cf787dd48-vpjrd"), "currencyservice");
     auto rules = CategoryRules::fromJson(R"json([{"category":"net","field":"network"},{"category":"server","field":"host","pattern":"^(web|cache)"}])json");
     ASSERT_TRUE(rules) << rules.message();
-    EXPECT_EQ(rules->categorize({"t", "a", "b", "web-1", false}), "server");
-    EXPECT_EQ(rules->categorize({"t", "a", "b", "web-1", true}), "net");
-    EXPECT_EQ(rules->categorize({"t", "a", "b", "client-3", false}), "client");
+    EXPECT_EQ(rules->categorize({"t", "a", "b", "web-1", false, "", false}), "server");
+    EXPECT_EQ(rules->categorize({"t", "a", "b", "web-1", true, "", false}), "net");
+    EXPECT_EQ(rules->categorize({"t", "a", "b", "client-3", false, "", false}), "client");
     EXPECT_FALSE(CategoryRules::fromJson(R"json([{"category":"x","field":"host","pattern":"(("}])json"));
     EXPECT_FALSE(CategoryRules::fromJson(R"([{"category":"x","field":"colour"}])"));
     auto again = CategoryRules::fromJson(rules->toJson());

@@ -189,7 +189,7 @@ TEST(PeriodManager, DefinesRenamesAndDeletesPeriods) {
     EXPECT_FALSE(manager.addWhere(QStringLiteral("chrome"), QStringLiteral("browser=Firefox")));  // the name is taken
     ASSERT_EQ(manager.table()->rowCount(), 3);
     EXPECT_TRUE(manager.changed());
-    if (const QByteArray png = qgetenv("PERIODS_PNG"); !png.isEmpty()) ASSERT_TRUE(manager.grab().save(QString::fromLocal8Bit(png)));
+    if (const QByteArray png = qgetenv("PERIODS_PNG"); !png.isEmpty()) { ASSERT_TRUE(manager.grab().save(QString::fromLocal8Bit(png))); }
 
     ASSERT_TRUE(manager.rename(QStringLiteral("chrome"), QStringLiteral("chromium"))) << manager.lastMessage().toStdString();
     ASSERT_TRUE(manager.remove(QStringLiteral("first ten"))) << manager.lastMessage().toStdString();
@@ -231,5 +231,5 @@ TEST(BottleneckRulesEditor, EditsRulesAndRefusesBadPatterns) {
     EXPECT_EQ(editor.rules().rules()[1].type, "Ads calls");
     EXPECT_EQ(editor.rules().rules()[1].kind, "client");
     EXPECT_EQ(editor.rules().rules()[1].service, "^ads");
-    if (const QByteArray png = qgetenv("RULES_PNG"); !png.isEmpty()) ASSERT_TRUE(editor.grab().save(QString::fromLocal8Bit(png)));
+    if (const QByteArray png = qgetenv("RULES_PNG"); !png.isEmpty()) { ASSERT_TRUE(editor.grab().save(QString::fromLocal8Bit(png))); }
 }

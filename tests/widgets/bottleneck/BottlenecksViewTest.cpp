@@ -170,7 +170,7 @@ TEST(BottlenecksView, StrataSideBySide) {
         }
         EXPECT_NEAR(sum, 100.0, 1e-6) << "stratum " << key;
     }
-    if (const QByteArray png = qgetenv("STRATA_PNG"); !png.isEmpty()) ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
+    if (const QByteArray png = qgetenv("STRATA_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
     view.setSliceBy("browser", "Firefox");
     ASSERT_TRUE(waitReady(view));
     EXPECT_FALSE(view.strataPlot()->isVisible());
@@ -287,7 +287,7 @@ TEST(BurstView, StepsThroughTheWindowsAndOpensARequest) {
     ASSERT_EQ(opened.count(), 1);
     const std::uint32_t firstRow = *std::min_element(truth.windows[0].requests.begin(), truth.windows[0].requests.end());
     EXPECT_EQ(opened.front().front().value<RequestId>(), analysis->data.requestIds[firstRow]);
-    if (const QByteArray png = qgetenv("BURSTS_PNG"); !png.isEmpty()) ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
+    if (const QByteArray png = qgetenv("BURSTS_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
     // A mask typed in regroups; a bad one is refused with a message; starts at random are not bursty.
     view.setMask(QStringLiteral("zz"));
     EXPECT_TRUE(view.summaryText().contains("Bad mask 'zz'")) << view.summaryText().toStdString();

@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QFile>
 #include <QTableView>
@@ -207,6 +208,30 @@ TEST(CompareWorkspace, GrowsTheEntrysTreeAndAgainWithoutAnAttribute) {
 
 // Pictures of any database's entry graphs, for the README: COMPARE_DB, COMPARE_BASE, COMPARE_PROBLEM,
 // COMPARE_ENTRY (rank, from 1) and COMPARE_OUT (a prefix: -side.png, -diff.png).
+// The structural threshold the user chose is remembered; the default is not, so an older version's
+// remembered default (50) does not hide today's (10), and a later default reaches users who never chose.
+TEST(CompareWorkspace, RemembersOnlyAThresholdTheUserChose) {
+    QSettings settings;
+    settings.setValue("compare/threshold", 50);  // what the previous version saved on every run
+    settings.remove("compare/smThreshold");
+    auto f = twoPeriods();
+    {
+        widgets::CompareWorkspace w;
+        EXPECT_EQ(w.findChild<QDoubleSpinBox*>("threshold")->value(), CompareOptions{}.threshold);
+        w.setDatabase(QString::fromStdString(f->db), f->analysis, {"baseline", "problem"});
+        w.setPeriods("baseline", "problem");
+        ASSERT_TRUE(waitReady(w));
+        EXPECT_FALSE(QSettings().contains("compare/smThreshold"));  // the default is not written down
+        w.findChild<QDoubleSpinBox*>("threshold")->setValue(30);
+        ASSERT_TRUE(waitReady(w));
+    }
+    EXPECT_EQ(QSettings().value("compare/smThreshold").toInt(), 30);
+    widgets::CompareWorkspace again;
+    EXPECT_EQ(again.findChild<QDoubleSpinBox*>("threshold")->value(), 30);
+    QSettings().remove("compare/smThreshold");
+    QSettings().remove("compare/threshold");
+}
+
 TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     const QByteArray file = qgetenv("COMPARE_DB");
     if (file.isEmpty()) GTEST_SKIP() << "set COMPARE_DB, COMPARE_BASE, COMPARE_PROBLEM, COMPARE_ENTRY and COMPARE_OUT";
@@ -219,7 +244,7 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     w.show();
     const QString base = QString::fromLocal8Bit(qgetenv("COMPARE_BASE")), problem = QString::fromLocal8Bit(qgetenv("COMPARE_PROBLEM"));
     w.setDatabase(QString::fromLocal8Bit(file), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {base, problem});
-    w.findChild<QDoubleSpinBox*>("threshold")->setValue(50);  // the default, whatever a test run left remembered
+    w.findChild<QDoubleSpinBox*>("threshold")->setValue(CompareOptions{}.threshold);  // the default, whatever a test run left remembered
     w.setPeriods(base, problem);
     ASSERT_TRUE(waitReady(w));
     ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();

@@ -268,7 +268,7 @@ TEST(ServiceMapView, EdgesHaveTooltips) {
         const QString tip = view.edgeToolTip(i);
         EXPECT_TRUE(tip.contains(QString::fromStdString(view.graph().nodes[e.from].label()).toHtmlEscaped())) << tip.toStdString();
         EXPECT_TRUE(tip.contains(QString::fromStdString(view.graph().nodes[e.to].label()).toHtmlEscaped())) << tip.toStdString();
-        if (!e.nesting) EXPECT_TRUE(tip.contains("5 calls") && tip.contains("p99")) << tip.toStdString();
+        if (!e.nesting) { EXPECT_TRUE(tip.contains("5 calls") && tip.contains("p99")) << tip.toStdString(); }
     }
     EXPECT_EQ(view.edgeAt(QPoint(2, 2)), -1);
 }

@@ -52,7 +52,7 @@ TEST(ProfileView, ProfileThenDiffPutsTheSlowedSegmentFirst) {
     EXPECT_EQ(view.changeTable()->item(0, 0)->text(), QStringLiteral("CACHE_MISS->CACHE_REPLY"));
     EXPECT_TRUE(view.changeTable()->item(0, 0)->toolTip().startsWith("cache › fetch-feed › ")) << view.changeTable()->item(0, 0)->toolTip().toStdString();
     EXPECT_TRUE(view.statusText().contains("significant frames")) << view.statusText().toStdString();
-    if (const QByteArray png = qgetenv("PROFILE_DIFF_PNG"); !png.isEmpty()) ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
+    if (const QByteArray png = qgetenv("PROFILE_DIFF_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
 
     // The same period on both sides is refused with a reason.
     view.setDiffBase("problem");
@@ -101,7 +101,7 @@ TEST(ProfileView, TopFramesSandwichMenuAndExports) {
         if (top->item(r, 0)->text() == QStringLiteral("CACHE_MISS->CACHE_REPLY")) middle = top->item(r, 2)->data(Qt::UserRole).toDouble();
     EXPECT_NEAR(callerSum, middle, 1e-6 * middle);
     EXPECT_EQ(view.sandwichView()->callees()->rowCount(), 0);
-    if (const QByteArray png = qgetenv("PROFILE_TABLES_PNG"); !png.isEmpty()) ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
+    if (const QByteArray png = qgetenv("PROFILE_TABLES_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
 
     // Right-click on a frame: zoom, sandwich, and the slowest requests where it was critical, one of which
     // is opened in the waterfall (requestActivated).
