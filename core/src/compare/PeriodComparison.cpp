@@ -2,8 +2,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <algorithm>
 #include <map>
 
+#include "tracelight/analysis/TraceData.h"
+#include "tracelight/base/RandomSplit.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -71,6 +74,16 @@ PeriodComparison recompare(const PeriodComparison& previous, const CompareOption
     return pc;
 }
 
+std::vector<std::uint32_t> sampleTreeRows(const std::vector<std::uint32_t>& entries, std::uint64_t seed) {
+    if (entries.size() <= kTreeRowsPerClass) return entries;
+    auto [sample, rest] = splitAtRandom(entries, seed);
+    std::vector<std::uint32_t> shuffled = std::move(sample);
+    shuffled.insert(shuffled.end(), rest.begin(), rest.end());
+    shuffled.resize(kTreeRowsPerClass);
+    std::sort(shuffled.begin(), shuffled.end());
+    return shuffled;
+}
+
 RegressionTree explainEntry(const TraceStore& store, const PeriodComparison& pc, const CompareEntry& e,
                             const std::set<std::string>& drop) {
     const Comparison& cmp = pc.comparison;
@@ -80,20 +93,25 @@ RegressionTree explainEntry(const TraceStore& store, const PeriodComparison& pc,
                                                                            : cc.baselineEntries;
     std::vector<std::pair<std::map<std::string, std::string>, bool>> raw;
     std::map<std::string, bool> numeric;  // name -> all values numeric
-    auto add = [&](const std::vector<std::uint32_t>& entries, bool positive) {
-        for (auto entry : entries) {
+    auto add = [&](const std::vector<std::uint32_t>& entries, bool positive, std::uint64_t seed) {
+        for (auto entry : sampleTreeRows(entries, seed)) {
             std::map<std::string, std::string> values;
-            for (auto& [k, v] : store.requestAttributes(pc.requestIds[entry])) {
+            auto put = [&](std::string key, std::string value) {
                 double d;
-                auto [it, fresh] = numeric.emplace(k, true);
-                if (!parseNumber(v, d)) it->second = false;
-                values[k] = v;
-            }
+                auto [it, fresh] = numeric.emplace(key, true);
+                if (!parseNumber(value, d)) it->second = false;
+                values.emplace(std::move(key), std::move(value));  // the first of a name in the request wins
+            };
+            for (auto& [k, v] : store.requestAttributes(pc.requestIds[entry])) put(k, v);
+            // Spectroscope's low-level parameters: each event's attributes, named by the event (its operation
+            // for spans, whatever the occurrence) and the key.
+            for (auto& a : store.eventAttributes(pc.requestIds[entry]))
+                put(std::string(operationName(a.event)) + "." + a.key, std::move(a.value));
             raw.push_back({std::move(values), positive});
         }
     };
-    add(cc.problemEntries, true);
-    add(negatives, false);
+    add(cc.problemEntries, true, 1);
+    add(negatives, false, 2);
     std::vector<TreeAttribute> attrs;
     for (auto& [name, isNumber] : numeric)
         attrs.push_back({name, isNumber ? TreeAttributeKind::Numeric : TreeAttributeKind::Categorical});

@@ -453,6 +453,17 @@ std::vector<std::pair<std::string, std::string>> TraceStore::requestAttributes(R
     return out;
 }
 
+std::vector<TraceStore::EventAttribute> TraceStore::eventAttributes(RequestId request) const {
+    std::vector<EventAttribute> out;
+    sqlite::Statement q(m_db,
+                        "SELECT l.text, k.text, v.text FROM event_attrs a JOIN events e ON e.request_id=a.request_id AND "
+                        "e.task_id=a.task_id AND e.ord=a.ord JOIN label_text l ON l.id=e.event_id JOIN labels k ON k.id=a.key_id "
+                        "JOIN labels v ON v.id=a.value_id WHERE a.request_id=?1 ORDER BY a.task_id, a.ord, k.text");
+    q.bind(1, request.value);
+    while (q.step() == SQLITE_ROW) out.push_back({std::string(q.text(0)), std::string(q.text(1)), std::string(q.text(2))});
+    return out;
+}
+
 std::string TraceStore::label(LabelId id) const {
     sqlite::Statement q(m_db, "SELECT text FROM labels WHERE id=?1");
     q.bind(1, id.value);

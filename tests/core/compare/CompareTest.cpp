@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <numeric>
+#include <random>
 #include <fstream>
 #include <set>
 
@@ -12,6 +15,8 @@
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/compare/Compare.h"
+#include "tracelight/compare/PeriodComparison.h"
+#include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
@@ -239,6 +244,77 @@ TEST(Compare, NoChangeFlagsAtMostFivePercentOfCategories) {
     }
     EXPECT_LE(double(flaggedTotal), 0.05 * double(categoriesTotal)) << flaggedTotal << " of " << categoriesTotal;
     EXPECT_LE(double(aaFlagged), 0.05 * double(categoriesTotal)) << aaFlagged << " of " << categoriesTotal;
+}
+
+} // namespace
+} // namespace tracelight
+
+namespace tracelight {
+namespace {
+
+// Spectroscope's low-level parameters (issue 12): an event's own attribute is a feature of the tree,
+// named by its event. Here the WRITE event's size (an attribute of that event, not of the request) is what
+// separates the slow problem period from the baseline; a request attribute is noise.
+TEST(Compare, TreeSplitsOnAnEventsOwnParameter) {
+    const ScratchDir dir;
+    auto csv = [&](const std::string& name, bool problem, int first) {
+        std::ofstream out(dir.file(name));
+        out << "request,host,task,event,ts_us,seq,size,browser\n";
+        std::mt19937_64 rng(problem ? 2 : 1);
+        for (int i = 0; i < 400; ++i) {
+            const long long t0 = 1700000000000000LL + 10000LL * (first + i);
+            const long long size = problem ? 70000 + long(rng() % 30000) : 100 + long(rng() % 3900);
+            const long long write = 20 + long(rng() % 5), reply = (problem ? 900 : 100) + long(rng() % 50);
+            const std::string r = "r" + std::to_string(first + i), browser = rng() % 2 ? "Edge" : "Firefox";
+            out << r << ",c1,client,SEND," << t0 << ",0,0," << browser << "\n"
+                << r << ",c1,client,WRITE," << t0 + write << ",1," << size << ",\n"
+                << r << ",c1,client,RECV," << t0 + write + reply << ",2,,\n";
+        }
+    };
+    csv("base.csv", false, 0);
+    csv("prob.csv", true, 1000);
+    auto store = TraceStore::open(dir.file("t.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    for (const char* period : {"base", "prob"}) {
+        ImportOptions import;
+        import.inputs = {dir.file(std::string(period) + ".csv")};
+        import.period = period;
+        ASSERT_TRUE(importTraces(*store.value(), import));
+    }
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store.value());
+    ASSERT_TRUE(analysis) << analysis.message();
+    auto pc = comparePeriods(*store.value(), analysis.value(), "base", "prob", CompareOptions{});
+    ASSERT_TRUE(pc) << pc.message();
+    ASSERT_FALSE(pc->comparison.entries.empty());
+    const RegressionTree tree = explainEntry(*store.value(), pc.value(), pc->comparison.entries.front(), {});
+    const std::string text = tree.toText();
+    ASSERT_FALSE(tree.root.isLeaf()) << text;
+    EXPECT_EQ(tree.attributes[static_cast<std::size_t>(tree.root.attribute)].name, "WRITE.size") << text;
+    EXPECT_NE(text.find("WRITE.size > "), std::string::npos) << text;
+    // It separates the periods almost perfectly; without it (the browser is noise) the tree errs on
+    // about half of the requests.
+    std::function<double(const TreeNode&)> errors = [&](const TreeNode& n) {
+        if (n.isLeaf()) return n.errors();
+        double sum = 0;
+        for (const auto& c : n.children) sum += errors(c);
+        return sum;
+    };
+    EXPECT_LT(errors(tree.root), 0.02 * tree.root.total()) << text;
+    const RegressionTree without = explainEntry(*store.value(), pc.value(), pc->comparison.entries.front(), {"WRITE.size"});
+    EXPECT_GT(errors(without.root), 0.3 * without.root.total()) << without.toText();
+}
+
+TEST(Compare, TreeRowsAreSampledPerClassTheSameWayEveryTime) {
+    std::vector<std::uint32_t> many(12000);
+    std::iota(many.begin(), many.end(), 0u);
+    const auto a = sampleTreeRows(many, 1), b = sampleTreeRows(many, 1);
+    EXPECT_EQ(a.size(), kTreeRowsPerClass);
+    EXPECT_EQ(a, b);
+    EXPECT_TRUE(std::is_sorted(a.begin(), a.end()));
+    EXPECT_NE(a, sampleTreeRows(many, 2));
+    const std::vector<std::uint32_t> few{5, 3, 9};
+    EXPECT_EQ(sampleTreeRows(few, 1), few);
 }
 
 } // namespace

@@ -122,6 +122,12 @@ public:
 
     // The request's attributes as (key, value) text, in key order.
     std::vector<std::pair<std::string, std::string>> requestAttributes(RequestId request) const;
+    // The attributes of the request's events (trace-point parameters, span tags) as (event label, key,
+    // value) text, in (task, position) order.
+    struct EventAttribute {
+        std::string event, key, value;
+    };
+    std::vector<EventAttribute> eventAttributes(RequestId request) const;
     std::string label(LabelId id) const;
     std::optional<RequestId> requestByName(std::string_view name) const;
 
