@@ -301,21 +301,30 @@ bool JsonArrayStream::nextElementStart(std::uint64_t& offset) {
         offset = m_offset;
         return true;
     }
-    if (!skipSpace()) return fail("unexpected end of file inside the array");
-    if (peek() == ']') {
-        get();
-        return finishDocument();
-    }
-    if (!m_first) {
-        if (peek() != ',') {
-            if (detail::isLeadingZero(m_before[0], m_before[1], peek())) return failAt(m_offset - 1, "leading zero in number");
-            return fail("expected ',' or ']' between array elements");
-        }
-        get();
-        if (!skipSpace()) return fail("unexpected end of file inside the array");
-    }
+    bool closed = false;
+    if (!nextItem(m_first, ']', "the array", closed)) return false;
+    if (closed) return finishDocument();
     m_first = false;
     offset = m_offset;
+    return true;
+}
+
+bool JsonArrayStream::nextItem(bool first, char close, const char* inside, bool& closed) {
+    closed = false;
+    if (!skipSpace()) return fail(std::string("unexpected end of file inside ") + inside);
+    if (peek() == close) {
+        get();
+        closed = true;
+        return true;
+    }
+    if (!first) {
+        if (peek() != ',') {
+            if (detail::isLeadingZero(m_before[0], m_before[1], peek())) return failAt(m_offset - 1, "leading zero in number");
+            return fail(close == ']' ? "expected ',' or ']' between array elements" : "expected ',' or '}' in object");
+        }
+        get();
+        if (!skipSpace()) return fail(std::string("unexpected end of file inside ") + inside);
+    }
     return true;
 }
 
@@ -342,19 +351,9 @@ bool JsonArrayStream::readMembers(const std::function<Member(std::string_view)>&
         return false;
     };
     for (bool firstMember = true;; firstMember = false) {
-        if (!skipSpace()) return fail("unexpected end of file inside an object");
-        if (peek() == '}') {
-            get();
-            return true;
-        }
-        if (!firstMember) {
-            if (peek() != ',') {
-                if (detail::isLeadingZero(m_before[0], m_before[1], peek())) return failAt(m_offset - 1, "leading zero in number");
-                return fail("expected ',' or '}' in object");
-            }
-            get();
-            if (!skipSpace()) return fail("unexpected end of file inside an object");
-        }
+        bool closed = false;
+        if (!nextItem(firstMember, '}', "an object", closed)) return false;
+        if (closed) return true;
         std::string key;
         if (!readKey(key, keys)) return false;
         if (!skipSpace() || get() != ':') return failAt(m_offset - 1, "expected ':' after object key");
@@ -370,19 +369,9 @@ bool JsonArrayStream::readMembers(const std::function<Member(std::string_view)>&
             if (peek() != '[') return fail("\"" + key + "\" is not an array");
             get();
             for (bool firstElement = true;; firstElement = false) {
-                if (!skipSpace()) return fail("unexpected end of file inside an array");
-                if (peek() == ']') {
-                    get();
-                    break;
-                }
-                if (!firstElement) {
-                    if (peek() != ',') {
-                        if (detail::isLeadingZero(m_before[0], m_before[1], peek())) return failAt(m_offset - 1, "leading zero in number");
-                        return fail("expected ',' or ']' between array elements");
-                    }
-                    get();
-                    if (!skipSpace()) return fail("unexpected end of file inside an array");
-                }
+                bool closed = false;
+                if (!nextItem(firstElement, ']', "an array", closed)) return false;
+                if (closed) break;
                 if (!handOver(key, m_offset)) return false;
             }
         }

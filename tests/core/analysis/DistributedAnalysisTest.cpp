@@ -68,6 +68,14 @@ std::vector<std::int64_t> analyseDistributed(const std::string& path, int ranks,
     return counts;
 }
 
+// The generated database (s.tldb), copied for the single and the distributed analysis.
+std::pair<std::string, std::string> twoCopies(const test::ScratchDir& dir) {
+    const std::string single = dir.file("single.tldb"), distributed = dir.file("distributed.tldb");
+    std::filesystem::copy_file(dir.file("s.tldb"), single);
+    std::filesystem::copy_file(dir.file("s.tldb"), distributed);
+    return {single, distributed};
+}
+
 void analyseSingle(const std::string& path, unsigned threads) {
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_TRUE(store) << store.message();
@@ -116,9 +124,7 @@ TEST(DistributedAnalysis, ThreeProcessesWriteWhatOneProcessWrites) {
             ASSERT_TRUE(importTraces(*store, import));
         }
     }
-    const std::string single = dir.file("single.tldb"), distributed = dir.file("distributed.tldb");
-    std::filesystem::copy_file(dir.file("s.tldb"), single);
-    std::filesystem::copy_file(dir.file("s.tldb"), distributed);
+    const auto [single, distributed] = twoCopies(dir);
     analyseSingle(single, 2);
     const auto counts = analyseDistributed(distributed, 3, 2);
     for (auto c : counts) EXPECT_GE(c, 2400);
@@ -134,9 +140,7 @@ TEST(DistributedAnalysis, ThreeProcessesWriteWhatOneProcessWrites) {
 TEST(DistributedAnalysis, MoreProcessesThanRequests) {
     const test::ScratchDir dir;
     test::generatedStore(dir, 3, 2);
-    const std::string single = dir.file("single.tldb"), distributed = dir.file("distributed.tldb");
-    std::filesystem::copy_file(dir.file("s.tldb"), single);
-    std::filesystem::copy_file(dir.file("s.tldb"), distributed);
+    const auto [single, distributed] = twoCopies(dir);
     analyseSingle(single, 1);
     const auto counts = analyseDistributed(distributed, 5, 1);
     for (auto c : counts) EXPECT_EQ(c, 3);

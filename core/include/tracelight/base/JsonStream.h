@@ -58,6 +58,9 @@ private:
     bool parseElement(JsonValue& element, std::uint64_t offset);
     bool readKey(std::string& name, std::set<std::string>& seen);  // a member name, unique among seen
     bool nextElementStart(std::uint64_t& offset);  // past the separator before the next element; false at the end
+    // Before an array's or object's next item: its closing bracket (consumed; closed = true) or, after the
+    // first item, the comma between two. False on an error; `inside` names the container for messages.
+    bool nextItem(bool first, char close, const char* inside, bool& closed);
     bool readMembers(const std::function<Member(std::string_view)>& choose,
                      const std::function<bool(std::string_view, const JsonValue&, std::uint64_t)>& take);
     bool finishDocument();                 // after the array: the rest of the top-level object, then the end

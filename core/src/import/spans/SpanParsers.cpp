@@ -100,6 +100,16 @@ void microsecondSpan(RawSpan& span, std::int64_t startUs, std::int64_t durationU
     span.endNs = *end;
 }
 
+// A Jaeger or Zipkin span's start and duration fields (microseconds), checked, into the span.
+Status microsecondTimes(const JsonValue& s, const char* startField, const std::string& where, RawSpan& span) {
+    if (Status st = checkTime(s, startField, where, span.spanId, "duration"); !st) return st;
+    std::int64_t start = 0, duration = 0;
+    span.hasTimestamp = integerOf(s.find(startField), start);
+    integerOf(s.find("duration"), duration);
+    microsecondSpan(span, start, duration);
+    return Status::ok();
+}
+
 // OTLP AnyValue: {"stringValue": ...} and friends, as text.
 std::string otlpValue(const JsonValue* v) {
     if (!v || !v->isObject() || v->object().empty()) return {};
@@ -252,11 +262,7 @@ Status jaegerSpan(const JsonValue& s, const JaegerTraceContext& trace, const std
     span.spanId = scalar(s.find("spanID"));
     if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "a span has no traceID or spanID");
     span.operation = scalar(s.find("operationName"));
-    if (Status st = checkTime(s, "startTime", where, span.spanId, "duration"); !st) return st;
-    std::int64_t start = 0, duration = 0;
-    span.hasTimestamp = integerOf(s.find("startTime"), start);
-    integerOf(s.find("duration"), duration);
-    microsecondSpan(span, start, duration);
+    if (Status st = microsecondTimes(s, "startTime", where, span); !st) return st;
     // Parent: the first CHILD_OF reference; FOLLOWS_FROM when there is none.
     if (const JsonValue* refs = s.find("references"); refs && refs->isArray()) {
         for (const auto& r : refs->array())
@@ -398,11 +404,7 @@ Status zipkinSpan(const JsonValue& s, const std::string& where, const SpanSink& 
     span.parentId = scalar(s.find("parentId"));
     span.operation = scalar(s.find("name"));
     span.shared = s.find("shared") && s.find("shared")->isBool() && s.find("shared")->boolean();
-    if (Status st = checkTime(s, "timestamp", where, span.spanId, "duration"); !st) return st;
-    std::int64_t start = 0, duration = 0;
-    span.hasTimestamp = integerOf(s.find("timestamp"), start);
-    integerOf(s.find("duration"), duration);
-    microsecondSpan(span, start, duration);
+    if (Status st = microsecondTimes(s, "timestamp", where, span); !st) return st;
     if (const JsonValue* local = s.find("localEndpoint"); local && local->isObject()) {
         span.service = scalar(local->find("serviceName"));
         span.host = scalar(local->find("ipv4"));
