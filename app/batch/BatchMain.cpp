@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -20,6 +21,22 @@
 using namespace tracelight;
 
 namespace {
+
+// Every rank's error (empty: none), printed by rank 0 only, each distinct message once in rank order, so
+// that N ranks failing alike make one line. True on every rank when any failed.
+bool reportFailures(batch::MpiCollective& group, const std::string& error) {
+    const auto all = group.allGather(error);
+    std::vector<std::string> printed;
+    bool any = false;
+    for (std::size_t r = 0; r < all.size(); ++r) {
+        if (all[r].empty()) continue;
+        any = true;
+        if (!group.isFirst() || std::find(printed.begin(), printed.end(), all[r]) != printed.end()) continue;
+        std::cerr << "tracelight-batch: " << all[r] << (all.size() > 1 && r > 0 ? " (rank " + std::to_string(r) + ")" : "") << "\n";
+        printed.push_back(all[r]);
+    }
+    return any;
+}
 
 int run(batch::MpiCollective& group, int argc, char** argv) {
     CLI::App program{"Tracelight's analysis as a distributed MPI run: mpirun -np N tracelight-batch analyze DB"};
@@ -41,10 +58,7 @@ int run(batch::MpiCollective& group, int argc, char** argv) {
 
     // Rank 0 writes; the others only read.
     auto store = TraceStore::open(db, group.isFirst() ? TraceStore::Mode::ReadWrite : TraceStore::Mode::ReadOnly);
-    if (group.any(!store)) {
-        if (!store) std::cerr << "tracelight-batch (rank " << group.rank() << "): " << store.message() << "\n";
-        return 1;
-    }
+    if (reportFailures(group, store ? std::string() : store.message())) return 1;
     const bool showProgress = !quiet && group.isFirst() && isatty(STDERR_FILENO);
     ProgressSink progress = [](double fraction, std::string_view stage) {
         std::fprintf(stderr, "\r%3d%%  %-50.*s", static_cast<int>(fraction * 100), static_cast<int>(stage.size()), stage.data());
@@ -52,10 +66,7 @@ int run(batch::MpiCollective& group, int argc, char** argv) {
     };
     auto summary = analyzeStore(*store.value(), options, showProgress ? &progress : nullptr, nullptr, &group);
     if (showProgress) std::fprintf(stderr, "\r%60s\r", "");
-    if (!summary) {
-        std::cerr << "tracelight-batch (rank " << group.rank() << "): " << summary.message() << "\n";
-        return 1;
-    }
+    if (reportFailures(group, summary ? std::string() : summary.message())) return 1;
     if (!quiet && group.isFirst()) {
         std::fprintf(stderr,
                      "analysed %lld requests on %d ranks: %lld segment types, %lld happens-before, %lld mutual-exclusion, "

@@ -42,4 +42,9 @@ compare "clock offsets" "SELECT * FROM clock_offsets ORDER BY host_id"
 compare "clock pairs" "SELECT * FROM clock_pairs ORDER BY client_host_id, server_host_id"
 compare "model, its types and segment statistics" "SELECT name, analysis_version, params, hex(data) FROM results ORDER BY name"
 [ "$(sqlite3 distributed.tldb 'SELECT COUNT(*) FROM request_analysis')" -ge "$requests" ] || { echo "too few results"; status=1; }
+# A database no rank can open: a failed run, and one line naming the file (not one per rank).
+if out=$("$mpiexec" -np "$ranks" --oversubscribe "$batch" analyze missing.tldb 2>&1); then
+    echo "a missing database was accepted"; status=1
+fi
+[ "$(grep -c '^tracelight-batch: missing.tldb: no such database' <<< "$out")" = 1 ] || { echo "not one error line: $out"; status=1; }
 exit $status
