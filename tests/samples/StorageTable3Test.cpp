@@ -10,6 +10,7 @@
 // The no-change control, and the A/A split of every scenario's baseline, must flag at most 5 % of categories.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -180,4 +181,56 @@ TEST(StorageTable3, AtAThousandRequestsWhatIsFoundIsRelevant) {
             }
             expectQuiet(s, what);
         }
+}
+
+// The interactive loop on the smaller-I/O scenario: the C4.5 tree of the top structural entry with a
+// precursor (its problem requests against the precursor's baseline ones) splits first on the size attribute,
+// at a threshold between the affected small writes and the baseline's writes, over several seeds.
+TEST(StorageTable3, TheRegressionTreeRecoversTheSmallIoSizeThreshold) {
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+        test::ScratchDir dir;
+        StorageOptions o;
+        o.seed = seed;
+        o.requests = 2000;
+        o.change = StorageChange::SmallIo;
+        const StorageGenerator g(o);
+        auto store = TraceStore::open(dir.file("storage.tldb"), TraceStore::Mode::Create);
+        ASSERT_TRUE(store) << store.message();
+        double largestAffected = 0, smallestBaselineWrite = 1e18;
+        for (StoragePeriod p : {StoragePeriod::Baseline, StoragePeriod::Problem}) {
+            std::string csv = StorageGenerator::csvHeader();
+            for (std::int64_t i = 0; i < o.requests; ++i) {
+                const StorageRequest r = g.generate(p, i);
+                g.appendCsv(r, csv);
+                if (r.affected) largestAffected = std::max(largestAffected, double(r.size));
+                if (p == StoragePeriod::Baseline && r.op == StorageOp::Write && r.size > 0)
+                    smallestBaselineWrite = std::min(smallestBaselineWrite, double(r.size));
+            }
+            ImportOptions io;
+            io.inputs = {dir.write(std::string(storagePeriodName(p)) + ".csv", csv)};
+            io.format = InputFormat::EventsCsv;
+            io.period = std::string(storagePeriodName(p));
+            auto imported = importTraces(*store.value(), io);
+            ASSERT_TRUE(imported) << imported.message();
+        }
+        ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+        auto analysis = loadAnalysis(*store.value());
+        ASSERT_TRUE(analysis) << analysis.message();
+        auto pc = comparePeriods(*store.value(), analysis.value(), "baseline", "problem", CompareOptions{});
+        ASSERT_TRUE(pc) << pc.message();
+        const CompareEntry* entry = nullptr;
+        for (const CompareEntry& e : pc->comparison.entries)
+            if (e.kind == CompareEntry::Kind::Structural && !e.precursors.empty()) {
+                entry = &e;
+                break;
+            }
+        ASSERT_TRUE(entry) << "seed " << seed << ": no structural entry with a precursor";
+        const RegressionTree t = explainEntry(*store.value(), pc.value(), *entry, {});
+        const std::string what = "seed " + std::to_string(seed) + ":\n" + t.toText();
+        ASSERT_FALSE(t.root.isLeaf()) << what;
+        EXPECT_EQ(t.attributes[t.root.attribute].name, "size") << what;
+        EXPECT_TRUE(t.root.numeric) << what;
+        EXPECT_GE(t.root.threshold, largestAffected) << what;
+        EXPECT_LT(t.root.threshold, smallestBaselineWrite) << what;
+    }
 }
