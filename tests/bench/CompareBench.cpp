@@ -1,7 +1,9 @@
 // Spectroscope comparison of two periods of 150,000 generated page loads each (not run by CTest):
-// categorising (the per-request pass and the structure hash), the tests and ranking, and the A/A split.
+// categorising (the per-request pass and the structure hash), the tests, precursors and ranking (the split
+// compareCategories times itself), and the A/A split, beside a bare scan of the same requests' events.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "AnalysedPageLoads.h"
@@ -29,6 +31,20 @@ std::vector<std::uint32_t> half(bool second) {
     return v;
 }
 
+// The bare baseline of the same run: touch every event of the same 300,000 requests once (what any
+// per-request pass, categorising included, must at least do).
+void BM_CompareBareEventScan(benchmark::State& state) {
+    const auto& a = analysed();
+    for (auto _ : state) {
+        TimeNs sum = 0;
+        for (std::size_t r = 0; r < a.data.requestCount(); ++r)
+            for (const auto& e : a.data.eventsOf(r)) sum += e.localNs;
+        benchmark::DoNotOptimize(sum);
+    }
+    state.counters["events"] = double(a.data.events.size());
+}
+BENCHMARK(BM_CompareBareEventScan)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
 void BM_CompareCategorize(benchmark::State& state) {
     const auto& a = analysed();
     for (auto _ : state) benchmark::DoNotOptimize(categorizeRequests(a, allRows()));
@@ -40,12 +56,21 @@ void BM_CompareTestsAndRanking(benchmark::State& state) {
     const auto& c = categories();
     const auto base = half(false), prob = half(true);
     std::size_t categoriesSeen = 0;
+    double testsMs = 0, precursorsMs = 0, rankingMs = 0;
     for (auto _ : state) {
         const Comparison cmp = compareCategories(c, base, prob, CompareOptions{});
         categoriesSeen = cmp.categories.size();
+        testsMs += double(cmp.timings.testsNs) / 1e6;
+        precursorsMs += double(cmp.timings.precursorsNs) / 1e6;
+        rankingMs += double(cmp.timings.rankingNs) / 1e6;
         benchmark::DoNotOptimize(cmp.entries.data());
     }
     state.counters["categories"] = double(categoriesSeen);
+    // The split of one comparison, averaged over the iterations (milliseconds).
+    const double n = double(std::max<benchmark::IterationCount>(1, state.iterations()));
+    state.counters["tests_ms"] = testsMs / n;
+    state.counters["precursors_ms"] = precursorsMs / n;
+    state.counters["ranking_ms"] = rankingMs / n;
 }
 BENCHMARK(BM_CompareTestsAndRanking)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <mutex>
@@ -334,6 +335,14 @@ double mean(const std::vector<double>& v) {
 Comparison compareCategories(const RequestCategories& c, std::span<const std::uint32_t> baseline,
                              std::span<const std::uint32_t> problem, const CompareOptions& options) {
     Comparison out;
+    using Clock = std::chrono::steady_clock;
+    auto mark = Clock::now();
+    auto lap = [&mark] {
+        const auto now = Clock::now();
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - mark).count();
+        mark = now;
+        return static_cast<std::int64_t>(ns);
+    };
     out.baselineRequests = static_cast<std::int64_t>(baseline.size());
     out.problemRequests = static_cast<std::int64_t>(problem.size());
     std::unordered_map<std::uint64_t, std::uint32_t> index;
@@ -488,6 +497,7 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         });
         for (auto i : counted) countP.push_back(out.categories[i].countPValue);
     }
+    out.timings.testsNs = lap();
     // A mutation gained at least the threshold, significantly; a precursor, only a candidate donor to a mutation
     // found so, lost at least the threshold (the paper's rule), and the 1:N rule and edit distance judge it.
     const std::vector<double> countAdjusted = adjust(countP);
@@ -555,10 +565,12 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         entry.contributionNs = gain * (cc.problem.meanNs - reference) * perRequest;
         out.entries.push_back(std::move(entry));
     }
+    out.timings.precursorsNs = lap();
     std::stable_sort(out.entries.begin(), out.entries.end(), [&](const CompareEntry& a, const CompareEntry& b) {
         if (a.contributionNs != b.contributionNs) return a.contributionNs > b.contributionNs;
         return out.categories[a.category].id < out.categories[b.category].id;
     });
+    out.timings.rankingNs = lap();
     return out;
 }
 

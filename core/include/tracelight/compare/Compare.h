@@ -111,6 +111,12 @@ struct Comparison {
     std::vector<ComparedCategory> categories;
     std::vector<CompareEntry> entries;  // ranked by contribution, largest first
     std::int64_t categoriesTested = 0;  // KS-tested (enough requests in both periods)
+    // Wall time of compareCategories' stages (the benchmark's split): grouping the requests by category, their
+    // statistics and every test (KS on responses and edges, the count tests); structural entries' precursors
+    // (same root, 1:N, edit distance) and contributions; the final ranking by contribution.
+    struct Timings {
+        std::int64_t testsNs = 0, precursorsNs = 0, rankingNs = 0;
+    } timings;
     std::int64_t mutations() const { return static_cast<std::int64_t>(entries.size()); }
 };
 
