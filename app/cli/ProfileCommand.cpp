@@ -67,6 +67,9 @@ int runProfile(const ProfileArgs& args) {
     if (target.empty()) return fail(db + ": no analysed requests in " + what(args.period));
     ProfileOptions options;
     options.rules = loadCategoryRules(st);
+    // The critical paths analyze cached: read, not computed again (a request without one takes the pass).
+    auto paths = loadCachedCriticalPaths(st, analysis->data);
+    if (paths) options.paths = &paths.value();
 
     if (args.diffBase.empty()) {
         auto set = buildProfiles(analysis.value(), &st, {target}, options);

@@ -287,6 +287,8 @@ void ProfileView::compute() {
             }
             ProfileOptions options;
             options.rules = loadCategoryRules(*store.value());
+            auto paths = loadCachedCriticalPaths(*store.value(), analysis->data);  // what analyze cached
+            if (paths) options.paths = &paths.value();
             auto set = buildProfiles(*analysis, store.value().get(), groups, options, &progress, &cancel);
             if (!set) {
                 out->status = set.status();

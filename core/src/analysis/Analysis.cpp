@@ -53,6 +53,38 @@ std::string encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, c
     return out;
 }
 
+// The blob back: slack per segment (when asked for), the path, the blind intervals (made absolute with the
+// request's start). False when the blob is of another version or damaged.
+bool decodeRequestResult(std::string_view blob, TimeNs startNs, std::uint32_t& segmentCount, std::vector<TimeNs>* slack,
+                         std::vector<std::uint32_t>& path, std::vector<BlindInterval>& blind) {
+    std::uint8_t version = 0;
+    if (!getValue(blob, version) || version != kBlobVersion || !getValue(blob, segmentCount)) return false;
+    if (blob.size() / sizeof(TimeNs) < segmentCount) return false;
+    if (slack) {
+        slack->resize(segmentCount);
+        for (auto& v : *slack) getValue(blob, v);
+    } else {
+        blob.remove_prefix(std::size_t{segmentCount} * sizeof(TimeNs));
+    }
+    std::uint32_t count = 0;
+    if (!getValue(blob, count) || blob.size() / 4 < count) return false;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        std::uint32_t v = 0;
+        getValue(blob, v);
+        if (v >= segmentCount) return false;
+        path.push_back(v);
+    }
+    if (!getValue(blob, count) || blob.size() / 16 < count) return false;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        BlindInterval b{};
+        getValue(blob, b.startNs);
+        getValue(blob, b.durationNs);
+        b.startNs += startNs;
+        blind.push_back(b);
+    }
+    return true;
+}
+
 // Results are stamped with the last import of the data they were computed from.
 std::string storedParameters(const AnalysisOptions& options, std::int64_t lastImport) {
     return analysisParameters(options) + ";imports=" + std::to_string(lastImport);
@@ -457,28 +489,118 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
         previousTs = ts;
         previousHost = e.host;
     }
-    std::uint8_t version = 0;
     std::uint32_t count = 0;
-    if (!getValue(blob, version) || version != kBlobVersion || !getValue(blob, count) || count != out.segments.size())
+    std::vector<TimeNs> slack;
+    const bool decoded = decodeRequestResult(blob, 0, count, &slack, out.criticalPath, out.blind);  // blind stays relative
+    if (!decoded && count == out.segments.size()) return Status::error(store.path() + ": damaged analysis result");
+    if (!decoded || count != out.segments.size())
         return Status::error(store.path() + ": stale analysis for request '" + std::string(requestName) + "' (run tracelight-cli analyze)");
-    for (auto& s : out.segments) {
-        TimeNs slack = 0;
-        if (!getValue(blob, slack)) return Status::error(store.path() + ": damaged analysis result");
-        s.slackNs = slack;
+    for (std::size_t i = 0; i < out.segments.size(); ++i) out.segments[i].slackNs = slack[i];
+    return out;
+}
+
+void CachedCriticalPaths::get(std::size_t row, CriticalPath& out) const {
+    out.latencyNs = latencyNs[row];
+    out.blindNs = blindNs[row];
+    out.segments.assign(segments.begin() + static_cast<std::ptrdiff_t>(pathBegin[row]),
+                        segments.begin() + static_cast<std::ptrdiff_t>(pathBegin[row + 1]));
+    out.blind.assign(blind.begin() + static_cast<std::ptrdiff_t>(blindBegin[row]), blind.begin() + static_cast<std::ptrdiff_t>(blindBegin[row + 1]));
+}
+
+namespace {
+// Appends row after row; rows without a path get empty ranges.
+struct PathAppender {
+    CachedCriticalPaths& out;
+    explicit PathAppender(CachedCriticalPaths& o, std::size_t rows) : out(o) {
+        out.cached.assign(rows, 0);
+        out.segmentCount.assign(rows, 0);
+        out.latencyNs.assign(rows, 0);
+        out.blindNs.assign(rows, 0);
+        out.pathBegin.assign(1, 0);
+        out.blindBegin.assign(1, 0);
     }
-    std::uint32_t cpCount = 0;
-    getValue(blob, cpCount);
-    for (std::uint32_t i = 0; i < cpCount; ++i) {
-        std::uint32_t v = 0;
-        if (!getValue(blob, v) || v >= out.segments.size()) return Status::error(store.path() + ": damaged analysis result");
-        out.criticalPath.push_back(v);
+    void skipTo(std::size_t row) {
+        while (out.pathBegin.size() <= row) {
+            out.pathBegin.push_back(out.segments.size());
+            out.blindBegin.push_back(out.blind.size());
+        }
     }
-    std::uint32_t blindCount = 0;
-    getValue(blob, blindCount);
-    for (std::uint32_t i = 0; i < blindCount; ++i) {
-        BlindInterval b{};
-        if (!getValue(blob, b.startNs) || !getValue(blob, b.durationNs)) return Status::error(store.path() + ": damaged analysis result");
-        out.blind.push_back(b);
+    void close(std::size_t row) {
+        out.pathBegin.push_back(out.segments.size());
+        out.blindBegin.push_back(out.blind.size());
+        (void)row;
+    }
+};
+} // namespace
+
+Result<CachedCriticalPaths> loadCachedCriticalPaths(const TraceStore& store, const TraceData& data) {
+    CachedCriticalPaths out;
+    PathAppender append(out, data.requestCount());
+    std::size_t row = 0;  // rows and results both in request id order
+    const Status scanned = store.scanRequestResults([&](RequestId id, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
+        while (row < data.requestCount() && data.requestIds[row] < id) ++row;
+        if (row == data.requestCount()) return false;
+        if (data.requestIds[row] != id) return true;
+        append.skipTo(row);
+        std::uint32_t count = 0;
+        const std::size_t pathMark = out.segments.size(), blindMark = out.blind.size();
+        if (decodeRequestResult(blob, startNs, count, nullptr, out.segments, out.blind)) {
+            out.cached[row] = 1;
+            out.segmentCount[row] = count;
+            out.latencyNs[row] = latencyNs;
+            out.blindNs[row] = blindNs;
+        } else {
+            out.segments.resize(pathMark);
+            out.blind.resize(blindMark);
+        }
+        append.close(row);
+        ++row;
+        return true;
+    });
+    if (!scanned && scanned.message() != "cancelled") return scanned;
+    append.skipTo(data.requestCount());
+    return out;
+}
+
+CachedCriticalPaths computeCriticalPaths(const InMemoryAnalysis& analysis, unsigned threads) {
+    const TraceData& td = analysis.data;
+    const std::size_t rows = td.requestCount();
+    threads = resolveThreads(threads);
+    std::vector<CachedCriticalPaths> parts(threads);
+    std::vector<std::pair<std::size_t, std::size_t>> ranges(threads, {0, 0});
+    forEachShard(rows, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+        RequestPass pass(analysis.model, td);
+        CachedCriticalPaths& part = parts[shard];
+        PathAppender append(part, end - begin);
+        for (std::size_t r = begin; r < end; ++r) {
+            const RequestPassResult& result = pass.criticalPath(td.eventsOf(r), analysis.offsets, td.linksOf(r));
+            const std::size_t local = r - begin;
+            part.cached[local] = 1;
+            part.segmentCount[local] = static_cast<std::uint32_t>(result.dag.segments.size());
+            part.latencyNs[local] = result.criticalPath.latencyNs;
+            part.blindNs[local] = result.criticalPath.blindNs;
+            part.segments.insert(part.segments.end(), result.criticalPath.segments.begin(), result.criticalPath.segments.end());
+            part.blind.insert(part.blind.end(), result.criticalPath.blind.begin(), result.criticalPath.blind.end());
+            append.close(local);
+        }
+        ranges[shard] = {begin, end};
+    });
+    CachedCriticalPaths out;
+    PathAppender append(out, rows);
+    for (std::size_t shard = 0; shard < parts.size(); ++shard) {
+        const auto& part = parts[shard];
+        for (std::size_t local = 0; local + ranges[shard].first < ranges[shard].second; ++local) {
+            const std::size_t r = ranges[shard].first + local;
+            out.cached[r] = part.cached[local];
+            out.segmentCount[r] = part.segmentCount[local];
+            out.latencyNs[r] = part.latencyNs[local];
+            out.blindNs[r] = part.blindNs[local];
+            out.segments.insert(out.segments.end(), part.segments.begin() + static_cast<std::ptrdiff_t>(part.pathBegin[local]),
+                                part.segments.begin() + static_cast<std::ptrdiff_t>(part.pathBegin[local + 1]));
+            out.blind.insert(out.blind.end(), part.blind.begin() + static_cast<std::ptrdiff_t>(part.blindBegin[local]),
+                             part.blind.begin() + static_cast<std::ptrdiff_t>(part.blindBegin[local + 1]));
+            append.close(r);
+        }
     }
     return out;
 }

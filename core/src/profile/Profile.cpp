@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "tracelight/analysis/RequestPass.h"
+#include "tracelight/analysis/Segments.h"
 #include "tracelight/analysis/SpanCriticalPath.h"
 #include "tracelight/base/Parallel.h"
 #include "tracelight/store/TraceStore.h"
@@ -136,6 +137,7 @@ struct ShardState {
     std::vector<std::int64_t> requests;
     std::vector<double> latencySum;
     std::int64_t truncated = 0;
+    std::int64_t fromCache = 0;  // requests whose cached critical path was read
     // Per-request scratch.
     std::vector<TimeNs> self, total;
     std::vector<std::uint32_t> stamp;  // == request: the frame is in touched
@@ -148,6 +150,8 @@ struct ShardState {
     std::unordered_map<std::uint32_t, std::uint32_t> taskIndex;
     std::string name;                                             // a frame name being built
     std::vector<std::int32_t> ancestors;
+    RequestDag cachedDag;     // a request's segments, with its cached path: no graph is built
+    CriticalPath cachedPath;
     // Resolved frames (see SegmentFrameKey); a frame merged into "[other]" is never kept here, so that each
     // request past the frame cut still counts in mergedFrames as before.
     std::unordered_map<SegmentFrameKey, std::int32_t, SegmentFrameKeyHash> segmentFrame;
@@ -178,7 +182,7 @@ int histogramBin(double ns) {
 class Builder {
 public:
     Builder(const InMemoryAnalysis& analysis, const std::vector<std::vector<std::uint32_t>>& groups, const ProfileOptions& options)
-        : m_analysis(analysis), m_td(analysis.data), m_groupCount(groups.size()) {
+        : m_analysis(analysis), m_td(analysis.data), m_paths(options.paths), m_groupCount(groups.size()) {
         m_mask.assign(m_td.requestCount(), 0);
         for (std::size_t g = 0; g < groups.size(); ++g)
             for (auto r : groups[g])
@@ -199,9 +203,26 @@ public:
 
     // One request: its critical path as frames with self time, then totals up the ancestry, then the groups.
     void process(ShardState& s, RequestPass& pass, std::size_t row, const RequestSpans* spans) const {
-        const RequestPassResult& result = pass.criticalPath(m_td.eventsOf(row), m_analysis.offsets, m_td.linksOf(row));
-        const RequestDag& dag = result.dag;
-        const CriticalPath& cp = result.criticalPath;
+        const RequestDag* dagOf = nullptr;
+        const CriticalPath* pathOf = nullptr;
+        if (m_paths && m_paths->has(row)) {
+            const RequestSpan extent = buildSegments(m_td.eventsOf(row), m_analysis.offsets, s.cachedDag.segments);
+            s.cachedDag.startNs = extent.startNs;
+            s.cachedDag.endNs = extent.endNs;
+            if (s.cachedDag.segments.size() == m_paths->segmentCount[row]) {
+                m_paths->get(row, s.cachedPath);
+                ++s.fromCache;
+                dagOf = &s.cachedDag;
+                pathOf = &s.cachedPath;
+            }
+        }
+        if (!dagOf) {
+            const RequestPassResult& result = pass.criticalPath(m_td.eventsOf(row), m_analysis.offsets, m_td.linksOf(row));
+            dagOf = &result.dag;
+            pathOf = &result.criticalPath;
+        }
+        const RequestDag& dag = *dagOf;
+        const CriticalPath& cp = *pathOf;
         s.touched.clear();
         ++s.request;
         auto touch = [&](std::int32_t frame) {
@@ -389,6 +410,7 @@ private:
     }
 
     const InMemoryAnalysis& m_analysis;
+    const CachedCriticalPaths* m_paths;
     const TraceData& m_td;
     std::size_t m_groupCount;
     std::vector<std::uint8_t> m_mask;
@@ -404,6 +426,7 @@ ProfileSet merge(std::vector<ShardState>& shards, std::size_t groupCount) {
     for (auto& shard : shards) {
         if (shard.stats.empty()) continue;
         out.truncatedStacks += shard.truncated;
+        out.cachedPaths += shard.fromCache;
         out.mergedFrames += shard.table.mergedFrames;
         std::vector<std::int32_t> map(shard.table.frames.size());
         for (std::size_t f = 0; f < shard.table.frames.size(); ++f) {

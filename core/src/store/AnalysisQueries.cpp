@@ -172,6 +172,20 @@ Status TraceStore::replaceAnalysisResults(const std::vector<ClockOffsetRow>& off
     return Status::ok();
 }
 
+Status TraceStore::scanRequestResults(
+    const std::function<bool(RequestId, TimeNs, TimeNs, TimeNs, std::string_view)>& f) const {
+    sqlite::Statement q(m_db, "SELECT a.request_id, r.start_ns, a.latency_ns, a.blind_ns, a.data FROM request_analysis a "
+                              "JOIN requests r ON r.id = a.request_id ORDER BY a.request_id");
+    int rc = SQLITE_ROW;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        const auto* bytes = static_cast<const char*>(sqlite3_column_blob(q.get(), 4));
+        const std::string_view blob(bytes ? bytes : "", static_cast<std::size_t>(sqlite3_column_bytes(q.get(), 4)));
+        if (!f(RequestId(static_cast<std::uint32_t>(q.int64(0))), q.int64(1), q.int64(2), q.int64(3), blob)) return Status::error("cancelled");
+    }
+    if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read the cached results: " + sqlite3_errmsg(m_db));
+    return Status::ok();
+}
+
 std::vector<ClockPairRow> TraceStore::clockPairs() const {
     std::vector<ClockPairRow> out;
     sqlite::Statement q(m_db, "SELECT client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied FROM clock_pairs "

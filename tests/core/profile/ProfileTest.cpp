@@ -404,3 +404,68 @@ TEST(Profile, ThePapersTwoRequestAggregation) {
     for (std::size_t f = 0; f < p.frames.size(); ++f)
         if (p.frames[f].parent >= 0) { EXPECT_DOUBLE_EQ(p.onPathShare(0, f), 0.5) << p.path(f); }
 }
+
+namespace {
+// Every frame's path with its mean self and total time and critical count, for comparing two profiles.
+std::map<std::string, std::tuple<double, double, double>> frameSummary(const ProfileSet& p) {
+    std::map<std::string, std::tuple<double, double, double>> out;
+    for (std::size_t f = 0; f < p.frames.size(); ++f)
+        out[p.path(f)] = {p.meanSelfNs(0, f), p.meanTotalNs(0, f), p.onPathShare(0, f)};
+    return out;
+}
+
+// The cached paths read back equal the ones the pass computes, and a profile built from them equals one
+// built by running the pass (issue 13: the profile reads what analyze cached).
+void expectCacheMatchesThePass(const TraceStore& store, const InMemoryAnalysis& analysis, std::size_t minimumRows) {
+    auto loaded = loadCachedCriticalPaths(store, analysis.data);
+    ASSERT_TRUE(loaded) << loaded.message();
+    const CachedCriticalPaths computed = computeCriticalPaths(analysis, 2);
+    ASSERT_GE(analysis.data.requestCount(), minimumRows);
+    for (std::size_t r = 0; r < analysis.data.requestCount(); ++r) {
+        ASSERT_TRUE(loaded->has(r)) << r;
+        CriticalPath a, b;
+        loaded->get(r, a);
+        computed.get(r, b);
+        ASSERT_EQ(a.segments, b.segments) << r;
+        ASSERT_EQ(a.latencyNs, b.latencyNs) << r;
+        ASSERT_EQ(a.blindNs, b.blindNs) << r;
+        ASSERT_EQ(a.blind.size(), b.blind.size()) << r;
+        for (std::size_t i = 0; i < a.blind.size(); ++i) {
+            EXPECT_EQ(a.blind[i].startNs, b.blind[i].startNs) << r;
+            EXPECT_EQ(a.blind[i].durationNs, b.blind[i].durationNs) << r;
+        }
+        ASSERT_EQ(loaded->segmentCount[r], computed.segmentCount[r]) << r;
+    }
+    const auto rows = allRows(analysis);
+    ProfileOptions withCache;
+    withCache.paths = &loaded.value();
+    auto fromPass = buildProfiles(analysis, &store, {rows});
+    auto fromCache = buildProfiles(analysis, &store, {rows}, withCache);
+    ASSERT_TRUE(fromPass && fromCache);
+    EXPECT_EQ(fromCache->cachedPaths, static_cast<std::int64_t>(rows.size()));  // every request read its path
+    EXPECT_EQ(fromPass->cachedPaths, 0);
+    EXPECT_EQ(fromCache->meanLatencyNs(0), fromPass->meanLatencyNs(0));
+    EXPECT_EQ(frameSummary(fromCache.value()), frameSummary(fromPass.value()));
+}
+} // namespace
+
+TEST(Profile, CachedCriticalPathsGiveTheSameProfile) {
+    test::ScratchDir dir;
+    auto a = analysedPageLoads(dir, 600, 5);
+    expectCacheMatchesThePass(*a.store, a.analysis, 600);
+}
+
+TEST(Profile, CachedCriticalPathsGiveTheSameProfileOfSpans) {
+    const std::string ob = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique";
+    if (!std::filesystem::is_directory(ob)) GTEST_SKIP() << "no " << ob << " beside this checkout";
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    ImportOptions import;
+    import.inputs = {ob + "/normal/2022-08-23_17_00_trace.csv"};
+    ASSERT_TRUE(importTraces(*store.value(), import));
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store.value());
+    ASSERT_TRUE(analysis) << analysis.message();
+    expectCacheMatchesThePass(*store.value(), analysis.value(), 100);
+}

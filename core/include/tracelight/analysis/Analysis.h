@@ -97,4 +97,24 @@ struct RequestAnalysis {
 };
 Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName);
 
+// Every request's critical path as analyze cached it, by TraceData row: what a pass that needs only the
+// path (the profile) reads instead of running the per-request pass again. A path indexes the request's
+// segments in buildSegments order; blind intervals are on adjusted clocks.
+struct CachedCriticalPaths {
+    std::vector<std::uint8_t> cached;         // per row: 1 when the row has a path
+    std::vector<std::uint32_t> segmentCount;  // per row: the segments the path indexes (checked against the data)
+    std::vector<std::uint64_t> pathBegin;     // row r: segments[pathBegin[r], pathBegin[r + 1])
+    std::vector<std::uint32_t> segments;
+    std::vector<std::uint64_t> blindBegin;    // row r: blind[blindBegin[r], blindBegin[r + 1])
+    std::vector<BlindInterval> blind;
+    std::vector<TimeNs> latencyNs, blindNs;
+
+    bool has(std::size_t row) const { return row < cached.size() && cached[row]; }
+    void get(std::size_t row, CriticalPath& out) const;
+};
+// From the store's cached results; a request without one (or with a damaged one) is left uncached.
+Result<CachedCriticalPaths> loadCachedCriticalPaths(const TraceStore& store, const TraceData& data);
+// The same paths computed by the per-request pass, sharded (what analyze caches; benchmarks and tests).
+CachedCriticalPaths computeCriticalPaths(const InMemoryAnalysis& analysis, unsigned threads);
+
 } // namespace tracelight

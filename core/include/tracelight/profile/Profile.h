@@ -65,6 +65,7 @@ struct ProfileSet {
     std::vector<ProfileFrameInfo> frames;
     std::vector<ProfileGroup> groups;
     std::int64_t truncatedStacks = 0;  // stacks cut at kMaxProfileDepth
+    std::int64_t cachedPaths = 0;      // requests whose cached critical path was read (ProfileOptions::paths)
     std::int64_t mergedFrames = 0;     // frames past kMaxProfileFrames, merged into their parent's "[other]"
 
     double meanLatencyNs(std::size_t g) const;
@@ -84,6 +85,9 @@ constexpr std::size_t kMaxProfileFrames = 200000;
 struct ProfileOptions {
     CategoryRules rules = CategoryRules::defaults();  // event logs' top level
     unsigned threads = 0;
+    // The critical paths analyze cached (loadCachedCriticalPaths), read instead of running the per-request
+    // pass again; a request without one takes the pass. Null: every request takes the pass.
+    const CachedCriticalPaths* paths = nullptr;
 };
 
 // groups[g]: the analysis rows of group g (a row may be in several groups, at most 8 in all).

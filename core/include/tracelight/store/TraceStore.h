@@ -175,6 +175,10 @@ public:
     std::vector<std::uint32_t> spanRequestIds() const;
     // Every attribute key in use, in text order.
     std::vector<std::string> attributeKeys() const;
+    // Every cached request result in request id order: (request, start_ns, latency, blind, blob); f returns
+    // false to stop.
+    Status scanRequestResults(
+        const std::function<bool(RequestId, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob)>& f) const;
     // A request's cached result by name; empty when there is no such request.
     std::optional<StoredRequestResult> requestResult(std::string_view name) const;
     // Request attribute values by request id, for one attribute key.
