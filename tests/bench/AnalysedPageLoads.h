@@ -1,6 +1,8 @@
 #pragma once
 // Generated page loads for the benchmarks: n requests on true clocks, one user each, analysed in memory
 // once per size and kept for the whole run; and the list of every row of them.
+#include <benchmark/benchmark.h>
+
 #include <map>
 #include <memory>
 #include <numeric>
@@ -22,6 +24,18 @@ inline const InMemoryAnalysis& analysedPageLoads(std::int64_t n) {
         slot = std::make_unique<InMemoryAnalysis>(std::move(analyzeInMemory(std::move(traces.data), AnalysisOptions{}).value()));
     }
     return *slot;
+}
+
+// The bare baseline a benchmark stands beside: touch every event of every request once (what any
+// per-request pass must at least do).
+inline void bareEventScan(benchmark::State& state, const InMemoryAnalysis& a) {
+    for (auto _ : state) {
+        TimeNs sum = 0;
+        for (std::size_t r = 0; r < a.data.requestCount(); ++r)
+            for (const auto& e : a.data.eventsOf(r)) sum += e.localNs;
+        benchmark::DoNotOptimize(sum);
+    }
+    state.counters["events"] = double(a.data.events.size());
 }
 
 inline std::vector<std::uint32_t> allRows(std::int64_t n) {

@@ -33,16 +33,7 @@ std::vector<std::uint32_t> half(bool second) {
 
 // The bare baseline of the same run: touch every event of the same 300,000 requests once (what any
 // per-request pass, categorising included, must at least do).
-void BM_CompareBareEventScan(benchmark::State& state) {
-    const auto& a = analysed();
-    for (auto _ : state) {
-        TimeNs sum = 0;
-        for (std::size_t r = 0; r < a.data.requestCount(); ++r)
-            for (const auto& e : a.data.eventsOf(r)) sum += e.localNs;
-        benchmark::DoNotOptimize(sum);
-    }
-    state.counters["events"] = double(a.data.events.size());
-}
+void BM_CompareBareEventScan(benchmark::State& state) { bench::bareEventScan(state, analysed()); }
 BENCHMARK(BM_CompareBareEventScan)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 void BM_CompareCategorize(benchmark::State& state) {

@@ -19,16 +19,7 @@ const InMemoryAnalysis& analysed() { return bench::analysedPageLoads(kRequests);
 std::vector<std::uint32_t> allRows() { return bench::allRows(kRequests); }
 
 // Baseline: touch every event of every request once (what any per-request pass must at least do).
-void BM_ScanEvents(benchmark::State& state) {
-    const auto& a = analysed();
-    for (auto _ : state) {
-        TimeNs sum = 0;
-        for (std::size_t r = 0; r < a.data.requestCount(); ++r)
-            for (const auto& e : a.data.eventsOf(r)) sum += e.localNs;
-        benchmark::DoNotOptimize(sum);
-    }
-    state.counters["events"] = double(a.data.events.size());
-}
+void BM_ScanEvents(benchmark::State& state) { bench::bareEventScan(state, analysed()); }
 BENCHMARK(BM_ScanEvents)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 // The critical paths analyze caches, computed once outside the timing (what the CLI and the app read).
