@@ -507,101 +507,72 @@ void CachedCriticalPaths::get(std::size_t row, CriticalPath& out) const {
     out.blind.assign(blind.begin() + static_cast<std::ptrdiff_t>(blindBegin[row]), blind.begin() + static_cast<std::ptrdiff_t>(blindBegin[row + 1]));
 }
 
-namespace {
-// Appends row after row; rows without a path get empty ranges.
-struct PathAppender {
-    CachedCriticalPaths& out;
-    explicit PathAppender(CachedCriticalPaths& o, std::size_t rows) : out(o) {
-        out.cached.assign(rows, 0);
-        out.segmentCount.assign(rows, 0);
-        out.latencyNs.assign(rows, 0);
-        out.blindNs.assign(rows, 0);
-        out.pathBegin.assign(1, 0);
-        out.blindBegin.assign(1, 0);
-    }
-    void skipTo(std::size_t row) {
-        while (out.pathBegin.size() <= row) {
-            out.pathBegin.push_back(out.segments.size());
-            out.blindBegin.push_back(out.blind.size());
-        }
-    }
-    void close(std::size_t row) {
-        out.pathBegin.push_back(out.segments.size());
-        out.blindBegin.push_back(out.blind.size());
-        (void)row;
-    }
-};
-} // namespace
+void CachedCriticalPaths::add(const CriticalPath& path, std::uint32_t count) {
+    cached.push_back(1);
+    segmentCount.push_back(count);
+    latencyNs.push_back(path.latencyNs);
+    blindNs.push_back(path.blindNs);
+    segments.insert(segments.end(), path.segments.begin(), path.segments.end());
+    blind.insert(blind.end(), path.blind.begin(), path.blind.end());
+    pathBegin.push_back(segments.size());
+    blindBegin.push_back(blind.size());
+}
+
+void CachedCriticalPaths::addMissing() {
+    add(CriticalPath{}, 0);
+    cached.back() = 0;
+}
+
+void CachedCriticalPaths::addAll(const CachedCriticalPaths& next) {
+    const std::uint64_t pathBase = segments.size(), blindBase = blind.size();
+    cached.insert(cached.end(), next.cached.begin(), next.cached.end());
+    segmentCount.insert(segmentCount.end(), next.segmentCount.begin(), next.segmentCount.end());
+    latencyNs.insert(latencyNs.end(), next.latencyNs.begin(), next.latencyNs.end());
+    blindNs.insert(blindNs.end(), next.blindNs.begin(), next.blindNs.end());
+    segments.insert(segments.end(), next.segments.begin(), next.segments.end());
+    blind.insert(blind.end(), next.blind.begin(), next.blind.end());
+    for (std::size_t r = 1; r < next.pathBegin.size(); ++r) pathBegin.push_back(pathBase + next.pathBegin[r]);
+    for (std::size_t r = 1; r < next.blindBegin.size(); ++r) blindBegin.push_back(blindBase + next.blindBegin[r]);
+}
 
 Result<CachedCriticalPaths> loadCachedCriticalPaths(const TraceStore& store, const TraceData& data) {
     CachedCriticalPaths out;
-    PathAppender append(out, data.requestCount());
+    CriticalPath path;
     std::size_t row = 0;  // rows and results both in request id order
     const Status scanned = store.scanRequestResults([&](RequestId id, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
         while (row < data.requestCount() && data.requestIds[row] < id) ++row;
         if (row == data.requestCount()) return false;
         if (data.requestIds[row] != id) return true;
-        append.skipTo(row);
+        while (out.rows() < row) out.addMissing();
         std::uint32_t count = 0;
-        const std::size_t pathMark = out.segments.size(), blindMark = out.blind.size();
-        if (decodeRequestResult(blob, startNs, count, nullptr, out.segments, out.blind)) {
-            out.cached[row] = 1;
-            out.segmentCount[row] = count;
-            out.latencyNs[row] = latencyNs;
-            out.blindNs[row] = blindNs;
-        } else {
-            out.segments.resize(pathMark);
-            out.blind.resize(blindMark);
-        }
-        append.close(row);
+        path.segments.clear();
+        path.blind.clear();
+        path.latencyNs = latencyNs;
+        path.blindNs = blindNs;
+        if (decodeRequestResult(blob, startNs, count, nullptr, path.segments, path.blind)) out.add(path, count);
+        else out.addMissing();
         ++row;
         return true;
     });
     if (!scanned && scanned.message() != "cancelled") return scanned;
-    append.skipTo(data.requestCount());
+    while (out.rows() < data.requestCount()) out.addMissing();
     return out;
 }
 
 CachedCriticalPaths computeCriticalPaths(const InMemoryAnalysis& analysis, unsigned threads) {
     const TraceData& td = analysis.data;
-    const std::size_t rows = td.requestCount();
     threads = resolveThreads(threads);
+    // Shards are contiguous runs of rows in shard order: their parts, joined in that order, are every row.
     std::vector<CachedCriticalPaths> parts(threads);
-    std::vector<std::pair<std::size_t, std::size_t>> ranges(threads, {0, 0});
-    forEachShard(rows, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+    forEachShard(td.requestCount(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
         RequestPass pass(analysis.model, td);
-        CachedCriticalPaths& part = parts[shard];
-        PathAppender append(part, end - begin);
         for (std::size_t r = begin; r < end; ++r) {
             const RequestPassResult& result = pass.criticalPath(td.eventsOf(r), analysis.offsets, td.linksOf(r));
-            const std::size_t local = r - begin;
-            part.cached[local] = 1;
-            part.segmentCount[local] = static_cast<std::uint32_t>(result.dag.segments.size());
-            part.latencyNs[local] = result.criticalPath.latencyNs;
-            part.blindNs[local] = result.criticalPath.blindNs;
-            part.segments.insert(part.segments.end(), result.criticalPath.segments.begin(), result.criticalPath.segments.end());
-            part.blind.insert(part.blind.end(), result.criticalPath.blind.begin(), result.criticalPath.blind.end());
-            append.close(local);
+            parts[shard].add(result.criticalPath, static_cast<std::uint32_t>(result.dag.segments.size()));
         }
-        ranges[shard] = {begin, end};
     });
     CachedCriticalPaths out;
-    PathAppender append(out, rows);
-    for (std::size_t shard = 0; shard < parts.size(); ++shard) {
-        const auto& part = parts[shard];
-        for (std::size_t local = 0; local + ranges[shard].first < ranges[shard].second; ++local) {
-            const std::size_t r = ranges[shard].first + local;
-            out.cached[r] = part.cached[local];
-            out.segmentCount[r] = part.segmentCount[local];
-            out.latencyNs[r] = part.latencyNs[local];
-            out.blindNs[r] = part.blindNs[local];
-            out.segments.insert(out.segments.end(), part.segments.begin() + static_cast<std::ptrdiff_t>(part.pathBegin[local]),
-                                part.segments.begin() + static_cast<std::ptrdiff_t>(part.pathBegin[local + 1]));
-            out.blind.insert(out.blind.end(), part.blind.begin() + static_cast<std::ptrdiff_t>(part.blindBegin[local]),
-                             part.blind.begin() + static_cast<std::ptrdiff_t>(part.blindBegin[local + 1]));
-            append.close(r);
-        }
-    }
+    for (const auto& part : parts) out.addAll(part);
     return out;
 }
 

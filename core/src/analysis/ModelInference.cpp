@@ -25,6 +25,17 @@ std::vector<std::int64_t> checkpoints(std::int64_t upTo) {
     return points;
 }
 
+// A matrix of bitset rows as one run of words (for the collectives), and back.
+void appendWords(const std::vector<Bitset>& matrix, std::vector<std::uint64_t>& flat) {
+    for (const auto& row : matrix) flat.insert(flat.end(), row.words().begin(), row.words().end());
+}
+void copyWords(const std::uint64_t* flat, std::vector<Bitset>& matrix) {
+    for (auto& row : matrix) {
+        std::copy_n(flat, row.words().size(), row.words().begin());
+        flat += row.words().size();
+    }
+}
+
 // Refutations seen by one shard of requests, over dense (tracked) type indices.
 struct ShardState {
     std::size_t types = 0, words = 0;
@@ -163,7 +174,7 @@ struct ShardState {
     };
     std::vector<Snapshot> snapshots;
     void snapshot(std::int64_t sequenceRequests) { snapshots.push_back({sequenceRequests, hbAlive, meAlive, seen}); }
-    // Applies the state of every request before this shard's (held by `before`) to its snapshots.
+    // Applies the state of every request before this shard's (hb, me, seenBefore) to its snapshots.
     void applyEarlier(const std::vector<Bitset>& hb, const std::vector<Bitset>& me, const Bitset& seenBefore) {
         for (Snapshot& s : snapshots) {
             for (std::size_t a = 0; a < types; ++a) {
@@ -191,9 +202,9 @@ struct ShardState {
         auto rows = [&](std::vector<Bitset>& matrix, bool andRows) {
             std::vector<std::uint64_t> flat;
             flat.reserve(types * words);
-            for (const auto& row : matrix) flat.insert(flat.end(), row.words().begin(), row.words().end());
+            appendWords(matrix, flat);
             andRows ? group.bitAnd(flat) : group.bitOr(flat);
-            for (std::size_t a = 0; a < types; ++a) std::copy_n(flat.begin() + a * words, words, matrix[a].words().begin());
+            copyWords(flat.data(), matrix);
         };
         rows(hbAlive, true);
         rows(meAlive, true);
@@ -566,16 +577,14 @@ public:
             const std::size_t words = merged.words;
             std::vector<std::uint64_t> flat;
             flat.reserve((2 * m + 1) * words);
-            for (const auto* matrix : {&merged.hbAlive, &merged.meAlive})
-                for (const auto& row : *matrix) flat.insert(flat.end(), row.words().begin(), row.words().end());
+            appendWords(merged.hbAlive, flat);
+            appendWords(merged.meAlive, flat);
             for (auto w : merged.seen.words()) flat.push_back(~w);
             group.exclusiveAnd(flat);
             std::vector<Bitset> hb(m, Bitset(m)), me(m, Bitset(m));
             Bitset seen(m);
-            for (std::size_t a = 0; a < m; ++a) {
-                std::copy_n(flat.begin() + a * words, words, hb[a].words().begin());
-                std::copy_n(flat.begin() + (m + a) * words, words, me[a].words().begin());
-            }
+            copyWords(flat.data(), hb);
+            copyWords(flat.data() + m * words, me);
             for (std::size_t w = 0; w < words; ++w) seen.words()[w] = ~flat[2 * m * words + w];
             if (words) seen.words().back() &= Bitset(m, true).words().back();
             std::string mine;

@@ -410,8 +410,8 @@ private:
     }
 
     const InMemoryAnalysis& m_analysis;
-    const CachedCriticalPaths* m_paths;
     const TraceData& m_td;
+    const CachedCriticalPaths* m_paths;
     std::size_t m_groupCount;
     std::vector<std::uint8_t> m_mask;
     std::vector<std::string> m_categories;

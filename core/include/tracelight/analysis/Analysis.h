@@ -103,14 +103,20 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
 struct CachedCriticalPaths {
     std::vector<std::uint8_t> cached;         // per row: 1 when the row has a path
     std::vector<std::uint32_t> segmentCount;  // per row: the segments the path indexes (checked against the data)
-    std::vector<std::uint64_t> pathBegin;     // row r: segments[pathBegin[r], pathBegin[r + 1])
+    std::vector<std::uint64_t> pathBegin{0};  // row r: segments[pathBegin[r], pathBegin[r + 1])
     std::vector<std::uint32_t> segments;
-    std::vector<std::uint64_t> blindBegin;    // row r: blind[blindBegin[r], blindBegin[r + 1])
+    std::vector<std::uint64_t> blindBegin{0};  // row r: blind[blindBegin[r], blindBegin[r + 1])
     std::vector<BlindInterval> blind;
     std::vector<TimeNs> latencyNs, blindNs;
 
+    std::size_t rows() const { return cached.size(); }
     bool has(std::size_t row) const { return row < cached.size() && cached[row]; }
     void get(std::size_t row, CriticalPath& out) const;
+    // The next row: its path over segmentCount segments, or none.
+    void add(const CriticalPath& path, std::uint32_t segmentCount);
+    void addMissing();
+    // Every row of next, after these.
+    void addAll(const CachedCriticalPaths& next);
 };
 // From the store's cached results; a request without one (or with a damaged one) is left uncached.
 Result<CachedCriticalPaths> loadCachedCriticalPaths(const TraceStore& store, const TraceData& data);
