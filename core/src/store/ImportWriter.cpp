@@ -34,7 +34,8 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     // An import is one transaction: with SQLite's default 2 MB page cache a large one spills dirty pages
     // to the WAL and reads them back while it runs. The cache grows only as pages are used.
     sqlite::exec(m_db, "PRAGMA cache_size=-262144");
-    auto prepare = [&](sqlite::Statement& st, const char* sql) { return st.prepare(m_db, sql); };
+    // Kept by the connection: a process that imports again (the app, the fuzz targets) does not parse them again.
+    auto prepare = [&](sqlite::Statement& st, const char* sql) { return st.borrow(m_store.cachedStatement(sql)); };
     if (!prepare(m_insertLabel, "INSERT INTO labels(id, text) VALUES(?1, ?2)") ||
         !prepare(m_insertOccurrence, "INSERT INTO label_occurrences(id, name_id, occurrence) VALUES(?1, ?2, ?3)") ||
         !prepare(m_insertRole, "INSERT OR IGNORE INTO label_roles(label_id, role) VALUES(?1, ?2)") ||
@@ -57,13 +58,13 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
                  "INSERT OR REPLACE INTO event_attrs(request_id, task_id, ord, key_id, value_id) VALUES(?1,?2,?3,?4,?5)"))
         return Status::error(std::string("cannot prepare import: ") + sqlite3_errmsg(m_db));
 
-    sqlite::Statement labels(m_db, "SELECT id, text FROM labels");
+    sqlite::Statement labels = cached("SELECT id, text FROM labels");
     while (labels.step() == SQLITE_ROW) {
         const auto id = static_cast<std::uint32_t>(labels.int64(0));
         m_labels.emplace(std::string(labels.text(1)), id);
         m_nextLabelId = std::max(m_nextLabelId, id + 1);
     }
-    sqlite::Statement occurrences(m_db, "SELECT id, name_id, occurrence FROM label_occurrences");
+    sqlite::Statement occurrences = cached("SELECT id, name_id, occurrence FROM label_occurrences");
     while (occurrences.step() == SQLITE_ROW) {
         const auto id = static_cast<std::uint32_t>(occurrences.int64(0));
         const auto k = occurrences.int64(2);
@@ -79,7 +80,7 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
             if (auto name = m_labels.find(split->first); name != m_labels.end()) rememberOccurrence(name->second, split->second, id);
             else m_unnamedOccurrences[std::string(split->first)].push_back({split->second, id});
         }
-    sqlite::Statement roles(m_db, "SELECT label_id, role FROM label_roles");
+    sqlite::Statement roles = cached("SELECT label_id, role FROM label_roles");
     while (roles.step() == SQLITE_ROW) {
         const auto id = static_cast<std::size_t>(roles.int64(0));
         if (id >= m_labelBits.size()) m_labelBits.resize(id + 1, 0);
@@ -87,7 +88,7 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     }
     if (m_labelBits.size() < m_nextLabelId) m_labelBits.resize(m_nextLabelId, 0);
 
-    sqlite::Statement period(m_db, "INSERT INTO periods(name) VALUES(?1) ON CONFLICT(name) DO UPDATE SET name=name RETURNING id");
+    sqlite::Statement period = cached("INSERT INTO periods(name) VALUES(?1) ON CONFLICT(name) DO UPDATE SET name=name RETURNING id");
     period.bind(1, periodName);
     if (period.step() != SQLITE_ROW) return Status::error(std::string("cannot create period: ") + sqlite3_errmsg(m_db));
     m_periodId = static_cast<std::uint32_t>(period.int64(0));
@@ -98,14 +99,13 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     gmtime_r(&now, &tm);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    sqlite::Statement import(m_db,
-                             "INSERT INTO imports(started_utc, format, inputs, period_id, requests, events, warnings) "
+    sqlite::Statement import = cached("INSERT INTO imports(started_utc, format, inputs, period_id, requests, events, warnings) "
                              "VALUES(?1, ?2, ?3, ?4, 0, 0, 0)");
     import.bind(1, std::string_view(stamp)).bind(2, format).bind(3, inputs).bind(4, m_periodId);
     if (import.step() != SQLITE_DONE) return Status::error(std::string("cannot record import: ") + sqlite3_errmsg(m_db));
     m_importId = sqlite3_last_insert_rowid(m_db);
 
-    sqlite::Statement maxRequest(m_db, "SELECT COALESCE(MAX(id), 0) FROM requests");
+    sqlite::Statement maxRequest = cached("SELECT COALESCE(MAX(id), 0) FROM requests");
     maxRequest.step();
     m_firstRequestId = maxRequest.int64(0) + 1;
     return Status::ok();
@@ -388,12 +388,10 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
 Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel) {
     if (Status s = flushLabels(); !s) return s;
     // One pass over this import's events in (request, task, ord) order, which is the table's key order.
-    sqlite::Statement scan(m_db,
-                           "SELECT request_id, task_id, ord, event_id, host_id, ts_ns FROM events "
+    sqlite::Statement scan = cached("SELECT request_id, task_id, ord, event_id, host_id, ts_ns FROM events "
                            "WHERE request_id >= ?1 ORDER BY request_id, task_id, ord");
-    sqlite::Statement rename(m_db, "UPDATE events SET event_id=?1 WHERE request_id=?2 AND task_id=?3 AND ord=?4");
-    sqlite::Statement summarise(m_db,
-                                "UPDATE requests SET event_count=?1, task_count=?2, host_count=?3, start_local_ns=?4, "
+    sqlite::Statement rename = cached("UPDATE events SET event_id=?1 WHERE request_id=?2 AND task_id=?3 AND ord=?4");
+    sqlite::Statement summarise = cached("UPDATE requests SET event_count=?1, task_count=?2, host_count=?3, start_local_ns=?4, "
                                 "latency_local_ns=?5 WHERE id=?6");
     scan.bind(1, m_firstRequestId);
 
@@ -506,7 +504,7 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
     summary.renamedEvents = static_cast<std::int64_t>(renames.size());
     summary.warnings = m_warnings;
     summary.warningSamples = m_warningSamples;
-    sqlite::Statement record(m_db, "UPDATE imports SET requests=?1, events=?2, warnings=?3 WHERE id=?4");
+    sqlite::Statement record = cached("UPDATE imports SET requests=?1, events=?2, warnings=?3 WHERE id=?4");
     record.bind(1, summary.requests).bind(2, summary.events).bind(3, summary.warnings).bind(4, m_importId);
     if (record.step() != SQLITE_DONE) return Status::error(std::string("cannot record import: ") + sqlite3_errmsg(m_db));
     reporter.report(1.0, "summarising requests", true);

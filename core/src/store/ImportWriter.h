@@ -70,6 +70,12 @@ public:
     const std::vector<std::string>& warningSamples() const { return m_warningSamples; }
 
 private:
+    // A statement from the connection's cache (prepared once per connection).
+    sqlite::Statement cached(std::string_view sql) {
+        sqlite::Statement st;
+        st.borrow(m_store.cachedStatement(sql));
+        return st;
+    }
     Result<std::uint32_t> intern(std::string_view text, LabelRole role);
     // The label of the occurrence-th <name>: the name itself for 1, else "name#k" kept as (name, k).
     Result<std::uint32_t> internOccurrence(std::uint32_t name, std::uint32_t occurrence, LabelRole role);

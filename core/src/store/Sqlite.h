@@ -14,16 +14,22 @@ class Statement {
 public:
     Statement() = default;
     Statement(sqlite3* db, std::string_view sql) { prepare(db, sql); }
-    ~Statement() { sqlite3_finalize(m_stmt); }
+    ~Statement() { release(); }
     Statement(const Statement&) = delete;
     Statement& operator=(const Statement&) = delete;
-    Statement(Statement&& other) noexcept : m_stmt(other.m_stmt) { other.m_stmt = nullptr; }
+    Statement(Statement&& other) noexcept : m_stmt(other.m_stmt), m_borrowed(other.m_borrowed) { other.m_stmt = nullptr; }
 
     bool prepare(sqlite3* db, std::string_view sql) {
-        sqlite3_finalize(m_stmt);
-        m_stmt = nullptr;
+        release();
         return sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &m_stmt,
                                   nullptr) == SQLITE_OK;
+    }
+    // Uses a statement owned by a StatementCache: reset and unbound, not finalized, when this one is done.
+    bool borrow(sqlite3_stmt* stmt) {
+        release();
+        m_stmt = stmt;
+        m_borrowed = true;
+        return m_stmt != nullptr;
     }
     bool isValid() const { return m_stmt != nullptr; }
 
@@ -51,7 +57,19 @@ public:
     sqlite3_stmt* get() const { return m_stmt; }
 
 private:
+    void release() {
+        if (m_borrowed && m_stmt) {
+            sqlite3_reset(m_stmt);
+            sqlite3_clear_bindings(m_stmt);
+        } else {
+            sqlite3_finalize(m_stmt);
+        }
+        m_stmt = nullptr;
+        m_borrowed = false;
+    }
+
     sqlite3_stmt* m_stmt = nullptr;
+    bool m_borrowed = false;
 };
 
 inline Status exec(sqlite3* db, const char* sql) {

@@ -8,7 +8,9 @@
 #include <fstream>
 #include <functional>
 
+#include "StoreAccess.h"
 #include "TestUtil.h"
+#include "tracelight/import/Import.h"
 #include "tracelight/store/NewDatabaseGuard.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -489,4 +491,47 @@ TEST(TraceStore, RenamesAndDeletesPeriodsWithoutTouchingRequests) {
     EXPECT_TRUE(store.value()->listPeriods().empty());
     EXPECT_EQ(store.value()->requestByName("r2"), RequestId(2));
     EXPECT_EQ(store.value()->info().value().requests, 3);
+}
+
+// Imports keep their prepared statements with the connection (store/StatementCache.h): one connection
+// importing again and again, some imports failing half way, gets every import right, and between imports
+// no statement is left mid-step (one would hold a read transaction and its bindings).
+TEST(TraceStore, ImportsAgainAndAgainThroughOneConnection) {
+    test::ScratchDir dir;
+    auto opened = TraceStore::open(dir.file("again.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(opened) << opened.message();
+    TraceStore& store = *opened.value();
+    sqlite3* db = test::StoreAccess::db(store);
+    auto noStatementBusy = [&] {
+        for (sqlite3_stmt* st = sqlite3_next_stmt(db, nullptr); st; st = sqlite3_next_stmt(db, st))
+            if (sqlite3_stmt_busy(st)) return false;
+        return sqlite3_get_autocommit(db) != 0;
+    };
+    std::int64_t imported = 0;
+    for (int round = 0; round < 6; ++round) {
+        ImportOptions options;
+        options.format = InputFormat::EventsCsv;
+        options.period = "round" + std::to_string(round);
+        const bool bad = round % 2 == 1;  // a row with no timestamp, after good rows: fails in the middle
+        std::string csv = "request,host,task,event,ts_us\n";
+        for (int r = 0; r < 3; ++r)
+            for (int e = 0; e < 4; ++e)
+                csv += "q" + std::to_string(round) + "-" + std::to_string(r) + ",h" + std::to_string(e % 2) + ",main,E" +
+                       std::to_string(e) + "," + std::to_string(1000 + 10 * e) + "\n";
+        if (bad) csv += "q-bad,h0,main,E0,\n";
+        options.inputs = {dir.write("round" + std::to_string(round) + ".csv", csv)};
+        auto result = importTraces(store, options);
+        EXPECT_EQ(bool(result), !bad) << (result ? "" : result.message());
+        if (!bad) imported += 3;
+        EXPECT_TRUE(noStatementBusy()) << "after round " << round;
+        EXPECT_EQ(store.requestCount(), imported) << "after round " << round;
+    }
+    // What the imports wrote reads back through a second connection, so it reached the file.
+    auto other = TraceStore::open(dir.file("again.tldb"), TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(other);
+    auto info = other.value()->info();
+    ASSERT_TRUE(info);
+    EXPECT_EQ(info->requests, imported);
+    EXPECT_EQ(info->events, imported * 4);
+    EXPECT_EQ(info->periods.size(), 3u);
 }

@@ -292,6 +292,10 @@ TEST(CompareWorkspace, SaysWhyWhenThereIsNothingToCompare) {
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Remembered settings go to a file of this process's own: CTest runs tests side by side, and one
+    // test's remembered threshold must not reach another's (seen: RemembersOnlyAThresholdTheUserChose).
+    QTemporaryDir config;
+    qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
     QApplication app(argc, argv);
     app.setOrganizationName("tracelight-tests");
     ::testing::InitGoogleTest(&argc, argv);

@@ -7,6 +7,7 @@
 #include <qcustomplot.h>
 #include <QComboBox>
 #include <QSettings>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "graph/GraphView.h"
@@ -425,8 +426,11 @@ TEST(ConvergencePlot, PlotsBothCurvesWithAxisTitles) {
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Never the user's settings, nor another test process's (CTest runs them side by side).
+    QTemporaryDir config;
+    qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("TracelightTests"));  // never the user's settings
+    QApplication::setOrganizationName(QStringLiteral("TracelightTests"));
     QApplication::setApplicationName(QStringLiteral("GraphViewTest"));
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();

@@ -16,10 +16,14 @@
 #include "tracelight/store/SpanRecords.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace tracelight {
 
 class CancelToken;
+namespace sqlite {
+class StatementCache;
+}
 struct RequestTable;
 namespace test {
 struct StoreAccess;  // tests' raw SQL checks
@@ -218,12 +222,16 @@ private:
     friend Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken* cancel);
     friend struct test::StoreAccess;
     sqlite3* db() const { return m_db; }
+    // A statement prepared once per connection (see store/StatementCache.h); nullptr when it does not prepare.
+    sqlite3_stmt* cachedStatement(std::string_view sql);
+    Status runCached(std::string_view sql);  // one statement without results (BEGIN, COMMIT, ...)
 
-    TraceStore(std::string path, sqlite3* db) : m_path(std::move(path)), m_db(db) {}
+    TraceStore(std::string path, sqlite3* db);
     Status initialise(Mode mode);
 
     std::string m_path;
     sqlite3* m_db = nullptr;
+    std::unique_ptr<sqlite::StatementCache> m_statements;
     int m_schemaVersion = 0;
     bool m_inRead = false;
 };
