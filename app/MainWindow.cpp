@@ -609,7 +609,8 @@ void MainWindow::startAnalysis(bool force) {
     const std::string file = m_path.toStdString();
     m_analysis->start<AnalysisResult>(
         [file](const CancelToken& cancel, const ProgressSink& progress) {
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadWrite);
+            // Checked while the analysis reads it; nothing is written before the check passed.
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
             if (!store) return std::make_shared<Result<AnalysisSummary>>(store.status());
             return std::make_shared<Result<AnalysisSummary>>(analyzeStore(*store.value(), AnalysisOptions{}, &progress, &cancel));
         },

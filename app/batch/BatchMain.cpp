@@ -57,7 +57,9 @@ int run(batch::MpiCollective& group, int argc, char** argv) {
     }
 
     // Rank 0 writes; the others only read.
-    auto store = TraceStore::open(db, group.isFirst() ? TraceStore::Mode::ReadWrite : TraceStore::Mode::ReadOnly);
+    // The writer's file is checked while the ranks read it (rank 0 writes only at the end).
+    auto store = TraceStore::open(db, group.isFirst() ? TraceStore::Mode::ReadWrite : TraceStore::Mode::ReadOnly,
+                                  TraceStore::WriteCheck::InBackground);
     if (reportFailures(group, store ? std::string() : store.message())) return 1;
     const bool showProgress = !quiet && group.isFirst() && isatty(STDERR_FILENO);
     ProgressSink progress = [](double fraction, std::string_view stage) {

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "store/Sqlite.h"
+#include "store/BackgroundCheck.h"
 #include "store/StatementCache.h"
 #include "tracelight/base/OccurrenceName.h"
 
@@ -268,7 +269,7 @@ std::string fileUri(const std::string& path) {
 
 } // namespace
 
-Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mode mode) {
+Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mode mode, WriteCheck check) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const bool exists = fs::exists(path, ec);
@@ -297,7 +298,7 @@ Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mo
     std::unique_ptr<TraceStore> store(new TraceStore(path, db));
     if (mode != Mode::ReadOnly && sqlite3_db_readonly(db, "main") == 1) return Status::error(readOnlyMessage(path));
     sqlite3_busy_timeout(db, 5000);
-    if (Status s = store->initialise(mode); !s) return s;
+    if (Status s = store->initialise(mode, check); !s) return s;
     return store;
 }
 
@@ -305,13 +306,14 @@ TraceStore::TraceStore(std::string path, sqlite3* db)
     : m_path(std::move(path)), m_db(db), m_statements(std::make_unique<sqlite::StatementCache>(db)) {}
 
 TraceStore::~TraceStore() {
+    m_writeCheck.reset();  // interrupted if still running
     m_statements->clear();
     sqlite3_close(m_db);
 }
 
 sqlite3_stmt* TraceStore::cachedStatement(std::string_view sql) { return m_statements->get(sql); }
 
-Status TraceStore::initialise(Mode mode) {
+Status TraceStore::initialise(Mode mode, WriteCheck check) {
     int applicationId = 0;
     bool empty = true;
     {
@@ -361,7 +363,10 @@ Status TraceStore::initialise(Mode mode) {
     if (m_schemaVersion < 1) return Status::error(m_path + ": damaged Tracelight database (schema version " +
                                                   std::to_string(m_schemaVersion) + ")");
     // Before anything is written, every page must be sound: writing into a damaged b-tree spreads the damage.
-    if (mode != Mode::ReadOnly)
+    // A schema upgrade writes at once, so it is checked first whatever the caller asked.
+    const bool checkLater = mode != Mode::ReadOnly && check == WriteCheck::InBackground && m_schemaVersion == kSchemaVersion &&
+                            m_path != ":memory:" && !m_path.empty();
+    if (mode != Mode::ReadOnly && !checkLater)
         if (Status s = quickCheck(); !s) return s;
     if (m_schemaVersion < kSchemaVersion) {
         // Older databases are migrated one version at a time, in one transaction, never reinterpreted.
@@ -379,21 +384,21 @@ Status TraceStore::initialise(Mode mode) {
         m_schemaVersion = kSchemaVersion;
     }
     if (mode != Mode::ReadOnly) sqlite::exec(m_db, "PRAGMA journal_mode=WAL");
+    if (checkLater) {
+        m_writeCheck = std::make_unique<BackgroundCheck>(m_path);
+        // Writes that do not go through begin() (an autocommit UPDATE) wait at their commit; a damaged
+        // file's commit is turned into a rollback, so nothing reaches it.
+        sqlite3_commit_hook(m_db, [](void* self) { return static_cast<TraceStore*>(self)->awaitWriteCheck() ? 0 : 1; }, this);
+    }
     return Status::ok();
 }
 
-Status TraceStore::quickCheck() const {
-    sqlite::Statement check(m_db, "PRAGMA quick_check(1)");
-    const int rc = check.step();
-    if (rc != SQLITE_ROW) return Status::error(openFailure(m_db, m_path, m_path + ": cannot check the database"));
-    std::string first(check.text(0));
-    if (first == "ok") return Status::ok();
-    // One line: "*** in database main ***\nPage 13: ..." becomes "Page 13: ...".
-    if (const auto header = first.find("***\n"); first.rfind("*** in database", 0) == 0 && header != std::string::npos)
-        first.erase(0, header + 4);
-    std::replace(first.begin(), first.end(), '\n', ' ');
-    return Status::error(m_path + ": database disk image is malformed (PRAGMA quick_check: " + first + ")");
+Status TraceStore::awaitWriteCheck() {
+    if (!m_writeCheck) return Status::ok();
+    return m_writeCheck->wait();  // the same verdict on every call: a damaged file stays refused
 }
+
+Status TraceStore::quickCheck() const { return quickCheckConnection(m_db, m_path); }
 
 // Transaction control through the statement cache: an import begins and ends one, and parsing these
 // again per import showed in the fuzz targets' profile.
@@ -405,6 +410,7 @@ Status TraceStore::runCached(std::string_view sql) {
 }
 
 Status TraceStore::begin() {
+    if (Status s = awaitWriteCheck(); !s) return s;
     if (Status s = runCached("BEGIN IMMEDIATE"); !s) return Status::error(openFailure(m_db, m_path, m_path + ": " + s.message()));
     return Status::ok();
 }
@@ -691,7 +697,7 @@ Result<std::int64_t> finish(sqlite3* db, std::int64_t periodId, const std::vecto
 
 Result<std::int64_t> TraceStore::addPeriodByTime(std::string_view name, std::int64_t fromNs, std::int64_t toNs) {
     if (toNs <= fromNs) return Status::error("period '" + std::string(name) + "': --to must be after --from");
-    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(s.message());
+    if (Status s = begin(); !s) return Status::error(s.message());
     auto id = newPeriod(m_db, name,
                         "time [" + std::to_string(fromNs / 1000) + ", " + std::to_string(toNs / 1000) + ") us");
     if (!id) {
@@ -764,7 +770,7 @@ Result<std::int64_t> TraceStore::addPeriodWhere(std::string_view name, std::stri
     auto parsed = parsePredicate(predicate);
     if (!parsed) return parsed.status();
     const Predicate& p = parsed.value();
-    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(s.message());
+    if (Status s = begin(); !s) return Status::error(s.message());
     auto id = newPeriod(m_db, name, "where " + p.key + " " + p.op + " " + p.value);
     if (!id) {
         sqlite::exec(m_db, "ROLLBACK");
@@ -793,7 +799,7 @@ Status TraceStore::deletePeriod(std::string_view name) {
     find.bind(1, name);
     if (find.step() != SQLITE_ROW) return Status::error("unknown period '" + std::string(name) + "'");
     const std::int64_t id = find.int64(0);
-    if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s) return Status::error(s.message());
+    if (Status s = begin(); !s) return Status::error(s.message());
     sqlite::Statement members(m_db, "DELETE FROM period_members WHERE period_id=?1");
     members.bind(1, id);
     bool ok = members.step() == SQLITE_DONE;

@@ -211,6 +211,56 @@ TEST(TraceStore, CorruptedDataPageIsRefusedForWriting) {
     EXPECT_NE(store.message().find("Page " + std::to_string(page)), std::string::npos) << store.message();
 }
 
+// A writer that checks the file in the background (analyze: it reads first) opens a damaged file, but
+// nothing it writes reaches it: begin() fails with the check's verdict, and a write without begin()
+// (an autocommit INSERT) is rolled back at its commit.
+TEST(TraceStore, BackgroundCheckRefusesEveryWriteToADamagedFile) {
+    test::ScratchDir dir;
+    const std::string path = makeDatabase(dir, "bad-later.tldb");
+    const std::int64_t page = rootPage(path, "events");
+    ASSERT_GT(page, 1);
+    corruptPage(path, page);
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
+    ASSERT_TRUE(store) << store.message();
+    for (int attempt = 0; attempt < 2; ++attempt) {  // the same verdict every time
+        const Status began = store.value()->begin();
+        ASSERT_FALSE(began) << "a damaged file was opened for writing";
+        EXPECT_NE(began.message().find(path + ": database disk image is malformed"), std::string::npos) << began.message();
+        EXPECT_NE(began.message().find("Page " + std::to_string(page)), std::string::npos) << began.message();
+    }
+    EXPECT_FALSE(store.value()->putResult("probe", 1, "", "written"));
+    store.value().reset();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* q = nullptr;
+    sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM results", -1, &q, nullptr);
+    ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int64(q, 0), 0) << "a write reached the damaged file";
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+}
+
+// On a sound file the background check lets writes through, and a store closed while its check still
+// runs does not wait for the whole check.
+TEST(TraceStore, BackgroundCheckPassesASoundFile) {
+    test::ScratchDir dir;
+    const std::string path = makeDatabase(dir, "sound.tldb");
+    {
+        auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
+        ASSERT_TRUE(store) << store.message();
+        ASSERT_TRUE(store.value()->putResult("probe", 1, "", "written"));
+        ASSERT_TRUE(store.value()->begin());
+        ASSERT_TRUE(store.value()->putResult("probe2", 1, "", "written"));
+        ASSERT_TRUE(store.value()->commit());
+    }
+    auto reader = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(reader);
+    EXPECT_EQ(reader.value()->result("probe", 1, ""), "written");
+    EXPECT_EQ(reader.value()->result("probe2", 1, ""), "written");
+    auto closedAtOnce = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
+    ASSERT_TRUE(closedAtOnce);
+}
+
 TEST(TraceStore, LockedDatabaseSaysAnotherProcessHoldsIt) {
     test::ScratchDir dir;
     const std::string path = makeDatabase(dir, "locked.tldb");

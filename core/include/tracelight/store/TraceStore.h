@@ -21,6 +21,7 @@ struct sqlite3_stmt;
 namespace tracelight {
 
 class CancelToken;
+class BackgroundCheck;
 namespace sqlite {
 class StatementCache;
 }
@@ -100,7 +101,11 @@ public:
 
     // Opens (or creates) a database; refuses files that are not Tracelight databases or come from a newer version,
     // and (for writing) damaged, read-only or locked ones, saying which.
-    static Result<std::unique_ptr<TraceStore>> open(const std::string& path, Mode mode);
+    // When a writer's PRAGMA quick_check runs: before open() returns, or meanwhile on a thread of its own
+    // (a job that reads the whole file first: analyze). Either way nothing is written before it passed:
+    // begin() waits for it and fails with its verdict, and a commit hook refuses any other write until then.
+    enum class WriteCheck { OnOpen, InBackground };
+    static Result<std::unique_ptr<TraceStore>> open(const std::string& path, Mode mode, WriteCheck check = WriteCheck::OnOpen);
     ~TraceStore();
     TraceStore(const TraceStore&) = delete;
     TraceStore& operator=(const TraceStore&) = delete;
@@ -227,11 +232,13 @@ private:
     Status runCached(std::string_view sql);  // one statement without results (BEGIN, COMMIT, ...)
 
     TraceStore(std::string path, sqlite3* db);
-    Status initialise(Mode mode);
+    Status initialise(Mode mode, WriteCheck check);
+    Status awaitWriteCheck();  // ok when no check is pending or it passed
 
     std::string m_path;
     sqlite3* m_db = nullptr;
     std::unique_ptr<sqlite::StatementCache> m_statements;
+    std::unique_ptr<BackgroundCheck> m_writeCheck;  // the quick_check still running (WriteCheck::InBackground)
     int m_schemaVersion = 0;
     bool m_inRead = false;
 };
