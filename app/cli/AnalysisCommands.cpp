@@ -1,6 +1,7 @@
 // analyze, model, critical-path, slack: the analysis engine from the command line.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <unordered_map>
@@ -63,17 +64,31 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
         w.endArray().endObject();
         std::cout << w.text() << "\n";
     } else if (!o.quiet) {
+        // The adjustments with the most evidence first, at most kShownPairs of them: a corpus of a million
+        // page loads has a client per user, and hundreds of thousands of lines help nobody (--json lists all).
+        constexpr std::size_t kShownPairs = 20;
         std::int64_t kept = 0, keptTrips = 0;
+        std::vector<const ClockPairRow*> adjusted;
         for (const auto& p : pairs) {
-            if (p.rule == "fits") {
-                ++kept;
-                keptTrips += p.roundTrips;
+            if (p.rule != "fits") {
+                adjusted.push_back(&p);
                 continue;
             }
+            ++kept;
+            keptTrips += p.roundTrips;
+        }
+        const std::size_t shown = std::min(adjusted.size(), kShownPairs);
+        std::partial_sort(adjusted.begin(), adjusted.begin() + static_cast<std::ptrdiff_t>(shown), adjusted.end(),
+                          [](const ClockPairRow* a, const ClockPairRow* b) { return a->roundTrips > b->roundTrips; });
+        for (std::size_t i = 0; i < shown; ++i) {
+            const ClockPairRow& p = *adjusted[i];
             std::fprintf(stderr, "  clock skew %s -> %s: %s offset %+.3f us over %lld round trips (%lld outside their client), rule %s\n",
                          name(p.client).c_str(), name(p.server).c_str(), p.applied ? "applied" : "kept, estimated",
                          nsToUs(p.offsetNs), static_cast<long long>(p.roundTrips), static_cast<long long>(p.outside), p.rule.c_str());
         }
+        if (adjusted.size() > shown)
+            std::fprintf(stderr, "  clock skew: %zu more host pairs adjusted or estimated (fewer round trips each; analyze --json lists every pair)\n",
+                         adjusted.size() - shown);
         if (kept)
             std::fprintf(stderr, "  clock skew: %lld host pairs keep their recorded clocks (rule fits: all %lld round trips fit)\n",
                          static_cast<long long>(kept), static_cast<long long>(keptTrips));

@@ -267,6 +267,18 @@ check "analyze prints the skew rule per host pair ($err)" $?
 json=$("$cli" analyze --json --quiet "$work/skewed.tldb")
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); p=d["clock_skew"]; assert len(p)==1 and p[0]["client"]=="web" and p[0]["server"]=="db" and p[0]["rule"]=="child-outside-parent" and p[0]["applied"] and p[0]["round_trips"]==2 and p[0]["outside"]==1, d' "$json"
 check "analyze --json lists the host pair's decision ($json)" $?
+# Page loads have a client host per user: the summary shows the 20 pairs with the most round trips and
+# counts the rest (a million page loads printed 800,000 lines); --json still lists every pair.
+"$sample" --requests 300 --seed 6 --out "$work/many-clients.csv" >/dev/null && \
+    "$cli" import --quiet --db "$work/many-clients.tldb" "$work/many-clients.csv" >/dev/null 2>&1; check "import many clients" $?
+err=$("$cli" analyze "$work/many-clients.tldb" 2>&1 >/dev/null)
+pairs=$("$cli" analyze --json --quiet "$work/many-clients.tldb" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len([p for p in d["clock_skew"] if p["rule"] != "fits"]))')
+shown=$(echo "$err" | grep -c "^  clock skew .* -> .*: .* offset")
+first=$(echo "$err" | grep -m1 "^  clock skew .* -> .*: .* offset" | grep -o "over [0-9]* round" | grep -o "[0-9]*")
+last=$(echo "$err" | grep "^  clock skew .* -> .*: .* offset" | tail -1 | grep -o "over [0-9]* round" | grep -o "[0-9]*")
+[ "$pairs" -gt 20 ] && [ "$shown" -eq 20 ] && [ "$first" -ge "$last" ] && \
+    echo "$err" | grep -q "clock skew: $((pairs - 20)) more host pairs adjusted or estimated"
+check "analyze shows the 20 best-evidenced skew pairs of $pairs and counts the rest ($shown shown, $first >= $last round trips)" $?
 
 # compare (Spectroscope): a slowed feed cache-miss fill in the problem period is the top entry, a response-time
 # mutation whose first red edge is that segment; every bad input is one line, exit 1.
