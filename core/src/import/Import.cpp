@@ -371,19 +371,39 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
                 for (auto source : sources) files += (files.empty() ? "" : ", ") + options.inputs[source];
                 return files + ": trace " + trace.traceId + ": ";
             };
+            // Each of the trace's names interned once per role and occurrence in use, not once per event
+            // (a trace of 100,000 spans names a task per span and four events per task).
+            std::vector<std::uint32_t> byRole[3];  // host, task, event: label id + 1 of the name (0: not yet)
+            auto labelOf = [&](TraceName n, LabelRole role) -> Result<std::uint32_t> {
+                const int slot = role == LabelRole::Host ? 0 : role == LabelRole::Task ? 1 : 2;
+                auto& ids = byRole[slot];
+                if (ids.empty()) ids.assign(trace.names.size(), 0);
+                if (ids[n.name] == 0) {
+                    auto id = writer.label(trace.names[n.name], 1, role);
+                    if (!id) return id;
+                    ids[n.name] = id.value() + 1;
+                }
+                return writer.occurrenceLabel(ids[n.name] - 1, n.occurrence, role);
+            };
             std::vector<RawAttribute> attrs;
             for (const auto& e : trace.events) {
                 attrs.clear();
                 for (const auto& [k, v] : e.attributes) attrs.push_back({k, v});
-                RawEvent raw{trace.traceId, trace.names[e.host], trace.names[e.task.name], trace.names[e.event.name], e.tsNs, e.seq,
-                             attrs, e.task.occurrence, e.event.occurrence};
-                if (Status s = writer.addEvent(raw); !s) return Status::error(where() + s.message());
+                auto host = labelOf({e.host, 1}, LabelRole::Host);
+                auto task = host ? labelOf(e.task, LabelRole::Task) : host;
+                auto event = task ? labelOf(e.event, LabelRole::Event) : task;
+                if (!event) return Status::error(where() + event.message());
+                const InternedEvent interned{trace.traceId, host.value(), task.value(), event.value(), e.tsNs, e.seq, attrs,
+                                             trace.names[e.task.name]};
+                if (Status s = writer.addEvent(interned); !s) return Status::error(where() + s.message());
             }
-            for (const auto& l : trace.links)
-                if (Status s = writer.addLink(trace.traceId, {trace.names[l.fromTask.name], l.fromTask.occurrence}, l.fromSeq,
-                                              {trace.names[l.toTask.name], l.toTask.occurrence}, l.toSeq);
-                    !s)
+            for (const auto& l : trace.links) {
+                auto from = labelOf(l.fromTask, LabelRole::Task);
+                auto to = from ? labelOf(l.toTask, LabelRole::Task) : from;
+                if (!to) return Status::error(where() + to.message());
+                if (Status s = writer.addLink(trace.traceId, from.value(), l.fromSeq, to.value(), l.toSeq); !s)
                     return Status::error(where() + s.message());
+            }
             if (Status s = writer.addSpans(trace.traceId, trace.spans); !s) return Status::error(where() + s.message());
             if (!trace.warnings.empty()) ++summary.tracesWithWarnings;
             for (const auto& w : trace.warnings)

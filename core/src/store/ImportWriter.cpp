@@ -271,49 +271,70 @@ Status ImportWriter::addEvent(const RawEvent& e) {
     if (!task) return task.status();
     auto event = intern(e.event, e.eventOccurrence, LabelRole::Event);
     if (!event) return event.status();
+    return addEvent(InternedEvent{e.request, host.value(), task.value(), event.value(), e.tsNs, e.seq, e.attributes, e.task});
+}
 
-    auto it = m_requests.find(e.request);
-    if (it == m_requests.end()) {
-        m_insertRequest.bind(1, e.request).bind(2, m_periodId).bind(3, m_importId).bind(4, m_fromSpans ? 1 : 0);
-        const int rc = m_insertRequest.step();
-        m_insertRequest.reset();
-        if (rc == SQLITE_CONSTRAINT)
-            return Status::error("request " + quoted(e.request) +
-                                 " is already in the database from an earlier import (request ids must be new)");
-        if (rc != SQLITE_DONE) return Status::error(std::string("cannot store request: ") + sqlite3_errmsg(m_db));
-        it = m_requests.emplace(std::string(e.request),
-                                RequestState{static_cast<std::uint32_t>(sqlite3_last_insert_rowid(m_db)), host.value()})
-                 .first;
-    }
-    const std::uint32_t requestId = it->second.id;
+ImportWriter::RequestState* ImportWriter::findRequest(std::string_view name) {
+    if (m_lastRequest && *m_lastRequestName == name) return m_lastRequest;
+    auto it = m_requests.find(name);
+    if (it == m_requests.end()) return nullptr;
+    m_lastRequestName = &it->first;  // node-based map: stays where it is when the map rehashes
+    m_lastRequest = &it->second;
+    return m_lastRequest;
+}
+
+Result<ImportWriter::RequestState*> ImportWriter::requestFor(std::string_view name, std::uint32_t host) {
+    if (RequestState* known = findRequest(name)) return known;
+    m_insertRequest.bind(1, name).bind(2, m_periodId).bind(3, m_importId).bind(4, m_fromSpans ? 1 : 0);
+    const int rc = m_insertRequest.step();
+    m_insertRequest.reset();
+    if (rc == SQLITE_CONSTRAINT)
+        return Status::error("request " + quoted(name) + " is already in the database from an earlier import (request ids must be new)");
+    if (rc != SQLITE_DONE) return Status::error(std::string("cannot store request: ") + sqlite3_errmsg(m_db));
+    m_requests.emplace(std::string(name), RequestState{static_cast<std::uint32_t>(sqlite3_last_insert_rowid(m_db)), host});
+    return findRequest(name);
+}
+
+Status ImportWriter::addEvent(const InternedEvent& e) {
+    if (e.request.empty()) return Status::error("empty request id");
+    if (!isPlausibleTimestamp(e.tsNs))
+        return Status::error("absurd timestamp " + formatMicroseconds(e.tsNs) + " us (not within the years 1824 to 2116)");
+    auto request = requestFor(e.request, e.host);
+    if (!request) return request.status();
+    const std::uint32_t requestId = request.value()->id;
     const std::int64_t ord = e.seq ? *e.seq : m_inputOrder;
     ++m_inputOrder;
 
-    m_insertEvent.bind(1, requestId).bind(2, task.value()).bind(3, ord).bind(4, event.value()).bind(5, host.value()).bind(6, e.tsNs);
+    m_insertEvent.bind(1, requestId).bind(2, e.task).bind(3, ord).bind(4, e.event).bind(5, e.host).bind(6, e.tsNs);
     const int rc = m_insertEvent.step();
     m_insertEvent.reset();
     if (rc == SQLITE_CONSTRAINT)
-        return Status::error("seq " + std::to_string(ord) + " appears twice for task " + quoted(e.task) + " in request " +
+        return Status::error("seq " + std::to_string(ord) + " appears twice for task " + quoted(e.taskText) + " in request " +
                              quoted(e.request));
     if (rc != SQLITE_DONE) return Status::error(std::string("cannot store event: ") + sqlite3_errmsg(m_db));
     ++m_events;
 
     for (const RawAttribute& attr : e.attributes) {
         if (attr.value.empty()) continue;  // empty = absent
-        if (Status s = setAttribute(requestId, task.value(), ord, attr); !s) return s;
+        if (Status s = setAttribute(requestId, e.task, ord, attr); !s) return s;
     }
     return Status::ok();
 }
 
 Status ImportWriter::addLink(std::string_view request, RawTask fromTask, std::int64_t fromSeq, RawTask toTask,
                              std::int64_t toSeq) {
-    auto it = m_requests.find(request);
-    if (it == m_requests.end()) return Status::error("link in unknown request " + quoted(request));
     auto from = intern(fromTask.name, fromTask.occurrence, LabelRole::Task);
     if (!from) return from.status();
     auto to = intern(toTask.name, toTask.occurrence, LabelRole::Task);
     if (!to) return to.status();
-    m_insertLink.bind(1, it->second.id).bind(2, from.value()).bind(3, fromSeq).bind(4, to.value()).bind(5, toSeq);
+    return addLink(request, from.value(), fromSeq, to.value(), toSeq);
+}
+
+Status ImportWriter::addLink(std::string_view request, std::uint32_t fromTask, std::int64_t fromSeq, std::uint32_t toTask,
+                             std::int64_t toSeq) {
+    const RequestState* state = findRequest(request);
+    if (!state) return Status::error("link in unknown request " + quoted(request));
+    m_insertLink.bind(1, state->id).bind(2, fromTask).bind(3, fromSeq).bind(4, toTask).bind(5, toSeq);
     const int rc = m_insertLink.step();
     m_insertLink.reset();
     if (rc != SQLITE_DONE) return Status::error(std::string("cannot store link: ") + sqlite3_errmsg(m_db));
@@ -322,9 +343,9 @@ Status ImportWriter::addLink(std::string_view request, RawTask fromTask, std::in
 
 Status ImportWriter::addWarning(std::string_view request, const std::string& message) {
     warn("trace " + std::string(request) + ": " + message);
-    auto it = m_requests.find(request);
-    if (it == m_requests.end()) return Status::ok();  // no span of it could be placed: counted, not stored
-    m_insertWarning.bind(1, it->second.id).bind(2, message);
+    const RequestState* state = findRequest(request);
+    if (!state) return Status::ok();  // no span of it could be placed: counted, not stored
+    m_insertWarning.bind(1, state->id).bind(2, message);
     const int rc = m_insertWarning.step();
     m_insertWarning.reset();
     if (rc != SQLITE_DONE) return Status::error(std::string("cannot store warning: ") + sqlite3_errmsg(m_db));
@@ -333,9 +354,9 @@ Status ImportWriter::addWarning(std::string_view request, const std::string& mes
 
 Status ImportWriter::addSpans(std::string_view request, const RequestSpans& spans) {
     if (spans.empty()) return Status::ok();
-    auto it = m_requests.find(request);
-    if (it == m_requests.end()) return Status::error("spans of unknown request " + quoted(request));
-    const std::uint32_t requestId = it->second.id;
+    const RequestState* state = findRequest(request);
+    if (!state) return Status::error("spans of unknown request " + quoted(request));
+    const std::uint32_t requestId = state->id;
     auto stepped = [&](sqlite::Statement& st, const char* what) -> Status {
         const int rc = st.step();
         st.reset();

@@ -34,6 +34,17 @@ struct RawEvent {
     std::uint32_t taskOccurrence = 1, eventOccurrence = 1;
 };
 
+// An event whose labels are interned already (ImportWriter::label): for callers that name the same
+// things many times, such as a span trace's tasks, so each text is hashed once per trace, not per event.
+struct InternedEvent {
+    std::string_view request;
+    std::uint32_t host = 0, task = 0, event = 0;  // label ids
+    TimeNs tsNs = 0;
+    std::optional<std::int64_t> seq;
+    std::span<const RawAttribute> attributes;
+    std::string_view taskText;  // for error messages
+};
+
 // A task named in a causal link: its name and which occurrence of it.
 struct RawTask {
     std::string_view name;
@@ -57,8 +68,18 @@ public:
     Status start(std::string_view periodName, std::string_view format, std::string_view inputs);
     // The error message carries no location; the parser prefixes file and line.
     Status addEvent(const RawEvent& event);
+    // The label id of a text (its occurrence-th instance: "name#k" for k > 1) in a role, made when new.
+    Result<std::uint32_t> label(std::string_view text, std::uint32_t occurrence, LabelRole role) {
+        return intern(text, occurrence, role);
+    }
+    // The label of the occurrence-th instance of a name interned by label(name, 1, role).
+    Result<std::uint32_t> occurrenceLabel(std::uint32_t name, std::uint32_t occurrence, LabelRole role) {
+        return internOccurrence(name, occurrence, role);
+    }
+    Status addEvent(const InternedEvent& event);
     // A known causal edge between two events of one request, by task and position (seq).
     Status addLink(std::string_view request, RawTask fromTask, std::int64_t fromSeq, RawTask toTask, std::int64_t toSeq);
+    Status addLink(std::string_view request, std::uint32_t fromTask, std::int64_t fromSeq, std::uint32_t toTask, std::int64_t toSeq);
     Status addWarning(std::string_view request, const std::string& message);
     // The request's span tree (after its events, so the request exists), parents before children.
     Status addSpans(std::string_view request, const RequestSpans& spans);
@@ -87,6 +108,10 @@ private:
     void addRole(std::uint32_t id, LabelRole role);
     Status flushLabels();  // the labels, occurrences and roles interned since the last flush
     Status setAttribute(std::uint32_t request, std::uint32_t taskId, std::int64_t ord, const RawAttribute& attr);
+    struct RequestState;
+    // The request of that name, created (with its first event's host as origin) when new.
+    Result<RequestState*> requestFor(std::string_view name, std::uint32_t host);
+    RequestState* findRequest(std::string_view name);
     void warn(std::string message);
     bool wantsSample() const { return m_warningSamples.size() < kMaxWarningSamples; }
     static constexpr std::size_t kMaxWarningSamples = 10;
@@ -115,6 +140,9 @@ private:
     std::vector<PendingLabel> m_pendingLabels;  // in id order
     std::vector<std::uint64_t> m_pendingRoles;
     StringMap<RequestState> m_requests;
+    // The request the last event belonged to: inputs come grouped by request, so most events skip the lookup.
+    const std::string* m_lastRequestName = nullptr;
+    RequestState* m_lastRequest = nullptr;
     std::uint32_t m_periodId = 0;
     std::int64_t m_importId = 0;
     std::int64_t m_inputOrder = 0;
