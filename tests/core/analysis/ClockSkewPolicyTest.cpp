@@ -173,7 +173,7 @@ TEST(ClockSkewPolicy, GenAiJaegerTraceKeepsItsClocks) {
     const RequestSegment* longest = nullptr;
     for (auto v : a->criticalPath) {
         const RequestSegment& s = a->segments[v];
-        criticalByTask[s.task] += s.durationNs;
+        criticalByTask[std::string(s.task)] += s.durationNs;
         if (!longest || s.durationNs > longest->durationNs) longest = &s;
     }
     ASSERT_NE(longest, nullptr);

@@ -95,7 +95,7 @@ CaseResult analyse(const std::string& path, std::map<std::string, double>& byTas
             task = s.task;
             stack.assign(1, task);
         }
-        if (s.startEvent.rfind("serve ", 0) == 0) stack.push_back(s.startEvent.substr(6));
+        if (s.startEvent.rfind("serve ", 0) == 0) stack.emplace_back(s.startEvent.substr(6));
         else if (s.startEvent.rfind("served ", 0) == 0 && stack.size() > 1) stack.pop_back();
         owner[i] = stack.back();
     }

@@ -2,8 +2,10 @@
 // The whole analysis of a trace database: read -> clock skew -> model inference -> per-request
 // dependency graph, critical path and slack -> results cached in the store.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "tracelight/analysis/ClockSkew.h"
@@ -80,7 +82,9 @@ Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptio
 
 // One request's cached critical path and slack, with its segments on adjusted clocks.
 struct RequestSegment {
-    std::string task, startEvent, endEvent;
+    // Views of RequestAnalysis::labelTexts: a million-span trace has three million segments, and a copy
+    // of each name per segment was a third of `critical-path`'s memory.
+    std::string_view task, startEvent, endEvent;
     TimeNs startNs = 0;  // relative to the request's first event
     TimeNs durationNs = 0;
     TimeNs slackNs = 0;
@@ -92,6 +96,7 @@ struct RequestAnalysis {
     TimeNs latencyNs = 0;
     TimeNs blindNs = 0;
     std::vector<RequestSegment> segments;
+    std::shared_ptr<const std::unordered_map<std::uint32_t, std::string>> labelTexts;  // what the segments' names view
     std::vector<std::uint32_t> criticalPath;  // indices into segments
     std::vector<BlindInterval> blind;         // start relative to the request's first event
 };
