@@ -22,12 +22,18 @@ constexpr const char* kSegmentStats = "segment_stats";
 } // namespace
 
 std::unordered_map<std::uint32_t, std::string> requestLabels(const TraceStore& store, const std::vector<EventRow>& events) {
+    // The distinct ids, marked in a bitmap over the id range (three ids per event: a million-span
+    // trace gives nine million, which sorting took a tenth of `critical-path`'s time to reduce).
+    std::uint32_t maxId = 0;
+    for (const EventRow& e : events) maxId = std::max({maxId, e.task, e.event, e.host});
+    std::vector<bool> used(events.empty() ? 0 : std::size_t(maxId) + 1, false);
     std::vector<std::uint32_t> ids;
-    ids.reserve(events.size() * 3);
     for (const EventRow& e : events)
-        for (auto id : {e.task, e.event, e.host}) ids.push_back(id);
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        for (auto id : {e.task, e.event, e.host})
+            if (!used[id]) {
+                used[id] = true;
+                ids.push_back(id);
+            }
     std::unordered_map<std::uint32_t, std::string> text;
     text.reserve(ids.size());
     constexpr std::size_t kOneByOne = 512;  // beyond, one scan of the labels table is cheaper than a query each
@@ -36,7 +42,7 @@ std::unordered_map<std::uint32_t, std::string> requestLabels(const TraceStore& s
         return text;
     }
     for (auto& [id, t] : store.labels())
-        if (std::binary_search(ids.begin(), ids.end(), id)) text.emplace(id, std::move(t));
+        if (id < used.size() && used[id]) text.emplace(id, std::move(t));
     for (auto id : ids) text.try_emplace(id);  // a label the store lacks reads empty, as store.label gives
     return text;
 }
