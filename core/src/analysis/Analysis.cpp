@@ -493,13 +493,22 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
         previousTs = ts;
         previousHost = e.host;
     }
+    auto cached = decodeCachedResult(store, requestName, blob, out.segments.size());
+    if (!cached) return cached.status();
+    for (std::size_t i = 0; i < out.segments.size(); ++i) out.segments[i].slackNs = cached->slackNs[i];
+    out.criticalPath = std::move(cached->criticalPath);
+    out.blind = std::move(cached->blind);
+    return out;
+}
+
+Result<CachedRequestResult> decodeCachedResult(const TraceStore& store, std::string_view requestName, std::string_view blob,
+                                               std::size_t segments) {
+    CachedRequestResult out;
     std::uint32_t count = 0;
-    std::vector<TimeNs> slack;
-    const bool decoded = decodeRequestResult(blob, 0, count, &slack, out.criticalPath, out.blind);  // blind stays relative
-    if (!decoded && count == out.segments.size()) return Status::error(store.path() + ": damaged analysis result");
-    if (!decoded || count != out.segments.size())
+    const bool decoded = decodeRequestResult(blob, 0, count, &out.slackNs, out.criticalPath, out.blind);  // blind stays relative
+    if (!decoded && count == segments) return Status::error(store.path() + ": damaged analysis result");
+    if (!decoded || count != segments)
         return Status::error(store.path() + ": stale analysis for request '" + std::string(requestName) + "' (run tracelight-cli analyze)");
-    for (std::size_t i = 0; i < out.segments.size(); ++i) out.segments[i].slackNs = slack[i];
     return out;
 }
 

@@ -136,51 +136,98 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     // Span data: types are operations, as loadTraceData interns them.
     const auto spanRequests = store.spanRequestIds();
     const bool fromSpans = std::binary_search(spanRequests.begin(), spanRequests.end(), request.value);
-    auto typeLabel = [&](const std::string& text) { return fromSpans ? std::string(operationName(text)) : text; };
     const auto offsetOfHost = store.clockOffsets();
     const auto cachedResult = store.requestResult(d.name);
     d.analysed = stored.has_value() && cachedResult && cachedResult->analysed;
     const std::vector<EventRow> rows = store.requestEvents(request);
     const auto text = requestLabels(store, rows);
     auto label = [&](std::uint32_t id) -> const std::string& { return text.at(id); };
+    // A label as a segment type names it (span data: its operation, without the occurrence number), each
+    // label spelt once: a million-span trace has three million segments but a handful of operations.
+    // Per-label tables indexed by label id (dense: a trace's labels are numbered as it was imported).
+    constexpr std::uint32_t kNone = ~0u;
+    std::uint32_t maxLabel = 0;
+    for (const EventRow& row : rows) maxLabel = std::max({maxLabel, row.task, row.event, row.host});
+    std::vector<std::uint32_t> typeTextOf(rows.empty() ? 0 : std::size_t(maxLabel) + 1, kNone);  // -> typeTexts
+    std::unordered_map<std::string, std::uint32_t> typeTextIndex;  // each distinct type text once
+    std::vector<std::string> typeTexts;
+    auto typeText = [&](std::uint32_t id) {
+        std::uint32_t& slot = typeTextOf[id];
+        if (slot == kNone) {
+            const std::string& t = label(id);
+            auto [known, isNew] = typeTextIndex.try_emplace(fromSpans ? std::string(operationName(t)) : t,
+                                                            static_cast<std::uint32_t>(typeTexts.size()));
+            if (isNew) typeTexts.push_back(known->first);
+            slot = known->second;
+        }
+        return slot;
+    };
+    struct TypeKey {
+        std::uint32_t task, start, end;
+        bool operator==(const TypeKey&) const = default;
+    };
+    struct TypeKeyHash {
+        std::size_t operator()(const TypeKey& k) const {
+            return std::hash<std::uint64_t>{}((std::uint64_t(k.task) << 42) ^ (std::uint64_t(k.start) << 21) ^ k.end);
+        }
+    };
+    std::unordered_map<TypeKey, std::uint32_t, TypeKeyHash> typeOfKey;  // by type texts -> segment type id
     std::vector<EventRecord> events;
-    std::vector<std::string> eventNames;
-    std::map<std::uint32_t, std::uint32_t> hostIndex, taskIndex;
+    events.reserve(rows.size());
+    std::vector<const std::string*> eventNames;
+    eventNames.reserve(rows.size());
+    std::vector<std::uint32_t> hostIndex(typeTextOf.size(), kNone), taskIndex(typeTextOf.size(), kNone);  // by label id
     ClockOffsets offsets;
     std::uint32_t nextUnknownType = static_cast<std::uint32_t>(model.typeCount());
-    std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> eventAt;  // (task, ord) -> index
     for (const EventRow& row : rows) {
         const std::uint32_t task = row.task, event = row.event, hostLabel = row.host;
-        auto [h, freshHost] = hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(d.hosts.size()));
-        if (freshHost) {
+        std::uint32_t& h = hostIndex[hostLabel];
+        if (h == kNone) {
+            h = static_cast<std::uint32_t>(d.hosts.size());
             d.hosts.push_back(label(hostLabel));
             const auto offset = offsetOfHost.find(hostLabel);
             offsets.offsetNs.push_back(offset == offsetOfHost.end() ? 0 : offset->second);
         }
-        auto [t, freshTask] = taskIndex.emplace(task, static_cast<std::uint32_t>(d.tasks.size()));
-        if (freshTask) d.tasks.push_back(label(task));
-        EventRecord e{task, event, HostId(h->second), SegmentTypeId(), row.localNs};
+        std::uint32_t& t = taskIndex[task];
+        if (t == kNone) {
+            t = static_cast<std::uint32_t>(d.tasks.size());
+            d.tasks.push_back(label(task));
+        }
+        EventRecord e{task, event, HostId(h), SegmentTypeId(), row.localNs};
         if (!events.empty() && events.back().task == task) {
-            SegmentTypeName key{typeLabel(label(task)), typeLabel(label(events.back().event)), typeLabel(label(event))};
-            auto it = typeIds.find(key);
-            if (it == typeIds.end()) it = typeIds.emplace(key, nextUnknownType++).first;
+            const TypeKey key{typeText(task), typeText(events.back().event), typeText(event)};
+            auto it = typeOfKey.find(key);
+            if (it == typeOfKey.end()) {
+                SegmentTypeName name{typeTexts[key.task], typeTexts[key.start], typeTexts[key.end]};
+                auto known = typeIds.find(name);
+                if (known == typeIds.end()) known = typeIds.emplace(std::move(name), nextUnknownType++).first;
+                it = typeOfKey.emplace(key, known->second).first;
+            }
             e.segmentType = SegmentTypeId(it->second);
-            d.segmentNames.push_back(d.tasks[t->second] + ":" + eventNames.back() + "->" + label(event));
-            d.segmentTask.push_back(t->second);
+            d.segmentNames.push_back(d.tasks[t] + ":" + *eventNames.back() + "->" + label(event));
+            d.segmentTask.push_back(t);
             d.segmentStartHost.push_back(events.back().host.value);
-            d.segmentEndHost.push_back(h->second);
+            d.segmentEndHost.push_back(h);
             d.localStartNs.push_back(events.back().localNs);
             d.localEndNs.push_back(e.localNs);
         }
-        eventAt[{row.task, row.ord}] = static_cast<std::uint32_t>(events.size());
         events.push_back(e);
-        eventNames.push_back(label(event));
+        eventNames.push_back(&label(event));
     }
+    // Rows come in (task, ord) order and each became the event of the same index: a link's ends are found
+    // by binary search.
+    auto eventAt = [&](std::uint32_t task, std::int64_t ord) -> std::optional<std::uint32_t> {
+        auto it = std::lower_bound(rows.begin(), rows.end(), std::pair{task, ord},
+                                   [](const EventRow& r, const std::pair<std::uint32_t, std::int64_t>& k) {
+                                       return r.task != k.first ? r.task < k.first : r.ord < k.second;
+                                   });
+        if (it == rows.end() || it->task != task || it->ord != ord) return std::nullopt;
+        return static_cast<std::uint32_t>(it - rows.begin());
+    };
     std::vector<EventLink> links;
     for (const LinkRow& l : store.causalLinks(request)) {
-        auto from = eventAt.find({l.fromTask, l.fromOrd});
-        auto to = eventAt.find({l.toTask, l.toOrd});
-        if (from != eventAt.end() && to != eventAt.end()) links.push_back({from->second, to->second});
+        const auto from = eventAt(l.fromTask, l.fromOrd), to = eventAt(l.toTask, l.toOrd);
+        if (from && to) links.push_back({*from, *to});
     }
     if (events.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
     if (cancelled()) return Status::error("cancelled");
@@ -193,18 +240,15 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         d.slackNs = std::move(result.slack);
     } else {
         // The cached result, through the CLI's decoder; the pass builds only the graph, for drawing.
-        auto cached = loadRequestAnalysis(store, d.name);
-        if (!cached) return cached.status();
         d.dag = pass.graph(events, offsets, links);
-        if (cached->segments.size() != d.dag.segments.size())
-            return Status::error(store.path() + ": stale analysis for request '" + d.name + "' (run tracelight-cli analyze)");
-        d.slackNs.resize(cached->segments.size());
-        for (std::size_t s = 0; s < cached->segments.size(); ++s) d.slackNs[s] = cached->segments[s].slackNs;
-        d.criticalPath.latencyNs = cached->latencyNs;
-        d.criticalPath.blindNs = cached->blindNs;
+        auto cached = decodeCachedResult(store, d.name, cachedResult->data, d.dag.segments.size());
+        if (!cached) return cached.status();
+        d.slackNs = std::move(cached->slackNs);
+        d.criticalPath.latencyNs = cachedResult->latencyNs;
+        d.criticalPath.blindNs = cachedResult->blindNs;
         d.criticalPath.segments = std::move(cached->criticalPath);
         // Blind intervals are cached relative to the request's first event; the detail keeps adjusted time.
-        for (const BlindInterval& b : cached->blind) d.criticalPath.blind.push_back({cached->startNs + b.startNs, b.durationNs});
+        for (const BlindInterval& b : cached->blind) d.criticalPath.blind.push_back({cachedResult->startNs + b.startNs, b.durationNs});
     }
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;

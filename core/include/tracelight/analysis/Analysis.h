@@ -102,6 +102,17 @@ struct RequestAnalysis {
 };
 Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName);
 
+// A request's cached result (StoredRequestResult::data) decoded: slack per segment, the critical path and
+// the blind intervals (relative to the request's first event). An error names the store and the request
+// when the blob is damaged, or stale (it holds another number of segments than the request has now).
+struct CachedRequestResult {
+    std::vector<TimeNs> slackNs;
+    std::vector<std::uint32_t> criticalPath;
+    std::vector<BlindInterval> blind;
+};
+Result<CachedRequestResult> decodeCachedResult(const TraceStore& store, std::string_view requestName, std::string_view blob,
+                                               std::size_t segments);
+
 // Every request's critical path as analyze cached it, by TraceData row: what a pass that needs only the
 // path (the profile) reads instead of running the per-request pass again. A path indexes the request's
 // segments in buildSegments order; blind intervals are on adjusted clocks.
