@@ -156,6 +156,15 @@ std::int64_t rootPage(const std::string& path, const std::string& table) {
     return page;
 }
 
+// A database whose events table has a damaged root page; its page number through `page`.
+std::string damagedEventsDatabase(const test::ScratchDir& dir, const std::string& name, std::int64_t& page) {
+    const std::string path = makeDatabase(dir, name);
+    page = rootPage(path, "events");
+    EXPECT_GT(page, 1);
+    corruptPage(path, page);
+    return path;
+}
+
 } // namespace
 
 TEST(TraceStore, ReadOnlyFileIsReportedAsReadOnly) {
@@ -200,10 +209,8 @@ TEST(TraceStore, CorruptedSchemaPageIsReportedAsMalformed) {
 
 TEST(TraceStore, CorruptedDataPageIsRefusedForWriting) {
     test::ScratchDir dir;
-    const std::string path = makeDatabase(dir, "bad-events.tldb");
-    const std::int64_t page = rootPage(path, "events");
-    ASSERT_GT(page, 1);
-    corruptPage(path, page);
+    std::int64_t page = 0;
+    const std::string path = damagedEventsDatabase(dir, "bad-events.tldb", page);
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_FALSE(store) << "a page that fails PRAGMA quick_check was accepted for writing";
     EXPECT_NE(store.message().find(path + ": database disk image is malformed"), std::string::npos) << store.message();
@@ -216,10 +223,8 @@ TEST(TraceStore, CorruptedDataPageIsRefusedForWriting) {
 // (an autocommit INSERT) is rolled back at its commit.
 TEST(TraceStore, BackgroundCheckRefusesEveryWriteToADamagedFile) {
     test::ScratchDir dir;
-    const std::string path = makeDatabase(dir, "bad-later.tldb");
-    const std::int64_t page = rootPage(path, "events");
-    ASSERT_GT(page, 1);
-    corruptPage(path, page);
+    std::int64_t page = 0;
+    const std::string path = damagedEventsDatabase(dir, "bad-later.tldb", page);
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
     ASSERT_TRUE(store) << store.message();
     for (int attempt = 0; attempt < 2; ++attempt) {  // the same verdict every time
