@@ -17,7 +17,9 @@ namespace tracelight {
 
 namespace {
 
-constexpr std::uint8_t kBlobVersion = 2;  // 2: slack and blind intervals as int64 nanoseconds
+// 2: slack and blind intervals as int64 nanoseconds; 3: every number a varint (slack and blind zigzagged),
+// which more than halved the per-request results a million-request analysis holds until it writes them.
+constexpr std::uint8_t kBlobVersion = 3;
 
 class StageClock {
 public:
@@ -35,54 +37,53 @@ private:
     std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };
 
-// Per-request result blob: slack per segment (int64 ns), the critical path, the blind intervals (int64 ns).
+// Per-request result blob: slack per segment (ns), the critical path, the blind intervals (ns), as varints.
 
 std::string encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const std::vector<TimeNs>& slack) {
     std::string out;
-    out.reserve(16 + dag.segments.size() * 8 + cp.segments.size() * 4 + cp.blind.size() * 16);
+    out.reserve(8 + dag.segments.size() * 3 + cp.segments.size() + cp.blind.size() * 8);
     putValue(out, kBlobVersion);
-    putValue(out, static_cast<std::uint32_t>(dag.segments.size()));
-    for (TimeNs s : slack) putValue(out, s);
-    putValue(out, static_cast<std::uint32_t>(cp.segments.size()));
-    for (auto v : cp.segments) putValue(out, v);
-    putValue(out, static_cast<std::uint32_t>(cp.blind.size()));
+    putVarint(out, dag.segments.size());
+    for (TimeNs s : slack) putSignedVarint(out, s);
+    putVarint(out, cp.segments.size());
+    for (auto v : cp.segments) putVarint(out, v);
+    putVarint(out, cp.blind.size());
     for (const auto& b : cp.blind) {
-        putValue(out, b.startNs - dag.startNs);
-        putValue(out, b.durationNs);
+        putSignedVarint(out, b.startNs - dag.startNs);
+        putSignedVarint(out, b.durationNs);
     }
     return out;
 }
 
 // The blob back: slack per segment (when asked for), the path, the blind intervals (made absolute with the
-// request's start). False when the blob is of another version or damaged.
+// request's start). False when the blob is of another version or damaged; counts are checked against the
+// bytes left (every number takes at least one), so a damaged count cannot allocate without bound.
 bool decodeRequestResult(std::string_view blob, TimeNs startNs, std::uint32_t& segmentCount, std::vector<TimeNs>* slack,
                          std::vector<std::uint32_t>& path, std::vector<BlindInterval>& blind) {
     std::uint8_t version = 0;
-    if (!getValue(blob, version) || version != kBlobVersion || !getValue(blob, segmentCount)) return false;
-    if (blob.size() / sizeof(TimeNs) < segmentCount) return false;
-    if (slack) {
-        slack->resize(segmentCount);
-        for (auto& v : *slack) getValue(blob, v);
-    } else {
-        blob.remove_prefix(std::size_t{segmentCount} * sizeof(TimeNs));
+    std::uint64_t n = 0;
+    if (!getValue(blob, version) || version != kBlobVersion || !getVarint(blob, n) || n > blob.size()) return false;
+    segmentCount = static_cast<std::uint32_t>(n);
+    if (slack) slack->resize(segmentCount);
+    for (std::uint32_t i = 0; i < segmentCount; ++i) {
+        std::int64_t v = 0;
+        if (!getSignedVarint(blob, v)) return false;
+        if (slack) (*slack)[i] = v;
     }
-    std::uint32_t count = 0;
-    if (!getValue(blob, count) || blob.size() / 4 < count) return false;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        std::uint32_t v = 0;
-        getValue(blob, v);
-        if (v >= segmentCount) return false;
-        path.push_back(v);
+    if (!getVarint(blob, n) || n > blob.size()) return false;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::uint64_t v = 0;
+        if (!getVarint(blob, v) || v >= segmentCount) return false;
+        path.push_back(static_cast<std::uint32_t>(v));
     }
-    if (!getValue(blob, count) || blob.size() / 16 < count) return false;
-    for (std::uint32_t i = 0; i < count; ++i) {
+    if (!getVarint(blob, n) || n > blob.size() / 2) return false;
+    for (std::uint64_t i = 0; i < n; ++i) {
         BlindInterval b{};
-        getValue(blob, b.startNs);
-        getValue(blob, b.durationNs);
+        if (!getSignedVarint(blob, b.startNs) || !getSignedVarint(blob, b.durationNs)) return false;
         b.startNs += startNs;
         blind.push_back(b);
     }
-    return true;
+    return blob.empty();
 }
 
 // Results are stamped with the last import of the data they were computed from.

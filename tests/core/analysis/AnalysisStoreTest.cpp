@@ -8,6 +8,7 @@
 
 #include "core/GeneratedStore.h"
 #include "core/GeneratedTraces.h"
+#include "StoreAccess.h"
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/studies/Aggregates.h"
@@ -204,6 +205,53 @@ TEST(AnalysisStore, BlindTimeOfNanosecondTimestampsIsExact) {
     EXPECT_EQ(a->latencyNs, ns - first);
     EXPECT_EQ(a->blindNs, blind);
     EXPECT_EQ(blind + covered, ns - first);
+}
+
+// A cached result cut short anywhere, or with a byte flipped, is reported as damaged or stale, never read
+// past its end (the blob's counts are checked against the bytes left).
+TEST(AnalysisStore, DamagedCachedResultsAreRefusedCleanly) {
+    test::ScratchDir dir;
+    std::string csv = "request,host,task,event,ts_us\n";
+    for (int k = 0; k < 12; ++k) csv += "r,h" + std::to_string(k % 3) + ",t" + std::to_string(k % 4) + ",E" + std::to_string(k) + "," + std::to_string(1000 + 17 * k) + "\n";
+    auto store = TraceStore::open(dir.file("damaged.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    ImportOptions import;
+    import.inputs = {dir.write("damaged.csv", csv)};
+    ASSERT_TRUE(importTraces(*store.value(), import));
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto whole = loadRequestAnalysis(*store.value(), "r");
+    ASSERT_TRUE(whole) << whole.message();
+    sqlite3* db = test::StoreAccess::db(*store.value());
+    std::string blob;
+    {
+        sqlite3_stmt* q = nullptr;
+        sqlite3_prepare_v2(db, "SELECT data FROM request_analysis", -1, &q, nullptr);
+        ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+        blob.assign(static_cast<const char*>(sqlite3_column_blob(q, 0)), static_cast<std::size_t>(sqlite3_column_bytes(q, 0)));
+        sqlite3_finalize(q);
+    }
+    ASSERT_GT(blob.size(), 4u);
+    auto put = [&](const std::string& bytes) {
+        sqlite3_stmt* q = nullptr;
+        sqlite3_prepare_v2(db, "UPDATE request_analysis SET data=?1", -1, &q, nullptr);
+        sqlite3_bind_blob(q, 1, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+        ASSERT_EQ(sqlite3_step(q), SQLITE_DONE);
+        sqlite3_finalize(q);
+    };
+    for (std::size_t cut = 0; cut < blob.size(); ++cut) {
+        put(blob.substr(0, cut));
+        auto a = loadRequestAnalysis(*store.value(), "r");
+        ASSERT_FALSE(a) << "a result cut to " << cut << " bytes was accepted";
+        EXPECT_TRUE(a.message().find("damaged analysis result") != std::string::npos ||
+                    a.message().find("stale analysis") != std::string::npos) << a.message();
+    }
+    std::string longer = blob + '\x01';  // trailing bytes: not this version's blob
+    put(longer);
+    EXPECT_FALSE(loadRequestAnalysis(*store.value(), "r"));
+    put(blob);
+    auto again = loadRequestAnalysis(*store.value(), "r");
+    ASSERT_TRUE(again) << again.message();
+    EXPECT_EQ(again->criticalPath, whole->criticalPath);
 }
 
 TEST(AnalysisStore, AnImportDuringAnalysisLeavesTheResultsStale) {

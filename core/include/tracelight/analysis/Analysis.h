@@ -26,7 +26,8 @@ class TraceStore;
 // 4: span segment types are operations (occurrence numbers removed); the model is sparse (model magic
 //    TLM3) and its types are stored by their label text.
 // 5: the convergence curve covers the whole request sequence, whatever the sharding (threads, MPI ranks).
-constexpr int kAnalysisVersion = 5;
+// 6: per-request results as varints (blob version 3).
+constexpr int kAnalysisVersion = 6;
 
 struct AnalysisOptions {
     InferenceOptions inference;
