@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "store/OpenFailure.h"
 #include "store/Sqlite.h"
 
 namespace tracelight {
@@ -10,8 +11,7 @@ Status quickCheckConnection(sqlite3* db, const std::string& path) {
     sqlite::Statement check(db, "PRAGMA quick_check(1)");
     const int rc = check.step();
     if (rc == SQLITE_INTERRUPT) return Status::error(path + ": the check of the database was interrupted");
-    if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) return Status::error(path + ": database disk image is malformed");
-    if (rc != SQLITE_ROW) return Status::error(path + ": cannot check the database (" + sqlite3_errmsg(db) + ")");
+    if (rc != SQLITE_ROW) return Status::error(openFailure(db, path, path + ": cannot check the database"));
     std::string first(check.text(0));
     if (first == "ok") return Status::ok();
     // One line: "*** in database main ***\nPage 13: ..." becomes "Page 13: ...".
@@ -23,7 +23,8 @@ Status quickCheckConnection(sqlite3* db, const std::string& path) {
 
 BackgroundCheck::BackgroundCheck(const std::string& path) : m_path(path) {
     if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-        m_result = Status::error(path + ": cannot check the database (" + (m_db ? sqlite3_errmsg(m_db) : "out of memory") + ")");
+        m_result = Status::error(m_db ? openFailure(m_db, path, path + ": cannot check the database")
+                                      : path + ": cannot check the database (out of memory)");
         return;
     }
     sqlite3_busy_timeout(m_db, 5000);

@@ -12,6 +12,7 @@
 
 #include "store/Sqlite.h"
 #include "store/BackgroundCheck.h"
+#include "store/OpenFailure.h"
 #include "store/StatementCache.h"
 #include "tracelight/base/OccurrenceName.h"
 
@@ -231,7 +232,24 @@ std::string readOnlyMessage(const std::string& path) {
     return path + ": read-only database";
 }
 
-// One line saying what really went wrong with the last SQLite call on db; `otherwise` when nothing specific.
+
+// "file:" URI of a path, for query parameters.
+std::string fileUri(const std::string& path) {
+    std::string uri = "file:";
+    for (char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+            uri += buf;
+        } else {
+            uri += c;
+        }
+    }
+    return uri;
+}
+
+} // namespace
+
 std::string openFailure(sqlite3* db, const std::string& path, const std::string& otherwise) {
     switch (sqlite3_errcode(db) & 0xff) {
     case SQLITE_CORRUPT:
@@ -251,23 +269,6 @@ std::string openFailure(sqlite3* db, const std::string& path, const std::string&
     const std::string why = sqlite3_errmsg(db);
     return otherwise.find(why) == std::string::npos ? otherwise + " (" + why + ")" : otherwise;
 }
-
-// "file:" URI of a path, for query parameters.
-std::string fileUri(const std::string& path) {
-    std::string uri = "file:";
-    for (char c : path) {
-        if (c == '%' || c == '?' || c == '#') {
-            char buf[4];
-            std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
-            uri += buf;
-        } else {
-            uri += c;
-        }
-    }
-    return uri;
-}
-
-} // namespace
 
 Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mode mode, WriteCheck check) {
     namespace fs = std::filesystem;
