@@ -288,7 +288,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     // One read snapshot: the data and the import it ends with, whatever commits while the analysis runs.
     if (Status s = store.beginRead(); !s) return s;
     const std::int64_t lastImportRead = store.lastImportId();
-    auto data = loadTraceData(store, range, &reading, cancel);
+    auto data = loadTraceData(store, range, &reading, cancel, ReadRuns{options.inference.threads});
     store.endRead();
     if (group.any(!data)) return data ? Status::error("another process of the run could not read its requests") : data.status();
     clock.done("read");

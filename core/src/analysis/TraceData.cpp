@@ -1,7 +1,10 @@
 #include "tracelight/analysis/TraceData.h"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 
+#include "tracelight/base/Parallel.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -46,16 +49,72 @@ std::uint32_t TraceDataBuilder::operationLabel(std::uint32_t label) {
     return op;
 }
 
+void TraceDataBuilder::resolveAllOperations() {
+    std::vector<std::uint32_t> numbered;  // collected first: resolving adds labels
+    for (const auto& [id, text] : m_data.labels)
+        if (!m_operationOf.count(id) && operationName(text).size() != text.size()) numbered.push_back(id);
+    for (std::uint32_t id : numbered) operationLabel(id);
+}
+
 void TraceDataBuilder::reserve(std::size_t requests, std::size_t events) {
     m_data.requestIds.reserve(requests);
     m_data.requestBegin.reserve(requests + 1);
-    m_data.events.reserve(events);
+    if (!m_external) m_data.events.reserve(events);
+}
+
+void TraceDataBuilder::writeEventsTo(std::span<EventRecord> out) {
+    m_external = true;
+    m_out = out;
+    m_written = 0;
+}
+
+TraceDataBuilder TraceDataBuilder::sibling(std::span<EventRecord> out) {
+    resolveAllOperations();
+    TraceDataBuilder run;
+    run.m_operationOf = m_operationOf;
+    run.writeEventsTo(out);
+    return run;
+}
+
+void TraceDataBuilder::append(TraceDataBuilder&& run) {
+    TraceData& other = run.m_data;
+    std::vector<HostId> hostOf(other.hostLabels.size());
+    for (std::size_t h = 0; h < hostOf.size(); ++h) hostOf[h] = hostIndex(other.hostLabels[h].value);
+    std::vector<SegmentTypeId> typeOf(other.segmentTypes.size());
+    for (std::size_t t = 0; t < typeOf.size(); ++t) {
+        const SegmentType& type = other.segmentTypes[t];
+        typeOf[t] = segmentType(type.task.value, type.startEvent.value, type.endEvent.value);
+    }
+    const std::size_t eventBase = eventCount(), linkBase = m_data.links.size();
+    // The run's events follow this one's: in place when both write into one array, else copied.
+    EventRecord* to = m_external ? m_out.data() + eventBase : nullptr;
+    if (!m_external) m_data.events.resize(eventBase + run.eventCount());
+    if (!m_external) to = m_data.events.data() + eventBase;
+    const EventRecord* from = run.m_external ? run.m_out.data() : other.events.data();
+    for (std::size_t i = 0; i < run.eventCount(); ++i) {
+        EventRecord e = from[i];
+        e.host = hostOf[e.host.value];
+        if (e.segmentType.isValid()) e.segmentType = typeOf[e.segmentType.value];
+        to[i] = e;
+    }
+    if (m_external) {  // the run's storage followed this one's in the same array
+        m_written += run.eventCount();
+        m_out = std::span<EventRecord>(m_out.data(), std::max(m_out.size(), m_written));
+    }
+    for (std::size_t r = 0; r < other.requestIds.size(); ++r) {
+        m_data.requestIds.push_back(other.requestIds[r]);
+        m_data.fromSpans.push_back(other.fromSpans[r]);
+        m_data.requestBegin.push_back(eventBase + other.requestBegin[r]);
+        m_data.linkBegin.push_back(linkBase + other.linkBegin[r]);
+    }
+    m_data.links.insert(m_data.links.end(), other.links.begin(), other.links.end());
+    m_taskOpen = false;
 }
 
 void TraceDataBuilder::beginRequest(RequestId id, bool fromSpans) {
     m_data.requestIds.push_back(id);
     m_data.fromSpans.push_back(fromSpans ? 1 : 0);
-    m_data.requestBegin.push_back(m_data.events.size());
+    m_data.requestBegin.push_back(eventCount());
     m_data.linkBegin.push_back(m_data.links.size());
     m_taskOpen = false;
     m_currentFromSpans = fromSpans;
@@ -82,11 +141,19 @@ SegmentTypeId TraceDataBuilder::segmentType(std::uint32_t task, std::uint32_t st
     return SegmentTypeId(id);
 }
 
-void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, TimeNs localNs) {
-    EventRecord e{task, event, HostId(), SegmentTypeId(), localNs};
+HostId TraceDataBuilder::hostIndex(std::uint32_t hostLabel) {
+    // A task's events share its host, so one lookup per run of a host.
+    if (m_hasLastHost && hostLabel == m_lastHostLabel) return m_lastHost;
     auto [h, fresh] = m_hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(m_data.hostLabels.size()));
     if (fresh) m_data.hostLabels.emplace_back(hostLabel);
-    e.host = HostId(h->second);
+    m_lastHostLabel = hostLabel;
+    m_lastHost = HostId(h->second);
+    m_hasLastHost = true;
+    return m_lastHost;
+}
+
+void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, TimeNs localNs) {
+    EventRecord e{task, event, hostIndex(hostLabel), SegmentTypeId(), localNs};
     if (m_taskOpen && task == m_task) {
         if (m_currentFromSpans)
             e.segmentType = segmentType(operationLabel(task), operationLabel(m_previousEvent), operationLabel(event));
@@ -96,11 +163,17 @@ void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::ui
     m_taskOpen = true;
     m_task = task;
     m_previousEvent = event;
-    m_data.events.push_back(e);
+    if (!m_external) {
+        m_data.events.push_back(e);
+    } else if (m_written < m_out.size()) {
+        m_out[m_written++] = e;
+    } else {
+        m_overflowed = true;
+    }
 }
 
 TraceData TraceDataBuilder::finish() {
-    m_data.requestBegin.push_back(m_data.events.size());
+    m_data.requestBegin.push_back(eventCount());
     m_data.linkBegin.push_back(m_data.links.size());
     return std::move(m_data);
 }
@@ -109,60 +182,154 @@ Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* pro
     return loadTraceData(store, RequestIdRange{}, progress, cancel);
 }
 
-Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, const ProgressSink* progress, const CancelToken* cancel) {
-    TraceDataBuilder builder;
-    const bool whole = range.first == RequestIdRange{}.first && range.end == RequestIdRange{}.end;
-    const auto [requestCount, eventTotal] =
-        whole ? std::pair{store.requestCount(), store.eventCount()} : store.requestAndEventCount(range.first, range.end);
-    const auto eventCount = static_cast<std::size_t>(eventTotal);
-    builder.reserve(static_cast<std::size_t>(requestCount), eventCount);
-    for (auto& [id, text] : store.labels()) builder.setLabel(id, std::move(text));
-    for (auto [id, name] : store.labelOccurrences()) builder.setOperationOf(id, name);
+namespace {
 
-    // Known causal links (span imports), resolved to event indices as each request's events arrive.
-    std::unordered_map<std::int64_t, std::vector<LinkRow>> linksOf;
-    for (const LinkRow& l : store.causalLinks())
-        if (l.request >= range.first && l.request < range.end) linksOf[l.request].push_back(l);
-    // Requests imported from spans keep their clocks unless there is evidence of skew.
-    std::vector<std::uint32_t> spanRequests = store.spanRequestIds();  // sorted
+// What every run of one read shares: the links and the span requests, read once.
+struct ReadContext {
+    std::unordered_map<std::int64_t, std::vector<LinkRow>> linksOf;  // by request
+    std::vector<std::uint32_t> spanRequests;                         // sorted
+    std::size_t eventTotal = 0;
+    std::atomic<std::size_t> eventsRead{0};
+    const CancelToken* cancel = nullptr;
+};
+
+// One scan of the requests in [first, end) through `store` into `builder`.
+Status readRun(const TraceStore& store, std::int64_t first, std::int64_t end, TraceDataBuilder& builder, ReadContext& context,
+               ThrottledProgress* reporter) {
     std::unordered_map<std::uint64_t, std::uint32_t> eventIndex;  // (task, ord) -> index, for the current request
     std::uint32_t requestEvents = 0;
     auto key = [](std::uint32_t task, std::int64_t ord) { return (std::uint64_t(task) << 32) ^ std::uint64_t(ord); };
     auto resolveLinks = [&](std::int64_t request) {
-        auto it = linksOf.find(request);
-        if (it == linksOf.end()) return;
+        auto it = context.linksOf.find(request);
+        if (it == context.linksOf.end()) return;
         for (const auto& l : it->second) {
             auto from = eventIndex.find(key(l.fromTask, l.fromOrd));
             auto to = eventIndex.find(key(l.toTask, l.toOrd));
             if (from != eventIndex.end() && to != eventIndex.end()) builder.addLink(from->second, to->second);
         }
     };
-
-    ThrottledProgress reporter(progress);
     std::int64_t currentRequest = -1;
     bool currentHasLinks = false;
+    std::uint32_t sinceReport = 0;
     const Status scanned = store.scanEvents([&](const EventRow& e) {
         if (e.request != currentRequest) {
             if (currentHasLinks) resolveLinks(currentRequest);
             builder.beginRequest(RequestId(static_cast<std::uint32_t>(e.request)),
-                                 std::binary_search(spanRequests.begin(), spanRequests.end(), static_cast<std::uint32_t>(e.request)));
+                                 std::binary_search(context.spanRequests.begin(), context.spanRequests.end(),
+                                                    static_cast<std::uint32_t>(e.request)));
             currentRequest = e.request;
-            currentHasLinks = !linksOf.empty() && linksOf.count(e.request);
+            currentHasLinks = !context.linksOf.empty() && context.linksOf.count(e.request);
             eventIndex.clear();
             requestEvents = 0;
         }
         if (currentHasLinks) eventIndex[key(e.task, e.ord)] = requestEvents;
         ++requestEvents;
         builder.addEvent(e.task, e.event, e.host, e.localNs);
-        if ((builder.eventCount() & 0xFFFF) == 0) {
-            if (cancel && cancel->isCancelled()) return false;
-            reporter.report(eventCount ? double(builder.eventCount()) / double(eventCount) : 1.0, "reading events");
+        if (++sinceReport == 0x10000) {
+            sinceReport = 0;
+            if (context.cancel && context.cancel->isCancelled()) return false;
+            const std::size_t read = context.eventsRead.fetch_add(0x10000) + 0x10000;
+            if (reporter)
+                reporter->report(context.eventTotal ? std::min(1.0, double(read) / double(context.eventTotal)) : 1.0, "reading events");
         }
         return true;
-    }, range.first, range.end);
+    }, first, end);
     if (!scanned) return scanned;
     if (currentHasLinks) resolveLinks(currentRequest);
-    return builder.finish();
+    return Status::ok();
+}
+
+// The request-id cuts of [first, end) into about equal runs, each read on its own connection; one run
+// when the store is small, in memory, or cannot be opened a second time with the same contents.
+std::vector<std::unique_ptr<TraceStore>> runConnections(const TraceStore& store, RequestIdRange range, std::int64_t requests,
+                                                        std::int64_t events, const ReadRuns& how, std::vector<std::int64_t>& cuts) {
+    std::vector<std::unique_ptr<TraceStore>> extra;
+    const unsigned runs = how.runs ? how.runs : std::min<unsigned>(resolveThreads(0), 4);
+    cuts = {range.first, range.end};
+    if (runs < 2 || events < 2 * how.minEventsPerRun || requests < 2 * std::int64_t(runs) || store.path().empty() ||
+        store.path() == ":memory:")
+        return extra;
+    std::vector<std::int64_t> candidate = store.requestIdCuts(static_cast<int>(runs), range.first, range.end);
+    for (std::size_t p = 1; p + 1 < candidate.size(); ++p) {
+        auto opened = TraceStore::open(store.path(), TraceStore::Mode::ReadOnly);
+        if (!opened) return {};
+        TraceStore& other = *opened.value();
+        // Its own snapshot must hold what this one's does: an import committed in between would not.
+        if (!other.beginRead() || other.lastImportId() != store.lastImportId() ||
+            other.requestAndEventCount(candidate[p], candidate[p + 1]) != store.requestAndEventCount(candidate[p], candidate[p + 1]))
+            return {};
+        extra.push_back(std::move(opened.value()));
+    }
+    cuts = std::move(candidate);
+    return extra;
+}
+
+} // namespace
+
+Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, const ProgressSink* progress, const CancelToken* cancel,
+                                ReadRuns how) {
+    TraceDataBuilder builder;
+    const bool whole = range.first == RequestIdRange{}.first && range.end == RequestIdRange{}.end;
+    const auto [requestCount, eventTotal] =
+        whole ? std::pair{store.requestCount(), store.eventCount()} : store.requestAndEventCount(range.first, range.end);
+    for (auto& [id, text] : store.labels()) builder.setLabel(id, std::move(text));
+    for (auto [id, name] : store.labelOccurrences()) builder.setOperationOf(id, name);
+
+    ReadContext context;
+    for (const LinkRow& l : store.causalLinks())
+        if (l.request >= range.first && l.request < range.end) context.linksOf[l.request].push_back(l);
+    context.spanRequests = store.spanRequestIds();  // span requests keep their clocks unless there is evidence of skew
+    context.eventTotal = static_cast<std::size_t>(eventTotal);
+    context.cancel = cancel;
+    ThrottledProgress reporter(progress);
+
+    // A big store is read in runs of requests, one per core, each on its own connection and straight into
+    // its part of one event array; the runs' hosts and segment types are merged after.
+    std::vector<std::int64_t> cuts;
+    std::vector<std::unique_ptr<TraceStore>> connections = runConnections(store, range, requestCount, eventTotal, how, cuts);
+    const std::size_t runs = cuts.size() - 1;
+    if (runs == 1) {
+        builder.reserve(static_cast<std::size_t>(requestCount), context.eventTotal);
+        if (Status s = readRun(store, range.first, range.end, builder, context, &reporter); !s) return s;
+        return builder.finish();
+    }
+    std::vector<std::size_t> runEvents(runs);
+    for (std::size_t p = 0; p < runs; ++p)
+        runEvents[p] = static_cast<std::size_t>(store.requestAndEventCount(cuts[p], cuts[p + 1]).second);
+    std::vector<EventRecord> events(context.eventTotal);
+    std::vector<TraceDataBuilder> runBuilders;
+    std::size_t offset = 0;
+    for (std::size_t p = 0; p < runs; ++p) {
+        const std::span<EventRecord> slice(events.data() + offset, std::min(runEvents[p], events.size() - offset));
+        if (p == 0) builder.writeEventsTo(slice);
+        else runBuilders.push_back(builder.sibling(slice));
+        offset += slice.size();
+    }
+    std::vector<Status> statuses(runs, Status::ok());
+    forEachShard(runs, static_cast<unsigned>(runs), [&](unsigned run, std::size_t, std::size_t) {
+        TraceDataBuilder& b = run == 0 ? builder : runBuilders[run - 1];
+        const TraceStore& connection = run == 0 ? store : *connections[run - 1];
+        statuses[run] = readRun(connection, cuts[run], cuts[run + 1], b, context, run == 0 ? &reporter : nullptr);
+    });
+    for (const Status& s : statuses)
+        if (!s) return s;
+    // A run whose events disagree with the requests' counts (a damaged store) is read again on its own.
+    bool overflowed = builder.overflowed();
+    for (const auto& b : runBuilders) overflowed = overflowed || b.overflowed();
+    if (overflowed) {
+        TraceDataBuilder serial;
+        for (auto& [id, text] : store.labels()) serial.setLabel(id, std::move(text));
+        for (auto [id, name] : store.labelOccurrences()) serial.setOperationOf(id, name);
+        context.eventsRead = 0;
+        if (Status s = readRun(store, range.first, range.end, serial, context, &reporter); !s) return s;
+        return serial.finish();
+    }
+    for (auto& b : runBuilders) builder.append(std::move(b));
+    const std::size_t written = builder.eventCount();
+    TraceData data = builder.finish();
+    events.resize(written);
+    data.events = std::move(events);
+    return data;
 }
 
 } // namespace tracelight

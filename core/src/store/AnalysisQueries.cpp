@@ -87,16 +87,20 @@ Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f, std
 }
 
 std::vector<std::int64_t> TraceStore::requestIdCuts(int parts) const {
+    return requestIdCuts(parts, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
+}
+
+std::vector<std::int64_t> TraceStore::requestIdCuts(int parts, std::int64_t firstId, std::int64_t endId) const {
     parts = std::max(1, parts);
-    const std::int64_t count = requestCount();
-    std::vector<std::int64_t> cuts{std::numeric_limits<std::int64_t>::min()};
-    sqlite::Statement q(m_db, "SELECT id FROM requests ORDER BY id LIMIT 1 OFFSET ?1");
+    const std::int64_t count = requestAndEventCount(firstId, endId).first;
+    std::vector<std::int64_t> cuts{firstId};
+    sqlite::Statement q(m_db, "SELECT id FROM requests WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT 1 OFFSET ?3");
     for (int p = 1; p < parts; ++p) {
-        q.bind(1, count * p / parts);
-        cuts.push_back(q.step() == SQLITE_ROW ? q.int64(0) : std::numeric_limits<std::int64_t>::max());
+        q.bind(1, firstId).bind(2, endId).bind(3, count * p / parts);
+        cuts.push_back(q.step() == SQLITE_ROW ? q.int64(0) : endId);
         q.reset();
     }
-    cuts.push_back(std::numeric_limits<std::int64_t>::max());
+    cuts.push_back(endId);
     return cuts;
 }
 

@@ -83,19 +83,36 @@ public:
     void addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, TimeNs localNs);
     // A link of the current request, by indices into its events (call after its events are added).
     void addLink(std::uint32_t fromEvent, std::uint32_t toEvent);
-    std::size_t eventCount() const { return m_data.events.size(); }
+    std::size_t eventCount() const { return m_external ? m_written : m_data.events.size(); }
     void reserve(std::size_t requests, std::size_t events);
     TraceData finish();
+
+    // Reading runs of requests in parallel: once every label is set, a builder for another run shares this
+    // one's label tables and writes its events into `out` (this builder then writes into its own `out`,
+    // directly before). append() takes that run's requests after this one's. Adding more events than
+    // `out` holds fails (eventCount stops growing and overflowed() is true).
+    void writeEventsTo(std::span<EventRecord> out);
+    TraceDataBuilder sibling(std::span<EventRecord> out);
+    void append(TraceDataBuilder&& run);
+    bool overflowed() const { return m_overflowed; }
 
 private:
     SegmentTypeId segmentType(std::uint32_t task, std::uint32_t start, std::uint32_t end);
     std::uint32_t operationLabel(std::uint32_t label);  // the label id of operationName(label's text)
+    void resolveAllOperations();  // every known label's operation, so siblings never intern new labels
+    HostId hostIndex(std::uint32_t hostLabel);
     TraceData m_data;
+    bool m_external = false, m_overflowed = false;
+    std::span<EventRecord> m_out;  // external event storage
+    std::size_t m_written = 0;
     bool m_currentFromSpans = false;
     std::unordered_map<std::uint32_t, std::uint32_t> m_operationOf;  // label -> operation label (span requests)
     std::unordered_map<std::string, std::uint32_t> m_labelByText;    // filled on first need
     std::uint32_t m_nextSyntheticLabel = 0x80000000u;                 // operation labels the store never held
     std::unordered_map<std::uint32_t, std::uint32_t> m_hostIndex;
+    bool m_hasLastHost = false;
+    std::uint32_t m_lastHostLabel = 0;
+    HostId m_lastHost;
     std::unordered_map<std::uint64_t, std::uint32_t> m_typeIndex;
     bool m_inRequest = false;
     std::uint32_t m_task = 0, m_previousEvent = 0;
@@ -111,7 +128,13 @@ struct RequestIdRange {
     std::int64_t first = std::numeric_limits<std::int64_t>::min();
     std::int64_t end = std::numeric_limits<std::int64_t>::max();
 };
+// A big store is read in runs of requests, one per thread, each on its own connection to the same snapshot
+// (an import committed in between makes it one run); the result is the same as one run's.
+struct ReadRuns {
+    unsigned runs = 0;                          // 0: one per hardware thread, at most 4
+    std::int64_t minEventsPerRun = 1'000'000;   // smaller stores are read in one run
+};
 Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, const ProgressSink* progress = nullptr,
-                                const CancelToken* cancel = nullptr);
+                                const CancelToken* cancel = nullptr, ReadRuns how = {});
 
 } // namespace tracelight

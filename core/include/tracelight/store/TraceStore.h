@@ -165,6 +165,7 @@ public:
     // Request ids cut into `parts` runs of about equal request count, in id order: run p is
     // [cuts[p], cuts[p + 1]); parts + 1 values, the first at or below every id, the last above every id.
     std::vector<std::int64_t> requestIdCuts(int parts) const;
+    std::vector<std::int64_t> requestIdCuts(int parts, std::int64_t firstId, std::int64_t endId) const;  // of [firstId, endId)
     // One request's events in (task, ord) order.
     std::vector<EventRow> requestEvents(RequestId request) const;
     // Known causal links: of every request, or of one.

@@ -1,0 +1,113 @@
+// Reading a store in runs of requests, each on its own connection and merged after, gives exactly what one
+// scan gives: the same requests, events, hosts, segment types, links and labels, id for id.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/GeneratedStore.h"
+#include "StoreAccess.h"
+#include "TestUtil.h"
+#include "tracelight/analysis/TraceData.h"
+
+using namespace tracelight;
+
+namespace {
+
+void expectSameData(const TraceData& runs, const TraceData& one) {
+    EXPECT_EQ(runs.requestIds, one.requestIds);
+    EXPECT_EQ(runs.requestBegin, one.requestBegin);
+    EXPECT_EQ(runs.fromSpans, one.fromSpans);
+    EXPECT_EQ(runs.hostLabels, one.hostLabels);
+    EXPECT_EQ(runs.linkBegin, one.linkBegin);
+    EXPECT_EQ(runs.labels, one.labels);
+    ASSERT_EQ(runs.segmentTypes.size(), one.segmentTypes.size());
+    for (std::size_t t = 0; t < one.segmentTypes.size(); ++t)
+        EXPECT_EQ(runs.segmentName(SegmentTypeId(std::uint32_t(t))), one.segmentName(SegmentTypeId(std::uint32_t(t)))) << t;
+    ASSERT_EQ(runs.links.size(), one.links.size());
+    for (std::size_t i = 0; i < one.links.size(); ++i) {
+        EXPECT_EQ(runs.links[i].from, one.links[i].from);
+        EXPECT_EQ(runs.links[i].to, one.links[i].to);
+    }
+    ASSERT_EQ(runs.events.size(), one.events.size());
+    for (std::size_t i = 0; i < one.events.size(); ++i) {
+        const EventRecord &a = runs.events[i], &b = one.events[i];
+        ASSERT_TRUE(a.task == b.task && a.event == b.event && a.host == b.host && a.segmentType == b.segmentType &&
+                    a.localNs == b.localNs)
+            << "event " << i;
+    }
+}
+
+// Page loads, and span traces (links, operations) after them when the real files are here.
+std::unique_ptr<TraceStore> mixedStore(const test::ScratchDir& dir) {
+    auto store = test::generatedStore(dir, 600, 3);
+    const std::string jaeger = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger";
+    if (std::filesystem::is_directory(jaeger)) {
+        ImportOptions import;
+        for (const char* f : {"TraceStatistics__testTrace.json", "TraceGraph__testTrace.json"}) import.inputs.push_back(jaeger + "/" + f);
+        EXPECT_TRUE(importTraces(*store, import));
+    }
+    return store;
+}
+
+void execute(const TraceStore& store, const char* sql) {
+    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(store), sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+}
+
+} // namespace
+
+TEST(TraceDataRuns, ThreeRunsReadWhatOneScanReads) {
+    const test::ScratchDir dir;
+    auto store = mixedStore(dir);
+    auto one = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{1});
+    auto three = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{3, 1});
+    ASSERT_TRUE(one && three);
+    EXPECT_GE(one->requestCount(), 600u);
+    expectSameData(three.value(), one.value());
+    // A distributed run's share is read in runs too.
+    const auto cuts = store->requestIdCuts(2);
+    auto half = loadTraceData(*store, RequestIdRange{cuts[1], cuts[2]}, nullptr, nullptr, ReadRuns{1});
+    auto halfInRuns = loadTraceData(*store, RequestIdRange{cuts[1], cuts[2]}, nullptr, nullptr, ReadRuns{2, 1});
+    ASSERT_TRUE(half && halfInRuns);
+    EXPECT_LT(half->requestCount(), one->requestCount());
+    expectSameData(halfInRuns.value(), half.value());
+}
+
+TEST(TraceDataRuns, EventCountsThatDisagreeWithTheEventsReadTheSame) {
+    const test::ScratchDir dir;
+    auto store = test::generatedStore(dir, 300, 5);
+    auto expected = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{1});
+    ASSERT_TRUE(expected);
+    // Counted too many in the first run (its slice has a gap), then too few (it overflows its slice).
+    for (const char* sql : {"UPDATE requests SET event_count = event_count + 7 WHERE id = (SELECT MIN(id) FROM requests)",
+                            "UPDATE requests SET event_count = event_count - 20 WHERE id = (SELECT MIN(id) FROM requests)"}) {
+        execute(*store, sql);
+        auto runs = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{2, 1});
+        ASSERT_TRUE(runs) << runs.message();
+        expectSameData(runs.value(), expected.value());
+    }
+}
+
+TEST(TraceDataRuns, AnImportCommittedDuringTheReadIsNotSeen) {
+    const test::ScratchDir dir;
+    auto store = test::generatedStore(dir, 200, 8);
+    auto before = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{1});
+    ASSERT_TRUE(before);
+    ASSERT_TRUE(store->beginRead());
+    ASSERT_EQ(store->requestCount(), 200);  // the snapshot starts here
+    {
+        auto other = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::ReadWrite);
+        ASSERT_TRUE(other) << other.message();
+        const std::string csv = dir.file("late.csv");
+        std::ofstream(csv) << "request,host,task,event,ts_us,seq\nlate-1,h,t,a,1,0\nlate-1,h,t,b,2,1\n";
+        ImportOptions import;
+        import.inputs = {csv};
+        ASSERT_TRUE(importTraces(*other.value(), import));
+    }
+    auto during = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{2, 1});
+    store->endRead();
+    ASSERT_TRUE(during) << during.message();
+    expectSameData(during.value(), before.value());
+    EXPECT_EQ(store->requestCount(), 201);
+}
