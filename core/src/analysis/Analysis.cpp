@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/base/BlobArena.h"
 #include "tracelight/base/Bytes.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestPass.h"
@@ -39,9 +40,8 @@ private:
 
 // Per-request result blob: slack per segment (ns), the critical path, the blind intervals (ns), as varints.
 
-std::string encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const std::vector<TimeNs>& slack) {
-    std::string out;
-    out.reserve(8 + dag.segments.size() * 3 + cp.segments.size() + cp.blind.size() * 8);
+void encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const std::vector<TimeNs>& slack, std::string& out) {
+    out.clear();
     putValue(out, kBlobVersion);
     putVarint(out, dag.segments.size());
     for (TimeNs s : slack) putSignedVarint(out, s);
@@ -52,7 +52,6 @@ std::string encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, c
         putSignedVarint(out, b.startNs - dag.startNs);
         putSignedVarint(out, b.durationNs);
     }
-    return out;
 }
 
 // The blob back: slack per segment (when asked for), the path, the blind intervals (made absolute with the
@@ -198,7 +197,7 @@ struct TypeTotals {
 
 struct RequestResult {
     TimeNs startNs = 0, latencyNs = 0, blindNs = 0;
-    std::string blob;
+    std::string_view blob;  // in the analysis's BlobArena
 };
 
 // The first process collects every process's totals (sums) and slowest requests.
@@ -238,7 +237,7 @@ void mergeTotalsAcross(std::vector<TypeTotals>& totals, Collective& group) {
 }
 
 // The first process collects every process's request results, in request order.
-void gatherResults(std::vector<RequestId>& requestIds, std::vector<RequestResult>& results, Collective& group) {
+void gatherResults(std::vector<RequestId>& requestIds, std::vector<RequestResult>& results, BlobArena& blobs, Collective& group) {
     if (group.size() == 1) return;
     std::string mine;
     for (std::size_t r = 0; r < results.size(); ++r) {
@@ -250,17 +249,15 @@ void gatherResults(std::vector<RequestId>& requestIds, std::vector<RequestResult
     }
     requestIds.clear();
     results.clear();
-    for (const auto& bytes : group.gatherToFirst(mine)) {
-        std::string_view in(bytes);
+    for (auto& message : group.gatherToFirst(mine)) {
+        std::string_view in = blobs.adopt(std::move(message));  // the blobs stay views into it
         RequestId id;
         while (getValue(in, id)) {
             RequestResult res;
-            std::string_view blob;
             getValue(in, res.startNs);
             getValue(in, res.latencyNs);
             getValue(in, res.blindNs);
-            getBytes(in, blob);
-            res.blob = std::string(blob);
+            getBytes(in, res.blob);
             requestIds.push_back(id);
             results.push_back(std::move(res));
         }
@@ -308,6 +305,8 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     std::vector<RequestResult> results(requests);
     const unsigned threads = resolveThreads(options.inference.threads);
     std::vector<std::vector<TypeTotals>> totals(threads, std::vector<TypeTotals>(td.segmentTypes.size()));
+    std::vector<BlobArena> shardBlobs(threads);
+    BlobArena gatheredBlobs;
     std::atomic<std::size_t> done{0};
     std::mutex reportMutex;
     ThrottledProgress reporter(&scaled);
@@ -317,12 +316,14 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
         RequestPass pass(model, td);
         auto& typeTotals = totals[shard];
+        std::string blob;  // encoded here, kept in the shard's arena
         for (std::size_t r = begin; r < end; ++r) {
             const RequestPassResult& result = pass.run(td.eventsOf(r), offsets, td.linksOf(r));
             const RequestDag& dag = result.dag;
             const CriticalPath& cp = result.criticalPath;
             const std::vector<TimeNs>& slack = result.slack;
-            results[r] = {dag.startNs, cp.latencyNs, cp.blindNs, encodeRequestResult(dag, cp, slack)};
+            encodeRequestResult(dag, cp, slack, blob);
+            results[r] = {dag.startNs, cp.latencyNs, cp.blindNs, shardBlobs[shard].keep(blob)};
             for (const auto& s : dag.segments) {
                 auto& t = typeTotals[s.type.value];
                 ++t.occurrences;
@@ -359,6 +360,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         passSeconds.slack = std::max(passSeconds.slack, pass.times().slack);
     });
     if (group.any(cancelled)) return Status::error("cancelled");
+    std::vector<EventRecord>().swap(analysis->data.events);  // the write needs the results, not the events
     clock.restart();  // the shards timed themselves
     summary.stages.push_back({"request graphs", passSeconds.graph});
     summary.stages.push_back({"critical paths", passSeconds.criticalPath});
@@ -372,7 +374,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     totals.clear();
     mergeTotalsAcross(typeTotals, group);
     std::vector<RequestId> requestIds = td.requestIds;
-    gatherResults(requestIds, results, group);
+    gatherResults(requestIds, results, gatheredBlobs, group);
     const std::size_t allRequests = share.totalRequests;
 
     // The first process writes everything in one transaction: on failure or cancel the old results stay.
@@ -392,6 +394,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             }
         }
         std::vector<ClockPairRow> pairRows;
+        pairRows.reserve(offsets.decisions.size());
         for (const SkewDecision& d : offsets.decisions)
             pairRows.push_back({td.hostLabels[d.client.value].value, td.hostLabels[d.server.value].value, d.offsetNs, d.rttNs,
                                 d.roundTrips, d.outside, std::string(skewRuleName(d.rule)), d.applied});
