@@ -3,6 +3,7 @@
 // on its own skewed clock, nanosecond decimals in ts_us). Not analysed.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -37,6 +38,16 @@ inline std::unique_ptr<TraceStore> generatedStore(const ScratchDir& dir, std::in
     import.inputs = {csv};
     EXPECT_TRUE(importTraces(*store.value(), import));
     return std::move(store.value());
+}
+
+// Two of the real Jaeger traces (span requests: known links, per-trace operations) added to `store`, when
+// the shared real data is here.
+inline void addRealJaegerTraces(TraceStore& store) {
+    const std::string jaeger = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger";
+    if (!std::filesystem::is_directory(jaeger)) return;
+    ImportOptions import;
+    for (const char* f : {"TraceStatistics__testTrace.json", "TraceGraph__testTrace.json"}) import.inputs.push_back(jaeger + "/" + f);
+    EXPECT_TRUE(importTraces(store, import));
 }
 
 } // namespace tracelight::test

@@ -116,13 +116,7 @@ TEST(DistributedAnalysis, ThreeProcessesWriteWhatOneProcessWrites) {
     const test::ScratchDir dir;
     {
         auto store = test::generatedStore(dir, 2400, 6);
-        // Span requests too (known links, per-trace operations), when the real files are here.
-        const std::string jaeger = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger";
-        if (std::filesystem::is_directory(jaeger)) {
-            ImportOptions import;
-            for (const char* f : {"TraceStatistics__testTrace.json", "TraceGraph__testTrace.json"}) import.inputs.push_back(jaeger + "/" + f);
-            ASSERT_TRUE(importTraces(*store, import));
-        }
+        test::addRealJaegerTraces(*store);  // span requests too
     }
     const auto [single, distributed] = twoCopies(dir);
     analyseSingle(single, 2);

@@ -42,12 +42,7 @@ void expectSameData(const TraceData& runs, const TraceData& one) {
 // Page loads, and span traces (links, operations) after them when the real files are here.
 std::unique_ptr<TraceStore> mixedStore(const test::ScratchDir& dir) {
     auto store = test::generatedStore(dir, 600, 3);
-    const std::string jaeger = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger";
-    if (std::filesystem::is_directory(jaeger)) {
-        ImportOptions import;
-        for (const char* f : {"TraceStatistics__testTrace.json", "TraceGraph__testTrace.json"}) import.inputs.push_back(jaeger + "/" + f);
-        EXPECT_TRUE(importTraces(*store, import));
-    }
+    test::addRealJaegerTraces(*store);
     return store;
 }
 
