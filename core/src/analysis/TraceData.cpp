@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <stdexcept>
 
 #include "tracelight/base/Parallel.h"
 #include "tracelight/store/TraceStore.h"
@@ -50,9 +51,10 @@ std::uint32_t TraceDataBuilder::operationLabel(std::uint32_t label) {
 }
 
 void TraceDataBuilder::resolveAllOperations() {
-    std::vector<std::uint32_t> numbered;  // collected first: resolving adds labels
+    std::vector<std::uint32_t> numbered;  // collected first (resolving adds labels), then in id order
     for (const auto& [id, text] : m_data.labels)
         if (!m_operationOf.count(id) && operationName(text).size() != text.size()) numbered.push_back(id);
+    std::sort(numbered.begin(), numbered.end());
     for (std::uint32_t id : numbered) operationLabel(id);
 }
 
@@ -69,7 +71,6 @@ void TraceDataBuilder::writeEventsTo(std::span<EventRecord> out) {
 }
 
 TraceDataBuilder TraceDataBuilder::sibling(std::span<EventRecord> out) {
-    resolveAllOperations();
     TraceDataBuilder run;
     run.m_operationOf = m_operationOf;
     run.writeEventsTo(out);
@@ -86,6 +87,8 @@ void TraceDataBuilder::append(TraceDataBuilder&& run) {
         typeOf[t] = segmentType(type.task.value, type.startEvent.value, type.endEvent.value);
     }
     const std::size_t eventBase = eventCount(), linkBase = m_data.links.size();
+    if (m_external && run.m_external && (run.m_out.data() < m_out.data() + eventBase))
+        throw std::logic_error("TraceDataBuilder::append: the run's events must follow this builder's");
     // The run's events follow this one's: in place when both write into one array, else copied.
     EventRecord* to = m_external ? m_out.data() + eventBase : nullptr;
     if (!m_external) m_data.events.resize(eventBase + run.eventCount());
@@ -190,6 +193,7 @@ struct ReadContext {
     std::vector<std::uint32_t> spanRequests;                         // sorted
     std::size_t eventTotal = 0;
     std::atomic<std::size_t> eventsRead{0};
+    std::atomic<bool> failed{false};  // a run failed: the others stop early
     const CancelToken* cancel = nullptr;
 };
 
@@ -227,7 +231,7 @@ Status readRun(const TraceStore& store, std::int64_t first, std::int64_t end, Tr
         builder.addEvent(e.task, e.event, e.host, e.localNs);
         if (++sinceReport == 0x10000) {
             sinceReport = 0;
-            if (context.cancel && context.cancel->isCancelled()) return false;
+            if ((context.cancel && context.cancel->isCancelled()) || context.failed.load(std::memory_order_relaxed)) return false;
             const std::size_t read = context.eventsRead.fetch_add(0x10000) + 0x10000;
             if (reporter)
                 reporter->report(context.eventTotal ? std::min(1.0, double(read) / double(context.eventTotal)) : 1.0, "reading events");
@@ -244,10 +248,11 @@ Status readRun(const TraceStore& store, std::int64_t first, std::int64_t end, Tr
 std::vector<std::unique_ptr<TraceStore>> runConnections(const TraceStore& store, RequestIdRange range, std::int64_t requests,
                                                         std::int64_t events, const ReadRuns& how, std::vector<std::int64_t>& cuts) {
     std::vector<std::unique_ptr<TraceStore>> extra;
-    const unsigned runs = how.runs ? how.runs : std::min<unsigned>(resolveThreads(0), 4);
+    const unsigned runs = std::min(how.runs ? how.runs : resolveThreads(0), 4u);
     cuts = {range.first, range.end};
+    // Without the caller's snapshot there is none for the other connections to match.
     if (runs < 2 || events < 2 * how.minEventsPerRun || requests < 2 * std::int64_t(runs) || store.path().empty() ||
-        store.path() == ":memory:")
+        store.path() == ":memory:" || !store.holdsReadSnapshot())
         return extra;
     std::vector<std::int64_t> candidate = store.requestIdCuts(static_cast<int>(runs), range.first, range.end);
     for (std::size_t p = 1; p + 1 < candidate.size(); ++p) {
@@ -276,9 +281,10 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     for (auto [id, name] : store.labelOccurrences()) builder.setOperationOf(id, name);
 
     ReadContext context;
+    context.spanRequests = store.spanRequestIds();  // span requests keep their clocks unless there is evidence of skew
+    if (!context.spanRequests.empty()) builder.resolveAllOperations();
     for (const LinkRow& l : store.causalLinks())
         if (l.request >= range.first && l.request < range.end) context.linksOf[l.request].push_back(l);
-    context.spanRequests = store.spanRequestIds();  // span requests keep their clocks unless there is evidence of skew
     context.eventTotal = static_cast<std::size_t>(eventTotal);
     context.cancel = cancel;
     ThrottledProgress reporter(progress);
@@ -310,6 +316,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
         TraceDataBuilder& b = run == 0 ? builder : runBuilders[run - 1];
         const TraceStore& connection = run == 0 ? store : *connections[run - 1];
         statuses[run] = readRun(connection, cuts[run], cuts[run + 1], b, context, run == 0 ? &reporter : nullptr);
+        if (!statuses[run]) context.failed = true;
     });
     for (const Status& s : statuses)
         if (!s) return s;
@@ -317,9 +324,15 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     bool overflowed = builder.overflowed();
     for (const auto& b : runBuilders) overflowed = overflowed || b.overflowed();
     if (overflowed) {
+        // Memory first: this happens on a damaged store, which must not cost twice the events.
+        std::vector<EventRecord>().swap(events);
+        runBuilders.clear();
+        connections.clear();
         TraceDataBuilder serial;
         for (auto& [id, text] : store.labels()) serial.setLabel(id, std::move(text));
         for (auto [id, name] : store.labelOccurrences()) serial.setOperationOf(id, name);
+        if (!context.spanRequests.empty()) serial.resolveAllOperations();
+        serial.reserve(static_cast<std::size_t>(requestCount), context.eventTotal);
         context.eventsRead = 0;
         if (Status s = readRun(store, range.first, range.end, serial, context, &reporter); !s) return s;
         return serial.finish();

@@ -438,6 +438,8 @@ Status TraceStore::beginRead() {
     return Status::ok();
 }
 
+bool TraceStore::holdsReadSnapshot() const { return !sqlite3_get_autocommit(m_db); }
+
 void TraceStore::endRead() {
     if (!m_inRead) return;
     m_inRead = false;

@@ -39,11 +39,25 @@ void expectSameData(const TraceData& runs, const TraceData& one) {
     }
 }
 
-// Page loads, and span traces (links, operations) after them when the real files are here.
+// Page loads, event-log labels that look numbered, and span traces (links, operations) after them when the
+// real files are here.
 std::unique_ptr<TraceStore> mixedStore(const test::ScratchDir& dir) {
     auto store = test::generatedStore(dir, 600, 3);
+    const std::string csv = dir.file("numbered.csv");
+    std::ofstream(csv) << "request,host,task,event,ts_us,seq\nn-1,h,worker#3,retry#2,1,0\nn-1,h,worker#3,done#1,2,1\n";
+    ImportOptions import;
+    import.inputs = {csv};
+    EXPECT_TRUE(importTraces(*store, import));
     test::addRealJaegerTraces(*store);
     return store;
+}
+
+// Read as analyze reads: inside one read snapshot, which the runs' connections must match.
+Result<TraceData> readInSnapshot(TraceStore& store, RequestIdRange range, ReadRuns how) {
+    EXPECT_TRUE(store.beginRead());
+    auto data = loadTraceData(store, range, nullptr, nullptr, how);
+    store.endRead();
+    return data;
 }
 
 void execute(const TraceStore& store, const char* sql) {
@@ -56,14 +70,14 @@ TEST(TraceDataRuns, ThreeRunsReadWhatOneScanReads) {
     const test::ScratchDir dir;
     auto store = mixedStore(dir);
     auto one = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{1});
-    auto three = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{3, 1});
+    auto three = readInSnapshot(*store, RequestIdRange{}, ReadRuns{3, 1});
     ASSERT_TRUE(one && three);
     EXPECT_GE(one->requestCount(), 600u);
     expectSameData(three.value(), one.value());
     // A distributed run's share is read in runs too.
     const auto cuts = store->requestIdCuts(2);
     auto half = loadTraceData(*store, RequestIdRange{cuts[1], cuts[2]}, nullptr, nullptr, ReadRuns{1});
-    auto halfInRuns = loadTraceData(*store, RequestIdRange{cuts[1], cuts[2]}, nullptr, nullptr, ReadRuns{2, 1});
+    auto halfInRuns = readInSnapshot(*store, RequestIdRange{cuts[1], cuts[2]}, ReadRuns{2, 1});
     ASSERT_TRUE(half && halfInRuns);
     EXPECT_LT(half->requestCount(), one->requestCount());
     expectSameData(halfInRuns.value(), half.value());
@@ -78,7 +92,7 @@ TEST(TraceDataRuns, EventCountsThatDisagreeWithTheEventsReadTheSame) {
     for (const char* sql : {"UPDATE requests SET event_count = event_count + 7 WHERE id = (SELECT MIN(id) FROM requests)",
                             "UPDATE requests SET event_count = event_count - 20 WHERE id = (SELECT MIN(id) FROM requests)"}) {
         execute(*store, sql);
-        auto runs = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{2, 1});
+        auto runs = readInSnapshot(*store, RequestIdRange{}, ReadRuns{2, 1});
         ASSERT_TRUE(runs) << runs.message();
         expectSameData(runs.value(), expected.value());
     }

@@ -72,6 +72,18 @@ struct TraceData {
 // a label with no trailing "#digits" is returned whole.
 std::string_view operationName(std::string_view label);
 
+// The requests with ids in [first, end): one process's share of a distributed run.
+struct RequestIdRange {
+    std::int64_t first = std::numeric_limits<std::int64_t>::min();
+    std::int64_t end = std::numeric_limits<std::int64_t>::max();
+};
+// A big store read inside a read snapshot (TraceStore::beginRead) is read in runs of requests, one per
+// thread, each on its own connection that must see the same snapshot (an import committed in between makes
+// it one run); the result is the same as one run's, id for id.
+struct ReadRuns {
+    unsigned runs = 0;                          // 0: one per hardware thread; at most 4 either way
+    std::int64_t minEventsPerRun = 1'000'000;   // smaller stores are read in one run
+};
 // Appends requests event by event, interning hosts and segment types. Events must come grouped by
 // request, and within a request grouped by task in task order.
 class TraceDataBuilder {
@@ -87,19 +99,23 @@ public:
     void reserve(std::size_t requests, std::size_t events);
     TraceData finish();
 
-    // Reading runs of requests in parallel: once every label is set, a builder for another run shares this
-    // one's label tables and writes its events into `out` (this builder then writes into its own `out`,
-    // directly before). append() takes that run's requests after this one's. Adding more events than
-    // `out` holds fails (eventCount stops growing and overflowed() is true).
+    // Every numbered label's operation interned now, in label-id order (call after every setLabel and
+    // setOperationOf): what span requests then intern is the same however the requests are read.
+    void resolveAllOperations();
+
+private:
+    // Reading runs of requests in parallel (loadTraceData only): a builder for another run shares this
+    // one's resolved operations and writes its events into `out`, the slice right after this builder's own
+    // `out` in the same array; append() takes that run's requests after this one's. Adding more events
+    // than `out` holds fails (eventCount stops growing and overflowed() is true).
+    friend Result<TraceData> loadTraceData(const TraceStore&, RequestIdRange, const ProgressSink*, const CancelToken*, ReadRuns);
     void writeEventsTo(std::span<EventRecord> out);
     TraceDataBuilder sibling(std::span<EventRecord> out);
     void append(TraceDataBuilder&& run);
     bool overflowed() const { return m_overflowed; }
 
-private:
     SegmentTypeId segmentType(std::uint32_t task, std::uint32_t start, std::uint32_t end);
     std::uint32_t operationLabel(std::uint32_t label);  // the label id of operationName(label's text)
-    void resolveAllOperations();  // every known label's operation, so siblings never intern new labels
     HostId hostIndex(std::uint32_t hostLabel);
     TraceData m_data;
     bool m_external = false, m_overflowed = false;
@@ -123,17 +139,6 @@ private:
 Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* progress = nullptr,
                                 const CancelToken* cancel = nullptr);
 
-// The requests with ids in [first, end): one process's share of a distributed run.
-struct RequestIdRange {
-    std::int64_t first = std::numeric_limits<std::int64_t>::min();
-    std::int64_t end = std::numeric_limits<std::int64_t>::max();
-};
-// A big store is read in runs of requests, one per thread, each on its own connection to the same snapshot
-// (an import committed in between makes it one run); the result is the same as one run's.
-struct ReadRuns {
-    unsigned runs = 0;                          // 0: one per hardware thread, at most 4
-    std::int64_t minEventsPerRun = 1'000'000;   // smaller stores are read in one run
-};
 Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, const ProgressSink* progress = nullptr,
                                 const CancelToken* cancel = nullptr, ReadRuns how = {});
 

@@ -119,6 +119,7 @@ public:
     // A read snapshot: every query until endRead() sees the database as it was at the first one, whatever
     // other connections commit meanwhile. Nested inside an open transaction, both do nothing.
     Status beginRead();
+    bool holdsReadSnapshot() const;  // inside beginRead() or another transaction
     void endRead();
 
     // The id of the newest import (0 when none): what results computed from this data are stamped with.
