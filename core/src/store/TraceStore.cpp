@@ -428,7 +428,7 @@ void TraceStore::rollback() {
     if (!sqlite3_get_autocommit(m_db)) runCached("ROLLBACK");
 }
 
-Status TraceStore::beginRead() {
+Status TraceStore::beginRead() const {
     if (!sqlite3_get_autocommit(m_db)) return Status::ok();  // inside a transaction already: its snapshot holds
     if (Status s = sqlite::exec(m_db, "BEGIN"); !s) return Status::error(m_path + ": " + s.message());
     // A deferred transaction takes its snapshot at the first read: take it now.
@@ -440,7 +440,7 @@ Status TraceStore::beginRead() {
 
 bool TraceStore::holdsReadSnapshot() const { return !sqlite3_get_autocommit(m_db); }
 
-void TraceStore::endRead() {
+void TraceStore::endRead() const {
     if (!m_inRead) return;
     m_inRead = false;
     if (!sqlite3_get_autocommit(m_db)) sqlite::exec(m_db, "COMMIT");

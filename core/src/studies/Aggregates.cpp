@@ -147,9 +147,12 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
 }
 
 Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSink* progress, const CancelToken* cancel) {
+    // One snapshot for the events and the model; inside it a big store is read in runs, one per core.
+    if (Status s = store.beginRead(); !s) return s;
     auto data = loadTraceData(store, progress, cancel);
+    auto model = data ? loadStoredModel(store) : std::nullopt;
+    store.endRead();
     if (!data) return data.status();
-    auto model = loadStoredModel(store);
     if (!model) return Status::error(store.path() + ": not analysed yet (run tracelight-cli analyze)");
     TraceData& td = data.value();
     // Renumber segment types as the stored model numbers them (by their labels' text); types it never saw

@@ -117,10 +117,11 @@ public:
     Status commit();
     void rollback();
     // A read snapshot: every query until endRead() sees the database as it was at the first one, whatever
-    // other connections commit meanwhile. Nested inside an open transaction, both do nothing.
-    Status beginRead();
+    // other connections commit meanwhile. Nested inside an open transaction, both do nothing. Const: a
+    // snapshot changes what the connection sees when, not what the store holds.
+    Status beginRead() const;
     bool holdsReadSnapshot() const;  // inside beginRead() or another transaction
-    void endRead();
+    void endRead() const;
 
     // The id of the newest import (0 when none): what results computed from this data are stamped with.
     std::int64_t lastImportId() const;
@@ -242,7 +243,7 @@ private:
     std::unique_ptr<sqlite::StatementCache> m_statements;
     std::unique_ptr<BackgroundCheck> m_writeCheck;  // the quick_check still running (WriteCheck::InBackground)
     int m_schemaVersion = 0;
-    bool m_inRead = false;
+    mutable bool m_inRead = false;
 };
 
 } // namespace tracelight
