@@ -87,23 +87,18 @@ void TraceDataBuilder::append(TraceDataBuilder&& run) {
         typeOf[t] = segmentType(type.task.value, type.startEvent.value, type.endEvent.value);
     }
     const std::size_t eventBase = eventCount(), linkBase = m_data.links.size();
-    if (m_external && run.m_external && (run.m_out.data() < m_out.data() + eventBase))
-        throw std::logic_error("TraceDataBuilder::append: the run's events must follow this builder's");
-    // The run's events follow this one's: in place when both write into one array, else copied.
-    EventRecord* to = m_external ? m_out.data() + eventBase : nullptr;
-    if (!m_external) m_data.events.resize(eventBase + run.eventCount());
-    if (!m_external) to = m_data.events.data() + eventBase;
-    const EventRecord* from = run.m_external ? run.m_out.data() : other.events.data();
+    if (!m_external || !run.m_external || run.m_out.data() < m_out.data() + eventBase)
+        throw std::logic_error("TraceDataBuilder::append: the run's events must follow this builder's in one array");
+    // Moved down over any gap this builder left in its slice (the target never lies after the source).
+    EventRecord* to = m_out.data() + eventBase;
     for (std::size_t i = 0; i < run.eventCount(); ++i) {
-        EventRecord e = from[i];
+        EventRecord e = run.m_out[i];
         e.host = hostOf[e.host.value];
         if (e.segmentType.isValid()) e.segmentType = typeOf[e.segmentType.value];
         to[i] = e;
     }
-    if (m_external) {  // the run's storage followed this one's in the same array
-        m_written += run.eventCount();
-        m_out = std::span<EventRecord>(m_out.data(), std::max(m_out.size(), m_written));
-    }
+    m_written += run.eventCount();
+    m_out = std::span<EventRecord>(m_out.data(), std::max(m_out.size(), m_written));
     for (std::size_t r = 0; r < other.requestIds.size(); ++r) {
         m_data.requestIds.push_back(other.requestIds[r]);
         m_data.fromSpans.push_back(other.fromSpans[r]);
@@ -273,16 +268,18 @@ std::vector<std::unique_ptr<TraceStore>> runConnections(const TraceStore& store,
 
 Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, const ProgressSink* progress, const CancelToken* cancel,
                                 ReadRuns how) {
-    TraceDataBuilder builder;
     const bool whole = range.first == RequestIdRange{}.first && range.end == RequestIdRange{}.end;
     const auto [requestCount, eventTotal] =
         whole ? std::pair{store.requestCount(), store.eventCount()} : store.requestAndEventCount(range.first, range.end);
-    for (auto& [id, text] : store.labels()) builder.setLabel(id, std::move(text));
-    for (auto [id, name] : store.labelOccurrences()) builder.setOperationOf(id, name);
-
     ReadContext context;
     context.spanRequests = store.spanRequestIds();  // span requests keep their clocks unless there is evidence of skew
-    if (!context.spanRequests.empty()) builder.resolveAllOperations();
+    auto withLabels = [&](TraceDataBuilder& b) {
+        for (auto& [id, text] : store.labels()) b.setLabel(id, std::move(text));
+        for (auto [id, name] : store.labelOccurrences()) b.setOperationOf(id, name);
+        if (!context.spanRequests.empty()) b.resolveAllOperations();
+    };
+    TraceDataBuilder builder;
+    withLabels(builder);
     for (const LinkRow& l : store.causalLinks())
         if (l.request >= range.first && l.request < range.end) context.linksOf[l.request].push_back(l);
     context.eventTotal = static_cast<std::size_t>(eventTotal);
@@ -329,9 +326,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
         runBuilders.clear();
         connections.clear();
         TraceDataBuilder serial;
-        for (auto& [id, text] : store.labels()) serial.setLabel(id, std::move(text));
-        for (auto [id, name] : store.labelOccurrences()) serial.setOperationOf(id, name);
-        if (!context.spanRequests.empty()) serial.resolveAllOperations();
+        withLabels(serial);
         serial.reserve(static_cast<std::size_t>(requestCount), context.eventTotal);
         context.eventsRead = 0;
         if (Status s = readRun(store, range.first, range.end, serial, context, &reporter); !s) return s;
