@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <unordered_map>
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Bytes.h"
 #include "tracelight/base/Json.h"
+#include "tracelight/base/TripleIndex.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -130,9 +130,6 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     auto stored = loadStoredModel(store);
     CausalModel empty;
     const CausalModel& model = stored ? stored->model : empty;
-    std::map<SegmentTypeName, std::uint32_t> typeIds;
-    if (stored)
-        for (std::uint32_t i = 0; i < stored->types.size(); ++i) typeIds[stored->types[i]] = i;
     // Span data: types are operations, as loadTraceData interns them.
     const auto spanRequests = store.spanRequestIds();
     const bool fromSpans = std::binary_search(spanRequests.begin(), spanRequests.end(), request.value);
@@ -143,35 +140,35 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     const auto text = requestLabels(store, rows);
     auto label = [&](std::uint32_t id) -> const std::string& { return text.at(id); };
     // A label as a segment type names it (span data: its operation, without the occurrence number), each
-    // label spelt once: a million-span trace has three million segments but a handful of operations.
+    // distinct text numbered once: a million-span trace has three million segments but a handful of
+    // operations. Segment types are then triples of those numbers: the stored model's types first, so
+    // that they keep their ids, then the types this request has and the model lacks.
+    std::unordered_map<std::string, std::uint32_t> typeTextIndex;
+    auto textNumber = [&](std::string_view text) {
+        std::string key(text);
+        return typeTextIndex.try_emplace(std::move(key), static_cast<std::uint32_t>(typeTextIndex.size())).first->second;
+    };
+    TripleIndex typeOfKey;  // type text numbers -> segment type id
+    if (stored) {
+        typeOfKey.reserve(stored->types.size());
+        for (std::uint32_t i = 0; i < stored->types.size(); ++i) {
+            const SegmentTypeName& t = stored->types[i];
+            typeOfKey.emplace(textNumber(t.task), textNumber(t.startEvent), textNumber(t.endEvent), i);
+        }
+    }
     // Per-label tables indexed by label id (dense: a trace's labels are numbered as it was imported).
     constexpr std::uint32_t kNone = ~0u;
     std::uint32_t maxLabel = 0;
     for (const EventRow& row : rows) maxLabel = std::max({maxLabel, row.task, row.event, row.host});
-    std::vector<std::uint32_t> typeTextOf(rows.empty() ? 0 : std::size_t(maxLabel) + 1, kNone);  // -> typeTexts
-    std::unordered_map<std::string, std::uint32_t> typeTextIndex;  // each distinct type text once
-    std::vector<std::string> typeTexts;
+    std::vector<std::uint32_t> typeTextOf(rows.empty() ? 0 : std::size_t(maxLabel) + 1, kNone);  // -> text number
     auto typeText = [&](std::uint32_t id) {
         std::uint32_t& slot = typeTextOf[id];
         if (slot == kNone) {
             const std::string& t = label(id);
-            auto [known, isNew] = typeTextIndex.try_emplace(fromSpans ? std::string(operationName(t)) : t,
-                                                            static_cast<std::uint32_t>(typeTexts.size()));
-            if (isNew) typeTexts.push_back(known->first);
-            slot = known->second;
+            slot = textNumber(fromSpans ? operationName(t) : std::string_view(t));
         }
         return slot;
     };
-    struct TypeKey {
-        std::uint32_t task, start, end;
-        bool operator==(const TypeKey&) const = default;
-    };
-    struct TypeKeyHash {
-        std::size_t operator()(const TypeKey& k) const {
-            return std::hash<std::uint64_t>{}((std::uint64_t(k.task) << 42) ^ (std::uint64_t(k.start) << 21) ^ k.end);
-        }
-    };
-    std::unordered_map<TypeKey, std::uint32_t, TypeKeyHash> typeOfKey;  // by type texts -> segment type id
     std::vector<EventRecord> events;
     events.reserve(rows.size());
     std::vector<const std::string*> eventNames;
@@ -195,15 +192,10 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         }
         EventRecord e{task, event, HostId(h), SegmentTypeId(), row.localNs};
         if (!events.empty() && events.back().task == task) {
-            const TypeKey key{typeText(task), typeText(events.back().event), typeText(event)};
-            auto it = typeOfKey.find(key);
-            if (it == typeOfKey.end()) {
-                SegmentTypeName name{typeTexts[key.task], typeTexts[key.start], typeTexts[key.end]};
-                auto known = typeIds.find(name);
-                if (known == typeIds.end()) known = typeIds.emplace(std::move(name), nextUnknownType++).first;
-                it = typeOfKey.emplace(key, known->second).first;
-            }
-            e.segmentType = SegmentTypeId(it->second);
+            const auto [type, unknown] = typeOfKey.emplace(typeText(task), typeText(events.back().event), typeText(event),
+                                                           nextUnknownType);
+            if (unknown) ++nextUnknownType;
+            e.segmentType = SegmentTypeId(type);
             d.segmentNames.push_back(d.tasks[t] + ":" + *eventNames.back() + "->" + label(event));
             d.segmentTask.push_back(t);
             d.segmentStartHost.push_back(events.back().host.value);

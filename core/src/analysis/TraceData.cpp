@@ -121,21 +121,9 @@ void TraceDataBuilder::beginRequest(RequestId id, bool fromSpans) {
 void TraceDataBuilder::addLink(std::uint32_t fromEvent, std::uint32_t toEvent) { m_data.links.push_back({fromEvent, toEvent}); }
 
 SegmentTypeId TraceDataBuilder::segmentType(std::uint32_t task, std::uint32_t start, std::uint32_t end) {
-    // Packed key; label ids beyond 21 bits could collide, so a hit is verified and a miss searched.
-    const std::uint64_t key = (std::uint64_t(task) << 42) ^ (std::uint64_t(start) << 21) ^ end;
-    auto matches = [&](std::uint32_t i) {
-        const SegmentType& t = m_data.segmentTypes[i];
-        return t.task.value == task && t.startEvent.value == start && t.endEvent.value == end;
-    };
-    auto it = m_typeIndex.find(key);
-    if (it != m_typeIndex.end()) {
-        if (matches(it->second)) return SegmentTypeId(it->second);
-        for (std::uint32_t i = 0; i < m_data.segmentTypes.size(); ++i)
-            if (matches(i)) return SegmentTypeId(i);
-    }
-    const auto id = static_cast<std::uint32_t>(m_data.segmentTypes.size());
-    m_data.segmentTypes.push_back({LabelId(task), LabelId(start), LabelId(end)});
-    if (it == m_typeIndex.end()) m_typeIndex.emplace(key, id);
+    const auto next = static_cast<std::uint32_t>(m_data.segmentTypes.size());
+    const auto [id, fresh] = m_typeIndex.emplace(task, start, end, next);
+    if (fresh) m_data.segmentTypes.push_back({LabelId(task), LabelId(start), LabelId(end)});
     return SegmentTypeId(id);
 }
 

@@ -13,6 +13,7 @@
 #include "tracelight/base/Progress.h"
 #include "tracelight/base/Status.h"
 #include "tracelight/base/Time.h"
+#include "tracelight/base/TripleIndex.h"
 
 namespace tracelight {
 
@@ -129,7 +130,7 @@ private:
     bool m_hasLastHost = false;
     std::uint32_t m_lastHostLabel = 0;
     HostId m_lastHost;
-    std::unordered_map<std::uint64_t, std::uint32_t> m_typeIndex;
+    TripleIndex m_typeIndex;  // (task, start, end) -> segment type
     bool m_inRequest = false;
     std::uint32_t m_task = 0, m_previousEvent = 0;
     bool m_taskOpen = false;
