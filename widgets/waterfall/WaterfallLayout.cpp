@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace tracelight::widgets {
 
@@ -28,14 +27,37 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
 
     layout.rows.push_back({WaterfallRow::CriticalPath, QStringLiteral("Critical path"), -1, -1, {}});
     // Hosts in order of first appearance; under each, the tasks that run there in order of appearance.
-    // (host, task) pairs as one key, seen once each: a request with a million tasks on one host (a root with
-    // a million children) searched a list per segment, quadratic, minutes on the GUI thread.
+    // A task runs on one host or two (a span's call and its return on the caller's), so each task keeps
+    // its first two (host, row) pairs in place and only a third host goes to a map: a million tasks, three
+    // million segments, no hashing per segment (a list search per segment was quadratic, minutes for a
+    // root with a million children).
+    struct TaskRows {
+        int host[2] = {-1, -1};
+        int row[2] = {-1, -1};
+    };
+    std::vector<TaskRows> taskRows(d.tasks.size());
     auto key = [](int host, int task) { return (std::uint64_t(std::uint32_t(host)) << 32) | std::uint32_t(task); };
-    std::unordered_map<std::uint64_t, int> rowOf;
-    std::unordered_set<std::uint64_t> noted;
+    std::unordered_map<std::uint64_t, int> moreRows;  // (host, task) beyond a task's first two hosts -> row
+    // The row of (host, task), -1 until rows are made; `fresh` tells whether the pair is new.
+    auto rowSlot = [&](int host, int task, bool* fresh = nullptr) -> int& {
+        TaskRows& t = taskRows[static_cast<std::size_t>(task)];
+        for (int k = 0; k < 2; ++k) {
+            if (t.host[k] == host) return t.row[k];
+            if (t.host[k] < 0) {
+                t.host[k] = host;
+                if (fresh) *fresh = true;
+                return t.row[k];
+            }
+        }
+        auto [it, isNew] = moreRows.try_emplace(key(host, task), -1);
+        if (fresh) *fresh = isNew;
+        return it->second;
+    };
     std::vector<std::vector<int>> tasksOnHost(d.hosts.size());
     auto noteTask = [&](int host, int task) {
-        if (noted.insert(key(host, task)).second) tasksOnHost[static_cast<std::size_t>(host)].push_back(task);
+        bool fresh = false;
+        rowSlot(host, task, &fresh);
+        if (fresh) tasksOnHost[static_cast<std::size_t>(host)].push_back(task);
     };
     for (std::size_t s = 0; s < n; ++s) {
         noteTask(static_cast<int>(d.segmentStartHost[s]), static_cast<int>(d.segmentTask[s]));
@@ -45,7 +67,7 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
         if (tasksOnHost[h].empty()) continue;
         layout.rows.push_back({WaterfallRow::Host, QString::fromStdString(d.hosts[h]), static_cast<int>(h), -1, {}});
         for (int task : tasksOnHost[h]) {
-            rowOf[key(static_cast<int>(h), task)] = static_cast<int>(layout.rows.size());
+            rowSlot(static_cast<int>(h), task) = static_cast<int>(layout.rows.size());
             layout.rows.push_back({WaterfallRow::Task, QString::fromStdString(d.tasks[static_cast<std::size_t>(task)]),
                                    static_cast<int>(h), task, {}});
         }
@@ -54,8 +76,8 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
     layout.toRow.resize(n);
     for (std::size_t s = 0; s < n; ++s) {
         const int task = static_cast<int>(d.segmentTask[s]);
-        layout.fromRow[s] = rowOf[key(static_cast<int>(d.segmentStartHost[s]), task)];
-        layout.toRow[s] = rowOf[key(static_cast<int>(d.segmentEndHost[s]), task)];
+        layout.fromRow[s] = rowSlot(static_cast<int>(d.segmentStartHost[s]), task);
+        layout.toRow[s] = rowSlot(static_cast<int>(d.segmentEndHost[s]), task);
         if (d.segmentStartHost[s] == d.segmentEndHost[s]) layout.rows[static_cast<std::size_t>(layout.fromRow[s])].segments.push_back(static_cast<int>(s));
         else layout.networkByStart.push_back(static_cast<int>(s));
     }

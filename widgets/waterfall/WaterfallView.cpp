@@ -436,10 +436,17 @@ void WaterfallView::paintNetwork(QPainter& p) {
     p.save();
     p.setClipRect(QRect(plotLeft(), kAxisHeight, plotRight() - plotLeft() + 1, height() - kAxisHeight - kLegendHeight));
     p.setRenderHint(QPainter::Antialiasing, m_layout.networkByStart.size() < 5000);
+    // A line between two rows both above the view, or both below it, never enters it: with a million
+    // spans nearly every network segment is such a line.
+    const int top = kAxisHeight, bottom = height() - kLegendHeight;
     for (int s : m_layout.networkByStart) {
         const auto i = static_cast<std::size_t>(s);
         if (m_layout.startUs[i] > m_toUs) break;
         if (m_layout.endUs[i] < m_fromUs) continue;
+        const int fromTop = rowTop(m_layout.fromRow[i]), toTop = rowTop(m_layout.toRow[i]);
+        if ((fromTop + rowHeight(m_layout.fromRow[i]) < top && toTop + rowHeight(m_layout.toRow[i]) < top) ||
+            (fromTop > bottom && toTop > bottom))
+            continue;
         const QPointF a(xOf(m_layout.startUs[i]), rowTop(m_layout.fromRow[i]) + rowHeight(m_layout.fromRow[i]) / 2.0);
         const QPointF b(xOf(m_layout.endUs[i]), rowTop(m_layout.toRow[i]) + rowHeight(m_layout.toRow[i]) / 2.0);
         const bool critical = d.critical[i];
