@@ -477,9 +477,9 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     // adjusted clocks (each host's offset applied as it is read).
     const auto offsets = store.clockOffsets();
     const std::vector<EventRow> events = store.requestEvents(stored->id);
-    auto texts = std::make_shared<const std::unordered_map<std::uint32_t, std::string>>(requestLabels(store, events));
+    auto texts = std::make_shared<const LabelTexts>(requestLabels(store, events));
     out.labelTexts = texts;
-    auto label = [&](std::uint32_t id) -> std::string_view { return texts->at(id); };
+    auto label = [&](std::uint32_t id) { return texts->text(id); };
     std::int64_t previousTask = -1;
     std::uint32_t previousHost = 0, previousEvent = 0;
     TimeNs previousTs = 0;

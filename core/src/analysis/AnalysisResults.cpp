@@ -21,7 +21,7 @@ constexpr const char* kSegmentStats = "segment_stats";
 
 } // namespace
 
-std::unordered_map<std::uint32_t, std::string> requestLabels(const TraceStore& store, const std::vector<EventRow>& events) {
+LabelTexts requestLabels(const TraceStore& store, const std::vector<EventRow>& events) {
     // The distinct ids, marked in a bitmap over the id range (three ids per event: a million-span
     // trace gives nine million, which sorting took a tenth of `critical-path`'s time to reduce).
     std::uint32_t maxId = 0;
@@ -34,16 +34,10 @@ std::unordered_map<std::uint32_t, std::string> requestLabels(const TraceStore& s
                 used[id] = true;
                 ids.push_back(id);
             }
-    std::unordered_map<std::uint32_t, std::string> text;
-    text.reserve(ids.size());
-    constexpr std::size_t kOneByOne = 512;  // beyond, one scan of the labels table is cheaper than a query each
-    if (ids.size() <= kOneByOne) {
-        for (auto id : ids) text.emplace(id, store.label(LabelId(id)));
-        return text;
-    }
-    for (auto& [id, t] : store.labels())
-        if (id < used.size() && used[id]) text.emplace(id, std::move(t));
-    for (auto id : ids) text.try_emplace(id);  // a label the store lacks reads empty, as store.label gives
+    constexpr std::size_t kOneByOne = 512;  // beyond, one scan of the label tables is cheaper than a query each
+    if (ids.size() > kOneByOne) return store.labelTexts(used);
+    LabelTexts text(used.size());
+    for (auto id : ids) text.set(id, store.label(LabelId(id)));
     return text;
 }
 
@@ -138,7 +132,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     d.analysed = stored.has_value() && cachedResult && cachedResult->analysed;
     const std::vector<EventRow> rows = store.requestEvents(request);
     const auto text = requestLabels(store, rows);
-    auto label = [&](std::uint32_t id) -> const std::string& { return text.at(id); };
+    auto label = [&](std::uint32_t id) { return text.text(id); };
     // A label as a segment type names it (span data: its operation, without the occurrence number), each
     // distinct text numbered once: a million-span trace has three million segments but a handful of
     // operations. Segment types are then triples of those numbers: the stored model's types first, so
@@ -164,14 +158,14 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     auto typeText = [&](std::uint32_t id) {
         std::uint32_t& slot = typeTextOf[id];
         if (slot == kNone) {
-            const std::string& t = label(id);
-            slot = textNumber(fromSpans ? operationName(t) : std::string_view(t));
+            const std::string_view t = label(id);
+            slot = textNumber(fromSpans ? operationName(t) : t);
         }
         return slot;
     };
     std::vector<EventRecord> events;
     events.reserve(rows.size());
-    std::vector<const std::string*> eventNames;
+    std::vector<std::string_view> eventNames;
     eventNames.reserve(rows.size());
     std::vector<std::uint32_t> hostIndex(typeTextOf.size(), kNone), taskIndex(typeTextOf.size(), kNone);  // by label id
     ClockOffsets offsets;
@@ -181,14 +175,14 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         std::uint32_t& h = hostIndex[hostLabel];
         if (h == kNone) {
             h = static_cast<std::uint32_t>(d.hosts.size());
-            d.hosts.push_back(label(hostLabel));
+            d.hosts.emplace_back(label(hostLabel));
             const auto offset = offsetOfHost.find(hostLabel);
             offsets.offsetNs.push_back(offset == offsetOfHost.end() ? 0 : offset->second);
         }
         std::uint32_t& t = taskIndex[task];
         if (t == kNone) {
             t = static_cast<std::uint32_t>(d.tasks.size());
-            d.tasks.push_back(label(task));
+            d.tasks.emplace_back(label(task));
         }
         EventRecord e{task, event, HostId(h), SegmentTypeId(), row.localNs};
         if (!events.empty() && events.back().task == task) {
@@ -196,7 +190,9 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
                                                            nextUnknownType);
             if (unknown) ++nextUnknownType;
             e.segmentType = SegmentTypeId(type);
-            d.segmentNames.push_back(d.tasks[t] + ":" + *eventNames.back() + "->" + label(event));
+            std::string name = d.tasks[t];
+            name.append(":").append(eventNames.back()).append("->").append(label(event));
+            d.segmentNames.push_back(std::move(name));
             d.segmentTask.push_back(t);
             d.segmentStartHost.push_back(events.back().host.value);
             d.segmentEndHost.push_back(h);
@@ -204,7 +200,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
             d.localEndNs.push_back(e.localNs);
         }
         events.push_back(e);
-        eventNames.push_back(&label(event));
+        eventNames.push_back(label(event));
     }
     // Rows come in (task, ord) order and each became the event of the same index: a link's ends are found
     // by binary search.

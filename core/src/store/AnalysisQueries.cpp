@@ -44,23 +44,39 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> TraceStore::labelOccurrence
     return out;
 }
 
+void TraceStore::forEachLabel(const std::vector<bool>* wanted, const std::function<void(std::uint32_t, std::string_view)>& f) const {
+    auto isWanted = [&](std::int64_t id) {
+        return !wanted || (id >= 0 && static_cast<std::uint64_t>(id) < wanted->size() && (*wanted)[static_cast<std::size_t>(id)]);
+    };
+    // Names first (a few thousand at most), kept for the occurrences that are spelt from them ("name#k").
+    std::unordered_map<std::uint32_t, std::string> names;
+    sqlite::Statement q(m_db, "SELECT id, text FROM labels");
+    while (q.step() == SQLITE_ROW) {
+        const auto id = static_cast<std::uint32_t>(q.int64(0));
+        if (isWanted(id)) f(id, q.text(1));
+        names.emplace(id, std::string(q.text(1)));
+    }
+    sqlite::Statement occurrences(m_db, "SELECT id, name_id, occurrence FROM label_occurrences ORDER BY id");
+    std::string text;
+    while (occurrences.step() == SQLITE_ROW) {
+        const std::int64_t id = occurrences.int64(0);
+        if (!isWanted(id)) continue;
+        auto name = names.find(static_cast<std::uint32_t>(occurrences.int64(1)));
+        if (name == names.end()) continue;
+        assignOccurrenceName(text, name->second, static_cast<std::uint32_t>(occurrences.int64(2)));
+        f(static_cast<std::uint32_t>(id), text);
+    }
+}
+
 std::vector<std::pair<std::uint32_t, std::string>> TraceStore::labels() const {
     std::vector<std::pair<std::uint32_t, std::string>> out;
-    sqlite::Statement q(m_db, "SELECT id, text FROM labels");
-    while (q.step() == SQLITE_ROW) out.emplace_back(static_cast<std::uint32_t>(q.int64(0)), std::string(q.text(1)));
-    // Occurrences spelt "name#k" (their names are text labels, so in `out` already).
-    std::unordered_map<std::uint32_t, std::size_t> position;
-    sqlite::Statement occurrences(m_db, "SELECT id, name_id, occurrence FROM label_occurrences ORDER BY id");
-    for (bool first = true; occurrences.step() == SQLITE_ROW;) {
-        if (first) {
-            for (std::size_t i = 0; i < out.size(); ++i) position.emplace(out[i].first, i);
-            first = false;
-        }
-        auto name = position.find(static_cast<std::uint32_t>(occurrences.int64(1)));
-        if (name == position.end()) continue;
-        out.emplace_back(static_cast<std::uint32_t>(occurrences.int64(0)),
-                         occurrenceName(out[name->second].second, static_cast<std::uint32_t>(occurrences.int64(2))));
-    }
+    forEachLabel(nullptr, [&](std::uint32_t id, std::string_view text) { out.emplace_back(id, std::string(text)); });
+    return out;
+}
+
+LabelTexts TraceStore::labelTexts(const std::vector<bool>& wanted) const {
+    LabelTexts out(wanted.size());
+    forEachLabel(&wanted, [&](std::uint32_t id, std::string_view text) { out.set(id, text); });
     return out;
 }
 

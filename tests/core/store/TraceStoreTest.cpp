@@ -590,3 +590,48 @@ TEST(TraceStore, ImportsAgainAndAgainThroughOneConnection) {
     EXPECT_EQ(info->events, imported * 4);
     EXPECT_EQ(info->periods.size(), 3u);
 }
+
+namespace tracelight {
+namespace {
+
+TEST(TraceStore, LabelTextsSpellTheWantedLabelsAsLabelsDoes) {
+    // Three calls of one operation: occurrence labels "…#2", "…#3" beside plain ones.
+    test::ScratchDir dir;
+    {
+        std::ofstream f(dir.file("t.json"));
+        f << R"([{"traceId":"a1","id":"1","name":"get","timestamp":1000,"duration":900,"localEndpoint":{"serviceName":"front"}},)"
+             R"({"traceId":"a1","id":"2","parentId":"1","name":"query","timestamp":1100,"duration":100,"localEndpoint":{"serviceName":"front"}},)"
+             R"({"traceId":"a1","id":"3","parentId":"1","name":"query","timestamp":1300,"duration":100,"localEndpoint":{"serviceName":"front"}},)"
+             R"({"traceId":"a1","id":"4","parentId":"1","name":"query","timestamp":1500,"duration":100,"localEndpoint":{"serviceName":"front"}}])";
+    }
+    auto store = TraceStore::open(dir.file("t.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    ImportOptions import;
+    import.inputs = {dir.file("t.json")};
+    ASSERT_TRUE(importTraces(*store.value(), import));
+    const auto all = store.value()->labels();
+    std::uint32_t end = 0;
+    for (const auto& [id, text] : all) end = std::max(end, id + 1);
+    ASSERT_GT(end, 0u);
+    // Every other id wanted, and one id past the last.
+    std::vector<bool> wanted(end + 1, false);
+    for (std::uint32_t id = 0; id <= end; id += 2) wanted[id] = true;
+    const LabelTexts texts = store.value()->labelTexts(wanted);
+    std::size_t occurrences = 0, checked = 0;
+    for (const auto& [id, text] : all) {
+        if (text.find('#') != std::string::npos) ++occurrences;
+        if (wanted[id]) {
+            EXPECT_EQ(texts.text(id), text) << id;
+            ++checked;
+        } else {
+            EXPECT_EQ(texts.text(id), "") << id;
+        }
+    }
+    EXPECT_GE(occurrences, 2u);
+    EXPECT_GT(checked, 2u);
+    EXPECT_EQ(texts.text(end), "");
+    EXPECT_EQ(texts.text(end + 100), "");
+}
+
+} // namespace
+} // namespace tracelight

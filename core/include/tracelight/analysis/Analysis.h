@@ -16,6 +16,7 @@
 #include "tracelight/base/Progress.h"
 #include "tracelight/base/Status.h"
 #include "tracelight/analysis/TraceData.h"
+#include "tracelight/store/LabelTexts.h"
 
 namespace tracelight {
 
@@ -97,7 +98,7 @@ struct RequestAnalysis {
     TimeNs latencyNs = 0;
     TimeNs blindNs = 0;
     std::vector<RequestSegment> segments;
-    std::shared_ptr<const std::unordered_map<std::uint32_t, std::string>> labelTexts;  // what the segments' names view
+    std::shared_ptr<const LabelTexts> labelTexts;  // what the segments' names view
     std::vector<std::uint32_t> criticalPath;  // indices into segments
     std::vector<BlindInterval> blind;         // start relative to the request's first event
 };

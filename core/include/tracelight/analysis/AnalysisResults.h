@@ -13,6 +13,7 @@
 #include "tracelight/analysis/RequestDag.h"
 #include "tracelight/base/Progress.h"
 #include "tracelight/base/Status.h"
+#include "tracelight/store/LabelTexts.h"
 
 namespace tracelight {
 
@@ -74,7 +75,7 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* ca
 
 // The text of every label (task, event, host) the events use: one query each for a small request, one
 // scan of the labels for a large one (a trace of 100,000 spans uses some 200,000 labels).
-std::unordered_map<std::uint32_t, std::string> requestLabels(const TraceStore& store, const std::vector<EventRow>& events);
+LabelTexts requestLabels(const TraceStore& store, const std::vector<EventRow>& events);
 
 // A segment type by its labels' text (operation names for span data: their labels may not be in the store).
 struct SegmentTypeName {

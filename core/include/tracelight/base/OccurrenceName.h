@@ -8,9 +8,15 @@
 
 namespace tracelight {
 
-inline std::string occurrenceName(std::string_view name, std::uint32_t occurrence) {
-    std::string text(name);
+// Into a buffer the caller reuses, for the store's millions of occurrences.
+inline void assignOccurrenceName(std::string& text, std::string_view name, std::uint32_t occurrence) {
+    text.assign(name);
     if (occurrence > 1) text.append("#").append(std::to_string(occurrence));
+}
+
+inline std::string occurrenceName(std::string_view name, std::uint32_t occurrence) {
+    std::string text;
+    assignOccurrenceName(text, name, occurrence);
     return text;
 }
 

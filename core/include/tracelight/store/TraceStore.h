@@ -13,6 +13,7 @@
 #include "tracelight/base/Ids.h"
 #include "tracelight/base/Status.h"
 #include "tracelight/base/Time.h"
+#include "tracelight/store/LabelTexts.h"
 #include "tracelight/store/SpanRecords.h"
 
 struct sqlite3;
@@ -159,6 +160,11 @@ public:
     // Each occurrence label ("name#k", see OccurrenceName.h) with the label of its name, in id order.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> labelOccurrences() const;
     std::vector<std::pair<std::uint32_t, std::string>> labels() const;  // (id, text), every label
+    // The texts of the labels whose ids are set in `wanted` (occurrences spelt "name#k"), in one read of
+    // the label tables.
+    LabelTexts labelTexts(const std::vector<bool>& wanted) const;
+    // Each label (`wanted`: only those) with its text, names before occurrences.
+    void forEachLabel(const std::vector<bool>* wanted, const std::function<void(std::uint32_t, std::string_view)>& f) const;
     std::optional<std::string> requestName(RequestId request) const;
     // Every event in (request, task, ord) order, in one scan; f returns false to stop (cancel).
     Status scanEvents(const std::function<bool(const EventRow&)>& f) const;
