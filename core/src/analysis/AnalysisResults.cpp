@@ -168,6 +168,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     std::vector<std::string_view> eventNames;
     eventNames.reserve(rows.size());
     std::vector<std::uint32_t> hostIndex(typeTextOf.size(), kNone), taskIndex(typeTextOf.size(), kNone);  // by label id
+    std::vector<std::uint32_t> taskFirstRow;  // by index into d.tasks
     ClockOffsets offsets;
     std::uint32_t nextUnknownType = static_cast<std::uint32_t>(model.typeCount());
     for (const EventRow& row : rows) {
@@ -183,6 +184,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         if (t == kNone) {
             t = static_cast<std::uint32_t>(d.tasks.size());
             d.tasks.emplace_back(label(task));
+            taskFirstRow.push_back(static_cast<std::uint32_t>(events.size()));
         }
         EventRecord e{task, event, HostId(h), SegmentTypeId(), row.localNs};
         if (!events.empty() && events.back().task == task) {
@@ -202,14 +204,19 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         events.push_back(e);
         eventNames.push_back(label(event));
     }
-    // Rows come in (task, ord) order and each became the event of the same index: a link's ends are found
-    // by binary search.
+    // Rows come in (task, ord) order and each became the event of the same index, so a task's events are
+    // one run: a link's end is found in its task's run, first where its position says (positions are
+    // usually consecutive), else by binary search.
     auto eventAt = [&](std::uint32_t task, std::int64_t ord) -> std::optional<std::uint32_t> {
-        auto it = std::lower_bound(rows.begin(), rows.end(), std::pair{task, ord},
-                                   [](const EventRow& r, const std::pair<std::uint32_t, std::int64_t>& k) {
-                                       return r.task != k.first ? r.task < k.first : r.ord < k.second;
-                                   });
-        if (it == rows.end() || it->task != task || it->ord != ord) return std::nullopt;
+        if (task >= taskIndex.size() || taskIndex[task] == kNone) return std::nullopt;
+        const std::uint32_t t = taskIndex[task];
+        const std::size_t begin = taskFirstRow[t], end = t + 1 < taskFirstRow.size() ? taskFirstRow[t + 1] : rows.size();
+        const std::int64_t step = ord - rows[begin].ord;
+        if (step >= 0 && static_cast<std::uint64_t>(step) < end - begin && rows[begin + static_cast<std::size_t>(step)].ord == ord)
+            return static_cast<std::uint32_t>(begin + static_cast<std::size_t>(step));
+        auto it = std::lower_bound(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end), ord,
+                                   [](const EventRow& r, std::int64_t k) { return r.ord < k; });
+        if (it == rows.begin() + static_cast<std::ptrdiff_t>(end) || it->ord != ord) return std::nullopt;
         return static_cast<std::uint32_t>(it - rows.begin());
     };
     std::vector<EventLink> links;
@@ -222,13 +229,15 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     RequestPass pass(model);
     if (!d.analysed) {
         // Nothing cached: everything from the one pass, on local clocks and task order.
-        RequestPassResult result = pass.run(events, offsets, links);
+        pass.run(events, offsets, links);
+        RequestPassResult result = pass.takeResult();
         d.dag = std::move(result.dag);
         d.criticalPath = std::move(result.criticalPath);
         d.slackNs = std::move(result.slack);
     } else {
         // The cached result, through the CLI's decoder; the pass builds only the graph, for drawing.
-        d.dag = pass.graph(events, offsets, links);
+        pass.graph(events, offsets, links);
+        d.dag = std::move(pass.takeResult().dag);
         auto cached = decodeCachedResult(store, d.name, cachedResult->data, d.dag.segments.size());
         if (!cached) return cached.status();
         d.slackNs = std::move(cached->slackNs);

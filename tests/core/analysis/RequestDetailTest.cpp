@@ -118,3 +118,47 @@ TEST(RequestDetail, CancelledLoadSaysCancelled) {
     ASSERT_FALSE(graph);
     EXPECT_EQ(graph.message(), "cancelled");
 }
+
+TEST(RequestDetail, EveryStoredLinkIsALinkEdgeOfTheGraph) {
+    // The detail finds a link's ends among the request's events by (task, position); here they are found by
+    // brute force, and each link between a segment's end and a later segment's start must be a Link edge.
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("links.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    const std::string jaeger = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/";
+    if (!std::filesystem::is_directory(jaeger)) GTEST_SKIP() << "no " << jaeger << " beside this checkout";
+    ImportOptions import;
+    import.inputs = {jaeger + "TraceFlamegraph__testTrace.json", jaeger + "TraceTimelineViewer__genaiTestTrace.json"};
+    ASSERT_TRUE(importTraces(*store.value(), import));
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto table = loadRequestTable(*store.value());
+    ASSERT_TRUE(table);
+    std::size_t checked = 0;
+    for (const RequestId id : table->ids) {
+        const auto rows = store.value()->requestEvents(id);
+        auto detail = loadRequestDetail(*store.value(), id);
+        ASSERT_TRUE(detail) << detail.message();
+        const RequestDag& dag = detail->dag;
+        // Segment k ends at the event of row endRow[k] (an event following one of its own task).
+        std::vector<int> segmentEndingAt(rows.size(), -1);
+        for (std::size_t r = 1, k = 0; r < rows.size(); ++r)
+            if (rows[r].task == rows[r - 1].task) segmentEndingAt[r] = static_cast<int>(k++);
+        auto rowOf = [&](std::uint32_t task, std::int64_t ord) {
+            for (std::size_t r = 0; r < rows.size(); ++r)
+                if (rows[r].task == task && rows[r].ord == ord) return static_cast<int>(r);
+            return -1;
+        };
+        for (const LinkRow& l : store.value()->causalLinks(id)) {
+            const int a = rowOf(l.fromTask, l.fromOrd), b = rowOf(l.toTask, l.toOrd);
+            if (a < 0 || b < 0 || static_cast<std::size_t>(b) + 1 >= rows.size()) continue;
+            const int from = segmentEndingAt[static_cast<std::size_t>(a)], to = segmentEndingAt[static_cast<std::size_t>(b) + 1];
+            if (from < 0 || to < 0 || dag.segments[from].endNs > dag.segments[to].startNs) continue;
+            const bool present = std::any_of(dag.edges.begin(), dag.edges.end(), [&](const DagEdge& e) {
+                return e.from == static_cast<std::uint32_t>(from) && e.to == static_cast<std::uint32_t>(to) && e.kind == EdgeKind::Link;
+            });
+            EXPECT_TRUE(present) << "request " << id.value << ": link " << from << " -> " << to;
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 10u);
+}

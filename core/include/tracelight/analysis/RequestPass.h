@@ -4,6 +4,7 @@
 // One RequestPass per thread; it reuses its memory from request to request.
 #include <span>
 #include <chrono>
+#include <utility>
 #include <vector>
 
 #include "tracelight/analysis/CriticalPath.h"
@@ -38,6 +39,9 @@ public:
     const RequestPassResult& run(std::span<const EventRecord> events, const ClockOffsets& offsets,
                                  std::span<const EventLink> links = {});
     const RequestPassResult& result() const { return m_result; }
+    // The last result moved out, for a caller that keeps one request's (a million-span graph is not
+    // copied); the pass's next run starts from empty buffers.
+    RequestPassResult takeResult() { return std::move(m_result); }
     const RequestPassTimes& times() const { return m_times; }
 
 private:
