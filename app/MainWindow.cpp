@@ -255,11 +255,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             out += e.from == s;
         }
         m_statusText->setText(tr("%1: %2, %3 · %4 dependencies in, %5 out")
-                                  .arg(QString::fromStdString(d->segmentNames[s]), widgets::formatDurationNs(d->dag.segments[s].durationNs()),
+                                  .arg(QString::fromStdString(d->segmentName(s)), widgets::formatDurationNs(d->dag.segments[s].durationNs()),
                                        d->critical[s] ? tr("critical") : tr("slack %1").arg(widgets::formatDurationNs(d->slackNs[s])))
                                   .arg(in)
                                   .arg(out));
-        m_model->selectType(QString::fromStdString(d->segmentNames[s]));
+        m_model->selectType(QString::fromStdString(d->segmentName(s)));
     });
     connect(m_model, &widgets::ModelOverview::requestActivated, this, [this](const QString& name) {
         selectRequestByName(name);

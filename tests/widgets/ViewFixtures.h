@@ -34,7 +34,7 @@ inline std::shared_ptr<RequestDetail> makeDetail(const std::vector<std::string>&
         const auto task = static_cast<std::uint32_t>(taskIt - d->tasks.begin());
         const TimeNs start = usToNs(s.startUs), end = usToNs(s.endUs);
         d->dag.segments.push_back({SegmentTypeId(static_cast<std::uint32_t>(i)), start, end, task, s.startHost != s.endHost});
-        d->segmentNames.push_back(std::string(s.task) + ":" + s.start + "->" + s.end);
+        d->nameSegmentEvents(s.start, s.end);
         d->segmentTask.push_back(task);
         d->segmentStartHost.push_back(static_cast<std::uint32_t>(s.startHost));
         d->segmentEndHost.push_back(static_cast<std::uint32_t>(s.endHost));

@@ -183,7 +183,7 @@ int WaterfallView::segmentAt(const QPoint& pos) const {
 QString WaterfallView::tooltipFor(int s) const {
     const auto i = static_cast<std::size_t>(s);
     const RequestDetail& d = *m_detail;
-    QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(d.segmentNames[i]).toHtmlEscaped());
+    QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(d.segmentName(i)).toHtmlEscaped());
     text += tr("duration %1").arg(formatDuration(m_layout.endUs[i] - m_layout.startUs[i]));
     text += d.critical[i] ? tr(" · <b>on the critical path</b>") : tr(" · slack %1").arg(formatDurationNs(d.slackNs[i]));
     text += QStringLiteral("<br>");
@@ -414,8 +414,8 @@ void WaterfallView::paintRows(QPainter& p) {
             p.fillRect(bar, fill);
             p.setPen(critical ? palette::criticalOutline() : fill.darker(140));
             p.drawRect(bar.adjusted(0, 0, -0.5, -0.5));
-            const QString name = row.kind == WaterfallRow::CriticalPath ? QString::fromStdString(d.segmentNames[s])
-                                                                        : QString::fromStdString(d.segmentNames[s]).section(':', 1);
+            const QString name = row.kind == WaterfallRow::CriticalPath ? QString::fromStdString(d.segmentName(s))
+                                                                        : QString::fromStdString(d.segmentEvents(s));  // the lane names the task
             if (bar.width() > 30) {
                 p.setPen(critical ? Qt::white : Qt::black);
                 const QRectF textRect = bar.intersected(QRectF(plotLeft(), bar.top(), plotRight() - plotLeft(), bar.height())).adjusted(3, 0, -2, 0);

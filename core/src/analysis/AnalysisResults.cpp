@@ -131,7 +131,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     const auto cachedResult = store.requestResult(d.name);
     d.analysed = stored.has_value() && cachedResult && cachedResult->analysed;
     const std::vector<EventRow> rows = store.requestEvents(request);
-    const auto text = requestLabels(store, rows);
+    auto text = requestLabels(store, rows);
     auto label = [&](std::uint32_t id) { return text.text(id); };
     // A label as a segment type names it (span data: its operation, without the occurrence number), each
     // distinct text numbered once: a million-span trace has three million segments but a handful of
@@ -165,8 +165,6 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     };
     std::vector<EventRecord> events;
     events.reserve(rows.size());
-    std::vector<std::string_view> eventNames;
-    eventNames.reserve(rows.size());
     std::vector<std::uint32_t> hostIndex(typeTextOf.size(), kNone), taskIndex(typeTextOf.size(), kNone);  // by label id
     std::vector<std::uint32_t> taskFirstRow;  // by index into d.tasks
     ClockOffsets offsets;
@@ -192,9 +190,8 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
                                                            nextUnknownType);
             if (unknown) ++nextUnknownType;
             e.segmentType = SegmentTypeId(type);
-            std::string name = d.tasks[t];
-            name.append(":").append(eventNames.back()).append("->").append(label(event));
-            d.segmentNames.push_back(std::move(name));
+            d.segmentStartEvent.push_back(events.back().event);
+            d.segmentEndEvent.push_back(event);
             d.segmentTask.push_back(t);
             d.segmentStartHost.push_back(events.back().host.value);
             d.segmentEndHost.push_back(h);
@@ -202,7 +199,6 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
             d.localEndNs.push_back(e.localNs);
         }
         events.push_back(e);
-        eventNames.push_back(label(event));
     }
     // Rows come in (task, ord) order and each became the event of the same index, so a task's events are
     // one run: a link's end is found in its task's run, first where its position says (positions are
@@ -249,7 +245,26 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     }
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;
+    d.eventTexts = std::move(text);
     return d;
+}
+
+std::string RequestDetail::segmentName(std::size_t segment) const {
+    return tasks[segmentTask[segment]] + ":" + segmentEvents(segment);
+}
+
+std::string RequestDetail::segmentEvents(std::size_t segment) const {
+    std::string name(eventTexts.text(segmentStartEvent[segment]));
+    name.append("->").append(eventTexts.text(segmentEndEvent[segment]));
+    return name;
+}
+
+void RequestDetail::nameSegmentEvents(std::string_view start, std::string_view end) {
+    const auto id = static_cast<std::uint32_t>(eventTexts.idEnd());
+    eventTexts.set(id, start);
+    eventTexts.set(id + 1, end);
+    segmentStartEvent.push_back(id);
+    segmentEndEvent.push_back(id + 1);
 }
 
 Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* cancel) {

@@ -69,7 +69,7 @@ TEST(AnalysisStore, RequestDetailAgreesWithTheCachedResult) {
         EXPECT_EQ(detail->criticalPath.latencyNs, cached->latencyNs);
         for (std::size_t s = 0; s < cached->segments.size(); ++s) {
             EXPECT_EQ(detail->slackNs[s], cached->segments[s].slackNs);
-            EXPECT_EQ(detail->segmentNames[s], std::string(cached->segments[s].task) + ":" + std::string(cached->segments[s].startEvent) + "->" + std::string(cached->segments[s].endEvent));
+            EXPECT_EQ(detail->segmentName(s), std::string(cached->segments[s].task) + ":" + std::string(cached->segments[s].startEvent) + "->" + std::string(cached->segments[s].endEvent));
             // Local clocks differ from adjusted ones by the host's offset, never by the duration of a same-host segment.
             if (detail->segmentStartHost[s] == detail->segmentEndHost[s]) {
                 EXPECT_EQ(detail->localEndNs[s] - detail->localStartNs[s], detail->dag.segments[s].durationNs());

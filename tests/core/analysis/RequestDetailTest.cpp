@@ -39,7 +39,7 @@ void expectSameAsCli(const TraceStore& store, const std::string& name) {
     ASSERT_EQ(d.dag.segments.size(), cli->segments.size());
     for (std::size_t s = 0; s < cli->segments.size(); ++s) {
         const auto& seg = cli->segments[s];
-        ASSERT_EQ(d.segmentNames[s], std::string(seg.task) + ":" + std::string(seg.startEvent) + "->" + std::string(seg.endEvent)) << s;
+        ASSERT_EQ(d.segmentName(s), std::string(seg.task) + ":" + std::string(seg.startEvent) + "->" + std::string(seg.endEvent)) << s;
         EXPECT_EQ(d.slackNs[s], seg.slackNs) << s;
         EXPECT_EQ(d.dag.segments[s].startNs - d.dag.startNs, seg.startNs) << s;
         EXPECT_EQ(d.dag.segments[s].durationNs(), seg.durationNs) << s;

@@ -127,7 +127,7 @@ TEST(WaterfallLayout, ATaskPerChildOnOneHost) {
     for (int k = 0; k < kTasks; ++k) {
         d.tasks.push_back("child#" + std::to_string(k + 1));
         d.dag.segments.push_back({SegmentTypeId(0), TimeNs(k) * 1000, TimeNs(k + 1) * 1000, static_cast<std::uint32_t>(k), false});
-        d.segmentNames.push_back("child:start->end");
+        d.nameSegmentEvents("start", "end");
         d.segmentTask.push_back(static_cast<std::uint32_t>(k));
         d.segmentStartHost.push_back(0);
         d.segmentEndHost.push_back(0);

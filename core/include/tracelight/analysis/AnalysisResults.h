@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <unordered_map>
 #include <vector>
@@ -28,7 +29,14 @@ struct RequestDetail {
     std::vector<std::string> hosts;        // names, in order of first appearance
     std::vector<std::string> tasks;
     RequestDag dag;                        // adjusted clocks
-    std::vector<std::string> segmentNames; // "task:START->END"
+    // A segment's events as label ids into eventTexts: a million-span trace has three million segments,
+    // and a name string each cost more than the rest of the detail.
+    LabelTexts eventTexts;
+    std::vector<std::uint32_t> segmentStartEvent, segmentEndEvent;
+    std::string segmentName(std::size_t segment) const;  // "task:START->END"
+    std::string segmentEvents(std::size_t segment) const;  // "START->END"
+    // For a request built by hand (the views' tests): the next segment's two event names.
+    void nameSegmentEvents(std::string_view start, std::string_view end);
     std::vector<std::uint32_t> segmentTask;       // index into tasks
     std::vector<std::uint32_t> segmentStartHost;  // index into hosts
     std::vector<std::uint32_t> segmentEndHost;

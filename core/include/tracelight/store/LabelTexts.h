@@ -31,7 +31,7 @@ public:
         m_chars.append(text);
     }
 
-    void reserveChars(std::size_t n) { m_chars.reserve(n); }
+    std::size_t idEnd() const { return m_size.size(); }  // one past the highest id set
 
 private:
     std::string m_chars;
