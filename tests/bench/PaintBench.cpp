@@ -1,5 +1,7 @@
 // Paint time of the views (not run by CTest): the waterfall at 50,000 segments, the graph at 300 nodes,
-// the flame graph at 100,000 frames (beside a bare QPainter filling as many rectangles).
+// the flame graph at 100,000 frames (beside a bare QPainter filling as many rectangles). With
+// TRACELIGHT_BENCH_TRACE_DB set to an analysed database, the waterfall of its slowest request: opened
+// (detail, layout, first frame) and one frame, beside a bare SQLite scan of that request's events.
 // Run: tracelight_paint_bench
 #include <benchmark/benchmark.h>
 
@@ -8,12 +10,17 @@
 
 #include "../widgets/ViewFixtures.h"
 #include <QPainter>
+#include <cstdlib>
 #include <random>
+#include <sqlite3.h>
 
 #include "graph/GraphView.h"
 #include "profile/FlameGraphView.h"
 #include "plots/SlackScatter.h"
 #include "waterfall/WaterfallView.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/store/RequestTable.h"
+#include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
 
@@ -35,6 +42,97 @@ void BM_WaterfallLayout50k(benchmark::State& state) {
     for (auto _ : state) benchmark::DoNotOptimize(widgets::WaterfallLayout::build(*detail, false));
 }
 BENCHMARK(BM_WaterfallLayout50k)->Unit(benchmark::kMillisecond);
+
+// The slowest request of TRACELIGHT_BENCH_TRACE_DB (a million-span trace: issue 15's waterfall in 2 s).
+struct BenchTrace {
+    std::unique_ptr<TraceStore> store;
+    RequestId request;
+};
+
+BenchTrace benchTrace(benchmark::State& state) {
+    const char* path = std::getenv("TRACELIGHT_BENCH_TRACE_DB");
+    if (!path) {
+        state.SkipWithError("set TRACELIGHT_BENCH_TRACE_DB to an analysed database");
+        return {};
+    }
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+    if (!store) {
+        state.SkipWithError(store.message().c_str());
+        return {};
+    }
+    auto table = loadRequestTable(*store.value());
+    if (!table || table->size() == 0) {
+        state.SkipWithError("no requests");
+        return {};
+    }
+    const RequestId id = table->ids[sortedOrder(table.value(), RequestColumn::Latency, true)[0]];
+    return {std::move(store.value()), id};
+}
+
+void BM_BareRequestEventScan(benchmark::State& state) {
+    auto trace = benchTrace(state);
+    if (!trace.store) return;
+    std::int64_t rows = 0;
+    for (auto _ : state) {
+        sqlite3* db = nullptr;
+        sqlite3_open_v2(trace.store->path().c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+        sqlite3_stmt* q = nullptr;
+        sqlite3_prepare_v2(db, "SELECT task_id, ord, event_id, host_id, ts_ns FROM events WHERE request_id=?1 ORDER BY task_id, ord", -1,
+                           &q, nullptr);
+        sqlite3_bind_int64(q, 1, trace.request.value);
+        std::int64_t sum = 0;
+        rows = 0;
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            sum += sqlite3_column_int64(q, 0) + sqlite3_column_int64(q, 1) + sqlite3_column_int64(q, 2) +
+                   sqlite3_column_int64(q, 3) + sqlite3_column_int64(q, 4);
+            ++rows;
+        }
+        benchmark::DoNotOptimize(sum);
+        sqlite3_finalize(q);
+        sqlite3_close(db);
+    }
+    state.counters["events"] = static_cast<double>(rows);
+}
+BENCHMARK(BM_BareRequestEventScan)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_WaterfallOpen(benchmark::State& state) {
+    auto trace = benchTrace(state);
+    if (!trace.store) return;
+    QImage image(QSize(1400, 800), QImage::Format_ARGB32_Premultiplied);
+    std::size_t segments = 0;
+    std::vector<std::unique_ptr<widgets::WaterfallView>> opened;  // freed after timing: freeing is not opening
+    for (auto _ : state) {
+        auto detail = loadRequestDetail(*trace.store, trace.request);
+        if (!detail) {
+            state.SkipWithError(detail.message().c_str());
+            return;
+        }
+        segments = detail->dag.segments.size();
+        auto& view = opened.emplace_back(std::make_unique<widgets::WaterfallView>());
+        view->resize(image.size());
+        view->setRequest(std::make_shared<const RequestDetail>(std::move(detail.value())));
+        view->render(&image);
+    }
+    state.counters["segments"] = static_cast<double>(segments);
+}
+BENCHMARK(BM_WaterfallOpen)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_WaterfallFrame(benchmark::State& state) {
+    auto trace = benchTrace(state);
+    if (!trace.store) return;
+    auto detail = loadRequestDetail(*trace.store, trace.request);
+    if (!detail) {
+        state.SkipWithError(detail.message().c_str());
+        return;
+    }
+    widgets::WaterfallView view;
+    view.resize(1400, 800);
+    view.setRequest(std::make_shared<const RequestDetail>(std::move(detail.value())));
+    QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
+    for (auto _ : state) view.render(&image);
+    state.counters["marks"] = view.lastPaintStats().bars + view.lastPaintStats().foldedMarks;
+}
+BENCHMARK(BM_WaterfallFrame)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // A profile of 100,000 frames: 100 top frames of 999 children each, random times (children within their parent).
 std::shared_ptr<const ProfileSet> makeProfile(std::size_t tops, std::size_t children) {

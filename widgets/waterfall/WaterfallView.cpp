@@ -52,24 +52,22 @@ void WaterfallView::relayout() {
     m_layout = m_detail ? WaterfallLayout::build(*m_detail, m_local) : WaterfallLayout{};
     m_rowY.clear();
     int y = 0;
-    for (std::size_t r = 0; r < m_layout.rows.size(); ++r) {
+    for (const WaterfallRow& row : m_layout.rows) {
         m_rowY.push_back(y);
-        y += rowHeight(static_cast<int>(r));
+        y += row.kind == WaterfallRow::CriticalPath ? kCriticalRow + 6 : row.kind == WaterfallRow::Host ? kHostRow : kTaskRow;
     }
+    m_rowY.push_back(y);  // the content's bottom
     updateScrollBar();
     update();
 }
 
+// From the tops alone: a paint over a million rows touches one array, not each row's record.
 int WaterfallView::rowHeight(int row) const {
-    switch (m_layout.rows[static_cast<std::size_t>(row)].kind) {
-    case WaterfallRow::CriticalPath: return kCriticalRow + 6;
-    case WaterfallRow::Host: return kHostRow;
-    default: return kTaskRow;
-    }
+    return m_rowY[static_cast<std::size_t>(row) + 1] - m_rowY[static_cast<std::size_t>(row)];
 }
 
 int WaterfallView::contentHeight() const {
-    return m_rowY.empty() ? 0 : m_rowY.back() + rowHeight(static_cast<int>(m_rowY.size()) - 1);
+    return m_rowY.empty() ? 0 : m_rowY.back();
 }
 
 int WaterfallView::plotRight() const { return width() - (m_scroll->isVisible() ? m_scroll->width() : 0) - 8; }
@@ -91,9 +89,8 @@ int WaterfallView::rowAtY(int y) const {
     if (y < kAxisHeight || y > height() - kLegendHeight) return -1;
     const int contentY = y - kAxisHeight + m_scroll->value();
     auto it = std::upper_bound(m_rowY.begin(), m_rowY.end(), contentY);
-    if (it == m_rowY.begin()) return -1;
-    const int row = static_cast<int>(it - m_rowY.begin()) - 1;
-    return contentY < m_rowY[static_cast<std::size_t>(row)] + rowHeight(row) ? row : -1;
+    if (it == m_rowY.begin() || it == m_rowY.end()) return -1;
+    return static_cast<int>(it - m_rowY.begin()) - 1;
 }
 
 double WaterfallView::xOf(double us) const {
@@ -170,6 +167,7 @@ int WaterfallView::segmentAt(const QPoint& pos) const {
         if (m_layout.endUs[i] < t - tolerance) continue;
         const QPointF a(xOf(m_layout.startUs[i]), rowTop(m_layout.fromRow[i]) + rowHeight(m_layout.fromRow[i]) / 2.0);
         const QPointF b(xOf(m_layout.endUs[i]), rowTop(m_layout.toRow[i]) + rowHeight(m_layout.toRow[i]) / 2.0);
+        if (pos.y() < std::min(a.y(), b.y()) - bestDistance || pos.y() > std::max(a.y(), b.y()) + bestDistance) continue;
         const QPointF ab = b - a, ap = QPointF(pos) - a;
         const double len2 = QPointF::dotProduct(ab, ab);
         const double u = len2 > 0 ? std::clamp(QPointF::dotProduct(ap, ab) / len2, 0.0, 1.0) : 0.0;
@@ -330,10 +328,14 @@ void WaterfallView::paintRows(QPainter& p) {
     p.setPen(QColor(0, 0, 0, 18));
     for (double t = std::ceil(m_fromUs / step) * step; t <= m_toUs; t += step) p.drawLine(QPointF(xOf(t), top), QPointF(xOf(t), bottom));
 
-    for (std::size_t r = 0; r < m_layout.rows.size(); ++r) {
+    // The rows in view, from the first whose bottom is below the top edge: found by binary search.
+    const std::size_t firstInView =
+        m_rowY.empty() ? 0 : static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, std::upper_bound(m_rowY.begin(), m_rowY.end(), m_scroll->value()) - m_rowY.begin() - 1));
+    for (std::size_t r = firstInView; r < m_layout.rows.size(); ++r) {
         const int y = rowTop(static_cast<int>(r));
         const int h = rowHeight(static_cast<int>(r));
-        if (y + h < top || y > bottom) continue;
+        if (y > bottom) break;
+        if (y + h < top) continue;
         const WaterfallRow& row = m_layout.rows[r];
         if (row.kind == WaterfallRow::Host) {
             p.fillRect(QRect(0, y, width(), h), palette().alternateBase());

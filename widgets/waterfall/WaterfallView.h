@@ -87,7 +87,7 @@ private:
 
     std::shared_ptr<const RequestDetail> m_detail;
     WaterfallLayout m_layout;
-    std::vector<int> m_rowY;  // content y of each row's top
+    std::vector<int> m_rowY;  // content y of each row's top, then of the content's bottom
     bool m_local = false;
     double m_fromUs = 0, m_toUs = 1;
     int m_selected = -1;
