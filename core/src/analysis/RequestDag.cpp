@@ -25,6 +25,34 @@ void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order) {
     });
 }
 
+void typeOrder(std::span<const SegmentInstance> segs, std::size_t typeEnd, std::vector<std::uint32_t>& order,
+               std::vector<std::uint32_t>& counts) {
+    const std::size_t n = segs.size();
+    order.resize(n);
+    auto byStart = [&](std::uint32_t a, std::uint32_t b) {
+        return segs[a].startNs != segs[b].startNs ? segs[a].startNs < segs[b].startNs : a < b;
+    };
+    constexpr std::size_t kCountFrom = 4096;  // below, one comparison sort is cheaper than a pass over the types
+    if (n < kCountFrom || typeEnd > 4 * n) {
+        std::iota(order.begin(), order.end(), 0u);
+        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return segs[a].type.value != segs[b].type.value ? segs[a].type.value < segs[b].type.value : byStart(a, b);
+        });
+        return;
+    }
+    // Counting sort by type (stable: each type's instances in index order), then each type by start.
+    counts.assign(typeEnd + 1, 0);
+    for (const auto& s : segs) ++counts[s.type.value + 1];
+    for (std::size_t t = 0; t < typeEnd; ++t) counts[t + 1] += counts[t];
+    for (std::uint32_t i = 0; i < n; ++i) order[counts[segs[i].type.value]++] = i;
+    // counts[t] is now where type t ends.
+    for (std::size_t t = 0, begin = 0; t < typeEnd; ++t) {
+        const std::size_t end = counts[t];
+        if (end - begin > 1) std::sort(order.begin() + static_cast<std::ptrdiff_t>(begin), order.begin() + static_cast<std::ptrdiff_t>(end), byStart);
+        begin = end;
+    }
+}
+
 std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
     std::vector<std::uint32_t> order;
     timeOrder(dag, order);
@@ -230,12 +258,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     // with m_local[type] = first. Span data holds many instances of one type (every call of an operation).
     Scratch& scratch = m_scratch;
     std::vector<std::uint32_t>& byType = scratch.byType;
-    byType.resize(n);
-    std::iota(byType.begin(), byType.end(), 0u);
-    std::sort(byType.begin(), byType.end(), [&](std::uint32_t a, std::uint32_t b) {
-        if (segs[a].type.value != segs[b].type.value) return segs[a].type.value < segs[b].type.value;
-        return segs[a].startNs != segs[b].startNs ? segs[a].startNs < segs[b].startNs : a < b;
-    });
+    typeOrder(segs, m_local.size(), byType, scratch.typeStart);
     std::vector<std::uint32_t>& typeCount = scratch.typeCount;  // per group of byType
     std::vector<std::uint32_t>& lastEnding = scratch.lastEnding;
     typeCount.clear();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <random>
 
 #include "tracelight/analysis/CriticalPath.h"
@@ -130,6 +131,32 @@ TEST(RequestDag, SmallRandomGraphsReduceLikeTheBruteForceDefinition) {
             EXPECT_EQ(dag.edges[i].from, expected[i].from) << trial;
             EXPECT_EQ(dag.edges[i].to, expected[i].to) << trial;
             EXPECT_EQ(dag.edges[i].kind, expected[i].kind) << trial;
+        }
+    }
+}
+
+TEST(RequestDag, TypeOrderIsTheSortByTypeStartAndIndexAtEverySize) {
+    // Small requests take one comparison sort, large ones are counted into their types first: both must
+    // give the one order (type, start, index), here against std::stable_sort of the indices.
+    std::mt19937 rng(3);
+    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(100), std::size_t(4095), std::size_t(4096), std::size_t(20000)}) {
+        for (const std::uint32_t types : {1u, 7u, 5000u, 200000u}) {
+            std::uniform_int_distribution<std::uint32_t> type(0, types - 1);
+            std::uniform_int_distribution<TimeNs> start(0, 50);  // many ties in start
+            std::vector<SegmentInstance> segs(n);
+            for (auto& s : segs) {
+                s.type = SegmentTypeId(type(rng));
+                s.startNs = start(rng);
+                s.endNs = s.startNs + 1;
+            }
+            std::vector<std::uint32_t> expected(n);
+            std::iota(expected.begin(), expected.end(), 0u);
+            std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) {
+                return segs[a].type.value != segs[b].type.value ? segs[a].type.value < segs[b].type.value : segs[a].startNs < segs[b].startNs;
+            });
+            std::vector<std::uint32_t> order, counts;
+            typeOrder(segs, types, order, counts);
+            EXPECT_EQ(order, expected) << n << " segments, " << types << " types";
         }
     }
 }
