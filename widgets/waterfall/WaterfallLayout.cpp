@@ -25,7 +25,7 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
     }
     layout.spanUs = localClocks ? last : nsToUs(d.dag.endNs - d.dag.startNs);
 
-    layout.rows.push_back({WaterfallRow::CriticalPath, QStringLiteral("Critical path"), -1, -1, {}});
+    layout.rows.push_back({WaterfallRow::CriticalPath, -1, -1});
     // Hosts in order of first appearance; under each, the tasks that run there in order of appearance.
     // A task runs on one host or two (a span's call and its return on the caller's), so each task keeps
     // its first two (host, row) pairs in place and only a third host goes to a map: a million tasks, three
@@ -65,29 +65,43 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
     }
     for (std::size_t h = 0; h < d.hosts.size(); ++h) {
         if (tasksOnHost[h].empty()) continue;
-        layout.rows.push_back({WaterfallRow::Host, QString::fromStdString(d.hosts[h]), static_cast<int>(h), -1, {}});
+        layout.rows.push_back({WaterfallRow::Host, static_cast<int>(h), -1});
         for (int task : tasksOnHost[h]) {
             rowSlot(static_cast<int>(h), task) = static_cast<int>(layout.rows.size());
-            layout.rows.push_back({WaterfallRow::Task, QString::fromStdString(d.tasks[static_cast<std::size_t>(task)]),
-                                   static_cast<int>(h), task, {}});
+            layout.rows.push_back({WaterfallRow::Task, static_cast<int>(h), task});
         }
     }
     layout.fromRow.resize(n);
     layout.toRow.resize(n);
+    // Each row's same-host segments, counted into one array (row 0: the critical path's, in order).
+    layout.rowBegin.assign(layout.rows.size() + 1, 0);
+    layout.rowBegin[1] = static_cast<std::uint32_t>(d.criticalPath.segments.size());
     for (std::size_t s = 0; s < n; ++s) {
         const int task = static_cast<int>(d.segmentTask[s]);
         layout.fromRow[s] = rowSlot(static_cast<int>(d.segmentStartHost[s]), task);
         layout.toRow[s] = rowSlot(static_cast<int>(d.segmentEndHost[s]), task);
-        if (d.segmentStartHost[s] == d.segmentEndHost[s]) layout.rows[static_cast<std::size_t>(layout.fromRow[s])].segments.push_back(static_cast<int>(s));
+        if (d.segmentStartHost[s] == d.segmentEndHost[s]) ++layout.rowBegin[static_cast<std::size_t>(layout.fromRow[s]) + 1];
         else layout.networkByStart.push_back(static_cast<int>(s));
     }
+    for (std::size_t r = 0; r < layout.rows.size(); ++r) layout.rowBegin[r + 1] += layout.rowBegin[r];
+    layout.rowSegments.resize(layout.rowBegin.back());
+    std::vector<std::uint32_t> fill(layout.rowBegin.begin(), layout.rowBegin.end() - 1);
+    for (auto s : d.criticalPath.segments) layout.rowSegments[fill[0]++] = static_cast<int>(s);
+    for (std::size_t s = 0; s < n; ++s)
+        if (d.segmentStartHost[s] == d.segmentEndHost[s]) layout.rowSegments[fill[static_cast<std::size_t>(layout.fromRow[s])]++] = static_cast<int>(s);
     auto byStart = [&](int a, int b) { return layout.startUs[a] < layout.startUs[b]; };
-    for (auto& row : layout.rows) std::sort(row.segments.begin(), row.segments.end(), byStart);
+    for (std::size_t r = 0; r < layout.rows.size(); ++r)
+        std::sort(layout.rowSegments.begin() + layout.rowBegin[r], layout.rowSegments.begin() + layout.rowBegin[r + 1], byStart);
     std::sort(layout.networkByStart.begin(), layout.networkByStart.end(), byStart);
-    // The critical-path row repeats the path's segments in order.
-    layout.rows[0].segments.assign(d.criticalPath.segments.begin(), d.criticalPath.segments.end());
-    std::sort(layout.rows[0].segments.begin(), layout.rows[0].segments.end(), byStart);
     return layout;
+}
+
+QString WaterfallLayout::label(const RequestDetail& d, const WaterfallRow& row) {
+    switch (row.kind) {
+    case WaterfallRow::CriticalPath: return QStringLiteral("Critical path");
+    case WaterfallRow::Host: return QString::fromStdString(d.hosts[static_cast<std::size_t>(row.host)]);
+    default: return QString::fromStdString(d.tasks[static_cast<std::size_t>(row.task)]);
+    }
 }
 
 } // namespace tracelight::widgets

@@ -3,7 +3,9 @@
 // each host), time extents on adjusted or local clocks, per-row lists sorted by start for culling.
 // Computed once per request and clock choice; painting only looks things up.
 #include <QString>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "tracelight/analysis/AnalysisResults.h"
@@ -12,20 +14,26 @@ namespace tracelight::widgets {
 
 struct WaterfallRow {
     enum Kind { CriticalPath, Host, Task } kind;
-    QString label;
     int host = -1;                // index into RequestDetail::hosts
     int task = -1;                // index into RequestDetail::tasks
-    std::vector<int> segments;    // same-host segments in this row, by start time
 };
 
+// A million-span trace has half a million lanes: their labels are made when drawn and their segments
+// are ranges of one array, not a string and a vector each.
 struct WaterfallLayout {
     std::vector<WaterfallRow> rows;
+    std::vector<std::uint32_t> rowBegin;  // row r's segments: rowSegments[rowBegin[r], rowBegin[r + 1])
+    std::vector<int> rowSegments;         // same-host segments of each row, by start time; the critical path's
     std::vector<int> fromRow, toRow;  // per segment: its row (network segments: the row it leaves and the one it reaches)
     std::vector<double> startUs, endUs;  // per segment, relative to the request's first event on the chosen clock
     std::vector<int> networkByStart;     // network segments sorted by start
     double spanUs = 0;                   // first event to last event
 
     static WaterfallLayout build(const RequestDetail& detail, bool localClocks);
+    std::span<const int> segments(std::size_t row) const {
+        return std::span<const int>(rowSegments).subspan(rowBegin[row], rowBegin[row + 1] - rowBegin[row]);
+    }
+    static QString label(const RequestDetail& detail, const WaterfallRow& row);
 };
 
 } // namespace tracelight::widgets

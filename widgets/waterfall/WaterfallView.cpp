@@ -146,7 +146,7 @@ int WaterfallView::segmentAt(const QPoint& pos) const {
     const double t = usAt(pos.x());
     const double tolerance = (m_toUs - m_fromUs) / std::max(1, plotRight() - plotLeft()) * 2;  // 2 px
     if (row >= 0) {
-        const auto& segs = m_layout.rows[static_cast<std::size_t>(row)].segments;
+        const auto segs = m_layout.segments(static_cast<std::size_t>(row));
         auto it = std::lower_bound(segs.begin(), segs.end(), t - tolerance,
                                    [&](int s, double v) { return m_layout.endUs[static_cast<std::size_t>(s)] < v; });
         int best = -1;
@@ -341,7 +341,7 @@ void WaterfallView::paintRows(QPainter& p) {
             p.fillRect(QRect(0, y, width(), h), palette().alternateBase());
             p.setFont(boldFont);
             p.setPen(gridText);
-            p.drawText(QRect(6, y, kGutter - 10, h), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(row.label, Qt::ElideMiddle, kGutter - 12));
+            p.drawText(QRect(6, y, kGutter - 10, h), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(WaterfallLayout::label(d, row), Qt::ElideMiddle, kGutter - 12));
             p.setFont(font());
             continue;
         }
@@ -354,7 +354,7 @@ void WaterfallView::paintRows(QPainter& p) {
         p.setFont(row.kind == WaterfallRow::CriticalPath ? boldFont : font());
         const int indent = row.kind == WaterfallRow::Task ? 18 : 6;
         p.drawText(QRect(indent, y, kGutter - indent - 4, h), Qt::AlignVCenter | Qt::AlignLeft,
-                   fm.elidedText(row.label, Qt::ElideRight, kGutter - indent - 6));
+                   fm.elidedText(WaterfallLayout::label(d, row), Qt::ElideRight, kGutter - indent - 6));
         p.setFont(font());
         p.save();
         p.setClipRect(QRect(plotLeft(), std::max(top, y), plotRight() - plotLeft() + 1, h), Qt::IntersectClip);
@@ -370,7 +370,7 @@ void WaterfallView::paintRows(QPainter& p) {
             }
         }
         // Visible segments: the row is sorted by start and its segments do not overlap, so ends are sorted too.
-        const auto& segs = row.segments;
+        const auto segs = m_layout.segments(r);
         auto first = std::lower_bound(segs.begin(), segs.end(), m_fromUs,
                                       [&](int s, double v) { return m_layout.endUs[static_cast<std::size_t>(s)] < v; });
         double foldStart = -1, foldEnd = -1;

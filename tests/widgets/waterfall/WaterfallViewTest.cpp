@@ -36,8 +36,8 @@ TEST(WaterfallView, BarsSitAtTheirTimesInTheirLanes) {
     const auto& layout = view.layout();
     // Rows: critical path, client, client/main, server, server/main, server/w.
     ASSERT_EQ(layout.rows.size(), 6u);
-    EXPECT_EQ(layout.rows[1].label, QStringLiteral("client"));
-    EXPECT_EQ(layout.rows[5].label, QStringLiteral("w"));
+    EXPECT_EQ(widgets::WaterfallLayout::label(*view.request(), layout.rows[1]), QStringLiteral("client"));
+    EXPECT_EQ(widgets::WaterfallLayout::label(*view.request(), layout.rows[5]), QStringLiteral("w"));
     const double plotWidth = 1000 - 8 - 190;
     const QRectF a = view.segmentRect(0), c = view.segmentRect(2), w = view.segmentRect(3);
     EXPECT_NEAR(a.left(), 190, 0.5);
@@ -141,10 +141,11 @@ TEST(WaterfallLayout, ATaskPerChildOnOneHost) {
     ASSERT_EQ(layout.rows.size(), 2u + kTasks);  // the critical path, the host, a lane per task
     EXPECT_EQ(layout.rows[1].kind, widgets::WaterfallRow::Host);
     for (int k : {0, 1, kTasks / 2, kTasks - 1}) {
-        const auto& row = layout.rows[static_cast<std::size_t>(layout.fromRow[static_cast<std::size_t>(k)])];
+        const auto r = static_cast<std::size_t>(layout.fromRow[static_cast<std::size_t>(k)]);
+        const auto& row = layout.rows[r];
         EXPECT_EQ(row.kind, widgets::WaterfallRow::Task);
         EXPECT_EQ(row.task, k);
-        EXPECT_EQ(row.segments, std::vector<int>{k});
+        EXPECT_EQ(std::vector<int>(layout.segments(r).begin(), layout.segments(r).end()), std::vector<int>{k});
     }
 }
 
