@@ -316,6 +316,10 @@ void WaterfallView::paintAxis(QPainter& p) {
 }
 
 void WaterfallView::paintRows(QPainter& p) {
+    // xOf's transform with its operands read once: the fitted view of a million-span trace visits
+    // hundreds of thousands of segments per frame.
+    const double left = plotLeft(), plotWidth = plotRight() - plotLeft(), from = m_fromUs, span = m_toUs - m_fromUs;
+    auto xAt = [&](double us) { return left + (us - from) / span * plotWidth; };
     const RequestDetail& d = *m_detail;
     const int top = kAxisHeight, bottom = height() - kLegendHeight;
     const QColor gridText = palette().color(QPalette::WindowText);
@@ -326,7 +330,7 @@ void WaterfallView::paintRows(QPainter& p) {
     // Gridlines under everything.
     const double step = axisTickStep(m_toUs - m_fromUs, plotRight() - plotLeft());
     p.setPen(QColor(0, 0, 0, 18));
-    for (double t = std::ceil(m_fromUs / step) * step; t <= m_toUs; t += step) p.drawLine(QPointF(xOf(t), top), QPointF(xOf(t), bottom));
+    for (double t = std::ceil(m_fromUs / step) * step; t <= m_toUs; t += step) p.drawLine(QPointF(xAt(t), top), QPointF(xAt(t), bottom));
 
     // The rows in view, from the first whose bottom is below the top edge: found by binary search.
     const std::size_t firstInView =
@@ -364,7 +368,7 @@ void WaterfallView::paintRows(QPainter& p) {
             // Blind time: hatched, where no segment covers the path.
             for (const auto& b : d.criticalPath.blind) {
                 const TimeNs origin = m_local ? 0 : d.dag.startNs;
-                const double x0 = xOf(nsToUs(b.startNs - origin)), x1 = xOf(nsToUs(b.startNs - origin + b.durationNs));
+                const double x0 = xAt(nsToUs(b.startNs - origin)), x1 = xAt(nsToUs(b.startNs - origin + b.durationNs));
                 if (x1 < plotLeft() || x0 > plotRight()) continue;
                 p.fillRect(QRectF(x0, barTop, std::max(1.0, x1 - x0), barHeight), QBrush(palette::blind(), Qt::BDiagPattern));
             }
@@ -395,7 +399,7 @@ void WaterfallView::paintRows(QPainter& p) {
         for (auto it = first; it != segs.end(); ++it) {
             const auto s = static_cast<std::size_t>(*it);
             if (m_layout.startUs[s] > m_toUs) break;
-            const double x0 = xOf(m_layout.startUs[s]), x1 = xOf(m_layout.endUs[s]);
+            const double x0 = xAt(m_layout.startUs[s]), x1 = xAt(m_layout.endUs[s]);
             if (x1 - x0 < kFoldPx) {
                 // Fold: a run of narrow bars closer together than a few pixels becomes one mark.
                 if (foldCount > 0 && x0 - foldEnd > kFoldPx) flushFold();
@@ -409,7 +413,7 @@ void WaterfallView::paintRows(QPainter& p) {
             const bool critical = d.critical[s];
             const QColor fill = critical ? palette::critical() : palette::forTask(QString::fromStdString(d.tasks[d.segmentTask[s]]));
             if (!critical && d.slackNs[s] > 0) {
-                const double xs = xOf(m_layout.endUs[s] + nsToUs(d.slackNs[s]));
+                const double xs = xAt(m_layout.endUs[s] + nsToUs(d.slackNs[s]));
                 p.fillRect(QRectF(x1, barTop + barHeight * 0.3, xs - x1, barHeight * 0.4), palette::slack());
             }
             const QRectF bar(x0, barTop, x1 - x0, barHeight);
@@ -434,6 +438,10 @@ void WaterfallView::paintRows(QPainter& p) {
 }
 
 void WaterfallView::paintNetwork(QPainter& p) {
+    // xOf's transform with its operands read once: the fitted view of a million-span trace visits
+    // hundreds of thousands of segments per frame.
+    const double left = plotLeft(), plotWidth = plotRight() - plotLeft(), from = m_fromUs, span = m_toUs - m_fromUs;
+    auto xAt = [&](double us) { return left + (us - from) / span * plotWidth; };
     const RequestDetail& d = *m_detail;
     p.save();
     p.setClipRect(QRect(plotLeft(), kAxisHeight, plotRight() - plotLeft() + 1, height() - kAxisHeight - kLegendHeight));
@@ -449,8 +457,8 @@ void WaterfallView::paintNetwork(QPainter& p) {
         if ((fromTop + rowHeight(m_layout.fromRow[i]) < top && toTop + rowHeight(m_layout.toRow[i]) < top) ||
             (fromTop > bottom && toTop > bottom))
             continue;
-        const QPointF a(xOf(m_layout.startUs[i]), rowTop(m_layout.fromRow[i]) + rowHeight(m_layout.fromRow[i]) / 2.0);
-        const QPointF b(xOf(m_layout.endUs[i]), rowTop(m_layout.toRow[i]) + rowHeight(m_layout.toRow[i]) / 2.0);
+        const QPointF a(xAt(m_layout.startUs[i]), rowTop(m_layout.fromRow[i]) + rowHeight(m_layout.fromRow[i]) / 2.0);
+        const QPointF b(xAt(m_layout.endUs[i]), rowTop(m_layout.toRow[i]) + rowHeight(m_layout.toRow[i]) / 2.0);
         const bool critical = d.critical[i];
         p.setPen(QPen(critical ? palette::critical() : palette::network(), critical ? 2.2 : 1.0, critical ? Qt::SolidLine : Qt::DashLine));
         p.drawLine(a, b);
