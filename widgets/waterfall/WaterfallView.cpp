@@ -448,15 +448,17 @@ void WaterfallView::paintNetwork(QPainter& p) {
     p.setRenderHint(QPainter::Antialiasing, m_layout.networkByStart.size() < 5000);
     // A line between two rows both above the view, or both below it, never enters it: with a million
     // spans nearly every network segment is such a line.
-    const int top = kAxisHeight, bottom = height() - kLegendHeight;
+    // Rows above the view end before the scroll position; rows below it start past the view's bottom:
+    // the test is then two integer comparisons per line.
+    const int scroll = m_scroll->value(), contentBottom = height() - kLegendHeight - kAxisHeight + scroll;
+    const int firstRow = static_cast<int>(std::lower_bound(m_rowY.begin() + 1, m_rowY.end(), scroll) - (m_rowY.begin() + 1));
+    const int lastRow = static_cast<int>(std::upper_bound(m_rowY.begin(), m_rowY.end() - 1, contentBottom) - m_rowY.begin()) - 1;
     for (int s : m_layout.networkByStart) {
         const auto i = static_cast<std::size_t>(s);
         if (m_layout.startUs[i] > m_toUs) break;
         if (m_layout.endUs[i] < m_fromUs) continue;
-        const int fromTop = rowTop(m_layout.fromRow[i]), toTop = rowTop(m_layout.toRow[i]);
-        if ((fromTop + rowHeight(m_layout.fromRow[i]) < top && toTop + rowHeight(m_layout.toRow[i]) < top) ||
-            (fromTop > bottom && toTop > bottom))
-            continue;
+        const int fromRow = m_layout.fromRow[i], toRow = m_layout.toRow[i];
+        if ((fromRow < firstRow && toRow < firstRow) || (fromRow > lastRow && toRow > lastRow)) continue;
         const QPointF a(xAt(m_layout.startUs[i]), rowTop(m_layout.fromRow[i]) + rowHeight(m_layout.fromRow[i]) / 2.0);
         const QPointF b(xAt(m_layout.endUs[i]), rowTop(m_layout.toRow[i]) + rowHeight(m_layout.toRow[i]) / 2.0);
         const bool critical = d.critical[i];

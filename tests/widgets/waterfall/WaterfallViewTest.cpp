@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QImage>
+#include <QScrollBar>
 
 #include "common/Palette.h"
 #include "widgets/ViewFixtures.h"
@@ -173,4 +174,30 @@ TEST(TemporalContextStrip, CellsFindTheirRequests) {
     view.render(&image);
     view.clear(QStringLiteral("nothing"));
     EXPECT_EQ(view.strip(), nullptr);
+}
+
+// Scrolled into the middle of many lanes, a network line from a lane above the view to one below it
+// crosses the view and is drawn; one between two lanes below the view is not.
+TEST(WaterfallView, NetworkLinesAreCulledByTheirLanesNotLost) {
+    static std::vector<std::string> names;
+    names.clear();
+    for (int k = 0; k < 60; ++k) names.push_back("t" + std::to_string(k));
+    std::vector<test::SegmentSpec> specs;
+    for (int k = 0; k < 60; ++k) specs.push_back({names[k].c_str(), "s", "e", 0, 0, k * 10.0, k * 10.0 + 5});
+    specs.push_back({"t0", "call", "serve", 0, 1, 600, 700});   // t0 on a (top lanes) to t0 on b (bottom lanes)
+    specs.push_back({"t59", "call", "serve", 0, 1, 650, 660});  // t59 on a and on b: both at the bottom
+    const auto detail = test::makeDetail({"a", "b"}, specs, {});
+    // What is drawn up to 700 us minus what is drawn up to 599 us: the lines (every bar ends by 595 us).
+    auto drawnUpTo = [&](double toUs) {
+        WaterfallView view;
+        view.resize(800, 300);
+        view.setRequest(detail);
+        view.setVisibleRange(0, toUs);
+        auto* bar = view.findChild<QScrollBar*>();
+        EXPECT_TRUE(bar && bar->maximum() > 0);
+        if (bar) bar->setValue(bar->maximum() / 2);
+        render(view);
+        return view.lastPaintStats().bars;
+    };
+    EXPECT_EQ(drawnUpTo(700) - drawnUpTo(599), 1);
 }
