@@ -207,8 +207,9 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         if (task >= taskIndex.size() || taskIndex[task] == kNone) return std::nullopt;
         const std::uint32_t t = taskIndex[task];
         const std::size_t begin = taskFirstRow[t], end = t + 1 < taskFirstRow.size() ? taskFirstRow[t + 1] : rows.size();
-        const std::int64_t step = ord - rows[begin].ord;
-        if (step >= 0 && static_cast<std::uint64_t>(step) < end - begin && rows[begin + static_cast<std::size_t>(step)].ord == ord)
+        const std::int64_t first = rows[begin].ord;  // unsigned difference: a damaged ord cannot overflow
+        const std::uint64_t step = static_cast<std::uint64_t>(ord) - static_cast<std::uint64_t>(first);
+        if (ord >= first && step < end - begin && rows[begin + static_cast<std::size_t>(step)].ord == ord)
             return static_cast<std::uint32_t>(begin + static_cast<std::size_t>(step));
         auto it = std::lower_bound(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end), ord,
                                    [](const EventRow& r, std::int64_t k) { return r.ord < k; });

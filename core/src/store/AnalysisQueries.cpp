@@ -124,10 +124,10 @@ std::vector<EventRow> TraceStore::requestEvents(RequestId request) const {
     std::vector<EventRow> out;
     {
         // Reserved from the stored count (a million-span trace: 3 M rows, copied at every doubling), capped
-        // so that a damaged count cannot ask for more than a sane request.
+        // at 4 M rows (160 MB) so that a damaged count costs little; past it the vector grows as it reads.
         sqlite::Statement count(m_db, "SELECT event_count FROM requests WHERE id=?1");
         count.bind(1, request.value);
-        if (count.step() == SQLITE_ROW) out.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(count.int64(0), 0, std::int64_t(1) << 26)));
+        if (count.step() == SQLITE_ROW) out.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(count.int64(0), 0, std::int64_t(1) << 22)));
     }
     sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ord, ts_ns FROM events WHERE request_id=?1 ORDER BY task_id, ord");
     q.bind(1, request.value);

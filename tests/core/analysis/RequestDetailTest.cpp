@@ -162,3 +162,32 @@ TEST(RequestDetail, EveryStoredLinkIsALinkEdgeOfTheGraph) {
     }
     EXPECT_GT(checked, 10u);
 }
+
+TEST(RequestDetail, DamagedLinkPositionsAndEventCountsStillOpen) {
+    // A link position at the integer limit (the run's index arithmetic must not overflow; UBSan in CI)
+    // and a request whose stored event count is absurd (only a hint for reserving).
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("damaged.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    const std::string jaeger = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/";
+    if (!std::filesystem::is_directory(jaeger)) GTEST_SKIP() << "no " << jaeger << " beside this checkout";
+    ImportOptions import;
+    import.inputs = {jaeger + "TraceFlamegraph__testTrace.json"};
+    ASSERT_TRUE(importTraces(*store.value(), import));
+    const auto id = RequestId(1);
+    const auto links = store.value()->causalLinks(id).size();
+    ASSERT_GT(links, 2u);
+    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
+                           "UPDATE causal_links SET from_ord = -9223372036854775808 WHERE rowid IN (SELECT rowid FROM causal_links "
+                           "WHERE request_id = 1 LIMIT 1); UPDATE causal_links SET to_ord = 9223372036854775807 WHERE rowid IN "
+                           "(SELECT rowid FROM causal_links WHERE request_id = 1 LIMIT 1 OFFSET 1); "
+                           "UPDATE requests SET event_count = 1000000000000 WHERE id = 1",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    auto detail = loadRequestDetail(*store.value(), id);
+    ASSERT_TRUE(detail) << detail.message();
+    EXPECT_FALSE(detail->dag.segments.empty());
+    const auto linkEdges = std::count_if(detail->dag.edges.begin(), detail->dag.edges.end(),
+                                         [](const DagEdge& e) { return e.kind == EdgeKind::Link; });
+    EXPECT_LE(static_cast<std::size_t>(linkEdges), links - 2);  // the two damaged links find no event
+}
