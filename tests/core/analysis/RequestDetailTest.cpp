@@ -119,24 +119,32 @@ TEST(RequestDetail, CancelledLoadSaysCancelled) {
     EXPECT_EQ(graph.message(), "cancelled");
 }
 
+// A store of the named real Jaeger files, or null when shared/realdata is not beside this checkout.
+std::unique_ptr<TraceStore> realJaegerStore(const test::ScratchDir& dir, const std::vector<std::string>& files) {
+    const std::string jaeger = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/";
+    if (!std::filesystem::is_directory(jaeger)) return nullptr;
+    auto store = TraceStore::open(dir.file("jaeger.tldb"), TraceStore::Mode::Create);
+    EXPECT_TRUE(store) << store.message();
+    if (!store) return nullptr;
+    ImportOptions import;
+    for (const auto& f : files) import.inputs.push_back(jaeger + f);
+    EXPECT_TRUE(importTraces(*store.value(), import));
+    return std::move(store.value());
+}
+
 TEST(RequestDetail, EveryStoredLinkIsALinkEdgeOfTheGraph) {
     // The detail finds a link's ends among the request's events by (task, position); here they are found by
     // brute force, and each link between a segment's end and a later segment's start must be a Link edge.
     test::ScratchDir dir;
-    auto store = TraceStore::open(dir.file("links.tldb"), TraceStore::Mode::Create);
-    ASSERT_TRUE(store);
-    const std::string jaeger = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/";
-    if (!std::filesystem::is_directory(jaeger)) GTEST_SKIP() << "no " << jaeger << " beside this checkout";
-    ImportOptions import;
-    import.inputs = {jaeger + "TraceFlamegraph__testTrace.json", jaeger + "TraceTimelineViewer__genaiTestTrace.json"};
-    ASSERT_TRUE(importTraces(*store.value(), import));
-    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
-    auto table = loadRequestTable(*store.value());
+    auto store = realJaegerStore(dir, {"TraceFlamegraph__testTrace.json", "TraceTimelineViewer__genaiTestTrace.json"});
+    if (!store) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    auto table = loadRequestTable(*store);
     ASSERT_TRUE(table);
     std::size_t checked = 0;
     for (const RequestId id : table->ids) {
-        const auto rows = store.value()->requestEvents(id);
-        auto detail = loadRequestDetail(*store.value(), id);
+        const auto rows = store->requestEvents(id);
+        auto detail = loadRequestDetail(*store, id);
         ASSERT_TRUE(detail) << detail.message();
         const RequestDag& dag = detail->dag;
         // Segment k ends at the event of row endRow[k] (an event following one of its own task).
@@ -148,7 +156,7 @@ TEST(RequestDetail, EveryStoredLinkIsALinkEdgeOfTheGraph) {
                 if (rows[r].task == task && rows[r].ord == ord) return static_cast<int>(r);
             return -1;
         };
-        for (const LinkRow& l : store.value()->causalLinks(id)) {
+        for (const LinkRow& l : store->causalLinks(id)) {
             const int a = rowOf(l.fromTask, l.fromOrd), b = rowOf(l.toTask, l.toOrd);
             if (a < 0 || b < 0 || static_cast<std::size_t>(b) + 1 >= rows.size()) continue;
             const int from = segmentEndingAt[static_cast<std::size_t>(a)], to = segmentEndingAt[static_cast<std::size_t>(b) + 1];
@@ -167,24 +175,19 @@ TEST(RequestDetail, DamagedLinkPositionsAndEventCountsStillOpen) {
     // A link position at the integer limit (the run's index arithmetic must not overflow; UBSan in CI)
     // and a request whose stored event count is absurd (only a hint for reserving).
     test::ScratchDir dir;
-    auto store = TraceStore::open(dir.file("damaged.tldb"), TraceStore::Mode::Create);
-    ASSERT_TRUE(store);
-    const std::string jaeger = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/";
-    if (!std::filesystem::is_directory(jaeger)) GTEST_SKIP() << "no " << jaeger << " beside this checkout";
-    ImportOptions import;
-    import.inputs = {jaeger + "TraceFlamegraph__testTrace.json"};
-    ASSERT_TRUE(importTraces(*store.value(), import));
+    auto store = realJaegerStore(dir, {"TraceFlamegraph__testTrace.json"});
+    if (!store) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
     const auto id = RequestId(1);
-    const auto links = store.value()->causalLinks(id).size();
+    const auto links = store->causalLinks(id).size();
     ASSERT_GT(links, 2u);
-    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
+    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store),
                            "UPDATE causal_links SET from_ord = -9223372036854775808 WHERE rowid IN (SELECT rowid FROM causal_links "
                            "WHERE request_id = 1 LIMIT 1); UPDATE causal_links SET to_ord = 9223372036854775807 WHERE rowid IN "
                            "(SELECT rowid FROM causal_links WHERE request_id = 1 LIMIT 1 OFFSET 1); "
                            "UPDATE requests SET event_count = 1000000000000 WHERE id = 1",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);
-    auto detail = loadRequestDetail(*store.value(), id);
+    auto detail = loadRequestDetail(*store, id);
     ASSERT_TRUE(detail) << detail.message();
     EXPECT_FALSE(detail->dag.segments.empty());
     const auto linkEdges = std::count_if(detail->dag.edges.begin(), detail->dag.edges.end(),
