@@ -85,6 +85,16 @@ void WaterfallView::resizeEvent(QResizeEvent*) { updateScrollBar(); }
 
 int WaterfallView::rowTop(int row) const { return kAxisHeight + m_rowY[static_cast<std::size_t>(row)] - m_scroll->value(); }
 
+// The first and last lanes with a pixel in view (by binary search over the lane tops): rows above it end
+// before the scroll position, rows below it start past the view's bottom.
+std::pair<int, int> WaterfallView::rowsInView() const {
+    if (m_rowY.size() < 2) return {0, -1};
+    const int scroll = m_scroll->value(), contentBottom = height() - kLegendHeight - kAxisHeight + scroll;
+    const int first = static_cast<int>(std::lower_bound(m_rowY.begin() + 1, m_rowY.end(), scroll) - (m_rowY.begin() + 1));
+    const int last = static_cast<int>(std::upper_bound(m_rowY.begin(), m_rowY.end() - 1, contentBottom) - m_rowY.begin()) - 1;
+    return {first, last};
+}
+
 int WaterfallView::rowAtY(int y) const {
     if (y < kAxisHeight || y > height() - kLegendHeight) return -1;
     const int contentY = y - kAxisHeight + m_scroll->value();
@@ -332,15 +342,11 @@ void WaterfallView::paintRows(QPainter& p) {
     p.setPen(QColor(0, 0, 0, 18));
     for (double t = std::ceil(m_fromUs / step) * step; t <= m_toUs; t += step) p.drawLine(QPointF(xAt(t), top), QPointF(xAt(t), bottom));
 
-    // The rows in view, from the first whose bottom is below the top edge: found by binary search.
-    const std::size_t firstInView =
-        m_rowY.empty() ? 0 : static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, std::upper_bound(m_rowY.begin(), m_rowY.end(), m_scroll->value()) - m_rowY.begin() - 1));
-    for (std::size_t r = firstInView; r < m_layout.rows.size(); ++r) {
-        const int y = rowTop(static_cast<int>(r));
-        const int h = rowHeight(static_cast<int>(r));
-        if (y > bottom) break;
-        if (y + h < top) continue;
-        const WaterfallRow& row = m_layout.rows[r];
+    const auto [firstInView, lastInView] = rowsInView();
+    for (int r = firstInView; r <= lastInView; ++r) {
+        const int y = rowTop(r);
+        const int h = rowHeight(r);
+        const WaterfallRow& row = m_layout.rows[static_cast<std::size_t>(r)];
         if (row.kind == WaterfallRow::Host) {
             p.fillRect(QRect(0, y, width(), h), palette().alternateBase());
             p.setFont(boldFont);
@@ -374,7 +380,7 @@ void WaterfallView::paintRows(QPainter& p) {
             }
         }
         // Visible segments: the row is sorted by start and its segments do not overlap, so ends are sorted too.
-        const auto segs = m_layout.segments(r);
+        const auto segs = m_layout.segments(static_cast<std::size_t>(r));
         auto first = std::lower_bound(segs.begin(), segs.end(), m_fromUs,
                                       [&](int s, double v) { return m_layout.endUs[static_cast<std::size_t>(s)] < v; });
         double foldStart = -1, foldEnd = -1;
@@ -448,11 +454,8 @@ void WaterfallView::paintNetwork(QPainter& p) {
     p.setRenderHint(QPainter::Antialiasing, m_layout.networkByStart.size() < 5000);
     // A line between two rows both above the view, or both below it, never enters it: with a million
     // spans nearly every network segment is such a line.
-    // Rows above the view end before the scroll position; rows below it start past the view's bottom:
-    // the test is then two integer comparisons per line.
-    const int scroll = m_scroll->value(), contentBottom = height() - kLegendHeight - kAxisHeight + scroll;
-    const int firstRow = static_cast<int>(std::lower_bound(m_rowY.begin() + 1, m_rowY.end(), scroll) - (m_rowY.begin() + 1));
-    const int lastRow = static_cast<int>(std::upper_bound(m_rowY.begin(), m_rowY.end() - 1, contentBottom) - m_rowY.begin()) - 1;
+    // Against the lanes in view the test is two integer comparisons per line.
+    const auto [firstRow, lastRow] = rowsInView();
     for (int s : m_layout.networkByStart) {
         const auto i = static_cast<std::size_t>(s);
         if (m_layout.startUs[i] > m_toUs) break;

@@ -3,6 +3,7 @@
 // (adjusted or local) time, network segments as connectors between lanes, the critical path
 // highlighted and repeated in the top lane with its blind time hatched, slack as a faint extension.
 // Draws only the visible time range and folds runs narrower than a few pixels into one counted mark.
+#include <utility>
 #include <QWidget>
 #include <memory>
 
@@ -69,6 +70,7 @@ private:
     int plotLeft() const { return kGutter; }
     int plotRight() const;
     int rowAtY(int y) const;
+    std::pair<int, int> rowsInView() const;  // first and last lane in view; empty when first > last
     int rowHeight(int row) const;
     int contentHeight() const;
     void relayout();

@@ -151,10 +151,9 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         }
     }
     // Per-label tables indexed by label id (dense: a trace's labels are numbered as it was imported).
+    // requestLabels already found the id range (every id the rows use lies below text.idEnd()).
     constexpr std::uint32_t kNone = ~0u;
-    std::uint32_t maxLabel = 0;
-    for (const EventRow& row : rows) maxLabel = std::max({maxLabel, row.task, row.event, row.host});
-    std::vector<std::uint32_t> typeTextOf(rows.empty() ? 0 : std::size_t(maxLabel) + 1, kNone);  // -> text number
+    std::vector<std::uint32_t> typeTextOf(text.idEnd(), kNone);  // -> text number
     auto typeText = [&](std::uint32_t id) {
         std::uint32_t& slot = typeTextOf[id];
         if (slot == kNone) {
