@@ -5,6 +5,7 @@
 #include <ctime>
 #include <limits>
 #include <optional>
+#include <span>
 #include <utility>
 
 namespace tracelight {
@@ -47,6 +48,8 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         !prepare(m_selectRequestAttr, "SELECT value_id FROM request_attrs WHERE request_id=?1 AND key_id=?2") ||
         !prepare(m_insertLink, "INSERT INTO causal_links(request_id, from_task_id, from_ord, to_task_id, to_ord) VALUES(?1,?2,?3,?4,?5)") ||
         !prepare(m_insertWarning, "INSERT INTO import_warnings(request_id, message) VALUES(?1, ?2)") ||
+        !prepare(m_updateRequest, "UPDATE requests SET event_count=?1, task_count=?2, host_count=?3, start_local_ns=?4, "
+                                  "latency_local_ns=?5 WHERE id=?6") ||
         !prepare(m_insertSpan,
                  "INSERT INTO spans(request_id, idx, span_id, parent, service_id, operation_id, host_id, kind_id, start_ns, "
                  "end_ns, task_id, start_ord, end_ord) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)") ||
@@ -313,6 +316,9 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
                              quoted(e.request));
     if (rc != SQLITE_DONE) return Status::error(std::string("cannot store event: ") + sqlite3_errmsg(m_db));
     ++m_events;
+    if (request.value() != m_held)
+        if (Status s = summariseHeld(); !s) return s;
+    hold(*request.value(), e.task, ord, e.event, e.host, e.tsNs);
 
     for (const RawAttribute& attr : e.attributes) {
         if (attr.value.empty()) continue;  // empty = absent
@@ -406,21 +412,117 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
     return Status::ok();
 }
 
-Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel) {
-    if (Status s = flushLabels(); !s) return s;
-    // One pass over this import's events in (request, task, ord) order, which is the table's key order.
-    sqlite::Statement scan = cached("SELECT request_id, task_id, ord, event_id, host_id, ts_ns FROM events "
-                           "WHERE request_id >= ?1 ORDER BY request_id, task_id, ord");
-    sqlite::Statement rename = cached("UPDATE events SET event_id=?1 WHERE request_id=?2 AND task_id=?3 AND ord=?4");
-    sqlite::Statement summarise = cached("UPDATE requests SET event_count=?1, task_count=?2, host_count=?3, start_local_ns=?4, "
-                                "latency_local_ns=?5 WHERE id=?6");
-    scan.bind(1, m_firstRequestId);
+void ImportWriter::hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host,
+                        TimeNs ts) {
+    if (m_held == &request) {
+        m_heldEvents.push_back({task, ord, event, host, ts});
+    } else if (request.summed) {
+        request.revisited = true;  // its events so far are in the table; so will these be
+    } else {
+        m_held = &request;
+        m_heldEvents.push_back({task, ord, event, host, ts});
+    }
+}
 
-    std::vector<std::uint32_t> originHost;  // by request id - first
-    originHost.resize(m_requests.size() + 1, 0);
-    for (const auto& [name, state] : m_requests)
-        if (state.id >= m_firstRequestId && static_cast<std::size_t>(state.id - m_firstRequestId) < originHost.size())
-            originHost[state.id - m_firstRequestId] = state.originHost;
+Status ImportWriter::storeSummary(std::uint32_t request, const RequestSummer::Totals& totals) {
+    sqlite::Statement& summarise = m_updateRequest;
+    summarise.bind(1, totals.events).bind(2, totals.tasks).bind(3, totals.hosts);
+    if (totals.originSeen) summarise.bind(4, totals.originStart).bind(5, totals.originEnd - totals.originStart);
+    else summarise.bindNull(4).bindNull(5);
+    summarise.bind(6, request);
+    const int rc = summarise.step();
+    summarise.reset();
+    if (rc != SQLITE_DONE) return Status::error(std::string("cannot summarise request: ") + sqlite3_errmsg(m_db));
+    return Status::ok();
+}
+
+Status ImportWriter::summariseHeld() {
+    if (!m_held) return Status::ok();
+    RequestState& request = *m_held;
+    m_held = nullptr;
+    // Key order; (task, ord) is unique, as the table's key made sure when each was stored.
+    std::sort(m_heldEvents.begin(), m_heldEvents.end(),
+              [](const HeldEvent& a, const HeldEvent& b) { return a.task != b.task ? a.task < b.task : a.ord < b.ord; });
+    m_summer.begin(request.id, request.originHost);
+    for (const HeldEvent& e : m_heldEvents) m_summer.add(e.task, e.ord, e.event, e.host, e.ts);
+    const RequestSummer::Totals totals = m_summer.end();
+    m_heldEvents.clear();
+    request.summed = true;
+    request.backInTime = totals.backInTime;
+    return storeSummary(request.id, totals);
+}
+
+// Requests the input came back to after moving on (a request spread over several files) are summed again
+// from the table: each on its own when they are few, else in one scan of everything this import stored.
+Status ImportWriter::summariseAgain(const ProgressSink* progress, const CancelToken* cancel) {
+    std::vector<RequestState*> again;
+    for (auto& [name, state] : m_requests)
+        if (state.revisited) again.push_back(&state);
+    if (again.empty()) return Status::ok();
+    const bool scanAll = again.size() > m_requests.size() / 8;
+    if (scanAll) {
+        again.clear();
+        for (auto& [name, state] : m_requests) again.push_back(&state);
+    }
+    std::sort(again.begin(), again.end(), [](const RequestState* a, const RequestState* b) { return a->id < b->id; });
+    std::vector<bool> redo(again.back()->id - m_firstRequestId + 1, false);  // by request id - first
+    for (const RequestState* r : again) redo[r->id - m_firstRequestId] = true;
+    auto redone = [&](std::uint32_t request) {
+        return request >= m_firstRequestId && request - m_firstRequestId < static_cast<std::int64_t>(redo.size()) &&
+               redo[request - m_firstRequestId];
+    };
+    std::erase_if(m_summer.renames, [&](const RequestSummer::Rename& r) { return redone(r.request); });
+    std::erase_if(m_summer.backInTime, [&](const RequestSummer::BackInTime& b) { return redone(b.request); });
+
+    sqlite::Statement scan = cached("SELECT task_id, ord, event_id, host_id, ts_ns, request_id FROM events "
+                                    "WHERE request_id >= ?1 AND request_id < ?2 ORDER BY request_id, task_id, ord");
+    ThrottledProgress reporter(progress);
+    std::int64_t processed = 0;
+    auto sum = [&](std::span<RequestState* const> requests, std::int64_t firstId, std::int64_t endId) -> Status {
+        scan.bind(1, firstId).bind(2, endId);
+        std::size_t next = 0;
+        RequestState* current = nullptr;
+        auto close = [&]() -> Status {
+            if (!current) return Status::ok();
+            const RequestSummer::Totals totals = m_summer.end();
+            current->backInTime = totals.backInTime;
+            return storeSummary(current->id, totals);
+        };
+        int rc = SQLITE_ROW;
+        while ((rc = scan.step()) == SQLITE_ROW) {
+            const auto request = static_cast<std::uint32_t>(scan.int64(5));
+            if (!current || request != current->id) {
+                if (Status s = close(); !s) return s;
+                while (next < requests.size() && requests[next]->id < request) ++next;
+                if (next == requests.size() || requests[next]->id != request) {
+                    current = nullptr;
+                    continue;
+                }
+                current = requests[next];
+                m_summer.begin(current->id, current->originHost);
+            }
+            if (!current) continue;
+            m_summer.add(static_cast<std::uint32_t>(scan.int64(0)), scan.int64(1), static_cast<std::uint32_t>(scan.int64(2)),
+                         static_cast<std::uint32_t>(scan.int64(3)), scan.int64(4));
+            if ((++processed & 0xFFFF) == 0) {
+                if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+                reporter.report(m_events ? double(processed) / double(m_events) : 1.0, "summarising requests");
+            }
+        }
+        scan.reset();
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot read events back: ") + sqlite3_errmsg(m_db));
+        return close();
+    };
+    if (scanAll) return sum(again, m_firstRequestId, std::numeric_limits<std::int64_t>::max());
+    for (RequestState* r : again)
+        if (Status s = sum(std::span<RequestState* const>(&r, 1), r->id, std::int64_t(r->id) + 1); !s) return s;
+    return Status::ok();
+}
+
+Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel) {
+    if (Status s = summariseHeld(); !s) return s;
+    if (Status s = summariseAgain(progress, cancel); !s) return s;
+    if (Status s = flushLabels(); !s) return s;  // so that warnings can name tasks
 
     // A request's name as the input gave it, for warnings (only while samples are kept).
     auto nameOf = [&](std::int64_t id) -> std::string {
@@ -428,89 +530,22 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
             if (state.id == id) return name;
         return "#" + std::to_string(id);
     };
-    struct Rename { std::uint32_t request, task; std::int64_t ord; std::uint32_t event; int occurrence; };
-    std::vector<Rename> renames;
-    // By event id: occurrences within the task numbered `task` (a serial, so nothing is cleared per task).
-    struct Occurrences {
-        std::int64_t task = -1;
-        int count = 0;
-    };
-    std::vector<Occurrences> occurrences;
-    std::int64_t taskSerial = 0;
-    std::vector<std::uint32_t> hosts;
-    std::int64_t currentRequest = -1, currentTask = -1;
-    std::int64_t events = 0, tasks = 0;
-    TimeNs originMin = 0, originMax = 0;
-    bool originSeen = false;
-    std::uint32_t lastHost = 0;
-    TimeNs lastTs = 0;
-    std::int64_t processed = 0;
-    ThrottledProgress reporter(progress);
-
-    auto flushRequest = [&]() -> Status {
-        if (currentRequest < 0) return Status::ok();
-        std::sort(hosts.begin(), hosts.end());
-        const auto hostCount = std::unique(hosts.begin(), hosts.end()) - hosts.begin();
-        summarise.bind(1, events).bind(2, tasks).bind(3, static_cast<std::int64_t>(hostCount));
-        if (originSeen) summarise.bind(4, originMin).bind(5, originMax - originMin);
-        else summarise.bindNull(4).bindNull(5);
-        summarise.bind(6, currentRequest);
-        const int rc = summarise.step();
-        summarise.reset();
-        if (rc != SQLITE_DONE) return Status::error(std::string("cannot summarise request: ") + sqlite3_errmsg(m_db));
-        return Status::ok();
-    };
-
-    for (int rc = scan.step(); rc == SQLITE_ROW; rc = scan.step()) {
-        const auto request = scan.int64(0);
-        const auto task = scan.int64(1);
-        const auto ord = scan.int64(2);
-        const auto event = static_cast<std::uint32_t>(scan.int64(3));
-        const auto host = static_cast<std::uint32_t>(scan.int64(4));
-        const TimeNs ts = scan.int64(5);
-        if (request != currentRequest) {
-            if (Status s = flushRequest(); !s) return s;
-            currentRequest = request;
-            currentTask = -1;
-            events = tasks = 0;
-            hosts.clear();
-            originSeen = false;
-        }
-        if (task != currentTask) {
-            currentTask = task;
-            ++tasks;
-            ++taskSerial;
-        } else if (host == lastHost && ts < lastTs) {
-            if (!wantsSample()) ++m_warnings;  // counted; the message (a label lookup) only while samples are kept
-            else warn("request " + quoted(nameOf(request)) + ": task " + m_store.label(LabelId(static_cast<std::uint32_t>(task))) +
-                 " goes back in time on one host (" + formatMicroseconds(lastTs) + " -> " + formatMicroseconds(ts) + " us)");
-        }
-        lastHost = host;
-        lastTs = ts;
-        ++events;
-        hosts.push_back(host);
-        const std::size_t slot = static_cast<std::size_t>(request - m_firstRequestId);
-        if (slot < originHost.size() && host == originHost[slot]) {
-            originMin = originSeen ? std::min(originMin, ts) : ts;
-            originMax = originSeen ? std::max(originMax, ts) : ts;
-            originSeen = true;
-        }
-        if (event >= occurrences.size()) occurrences.resize(std::size_t(event) + 1);
-        Occurrences& seen = occurrences[event];
-        if (seen.task != taskSerial) seen = {taskSerial, 0};
-        const int occurrence = ++seen.count;
-        if (occurrence > 1)
-            renames.push_back({static_cast<std::uint32_t>(request), static_cast<std::uint32_t>(task), ord, event, occurrence});
-        if ((++processed & 0xFFFF) == 0) {
-            if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
-            reporter.report(m_events ? double(processed) / double(m_events) : 1.0, "summarising requests");
-        }
+    std::int64_t backInTime = 0;
+    for (const auto& [name, state] : m_requests) backInTime += state.backInTime;
+    std::sort(m_summer.backInTime.begin(), m_summer.backInTime.end(),
+              [](const RequestSummer::BackInTime& a, const RequestSummer::BackInTime& b) { return a.request < b.request; });
+    for (const RequestSummer::BackInTime& b : m_summer.backInTime) {
+        if (!wantsSample()) break;
+        --backInTime;
+        warn("request " + quoted(nameOf(b.request)) + ": task " + m_store.label(LabelId(b.task)) +
+             " goes back in time on one host (" + formatMicroseconds(b.from) + " -> " + formatMicroseconds(b.to) + " us)");
     }
-    if (Status s = flushRequest(); !s) return s;
+    m_warnings += backInTime;  // counted; the message (a label lookup) only while samples are kept
 
     // A task that logs the same event again (a loop, a retried lock) gets EVENT#2, EVENT#3, ...
-    for (const Rename& r : renames) {
-        auto label = internOccurrence(r.event, static_cast<std::uint32_t>(r.occurrence), LabelRole::Event);
+    sqlite::Statement rename = cached("UPDATE events SET event_id=?1 WHERE request_id=?2 AND task_id=?3 AND ord=?4");
+    for (const RequestSummer::Rename& r : m_summer.renames) {
+        auto label = internOccurrence(r.event, r.occurrence, LabelRole::Event);
         if (!label) return label.status();
         rename.bind(1, label.value()).bind(2, r.request).bind(3, r.task).bind(4, r.ord);
         const int rc = rename.step();
@@ -522,13 +557,13 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
 
     summary.requests = static_cast<std::int64_t>(m_requests.size());
     summary.events = m_events;
-    summary.renamedEvents = static_cast<std::int64_t>(renames.size());
+    summary.renamedEvents = static_cast<std::int64_t>(m_summer.renames.size());
     summary.warnings = m_warnings;
     summary.warningSamples = m_warningSamples;
     sqlite::Statement record = cached("UPDATE imports SET requests=?1, events=?2, warnings=?3 WHERE id=?4");
     record.bind(1, summary.requests).bind(2, summary.events).bind(3, summary.warnings).bind(4, m_importId);
     if (record.step() != SQLITE_DONE) return Status::error(std::string("cannot record import: ") + sqlite3_errmsg(m_db));
-    reporter.report(1.0, "summarising requests", true);
+    if (progress) ThrottledProgress(progress).report(1.0, "summarising requests", true);
     return Status::ok();
 }
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "store/RequestSummer.h"
 #include "store/Sqlite.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/import/Import.h"
@@ -111,6 +112,13 @@ private:
     struct RequestState;
     // The request of that name, created (with its first event's host as origin) when new.
     Result<RequestState*> requestFor(std::string_view name, std::uint32_t host);
+    // The events of the request being read are kept until the input moves to another request, then
+    // summed from memory (summariseHeld): one request at a time, no second scan of the table. A request
+    // the input comes back to is summed again from the table at the end.
+    void hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host, TimeNs ts);
+    Status summariseHeld();
+    Status storeSummary(std::uint32_t request, const RequestSummer::Totals& totals);
+    Status summariseAgain(const ProgressSink* progress, const CancelToken* cancel);
     RequestState* findRequest(std::string_view name);
     void warn(std::string message);
     bool wantsSample() const { return m_warningSamples.size() < kMaxWarningSamples; }
@@ -119,7 +127,19 @@ private:
     struct RequestState {
         std::uint32_t id;
         std::uint32_t originHost;  // host of the request's first event: its local clock times the request
+        bool summed = false;       // from memory, when the input moved on
+        bool revisited = false;    // events came after it was summed: summed again from the table
+        std::int64_t backInTime = 0;  // its events that go back in time on one host, as last summed
     };
+    struct HeldEvent {
+        std::uint32_t task;
+        std::int64_t ord;
+        std::uint32_t event, host;
+        TimeNs ts;
+    };
+    RequestState* m_held = nullptr;  // the request whose events m_heldEvents are
+    std::vector<HeldEvent> m_heldEvents;
+    RequestSummer m_summer;
 
     TraceStore& m_store;
     sqlite3* m_db;
@@ -162,7 +182,7 @@ private:
 
     sqlite::Statement m_insertLabel, m_insertOccurrence, m_insertRole, m_insertRequest, m_insertEvent;
     sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertEventAttr, m_insertLink, m_insertWarning;
-    sqlite::Statement m_insertSpan, m_insertSpanAttr, m_insertSpanEvent, m_insertSpanLink;
+    sqlite::Statement m_insertSpan, m_insertSpanAttr, m_insertSpanEvent, m_insertSpanLink, m_updateRequest;
 };
 
 } // namespace tracelight

@@ -2,6 +2,8 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <map>
+#include <random>
 #include <set>
 
 #include "TestUtil.h"
@@ -469,4 +471,75 @@ TEST(EventImport, DecimalMicrosecondsAndNanosecondsAreExact) {
               (std::vector<std::string>{"r2:1700000000123456789", "r2:1700000000123456790", "r3:1700000000123456789",
                                         "r3:1700000000123456791", "r4:1700000000123456789"}));
     EXPECT_EQ(f.rows("SELECT latency_local_ns FROM requests ORDER BY id"), (std::vector<std::string>{"711", "1", "2", "0"}));
+}
+
+// The requests' summaries (counts, the origin host's span, numbered repeats, back-in-time warnings) are
+// summed from memory while the input stays on one request, and from the table for a request it comes back
+// to: both must match the stored events, whatever the order of rows, tasks, positions and files.
+TEST(EventImport, RequestSummariesMatchTheStoredEventsWhateverTheInputOrder) {
+    std::mt19937 rng(11);
+    for (int round = 0; round < 6; ++round) {
+        Fixture f;
+        struct Row { std::string request, host, task, event; long ts; int seq; };
+        std::vector<std::vector<Row>> byRequest;
+        std::map<std::string, std::string> originHost;  // host of the first row the input gives
+        std::int64_t repeats = 0, backInTime = 0;
+        const int requests = 3 + round * 4;
+        for (int r = 0; r < requests; ++r) {
+            std::vector<Row> rows;
+            const int tasks = 1 + static_cast<int>(rng() % 4);
+            int seq = 1;
+            for (int t = 0; t < tasks; ++t) {
+                std::map<std::string, int> seen;
+                long ts = 1000 + static_cast<long>(rng() % 100);
+                std::string lastHost;
+                long lastTs = 0;
+                const int events = 1 + static_cast<int>(rng() % 6);
+                for (int e = 0; e < events; ++e) {
+                    const std::string host = "h" + std::to_string(rng() % 3);
+                    const std::string event = "E" + std::to_string(rng() % 3);  // repeats on purpose
+                    ts += static_cast<long>(rng() % 50) - 10;                    // sometimes back in time
+                    if (seen[event]++ > 0) ++repeats;
+                    if (e > 0 && host == lastHost && ts < lastTs) ++backInTime;
+                    lastHost = host;
+                    lastTs = ts;
+                    rows.push_back({"r" + std::to_string(r), host, "t" + std::to_string(t), event, ts, seq++});
+                }
+            }
+            std::shuffle(rows.begin(), rows.end(), rng);  // seq restores each task's order
+            byRequest.push_back(std::move(rows));
+        }
+        // Two files; in the later rounds some requests are split between them (the input comes back).
+        std::string a = "request,host,task,event,ts_us,seq\n", b = a;
+        for (std::size_t r = 0; r < byRequest.size(); ++r) {
+            auto& rows = byRequest[r];
+            // Whole requests in either file; in rounds 2 and 3 one request is split between them (summed again
+            // on its own), from round 4 about half (summed again in one scan).
+            const bool splitHere = round >= 4 ? rng() % 2 == 0 : round >= 2 && r == 1;
+            const std::size_t split = splitHere ? rows.size() / 2 : r % 2 ? 0 : rows.size();
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+                const Row& x = rows[i];
+                originHost.try_emplace(x.request, x.host);
+                (i < split ? a : b) += x.request + "," + x.host + "," + x.task + "," + x.event + "," + std::to_string(x.ts) + "," +
+                                       std::to_string(x.seq) + "\n";
+            }
+        }
+        auto summary = f.import({f.dir.write("a.csv", a), f.dir.write("b.csv", b)});
+        ASSERT_TRUE(summary) << summary.message();
+        EXPECT_EQ(summary->renamedEvents, repeats) << "round " << round;
+        EXPECT_EQ(summary->warnings, backInTime) << "round " << round << ": " << ::testing::PrintToString(summary->warningSamples);
+        // Every <task, event> of a request is unique once repeats are numbered.
+        EXPECT_EQ(f.rows("SELECT COUNT(*) FROM (SELECT 1 FROM events GROUP BY request_id, task_id, event_id HAVING COUNT(*) > 1)"),
+                  (std::vector<std::string>{"0"}));
+        for (const auto& [name, host] : originHost) {
+            const auto stored = f.rows("SELECT event_count, task_count, host_count, start_local_ns, latency_local_ns FROM requests "
+                                       "WHERE name='" + name + "'");
+            const auto truth = f.rows(
+                "SELECT COUNT(*), COUNT(DISTINCT task_id), COUNT(DISTINCT host_id), "
+                "(SELECT MIN(ts_ns) FROM events e JOIN labels h ON h.id=e.host_id WHERE e.request_id=r.id AND h.text='" + host + "'), "
+                "(SELECT MAX(ts_ns) - MIN(ts_ns) FROM events e JOIN labels h ON h.id=e.host_id WHERE e.request_id=r.id AND h.text='" +
+                host + "') FROM requests r JOIN events ev ON ev.request_id=r.id WHERE r.name='" + name + "'");
+            EXPECT_EQ(stored, truth) << "round " << round << ", request " << name;
+        }
+    }
 }
