@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <unordered_map>
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Bytes.h"
 #include "tracelight/base/Json.h"
+#include "tracelight/base/Parallel.h"
+#include "tracelight/base/StringMap.h"
 #include "tracelight/base/TripleIndex.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/store/TraceStore.h"
@@ -109,6 +113,67 @@ Status storeSegmentStats(TraceStore& store, const std::string& params, const std
     return store.putResult(kSegmentStats, kAnalysisVersion, params, w.text());
 }
 
+namespace {
+
+// What a request's detail reads besides its events and their labels: the stored model with its types
+// numbered by text, the clock offsets, the cached result and the known links. None of it depends on the
+// events, so it is read beside them, on a second connection when the store is a file.
+struct DetailContext {
+    std::optional<StoredModel> stored;
+    bool fromSpans = false;
+    std::unordered_map<std::uint32_t, TimeNs> offsetOfHost;
+    std::optional<StoredRequestResult> cachedResult;
+    std::vector<LinkRow> links;
+    // A label as a segment type names it (span data: its operation, without the occurrence number), each
+    // distinct text numbered once: a million-span trace has three million segments but a handful of
+    // operations. Segment types are triples of those numbers: the stored model's types first, so that they
+    // keep their ids, then the types this request has and the model lacks.
+    StringMap<std::uint32_t> typeTextIndex;
+    TripleIndex typeOfKey;
+
+    std::uint32_t textNumber(std::string_view text) {
+        if (auto it = typeTextIndex.find(text); it != typeTextIndex.end()) return it->second;
+        return typeTextIndex.emplace(std::string(text), static_cast<std::uint32_t>(typeTextIndex.size())).first->second;
+    }
+
+    void read(const TraceStore& store, RequestId request, const std::string& name) {
+        stored = loadStoredModel(store);
+        const auto spanRequests = store.spanRequestIds();
+        fromSpans = std::binary_search(spanRequests.begin(), spanRequests.end(), request.value);
+        offsetOfHost = store.clockOffsets();
+        cachedResult = store.requestResult(name);
+        links = store.causalLinks(request);
+        if (stored) {
+            typeOfKey.reserve(stored->types.size());
+            for (std::uint32_t i = 0; i < stored->types.size(); ++i) {
+                const SegmentTypeName& t = stored->types[i];
+                typeOfKey.emplace(textNumber(t.task), textNumber(t.startEvent), textNumber(t.endEvent), i);
+            }
+        }
+    }
+};
+
+// A second read-only connection to the store's file with the same last import, or none (in memory, or
+// it cannot be opened): then everything is read on the one connection, in turn.
+std::unique_ptr<TraceStore> sideConnection(const TraceStore& store) {
+    if (store.path().empty() || store.path() == ":memory:") return nullptr;
+    auto opened = TraceStore::open(store.path(), TraceStore::Mode::ReadOnly);
+    if (!opened || opened.value()->lastImportId() != store.lastImportId()) return nullptr;
+    return std::move(opened.value());
+}
+
+// Runs a and b on two threads when there is a side connection (b is the one that uses it); else in turn.
+void inTurnOrAtOnce(bool atOnce, const std::function<void()>& a, const std::function<void()>& b) {
+    if (!atOnce) {
+        a();
+        b();
+        return;
+    }
+    forEachShard(2, 2, [&](unsigned shard, std::size_t, std::size_t) { shard == 0 ? a() : b(); });
+}
+
+} // namespace
+
 Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request, const CancelToken* cancel) {
     auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
     if (cancelled()) return Status::error("cancelled");
@@ -121,87 +186,89 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     }
     d.attributes = store.requestAttributes(request);
 
-    auto stored = loadStoredModel(store);
+    const std::unique_ptr<TraceStore> side = sideConnection(store);
+    const TraceStore& other = side ? *side : store;
+    DetailContext context;
+    std::vector<EventRow> rows;
+    inTurnOrAtOnce(side != nullptr, [&] { rows = store.requestEvents(request); }, [&] { context.read(other, request, d.name); });
+    if (rows.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
+    if (cancelled()) return Status::error("cancelled");
     CausalModel empty;
-    const CausalModel& model = stored ? stored->model : empty;
-    // Span data: types are operations, as loadTraceData interns them.
-    const auto spanRequests = store.spanRequestIds();
-    const bool fromSpans = std::binary_search(spanRequests.begin(), spanRequests.end(), request.value);
-    const auto offsetOfHost = store.clockOffsets();
-    const auto cachedResult = store.requestResult(d.name);
-    d.analysed = stored.has_value() && cachedResult && cachedResult->analysed;
-    const std::vector<EventRow> rows = store.requestEvents(request);
-    auto text = requestLabels(store, rows);
-    auto label = [&](std::uint32_t id) { return text.text(id); };
-    // A label as a segment type names it (span data: its operation, without the occurrence number), each
-    // distinct text numbered once: a million-span trace has three million segments but a handful of
-    // operations. Segment types are then triples of those numbers: the stored model's types first, so
-    // that they keep their ids, then the types this request has and the model lacks.
-    std::unordered_map<std::string, std::uint32_t> typeTextIndex;
-    auto textNumber = [&](std::string_view text) {
-        std::string key(text);
-        return typeTextIndex.try_emplace(std::move(key), static_cast<std::uint32_t>(typeTextIndex.size())).first->second;
-    };
-    TripleIndex typeOfKey;  // type text numbers -> segment type id
-    if (stored) {
-        typeOfKey.reserve(stored->types.size());
-        for (std::uint32_t i = 0; i < stored->types.size(); ++i) {
-            const SegmentTypeName& t = stored->types[i];
-            typeOfKey.emplace(textNumber(t.task), textNumber(t.startEvent), textNumber(t.endEvent), i);
-        }
-    }
-    // Per-label tables indexed by label id (dense: a trace's labels are numbered as it was imported).
-    // requestLabels already found the id range (every id the rows use lies below text.idEnd()).
+    const CausalModel& model = context.stored ? context.stored->model : empty;
+    d.analysed = context.stored.has_value() && context.cachedResult && context.cachedResult->analysed;
+
+    // The events, hosts, tasks and segments in the rows' order, by label id, while the labels are read
+    // beside; the segments' types need the labels' texts and are found after.
+    LabelTexts text;
     constexpr std::uint32_t kNone = ~0u;
-    std::vector<std::uint32_t> typeTextOf(text.idEnd(), kNone);  // -> text number
-    auto typeText = [&](std::uint32_t id) {
-        std::uint32_t& slot = typeTextOf[id];
-        if (slot == kNone) {
-            const std::string_view t = label(id);
-            slot = textNumber(fromSpans ? operationName(t) : t);
-        }
-        return slot;
-    };
     std::vector<EventRecord> events;
-    events.reserve(rows.size());
-    std::vector<std::uint32_t> hostIndex(typeTextOf.size(), kNone), taskIndex(typeTextOf.size(), kNone);  // by label id
-    std::vector<std::uint32_t> taskFirstRow;  // by index into d.tasks
+    std::vector<std::uint32_t> hostLabels, taskLabels;  // by index into d.hosts and d.tasks
+    std::vector<std::uint32_t> hostIndex, taskIndex;      // by label id
+    std::vector<std::uint32_t> taskFirstRow;              // by index into d.tasks
     ClockOffsets offsets;
-    std::uint32_t nextUnknownType = static_cast<std::uint32_t>(model.typeCount());
-    for (const EventRow& row : rows) {
-        const std::uint32_t task = row.task, event = row.event, hostLabel = row.host;
-        std::uint32_t& h = hostIndex[hostLabel];
-        if (h == kNone) {
-            h = static_cast<std::uint32_t>(d.hosts.size());
-            d.hosts.emplace_back(label(hostLabel));
-            const auto offset = offsetOfHost.find(hostLabel);
-            offsets.offsetNs.push_back(offset == offsetOfHost.end() ? 0 : offset->second);
+    auto structure = [&] {
+        std::uint32_t idEnd = 0;
+        for (const EventRow& row : rows) idEnd = std::max({idEnd, row.task + 1, row.host + 1});
+        hostIndex.assign(idEnd, kNone);
+        taskIndex.assign(idEnd, kNone);
+        events.reserve(rows.size());
+        for (auto* perSegment : {&d.segmentStartEvent, &d.segmentEndEvent, &d.segmentTask, &d.segmentStartHost, &d.segmentEndHost})
+            perSegment->reserve(rows.size());
+        d.localStartNs.reserve(rows.size());
+        d.localEndNs.reserve(rows.size());
+        for (const EventRow& row : rows) {
+            const std::uint32_t task = row.task, event = row.event, hostLabel = row.host;
+            std::uint32_t& h = hostIndex[hostLabel];
+            if (h == kNone) {
+                h = static_cast<std::uint32_t>(hostLabels.size());
+                hostLabels.push_back(hostLabel);
+                const auto offset = context.offsetOfHost.find(hostLabel);
+                offsets.offsetNs.push_back(offset == context.offsetOfHost.end() ? 0 : offset->second);
+            }
+            std::uint32_t& t = taskIndex[task];
+            if (t == kNone) {
+                t = static_cast<std::uint32_t>(taskLabels.size());
+                taskLabels.push_back(task);
+                taskFirstRow.push_back(static_cast<std::uint32_t>(events.size()));
+            }
+            EventRecord e{task, event, HostId(h), SegmentTypeId(), row.localNs};
+            if (!events.empty() && events.back().task == task) {
+                d.segmentStartEvent.push_back(events.back().event);
+                d.segmentEndEvent.push_back(event);
+                d.segmentTask.push_back(t);
+                d.segmentStartHost.push_back(events.back().host.value);
+                d.segmentEndHost.push_back(h);
+                d.localStartNs.push_back(events.back().localNs);
+                d.localEndNs.push_back(e.localNs);
+            }
+            events.push_back(e);
         }
-        std::uint32_t& t = taskIndex[task];
-        if (t == kNone) {
-            t = static_cast<std::uint32_t>(d.tasks.size());
-            d.tasks.emplace_back(label(task));
-            taskFirstRow.push_back(static_cast<std::uint32_t>(events.size()));
-        }
-        EventRecord e{task, event, HostId(h), SegmentTypeId(), row.localNs};
-        if (!events.empty() && events.back().task == task) {
-            const auto [type, unknown] = typeOfKey.emplace(typeText(task), typeText(events.back().event), typeText(event),
-                                                           nextUnknownType);
-            if (unknown) ++nextUnknownType;
-            e.segmentType = SegmentTypeId(type);
-            d.segmentStartEvent.push_back(events.back().event);
-            d.segmentEndEvent.push_back(event);
-            d.segmentTask.push_back(t);
-            d.segmentStartHost.push_back(events.back().host.value);
-            d.segmentEndHost.push_back(h);
-            d.localStartNs.push_back(events.back().localNs);
-            d.localEndNs.push_back(e.localNs);
-        }
-        events.push_back(e);
-    }
-    // Rows come in (task, ord) order and each became the event of the same index, so a task's events are
-    // one run: a link's end is found in its task's run, first where its position says (positions are
-    // usually consecutive), else by binary search.
+    };
+    inTurnOrAtOnce(side != nullptr, structure, [&] { text = requestLabels(other, rows); });
+    auto label = [&](std::uint32_t id) { return text.text(id); };
+    // Each segment's type: the triple of its task's and its events' type texts, numbered by label id once.
+    auto types = [&] {
+        std::vector<std::uint32_t> typeTextOf(text.idEnd(), kNone);  // label id -> text number
+        auto typeText = [&](std::uint32_t id) {
+            std::uint32_t& slot = typeTextOf[id];
+            if (slot == kNone) {
+                const std::string_view t = label(id);
+                slot = context.textNumber(context.fromSpans ? operationName(t) : t);
+            }
+            return slot;
+        };
+        std::uint32_t nextUnknownType = static_cast<std::uint32_t>(model.typeCount());
+        for (std::size_t i = 1; i < events.size(); ++i)
+            if (events[i].task == events[i - 1].task) {
+                const auto [type, unknown] = context.typeOfKey.emplace(typeText(events[i].task), typeText(events[i - 1].event),
+                                                                       typeText(events[i].event), nextUnknownType);
+                if (unknown) ++nextUnknownType;
+                events[i].segmentType = SegmentTypeId(type);
+            }
+    };
+    // Beside the types: the names of hosts and tasks, and the links' ends. Rows come in (task, ord) order and
+    // each became the event of the same index, so a task's events are one run: a link's end is found in its
+    // task's run, first where its position says (positions are usually consecutive), else by binary search.
     auto eventAt = [&](std::uint32_t task, std::int64_t ord) -> std::optional<std::uint32_t> {
         if (task >= taskIndex.size() || taskIndex[task] == kNone) return std::nullopt;
         const std::uint32_t t = taskIndex[task];
@@ -216,11 +283,18 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         return static_cast<std::uint32_t>(it - rows.begin());
     };
     std::vector<EventLink> links;
-    for (const LinkRow& l : store.causalLinks(request)) {
-        const auto from = eventAt(l.fromTask, l.fromOrd), to = eventAt(l.toTask, l.toOrd);
-        if (from && to) links.push_back({*from, *to});
-    }
-    if (events.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
+    auto namesAndLinks = [&] {
+        d.hosts.reserve(hostLabels.size());
+        for (auto id : hostLabels) d.hosts.emplace_back(label(id));
+        d.tasks.reserve(taskLabels.size());
+        for (auto id : taskLabels) d.tasks.emplace_back(label(id));
+        links.reserve(context.links.size());
+        for (const LinkRow& l : context.links) {
+            const auto from = eventAt(l.fromTask, l.fromOrd), to = eventAt(l.toTask, l.toOrd);
+            if (from && to) links.push_back({*from, *to});
+        }
+    };
+    inTurnOrAtOnce(side != nullptr, namesAndLinks, types);
     if (cancelled()) return Status::error("cancelled");
     RequestPass pass(model);
     if (!d.analysed) {
@@ -234,14 +308,15 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         // The cached result, through the CLI's decoder; the pass builds only the graph, for drawing.
         pass.graph(events, offsets, links);
         d.dag = std::move(pass.takeResult().dag);
-        auto cached = decodeCachedResult(store, d.name, cachedResult->data, d.dag.segments.size());
+        const StoredRequestResult& cachedResult = *context.cachedResult;
+        auto cached = decodeCachedResult(store, d.name, cachedResult.data, d.dag.segments.size());
         if (!cached) return cached.status();
         d.slackNs = std::move(cached->slackNs);
-        d.criticalPath.latencyNs = cachedResult->latencyNs;
-        d.criticalPath.blindNs = cachedResult->blindNs;
+        d.criticalPath.latencyNs = cachedResult.latencyNs;
+        d.criticalPath.blindNs = cachedResult.blindNs;
         d.criticalPath.segments = std::move(cached->criticalPath);
         // Blind intervals are cached relative to the request's first event; the detail keeps adjusted time.
-        for (const BlindInterval& b : cached->blind) d.criticalPath.blind.push_back({cachedResult->startNs + b.startNs, b.durationNs});
+        for (const BlindInterval& b : cached->blind) d.criticalPath.blind.push_back({cachedResult.startNs + b.startNs, b.durationNs});
     }
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;

@@ -13,7 +13,26 @@ RequestDagBuilder::RequestDagBuilder(const CausalModel& model, const TraceData& 
 RequestDagBuilder::RequestDagBuilder(const CausalModel& model) : m_model(model), m_local(model.typeCount(), -1) {}
 
 void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order) {
-    order.resize(dag.segments.size());
+    const std::size_t n = dag.segments.size();
+    order.resize(n);
+    constexpr std::size_t kKeysFrom = 4096;  // below, the segments stay in cache: their indices are sorted
+    if (n >= kKeysFrom) {
+        // The keys side by side, not indices that each read a segment somewhere in memory: a million-span
+        // trace has 2.6 M segments, and an indirect comparison missed the cache twice.
+        struct Key {
+            TimeNs start, end;
+            std::uint32_t index;
+        };
+        std::vector<Key> keys(n);
+        for (std::uint32_t i = 0; i < n; ++i) keys[i] = {dag.segments[i].startNs, dag.segments[i].endNs, i};
+        std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+            if (x.start != y.start) return x.start < y.start;
+            if (x.end != y.end) return x.end < y.end;
+            return x.index < y.index;
+        });
+        for (std::size_t i = 0; i < n; ++i) order[i] = keys[i].index;
+        return;
+    }
     std::iota(order.begin(), order.end(), 0u);
     // The index breaks ties, so that an unstable sort (no buffer to allocate) gives the one order.
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {

@@ -11,6 +11,7 @@
 
 #include "store/RequestSummer.h"
 #include "store/Sqlite.h"
+#include "tracelight/base/StringMap.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/SpanRecords.h"
@@ -51,15 +52,6 @@ struct RawTask {
     std::string_view name;
     std::uint32_t occurrence = 1;
 };
-
-struct StringHash {
-    using is_transparent = void;
-    // Not noexcept on purpose: libstdc++ then keeps each key's hash in its node, so a lookup does not
-    // rehash every string it passes in the bucket (a cache miss each, with hundreds of thousands of labels).
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-template <typename V>
-using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 class ImportWriter {
 public:

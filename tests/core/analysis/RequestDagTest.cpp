@@ -160,3 +160,28 @@ TEST(RequestDag, TypeOrderIsTheSortByTypeStartAndIndexAtEverySize) {
         }
     }
 }
+
+TEST(RequestDag, TimeOrderIsTheSortByStartEndAndIndexAtEverySize) {
+    // Small requests sort indices, large ones sort (start, end, index) keys side by side: both must give
+    // the one order, here against std::stable_sort of the indices by (start, end).
+    std::mt19937 rng(5);
+    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(100), std::size_t(4095), std::size_t(4096), std::size_t(30000)}) {
+        for (const TimeNs spread : {TimeNs(3), TimeNs(1000), TimeNs(1) << 40}) {  // from ties everywhere to none
+            std::uniform_int_distribution<TimeNs> start(0, spread), length(0, 2);
+            RequestDag dag;
+            dag.segments.resize(n);
+            for (auto& s : dag.segments) {
+                s.startNs = start(rng);
+                s.endNs = s.startNs + length(rng);
+            }
+            std::vector<std::uint32_t> expected(n);
+            std::iota(expected.begin(), expected.end(), 0u);
+            std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) {
+                const auto& x = dag.segments[a];
+                const auto& y = dag.segments[b];
+                return x.startNs != y.startNs ? x.startNs < y.startNs : x.endNs < y.endNs;
+            });
+            EXPECT_EQ(timeOrder(dag), expected) << n << " segments, starts within " << spread;
+        }
+    }
+}

@@ -194,3 +194,56 @@ TEST(RequestDetail, DamagedLinkPositionsAndEventCountsStillOpen) {
                                          [](const DagEdge& e) { return e.kind == EdgeKind::Link; });
     EXPECT_LE(static_cast<std::size_t>(linkEdges), links - 2);  // the two damaged links find no event
 }
+
+// A request's detail reads its events and labels on the store's connection and the rest (model, offsets,
+// cached result, links) beside them on a second one when the store is a file. The same traces in memory,
+// read on one connection, must give the same detail, field by field.
+TEST(RequestDetail, ReadBesideTheEventsEqualsReadOnOneConnection) {
+    test::ScratchDir dir;
+    const std::vector<std::string> files = {"TraceFlamegraph__testTrace.json", "TraceTimelineViewer__genaiTestTrace.json"};
+    auto onFile = realJaegerStore(dir, files);
+    if (!onFile) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
+    auto inMemory = TraceStore::open(":memory:", TraceStore::Mode::Create);
+    ASSERT_TRUE(inMemory) << inMemory.message();
+    ImportOptions import;
+    for (const auto& f : files) import.inputs.push_back(std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/" + f);
+    import.period = "jaeger";
+    ASSERT_TRUE(importTraces(*inMemory.value(), import));
+    for (const bool analysed : {false, true}) {
+        if (analysed) {
+            ASSERT_TRUE(analyzeStore(*onFile, AnalysisOptions{}));
+            ASSERT_TRUE(analyzeStore(*inMemory.value(), AnalysisOptions{}));
+        }
+        auto table = loadRequestTable(*onFile);
+        ASSERT_TRUE(table);
+        ASSERT_FALSE(table->ids.empty());
+        for (const RequestId id : table->ids) {
+            auto a = loadRequestDetail(*onFile, id);
+            auto b = loadRequestDetail(*inMemory.value(), id);
+            ASSERT_TRUE(a) << a.message();
+            ASSERT_TRUE(b) << b.message();
+            EXPECT_EQ(a->analysed, analysed);
+            EXPECT_EQ(a->analysed, b->analysed);
+            EXPECT_EQ(a->hosts, b->hosts);
+            EXPECT_EQ(a->tasks, b->tasks);
+            ASSERT_EQ(a->dag.segments.size(), b->dag.segments.size());
+            for (std::size_t k = 0; k < a->dag.segments.size(); ++k) {
+                EXPECT_EQ(a->dag.segments[k].type, b->dag.segments[k].type);
+                EXPECT_EQ(a->dag.segments[k].startNs, b->dag.segments[k].startNs);
+                EXPECT_EQ(a->dag.segments[k].endNs, b->dag.segments[k].endNs);
+                EXPECT_EQ(a->segmentName(k), b->segmentName(k));
+            }
+            ASSERT_EQ(a->dag.edges.size(), b->dag.edges.size());
+            for (std::size_t k = 0; k < a->dag.edges.size(); ++k) {
+                EXPECT_EQ(a->dag.edges[k].from, b->dag.edges[k].from);
+                EXPECT_EQ(a->dag.edges[k].to, b->dag.edges[k].to);
+                EXPECT_EQ(a->dag.edges[k].kind, b->dag.edges[k].kind);
+            }
+            EXPECT_EQ(a->criticalPath.segments, b->criticalPath.segments);
+            EXPECT_EQ(a->criticalPath.latencyNs, b->criticalPath.latencyNs);
+            EXPECT_EQ(a->slackNs, b->slackNs);
+            EXPECT_TRUE(std::any_of(a->dag.edges.begin(), a->dag.edges.end(), [](const DagEdge& e) { return e.kind == EdgeKind::Link; }))
+                << "request " << id.value << ": the links were read";
+        }
+    }
+}
