@@ -81,6 +81,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_analysis = new widgets::JobRunner(this);
     m_detail = new widgets::JobRunner(this);
     m_contextJob = new widgets::JobRunner(this);
+    m_dependencyJob = new widgets::JobRunner(this);
     m_modelJob = new widgets::JobRunner(this);
     m_import = new widgets::JobRunner(this);
     m_aggregateJob = new widgets::JobRunner(this);
@@ -250,15 +251,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (!d) return;
         const auto s = static_cast<std::size_t>(segment);
         int in = 0, out = 0;
-        for (const auto& e : d->dag.edges) {
+        for (const auto& e : m_waterfall->dependencies()) {
             in += e.to == s;
             out += e.from == s;
         }
-        m_statusText->setText(tr("%1: %2, %3 · %4 dependencies in, %5 out")
+        const QString dependencies = m_waterfall->dependenciesKnown() ? tr("%1 dependencies in, %2 out").arg(in).arg(out)
+                                                                      : tr("dependencies still being found");
+        m_statusText->setText(tr("%1: %2, %3 · %4")
                                   .arg(QString::fromStdString(d->segmentName(s)), widgets::formatDurationNs(d->dag.segments[s].durationNs()),
-                                       d->critical[s] ? tr("critical") : tr("slack %1").arg(widgets::formatDurationNs(d->slackNs[s])))
-                                  .arg(in)
-                                  .arg(out));
+                                       d->critical[s] ? tr("critical") : tr("slack %1").arg(widgets::formatDurationNs(d->slackNs[s])),
+                                       dependencies));
         m_model->selectType(QString::fromStdString(d->segmentName(s)));
     });
     connect(m_model, &widgets::ModelOverview::requestActivated, this, [this](const QString& name) {
@@ -631,22 +633,35 @@ void MainWindow::showRequest(RequestId id) {
     if (!id.isValid() || m_path.isEmpty()) return;
     const std::string file = m_path.toStdString();
     // The span tree's data is read beside the detail, on the same worker (null for an event-log request).
+    // The request graph's edges follow on a worker of their own: the lanes, critical path and slack are
+    // drawn first, and only a selected segment's dependencies need the edges.
     auto spans = std::make_shared<std::shared_ptr<const widgets::SpanTreeData>>();
+    auto later = std::make_shared<DependencyWork>();
     m_detail->start<DetailResult>(
-        [file, id, spans](const CancelToken& cancel, const ProgressSink&) {
+        [file, id, spans, later](const CancelToken& cancel, const ProgressSink&) {
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) return std::make_shared<Result<RequestDetail>>(store.status());
-            auto detail = std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id, &cancel));
+            auto detail = std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id, &cancel, later.get()));
             if (detail->isOk()) *spans = widgets::loadSpanTree(*store.value(), detail->value());
             return detail;
         },
-        [this, spans](DetailResult result) {
+        [this, spans, later](DetailResult result) {
             if (!result->isOk()) {
                 m_statusText->setText(QString::fromStdString(result->message()));
                 return;
             }
-            m_waterfall->setRequest(std::make_shared<const RequestDetail>(std::move(result->value())));
+            auto shown = std::make_shared<const RequestDetail>(std::move(result->value()));
+            m_waterfall->setRequest(shown);
             m_spanPane->setSpans(*spans);
+            if (!*later) {
+                m_dependencyJob->cancel();
+                return;
+            }
+            m_dependencyJob->start<std::shared_ptr<const RequestDependencies>>(
+                [later](const CancelToken&, const ProgressSink&) { return std::make_shared<const RequestDependencies>((*later)()); },
+                [this, shown](std::shared_ptr<const RequestDependencies> dependencies) {
+                    m_waterfall->setDependencies(shown.get(), std::move(dependencies));
+                });
         });
     showContext(id);
 }

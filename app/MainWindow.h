@@ -90,6 +90,7 @@ private:
     widgets::JobRunner* m_analysis = nullptr;  // analysis runs
     widgets::JobRunner* m_detail = nullptr;    // one request's detail
     widgets::JobRunner* m_contextJob = nullptr;  // its temporal context
+    widgets::JobRunner* m_dependencyJob = nullptr;  // its graph's edges, which follow the detail
     widgets::TemporalContextStrip* m_contextStrip = nullptr;
     widgets::JobRunner* m_modelJob = nullptr;  // the model graph
     widgets::JobRunner* m_import = nullptr;    // File > Import

@@ -95,14 +95,17 @@ void BM_BareRequestEventScan(benchmark::State& state) {
 }
 BENCHMARK(BM_BareRequestEventScan)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// As the app opens it: the detail with the graph's edges to follow (an analysed request), its layout and
+// first frame; the edges are BM_WaterfallDependencies.
 void BM_WaterfallOpen(benchmark::State& state) {
     auto trace = benchTrace(state);
     if (!trace.store) return;
     QImage image(QSize(1400, 800), QImage::Format_ARGB32_Premultiplied);
     std::size_t segments = 0;
     std::vector<std::unique_ptr<widgets::WaterfallView>> opened;  // freed after timing: freeing is not opening
+    std::vector<DependencyWork> left;
     for (auto _ : state) {
-        auto detail = loadRequestDetail(*trace.store, trace.request);
+        auto detail = loadRequestDetail(*trace.store, trace.request, nullptr, &left.emplace_back());
         if (!detail) {
             state.SkipWithError(detail.message().c_str());
             return;
@@ -116,6 +119,27 @@ void BM_WaterfallOpen(benchmark::State& state) {
     state.counters["segments"] = static_cast<double>(segments);
 }
 BENCHMARK(BM_WaterfallOpen)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// What follows the open on a worker: the request graph's edges (only a selection draws them).
+void BM_WaterfallDependencies(benchmark::State& state) {
+    auto trace = benchTrace(state);
+    if (!trace.store) return;
+    std::size_t edges = 0;
+    std::vector<RequestDependencies> found;  // freed after timing
+    for (auto _ : state) {
+        state.PauseTiming();
+        DependencyWork later;
+        auto detail = loadRequestDetail(*trace.store, trace.request, nullptr, &later);
+        if (!detail || !later) {
+            state.SkipWithError(detail ? "the request is not analysed: its edges come with the detail" : detail.message().c_str());
+            return;
+        }
+        state.ResumeTiming();
+        edges = found.emplace_back(later()).edges.size();
+    }
+    state.counters["edges"] = static_cast<double>(edges);
+}
+BENCHMARK(BM_WaterfallDependencies)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_WaterfallFrame(benchmark::State& state) {
     auto trace = benchTrace(state);

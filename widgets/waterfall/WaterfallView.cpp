@@ -34,8 +34,21 @@ WaterfallView::WaterfallView(QWidget* parent) : QWidget(parent) {
     m_rubber = new QRubberBand(QRubberBand::Rectangle, this);
 }
 
+void WaterfallView::setDependencies(const RequestDetail* detail, std::shared_ptr<const RequestDependencies> dependencies) {
+    if (!m_detail || detail != m_detail.get()) return;  // another request came in meanwhile
+    m_dependencies = std::move(dependencies);
+    update();
+}
+
+std::span<const DagEdge> WaterfallView::dependencies() const {
+    if (!m_detail) return {};
+    if (!m_detail->dependenciesFollow) return m_detail->dag.edges;
+    return m_dependencies ? std::span<const DagEdge>(m_dependencies->edges) : std::span<const DagEdge>();
+}
+
 void WaterfallView::setRequest(std::shared_ptr<const RequestDetail> detail) {
     m_detail = std::move(detail);
+    m_dependencies.reset();
     m_selected = -1;
     relayout();
     fit();
@@ -492,7 +505,7 @@ void WaterfallView::paintSelection(QPainter& p) {
         return QPointF(xOf(atEnd ? m_layout.endUs[s] : m_layout.startUs[s]), rowTop(row) + rowHeight(row) / 2.0);
     };
     // Its dependencies: incoming edges end at its start, outgoing ones leave from its end.
-    for (const DagEdge& e : d.dag.edges) {
+    for (const DagEdge& e : dependencies()) {
         if (e.to != sel && e.from != sel) continue;
         const QPointF a = anchor(e.from, true), b = anchor(e.to, false);
         QColor c = e.kind == EdgeKind::MutualExclusion ? palette::mutualExclusion()

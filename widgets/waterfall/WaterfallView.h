@@ -6,6 +6,7 @@
 #include <utility>
 #include <QWidget>
 #include <memory>
+#include <span>
 
 #include "waterfall/WaterfallLayout.h"
 
@@ -21,6 +22,12 @@ public:
 
     void setRequest(std::shared_ptr<const RequestDetail> detail);
     const RequestDetail* request() const { return m_detail.get(); }
+    // The dependencies of a request loaded with them to follow (RequestDetail::dependenciesFollow); ignored
+    // for any other request than the one shown.
+    void setDependencies(const RequestDetail* detail, std::shared_ptr<const RequestDependencies> dependencies);
+    // The request graph's edges drawn for a selection; empty while they follow.
+    std::span<const DagEdge> dependencies() const;
+    bool dependenciesKnown() const { return m_detail && (!m_detail->dependenciesFollow || m_dependencies); }
     void setLocalClocks(bool local);
     bool localClocks() const { return m_local; }
 
@@ -88,6 +95,7 @@ private:
     static constexpr int kFoldPx = 3;
 
     std::shared_ptr<const RequestDetail> m_detail;
+    std::shared_ptr<const RequestDependencies> m_dependencies;  // of m_detail, when they followed
     WaterfallLayout m_layout;
     std::vector<int> m_rowY;  // content y of each row's top, then of the content's bottom
     bool m_local = false;

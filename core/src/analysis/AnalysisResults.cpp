@@ -13,6 +13,7 @@
 #include "tracelight/base/StringMap.h"
 #include "tracelight/base/TripleIndex.h"
 #include "tracelight/analysis/RequestPass.h"
+#include "tracelight/analysis/Segments.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -174,7 +175,8 @@ void inTurnOrAtOnce(bool atOnce, const std::function<void()>& a, const std::func
 
 } // namespace
 
-Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request, const CancelToken* cancel) {
+Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request, const CancelToken* cancel, DependencyWork* later) {
+    if (later) *later = nullptr;
     auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
     if (cancelled()) return Status::error("cancelled");
     RequestDetail d;
@@ -296,18 +298,34 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     };
     inTurnOrAtOnce(side != nullptr, namesAndLinks, types);
     if (cancelled()) return Status::error("cancelled");
-    RequestPass pass(model);
     if (!d.analysed) {
         // Nothing cached: everything from the one pass, on local clocks and task order.
+        RequestPass pass(model);
         pass.run(events, offsets, links);
         RequestPassResult result = pass.takeResult();
         d.dag = std::move(result.dag);
         d.criticalPath = std::move(result.criticalPath);
         d.slackNs = std::move(result.slack);
     } else {
-        // The cached result, through the CLI's decoder; the pass builds only the graph, for drawing.
-        pass.graph(events, offsets, links);
-        d.dag = std::move(pass.takeResult().dag);
+        // The cached result, through the CLI's decoder; the pass builds only the graph, for drawing: now, or
+        // in the work left for later, which keeps the events, links and model it needs.
+        if (later) {
+            const RequestSpan span = buildSegments(events, offsets, d.dag.segments);
+            d.dag.startNs = span.startNs;
+            d.dag.endNs = span.endNs;
+            auto kept = std::make_shared<const CausalModel>(std::move(context.stored->model));
+            *later = [kept, events = std::move(events), offsets, links = std::move(links)] {
+                RequestPass pass(*kept);
+                pass.graph(events, offsets, links);
+                RequestDag dag = std::move(pass.takeResult().dag);
+                return RequestDependencies{std::move(dag.edges), std::move(dag.firstEdgeTo)};
+            };
+            d.dependenciesFollow = true;
+        } else {
+            RequestPass pass(model);
+            pass.graph(events, offsets, links);
+            d.dag = std::move(pass.takeResult().dag);
+        }
         const StoredRequestResult& cachedResult = *context.cachedResult;
         auto cached = decodeCachedResult(store, d.name, cachedResult.data, d.dag.segments.size());
         if (!cached) return cached.status();

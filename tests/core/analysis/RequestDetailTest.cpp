@@ -247,3 +247,50 @@ TEST(RequestDetail, ReadBesideTheEventsEqualsReadOnOneConnection) {
         }
     }
 }
+
+// Loaded with its dependencies to follow, an analysed request's detail has everything but the graph's
+// edges, and the work left for later finds exactly the edges the whole detail has. A request not analysed
+// yet needs its graph for the critical path: it comes whole, with nothing left for later.
+TEST(RequestDetail, DependenciesThatFollowAreTheGraphsEdges) {
+    test::ScratchDir dir;
+    auto store = realJaegerStore(dir, {"TraceFlamegraph__testTrace.json", "TraceTimelineViewer__genaiTestTrace.json"});
+    if (!store) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
+    for (const bool analysed : {false, true}) {
+        if (analysed) ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+        auto table = loadRequestTable(*store);
+        ASSERT_TRUE(table);
+        for (const RequestId id : table->ids) {
+            auto whole = loadRequestDetail(*store, id);
+            DependencyWork later = [] { return RequestDependencies{}; };  // to be replaced or cleared
+            auto first = loadRequestDetail(*store, id, nullptr, &later);
+            ASSERT_TRUE(whole) << whole.message();
+            ASSERT_TRUE(first) << first.message();
+            EXPECT_EQ(first->dependenciesFollow, analysed);
+            EXPECT_EQ(static_cast<bool>(later), analysed);
+            EXPECT_EQ(first->critical, whole->critical);
+            EXPECT_EQ(first->slackNs, whole->slackNs);
+            EXPECT_EQ(first->dag.startNs, whole->dag.startNs);
+            EXPECT_EQ(first->dag.endNs, whole->dag.endNs);
+            ASSERT_EQ(first->dag.segments.size(), whole->dag.segments.size());
+            for (std::size_t k = 0; k < whole->dag.segments.size(); ++k) {
+                EXPECT_EQ(first->dag.segments[k].startNs, whole->dag.segments[k].startNs);
+                EXPECT_EQ(first->dag.segments[k].endNs, whole->dag.segments[k].endNs);
+                EXPECT_EQ(first->dag.segments[k].type, whole->dag.segments[k].type);
+            }
+            if (!analysed) {
+                EXPECT_EQ(first->dag.edges.size(), whole->dag.edges.size());
+                continue;
+            }
+            EXPECT_TRUE(first->dag.edges.empty());
+            ASSERT_FALSE(whole->dag.edges.empty());
+            const RequestDependencies found = later();
+            ASSERT_EQ(found.edges.size(), whole->dag.edges.size());
+            for (std::size_t k = 0; k < found.edges.size(); ++k) {
+                EXPECT_EQ(found.edges[k].from, whole->dag.edges[k].from);
+                EXPECT_EQ(found.edges[k].to, whole->dag.edges[k].to);
+                EXPECT_EQ(found.edges[k].kind, whole->dag.edges[k].kind);
+            }
+            EXPECT_EQ(found.firstEdgeTo, whole->dag.firstEdgeTo);
+        }
+    }
+}

@@ -201,3 +201,36 @@ TEST(WaterfallView, NetworkLinesAreCulledByTheirLanesNotLost) {
     };
     EXPECT_EQ(drawnUpTo(700) - drawnUpTo(599), 1);
 }
+
+// A detail loaded with its dependencies to follow draws at once; a selection's edges appear when they
+// arrive for that request, and not when they arrive for another.
+TEST(WaterfallView, DependenciesThatFollowAreDrawnForTheirRequestOnly) {
+    const auto complete = smallRequest();
+    auto first = std::make_shared<RequestDetail>(*complete);
+    first->dag.edges.clear();
+    first->dag.firstEdgeTo.clear();
+    first->dependenciesFollow = true;
+    WaterfallView view;
+    view.resize(1000, 400);
+    view.setRequest(first);
+    view.setVisibleRange(0, 100);
+    view.selectSegment(1);
+    EXPECT_FALSE(view.dependenciesKnown());
+    EXPECT_TRUE(view.dependencies().empty());
+    const QImage before = render(view);
+
+    auto dependencies = std::make_shared<RequestDependencies>(RequestDependencies{complete->dag.edges, complete->dag.firstEdgeTo});
+    view.setDependencies(complete.get(), dependencies);  // another request's: dropped
+    EXPECT_FALSE(view.dependenciesKnown());
+    view.setDependencies(first.get(), dependencies);
+    ASSERT_TRUE(view.dependenciesKnown());
+    ASSERT_EQ(view.dependencies().size(), complete->dag.edges.size());
+    EXPECT_EQ(view.dependencies().data(), dependencies->edges.data());
+    EXPECT_NE(render(view), before) << "the selection's edges are drawn once they are known";
+
+    view.setRequest(complete);  // a complete detail brings its own edges
+    EXPECT_TRUE(view.dependenciesKnown());
+    EXPECT_EQ(view.dependencies().data(), complete->dag.edges.data());
+    view.setRequest(first);  // and a new detail forgets what followed for the last
+    EXPECT_FALSE(view.dependenciesKnown());
+}

@@ -3,6 +3,7 @@
 // slack, on adjusted and local clocks), and the model as a graph of segment types with statistics.
 #include <cstdint>
 #include <optional>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,14 +45,28 @@ struct RequestDetail {
     CriticalPath criticalPath;
     std::vector<TimeNs> slackNs;
     std::vector<bool> critical;            // per segment
+    // Loaded with the dependencies to follow (loadRequestDetail's `later`): dag.edges is empty until then.
+    bool dependenciesFollow = false;
 };
+
+// The request graph's edges of a detail whose dependencies follow, as RequestDag holds them.
+struct RequestDependencies {
+    std::vector<DagEdge> edges;             // by (to, from)
+    std::vector<std::uint32_t> firstEdgeTo;
+};
+// Work that finds them; it holds what it needs (the events, links and model) and runs on any thread.
+using DependencyWork = std::function<RequestDependencies()>;
 
 // An analysed request's critical path, blind intervals and slack are its cached result, decoded by the
 // same loader as the CLI's critical-path and slack (loadRequestAnalysis), so the two never disagree; only
 // the graph's edges (for drawing), which the cache does not hold, are built, by the one per-request pass.
 // A request not analysed yet gets all of it from that pass on local clocks and task order. Cancelled:
 // the status "cancelled".
-Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request, const CancelToken* cancel = nullptr);
+// With `later`, an analysed request's graph is left to the work put there (dependenciesFollow): a view can
+// draw the bars, the critical path and slack first, as only a selected segment's dependencies need the
+// edges; a million-span trace's graph is a third of its detail. Otherwise `later` is left empty.
+Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request, const CancelToken* cancel = nullptr,
+                                        DependencyWork* later = nullptr);
 
 struct SegmentTypeStats {
     std::string task, startEvent, endEvent;
