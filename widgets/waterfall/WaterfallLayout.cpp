@@ -1,6 +1,7 @@
 #include "waterfall/WaterfallLayout.h"
 
 #include <algorithm>
+#include <limits>
 #include <cstdint>
 #include <unordered_map>
 
@@ -93,6 +94,24 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
     for (std::size_t r = 0; r < layout.rows.size(); ++r)
         std::sort(layout.rowSegments.begin() + layout.rowBegin[r], layout.rowSegments.begin() + layout.rowBegin[r + 1], byStart);
     std::sort(layout.networkByStart.begin(), layout.networkByStart.end(), byStart);
+    layout.blockBegin.assign(layout.rows.size() + 1, 0);
+    for (std::size_t r = 0; r < layout.rows.size(); ++r)
+        layout.blockBegin[r + 1] = layout.blockBegin[r] + (layout.rowBegin[r + 1] - layout.rowBegin[r] + kBlock - 1) / kBlock;
+    for (std::size_t r = 0; r < layout.rows.size(); ++r) {
+        const auto segs = layout.segments(r);
+        for (std::size_t first = 0; first < segs.size(); first += kBlock) {
+            double longest = 0, widestGap = -std::numeric_limits<double>::infinity(), lastEnd = -std::numeric_limits<double>::infinity();
+            for (std::size_t i = first; i < std::min(first + kBlock, segs.size()); ++i) {
+                const auto s = static_cast<std::size_t>(segs[i]);
+                longest = std::max(longest, layout.endUs[s] - layout.startUs[s]);
+                if (i > first) widestGap = std::max(widestGap, layout.startUs[s] - layout.endUs[static_cast<std::size_t>(segs[i - 1])]);
+                lastEnd = std::max(lastEnd, layout.endUs[s]);
+            }
+            layout.blockLongestUs.push_back(longest);
+            layout.blockWidestGapUs.push_back(widestGap);
+            layout.blockLastEndUs.push_back(lastEnd);
+        }
+    }
     return layout;
 }
 

@@ -415,6 +415,11 @@ void WaterfallView::paintRows(QPainter& p) {
             }
             foldCount = 0;
         };
+        // A block whose segments are all narrower, and closer to the one before, than a fold's limit (with a
+        // margin for rounding) joins the fold whole once its first segment has: the same marks and counts
+        // as one segment at a time.
+        const double pxPerUs = plotWidth / span, limitUs = (kFoldPx - 1e-3) / pxPerUs;
+        const std::size_t rowBlocks = m_layout.blockBegin.empty() ? 0 : m_layout.blockBegin[static_cast<std::size_t>(r)];
         for (auto it = first; it != segs.end(); ++it) {
             const auto s = static_cast<std::size_t>(*it);
             if (m_layout.startUs[s] > m_toUs) break;
@@ -426,6 +431,17 @@ void WaterfallView::paintRows(QPainter& p) {
                 foldEnd = std::max(foldEnd, x1);
                 if (foldCount == 0) foldEnd = x1;
                 ++foldCount;
+                const auto i = static_cast<std::size_t>(it - segs.begin());
+                if (i % WaterfallLayout::kBlock == 0 && rowBlocks + i / WaterfallLayout::kBlock < m_layout.blockLongestUs.size()) {
+                    const std::size_t block = rowBlocks + i / WaterfallLayout::kBlock;
+                    const std::size_t last = std::min(i + WaterfallLayout::kBlock, segs.size()) - 1;
+                    if (last > i && m_layout.blockLongestUs[block] < limitUs && m_layout.blockWidestGapUs[block] < limitUs &&
+                        m_layout.startUs[static_cast<std::size_t>(segs[last])] <= m_toUs) {
+                        foldCount += static_cast<int>(last - i);
+                        foldEnd = std::max(foldEnd, xAt(m_layout.blockLastEndUs[block]));
+                        it += static_cast<std::ptrdiff_t>(last - i);
+                    }
+                }
                 continue;
             }
             flushFold();

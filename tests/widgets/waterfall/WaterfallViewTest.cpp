@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <QApplication>
 #include <QImage>
 #include <QScrollBar>
@@ -233,4 +235,63 @@ TEST(WaterfallView, DependenciesThatFollowAreDrawnForTheirRequestOnly) {
     EXPECT_EQ(view.dependencies().data(), complete->dag.edges.data());
     view.setRequest(first);  // and a new detail forgets what followed for the last
     EXPECT_FALSE(view.dependenciesKnown());
+}
+
+// Whole blocks of narrow, close segments join a fold at once; the marks and counts must be those of the
+// rule applied one segment at a time (here by brute force), with wide bars and wide gaps anywhere in a block.
+TEST(WaterfallView, FoldingBlocksGivesTheMarksOfFoldingSegmentByOne) {
+    std::vector<test::SegmentSpec> specs;
+    std::vector<std::pair<int, int>> deps;
+    std::mt19937 rng(9);
+    double t = 0;
+    for (int i = 0; i < 30000; ++i) {
+        const double gap = rng() % 509 == 0 ? 5000 : (rng() % 3) * 0.5;  // now and then a gap that breaks a fold
+        const double length = rng() % 701 == 0 ? 3000 : 1;              // now and then a bar of its own
+        t += gap;
+        specs.push_back({"loop", "A", "B", 0, 0, t, t + length});
+        if (i > 0) deps.emplace_back(i - 1, i);
+        t += length;
+    }
+    WaterfallView view;
+    view.resize(1000, 300);
+    view.setRequest(test::makeDetail({"host"}, specs, deps));
+    const auto& layout = view.layout();
+    for (const auto [from, to] : {std::pair{0.0, t}, std::pair{0.0, t / 7}, std::pair{t / 3, t / 3 + 40000}, std::pair{1234.5, t - 99.0}}) {
+        view.setVisibleRange(from, to);
+        render(view);
+        // The rule, one segment at a time, over the lanes that draw bars.
+        const double left = 190, plotWidth = 1000 - 8 - 190;
+        auto xAt = [&](double us) { return left + (us - from) / (to - from) * plotWidth; };
+        widgets::WaterfallView::PaintStats truth;
+        for (std::size_t r = 0; r < layout.rows.size(); ++r) {
+            if (layout.rows[r].kind == widgets::WaterfallRow::Host) continue;
+            double foldEnd = 0;
+            int count = 0;
+            auto flush = [&] {
+                if (count > 1) ++truth.foldedMarks, truth.foldedSegments += count;
+                else if (count == 1) ++truth.bars;
+                count = 0;
+            };
+            for (int s : layout.segments(r)) {
+                const auto k = static_cast<std::size_t>(s);
+                if (layout.endUs[k] < from) continue;
+                if (layout.startUs[k] > to) break;
+                const double x0 = xAt(layout.startUs[k]), x1 = xAt(layout.endUs[k]);
+                if (x1 - x0 < 3) {
+                    if (count > 0 && x0 - foldEnd > 3) flush();
+                    foldEnd = count == 0 ? x1 : std::max(foldEnd, x1);
+                    ++count;
+                } else {
+                    flush();
+                    ++truth.bars;
+                }
+            }
+            flush();
+        }
+        const auto stats = view.lastPaintStats();
+        EXPECT_GT(truth.foldedSegments, 1000) << "the view folds long runs here";
+        EXPECT_EQ(stats.bars, truth.bars) << from << ".." << to << " us";
+        EXPECT_EQ(stats.foldedMarks, truth.foldedMarks) << from << ".." << to << " us";
+        EXPECT_EQ(stats.foldedSegments, truth.foldedSegments) << from << ".." << to << " us";
+    }
 }
