@@ -635,23 +635,28 @@ void MainWindow::showRequest(RequestId id) {
     // The span tree's data is read beside the detail, on the same worker (null for an event-log request).
     // The request graph's edges follow on a worker of their own: the lanes, critical path and slack are
     // drawn first, and only a selected segment's dependencies need the edges.
+    // The lanes' layout is built there too, for the clocks the view shows now.
     auto spans = std::make_shared<std::shared_ptr<const widgets::SpanTreeData>>();
     auto later = std::make_shared<DependencyWork>();
+    auto layout = std::make_shared<widgets::WaterfallLayout>();
+    const bool localClocks = m_waterfall->localClocks();
     m_detail->start<DetailResult>(
-        [file, id, spans, later](const CancelToken& cancel, const ProgressSink&) {
+        [file, id, spans, later, layout, localClocks](const CancelToken& cancel, const ProgressSink&) {
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) return std::make_shared<Result<RequestDetail>>(store.status());
             auto detail = std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id, &cancel, later.get()));
-            if (detail->isOk()) *spans = widgets::loadSpanTree(*store.value(), detail->value());
+            if (!detail->isOk()) return detail;
+            *layout = widgets::WaterfallLayout::build(detail->value(), localClocks);
+            *spans = widgets::loadSpanTree(*store.value(), detail->value());
             return detail;
         },
-        [this, spans, later](DetailResult result) {
+        [this, spans, later, layout, localClocks](DetailResult result) {
             if (!result->isOk()) {
                 m_statusText->setText(QString::fromStdString(result->message()));
                 return;
             }
             auto shown = std::make_shared<const RequestDetail>(std::move(result->value()));
-            m_waterfall->setRequest(shown);
+            m_waterfall->setRequest(shown, std::move(*layout), localClocks);
             m_spanPane->setSpans(*spans);
             if (!*later) {
                 m_dependencyJob->cancel();

@@ -61,8 +61,22 @@ void WaterfallView::setLocalClocks(bool local) {
     fit();
 }
 
-void WaterfallView::relayout() {
-    m_layout = m_detail ? WaterfallLayout::build(*m_detail, m_local) : WaterfallLayout{};
+void WaterfallView::setRequest(std::shared_ptr<const RequestDetail> detail, WaterfallLayout layout, bool layoutLocalClocks) {
+    if (!detail || layoutLocalClocks != m_local) {
+        setRequest(std::move(detail));
+        return;
+    }
+    m_detail = std::move(detail);
+    m_dependencies.reset();
+    m_selected = -1;
+    useLayout(std::move(layout));
+    fit();
+}
+
+void WaterfallView::relayout() { useLayout(m_detail ? WaterfallLayout::build(*m_detail, m_local) : WaterfallLayout{}); }
+
+void WaterfallView::useLayout(WaterfallLayout layout) {
+    m_layout = std::move(layout);
     m_rowY.clear();
     int y = 0;
     for (const WaterfallRow& row : m_layout.rows) {

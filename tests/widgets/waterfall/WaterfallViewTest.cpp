@@ -295,3 +295,23 @@ TEST(WaterfallView, FoldingBlocksGivesTheMarksOfFoldingSegmentByOne) {
         EXPECT_EQ(stats.foldedSegments, truth.foldedSegments) << from << ".." << to << " us";
     }
 }
+
+// The app builds the layout on the detail's worker: given to the view, it draws what the view's own layout
+// draws; built for the other clocks than the view shows by then, the view builds its own.
+TEST(WaterfallView, ALayoutBuiltBeforehandDrawsAsTheViewsOwn) {
+    const auto detail = smallRequest();
+    WaterfallView own, given;
+    for (WaterfallView* v : {&own, &given}) v->resize(1000, 400);
+    own.setRequest(detail);
+    given.setRequest(detail, widgets::WaterfallLayout::build(*detail, false), false);
+    EXPECT_EQ(render(given), render(own));
+    EXPECT_EQ(given.layout().rowSegments, own.layout().rowSegments);
+
+    own.setLocalClocks(true);
+    given.setLocalClocks(true);
+    given.setRequest(detail, widgets::WaterfallLayout::build(*detail, false), false);  // stale: built for adjusted clocks
+    own.setRequest(detail);
+    EXPECT_EQ(given.layout().startUs, own.layout().startUs);
+    EXPECT_EQ(render(given), render(own));
+    EXPECT_NE(widgets::WaterfallLayout::build(*detail, false).startUs, own.layout().startUs) << "the two clocks differ here";
+}
