@@ -82,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_detail = new widgets::JobRunner(this);
     m_contextJob = new widgets::JobRunner(this);
     m_dependencyJob = new widgets::JobRunner(this);
+    m_spanJob = new widgets::JobRunner(this);
     m_modelJob = new widgets::JobRunner(this);
     m_import = new widgets::JobRunner(this);
     m_aggregateJob = new widgets::JobRunner(this);
@@ -178,7 +179,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             m_statusText->setText(stage);
         });
     }
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob})
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob, m_dependencyJob, m_spanJob})
         connect(runner, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_model->graphView(), &widgets::GraphView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_model->serviceMapView(), &widgets::ServiceMapView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
@@ -250,17 +251,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         const RequestDetail* d = m_waterfall->request();
         if (!d) return;
         const auto s = static_cast<std::size_t>(segment);
-        int in = 0, out = 0;
-        for (const auto& e : m_waterfall->dependencies()) {
-            in += e.to == s;
-            out += e.from == s;
-        }
-        const QString dependencies = m_waterfall->dependenciesKnown() ? tr("%1 dependencies in, %2 out").arg(in).arg(out)
-                                                                      : tr("dependencies still being found");
-        m_statusText->setText(tr("%1: %2, %3 · %4")
-                                  .arg(QString::fromStdString(d->segmentName(s)), widgets::formatDurationNs(d->dag.segments[s].durationNs()),
-                                       d->critical[s] ? tr("critical") : tr("slack %1").arg(widgets::formatDurationNs(d->slackNs[s])),
-                                       dependencies));
+        showSegmentStatus(segment);
         m_model->selectType(QString::fromStdString(d->segmentName(s)));
     });
     connect(m_model, &widgets::ModelOverview::requestActivated, this, [this](const QString& name) {
@@ -282,7 +273,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob}) runner->cancel();
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob, m_dependencyJob, m_spanJob}) runner->cancel();
 }
 
 void MainWindow::createActions() {
@@ -535,6 +526,8 @@ bool MainWindow::openDatabase(const QString& path) {
     m_bottlenecks->clear(tr("The bottlenecks need the analysis; it follows the database loading."));
     m_bursts->clear(tr("The bursts need the analysis; it follows the database loading."));
     m_contextJob->cancel();
+    m_dependencyJob->cancel();
+    m_spanJob->cancel();
     m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the database loading."));
     m_store = std::move(store.value());
     m_path = path;
@@ -632,43 +625,70 @@ void MainWindow::startAnalysis(bool force) {
 void MainWindow::showRequest(RequestId id) {
     if (!id.isValid() || m_path.isEmpty()) return;
     const std::string file = m_path.toStdString();
-    // The span tree's data is read beside the detail, on the same worker (null for an event-log request).
-    // The request graph's edges follow on a worker of their own: the lanes, critical path and slack are
-    // drawn first, and only a selected segment's dependencies need the edges.
-    // The lanes' layout is built there too, for the clocks the view shows now.
-    auto spans = std::make_shared<std::shared_ptr<const widgets::SpanTreeData>>();
+    // What follows the last request's lanes is not wanted any more.
+    m_dependencyJob->cancel();
+    m_spanJob->cancel();
+    // The lanes' layout is built on the detail's worker, for the clocks the view shows now. Two things
+    // follow the lanes, each on a worker of its own: the request graph's edges (only a selected segment's
+    // dependencies need them) and the span tree (a million spans take seconds to read).
     auto later = std::make_shared<DependencyWork>();
     auto layout = std::make_shared<widgets::WaterfallLayout>();
     const bool localClocks = m_waterfall->localClocks();
     m_detail->start<DetailResult>(
-        [file, id, spans, later, layout, localClocks](const CancelToken& cancel, const ProgressSink&) {
+        [file, id, later, layout, localClocks](const CancelToken& cancel, const ProgressSink&) {
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) return std::make_shared<Result<RequestDetail>>(store.status());
             auto detail = std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id, &cancel, later.get()));
-            if (!detail->isOk()) return detail;
-            *layout = widgets::WaterfallLayout::build(detail->value(), localClocks);
-            *spans = widgets::loadSpanTree(*store.value(), detail->value());
+            if (detail->isOk() && !cancel.isCancelled()) *layout = widgets::WaterfallLayout::build(detail->value(), localClocks);
             return detail;
         },
-        [this, spans, later, layout, localClocks](DetailResult result) {
+        [this, file, later, layout, localClocks](DetailResult result) {
             if (!result->isOk()) {
                 m_statusText->setText(QString::fromStdString(result->message()));
                 return;
             }
             auto shown = std::make_shared<const RequestDetail>(std::move(result->value()));
             m_waterfall->setRequest(shown, std::move(*layout), localClocks);
-            m_spanPane->setSpans(*spans);
-            if (!*later) {
-                m_dependencyJob->cancel();
-                return;
-            }
+            m_spanPane->setSpansPending();
+            m_spanJob->start<std::shared_ptr<const widgets::SpanTreeData>>(
+                [file, shown](const CancelToken&, const ProgressSink&) -> std::shared_ptr<const widgets::SpanTreeData> {
+                    auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+                    return store ? widgets::loadSpanTree(*store.value(), *shown) : nullptr;
+                },
+                [this, shown](std::shared_ptr<const widgets::SpanTreeData> spans) {
+                    if (m_waterfall->request() == shown.get()) m_spanPane->setSpans(std::move(spans));
+                });
+            if (!*later) return;
             m_dependencyJob->start<std::shared_ptr<const RequestDependencies>>(
-                [later](const CancelToken&, const ProgressSink&) { return std::make_shared<const RequestDependencies>((*later)()); },
+                [later](const CancelToken& cancel, const ProgressSink&) -> std::shared_ptr<const RequestDependencies> {
+                    if (cancel.isCancelled()) return nullptr;
+                    return std::make_shared<const RequestDependencies>((*later)());
+                },
                 [this, shown](std::shared_ptr<const RequestDependencies> dependencies) {
+                    if (!dependencies) return;
                     m_waterfall->setDependencies(shown.get(), std::move(dependencies));
+                    if (m_waterfall->request() == shown.get() && m_waterfall->selectedSegment() >= 0)
+                        showSegmentStatus(m_waterfall->selectedSegment());  // it said the dependencies were still being found
                 });
         });
     showContext(id);
+}
+
+void MainWindow::showSegmentStatus(int segment) {
+    const RequestDetail* d = m_waterfall->request();
+    if (!d || segment < 0) return;
+    const auto s = static_cast<std::size_t>(segment);
+    int in = 0, out = 0;
+    for (const auto& e : m_waterfall->dependencies()) {
+        in += e.to == s;
+        out += e.from == s;
+    }
+    const QString dependencies = m_waterfall->dependenciesKnown() ? tr("%1 dependencies in, %2 out").arg(in).arg(out)
+                                                                  : tr("dependencies still being found");
+    m_statusText->setText(tr("%1: %2, %3 · %4")
+                              .arg(QString::fromStdString(d->segmentName(s)), widgets::formatDurationNs(d->dag.segments[s].durationNs()),
+                                   d->critical[s] ? tr("critical") : tr("slack %1").arg(widgets::formatDurationNs(d->slackNs[s])),
+                                   dependencies));
 }
 
 void MainWindow::showContext(RequestId id) {
@@ -708,6 +728,7 @@ void MainWindow::selectRequestByName(const QString& name) {
 
 bool MainWindow::isLoading() const {
     return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_contextJob->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
+           m_dependencyJob->isRunning() || m_spanJob->isRunning() ||
            m_aggregateJob->isRunning() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing() ||
            m_profileView->isComputing() || m_bottlenecks->isComputing() || m_bursts->isComputing();
 }

@@ -78,6 +78,7 @@ private:
     void importFiles();
     void loadAggregates();
     void showRequest(RequestId id);
+    void showSegmentStatus(int segment);  // the clicked segment's name, time, slack and dependencies
     void selectRequestByName(const QString& name);
     void checkIdle();
     void reportError(const QString& title, const QString& message);
@@ -91,6 +92,7 @@ private:
     widgets::JobRunner* m_detail = nullptr;    // one request's detail
     widgets::JobRunner* m_contextJob = nullptr;  // its temporal context
     widgets::JobRunner* m_dependencyJob = nullptr;  // its graph's edges, which follow the detail
+    widgets::JobRunner* m_spanJob = nullptr;        // its span tree, which follows the detail
     widgets::TemporalContextStrip* m_contextStrip = nullptr;
     widgets::JobRunner* m_modelJob = nullptr;  // the model graph
     widgets::JobRunner* m_import = nullptr;    // File > Import

@@ -17,6 +17,7 @@
 #include "graph/GraphView.h"
 #include "profile/FlameGraphView.h"
 #include "plots/SlackScatter.h"
+#include "waterfall/SpanTreePane.h"
 #include "waterfall/WaterfallView.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/store/RequestTable.h"
@@ -119,6 +120,26 @@ void BM_WaterfallOpen(benchmark::State& state) {
     state.counters["segments"] = static_cast<double>(segments);
 }
 BENCHMARK(BM_WaterfallOpen)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The span tree's data, which the app reads on the detail's worker after the detail (span data only).
+void BM_SpanTreeLoad(benchmark::State& state) {
+    auto trace = benchTrace(state);
+    if (!trace.store) return;
+    DependencyWork later;
+    auto detail = loadRequestDetail(*trace.store, trace.request, nullptr, &later);
+    if (!detail) {
+        state.SkipWithError(detail.message().c_str());
+        return;
+    }
+    std::size_t spans = 0;
+    std::vector<std::shared_ptr<const widgets::SpanTreeData>> loaded;  // freed after timing
+    for (auto _ : state) {
+        loaded.push_back(widgets::loadSpanTree(*trace.store, detail.value()));
+        spans = loaded.back() ? loaded.back()->spans.size() : 0;
+    }
+    state.counters["spans"] = static_cast<double>(spans);
+}
+BENCHMARK(BM_SpanTreeLoad)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // What follows the open on a worker: the request graph's edges (only a selection draws them).
 void BM_WaterfallDependencies(benchmark::State& state) {

@@ -7,6 +7,7 @@
 #include <QStackedWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <optional>
 
 #include "waterfall/SpanDetailPanel.h"
 #include "waterfall/WaterfallView.h"
@@ -21,9 +22,16 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
     RequestSpans spans = store.requestSpans(detail.id);
     if (spans.empty()) return nullptr;
     // Each host's offset, as the analysis applied it: a segment's local start minus its adjusted start.
+    // Found per host index (the first segment starting on it), then named: a million-span trace has
+    // millions of segments but a few hosts.
+    std::vector<std::optional<TimeNs>> offsetOfHost(detail.hosts.size());
+    for (std::size_t s = 0; s < detail.dag.segments.size() && s < detail.localStartNs.size(); ++s) {
+        auto& offset = offsetOfHost[detail.segmentStartHost[s]];
+        if (!offset) offset = detail.localStartNs[s] - detail.dag.segments[s].startNs;
+    }
     std::unordered_map<std::string, TimeNs> hostOffset;
-    for (std::size_t s = 0; s < detail.dag.segments.size() && s < detail.localStartNs.size(); ++s)
-        hostOffset.emplace(detail.hosts[detail.segmentStartHost[s]], detail.localStartNs[s] - detail.dag.segments[s].startNs);
+    for (std::size_t h = 0; h < offsetOfHost.size(); ++h)
+        if (offsetOfHost[h]) hostOffset.emplace(detail.hosts[h], *offsetOfHost[h]);
     const SpanCriticalPath critical = spanCriticalPath(detail, spans);
     auto data = std::make_shared<SpanTreeData>();
     const std::size_t n = spans.size();
@@ -82,7 +90,14 @@ SpanTreePane::SpanTreePane(WaterfallView* lanes, QWidget* parent) : QWidget(pare
 }
 
 void SpanTreePane::setSpans(std::shared_ptr<const SpanTreeData> data) {
+    m_pending = false;
     m_tree->setSpans(std::move(data));
+    updatePage();
+}
+
+void SpanTreePane::setSpansPending() {
+    m_pending = true;
+    m_tree->setSpans(nullptr);  // not the last request's
     updatePage();
 }
 
@@ -101,6 +116,7 @@ SpanTreePane::Mode SpanTreePane::shownMode() const {
 QString SpanTreePane::unavailableReason() const {
     if (spansAvailable()) return {};
     if (!m_lanes->request()) return tr("Select a request.");
+    if (m_pending) return tr("Reading the request's spans…");
     return tr("This request came from an event log: it has no spans, so only the host lanes can show it.");
 }
 

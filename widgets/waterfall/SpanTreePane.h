@@ -36,6 +36,10 @@ public:
 
     // The request's spans; null or empty for an event-log request (the span tree is then unavailable).
     void setSpans(std::shared_ptr<const SpanTreeData> data);
+    // The shown request's spans are being read (after its lanes: a million spans take seconds); the host
+    // lanes show meanwhile and the toggle says so. setSpans ends it.
+    void setSpansPending();
+    bool spansPending() const { return m_pending; }
     bool spansAvailable() const;
     // The mode asked for (remembered) and the one shown (host lanes whenever there are no spans).
     void setMode(Mode mode);
@@ -57,6 +61,7 @@ signals:
 
 private:
     void updatePage();
+    bool m_pending = false;
 
     WaterfallView* m_lanes = nullptr;
     SpanTreeView* m_tree = nullptr;

@@ -309,6 +309,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
 
     if (Status s = store.begin(); !s) return s;
     ImportWriter writer(store);
+    writer.setHeldEventBudget(options.requestMemoryBudget);
     ImportSummary summary;
     summary.period = period;
     auto fail = [&](const Status& status) -> Result<ImportSummary> {

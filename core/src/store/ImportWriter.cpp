@@ -415,6 +415,13 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
 void ImportWriter::hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host,
                         TimeNs ts) {
     if (m_held == &request) {
+        if (m_heldEvents.size() >= m_maxHeldEvents) {
+            // Too big to hold: summed from the table at the end, like a request the input comes back to.
+            request.summed = request.revisited = true;
+            m_held = nullptr;
+            std::vector<HeldEvent>().swap(m_heldEvents);
+            return;
+        }
         m_heldEvents.push_back({task, ord, event, host, ts});
     } else if (request.summed) {
         request.revisited = true;  // its events so far are in the table; so will these be
@@ -532,8 +539,9 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
     };
     std::int64_t backInTime = 0;
     for (const auto& [name, state] : m_requests) backInTime += state.backInTime;
-    std::sort(m_summer.backInTime.begin(), m_summer.backInTime.end(),
-              [](const RequestSummer::BackInTime& a, const RequestSummer::BackInTime& b) { return a.request < b.request; });
+    // In request order; within a request they are in key order already.
+    std::stable_sort(m_summer.backInTime.begin(), m_summer.backInTime.end(),
+                     [](const RequestSummer::BackInTime& a, const RequestSummer::BackInTime& b) { return a.request < b.request; });
     for (const RequestSummer::BackInTime& b : m_summer.backInTime) {
         if (!wantsSample()) break;
         --backInTime;

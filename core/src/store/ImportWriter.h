@@ -76,6 +76,8 @@ public:
     Status addWarning(std::string_view request, const std::string& message);
     // The request's span tree (after its events, so the request exists), parents before children.
     Status addSpans(std::string_view request, const RequestSpans& spans);
+    // Bytes of one request's events held to be summed in memory (ImportOptions::requestMemoryBudget).
+    void setHeldEventBudget(std::uint64_t bytes) { m_maxHeldEvents = bytes / sizeof(HeldEvent); }
     // Requests created from now on came from spans (their clocks are kept unless there is evidence of skew).
     void setFromSpans(bool fromSpans) { m_fromSpans = fromSpans; }
     Status finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel);
@@ -131,6 +133,7 @@ private:
     };
     RequestState* m_held = nullptr;  // the request whose events m_heldEvents are
     std::vector<HeldEvent> m_heldEvents;
+    std::uint64_t m_maxHeldEvents = std::uint64_t(-1);
     RequestSummer m_summer;
 
     TraceStore& m_store;

@@ -16,6 +16,7 @@
 #include "aggregates/AggregatesView.h"
 #include "models/RequestTableModel.h"
 #include "models/RequestTablePanel.h"
+#include "waterfall/SpanTreePane.h"
 #include "waterfall/WaterfallView.h"
 #include <QLineEdit>
 #include <QSettings>
@@ -152,6 +153,54 @@ TEST(MainWindow, RequestTableFilterAndNavigationKeepOneSelectionThatIsShown) {
     app::MainWindow again;
     EXPECT_EQ(again.findChild<widgets::RequestTablePanel*>()->filterText(), QStringLiteral("browser=Firefox"));
     QSettings().remove("requestTable/filter");
+}
+
+// A span request opens in the lanes first; its graph's edges and its span tree follow on workers of their
+// own. Once the window is idle both must be there, for the request shown, and survive a click elsewhere.
+TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
+    const std::string genai = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/TraceTimelineViewer__genaiTestTrace.json";
+    const std::string flame = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/TraceFlamegraph__testTrace.json";
+    if (!std::ifstream(genai) || !std::ifstream(flame)) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = dir.filePath(QStringLiteral("spans.tldb")).toStdString();
+    {
+        auto store = TraceStore::open(db, TraceStore::Mode::Create);
+        ASSERT_TRUE(store) << store.message();
+        ImportOptions options;
+        options.inputs = {genai, flame};
+        ASSERT_TRUE(importTraces(*store.value(), options));
+        ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    }
+    app::MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    ASSERT_TRUE(window.openDatabase(QString::fromStdString(db)));
+    auto* panel = window.findChild<widgets::RequestTablePanel*>();
+    auto* waterfall = window.findChild<widgets::WaterfallView*>(QStringLiteral("waterfall"));
+    auto* spans = window.findChild<widgets::SpanTreePane*>();
+    ASSERT_TRUE(panel && waterfall && spans);
+    auto* model = qobject_cast<widgets::RequestTableModel*>(panel->view()->model());
+    ASSERT_TRUE(model);
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_EQ(model->rowCount(), 2);
+    auto reader = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(reader) << reader.message();
+    ASSERT_NE(reader.value()->requestSpans(model->requestAt(0)).size(), reader.value()->requestSpans(model->requestAt(1)).size());
+    for (int row : {0, 1, 0}) {
+        panel->view()->selectRow(row);
+        ASSERT_TRUE(waitIdle(window));
+        ASSERT_TRUE(waterfall->request());
+        EXPECT_EQ(waterfall->request()->id, model->requestAt(row)) << "row " << row;
+        EXPECT_TRUE(waterfall->request()->dependenciesFollow) << "an analysed request's edges follow its lanes";
+        EXPECT_TRUE(waterfall->dependenciesKnown()) << "row " << row;
+        EXPECT_FALSE(waterfall->dependencies().empty()) << "row " << row;
+        EXPECT_FALSE(spans->spansPending()) << "row " << row;
+        ASSERT_TRUE(spans->spansAvailable()) << "row " << row;
+        EXPECT_EQ(spans->spanTree()->spans()->spans.size(), reader.value()->requestSpans(model->requestAt(row)).size())
+            << "the tree is the shown request's, row " << row;
+    }
 }
 
 int main(int argc, char** argv) {

@@ -266,6 +266,16 @@ TEST(SpanTreePane, SpanRequestsShowTheTreeEventLogsKeepTheLanesAndSayWhy) {
     EXPECT_EQ(pane.mode(), SpanTreePane::Mode::SpanTree);
     pane.setSpans(fixture());
     EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree) << "the next span request shows the tree again";
+    // While the next request's spans are read (after its lanes), the lanes show and the toggle says so.
+    pane.setSpansPending();
+    EXPECT_TRUE(pane.spansPending());
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::HostLanes);
+    EXPECT_FALSE(pane.spanTree()->spans()) << "not the last request's tree";
+    EXPECT_TRUE(pane.toggleButton()->toolTip().contains(QStringLiteral("Reading"))) << pane.toggleButton()->toolTip().toStdString();
+    EXPECT_EQ(pane.mode(), SpanTreePane::Mode::SpanTree);
+    pane.setSpans(fixture());
+    EXPECT_FALSE(pane.spansPending());
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree) << "and the tree once they are in";
     // A new pane (the next session) starts in the remembered mode.
     SpanTreePane next(new WaterfallView);
     EXPECT_EQ(next.mode(), SpanTreePane::Mode::SpanTree);

@@ -45,6 +45,10 @@ struct ImportOptions {
     // Span formats: spans wait in memory for their traces up to about this many bytes, beyond it in a
     // temporary table of the store (slower, but bounded memory). The result is the same either way.
     std::uint64_t spanMemoryBudget = std::uint64_t(1) << 30;
+    // The events of the request being read wait in memory, up to about this many bytes, to be summed (counts,
+    // repeated events) when the input moves on; a bigger request is summed from the store at the end. The
+    // result is the same either way.
+    std::uint64_t requestMemoryBudget = std::uint64_t(128) << 20;
 };
 
 struct ImportSummary {

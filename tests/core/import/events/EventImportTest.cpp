@@ -514,8 +514,8 @@ TEST(EventImport, RequestSummariesMatchTheStoredEventsWhateverTheInputOrder) {
         for (std::size_t r = 0; r < byRequest.size(); ++r) {
             auto& rows = byRequest[r];
             // Whole requests in either file; in rounds 2 and 3 one request is split between them (summed again
-            // on its own), from round 4 about half (summed again in one scan).
-            const bool splitHere = round >= 4 ? rng() % 2 == 0 : round >= 2 && r == 1;
+            // on its own), in round 4 about half (summed again in one scan).
+            const bool splitHere = round == 4 ? rng() % 2 == 0 : round >= 2 && round < 4 && r == 1;
             const std::size_t split = splitHere ? rows.size() / 2 : r % 2 ? 0 : rows.size();
             for (std::size_t i = 0; i < rows.size(); ++i) {
                 const Row& x = rows[i];
@@ -524,7 +524,12 @@ TEST(EventImport, RequestSummariesMatchTheStoredEventsWhateverTheInputOrder) {
                                        std::to_string(x.seq) + "\n";
             }
         }
-        auto summary = f.import({f.dir.write("a.csv", a), f.dir.write("b.csv", b)});
+        // The last round holds no more than 100 bytes of a request's events: most are summed from the table.
+        ImportOptions options;
+        options.inputs = {f.dir.write("a.csv", a), f.dir.write("b.csv", b)};
+        options.period = "p";
+        if (round == 5) options.requestMemoryBudget = 100;
+        auto summary = importTraces(*f.store, options);
         ASSERT_TRUE(summary) << summary.message();
         EXPECT_EQ(summary->renamedEvents, repeats) << "round " << round;
         EXPECT_EQ(summary->warnings, backInTime) << "round " << round << ": " << ::testing::PrintToString(summary->warningSamples);
