@@ -562,8 +562,9 @@ struct Side {
 };
 // Requests [first, last] in request order: four cursors in key order, merged span by span, so a scan
 // is one pass over each table (no query per span or per request).
+// The callback may take the request's spans (requestSpans moves them out; a million spans were copied).
 Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::int64_t last,
-                 const std::function<bool(RequestId, const RequestSpans&)>& f) {
+                 const std::function<bool(RequestId, RequestSpans&)>& f) {
     sqlite::Statement spans(db,
         "SELECT s.request_id, s.idx, s.span_id, s.parent, sv.text, op.text, h.text, k.text, s.start_ns, s.end_ns, "
         "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1) FROM spans s JOIN labels sv ON sv.id=s.service_id "
@@ -627,8 +628,8 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
 RequestSpans TraceStore::requestSpans(RequestId request) const {
     RequestSpans out;
     if (m_schemaVersion < 6) return out;
-    readSpans(m_db, m_path, request.value, request.value, [&](RequestId, const RequestSpans& spans) {
-        out = spans;
+    readSpans(m_db, m_path, request.value, request.value, [&](RequestId, RequestSpans& spans) {
+        out = std::move(spans);
         return true;
     });
     return out;
@@ -636,7 +637,7 @@ RequestSpans TraceStore::requestSpans(RequestId request) const {
 
 Status TraceStore::scanSpans(const std::function<bool(RequestId, const RequestSpans&)>& f) const {
     if (m_schemaVersion < 6) return Status::ok();
-    return readSpans(m_db, m_path, 0, std::numeric_limits<std::int64_t>::max(), f);
+    return readSpans(m_db, m_path, 0, std::numeric_limits<std::int64_t>::max(), [&](RequestId r, RequestSpans& spans) { return f(r, spans); });
 }
 
 // ---- periods: named sets of requests ----
