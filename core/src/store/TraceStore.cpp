@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <limits>
+#include <unordered_map>
 
 #include "store/Sqlite.h"
 #include "store/BackgroundCheck.h"
@@ -565,23 +566,36 @@ struct Side {
 // The callback may take the request's spans (requestSpans moves them out; a million spans were copied).
 Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::int64_t last,
                  const std::function<bool(RequestId, RequestSpans&)>& f) {
+    // Services, operations, hosts, kinds and tag keys and values repeat across a trace's spans: their texts
+    // are looked up once per label id here, not joined for every row (a million spans made ten million
+    // label lookups). A task is the span's own occurrence of its name and is joined.
     sqlite::Statement spans(db,
-        "SELECT s.request_id, s.idx, s.span_id, s.parent, sv.text, op.text, h.text, k.text, s.start_ns, s.end_ns, "
-        "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1) FROM spans s JOIN labels sv ON sv.id=s.service_id "
-        "JOIN labels op ON op.id=s.operation_id JOIN labels h ON h.id=s.host_id JOIN labels k ON k.id=s.kind_id "
+        "SELECT s.request_id, s.idx, s.span_id, s.parent, s.service_id, s.operation_id, s.host_id, s.kind_id, s.start_ns, s.end_ns, "
+        "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1) FROM spans s "
         "LEFT JOIN label_occurrences o ON o.id=s.task_id JOIN labels t ON t.id=COALESCE(o.name_id, s.task_id) "
         "WHERE s.request_id BETWEEN ?1 AND ?2 ORDER BY s.request_id, s.idx");
     sqlite::Statement attrs(db,
-        "SELECT a.request_id, a.idx, k.text, v.text, a.process FROM span_attrs a JOIN labels k ON k.id=a.key_id "
-        "JOIN labels v ON v.id=a.value_id WHERE a.request_id BETWEEN ?1 AND ?2 ORDER BY a.request_id, a.idx, a.pos");
+        "SELECT a.request_id, a.idx, a.key_id, a.value_id, a.process FROM span_attrs a "
+        "WHERE a.request_id BETWEEN ?1 AND ?2 ORDER BY a.request_id, a.idx, a.pos");
+    sqlite::Statement labelText(db, "SELECT text FROM label_text WHERE id=?1");
+    std::unordered_map<std::int64_t, std::string> texts;
+    auto text = [&](std::int64_t id) -> const std::string& {
+        auto [it, fresh] = texts.try_emplace(id);
+        if (fresh) {
+            labelText.bind(1, id);
+            if (labelText.step() == SQLITE_ROW) it->second = std::string(labelText.text(0));
+            labelText.reset();
+        }
+        return it->second;
+    };
     sqlite::Statement events(db,
         "SELECT e.request_id, e.idx, n.text, e.ts_ns FROM span_events e JOIN labels n ON n.id=e.name_id "
         "WHERE e.request_id BETWEEN ?1 AND ?2 ORDER BY e.request_id, e.idx, e.pos");
     sqlite::Statement links(db,
         "SELECT request_id, idx, span_id FROM span_links WHERE request_id BETWEEN ?1 AND ?2 ORDER BY request_id, idx, pos");
-    for (auto* st : {&spans, &attrs, &events, &links}) {
+    for (auto* st : {&spans, &attrs, &events, &links, &labelText}) {
         if (!st->isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
-        st->bind(1, first).bind(2, last);
+        if (st != &labelText) st->bind(1, first).bind(2, last);
     }
     Side a{attrs}, e{events}, l{links};
     a.next();
@@ -601,10 +615,10 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         SpanRecord rec;
         rec.spanId = std::string(spans.text(2));
         rec.parent = static_cast<std::int32_t>(spans.int64(3));
-        rec.service = std::string(spans.text(4));
-        rec.operation = std::string(spans.text(5));
-        rec.host = std::string(spans.text(6));
-        rec.kind = std::string(spans.text(7));
+        rec.service = text(spans.int64(4));
+        rec.operation = text(spans.int64(5));
+        rec.host = text(spans.int64(6));
+        rec.kind = text(spans.int64(7));
         rec.startNs = spans.int64(8);
         rec.endNs = spans.int64(9);
         rec.task = std::string(spans.text(10));
@@ -612,7 +626,7 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         rec.startOrd = spans.int64(11);
         rec.endOrd = spans.int64(12);
         a.collect(r, i, [&](sqlite::Statement& q) {
-            (q.int64(4) ? rec.processAttributes : rec.attributes).emplace_back(std::string(q.text(2)), std::string(q.text(3)));
+            (q.int64(4) ? rec.processAttributes : rec.attributes).emplace_back(text(q.int64(2)), text(q.int64(3)));
         });
         e.collect(r, i, [&](sqlite::Statement& q) { rec.events.push_back({std::string(q.text(2)), q.int64(3)}); });
         l.collect(r, i, [&](sqlite::Statement& q) { rec.links.emplace_back(q.text(2)); });
