@@ -408,3 +408,26 @@ TEST(SpanCriticalPath, GenAiTraceRunsThroughTheAgentsWork) {
     EXPECT_EQ(sum, a.path.criticalNs);
     EXPECT_GT(underAgent, a.path.criticalNs / 2) << underAgent << " of " << a.path.criticalNs;
 }
+
+// A service, operation or tag whose text reads as another one's occurrence ("web#2" beside "web") is
+// interned as that occurrence, not as a text label: the span tree must still spell it, not drop the span.
+TEST(SpanTree, NamesThatReadAsOccurrencesAreSpeltNotDropped) {
+    test::ScratchDir dir;
+    Imported imported({dir.write("o.json",
+        R"({"data":[{"traceID":"t1","processes":{"p1":{"serviceName":"web"},"p2":{"serviceName":"web#2"}},"spans":[)"
+        R"({"traceID":"t1","spanID":"a","operationName":"get","startTime":1000,"duration":100,"processID":"p1","references":[],)"
+        R"("tags":[{"key":"k","type":"string","value":"v"}]},)"
+        R"({"traceID":"t1","spanID":"b","operationName":"get#3","startTime":1010,"duration":50,"processID":"p2",)"
+        R"("references":[{"refType":"CHILD_OF","traceID":"t1","spanID":"a"}],"tags":[{"key":"k#2","type":"string","value":"v#2"}]}]}]})")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    const RequestSpans spans = imported.spansOf("t1");
+    ASSERT_EQ(spans.size(), 2u);
+    std::map<std::string, const SpanRecord*> byId;
+    for (const auto& s : spans) byId[s.spanId] = &s;
+    ASSERT_TRUE(byId.count("a") && byId.count("b"));
+    EXPECT_EQ(byId["b"]->service, "web#2");
+    EXPECT_EQ(byId["b"]->operation, "get#3");
+    ASSERT_EQ(byId["b"]->attributes.size(), 1u);
+    EXPECT_EQ(byId["b"]->attributes[0], (std::pair<std::string, std::string>{"k#2", "v#2"}));
+    EXPECT_EQ(byId["a"]->service, "web");
+}
