@@ -46,13 +46,7 @@ std::span<const DagEdge> WaterfallView::dependencies() const {
     return m_dependencies ? std::span<const DagEdge>(m_dependencies->edges) : std::span<const DagEdge>();
 }
 
-void WaterfallView::setRequest(std::shared_ptr<const RequestDetail> detail) {
-    m_detail = std::move(detail);
-    m_dependencies.reset();
-    m_selected = -1;
-    relayout();
-    fit();
-}
+void WaterfallView::setRequest(std::shared_ptr<const RequestDetail> detail) { takeRequest(std::move(detail), std::nullopt); }
 
 void WaterfallView::setLocalClocks(bool local) {
     if (m_local == local) return;
@@ -62,14 +56,15 @@ void WaterfallView::setLocalClocks(bool local) {
 }
 
 void WaterfallView::setRequest(std::shared_ptr<const RequestDetail> detail, WaterfallLayout layout, bool layoutLocalClocks) {
-    if (!detail || layoutLocalClocks != m_local) {
-        setRequest(std::move(detail));
-        return;
-    }
+    takeRequest(std::move(detail), layoutLocalClocks == m_local ? std::optional(std::move(layout)) : std::nullopt);
+}
+
+void WaterfallView::takeRequest(std::shared_ptr<const RequestDetail> detail, std::optional<WaterfallLayout> layout) {
     m_detail = std::move(detail);
     m_dependencies.reset();
     m_selected = -1;
-    useLayout(std::move(layout));
+    if (m_detail && layout) useLayout(std::move(*layout));
+    else relayout();
     fit();
 }
 

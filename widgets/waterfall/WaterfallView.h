@@ -6,6 +6,7 @@
 #include <utility>
 #include <QWidget>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "waterfall/WaterfallLayout.h"
@@ -84,6 +85,8 @@ private:
     int rowHeight(int row) const;
     int contentHeight() const;
     void relayout();
+    // Shows a request with its layout when one fits the view's clocks, else builds it.
+    void takeRequest(std::shared_ptr<const RequestDetail> detail, std::optional<WaterfallLayout> layout);
     void useLayout(WaterfallLayout layout);  // the rows' tops and the scroll bar follow it
     void updateScrollBar();
     QString tooltipFor(int segment) const;
