@@ -37,28 +37,31 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     sqlite::exec(m_db, "PRAGMA cache_size=-262144");
     // Kept by the connection: a process that imports again (the app, the fuzz targets) does not parse them again.
     auto prepare = [&](sqlite::Statement& st, const char* sql) { return st.borrow(m_store.cachedStatement(sql)); };
+    auto batch = [&](BatchedInsert& rows, const char* head, int columns, const char* what) {
+        return rows.prepare(m_db, [&](const std::string& sql) { return m_store.cachedStatement(sql); }, head, columns, what);
+    };
     if (!prepare(m_insertLabel, "INSERT INTO labels(id, text) VALUES(?1, ?2)") ||
-        !prepare(m_insertOccurrence, "INSERT INTO label_occurrences(id, name_id, occurrence) VALUES(?1, ?2, ?3)") ||
-        !prepare(m_insertRole, "INSERT OR IGNORE INTO label_roles(label_id, role) VALUES(?1, ?2)") ||
         !prepare(m_insertRequest, "INSERT INTO requests(name, period_id, import_id, from_spans) VALUES(?1, ?2, ?3, ?4)") ||
         !prepare(m_insertEvent,
                  "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns) VALUES(?1,?2,?3,?4,?5,?6)") ||
+        !batch(m_eventRows, "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns)", 6, "event") ||
+        !batch(m_occurrenceRows, "INSERT INTO label_occurrences(id, name_id, occurrence)", 3, "label") ||
+        !batch(m_roleRows, "INSERT OR IGNORE INTO label_roles(label_id, role)", 2, "label role") ||
+        !batch(m_linkRows, "INSERT INTO causal_links(request_id, from_task_id, from_ord, to_task_id, to_ord)", 5, "link") ||
+        !batch(m_spanAttrRows, "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id, process)", 6, "span attribute") ||
+        !batch(m_spanEventRows, "INSERT INTO span_events(request_id, idx, pos, name_id, ts_ns)", 5, "span event") ||
+        !batch(m_requestAttrRows, "INSERT OR IGNORE INTO request_attrs(request_id, key_id, value_id)", 3, "attribute") ||
+        !batch(m_eventAttrRows, "INSERT OR REPLACE INTO event_attrs(request_id, task_id, ord, key_id, value_id)", 5, "attribute") ||
         !prepare(m_insertRequestAttr,
                  "INSERT OR IGNORE INTO request_attrs(request_id, key_id, value_id) VALUES(?1, ?2, ?3)") ||
         !prepare(m_selectRequestAttr, "SELECT value_id FROM request_attrs WHERE request_id=?1 AND key_id=?2") ||
-        !prepare(m_insertLink, "INSERT INTO causal_links(request_id, from_task_id, from_ord, to_task_id, to_ord) VALUES(?1,?2,?3,?4,?5)") ||
         !prepare(m_insertWarning, "INSERT INTO import_warnings(request_id, message) VALUES(?1, ?2)") ||
         !prepare(m_updateRequest, "UPDATE requests SET event_count=?1, task_count=?2, host_count=?3, start_local_ns=?4, "
                                   "latency_local_ns=?5 WHERE id=?6") ||
         !prepare(m_insertSpan,
                  "INSERT INTO spans(request_id, idx, span_id, parent, service_id, operation_id, host_id, kind_id, start_ns, "
                  "end_ns, task_id, start_ord, end_ord) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)") ||
-        !prepare(m_insertSpanAttr,
-                 "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id, process) VALUES(?1,?2,?3,?4,?5,?6)") ||
-        !prepare(m_insertSpanEvent, "INSERT INTO span_events(request_id, idx, pos, name_id, ts_ns) VALUES(?1,?2,?3,?4,?5)") ||
-        !prepare(m_insertSpanLink, "INSERT INTO span_links(request_id, idx, pos, span_id) VALUES(?1,?2,?3,?4)") ||
-        !prepare(m_insertEventAttr,
-                 "INSERT OR REPLACE INTO event_attrs(request_id, task_id, ord, key_id, value_id) VALUES(?1,?2,?3,?4,?5)"))
+        !prepare(m_insertSpanLink, "INSERT INTO span_links(request_id, idx, pos, span_id) VALUES(?1,?2,?3,?4)"))
         return Status::error(std::string("cannot prepare import: ") + sqlite3_errmsg(m_db));
 
     sqlite::Statement labels = cached("SELECT id, text FROM labels");
@@ -199,24 +202,22 @@ Status ImportWriter::flushLabels() {
     // In id order, which is both tables' rowid order (text order, the unique index's, measured slower);
     // the roles in their key's order.
     for (const PendingLabel& label : m_pendingLabels) {
-        sqlite::Statement& insert = label.text ? m_insertLabel : m_insertOccurrence;
-        insert.bind(1, label.id);
-        if (label.text) insert.bind(2, *label.text);
-        else insert.bind(2, label.name).bind(3, label.occurrence);
-        const int rc = insert.step();
-        insert.reset();
+        if (!label.text) {
+            if (Status s = m_occurrenceRows.add(label.id, label.name, label.occurrence); !s) return s;
+            continue;
+        }
+        m_insertLabel.bind(1, label.id).bind(2, *label.text);
+        const int rc = m_insertLabel.step();
+        m_insertLabel.reset();
         if (rc != SQLITE_DONE) return Status::error(std::string("cannot store label: ") + sqlite3_errmsg(m_db));
     }
     m_pendingLabels.clear();
     std::sort(m_pendingRoles.begin(), m_pendingRoles.end());
-    for (const std::uint64_t key : m_pendingRoles) {
-        m_insertRole.bind(1, static_cast<std::int64_t>(key >> 3)).bind(2, static_cast<int>(key & 7));
-        const int rc = m_insertRole.step();
-        m_insertRole.reset();
-        if (rc != SQLITE_DONE) return Status::error(std::string("cannot store label role: ") + sqlite3_errmsg(m_db));
-    }
+    for (const std::uint64_t key : m_pendingRoles)
+        if (Status s = m_roleRows.add(key >> 3, key & 7); !s) return s;
     m_pendingRoles.clear();
-    return Status::ok();
+    if (Status s = m_occurrenceRows.flush(); !s) return s;
+    return m_roleRows.flush();
 }
 
 void ImportWriter::warn(std::string message) {
@@ -226,7 +227,7 @@ void ImportWriter::warn(std::string message) {
         m_warningSamples.push_back(std::move(message));
 }
 
-Status ImportWriter::setAttribute(std::uint32_t request, std::uint32_t taskId, std::int64_t ord,
+Status ImportWriter::setAttribute(std::uint32_t request, bool firstVisit, std::uint32_t taskId, std::int64_t ord,
                                   const RawAttribute& attr) {
     auto key = intern(attr.key, LabelRole::AttributeKey);
     if (!key) return key.status();
@@ -235,7 +236,14 @@ Status ImportWriter::setAttribute(std::uint32_t request, std::uint32_t taskId, s
     if (key.value() >= m_attrCache.size()) m_attrCache.resize(std::size_t(key.value()) + 1);
     StoredAttribute& cached = m_attrCache[key.value()];
     std::uint32_t stored = cached.value;
-    if (cached.request != request) {
+    if (cached.request != request && firstVisit) {
+        // The request's events so far all came in a row, so the cache knows its keys: this one is new to it.
+        if (Status s = m_requestAttrRows.add(request, key.value(), value.value()); !s) return s;
+        cached = {request, value.value()};
+        stored = value.value();
+    } else if (cached.request != request) {
+        // A request the input came back to: what an earlier visit stored is in the table.
+        if (Status s = m_requestAttrRows.flush(); !s) return s;
         m_insertRequestAttr.bind(1, request).bind(2, key.value()).bind(3, value.value());
         m_insertRequestAttr.step();
         m_insertRequestAttr.reset();
@@ -249,14 +257,7 @@ Status ImportWriter::setAttribute(std::uint32_t request, std::uint32_t taskId, s
         cached = {request, stored};
     }
     // The request keeps its first value; a differing value stays with the event that logged it.
-    if (stored != value.value()) {
-        m_insertEventAttr.bind(1, request).bind(2, taskId).bind(3, ord).bind(4, key.value()).bind(5, value.value());
-        if (m_insertEventAttr.step() != SQLITE_DONE) {
-            m_insertEventAttr.reset();
-            return Status::error(std::string("cannot store attribute: ") + sqlite3_errmsg(m_db));
-        }
-        m_insertEventAttr.reset();
-    }
+    if (stored != value.value()) return m_eventAttrRows.add(request, taskId, ord, key.value(), value.value());
     return Status::ok();
 }
 
@@ -308,13 +309,28 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
     const std::int64_t ord = e.seq ? *e.seq : m_inputOrder;
     ++m_inputOrder;
 
-    m_insertEvent.bind(1, requestId).bind(2, e.task).bind(3, ord).bind(4, e.event).bind(5, e.host).bind(6, e.tsNs);
-    const int rc = m_insertEvent.step();
-    m_insertEvent.reset();
-    if (rc == SQLITE_CONSTRAINT)
-        return Status::error("seq " + std::to_string(ord) + " appears twice for task " + quoted(e.taskText) + " in request " +
-                             quoted(e.request));
-    if (rc != SQLITE_DONE) return Status::error(std::string("cannot store event: ") + sqlite3_errmsg(m_db));
+    // Batched when the event is surely new: the request's events so far came in this visit and each task's
+    // positions rise (the usual input). Else stored now, so that a repeated seq is caught at its own line.
+    if (request.value() != m_visiting) {
+        m_visiting = request.value();
+        ++m_visit;
+    }
+    if (e.task >= m_taskLastOrd.size()) m_taskLastOrd.resize(std::max<std::size_t>(std::size_t(e.task) + 1, m_taskLastOrd.size() * 2));
+    TaskLastOrd& last = m_taskLastOrd[e.task];
+    const bool rising = last.visit != m_visit || ord > last.ord;
+    if (rising && !request.value()->summed) {
+        if (Status s = m_eventRows.add(requestId, e.task, ord, e.event, e.host, e.tsNs); !s) return s;
+    } else {
+        if (Status s = m_eventRows.flush(); !s) return s;
+        m_insertEvent.bind(1, requestId).bind(2, e.task).bind(3, ord).bind(4, e.event).bind(5, e.host).bind(6, e.tsNs);
+        const int rc = m_insertEvent.step();
+        m_insertEvent.reset();
+        if (rc == SQLITE_CONSTRAINT)
+            return Status::error("seq " + std::to_string(ord) + " appears twice for task " + quoted(e.taskText) + " in request " +
+                                 quoted(e.request));
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot store event: ") + sqlite3_errmsg(m_db));
+    }
+    if (last.visit != m_visit || ord > last.ord) last = {m_visit, ord};
     ++m_events;
     if (request.value() != m_held)
         if (Status s = summariseHeld(); !s) return s;
@@ -322,7 +338,7 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
 
     for (const RawAttribute& attr : e.attributes) {
         if (attr.value.empty()) continue;  // empty = absent
-        if (Status s = setAttribute(requestId, e.task, ord, attr); !s) return s;
+        if (Status s = setAttribute(requestId, !request.value()->summed, e.task, ord, attr); !s) return s;
     }
     return Status::ok();
 }
@@ -340,11 +356,7 @@ Status ImportWriter::addLink(std::string_view request, std::uint32_t fromTask, s
                              std::int64_t toSeq) {
     const RequestState* state = findRequest(request);
     if (!state) return Status::error("link in unknown request " + quoted(request));
-    m_insertLink.bind(1, state->id).bind(2, fromTask).bind(3, fromSeq).bind(4, toTask).bind(5, toSeq);
-    const int rc = m_insertLink.step();
-    m_insertLink.reset();
-    if (rc != SQLITE_DONE) return Status::error(std::string("cannot store link: ") + sqlite3_errmsg(m_db));
-    return Status::ok();
+    return m_linkRows.add(state->id, fromTask, fromSeq, toTask, toSeq);
 }
 
 Status ImportWriter::addWarning(std::string_view request, const std::string& message) {
@@ -394,15 +406,13 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
                 if (!key) return key.status();
                 auto value = intern(v, LabelRole::AttributeValue);
                 if (!value) return value.status();
-                m_insertSpanAttr.bind(1, requestId).bind(2, idx).bind(3, pos++).bind(4, key.value()).bind(5, value.value())
-                    .bind(6, attrs == &s.processAttributes ? 1 : 0);
-                if (Status st = stepped(m_insertSpanAttr, "span attribute"); !st) return st;
+                if (Status st = m_spanAttrRows.add(requestId, idx, pos++, key.value(), value.value(), attrs == &s.processAttributes ? 1 : 0); !st)
+                    return st;
             }
         for (std::size_t k = 0; k < s.events.size(); ++k) {
             auto name = intern(s.events[k].name, LabelRole::Span);
             if (!name) return name.status();
-            m_insertSpanEvent.bind(1, requestId).bind(2, idx).bind(3, static_cast<std::int64_t>(k)).bind(4, name.value()).bind(5, s.events[k].tsNs);
-            if (Status st = stepped(m_insertSpanEvent, "span event"); !st) return st;
+            if (Status st = m_spanEventRows.add(requestId, idx, k, name.value(), s.events[k].tsNs); !st) return st;
         }
         for (std::size_t k = 0; k < s.links.size(); ++k) {
             m_insertSpanLink.bind(1, requestId).bind(2, idx).bind(3, static_cast<std::int64_t>(k)).bind(4, std::string_view(s.links[k]));
@@ -527,6 +537,9 @@ Status ImportWriter::summariseAgain(const ProgressSink* progress, const CancelTo
 }
 
 Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel) {
+    // Every row still waiting in a batch, before anything reads the tables back.
+    for (BatchedInsert* rows : {&m_eventRows, &m_requestAttrRows, &m_eventAttrRows, &m_linkRows, &m_spanAttrRows, &m_spanEventRows})
+        if (Status s = rows->flush(); !s) return s;
     if (Status s = summariseHeld(); !s) return s;
     if (Status s = summariseAgain(progress, cancel); !s) return s;
     if (Status s = flushLabels(); !s) return s;  // so that warnings can name tasks

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "store/BatchedInsert.h"
 #include "store/RequestSummer.h"
 #include "store/Sqlite.h"
 #include "tracelight/base/StringMap.h"
@@ -102,7 +103,8 @@ private:
     bool isName(std::string_view text) const;  // a label that is not itself an occurrence
     void addRole(std::uint32_t id, LabelRole role);
     Status flushLabels();  // the labels, occurrences and roles interned since the last flush
-    Status setAttribute(std::uint32_t request, std::uint32_t taskId, std::int64_t ord, const RawAttribute& attr);
+    // firstVisit: the request's events so far all came in a row (it was not summed yet).
+    Status setAttribute(std::uint32_t request, bool firstVisit, std::uint32_t taskId, std::int64_t ord, const RawAttribute& attr);
     struct RequestState;
     // The request of that name, created (with its first event's host as origin) when new.
     Result<RequestState*> requestFor(std::string_view name, std::uint32_t host);
@@ -175,9 +177,20 @@ private:
     };
     std::vector<StoredAttribute> m_attrCache;
 
-    sqlite::Statement m_insertLabel, m_insertOccurrence, m_insertRole, m_insertRequest, m_insertEvent;
-    sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertEventAttr, m_insertLink, m_insertWarning;
-    sqlite::Statement m_insertSpan, m_insertSpanAttr, m_insertSpanEvent, m_insertSpanLink, m_updateRequest;
+    // Events are batched while they are surely new (see addEvent): by task label id, the highest position
+    // stored in the current visit of a request (a visit: events of one request in a row).
+    struct TaskLastOrd {
+        std::uint64_t visit = 0;
+        std::int64_t ord = 0;
+    };
+    std::vector<TaskLastOrd> m_taskLastOrd;
+    std::uint64_t m_visit = 0;
+    const RequestState* m_visiting = nullptr;
+
+    sqlite::Statement m_insertLabel, m_insertRequest, m_insertEvent;
+    sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertWarning;
+    sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest;
+    BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_linkRows, m_spanAttrRows, m_spanEventRows, m_eventAttrRows;
 };
 
 } // namespace tracelight

