@@ -183,18 +183,39 @@ Status TraceStore::replaceAnalysisResults(const std::vector<ClockOffsetRow>& off
             insert.reset();
         }
     }
-    sqlite::Statement insert(m_db, "INSERT INTO request_analysis(request_id, latency_ns, blind_ns, data) VALUES(?1,?2,?3,?4)");
-    sqlite::Statement update(m_db, "UPDATE requests SET start_ns=?1, latency_ns=?2 WHERE id=?3");
-    for (std::size_t i = 0; i < count; ++i) {
-        const RequestResultRow r = rows(i);
-        insert.bind(1, r.id.value).bind(2, r.latencyNs).bind(3, r.blindNs);
-        sqlite3_bind_blob(insert.get(), 4, r.data.data(), static_cast<int>(r.data.size()), SQLITE_STATIC);
+    // Many rows to a statement, as the import stores them (BatchedInsert.h): the statement's start, reset
+    // and step are paid once per batch. The results' bytes stay where they are until their batch is stored.
+    constexpr std::size_t kBatch = 32;
+    auto rowsOf = [](std::size_t n, const char* row) {
+        std::string values;
+        for (std::size_t i = 0; i < n; ++i) values += (i ? "," : "") + std::string(row);
+        return values;
+    };
+    const std::string insertHead = "INSERT INTO request_analysis(request_id, latency_ns, blind_ns, data) VALUES";
+    sqlite::Statement insertOne(m_db, insertHead + rowsOf(1, "(?,?,?,?)")), insertMany(m_db, insertHead + rowsOf(kBatch, "(?,?,?,?)"));
+    const std::string updateHead = "UPDATE requests SET start_ns=v.column2, latency_ns=v.column3 FROM (VALUES";
+    const std::string updateTail = ") AS v WHERE requests.id=v.column1";
+    sqlite::Statement updateOne(m_db, updateHead + rowsOf(1, "(?,?,?)") + updateTail),
+        updateMany(m_db, updateHead + rowsOf(kBatch, "(?,?,?)") + updateTail);
+    if (!insertOne.isValid() || !insertMany.isValid() || !updateOne.isValid() || !updateMany.isValid()) return fail("request results");
+    for (std::size_t from = 0; from < count;) {
+        const bool many = count - from >= kBatch;
+        sqlite::Statement& insert = many ? insertMany : insertOne;
+        sqlite::Statement& update = many ? updateMany : updateOne;
+        const std::size_t n = many ? kBatch : 1;
+        for (std::size_t k = 0; k < n; ++k) {
+            const RequestResultRow r = rows(from + k);
+            const int at = static_cast<int>(k);
+            insert.bind(4 * at + 1, r.id.value).bind(4 * at + 2, r.latencyNs).bind(4 * at + 3, r.blindNs);
+            sqlite3_bind_blob(insert.get(), 4 * at + 4, r.data.data(), static_cast<int>(r.data.size()), SQLITE_STATIC);
+            update.bind(3 * at + 1, r.id.value).bind(3 * at + 2, r.startNs).bind(3 * at + 3, r.latencyNs);
+        }
         if (insert.step() != SQLITE_DONE) return fail("request results");
         insert.reset();
-        update.bind(1, r.startNs).bind(2, r.latencyNs).bind(3, r.id.value);
         if (update.step() != SQLITE_DONE) return fail("request latency");
         update.reset();
-        if (progress && (i & 0xFFFF) == 0) progress(i);
+        if (progress && from / kBatch % 2048 == 0) progress(from);
+        from += n;
     }
     return Status::ok();
 }

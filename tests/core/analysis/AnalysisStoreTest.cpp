@@ -79,6 +79,41 @@ TEST(AnalysisStore, RequestDetailAgreesWithTheCachedResult) {
     }
 }
 
+// Each request's result and its latency and start on the requests table are stored many rows to a
+// statement with the rest one by one: every request gets its own values whatever the count against the
+// batches (the latencies against a recomputation in memory, the starts against the adjusted events).
+TEST(AnalysisStore, EveryRequestGetsItsOwnResultWhateverTheCountAgainstTheBatches) {
+    for (std::int64_t n : {1, 31, 33, 70}) {
+        test::ScratchDir dir;
+        auto store = sampleStore(dir, n);
+        ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+        auto data = loadTraceData(*store);
+        ASSERT_TRUE(data) << data.message();
+        auto analysis = analyzeInMemory(std::move(data.value()), AnalysisOptions{});
+        ASSERT_TRUE(analysis) << analysis.message();
+        const CachedCriticalPaths paths = computeCriticalPaths(analysis.value(), 1);
+        std::vector<std::string> expected;
+        for (std::size_t r = 0; r < analysis->data.requestCount(); ++r)
+            expected.push_back(std::to_string(analysis->data.requestIds[r].value) + "|" + std::to_string(paths.latencyNs[r]));
+        auto rows = [&](const std::string& sql) {
+            std::vector<std::string> out;
+            sqlite3_stmt* st = nullptr;
+            EXPECT_EQ(sqlite3_prepare_v2(test::StoreAccess::db(*store), sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+            while (sqlite3_step(st) == SQLITE_ROW)
+                out.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))) + "|" +
+                              reinterpret_cast<const char*>(sqlite3_column_text(st, 1)));
+            sqlite3_finalize(st);
+            return out;
+        };
+        EXPECT_EQ(rows("SELECT request_id, latency_ns FROM request_analysis ORDER BY request_id"), expected) << n << " requests";
+        EXPECT_EQ(rows("SELECT id, latency_ns FROM requests ORDER BY id"), expected) << n << " requests";
+        EXPECT_EQ(rows("SELECT id, start_ns FROM requests ORDER BY id"),
+                  rows("SELECT e.request_id, MIN(e.ts_ns - COALESCE(o.offset_ns, 0)) FROM events e LEFT JOIN clock_offsets o "
+                       "ON o.host_id=e.host_id GROUP BY e.request_id ORDER BY e.request_id"))
+            << n << " requests";
+    }
+}
+
 TEST(AnalysisStore, ModelGraphCarriesReducedRelationsAndStatistics) {
     test::ScratchDir dir;
     auto store = sampleStore(dir, 800);
