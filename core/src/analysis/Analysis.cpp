@@ -417,10 +417,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         for (std::size_t type = 0; type < stats.size(); ++type) {
             const TypeTotals& sum = typeTotals[type];
             SegmentTypeStats& st = stats[type];
-            const SegmentType& seg = td.segmentTypes[type];
-            st.task = td.label(seg.task.value);
-            st.startEvent = td.label(seg.startEvent.value);
-            st.endEvent = td.label(seg.endEvent.value);
+            // The type's names are the stored model's (storeModel): not copied here.
             st.occurrences = sum.occurrences;
             st.meanDurationNs = sum.occurrences ? double(sum.durationNs) / double(sum.occurrences) : 0;
             st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;

@@ -8,7 +8,6 @@
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Bytes.h"
-#include "tracelight/base/Json.h"
 #include "tracelight/base/Parallel.h"
 #include "tracelight/base/StringMap.h"
 #include "tracelight/base/TripleIndex.h"
@@ -99,20 +98,77 @@ Status storeModel(TraceStore& store, const std::string& params, const TraceData&
     return store.putResult(kModelBinary, kAnalysisVersion, params, model.serialize());
 }
 
+// Per type, in type order: occurrences, mean duration, network share, critical count, mean critical time
+// and the slowest requests it was critical in, as indices into a table of their names written once
+// before (the types' own names are the stored model's: a trace's 76,000 types wrote them again as JSON,
+// a sixth of its analysis).
 Status storeSegmentStats(TraceStore& store, const std::string& params, const std::vector<SegmentTypeStats>& stats) {
-    JsonWriter w;
-    w.beginObject().key("types").beginArray();
+    std::unordered_map<std::string_view, std::uint64_t> indexOf;
+    std::string names, body;
     for (const auto& t : stats) {
-        w.beginObject().key("task").value(t.task).key("start").value(t.startEvent).key("end").value(t.endEvent)
-            .key("occurrences").value(t.occurrences).key("mean_ns").value(t.meanDurationNs)
-            .key("network_share").value(t.networkShare).key("critical_count").value(t.criticalCount)
-            .key("mean_critical_ns").value(t.meanCriticalNs).key("slowest_critical_requests").beginArray();
-        for (const auto& r : t.slowestCriticalRequests) w.value(r);
-        w.endArray().endObject();
+        putVarint(body, static_cast<std::uint64_t>(t.occurrences));
+        putValue(body, t.meanDurationNs);
+        putValue(body, t.networkShare);
+        putVarint(body, static_cast<std::uint64_t>(t.criticalCount));
+        putValue(body, t.meanCriticalNs);
+        putVarint(body, t.slowestCriticalRequests.size());
+        for (const auto& r : t.slowestCriticalRequests) {
+            auto [it, fresh] = indexOf.emplace(r, indexOf.size());
+            if (fresh) {
+                putVarint(names, r.size());
+                names += r;
+            }
+            putVarint(body, it->second);
+        }
     }
-    w.endArray().endObject();
-    return store.putResult(kSegmentStats, kAnalysisVersion, params, w.text());
+    std::string out;
+    putVarint(out, indexOf.size());
+    out += names;
+    putVarint(out, stats.size());
+    out += body;
+    return store.putResult(kSegmentStats, kAnalysisVersion, params, out);
 }
+
+namespace {
+
+// The statistics storeSegmentStats wrote into types (as many as both have); false when the bytes are damaged.
+bool readSegmentStats(std::string_view in, std::vector<SegmentTypeStats>& types) {
+    std::uint64_t nameCount = 0, typeCount = 0;
+    if (!getVarint(in, nameCount) || nameCount > in.size()) return false;
+    std::vector<std::string_view> names(static_cast<std::size_t>(nameCount));
+    for (auto& name : names) {
+        std::uint64_t size = 0;
+        if (!getVarint(in, size) || size > in.size()) return false;
+        name = in.substr(0, static_cast<std::size_t>(size));
+        in.remove_prefix(static_cast<std::size_t>(size));
+    }
+    if (!getVarint(in, typeCount) || typeCount > in.size()) return false;
+    for (std::uint64_t i = 0; i < typeCount; ++i) {
+        SegmentTypeStats read;
+        std::uint64_t occurrences = 0, critical = 0, slowest = 0;
+        if (!getVarint(in, occurrences) || !getValue(in, read.meanDurationNs) || !getValue(in, read.networkShare) ||
+            !getVarint(in, critical) || !getValue(in, read.meanCriticalNs) || !getVarint(in, slowest) || slowest > in.size())
+            return false;
+        read.occurrences = static_cast<std::int64_t>(occurrences);
+        read.criticalCount = static_cast<std::int64_t>(critical);
+        for (std::uint64_t k = 0; k < slowest; ++k) {
+            std::uint64_t name = 0;
+            if (!getVarint(in, name) || name >= names.size()) return false;
+            read.slowestCriticalRequests.emplace_back(names[static_cast<std::size_t>(name)]);
+        }
+        if (i >= types.size()) continue;
+        SegmentTypeStats& t = types[static_cast<std::size_t>(i)];
+        t.occurrences = read.occurrences;
+        t.meanDurationNs = read.meanDurationNs;
+        t.networkShare = read.networkShare;
+        t.criticalCount = read.criticalCount;
+        t.meanCriticalNs = read.meanCriticalNs;
+        t.slowestCriticalRequests = std::move(read.slowestCriticalRequests);
+    }
+    return in.empty();
+}
+
+} // namespace
 
 namespace {
 
@@ -377,23 +433,8 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* ca
         g.types[i].startEvent = stored->types[i].startEvent;
         g.types[i].endEvent = stored->types[i].endEvent;
     }
-    if (auto stats = store.latestResult(kSegmentStats, kAnalysisVersion)) {
-        JsonValue root;
-        if (JsonValue::parse(*stats, root, nullptr, nullptr) && root.find("types") && root.find("types")->isArray()) {
-            const auto& items = root.find("types")->array();
-            for (std::size_t i = 0; i < items.size() && i < n; ++i) {
-                auto num = [&](const char* k) { const JsonValue* v = items[i].find(k); return v && v->isNumber() ? v->number() : 0.0; };
-                auto& t = g.types[i];
-                t.occurrences = static_cast<std::int64_t>(num("occurrences"));
-                t.meanDurationNs = num("mean_ns");
-                t.networkShare = num("network_share");
-                t.criticalCount = static_cast<std::int64_t>(num("critical_count"));
-                t.meanCriticalNs = num("mean_critical_ns");
-                if (const JsonValue* list = items[i].find("slowest_critical_requests"); list && list->isArray())
-                    for (const auto& r : list->array()) t.slowestCriticalRequests.push_back(r.string());
-            }
-        }
-    }
+    if (auto stats = store.latestResult(kSegmentStats, kAnalysisVersion); stats && !readSegmentStats(*stats, g.types))
+        return Status::error(store.path() + ": the stored segment statistics are damaged (run tracelight-cli analyze again)");
     if (cancelled()) return Status::error("cancelled");
     // Happens-before among all surviving relations seen together at least once, transitively reduced; over
     // the types the model tracks (rows of bitsets over those only).

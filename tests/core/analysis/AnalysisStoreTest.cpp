@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 
 #include "core/GeneratedStore.h"
 #include "core/GeneratedTraces.h"
@@ -138,6 +139,47 @@ TEST(AnalysisStore, ModelGraphCarriesReducedRelationsAndStatistics) {
     EXPECT_GE(graph->mutualExclusion.size(), 10u);  // the 10 true pairs, plus early ones not yet refuted at 800
     EXPECT_GE(graph->pipelines.size(), 3u);
     EXPECT_FALSE(graph->convergence.empty());
+}
+
+// The segment statistics are stored in binary beside the model: read back, each type's slowest requests are
+// requests of the store, slowest first; shares are shares; cut bytes are refused, not read as zeros.
+TEST(AnalysisStore, SegmentStatisticsReadBackAndRefuseDamage) {
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 300);
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    auto graph = loadModelGraph(*store);
+    ASSERT_TRUE(graph) << graph.message();
+    sqlite3* db = test::StoreAccess::db(*store);
+    auto latencyOf = [&](const std::string& name) {
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(db, "SELECT latency_ns FROM requests WHERE name=?1", -1, &st, nullptr);
+        sqlite3_bind_text(st, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+        const std::int64_t latency = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        sqlite3_finalize(st);
+        return latency;
+    };
+    std::size_t named = 0;
+    for (const auto& t : graph->types) {
+        EXPECT_GE(t.networkShare, 0.0);
+        EXPECT_LE(t.networkShare, 1.0);
+        if (t.occurrences > 0) {
+            EXPECT_GT(t.meanDurationNs, 0.0) << t.name();
+        }
+        std::int64_t previous = std::numeric_limits<std::int64_t>::max();
+        for (const auto& name : t.slowestCriticalRequests) {
+            const std::int64_t latency = latencyOf(name);
+            ASSERT_GE(latency, 0) << name << " is not a request of the store";
+            EXPECT_LE(latency, previous) << t.name() << ": not slowest first";
+            previous = latency;
+            ++named;
+        }
+    }
+    EXPECT_GT(named, 0u);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE results SET data=substr(data, 1, length(data) - 3) WHERE name='segment_stats'", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    auto damaged = loadModelGraph(*store);
+    ASSERT_FALSE(damaged);
+    EXPECT_NE(damaged.message().find("damaged"), std::string::npos) << damaged.message();
 }
 
 TEST(AnalysisStore, ModelSerializationRoundTripsAndRefusesDamage) {

@@ -256,7 +256,9 @@ TEST(RequestDetail, DependenciesThatFollowAreTheGraphsEdges) {
     auto store = realJaegerStore(dir, {"TraceFlamegraph__testTrace.json", "TraceTimelineViewer__genaiTestTrace.json"});
     if (!store) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
     for (const bool analysed : {false, true}) {
-        if (analysed) ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+        if (analysed) {
+            ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+        }
         auto table = loadRequestTable(*store);
         ASSERT_TRUE(table);
         for (const RequestId id : table->ids) {

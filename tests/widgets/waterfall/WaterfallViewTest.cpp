@@ -256,7 +256,7 @@ TEST(WaterfallView, FoldingBlocksGivesTheMarksOfFoldingSegmentByOne) {
     view.resize(1000, 300);
     view.setRequest(test::makeDetail({"host"}, specs, deps));
     const auto& layout = view.layout();
-    for (const auto [from, to] : {std::pair{0.0, t}, std::pair{0.0, t / 7}, std::pair{t / 3, t / 3 + 40000}, std::pair{1234.5, t - 99.0}}) {
+    for (const auto& [from, to] : {std::pair{0.0, t}, std::pair{0.0, t / 7}, std::pair{t / 3, t / 3 + 40000}, std::pair{1234.5, t - 99.0}}) {
         view.setVisibleRange(from, to);
         render(view);
         // The rule, one segment at a time, over the lanes that draw bars.

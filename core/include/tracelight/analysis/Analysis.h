@@ -28,7 +28,8 @@ class TraceStore;
 //    TLM3) and its types are stored by their label text.
 // 5: the convergence curve covers the whole request sequence, whatever the sharding (threads, MPI ranks).
 // 6: per-request results as varints (blob version 3).
-constexpr int kAnalysisVersion = 6;
+// 7: segment statistics in binary, without the types' names (the stored model has them).
+constexpr int kAnalysisVersion = 7;
 
 struct AnalysisOptions {
     InferenceOptions inference;

@@ -115,6 +115,7 @@ std::optional<StoredModel> loadStoredModel(const TraceStore& store);
 
 // Writers used by analyzeStore (inside its transaction).
 Status storeModel(TraceStore& store, const std::string& params, const TraceData& data, const CausalModel& model);
+// The statistics of each type, in type order; their task, start and end are not stored (storeModel has them).
 Status storeSegmentStats(TraceStore& store, const std::string& params, const std::vector<SegmentTypeStats>& stats);
 
 } // namespace tracelight
