@@ -389,7 +389,11 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
             std::vector<RawAttribute> attrs;
             for (const auto& e : trace.events) {
                 attrs.clear();
-                for (const auto& [k, v] : e.attributes) attrs.push_back({k, v});
+                if (e.tagsOf >= 0) {
+                    const SpanRecord& span = trace.spans[static_cast<std::size_t>(e.tagsOf)];
+                    for (const auto* tags : {&span.processAttributes, &span.attributes})
+                        for (const auto& [k, v] : *tags) attrs.push_back({k, v});
+                }
                 auto host = labelOf({e.host, 1}, LabelRole::Host);
                 auto task = host ? labelOf(e.task, LabelRole::Task) : host;
                 auto event = task ? labelOf(e.event, LabelRole::Event) : task;

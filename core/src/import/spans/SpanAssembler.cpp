@@ -1,4 +1,5 @@
 #include "tracelight/import/spans/Spans.h"
+#include "tracelight/base/StringMap.h"
 #include "tracelight/studies/Categories.h"
 
 #include <algorithm>
@@ -66,12 +67,11 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
 
     // Identity. A Zipkin server half shares its client's id: it becomes a child of the client half.
     const std::size_t n = spans.size();
-    std::vector<std::string> key(n);
-    std::unordered_map<std::string, std::size_t> byKey;
+    StringMap<std::size_t> byKey;
     std::vector<bool> dropped(n, false);
+    const bool anyShared = std::any_of(spans.begin(), spans.end(), [](const RawSpan& s) { return s.shared; });
     for (std::size_t i = 0; i < n; ++i) {
-        key[i] = spans[i].spanId + (spans[i].shared ? "#server" : "");
-        auto [it, fresh] = byKey.emplace(key[i], i);
+        auto [it, fresh] = spans[i].shared ? byKey.try_emplace(spans[i].spanId + "#server", i) : byKey.try_emplace(spans[i].spanId, i);
         if (fresh) continue;
         // The same span reported in pieces (Zipkin does this): one span over their union.
         RawSpan& first = spans[it->second];
@@ -86,20 +86,25 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         dropped[i] = true;
     }
     std::vector<long> parent(n, -1);
+    std::string serverKey;
     for (std::size_t i = 0; i < n; ++i) {
         if (dropped[i]) continue;
-        std::string p = spans[i].shared ? spans[i].spanId : spans[i].parentId;
-        if (spans[i].shared && !byKey.count(p)) p = spans[i].parentId;  // no client half in this trace
+        std::string_view p = spans[i].shared ? spans[i].spanId : spans[i].parentId;
+        if (spans[i].shared && !byKey.contains(p)) p = spans[i].parentId;  // no client half in this trace
         if (p.empty()) continue;
-        if (p == spans[i].spanId && (!spans[i].shared || !byKey.count(p))) {
+        if (p == spans[i].spanId && (!spans[i].shared || !byKey.contains(p))) {
             warn("span " + spans[i].spanId + " is its own parent (imported as a root)");
             continue;
         }
         // Children of a shared id were made by its server half, which ran on the server.
-        if (!spans[i].shared && byKey.count(p + "#server")) p += "#server";
+        if (!spans[i].shared && anyShared) {
+            serverKey.assign(p);
+            serverKey += "#server";
+            if (byKey.contains(serverKey)) p = serverKey;
+        }
         auto it = byKey.find(p);
         if (it == byKey.end()) {
-            warn("span " + spans[i].spanId + " has a missing parent " + p);
+            warn("span " + spans[i].spanId + " has a missing parent " + std::string(p));
             continue;
         }
         parent[i] = static_cast<long>(it->second);
@@ -136,11 +141,13 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
 
     // Names: each distinct text once in out.names. Task names: service:operation, the k-th one of a name
     // in start order its k-th occurrence.
-    std::unordered_map<std::string, std::uint32_t> nameIndex;
-    auto nameOf = [&](std::string text) {
-        auto [it, fresh] = nameIndex.try_emplace(std::move(text), static_cast<std::uint32_t>(out.names.size()));
-        if (fresh) out.names.push_back(it->first);
-        return it->second;
+    StringMap<std::uint32_t> nameIndex;
+    auto nameOf = [&](std::string_view text) {
+        if (auto it = nameIndex.find(text); it != nameIndex.end()) return it->second;
+        const auto id = static_cast<std::uint32_t>(out.names.size());
+        nameIndex.emplace(std::string(text), id);
+        out.names.emplace_back(text);
+        return id;
     };
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < n; ++i)
@@ -148,9 +155,12 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return spans[a].startNs < spans[b].startNs; });
     std::vector<TraceName> task(n);
     std::vector<std::uint32_t> seen;  // by name: spans of it so far
+    std::string taskText;
     for (auto i : order) {
-        const std::uint32_t name = nameOf((spans[i].service.empty() ? std::string("?") : spans[i].service) + ":" +
-                                          (spans[i].operation.empty() ? std::string("?") : spans[i].operation));
+        taskText.assign(spans[i].service.empty() ? std::string_view("?") : std::string_view(spans[i].service));
+        taskText += ':';
+        taskText += spans[i].operation.empty() ? std::string_view("?") : std::string_view(spans[i].operation);
+        const std::uint32_t name = nameOf(taskText);
         if (name >= seen.size()) seen.resize(name + 1, 0);
         task[i] = {name, ++seen[name]};
     }
@@ -161,7 +171,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         static constexpr const char* kVerbs[] = {"call ", "return ", "serve ", "served "};
         if (t.name >= verbNames.size()) verbNames.resize(t.name + 1, {~0u, ~0u, ~0u, ~0u});
         std::uint32_t& slot = verbNames[t.name][verb];
-        if (slot == ~0u) slot = nameOf(kVerbs[verb] + out.names[t.name]);
+        if (slot == ~0u) slot = nameOf(kVerbs[verb] + std::string(out.names[t.name]));
         return {slot, t.occurrence};
     };
     const TraceName startName{nameOf("start"), 1}, endName{nameOf("end"), 1};
@@ -192,7 +202,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         }
     }
 
-    struct Pending { TimeNs ts; int rank; TraceName name; long child; bool isCall; std::vector<std::pair<std::string, std::string>> attrs; };
+    struct Pending { TimeNs ts; int rank; TraceName name; long child; bool isCall; };
     std::vector<std::int64_t> startSeq(n), endSeq(n);
     std::vector<std::vector<std::pair<long, std::int64_t>>> callSeq(n), returnSeq(n);
     std::vector<TraceName> taskOf(task);  // the task a span's events land in (through chains of RPCs)
@@ -218,10 +228,8 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         const RawSpan& s = spans[i];
         std::vector<Pending> pending;
         // A server joined into its client's task is named, so chains of calls stay readable and unique.
-        // The start event carries the process's tags, then the span's (request and event attributes).
-        std::vector<std::pair<std::string, std::string>> attrs = s.processAttributes;
-        attrs.insert(attrs.end(), s.attributes.begin(), s.attributes.end());
-        pending.push_back({s.startNs, 0, served ? verbName(task[i], Serve) : startName, -1, false, std::move(attrs)});
+        // The start event (rank 0) carries the span's tags (AssembledEvent::tagsOf).
+        pending.push_back({s.startNs, 0, served ? verbName(task[i], Serve) : startName, -1, false});
         for (auto c : children[i]) {
             if (absorbedInto[c] == static_cast<long>(i)) continue;
             // Asynchronous work that outlives its parent never returns into it (and work "started"
@@ -229,12 +237,12 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
             // does a child that starts after its parent ended (or ends before it started) give the
             // parent an event outside its own span: its own time stays within its start and end.
             if (spans[c].startNs >= s.startNs && spans[c].startNs <= s.endNs)
-                pending.push_back({spans[c].startNs, 1, verbName(task[c], Call), static_cast<long>(c), true, {}});
+                pending.push_back({spans[c].startNs, 1, verbName(task[c], Call), static_cast<long>(c), true});
             if (spans[c].endNs <= s.endNs && spans[c].endNs >= s.startNs)
-                pending.push_back({spans[c].endNs, 1, verbName(task[c], Return), static_cast<long>(c), false, {}});
+                pending.push_back({spans[c].endNs, 1, verbName(task[c], Return), static_cast<long>(c), false});
         }
-        for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, {nameOf(name.empty() ? std::string("event") : name), 1}, -1, false, {}});
-        pending.push_back({s.endNs, 2, served ? verbName(task[i], Served) : endName, -1, false, {}});
+        for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, {nameOf(name.empty() ? std::string_view("event") : std::string_view(name)), 1}, -1, false});
+        pending.push_back({s.endNs, 2, served ? verbName(task[i], Served) : endName, -1, false});
         std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
             return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank;
         });
@@ -277,13 +285,14 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         chain(i, parts);
         std::int64_t seq = 0;
         for (auto& [owner, pending] : parts) {
-            const std::uint32_t host = nameOf(hostOf(owner).empty() ? std::string("?") : hostOf(owner));
-            for (auto& p : pending) {
+            const std::uint32_t host = nameOf(hostOf(owner).empty() ? std::string_view("?") : std::string_view(hostOf(owner)));
+            for (const auto& p : pending) {
                 ++seq;
                 if (p.rank == 0) startSeq[owner] = seq;
                 if (p.rank == 2) endSeq[owner] = seq;
                 if (p.child >= 0) (p.isCall ? callSeq[owner] : returnSeq[owner]).emplace_back(p.child, seq);
-                out.events.push_back({task[i], p.name, host, p.ts, seq, std::move(p.attrs)});
+                // For now the span's index in `spans`; made its index in out.spans once the tree is built.
+                out.events.push_back({task[i], p.name, host, p.ts, seq, p.rank == 0 ? static_cast<std::int32_t>(owner) : -1});
             }
         }
     }
@@ -327,12 +336,12 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
             RawSpan& s = spans[i];
             index[i] = static_cast<std::int32_t>(out.spans.size());
             SpanRecord rec;
-            rec.spanId = s.spanId;
-            rec.parent = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
-            rec.service = s.service;
-            rec.operation = s.operation;
-            rec.host = s.host;
             rec.kind = kindOf(i);
+            rec.spanId = std::move(s.spanId);
+            rec.parent = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
+            rec.service = std::move(s.service);
+            rec.operation = std::move(s.operation);
+            rec.host = std::move(s.host);
             rec.startNs = s.startNs;
             rec.endNs = s.endNs;
             rec.attributes = std::move(s.attributes);
@@ -347,6 +356,8 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
             out.spans.push_back(std::move(rec));
             for (auto c = children[i].rbegin(); c != children[i].rend(); ++c) stack.push_back(*c);
         }
+        for (auto& e : out.events)
+            if (e.tagsOf >= 0) e.tagsOf = index[static_cast<std::size_t>(e.tagsOf)];
     }
     return out;
 }

@@ -43,7 +43,9 @@ struct AssembledEvent {
     std::uint32_t host = 0;  // index into AssembledTrace::names
     TimeNs tsNs;
     std::int64_t seq;
-    std::vector<std::pair<std::string, std::string>> attributes;
+    // A span's start event carries the span's process tags, then its own: the index of that span in
+    // AssembledTrace::spans (not a copy of its tags per event); -1 for every other event.
+    std::int32_t tagsOf = -1;
 };
 struct AssembledLink {
     TraceName fromTask;
