@@ -157,66 +157,83 @@ std::unordered_map<std::uint32_t, TimeNs> TraceStore::clockOffsets() const {
     return out;
 }
 
+namespace {
+
+// Stores count rows 32 to a statement, the rest one by one, as the import does (BatchedInsert.h): SQLite
+// pays a statement's start, reset and step once per batch. sql(rows) is the statement for that many rows;
+// bind(statement, first parameter, row) binds one row's columns from that parameter on.
+template <class Sql, class Bind>
+bool storeRows(sqlite3* db, std::size_t count, int columns, Sql&& sql, Bind&& bind, const std::function<void(std::size_t)>* progress = nullptr) {
+    constexpr std::size_t kBatch = 32;
+    sqlite::Statement one(db, sql(1)), many(db, sql(kBatch));
+    if (!one.isValid() || !many.isValid()) return false;
+    for (std::size_t from = 0; from < count;) {
+        const std::size_t n = count - from >= kBatch ? kBatch : 1;
+        sqlite::Statement& st = n == kBatch ? many : one;
+        for (std::size_t k = 0; k < n; ++k) bind(st, static_cast<int>(k) * columns + 1, from + k);
+        if (st.step() != SQLITE_DONE) return false;
+        st.reset();
+        if (progress && *progress && from / kBatch % 2048 == 0) (*progress)(from);
+        from += n;
+    }
+    return true;
+}
+
+// "(?,?,?),(?,?,?)": rows of that many parameters each.
+std::string parameterRows(std::size_t rows, int columns) {
+    std::string row = "(";
+    for (int c = 0; c < columns; ++c) row += c ? ",?" : "?";
+    row += ")";
+    std::string out;
+    for (std::size_t r = 0; r < rows; ++r) out += (r ? "," : "") + row;
+    return out;
+}
+
+} // namespace
+
 Status TraceStore::replaceAnalysisResults(const std::vector<ClockOffsetRow>& offsets, std::size_t count,
                                           const std::function<RequestResultRow(std::size_t)>& rows,
                                           const std::function<void(std::size_t)>& progress,
                                           const std::vector<ClockPairRow>& pairs) {
     auto fail = [&](const char* what) { return Status::error(m_path + ": cannot store " + what + ": " + sqlite3_errmsg(m_db)); };
     if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM clock_pairs; DELETE FROM request_analysis;")) return fail("results");
-    {
-        sqlite::Statement insert(m_db, "INSERT INTO clock_pairs(client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, "
-                                       "applied) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
-        for (const auto& p : pairs) {
-            insert.bind(1, p.client).bind(2, p.server).bind(3, p.offsetNs).bind(4, p.rttNs).bind(5, p.roundTrips).bind(6, p.outside)
-                .bind(7, std::string_view(p.rule)).bind(8, p.applied ? 1 : 0);
-            if (insert.step() != SQLITE_DONE) return fail("clock pairs");
-            insert.reset();
-        }
-    }
-    {
-        sqlite::Statement insert(m_db, "INSERT INTO clock_offsets(host_id, offset_ns, parent_host_id, rtt_ns) VALUES(?1,?2,?3,?4)");
-        for (const auto& o : offsets) {
-            insert.bind(1, o.host).bind(2, o.offsetNs);
-            if (o.parentHost) insert.bind(3, *o.parentHost).bind(4, o.rttNs);
-            else insert.bindNull(3).bindNull(4);
-            if (insert.step() != SQLITE_DONE) return fail("clock offsets");
-            insert.reset();
-        }
-    }
-    // Many rows to a statement, as the import stores them (BatchedInsert.h): the statement's start, reset
-    // and step are paid once per batch. The results' bytes stay where they are until their batch is stored.
-    constexpr std::size_t kBatch = 32;
-    auto rowsOf = [](std::size_t n, const char* row) {
-        std::string values;
-        for (std::size_t i = 0; i < n; ++i) values += (i ? "," : "") + std::string(row);
-        return values;
+    auto insertInto = [](const char* head, int columns) {
+        return [=](std::size_t n) { return std::string(head) + " VALUES" + parameterRows(n, columns); };
     };
-    const std::string insertHead = "INSERT INTO request_analysis(request_id, latency_ns, blind_ns, data) VALUES";
-    sqlite::Statement insertOne(m_db, insertHead + rowsOf(1, "(?,?,?,?)")), insertMany(m_db, insertHead + rowsOf(kBatch, "(?,?,?,?)"));
-    const std::string updateHead = "UPDATE requests SET start_ns=v.column2, latency_ns=v.column3 FROM (VALUES";
-    const std::string updateTail = ") AS v WHERE requests.id=v.column1";
-    sqlite::Statement updateOne(m_db, updateHead + rowsOf(1, "(?,?,?)") + updateTail),
-        updateMany(m_db, updateHead + rowsOf(kBatch, "(?,?,?)") + updateTail);
-    if (!insertOne.isValid() || !insertMany.isValid() || !updateOne.isValid() || !updateMany.isValid()) return fail("request results");
-    for (std::size_t from = 0; from < count;) {
-        const bool many = count - from >= kBatch;
-        sqlite::Statement& insert = many ? insertMany : insertOne;
-        sqlite::Statement& update = many ? updateMany : updateOne;
-        const std::size_t n = many ? kBatch : 1;
-        for (std::size_t k = 0; k < n; ++k) {
-            const RequestResultRow r = rows(from + k);
-            const int at = static_cast<int>(k);
-            insert.bind(4 * at + 1, r.id.value).bind(4 * at + 2, r.latencyNs).bind(4 * at + 3, r.blindNs);
-            sqlite3_bind_blob(insert.get(), 4 * at + 4, r.data.data(), static_cast<int>(r.data.size()), SQLITE_STATIC);
-            update.bind(3 * at + 1, r.id.value).bind(3 * at + 2, r.startNs).bind(3 * at + 3, r.latencyNs);
-        }
-        if (insert.step() != SQLITE_DONE) return fail("request results");
-        insert.reset();
-        if (update.step() != SQLITE_DONE) return fail("request latency");
-        update.reset();
-        if (progress && from / kBatch % 2048 == 0) progress(from);
-        from += n;
-    }
+    if (!storeRows(m_db, pairs.size(), 8,
+                   insertInto("INSERT INTO clock_pairs(client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied)", 8),
+                   [&](sqlite::Statement& st, int at, std::size_t i) {
+                       const ClockPairRow& p = pairs[i];
+                       st.bind(at, p.client).bind(at + 1, p.server).bind(at + 2, p.offsetNs).bind(at + 3, p.rttNs).bind(at + 4, p.roundTrips)
+                           .bind(at + 5, p.outside).bind(at + 6, std::string_view(p.rule)).bind(at + 7, p.applied ? 1 : 0);
+                   }))
+        return fail("clock pairs");
+    if (!storeRows(m_db, offsets.size(), 4, insertInto("INSERT INTO clock_offsets(host_id, offset_ns, parent_host_id, rtt_ns)", 4),
+                   [&](sqlite::Statement& st, int at, std::size_t i) {
+                       const ClockOffsetRow& o = offsets[i];
+                       st.bind(at, o.host).bind(at + 1, o.offsetNs);
+                       if (o.parentHost) st.bind(at + 2, *o.parentHost).bind(at + 3, o.rttNs);
+                       else st.bindNull(at + 2).bindNull(at + 3);
+                   }))
+        return fail("clock offsets");
+    // The results' bytes stay where they are until their batch is stored.
+    if (!storeRows(m_db, count, 4, insertInto("INSERT INTO request_analysis(request_id, latency_ns, blind_ns, data)", 4),
+                   [&](sqlite::Statement& st, int at, std::size_t i) {
+                       const RequestResultRow r = rows(i);
+                       st.bind(at, r.id.value).bind(at + 1, r.latencyNs).bind(at + 2, r.blindNs);
+                       sqlite3_bind_blob(st.get(), at + 3, r.data.data(), static_cast<int>(r.data.size()), SQLITE_STATIC);
+                   }, &progress))
+        return fail("request results");
+    if (!storeRows(m_db, count, 3,
+                   [](std::size_t n) {
+                       return "UPDATE requests SET start_ns=v.column2, latency_ns=v.column3 FROM (VALUES" + parameterRows(n, 3) +
+                              ") AS v WHERE requests.id=v.column1";
+                   },
+                   [&](sqlite::Statement& st, int at, std::size_t i) {
+                       const RequestResultRow r = rows(i);
+                       st.bind(at, r.id.value).bind(at + 1, r.startNs).bind(at + 2, r.latencyNs);
+                   }))
+        return fail("request latency");
     return Status::ok();
 }
 
