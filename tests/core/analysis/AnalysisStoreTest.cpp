@@ -96,16 +96,7 @@ TEST(AnalysisStore, EveryRequestGetsItsOwnResultWhateverTheCountAgainstTheBatche
         std::vector<std::string> expected;
         for (std::size_t r = 0; r < analysis->data.requestCount(); ++r)
             expected.push_back(std::to_string(analysis->data.requestIds[r].value) + "|" + std::to_string(paths.latencyNs[r]));
-        auto rows = [&](const std::string& sql) {
-            std::vector<std::string> out;
-            sqlite3_stmt* st = nullptr;
-            EXPECT_EQ(sqlite3_prepare_v2(test::StoreAccess::db(*store), sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
-            while (sqlite3_step(st) == SQLITE_ROW)
-                out.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))) + "|" +
-                              reinterpret_cast<const char*>(sqlite3_column_text(st, 1)));
-            sqlite3_finalize(st);
-            return out;
-        };
+        auto rows = [&](const std::string& sql) { return test::StoreAccess::rows(*store, sql); };
         EXPECT_EQ(rows("SELECT request_id, latency_ns FROM request_analysis ORDER BY request_id"), expected) << n << " requests";
         EXPECT_EQ(rows("SELECT id, latency_ns FROM requests ORDER BY id"), expected) << n << " requests";
         EXPECT_EQ(rows("SELECT id, start_ns FROM requests ORDER BY id"),

@@ -32,22 +32,7 @@ struct Fixture {
         return importTraces(*store, options);
     }
     // Rows of a query, each row's columns joined by '|'.
-    std::vector<std::string> rows(const std::string& sql) const {
-        std::vector<std::string> out;
-        sqlite3_stmt* st = nullptr;
-        EXPECT_EQ(sqlite3_prepare_v2(test::StoreAccess::db(*store), sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            std::string row;
-            for (int c = 0; c < sqlite3_column_count(st); ++c) {
-                if (c) row += '|';
-                const auto* t = sqlite3_column_text(st, c);
-                row += t ? reinterpret_cast<const char*>(t) : "NULL";
-            }
-            out.push_back(row);
-        }
-        sqlite3_finalize(st);
-        return out;
-    }
+    std::vector<std::string> rows(const std::string& sql) const { return test::StoreAccess::rows(*store, sql); }
     // Events of a request as task:event@host in task order.
     std::vector<std::string> events(const std::string& request) const {
         return rows("SELECT t.text || ':' || e.text || '@' || h.text FROM events ev JOIN requests r ON r.id=ev.request_id "
