@@ -175,7 +175,7 @@ Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& 
 namespace {
 
 // Per segment type aggregates for the model view: per shard, then summed over shards and processes.
-constexpr std::size_t kSlowestKept = 25;
+constexpr std::size_t kSlowestKept = kSlowestCriticalKept;
 struct TypeTotals {
     std::int64_t occurrences = 0, network = 0, critical = 0;
     TimeNs durationNs = 0, criticalNs = 0;

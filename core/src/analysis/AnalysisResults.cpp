@@ -146,15 +146,17 @@ bool readSegmentStats(std::string_view in, std::vector<SegmentTypeStats>& types)
     for (std::uint64_t i = 0; i < typeCount; ++i) {
         SegmentTypeStats read;
         std::uint64_t occurrences = 0, critical = 0, slowest = 0;
+        // At most as many slowest requests as are kept: a damaged count cannot make it copy one long name
+        // over and over.
         if (!getVarint(in, occurrences) || !getValue(in, read.meanDurationNs) || !getValue(in, read.networkShare) ||
-            !getVarint(in, critical) || !getValue(in, read.meanCriticalNs) || !getVarint(in, slowest) || slowest > in.size())
+            !getVarint(in, critical) || !getValue(in, read.meanCriticalNs) || !getVarint(in, slowest) || slowest > kSlowestCriticalKept)
             return false;
         read.occurrences = static_cast<std::int64_t>(occurrences);
         read.criticalCount = static_cast<std::int64_t>(critical);
         for (std::uint64_t k = 0; k < slowest; ++k) {
             std::uint64_t name = 0;
             if (!getVarint(in, name) || name >= names.size()) return false;
-            read.slowestCriticalRequests.emplace_back(names[static_cast<std::size_t>(name)]);
+            if (i < types.size()) read.slowestCriticalRequests.emplace_back(names[static_cast<std::size_t>(name)]);
         }
         if (i >= types.size()) continue;
         SegmentTypeStats& t = types[static_cast<std::size_t>(i)];

@@ -12,6 +12,7 @@
 #include "StoreAccess.h"
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
+#include "tracelight/base/Bytes.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/ModelInference.h"
@@ -171,6 +172,29 @@ TEST(AnalysisStore, SegmentStatisticsReadBackAndRefuseDamage) {
     auto damaged = loadModelGraph(*store);
     ASSERT_FALSE(damaged);
     EXPECT_NE(damaged.message().find("damaged"), std::string::npos) << damaged.message();
+
+    // A count of slowest requests beyond what is kept, each naming one long name: refused, not copied
+    // 100,000 times (100 MB from a blob of 110 KB).
+    std::string blob;
+    putVarint(blob, 1);
+    putVarint(blob, 1000);
+    blob += std::string(1000, 'r');
+    putVarint(blob, 1);
+    putVarint(blob, 5);
+    putValue(blob, 1.0);
+    putValue(blob, 0.0);
+    putVarint(blob, 1);
+    putValue(blob, 1.0);
+    putVarint(blob, 100000);
+    blob += std::string(100000, '\0');
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "UPDATE results SET data=?1 WHERE name='segment_stats'", -1, &st, nullptr), SQLITE_OK);
+    sqlite3_bind_blob(st, 1, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    auto overlong = loadModelGraph(*store);
+    ASSERT_FALSE(overlong);
+    EXPECT_NE(overlong.message().find("damaged"), std::string::npos) << overlong.message();
 }
 
 TEST(AnalysisStore, ModelSerializationRoundTripsAndRefusesDamage) {

@@ -68,6 +68,8 @@ using DependencyWork = std::function<RequestDependencies()>;
 Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request, const CancelToken* cancel = nullptr,
                                         DependencyWork* later = nullptr);
 
+// How many of the slowest requests where a segment type was critical the model view lists.
+constexpr std::size_t kSlowestCriticalKept = 25;
 struct SegmentTypeStats {
     std::string task, startEvent, endEvent;
     std::int64_t occurrences = 0;
@@ -75,7 +77,7 @@ struct SegmentTypeStats {
     double networkShare = 0;        // of instances that cross hosts
     std::int64_t criticalCount = 0; // requests where it was on the critical path
     double meanCriticalNs = 0;      // mean time it contributed to the critical path, over all requests
-    std::vector<std::string> slowestCriticalRequests;  // up to 25, slowest first
+    std::vector<std::string> slowestCriticalRequests;  // up to kSlowestCriticalKept, slowest first
     std::string name() const { return task + ":" + startEvent + "->" + endEvent; }
 };
 
