@@ -566,9 +566,10 @@ struct Side {
 // The callback may take the request's spans (requestSpans moves them out; a million spans were copied).
 Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::int64_t last,
                  const std::function<bool(RequestId, RequestSpans&)>& f) {
-    // Services, operations, hosts, kinds and tag keys and values repeat across a trace's spans: their texts
-    // are looked up once per label id here, not joined for every row (a million spans made ten million
-    // label lookups). A task is the span's own occurrence of its name and is joined.
+    // Services, operations, hosts, kinds, tag keys and values and event names repeat across a trace's
+    // spans: their texts are looked up once per label id here (through label_text, which spells an
+    // occurrence label too), not joined for every row (a million spans made ten million label lookups).
+    // A task is the span's own occurrence of its name and is joined.
     sqlite::Statement spans(db,
         "SELECT s.request_id, s.idx, s.span_id, s.parent, s.service_id, s.operation_id, s.host_id, s.kind_id, s.start_ns, s.end_ns, "
         "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1) FROM spans s "
@@ -589,7 +590,7 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         return it->second;
     };
     sqlite::Statement events(db,
-        "SELECT e.request_id, e.idx, n.text, e.ts_ns FROM span_events e JOIN labels n ON n.id=e.name_id "
+        "SELECT e.request_id, e.idx, e.name_id, e.ts_ns FROM span_events e "
         "WHERE e.request_id BETWEEN ?1 AND ?2 ORDER BY e.request_id, e.idx, e.pos");
     sqlite::Statement links(db,
         "SELECT request_id, idx, span_id FROM span_links WHERE request_id BETWEEN ?1 AND ?2 ORDER BY request_id, idx, pos");
@@ -628,7 +629,7 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         a.collect(r, i, [&](sqlite::Statement& q) {
             (q.int64(4) ? rec.processAttributes : rec.attributes).emplace_back(text(q.int64(2)), text(q.int64(3)));
         });
-        e.collect(r, i, [&](sqlite::Statement& q) { rec.events.push_back({std::string(q.text(2)), q.int64(3)}); });
+        e.collect(r, i, [&](sqlite::Statement& q) { rec.events.push_back({text(q.int64(2)), q.int64(3)}); });
         l.collect(r, i, [&](sqlite::Statement& q) { rec.links.emplace_back(q.text(2)); });
         current.push_back(std::move(rec));
     }

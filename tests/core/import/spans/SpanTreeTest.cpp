@@ -418,7 +418,9 @@ TEST(SpanTree, NamesThatReadAsOccurrencesAreSpeltNotDropped) {
         R"({"traceID":"t1","spanID":"a","operationName":"get","startTime":1000,"duration":100,"processID":"p1","references":[],)"
         R"("tags":[{"key":"k","type":"string","value":"v"}]},)"
         R"({"traceID":"t1","spanID":"b","operationName":"get#3","startTime":1010,"duration":50,"processID":"p2",)"
-        R"("references":[{"refType":"CHILD_OF","traceID":"t1","spanID":"a"}],"tags":[{"key":"k#2","type":"string","value":"v#2"}]}]}]})")});
+        R"("references":[{"refType":"CHILD_OF","traceID":"t1","spanID":"a"}],"tags":[{"key":"k#2","type":"string","value":"v#2"}],)"
+        R"("logs":[{"timestamp":1020,"fields":[{"key":"event","type":"string","value":"retry"}]},)"
+        R"({"timestamp":1030,"fields":[{"key":"event","type":"string","value":"retry#2"}]}]}]}]})")});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     const RequestSpans spans = imported.spansOf("t1");
     ASSERT_EQ(spans.size(), 2u);
@@ -430,4 +432,8 @@ TEST(SpanTree, NamesThatReadAsOccurrencesAreSpeltNotDropped) {
     ASSERT_EQ(byId["b"]->attributes.size(), 1u);
     EXPECT_EQ(byId["b"]->attributes[0], (std::pair<std::string, std::string>{"k#2", "v#2"}));
     EXPECT_EQ(byId["a"]->service, "web");
+    // Its logs too: "retry#2" beside "retry" is stored as that name's occurrence and must still be read.
+    ASSERT_EQ(byId["b"]->events.size(), 2u);
+    EXPECT_EQ(byId["b"]->events[0].name, "retry");
+    EXPECT_EQ(byId["b"]->events[1].name, "retry#2");
 }
