@@ -121,7 +121,7 @@ void BM_WaterfallOpen(benchmark::State& state) {
 }
 BENCHMARK(BM_WaterfallOpen)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The span tree's data, which the app reads on the detail's worker after the detail (span data only).
+// The span tree's data (span data only), which the app reads on a worker of its own after the lanes are shown.
 void BM_SpanTreeLoad(benchmark::State& state) {
     auto trace = benchTrace(state);
     if (!trace.store) return;

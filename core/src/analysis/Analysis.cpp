@@ -175,7 +175,6 @@ Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& 
 namespace {
 
 // Per segment type aggregates for the model view: per shard, then summed over shards and processes.
-constexpr std::size_t kSlowestKept = kSlowestCriticalKept;
 struct TypeTotals {
     std::int64_t occurrences = 0, network = 0, critical = 0;
     TimeNs durationNs = 0, criticalNs = 0;
@@ -191,7 +190,7 @@ struct TypeTotals {
     }
     void keepSlowest() {
         std::sort(slowest.rbegin(), slowest.rend());
-        if (slowest.size() > kSlowestKept) slowest.resize(kSlowestKept);
+        if (slowest.size() > kSlowestCriticalKept) slowest.resize(kSlowestCriticalKept);
     }
 };
 
@@ -336,7 +335,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 ++t.critical;
                 t.criticalNs += dag.segments[v].durationNs();
                 auto greater = std::greater<std::pair<TimeNs, std::uint32_t>>();
-                if (t.slowest.size() < kSlowestKept) {
+                if (t.slowest.size() < kSlowestCriticalKept) {
                     t.slowest.emplace_back(cp.latencyNs, sequenceIndex);
                     std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
                 } else if (cp.latencyNs > t.slowest.front().first) {

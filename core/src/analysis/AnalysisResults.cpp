@@ -143,36 +143,26 @@ bool readSegmentStats(std::string_view in, std::vector<SegmentTypeStats>& types)
         in.remove_prefix(static_cast<std::size_t>(size));
     }
     if (!getVarint(in, typeCount) || typeCount > in.size()) return false;
+    SegmentTypeStats beyond;  // a type the model does not have: read, so the bytes are checked, not kept
     for (std::uint64_t i = 0; i < typeCount; ++i) {
-        SegmentTypeStats read;
+        SegmentTypeStats& t = i < types.size() ? types[static_cast<std::size_t>(i)] : beyond;
         std::uint64_t occurrences = 0, critical = 0, slowest = 0;
         // At most as many slowest requests as are kept: a damaged count cannot make it copy one long name
         // over and over.
-        if (!getVarint(in, occurrences) || !getValue(in, read.meanDurationNs) || !getValue(in, read.networkShare) ||
-            !getVarint(in, critical) || !getValue(in, read.meanCriticalNs) || !getVarint(in, slowest) || slowest > kSlowestCriticalKept)
+        if (!getVarint(in, occurrences) || !getValue(in, t.meanDurationNs) || !getValue(in, t.networkShare) ||
+            !getVarint(in, critical) || !getValue(in, t.meanCriticalNs) || !getVarint(in, slowest) || slowest > kSlowestCriticalKept)
             return false;
-        read.occurrences = static_cast<std::int64_t>(occurrences);
-        read.criticalCount = static_cast<std::int64_t>(critical);
+        t.occurrences = static_cast<std::int64_t>(occurrences);
+        t.criticalCount = static_cast<std::int64_t>(critical);
+        t.slowestCriticalRequests.clear();
         for (std::uint64_t k = 0; k < slowest; ++k) {
             std::uint64_t name = 0;
             if (!getVarint(in, name) || name >= names.size()) return false;
-            if (i < types.size()) read.slowestCriticalRequests.emplace_back(names[static_cast<std::size_t>(name)]);
+            t.slowestCriticalRequests.emplace_back(names[static_cast<std::size_t>(name)]);
         }
-        if (i >= types.size()) continue;
-        SegmentTypeStats& t = types[static_cast<std::size_t>(i)];
-        t.occurrences = read.occurrences;
-        t.meanDurationNs = read.meanDurationNs;
-        t.networkShare = read.networkShare;
-        t.criticalCount = read.criticalCount;
-        t.meanCriticalNs = read.meanCriticalNs;
-        t.slowestCriticalRequests = std::move(read.slowestCriticalRequests);
     }
     return in.empty();
 }
-
-} // namespace
-
-namespace {
 
 // What a request's detail reads besides its events and their labels: the stored model with its types
 // numbered by text, the clock offsets, the cached result and the known links. None of it depends on the

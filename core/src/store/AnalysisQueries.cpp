@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "store/BatchedInsert.h"
 #include "store/Sqlite.h"
 #include "tracelight/base/OccurrenceName.h"
 #include "tracelight/store/TraceStore.h"
@@ -159,12 +160,13 @@ std::unordered_map<std::uint32_t, TimeNs> TraceStore::clockOffsets() const {
 
 namespace {
 
-// Stores count rows 32 to a statement, the rest one by one, as the import does (BatchedInsert.h): SQLite
-// pays a statement's start, reset and step once per batch. sql(rows) is the statement for that many rows;
-// bind(statement, first parameter, row) binds one row's columns from that parameter on.
+// Stores count rows 32 to a statement, the rest one by one, as the import does (BatchedInsert.h; here the
+// rows are bound straight from the caller's, which may be text, blobs or null): SQLite pays a statement's
+// start, reset and step once per batch. sql(rows) is the statement for that many rows; bind(statement,
+// first parameter, row) binds one row's columns from that parameter on.
 template <class Sql, class Bind>
 bool storeRows(sqlite3* db, std::size_t count, int columns, Sql&& sql, Bind&& bind, const std::function<void(std::size_t)>* progress = nullptr) {
-    constexpr std::size_t kBatch = 32;
+    constexpr std::size_t kBatch = BatchedInsert::kRowsPerStatement;
     sqlite::Statement one(db, sql(1)), many(db, sql(kBatch));
     if (!one.isValid() || !many.isValid()) return false;
     for (std::size_t from = 0; from < count;) {
@@ -177,16 +179,6 @@ bool storeRows(sqlite3* db, std::size_t count, int columns, Sql&& sql, Bind&& bi
         from += n;
     }
     return true;
-}
-
-// "(?,?,?),(?,?,?)": rows of that many parameters each.
-std::string parameterRows(std::size_t rows, int columns) {
-    std::string row = "(";
-    for (int c = 0; c < columns; ++c) row += c ? ",?" : "?";
-    row += ")";
-    std::string out;
-    for (std::size_t r = 0; r < rows; ++r) out += (r ? "," : "") + row;
-    return out;
 }
 
 } // namespace

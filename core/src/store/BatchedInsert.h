@@ -15,6 +15,16 @@
 
 namespace tracelight {
 
+// "(?,?,?),(?,?,?)": that many rows of that many parameters, for a multi-row INSERT's VALUES.
+inline std::string parameterRows(std::size_t rows, int columns) {
+    std::string row = "(";
+    for (int c = 0; c < columns; ++c) row += c ? ",?" : "?";
+    row += ")";
+    std::string out;
+    for (std::size_t r = 0; r < rows; ++r) out += (r ? "," : "") + row;
+    return out;
+}
+
 class BatchedInsert {
 public:
     static constexpr int kRowsPerStatement = 32;
@@ -26,11 +36,8 @@ public:
         m_db = db;
         m_columns = columns;
         m_what = what;
-        std::string row = "(";
-        for (int c = 0; c < columns; ++c) row += c ? ",?" : "?";
-        row += ")";
-        std::string one = std::string(head) + " VALUES" + row, many = std::string(head) + " VALUES";
-        for (int r = 0; r < kRowsPerStatement; ++r) many += (r ? "," : "") + row;
+        const std::string one = std::string(head) + " VALUES" + parameterRows(1, columns);
+        const std::string many = std::string(head) + " VALUES" + parameterRows(kRowsPerStatement, columns);
         m_values.reserve(std::size_t(columns) * kRowsPerStatement);
         return m_one.borrow(statementFor(one)) && m_many.borrow(statementFor(many));
     }

@@ -330,7 +330,7 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
                                  quoted(e.request));
         if (rc != SQLITE_DONE) return Status::error(std::string("cannot store event: ") + sqlite3_errmsg(m_db));
     }
-    if (last.visit != m_visit || ord > last.ord) last = {m_visit, ord};
+    if (rising) last = {m_visit, ord};
     ++m_events;
     if (request.value() != m_held)
         if (Status s = summariseHeld(); !s) return s;

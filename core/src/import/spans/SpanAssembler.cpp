@@ -7,7 +7,6 @@
 #include <cmath>
 #include <functional>
 #include <array>
-#include <unordered_map>
 
 namespace tracelight {
 
