@@ -313,6 +313,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     ImportSummary summary;
     summary.period = period;
     auto fail = [&](const Status& status) -> Result<ImportSummary> {
+        writer.settle();  // nothing of it may still be writing when the transaction ends
         store.rollback();
         return status;
     };
@@ -343,8 +344,10 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
         };
         const std::int64_t eventsBefore = writer.eventCount();
         const std::int64_t spansBefore = stager.count();
-        Status s = Status::ok();
-        switch (formats[i]) {
+        // Event logs are written as they are read, on a thread of their own; span files are only read (and
+        // staged, on the connection, when they are larger than memory), so everything written is done first.
+        Status s = writer.writeInBackground(!isSpanFormat(formats[i]));
+        if (s) switch (formats[i]) {
         case InputFormat::EventsJsonl: s = parseEventsJsonl(input, writer, onBytes, cancel); break;
         case InputFormat::OtlpJson: s = parseOtlpJson(input, stageSpan, onBytes, cancel); break;
         case InputFormat::JaegerJson: s = parseJaegerJson(input, stageSpan, onBytes, cancel); break;
@@ -416,6 +419,8 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
             return Status::ok();
         };
         const std::function<void(double)> traceProgress = [&](double f) { reporter.report(kReadShare * (0.8 + 0.2 * f), "assembling traces"); };
+        // Staged spans are read back on the connection while the traces are written: then on this thread.
+        if (Status s = writer.writeInBackground(!stager.spilled()); !s) return fail(s);
         if (Status s = stager.forEachTrace(assemble, cancel, traceProgress); !s) return fail(s);
     }
     if (writer.eventCount() == 0) {

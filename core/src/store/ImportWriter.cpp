@@ -1,6 +1,7 @@
 #include "store/ImportWriter.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <ctime>
 #include <limits>
@@ -38,10 +39,11 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     // Kept by the connection: a process that imports again (the app, the fuzz targets) does not parse them again.
     auto prepare = [&](sqlite::Statement& st, const char* sql) { return st.borrow(m_store.cachedStatement(sql)); };
     auto batch = [&](BatchedInsert& rows, const char* head, int columns, const char* what) {
-        return rows.prepare(m_db, [&](const std::string& sql) { return m_store.cachedStatement(sql); }, head, columns, what);
+        return rows.prepare(m_db, m_worker, [&](const std::string& sql) { return m_store.cachedStatement(sql); }, head, columns, what);
     };
     if (!prepare(m_insertLabel, "INSERT INTO labels(id, text) VALUES(?1, ?2)") ||
         !prepare(m_insertRequest, "INSERT INTO requests(name, period_id, import_id, from_spans) VALUES(?1, ?2, ?3, ?4)") ||
+        !prepare(m_insertNumberedRequest, "INSERT INTO requests(id, name, period_id, import_id, from_spans) VALUES(?1, ?2, ?3, ?4, ?5)") ||
         !prepare(m_insertEvent,
                  "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns) VALUES(?1,?2,?3,?4,?5,?6)") ||
         !batch(m_eventRows, "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns)", 6, "event") ||
@@ -114,6 +116,13 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     sqlite::Statement maxRequest = cached("SELECT COALESCE(MAX(id), 0) FROM requests");
     maxRequest.step();
     m_firstRequestId = maxRequest.int64(0) + 1;
+    m_noEarlierRequests = m_firstRequestId == 1;
+    return Status::ok();
+}
+
+Status ImportWriter::writeInBackground(bool on) {
+    if (!on || !m_noEarlierRequests) return m_worker.stop();
+    m_worker.start();
     return Status::ok();
 }
 
@@ -180,6 +189,7 @@ Result<std::uint32_t> ImportWriter::internOccurrence(std::uint32_t name, std::ui
     // An occurrence of an occurrence (a task logging "call x#2" twice) is rare: kept as text.
     if (name < m_labelBits.size() && (m_labelBits[name] & kOccurrenceBit)) {
         if (Status s = flushLabels(); !s) return s;  // so the store can spell the name
+        if (Status s = m_worker.drain(); !s) return s;
         return intern(occurrenceName(m_store.label(LabelId(name)), occurrence), role);
     }
     std::uint32_t& id = occurrenceSlot(name, occurrence);
@@ -244,6 +254,7 @@ Status ImportWriter::setAttribute(std::uint32_t request, bool firstVisit, std::u
     } else if (cached.request != request) {
         // A request the input came back to: what an earlier visit stored is in the table.
         if (Status s = m_requestAttrRows.flush(); !s) return s;
+        if (Status s = m_worker.drain(); !s) return s;
         m_insertRequestAttr.bind(1, request).bind(2, key.value()).bind(3, value.value());
         m_insertRequestAttr.step();
         m_insertRequestAttr.reset();
@@ -289,6 +300,21 @@ ImportWriter::RequestState* ImportWriter::findRequest(std::string_view name) {
 
 Result<ImportWriter::RequestState*> ImportWriter::requestFor(std::string_view name, std::uint32_t host) {
     if (RequestState* known = findRequest(name)) return known;
+    if (m_worker.running()) {
+        // The id SQLite would give it (the next rowid: this import is the only writer), so the row can wait.
+        const auto id = static_cast<std::uint32_t>(m_firstRequestId + static_cast<std::int64_t>(m_requests.size()));
+        Status posted = m_worker.post([this, id, name = std::string(name), fromSpans = m_fromSpans] {
+            m_insertNumberedRequest.bind(1, id).bind(2, std::string_view(name)).bind(3, m_periodId).bind(4, m_importId).bind(5, fromSpans ? 1 : 0);
+            const int rc = m_insertNumberedRequest.step();
+            m_insertNumberedRequest.reset();
+            if (rc != SQLITE_DONE) return Status::error(std::string("cannot store request: ") + sqlite3_errmsg(m_db));
+            return Status::ok();
+        });
+        if (!posted) return posted;
+        m_requests.emplace(std::string(name), RequestState{id, host});
+        return findRequest(name);
+    }
+    if (Status s = m_worker.drain(); !s) return s;
     m_insertRequest.bind(1, name).bind(2, m_periodId).bind(3, m_importId).bind(4, m_fromSpans ? 1 : 0);
     const int rc = m_insertRequest.step();
     m_insertRequest.reset();
@@ -322,6 +348,7 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
         if (Status s = m_eventRows.add(requestId, e.task, ord, e.event, e.host, e.tsNs); !s) return s;
     } else {
         if (Status s = m_eventRows.flush(); !s) return s;
+        if (Status s = m_worker.drain(); !s) return s;
         m_insertEvent.bind(1, requestId).bind(2, e.task).bind(3, ord).bind(4, e.event).bind(5, e.host).bind(6, e.tsNs);
         const int rc = m_insertEvent.step();
         m_insertEvent.reset();
@@ -363,6 +390,7 @@ Status ImportWriter::addWarning(std::string_view request, const std::string& mes
     warn("trace " + std::string(request) + ": " + message);
     const RequestState* state = findRequest(request);
     if (!state) return Status::ok();  // no span of it could be placed: counted, not stored
+    if (Status s = m_worker.drain(); !s) return s;
     m_insertWarning.bind(1, state->id).bind(2, message);
     const int rc = m_insertWarning.step();
     m_insertWarning.reset();
@@ -375,11 +403,38 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
     const RequestState* state = findRequest(request);
     if (!state) return Status::error("spans of unknown request " + quoted(request));
     const std::uint32_t requestId = state->id;
-    auto stepped = [&](sqlite::Statement& st, const char* what) -> Status {
-        const int rc = st.step();
-        st.reset();
-        if (rc != SQLITE_DONE) return Status::error(std::string("cannot store ") + what + ": " + sqlite3_errmsg(m_db));
-        return Status::ok();
+    // The rows of up to kChunk spans, handed to the worker together (their ids are text, so not a BatchedInsert).
+    constexpr std::size_t kChunk = 1024;
+    struct Rows {
+        std::vector<std::int64_t> spans;  // kSpanColumns per span, span_id apart
+        std::vector<std::string> spanIds;
+        std::vector<std::pair<std::array<std::int64_t, 2>, std::string>> links;  // (idx, pos), span id
+    };
+    constexpr std::size_t kSpanColumns = 11;  // idx, parent, ..., end_ord: the statement's 2 and 4 to 13
+    Rows rows;
+    auto handOver = [&]() -> Status {
+        if (rows.spanIds.empty()) return Status::ok();
+        Status posted = m_worker.post([this, requestId, rows = std::move(rows)] {
+            auto stepped = [&](sqlite::Statement& st, const char* what) -> Status {
+                const int rc = st.step();
+                st.reset();
+                if (rc != SQLITE_DONE) return Status::error(std::string("cannot store ") + what + ": " + sqlite3_errmsg(m_db));
+                return Status::ok();
+            };
+            for (std::size_t i = 0; i < rows.spanIds.size(); ++i) {
+                const std::int64_t* v = &rows.spans[i * kSpanColumns];
+                m_insertSpan.bind(1, requestId).bind(2, v[0]).bind(3, std::string_view(rows.spanIds[i]));
+                for (int c = 1; c < int(kSpanColumns); ++c) m_insertSpan.bind(c + 3, v[c]);
+                if (Status st = stepped(m_insertSpan, "span"); !st) return st;
+            }
+            for (const auto& [at, id] : rows.links) {
+                m_insertSpanLink.bind(1, requestId).bind(2, at[0]).bind(3, at[1]).bind(4, std::string_view(id));
+                if (Status st = stepped(m_insertSpanLink, "span link"); !st) return st;
+            }
+            return Status::ok();
+        });
+        rows = {};
+        return posted;
     };
     for (std::size_t i = 0; i < spans.size(); ++i) {
         const SpanRecord& s = spans[i];
@@ -394,10 +449,9 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         if (!kind) return kind.status();
         auto task = intern(s.task, s.taskOccurrence, LabelRole::Task);
         if (!task) return task.status();
-        m_insertSpan.bind(1, requestId).bind(2, idx).bind(3, std::string_view(s.spanId)).bind(4, static_cast<std::int64_t>(s.parent))
-            .bind(5, service.value()).bind(6, operation.value()).bind(7, host.value()).bind(8, kind.value())
-            .bind(9, s.startNs).bind(10, s.endNs).bind(11, task.value()).bind(12, s.startOrd).bind(13, s.endOrd);
-        if (Status st = stepped(m_insertSpan, "span"); !st) return st;
+        rows.spans.insert(rows.spans.end(), {idx, static_cast<std::int64_t>(s.parent), service.value(), operation.value(), host.value(),
+                                             kind.value(), s.startNs, s.endNs, task.value(), s.startOrd, s.endOrd});
+        rows.spanIds.push_back(s.spanId);
         // Its own tags, then its process's (flagged), in one position sequence.
         std::int64_t pos = 0;
         for (const auto* attrs : {&s.attributes, &s.processAttributes})
@@ -414,12 +468,11 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
             if (!name) return name.status();
             if (Status st = m_spanEventRows.add(requestId, idx, k, name.value(), s.events[k].tsNs); !st) return st;
         }
-        for (std::size_t k = 0; k < s.links.size(); ++k) {
-            m_insertSpanLink.bind(1, requestId).bind(2, idx).bind(3, static_cast<std::int64_t>(k)).bind(4, std::string_view(s.links[k]));
-            if (Status st = stepped(m_insertSpanLink, "span link"); !st) return st;
-        }
+        for (std::size_t k = 0; k < s.links.size(); ++k) rows.links.push_back({{idx, static_cast<std::int64_t>(k)}, s.links[k]});
+        if (rows.spanIds.size() == kChunk)
+            if (Status st = handOver(); !st) return st;
     }
-    return Status::ok();
+    return handOver();
 }
 
 void ImportWriter::hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host,
@@ -442,15 +495,17 @@ void ImportWriter::hold(RequestState& request, std::uint32_t task, std::int64_t 
 }
 
 Status ImportWriter::storeSummary(std::uint32_t request, const RequestSummer::Totals& totals) {
-    sqlite::Statement& summarise = m_updateRequest;
-    summarise.bind(1, totals.events).bind(2, totals.tasks).bind(3, totals.hosts);
-    if (totals.originSeen) summarise.bind(4, totals.originStart).bind(5, totals.originEnd - totals.originStart);
-    else summarise.bindNull(4).bindNull(5);
-    summarise.bind(6, request);
-    const int rc = summarise.step();
-    summarise.reset();
-    if (rc != SQLITE_DONE) return Status::error(std::string("cannot summarise request: ") + sqlite3_errmsg(m_db));
-    return Status::ok();
+    return m_worker.post([this, request, totals] {
+        sqlite::Statement& summarise = m_updateRequest;
+        summarise.bind(1, totals.events).bind(2, totals.tasks).bind(3, totals.hosts);
+        if (totals.originSeen) summarise.bind(4, totals.originStart).bind(5, totals.originEnd - totals.originStart);
+        else summarise.bindNull(4).bindNull(5);
+        summarise.bind(6, request);
+        const int rc = summarise.step();
+        summarise.reset();
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot summarise request: ") + sqlite3_errmsg(m_db));
+        return Status::ok();
+    });
 }
 
 Status ImportWriter::summariseHeld() {
@@ -541,6 +596,8 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
     for (BatchedInsert* rows : {&m_eventRows, &m_requestAttrRows, &m_eventAttrRows, &m_linkRows, &m_spanAttrRows, &m_spanEventRows})
         if (Status s = rows->flush(); !s) return s;
     if (Status s = summariseHeld(); !s) return s;
+    // The rest reads what was written and writes little: on this thread, once every write handed over is done.
+    if (Status s = m_worker.stop(); !s) return s;
     if (Status s = summariseAgain(progress, cancel); !s) return s;
     if (Status s = flushLabels(); !s) return s;  // so that warnings can name tasks
 

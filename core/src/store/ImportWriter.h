@@ -12,6 +12,7 @@
 #include "store/BatchedInsert.h"
 #include "store/RequestSummer.h"
 #include "store/Sqlite.h"
+#include "store/SqlWorker.h"
 #include "tracelight/base/StringMap.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/import/Import.h"
@@ -82,6 +83,13 @@ public:
     // Requests created from now on came from spans (their clocks are kept unless there is evidence of skew).
     void setFromSpans(bool fromSpans) { m_fromSpans = fromSpans; }
     Status finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel);
+    // From now on the writes run on a thread of their own (SqlWorker.h), or, off, on the caller's once every
+    // write handed over is done. On only while nothing but this writer uses the store's connection; and
+    // only into a store that held no requests before this import, where a request name cannot clash with
+    // a stored one (that clash is reported at its input line, which needs the answer at once).
+    Status writeInBackground(bool on);
+    // Every write handed over so far is done: before the caller rolls the transaction back.
+    Status settle() { return m_worker.drain(); }
 
     std::int64_t eventCount() const { return m_events; }
     const std::vector<std::string>& warningSamples() const { return m_warningSamples; }
@@ -189,8 +197,11 @@ private:
 
     sqlite::Statement m_insertLabel, m_insertRequest, m_insertEvent;
     sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertWarning;
-    sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest;
+    sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest, m_insertNumberedRequest;
     BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_linkRows, m_spanAttrRows, m_spanEventRows, m_eventAttrRows;
+    bool m_noEarlierRequests = false;  // the store held no requests when this import began
+    // Last, so that it is stopped (every job done) before the statements and rows its jobs use go.
+    SqlWorker m_worker;
 };
 
 } // namespace tracelight

@@ -5,6 +5,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "TestUtil.h"
 #include "tracelight/import/Import.h"
@@ -254,6 +255,62 @@ TEST_F(BadInput, DuplicateSeqIsNamedAtItsOwnLineWhereverItFalls) {
     ASSERT_TRUE(fine) << fine.message();
     EXPECT_EQ(fine->events, 72);
     EXPECT_NE(snapshot(), before);
+}
+
+// Into a database without requests the rows are written on a thread of their own while the input is read
+// (SqlWorker.h): a repeated seq is still named at its own line, and nothing of the import stays.
+TEST(EventImport, DuplicateSeqIsNamedAtItsLineWhileRowsAreWrittenInTheBackground) {
+    const std::string header = "request,host,task,event,ts_us,seq\n";
+    auto row = [](const std::string& request, const std::string& task, int seq) {
+        return request + ",h," + task + ",E" + std::to_string(seq) + "," + std::to_string(100 + seq) + "," + std::to_string(seq) + "\n";
+    };
+    std::string earlier;  // other requests first, so that many batches are on their way when the repeat comes
+    for (int r = 0; r < 300; ++r)
+        for (int seq = 1; seq <= 5; ++seq) earlier += row("a" + std::to_string(r), "t", seq);
+    std::string rising;
+    for (int seq = 1; seq <= 70; ++seq) rising += row("r9", "t", seq);
+    const int firstRisingLine = 2 + 1500;
+    for (auto [name, content, line, repeat] :
+         {std::tuple{"behind.csv", earlier + rising + row("r9", "t", 40), firstRisingLine + 70, 40},
+          std::tuple{"waiting.csv", earlier + rising + row("r9", "t", 69), firstRisingLine + 70, 69},
+          std::tuple{"after.csv", earlier + rising + row("r9", "t", 75) + row("r9", "t", 70), firstRisingLine + 71, 70}}) {
+        Fixture f;
+        auto result = f.import({f.dir.write(name, header + content)});
+        ASSERT_FALSE(result) << name;
+        const std::string where = std::string(name) + ":" + std::to_string(line) + ":";
+        EXPECT_NE(result.message().find(where), std::string::npos) << result.message() << " lacks " << where;
+        EXPECT_NE(result.message().find("seq " + std::to_string(repeat) + " appears twice"), std::string::npos) << result.message();
+        for (const char* table : {"requests", "events", "labels", "periods"})
+            EXPECT_EQ(f.rows(std::string("SELECT COUNT(*) FROM ") + table), (std::vector<std::string>{"0"})) << name << ": " << table;
+    }
+}
+
+// A write that fails on the writing thread (here a trigger standing in for a full disk) fails the import
+// with SQLite's reason, stores nothing of it, and leaves the database as usable as before.
+TEST(EventImport, AWriteThatFailsInTheBackgroundFailsTheImportAndStoresNothing) {
+    std::string csv = "request,host,task,event,ts_us,seq\n";
+    for (int r = 0; r < 200; ++r)
+        for (int seq = 1; seq <= 10; ++seq)
+            csv += "q" + std::to_string(r) + ",h,t,E" + std::to_string(seq) + "," + std::to_string(seq) + "," + std::to_string(seq) + "\n";
+    for (auto [table, when, what] : {std::tuple{"events", "NEW.request_id = 150", "cannot store event"},
+                                     std::tuple{"requests", "NEW.name = 'q180'", "cannot store request"}}) {
+        Fixture f;
+        const std::string trigger = std::string("CREATE TRIGGER full AFTER INSERT ON ") + table + " WHEN " + when +
+                                    " BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END";
+        ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*f.store), trigger.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+        auto failed = f.import({f.dir.write("full.csv", csv)});
+        ASSERT_FALSE(failed) << table;
+        EXPECT_NE(failed.message().find(what), std::string::npos) << failed.message();
+        EXPECT_NE(failed.message().find("simulated full disk"), std::string::npos) << failed.message();
+        EXPECT_EQ(failed.message().find('\n'), std::string::npos) << "one line";
+        for (const char* t : {"requests", "events", "labels"})
+            EXPECT_EQ(f.rows(std::string("SELECT COUNT(*) FROM ") + t), (std::vector<std::string>{"0"})) << table << ": " << t;
+        ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*f.store), "DROP TRIGGER full", nullptr, nullptr, nullptr), SQLITE_OK);
+        auto again = f.import({f.dir.write("again.csv", csv)});
+        ASSERT_TRUE(again) << again.message();
+        EXPECT_EQ(again->events, 2000);
+        EXPECT_EQ(f.rows("SELECT COUNT(*), SUM(event_count) FROM requests"), (std::vector<std::string>{"200|2000"}));
+    }
 }
 
 TEST(EventImport, DuplicateSeqInARequestTheInputComesBackToIsNamedAtItsLine) {

@@ -540,6 +540,30 @@ TEST(SpanImport, RootWithTwoHundredThousandChildren) {
     EXPECT_EQ(imported.scalar("SELECT event_count FROM requests"), imported.summary->events);
 }
 
+// The span rows are written on a thread of their own, a thousand at a time: one that fails there (a trigger
+// standing in for a full disk) fails the import with SQLite's reason and stores nothing of it.
+TEST(SpanImport, ASpanWriteThatFailsInTheBackgroundFailsTheImportAndStoresNothing) {
+    test::ScratchDir dir;
+    const std::string wide = dir.write("wide.json", wideJaegerTrace(3000));
+    auto opened = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(opened) << opened.message();
+    TraceStore& store = *opened.value();
+    sqlite3* db = test::StoreAccess::db(store);
+    ASSERT_EQ(sqlite3_exec(db, "CREATE TRIGGER full AFTER INSERT ON spans WHEN NEW.idx = 2500 "
+                               "BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END", nullptr, nullptr, nullptr), SQLITE_OK);
+    ImportOptions options;
+    options.inputs = {wide};
+    auto failed = importTraces(store, options);
+    ASSERT_FALSE(failed);
+    EXPECT_NE(failed.message().find("cannot store span: simulated full disk"), std::string::npos) << failed.message();
+    for (const char* table : {"requests", "events", "spans", "span_attrs", "labels"})
+        EXPECT_EQ(test::StoreAccess::rows(store, std::string("SELECT COUNT(*) FROM ") + table), (std::vector<std::string>{"0"})) << table;
+    ASSERT_EQ(sqlite3_exec(db, "DROP TRIGGER full", nullptr, nullptr, nullptr), SQLITE_OK);
+    auto again = importTraces(store, options);
+    ASSERT_TRUE(again) << again.message();
+    EXPECT_EQ(test::StoreAccess::rows(store, "SELECT COUNT(*), MIN(idx), MAX(idx) FROM spans"), (std::vector<std::string>{"3001|0|3000"}));
+}
+
 // One Jaeger trace larger than one JSON value may be (64 MiB): its spans are streamed one at a time, and
 // the process table that Jaeger writes after the spans still names every span's service (issue 15).
 TEST(SpanImport, JaegerTraceLargerThanOneJsonValue) {

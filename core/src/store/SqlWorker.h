@@ -1,0 +1,124 @@
+#pragma once
+// One connection's writes run on a thread of their own, in the order given, while the caller goes on
+// parsing and interning: an import does both halves on two cores instead of one after the other (SQLite
+// was about half of an event-log import even with rows batched).
+//
+// The connection is opened without SQLite's own mutex, so it must never be used by two threads at once:
+// while the thread runs, the caller touches the connection only after drain() (which waits for every job
+// posted so far) and before its next post(). Until start() and after stop(), jobs run at once on the
+// caller's thread, so the same code path serves both.
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tracelight/base/Status.h"
+
+namespace tracelight {
+
+class SqlWorker {
+public:
+    using Job = std::function<Status()>;
+
+    SqlWorker() = default;
+    ~SqlWorker() { stop(); }
+    SqlWorker(const SqlWorker&) = delete;
+    SqlWorker& operator=(const SqlWorker&) = delete;
+
+    void start() {
+        if (m_thread.joinable()) return;
+        m_quit = false;
+        m_thread = std::thread([this] { run(); });
+    }
+
+    // Waits for every job posted, ends the thread; later jobs run on the caller's thread. The first failure.
+    Status stop() {
+        if (m_thread.joinable()) {
+            handOver();
+            {
+                std::lock_guard lock(m_mutex);
+                m_quit = true;
+            }
+            m_wake.notify_one();
+            m_thread.join();
+        }
+        return m_failure;
+    }
+
+    bool running() const { return m_thread.joinable(); }
+
+    // Runs job after every job posted before it. Returns the first failure of any job so far: after one,
+    // nothing more runs (the caller rolls the transaction back). Jobs are handed over a few at a time (one
+    // wake-up of the thread per kHandOver jobs, not per job); the caller blocks while many wait, so that
+    // memory stays bounded when the writes are the slower half.
+    Status post(Job job) {
+        if (!m_thread.joinable()) {
+            if (m_failure) m_failure = job();
+            return m_failure;
+        }
+        m_outbox.push_back(std::move(job));
+        if (m_outbox.size() < kHandOver) return Status::ok();
+        return handOver();
+    }
+
+    // Waits until every job posted has run: the connection is the caller's until its next post().
+    Status drain() {
+        if (!m_thread.joinable()) return m_failure;
+        handOver();
+        std::unique_lock lock(m_mutex);
+        m_idle.wait(lock, [&] { return m_jobs.empty() && !m_busy; });
+        return m_failure;
+    }
+
+private:
+    Status handOver() {
+        if (m_outbox.empty()) return Status::ok();
+        std::unique_lock lock(m_mutex);
+        m_space.wait(lock, [&] { return m_jobs.size() < kMaxWaiting || !m_failure; });
+        if (!m_failure) {
+            m_outbox.clear();
+            return m_failure;
+        }
+        for (Job& job : m_outbox) m_jobs.push_back(std::move(job));
+        m_outbox.clear();
+        lock.unlock();
+        m_wake.notify_one();
+        return Status::ok();
+    }
+
+    void run() {
+        std::unique_lock lock(m_mutex);
+        for (;;) {
+            m_wake.wait(lock, [&] { return !m_jobs.empty() || m_quit; });
+            if (m_jobs.empty()) return;  // quit, with nothing left
+            Job job = std::move(m_jobs.front());
+            m_jobs.pop_front();
+            m_busy = true;
+            const bool failed = !m_failure;
+            lock.unlock();
+            m_space.notify_one();
+            Status s = failed ? Status::ok() : job();
+            job = nullptr;  // what it held is freed here, off the caller's thread
+            lock.lock();
+            if (!s && m_failure) m_failure = std::move(s);
+            m_busy = false;
+            if (m_jobs.empty()) m_idle.notify_all();
+            if (!m_failure) m_space.notify_all();  // a caller waiting for room gets the failure
+        }
+    }
+
+    static constexpr std::size_t kHandOver = 8, kMaxWaiting = 256;
+    std::vector<Job> m_outbox;  // the caller's, not yet handed over
+    std::mutex m_mutex;
+    std::condition_variable m_wake, m_space, m_idle;
+    std::deque<Job> m_jobs;
+    bool m_busy = false;
+    bool m_quit = false;
+    Status m_failure = Status::ok();
+    std::thread m_thread;
+};
+
+} // namespace tracelight
