@@ -332,6 +332,8 @@ bool JsonArrayStream::next(JsonValue& element, std::uint64_t& offset) {
     return nextElementStart(offset) && parseElement(element, offset);
 }
 
+bool JsonArrayStream::nextText(std::uint64_t& offset) { return nextElementStart(offset) && scanValue(true); }
+
 bool JsonArrayStream::nextObject(const std::function<Member(std::string_view)>& choose,
                                  const std::function<bool(std::string_view, const JsonValue&, std::uint64_t)>& take) {
     std::uint64_t offset = 0;
@@ -372,6 +374,14 @@ bool JsonArrayStream::readMembers(const std::function<Member(std::string_view)>&
                 bool closed = false;
                 if (!nextItem(firstElement, ']', "an array", closed)) return false;
                 if (closed) break;
+                if (what == Member::StreamText) {
+                    static const JsonValue unparsed;
+                    const std::uint64_t at = m_offset;
+                    if (!scanValue(true)) return false;
+                    if (take(key, unparsed, at)) continue;
+                    m_done = true;  // the caller's error
+                    return false;
+                }
                 if (!handOver(key, m_offset)) return false;
             }
         }

@@ -308,12 +308,14 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     if (period.empty()) period = fs::path(options.inputs.front()).stem().string();
 
     if (Status s = store.begin(); !s) return s;
+    // Before the writer, so destroyed after it: the writer's thread is done before the staging table goes.
+    SpanStager stager(store, options.spanMemoryBudget);
     ImportWriter writer(store);
     writer.setHeldEventBudget(options.requestMemoryBudget);
     ImportSummary summary;
     summary.period = period;
     auto fail = [&](const Status& status) -> Result<ImportSummary> {
-        writer.settle();  // nothing of it may still be writing when the transaction ends
+        writer.abandon();  // nothing of it may still be writing when the transaction ends
         store.rollback();
         return status;
     };
@@ -328,7 +330,6 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
 
     ThrottledProgress reporter(progress);
     std::uint64_t bytesBefore = 0;
-    SpanStager stager(store, options.spanMemoryBudget);
     bool anySpans = false;
     for (auto f : formats) anySpans |= isSpanFormat(f);
     std::size_t currentInput = 0;

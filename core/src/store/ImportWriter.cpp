@@ -188,7 +188,8 @@ Result<std::uint32_t> ImportWriter::internOccurrence(std::uint32_t name, std::ui
     if (occurrence > kMaxOccurrence) return Status::error("more than " + std::to_string(kMaxOccurrence) + " occurrences of one name");
     // An occurrence of an occurrence (a task logging "call x#2" twice) is rare: kept as text.
     if (name < m_labelBits.size() && (m_labelBits[name] & kOccurrenceBit)) {
-        if (Status s = flushLabels(); !s) return s;  // so the store can spell the name
+        // So that the store can spell the name: the labels so far stored, then read on this thread.
+        if (Status s = flushLabels(); !s) return s;
         if (Status s = m_worker.drain(); !s) return s;
         return intern(occurrenceName(m_store.label(LabelId(name)), occurrence), role);
     }
@@ -211,17 +212,25 @@ Result<std::uint32_t> ImportWriter::intern(std::string_view text, std::uint32_t 
 Status ImportWriter::flushLabels() {
     // In id order, which is both tables' rowid order (text order, the unique index's, measured slower);
     // the roles in their key's order.
+    // Texts are copied for the worker (the map they live in grows on this thread meanwhile).
+    std::vector<std::pair<std::uint32_t, std::string>> texts;
     for (const PendingLabel& label : m_pendingLabels) {
-        if (!label.text) {
-            if (Status s = m_occurrenceRows.add(label.id, label.name, label.occurrence); !s) return s;
-            continue;
-        }
-        m_insertLabel.bind(1, label.id).bind(2, *label.text);
-        const int rc = m_insertLabel.step();
-        m_insertLabel.reset();
-        if (rc != SQLITE_DONE) return Status::error(std::string("cannot store label: ") + sqlite3_errmsg(m_db));
+        if (label.text) texts.emplace_back(label.id, *label.text);
+        else if (Status s = m_occurrenceRows.add(label.id, label.name, label.occurrence); !s) return s;
     }
     m_pendingLabels.clear();
+    if (!texts.empty()) {
+        Status posted = m_worker.post([this, texts = std::move(texts)] {
+            for (const auto& [id, text] : texts) {
+                m_insertLabel.bind(1, id).bind(2, std::string_view(text));
+                const int rc = m_insertLabel.step();
+                m_insertLabel.reset();
+                if (rc != SQLITE_DONE) return Status::error(std::string("cannot store label: ") + sqlite3_errmsg(m_db));
+            }
+            return Status::ok();
+        });
+        if (!posted) return posted;
+    }
     std::sort(m_pendingRoles.begin(), m_pendingRoles.end());
     for (const std::uint64_t key : m_pendingRoles)
         if (Status s = m_roleRows.add(key >> 3, key & 7); !s) return s;

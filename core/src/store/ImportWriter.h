@@ -88,8 +88,8 @@ public:
     // only into a store that held no requests before this import, where a request name cannot clash with
     // a stored one (that clash is reported at its input line, which needs the answer at once).
     Status writeInBackground(bool on);
-    // Every write handed over so far is done: before the caller rolls the transaction back.
-    Status settle() { return m_worker.drain(); }
+    // Nothing handed over is still being written, nor will be: before the caller rolls the transaction back.
+    void abandon() { m_worker.discard(); }
 
     std::int64_t eventCount() const { return m_events; }
     const std::vector<std::string>& warningSamples() const { return m_warningSamples; }

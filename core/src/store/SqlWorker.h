@@ -10,8 +10,10 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -64,6 +66,16 @@ public:
         return handOver();
     }
 
+    // Drops the jobs not begun and waits for the one running: for a caller about to roll everything back.
+    void discard() {
+        m_outbox.clear();
+        if (!m_thread.joinable()) return;
+        std::unique_lock lock(m_mutex);
+        m_jobs.clear();
+        m_idle.wait(lock, [&] { return !m_busy; });
+        m_space.notify_all();
+    }
+
     // Waits until every job posted has run: the connection is the caller's until its next post().
     Status drain() {
         if (!m_thread.joinable()) return m_failure;
@@ -100,7 +112,14 @@ private:
             const bool failed = !m_failure;
             lock.unlock();
             m_space.notify_one();
-            Status s = failed ? Status::ok() : job();
+            Status s = Status::ok();
+            if (!failed) {
+                try {
+                    s = job();
+                } catch (const std::exception& e) {  // out of memory, say: the import fails instead of the process
+                    s = Status::error(std::string("cannot store: ") + e.what());
+                }
+            }
             job = nullptr;  // what it held is freed here, off the caller's thread
             lock.lock();
             if (!s && m_failure) m_failure = std::move(s);

@@ -30,6 +30,9 @@ public:
 
     // The next element, parsed, and its byte offset; false at the end of the array or on error.
     bool next(JsonValue& element, std::uint64_t& offset);
+    // The next element's text (elementText()), passed over by its structure and not parsed, and its byte
+    // offset: for a caller that parses it elsewhere (on another thread). False at the end or on error.
+    bool nextText(std::uint64_t& offset);
 
     // The next element as an object read member by member, so that one element may be larger than the
     // limit: choose(key) says what to do with each member's value — Skip it (validated, not held), Parse
@@ -37,7 +40,8 @@ public:
     // take(key, element, offset) in turn. False at the end of the array, on error (error() says where),
     // or as soon as take returns false (the caller's own error; error() stays empty).
     // SkipUnchecked: passed over by its structure alone, not validated (for a value read again later).
-    enum class Member { Skip, SkipUnchecked, Parse, Stream };
+    // StreamText: as Stream, but each element is handed over unparsed (value null; its text is elementText()).
+    enum class Member { Skip, SkipUnchecked, Parse, Stream, StreamText };
     bool nextObject(const std::function<Member(std::string_view key)>& choose,
                     const std::function<bool(std::string_view key, const JsonValue& value, std::uint64_t offset)>& take);
     std::string_view elementText() const { return m_element; }  // the text of the element last handed over

@@ -650,6 +650,35 @@ TEST(SpanImport, OccurrencesSpeltAsTextByOlderImportsKeepTheirIds) {
     EXPECT_EQ(count("SELECT COUNT(*) FROM label_text WHERE text='s:op#2'"), 1);
 }
 
+// A span named like another's occurrence ("work#5" beside "work"), repeated, is an occurrence of an
+// occurrence: spelt from the stored label, read on the importing thread while span rows of the traces
+// before it are still being written on the other one (the connection must wait for them first).
+TEST(SpanImport, AnOccurrenceOfAnOccurrenceIsSpeltWhileRowsAreWrittenInTheBackground) {
+    test::ScratchDir dir;
+    std::string text = R"({"data":[)";
+    for (int t = 0; t < 3; ++t) {
+        const std::string id = "t" + std::to_string(t);
+        text += std::string(t ? "," : "") + R"({"traceID":")" + id + R"(","processes":{"p1":{"serviceName":"web"}},"spans":[)" +
+                R"({"spanID":"root","operationName":"GET","startTime":1000000,"duration":3000000,"processID":"p1"})";
+        for (int i = 0; i < 3000; ++i)
+            text += R"(,{"spanID":"c)" + std::to_string(i) + R"(","operationName":")" + (i >= 2998 ? "work#5" : i >= 2996 ? "work" : "other") +
+                    R"(","startTime":)" + std::to_string(1000010 + 10 * i) +
+                    R"(,"duration":5,"processID":"p1","references":[{"refType":"CHILD_OF","spanID":"root"}]})";
+        text += "]}";
+    }
+    Imported imported({dir.write("wide.json", text + "]}")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    EXPECT_EQ(imported.summary->spans, 3 * 3001);
+    // In each trace the first "work#5" span is the task web:work#5 and the second web:work#5#2, each with a
+    // start and an end.
+    for (const char* task : {"web:work#5", "web:work#5#2"})
+        EXPECT_EQ(imported.scalar(std::string("SELECT COUNT(*) FROM events e JOIN label_text t ON t.id=e.task_id WHERE t.text='") + task +
+                                  "' AND e.event_id IN (SELECT id FROM labels WHERE text IN ('start','end'))"),
+                  3 * 2)
+            << task;
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM spans"), 3 * 3001);
+}
+
 // A trace none of whose spans can be placed adds no request, but its warnings are still counted and
 // shown (they were dropped with it: a silent loss).
 TEST(SpanImport, WarningsOfATraceWithNothingToPlaceAreKept) {

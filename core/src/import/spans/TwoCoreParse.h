@@ -1,0 +1,155 @@
+#pragma once
+// The elements of a span file parsed on two cores, their spans handed to the sink in file order. The
+// reading thread scans the stream (JsonArrayStream::nextText / Member::StreamText) and parses every other
+// batch of elements itself; a helper thread parses the batches between. Parsing (the JSON value and the
+// span built from it) was most of reading a Jaeger file, and the second core sat idle while it ran.
+//
+// Errors come in file order as they did from one thread: the spans of the elements before the first bad
+// one reach the sink, then its error; nothing after it.
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "import/spans/SpanParsers.h"
+#include "tracelight/base/Json.h"
+#include "tracelight/import/spans/Spans.h"
+
+namespace tracelight {
+
+class TwoCoreParse {
+public:
+    // One element's spans to `into`, or why not (the message names the file and the byte); tag: what the
+    // caller gave with it (which trace it is in, say). Runs on either thread, so it must not touch anything
+    // the other uses; scratch is the calling thread's, for reuse.
+    using ParseElement = std::function<Status(std::string_view text, std::uint64_t offset, std::uint32_t tag, JsonValue& scratch,
+                                              const SpanSink& into)>;
+
+    TwoCoreParse(ParseElement parse, const SpanSink& sink) : m_parse(std::move(parse)), m_sink(sink) {}
+    ~TwoCoreParse() {
+        if (!m_thread.joinable()) return;
+        {
+            std::lock_guard lock(m_mutex);
+            m_quit = true;
+        }
+        m_wake.notify_all();
+        m_thread.join();
+    }
+    TwoCoreParse(const TwoCoreParse&) = delete;
+    TwoCoreParse& operator=(const TwoCoreParse&) = delete;
+
+    // The element's text is copied: the stream reuses its buffer.
+    Status add(std::string_view text, std::uint64_t offset, std::uint32_t tag = 0) {
+        m_filling.starts.push_back(m_filling.text.size());
+        m_filling.offsets.push_back(offset);
+        m_filling.tags.push_back(tag);
+        m_filling.text.append(text);
+        if (m_filling.starts.size() < kElements && m_filling.text.size() < kBytes) return Status::ok();
+        if (!m_helperHolds) {
+            giveHelper();
+            return Status::ok();
+        }
+        // The helper holds the batch before this one: parse this one meanwhile, then both go on in order.
+        Batch mine = std::exchange(m_filling, Batch{});
+        parse(mine, m_scratch);
+        if (Status s = collectHelper(); !s) return s;
+        return sink(mine);
+    }
+
+    // Every element added is parsed and its spans handed on.
+    Status finish() {
+        Batch mine = std::exchange(m_filling, Batch{});
+        parse(mine, m_scratch);
+        if (m_helperHolds)
+            if (Status s = collectHelper(); !s) return s;
+        return sink(mine);
+    }
+
+private:
+    static constexpr std::size_t kElements = 512, kBytes = std::size_t(1) << 20;
+    struct Batch {
+        std::string text;                    // the elements' texts one after another
+        std::vector<std::size_t> starts;     // where each begins in text
+        std::vector<std::uint64_t> offsets;  // its byte offset in the file
+        std::vector<std::uint32_t> tags;
+        std::vector<RawSpan> spans;
+        Status status = Status::ok();        // the first element that failed, after the spans before it
+    };
+
+    void parse(Batch& b, JsonValue& scratch) const {
+        const SpanSink into = [&](RawSpan&& s) {
+            b.spans.push_back(std::move(s));
+            return Status::ok();
+        };
+        for (std::size_t i = 0; i < b.starts.size(); ++i) {
+            const std::size_t end = i + 1 < b.starts.size() ? b.starts[i + 1] : b.text.size();
+            b.status = m_parse(std::string_view(b.text).substr(b.starts[i], end - b.starts[i]), b.offsets[i], b.tags[i], scratch, into);
+            if (!b.status) return;
+        }
+    }
+
+    Status sink(Batch& b) const {
+        for (RawSpan& s : b.spans)
+            if (Status st = m_sink(std::move(s)); !st) return st;
+        return b.status;
+    }
+
+    void giveHelper() {
+        {
+            std::lock_guard lock(m_mutex);
+            m_helperBatch = std::exchange(m_filling, Batch{});
+            m_helperDone = false;
+        }
+        m_helperHolds = true;
+        if (!m_thread.joinable()) m_thread = std::thread([this] { runHelper(); });
+        m_wake.notify_all();
+    }
+
+    Status collectHelper() {
+        Batch done;
+        {
+            std::unique_lock lock(m_mutex);
+            m_done.wait(lock, [&] { return m_helperDone; });
+            done = std::exchange(m_helperBatch, Batch{});
+        }
+        m_helperHolds = false;
+        return sink(done);
+    }
+
+    void runHelper() {
+        JsonValue scratch;
+        std::unique_lock lock(m_mutex);
+        for (;;) {
+            m_wake.wait(lock, [&] { return m_quit || (!m_helperDone && !m_helperBatch.starts.empty()); });
+            if (m_quit) return;
+            Batch work = std::exchange(m_helperBatch, Batch{});
+            lock.unlock();
+            parse(work, scratch);
+            lock.lock();
+            m_helperBatch = std::move(work);
+            m_helperDone = true;
+            m_done.notify_all();
+        }
+    }
+
+    ParseElement m_parse;
+    const SpanSink& m_sink;
+    Batch m_filling;
+    JsonValue m_scratch;        // the reading thread's
+    bool m_helperHolds = false;  // the reading thread's view: a batch was given and not collected yet
+
+    std::mutex m_mutex;
+    std::condition_variable m_wake, m_done;
+    Batch m_helperBatch;        // under m_mutex
+    bool m_helperDone = false;  // under m_mutex
+    bool m_quit = false;        // under m_mutex
+    std::thread m_thread;
+};
+
+} // namespace tracelight
