@@ -15,21 +15,6 @@ namespace {
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 constexpr std::uint32_t kNoLabel = std::numeric_limits<std::uint32_t>::max();
-constexpr std::uint32_t kMaxOccurrence = 1u << 30;
-
-// "name#k" (k >= 2, digits only, no leading zero) -> (name, k).
-std::optional<std::pair<std::string_view, std::uint32_t>> splitOccurrence(std::string_view text) {
-    const auto hash = text.rfind('#');
-    if (hash == std::string_view::npos || hash == 0 || hash + 1 == text.size() || text[hash + 1] == '0' || text.size() - hash > 11)
-        return std::nullopt;
-    std::uint64_t k = 0;
-    for (std::size_t i = hash + 1; i < text.size(); ++i) {
-        if (text[i] < '0' || text[i] > '9') return std::nullopt;
-        k = k * 10 + std::uint64_t(text[i] - '0');
-    }
-    if (k < 2 || k > kMaxOccurrence) return std::nullopt;
-    return std::pair{text.substr(0, hash), static_cast<std::uint32_t>(k)};
-}
 } // namespace
 
 Status ImportWriter::start(std::string_view periodName, std::string_view format, std::string_view inputs) {
@@ -84,7 +69,7 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     // Databases written before occurrences were kept apart hold "name#k" as text: the same task again.
     // Their name may not be a label yet ("call s:op#2" without "call s:op"): it is matched when made.
     for (const auto& [text, id] : m_labels)
-        if (auto split = splitOccurrence(text)) {
+        if (auto split = splitOccurrenceName(text)) {
             if (auto name = m_labels.find(split->first); name != m_labels.end()) rememberOccurrence(name->second, split->second, id);
             else m_unnamedOccurrences[std::string(split->first)].push_back({split->second, id});
         }
@@ -150,7 +135,7 @@ Result<std::uint32_t> ImportWriter::intern(std::string_view text, LabelRole role
     std::uint32_t id;
     if (auto it = m_labels.find(text); it != m_labels.end()) {
         id = it->second;
-    } else if (auto split = splitOccurrence(text); split && isName(split->first)) {
+    } else if (auto split = splitOccurrenceName(text); split && isName(split->first)) {
         // "name#k" given as text (an event log's task, say) is that occurrence of the name.
         auto occurrence = internOccurrence(m_labels.find(split->first)->second, split->second, role);
         if (!occurrence) return occurrence;

@@ -5,8 +5,8 @@
 //
 // The connection is opened without SQLite's own mutex, so it must never be used by two threads at once:
 // while the thread runs, the caller touches the connection only after drain() (which waits for every job
-// posted so far) and before its next post(). Until start() and after stop(), jobs run at once on the
-// caller's thread, so the same code path serves both.
+// posted so far) and before its next post(). Until start() (and its first few jobs) and after stop(),
+// jobs run at once on the caller's thread, so the same code path serves both.
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -30,14 +30,14 @@ public:
     SqlWorker(const SqlWorker&) = delete;
     SqlWorker& operator=(const SqlWorker&) = delete;
 
-    void start() {
-        if (m_thread.joinable()) return;
-        m_quit = false;
-        m_thread = std::thread([this] { run(); });
-    }
+    // From the kRunInlineFirst-th job on, jobs run on the thread: a small import (the app's, the fuzz
+    // targets') never waits for a thread to start or to wake.
+    void start() { m_wanted = true; }
 
     // Waits for every job posted, ends the thread; later jobs run on the caller's thread. The first failure.
     Status stop() {
+        m_wanted = false;
+        m_inlineJobs = 0;
         if (m_thread.joinable()) {
             handOver();
             {
@@ -50,13 +50,18 @@ public:
         return m_failure;
     }
 
-    bool running() const { return m_thread.joinable(); }
+    // Whether jobs may wait: started, even if its first jobs still run at once.
+    bool running() const { return m_wanted; }
 
     // Runs job after every job posted before it. Returns the first failure of any job so far: after one,
     // nothing more runs (the caller rolls the transaction back). Jobs are handed over a few at a time (one
     // wake-up of the thread per kHandOver jobs, not per job); the caller blocks while many wait, so that
     // memory stays bounded when the writes are the slower half.
     Status post(Job job) {
+        if (!m_thread.joinable() && m_wanted && m_failure && ++m_inlineJobs >= kRunInlineFirst) {
+            m_quit = false;
+            m_thread = std::thread([this] { run(); });
+        }
         if (!m_thread.joinable()) {
             if (m_failure) m_failure = job();
             return m_failure;
@@ -129,7 +134,9 @@ private:
         }
     }
 
-    static constexpr std::size_t kHandOver = 8, kMaxWaiting = 256;
+    static constexpr std::size_t kHandOver = 8, kMaxWaiting = 256, kRunInlineFirst = 64;
+    bool m_wanted = false;         // start() was called, stop() not since
+    std::size_t m_inlineJobs = 0;  // jobs run at once since start()
     std::vector<Job> m_outbox;  // the caller's, not yet handed over
     std::mutex m_mutex;
     std::condition_variable m_wake, m_space, m_idle;

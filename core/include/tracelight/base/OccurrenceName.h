@@ -4,9 +4,13 @@
 // The store keeps an occurrence as its name's id and k, not as a string of its own.
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 namespace tracelight {
+
+constexpr std::uint32_t kMaxOccurrence = 1u << 30;
 
 // Into a buffer the caller reuses, for the store's millions of occurrences.
 inline void assignOccurrenceName(std::string& text, std::string_view name, std::uint32_t occurrence) {
@@ -18,6 +22,20 @@ inline std::string occurrenceName(std::string_view name, std::uint32_t occurrenc
     std::string text;
     assignOccurrenceName(text, name, occurrence);
     return text;
+}
+
+// "name#k" (k >= 2, digits only, no leading zero) -> (name, k): how a text names an occurrence.
+inline std::optional<std::pair<std::string_view, std::uint32_t>> splitOccurrenceName(std::string_view text) {
+    const auto hash = text.rfind('#');
+    if (hash == std::string_view::npos || hash == 0 || hash + 1 == text.size() || text[hash + 1] == '0' || text.size() - hash > 11)
+        return std::nullopt;
+    std::uint64_t k = 0;
+    for (std::size_t i = hash + 1; i < text.size(); ++i) {
+        if (text[i] < '0' || text[i] > '9') return std::nullopt;
+        k = k * 10 + std::uint64_t(text[i] - '0');
+    }
+    if (k < 2 || k > kMaxOccurrence) return std::nullopt;
+    return std::pair{text.substr(0, hash), static_cast<std::uint32_t>(k)};
 }
 
 } // namespace tracelight

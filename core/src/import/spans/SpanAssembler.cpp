@@ -163,6 +163,24 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         if (name >= seen.size()) seen.resize(name + 1, 0);
         task[i] = {name, ++seen[name]};
     }
+    // A task name that reads as another's occurrence ("web:work#2" beside two spans of "web:work") would be
+    // stored as that occurrence, and the two spans' events would land in one task (a repeated seq, the whole
+    // import refused): it is told apart by a prime ("web:work#2'"), with a warning.
+    if (seen.size() > 1)
+        for (std::uint32_t name = 0; name < seen.size(); ++name) {
+            if (seen[name] == 0) continue;
+            auto split = splitOccurrenceName(out.names[name]);
+            if (!split) continue;
+            auto base = nameIndex.find(split->first);
+            if (base == nameIndex.end() || base->second >= seen.size() || seen[base->second] < split->second) continue;
+            std::string apart = out.names[name] + "'";
+            while (nameIndex.find(apart) != nameIndex.end()) apart += "'";
+            warn("task name '" + out.names[name] + "' reads as occurrence " + std::to_string(split->second) + " of '" +
+                 std::string(split->first) + "' in this trace: kept apart as '" + apart + "'");
+            nameIndex.erase(out.names[name]);
+            out.names[name] = apart;
+            nameIndex.emplace(apart, name);
+        }
     // "call NAME", "return NAME", "serve NAME", "served NAME" for a task name, made once per name.
     enum Verb { Call, Return, Serve, Served };
     std::vector<std::array<std::uint32_t, 4>> verbNames;

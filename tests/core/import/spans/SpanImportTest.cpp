@@ -679,6 +679,39 @@ TEST(SpanImport, AnOccurrenceOfAnOccurrenceIsSpeltWhileRowsAreWrittenInTheBackgr
     EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM spans"), 3 * 3001);
 }
 
+// An operation named like another's occurrence in the same trace ("work#2" beside two "work" spans) was
+// stored as that occurrence: both spans' events in one task, "seq 1 appears twice", the file refused. It
+// is kept apart, with a warning; a name that collides with nothing keeps its text.
+TEST(SpanImport, AnOperationNamedLikeAnotherOccurrenceIsKeptApart) {
+    test::ScratchDir dir;
+    auto trace = [](const std::string& id, const std::vector<std::string>& operations) {
+        std::string text = R"({"traceID":")" + id + R"(","processes":{"p1":{"serviceName":"web"}},"spans":[)" +
+                           R"({"spanID":"root","operationName":"GET","startTime":1000000,"duration":3000,"processID":"p1"})";
+        for (std::size_t i = 0; i < operations.size(); ++i)
+            text += R"(,{"spanID":"c)" + std::to_string(i) + R"(","operationName":")" + operations[i] + R"(","startTime":)" +
+                    std::to_string(1000010 + 100 * i) + R"(,"duration":50,"processID":"p1","references":[{"refType":"CHILD_OF","spanID":"root"}]})";
+        return text + "]}";
+    };
+    Imported imported({dir.write("names.json", R"({"data":[)" + trace("t1", {"work", "work#2", "work", "work"}) + "," +
+                                                   trace("t2", {"work", "load#3"}) + "]}")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    EXPECT_EQ(imported.summary->tracesWithWarnings, 1);
+    auto tasksOf = [&](const char* request) {
+        std::vector<std::string> out;
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(test::StoreAccess::db(*imported.store),
+                           "SELECT DISTINCT t.text FROM events e JOIN requests r ON r.id=e.request_id JOIN label_text t ON t.id=e.task_id "
+                           "WHERE r.name=?1 ORDER BY 1", -1, &st, nullptr);
+        sqlite3_bind_text(st, 1, request, -1, SQLITE_STATIC);
+        while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+        sqlite3_finalize(st);
+        return out;
+    };
+    EXPECT_EQ(tasksOf("t1"), (std::vector<std::string>{"web:GET", "web:work", "web:work#2", "web:work#2'", "web:work#3"}));
+    EXPECT_EQ(tasksOf("t2"), (std::vector<std::string>{"web:GET", "web:load#3", "web:work"}));
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM import_warnings WHERE message LIKE '%web:work#2%kept apart as%web:work#2''%'"), 1);
+}
+
 // A trace none of whose spans can be placed adds no request, but its warnings are still counted and
 // shown (they were dropped with it: a silent loss).
 TEST(SpanImport, WarningsOfATraceWithNothingToPlaceAreKept) {
