@@ -28,7 +28,8 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     };
     if (!prepare(m_insertLabel, "INSERT INTO labels(id, text) VALUES(?1, ?2)") ||
         !prepare(m_insertRequest, "INSERT INTO requests(name, period_id, import_id, from_spans) VALUES(?1, ?2, ?3, ?4)") ||
-        !prepare(m_insertNumberedRequest, "INSERT INTO requests(id, name, period_id, import_id, from_spans) VALUES(?1, ?2, ?3, ?4, ?5)") ||
+        !prepare(m_insertSummedRequest, "INSERT INTO requests(id, name, period_id, import_id, from_spans, event_count, task_count, "
+                                        "host_count, start_local_ns, latency_local_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)") ||
         !prepare(m_insertEvent,
                  "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns) VALUES(?1,?2,?3,?4,?5,?6)") ||
         !batch(m_eventRows, "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns)", 6, "event") ||
@@ -295,17 +296,13 @@ ImportWriter::RequestState* ImportWriter::findRequest(std::string_view name) {
 Result<ImportWriter::RequestState*> ImportWriter::requestFor(std::string_view name, std::uint32_t host) {
     if (RequestState* known = findRequest(name)) return known;
     if (m_worker.running()) {
-        // The id SQLite would give it (the next rowid: this import is the only writer), so the row can wait.
+        // The id SQLite would give it (the next rowid: this import is the only writer); its row is stored
+        // with its first summary (storeRequestRow).
         const auto id = static_cast<std::uint32_t>(m_firstRequestId + static_cast<std::int64_t>(m_requests.size()));
-        Status posted = m_worker.post([this, id, name = std::string(name), fromSpans = m_fromSpans] {
-            m_insertNumberedRequest.bind(1, id).bind(2, std::string_view(name)).bind(3, m_periodId).bind(4, m_importId).bind(5, fromSpans ? 1 : 0);
-            const int rc = m_insertNumberedRequest.step();
-            m_insertNumberedRequest.reset();
-            if (rc != SQLITE_DONE) return Status::error(std::string("cannot store request: ") + sqlite3_errmsg(m_db));
-            return Status::ok();
-        });
-        if (!posted) return posted;
-        m_requests.emplace(std::string(name), RequestState{id, host});
+        auto [it, fresh] = m_requests.emplace(std::string(name), RequestState{id, host});
+        it->second.rowStored = false;
+        it->second.fromSpans = m_fromSpans;
+        it->second.name = &it->first;
         return findRequest(name);
     }
     if (Status s = m_worker.drain(); !s) return s;
@@ -355,7 +352,7 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
     ++m_events;
     if (request.value() != m_held)
         if (Status s = summariseHeld(); !s) return s;
-    hold(*request.value(), e.task, ord, e.event, e.host, e.tsNs);
+    if (Status s = hold(*request.value(), e.task, ord, e.event, e.host, e.tsNs); !s) return s;
 
     for (const RawAttribute& attr : e.attributes) {
         if (attr.value.empty()) continue;  // empty = absent
@@ -469,15 +466,15 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
     return handOver();
 }
 
-void ImportWriter::hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host,
-                        TimeNs ts) {
+Status ImportWriter::hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host,
+                          TimeNs ts) {
     if (m_held == &request) {
         if (m_heldEvents.size() >= m_maxHeldEvents) {
             // Too big to hold: summed from the table at the end, like a request the input comes back to.
             request.summed = request.revisited = true;
             m_held = nullptr;
             std::vector<HeldEvent>().swap(m_heldEvents);
-            return;
+            return request.rowStored ? Status::ok() : storeRequestRow(request, nullptr);
         }
         m_heldEvents.push_back({task, ord, event, host, ts});
     } else if (request.summed) {
@@ -486,6 +483,7 @@ void ImportWriter::hold(RequestState& request, std::uint32_t task, std::int64_t 
         m_held = &request;
         m_heldEvents.push_back({task, ord, event, host, ts});
     }
+    return Status::ok();
 }
 
 Status ImportWriter::storeSummary(std::uint32_t request, const RequestSummer::Totals& totals) {
@@ -498,6 +496,22 @@ Status ImportWriter::storeSummary(std::uint32_t request, const RequestSummer::To
         const int rc = summarise.step();
         summarise.reset();
         if (rc != SQLITE_DONE) return Status::error(std::string("cannot summarise request: ") + sqlite3_errmsg(m_db));
+        return Status::ok();
+    });
+}
+
+Status ImportWriter::storeRequestRow(RequestState& request, const RequestSummer::Totals* totals) {
+    request.rowStored = true;
+    return m_worker.post([this, id = request.id, name = *request.name, fromSpans = request.fromSpans,
+                          totals = totals ? *totals : RequestSummer::Totals{}, summed = totals != nullptr] {
+        sqlite::Statement& insert = m_insertSummedRequest;
+        insert.bind(1, id).bind(2, std::string_view(name)).bind(3, m_periodId).bind(4, m_importId).bind(5, fromSpans ? 1 : 0);
+        insert.bind(6, totals.events).bind(7, totals.tasks).bind(8, totals.hosts);
+        if (summed && totals.originSeen) insert.bind(9, totals.originStart).bind(10, totals.originEnd - totals.originStart);
+        else insert.bindNull(9).bindNull(10);
+        const int rc = insert.step();
+        insert.reset();
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot store request: ") + sqlite3_errmsg(m_db));
         return Status::ok();
     });
 }
@@ -515,6 +529,7 @@ Status ImportWriter::summariseHeld() {
     m_heldEvents.clear();
     request.summed = true;
     request.backInTime = totals.backInTime;
+    if (!request.rowStored) return storeRequestRow(request, &totals);
     return storeSummary(request.id, totals);
 }
 

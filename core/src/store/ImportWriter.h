@@ -119,9 +119,11 @@ private:
     // The events of the request being read are kept until the input moves to another request, then
     // summed from memory (summariseHeld): one request at a time, no second scan of the table. A request
     // the input comes back to is summed again from the table at the end.
-    void hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host, TimeNs ts);
+    Status hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host, TimeNs ts);
     Status summariseHeld();
     Status storeSummary(std::uint32_t request, const RequestSummer::Totals& totals);
+    // The request's row, with its summary when there is one yet (totals null: the columns' defaults).
+    Status storeRequestRow(RequestState& request, const RequestSummer::Totals* totals);
     Status summariseAgain(const ProgressSink* progress, const CancelToken* cancel);
     RequestState* findRequest(std::string_view name);
     void warn(std::string message);
@@ -134,6 +136,11 @@ private:
         bool summed = false;       // from memory, when the input moved on
         bool revisited = false;    // events came after it was summed: summed again from the table
         std::int64_t backInTime = 0;  // its events that go back in time on one host, as last summed
+        // Written in the background, its row waits for its first summary and is stored with it (one
+        // statement instead of an insert and an update): until then the name and origin are kept here.
+        bool rowStored = true;
+        bool fromSpans = false;
+        const std::string* name = nullptr;  // its key in m_requests
     };
     struct HeldEvent {
         std::uint32_t task;
@@ -197,7 +204,7 @@ private:
 
     sqlite::Statement m_insertLabel, m_insertRequest, m_insertEvent;
     sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertWarning;
-    sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest, m_insertNumberedRequest;
+    sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest, m_insertSummedRequest;
     BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_linkRows, m_spanAttrRows, m_spanEventRows, m_eventAttrRows;
     bool m_noEarlierRequests = false;  // the store held no requests when this import began
     // Last, so that it is stopped (every job done) before the statements and rows its jobs use go.

@@ -115,8 +115,10 @@ private:
             m_jobs.pop_front();
             m_busy = true;
             const bool failed = !m_failure;
+            // A caller waiting for room is woken once half the queue is free, not after every job.
+            const bool roomy = m_jobs.size() <= kMaxWaiting / 2;
             lock.unlock();
-            m_space.notify_one();
+            if (roomy) m_space.notify_one();
             Status s = Status::ok();
             if (!failed) {
                 try {
@@ -134,7 +136,7 @@ private:
         }
     }
 
-    static constexpr std::size_t kHandOver = 8, kMaxWaiting = 256, kRunInlineFirst = 64;
+    static constexpr std::size_t kHandOver = 64, kMaxWaiting = 1024, kRunInlineFirst = 64;
     bool m_wanted = false;         // start() was called, stop() not since
     std::size_t m_inlineJobs = 0;  // jobs run at once since start()
     std::vector<Job> m_outbox;  // the caller's, not yet handed over
