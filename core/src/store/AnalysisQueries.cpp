@@ -160,7 +160,7 @@ std::unordered_map<std::uint32_t, TimeNs> TraceStore::clockOffsets() const {
 
 namespace {
 
-// Stores count rows 32 to a statement, the rest one by one, as the import does (BatchedInsert.h; here the
+// Stores count rows 128 to a statement, the rest one by one, as the import does (BatchedInsert.h; here the
 // rows are bound straight from the caller's, which may be text, blobs or null): SQLite pays a statement's
 // start, reset and step once per batch. sql(rows) is the statement for that many rows; bind(statement,
 // first parameter, row) binds one row's columns from that parameter on.

@@ -85,7 +85,7 @@ TEST(AnalysisStore, RequestDetailAgreesWithTheCachedResult) {
 // statement with the rest one by one: every request gets its own values whatever the count against the
 // batches (the latencies against a recomputation in memory, the starts against the adjusted events).
 TEST(AnalysisStore, EveryRequestGetsItsOwnResultWhateverTheCountAgainstTheBatches) {
-    for (std::int64_t n : {1, 31, 33, 70}) {
+    for (std::int64_t n : {1, 127, 129, 270}) {
         test::ScratchDir dir;
         auto store = sampleStore(dir, n);
         ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));

@@ -241,19 +241,19 @@ TEST_F(BadInput, DuplicateSeqIsNamedAtItsOwnLineWhereverItFalls) {
     auto row = [](const std::string& request, const std::string& task, int seq) {
         return request + ",h," + task + ",E" + std::to_string(seq) + "," + std::to_string(100 + seq) + "," + std::to_string(seq) + "\n";
     };
-    std::string rising;  // 70 rows of t: two full batches and a part (lines 2..71)
-    for (int seq = 1; seq <= 70; ++seq) rising += row("r9", "t", seq);
-    expectRejected("behind.csv", header + rising + row("r9", "t", 40), {"behind.csv:72:", "seq 40 appears twice"});
-    expectRejected("waiting.csv", header + rising + row("r9", "t", 69), {"waiting.csv:72:", "seq 69 appears twice"});
-    expectRejected("after.csv", header + rising + row("r9", "t", 75) + row("r9", "t", 70), {"after.csv:73:", "seq 70 appears twice"});
+    std::string rising;  // 300 rows of t: two full batches of 128 and a part (lines 2..301)
+    for (int seq = 1; seq <= 300; ++seq) rising += row("r9", "t", seq);
+    expectRejected("behind.csv", header + rising + row("r9", "t", 40), {"behind.csv:302:", "seq 40 appears twice"});
+    expectRejected("waiting.csv", header + rising + row("r9", "t", 299), {"waiting.csv:302:", "seq 299 appears twice"});
+    expectRejected("after.csv", header + rising + row("r9", "t", 305) + row("r9", "t", 300), {"after.csv:303:", "seq 300 appears twice"});
     std::string interleaved;
-    for (int seq = 1; seq <= 35; ++seq) interleaved += row("r9", "t1", seq) + row("r9", "t2", seq);
-    expectRejected("between.csv", header + interleaved + row("r9", "t1", 3), {"between.csv:72:", "seq 3 appears twice"});
+    for (int seq = 1; seq <= 150; ++seq) interleaved += row("r9", "t1", seq) + row("r9", "t2", seq);
+    expectRejected("between.csv", header + interleaved + row("r9", "t1", 3), {"between.csv:302:", "seq 3 appears twice"});
     // The same seq in another task or another request is no repeat.
     const auto before = snapshot();
     auto fine = f.import({f.dir.write("fine.csv", header + rising + row("r9", "u", 40) + row("r10", "t", 40))}, InputFormat::Auto, "fine");
     ASSERT_TRUE(fine) << fine.message();
-    EXPECT_EQ(fine->events, 72);
+    EXPECT_EQ(fine->events, 302);
     EXPECT_NE(snapshot(), before);
 }
 
@@ -267,13 +267,13 @@ TEST(EventImport, DuplicateSeqIsNamedAtItsLineWhileRowsAreWrittenInTheBackground
     std::string earlier;  // other requests first, so that many batches are on their way when the repeat comes
     for (int r = 0; r < 300; ++r)
         for (int seq = 1; seq <= 5; ++seq) earlier += row("a" + std::to_string(r), "t", seq);
-    std::string rising;
-    for (int seq = 1; seq <= 70; ++seq) rising += row("r9", "t", seq);
+    std::string rising;  // two full batches of 128 and a part
+    for (int seq = 1; seq <= 300; ++seq) rising += row("r9", "t", seq);
     const int firstRisingLine = 2 + 1500;
     for (auto [name, content, line, repeat] :
-         {std::tuple{"behind.csv", earlier + rising + row("r9", "t", 40), firstRisingLine + 70, 40},
-          std::tuple{"waiting.csv", earlier + rising + row("r9", "t", 69), firstRisingLine + 70, 69},
-          std::tuple{"after.csv", earlier + rising + row("r9", "t", 75) + row("r9", "t", 70), firstRisingLine + 71, 70}}) {
+         {std::tuple{"behind.csv", earlier + rising + row("r9", "t", 40), firstRisingLine + 300, 40},
+          std::tuple{"waiting.csv", earlier + rising + row("r9", "t", 299), firstRisingLine + 300, 299},
+          std::tuple{"after.csv", earlier + rising + row("r9", "t", 305) + row("r9", "t", 300), firstRisingLine + 301, 300}}) {
         Fixture f;
         auto result = f.import({f.dir.write(name, header + content)});
         ASSERT_FALSE(result) << name;
@@ -343,10 +343,10 @@ TEST(EventImport, ARequestTheInputComesBackToKeepsItsFirstAttributeValues) {
               (std::vector<std::string>{"r1|status|retry", "r1|zone|eu"}));
 }
 
-// Rows reach the tables whole whatever their count against the batches (one statement per 32 rows, the
+// Rows reach the tables whole whatever their count against the batches (one statement per 128 rows, the
 // rest one by one): every event, its conflicting attributes and its order, for counts around the batch size.
 TEST(EventImport, EveryRowIsStoredWhateverItsCountAgainstTheBatches) {
-    for (int n : {1, 31, 32, 33, 64, 65, 100}) {
+    for (int n : {1, 127, 128, 129, 256, 257, 300}) {
         Fixture f;
         std::string csv = "request,host,task,event,ts_us,seq,status\n";
         std::vector<std::string> expectedEvents, expectedAttrs;
