@@ -107,6 +107,10 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
 }
 
 Status ImportWriter::writeInBackground(bool on) {
+    // The request being held has no row yet (it waits for the summary), and its id is promised: stored now,
+    // before a request made without the thread takes the next id from SQLite.
+    if (!on && m_held && !m_held->rowStored)
+        if (Status s = storeRequestRow(*m_held, nullptr); !s) return s;
     if (!on || !m_noEarlierRequests) return m_worker.stop();
     m_worker.start();
     return Status::ok();

@@ -166,7 +166,10 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     // A task name that reads as another's occurrence ("web:work#2" beside two spans of "web:work") would be
     // stored as that occurrence, and the two spans' events would land in one task (a repeated seq, the whole
     // import refused): it is told apart by a prime ("web:work#2'"), with a warning.
-    if (seen.size() > 1)
+    // Until nothing changes: a renamed name may be the base of another ("a#2'" of "a#2'#2"); a renamed name
+    // never reads as an occurrence again, so this ends.
+    for (bool renamed = seen.size() > 1; renamed;) {
+        renamed = false;
         for (std::uint32_t name = 0; name < seen.size(); ++name) {
             if (seen[name] == 0) continue;
             auto split = splitOccurrenceName(out.names[name]);
@@ -180,7 +183,9 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
             nameIndex.erase(out.names[name]);
             out.names[name] = apart;
             nameIndex.emplace(apart, name);
+            renamed = true;
         }
+    }
     // "call NAME", "return NAME", "serve NAME", "served NAME" for a task name, made once per name.
     enum Verb { Call, Return, Serve, Served };
     std::vector<std::array<std::uint32_t, 4>> verbNames;

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -130,7 +131,11 @@ private:
             if (m_quit) return;
             Batch work = std::exchange(m_helperBatch, Batch{});
             lock.unlock();
-            parse(work, scratch);
+            try {
+                parse(work, scratch);
+            } catch (const std::exception& e) {  // out of memory, say: the import fails instead of the process
+                work.status = Status::error(std::string("cannot read spans: ") + e.what());
+            }
             lock.lock();
             m_helperBatch = std::move(work);
             m_helperDone = true;

@@ -692,10 +692,12 @@ TEST(SpanImport, AnOperationNamedLikeAnotherOccurrenceIsKeptApart) {
                     std::to_string(1000010 + 100 * i) + R"(,"duration":50,"processID":"p1","references":[{"refType":"CHILD_OF","spanID":"root"}]})";
         return text + "]}";
     };
+    // t3: the renamed name is itself the base of another ("a#2'#2", read before "a#2" was renamed).
     Imported imported({dir.write("names.json", R"({"data":[)" + trace("t1", {"work", "work#2", "work", "work"}) + "," +
-                                                   trace("t2", {"work", "load#3"}) + "]}")});
+                                                   trace("t2", {"work", "load#3"}) + "," +
+                                                   trace("t3", {"a#2'#2", "a", "a", "a#2", "a#2"}) + "]}")});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
-    EXPECT_EQ(imported.summary->tracesWithWarnings, 1);
+    EXPECT_EQ(imported.summary->tracesWithWarnings, 2);
     auto tasksOf = [&](const char* request) {
         std::vector<std::string> out;
         sqlite3_stmt* st = nullptr;
@@ -709,6 +711,7 @@ TEST(SpanImport, AnOperationNamedLikeAnotherOccurrenceIsKeptApart) {
     };
     EXPECT_EQ(tasksOf("t1"), (std::vector<std::string>{"web:GET", "web:work", "web:work#2", "web:work#2'", "web:work#3"}));
     EXPECT_EQ(tasksOf("t2"), (std::vector<std::string>{"web:GET", "web:load#3", "web:work"}));
+    EXPECT_EQ(tasksOf("t3"), (std::vector<std::string>{"web:GET", "web:a", "web:a#2", "web:a#2'", "web:a#2'#2", "web:a#2'#2'"}));
     EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM import_warnings WHERE message LIKE '%web:work#2%kept apart as%web:work#2''%'"), 1);
 }
 
