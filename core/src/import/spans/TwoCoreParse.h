@@ -56,7 +56,13 @@ public:
             giveHelper();
             return Status::ok();
         }
-        // The helper holds the batch before this one: parse this one meanwhile, then both go on in order.
+        // The helper is done with the batch before this one: its spans go on, and it takes this one.
+        if (helperDone()) {
+            if (Status s = collectHelper(); !s) return s;
+            giveHelper();
+            return Status::ok();
+        }
+        // The helper is still at the batch before this one: parse this one meanwhile, then both go on in order.
         Batch mine = std::exchange(m_filling, Batch{});
         parse(mine, m_scratch);
         if (Status s = collectHelper(); !s) return s;
@@ -110,6 +116,11 @@ private:
         m_helperHolds = true;
         if (!m_thread.joinable()) m_thread = std::thread([this] { runHelper(); });
         m_wake.notify_all();
+    }
+
+    bool helperDone() {
+        std::lock_guard lock(m_mutex);
+        return m_helperDone;
     }
 
     Status collectHelper() {
