@@ -19,19 +19,14 @@ namespace {
 
 constexpr std::uint64_t kCheckEvery = 256;
 
-// Parses each element of an opened array stream and hands it over with its location ("file: byte N: ").
-// Each element of the stream parsed (on two cores, TwoCoreParse.h) and given to handle, whose spans go to
-// `into` (in element order they reach sink). handle runs on either thread.
+// Parses each element of an opened array stream (on two cores, TwoCoreParse.h) and hands it to handle with
+// its location ("file: byte N: "); handle's spans go to `into`, and reach sink in element order. handle
+// runs on either thread.
 Status forEachElement(JsonArrayStream& stream, const std::string& path,
                       const std::function<Status(const JsonValue&, const std::string&, const SpanSink&)>& handle,
                       const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
     TwoCoreParse parallel(
-        [&](std::string_view text, std::uint64_t offset, std::uint32_t, JsonValue& value, const SpanSink& into) -> Status {
-            std::string error;
-            std::size_t bad = 0;
-            if (!JsonValue::parse(text, value, &error, &bad)) return Status::error(path + ": byte " + std::to_string(offset + bad) + ": " + error);
-            return handle(value, path + ": byte " + std::to_string(offset) + ": ", into);
-        },
+        path, [&](const JsonValue& value, const std::string& where, std::uint32_t, const SpanSink& into) { return handle(value, where, into); },
         sink);
     std::uint64_t offset = 0, count = 0;
     while (stream.nextText(offset)) {
@@ -376,12 +371,9 @@ Status parseJaegerJson(const std::string& path, const SpanSink& sink, const Byte
     if (!spans.open(path, "data", &error)) return Status::error(path + ": " + error);
     // Each span is parsed on either of two cores, with its own trace's context (the tag: its index in traces).
     TwoCoreParse parallel(
-        [&](std::string_view text, std::uint64_t offset, std::uint32_t trace, JsonValue& span, const SpanSink& into) -> Status {
-            std::string parseError;
-            std::size_t bad = 0;
-            if (!JsonValue::parse(text, span, &parseError, &bad))
-                return Status::error(path + ": byte " + std::to_string(offset + bad) + ": " + parseError);
-            return jaegerSpan(span, traces[trace], path + ": byte " + std::to_string(offset) + ": ", into);
+        path,
+        [&](const JsonValue& span, const std::string& where, std::uint32_t trace, const SpanSink& into) {
+            return jaegerSpan(span, traces[trace], where, into);
         },
         sink);
     Status failed = Status::ok();

@@ -1,11 +1,13 @@
 #pragma once
 // The elements of a span file parsed on two cores, their spans handed to the sink in file order. The
-// reading thread scans the stream (JsonArrayStream::nextText / Member::StreamText) and parses every other
-// batch of elements itself; a helper thread parses the batches between. Parsing (the JSON value and the
-// span built from it) was most of reading a Jaeger file, and the second core sat idle while it ran.
+// reading thread scans the stream (JsonArrayStream::nextText / Member::StreamText) and hands batches of
+// elements to a helper thread, parsing a batch itself only while the helper is still at the one before.
+// Parsing (the JSON value and the span built from it) was most of reading a Jaeger file, and the second
+// core sat idle while it ran.
 //
 // Errors come in file order as they did from one thread: the spans of the elements before the first bad
-// one reach the sink, then its error; nothing after it.
+// one reach the sink, then its error; nothing after it. An element that is not JSON is reported as the
+// stream reported it: "FILE: byte N: what".
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -26,13 +28,13 @@ namespace tracelight {
 
 class TwoCoreParse {
 public:
-    // One element's spans to `into`, or why not (the message names the file and the byte); tag: what the
-    // caller gave with it (which trace it is in, say). Runs on either thread, so it must not touch anything
-    // the other uses; scratch is the calling thread's, for reuse.
-    using ParseElement = std::function<Status(std::string_view text, std::uint64_t offset, std::uint32_t tag, JsonValue& scratch,
-                                              const SpanSink& into)>;
+    // One parsed element's spans to `into`, or why not; where: "FILE: byte N: " for its messages; tag: what
+    // the caller gave with it (which trace it is in, say). Runs on either thread, so it must not touch
+    // anything the other uses.
+    using HandleElement = std::function<Status(const JsonValue& element, const std::string& where, std::uint32_t tag, const SpanSink& into)>;
 
-    TwoCoreParse(ParseElement parse, const SpanSink& sink) : m_parse(std::move(parse)), m_sink(sink) {}
+    TwoCoreParse(const std::string& path, HandleElement handle, const SpanSink& sink)
+        : m_path(path), m_handle(std::move(handle)), m_sink(sink) {}
     ~TwoCoreParse() {
         if (!m_thread.joinable()) return;
         {
@@ -94,9 +96,15 @@ private:
             b.spans.push_back(std::move(s));
             return Status::ok();
         };
+        std::string error;
         for (std::size_t i = 0; i < b.starts.size(); ++i) {
             const std::size_t end = i + 1 < b.starts.size() ? b.starts[i + 1] : b.text.size();
-            b.status = m_parse(std::string_view(b.text).substr(b.starts[i], end - b.starts[i]), b.offsets[i], b.tags[i], scratch, into);
+            std::size_t bad = 0;
+            if (!JsonValue::parse(std::string_view(b.text).substr(b.starts[i], end - b.starts[i]), scratch, &error, &bad)) {
+                b.status = Status::error(m_path + ": byte " + std::to_string(b.offsets[i] + bad) + ": " + error);
+                return;
+            }
+            b.status = m_handle(scratch, m_path + ": byte " + std::to_string(b.offsets[i]) + ": ", b.tags[i], into);
             if (!b.status) return;
         }
     }
@@ -154,10 +162,11 @@ private:
         }
     }
 
-    ParseElement m_parse;
+    const std::string& m_path;
+    HandleElement m_handle;
     const SpanSink& m_sink;
     Batch m_filling;
-    JsonValue m_scratch;        // the reading thread's
+    JsonValue m_scratch;        // the reading thread's, reused from one element to the next
     bool m_helperHolds = false;  // the reading thread's view: a batch was given and not collected yet
 
     std::mutex m_mutex;
