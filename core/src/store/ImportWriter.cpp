@@ -102,7 +102,6 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     sqlite::Statement maxRequest = cached("SELECT COALESCE(MAX(id), 0) FROM requests");
     maxRequest.step();
     m_firstRequestId = maxRequest.int64(0) + 1;
-    m_noEarlierRequests = m_firstRequestId == 1;
     return Status::ok();
 }
 
@@ -111,7 +110,7 @@ Status ImportWriter::writeInBackground(bool on) {
     // before a request made without the thread takes the next id from SQLite.
     if (!on && m_held && !m_held->rowStored)
         if (Status s = storeRequestRow(*m_held, nullptr); !s) return s;
-    if (!on || !m_noEarlierRequests) return m_worker.stop();
+    if (!on || m_firstRequestId != 1) return m_worker.stop();  // 1: the store held no requests
     m_worker.start();
     return Status::ok();
 }

@@ -206,7 +206,6 @@ private:
     sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertWarning;
     sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest, m_insertSummedRequest;
     BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_linkRows, m_spanAttrRows, m_spanEventRows, m_eventAttrRows;
-    bool m_noEarlierRequests = false;  // the store held no requests when this import began
     // Last, so that it is stopped (every job done) before the statements and rows its jobs use go.
     SqlWorker m_worker;
 };
