@@ -307,7 +307,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     std::string period = options.period;
     if (period.empty()) period = fs::path(options.inputs.front()).stem().string();
 
-    if (Status s = store.begin(); !s) return s;
+    if (Status s = store.beginBulkLoad(); !s) return s;
     // Before the writer, so destroyed after it: the writer's thread is done before the staging table goes.
     SpanStager stager(store, options.spanMemoryBudget);
     ImportWriter writer(store);

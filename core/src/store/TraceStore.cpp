@@ -417,16 +417,46 @@ Status TraceStore::begin() {
     return Status::ok();
 }
 
+Status TraceStore::beginBulkLoad() {
+    if (Status s = awaitWriteCheck(); !s) return s;
+    bool holdsRequests = true;
+    {
+        sqlite::Statement any(m_db, "SELECT EXISTS(SELECT 1 FROM requests)");
+        holdsRequests = any.step() != SQLITE_ROW || any.int64(0) != 0;
+    }
+    // The switch fails (and the mode stays WAL) while another connection has the file open: its readers
+    // keep their snapshot. In a transaction or in memory there is nothing to switch.
+    if (!holdsRequests && sqlite3_get_autocommit(m_db) && !m_path.empty() && m_path != ":memory:") {
+        sqlite::Statement mode(m_db, "PRAGMA journal_mode=DELETE");
+        m_bulkLoad = mode.step() == SQLITE_ROW && mode.text(0) == "delete";
+    }
+    if (Status s = begin(); !s) {
+        leaveBulkLoad();
+        return s;
+    }
+    return Status::ok();
+}
+
+void TraceStore::leaveBulkLoad() {
+    if (!m_bulkLoad) return;
+    m_bulkLoad = false;
+    // Should another connection have opened the file meanwhile, the switch waits for a later writer: every
+    // read-write open() asks for WAL mode again.
+    sqlite::exec(m_db, "PRAGMA journal_mode=WAL");
+}
+
 Status TraceStore::commit() {
     if (Status s = runCached("COMMIT"); !s) {
         rollback();
         return Status::error(m_path + ": " + s.message());
     }
+    leaveBulkLoad();
     return Status::ok();
 }
 
 void TraceStore::rollback() {
     if (!sqlite3_get_autocommit(m_db)) runCached("ROLLBACK");
+    leaveBulkLoad();
 }
 
 Status TraceStore::beginRead() const {

@@ -388,7 +388,7 @@ TEST(NewDatabaseGuard, RemovesOnlyWhatTheFailedImportCreated) {
         auto store = TraceStore::open(fresh, TraceStore::Mode::Create);
         ASSERT_TRUE(store) << store.message();
     }
-    for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_FALSE(std::filesystem::exists(fresh + suffix)) << suffix;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) EXPECT_FALSE(std::filesystem::exists(fresh + suffix)) << suffix;
     {
         NewDatabaseGuard guard(fresh);
         ASSERT_TRUE(TraceStore::open(fresh, TraceStore::Mode::Create));
@@ -635,3 +635,98 @@ TEST(TraceStore, LabelTextsSpellTheWantedLabelsAsLabelsDoes) {
 
 } // namespace
 } // namespace tracelight
+
+namespace {
+std::string journalMode(const TraceStore& store) {
+    const auto rows = test::StoreAccess::rows(store, "PRAGMA journal_mode");
+    return rows.empty() ? "?" : rows.front();
+}
+std::int64_t requestRows(const TraceStore& store) { return std::stoll(test::StoreAccess::rows(store, "SELECT COUNT(*) FROM requests").at(0)); }
+// Rows added the way an import adds them: many pages' worth, with a request among them.
+bool fill(const TraceStore& store) {
+    return sqlite3_exec(test::StoreAccess::db(store),
+                        "INSERT INTO requests(name, period_id, import_id, from_spans) VALUES('r1', 1, 1, 0);"
+                        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 20000) "
+                        "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns) SELECT 1, 1, i, 2, 3, i * 1500 FROM n",
+                        nullptr, nullptr, nullptr) == SQLITE_OK;
+}
+} // namespace
+
+// Filling a store without requests writes in rollback-journal mode (no WAL file to copy the pages from
+// again) and leaves the store in WAL mode, whether it commits or rolls back.
+TEST(TraceStore, ABulkLoadOfAnEmptyStoreSkipsTheWalAndReturnsToIt) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("bulk.tldb");
+    auto store = TraceStore::open(path, TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    TraceStore& s = *store.value();
+    ASSERT_EQ(journalMode(s), "wal");
+    for (bool keep : {false, true}) {
+        ASSERT_TRUE(s.beginBulkLoad());
+        EXPECT_EQ(journalMode(s), "delete");
+        ASSERT_TRUE(fill(s));
+        EXPECT_FALSE(std::filesystem::exists(path + "-wal")) << "the pages went to a WAL";
+        if (keep) ASSERT_TRUE(s.commit());
+        else s.rollback();
+        EXPECT_EQ(journalMode(s), "wal");
+        EXPECT_EQ(requestRows(s), keep ? 1 : 0);
+        EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
+    }
+    // Now it holds a request: the next load keeps WAL mode, as any write does.
+    ASSERT_TRUE(s.beginBulkLoad());
+    EXPECT_EQ(journalMode(s), "wal");
+    s.rollback();
+    EXPECT_TRUE(s.quickCheck());
+}
+
+// With another connection on the file (a reader holding its snapshot) the load stays in WAL mode, and
+// that reader still reads while it runs.
+TEST(TraceStore, ABulkLoadBesideAReaderStaysInWalMode) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("shared.tldb");
+    auto store = TraceStore::open(path, TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    auto reader = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(reader) << reader.message();
+    ASSERT_TRUE(reader.value()->beginRead());
+    EXPECT_EQ(reader.value()->requestCount(), 0);
+    ASSERT_TRUE(store.value()->beginBulkLoad());
+    EXPECT_EQ(journalMode(*store.value()), "wal");
+    ASSERT_TRUE(fill(*store.value()));
+    ASSERT_TRUE(store.value()->commit());
+    EXPECT_EQ(reader.value()->requestCount(), 0) << "the reader's snapshot";
+    reader.value()->endRead();
+    EXPECT_EQ(reader.value()->requestCount(), 1);
+    EXPECT_EQ(journalMode(*store.value()), "wal");
+}
+
+// A process that dies in the middle of a load, after some of its pages reached the file, leaves a hot
+// journal: the next open rolls it back to the empty store, which passes the check and takes a new load.
+TEST(TraceStore, ABulkLoadCutShortByACrashIsRolledBackAtTheNextOpen) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("crash.tldb");
+    { ASSERT_TRUE(TraceStore::open(path, TraceStore::Mode::Create)); }
+    const auto emptySize = std::filesystem::file_size(path);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+        const bool loaded = store && store.value()->beginBulkLoad() && journalMode(*store.value()) == "delete" && fill(*store.value()) &&
+                            sqlite3_db_cacheflush(test::StoreAccess::db(*store.value())) == SQLITE_OK;
+        ::_exit(loaded ? 0 : 1);  // no commit, no rollback, no close
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child could not load";
+    ASSERT_TRUE(std::filesystem::exists(path + "-journal")) << "no hot journal: the test did not crash mid-write";
+    EXPECT_GT(std::filesystem::file_size(path), emptySize) << "no page reached the file before the crash";
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store) << store.message();
+    EXPECT_EQ(requestRows(*store.value()), 0);
+    EXPECT_EQ(test::StoreAccess::rows(*store.value(), "SELECT COUNT(*) FROM events"), (std::vector<std::string>{"0"}));
+    EXPECT_TRUE(store.value()->quickCheck());
+    EXPECT_EQ(journalMode(*store.value()), "wal");
+    ASSERT_TRUE(store.value()->beginBulkLoad());
+    ASSERT_TRUE(fill(*store.value()));
+    ASSERT_TRUE(store.value()->commit());
+    EXPECT_EQ(requestRows(*store.value()), 1);
+}

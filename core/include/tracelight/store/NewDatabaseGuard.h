@@ -1,7 +1,8 @@
 #pragma once
-// A database file that an import is about to create: removed again, with the -wal and -shm files the import
-// created, unless keep() is called (the import succeeded). A database that existed is never touched, so a
-// failed or cancelled import into a new path leaves nothing behind. The CLI and the app both use it.
+// A database file that an import is about to create: removed again, with the -wal, -shm and -journal files
+// the import created, unless keep() is called (the import succeeded). A database that existed is never
+// touched, so a failed or cancelled import into a new path leaves nothing behind. The CLI and the app both
+// use it.
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -13,7 +14,7 @@ class NewDatabaseGuard {
 public:
     explicit NewDatabaseGuard(const std::string& db) {
         if (absent(db))
-            for (const char* suffix : {"", "-wal", "-shm"})
+            for (const char* suffix : {"", "-wal", "-shm", "-journal"})
                 if (absent(db + suffix)) m_created.push_back(db + suffix);
     }
     ~NewDatabaseGuard() {

@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <set>
@@ -305,12 +306,43 @@ TEST(EventImport, AWriteThatFailsInTheBackgroundFailsTheImportAndStoresNothing) 
         EXPECT_EQ(failed.message().find('\n'), std::string::npos) << "one line";
         for (const char* t : {"requests", "events", "labels"})
             EXPECT_EQ(f.rows(std::string("SELECT COUNT(*) FROM ") + t), (std::vector<std::string>{"0"})) << table << ": " << t;
+        EXPECT_EQ(f.rows("PRAGMA journal_mode"), (std::vector<std::string>{"wal"})) << table;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*f.store), "DROP TRIGGER full", nullptr, nullptr, nullptr), SQLITE_OK);
         auto again = f.import({f.dir.write("again.csv", csv)});
         ASSERT_TRUE(again) << again.message();
         EXPECT_EQ(again->events, 2000);
         EXPECT_EQ(f.rows("SELECT COUNT(*), SUM(event_count) FROM requests"), (std::vector<std::string>{"200|2000"}));
     }
+}
+
+// An import into a store without requests writes its pages straight into the file (no WAL to copy them
+// from again); one into a store that holds requests stays in WAL mode, so readers keep their snapshot.
+// Either way the store is in WAL mode afterwards.
+TEST(EventImport, AnImportIntoANewStoreWritesItsPagesOnceAndLeavesItInWalMode) {
+    Fixture f;
+    const std::string path = f.store->path();
+    for (int round = 0; round < 2; ++round) {
+        std::string csv = "request,host,task,event,ts_us,seq\n";
+        for (int r = 0; r < 200; ++r)
+            for (int seq = 1; seq <= 10; ++seq)
+                csv += "q" + std::to_string(round) + "-" + std::to_string(r) + ",h,t,E" + std::to_string(seq) + "," +
+                       std::to_string(seq) + "," + std::to_string(seq) + "\n";
+        int reports = 0, withWal = 0;
+        const ProgressSink progress = [&](double, std::string_view) {
+            ++reports;
+            withWal += std::filesystem::exists(path + "-wal");
+        };
+        ImportOptions options;
+        options.inputs = {f.dir.write("in" + std::to_string(round) + ".csv", csv)};
+        auto summary = importTraces(*f.store, options, &progress);
+        ASSERT_TRUE(summary) << summary.message();
+        ASSERT_GT(reports, 0);
+        if (round == 0) EXPECT_EQ(withWal, 0) << "the new store's pages went to a WAL";
+        else EXPECT_EQ(withWal, reports) << "a store with requests left WAL mode";
+        EXPECT_EQ(f.rows("PRAGMA journal_mode"), (std::vector<std::string>{"wal"}));
+        EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
+    }
+    EXPECT_EQ(f.rows("SELECT COUNT(*), SUM(event_count) FROM requests"), (std::vector<std::string>{"400|4000"}));
 }
 
 TEST(EventImport, DuplicateSeqInARequestTheInputComesBackToIsNamedAtItsLine) {
