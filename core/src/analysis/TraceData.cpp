@@ -133,10 +133,22 @@ SegmentTypeId TraceDataBuilder::segmentType(std::uint32_t task, std::uint32_t st
 HostId TraceDataBuilder::hostIndex(std::uint32_t hostLabel) {
     // A task's events share its host, so one lookup per run of a host.
     if (m_hasLastHost && hostLabel == m_lastHostLabel) return m_lastHost;
-    auto [h, fresh] = m_hostIndex.emplace(hostLabel, static_cast<std::uint32_t>(m_data.hostLabels.size()));
-    if (fresh) m_data.hostLabels.emplace_back(hostLabel);
+    constexpr std::uint32_t kNoHost = UINT32_MAX;
+    const auto next = static_cast<std::uint32_t>(m_data.hostLabels.size());
+    std::uint32_t host = next;
+    if (hostLabel < kDirectHostLabels) {
+        if (hostLabel >= m_hostByLabel.size())
+            m_hostByLabel.resize(std::min<std::size_t>(kDirectHostLabels, std::max<std::size_t>(std::size_t(hostLabel) + 1, 2 * m_hostByLabel.size())),
+                                 kNoHost);
+        std::uint32_t& slot = m_hostByLabel[hostLabel];
+        if (slot == kNoHost) slot = next;
+        host = slot;
+    } else {
+        host = m_farHostIndex.emplace(hostLabel, next).first->second;
+    }
+    if (host == next) m_data.hostLabels.emplace_back(hostLabel);
     m_lastHostLabel = hostLabel;
-    m_lastHost = HostId(h->second);
+    m_lastHost = HostId(host);
     m_hasLastHost = true;
     return m_lastHost;
 }

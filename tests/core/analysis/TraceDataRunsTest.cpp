@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/GeneratedStore.h"
 #include "StoreAccess.h"
@@ -119,4 +120,28 @@ TEST(TraceDataRuns, AnImportCommittedDuringTheReadIsNotSeen) {
     ASSERT_TRUE(during) << during.message();
     expectSameData(during.value(), before.value());
     EXPECT_EQ(store->requestCount(), 201);
+}
+
+// Each event's host is the one stored, whether its label id is small (found by id in a table) or far past
+// any the import gives (a damaged store: found in a map instead, the table staying small), one scan or runs.
+TEST(TraceDataRuns, EveryEventKeepsItsStoredHostWhateverItsLabelId) {
+    const test::ScratchDir dir;
+    auto store = test::generatedStore(dir, 300, 7);
+    execute(*store, "UPDATE events SET host_id = host_id + 5000000 WHERE request_id % 3 = 1");
+    execute(*store, "UPDATE events SET host_id = 4294967000 - host_id WHERE request_id % 3 = 2 AND task_id % 2 = 0");
+    const auto stored = test::StoreAccess::rows(*store, "SELECT host_id FROM events ORDER BY request_id, task_id, ord");
+    auto one = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{1});
+    ASSERT_TRUE(one) << one.message();
+    ASSERT_EQ(one->events.size(), stored.size());
+    std::set<std::uint32_t> distinct;
+    for (std::size_t i = 0; i < stored.size(); ++i) {
+        const std::uint32_t host = one->hostLabels.at(one->events[i].host.value).value;
+        ASSERT_EQ(std::to_string(host), stored[i]) << "event " << i;
+        distinct.insert(host);
+    }
+    EXPECT_EQ(distinct.size(), one->hostLabels.size()) << "a host interned twice";
+    EXPECT_GT(*distinct.rbegin(), 4'000'000'000u);
+    auto runs = readInSnapshot(*store, RequestIdRange{}, ReadRuns{3, 1});
+    ASSERT_TRUE(runs) << runs.message();
+    expectSameData(runs.value(), one.value());
 }
