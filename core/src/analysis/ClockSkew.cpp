@@ -19,10 +19,17 @@ std::string_view skewRuleName(SkewRule rule) {
     return "?";
 }
 
+std::pair<SkewEstimate*, bool> SkewEstimates::findOrAdd(std::uint64_t key, const SkewEstimate& initial) {
+    const auto next = static_cast<std::uint32_t>(m_pairs.size());
+    const auto [at, fresh] = m_index.emplace(static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key), 0, next);
+    if (fresh) m_pairs.emplace_back(key, initial);
+    return {&m_pairs[at].second, fresh};
+}
+
 void SkewEstimates::add(HostId client, HostId server, TimeNs rttNs, TimeNs offsetNs, bool fromSpans, TimeNs lo, TimeNs hi) {
     const std::uint64_t key = (std::uint64_t(client.value) << 32) | server.value;
-    auto [it, fresh] = m_pairs.try_emplace(key, SkewEstimate{rttNs, offsetNs, 0});
-    SkewEstimate& e = it->second;
+    auto [found, fresh] = findOrAdd(key, SkewEstimate{rttNs, offsetNs, 0});
+    SkewEstimate& e = *found;
     ++e.samples;
     if (fromSpans) {
         ++e.spanTrips;
@@ -75,17 +82,18 @@ void SkewEstimates::addRequest(std::span<const EventRecord> events, bool fromSpa
 
 void SkewEstimates::merge(const SkewEstimates& other) {
     for (const auto& [key, e] : other.m_pairs) {
-        auto [it, fresh] = m_pairs.try_emplace(key, e);
+        auto [found, fresh] = findOrAdd(key, e);
         if (fresh) continue;
-        it->second.samples += e.samples;
-        it->second.eventTrips += e.eventTrips;
-        it->second.spanTrips += e.spanTrips;
-        it->second.outside += e.outside;
-        it->second.loNs = std::max(it->second.loNs, e.loNs);
-        it->second.hiNs = std::min(it->second.hiNs, e.hiNs);
-        if (e.rttNs < it->second.rttNs) {
-            it->second.rttNs = e.rttNs;
-            it->second.offsetNs = e.offsetNs;
+        SkewEstimate& mine = *found;
+        mine.samples += e.samples;
+        mine.eventTrips += e.eventTrips;
+        mine.spanTrips += e.spanTrips;
+        mine.outside += e.outside;
+        mine.loNs = std::max(mine.loNs, e.loNs);
+        mine.hiNs = std::min(mine.hiNs, e.hiNs);
+        if (e.rttNs < mine.rttNs) {
+            mine.rttNs = e.rttNs;
+            mine.offsetNs = e.offsetNs;
         }
     }
 }
@@ -105,7 +113,7 @@ bool SkewEstimates::mergeBytes(std::string_view in) {
         std::uint64_t key = 0;
         SkewEstimate e;
         if (!getValue(in, key) || !getValue(in, e)) return false;
-        other.m_pairs.emplace(key, e);
+        other.findOrAdd(key, e);
     }
     merge(other);
     return true;

@@ -131,7 +131,8 @@ TEST(AnalysisTruth, SkewEstimatesAreOffByExactlyTheRoundTripAsymmetry) {
         const TimeNs trueSkew = gen.clockOffsetNs(b) - gen.clockOffsetNs(a);
         // Same host numbering in both (same generation order), so the same key. Exact to the ns but for
         // the halving of an odd round trip.
-        const auto& err = asymmetry.pairs().at(key);
+        ASSERT_TRUE(asymmetry.find(key));
+        const auto& err = *asymmetry.find(key);
         EXPECT_EQ(estimate.rttNs, err.rttNs);
         EXPECT_LE(std::abs(estimate.offsetNs - trueSkew - err.offsetNs), 1);
         largest = std::max<TimeNs>(largest, std::abs(err.offsetNs));
@@ -151,8 +152,9 @@ TEST(AnalysisTruth, SkewEstimatesAreOffByExactlyTheRoundTripAsymmetry) {
             const auto p = static_cast<std::uint32_t>(offsets.parent[v]);
             const std::uint64_t down = (std::uint64_t(p) << 32) | static_cast<std::uint32_t>(v);
             const std::uint64_t up = (std::uint64_t(static_cast<std::uint32_t>(v)) << 32) | p;
-            bound += asymmetry.pairs().count(down) ? std::abs(asymmetry.pairs().at(down).offsetNs)
-                                                   : std::abs(asymmetry.pairs().at(up).offsetNs);
+            const SkewEstimate* pair = asymmetry.find(down) ? asymmetry.find(down) : asymmetry.find(up);
+            ASSERT_TRUE(pair);
+            bound += std::abs(pair->offsetNs);
             root = p;
         }
         const TimeNs trueRelative = gen.clockOffsetNs(generatorHost(skewed, static_cast<std::uint32_t>(h))) -
