@@ -3,6 +3,8 @@
 #include <QCommandLineParser>
 #include <QEventLoop>
 #include <QScreen>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <cstdio>
 #include <cstring>
@@ -57,6 +59,12 @@ int main(int argc, char** argv) {
     parser.addOption(importOption);
     parser.process(app);
 
+    // A screenshot run starts from the default settings and leaves the user's (recent files, waterfall
+    // mode, filter, layout) as they were: its settings live in a directory removed when it ends.
+    QTemporaryDir screenshotSettings;
+    if (!parser.value(screenshot).isEmpty() && screenshotSettings.isValid())
+        for (auto format : {QSettings::NativeFormat, QSettings::IniFormat})
+            QSettings::setPath(format, QSettings::UserScope, screenshotSettings.path());
     tracelight::app::MainWindow window;
     if (parser.isSet(graphMode)) {
         const QStringList modes = {QStringLiteral("model"), QStringLiteral("services"), QStringLiteral("operations")};
