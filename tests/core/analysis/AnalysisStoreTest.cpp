@@ -559,3 +559,58 @@ TEST(SpanModel, RelationsHoldOverEveryInstanceOfAType) {
         fromLastA |= dag.segments[dag.edges[k].from].startNs == 40;
     EXPECT_TRUE(fromLastA);
 }
+
+// What analyze writes is one transaction: a write that fails (a trigger stands in for a full disk) or a
+// cancel, at any stage, leaves every result of the analysis before it as it was, and the next analysis
+// writes as usual.
+TEST(AnalysisStore, AnAnalysisThatFailsOrIsCancelledKeepsTheResultsBefore) {
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 1200);
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    auto stored = [&] {
+        std::vector<std::string> all;
+        for (const char* sql : {"SELECT request_id, latency_ns, blind_ns, hex(data) FROM request_analysis ORDER BY 1",
+                                "SELECT id, start_ns, latency_ns FROM requests ORDER BY 1", "SELECT * FROM clock_offsets ORDER BY 1",
+                                "SELECT * FROM clock_pairs ORDER BY 1, 2", "SELECT name, params, hex(data) FROM results ORDER BY 1"}) {
+            auto rows = test::StoreAccess::rows(*store, sql);
+            all.insert(all.end(), rows.begin(), rows.end());
+        }
+        return all;
+    };
+    const auto before = stored();
+    ASSERT_GT(before.size(), 2400u);
+    AnalysisOptions other;
+    other.inference.supportFloor = 3;
+    auto execute = [&](const std::string& sql) {
+        ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    };
+    for (const char* trigger :
+         {"CREATE TRIGGER full AFTER INSERT ON request_analysis WHEN NEW.request_id = 1100 BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END",
+          "CREATE TRIGGER full AFTER UPDATE ON requests WHEN NEW.id = 1100 BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END",
+          "CREATE TRIGGER full AFTER INSERT ON results BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END"}) {
+        execute(trigger);
+        auto failed = analyzeStore(*store, other);
+        ASSERT_FALSE(failed) << trigger;
+        EXPECT_NE(failed.message().find("simulated full disk"), std::string::npos) << failed.message();
+        execute("DROP TRIGGER full");
+        EXPECT_EQ(stored(), before) << trigger;
+        EXPECT_TRUE(analysisIsCurrent(*store, AnalysisOptions{}));
+    }
+    for (const char* stage : {"model inferred", "writing results"}) {
+        CancelToken cancel;
+        bool reached = false;
+        const ProgressSink progress = [&](double, std::string_view s) {
+            if (s != stage) return;
+            reached = true;
+            cancel.cancel();
+        };
+        auto cancelled = analyzeStore(*store, other, &progress, &cancel);
+        ASSERT_FALSE(cancelled) << stage;
+        EXPECT_EQ(cancelled.message(), "cancelled");
+        EXPECT_EQ(stored(), before) << stage;
+        EXPECT_TRUE(reached) << stage;
+    }
+    ASSERT_TRUE(analyzeStore(*store, other));
+    EXPECT_TRUE(analysisIsCurrent(*store, other));
+    EXPECT_FALSE(analysisIsCurrent(*store, AnalysisOptions{}));
+}
