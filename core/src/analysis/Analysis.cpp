@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "tracelight/analysis/AnalysisResults.h"
@@ -310,6 +311,69 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     std::mutex reportMutex;
     ThrottledProgress reporter(&scaled);
     std::atomic<bool> cancelled{false};
+
+    // What the write stores: the clocks, then every request's result, in one transaction (on failure or
+    // cancel the old results stay). A single process writes the results while the pass computes them,
+    // on a thread of its own that follows the shards, so the rows do not wait for the whole pass (the
+    // write was a tenth of the corpus's analysis on one core); a distributed run's first process writes
+    // them once it has gathered them.
+    std::vector<ClockOffsetRow> offsetRows(td.hostLabels.size());
+    for (std::size_t h = 0; h < td.hostLabels.size(); ++h) {
+        offsetRows[h] = {td.hostLabels[h].value, offsets.offsetNs[h], std::nullopt, 0};
+        if (offsets.parent[h] >= 0) {
+            offsetRows[h].parentHost = td.hostLabels[static_cast<std::size_t>(offsets.parent[h])].value;
+            offsetRows[h].rttNs = offsets.rttNs[h];
+        }
+    }
+    std::vector<ClockPairRow> pairRows;
+    pairRows.reserve(offsets.decisions.size());
+    for (const SkewDecision& d : offsets.decisions)
+        pairRows.push_back({td.hostLabels[d.client.value].value, td.hostLabels[d.server.value].value, d.offsetNs, d.rttNs,
+                            d.roundTrips, d.outside, std::string(skewRuleName(d.rule)), d.applied});
+    // Begins the transaction and stores the clocks and the results, results[r] once isReady(r) (false: the
+    // pass stopped before it, and so does the write). The caller rolls back what fails.
+    auto writeRequests = [&](const std::vector<RequestId>& ids, const std::function<bool(std::size_t)>& isReady, bool report) -> Status {
+        if (Status s = store.begin(); !s) return s;
+        if (Status s = store.replaceClockResults(offsetRows, pairRows); !s) return s;
+        constexpr std::size_t kChunk = 8192;  // rows per call: a multiple of the 128 a statement stores
+        for (std::size_t first = 0; first < results.size(); first += kChunk) {
+            const std::size_t count = std::min(kChunk, results.size() - first);
+            for (std::size_t r = first; r < first + count; ++r)
+                if (!isReady(r)) return Status::error("cancelled");
+            const Status stored = store.storeRequestResults(count, [&](std::size_t i) {
+                const RequestResult& res = results[first + i];
+                return RequestResultRow{ids[first + i], res.startNs, res.latencyNs, res.blindNs, res.blob};
+            });
+            if (!stored) return stored;
+            if (report) reporter.report(0.9 + 0.1 * double(first + count) / double(results.size()), "writing results");
+        }
+        return Status::ok();
+    };
+    const bool writeAlongside = group.size() == 1;
+    std::vector<std::atomic<bool>> ready(writeAlongside ? requests : 0);  // results[r] is in
+    std::atomic<bool> passOver{false}, writeFailed{false};
+    Status writtenAlongside = Status::ok();
+    std::thread writer;
+    if (writeAlongside)
+        writer = std::thread([&] {
+            writtenAlongside = writeRequests(td.requestIds, [&](std::size_t r) {
+                while (!ready[r].load(std::memory_order_acquire)) {
+                    if (passOver.load(std::memory_order_acquire)) return ready[r].load(std::memory_order_acquire);
+                    std::this_thread::sleep_for(std::chrono::microseconds(500));
+                }
+                return true;
+            }, false);
+            if (!writtenAlongside) writeFailed = true;
+        });
+    // The writer is joined however the pass ends (an exception included): it stops once the pass is over.
+    struct JoinWriter {
+        std::thread& writer;
+        std::atomic<bool>& passOver;
+        ~JoinWriter() {
+            passOver = true;
+            if (writer.joinable()) writer.join();
+        }
+    } joinWriter{writer, passOver};
     RequestPassTimes passSeconds;  // of the slowest shard in each step (threads overlap)
     std::mutex timeMutex;
     forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
@@ -323,6 +387,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             const std::vector<TimeNs>& slack = result.slack;
             encodeRequestResult(dag, cp, slack, blob);
             results[r] = {dag.startNs, cp.latencyNs, cp.blindNs, shardBlobs[shard].keep(blob)};
+            if (writeAlongside) ready[r].store(true, std::memory_order_release);
             for (const auto& s : dag.segments) {
                 auto& t = typeTotals[s.type.value];
                 ++t.occurrences;
@@ -345,7 +410,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 }
             }
             if (((r - begin) & 0x3FFF) == 0x3FFF) {
-                if (cancel && cancel->isCancelled()) { cancelled = true; return; }
+                if ((cancel && cancel->isCancelled()) || writeFailed.load(std::memory_order_relaxed)) { cancelled = true; return; }
                 const std::size_t total = done.fetch_add(0x4000) + 0x4000;
                 if (shard == 0) {
                     std::lock_guard lock(reportMutex);
@@ -358,6 +423,12 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         passSeconds.criticalPath = std::max(passSeconds.criticalPath, pass.times().criticalPath);
         passSeconds.slack = std::max(passSeconds.slack, pass.times().slack);
     });
+    passOver = true;
+    if (writer.joinable()) writer.join();
+    if (writeAlongside && (!writtenAlongside || cancelled)) {
+        store.rollback();
+        return writtenAlongside ? Status::error("cancelled") : writtenAlongside;
+    }
     if (group.any(cancelled)) return Status::error("cancelled");
     std::vector<EventRecord>().swap(analysis->data.events);  // the write needs the results, not the events
     clock.restart();  // the shards timed themselves
@@ -378,33 +449,13 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
 
     // The first process writes everything in one transaction: on failure or cancel the old results stay.
     auto write = [&]() -> Status {
-        if (Status s = store.begin(); !s) return s;
         auto fail = [&](const Status& status) {
             store.rollback();
             return status;
         };
         reporter.report(0.86, "writing results", true);
-        std::vector<ClockOffsetRow> offsetRows(td.hostLabels.size());
-        for (std::size_t h = 0; h < td.hostLabels.size(); ++h) {
-            offsetRows[h] = {td.hostLabels[h].value, offsets.offsetNs[h], std::nullopt, 0};
-            if (offsets.parent[h] >= 0) {
-                offsetRows[h].parentHost = td.hostLabels[static_cast<std::size_t>(offsets.parent[h])].value;
-                offsetRows[h].rttNs = offsets.rttNs[h];
-            }
-        }
-        std::vector<ClockPairRow> pairRows;
-        pairRows.reserve(offsets.decisions.size());
-        for (const SkewDecision& d : offsets.decisions)
-            pairRows.push_back({td.hostLabels[d.client.value].value, td.hostLabels[d.server.value].value, d.offsetNs, d.rttNs,
-                                d.roundTrips, d.outside, std::string(skewRuleName(d.rule)), d.applied});
-        const Status written = store.replaceAnalysisResults(
-            offsetRows, results.size(),
-            [&](std::size_t r) {
-                const auto& res = results[r];
-                return RequestResultRow{requestIds[r], res.startNs, res.latencyNs, res.blindNs, res.blob};
-            },
-            [&](std::size_t r) { reporter.report(0.9 + 0.1 * double(r) / double(results.size()), "writing results"); }, pairRows);
-        if (!written) return fail(written);
+        if (!writeAlongside)
+            if (Status s = writeRequests(requestIds, [](std::size_t) { return true; }, true); !s) return fail(s);
         std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
         // One lookup per request: the slowest requests of thousands of types are often the same few.
         std::unordered_map<std::size_t, std::optional<std::string>> names;

@@ -160,12 +160,17 @@ std::unordered_map<std::uint32_t, TimeNs> TraceStore::clockOffsets() const {
 
 namespace {
 
+// The statement "HEAD VALUES(...), ..." for n rows of the given number of columns.
+auto insertInto(const char* head, int columns) {
+    return [=](std::size_t n) { return std::string(head) + " VALUES" + parameterRows(n, columns); };
+}
+
 // Stores count rows 128 to a statement, the rest one by one, as the import does (BatchedInsert.h; here the
 // rows are bound straight from the caller's, which may be text, blobs or null): SQLite pays a statement's
 // start, reset and step once per batch. sql(rows) is the statement for that many rows; bind(statement,
 // first parameter, row) binds one row's columns from that parameter on.
 template <class Sql, class Bind>
-bool storeRows(sqlite3* db, std::size_t count, int columns, Sql&& sql, Bind&& bind, const std::function<void(std::size_t)>* progress = nullptr) {
+bool storeRows(sqlite3* db, std::size_t count, int columns, Sql&& sql, Bind&& bind) {
     constexpr std::size_t kBatch = BatchedInsert::kRowsPerStatement;
     sqlite::Statement one(db, sql(1)), many(db, sql(kBatch));
     if (!one.isValid() || !many.isValid()) return false;
@@ -175,7 +180,6 @@ bool storeRows(sqlite3* db, std::size_t count, int columns, Sql&& sql, Bind&& bi
         for (std::size_t k = 0; k < n; ++k) bind(st, static_cast<int>(k) * columns + 1, from + k);
         if (st.step() != SQLITE_DONE) return false;
         st.reset();
-        if (progress && *progress && from / kBatch % 2048 == 0) (*progress)(from);
         from += n;
     }
     return true;
@@ -183,15 +187,9 @@ bool storeRows(sqlite3* db, std::size_t count, int columns, Sql&& sql, Bind&& bi
 
 } // namespace
 
-Status TraceStore::replaceAnalysisResults(const std::vector<ClockOffsetRow>& offsets, std::size_t count,
-                                          const std::function<RequestResultRow(std::size_t)>& rows,
-                                          const std::function<void(std::size_t)>& progress,
-                                          const std::vector<ClockPairRow>& pairs) {
+Status TraceStore::replaceClockResults(const std::vector<ClockOffsetRow>& offsets, const std::vector<ClockPairRow>& pairs) {
     auto fail = [&](const char* what) { return Status::error(m_path + ": cannot store " + what + ": " + sqlite3_errmsg(m_db)); };
     if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM clock_pairs; DELETE FROM request_analysis;")) return fail("results");
-    auto insertInto = [](const char* head, int columns) {
-        return [=](std::size_t n) { return std::string(head) + " VALUES" + parameterRows(n, columns); };
-    };
     if (!storeRows(m_db, pairs.size(), 8,
                    insertInto("INSERT INTO clock_pairs(client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied)", 8),
                    [&](sqlite::Statement& st, int at, std::size_t i) {
@@ -208,13 +206,18 @@ Status TraceStore::replaceAnalysisResults(const std::vector<ClockOffsetRow>& off
                        else st.bindNull(at + 2).bindNull(at + 3);
                    }))
         return fail("clock offsets");
+    return Status::ok();
+}
+
+Status TraceStore::storeRequestResults(std::size_t count, const std::function<RequestResultRow(std::size_t)>& rows) {
+    auto fail = [&](const char* what) { return Status::error(m_path + ": cannot store " + what + ": " + sqlite3_errmsg(m_db)); };
     // The results' bytes stay where they are until their batch is stored.
     if (!storeRows(m_db, count, 4, insertInto("INSERT INTO request_analysis(request_id, latency_ns, blind_ns, data)", 4),
                    [&](sqlite::Statement& st, int at, std::size_t i) {
                        const RequestResultRow r = rows(i);
                        st.bind(at, r.id.value).bind(at + 1, r.latencyNs).bind(at + 2, r.blindNs);
                        sqlite3_bind_blob(st.get(), at + 3, r.data.data(), static_cast<int>(r.data.size()), SQLITE_STATIC);
-                   }, &progress))
+                   }))
         return fail("request results");
     if (!storeRows(m_db, count, 3,
                    [](std::size_t n) {

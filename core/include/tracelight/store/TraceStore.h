@@ -188,12 +188,12 @@ public:
     std::vector<LinkRow> causalLinks(RequestId request) const;
     // Clock offsets by host label id (empty before the first analysis).
     std::unordered_map<std::uint32_t, TimeNs> clockOffsets() const;
-    // Replaces the clock offsets and every request's cached result (inside the caller's transaction):
-    // rows(i) for i in [0, count) gives the results; requests not among them keep no result.
-    Status replaceAnalysisResults(const std::vector<ClockOffsetRow>& offsets, std::size_t count,
-                                  const std::function<RequestResultRow(std::size_t)>& rows,
-                                  const std::function<void(std::size_t)>& progress = {},
-                                  const std::vector<ClockPairRow>& pairs = {});
+    // Inside the caller's transaction, an analysis's results replace the last one's: replaceClockResults
+    // stores the clock offsets and pairs and drops every request's cached result; storeRequestResults
+    // then stores rows(i) for i in [0, count), in as many calls as the caller likes (request ids rising
+    // across them). Requests given no row keep no result.
+    Status replaceClockResults(const std::vector<ClockOffsetRow>& offsets, const std::vector<ClockPairRow>& pairs = {});
+    Status storeRequestResults(std::size_t count, const std::function<RequestResultRow(std::size_t)>& rows);
     // Per host pair, what the last analysis's clock-skew correction decided (client, server order).
     std::vector<ClockPairRow> clockPairs() const;
     // Ids of the requests imported from spans (OTLP, Jaeger, Zipkin, span tables).
