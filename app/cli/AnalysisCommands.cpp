@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <unordered_map>
 
 #include <CLI/CLI.hpp>
 
 #include "Commands.h"
 #include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/ClockAdjustments.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -46,19 +46,13 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
         for (const auto& s : summary->stages) std::fprintf(stderr, "  %-28s %8.2f s\n", s.stage.c_str(), s.seconds);
     }
     // What clock-skew correction did, per host pair: every adjustment visible, with the rule that fired.
-    const auto pairs = store.clockPairs();
-    std::unordered_map<std::uint32_t, std::string> names;
-    auto name = [&](std::uint32_t id) -> const std::string& {
-        auto it = names.find(id);
-        if (it == names.end()) it = names.emplace(id, store.label(LabelId(id))).first;
-        return it->second;
-    };
+    const std::vector<ClockAdjustment> pairs = loadClockAdjustments(store);
     if (o.json) {
         JsonWriter w;
         w.beginObject().key("requests").value(summary->requests).key("corrected_hosts").value(summary->correctedHosts);
         w.key("clock_skew").beginArray();
         for (const auto& p : pairs)
-            w.beginObject().key("client").value(name(p.client)).key("server").value(name(p.server)).key("offset_us").value(nsToUs(p.offsetNs))
+            w.beginObject().key("client").value(p.client).key("server").value(p.server).key("offset_us").value(nsToUs(p.offsetNs))
                 .key("rtt_us").value(nsToUs(p.rttNs)).key("round_trips").value(p.roundTrips).key("outside").value(p.outside)
                 .key("rule").value(p.rule).key("applied").value(p.applied).endObject();
         w.endArray().endObject();
@@ -68,7 +62,7 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
         // page loads has a client per user, and hundreds of thousands of lines help nobody (--json lists all).
         constexpr std::size_t kShownPairs = 20;
         std::int64_t kept = 0, keptTrips = 0;
-        std::vector<const ClockPairRow*> adjusted;
+        std::vector<const ClockAdjustment*> adjusted;
         for (const auto& p : pairs) {
             if (p.rule != "fits") {
                 adjusted.push_back(&p);
@@ -79,11 +73,11 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
         }
         const std::size_t shown = std::min(adjusted.size(), kShownPairs);
         std::partial_sort(adjusted.begin(), adjusted.begin() + static_cast<std::ptrdiff_t>(shown), adjusted.end(),
-                          [](const ClockPairRow* a, const ClockPairRow* b) { return a->roundTrips > b->roundTrips; });
+                          [](const ClockAdjustment* a, const ClockAdjustment* b) { return a->roundTrips > b->roundTrips; });
         for (std::size_t i = 0; i < shown; ++i) {
-            const ClockPairRow& p = *adjusted[i];
+            const ClockAdjustment& p = *adjusted[i];
             std::fprintf(stderr, "  clock skew %s -> %s: %s offset %+.3f us over %lld round trips (%lld outside their client), rule %s\n",
-                         name(p.client).c_str(), name(p.server).c_str(), p.applied ? "applied" : "kept, estimated",
+                         p.client.c_str(), p.server.c_str(), p.applied ? "applied" : "kept, estimated",
                          nsToUs(p.offsetNs), static_cast<long long>(p.roundTrips), static_cast<long long>(p.outside), p.rule.c_str());
         }
         if (adjusted.size() > shown)

@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <map>
 
+#include "core/GeneratedStore.h"
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/ClockAdjustments.h"
 #include "tracelight/analysis/ClockSkew.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
@@ -239,4 +241,32 @@ TEST(ClockSkewPolicy, OnlineBoutiqueMinuteKeepsConsistentClocks) {
     std::int64_t outsideAfter = 0;
     for (const auto& [key, e] : after.pairs()) outsideAfter += e.outside;
     EXPECT_EQ(outsideAfter, 0);
+}
+
+// The decisions as the app and the CLI list them: each stored pair once, its hosts named as the store's
+// labels name them (brute force: one label lookup per host), with the numbers and rule stored.
+TEST(ClockSkewPolicy, AdjustmentsListEveryStoredPairWithItsHostsNames) {
+    test::ScratchDir dir;
+    auto store = test::generatedStore(dir, 400, 2);
+    EXPECT_TRUE(loadClockAdjustments(*store).empty()) << "before any analysis";
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    const auto pairs = store->clockPairs();
+    const auto adjustments = loadClockAdjustments(*store);
+    ASSERT_GT(pairs.size(), 10u);
+    ASSERT_EQ(adjustments.size(), pairs.size());
+    std::size_t applied = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        const ClockAdjustment& a = adjustments[i];
+        EXPECT_EQ(a.client, store->label(LabelId(pairs[i].client))) << i;
+        EXPECT_EQ(a.server, store->label(LabelId(pairs[i].server))) << i;
+        EXPECT_FALSE(a.client.empty() || a.server.empty()) << i;
+        EXPECT_EQ(a.offsetNs, pairs[i].offsetNs);
+        EXPECT_EQ(a.rttNs, pairs[i].rttNs);
+        EXPECT_EQ(a.roundTrips, pairs[i].roundTrips);
+        EXPECT_EQ(a.outside, pairs[i].outside);
+        EXPECT_EQ(a.rule, pairs[i].rule);
+        EXPECT_EQ(a.applied, pairs[i].applied);
+        applied += a.applied;
+    }
+    EXPECT_GT(applied, 0u) << "event logs: every pair with round trips is corrected (min-rtt)";
 }
