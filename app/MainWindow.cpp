@@ -35,6 +35,7 @@
 #include "tracelight/bottleneck/TemporalContext.h"
 #include "BottleneckRulesEditor.h"
 #include "CategoryEditor.h"
+#include "ClockAdjustmentsDialog.h"
 #include "PeriodManager.h"
 #include "graph/GraphView.h"
 #include "graph/ServiceMapView.h"
@@ -331,6 +332,15 @@ void MainWindow::createActions() {
     });
     periods->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     periods->setToolTip(tr("Define periods by time range or attribute, rename or delete them"));
+
+    QAction* clocks = analysis->addAction(tr("Clock &Adjustments…"), this, [this] {
+        if (m_path.isEmpty()) return;
+        auto* dialog = new ClockAdjustmentsDialog(m_path, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+    });
+    clocks->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    clocks->setToolTip(tr("What clock-skew correction decided per host pair: offset, round trips, the rule that fired"));
 
     QMenu* go = menuBar()->addMenu(tr("&Go"));
     auto step = [this](int delta) {

@@ -10,6 +10,8 @@
 
 #include "MainWindow.h"
 #include "BottleneckRulesEditor.h"
+#include "ClockAdjustmentsDialog.h"
+#include "models/ClockAdjustmentsModel.h"
 #include "PeriodManager.h"
 #include <QPushButton>
 #include <QTableWidget>
@@ -18,6 +20,7 @@
 #include "models/RequestTablePanel.h"
 #include "waterfall/SpanTreePane.h"
 #include "waterfall/WaterfallView.h"
+#include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
 #include <QTableView>
@@ -281,4 +284,42 @@ TEST(BottleneckRulesEditor, EditsRulesAndRefusesBadPatterns) {
     EXPECT_EQ(editor.rules().rules()[1].kind, "client");
     EXPECT_EQ(editor.rules().rules()[1].service, "^ads");
     if (const QByteArray png = qgetenv("RULES_PNG"); !png.isEmpty()) { ASSERT_TRUE(editor.grab().save(QString::fromLocal8Bit(png))); }
+}
+
+// Analysis › Clock Adjustments: the last analysis's decision per host pair, read off the GUI thread, with
+// the rule and whether it moved a clock; filtered by host, case-insensitively. Before any analysis it says so.
+TEST(ClockAdjustmentsDialog, ListsEachHostPairsDecisionAndFiltersByHost) {
+    QTemporaryDir dir;
+    const std::string db = qEnvironmentVariableIsSet("CLOCKS_DB") ? qEnvironmentVariable("CLOCKS_DB").toStdString()
+                                                                   : makeDatabase(dir, "clocks", 40, false);
+    ClockAdjustmentsDialog dialog(QString::fromStdString(db));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !dialog.isLoading(); }, 10000));
+    auto* model = dialog.model();
+    if (qEnvironmentVariableIsSet("CLOCKS_DB")) {
+        dialog.show();
+        QTest::qWait(50);
+        if (const QByteArray png = qgetenv("CLOCKS_PNG"); !png.isEmpty()) { ASSERT_TRUE(dialog.grab().save(QString::fromLocal8Bit(png))); }
+        return;
+    }
+    ASSERT_EQ(model->rowCount(), 1);
+    auto cell = [&](int column) { return model->index(0, column).data().toString(); };
+    EXPECT_EQ(cell(widgets::ClockAdjustmentsModel::Client), "client");
+    EXPECT_EQ(cell(widgets::ClockAdjustmentsModel::Server), "server");
+    EXPECT_EQ(cell(widgets::ClockAdjustmentsModel::Rule), "min-rtt");
+    EXPECT_EQ(cell(widgets::ClockAdjustmentsModel::Applied), "applied");
+    EXPECT_EQ(model->index(0, widgets::ClockAdjustmentsModel::RoundTrips).data(widgets::ClockAdjustmentsModel::SortRole).toLongLong(), 40);
+    EXPECT_TRUE(dialog.summary()->text().startsWith("1 host pair with round trips: 1 moved")) << dialog.summary()->text().toStdString();
+    dialog.filter()->setText("SERV");
+    EXPECT_EQ(model->rowCount(), 1);
+    dialog.filter()->setText("nobody");
+    EXPECT_EQ(model->rowCount(), 0);
+    dialog.filter()->clear();
+    EXPECT_EQ(model->rowCount(), 1);
+
+    const std::string fresh = dir.filePath("fresh.tldb").toStdString();
+    { ASSERT_TRUE(TraceStore::open(fresh, TraceStore::Mode::Create)); }
+    ClockAdjustmentsDialog none(QString::fromStdString(fresh));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !none.isLoading(); }, 10000));
+    EXPECT_EQ(none.model()->rowCount(), 0);
+    EXPECT_TRUE(none.summary()->text().contains("analyse the database")) << none.summary()->text().toStdString();
 }
