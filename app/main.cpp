@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "MainWindow.h"
 #include "graph/GraphView.h"
@@ -61,10 +62,10 @@ int main(int argc, char** argv) {
 
     // A screenshot run starts from the default settings and leaves the user's (recent files, waterfall
     // mode, filter, layout) as they were: its settings live in a directory removed when it ends.
-    QTemporaryDir screenshotSettings;
-    if (!parser.value(screenshot).isEmpty() && screenshotSettings.isValid())
+    std::optional<QTemporaryDir> screenshotSettings;
+    if (!parser.value(screenshot).isEmpty() && screenshotSettings.emplace().isValid())
         for (auto format : {QSettings::NativeFormat, QSettings::IniFormat})
-            QSettings::setPath(format, QSettings::UserScope, screenshotSettings.path());
+            QSettings::setPath(format, QSettings::UserScope, screenshotSettings->path());
     tracelight::app::MainWindow window;
     if (parser.isSet(graphMode)) {
         const QStringList modes = {QStringLiteral("model"), QStringLiteral("services"), QStringLiteral("operations")};

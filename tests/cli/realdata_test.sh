@@ -16,18 +16,19 @@ step() {  # step FILE WHAT COMMAND...: runs the command, its output kept in WHAT
 }
 nonempty_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
 
-files=$(find "$realdata" -type f \( -name '*.json' -o -name '*.json.txt' \) -not -path '*/labels/*' | sort)
-[ -n "$files" ] || { echo "no span files under $realdata"; exit 1; }
+mapfile -d '' files < <(find "$realdata" -type f \( -name '*.json' -o -name '*.json.txt' \) -not -path '*/labels/*' -print0 | sort -z)
+[ "${#files[@]}" -gt 0 ] || { echo "no span files under $realdata"; exit 1; }
 count=0
-for file in $files; do
-    name=$(basename "$file"); db="$name.tldb"; count=$((count + 1))
+for file in "${files[@]}"; do
+    # Named by its path under realdata: two files of one name in different folders keep apart.
+    name=$(realpath --relative-to="$realdata" "$file" | tr '/ ' '__'); db="$name.tldb"; count=$((count + 1))
     step "$name" import "$cli" import --db "$db" "$file" || continue
     step "$name" analyze "$cli" analyze "$db" || continue
     request=$(sqlite3 "$db" "SELECT name FROM requests ORDER BY latency_ns DESC LIMIT 1" 2>/dev/null)
     [ -n "$request" ] || { fail "$name" "no request to look at"; continue; }
-    step "$name" critical-path "$cli" critical-path "$db" --request "$request" --json || continue
-    python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["path"]' critical-path.log 2>/dev/null \
-        || fail "$name" "critical-path: no path in $(head -c 200 critical-path.log)"
+    step "$name" critical-path bash -c '"$1" critical-path "$2" --request "$3" --json > "$4"' _ "$cli" "$db" "$request" "$name.path.json" || continue
+    python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["path"]' "$name.path.json" 2>/dev/null \
+        || fail "$name" "critical-path: no path in $(head -c 200 "$name.path.json")"
     step "$name" waterfall "$cli" render waterfall "$db" --request "$request" --out "$name.waterfall.png" && \
         { nonempty_png "$name.waterfall.png" || fail "$name" "waterfall: no PNG"; }
     step "$name" service-map "$cli" render graph "$db" --services --out "$name.services.png" && \

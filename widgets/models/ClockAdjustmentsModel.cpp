@@ -14,6 +14,7 @@ void ClockAdjustmentsModel::setAdjustments(std::vector<ClockAdjustment> adjustme
     m_rows = std::move(adjustments);
     m_sorted.resize(m_rows.size());
     std::iota(m_sorted.begin(), m_sorted.end(), 0u);
+    rebuildOrder();
     endResetModel();
     sort(m_sortColumn, m_sortOrder);
 }
@@ -103,7 +104,11 @@ QVariant ClockAdjustmentsModel::headerData(int section, Qt::Orientation orientat
 
 void ClockAdjustmentsModel::sort(int column, Qt::SortOrder order) {
     if (column < 0 || column >= ColumnCount) return;
-    emit layoutAboutToBeChanged();
+    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    // The selection and the current row follow their host pair to its new row.
+    const QModelIndexList before = persistentIndexList();
+    std::vector<std::uint32_t> pairOf;
+    for (const QModelIndex& index : before) pairOf.push_back(m_order[static_cast<std::size_t>(index.row())]);
     m_sortColumn = column;
     m_sortOrder = order;
     auto key = [&](const ClockAdjustment& a) -> std::tuple<std::int64_t, const std::string*> {
@@ -126,7 +131,12 @@ void ClockAdjustmentsModel::sort(int column, Qt::SortOrder order) {
         return order == Qt::AscendingOrder ? c < 0 : c > 0;
     });
     rebuildOrder();
-    emit layoutChanged();
+    std::vector<int> rowOfPair(m_rows.size(), -1);
+    for (std::size_t row = 0; row < m_order.size(); ++row) rowOfPair[m_order[row]] = static_cast<int>(row);
+    QModelIndexList after;
+    for (qsizetype i = 0; i < before.size(); ++i) after << index(rowOfPair[pairOf[static_cast<std::size_t>(i)]], before[i].column());
+    changePersistentIndexList(before, after);
+    emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
 } // namespace tracelight::widgets

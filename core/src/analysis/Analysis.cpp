@@ -358,6 +358,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         writer = std::thread([&] {
             writtenAlongside = writeRequests(td.requestIds, [&](std::size_t r) {
                 while (!ready[r].load(std::memory_order_acquire)) {
+                    if (cancel && cancel->isCancelled()) return false;
                     if (passOver.load(std::memory_order_acquire)) return ready[r].load(std::memory_order_acquire);
                     std::this_thread::sleep_for(std::chrono::microseconds(500));
                 }
@@ -365,7 +366,12 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             }, false);
             if (!writtenAlongside) writeFailed = true;
         });
-    // The writer is joined however the pass ends (an exception included): it stops once the pass is over.
+    // However analyzeStore ends (an exception included), the writer is joined (it stops once the pass is
+    // over) and then what it began is rolled back: after the commit that does nothing.
+    struct RollBackAtExit {
+        TraceStore& store;
+        ~RollBackAtExit() { store.rollback(); }
+    } rollBackAtExit{store};
     struct JoinWriter {
         std::thread& writer;
         std::atomic<bool>& passOver;

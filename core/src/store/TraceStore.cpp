@@ -283,9 +283,11 @@ Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mo
     if (mode == Mode::Create) flags |= SQLITE_OPEN_CREATE;
     std::string name = path;
     // Reading a WAL database needs its -shm beside it. In a directory we cannot write to, with no -wal in
-    // use, nobody can be writing it: read it as immutable instead of failing.
+    // use, nobody can be writing it: read it as immutable instead of failing. Not beside a -journal: that
+    // is a write cut short (a bulk load), which only an open that may roll it back can read correctly.
     if (mode == Mode::ReadOnly && exists && ::access(directoryOf(path).c_str(), W_OK) != 0 &&
-        fs::file_size(path + "-wal", ec) == static_cast<std::uintmax_t>(-1)) {
+        fs::file_size(path + "-wal", ec) == static_cast<std::uintmax_t>(-1) &&
+        fs::file_size(path + "-journal", ec) == static_cast<std::uintmax_t>(-1)) {
         name = fileUri(path) + "?immutable=1";
         flags |= SQLITE_OPEN_URI;
     }
@@ -446,7 +448,13 @@ void TraceStore::leaveBulkLoad() {
 }
 
 Status TraceStore::commit() {
-    if (Status s = runCached("COMMIT"); !s) {
+    // A COMMIT refused because a reader holds the file (in rollback-journal mode a reader that opened the
+    // file during a bulk load blocks it; the busy timeout has already waited 5 s) leaves the transaction
+    // open and can be tried again: an import of a minute is not thrown away for a reader of seconds.
+    Status s = runCached("COMMIT");
+    for (int retry = 0; !s && sqlite3_errcode(m_db) == SQLITE_BUSY && !sqlite3_get_autocommit(m_db) && retry < 11; ++retry)
+        s = runCached("COMMIT");
+    if (!s) {
         rollback();
         return Status::error(m_path + ": " + s.message());
     }

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
 #include "core/GeneratedStore.h"
+#include "StoreAccess.h"
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/ClockAdjustments.h"
@@ -269,4 +271,14 @@ TEST(ClockSkewPolicy, AdjustmentsListEveryStoredPairWithItsHostsNames) {
         applied += a.applied;
     }
     EXPECT_GT(applied, 0u) << "event logs: every pair with round trips is corrected (min-rtt)";
+
+    // A host id far past any the import gives (a damaged store) is named without a table that large.
+    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store),
+                           "INSERT INTO labels(id, text) VALUES(4000000000, 'far-host');"
+                           "UPDATE clock_pairs SET client_host_id = 4000000000 WHERE (client_host_id, server_host_id) = "
+                           "(SELECT client_host_id, server_host_id FROM clock_pairs ORDER BY 1, 2 LIMIT 1)",
+                           nullptr, nullptr, nullptr), SQLITE_OK);
+    const auto withFar = loadClockAdjustments(*store);
+    ASSERT_EQ(withFar.size(), pairs.size());
+    EXPECT_EQ(std::count_if(withFar.begin(), withFar.end(), [](const ClockAdjustment& a) { return a.client == "far-host"; }), 1);
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <thread>
 
 #include "StoreAccess.h"
 #include "TestUtil.h"
@@ -729,4 +730,30 @@ TEST(TraceStore, ABulkLoadCutShortByACrashIsRolledBackAtTheNextOpen) {
     ASSERT_TRUE(fill(*store.value()));
     ASSERT_TRUE(store.value()->commit());
     EXPECT_EQ(requestRows(*store.value()), 1);
+}
+
+// A reader that opens the file during a bulk load (rollback-journal mode: its read takes a shared lock)
+// and reads longer than the busy timeout does not cost the load: the COMMIT is tried again until the
+// reader is done, and everything loaded is there.
+TEST(TraceStore, ABulkLoadOutwaitsAReaderThatOpenedMeanwhile) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("outwait.tldb");
+    auto store = TraceStore::open(path, TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    ASSERT_TRUE(store.value()->beginBulkLoad());
+    ASSERT_EQ(journalMode(*store.value()), "delete");
+    ASSERT_TRUE(fill(*store.value()));
+    sqlite3* reader = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &reader, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(reader, "BEGIN; SELECT COUNT(*) FROM requests;", nullptr, nullptr, nullptr), SQLITE_OK);
+    std::thread done([reader] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5800));  // past the 5 s busy timeout
+        sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr);
+    });
+    const Status committed = store.value()->commit();
+    done.join();
+    sqlite3_close(reader);
+    ASSERT_TRUE(committed) << committed.message();
+    EXPECT_EQ(requestRows(*store.value()), 1);
+    EXPECT_EQ(journalMode(*store.value()), "wal");
 }

@@ -2,6 +2,7 @@
 // previous database (issue 10: the aggregates view kept a pointer to a store that openDatabase freed).
 #include <gtest/gtest.h>
 
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
 #include <QTemporaryDir>
@@ -322,4 +323,31 @@ TEST(ClockAdjustmentsDialog, ListsEachHostPairsDecisionAndFiltersByHost) {
     ASSERT_TRUE(QTest::qWaitFor([&] { return !none.isLoading(); }, 10000));
     EXPECT_EQ(none.model()->rowCount(), 0);
     EXPECT_TRUE(none.summary()->text().contains("analyse the database")) << none.summary()->text().toStdString();
+}
+
+// Sorting moves rows through an index: a persistent index (the selection, the current row) follows its
+// host pair; the filter keeps the sort; QAbstractItemModelTester watches every change.
+TEST(ClockAdjustmentsModel, SortsAndFiltersAndTheSelectionFollowsItsPair) {
+    widgets::ClockAdjustmentsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setAdjustments({{"web-1", "db", -3000, 100, 5, 0, "min-rtt", true},
+                          {"web-2", "db", 7000, 90, 50, 0, "min-rtt", true},
+                          {"web-3", "cache", 0, 80, 2, 0, "fits", false}});
+    ASSERT_EQ(model.rowCount(), 3);
+    auto client = [&](int row) { return model.index(row, widgets::ClockAdjustmentsModel::Client).data().toString(); };
+    EXPECT_EQ(client(0), "web-2") << "most round trips first";
+    const QPersistentModelIndex web1 = model.index(1, widgets::ClockAdjustmentsModel::Offset);
+    ASSERT_EQ(client(web1.row()), "web-1");
+    model.sort(widgets::ClockAdjustmentsModel::Offset, Qt::AscendingOrder);
+    EXPECT_EQ(client(0), "web-1");
+    EXPECT_EQ(client(2), "web-2");
+    EXPECT_EQ(client(web1.row()), "web-1") << "the persistent index follows its pair";
+    EXPECT_EQ(web1.data().toString(), QString::fromUtf8("−3 µs"));
+    model.sort(widgets::ClockAdjustmentsModel::Client, Qt::DescendingOrder);
+    EXPECT_EQ(client(0), "web-3");
+    EXPECT_EQ(client(web1.row()), "web-1");
+    model.setHostFilter("DB");
+    ASSERT_EQ(model.rowCount(), 2);
+    EXPECT_EQ(client(0), "web-2") << "the filter keeps the sort";
+    EXPECT_EQ(model.appliedCount(), 2);
 }
