@@ -485,9 +485,7 @@ void CompareWorkspace::showSwimLanes(RequestId first, RequestId second, const QS
             if (lanes->isOk()) {
                 m_firstLanes->setRequest(lanes->value().first);
                 m_secondLanes->setRequest(lanes->value().second);
-                // One time axis: both from their request's start to the longer one's end.
-                const double span = std::max(m_firstLanes->layout().spanUs, m_secondLanes->layout().spanUs);
-                m_firstLanes->setVisibleRange(0, std::max(1.0, span));
+                shareLanesAxis();
             } else {
                 m_firstLanesTitle->setText(QString::fromStdString(lanes->message()));
             }
@@ -576,6 +574,18 @@ void CompareWorkspace::showFlowGraphs(const CompareEntry& entry) {
                                             QString::fromStdString(d->pair.secondTitle).toHtmlEscaped(), d->layout.description));
             emit resultsReady();
         });
+}
+
+void CompareWorkspace::shareLanesAxis() {
+    // One time axis: both from their request's start to the longer one's end.
+    const double span = std::max(m_firstLanes->layout().spanUs, m_secondLanes->layout().spanUs);
+    m_firstLanes->setVisibleRange(0, std::max(1.0, span));
+}
+
+void CompareWorkspace::setLocalClocks(bool local) {
+    m_firstLanes->setLocalClocks(local);
+    m_secondLanes->setLocalClocks(local);
+    shareLanesAxis();
 }
 
 bool CompareWorkspace::exportCsv(const QString& path) const {

@@ -67,6 +67,8 @@ public:
     WaterfallView* secondLanes() const { return m_secondLanes; }
     QString summaryText() const;
     bool exportCsv(const QString& path) const;
+    // The swim lanes on each host's own clock (View › Local Clocks) or the skew-corrected time, on one axis.
+    void setLocalClocks(bool local);
 
 signals:
     void requestActivated(RequestId id);
@@ -76,6 +78,7 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    void shareLanesAxis();
     CompareOptions options() const;
     void showResult(std::shared_ptr<const PeriodComparison> result);
     void showEntry(int sourceRow);

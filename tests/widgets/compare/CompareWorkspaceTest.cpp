@@ -141,6 +141,16 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
     w.firstLanes()->setVisibleRange(10, 500);
     EXPECT_DOUBLE_EQ(w.secondLanes()->visibleFromUs(), 10);
     EXPECT_DOUBLE_EQ(w.secondLanes()->visibleToUs(), 500);
+    // View › Local Clocks: both lanes laid out on each host's own clock, on one time axis still; and back.
+    w.setLocalClocks(true);
+    for (const widgets::WaterfallView* lanes : {w.firstLanes(), w.secondLanes()}) {
+        EXPECT_TRUE(lanes->localClocks());
+        EXPECT_EQ(lanes->layout().startUs, widgets::WaterfallLayout::build(*lanes->request(), true).startUs);
+    }
+    EXPECT_DOUBLE_EQ(w.firstLanes()->visibleToUs(), w.secondLanes()->visibleToUs());
+    w.setLocalClocks(false);
+    EXPECT_FALSE(w.firstLanes()->localClocks() || w.secondLanes()->localClocks());
+    EXPECT_EQ(w.firstLanes()->layout().startUs, widgets::WaterfallLayout::build(*w.firstLanes()->request(), false).startUs);
     // The periods' views: a C² curve per period, a timeline point per request.
     ASSERT_EQ(w.c2Plot()->plot()->graphCount(), 2);
     EXPECT_GT(w.c2Plot()->plot()->graph(0)->dataCount(), 0);
