@@ -400,11 +400,12 @@ void MainWindow::createActions() {
         m_waterfall->setLocalClocks(on);
         m_spanPane->setLocalClocks(on);
         m_compare->setLocalClocks(on);
+        m_bursts->setLocalClocks(on);
     });
     m_localClocks->setCheckable(true);
     m_localClocks->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     m_localClocks->setToolTip(tr("Draw each event on its own host's clock instead of the skew-corrected time (waterfall, span tree, "
-                                 "Compare's swim lanes)"));
+                                 "Compare's swim lanes, the burst windows)"));
     QAction* spanTree = view->addAction(tr("&Span Tree"), this, [this](bool on) {
         setWaterfallMode(on ? QStringLiteral("spans") : QStringLiteral("lanes"));
         showTab(0);

@@ -168,6 +168,12 @@ void BurstView::computeWindows() {
         });
 }
 
+void BurstView::setLocalClocks(bool local) {
+    if (m_local == local) return;
+    m_local = local;
+    if (m_current >= 0) showWindow(m_current);
+}
+
 void BurstView::showWindow(int index) {
     if (!m_windows || m_windows->windows.empty() || !m_analysis) return;
     index = std::clamp(index, 0, windowCount() - 1);
@@ -179,30 +185,36 @@ void BurstView::showWindow(int index) {
     m_previous->setEnabled(index > 0);
     m_next->setEnabled(index + 1 < windowCount());
     const BurstWindow& w = m_windows->windows[static_cast<std::size_t>(index)];
-    m_window->setText(tr("%1 – %2 UTC · %L3 requests%4")
+    m_window->setText(tr("%1 – %2 UTC · %L3 requests%4%5")
                           .arg(formatTimestampNs(w.startMs * 1'000'000), formatTimestampNs(w.endMs * 1'000'000).right(6))
                           .arg(w.requests.size())
-                          .arg(w.requests.size() > kMaxRows ? tr(" (the first %L1 drawn)").arg(kMaxRows) : QString()));
+                          .arg(w.requests.size() > kMaxRows ? tr(" (the first %L1 drawn)").arg(kMaxRows) : QString())
+                          .arg(m_local ? tr(" · drawn on each host's own clock (View › Local Clocks)") : QString()));
     std::vector<std::uint32_t> rows(w.requests.begin(), w.requests.begin() + static_cast<std::ptrdiff_t>(std::min(w.requests.size(), kMaxRows)));
     auto analysis = m_analysis;
     const TimeNs windowStart = w.startMs * 1'000'000, windowEnd = w.endMs * 1'000'000;
+    const bool local = m_local;
     m_timelineJob->start<std::shared_ptr<TimelinesResult>>(
-        [analysis, rows](const CancelToken& cancel, const ProgressSink&) {
+        [analysis, rows, local](const CancelToken& cancel, const ProgressSink&) {
             auto out = std::make_shared<TimelinesResult>();
-            out->timelines = requestTimelines(*analysis, rows, &cancel);
+            out->timelines = requestTimelines(*analysis, rows, &cancel, local);
             std::stable_sort(out->timelines.begin(), out->timelines.end(),
                              [](const RequestTimeline& a, const RequestTimeline& b) { return a.startNs < b.startNs; });
             return out;
         },
-        [this, analysis, windowStart, windowEnd](std::shared_ptr<TimelinesResult> result) {
-            TimeNs end = windowEnd;
+        [this, analysis, windowStart, windowEnd, local](std::shared_ptr<TimelinesResult> result) {
+            // On the hosts' own clocks a request may start before the window: the axis then starts with it.
+            TimeNs start = windowStart, end = windowEnd;
+            if (local)
+                for (const RequestTimeline& t : result->timelines) start = std::min(start, t.startNs);
+            m_waterfall->setAxisCaption(start == windowStart ? tr("ms from the window's start") : tr("ms from the earliest event"));
             QStringList labels;
             for (const RequestTimeline& t : result->timelines) {
                 end = std::max(end, t.endNs);
                 const QString name = m_requestName ? m_requestName(t.id) : QString::number(t.id.value);
                 labels << tr("%1 · %2").arg(name, formatDurationNs(t.endNs - t.startNs));
             }
-            m_waterfall->setTimelines(std::move(result->timelines), labels, windowStart, end,
+            m_waterfall->setTimelines(std::move(result->timelines), labels, start, end,
                                       [analysis](std::uint32_t task) {
                                           // Coloured and named by operation: every "op#k" of a span trace is one "op".
                                           return QString::fromStdString(std::string(operationName(analysis->data.label(task))));

@@ -31,6 +31,9 @@ public:
     void clear(const QString& message);
     void setMask(const QString& mask);  // "" infers it; decimal, 0x hexadecimal
     void showWindow(int index);         // 0-based, clamped
+    // The window's requests on their hosts' own clocks (View › Local Clocks) or on the analysis clock.
+    void setLocalClocks(bool local);
+    bool localClocks() const { return m_local; }
     int windowCount() const;
     int currentWindow() const { return m_current; }
     bool isComputing() const;
@@ -47,6 +50,7 @@ private:
     void computeWindows();
 
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
+    bool m_local = false;
     std::function<QString(RequestId)> m_requestName;
     std::shared_ptr<const BurstWindows> m_windows;
     int m_current = -1;

@@ -61,6 +61,11 @@ void MultiRequestWaterfall::setTimelines(std::vector<RequestTimeline> timelines,
     update();
 }
 
+void MultiRequestWaterfall::setAxisCaption(const QString& caption) {
+    m_axisCaption = caption;
+    update();
+}
+
 void MultiRequestWaterfall::clear(const QString& message) {
     m_timelines.clear();
     m_rowLabels.clear();
@@ -107,7 +112,7 @@ void MultiRequestWaterfall::paintEvent(QPaintEvent*) {
     const double spanMs = double(m_axisEndNs - m_axisStartNs) / 1e6;
     const double step = tickStep(spanMs, std::max(2, area.width() / 90));
     painter.setPen(palette().color(QPalette::Text));
-    painter.drawText(QRect(0, 0, kLabelWidth - 8, kAxisHeight), Qt::AlignRight | Qt::AlignVCenter, tr("ms from the window's start"));
+    painter.drawText(QRect(0, 0, kLabelWidth - 8, kAxisHeight), Qt::AlignRight | Qt::AlignVCenter, m_axisCaption);
     for (double ms = 0; ms <= spanMs + 1e-9; ms += step) {
         const int x = static_cast<int>(std::lround(xOf(m_axisStartNs + static_cast<TimeNs>(ms * 1e6))));
         painter.setPen(QColor(0, 0, 0, 30));

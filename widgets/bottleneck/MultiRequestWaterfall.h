@@ -20,6 +20,8 @@ public:
     void setTimelines(std::vector<RequestTimeline> timelines, QStringList rowLabels, TimeNs axisStartNs, TimeNs axisEndNs,
                       std::function<QString(std::uint32_t)> taskName);
     void clear(const QString& message);
+    // What the time axis counts from ("ms from the window's start" unless told).
+    void setAxisCaption(const QString& caption);
     int rowCount() const { return static_cast<int>(m_timelines.size()); }
     int rowAt(QPoint p) const;  // -1 outside the rows
     QSize sizeHint() const override;
@@ -37,6 +39,7 @@ private:
     QRect plotArea() const;
 
     std::vector<RequestTimeline> m_timelines;
+    QString m_axisCaption = tr("ms from the window's start");
     std::vector<std::vector<int>> m_lanes;                 // per row, per segment: its task's lane
     std::vector<std::vector<std::uint32_t>> m_laneTasks;   // per row: the task of each lane
     std::vector<int> m_rowTop = {0};                       // row r spans [m_rowTop[r], m_rowTop[r + 1]) below the axis

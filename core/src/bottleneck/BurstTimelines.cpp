@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tracelight/analysis/RequestPass.h"
+#include "tracelight/analysis/Segments.h"
 
 namespace tracelight {
 
@@ -19,9 +20,11 @@ std::vector<TimeNs> requestStartsNs(const InMemoryAnalysis& analysis) {
 }
 
 std::vector<RequestTimeline> requestTimelines(const InMemoryAnalysis& analysis, std::span<const std::uint32_t> rows,
-                                              const CancelToken* cancel) {
+                                              const CancelToken* cancel, bool localClocks) {
     const TraceData& td = analysis.data;
     RequestPass pass(analysis.model, td);
+    const ClockOffsets recorded = ClockOffsets::none(td.hostLabels.size());
+    std::vector<SegmentInstance> local;  // the same segments, in the same order, on the hosts' own clocks
     std::vector<RequestTimeline> out;
     out.reserve(rows.size());
     for (const std::uint32_t row : rows) {
@@ -36,6 +39,17 @@ std::vector<RequestTimeline> requestTimelines(const InMemoryAnalysis& analysis, 
         t.segments.reserve(result.dag.segments.size());
         for (const SegmentInstance& s : result.dag.segments) t.segments.push_back({s.startNs, s.endNs, s.task, s.network, false});
         for (const auto v : result.criticalPath.segments) t.segments[v].critical = true;
+        if (localClocks) {
+            const RequestSpan span = buildSegments(td.eventsOf(row), recorded, local);
+            if (local.size() == t.segments.size()) {
+                t.startNs = span.startNs;
+                t.endNs = span.endNs;
+                for (std::size_t i = 0; i < local.size(); ++i) {
+                    t.segments[i].startNs = local[i].startNs;
+                    t.segments[i].endNs = local[i].endNs;
+                }
+            }
+        }
         std::stable_sort(t.segments.begin(), t.segments.end(),
                          [](const TimelineSegment& a, const TimelineSegment& b) { return a.startNs < b.startNs; });
         out.push_back(std::move(t));

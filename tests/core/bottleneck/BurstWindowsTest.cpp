@@ -2,6 +2,9 @@
 // mask; no mask from uniform starts; a given mask counts what it would not have traced.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include <random>
 
 #include "core/GeneratedTraces.h"
@@ -100,4 +103,46 @@ TEST(BurstTimelines, EachRequestsSegmentsWithItsCriticalPathMarked) {
     CancelToken cancel;
     cancel.cancel();
     EXPECT_TRUE(requestTimelines(analysis.value(), rows, &cancel).empty());
+}
+
+// On the hosts' own clocks: every segment runs from its task's event to the next on their recorded
+// timestamps (the events themselves are the truth), a later event behind the one before it on another
+// host's clock held at that one (no segment runs backwards); the critical path marked as on the analysis
+// clock.
+TEST(BurstTimelines, OnLocalClocksEachSegmentRunsBetweenItsRecordedEvents) {
+    samples::GeneratorOptions options;
+    options.requests = 200;
+    options.users = 200;
+    auto traces = test::generateTraces(samples::PageLoadGenerator(options), options.requests);
+    auto analysis = analyzeInMemory(std::move(traces.data), AnalysisOptions{});
+    ASSERT_TRUE(analysis) << analysis.message();
+    const std::vector<std::uint32_t> rows{0, 17, 199};
+    const auto corrected = requestTimelines(analysis.value(), rows);
+    const auto local = requestTimelines(analysis.value(), rows, nullptr, true);
+    ASSERT_EQ(local.size(), rows.size());
+    int moved = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto events = analysis->data.eventsOf(rows[i]);
+        std::vector<std::tuple<TimeNs, TimeNs, std::uint32_t>> truth, drawn;
+        TimeNs first = events.front().localNs, last = first, held = first;
+        for (std::size_t e = 0; e < events.size(); ++e) {
+            const bool sameTask = e > 0 && events[e].task == events[e - 1].task;
+            const TimeNs t = sameTask ? std::max(events[e].localNs, held) : events[e].localNs;
+            if (sameTask) truth.emplace_back(held, t, events[e].task);
+            held = t;
+            first = std::min(first, t);
+            last = std::max(last, t);
+        }
+        int criticalLocal = 0, criticalCorrected = 0;
+        for (const auto& s : local[i].segments) drawn.emplace_back(s.startNs, s.endNs, s.task), criticalLocal += s.critical;
+        for (const auto& s : corrected[i].segments) criticalCorrected += s.critical;
+        std::sort(truth.begin(), truth.end());
+        std::sort(drawn.begin(), drawn.end());
+        EXPECT_EQ(drawn, truth) << "row " << rows[i];
+        EXPECT_EQ(local[i].startNs, first);
+        EXPECT_EQ(local[i].endNs, last);
+        EXPECT_EQ(criticalLocal, criticalCorrected);
+        for (std::size_t s = 0; s < local[i].segments.size(); ++s) moved += local[i].segments[s].startNs != corrected[i].segments[s].startNs;
+    }
+    EXPECT_GT(moved, 0) << "the generated hosts' clocks are apart: some segment must move";
 }

@@ -288,6 +288,16 @@ TEST(BurstView, StepsThroughTheWindowsAndOpensARequest) {
     const std::uint32_t firstRow = *std::min_element(truth.windows[0].requests.begin(), truth.windows[0].requests.end());
     EXPECT_EQ(opened.front().front().value<RequestId>(), analysis->data.requestIds[firstRow]);
     if (const QByteArray png = qgetenv("BURSTS_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
+    // View › Local Clocks: the same window's rows again, each on its hosts' own clocks; and back.
+    view.setLocalClocks(true);
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_TRUE(view.localClocks());
+    EXPECT_EQ(view.currentWindow(), 0);
+    if (const QByteArray png = qgetenv("BURSTS_LOCAL_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
+    EXPECT_EQ(view.waterfall()->rowCount(), static_cast<int>(truth.windows[0].requests.size()));
+    view.setLocalClocks(false);
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_EQ(view.waterfall()->rowCount(), static_cast<int>(truth.windows[0].requests.size()));
     // A mask typed in regroups; a bad one is refused with a message; starts at random are not bursty.
     view.setMask(QStringLiteral("zz"));
     EXPECT_TRUE(view.summaryText().contains("Bad mask 'zz'")) << view.summaryText().toStdString();

@@ -13,7 +13,7 @@
 namespace tracelight {
 
 struct TimelineSegment {
-    TimeNs startNs = 0, endNs = 0;  // analysis clock
+    TimeNs startNs = 0, endNs = 0;  // analysis clock (or the hosts' own, see requestTimelines)
     std::uint32_t task = 0;         // label id
     bool network = false;           // its two events are on different hosts
     bool critical = false;          // on the request's critical path
@@ -29,8 +29,10 @@ struct RequestTimeline {
 // Per analysis row: its first event on the analysis clock (0 for a request without events).
 std::vector<TimeNs> requestStartsNs(const InMemoryAnalysis& analysis);
 
-// The rows' timelines, in the order given. Cancelled: empty.
+// The rows' timelines, in the order given. localClocks: each segment (and the request's start and end) on
+// its hosts' own clocks instead of the analysis clock; the critical path is the analysis's either way.
+// Cancelled: empty.
 std::vector<RequestTimeline> requestTimelines(const InMemoryAnalysis& analysis, std::span<const std::uint32_t> rows,
-                                              const CancelToken* cancel = nullptr);
+                                              const CancelToken* cancel = nullptr, bool localClocks = false);
 
 } // namespace tracelight
