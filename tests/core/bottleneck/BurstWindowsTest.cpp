@@ -18,6 +18,15 @@ using namespace tracelight;
 namespace {
 constexpr TimeNs kMs = 1'000'000;
 constexpr std::int64_t kEpochMs = 1'793'491'200'000;  // 2026-11-01
+
+// n generated page loads (a user each), analysed in memory.
+Result<InMemoryAnalysis> analysedPageLoads(std::int64_t n) {
+    samples::GeneratorOptions options;
+    options.requests = n;
+    options.users = n;
+    auto traces = test::generateTraces(samples::PageLoadGenerator(options), options.requests);
+    return analyzeInMemory(std::move(traces.data), AnalysisOptions{});
+}
 }
 
 TEST(BurstWindows, RecoversTheMaskAndItsWindows) {
@@ -71,11 +80,7 @@ TEST(BurstWindows, UniformStartsAreNotBurstyAndAGivenMaskCountsTheRest) {
 // segments add up to its latency less blind time, it starts where requestStartsNs says, its segments come in
 // start order — and rows come back in the order asked (generated page loads, analysed in memory).
 TEST(BurstTimelines, EachRequestsSegmentsWithItsCriticalPathMarked) {
-    samples::GeneratorOptions options;
-    options.requests = 300;
-    options.users = 300;
-    auto traces = test::generateTraces(samples::PageLoadGenerator(options), options.requests);
-    auto analysis = analyzeInMemory(std::move(traces.data), AnalysisOptions{});
+    auto analysis = analysedPageLoads(300);
     ASSERT_TRUE(analysis) << analysis.message();
     const auto starts = requestStartsNs(analysis.value());
     ASSERT_EQ(starts.size(), 300u);
@@ -110,11 +115,7 @@ TEST(BurstTimelines, EachRequestsSegmentsWithItsCriticalPathMarked) {
 // host's clock held at that one (no segment runs backwards); the critical path marked as on the analysis
 // clock.
 TEST(BurstTimelines, OnLocalClocksEachSegmentRunsBetweenItsRecordedEvents) {
-    samples::GeneratorOptions options;
-    options.requests = 200;
-    options.users = 200;
-    auto traces = test::generateTraces(samples::PageLoadGenerator(options), options.requests);
-    auto analysis = analyzeInMemory(std::move(traces.data), AnalysisOptions{});
+    auto analysis = analysedPageLoads(200);
     ASSERT_TRUE(analysis) << analysis.message();
     const std::vector<std::uint32_t> rows{0, 17, 199};
     const auto corrected = requestTimelines(analysis.value(), rows);
