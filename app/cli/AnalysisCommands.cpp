@@ -107,8 +107,8 @@ Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const An
     // Current results need no writing (nor PRAGMA quick_check): read-only, so read-only files work too.
     if (auto reader = TraceStore::open(db, TraceStore::Mode::ReadOnly); reader && analysisIsCurrent(*reader.value(), options))
         return reader;
-    // The file is checked while the analysis reads it (it writes only at the end).
-    auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
+    // The file is checked while the analysis reads it, the events by that read (it writes only after it).
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
     if (!store) return store;
     if (!analysisIsCurrent(*store.value(), options)) {
         if (!quiet) std::fprintf(stderr, "tracelight-cli: %s has no current analysis; analysing it now\n", db.c_str());
@@ -121,8 +121,8 @@ Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const An
 namespace {
 
 int runAnalyze(const CommonOptions& o) {
-    // The file is checked while the analysis reads it (it writes only at the end).
-    auto store = TraceStore::open(o.db, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
+    // The file is checked while the analysis reads it, the events by that read (it writes only after it).
+    auto store = TraceStore::open(o.db, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
     if (!store) return fail(store.message());
     return runAnalysis(*store.value(), o);
 }

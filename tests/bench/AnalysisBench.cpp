@@ -94,7 +94,7 @@ void BM_AnalyzeStore(benchmark::State& state) {
     if (!path) return;
     for (auto _ : state) {
         // Opened as `tracelight-cli analyze` opens it: the file's check runs beside the read, not before it.
-        auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
+        auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
         if (!store) {
             state.SkipWithError(store.message().c_str());
             return;

@@ -301,6 +301,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     if (runs == 1) {
         builder.reserve(static_cast<std::size_t>(requestCount), context.eventTotal);
         if (Status s = readRun(store, range.first, range.end, builder, context, &reporter); !s) return s;
+        if (whole) store.noteEventsReadInFull();
         return builder.finish();
     }
     std::vector<std::size_t> runEvents(runs);
@@ -337,6 +338,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
         serial.reserve(static_cast<std::size_t>(requestCount), context.eventTotal);
         context.eventsRead = 0;
         if (Status s = readRun(store, range.first, range.end, serial, context, &reporter); !s) return s;
+        if (whole) store.noteEventsReadInFull();
         return serial.finish();
     }
     for (auto& b : runBuilders) builder.append(std::move(b));
@@ -344,6 +346,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     TraceData data = builder.finish();
     events.resize(written);
     data.events = std::move(events);
+    if (whole) store.noteEventsReadInFull();
     return data;
 }
 

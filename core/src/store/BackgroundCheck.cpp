@@ -1,14 +1,21 @@
 #include "store/BackgroundCheck.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "store/OpenFailure.h"
 #include "store/Sqlite.h"
 
 namespace tracelight {
 
-Status quickCheckConnection(sqlite3* db, const std::string& path) {
-    sqlite::Statement check(db, "PRAGMA quick_check(1)");
+Status quickCheckConnection(sqlite3* db, const std::string& path, const std::string& table) {
+    std::string sql = "PRAGMA quick_check(1)";
+    if (!table.empty()) {
+        std::string quoted;
+        for (char c : table) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+        sql = "PRAGMA quick_check(\"" + quoted + "\")";
+    }
+    sqlite::Statement check(db, sql.c_str());
     const int rc = check.step();
     if (rc == SQLITE_INTERRUPT) return Status::error(path + ": the check of the database was interrupted");
     if (rc != SQLITE_ROW) return Status::error(openFailure(db, path, path + ": cannot check the database"));
@@ -21,7 +28,26 @@ Status quickCheckConnection(sqlite3* db, const std::string& path) {
     return Status::error(path + ": database disk image is malformed (PRAGMA quick_check: " + first + ")");
 }
 
-BackgroundCheck::BackgroundCheck(const std::string& path) : m_path(path) {
+namespace {
+
+// Every table but `leftOut`, each with its indexes, the schema table first.
+Status quickCheckAllBut(sqlite3* db, const std::string& path, const std::string& leftOut) {
+    std::vector<std::string> tables{"sqlite_schema"};
+    {
+        sqlite::Statement names(db, "SELECT name FROM sqlite_schema WHERE type='table' ORDER BY rootpage");
+        int rc = SQLITE_ROW;
+        while ((rc = names.step()) == SQLITE_ROW)
+            if (std::string name(names.text(0)); name != leftOut) tables.push_back(std::move(name));
+        if (rc != SQLITE_DONE) return Status::error(openFailure(db, path, path + ": cannot check the database"));
+    }
+    for (const std::string& table : tables)
+        if (Status s = quickCheckConnection(db, path, table); !s) return s;
+    return Status::ok();
+}
+
+} // namespace
+
+BackgroundCheck::BackgroundCheck(const std::string& path, std::string leftOut) : m_path(path), m_leftOut(std::move(leftOut)) {
     if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
         m_result = Status::error(m_db ? openFailure(m_db, path, path + ": cannot check the database")
                                       : path + ": cannot check the database (out of memory)");
@@ -30,7 +56,9 @@ BackgroundCheck::BackgroundCheck(const std::string& path) : m_path(path) {
     sqlite3_busy_timeout(m_db, 5000);
     sqlite3_progress_handler(
         m_db, 10000, [](void* self) { return static_cast<BackgroundCheck*>(self)->m_stop.load() ? 1 : 0; }, this);
-    m_thread = std::thread([this] { m_result = quickCheckConnection(m_db, m_path); });
+    m_thread = std::thread([this] {
+        m_result = m_leftOut.empty() ? quickCheckConnection(m_db, m_path) : quickCheckAllBut(m_db, m_path, m_leftOut);
+    });
 }
 
 Status BackgroundCheck::wait() {
@@ -38,6 +66,14 @@ Status BackgroundCheck::wait() {
         if (m_thread.joinable()) m_thread.join();
     });
     return m_result;
+}
+
+Status BackgroundCheck::checkLeftOut() {
+    if (Status s = wait(); !s) return s;
+    std::call_once(m_leftOutChecked, [this] {
+        if (!m_leftOut.empty()) m_leftOutResult = quickCheckConnection(m_db, m_path, m_leftOut);
+    });
+    return m_leftOutResult;
 }
 
 BackgroundCheck::~BackgroundCheck() {

@@ -14,26 +14,33 @@
 
 namespace tracelight {
 
-// The check's verdict on an open connection: ok, or "PATH: database disk image is malformed (...)".
-Status quickCheckConnection(sqlite3* db, const std::string& path);
+// The check's verdict on an open connection: ok, or "PATH: database disk image is malformed (...)". With a
+// table, only that table and its indexes are checked (no page accounting across the file).
+Status quickCheckConnection(sqlite3* db, const std::string& path, const std::string& table = {});
 
 class BackgroundCheck {
 public:
-    // Opens a read-only connection to path and starts checking it.
-    explicit BackgroundCheck(const std::string& path);
+    // Opens a read-only connection to path and starts checking it: the whole file, or with `leftOut` every
+    // table but that one (a job that reads all of that table itself, where SQLite checks each page it loads).
+    explicit BackgroundCheck(const std::string& path, std::string leftOut = {});
     ~BackgroundCheck();  // an unfinished check is interrupted
     BackgroundCheck(const BackgroundCheck&) = delete;
     BackgroundCheck& operator=(const BackgroundCheck&) = delete;
 
     // Blocks until the check is done; the same answer on every call.
     Status wait();
+    // The left-out table after all, checked now (once; the same answer on every call), for when the job
+    // did not read it in full. Ok when none was left out.
+    Status checkLeftOut();
 
 private:
     std::string m_path;
     sqlite3* m_db = nullptr;
     Status m_result = Status::ok();
     std::thread m_thread;
-    std::once_flag m_joined;
+    std::string m_leftOut;
+    Status m_leftOutResult = Status::ok();
+    std::once_flag m_joined, m_leftOutChecked;
     std::atomic<bool> m_stop{false};  // set when destroyed unfinished; a progress handler stops the check
 };
 

@@ -302,6 +302,9 @@ Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mo
     std::unique_ptr<TraceStore> store(new TraceStore(path, db));
     if (mode != Mode::ReadOnly && sqlite3_db_readonly(db, "main") == 1) return Status::error(readOnlyMessage(path));
     sqlite3_busy_timeout(db, 5000);
+    // Each b-tree page's cells are checked as the page is loaded: a damaged page fails the query that reads
+    // it instead of being read wrong (what lets analyze leave the events table to its own read).
+    sqlite::exec(db, "PRAGMA cell_size_check=ON");
     if (Status s = store->initialise(mode, check); !s) return s;
     return store;
 }
@@ -368,7 +371,7 @@ Status TraceStore::initialise(Mode mode, WriteCheck check) {
                                                   std::to_string(m_schemaVersion) + ")");
     // Before anything is written, every page must be sound: writing into a damaged b-tree spreads the damage.
     // A schema upgrade writes at once, so it is checked first whatever the caller asked.
-    const bool checkLater = mode != Mode::ReadOnly && check == WriteCheck::InBackground && m_schemaVersion == kSchemaVersion &&
+    const bool checkLater = mode != Mode::ReadOnly && check != WriteCheck::OnOpen && m_schemaVersion == kSchemaVersion &&
                             m_path != ":memory:" && !m_path.empty();
     if (mode != Mode::ReadOnly && !checkLater)
         if (Status s = quickCheck(); !s) return s;
@@ -389,7 +392,7 @@ Status TraceStore::initialise(Mode mode, WriteCheck check) {
     }
     if (mode != Mode::ReadOnly) sqlite::exec(m_db, "PRAGMA journal_mode=WAL");
     if (checkLater) {
-        m_writeCheck = std::make_unique<BackgroundCheck>(m_path);
+        m_writeCheck = std::make_unique<BackgroundCheck>(m_path, check == WriteCheck::BesideFullRead ? "events" : "");
         // Writes that do not go through begin() (an autocommit UPDATE) wait at their commit; a damaged
         // file's commit is turned into a rollback, so nothing reaches it.
         sqlite3_commit_hook(m_db, [](void* self) { return static_cast<TraceStore*>(self)->awaitWriteCheck() ? 0 : 1; }, this);
@@ -399,7 +402,10 @@ Status TraceStore::initialise(Mode mode, WriteCheck check) {
 
 Status TraceStore::awaitWriteCheck() {
     if (!m_writeCheck) return Status::ok();
-    return m_writeCheck->wait();  // the same verdict on every call: a damaged file stays refused
+    // The same verdict on every call: a damaged file stays refused.
+    if (Status s = m_writeCheck->wait(); !s) return s;
+    // Left to a full read that did not happen (or failed): checked now, before the first write.
+    return m_eventsReadInFull ? Status::ok() : m_writeCheck->checkLeftOut();
 }
 
 Status TraceStore::quickCheck() const { return quickCheckConnection(m_db, m_path); }

@@ -9,6 +9,7 @@
 
 #include "core/GeneratedStore.h"
 #include "core/GeneratedTraces.h"
+#include "DamagedFiles.h"
 #include "StoreAccess.h"
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
@@ -563,20 +564,27 @@ TEST(SpanModel, RelationsHoldOverEveryInstanceOfAType) {
 // What analyze writes is one transaction: a write that fails (a trigger stands in for a full disk) or a
 // cancel, at any stage, leaves every result of the analysis before it as it was, and the next analysis
 // writes as usual.
+namespace {
+
+// Every row an analysis writes, for comparing a store's results before and after.
+std::vector<std::string> storedResults(const TraceStore& store) {
+    std::vector<std::string> all;
+    for (const char* sql : {"SELECT request_id, latency_ns, blind_ns, hex(data) FROM request_analysis ORDER BY 1",
+                            "SELECT id, start_ns, latency_ns FROM requests ORDER BY 1", "SELECT * FROM clock_offsets ORDER BY 1",
+                            "SELECT * FROM clock_pairs ORDER BY 1, 2", "SELECT name, params, hex(data) FROM results ORDER BY 1"}) {
+        auto rows = test::StoreAccess::rows(store, sql);
+        all.insert(all.end(), rows.begin(), rows.end());
+    }
+    return all;
+}
+
+} // namespace
+
 TEST(AnalysisStore, AnAnalysisThatFailsOrIsCancelledKeepsTheResultsBefore) {
     test::ScratchDir dir;
     auto store = sampleStore(dir, 1200);
     ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
-    auto stored = [&] {
-        std::vector<std::string> all;
-        for (const char* sql : {"SELECT request_id, latency_ns, blind_ns, hex(data) FROM request_analysis ORDER BY 1",
-                                "SELECT id, start_ns, latency_ns FROM requests ORDER BY 1", "SELECT * FROM clock_offsets ORDER BY 1",
-                                "SELECT * FROM clock_pairs ORDER BY 1, 2", "SELECT name, params, hex(data) FROM results ORDER BY 1"}) {
-            auto rows = test::StoreAccess::rows(*store, sql);
-            all.insert(all.end(), rows.begin(), rows.end());
-        }
-        return all;
-    };
+    auto stored = [&] { return storedResults(*store); };
     const auto before = stored();
     ASSERT_GT(before.size(), 2400u);
     AnalysisOptions other;
@@ -613,4 +621,37 @@ TEST(AnalysisStore, AnAnalysisThatFailsOrIsCancelledKeepsTheResultsBefore) {
     ASSERT_TRUE(analyzeStore(*store, other));
     EXPECT_TRUE(analysisIsCurrent(*store, other));
     EXPECT_FALSE(analysisIsCurrent(*store, AnalysisOptions{}));
+}
+
+// analyze leaves the events table out of its background check because it reads every event itself: a
+// damaged events page deep in the table fails that read, and nothing is written.
+TEST(AnalysisStore, ADamagedEventsPageFailsTheAnalysisAndKeepsTheResultsBefore) {
+    test::ScratchDir dir;
+    std::string path;
+    std::vector<std::string> before;
+    {
+        auto store = sampleStore(dir, 1200);
+        ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+        path = store->path();
+        before = storedResults(*store);
+    }
+    const std::string leaves = "FROM dbstat WHERE name='events' AND pagetype='leaf'";
+    const std::int64_t leafCount = test::fileQueryInt(path, "SELECT COUNT(*) " + leaves);
+    ASSERT_GT(leafCount, 10) << "dbstat lists the events table's pages";
+    const std::int64_t page =
+        test::fileQueryInt(path, "SELECT pageno " + leaves + " ORDER BY pageno LIMIT 1 OFFSET " + std::to_string(leafCount / 2));
+    test::corruptPage(path, page);
+    {
+        auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
+        ASSERT_TRUE(store) << store.message();
+        AnalysisOptions other;
+        other.inference.supportFloor = 3;
+        auto analysed = analyzeStore(*store.value(), other);
+        ASSERT_FALSE(analysed) << "an analysis read past a damaged events page";
+        EXPECT_NE(analysed.message().find(path), std::string::npos) << analysed.message();
+        EXPECT_NE(analysed.message().find("malformed"), std::string::npos) << analysed.message();
+    }
+    auto reader = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(reader) << reader.message();
+    EXPECT_EQ(storedResults(*reader.value()), before);
 }

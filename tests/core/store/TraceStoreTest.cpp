@@ -9,6 +9,7 @@
 #include <functional>
 #include <thread>
 
+#include "DamagedFiles.h"
 #include "StoreAccess.h"
 #include "TestUtil.h"
 #include "tracelight/import/Import.h"
@@ -128,41 +129,12 @@ std::string makeDatabase(const test::ScratchDir& dir, const std::string& name) {
     return path;
 }
 
-// Overwrites the first bytes of a page (its b-tree header) with garbage.
-void corruptPage(const std::string& path, std::int64_t page) {
-    std::int64_t pageSize = 4096;
-    {
-        sqlite3* db = nullptr;
-        sqlite3_open(path.c_str(), &db);
-        sqlite3_stmt* q = nullptr;
-        sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &q, nullptr);
-        if (sqlite3_step(q) == SQLITE_ROW) pageSize = sqlite3_column_int64(q, 0);
-        sqlite3_finalize(q);
-        sqlite3_close(db);
-    }
-    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp((page - 1) * pageSize + (page == 1 ? 100 : 0));
-    const std::string garbage(64, '\x07');
-    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
-}
-
-std::int64_t rootPage(const std::string& path, const std::string& table) {
-    sqlite3* db = nullptr;
-    sqlite3_open(path.c_str(), &db);
-    sqlite3_stmt* q = nullptr;
-    sqlite3_prepare_v2(db, ("SELECT rootpage FROM sqlite_master WHERE name='" + table + "'").c_str(), -1, &q, nullptr);
-    const std::int64_t page = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
-    sqlite3_finalize(q);
-    sqlite3_close(db);
-    return page;
-}
-
 // A database whose events table has a damaged root page; its page number through `page`.
 std::string damagedEventsDatabase(const test::ScratchDir& dir, const std::string& name, std::int64_t& page) {
     const std::string path = makeDatabase(dir, name);
-    page = rootPage(path, "events");
+    page = test::rootPage(path, "events");
     EXPECT_GT(page, 1);
-    corruptPage(path, page);
+    test::corruptPage(path, page);
     return path;
 }
 
@@ -200,7 +172,7 @@ TEST(TraceStore, DatabaseInReadOnlyDirectoryIsReportedAsSuchAndStillReadable) {
 TEST(TraceStore, CorruptedSchemaPageIsReportedAsMalformed) {
     test::ScratchDir dir;
     const std::string path = makeDatabase(dir, "bad-page1.tldb");
-    corruptPage(path, 1);
+    test::corruptPage(path, 1);
     for (auto mode : {TraceStore::Mode::ReadOnly, TraceStore::Mode::ReadWrite}) {
         auto store = TraceStore::open(path, mode);
         ASSERT_FALSE(store);
@@ -244,6 +216,45 @@ TEST(TraceStore, BackgroundCheckRefusesEveryWriteToADamagedFile) {
     EXPECT_EQ(sqlite3_column_int64(q, 0), 0) << "a write reached the damaged file";
     sqlite3_finalize(q);
     sqlite3_close(db);
+}
+
+// analyze's check leaves the events table to analyze's own read of every event: after that read a write
+// waits for the check of every other table; without it, the events table is checked before the write.
+TEST(TraceStore, ACheckBesideAFullReadLeavesOnlyTheEventsToThatRead) {
+    test::ScratchDir dir;
+    std::int64_t eventsPage = 0;
+    const std::string badEvents = damagedEventsDatabase(dir, "bad-events.tldb", eventsPage);
+    {
+        auto store = TraceStore::open(badEvents, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
+        ASSERT_TRUE(store) << store.message();
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            const Status began = store.value()->begin();
+            ASSERT_FALSE(began) << "a write without the full read was let through to damaged events";
+            EXPECT_NE(began.message().find(badEvents + ": database disk image is malformed"), std::string::npos) << began.message();
+            EXPECT_NE(began.message().find("Page " + std::to_string(eventsPage)), std::string::npos) << began.message();
+        }
+        EXPECT_FALSE(store.value()->putResult("probe", 1, "", "written"));
+    }
+    {
+        // The same file when the job says it read every event: the background check did not look at them
+        // (the read would have failed on that page; here nothing read it).
+        auto store = TraceStore::open(badEvents, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
+        ASSERT_TRUE(store) << store.message();
+        store.value()->noteEventsReadInFull();
+        ASSERT_TRUE(store.value()->begin());
+        store.value()->rollback();
+    }
+    const std::string badLabels = makeDatabase(dir, "bad-labels.tldb");
+    const std::int64_t labelsPage = test::rootPage(badLabels, "labels");
+    ASSERT_GT(labelsPage, 1);
+    test::corruptPage(badLabels, labelsPage);
+    auto store = TraceStore::open(badLabels, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
+    ASSERT_TRUE(store) << store.message();
+    store.value()->noteEventsReadInFull();
+    const Status began = store.value()->begin();
+    ASSERT_FALSE(began) << "a damaged table other than events was not checked";
+    EXPECT_NE(began.message().find(badLabels + ": database disk image is malformed"), std::string::npos) << began.message();
+    EXPECT_NE(began.message().find("Page " + std::to_string(labelsPage)), std::string::npos) << began.message();
 }
 
 // On a sound file the background check lets writes through, and a store closed while its check still

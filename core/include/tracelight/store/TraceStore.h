@@ -1,5 +1,6 @@
 #pragma once
 // The trace database: one SQLite file holding events, interned labels, requests, periods and cached results.
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -105,7 +106,11 @@ public:
     // When a writer's PRAGMA quick_check runs: before open() returns, or meanwhile on a thread of its own
     // (a job that reads the whole file first: analyze). Either way nothing is written before it passed:
     // begin() waits for it and fails with its verdict, and a commit hook refuses any other write until then.
-    enum class WriteCheck { OnOpen, InBackground };
+    // BesideFullRead is InBackground without the events table (three quarters of a large file), for a job
+    // that reads every event before it writes (analyze): SQLite checks each page as that read loads it
+    // (cell_size_check is on for every connection) and a damaged page fails the read. The job says so with
+    // noteEventsReadInFull(); a write without it checks the events table first.
+    enum class WriteCheck { OnOpen, InBackground, BesideFullRead };
     static Result<std::unique_ptr<TraceStore>> open(const std::string& path, Mode mode, WriteCheck check = WriteCheck::OnOpen);
     ~TraceStore();
     TraceStore(const TraceStore&) = delete;
@@ -130,6 +135,9 @@ public:
     Status beginRead() const;
     bool holdsReadSnapshot() const;  // inside beginRead() or another transaction
     void endRead() const;
+    // Every row of the events table was read without error, on this connection or on others opened on the
+    // same file for the same snapshot (see WriteCheck::BesideFullRead).
+    void noteEventsReadInFull() const { m_eventsReadInFull = true; }
 
     // The id of the newest import (0 when none): what results computed from this data are stamped with.
     std::int64_t lastImportId() const;
@@ -256,6 +264,7 @@ private:
     sqlite3* m_db = nullptr;
     std::unique_ptr<sqlite::StatementCache> m_statements;
     std::unique_ptr<BackgroundCheck> m_writeCheck;  // the quick_check still running (WriteCheck::InBackground)
+    mutable std::atomic<bool> m_eventsReadInFull{false};
     int m_schemaVersion = 0;
     mutable bool m_inRead = false;
     bool m_bulkLoad = false;  // inside beginBulkLoad()'s transaction, in rollback-journal mode
