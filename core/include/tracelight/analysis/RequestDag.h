@@ -63,6 +63,7 @@ public:
         std::vector<std::uint32_t> order, rank, runOf, firstFrom, fill, seenFrom, slot, keptBegin, keptEnd, visitedBy, stack;
         std::vector<std::pair<std::uint32_t, std::uint32_t>> inside;
         std::vector<DagEdge> successors, kept;
+        std::vector<std::uint64_t> reach;  // small graphs: each vertex's reach as a bitset
     };
 
 private:
