@@ -245,29 +245,38 @@ Status readRun(const TraceStore& store, std::int64_t first, std::int64_t end, Tr
     return Status::ok();
 }
 
-// The request-id cuts of [first, end) into about equal runs, each read on its own connection; one run
-// when the store is small, in memory, or cannot be opened a second time with the same contents.
+// The request-id cuts of [first, end) into about equal runs, each read on its own connection, and each
+// run's event count; one run when the store is small, in memory, or cannot be opened a second time with
+// the same contents.
 std::vector<std::unique_ptr<TraceStore>> runConnections(const TraceStore& store, RequestIdRange range, std::int64_t requests,
-                                                        std::int64_t events, const ReadRuns& how, std::vector<std::int64_t>& cuts) {
+                                                        std::int64_t events, const ReadRuns& how, std::vector<std::int64_t>& cuts,
+                                                        std::vector<std::int64_t>& runEvents) {
     std::vector<std::unique_ptr<TraceStore>> extra;
     const unsigned runs = std::min(how.runs ? how.runs : resolveThreads(0), 4u);
     cuts = {range.first, range.end};
+    runEvents = {events};
     // Without the caller's snapshot there is none for the other connections to match.
     if (runs < 2 || events < 2 * how.minEventsPerRun || requests < 2 * std::int64_t(runs) || store.path().empty() ||
         store.path() == ":memory:" || !store.holdsReadSnapshot())
         return extra;
-    std::vector<std::int64_t> candidate = store.requestIdCuts(static_cast<int>(runs), range.first, range.end);
+    std::vector<std::int64_t> candidate = store.requestIdCuts(static_cast<int>(runs), range.first, range.end, requests);
+    std::vector<std::int64_t> counted(candidate.size() - 1, 0);
     for (std::size_t p = 1; p + 1 < candidate.size(); ++p) {
         auto opened = TraceStore::open(store.path(), TraceStore::Mode::ReadOnly);
         if (!opened) return {};
         TraceStore& other = *opened.value();
         // Its own snapshot must hold what this one's does: an import committed in between would not.
+        const auto here = store.requestAndEventCount(candidate[p], candidate[p + 1]);
         if (!other.beginRead() || other.lastImportId() != store.lastImportId() ||
-            other.requestAndEventCount(candidate[p], candidate[p + 1]) != store.requestAndEventCount(candidate[p], candidate[p + 1]))
+            other.requestAndEventCount(candidate[p], candidate[p + 1]) != here)
             return {};
+        counted[p] = here.second;
         extra.push_back(std::move(opened.value()));
     }
+    counted[0] = events;  // the first run holds what the others do not
+    for (std::size_t p = 1; p < counted.size(); ++p) counted[0] -= counted[p];
     cuts = std::move(candidate);
+    runEvents = std::move(counted);
     return extra;
 }
 
@@ -276,8 +285,7 @@ std::vector<std::unique_ptr<TraceStore>> runConnections(const TraceStore& store,
 Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, const ProgressSink* progress, const CancelToken* cancel,
                                 ReadRuns how) {
     const bool whole = range.first == RequestIdRange{}.first && range.end == RequestIdRange{}.end;
-    const auto [requestCount, eventTotal] =
-        whole ? std::pair{store.requestCount(), store.eventCount()} : store.requestAndEventCount(range.first, range.end);
+    const auto [requestCount, eventTotal] = store.requestAndEventCount(range.first, range.end);
     ReadContext context;
     context.spanRequests = store.spanRequestIds();  // span requests keep their clocks unless there is evidence of skew
     auto withLabels = [&](TraceDataBuilder& b) {
@@ -295,8 +303,9 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
 
     // A big store is read in runs of requests, one per core, each on its own connection and straight into
     // its part of one event array; the runs' hosts and segment types are merged after.
-    std::vector<std::int64_t> cuts;
-    std::vector<std::unique_ptr<TraceStore>> connections = runConnections(store, range, requestCount, eventTotal, how, cuts);
+    std::vector<std::int64_t> cuts, runEventCounts;
+    std::vector<std::unique_ptr<TraceStore>> connections =
+        runConnections(store, range, requestCount, eventTotal, how, cuts, runEventCounts);
     const std::size_t runs = cuts.size() - 1;
     if (runs == 1) {
         builder.reserve(static_cast<std::size_t>(requestCount), context.eventTotal);
@@ -305,8 +314,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
         return builder.finish();
     }
     std::vector<std::size_t> runEvents(runs);
-    for (std::size_t p = 0; p < runs; ++p)
-        runEvents[p] = static_cast<std::size_t>(store.requestAndEventCount(cuts[p], cuts[p + 1]).second);
+    for (std::size_t p = 0; p < runs; ++p) runEvents[p] = static_cast<std::size_t>(std::max<std::int64_t>(0, runEventCounts[p]));
     std::vector<EventRecord> events(context.eventTotal);
     std::vector<TraceDataBuilder> runBuilders;
     std::size_t offset = 0;

@@ -107,9 +107,9 @@ std::vector<std::int64_t> TraceStore::requestIdCuts(int parts) const {
     return requestIdCuts(parts, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
 }
 
-std::vector<std::int64_t> TraceStore::requestIdCuts(int parts, std::int64_t firstId, std::int64_t endId) const {
+std::vector<std::int64_t> TraceStore::requestIdCuts(int parts, std::int64_t firstId, std::int64_t endId, std::int64_t requests) const {
     parts = std::max(1, parts);
-    const std::int64_t count = requestAndEventCount(firstId, endId).first;
+    const std::int64_t count = requests >= 0 ? requests : requestAndEventCount(firstId, endId).first;
     std::vector<std::int64_t> cuts{firstId};
     sqlite::Statement q(m_db, "SELECT id FROM requests WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT 1 OFFSET ?3");
     for (int p = 1; p < parts; ++p) {

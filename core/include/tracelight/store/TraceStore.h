@@ -188,7 +188,8 @@ public:
     // Request ids cut into `parts` runs of about equal request count, in id order: run p is
     // [cuts[p], cuts[p + 1]); parts + 1 values, the first at or below every id, the last above every id.
     std::vector<std::int64_t> requestIdCuts(int parts) const;
-    std::vector<std::int64_t> requestIdCuts(int parts, std::int64_t firstId, std::int64_t endId) const;  // of [firstId, endId)
+    // Of [firstId, endId), which holds `requests` requests when the caller has counted them (-1: count them).
+    std::vector<std::int64_t> requestIdCuts(int parts, std::int64_t firstId, std::int64_t endId, std::int64_t requests = -1) const;
     // One request's events in (task, ord) order.
     std::vector<EventRow> requestEvents(RequestId request) const;
     // Known causal links: of every request, or of one.
