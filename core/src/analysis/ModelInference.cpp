@@ -1,6 +1,7 @@
 #include "tracelight/analysis/ModelInference.h"
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <cstring>
 #include <mutex>
@@ -56,6 +57,7 @@ struct ShardState {
         std::uint32_t type;
     };
     std::vector<Point> points;
+    std::vector<std::uint64_t> packed;  // the points of a request that spans less than 2^(62 - type bits) ns
 
     explicit ShardState(std::size_t n)
         : types(n), words((n + 63) / 64), seen(n), minStart(n), maxStart(n), maxEnd(n), minEnd(n), activeCount(n, 0), present(n),
@@ -123,6 +125,44 @@ struct ShardState {
         // Mutual exclusion is refuted by two overlapping instances (a.start < b.end and b.start < a.end):
         // a sweep over the instances' ends and starts, ends first at one instant; a zero-length instance
         // overlaps only what runs across its instant.
+        // The order among points of one instant and kind does not matter (refutation is symmetric).
+        auto visit = [&](int kind, std::uint32_t type) {
+            if (kind == 0) {
+                if (--activeCount[type] == 0) active.reset(type);
+                return;
+            }
+            meAlive[type].subtract(active);
+            active.forEach([&](std::size_t y) { meAlive[y].reset(type); });
+            if (kind == 2 && activeCount[type]++ == 0) active.set(type);
+        };
+        TimeNs first = segs.front().startNs, last = segs.front().endNs;
+        for (const auto& s : segs) {
+            first = std::min(first, s.startNs);
+            last = std::max(last, s.endNs);
+        }
+        const auto typeBits = static_cast<unsigned>(std::bit_width(types));
+        const std::uint64_t spanNs = static_cast<std::uint64_t>(last) - static_cast<std::uint64_t>(first);  // no overflow
+        if (typeBits <= 30 && last >= first && spanNs < (std::uint64_t{1} << (62 - typeBits))) {
+            // Each point as one integer (time since the first, kind, type), so the sort compares integers.
+            packed.resize(2 * segs.size());
+            std::size_t k = 0;
+            auto pack = [&](TimeNs t, std::uint64_t kind, std::uint32_t type) {
+                packed[k++] = (static_cast<std::uint64_t>(t - first) << (2 + typeBits)) | (kind << typeBits) | type;
+            };
+            for (const auto& s : segs) {
+                if (s.endNs > s.startNs) {
+                    pack(s.startNs, 2, s.type.value);
+                    pack(s.endNs, 0, s.type.value);
+                } else {
+                    pack(s.startNs, 1, s.type.value);
+                }
+            }
+            packed.resize(k);
+            std::sort(packed.begin(), packed.end());
+            const std::uint64_t typeMask = (std::uint64_t{1} << typeBits) - 1;
+            for (std::uint64_t point : packed) visit(static_cast<int>((point >> typeBits) & 3), static_cast<std::uint32_t>(point & typeMask));
+            return;
+        }
         points.clear();
         for (const auto& s : segs) {
             if (s.endNs > s.startNs) {
@@ -133,15 +173,7 @@ struct ShardState {
             }
         }
         std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.t != b.t ? a.t < b.t : a.kind < b.kind; });
-        for (const Point& pt : points) {
-            if (pt.kind == 0) {
-                if (--activeCount[pt.type] == 0) active.reset(pt.type);
-                continue;
-            }
-            meAlive[pt.type].subtract(active);
-            active.forEach([&](std::size_t y) { meAlive[y].reset(pt.type); });
-            if (pt.kind == 2 && activeCount[pt.type]++ == 0) active.set(pt.type);
-        }
+        for (const Point& pt : points) visit(pt.kind, pt.type);
     }
 
     ConvergencePoint alive() const { return aliveIn(hbAlive, meAlive, seen, requests); }

@@ -1,6 +1,7 @@
 // The analysis engine against the page-load generator's ground truth.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -107,6 +108,39 @@ TEST(AnalysisTruth, ModelConvergesToTheTrueModel) {
     ASSERT_GE(curve.size(), 5u);
     EXPECT_EQ(curve.back().requests, kRequests);
     EXPECT_GT(curve.front().happensBeforeAlive, curve.back().happensBeforeAlive);
+}
+
+// Inference compares times within a request only, so stretching each request's time (monotone, per request)
+// must not change the model. Stretched to about 2^62 ns, the longest requests no longer fit the packed
+// sweep of mutual exclusion and take the general one: both ways give the same relations.
+TEST(AnalysisTruth, StretchingEachRequestsTimeKeepsTheModel) {
+    TraceData plain = traces().data;
+    const ClockOffsets& offsets = analysis().offsets;
+    for (auto& e : plain.events) e.localNs = offsets.adjusted(e.host, e.localNs);
+    TraceData stretched = plain;
+    TimeNs longest = 1;
+    for (std::size_t r = 0; r + 1 < plain.requestBegin.size(); ++r) {
+        const auto events = plain.eventsOf(r);
+        const auto [lo, hi] = std::minmax_element(events.begin(), events.end(), [](const EventRecord& a, const EventRecord& b) { return a.localNs < b.localNs; });
+        longest = std::max(longest, hi->localNs - lo->localNs);
+    }
+    const TimeNs factor = (TimeNs{1} << 61) / longest;
+    ASSERT_GT(factor, 1);
+    for (std::size_t r = 0; r + 1 < plain.requestBegin.size(); ++r) {
+        const auto events = plain.eventsOf(r);
+        const TimeNs first = std::min_element(events.begin(), events.end(), [](const EventRecord& a, const EventRecord& b) { return a.localNs < b.localNs; })->localNs;
+        for (std::uint64_t i = plain.requestBegin[r]; i < plain.requestBegin[r + 1]; ++i)
+            stretched.events[i].localNs = (plain.events[i].localNs - first) * factor;
+    }
+    const ClockOffsets none = ClockOffsets::none(plain.hostLabels.size());
+    auto a = inferModel(plain, none, InferenceOptions{});
+    auto b = inferModel(stretched, none, InferenceOptions{});
+    ASSERT_TRUE(a && b);
+    const Inferred x = inferredSets(plain, a.value()), y = inferredSets(stretched, b.value());
+    EXPECT_EQ(x.happensBefore, y.happensBefore);
+    EXPECT_EQ(x.mutualExclusion, y.mutualExclusion);
+    const samples::TrueModel truth = PageLoadGenerator::trueModel();
+    EXPECT_EQ(PairSet(truth.mutualExclusion.begin(), truth.mutualExclusion.end()), y.mutualExclusion);
 }
 
 TEST(AnalysisTruth, SkewEstimatesAreOffByExactlyTheRoundTripAsymmetry) {
