@@ -239,7 +239,7 @@ Status readRun(const TraceStore& store, std::int64_t first, std::int64_t end, Tr
                 reporter->report(context.eventTotal ? std::min(1.0, double(read) / double(context.eventTotal)) : 1.0, "reading events");
         }
         return true;
-    }, first, end);
+    }, first, end, !context.linksOf.empty());  // positions only to resolve links
     if (!scanned) return scanned;
     if (currentHasLinks) resolveLinks(currentRequest);
     return Status::ok();

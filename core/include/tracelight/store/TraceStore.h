@@ -183,8 +183,10 @@ public:
     std::optional<std::string> requestName(RequestId request) const;
     // Every event in (request, task, ord) order, in one scan; f returns false to stop (cancel).
     Status scanEvents(const std::function<bool(const EventRow&)>& f) const;
-    // The same scan over the requests with ids in [firstId, endId) (one process's share of a distributed run).
-    Status scanEvents(const std::function<bool(const EventRow&)>& f, std::int64_t firstId, std::int64_t endId) const;
+    // The same scan over the requests with ids in [firstId, endId) (one process's share of a distributed run);
+    // without `withOrder` every row's ord is 0 (the rows still come in order).
+    Status scanEvents(const std::function<bool(const EventRow&)>& f, std::int64_t firstId, std::int64_t endId,
+                      bool withOrder = true) const;
     // Request ids cut into `parts` runs of about equal request count, in id order: run p is
     // [cuts[p], cuts[p + 1]); parts + 1 values, the first at or below every id, the last above every id.
     std::vector<std::int64_t> requestIdCuts(int parts) const;
