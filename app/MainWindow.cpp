@@ -401,11 +401,14 @@ void MainWindow::createActions() {
         m_spanPane->setLocalClocks(on);
         m_compare->setLocalClocks(on);
         m_bursts->setLocalClocks(on);
+        // The strip's window and index are on the clocks shown: take them again (nothing to do without a request).
+        if (const RequestId id = m_requestPanel->currentRequest(); id.isValid()) showContext(id);
     });
+    m_localClocks->setObjectName(QStringLiteral("localClocks"));
     m_localClocks->setCheckable(true);
     m_localClocks->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     m_localClocks->setToolTip(tr("Draw each event on its own host's clock instead of the skew-corrected time (waterfall, span tree, "
-                                 "Compare's swim lanes, the burst windows)"));
+                                 "the temporal-context strip, Compare's swim lanes and period timeline, the burst windows)"));
     QAction* spanTree = view->addAction(tr("&Span Tree"), this, [this](bool on) {
         setWaterfallMode(on ? QStringLiteral("spans") : QStringLiteral("lanes"));
         showTab(0);
@@ -718,11 +721,14 @@ void MainWindow::showContext(RequestId id) {
     }
     const auto row = static_cast<std::uint32_t>(at - ids.begin());
     auto analysis = m_analysisData;
+    const bool local = m_waterfall->localClocks();
     m_contextJob->start<std::shared_ptr<const ContextStrip>>(
-        [analysis, row](const CancelToken&, const ProgressSink&) {
-            // Only the request's hosts are filed: the index costs their items, not every host's.
-            const HostTimeIndex index(analysis->data, analysis->offsets, hostsOfRequest(analysis->data, row));
-            return std::make_shared<const ContextStrip>(temporalContextStrip(*analysis, index, row, 40));
+        [analysis, row, local](const CancelToken&, const ProgressSink&) {
+            // Only the request's hosts are filed: the index costs their items, not every host's. It files them
+            // on the clocks the window is taken on.
+            const ClockOffsets recorded = ClockOffsets::none(analysis->data.hostLabels.size());
+            const HostTimeIndex index(analysis->data, local ? recorded : analysis->offsets, hostsOfRequest(analysis->data, row));
+            return std::make_shared<const ContextStrip>(temporalContextStrip(*analysis, index, row, 40, 50, local));
         },
         [this](std::shared_ptr<const ContextStrip> strip) {
             m_contextStrip->setStrip(std::move(strip), [this](RequestId other) {

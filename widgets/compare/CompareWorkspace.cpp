@@ -586,6 +586,7 @@ void CompareWorkspace::setLocalClocks(bool local) {
     m_firstLanes->setLocalClocks(local);
     m_secondLanes->setLocalClocks(local);
     shareLanesAxis();
+    m_timeline->setLocalClocks(local);
 }
 
 bool CompareWorkspace::exportCsv(const QString& path) const {

@@ -67,7 +67,8 @@ public:
     WaterfallView* secondLanes() const { return m_secondLanes; }
     QString summaryText() const;
     bool exportCsv(const QString& path) const;
-    // The swim lanes on each host's own clock (View › Local Clocks) or the skew-corrected time, on one axis.
+    // The swim lanes (on one axis) and the period timeline on each host's own clock (View › Local Clocks) or the
+    // skew-corrected time.
     void setLocalClocks(bool local);
 
 signals:

@@ -14,7 +14,6 @@ PeriodTimeline::PeriodTimeline(QWidget* parent) : QWidget(parent), m_plot(new QC
     layout->addWidget(m_plot);
     m_plot->legend->setVisible(true);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-    m_plot->xAxis->setLabel(tr("arrival (s since the period's first request)"));
     m_plot->yAxis->setLabel(tr("response time (ms, log scale)"));
     m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
     QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
@@ -24,14 +23,23 @@ PeriodTimeline::PeriodTimeline(QWidget* parent) : QWidget(parent), m_plot(new QC
     attachPlotExport(m_plot, [this] { return csv(); });
 }
 
+void PeriodTimeline::setLocalClocks(bool local) {
+    if (m_local == local) return;
+    m_local = local;
+    setComparison(m_comparison);  // the starts of both clocks are kept with the categories
+}
+
 void PeriodTimeline::setComparison(std::shared_ptr<const PeriodComparison> comparison) {
     m_comparison = std::move(comparison);
     m_plot->clearGraphs();
+    m_plot->xAxis->setLabel(m_local ? tr("arrival on each host's own clock (s since the period's earliest request)")
+                                    : tr("arrival (s since the period's first request)"));
     if (!m_comparison || !m_comparison->categories) {
         m_plot->replot();
         return;
     }
     const RequestCategories& c = *m_comparison->categories;
+    const std::vector<TimeNs>& starts = m_local ? c.localStartNs : c.startNs;
     setPlotExportName(m_plot, tr("timeline %1 vs %2").arg(QString::fromStdString(m_comparison->baseline), QString::fromStdString(m_comparison->problem)));
     const QColor colours[] = {QColor(0x49, 0x50, 0x57), QColor(0xd9, 0x48, 0x0f)};
     double lowest = 1e300, highest = 0, longest = 0;
@@ -39,12 +47,12 @@ void PeriodTimeline::setComparison(std::shared_ptr<const PeriodComparison> compa
     for (const auto* entries : {&m_comparison->baselineEntries, &m_comparison->problemEntries}) {
         TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
         for (auto e : *entries) {
-            first = std::min(first, c.startNs[e]);
-            last = std::max(last, c.startNs[e]);
+            first = std::min(first, starts[e]);
+            last = std::max(last, starts[e]);
         }
         QVector<double> x, y;
         for (auto e : *entries) {
-            x << double(c.startNs[e] - first) / 1e9;
+            x << double(starts[e] - first) / 1e9;
             const double ms = std::max(1e-3, double(c.latencyNs[e]) / 1e6);
             y << ms;
             lowest = std::min(lowest, ms);

@@ -16,13 +16,15 @@ constexpr int kLabelWidth = 200;
 constexpr int kRowHeight = 16;
 constexpr int kHeader = 18;
 constexpr int kFooter = 18;
+// At least this many host rows stay in view with the footer (the splitter gives no more unless dragged).
+constexpr int kMinRows = 3, kMaxMinRows = 6;
 } // namespace
 
 TemporalContextStrip::TemporalContextStrip(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
     setBackgroundRole(QPalette::Base);
     setAutoFillBackground(true);
-    setMinimumHeight(kHeader + 3 * kRowHeight + kFooter);
+    setMinimumHeight(kHeader + kMinRows * kRowHeight + kFooter);
     clear(tr("Select a request: what else ran on its hosts while it did shows here."));
 }
 
@@ -33,6 +35,9 @@ void TemporalContextStrip::setStrip(std::shared_ptr<const ContextStrip> strip, s
     m_max = 0;
     if (m_strip)
         for (const auto& h : m_strip->hosts) m_max = std::max(m_max, h.requests.empty() ? 0 : *std::max_element(h.requests.begin(), h.requests.end()));
+    // A request on a few more hosts than the splitter first gave room for keeps its rows and footer in view.
+    const int rows = m_strip ? static_cast<int>(m_strip->hosts.size()) : 0;
+    setMinimumHeight(kHeader + std::clamp(rows, kMinRows, kMaxMinRows) * kRowHeight + kFooter);
     updateGeometry();
     update();
 }
@@ -40,6 +45,7 @@ void TemporalContextStrip::setStrip(std::shared_ptr<const ContextStrip> strip, s
 void TemporalContextStrip::clear(const QString& message) {
     m_strip.reset();
     m_message = message;
+    setMinimumHeight(kHeader + kMinRows * kRowHeight + kFooter);
     updateGeometry();
     update();
 }
@@ -108,8 +114,10 @@ void TemporalContextStrip::paintEvent(QPaintEvent*) {
     }
     p.setPen(palette().color(QPalette::PlaceholderText));
     p.drawText(QRect(6, kHeader + static_cast<int>(s.hosts.size()) * kRowHeight, width() - 12, kFooter), Qt::AlignVCenter | Qt::AlignLeft,
-               tr("its lifetime in %1 slices, left to right · darker: more other requests on that host then (at most %2) · "
-                  "click a cell to list them")
+               (s.localClocks ? tr("its lifetime on each host's own clock (View › Local Clocks) in %1 slices, left to right · darker: "
+                                   "more other requests on that host then (at most %2) · click a cell to list them")
+                              : tr("its lifetime in %1 slices, left to right · darker: more other requests on that host then (at most %2) · "
+                                   "click a cell to list them"))
                    .arg(s.buckets)
                    .arg(m_max));
 }

@@ -19,8 +19,11 @@ std::vector<HostId> hostsOfRequest(const TraceData& data, std::uint32_t row) {
     return hosts;
 }
 
-TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row) {
+TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row,
+                                bool localClocks) {
     const TraceData& td = analysis.data;
+    const ClockOffsets recorded = ClockOffsets::none(td.hostLabels.size());
+    const ClockOffsets& clocks = localClocks ? recorded : analysis.offsets;
     TemporalContext out;
     out.request = td.requestIds[row];
     const auto own = td.eventsOf(row);
@@ -30,7 +33,7 @@ TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTime
     out.startNs = std::numeric_limits<TimeNs>::max();
     out.endNs = std::numeric_limits<TimeNs>::min();
     for (const EventRecord& e : own) {
-        const TimeNs t = analysis.offsets.adjusted(e.host, e.localNs);
+        const TimeNs t = clocks.adjusted(e.host, e.localNs);
         out.startNs = std::min(out.startNs, t);
         out.endNs = std::max(out.endNs, t);
     }
@@ -62,16 +65,17 @@ TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTime
 }
 
 ContextStrip temporalContextStrip(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row, int buckets,
-                                  std::size_t maxListed) {
+                                  std::size_t maxListed, bool localClocks) {
     const TraceData& td = analysis.data;
     ContextStrip out;
     if (row >= td.requestCount() || buckets <= 0) return out;
-    // The window as temporalContext finds it (first to last event, analysis clock).
-    const TemporalContext whole = temporalContext(analysis, index, row);
+    // The window as temporalContext finds it (first to last event, on the same clocks as the index).
+    const TemporalContext whole = temporalContext(analysis, index, row, localClocks);
     out.request = whole.request;
     out.startNs = whole.startNs;
     out.endNs = whole.endNs;
     out.buckets = buckets;
+    out.localClocks = localClocks;
     if (whole.hosts.empty()) return out;
     const TimeNs span = std::max<TimeNs>(1, out.endNs - out.startNs);
     std::vector<std::uint32_t> here;

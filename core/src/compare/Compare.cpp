@@ -10,6 +10,7 @@
 #include <random>
 
 #include "tracelight/analysis/RequestPass.h"
+#include "tracelight/analysis/Segments.h"
 #include "tracelight/base/Parallel.h"
 #include "tracelight/base/RandomSplit.h"
 #include "tracelight/compare/Statistics.h"
@@ -206,6 +207,8 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
     c.category.resize(n);
     c.latencyNs.resize(n);
     c.startNs.resize(n);
+    c.localStartNs.resize(n);
+    const ClockOffsets recorded = ClockOffsets::none(td.hostLabels.size());
     threads = resolveThreads(threads);
     struct Shard {
         std::vector<std::uint32_t> count;
@@ -222,6 +225,7 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
         out.begin = begin;
         Successors succ;
         std::vector<std::uint64_t> h;
+        std::vector<SegmentInstance> scratch;
         for (std::size_t i = begin; i < end; ++i) {
             const std::size_t r = c.rows[i];
             const RequestPassResult& result = pass.run(td.eventsOf(r), analysis.offsets, td.linksOf(r));
@@ -232,6 +236,8 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
             c.category[i] = cat;
             c.latencyNs[i] = result.criticalPath.latencyNs;
             c.startNs[i] = result.dag.startNs;
+            // As requestTimelines starts it on local clocks: kept beside, so the toggle needs no new pass.
+            c.localStartNs[i] = buildSegments(td.eventsOf(r), recorded, scratch).startNs;
             if (!out.info.count(cat)) {
                 CategoryInfo info;
                 info.canonical = canonicalString(dag, c.typeNames, typeHash);

@@ -11,9 +11,11 @@
 
 #include "TestUtil.h"
 #include "core/GeneratedPeriods.h"
+#include "core/GeneratedTraces.h"
 #include "generator/PageLoadGenerator.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Time.h"
+#include "tracelight/bottleneck/BurstTimelines.h"
 #include "tracelight/compare/Compare.h"
 #include "tracelight/compare/PeriodComparison.h"
 #include "tracelight/analysis/AnalysisResults.h"
@@ -244,6 +246,39 @@ TEST(Compare, NoChangeFlagsAtMostFivePercentOfCategories) {
     }
     EXPECT_LE(double(flaggedTotal), 0.05 * double(categoriesTotal)) << flaggedTotal << " of " << categoriesTotal;
     EXPECT_LE(double(aaFlagged), 0.05 * double(categoriesTotal)) << aaFlagged << " of " << categoriesTotal;
+}
+
+// View › Local Clocks on the period timeline: each request's start on its hosts' recorded clocks is kept
+// beside the corrected one: the earliest of its recorded timestamps, a task's later event behind its
+// predecessor held at it (as the burst timelines start it on local clocks). Generated page loads, whose
+// hosts' clocks are apart.
+TEST(Compare, EachRequestsStartOnLocalClocksIsItsEarliestRecordedTimestamp) {
+    samples::GeneratorOptions options;
+    options.requests = 200;
+    options.users = 200;
+    auto traces = test::generateTraces(samples::PageLoadGenerator(options), options.requests);
+    auto analysis = analyzeInMemory(std::move(traces.data), AnalysisOptions{});
+    ASSERT_TRUE(analysis) << analysis.message();
+    std::vector<std::uint32_t> rows{199, 0, 17, 42, 100};  // any order: entries follow rows
+    auto cats = categorizeRequests(analysis.value(), rows, 2);
+    ASSERT_TRUE(cats) << cats.message();
+    ASSERT_EQ(cats->localStartNs.size(), rows.size());
+    const auto timelines = requestTimelines(analysis.value(), rows, nullptr, true);
+    ASSERT_EQ(timelines.size(), rows.size());
+    int moved = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto events = analysis->data.eventsOf(rows[i]);
+        TimeNs first = events.front().localNs, held = first;
+        for (std::size_t e = 0; e < events.size(); ++e) {
+            const bool sameTask = e > 0 && events[e].task == events[e - 1].task;
+            held = sameTask ? std::max(events[e].localNs, held) : events[e].localNs;
+            first = std::min(first, held);
+        }
+        EXPECT_EQ(cats->localStartNs[i], first) << "row " << rows[i];
+        EXPECT_EQ(cats->localStartNs[i], timelines[i].startNs) << "row " << rows[i];
+        moved += cats->localStartNs[i] != cats->startNs[i];
+    }
+    EXPECT_GT(moved, 0) << "the generated hosts' clocks are apart: some start must move";
 }
 
 } // namespace

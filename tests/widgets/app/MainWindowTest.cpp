@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <fstream>
+#include <set>
 
 #include "MainWindow.h"
 #include "BottleneckRulesEditor.h"
@@ -20,6 +22,7 @@
 #include "models/RequestTableModel.h"
 #include "models/RequestTablePanel.h"
 #include "waterfall/SpanTreePane.h"
+#include "waterfall/TemporalContextStrip.h"
 #include "waterfall/WaterfallView.h"
 #include <QLabel>
 #include <QLineEdit>
@@ -36,8 +39,8 @@ using tracelight::app::BottleneckRulesEditor;
 namespace {
 
 // A small analysed database: client -> server -> client requests with a "browser" and a "user" attribute
-// (and, with extra, a third attribute only this database has).
-std::string makeDatabase(const QTemporaryDir& dir, const std::string& name, int requests, bool extra) {
+// (and, with extra, a third attribute only this database has); the server's clock serverAheadUs ahead.
+std::string makeDatabase(const QTemporaryDir& dir, const std::string& name, int requests, bool extra, long serverAheadUs = 0) {
     const std::string csv = dir.filePath(QString::fromStdString(name + ".csv")).toStdString();
     const std::string db = dir.filePath(QString::fromStdString(name + ".tldb")).toStdString();
     {
@@ -49,8 +52,8 @@ std::string makeDatabase(const QTemporaryDir& dir, const std::string& name, int 
             const std::string attrs = std::string(r % 2 ? "Chrome" : "Firefox") + ",u" + std::to_string(r % 7) +
                                       (extra ? std::string(",") + (r % 3 ? "eu" : "us") : "");
             out << "r" << r << ",client,main,START," << t << ",1," << attrs << "\n";
-            out << "r" << r << ",server,main,RECV," << t + 50 << ",2," << std::string(extra ? ",," : ",") << "\n";
-            out << "r" << r << ",server,main,SEND," << t + 50 + server << ",3," << std::string(extra ? ",," : ",") << "\n";
+            out << "r" << r << ",server,main,RECV," << t + 50 + serverAheadUs << ",2," << std::string(extra ? ",," : ",") << "\n";
+            out << "r" << r << ",server,main,SEND," << t + 50 + server + serverAheadUs << ",3," << std::string(extra ? ",," : ",") << "\n";
             out << "r" << r << ",client,main,DONE," << t + 100 + server << ",4," << std::string(extra ? ",," : ",") << "\n";
         }
     }
@@ -204,6 +207,61 @@ TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
         ASSERT_TRUE(spans->spansAvailable()) << "row " << row;
         EXPECT_EQ(spans->spanTree()->spans()->spans.size(), reader.value()->requestSpans(model->requestAt(row)).size())
             << "the tree is the shown request's, row " << row;
+    }
+}
+
+// View › Local Clocks moves the temporal-context strip too: its window runs from the request's first to its
+// last recorded timestamp (the server's clock 5 s ahead, so its SEND is last), and back on the corrected
+// clock, where the request lasts about a millisecond.
+TEST(MainWindow, LocalClocksMoveTheTemporalContextStrip) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    constexpr long kAheadUs = 5'000'000;
+    const std::string db = makeDatabase(dir, "skew", 60, false, kAheadUs);
+    QSettings().setValue("waterfall/contextStrip", true);
+    app::MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    ASSERT_TRUE(window.openDatabase(QString::fromStdString(db)));
+    ASSERT_TRUE(waitIdle(window));
+    auto* panel = window.findChild<widgets::RequestTablePanel*>();
+    auto* strip = window.findChild<widgets::TemporalContextStrip*>(QStringLiteral("contextStrip"));
+    auto* localClocks = window.findChild<QAction*>(QStringLiteral("localClocks"));
+    ASSERT_TRUE(panel && strip && localClocks);
+    auto* model = qobject_cast<widgets::RequestTableModel*>(panel->view()->model());
+    ASSERT_TRUE(model);
+    panel->view()->selectRow(10);
+    ASSERT_TRUE(waitIdle(window));
+    const RequestId id = model->requestAt(10);
+    auto reader = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(reader) << reader.message();
+    const auto name = reader.value()->requestName(id);
+    ASSERT_TRUE(name && name->size() > 1);
+    const long r = std::stol(name->substr(1)), t = 1000L * r, server = 100 + (r * 37) % 900;  // as makeDatabase wrote it
+    const TimeNs us = 1000;
+    for (bool local : {false, true, false}) {
+        if (local != localClocks->isChecked()) localClocks->trigger();
+        ASSERT_TRUE(waitIdle(window));
+        ASSERT_TRUE(strip->strip()) << "local " << local;
+        EXPECT_EQ(strip->strip()->request, id);
+        EXPECT_EQ(strip->strip()->localClocks, local);
+        if (local) {
+            EXPECT_EQ(strip->strip()->startNs, t * us);
+            EXPECT_EQ(strip->strip()->endNs, (t + 50 + server + kAheadUs) * us);
+            // On the server's own clock its window [t + 5 s + 50 us, t + 5 s + 50 us + server] is passed by every
+            // earlier request's server events and by no later one's (each starts 1 ms after the one before, and
+            // spends under 1 ms there): what an index on the recorded clocks finds.
+            std::set<std::string> seen, earlier;
+            for (const auto& host : strip->strip()->hosts)
+                if (host.host == "server")
+                    for (const auto& slice : host.listed)
+                        for (RequestId other : slice) seen.insert(reader.value()->requestName(other).value_or("?"));
+            for (long q = 0; q < r; ++q) earlier.insert("r" + std::to_string(q));
+            EXPECT_EQ(seen, earlier);
+        } else {
+            EXPECT_LT(strip->strip()->endNs - strip->strip()->startNs, kAheadUs / 2 * us) << "the skew is corrected";
+        }
     }
 }
 

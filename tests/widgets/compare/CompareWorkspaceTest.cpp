@@ -13,7 +13,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
+#include <algorithm>
 #include <fstream>
+#include <limits>
 
 #include "core/GeneratedPeriods.h"
 #include "compare/CompareEntryModel.h"
@@ -159,6 +161,36 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
     EXPECT_EQ(w.timeline()->plot()->graph(0)->dataCount(), 800);
     EXPECT_EQ(w.timeline()->plot()->graph(1)->dataCount(), 800);
     EXPECT_EQ(w.timeline()->csv().count('\n'), 1601);
+    // View › Local Clocks moves the timeline: each point at its request's start on its hosts' recorded clocks,
+    // since its period's earliest; and back.
+    const RequestCategories& cats = *w.comparison()->categories;
+    auto keys = [&](int g) {
+        std::vector<double> k;
+        for (auto it = w.timeline()->plot()->graph(g)->data()->constBegin(); it != w.timeline()->plot()->graph(g)->data()->constEnd(); ++it)
+            k.push_back(it->key);
+        return k;
+    };
+    auto arrivals = [&](const std::vector<std::uint32_t>& entries, const std::vector<TimeNs>& starts) {
+        TimeNs first = std::numeric_limits<TimeNs>::max();
+        for (auto e : entries) first = std::min(first, starts[e]);
+        std::vector<double> x;
+        for (auto e : entries) x.push_back(double(starts[e] - first) / 1e9);
+        std::sort(x.begin(), x.end());
+        return x;
+    };
+    const std::vector<double> corrected = keys(0);
+    EXPECT_EQ(corrected, arrivals(w.comparison()->baselineEntries, cats.startNs));
+    w.setLocalClocks(true);
+    EXPECT_TRUE(w.timeline()->localClocks());
+    ASSERT_EQ(w.timeline()->plot()->graphCount(), 2);
+    EXPECT_EQ(keys(0), arrivals(w.comparison()->baselineEntries, cats.localStartNs));
+    EXPECT_EQ(keys(1), arrivals(w.comparison()->problemEntries, cats.localStartNs));
+    EXPECT_NE(keys(0), corrected) << "the generated hosts' clocks are apart";
+    EXPECT_TRUE(w.timeline()->plot()->xAxis->label().contains("own clock")) << w.timeline()->plot()->xAxis->label().toStdString();
+    w.setLocalClocks(false);
+    EXPECT_EQ(keys(0), corrected);
+    EXPECT_EQ(keys(1), arrivals(w.comparison()->problemEntries, cats.startNs));
+    EXPECT_FALSE(w.timeline()->plot()->xAxis->label().contains("own clock"));
     const QString png = QDir(QString::fromStdString(f->dir.path().toStdString())).filePath("diff.svg");
     EXPECT_TRUE(widgets::saveWidgetPicture(w.diffGraph(), png));
     EXPECT_GT(QFile(png).size(), 1000);
@@ -276,6 +308,13 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     w.entryViews()->setCurrentIndex(5);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-lanes.png"));
+    w.setLocalClocks(true);  // View › Local Clocks: the lanes and the timeline on each host's own clock
+    QTest::qWait(50);
+    ASSERT_TRUE(w.grab().save(out + "-lanes-local.png"));
+    w.entryViews()->setCurrentIndex(4);
+    QTest::qWait(50);
+    ASSERT_TRUE(w.grab().save(out + "-timeline-local.png"));
+    w.setLocalClocks(false);
     w.entryViews()->setCurrentIndex(6);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-tree.png"));

@@ -153,7 +153,8 @@ TEST(WaterfallLayout, ATaskPerChildOnOneHost) {
 }
 
 // The temporal-context strip under the waterfall: a cell per host and slice, found again from its middle,
-// offering the requests core listed for it; drawn without a crash; cleared with a message.
+// offering the requests core listed for it; drawn without a crash; room asked for every host's row (up to
+// six); cleared with a message.
 TEST(TemporalContextStrip, CellsFindTheirRequests) {
     auto strip = std::make_shared<ContextStrip>();
     strip->request = RequestId(1);
@@ -174,6 +175,11 @@ TEST(TemporalContextStrip, CellsFindTheirRequests) {
     EXPECT_TRUE(view.requestsIn(1, 7).empty());
     QImage image(view.size(), QImage::Format_ARGB32);
     view.render(&image);
+    // A request on five hosts: the strip asks for room for all five rows and the footer under them.
+    auto wide = std::make_shared<ContextStrip>(*strip);
+    for (const char* host : {"cache-1", "queue-1", "auth-1"}) wide->hosts.push_back({host, {0, 0, 0, 0}, {0, 0, 0, 0}, {{}, {}, {}, {}}});
+    view.setStrip(wide, {});
+    EXPECT_GE(view.minimumHeight(), view.cellRect(4, 0).bottom() + view.fontMetrics().height());
     view.clear(QStringLiteral("nothing"));
     EXPECT_EQ(view.strip(), nullptr);
 }

@@ -1,7 +1,8 @@
 #pragma once
 // A request in its temporal context (Google's cloud-application study, NSDI'18): what else ran on the same
 // hosts while it did. Per host the request touched: how many other requests had an event there during its
-// lifetime (first to last event, on the analysis's skew-corrected clock), and how many of their segments
+// lifetime (first to last event, on the analysis's skew-corrected clock, or with localClocks on each host's
+// own recorded clock; the index must then be built on the same clocks), and how many of their segments
 // that start on that host overlap it. Queries of a HostTimeIndex built once: the cost is the request's own
 // events and what ran beside it, not every event stored.
 #include <cstdint>
@@ -38,10 +39,11 @@ struct ContextStrip {
     RequestId request;
     TimeNs startNs = 0, endNs = 0;
     int buckets = 0;
+    bool localClocks = false;             // the window and the index on the hosts' recorded clocks
     std::vector<ContextStripHost> hosts;  // in the order the request first reached them
 };
 ContextStrip temporalContextStrip(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row, int buckets,
-                                  std::size_t maxListed = 50);
+                                  std::size_t maxListed = 50, bool localClocks = false);
 
 // The hosts a request's events are on, in the order it first reached them.
 std::vector<HostId> hostsOfRequest(const TraceData& data, std::uint32_t row);
@@ -49,6 +51,7 @@ std::vector<HostId> hostsOfRequest(const TraceData& data, std::uint32_t row);
 // row: the request's analysis row; index: built over the same analysis, for every host or at
 // least the request's. Empty hosts for a request without
 // events.
-TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row);
+TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTimeIndex& index, std::uint32_t row,
+                                bool localClocks = false);
 
 } // namespace tracelight

@@ -46,6 +46,7 @@ struct RequestCategories {
     std::vector<std::uint64_t> category;    // per entry of rows
     std::vector<TimeNs> latencyNs;
     std::vector<TimeNs> startNs;            // skew-corrected start (the timelines' x)
+    std::vector<TimeNs> localStartNs;       // the same start on the hosts' recorded clocks (View › Local Clocks)
     std::vector<std::uint64_t> pathBegin;   // critical path of entry i: [pathBegin[i], pathBegin[i+1])
     std::vector<std::uint32_t> pathType;
     std::vector<TimeNs> pathNs;
