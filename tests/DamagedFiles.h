@@ -34,4 +34,14 @@ inline void corruptPage(const std::string& path, std::int64_t page) {
     f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
 }
 
+// Points the first cell of a b-tree leaf page (not page 1) past the end of the page, its header intact.
+inline void corruptCellPointer(const std::string& path, std::int64_t page) {
+    std::int64_t pageSize = fileQueryInt(path, "PRAGMA page_size");
+    if (pageSize <= 0) pageSize = 4096;
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp((page - 1) * pageSize + 8);  // a leaf's header is 8 bytes; the cell pointers follow
+    const char pastTheEnd[2] = {'\xff', '\xf0'};
+    f.write(pastTheEnd, 2);
+}
+
 } // namespace tracelight::test

@@ -285,6 +285,10 @@ std::vector<std::unique_ptr<TraceStore>> runConnections(const TraceStore& store,
 Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, const ProgressSink* progress, const CancelToken* cancel,
                                 ReadRuns how) {
     const bool whole = range.first == RequestIdRange{}.first && range.end == RequestIdRange{}.end;
+    // Every event was read (which checked each page of the table) only when none lay past the scan's end.
+    auto noteIfReadInFull = [&] {
+        if (whole && !store.holdsEventsPastEveryScan()) store.noteEventsReadInFull();
+    };
     const auto [requestCount, eventTotal] = store.requestAndEventCount(range.first, range.end);
     ReadContext context;
     context.spanRequests = store.spanRequestIds();  // span requests keep their clocks unless there is evidence of skew
@@ -310,7 +314,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     if (runs == 1) {
         builder.reserve(static_cast<std::size_t>(requestCount), context.eventTotal);
         if (Status s = readRun(store, range.first, range.end, builder, context, &reporter); !s) return s;
-        if (whole) store.noteEventsReadInFull();
+        noteIfReadInFull();
         return builder.finish();
     }
     std::vector<std::size_t> runEvents(runs);
@@ -346,7 +350,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
         serial.reserve(static_cast<std::size_t>(requestCount), context.eventTotal);
         context.eventsRead = 0;
         if (Status s = readRun(store, range.first, range.end, serial, context, &reporter); !s) return s;
-        if (whole) store.noteEventsReadInFull();
+        noteIfReadInFull();
         return serial.finish();
     }
     for (auto& b : runBuilders) builder.append(std::move(b));
@@ -354,7 +358,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     TraceData data = builder.finish();
     events.resize(written);
     data.events = std::move(events);
-    if (whole) store.noteEventsReadInFull();
+    noteIfReadInFull();
     return data;
 }
 

@@ -110,6 +110,11 @@ Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f, std
     return Status::ok();
 }
 
+bool TraceStore::holdsEventsPastEveryScan() const {
+    sqlite::Statement q(m_db, "SELECT EXISTS(SELECT 1 FROM events WHERE request_id >= 9223372036854775807)");
+    return q.step() != SQLITE_ROW || q.int64(0) != 0;
+}
+
 std::vector<std::int64_t> TraceStore::requestIdCuts(int parts) const {
     return requestIdCuts(parts, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
 }

@@ -1,6 +1,5 @@
 #include "store/BackgroundCheck.h"
 
-#include <algorithm>
 #include <vector>
 
 #include "store/OpenFailure.h"
@@ -21,10 +20,11 @@ Status quickCheckConnection(sqlite3* db, const std::string& path, const std::str
     if (rc != SQLITE_ROW) return Status::error(openFailure(db, path, path + ": cannot check the database"));
     std::string first(check.text(0));
     if (first == "ok") return Status::ok();
-    // One line: "*** in database main ***\nPage 13: ..." becomes "Page 13: ...".
+    // One line: "*** in database main ***\nPage 13: ...\nPage 14: ..." becomes "Page 13: ..." (a check of one
+    // table reports up to a hundred problems in that row; the first says where).
     if (const auto header = first.find("***\n"); first.rfind("*** in database", 0) == 0 && header != std::string::npos)
         first.erase(0, header + 4);
-    std::replace(first.begin(), first.end(), '\n', ' ');
+    if (const auto more = first.find('\n'); more != std::string::npos) first.erase(more);
     return Status::error(path + ": database disk image is malformed (PRAGMA quick_check: " + first + ")");
 }
 
@@ -71,7 +71,8 @@ Status BackgroundCheck::wait() {
 Status BackgroundCheck::checkLeftOut() {
     if (Status s = wait(); !s) return s;
     std::call_once(m_leftOutChecked, [this] {
-        if (!m_leftOut.empty()) m_leftOutResult = quickCheckConnection(m_db, m_path, m_leftOut);
+        if (!m_leftOut.empty()) m_leftOutResult = quickCheckConnection(m_db, m_path);
+        m_leftOutDone = true;
     });
     return m_leftOutResult;
 }

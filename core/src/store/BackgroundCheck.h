@@ -29,9 +29,10 @@ public:
 
     // Blocks until the check is done; the same answer on every call.
     Status wait();
-    // The left-out table after all, checked now (once; the same answer on every call), for when the job
-    // did not read it in full. Ok when none was left out.
+    // For when the job did not read the left-out table in full: the whole file checked now after all, page
+    // accounting across tables included (once; the same answer on every call). Ok when none was left out.
     Status checkLeftOut();
+    bool leftOutChecked() const { return m_leftOutDone.load(); }  // a verdict of checkLeftOut() stands
 
 private:
     std::string m_path;
@@ -41,6 +42,7 @@ private:
     std::string m_leftOut;
     Status m_leftOutResult = Status::ok();
     std::once_flag m_joined, m_leftOutChecked;
+    std::atomic<bool> m_leftOutDone{false};
     std::atomic<bool> m_stop{false};  // set when destroyed unfinished; a progress handler stops the check
 };
 

@@ -404,8 +404,9 @@ Status TraceStore::awaitWriteCheck() {
     if (!m_writeCheck) return Status::ok();
     // The same verdict on every call: a damaged file stays refused.
     if (Status s = m_writeCheck->wait(); !s) return s;
-    // Left to a full read that did not happen (or failed): checked now, before the first write.
-    return m_eventsReadInFull ? Status::ok() : m_writeCheck->checkLeftOut();
+    // Left to a full read that did not happen (or failed): checked now, before the first write; once it
+    // ran, its verdict stands whatever is read later.
+    return m_eventsReadInFull && !m_writeCheck->leftOutChecked() ? Status::ok() : m_writeCheck->checkLeftOut();
 }
 
 Status TraceStore::quickCheck() const { return quickCheckConnection(m_db, m_path); }

@@ -623,6 +623,62 @@ TEST(AnalysisStore, AnAnalysisThatFailsOrIsCancelledKeepsTheResultsBefore) {
     EXPECT_FALSE(analysisIsCurrent(*store, AnalysisOptions{}));
 }
 
+// Only a read of every event counts as the events' check: not a part of them, not a cancelled read, not a
+// scan that some rows lie past (a request_id that is text, from a file written by something else).
+TEST(AnalysisStore, OnlyAReadOfEveryEventStandsInForTheirCheck) {
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 2000);  // more events than a read takes between looks at its cancel token
+    const auto cuts = store->requestIdCuts(2);
+    ASSERT_TRUE(store->beginRead());
+    ASSERT_TRUE(loadTraceData(*store, RequestIdRange{cuts[1], cuts[2]}));
+    EXPECT_FALSE(store->eventsReadInFull()) << "a part of the events";
+    CancelToken cancel;
+    cancel.cancel();
+    ASSERT_FALSE(loadTraceData(*store, RequestIdRange{}, nullptr, &cancel));
+    EXPECT_FALSE(store->eventsReadInFull()) << "a cancelled read";
+    store->endRead();
+    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store),
+                           "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns) VALUES('stray', 1, 1, 1, 1, 0)",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    ASSERT_TRUE(store->beginRead());
+    ASSERT_TRUE(loadTraceData(*store, RequestIdRange{}));
+    EXPECT_FALSE(store->eventsReadInFull()) << "a read that never reached the stray row";
+    store->endRead();
+    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store), "DELETE FROM events WHERE request_id = 'stray'", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    ASSERT_TRUE(store->beginRead());
+    ASSERT_TRUE(loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{2, 1}));
+    EXPECT_TRUE(store->eventsReadInFull()) << "every event, in two runs";
+    store->endRead();
+}
+
+// A damaged cell pointer (the page's header intact) in the second of two read runs, on the other
+// connection: SQLite's cell checks as the page loads fail the run, and no full read is noted.
+TEST(AnalysisStore, ADamagedCellInAnotherRunFailsTheRead) {
+    test::ScratchDir dir;
+    std::string path;
+    {
+        auto store = sampleStore(dir, 1200);
+        path = store->path();
+    }
+    const std::string leaves = "FROM dbstat WHERE name='events' AND pagetype='leaf'";
+    const std::int64_t leafCount = test::fileQueryInt(path, "SELECT COUNT(*) " + leaves);
+    ASSERT_GT(leafCount, 10);
+    const std::int64_t page =
+        test::fileQueryInt(path, "SELECT pageno " + leaves + " ORDER BY pageno LIMIT 1 OFFSET " + std::to_string(leafCount * 3 / 4));
+    test::corruptCellPointer(path, page);
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
+    ASSERT_TRUE(store) << store.message();
+    ASSERT_TRUE(store.value()->beginRead());
+    auto data = loadTraceData(*store.value(), RequestIdRange{}, nullptr, nullptr, ReadRuns{2, 1});
+    store.value()->endRead();
+    ASSERT_FALSE(data) << "a read past a damaged cell pointer";
+    EXPECT_NE(data.message().find("malformed"), std::string::npos) << data.message();
+    EXPECT_FALSE(store.value()->eventsReadInFull());
+    EXPECT_FALSE(store.value()->begin()) << "a write after the failed read";
+}
+
 // analyze leaves the events table out of its background check because it reads every event itself: a
 // damaged events page deep in the table fails that read, and nothing is written.
 TEST(AnalysisStore, ADamagedEventsPageFailsTheAnalysisAndKeepsTheResultsBefore) {

@@ -138,6 +138,16 @@ std::string damagedEventsDatabase(const test::ScratchDir& dir, const std::string
     return path;
 }
 
+// begin() refuses the damaged file, naming it and the page, with the same verdict every time.
+void expectWritesRefused(TraceStore& store, const std::string& path, std::int64_t page) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const Status began = store.begin();
+        ASSERT_FALSE(began) << "a damaged file was opened for writing";
+        EXPECT_NE(began.message().find(path + ": database disk image is malformed"), std::string::npos) << began.message();
+        EXPECT_NE(began.message().find("Page " + std::to_string(page)), std::string::npos) << began.message();
+    }
+}
+
 } // namespace
 
 TEST(TraceStore, ReadOnlyFileIsReportedAsReadOnly) {
@@ -200,12 +210,7 @@ TEST(TraceStore, BackgroundCheckRefusesEveryWriteToADamagedFile) {
     const std::string path = damagedEventsDatabase(dir, "bad-later.tldb", page);
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
     ASSERT_TRUE(store) << store.message();
-    for (int attempt = 0; attempt < 2; ++attempt) {  // the same verdict every time
-        const Status began = store.value()->begin();
-        ASSERT_FALSE(began) << "a damaged file was opened for writing";
-        EXPECT_NE(began.message().find(path + ": database disk image is malformed"), std::string::npos) << began.message();
-        EXPECT_NE(began.message().find("Page " + std::to_string(page)), std::string::npos) << began.message();
-    }
+    expectWritesRefused(*store.value(), path, page);
     EXPECT_FALSE(store.value()->putResult("probe", 1, "", "written"));
     store.value().reset();
     sqlite3* db = nullptr;
@@ -227,13 +232,11 @@ TEST(TraceStore, ACheckBesideAFullReadLeavesOnlyTheEventsToThatRead) {
     {
         auto store = TraceStore::open(badEvents, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
         ASSERT_TRUE(store) << store.message();
-        for (int attempt = 0; attempt < 2; ++attempt) {
-            const Status began = store.value()->begin();
-            ASSERT_FALSE(began) << "a write without the full read was let through to damaged events";
-            EXPECT_NE(began.message().find(badEvents + ": database disk image is malformed"), std::string::npos) << began.message();
-            EXPECT_NE(began.message().find("Page " + std::to_string(eventsPage)), std::string::npos) << began.message();
-        }
+        expectWritesRefused(*store.value(), badEvents, eventsPage);  // no full read was noted
         EXPECT_FALSE(store.value()->putResult("probe", 1, "", "written"));
+        // A full read noted after that verdict does not undo it.
+        store.value()->noteEventsReadInFull();
+        expectWritesRefused(*store.value(), badEvents, eventsPage);
     }
     {
         // The same file when the job says it read every event: the background check did not look at them
@@ -251,10 +254,7 @@ TEST(TraceStore, ACheckBesideAFullReadLeavesOnlyTheEventsToThatRead) {
     auto store = TraceStore::open(badLabels, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
     ASSERT_TRUE(store) << store.message();
     store.value()->noteEventsReadInFull();
-    const Status began = store.value()->begin();
-    ASSERT_FALSE(began) << "a damaged table other than events was not checked";
-    EXPECT_NE(began.message().find(badLabels + ": database disk image is malformed"), std::string::npos) << began.message();
-    EXPECT_NE(began.message().find("Page " + std::to_string(labelsPage)), std::string::npos) << began.message();
+    expectWritesRefused(*store.value(), badLabels, labelsPage);  // a table other than events
 }
 
 // On a sound file the background check lets writes through, and a store closed while its check still

@@ -138,6 +138,7 @@ public:
     // Every row of the events table was read without error, on this connection or on others opened on the
     // same file for the same snapshot (see WriteCheck::BesideFullRead).
     void noteEventsReadInFull() const { m_eventsReadInFull = true; }
+    bool eventsReadInFull() const { return m_eventsReadInFull; }
 
     // The id of the newest import (0 when none): what results computed from this data are stamped with.
     std::int64_t lastImportId() const;
@@ -187,6 +188,9 @@ public:
     // without `withOrder` every row's ord is 0 (the rows still come in order).
     Status scanEvents(const std::function<bool(const EventRow&)>& f, std::int64_t firstId, std::int64_t endId,
                       bool withOrder = true) const;
+    // Events past every scan's end: a request_id of the largest integer, or text or a blob (which sort after
+    // numbers; a file written by something else). One index seek.
+    bool holdsEventsPastEveryScan() const;
     // Request ids cut into `parts` runs of about equal request count, in id order: run p is
     // [cuts[p], cuts[p + 1]); parts + 1 values, the first at or below every id, the last above every id.
     std::vector<std::int64_t> requestIdCuts(int parts) const;
