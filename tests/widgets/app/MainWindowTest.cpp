@@ -73,6 +73,13 @@ bool waitIdle(app::MainWindow& window) {
     return QTest::qWaitFor([&] { return !window.isLoading(); }, 300000);
 }
 
+// The window shown at 1200 x 800 with db open and its loading done.
+bool showWithDatabase(app::MainWindow& window, const std::string& db) {
+    window.resize(1200, 800);
+    window.show();
+    return QTest::qWaitForWindowExposed(&window) && window.openDatabase(QString::fromStdString(db)) && waitIdle(window);
+}
+
 } // namespace
 
 TEST(MainWindow, AggregatesViewLetsGoOfADatabaseThatWasReplaced) {
@@ -124,11 +131,7 @@ TEST(MainWindow, RequestTableFilterAndNavigationKeepOneSelectionThatIsShown) {
     QSettings().remove("requestTable/filter");
     {
         app::MainWindow window;
-        window.resize(1200, 800);
-        window.show();
-        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-        ASSERT_TRUE(window.openDatabase(QString::fromStdString(db)));
-        ASSERT_TRUE(waitIdle(window));
+        ASSERT_TRUE(showWithDatabase(window, db));
         auto* panel = window.findChild<widgets::RequestTablePanel*>();
         ASSERT_TRUE(panel);
         auto* model = qobject_cast<widgets::RequestTableModel*>(panel->view()->model());
@@ -220,11 +223,7 @@ TEST(MainWindow, LocalClocksMoveTheTemporalContextStrip) {
     const std::string db = makeDatabase(dir, "skew", 60, false, kAheadUs);
     QSettings().setValue("waterfall/contextStrip", true);
     app::MainWindow window;
-    window.resize(1200, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    ASSERT_TRUE(window.openDatabase(QString::fromStdString(db)));
-    ASSERT_TRUE(waitIdle(window));
+    ASSERT_TRUE(showWithDatabase(window, db));
     auto* panel = window.findChild<widgets::RequestTablePanel*>();
     auto* strip = window.findChild<widgets::TemporalContextStrip*>(QStringLiteral("contextStrip"));
     auto* localClocks = window.findChild<QAction*>(QStringLiteral("localClocks"));
