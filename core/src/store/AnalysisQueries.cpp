@@ -13,9 +13,10 @@
 namespace tracelight {
 
 namespace {
-EventRow eventRow(const sqlite::Statement& q) {
+// A row of "SELECT request_id, task_id, event_id, host_id, ts_ns[, ord]"; without ord, ord is 0.
+EventRow eventRow(const sqlite::Statement& q, bool withOrder = true) {
     return {q.int64(0), static_cast<std::uint32_t>(q.int64(1)), static_cast<std::uint32_t>(q.int64(2)),
-            static_cast<std::uint32_t>(q.int64(3)), q.int64(4), q.int64(5)};
+            static_cast<std::uint32_t>(q.int64(3)), withOrder ? q.int64(5) : 0, q.int64(4)};
 }
 LinkRow linkRow(const sqlite::Statement& q) {
     return {q.int64(0), static_cast<std::uint32_t>(q.int64(1)), q.int64(2), static_cast<std::uint32_t>(q.int64(3)), q.int64(4)};
@@ -101,11 +102,8 @@ Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f, std
                                           "request_id >= ?1 AND request_id < ?2 ORDER BY request_id, task_id, ord");
     q.bind(1, firstId).bind(2, endId);
     int rc = SQLITE_ROW;
-    while ((rc = q.step()) == SQLITE_ROW) {
-        const EventRow row{q.int64(0), static_cast<std::uint32_t>(q.int64(1)), static_cast<std::uint32_t>(q.int64(2)),
-                           static_cast<std::uint32_t>(q.int64(3)), withOrder ? q.int64(5) : 0, q.int64(4)};
-        if (!f(row)) return Status::error("cancelled");
-    }
+    while ((rc = q.step()) == SQLITE_ROW)
+        if (!f(eventRow(q, withOrder))) return Status::error("cancelled");
     if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read events: " + sqlite3_errmsg(m_db));
     return Status::ok();
 }
@@ -142,7 +140,7 @@ std::vector<EventRow> TraceStore::requestEvents(RequestId request) const {
         count.bind(1, request.value);
         if (count.step() == SQLITE_ROW) out.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(count.int64(0), 0, std::int64_t(1) << 22)));
     }
-    sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ord, ts_ns FROM events WHERE request_id=?1 ORDER BY task_id, ord");
+    sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ts_ns, ord FROM events WHERE request_id=?1 ORDER BY task_id, ord");
     q.bind(1, request.value);
     while (q.step() == SQLITE_ROW) out.push_back(eventRow(q));
     return out;
