@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <numeric>
 #include <queue>
 #include <span>
@@ -9,9 +10,27 @@
 namespace tracelight {
 
 RequestDagBuilder::RequestDagBuilder(const CausalModel& model, const TraceData& data)
-    : m_model(model), m_local(std::max(data.segmentTypes.size(), model.typeCount()), -1) {}
+    : m_model(model), m_local(std::max(data.segmentTypes.size(), model.typeCount()), -1) {
+    rowsAsBitsets();
+}
 
-RequestDagBuilder::RequestDagBuilder(const CausalModel& model) : m_model(model), m_local(model.typeCount(), -1) {}
+RequestDagBuilder::RequestDagBuilder(const CausalModel& model) : m_model(model), m_local(model.typeCount(), -1) { rowsAsBitsets(); }
+
+void RequestDagBuilder::rowsAsBitsets() {
+    constexpr std::size_t kMostTypes = 512;  // 8 words a row: beyond, the rows' lists are shorter to walk
+    const std::size_t types = m_model.typeCount();
+    if (types == 0 || types > kMostTypes) return;
+    m_rowWords = (types + 63) / 64;
+    m_happensBeforeBits.assign(types * m_rowWords, 0);
+    m_exclusionBits.assign(types * m_rowWords, 0);
+    m_present.assign(m_rowWords, 0);
+    for (std::uint32_t a = 0; a < types; ++a) {
+        for (SegmentTypeId b : m_model.happensBeforeRow(SegmentTypeId(a)))
+            m_happensBeforeBits[a * m_rowWords + b.value / 64] |= std::uint64_t{1} << (b.value % 64);
+        for (SegmentTypeId b : m_model.mutualExclusionRow(SegmentTypeId(a)))
+            m_exclusionBits[a * m_rowWords + b.value / 64] |= std::uint64_t{1} << (b.value % 64);
+    }
+}
 
 void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order) {
     const std::size_t n = dag.segments.size();
@@ -102,24 +121,34 @@ namespace {
 // v's. Exact, and a few word operations per edge where the search below walks the kept edges again.
 template <std::size_t Words>
 void keepUnimpliedByBitsets(std::size_t n, const std::vector<std::uint32_t>& order, const std::vector<std::uint32_t>& rank,
-                            std::vector<DagEdge>& successors, const std::vector<std::uint32_t>& firstFrom,
+                            const std::vector<DagEdge>& successors, const std::vector<std::uint32_t>& firstFrom,
                             RequestDagBuilder::Scratch& s) {
     std::vector<std::uint64_t>& reach = s.reach;  // by rank
     reach.assign(n * Words, 0);
+    std::vector<std::uint32_t>& edgeAt = s.edgeAtRank;  // v's edge to the segment of each rank it leads to
+    edgeAt.resize(n);
     for (std::size_t i = n; i-- > 0;) {
         const std::uint32_t v = order[i];
-        const auto begin = successors.begin() + firstFrom[v], end = successors.begin() + firstFrom[v + 1];
-        std::sort(begin, end, [&](const DagEdge& a, const DagEdge& b) { return rank[a.to] < rank[b.to]; });
+        // v's successors as a bitset of ranks, taken nearest first: no sort of the edges.
+        std::array<std::uint64_t, Words> pending{};
+        for (std::uint32_t k = firstFrom[v]; k < firstFrom[v + 1]; ++k) {
+            const std::uint32_t r = rank[successors[k].to];
+            pending[r / 64] |= std::uint64_t{1} << (r % 64);
+            edgeAt[r] = k;
+        }
         s.keptBegin[v] = static_cast<std::uint32_t>(s.kept.size());
         std::array<std::uint64_t, Words> reached{};
-        for (auto it = begin; it != end; ++it) {
-            const std::uint32_t r = rank[it->to];
-            if ((reached[r / 64] >> (r % 64)) & 1) continue;  // implied through a nearer successor
-            s.kept.push_back(*it);
-            reached[r / 64] |= std::uint64_t{1} << (r % 64);
-            const std::uint64_t* beyond = reach.data() + std::size_t{r} * Words;
-            for (std::size_t w = 0; w < Words; ++w) reached[w] |= beyond[w];
-        }
+        // A successor's reach holds only later ranks, so the words are done in order.
+        for (std::size_t w = 0; w < Words; ++w)
+            for (std::uint64_t open = pending[w] & ~reached[w]; open; open = pending[w] & ~reached[w]) {
+                const auto bit = static_cast<unsigned>(std::countr_zero(open));
+                pending[w] &= ~(std::uint64_t{1} << bit);
+                const std::uint32_t r = static_cast<std::uint32_t>(w * 64 + bit);
+                s.kept.push_back(successors[edgeAt[r]]);  // not implied through a nearer successor
+                reached[w] |= std::uint64_t{1} << bit;
+                const std::uint64_t* beyond = reach.data() + std::size_t{r} * Words;
+                for (std::size_t x = 0; x < Words; ++x) reached[x] |= beyond[x];
+            }
         std::copy(reached.begin(), reached.end(), reach.begin() + static_cast<std::ptrdiff_t>(i * Words));
         s.keptEnd[v] = static_cast<std::uint32_t>(s.kept.size());
     }
@@ -344,6 +373,9 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         ++typeCount[g];
         if (segs[i].endNs > segs[lastEnding[g]].endNs) lastEnding[g] = i;
     }
+    if (m_rowWords)
+        for (const auto& s : segs)
+            if (s.type.value < m_model.typeCount()) m_present[s.type.value / 64] |= std::uint64_t{1} << (s.type.value % 64);
     auto instances = [&](std::size_t type) -> std::span<const std::uint32_t> {
         const int first = type < m_local.size() ? m_local[type] : -1;
         if (first < 0) return {};
@@ -389,20 +421,34 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
             }
         };
         const bool endsLast = lastEnding[groupOf[i]] == i;
-        for (SegmentTypeId b : m_model.happensBeforeRow(segs[i].type)) {
-            const auto to = instances(b.value);
-            if (to.empty()) continue;
+        auto happensBefore = [&](std::uint32_t b) {
+            const auto to = instances(b);
+            if (to.empty()) return;
             if (endsLast)
                 for (auto j : to) offer(j, EdgeKind::HappensBefore);
             else
                 offer(to.front(), EdgeKind::HappensBefore);
-        }
-        for (SegmentTypeId b : m_model.mutualExclusionRow(segs[i].type)) {
+        };
+        auto exclusion = [&](std::uint32_t b) {
             // The order this request took: the first instance of b that starts once i has ended.
-            const auto to = instances(b.value);
+            const auto to = instances(b);
             auto it = std::lower_bound(to.begin(), to.end(), segs[i].endNs,
                                        [&](std::uint32_t j, TimeNs t) { return segs[j].startNs < t; });
             if (it != to.end()) offer(*it, EdgeKind::MutualExclusion);
+        };
+        if (m_rowWords) {
+            // The same types in the same (increasing) order as the rows' lists, only those present.
+            auto presentOf = [&](const std::vector<std::uint64_t>& rows, auto&& f) {
+                const std::uint64_t* row = rows.data() + std::size_t{segs[i].type.value} * m_rowWords;
+                for (std::size_t w = 0; w < m_rowWords; ++w)
+                    for (std::uint64_t bits = row[w] & m_present[w]; bits; bits &= bits - 1)
+                        f(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+            };
+            presentOf(m_happensBeforeBits, happensBefore);
+            presentOf(m_exclusionBits, exclusion);
+        } else {
+            for (SegmentTypeId b : m_model.happensBeforeRow(segs[i].type)) happensBefore(b.value);
+            for (SegmentTypeId b : m_model.mutualExclusionRow(segs[i].type)) exclusion(b.value);
         }
         for (std::uint32_t t : touched) edges.push_back({i, earliest[t], earliestKind[t]});
     }
@@ -443,6 +489,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         addIfOrdered(firstLeads ? b1 : b2, firstLeads ? b2 : b1);
     }
     for (const auto& s : segs) m_local[s.type.value] = -1;
+    std::fill(m_present.begin(), m_present.end(), 0);
     reduce(dag, scratch);
 }
 

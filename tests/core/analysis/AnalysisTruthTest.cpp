@@ -143,6 +143,55 @@ TEST(AnalysisTruth, StretchingEachRequestsTimeKeepsTheModel) {
     EXPECT_EQ(PairSet(truth.mutualExclusion.begin(), truth.mutualExclusion.end()), y.mutualExclusion);
 }
 
+// A model of few types walks its rows as bitsets of the types present, one of many types walks their
+// lists: 600 more requests, each of a type of its own (seen with no other, so relating to none), make
+// the model too large for bitsets and must leave every graph of the page loads as it was.
+TEST(AnalysisTruth, AModelOfManyTypesBuildsTheSameGraphs) {
+    const TraceData& few = traces().data;
+    TraceDataBuilder builder;
+    for (const auto& [id, text] : few.labels) builder.setLabel(id, text);
+    for (std::size_t r = 0; r < few.requestCount(); ++r) {
+        builder.beginRequest(few.requestIds[r]);
+        for (const EventRecord& e : few.eventsOf(r)) builder.addEvent(e.task, e.event, few.hostLabels[e.host.value].value, e.localNs);
+    }
+    std::uint32_t label = 1;
+    for (const auto& [id, text] : few.labels) label = std::max(label, id + 1);
+    const std::uint32_t host = few.hostLabels.front().value;
+    for (std::uint32_t k = 0; k < 600; ++k) {
+        builder.beginRequest(RequestId(static_cast<std::uint32_t>(few.requestCount() + 1 + k)));
+        const std::uint32_t task = label++, start = label++, end = label++;
+        builder.setLabel(task, "lone-task-" + std::to_string(k));
+        builder.setLabel(start, "lone-start-" + std::to_string(k));
+        builder.setLabel(end, "lone-end-" + std::to_string(k));
+        builder.addEvent(task, start, host, 1000);
+        builder.addEvent(task, end, host, 2000 + k);
+    }
+    const TraceData many = builder.finish();
+    const ClockOffsets& offsets = analysis().offsets;
+    auto fewModel = inferModel(few, offsets, InferenceOptions{});
+    auto manyModel = inferModel(many, offsets, InferenceOptions{});
+    ASSERT_TRUE(fewModel && manyModel);
+    ASSERT_LE(fewModel.value().typeCount(), 512u);
+    ASSERT_GT(manyModel.value().typeCount(), 512u);
+    EXPECT_EQ(inferredSets(few, fewModel.value()).happensBefore, inferredSets(many, manyModel.value()).happensBefore);
+    RequestDagBuilder fewGraphs(fewModel.value(), few), manyGraphs(manyModel.value(), many);
+    RequestDag a, b;
+    std::size_t edges = 0;
+    for (std::size_t r = 0; r < few.requestCount(); ++r) {
+        fewGraphs.build(few.eventsOf(r), offsets, a);
+        manyGraphs.build(many.eventsOf(r), offsets, b);
+        ASSERT_EQ(a.segments.size(), b.segments.size()) << "request " << r;
+        ASSERT_EQ(a.edges.size(), b.edges.size()) << "request " << r;
+        for (std::size_t k = 0; k < a.edges.size(); ++k) {
+            EXPECT_EQ(a.edges[k].from, b.edges[k].from) << "request " << r;
+            EXPECT_EQ(a.edges[k].to, b.edges[k].to) << "request " << r;
+            EXPECT_EQ(a.edges[k].kind, b.edges[k].kind) << "request " << r;
+        }
+        edges += a.edges.size();
+    }
+    EXPECT_GT(edges, 10 * few.requestCount());  // graphs with inferred edges, not chains alone
+}
+
 TEST(AnalysisTruth, SkewEstimatesAreOffByExactlyTheRoundTripAsymmetry) {
     // On true clocks, each pair's chosen estimate is (up - down) / 2: precisely the error the same
     // round trip (chosen by RTT, which no clock offset changes) makes on skewed clocks.

@@ -63,14 +63,21 @@ public:
         std::vector<std::uint32_t> order, rank, runOf, firstFrom, fill, seenFrom, slot, keptBegin, keptEnd, visitedBy, stack;
         std::vector<std::pair<std::uint32_t, std::uint32_t>> inside;
         std::vector<DagEdge> successors, kept;
-        std::vector<std::uint64_t> reach;  // small graphs: each vertex's reach as a bitset
+        std::vector<std::uint64_t> reach;       // small graphs: each vertex's reach as a bitset
+        std::vector<std::uint32_t> edgeAtRank;  // and the edge to each successor, by its rank
     };
 
 private:
     static void reduce(RequestDag& dag, Scratch& scratch);  // finish() over scratch.edges
 
+    void rowsAsBitsets();
+
     const CausalModel& m_model;
     std::vector<int> m_local;  // segment type -> index in the current request, -1 when absent
+    // A model of few types also keeps its rows as bitsets over type ids, so that a segment visits only
+    // the related types its request holds (m_present), not every type its row names.
+    std::size_t m_rowWords = 0;  // 0: rows as lists only
+    std::vector<std::uint64_t> m_happensBeforeBits, m_exclusionBits, m_present;
     Scratch m_scratch;
 };
 
