@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -159,12 +160,14 @@ SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads, Coll
 }
 
 Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& options, std::vector<StageTiming>* stages,
-                                         const ProgressSink* progress, const CancelToken* cancel, const RequestShare* share) {
+                                         const ProgressSink* progress, const CancelToken* cancel, const RequestShare* share,
+                                         const OffsetsSolved* offsetsSolved) {
     StageClock clock(stages);
     Collective* group = share ? share->group : nullptr;
     const SkewEstimates estimates = collectSkewEstimates(data, options.inference.threads, group);
     ClockOffsets offsets = solveClockOffsets(estimates, data.hostLabels.size());
     clock.done("clock skew");
+    if (offsetsSolved && *offsetsSolved) (*offsetsSolved)(data, offsets);
     const bool stop = cancel && cancel->isCancelled();
     if (group ? group->any(stop) : stop) return Status::error("cancelled");
     auto model = inferModel(data, offsets, options.inference, progress, cancel, share);
@@ -290,54 +293,30 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     if (group.any(!data)) return data ? Status::error("another process of the run could not read its requests") : data.status();
     clock.done("read");
     const RequestShare share = group.size() > 1 ? shareAcrossGroup(data.value(), group) : RequestShare::whole(data.value());
-    ProgressSink inferring = [&](double f, std::string_view s) { scaled(0.3 + 0.3 * f, s); };
-    std::vector<StageTiming> inner;
-    auto analysis = analyzeInMemory(std::move(data.value()), options, &inner, &inferring, cancel, &share);
-    if (!analysis) return analysis.status();
-    summary.stages.insert(summary.stages.end(), inner.begin(), inner.end());
-    clock.restart();  // analyzeInMemory timed its own stages
-    const TraceData& td = analysis->data;
-    const ClockOffsets& offsets = analysis->offsets;
-    const CausalModel& model = analysis->model;
-
-    // Per request: dependency graph, critical path, slack. Sharded; results kept in request order.
-    const std::size_t requests = td.requestCount();
-    std::vector<RequestResult> results(requests);
-    const unsigned threads = resolveThreads(options.inference.threads);
-    std::vector<std::vector<TypeTotals>> totals(threads, std::vector<TypeTotals>(td.segmentTypes.size()));
-    std::vector<BlobArena> shardBlobs(threads);
-    BlobArena gatheredBlobs;
-    std::atomic<std::size_t> done{0};
-    std::mutex reportMutex;
+    const std::size_t requests = data.value().requestCount();
+    std::vector<RequestResult> results;  // per request, in request order, once the model is inferred
     ThrottledProgress reporter(&scaled);
-    std::atomic<bool> cancelled{false};
 
     // What the write stores: the clocks, then every request's result, in one transaction (on failure or
-    // cancel the old results stay). A single process writes the results while the pass computes them,
-    // on a thread of its own that follows the shards, so the rows do not wait for the whole pass (the
-    // write was a tenth of the corpus's analysis on one core); a distributed run's first process writes
-    // them once it has gathered them.
-    std::vector<ClockOffsetRow> offsetRows(td.hostLabels.size());
-    for (std::size_t h = 0; h < td.hostLabels.size(); ++h) {
-        offsetRows[h] = {td.hostLabels[h].value, offsets.offsetNs[h], std::nullopt, 0};
-        if (offsets.parent[h] >= 0) {
-            offsetRows[h].parentHost = td.hostLabels[static_cast<std::size_t>(offsets.parent[h])].value;
-            offsetRows[h].rttNs = offsets.rttNs[h];
-        }
-    }
+    // cancel the old results stay). A single process writes while the analysis goes on, on a thread of its
+    // own: the old results' removal and the clocks as soon as the clocks are solved (beside the model's
+    // inference), then each request's result once the pass has computed it and those before it (the write
+    // was a tenth of the corpus's analysis on one core, and its tail kept a core idle at the end); a
+    // distributed run's first process writes once it has gathered every result.
+    std::vector<ClockOffsetRow> offsetRows;
     std::vector<ClockPairRow> pairRows;
-    pairRows.reserve(offsets.decisions.size());
-    for (const SkewDecision& d : offsets.decisions)
-        pairRows.push_back({td.hostLabels[d.client.value].value, td.hostLabels[d.server.value].value, d.offsetNs, d.rttNs,
-                            d.roundTrips, d.outside, std::string(skewRuleName(d.rule)), d.applied});
-    // Begins the transaction and stores the clocks and the results, results[r] once isReady(r) (false: the
-    // pass stopped before it, and so does the write). The caller rolls back what fails.
-    auto writeRequests = [&](const std::vector<RequestId>& ids, const std::function<bool(std::size_t)>& isReady, bool report) -> Status {
+    // Begins the transaction and stores the clocks (then lets their rows go) and the results of `total`
+    // requests, results[r] once isReady(r) (false: the pass stopped before it, and so does the write). The
+    // caller rolls back what fails.
+    auto writeRequests = [&](const std::vector<RequestId>& ids, std::size_t total, const std::function<bool(std::size_t)>& isReady,
+                             bool report) -> Status {
         if (Status s = store.begin(); !s) return s;
         if (Status s = store.replaceClockResults(offsetRows, pairRows); !s) return s;
+        std::vector<ClockOffsetRow>().swap(offsetRows);
+        std::vector<ClockPairRow>().swap(pairRows);
         constexpr std::size_t kChunk = 8192;  // rows per call: a multiple of the 128 a statement stores
-        for (std::size_t first = 0; first < results.size(); first += kChunk) {
-            const std::size_t count = std::min(kChunk, results.size() - first);
+        for (std::size_t first = 0; first < total; first += kChunk) {
+            const std::size_t count = std::min(kChunk, total - first);
             for (std::size_t r = first; r < first + count; ++r)
                 if (!isReady(r)) return Status::error("cancelled");
             const Status stored = store.storeRequestResults(count, [&](std::size_t i) {
@@ -345,7 +324,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 return RequestResultRow{ids[first + i], res.startNs, res.latencyNs, res.blindNs, res.blob};
             });
             if (!stored) return stored;
-            if (report) reporter.report(0.9 + 0.1 * double(first + count) / double(results.size()), "writing results");
+            if (report) reporter.report(0.9 + 0.1 * double(first + count) / double(total), "writing results");
         }
         return Status::ok();
     };
@@ -353,19 +332,8 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     std::vector<std::atomic<bool>> ready(writeAlongside ? requests : 0);  // results[r] is in
     std::atomic<bool> passOver{false}, writeFailed{false};
     Status writtenAlongside = Status::ok();
+    std::vector<RequestId> writtenIds;  // the writer's copy: the data moves while it runs
     std::thread writer;
-    if (writeAlongside)
-        writer = std::thread([&] {
-            writtenAlongside = writeRequests(td.requestIds, [&](std::size_t r) {
-                while (!ready[r].load(std::memory_order_acquire)) {
-                    if (cancel && cancel->isCancelled()) return false;
-                    if (passOver.load(std::memory_order_acquire)) return ready[r].load(std::memory_order_acquire);
-                    std::this_thread::sleep_for(std::chrono::microseconds(500));
-                }
-                return true;
-            }, false);
-            if (!writtenAlongside) writeFailed = true;
-        });
     // However analyzeStore ends (an exception included), the writer is joined (it stops once the pass is
     // over) and then what it began is rolled back: after the commit that does nothing.
     struct RollBackAtExit {
@@ -380,12 +348,70 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             if (writer.joinable()) writer.join();
         }
     } joinWriter{writer, passOver};
+    const OffsetsSolved startWriting = [&](const TraceData& solved, const ClockOffsets& offsets) {
+        offsetRows.resize(solved.hostLabels.size());
+        for (std::size_t h = 0; h < solved.hostLabels.size(); ++h) {
+            offsetRows[h] = {solved.hostLabels[h].value, offsets.offsetNs[h], std::nullopt, 0};
+            if (offsets.parent[h] >= 0) {
+                offsetRows[h].parentHost = solved.hostLabels[static_cast<std::size_t>(offsets.parent[h])].value;
+                offsetRows[h].rttNs = offsets.rttNs[h];
+            }
+        }
+        pairRows.reserve(offsets.decisions.size());
+        for (const SkewDecision& d : offsets.decisions)
+            pairRows.push_back({solved.hostLabels[d.client.value].value, solved.hostLabels[d.server.value].value, d.offsetNs, d.rttNs,
+                                d.roundTrips, d.outside, std::string(skewRuleName(d.rule)), d.applied});
+        if (!writeAlongside) return;
+        writtenIds = solved.requestIds;
+        writer = std::thread([&] {
+            // results[r] is read only once ready[r] says the pass stored it (after sizing the results).
+            writtenAlongside = writeRequests(writtenIds, requests, [&](std::size_t r) {
+                while (!ready[r].load(std::memory_order_acquire)) {
+                    if (cancel && cancel->isCancelled()) return false;
+                    if (passOver.load(std::memory_order_acquire)) return ready[r].load(std::memory_order_acquire);
+                    std::this_thread::sleep_for(std::chrono::microseconds(500));
+                }
+                return true;
+            }, false);
+            if (!writtenAlongside) writeFailed = true;
+        });
+    };
+
+    ProgressSink inferring = [&](double f, std::string_view s) { scaled(0.3 + 0.3 * f, s); };
+    std::vector<StageTiming> inner;
+    auto analysis = analyzeInMemory(std::move(data.value()), options, &inner, &inferring, cancel, &share, &startWriting);
+    if (!analysis) return analysis.status();
+    summary.stages.insert(summary.stages.end(), inner.begin(), inner.end());
+    clock.restart();  // analyzeInMemory timed its own stages
+    const TraceData& td = analysis->data;
+    const ClockOffsets& offsets = analysis->offsets;
+    const CausalModel& model = analysis->model;
+
+    // Per request: dependency graph, critical path, slack. Sharded; results kept in request order.
+    results.resize(requests);
+    const unsigned threads = resolveThreads(options.inference.threads);
+    std::vector<std::vector<TypeTotals>> totals(threads, std::vector<TypeTotals>(td.segmentTypes.size()));
+    std::vector<BlobArena> shardBlobs(threads);
+    BlobArena gatheredBlobs;
+    std::atomic<std::size_t> done{0};
+    std::mutex reportMutex;
+    std::atomic<bool> cancelled{false};
     RequestPassTimes passSeconds;  // of the slowest shard in each step (threads overlap)
-    std::mutex timeMutex;
-    forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
-        RequestPass pass(model, td);
+    // Chunks taken in request order, so that the writer, which stores the results in that order, keeps up
+    // with both threads instead of waiting for the first half to finish with the second half computed.
+    constexpr std::size_t kPassChunk = 4096;
+    std::vector<std::optional<RequestPass>> passes(threads);  // per shard, its memory kept from chunk to chunk
+    std::vector<std::string> blobs(threads);                  // encoded there, kept in the shard's arena
+    forEachChunk(requests, threads, kPassChunk, [&](unsigned shard, std::size_t begin, std::size_t end) {
+        if (cancelled.load(std::memory_order_relaxed)) return;
+        if ((cancel && cancel->isCancelled()) || writeFailed.load(std::memory_order_relaxed)) {
+            cancelled = true;
+            return;
+        }
+        if (!passes[shard]) passes[shard].emplace(model, td);
+        RequestPass& pass = *passes[shard];
         auto& typeTotals = totals[shard];
-        std::string blob;  // encoded here, kept in the shard's arena
+        std::string& blob = blobs[shard];
         for (std::size_t r = begin; r < end; ++r) {
             const RequestPassResult& result = pass.run(td.eventsOf(r), offsets, td.linksOf(r));
             const RequestDag& dag = result.dag;
@@ -415,20 +441,19 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                     std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
                 }
             }
-            if (((r - begin) & 0x3FFF) == 0x3FFF) {
-                if ((cancel && cancel->isCancelled()) || writeFailed.load(std::memory_order_relaxed)) { cancelled = true; return; }
-                const std::size_t total = done.fetch_add(0x4000) + 0x4000;
-                if (shard == 0) {
-                    std::lock_guard lock(reportMutex);
-                    reporter.report(0.6 + 0.25 * double(total) / double(requests), "critical paths and slack");
-                }
-            }
         }
-        std::lock_guard lock(timeMutex);
-        passSeconds.graph = std::max(passSeconds.graph, pass.times().graph);
-        passSeconds.criticalPath = std::max(passSeconds.criticalPath, pass.times().criticalPath);
-        passSeconds.slack = std::max(passSeconds.slack, pass.times().slack);
+        const std::size_t total = done.fetch_add(end - begin) + (end - begin);
+        if (shard == 0) {
+            std::lock_guard lock(reportMutex);
+            reporter.report(0.6 + 0.25 * double(total) / double(requests), "critical paths and slack");
+        }
     });
+    for (const auto& pass : passes)
+        if (pass) {
+            passSeconds.graph = std::max(passSeconds.graph, pass->times().graph);
+            passSeconds.criticalPath = std::max(passSeconds.criticalPath, pass->times().criticalPath);
+            passSeconds.slack = std::max(passSeconds.slack, pass->times().slack);
+        }
     passOver = true;
     if (writer.joinable()) writer.join();
     if (writeAlongside && (!writtenAlongside || cancelled)) {
@@ -461,7 +486,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         };
         reporter.report(0.86, "writing results", true);
         if (!writeAlongside)
-            if (Status s = writeRequests(requestIds, [](std::size_t) { return true; }, true); !s) return fail(s);
+            if (Status s = writeRequests(requestIds, results.size(), [](std::size_t) { return true; }, true); !s) return fail(s);
         std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
         // One lookup per request: the slowest requests of thousands of types are often the same few.
         std::unordered_map<std::size_t, std::optional<std::string>> names;

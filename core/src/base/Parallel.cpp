@@ -1,6 +1,7 @@
 #include "tracelight/base/Parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -25,6 +26,16 @@ void forEachShard(std::size_t requests, unsigned threads,
         workers.emplace_back([&body, s, begin, end] { body(s, begin, end); });
     }
     for (auto& w : workers) w.join();
+}
+
+void forEachChunk(std::size_t requests, unsigned threads, std::size_t chunk,
+                  const std::function<void(unsigned shard, std::size_t begin, std::size_t end)>& body) {
+    chunk = std::max<std::size_t>(1, chunk);
+    std::atomic<std::size_t> next{0};
+    forEachShard(requests, threads, [&](unsigned shard, std::size_t, std::size_t) {
+        for (std::size_t begin = next.fetch_add(chunk); begin < requests; begin = next.fetch_add(chunk))
+            body(shard, begin, std::min(requests, begin + chunk));
+    });
 }
 
 } // namespace tracelight

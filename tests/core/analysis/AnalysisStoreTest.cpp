@@ -592,8 +592,11 @@ TEST(AnalysisStore, AnAnalysisThatFailsOrIsCancelledKeepsTheResultsBefore) {
     auto execute = [&](const std::string& sql) {
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
     };
+    ASSERT_GT(test::StoreAccess::rows(*store, "SELECT * FROM clock_pairs").size(), 0u);
     for (const char* trigger :
-         {"CREATE TRIGGER full AFTER INSERT ON request_analysis WHEN NEW.request_id = 1100 BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END",
+         {// The clocks are written while the model is inferred.
+          "CREATE TRIGGER full AFTER INSERT ON clock_pairs BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END",
+          "CREATE TRIGGER full AFTER INSERT ON request_analysis WHEN NEW.request_id = 1100 BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END",
           "CREATE TRIGGER full AFTER UPDATE ON requests WHEN NEW.id = 1100 BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END",
           "CREATE TRIGGER full AFTER INSERT ON results BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END"}) {
         execute(trigger);

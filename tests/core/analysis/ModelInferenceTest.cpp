@@ -89,7 +89,9 @@ TEST(ModelInference, EveryRelationIsThePairwiseDefinitionOnRandomRequests) {
                 for (std::uint32_t b = 0; b < types; ++b) {
                     const SegmentTypeId x(a), y(b);
                     const bool together = a != b && truth.support[a][b] > 0;
-                    if (a != b) EXPECT_EQ(model.support(x, y), truth.support[a][b]) << "seed " << seed << " " << a << "," << b;
+                    if (a != b) {
+                        EXPECT_EQ(model.support(x, y), truth.support[a][b]) << "seed " << seed << " " << a << "," << b;
+                    }
                     const bool hb = together && !truth.hbRefuted[a][b];
                     const bool me = together && !truth.overlapSeen[a][b] && truth.orderSeen[a][b] && truth.orderSeen[b][a];
                     EXPECT_EQ(model.happensBefore(x, y, false), hb) << "seed " << seed << " " << data.segmentName(x) << " -> " << data.segmentName(y);

@@ -3,6 +3,7 @@
 // dependency graph, critical path and slack -> results cached in the store.
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -60,11 +61,13 @@ struct InMemoryAnalysis {
     CausalModel model;
 };
 // With a share (see RequestShare.h), data holds this process's requests and the group merges the
-// estimates and the model: every process gets the whole offsets and model.
+// estimates and the model: every process gets the whole offsets and model. offsetsSolved, when given, is
+// called once the clocks are solved, before the model is inferred (analyzeStore starts writing then).
+using OffsetsSolved = std::function<void(const TraceData&, const ClockOffsets&)>;
 Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& options,
                                          std::vector<StageTiming>* stages = nullptr,
                                          const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr,
-                                         const RequestShare* share = nullptr);
+                                         const RequestShare* share = nullptr, const OffsetsSolved* offsetsSolved = nullptr);
 SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads, Collective* group = nullptr);
 
 // Runs the analysis and replaces the cached results in one transaction.
