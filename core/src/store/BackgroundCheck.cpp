@@ -1,5 +1,6 @@
 #include "store/BackgroundCheck.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "store/OpenFailure.h"
@@ -30,24 +31,25 @@ Status quickCheckConnection(sqlite3* db, const std::string& path, const std::str
 
 namespace {
 
-// Every table but `leftOut`, each with its indexes, the schema table first.
-Status quickCheckAllBut(sqlite3* db, const std::string& path, const std::string& leftOut) {
-    std::vector<std::string> tables{"sqlite_schema"};
+// The schema table, then each of `tables` the file has (with its indexes).
+Status quickCheckTables(sqlite3* db, const std::string& path, const std::vector<std::string>& tables) {
+    std::vector<std::string> present{"sqlite_schema"};
     {
         sqlite::Statement names(db, "SELECT name FROM sqlite_schema WHERE type='table' ORDER BY rootpage");
         int rc = SQLITE_ROW;
         while ((rc = names.step()) == SQLITE_ROW)
-            if (std::string name(names.text(0)); name != leftOut) tables.push_back(std::move(name));
+            if (std::string name(names.text(0)); std::find(tables.begin(), tables.end(), name) != tables.end())
+                present.push_back(std::move(name));
         if (rc != SQLITE_DONE) return Status::error(openFailure(db, path, path + ": cannot check the database"));
     }
-    for (const std::string& table : tables)
+    for (const std::string& table : present)
         if (Status s = quickCheckConnection(db, path, table); !s) return s;
     return Status::ok();
 }
 
 } // namespace
 
-BackgroundCheck::BackgroundCheck(const std::string& path, std::string leftOut) : m_path(path), m_leftOut(std::move(leftOut)) {
+BackgroundCheck::BackgroundCheck(const std::string& path, std::vector<std::string> tables) : m_path(path), m_tables(std::move(tables)) {
     if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
         m_result = Status::error(m_db ? openFailure(m_db, path, path + ": cannot check the database")
                                       : path + ": cannot check the database (out of memory)");
@@ -57,7 +59,7 @@ BackgroundCheck::BackgroundCheck(const std::string& path, std::string leftOut) :
     sqlite3_progress_handler(
         m_db, 10000, [](void* self) { return static_cast<BackgroundCheck*>(self)->m_stop.load() ? 1 : 0; }, this);
     m_thread = std::thread([this] {
-        m_result = m_leftOut.empty() ? quickCheckConnection(m_db, m_path) : quickCheckAllBut(m_db, m_path, m_leftOut);
+        m_result = m_tables.empty() ? quickCheckConnection(m_db, m_path) : quickCheckTables(m_db, m_path, m_tables);
     });
 }
 
@@ -71,7 +73,7 @@ Status BackgroundCheck::wait() {
 Status BackgroundCheck::checkLeftOut() {
     if (Status s = wait(); !s) return s;
     std::call_once(m_leftOutChecked, [this] {
-        if (!m_leftOut.empty()) m_leftOutResult = quickCheckConnection(m_db, m_path);
+        if (!m_tables.empty()) m_leftOutResult = quickCheckConnection(m_db, m_path);
         m_leftOutDone = true;
     });
     return m_leftOutResult;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tracelight/base/Status.h"
 
@@ -20,17 +21,19 @@ Status quickCheckConnection(sqlite3* db, const std::string& path, const std::str
 
 class BackgroundCheck {
 public:
-    // Opens a read-only connection to path and starts checking it: the whole file, or with `leftOut` every
-    // table but that one (a job that reads all of that table itself, where SQLite checks each page it loads).
-    explicit BackgroundCheck(const std::string& path, std::string leftOut = {});
+    // Opens a read-only connection to path and starts checking it: the whole file, or only `tables` (those
+    // the file has, each with its indexes, the schema table first): a job's tables but the one it reads in
+    // full itself, where SQLite checks each page it loads.
+    explicit BackgroundCheck(const std::string& path, std::vector<std::string> tables = {});
     ~BackgroundCheck();  // an unfinished check is interrupted
     BackgroundCheck(const BackgroundCheck&) = delete;
     BackgroundCheck& operator=(const BackgroundCheck&) = delete;
 
     // Blocks until the check is done; the same answer on every call.
     Status wait();
-    // For when the job did not read the left-out table in full: the whole file checked now after all, page
-    // accounting across tables included (once; the same answer on every call). Ok when none was left out.
+    // For when the job did not read its table in full: the whole file checked now after all, page
+    // accounting across tables included (once; the same answer on every call). Ok when the whole file was
+    // checked already.
     Status checkLeftOut();
     bool leftOutChecked() const { return m_leftOutDone.load(); }  // a verdict of checkLeftOut() stands
 
@@ -39,7 +42,7 @@ private:
     sqlite3* m_db = nullptr;
     Status m_result = Status::ok();
     std::thread m_thread;
-    std::string m_leftOut;
+    std::vector<std::string> m_tables;  // empty: the whole file
     Status m_leftOutResult = Status::ok();
     std::once_flag m_joined, m_leftOutChecked;
     std::atomic<bool> m_leftOutDone{false};

@@ -392,12 +392,22 @@ Status TraceStore::initialise(Mode mode, WriteCheck check) {
     }
     if (mode != Mode::ReadOnly) sqlite::exec(m_db, "PRAGMA journal_mode=WAL");
     if (checkLater) {
-        m_writeCheck = std::make_unique<BackgroundCheck>(m_path, check == WriteCheck::BesideFullRead ? "events" : "");
+        std::vector<std::string> tables;  // none: the whole file
+        if (check == WriteCheck::BesideFullRead)
+            for (const std::string& table : analysisTables())
+                if (table != "events") tables.push_back(table);
+        m_writeCheck = std::make_unique<BackgroundCheck>(m_path, std::move(tables));
         // Writes that do not go through begin() (an autocommit UPDATE) wait at their commit; a damaged
         // file's commit is turned into a rollback, so nothing reaches it.
         sqlite3_commit_hook(m_db, [](void* self) { return static_cast<TraceStore*>(self)->awaitWriteCheck() ? 0 : 1; }, this);
     }
     return Status::ok();
+}
+
+const std::vector<std::string>& TraceStore::analysisTables() {
+    static const std::vector<std::string> tables{"meta", "imports", "labels", "label_occurrences", "requests", "events",
+                                                 "causal_links", "results", "clock_offsets", "clock_pairs", "request_analysis"};
+    return tables;
 }
 
 Status TraceStore::awaitWriteCheck() {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <set>
 
 #include "core/GeneratedStore.h"
 #include "core/GeneratedTraces.h"
@@ -624,6 +625,29 @@ TEST(AnalysisStore, AnAnalysisThatFailsOrIsCancelledKeepsTheResultsBefore) {
     ASSERT_TRUE(analyzeStore(*store, other));
     EXPECT_TRUE(analysisIsCurrent(*store, other));
     EXPECT_FALSE(analysisIsCurrent(*store, AnalysisOptions{}));
+}
+
+// The check beside analyze's read covers every table the analysis reads or writes (but the events, which
+// that read checks): an authorizer on the connection records each table an analysis of events and one of
+// spans touch.
+TEST(AnalysisStore, TheCheckBesideTheReadCoversEveryTableTheAnalysisTouches) {
+    std::set<std::string> touched;
+    auto record = [](void* out, int action, const char* a, const char*, const char*, const char*) {
+        if ((action == SQLITE_READ || action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE) && a &&
+            std::string_view(a).rfind("sqlite_", 0) != 0)
+            static_cast<std::set<std::string>*>(out)->insert(a);
+        return SQLITE_OK;
+    };
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 300);
+    test::addRealJaegerTraces(*store);  // span requests too: their links and spans
+    sqlite3_set_authorizer(test::StoreAccess::db(*store), record, &touched);
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    sqlite3_set_authorizer(test::StoreAccess::db(*store), nullptr, nullptr);
+    const auto& checked = TraceStore::analysisTables();
+    for (const std::string& table : touched)
+        EXPECT_NE(std::find(checked.begin(), checked.end(), table), checked.end()) << table << " is touched but not checked";
+    EXPECT_TRUE(touched.count("events") && touched.count("request_analysis") && touched.count("causal_links"));
 }
 
 // Only a read of every event counts as the events' check: not a part of them, not a cancelled read, not a

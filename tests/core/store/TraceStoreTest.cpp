@@ -255,6 +255,21 @@ TEST(TraceStore, ACheckBesideAFullReadLeavesOnlyTheEventsToThatRead) {
     ASSERT_TRUE(store) << store.message();
     store.value()->noteEventsReadInFull();
     expectWritesRefused(*store.value(), badLabels, labelsPage);  // a table other than events
+    // A table analyze neither reads nor writes is left to the whole file's check (info --check, the app's
+    // check, a write without a full read): the analysis's write cannot reach it.
+    const std::string badPeriods = makeDatabase(dir, "bad-periods.tldb");
+    const std::int64_t membersPage = test::rootPage(badPeriods, "period_members");
+    ASSERT_GT(membersPage, 1);
+    test::corruptPage(badPeriods, membersPage);
+    {
+        auto beside = TraceStore::open(badPeriods, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
+        ASSERT_TRUE(beside) << beside.message();
+        beside.value()->noteEventsReadInFull();
+        EXPECT_TRUE(beside.value()->putResult("probe", 1, "", "written"));
+    }
+    auto beside = TraceStore::open(badPeriods, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
+    ASSERT_TRUE(beside) << beside.message();
+    expectWritesRefused(*beside.value(), badPeriods, membersPage);  // no full read: the whole file
 }
 
 // On a sound file the background check lets writes through, and a store closed while its check still

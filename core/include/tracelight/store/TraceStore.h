@@ -106,12 +106,16 @@ public:
     // When a writer's PRAGMA quick_check runs: before open() returns, or meanwhile on a thread of its own
     // (a job that reads the whole file first: analyze). Either way nothing is written before it passed:
     // begin() waits for it and fails with its verdict, and a commit hook refuses any other write until then.
-    // BesideFullRead is InBackground without the events table (three quarters of a large file), for a job
-    // that reads every event before it writes (analyze): SQLite checks each page as that read loads it
-    // (cell_size_check is on for every connection) and a damaged page fails the read. The job says so with
-    // noteEventsReadInFull(); a write without it checks the events table first.
+    // BesideFullRead, for analyze, which reads every event before it writes: in the background only the
+    // other tables it reads or writes (analysisTables()); SQLite checks each events page as that read loads
+    // it (cell_size_check is on for every connection) and a damaged page fails the read. A table analyze
+    // never touches is not checked: its write cannot reach it (nor does a check of single tables find a
+    // page that two of them share). The job says so with noteEventsReadInFull(); a write without it checks
+    // the whole file first.
     enum class WriteCheck { OnOpen, InBackground, BesideFullRead };
     static Result<std::unique_ptr<TraceStore>> open(const std::string& path, Mode mode, WriteCheck check = WriteCheck::OnOpen);
+    // Every table analyze reads or writes, events among them (a test holds it to what an analysis touches).
+    static const std::vector<std::string>& analysisTables();
     ~TraceStore();
     TraceStore(const TraceStore&) = delete;
     TraceStore& operator=(const TraceStore&) = delete;
