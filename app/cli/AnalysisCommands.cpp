@@ -46,6 +46,7 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
         for (const auto& s : summary->stages) std::fprintf(stderr, "  %-28s %8.2f s\n", s.stage.c_str(), s.seconds);
     }
     // What clock-skew correction did, per host pair: every adjustment visible, with the rule that fired.
+    if (o.quiet && !o.json) return 0;  // nothing to print (a corpus has hundreds of thousands of pairs to read)
     const std::vector<ClockAdjustment> pairs = loadClockAdjustments(store);
     if (o.json) {
         JsonWriter w;

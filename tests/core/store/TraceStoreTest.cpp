@@ -129,10 +129,11 @@ std::string makeDatabase(const test::ScratchDir& dir, const std::string& name) {
     return path;
 }
 
-// A database whose events table has a damaged root page; its page number through `page`.
-std::string damagedEventsDatabase(const test::ScratchDir& dir, const std::string& name, std::int64_t& page) {
+// A database whose `table` (the events unless named) has a damaged root page; its page number through `page`.
+std::string damagedDatabase(const test::ScratchDir& dir, const std::string& name, std::int64_t& page,
+                                  const char* table = "events") {
     const std::string path = makeDatabase(dir, name);
-    page = test::rootPage(path, "events");
+    page = test::rootPage(path, table);
     EXPECT_GT(page, 1);
     test::corruptPage(path, page);
     return path;
@@ -193,7 +194,7 @@ TEST(TraceStore, CorruptedSchemaPageIsReportedAsMalformed) {
 TEST(TraceStore, CorruptedDataPageIsRefusedForWriting) {
     test::ScratchDir dir;
     std::int64_t page = 0;
-    const std::string path = damagedEventsDatabase(dir, "bad-events.tldb", page);
+    const std::string path = damagedDatabase(dir, "bad-events.tldb", page);
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_FALSE(store) << "a page that fails PRAGMA quick_check was accepted for writing";
     EXPECT_NE(store.message().find(path + ": database disk image is malformed"), std::string::npos) << store.message();
@@ -207,7 +208,7 @@ TEST(TraceStore, CorruptedDataPageIsRefusedForWriting) {
 TEST(TraceStore, BackgroundCheckRefusesEveryWriteToADamagedFile) {
     test::ScratchDir dir;
     std::int64_t page = 0;
-    const std::string path = damagedEventsDatabase(dir, "bad-later.tldb", page);
+    const std::string path = damagedDatabase(dir, "bad-later.tldb", page);
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
     ASSERT_TRUE(store) << store.message();
     expectWritesRefused(*store.value(), path, page);
@@ -228,7 +229,7 @@ TEST(TraceStore, BackgroundCheckRefusesEveryWriteToADamagedFile) {
 TEST(TraceStore, ACheckBesideAFullReadLeavesOnlyTheEventsToThatRead) {
     test::ScratchDir dir;
     std::int64_t eventsPage = 0;
-    const std::string badEvents = damagedEventsDatabase(dir, "bad-events.tldb", eventsPage);
+    const std::string badEvents = damagedDatabase(dir, "bad-events.tldb", eventsPage);
     {
         auto store = TraceStore::open(badEvents, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
         ASSERT_TRUE(store) << store.message();
@@ -247,20 +248,16 @@ TEST(TraceStore, ACheckBesideAFullReadLeavesOnlyTheEventsToThatRead) {
         ASSERT_TRUE(store.value()->begin());
         store.value()->rollback();
     }
-    const std::string badLabels = makeDatabase(dir, "bad-labels.tldb");
-    const std::int64_t labelsPage = test::rootPage(badLabels, "labels");
-    ASSERT_GT(labelsPage, 1);
-    test::corruptPage(badLabels, labelsPage);
+    std::int64_t labelsPage = 0;
+    const std::string badLabels = damagedDatabase(dir, "bad-labels.tldb", labelsPage, "labels");
     auto store = TraceStore::open(badLabels, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
     ASSERT_TRUE(store) << store.message();
     store.value()->noteEventsReadInFull();
     expectWritesRefused(*store.value(), badLabels, labelsPage);  // a table other than events
     // A table analyze neither reads nor writes is left to the whole file's check (info --check, the app's
     // check, a write without a full read): the analysis's write cannot reach it.
-    const std::string badPeriods = makeDatabase(dir, "bad-periods.tldb");
-    const std::int64_t membersPage = test::rootPage(badPeriods, "period_members");
-    ASSERT_GT(membersPage, 1);
-    test::corruptPage(badPeriods, membersPage);
+    std::int64_t membersPage = 0;
+    const std::string badPeriods = damagedDatabase(dir, "bad-periods.tldb", membersPage, "period_members");
     {
         auto beside = TraceStore::open(badPeriods, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
         ASSERT_TRUE(beside) << beside.message();
