@@ -167,9 +167,9 @@ Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& 
     const SkewEstimates estimates = collectSkewEstimates(data, options.inference.threads, group);
     ClockOffsets offsets = solveClockOffsets(estimates, data.hostLabels.size());
     clock.done("clock skew");
-    if (offsetsSolved && *offsetsSolved) (*offsetsSolved)(data, offsets);
     const bool stop = cancel && cancel->isCancelled();
     if (group ? group->any(stop) : stop) return Status::error("cancelled");
+    if (offsetsSolved && *offsetsSolved) (*offsetsSolved)(data, offsets);
     auto model = inferModel(data, offsets, options.inference, progress, cancel, share);
     if (!model) return model.status();
     clock.done("model inference");
@@ -295,6 +295,8 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     const RequestShare share = group.size() > 1 ? shareAcrossGroup(data.value(), group) : RequestShare::whole(data.value());
     const std::size_t requests = data.value().requestCount();
     std::vector<RequestResult> results;  // per request, in request order, once the model is inferred
+    const unsigned threads = resolveThreads(options.inference.threads);
+    std::vector<BlobArena> shardBlobs(threads);  // the results' bytes: they outlive the writer that stores them
     ThrottledProgress reporter(&scaled);
 
     // What the write stores: the clocks, then every request's result, in one transaction (on failure or
@@ -330,7 +332,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     };
     const bool writeAlongside = group.size() == 1;
     std::vector<std::atomic<bool>> ready(writeAlongside ? requests : 0);  // results[r] is in
-    std::atomic<bool> passOver{false}, writeFailed{false};
+    std::atomic<bool> passOver{false}, writeFailed{false}, abandoned{false};  // abandoned: ended before the pass did
     Status writtenAlongside = Status::ok();
     std::vector<RequestId> writtenIds;  // the writer's copy: the data moves while it runs
     std::thread writer;
@@ -343,11 +345,13 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     struct JoinWriter {
         std::thread& writer;
         std::atomic<bool>& passOver;
+        std::atomic<bool>& abandoned;
         ~JoinWriter() {
+            if (!passOver) abandoned = true;
             passOver = true;
             if (writer.joinable()) writer.join();
         }
-    } joinWriter{writer, passOver};
+    } joinWriter{writer, passOver, abandoned};
     const OffsetsSolved startWriting = [&](const TraceData& solved, const ClockOffsets& offsets) {
         offsetRows.resize(solved.hostLabels.size());
         for (std::size_t h = 0; h < solved.hostLabels.size(); ++h) {
@@ -364,14 +368,29 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         if (!writeAlongside) return;
         writtenIds = solved.requestIds;
         writer = std::thread([&] {
-            // results[r] is read only once ready[r] says the pass stored it (after sizing the results).
-            writtenAlongside = writeRequests(writtenIds, requests, [&](std::size_t r) {
-                while (!ready[r].load(std::memory_order_acquire)) {
+            // Waits for `ready` (true), a cancel or the pass's end (false unless ready by then), without
+            // blocking: an analysis that stops is not held up by its writer.
+            auto await = [&](auto&& ready) {
+                while (!ready()) {
                     if (cancel && cancel->isCancelled()) return false;
-                    if (passOver.load(std::memory_order_acquire)) return ready[r].load(std::memory_order_acquire);
+                    if (passOver.load(std::memory_order_acquire)) return static_cast<bool>(ready());
                     std::this_thread::sleep_for(std::chrono::microseconds(500));
                 }
                 return true;
+            };
+            // The file's check first (begin() would wait for it, uninterrupted: a whole file's takes seconds),
+            // however long it takes, unless the analysis stops.
+            while (!store.writeCheckDone()) {
+                if ((cancel && cancel->isCancelled()) || abandoned.load(std::memory_order_acquire)) {
+                    writtenAlongside = Status::error("cancelled");
+                    writeFailed = true;
+                    return;
+                }
+                std::this_thread::sleep_for(std::chrono::microseconds(500));
+            }
+            // results[r] is read only once ready[r] says the pass stored it (after sizing the results).
+            writtenAlongside = writeRequests(writtenIds, requests, [&](std::size_t r) {
+                return await([&] { return ready[r].load(std::memory_order_acquire); });
             }, false);
             if (!writtenAlongside) writeFailed = true;
         });
@@ -389,9 +408,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
 
     // Per request: dependency graph, critical path, slack. Sharded; results kept in request order.
     results.resize(requests);
-    const unsigned threads = resolveThreads(options.inference.threads);
     std::vector<std::vector<TypeTotals>> totals(threads, std::vector<TypeTotals>(td.segmentTypes.size()));
-    std::vector<BlobArena> shardBlobs(threads);
     BlobArena gatheredBlobs;
     std::atomic<std::size_t> done{0};
     std::mutex reportMutex;
@@ -435,7 +452,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 if (t.slowest.size() < kSlowestCriticalKept) {
                     t.slowest.emplace_back(cp.latencyNs, sequenceIndex);
                     std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
-                } else if (cp.latencyNs > t.slowest.front().first) {
+                } else if (std::pair{cp.latencyNs, sequenceIndex} > t.slowest.front()) {  // ties too: whichever requests a shard got
                     std::pop_heap(t.slowest.begin(), t.slowest.end(), greater);
                     t.slowest.back() = {cp.latencyNs, sequenceIndex};
                     std::push_heap(t.slowest.begin(), t.slowest.end(), greater);

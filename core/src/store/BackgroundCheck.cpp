@@ -60,6 +60,7 @@ BackgroundCheck::BackgroundCheck(const std::string& path, std::vector<std::strin
         m_db, 10000, [](void* self) { return static_cast<BackgroundCheck*>(self)->m_stop.load() ? 1 : 0; }, this);
     m_thread = std::thread([this] {
         m_result = m_tables.empty() ? quickCheckConnection(m_db, m_path) : quickCheckTables(m_db, m_path, m_tables);
+        m_done = true;
     });
 }
 

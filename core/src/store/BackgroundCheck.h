@@ -31,6 +31,7 @@ public:
 
     // Blocks until the check is done; the same answer on every call.
     Status wait();
+    bool done() const { return m_done.load(); }  // wait() would not block
     // For when the job did not read its table in full: the whole file checked now after all, page
     // accounting across tables included (once; the same answer on every call). Ok when the whole file was
     // checked already.
@@ -46,6 +47,7 @@ private:
     Status m_leftOutResult = Status::ok();
     std::once_flag m_joined, m_leftOutChecked;
     std::atomic<bool> m_leftOutDone{false};
+    std::atomic<bool> m_done{false};
     std::atomic<bool> m_stop{false};  // set when destroyed unfinished; a progress handler stops the check
 };
 

@@ -410,6 +410,8 @@ const std::vector<std::string>& TraceStore::analysisTables() {
     return tables;
 }
 
+bool TraceStore::writeCheckDone() const { return !m_writeCheck || m_writeCheck->done(); }
+
 Status TraceStore::awaitWriteCheck() {
     if (!m_writeCheck) return Status::ok();
     // The same verdict on every call: a damaged file stays refused.

@@ -109,6 +109,47 @@ TEST(AnalysisStore, EveryRequestGetsItsOwnResultWhateverTheCountAgainstTheBatche
     }
 }
 
+// The pass hands requests out in chunks (4,096) to whichever thread is free, and the writer stores them in
+// request order as they become ready, 8,192 to a call: more requests than either, on one thread and on
+// three, give the same rows, and every request its own result.
+TEST(AnalysisStore, TheResultsDoNotDependOnTheThreads) {
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 9000);
+    std::vector<std::vector<std::string>> results;
+    for (unsigned threads : {1u, 3u}) {
+        AnalysisOptions options;
+        options.inference.threads = threads;
+        ASSERT_TRUE(analyzeStore(*store, options));
+        results.push_back(test::StoreAccess::rows(*store, "SELECT request_id, latency_ns, blind_ns, hex(data) FROM request_analysis ORDER BY 1"));
+        for (const auto& row : test::StoreAccess::rows(*store, "SELECT name, hex(data) FROM results ORDER BY 1")) results.back().push_back(row);
+        for (const auto& row : test::StoreAccess::rows(*store, "SELECT id, start_ns, latency_ns FROM requests ORDER BY 1")) results.back().push_back(row);
+    }
+    EXPECT_EQ(test::StoreAccess::rows(*store, "SELECT COUNT(*) FROM request_analysis"), std::vector<std::string>{"9000"});
+    EXPECT_TRUE(results[0] == results[1]);
+}
+
+// The writer waits for the file's check however long it takes, even when the pass is over first (a small
+// store analyses in less time than its check): the analysis is written, not reported cancelled.
+TEST(AnalysisStore, AnAnalysisFasterThanTheFilesCheckIsStillWritten) {
+    test::ScratchDir dir;
+    {
+        auto created = sampleStore(dir, 3);
+        // A table the check reads and the analysis barely does, large enough for its check to outlast the pass.
+        ASSERT_TRUE(created->putResult("padding", 1, "", std::string(std::size_t{48} << 20, 'x')));
+    }
+    const std::string path = dir.file("s.tldb");  // where generatedStore writes it
+    for (int round = 0; round < 3; ++round)
+        for (auto check : {TraceStore::WriteCheck::InBackground, TraceStore::WriteCheck::BesideFullRead}) {
+            auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, check);
+            ASSERT_TRUE(store) << store.message();
+            AnalysisOptions options;
+            options.inference.supportFloor = 1 + round;  // a new analysis each time
+            auto analysed = analyzeStore(*store.value(), options);
+            ASSERT_TRUE(analysed) << analysed.message();
+            EXPECT_TRUE(analysisIsCurrent(*store.value(), options));
+        }
+}
+
 TEST(AnalysisStore, ModelGraphCarriesReducedRelationsAndStatistics) {
     test::ScratchDir dir;
     auto store = sampleStore(dir, 800);

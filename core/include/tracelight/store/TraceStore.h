@@ -124,6 +124,9 @@ public:
     int schemaVersion() const { return m_schemaVersion; }
 
     Status begin();  // BEGIN IMMEDIATE: one writer at a time
+    // Whether begin() would go ahead without waiting for the background check (a writer that must stay
+    // cancellable polls this first).
+    bool writeCheckDone() const;
     // begin() for a transaction that fills a store holding no requests yet (an import into a new database):
     // in rollback-journal mode when no other connection has the file open, so each new page is written
     // once, into the file. In WAL mode every page of it is written to the WAL and copied into the file
