@@ -368,29 +368,26 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         if (!writeAlongside) return;
         writtenIds = solved.requestIds;
         writer = std::thread([&] {
-            // Waits for `ready` (true), a cancel or the pass's end (false unless ready by then), without
-            // blocking: an analysis that stops is not held up by its writer.
-            auto await = [&](auto&& ready) {
+            // Waits for `ready` (true), a cancel (false) or `end` (false unless ready by then), polling: an
+            // analysis that stops is not held up by its writer.
+            auto await = [&](auto&& ready, const std::atomic<bool>& end) {
                 while (!ready()) {
                     if (cancel && cancel->isCancelled()) return false;
-                    if (passOver.load(std::memory_order_acquire)) return static_cast<bool>(ready());
+                    if (end.load(std::memory_order_acquire)) return static_cast<bool>(ready());
                     std::this_thread::sleep_for(std::chrono::microseconds(500));
                 }
                 return true;
             };
             // The file's check first (begin() would wait for it, uninterrupted: a whole file's takes seconds),
-            // however long it takes, unless the analysis stops.
-            while (!store.writeCheckDone()) {
-                if ((cancel && cancel->isCancelled()) || abandoned.load(std::memory_order_acquire)) {
-                    writtenAlongside = Status::error("cancelled");
-                    writeFailed = true;
-                    return;
-                }
-                std::this_thread::sleep_for(std::chrono::microseconds(500));
+            // however long it takes, unless the analysis stops early.
+            if (!await([&] { return store.writeCheckDone(); }, abandoned)) {
+                writtenAlongside = Status::error("cancelled");
+                writeFailed = true;
+                return;
             }
             // results[r] is read only once ready[r] says the pass stored it (after sizing the results).
             writtenAlongside = writeRequests(writtenIds, requests, [&](std::size_t r) {
-                return await([&] { return ready[r].load(std::memory_order_acquire); });
+                return await([&] { return ready[r].load(std::memory_order_acquire); }, passOver);
             }, false);
             if (!writtenAlongside) writeFailed = true;
         });

@@ -53,6 +53,7 @@ BackgroundCheck::BackgroundCheck(const std::string& path, std::vector<std::strin
     if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
         m_result = Status::error(m_db ? openFailure(m_db, path, path + ": cannot check the database")
                                       : path + ": cannot check the database (out of memory)");
+        m_done = true;  // the verdict is in: no thread to wait for
         return;
     }
     sqlite3_busy_timeout(m_db, 5000);
