@@ -475,7 +475,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         return writtenAlongside ? Status::error("cancelled") : writtenAlongside;
     }
     if (group.any(cancelled)) return Status::error("cancelled");
-    std::vector<EventRecord>().swap(analysis->data.events);  // the write needs the results, not the events
+    EventArray().swap(analysis->data.events);  // the write needs the results, not the events
     clock.restart();  // the shards timed themselves
     summary.stages.push_back({"request graphs", passSeconds.graph});
     summary.stages.push_back({"critical paths", passSeconds.criticalPath});

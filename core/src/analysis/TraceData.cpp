@@ -319,7 +319,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     }
     std::vector<std::size_t> runEvents(runs);
     for (std::size_t p = 0; p < runs; ++p) runEvents[p] = static_cast<std::size_t>(std::max<std::int64_t>(0, runEventCounts[p]));
-    std::vector<EventRecord> events(context.eventTotal);
+    EventArray events(context.eventTotal);  // written by the runs, each in its own slice
     std::vector<TraceDataBuilder> runBuilders;
     std::size_t offset = 0;
     for (std::size_t p = 0; p < runs; ++p) {
@@ -342,7 +342,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     for (const auto& b : runBuilders) overflowed = overflowed || b.overflowed();
     if (overflowed) {
         // Memory first: this happens on a damaged store, which must not cost twice the events.
-        std::vector<EventRecord>().swap(events);
+        EventArray().swap(events);
         runBuilders.clear();
         connections.clear();
         TraceDataBuilder serial;

@@ -14,6 +14,7 @@
 #include "tracelight/base/Status.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/base/TripleIndex.h"
+#include "tracelight/base/UninitializedAllocator.h"
 
 namespace tracelight {
 
@@ -38,6 +39,10 @@ struct EventRecord {
     TimeNs localNs;             // the host's own clock
 };
 
+// Every request's events end to end. Sized without writing them: the parallel read fills its slices (and
+// takes their page faults) on its own threads.
+using EventArray = std::vector<EventRecord, UninitializedAllocator<EventRecord>>;
+
 // A known causal edge between two events of one request (from span parent/child links), as indices
 // into the request's own events.
 struct EventLink {
@@ -47,7 +52,7 @@ struct EventLink {
 struct TraceData {
     std::vector<RequestId> requestIds;
     std::vector<std::uint64_t> requestBegin;  // events of request r: [requestBegin[r], requestBegin[r+1])
-    std::vector<EventRecord> events;          // per request grouped by task, in task order
+    EventArray events;                        // per request grouped by task, in task order
     std::vector<SegmentType> segmentTypes;
     std::vector<LabelId> hostLabels;          // HostId -> label
     std::unordered_map<std::uint32_t, std::string> labels;  // label id -> text, for the labels in use
