@@ -518,17 +518,33 @@ public:
         model.m_occurrences.assign(n, 0);
         model.m_repeated.assign(n, 0);
         {
-            std::vector<std::uint32_t> lastRequest(n, UINT32_MAX);
-            for (std::size_t r = 0; r < requests; ++r)
-                for (const EventRecord& e : data.eventsOf(r)) {
-                    if (!e.segmentType.isValid()) continue;
-                    const auto t = e.segmentType.value;
-                    if (lastRequest[t] == r) {
-                        model.m_repeated[t] = 1;
-                        continue;
+            // Sharded by request (a count is of the requests holding a type), merged by sums and ORs.
+            struct Presence {
+                std::vector<std::uint32_t> occurrences;
+                std::vector<std::uint8_t> repeated;
+            };
+            std::vector<Presence> parts(std::max(1u, threads));
+            forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+                Presence& part = parts[shard];
+                part.occurrences.assign(n, 0);
+                part.repeated.assign(n, 0);
+                std::vector<std::uint32_t> lastRequest(n, UINT32_MAX);
+                for (std::size_t r = begin; r < end; ++r)
+                    for (const EventRecord& e : data.eventsOf(r)) {
+                        if (!e.segmentType.isValid()) continue;
+                        const auto t = e.segmentType.value;
+                        if (lastRequest[t] == r) {
+                            part.repeated[t] = 1;
+                            continue;
+                        }
+                        lastRequest[t] = static_cast<std::uint32_t>(r);
+                        ++part.occurrences[t];
                     }
-                    lastRequest[t] = static_cast<std::uint32_t>(r);
-                    ++model.m_occurrences[t];
+            });
+            for (const Presence& part : parts)
+                for (std::size_t t = 0; t < part.occurrences.size(); ++t) {
+                    model.m_occurrences[t] += part.occurrences[t];
+                    model.m_repeated[t] |= part.repeated[t];
                 }
             if (group.size() > 1) {
                 std::vector<std::int64_t> counts(2 * n);
