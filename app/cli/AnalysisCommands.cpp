@@ -46,9 +46,8 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
         for (const auto& s : summary->stages) std::fprintf(stderr, "  %-28s %8.2f s\n", s.stage.c_str(), s.seconds);
     }
     // What clock-skew correction did, per host pair: every adjustment visible, with the rule that fired.
-    if (o.quiet && !o.json) return 0;  // nothing to print (a corpus has hundreds of thousands of pairs to read)
-    const std::vector<ClockAdjustment> pairs = loadClockAdjustments(store);
     if (o.json) {
+        const std::vector<ClockAdjustment> pairs = loadClockAdjustments(store);
         JsonWriter w;
         w.beginObject().key("requests").value(summary->requests).key("corrected_hosts").value(summary->correctedHosts);
         w.key("clock_skew").beginArray();
@@ -62,31 +61,18 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
         // The adjustments with the most evidence first, at most kShownPairs of them: a corpus of a million
         // page loads has a client per user, and hundreds of thousands of lines help nobody (--json lists all).
         constexpr std::size_t kShownPairs = 20;
-        std::int64_t kept = 0, keptTrips = 0;
-        std::vector<const ClockAdjustment*> adjusted;
-        for (const auto& p : pairs) {
-            if (p.rule != "fits") {
-                adjusted.push_back(&p);
-                continue;
-            }
-            ++kept;
-            keptTrips += p.roundTrips;
-        }
-        const std::size_t shown = std::min(adjusted.size(), kShownPairs);
-        std::partial_sort(adjusted.begin(), adjusted.begin() + static_cast<std::ptrdiff_t>(shown), adjusted.end(),
-                          [](const ClockAdjustment* a, const ClockAdjustment* b) { return a->roundTrips > b->roundTrips; });
-        for (std::size_t i = 0; i < shown; ++i) {
-            const ClockAdjustment& p = *adjusted[i];
+        const ClockAdjustmentDigest digest = loadClockAdjustmentDigest(store, kShownPairs);
+        for (const ClockAdjustment& p : digest.mostEvidence)
             std::fprintf(stderr, "  clock skew %s -> %s: %s offset %+.3f us over %lld round trips (%lld outside their client), rule %s\n",
                          p.client.c_str(), p.server.c_str(), p.applied ? "applied" : "kept, estimated",
                          nsToUs(p.offsetNs), static_cast<long long>(p.roundTrips), static_cast<long long>(p.outside), p.rule.c_str());
-        }
-        if (adjusted.size() > shown)
-            std::fprintf(stderr, "  clock skew: %zu more host pairs adjusted or estimated (fewer round trips each; analyze --json lists every pair)\n",
-                         adjusted.size() - shown);
-        if (kept)
+        const auto shown = static_cast<std::int64_t>(digest.mostEvidence.size());
+        if (digest.adjusted > shown)
+            std::fprintf(stderr, "  clock skew: %lld more host pairs adjusted or estimated (fewer round trips each; analyze --json lists every pair)\n",
+                         static_cast<long long>(digest.adjusted - shown));
+        if (digest.kept)
             std::fprintf(stderr, "  clock skew: %lld host pairs keep their recorded clocks (rule fits: all %lld round trips fit)\n",
-                         static_cast<long long>(kept), static_cast<long long>(keptTrips));
+                         static_cast<long long>(digest.kept), static_cast<long long>(digest.keptRoundTrips));
     }
     return 0;
 }

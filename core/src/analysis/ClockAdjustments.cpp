@@ -4,12 +4,14 @@
 
 namespace tracelight {
 
-std::vector<ClockAdjustment> loadClockAdjustments(const TraceStore& store) {
-    const std::vector<ClockPairRow> pairs = store.clockPairs();
+namespace {
+
+// The pairs with their hosts' names.
+std::vector<ClockAdjustment> named(const TraceStore& store, const std::vector<ClockPairRow>& pairs) {
     // The hosts' names in one read of the labels (a corpus of page loads has a client host per user, and a
     // query per name took seconds), by id in a table up to the ids an import gives; an id past that (a
-    // damaged store) is asked for on its own, so the table stays small.
-    constexpr std::uint32_t kTableIds = 1u << 22;
+    // damaged store) is asked for on its own, so the table stays small. A few pairs ask for each name.
+    const std::uint32_t kTableIds = pairs.size() <= 32 ? 0 : 1u << 22;
     std::vector<bool> wanted;
     std::unordered_map<std::uint32_t, std::string> far;
     for (const ClockPairRow& p : pairs)
@@ -28,6 +30,15 @@ std::vector<ClockAdjustment> loadClockAdjustments(const TraceStore& store) {
     for (const ClockPairRow& p : pairs)
         out.push_back({name(p.client), name(p.server), p.offsetNs, p.rttNs, p.roundTrips, p.outside, p.rule, p.applied});
     return out;
+}
+
+} // namespace
+
+std::vector<ClockAdjustment> loadClockAdjustments(const TraceStore& store) { return named(store, store.clockPairs()); }
+
+ClockAdjustmentDigest loadClockAdjustmentDigest(const TraceStore& store, std::size_t shown) {
+    const ClockPairDigest digest = store.clockPairDigest(shown);
+    return {named(store, digest.mostEvidence), digest.adjusted, digest.kept, digest.keptRoundTrips};
 }
 
 } // namespace tracelight

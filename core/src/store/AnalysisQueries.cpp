@@ -266,6 +266,24 @@ std::vector<ClockPairRow> TraceStore::clockPairs() const {
     return out;
 }
 
+ClockPairDigest TraceStore::clockPairDigest(std::size_t shown) const {
+    ClockPairDigest out;
+    sqlite::Statement top(m_db, "SELECT client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied FROM clock_pairs "
+                                "WHERE rule != 'fits' ORDER BY round_trips DESC, client_host_id, server_host_id LIMIT ?1");
+    top.bind(1, static_cast<std::int64_t>(std::min<std::size_t>(shown, std::numeric_limits<std::int64_t>::max())));
+    while (top.step() == SQLITE_ROW)
+        out.mostEvidence.push_back({static_cast<std::uint32_t>(top.int64(0)), static_cast<std::uint32_t>(top.int64(1)), top.int64(2),
+                                    top.int64(3), top.int64(4), top.int64(5), std::string(top.text(6)), top.int64(7) != 0});
+    sqlite::Statement totals(m_db, "SELECT COALESCE(SUM(rule != 'fits'), 0), COALESCE(SUM(rule = 'fits'), 0), "
+                                   "COALESCE(SUM(CASE WHEN rule = 'fits' THEN round_trips END), 0) FROM clock_pairs");
+    if (totals.step() == SQLITE_ROW) {
+        out.adjusted = totals.int64(0);
+        out.kept = totals.int64(1);
+        out.keptRoundTrips = totals.int64(2);
+    }
+    return out;
+}
+
 std::vector<std::uint32_t> TraceStore::spanRequestIds() const {
     std::vector<std::uint32_t> out;
     sqlite::Statement q(m_db, "SELECT id FROM requests WHERE from_spans=1 ORDER BY id");

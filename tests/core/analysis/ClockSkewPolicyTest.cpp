@@ -282,3 +282,45 @@ TEST(ClockSkewPolicy, AdjustmentsListEveryStoredPairWithItsHostsNames) {
     ASSERT_EQ(withFar.size(), pairs.size());
     EXPECT_EQ(std::count_if(withFar.begin(), withFar.end(), [](const ClockAdjustment& a) { return a.client == "far-host"; }), 1);
 }
+
+// What `analyze` prints without reading every pair: the adjusted or estimated pairs with the most round
+// trips (ties by client, server), and the counts; brute force from the full list.
+TEST(ClockSkewPolicy, TheDigestIsTheFullListsPairsWithTheMostEvidence) {
+    test::ScratchDir dir;
+    auto store = test::generatedStore(dir, 400, 2);
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    // Some pairs keep their clocks (as span requests' pairs do), with equal round trips among the rest.
+    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store),
+                           "UPDATE clock_pairs SET rule='fits', applied=0, offset_ns=0 WHERE (client_host_id + server_host_id) % 3 = 0;"
+                           "UPDATE clock_pairs SET round_trips = 7 WHERE (client_host_id + server_host_id) % 5 = 1;",
+                           nullptr, nullptr, nullptr), SQLITE_OK);
+    const auto pairs = store->clockPairs();
+    const auto all = loadClockAdjustments(*store);
+    ASSERT_EQ(all.size(), pairs.size());
+    std::vector<std::size_t> adjusted;
+    std::int64_t kept = 0, keptTrips = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        if (pairs[i].rule != "fits") adjusted.push_back(i);
+        else ++kept, keptTrips += pairs[i].roundTrips;
+    }
+    ASSERT_GT(kept, 0);
+    ASSERT_GT(adjusted.size(), 8u);
+    std::stable_sort(adjusted.begin(), adjusted.end(), [&](std::size_t a, std::size_t b) { return pairs[a].roundTrips > pairs[b].roundTrips; });
+    for (std::size_t shown : {std::size_t{0}, std::size_t{5}, adjusted.size() + 10}) {
+        const ClockAdjustmentDigest digest = loadClockAdjustmentDigest(*store, shown);
+        EXPECT_EQ(digest.adjusted, static_cast<std::int64_t>(adjusted.size()));
+        EXPECT_EQ(digest.kept, kept);
+        EXPECT_EQ(digest.keptRoundTrips, keptTrips);
+        ASSERT_EQ(digest.mostEvidence.size(), std::min(shown, adjusted.size()));
+        for (std::size_t k = 0; k < digest.mostEvidence.size(); ++k) {
+            const ClockAdjustment& want = all[adjusted[k]];
+            const ClockAdjustment& got = digest.mostEvidence[k];
+            EXPECT_EQ(got.client, want.client) << k;
+            EXPECT_EQ(got.server, want.server) << k;
+            EXPECT_EQ(got.roundTrips, want.roundTrips) << k;
+            EXPECT_EQ(got.offsetNs, want.offsetNs) << k;
+            EXPECT_EQ(got.rule, want.rule) << k;
+            EXPECT_EQ(got.applied, want.applied) << k;
+        }
+    }
+}

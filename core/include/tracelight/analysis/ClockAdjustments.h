@@ -22,4 +22,12 @@ struct ClockAdjustment {
 // In (client, server) id order; empty before any analysis.
 std::vector<ClockAdjustment> loadClockAdjustments(const TraceStore& store);
 
+// What `analyze` prints: the adjusted or estimated pairs with the most round trips (see ClockPairDigest),
+// named, without reading the others.
+struct ClockAdjustmentDigest {
+    std::vector<ClockAdjustment> mostEvidence;
+    std::int64_t adjusted = 0, kept = 0, keptRoundTrips = 0;
+};
+ClockAdjustmentDigest loadClockAdjustmentDigest(const TraceStore& store, std::size_t shown);
+
 } // namespace tracelight

@@ -80,6 +80,13 @@ struct ClockPairRow {
     std::string rule;
     bool applied = false;
 };
+// The pairs clock-skew correction adjusted or estimated (every rule but "fits"), the most round trips
+// first (ties by client, server), at most as many as asked for; how many there are in all, and how many
+// pairs kept their clocks with how many round trips between them.
+struct ClockPairDigest {
+    std::vector<ClockPairRow> mostEvidence;
+    std::int64_t adjusted = 0, kept = 0, keptRoundTrips = 0;
+};
 // One request's cached analysis as stored.
 struct RequestResultRow {
     RequestId id;
@@ -218,6 +225,8 @@ public:
     Status storeRequestResults(std::size_t count, const std::function<RequestResultRow(std::size_t)>& rows);
     // Per host pair, what the last analysis's clock-skew correction decided (client, server order).
     std::vector<ClockPairRow> clockPairs() const;
+    // The digest `analyze` prints, without reading every pair (a corpus of page loads has 800,000).
+    ClockPairDigest clockPairDigest(std::size_t shown) const;
     // Ids of the requests imported from spans (OTLP, Jaeger, Zipkin, span tables).
     std::vector<std::uint32_t> spanRequestIds() const;
     // Every attribute key in use, in text order.
