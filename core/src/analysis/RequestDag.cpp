@@ -10,11 +10,11 @@
 namespace tracelight {
 
 RequestDagBuilder::RequestDagBuilder(const CausalModel& model, const TraceData& data)
-    : m_model(model), m_local(std::max(data.segmentTypes.size(), model.typeCount()), -1) {
+    : m_model(model), m_local(std::max(data.segmentTypes.size(), model.typeCount())) {
     rowsAsBitsets();
 }
 
-RequestDagBuilder::RequestDagBuilder(const CausalModel& model) : m_model(model), m_local(model.typeCount(), -1) { rowsAsBitsets(); }
+RequestDagBuilder::RequestDagBuilder(const CausalModel& model) : m_model(model), m_local(model.typeCount()) { rowsAsBitsets(); }
 
 void RequestDagBuilder::rowsAsBitsets() {
     constexpr std::size_t kMostTypes = 512;  // 8 words a row: beyond, the rows' lists are shorter to walk
@@ -347,39 +347,35 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     dag.endNs = span.endNs;
     const auto& segs = dag.segments;
     const std::size_t n = segs.size();
-    if (m_local.size() < m_model.typeCount()) m_local.resize(m_model.typeCount(), -1);
+    if (m_local.size() < m_model.typeCount()) m_local.resize(m_model.typeCount());
     for (const auto& s : segs)
-        if (s.type.value >= m_local.size()) m_local.resize(s.type.value + 1, -1);
+        if (s.type.value >= m_local.size()) m_local.resize(s.type.value + 1);
     // Instances of each type present, by start time: a type's instances are byType[first, first + count),
-    // with m_local[type] = first. Span data holds many instances of one type (every call of an operation).
+    // with m_local[type] = {first, count}. Span data holds many instances of one type (every call of an operation).
     Scratch& scratch = m_scratch;
     std::vector<std::uint32_t>& byType = scratch.byType;
     typeOrder(segs, m_local.size(), byType, scratch.typeStart);
-    std::vector<std::uint32_t>& typeCount = scratch.typeCount;  // per group of byType
     std::vector<std::uint32_t>& lastEnding = scratch.lastEnding;
-    typeCount.clear();
     lastEnding.clear();
     std::vector<std::uint32_t>& groupOf = scratch.groupOf;
     groupOf.resize(n);
     for (std::uint32_t k = 0; k < n; ++k) {
         const std::uint32_t i = byType[k];
         if (k == 0 || segs[byType[k - 1]].type != segs[i].type) {
-            m_local[segs[i].type.value] = static_cast<int>(k);
-            typeCount.push_back(0);
+            m_local[segs[i].type.value].first = static_cast<int>(k);
             lastEnding.push_back(i);
         }
-        const auto g = static_cast<std::uint32_t>(typeCount.size() - 1);
+        const auto g = static_cast<std::uint32_t>(lastEnding.size() - 1);
         groupOf[i] = g;
-        ++typeCount[g];
+        ++m_local[segs[i].type.value].count;
         if (segs[i].endNs > segs[lastEnding[g]].endNs) lastEnding[g] = i;
     }
     if (m_rowWords)
         for (const auto& s : segs)
             if (s.type.value < m_model.typeCount()) m_present[s.type.value / 64] |= std::uint64_t{1} << (s.type.value % 64);
     auto instances = [&](std::size_t type) -> std::span<const std::uint32_t> {
-        const int first = type < m_local.size() ? m_local[type] : -1;
-        if (first < 0) return {};
-        return {byType.data() + first, typeCount[groupOf[byType[static_cast<std::size_t>(first)]]]};
+        if (type >= m_local.size() || m_local[type].first < 0) return {};
+        return {byType.data() + m_local[type].first, m_local[type].count};
     };
 
     std::vector<DagEdge>& edges = scratch.edges;
@@ -472,7 +468,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     // consumers, as this request took them.
     auto presentOf = [&](const std::vector<SegmentTypeId>& group) {
         for (SegmentTypeId t : group)
-            if (t.value < m_local.size() && m_local[t.value] >= 0) return static_cast<int>(byType[static_cast<std::size_t>(m_local[t.value])]);
+            if (t.value < m_local.size() && m_local[t.value].first >= 0) return static_cast<int>(byType[static_cast<std::size_t>(m_local[t.value].first)]);
         return -1;
     };
     auto addIfOrdered = [&](int from, int to) {
@@ -488,7 +484,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
         const bool firstLeads = segs[a1].endNs <= segs[a2].endNs;
         addIfOrdered(firstLeads ? b1 : b2, firstLeads ? b2 : b1);
     }
-    for (const auto& s : segs) m_local[s.type.value] = -1;
+    for (const auto& s : segs) m_local[s.type.value] = {};
     std::fill(m_present.begin(), m_present.end(), 0);
     reduce(dag, scratch);
 }

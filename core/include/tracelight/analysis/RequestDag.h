@@ -57,7 +57,7 @@ public:
     struct Scratch {
         std::vector<DagEdge> edges;  // as offered, before the reduction
         // build
-        std::vector<std::uint32_t> byType, typeStart, typeCount, lastEnding, groupOf, taskOf, earliest, stamp, touched;
+        std::vector<std::uint32_t> byType, typeStart, lastEnding, groupOf, taskOf, earliest, stamp, touched;
         std::vector<EdgeKind> earliestKind;
         // finish
         std::vector<std::uint32_t> order, rank, runOf, firstFrom, fill, seenFrom, slot, keptBegin, keptEnd, visitedBy, stack;
@@ -73,7 +73,12 @@ private:
     void rowsAsBitsets();
 
     const CausalModel& m_model;
-    std::vector<int> m_local;  // segment type -> index in the current request, -1 when absent
+    // Per segment type, its instances in the current request: byType[first, first + count); first -1 when absent.
+    struct LocalRun {
+        int first = -1;
+        std::uint32_t count = 0;
+    };
+    std::vector<LocalRun> m_local;
     // A model of few types also keeps its rows as bitsets over type ids, so that a segment visits only
     // the related types its request holds (m_present), not every type its row names.
     std::size_t m_rowWords = 0;  // 0: rows as lists only
