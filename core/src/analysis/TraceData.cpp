@@ -1,4 +1,5 @@
 #include "tracelight/analysis/TraceData.h"
+#include "tracelight/base/PagePopulate.h"
 
 #include <algorithm>
 #include <atomic>
@@ -320,6 +321,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     std::vector<std::size_t> runEvents(runs);
     for (std::size_t p = 0; p < runs; ++p) runEvents[p] = static_cast<std::size_t>(std::max<std::int64_t>(0, runEventCounts[p]));
     EventArray events(context.eventTotal);  // written by the runs, each in its own slice
+    populatePagesForWriting(events.data(), events.size() * sizeof(EventRecord));
     std::vector<TraceDataBuilder> runBuilders;
     std::size_t offset = 0;
     for (std::size_t p = 0; p < runs; ++p) {

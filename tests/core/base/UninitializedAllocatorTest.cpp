@@ -1,10 +1,12 @@
-// The event array's allocator: sizing writes nothing, every other construction is the usual one.
+// The event array's allocator (sizing writes nothing, every other construction is the usual one) and the
+// population of its pages ahead of the writes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "tracelight/base/Ids.h"
+#include "tracelight/base/PagePopulate.h"
 #include "tracelight/base/UninitializedAllocator.h"
 
 using namespace tracelight;
@@ -52,4 +54,19 @@ TEST(UninitializedAllocator, CopiesAndGivenValuesAreWrittenAsUsual) {
     Records moved = std::move(copy);
     EXPECT_EQ(moved.size(), 7u);
     EXPECT_EQ(moved.front().a, 7u);
+}
+
+// Giving the pages ahead of the writes never changes what the memory holds (where the kernel can, it
+// populates; elsewhere it does nothing), including a range that starts and ends inside a page.
+TEST(PagePopulate, PopulatingLeavesTheContentsAsTheyWere) {
+    std::vector<std::uint64_t> values(3 << 20);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = i * 2654435761u;
+    populatePagesForWriting(values.data() + 1, (values.size() - 2) * sizeof(std::uint64_t));
+    for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(values[i], i * 2654435761u) << i;
+    EXPECT_FALSE(populatePagesForWriting(nullptr, 1 << 20));
+    EXPECT_FALSE(populatePagesForWriting(values.data(), 16)) << "no whole page inside";
+    Records fresh(1 << 20);  // as the event array is sized: unwritten, then populated, then written
+    populatePagesForWriting(fresh.data(), fresh.size() * sizeof(Record));
+    for (std::uint32_t i = 0; i < fresh.size(); ++i) fresh[i] = {i, TypedId<RecordTag>(i), std::int64_t(i)};
+    for (std::uint32_t i = 0; i < fresh.size(); ++i) ASSERT_EQ(fresh[i].b, std::int64_t(i));
 }

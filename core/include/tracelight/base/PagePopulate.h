@@ -1,0 +1,12 @@
+#pragma once
+// Memory that is about to be written end to end (the analysis's event array, 1.4 GB for a corpus) is
+// given its pages in one call instead of one page fault per 4 KiB: on Linux 5.14+ that costs about 40 % of
+// the faults' CPU. Elsewhere, or when the kernel refuses, nothing happens and the writes fault as usual.
+#include <cstddef>
+
+namespace tracelight {
+
+// Returns whether the pages were populated.
+bool populatePagesForWriting(void* data, std::size_t bytes);
+
+} // namespace tracelight
