@@ -58,6 +58,8 @@ struct ShardState {
     };
     std::vector<Point> points;
     std::vector<std::uint64_t> packed;  // the points of a request that spans less than 2^(62 - type bits) ns
+    std::vector<std::uint64_t> mergeBuffer;
+    std::vector<std::size_t> runs, mergedRuns;
 
     explicit ShardState(std::size_t n)
         : types(n), words((n + 63) / 64), seen(n), minStart(n), maxStart(n), maxEnd(n), minEnd(n), activeCount(n, 0), present(n),
@@ -158,7 +160,7 @@ struct ShardState {
                 }
             }
             packed.resize(k);
-            std::sort(packed.begin(), packed.end());
+            sortPoints(typeBits);
             const std::uint64_t typeMask = (std::uint64_t{1} << typeBits) - 1;
             for (std::uint64_t point : packed) visit(static_cast<int>((point >> typeBits) & 3), static_cast<std::uint32_t>(point & typeMask));
             return;
@@ -174,6 +176,41 @@ struct ShardState {
         }
         std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.t != b.t ? a.t < b.t : a.kind < b.kind; });
         for (const Point& pt : points) visit(pt.kind, pt.type);
+    }
+
+    // The packed points in order of (time, kind). A task's segments follow one another, so its points come
+    // in that order already and a request's points are a few ascending runs, one per task: they are
+    // merged pairwise instead of sorted (the sort was a quarter of the inference). The type bits are left
+    // out of the comparison, since points of one instant and kind may come in any order.
+    void sortPoints(unsigned typeBits) {
+        const auto before = [typeBits](std::uint64_t a, std::uint64_t b) { return (a >> typeBits) < (b >> typeBits); };
+        runs.assign(1, 0);
+        for (std::size_t i = 1; i < packed.size(); ++i)
+            if (before(packed[i], packed[i - 1])) runs.push_back(i);
+        runs.push_back(packed.size());
+        constexpr std::size_t kMergedRuns = 64;  // more runs than this: one sort does as well
+        if (runs.size() > kMergedRuns + 1) {
+            std::sort(packed.begin(), packed.end(), before);
+            return;
+        }
+        mergeBuffer.resize(packed.size());
+        while (runs.size() > 2) {
+            mergedRuns.assign(1, 0);
+            for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
+                const auto first = packed.begin() + static_cast<std::ptrdiff_t>(runs[r]);
+                const auto middle = packed.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]);
+                const auto out = mergeBuffer.begin() + static_cast<std::ptrdiff_t>(runs[r]);
+                if (r + 2 < runs.size()) {
+                    std::merge(first, middle, middle, packed.begin() + static_cast<std::ptrdiff_t>(runs[r + 2]), out, before);
+                    mergedRuns.push_back(runs[r + 2]);
+                } else {
+                    std::copy(first, middle, out);  // an odd run out waits for the next round
+                    mergedRuns.push_back(runs[r + 1]);
+                }
+            }
+            packed.swap(mergeBuffer);
+            runs.swap(mergedRuns);
+        }
     }
 
     ConvergencePoint alive() const { return aliveIn(hbAlive, meAlive, seen, requests); }
