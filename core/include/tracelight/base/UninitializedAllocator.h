@@ -15,6 +15,12 @@ struct UninitializedAllocator : std::allocator<T> {
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
                   "only plain records may be left unwritten (their lifetime begins with the allocation)");
     using value_type = T;
+    // Spelled out: a library that keeps std::allocator's own rebind (removed in C++20) would otherwise
+    // rebind to std::allocator and quietly write every element again.
+    template <typename U>
+    struct rebind {
+        using other = UninitializedAllocator<U>;
+    };
     UninitializedAllocator() noexcept = default;
     template <typename U>
     UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
