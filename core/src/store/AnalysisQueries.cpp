@@ -21,6 +21,12 @@ EventRow eventRow(const sqlite::Statement& q, bool withOrder = true) {
 LinkRow linkRow(const sqlite::Statement& q) {
     return {q.int64(0), static_cast<std::uint32_t>(q.int64(1)), q.int64(2), static_cast<std::uint32_t>(q.int64(3)), q.int64(4)};
 }
+// The columns of a clock_pairs row, and the row they read as.
+constexpr const char* kClockPairColumns = "client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied";
+ClockPairRow clockPairRow(const sqlite::Statement& q) {
+    return {static_cast<std::uint32_t>(q.int64(0)), static_cast<std::uint32_t>(q.int64(1)), q.int64(2), q.int64(3), q.int64(4),
+            q.int64(5), std::string(q.text(6)), q.int64(7) != 0};
+}
 } // namespace
 
 std::int64_t TraceStore::requestCount() const {
@@ -258,22 +264,17 @@ Status TraceStore::scanRequestResults(
 
 std::vector<ClockPairRow> TraceStore::clockPairs() const {
     std::vector<ClockPairRow> out;
-    sqlite::Statement q(m_db, "SELECT client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied FROM clock_pairs "
-                              "ORDER BY client_host_id, server_host_id");
-    while (q.step() == SQLITE_ROW)
-        out.push_back({static_cast<std::uint32_t>(q.int64(0)), static_cast<std::uint32_t>(q.int64(1)), q.int64(2), q.int64(3), q.int64(4),
-                       q.int64(5), std::string(q.text(6)), q.int64(7) != 0});
+    sqlite::Statement q(m_db, std::string("SELECT ") + kClockPairColumns + " FROM clock_pairs ORDER BY client_host_id, server_host_id");
+    while (q.step() == SQLITE_ROW) out.push_back(clockPairRow(q));
     return out;
 }
 
 ClockPairDigest TraceStore::clockPairDigest(std::size_t shown) const {
     ClockPairDigest out;
-    sqlite::Statement top(m_db, "SELECT client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied FROM clock_pairs "
-                                "WHERE rule != 'fits' ORDER BY round_trips DESC, client_host_id, server_host_id LIMIT ?1");
+    sqlite::Statement top(m_db, std::string("SELECT ") + kClockPairColumns +
+                                    " FROM clock_pairs WHERE rule != 'fits' ORDER BY round_trips DESC, client_host_id, server_host_id LIMIT ?1");
     top.bind(1, static_cast<std::int64_t>(std::min<std::size_t>(shown, std::numeric_limits<std::int64_t>::max())));
-    while (top.step() == SQLITE_ROW)
-        out.mostEvidence.push_back({static_cast<std::uint32_t>(top.int64(0)), static_cast<std::uint32_t>(top.int64(1)), top.int64(2),
-                                    top.int64(3), top.int64(4), top.int64(5), std::string(top.text(6)), top.int64(7) != 0});
+    while (top.step() == SQLITE_ROW) out.mostEvidence.push_back(clockPairRow(top));
     sqlite::Statement totals(m_db, "SELECT COALESCE(SUM(rule != 'fits'), 0), COALESCE(SUM(rule = 'fits'), 0), "
                                    "COALESCE(SUM(CASE WHEN rule = 'fits' THEN round_trips END), 0) FROM clock_pairs");
     if (totals.step() == SQLITE_ROW) {
