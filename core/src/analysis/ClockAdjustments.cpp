@@ -11,12 +11,12 @@ std::vector<ClockAdjustment> named(const TraceStore& store, const std::vector<Cl
     // The hosts' names in one read of the labels (a corpus of page loads has a client host per user, and a
     // query per name took seconds), by id in a table up to the ids an import gives; an id past that (a
     // damaged store) is asked for on its own, so the table stays small. A few pairs ask for each name.
-    const std::uint32_t kTableIds = pairs.size() <= 32 ? 0 : 1u << 22;
+    const std::uint32_t tableIds = pairs.size() <= 32 ? 0 : 1u << 22;
     std::vector<bool> wanted;
     std::unordered_map<std::uint32_t, std::string> far;
     for (const ClockPairRow& p : pairs)
         for (std::uint32_t id : {p.client, p.server}) {
-            if (id >= kTableIds) {
+            if (id >= tableIds) {
                 if (!far.count(id)) far.emplace(id, store.label(LabelId(id)));
                 continue;
             }
@@ -24,7 +24,7 @@ std::vector<ClockAdjustment> named(const TraceStore& store, const std::vector<Cl
             wanted[id] = true;
         }
     const LabelTexts names = store.labelTexts(wanted);
-    auto name = [&](std::uint32_t id) { return id >= kTableIds ? far.at(id) : std::string(names.text(id)); };
+    auto name = [&](std::uint32_t id) { return id >= tableIds ? far.at(id) : std::string(names.text(id)); };
     std::vector<ClockAdjustment> out;
     out.reserve(pairs.size());
     for (const ClockPairRow& p : pairs)

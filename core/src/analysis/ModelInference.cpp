@@ -180,7 +180,7 @@ struct ShardState {
 
     // The packed points in order of (time, kind). A task's segments follow one another, so its points come
     // in that order already and a request's points are a few ascending runs, one per task: they are
-    // merged pairwise instead of sorted (the sort was a quarter of the inference). The type bits are left
+    // merged pairwise instead of sorted (BM_ModelInference 184 -> 167-176 ms). The type bits are left
     // out of the comparison, since points of one instant and kind may come in any order.
     void sortPoints(unsigned typeBits) {
         const auto before = [typeBits](std::uint64_t a, std::uint64_t b) { return (a >> typeBits) < (b >> typeBits); };

@@ -39,8 +39,8 @@ struct EventRecord {
     TimeNs localNs;             // the host's own clock
 };
 
-// Every request's events end to end. Sized without writing them: the parallel read fills its slices (and
-// takes their page faults) on its own threads.
+// Every request's events end to end. Sized without writing them: loadTraceData populates its pages in one
+// call and the parallel read then writes each record once, in its run's slice.
 using EventArray = std::vector<EventRecord, UninitializedAllocator<EventRecord>>;
 
 // A known causal edge between two events of one request (from span parent/child links), as indices

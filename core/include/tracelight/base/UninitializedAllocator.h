@@ -1,7 +1,7 @@
 #pragma once
 // An allocator for vectors of plain records that a later pass fills: sizing such a vector leaves its
 // elements as the memory was instead of writing every one. A vector of 60 million events is then sized
-// without one thread writing (and faulting in) 1.4 GB before the readers that fill it, in parallel, do.
+// without one thread writing 1.4 GB before the readers that fill it write it again.
 // Only for records every reader writes before anyone reads them.
 #include <memory>
 #include <new>
