@@ -48,7 +48,8 @@ public:
         ++m_count;
         if (!m_spilled) {
             m_bytes += footprint(s);
-            m_memory.push_back({std::move(s), source});
+            m_spans.push_back(std::move(s));
+            m_sources.push_back(source);
             if (m_bytes <= m_budget) return Status::ok();
             return spill();
         }
@@ -65,15 +66,10 @@ public:
     }
 
 private:
-    struct Held {
-        RawSpan span;
-        std::size_t source;
-    };
-
     // Roughly what a span holds on the heap and in the vector (the budget need not be exact).
     static std::uint64_t footprint(const RawSpan& s) {
         auto text = [](const std::string& t) -> std::uint64_t { return t.size() > 15 ? t.capacity() + 1 : 0; };
-        std::uint64_t bytes = sizeof(Held) + text(s.traceId) + text(s.spanId) + text(s.parentId) + text(s.service) +
+        std::uint64_t bytes = sizeof(RawSpan) + sizeof(std::size_t) + text(s.traceId) + text(s.spanId) + text(s.parentId) + text(s.service) +
                               text(s.host) + text(s.operation) + text(s.timeError);
         for (const auto* attrs : {&s.attributes, &s.processAttributes})
             for (const auto& [k, v] : *attrs) bytes += sizeof(k) + sizeof(v) + text(k) + text(v);
@@ -86,9 +82,10 @@ private:
     Status spill() {
         m_spilled = true;
         if (Status s = m_table.start(); !s) return s;
-        for (std::size_t i = 0; i < m_memory.size(); ++i)
-            if (Status s = stage(m_memory[i].span, m_memory[i].source, static_cast<std::int64_t>(i)); !s) return s;
-        m_memory = {};
+        for (std::size_t i = 0; i < m_spans.size(); ++i)
+            if (Status s = stage(m_spans[i], m_sources[i], static_cast<std::int64_t>(i)); !s) return s;
+        std::vector<RawSpan>().swap(m_spans);
+        std::vector<std::size_t>().swap(m_sources);
         m_bytes = 0;
         return Status::ok();
     }
@@ -120,28 +117,40 @@ private:
 
     template <typename F>
     Status forEachMemoryTrace(F& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
+        // One trace (a single large trace, often): its spans go on as they are, not copied, so a trace of a
+        // million spans is not held twice while it is assembled.
+        const bool oneTrace = std::all_of(m_spans.begin(), m_spans.end(), [&](const RawSpan& s) { return s.traceId == m_spans.front().traceId; });
+        if (oneTrace) {
+            std::vector<std::size_t> sources;
+            for (auto source : m_sources)
+                if (std::find(sources.begin(), sources.end(), source) == sources.end()) sources.push_back(source);
+            std::vector<std::size_t>().swap(m_sources);
+            if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+            if (progress) progress(1.0);
+            return m_spans.empty() ? Status::ok() : f(std::exchange(m_spans, {}), sources);
+        }
         // Trace-id order (the table's: bytewise), the order read within a trace: a stable sort of positions.
-        std::vector<std::uint32_t> order(m_memory.size());
+        std::vector<std::uint32_t> order(m_spans.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
         std::stable_sort(order.begin(), order.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return m_memory[a].span.traceId < m_memory[b].span.traceId; });
+                         [&](std::uint32_t a, std::uint32_t b) { return m_spans[a].traceId < m_spans[b].traceId; });
         std::vector<RawSpan> trace;
         std::vector<std::size_t> sources;
         std::int64_t done = 0;
         for (std::size_t i = 0; i < order.size();) {
-            const std::string id = m_memory[order[i]].span.traceId;
+            const std::string id = m_spans[order[i]].traceId;
             trace.clear();
             sources.clear();
-            for (; i < order.size() && m_memory[order[i]].span.traceId == id; ++i) {
-                Held& held = m_memory[order[i]];
-                if (std::find(sources.begin(), sources.end(), held.source) == sources.end()) sources.push_back(held.source);
-                trace.push_back(std::move(held.span));
+            for (; i < order.size() && m_spans[order[i]].traceId == id; ++i) {
+                const std::size_t source = m_sources[order[i]];
+                if (std::find(sources.begin(), sources.end(), source) == sources.end()) sources.push_back(source);
+                trace.push_back(std::move(m_spans[order[i]]));
                 if (!tick(done, cancel, progress)) return Status::error("import cancelled");
             }
             if (Status s = f(std::move(trace), sources); !s) return s;
-            trace = {};
         }
-        m_memory = {};
+        std::vector<RawSpan>().swap(m_spans);
+        std::vector<std::size_t>().swap(m_sources);
         return Status::ok();
     }
 
@@ -193,7 +202,8 @@ private:
 
     StagingTable m_table;
     std::uint64_t m_budget;
-    std::vector<Held> m_memory;
+    std::vector<RawSpan> m_spans;       // held in memory, in the order read (until spilled)
+    std::vector<std::size_t> m_sources;  // the input file of each
     std::uint64_t m_bytes = 0;
     bool m_spilled = false;
     std::int64_t m_count = 0;
@@ -406,6 +416,8 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
                                              trace.names[e.task.name]};
                 if (Status s = writer.addEvent(interned); !s) return Status::error(where() + s.message());
             }
+            // Written: a trace of a million spans frees its four million events before its spans go.
+            std::vector<AssembledEvent>().swap(trace.events);
             for (const auto& l : trace.links) {
                 auto from = labelOf(l.fromTask, LabelRole::Task);
                 auto to = from ? labelOf(l.toTask, LabelRole::Task) : from;
@@ -413,6 +425,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
                 if (Status s = writer.addLink(trace.traceId, from.value(), l.fromSeq, to.value(), l.toSeq); !s)
                     return Status::error(where() + s.message());
             }
+            std::vector<AssembledLink>().swap(trace.links);
             if (Status s = writer.addSpans(trace.traceId, trace.spans); !s) return Status::error(where() + s.message());
             if (!trace.warnings.empty()) ++summary.tracesWithWarnings;
             for (const auto& w : trace.warnings)

@@ -108,6 +108,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         }
         parent[i] = static_cast<long>(it->second);
     }
+    StringMap<std::size_t>().swap(byKey);  // done with: a million ids need not stay while the events are built
     // Cycles (A -> B -> A): the span of the cycle that started first is cut loose and becomes a root.
     // One walk up from each span, marking what it passed, so each span is visited once (no n x depth).
     {
@@ -201,12 +202,66 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     for (auto i : order)
         if (parent[i] >= 0) children[static_cast<std::size_t>(parent[i])].push_back(i);
 
+    // The span tree itself, depth first from each root (roots and siblings in start order), without
+    // recursion: parents come before their children. Made now, so that the input spans can go before the
+    // events are built (a trace of a million spans would otherwise hold both); what follows reads the
+    // records. Where each span's events landed is filled in once they are numbered.
+    auto kindOf = [](const RawSpan& s) -> std::string {
+        for (const auto& [k, v] : s.attributes) {
+            if (k != "span.kind") continue;
+            std::string t;
+            for (char ch : v) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            if (t.rfind("span_kind_", 0) == 0) t.erase(0, 10);
+            if (t == "1") return "internal";
+            if (t == "2") return "server";
+            if (t == "3") return "client";
+            if (t == "4") return "producer";
+            if (t == "5") return "consumer";
+            if (t == "client" || t == "server" || t == "producer" || t == "consumer" || t == "internal") return t;
+            return "";
+        }
+        return s.shared ? "server" : "";
+    };
+    std::vector<std::int32_t> index(n, -1);  // a span's index in out.spans
+    {
+        std::vector<std::size_t> stack;
+        out.spans.reserve(order.size());
+        std::vector<std::size_t> roots;
+        for (auto i : order)
+            if (parent[i] < 0) roots.push_back(i);  // `order`: start order
+        for (auto r = roots.rbegin(); r != roots.rend(); ++r) stack.push_back(*r);
+        while (!stack.empty()) {
+            const std::size_t i = stack.back();
+            stack.pop_back();
+            RawSpan& s = spans[i];
+            index[i] = static_cast<std::int32_t>(out.spans.size());
+            SpanRecord rec;
+            rec.kind = kindOf(s);
+            rec.spanId = std::move(s.spanId);
+            rec.parent = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
+            rec.service = std::move(s.service);
+            rec.operation = std::move(s.operation);
+            rec.host = std::move(s.host);
+            rec.startNs = s.startNs;
+            rec.endNs = s.endNs;
+            rec.attributes = std::move(s.attributes);
+            rec.processAttributes = std::move(s.processAttributes);
+            rec.events.reserve(s.events.size());
+            for (auto& [name, ts] : s.events) rec.events.push_back({std::move(name), ts});
+            rec.links = std::move(s.followsFrom);
+            out.spans.push_back(std::move(rec));
+            for (auto c = children[i].rbegin(); c != children[i].rend(); ++c) stack.push_back(*c);
+        }
+    }
+    std::vector<RawSpan>().swap(spans);  // (`spans = {}` would keep the capacity)
+    auto span = [&](std::size_t i) -> const SpanRecord& { return out.spans[static_cast<std::size_t>(index[i])]; };
+
     // An RPC: a client span whose one child runs on another host is one thread of control that moves
     // there and back, as the Mystery Machine's tasks do. The child joins the client's task, so the
     // trip out and back become network segments and the pair is an RPC pattern for clock skew.
-    auto hostOf = [&](std::size_t i) -> const std::string& { return spans[i].host.empty() ? spans[i].service : spans[i].host; };
+    auto hostOf = [&](std::size_t i) -> const std::string& { return span(i).host.empty() ? span(i).service : span(i).host; };
     auto isClient = [&](std::size_t i) {
-        for (const auto& [k, v] : spans[i].attributes)
+        for (const auto& [k, v] : span(i).attributes)
             if (k == "span.kind") return v == "client" || v == "CLIENT" || v == "3" || v == "SPAN_KIND_CLIENT";
         return false;
     };
@@ -217,7 +272,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         // A server runs within its client's round trip: a remote child longer than its parent is
         // asynchronous work of its own (a skewed server still fits in length, and is moved to fit).
         for (auto c : children[i])
-            if (hostOf(c) != hostOf(i) && spans[c].endNs - spans[c].startNs <= spans[i].endNs - spans[i].startNs) remote.push_back(c);
+            if (hostOf(c) != hostOf(i) && span(c).endNs - span(c).startNs <= span(i).endNs - span(i).startNs) remote.push_back(c);
         if (remote.size() == 1 && (isClient(i) || children[i].size() == 1)) {
             absorbedInto[remote[0]] = static_cast<long>(i);
             serverOf[i] = static_cast<long>(remote[0]);
@@ -226,7 +281,15 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
 
     struct Pending { TimeNs ts; int rank; TraceName name; long child; bool isCall; };
     std::vector<std::int64_t> startSeq(n), endSeq(n);
-    std::vector<std::vector<std::pair<long, std::int64_t>>> callSeq(n), returnSeq(n);
+    // Each call and return of a child as it is numbered; the links are made from them once every child's
+    // start and end have their numbers. One flat list, not two lists per span (a million spans: 48 MB of
+    // empty lists).
+    struct ChildEvent {
+        std::uint32_t owner, child;  // input span indices (32 bits, as a span's index in the store)
+        std::int64_t seq;
+        bool isCall;
+    };
+    std::vector<ChildEvent> childEvents;
     std::vector<TraceName> taskOf(task);  // the task a span's events land in (through chains of RPCs)
     {
         // The top of each chain of joined servers, remembered on the way so each span is walked once.
@@ -247,7 +310,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     }
     // A span's own events: start, call/return per (non-absorbed) child, span events, end; time order.
     auto spanEvents = [&](std::size_t i, bool served) {
-        const RawSpan& s = spans[i];
+        const SpanRecord& s = span(i);
         std::vector<Pending> pending;
         // A server joined into its client's task is named, so chains of calls stay readable and unique.
         // The start event (rank 0) carries the span's tags (AssembledEvent::tagsOf).
@@ -258,12 +321,12 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
             // before its parent is skew): those ends get no event, so nesting is never invented. Nor
             // does a child that starts after its parent ended (or ends before it started) give the
             // parent an event outside its own span: its own time stays within its start and end.
-            if (spans[c].startNs >= s.startNs && spans[c].startNs <= s.endNs)
-                pending.push_back({spans[c].startNs, 1, verbName(task[c], Call), static_cast<long>(c), true});
-            if (spans[c].endNs <= s.endNs && spans[c].endNs >= s.startNs)
-                pending.push_back({spans[c].endNs, 1, verbName(task[c], Return), static_cast<long>(c), false});
+            if (span(c).startNs >= s.startNs && span(c).startNs <= s.endNs)
+                pending.push_back({span(c).startNs, 1, verbName(task[c], Call), static_cast<long>(c), true});
+            if (span(c).endNs <= s.endNs && span(c).endNs >= s.startNs)
+                pending.push_back({span(c).endNs, 1, verbName(task[c], Return), static_cast<long>(c), false});
         }
-        for (const auto& [name, ts] : s.events) pending.push_back({ts, 1, {nameOf(name.empty() ? std::string_view("event") : std::string_view(name)), 1}, -1, false});
+        for (const auto& e : s.events) pending.push_back({e.tsNs, 1, {nameOf(e.name.empty() ? std::string_view("event") : std::string_view(e.name)), 1}, -1, false});
         pending.push_back({s.endNs, 2, served ? verbName(task[i], Served) : endName, -1, false});
         std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
             return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank;
@@ -278,19 +341,19 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     auto chain = [&](std::size_t i, std::vector<std::pair<std::size_t, std::vector<Pending>>>& parts) {
         std::vector<std::pair<std::size_t, std::vector<Pending>>> rests;  // what follows each server's part, innermost last
         for (long v = static_cast<long>(i); v >= 0; v = serverOf[static_cast<std::size_t>(v)]) {
-            const auto span = static_cast<std::size_t>(v);
-            auto own = spanEvents(span, span != i);
-            if (serverOf[span] < 0) {
-                parts.emplace_back(span, std::move(own));
+            const auto part = static_cast<std::size_t>(v);
+            auto own = spanEvents(part, part != i);
+            if (serverOf[part] < 0) {
+                parts.emplace_back(part, std::move(own));
                 break;
             }
             // The client's own events up to the server's start (its logs, calls to local children) come
             // before the trip out; the rest after the trip back. Its start always comes first.
-            const TimeNs serverStart = spans[static_cast<std::size_t>(serverOf[span])].startNs;
+            const TimeNs serverStart = span(static_cast<std::size_t>(serverOf[part])).startNs;
             auto split = own.begin() + 1;
             while (split != own.end() && split->rank == 1 && split->ts <= serverStart) ++split;
-            parts.emplace_back(span, std::vector<Pending>(own.begin(), split));
-            rests.emplace_back(span, std::vector<Pending>(split, own.end()));
+            parts.emplace_back(part, std::vector<Pending>(own.begin(), split));
+            rests.emplace_back(part, std::vector<Pending>(split, own.end()));
         }
         for (auto r = rests.rbegin(); r != rests.rend(); ++r) parts.push_back(std::move(*r));
     };
@@ -298,8 +361,13 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         // At most: start and end per span, a call and a return per child, its span events. Reserved
         // at once, so a trace of a million spans does not hold two copies while the vector grows.
         std::size_t most = 0;
-        for (auto i : order) most += 2 + 2 * children[i].size() + spans[i].events.size();
+        std::size_t calls = 0;
+        for (auto i : order) {
+            most += 2 + 2 * children[i].size() + span(i).events.size();
+            calls += 2 * children[i].size();
+        }
         out.events.reserve(most);
+        childEvents.reserve(calls);
     }
     for (auto i : order) {
         if (absorbedInto[i] >= 0) continue;  // written with its client
@@ -312,74 +380,35 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
                 ++seq;
                 if (p.rank == 0) startSeq[owner] = seq;
                 if (p.rank == 2) endSeq[owner] = seq;
-                if (p.child >= 0) (p.isCall ? callSeq[owner] : returnSeq[owner]).emplace_back(p.child, seq);
-                // For now the span's index in `spans`; made its index in out.spans once the tree is built.
-                out.events.push_back({task[i], p.name, host, p.ts, seq, p.rank == 0 ? static_cast<std::int32_t>(owner) : -1});
+                if (p.child >= 0) childEvents.push_back({static_cast<std::uint32_t>(owner), static_cast<std::uint32_t>(p.child), seq, p.isCall});
+                                out.events.push_back({task[i], p.name, host, p.rank == 0 ? index[owner] : -1, p.ts, seq});
             }
         }
     }
     // Known causal edges: the parent's call -> the child's start, the child's end -> the parent's return.
-    for (std::size_t i = 0; i < n; ++i) {
-        if (dropped[i]) continue;
-        for (auto [c, seq] : callSeq[i])
-            out.links.push_back({taskOf[i], seq, taskOf[static_cast<std::size_t>(c)], startSeq[static_cast<std::size_t>(c)]});
-        for (auto [c, seq] : returnSeq[i])
-            out.links.push_back({taskOf[static_cast<std::size_t>(c)], endSeq[static_cast<std::size_t>(c)], taskOf[i], seq});
-    }
-    // The span tree itself, depth first from each root (roots and siblings in start order), without
-    // recursion: parents come before their children.
+    // By parent span, its calls then its returns, each in time order: a counting sort of the list above.
     {
-        auto kindOf = [&](std::size_t i) -> std::string {
-            for (const auto& [k, v] : spans[i].attributes) {
-                if (k != "span.kind") continue;
-                std::string t;
-                for (char ch : v) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-                if (t.rfind("span_kind_", 0) == 0) t.erase(0, 10);
-                if (t == "1") return "internal";
-                if (t == "2") return "server";
-                if (t == "3") return "client";
-                if (t == "4") return "producer";
-                if (t == "5") return "consumer";
-                if (t == "client" || t == "server" || t == "producer" || t == "consumer" || t == "internal") return t;
-                return "";
-            }
-            return spans[i].shared ? "server" : "";
-        };
-        std::vector<std::int32_t> index(n, -1);
-        std::vector<std::size_t> stack;
-        out.spans.reserve(order.size());
-        std::vector<std::size_t> roots;
-        for (auto i : order)
-            if (parent[i] < 0) roots.push_back(i);  // `order`: roots first, each group in start order
-        for (auto r = roots.rbegin(); r != roots.rend(); ++r) stack.push_back(*r);
-        while (!stack.empty()) {
-            const std::size_t i = stack.back();
-            stack.pop_back();
-            RawSpan& s = spans[i];
-            index[i] = static_cast<std::int32_t>(out.spans.size());
-            SpanRecord rec;
-            rec.kind = kindOf(i);
-            rec.spanId = std::move(s.spanId);
-            rec.parent = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
-            rec.service = std::move(s.service);
-            rec.operation = std::move(s.operation);
-            rec.host = std::move(s.host);
-            rec.startNs = s.startNs;
-            rec.endNs = s.endNs;
-            rec.attributes = std::move(s.attributes);
-            rec.processAttributes = std::move(s.processAttributes);
-            rec.events.reserve(s.events.size());
-            for (auto& [name, ts] : s.events) rec.events.push_back({std::move(name), ts});
-            rec.links = std::move(s.followsFrom);
-            rec.task = out.names[taskOf[i].name];
-            rec.taskOccurrence = taskOf[i].occurrence;
-            rec.startOrd = startSeq[i];
-            rec.endOrd = endSeq[i];
-            out.spans.push_back(std::move(rec));
-            for (auto c = children[i].rbegin(); c != children[i].rend(); ++c) stack.push_back(*c);
+        auto slot = [](const ChildEvent& e) { return 2 * std::size_t(e.owner) + (e.isCall ? 0 : 1); };
+        std::vector<std::uint32_t> first(2 * n + 1, 0);
+        for (const auto& e : childEvents) ++first[slot(e) + 1];
+        for (std::size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
+        std::vector<std::uint32_t> sorted(childEvents.size());
+        for (std::size_t j = 0; j < childEvents.size(); ++j) sorted[first[slot(childEvents[j])]++] = static_cast<std::uint32_t>(j);
+        out.links.reserve(childEvents.size());
+        for (auto j : sorted) {
+            const ChildEvent& e = childEvents[j];
+            if (e.isCall) out.links.push_back({taskOf[e.owner], e.seq, taskOf[e.child], startSeq[e.child]});
+            else out.links.push_back({taskOf[e.child], endSeq[e.child], taskOf[e.owner], e.seq});
         }
-        for (auto& e : out.events)
-            if (e.tagsOf >= 0) e.tagsOf = index[static_cast<std::size_t>(e.tagsOf)];
+    }
+    std::vector<ChildEvent>().swap(childEvents);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (index[i] < 0) continue;
+        SpanRecord& rec = out.spans[static_cast<std::size_t>(index[i])];
+        rec.task = out.names[taskOf[i].name];
+        rec.taskOccurrence = taskOf[i].occurrence;
+        rec.startOrd = startSeq[i];
+        rec.endOrd = endSeq[i];
     }
     return out;
 }
