@@ -321,6 +321,10 @@ Result<ImportWriter::RequestState*> ImportWriter::requestFor(std::string_view na
 
 Status ImportWriter::addEvent(const InternedEvent& e) {
     if (e.request.empty()) return Status::error("empty request id");
+    // New labels go on in batches as they are made, not all at the end: a trace of a million spans makes
+    // three million (its tasks' occurrences, and the calls and returns of them).
+    if (m_pendingLabels.size() + m_pendingRoles.size() >= kLabelBatch)
+        if (Status s = flushLabels(); !s) return s;
     if (!isPlausibleTimestamp(e.tsNs))
         return Status::error("absurd timestamp " + formatMicroseconds(e.tsNs) + " us (not within the years 1824 to 2116)");
     auto request = requestFor(e.request, e.host);

@@ -170,6 +170,7 @@ private:
         std::uint32_t name, occurrence;
     };
     std::vector<PendingLabel> m_pendingLabels;  // in id order
+    static constexpr std::size_t kLabelBatch = 1 << 16;  // labels and roles pending before addEvent flushes them
     std::vector<std::uint64_t> m_pendingRoles;
     StringMap<RequestState> m_requests;
     // The request the last event belonged to: inputs come grouped by request, so most events skip the lookup.

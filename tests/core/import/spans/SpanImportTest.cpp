@@ -538,6 +538,12 @@ TEST(SpanImport, RootWithTwoHundredThousandChildren) {
     EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM causal_links"), 2 * kChildren);
     EXPECT_EQ(imported.scalar("SELECT COUNT(DISTINCT task_id) FROM events"), kChildren + 1);
     EXPECT_EQ(imported.scalar("SELECT event_count FROM requests"), imported.summary->events);
+    // Its 600,000 occurrence labels (a task per child, a call and a return of it) are stored in batches as
+    // they are made: each one the events use reads as its text.
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM label_occurrences"), 3 * kChildren - 3);
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM label_text l WHERE l.id = e.task_id) "
+                              "OR NOT EXISTS (SELECT 1 FROM label_text l WHERE l.id = e.event_id)"), 0);
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM label_text WHERE text IN ('web:work#200000', 'call web:work#200000', 'return web:work#200000')"), 3);
 }
 
 // The span rows are written on a thread of their own, a thousand at a time: one that fails there (a trigger
