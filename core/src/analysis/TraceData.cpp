@@ -19,10 +19,16 @@ std::string TraceData::segmentName(SegmentTypeId id) const {
     return label(t.task.value) + ":" + label(t.startEvent.value) + "->" + label(t.endEvent.value);
 }
 
-const std::string& TraceData::label(std::uint32_t id) const {
-    static const std::string unknown = "?";
-    auto it = labels.find(id);
-    return it == labels.end() ? unknown : it->second;
+std::string TraceData::label(std::uint32_t id) const {
+    if (auto it = labels.find(id); it != labels.end()) return it->second;
+    if (const LabelOccurrence* o = occurrence(id))
+        if (auto name = labels.find(o->name); name != labels.end()) return occurrenceName(name->second, o->occurrence);
+    return "?";
+}
+
+const LabelOccurrence* TraceData::occurrence(std::uint32_t id) const {
+    auto it = std::lower_bound(occurrences.begin(), occurrences.end(), id, [](const LabelOccurrence& o, std::uint32_t v) { return o.id < v; });
+    return it != occurrences.end() && it->id == id ? &*it : nullptr;
 }
 
 std::string_view operationName(std::string_view label) {
@@ -34,6 +40,9 @@ std::string_view operationName(std::string_view label) {
 }
 
 std::uint32_t TraceDataBuilder::operationLabel(std::uint32_t label) {
+    const auto& table = m_sharedOccurrences ? *m_sharedOccurrences : m_data.occurrences;
+    auto stored = std::lower_bound(table.begin(), table.end(), label, [](const LabelOccurrence& o, std::uint32_t v) { return o.id < v; });
+    if (stored != table.end() && stored->id == label) return stored->name;
     if (auto it = m_operationOf.find(label); it != m_operationOf.end()) return it->second;
     std::uint32_t op = label;
     auto text = m_data.labels.find(label);
@@ -77,6 +86,7 @@ void TraceDataBuilder::writeEventsTo(std::span<EventRecord> out) {
 TraceDataBuilder TraceDataBuilder::sibling(std::span<EventRecord> out) {
     TraceDataBuilder run;
     run.m_operationOf = m_operationOf;
+    run.m_sharedOccurrences = &m_data.occurrences;  // this builder outlives its siblings and finishes after them
     run.writeEventsTo(out);
     return run;
 }
@@ -294,8 +304,8 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     ReadContext context;
     context.spanRequests = store.spanRequestIds();  // span requests keep their clocks unless there is evidence of skew
     auto withLabels = [&](TraceDataBuilder& b) {
-        for (auto& [id, text] : store.labels()) b.setLabel(id, std::move(text));
-        for (auto [id, name] : store.labelOccurrences()) b.setOperationOf(id, name);
+        for (auto& [id, text] : store.labelNames()) b.setLabel(id, std::move(text));
+        b.setOccurrences(store.labelOccurrences());
         if (!context.spanRequests.empty()) b.resolveAllOperations();
     };
     TraceDataBuilder builder;

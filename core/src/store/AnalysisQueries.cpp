@@ -45,10 +45,11 @@ std::pair<std::int64_t, std::int64_t> TraceStore::requestAndEventCount(std::int6
     return q.step() == SQLITE_ROW ? std::pair{q.int64(0), q.int64(1)} : std::pair<std::int64_t, std::int64_t>{0, 0};
 }
 
-std::vector<std::pair<std::uint32_t, std::uint32_t>> TraceStore::labelOccurrences() const {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
-    sqlite::Statement q(m_db, "SELECT id, name_id FROM label_occurrences ORDER BY id");
-    while (q.step() == SQLITE_ROW) out.emplace_back(static_cast<std::uint32_t>(q.int64(0)), static_cast<std::uint32_t>(q.int64(1)));
+std::vector<LabelOccurrence> TraceStore::labelOccurrences() const {
+    std::vector<LabelOccurrence> out;
+    sqlite::Statement q(m_db, "SELECT id, name_id, occurrence FROM label_occurrences ORDER BY id");
+    while (q.step() == SQLITE_ROW)
+        out.push_back({static_cast<std::uint32_t>(q.int64(0)), static_cast<std::uint32_t>(q.int64(1)), static_cast<std::uint32_t>(q.int64(2))});
     return out;
 }
 
@@ -76,9 +77,10 @@ void TraceStore::forEachLabel(const std::vector<bool>* wanted, const std::functi
     }
 }
 
-std::vector<std::pair<std::uint32_t, std::string>> TraceStore::labels() const {
+std::vector<std::pair<std::uint32_t, std::string>> TraceStore::labelNames() const {
     std::vector<std::pair<std::uint32_t, std::string>> out;
-    forEachLabel(nullptr, [&](std::uint32_t id, std::string_view text) { out.emplace_back(id, std::string(text)); });
+    sqlite::Statement q(m_db, "SELECT id, text FROM labels ORDER BY id");
+    while (q.step() == SQLITE_ROW) out.emplace_back(static_cast<std::uint32_t>(q.int64(0)), std::string(q.text(1)));
     return out;
 }
 

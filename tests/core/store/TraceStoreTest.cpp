@@ -633,7 +633,12 @@ TEST(TraceStore, LabelTextsSpellTheWantedLabelsAsLabelsDoes) {
     ImportOptions import;
     import.inputs = {dir.file("t.json")};
     ASSERT_TRUE(importTraces(*store.value(), import));
-    const auto all = store.value()->labels();
+    // Every label as the store's view spells it: (id, text).
+    std::vector<std::pair<std::uint32_t, std::string>> all;
+    for (const std::string& row : test::StoreAccess::rows(*store.value(), "SELECT id, text FROM label_text")) {
+        const auto bar = row.find('|');
+        all.emplace_back(static_cast<std::uint32_t>(std::stoul(row.substr(0, bar))), row.substr(bar + 1));
+    }
     std::uint32_t end = 0;
     for (const auto& [id, text] : all) end = std::max(end, id + 1);
     ASSERT_GT(end, 0u);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tracelight/base/Ids.h"
+#include "tracelight/base/OccurrenceName.h"
 #include "tracelight/base/Progress.h"
 #include "tracelight/base/Status.h"
 #include "tracelight/base/Time.h"
@@ -55,7 +56,11 @@ struct TraceData {
     EventArray events;                        // per request grouped by task, in task order
     std::vector<SegmentType> segmentTypes;
     std::vector<LabelId> hostLabels;          // HostId -> label
-    std::unordered_map<std::uint32_t, std::string> labels;  // label id -> text, for the labels in use
+    // Label id -> text: the store's names, and labels made here (operations, a model's types). The store's
+    // occurrence labels are kept as name and k and spelt out by label(): a million-span trace has three
+    // million of them, 12 bytes each here instead of a string each.
+    std::unordered_map<std::uint32_t, std::string> labels;
+    std::vector<LabelOccurrence> occurrences;  // sorted by id
     std::vector<EventLink> links;             // per request: [linkBegin[r], linkBegin[r+1])
     std::vector<std::uint64_t> linkBegin;
     std::vector<std::uint8_t> fromSpans;      // per request: 1 when it was imported from spans
@@ -71,7 +76,8 @@ struct TraceData {
         return {links.data() + linkBegin[r], links.data() + linkBegin[r + 1]};
     }
     std::string segmentName(SegmentTypeId id) const;  // "task:START->END"
-    const std::string& label(std::uint32_t id) const;
+    std::string label(std::uint32_t id) const;         // "?" for an id it does not know
+    const LabelOccurrence* occurrence(std::uint32_t id) const;  // null: not one of the store's occurrences
 };
 
 // A label without its occurrence number: "svc:op#3" -> "svc:op", "call svc:op#12" -> "call svc:op";
@@ -95,8 +101,8 @@ struct ReadRuns {
 class TraceDataBuilder {
 public:
     void setLabel(std::uint32_t id, std::string text) { m_data.labels[id] = std::move(text); }
-    // An occurrence label the store keeps apart is its name's operation, without spelling it out.
-    void setOperationOf(std::uint32_t occurrence, std::uint32_t name) { m_operationOf.emplace(occurrence, name); }
+    // The store's occurrence labels (sorted by id): each is its name's operation, without spelling it out.
+    void setOccurrences(std::vector<LabelOccurrence> occurrences) { m_data.occurrences = std::move(occurrences); }
     void beginRequest(RequestId id, bool fromSpans = false);
     void addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, TimeNs localNs);
     // A link of the current request, by indices into its events (call after its events are added).
@@ -106,7 +112,7 @@ public:
     TraceData finish();
 
     // Every numbered label's operation interned now, in label-id order (call after every setLabel and
-    // setOperationOf): what span requests then intern is the same however the requests are read.
+    // setOccurrences): what span requests then intern is the same however the requests are read.
     void resolveAllOperations();
 
 private:
@@ -128,7 +134,8 @@ private:
     std::span<EventRecord> m_out;  // external event storage
     std::size_t m_written = 0;
     bool m_currentFromSpans = false;
-    std::unordered_map<std::uint32_t, std::uint32_t> m_operationOf;  // label -> operation label (span requests)
+    std::unordered_map<std::uint32_t, std::uint32_t> m_operationOf;  // label -> operation label, for labels stored as "name#k" text
+    const std::vector<LabelOccurrence>* m_sharedOccurrences = nullptr;  // a sibling's: its parent's table
     std::unordered_map<std::string, std::uint32_t> m_labelByText;    // filled on first need
     std::uint32_t m_nextSyntheticLabel = 0x80000000u;                 // operation labels the store never held
     // Host label -> host index, by label id (the import gives ids densely from 1): a hash lookup per event

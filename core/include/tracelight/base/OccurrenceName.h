@@ -12,6 +12,11 @@ namespace tracelight {
 
 constexpr std::uint32_t kMaxOccurrence = 1u << 30;
 
+// An occurrence label as the store keeps it: its id, the label id of its name, and k.
+struct LabelOccurrence {
+    std::uint32_t id, name, occurrence;
+};
+
 // Into a buffer the caller reuses, for the store's millions of occurrences.
 inline void assignOccurrenceName(std::string& text, std::string_view name, std::uint32_t occurrence) {
     text.assign(name);

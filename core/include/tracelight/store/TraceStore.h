@@ -188,8 +188,10 @@ public:
     // Requests and their events with request ids in [firstId, endId).
     std::pair<std::int64_t, std::int64_t> requestAndEventCount(std::int64_t firstId, std::int64_t endId) const;
     // Each occurrence label ("name#k", see OccurrenceName.h) with the label of its name, in id order.
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> labelOccurrences() const;
-    std::vector<std::pair<std::uint32_t, std::string>> labels() const;  // (id, text), every label
+    std::vector<LabelOccurrence> labelOccurrences() const;
+    // (id, text) of every label stored as text: the names, not their occurrences (a million-span trace
+    // has three million of those).
+    std::vector<std::pair<std::uint32_t, std::string>> labelNames() const;
     // The texts of the labels whose ids are set in `wanted` (occurrences spelt "name#k"), in one read of
     // the label tables.
     LabelTexts labelTexts(const std::vector<bool>& wanted) const;
