@@ -621,8 +621,10 @@ struct Side {
 // Requests [first, last] in request order: four cursors in key order, merged span by span, so a scan
 // is one pass over each table (no query per span or per request).
 // The callback may take the request's spans (requestSpans moves them out; a million spans were copied).
+// expectedSpans: room made at once (one request's count), so a million spans are not held one and a half
+// times over while the list doubles.
 Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::int64_t last,
-                 const std::function<bool(RequestId, RequestSpans&)>& f) {
+                 const std::function<bool(RequestId, RequestSpans&)>& f, std::size_t expectedSpans = 0) {
     // Services, operations, hosts, kinds, tag keys and values and event names repeat across a trace's
     // spans: their texts are looked up once per label id here (through label_text, which spells an
     // occurrence label too), not joined for every row (a million spans made ten million label lookups).
@@ -660,6 +662,7 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
     e.next();
     l.next();
     RequestSpans current;
+    current.reserve(expectedSpans);
     std::int64_t currentRequest = -1;
     int rc;
     while ((rc = spans.step()) == SQLITE_ROW) {
@@ -700,10 +703,13 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
 RequestSpans TraceStore::requestSpans(RequestId request) const {
     RequestSpans out;
     if (m_schemaVersion < 6) return out;
+    sqlite::Statement count(m_db, "SELECT COUNT(*) FROM spans WHERE request_id=?1");
+    count.bind(1, request.value);
+    const std::size_t expected = count.step() == SQLITE_ROW ? static_cast<std::size_t>(std::max<std::int64_t>(0, count.int64(0))) : 0;
     readSpans(m_db, m_path, request.value, request.value, [&](RequestId, RequestSpans& spans) {
         out = std::move(spans);
         return true;
-    });
+    }, expected);
     return out;
 }
 
