@@ -115,8 +115,9 @@ Status ImportWriter::writeInBackground(bool on) {
     return Status::ok();
 }
 
-// New labels get their ids here and reach the database in one batch (flushLabels): a trace of 100,000
-// spans names 200,000 tasks, and two statements per new label were a third of its import.
+// New labels get their ids here and reach the database in batches (flushLabels, every kLabelBatch from
+// addEvent and at the end): a trace of 100,000 spans names 200,000 tasks, and two statements per new label
+// were a third of its import.
 std::uint32_t ImportWriter::newLabelId() {
     const std::uint32_t id = m_nextLabelId++;
     if (id >= m_labelBits.size()) m_labelBits.resize(std::max<std::size_t>(std::size_t(id) + 1, m_labelBits.size() * 2), 0);

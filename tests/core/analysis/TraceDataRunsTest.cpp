@@ -23,6 +23,11 @@ void expectSameData(const TraceData& runs, const TraceData& one) {
     EXPECT_EQ(runs.hostLabels, one.hostLabels);
     EXPECT_EQ(runs.linkBegin, one.linkBegin);
     EXPECT_EQ(runs.labels, one.labels);
+    ASSERT_EQ(runs.occurrences.size(), one.occurrences.size());
+    for (std::size_t i = 0; i < one.occurrences.size(); ++i)
+        EXPECT_TRUE(runs.occurrences[i].id == one.occurrences[i].id && runs.occurrences[i].name == one.occurrences[i].name &&
+                    runs.occurrences[i].occurrence == one.occurrences[i].occurrence)
+            << "occurrence " << i;
     ASSERT_EQ(runs.segmentTypes.size(), one.segmentTypes.size());
     for (std::size_t t = 0; t < one.segmentTypes.size(); ++t)
         EXPECT_EQ(runs.segmentName(SegmentTypeId(std::uint32_t(t))), one.segmentName(SegmentTypeId(std::uint32_t(t)))) << t;

@@ -40,8 +40,8 @@ struct EventRecord {
     TimeNs localNs;             // the host's own clock
 };
 
-// Every request's events end to end. Sized without writing them: loadTraceData populates its pages in one
-// call and the parallel read then writes each record once, in its run's slice.
+// Every request's events end to end. Sized without writing them: in a parallel read each run populates its
+// own slice's pages in one call and then writes each record of it once.
 using EventArray = std::vector<EventRecord, UninitializedAllocator<EventRecord>>;
 
 // A known causal edge between two events of one request (from span parent/child links), as indices

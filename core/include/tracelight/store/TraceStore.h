@@ -187,7 +187,7 @@ public:
     std::int64_t eventCount() const;
     // Requests and their events with request ids in [firstId, endId).
     std::pair<std::int64_t, std::int64_t> requestAndEventCount(std::int64_t firstId, std::int64_t endId) const;
-    // Each occurrence label ("name#k", see OccurrenceName.h) with the label of its name, in id order.
+    // Each occurrence label ("name#k", see OccurrenceName.h): its id, the label of its name and k, in id order.
     std::vector<LabelOccurrence> labelOccurrences() const;
     // (id, text) of every label stored as text: the names, not their occurrences (a million-span trace
     // has three million of those).

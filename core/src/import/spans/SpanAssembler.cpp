@@ -381,7 +381,7 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
                 if (p.rank == 0) startSeq[owner] = seq;
                 if (p.rank == 2) endSeq[owner] = seq;
                 if (p.child >= 0) childEvents.push_back({static_cast<std::uint32_t>(owner), static_cast<std::uint32_t>(p.child), seq, p.isCall});
-                                out.events.push_back({task[i], p.name, host, p.rank == 0 ? index[owner] : -1, p.ts, seq});
+                out.events.push_back({task[i], p.name, host, p.rank == 0 ? index[owner] : -1, p.ts, seq});
             }
         }
     }
