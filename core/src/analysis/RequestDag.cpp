@@ -92,6 +92,12 @@ void typeOrder(std::span<const SegmentInstance> segs, std::size_t typeEnd, std::
     }
 }
 
+std::span<const std::uint32_t> topologicalOrder(const RequestDag& dag, std::vector<std::uint32_t>& scratch) {
+    if (dag.order.size() == dag.segments.size()) return dag.order;
+    timeOrder(dag, scratch);
+    return scratch;
+}
+
 std::vector<std::uint32_t> timeOrder(const RequestDag& dag) {
     std::vector<std::uint32_t> order;
     timeOrder(dag, order);
@@ -215,7 +221,7 @@ void RequestDagBuilder::reduce(RequestDag& dag, Scratch& s) {
     const std::vector<DagEdge>& edges = s.edges;
     // Topological order by time; an edge that would go backwards (possible only between zero-length,
     // simultaneous segments) is dropped so the graph stays acyclic.
-    std::vector<std::uint32_t>& order = s.order;
+    std::vector<std::uint32_t>& order = dag.order;  // kept with the graph: its passes go by it
     timeOrder(dag, order);
     std::vector<std::uint32_t>& rank = s.rank;
     rank.resize(n);

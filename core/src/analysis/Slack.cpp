@@ -17,7 +17,8 @@ std::vector<TimeNs> computeSlack(const RequestDag& dag) {
     // A request may end with an event no segment ends at; that trailing wait is held fixed like any other.
     const std::uint32_t last = lastEndingSegment(dag);
     latestFinish[last] = dag.segments[last].endNs;
-    const auto order = timeOrder(dag);
+    std::vector<std::uint32_t> scratch;
+    const auto order = topologicalOrder(dag, scratch);
     // Backward pass over the reverse topological order (edges are indexed by target, so walk targets).
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         const std::uint32_t w = *it;
@@ -46,7 +47,8 @@ TimeNs rescheduledLatency(const RequestDag& dag, const std::vector<TimeNs>& delt
     if (n == 0) return dag.endNs - dag.startNs;
     const std::uint32_t last = lastEndingSegment(dag);
     const TimeNs trailing = dag.endNs - dag.segments[last].endNs;
-    for (std::uint32_t v : timeOrder(dag)) {
+    std::vector<std::uint32_t> scratch;
+    for (std::uint32_t v : topologicalOrder(dag, scratch)) {
         const SegmentInstance& s = dag.segments[v];
         TimeNs start = s.startNs;  // roots keep their offset from the request's start
         const int l = lastArrivingDependency(dag, v);

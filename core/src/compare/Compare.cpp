@@ -60,7 +60,8 @@ void subtreeHashes(const RequestDag& dag, const Successors& s, std::span<const s
                    std::vector<std::uint64_t>& h) {
     const std::size_t n = dag.segments.size();
     h.assign(n, 0);
-    const std::vector<std::uint32_t> order = timeOrder(dag);
+    std::vector<std::uint32_t> scratch;
+    const auto order = topologicalOrder(dag, scratch);
     std::vector<std::uint64_t> kids;
     for (std::size_t k = n; k-- > 0;) {
         const std::uint32_t v = order[k];

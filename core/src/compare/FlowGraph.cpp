@@ -70,7 +70,8 @@ private:
     std::vector<std::int32_t> keys(const RequestDag& dag, const bool* representativeOf) {
         std::vector<std::int32_t> nodeOf(dag.segments.size(), -1);
         std::map<std::uint32_t, std::uint32_t> seen;  // type -> occurrences so far
-        for (std::uint32_t v : timeOrder(dag)) {
+        std::vector<std::uint32_t> scratch;
+        for (std::uint32_t v : topologicalOrder(dag, scratch)) {
             const std::uint32_t type = dag.segments[v].type.value;
             const NodeKey key{type, seen[type]++};
             auto it = m_index.find(key);

@@ -28,12 +28,18 @@ struct RequestDag {
 
     // Predecessors of v as a range into edges (edges are sorted by target).
     std::vector<std::uint32_t> firstEdgeTo;  // size segments+1
+    // A topological order of these edges: time order, simultaneous segments in the order their links and
+    // tasks give (the reduction's). Made once per graph; the critical path's slack and what-if passes go by it.
+    std::vector<std::uint32_t> order;
 };
 
 // Segments by (start, end) time, ties by index: a topological order, since every edge ends before its
 // target starts. The second form refills `order` (no allocation once it has grown).
 std::vector<std::uint32_t> timeOrder(const RequestDag& dag);
 void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order);
+// dag.order when the graph was finished by RequestDagBuilder (so it is this graph's); else timeOrder(dag)
+// into `scratch`.
+std::span<const std::uint32_t> topologicalOrder(const RequestDag& dag, std::vector<std::uint32_t>& scratch);
 // Segments by (type, start), ties by index, into `order`. Types are below `typeEnd`. A large request is
 // counted into its types first and only each type's instances are sorted (a million-span trace: 2.6 M
 // segments in a quarter of a million types); `counts` is working memory.
@@ -60,7 +66,7 @@ public:
         std::vector<std::uint32_t> byType, typeStart, lastEnding, groupOf, taskOf, earliest, stamp, touched;
         std::vector<EdgeKind> earliestKind;
         // finish
-        std::vector<std::uint32_t> order, rank, runOf, firstFrom, fill, seenFrom, slot, keptBegin, keptEnd, visitedBy, stack;
+        std::vector<std::uint32_t> rank, runOf, firstFrom, fill, seenFrom, slot, keptBegin, keptEnd, visitedBy, stack;
         std::vector<std::pair<std::uint32_t, std::uint32_t>> inside;
         std::vector<DagEdge> successors, kept;
         std::vector<std::uint64_t> reach;       // small graphs: each vertex's reach as a bitset
