@@ -190,3 +190,55 @@ TEST(RequestDag, TimeOrderIsTheSortByStartEndAndIndexAtEverySize) {
         }
     }
 }
+
+TEST(RequestDag, ItsOrderIsTopologicalAndSlackReachesWhatRelaxationReaches) {
+    // Clusters of simultaneous segments (zero-length ones at one instant, as a child's end, its parent's
+    // return and end) with links among them in any direction: the order the graph keeps must put every
+    // kept edge forward, and slack's one backward pass over it must give what relaxing every edge until
+    // nothing changes gives, in no particular order.
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 200; ++trial) {
+        const std::uint32_t n = 2 + static_cast<std::uint32_t>(rng() % 40);
+        RequestDag dag;
+        dag.segments.resize(n);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const TimeNs at = 10 * TimeNs(rng() % 6);
+            dag.segments[i] = {SegmentTypeId(i), at, at + TimeNs(rng() % 3 == 0 ? 0 : rng() % 10), i % 3, false};
+        }
+        dag.startNs = 0;
+        dag.endNs = 0;
+        for (const auto& s : dag.segments) dag.endNs = std::max(dag.endNs, s.endNs);
+        std::vector<DagEdge> edges;
+        for (int k = 0; k < int(2 * n); ++k) {
+            const std::uint32_t a = static_cast<std::uint32_t>(rng() % n), b = static_cast<std::uint32_t>(rng() % n);
+            if (dag.segments[a].endNs <= dag.segments[b].startNs) edges.push_back({a, b, rng() % 2 ? EdgeKind::Link : EdgeKind::HappensBefore});
+        }
+        RequestDagBuilder::finish(dag, std::move(edges));
+        ASSERT_EQ(dag.order.size(), n);
+        std::vector<std::uint32_t> rank(n, n);
+        for (std::uint32_t i = 0; i < n; ++i) rank[dag.order[i]] = i;
+        for (std::uint32_t v = 0; v < n; ++v) ASSERT_LT(rank[v], n) << "not a permutation";
+        for (const DagEdge& e : dag.edges) ASSERT_LT(rank[e.from], rank[e.to]) << e.from << " -> " << e.to;
+
+        std::vector<int> lastArriving(n);
+        for (std::uint32_t v = 0; v < n; ++v) lastArriving[v] = lastArrivingDependency(dag, v);
+        std::vector<TimeNs> latestFinish(n, dag.endNs);
+        const std::uint32_t last = lastEndingSegment(dag);
+        latestFinish[last] = dag.segments[last].endNs;
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (const DagEdge& e : dag.edges) {
+                const SegmentInstance &sv = dag.segments[e.from], &sw = dag.segments[e.to];
+                const TimeNs wait = lastArriving[e.to] == static_cast<int>(e.from) ? sw.startNs - sv.endNs : 0;
+                const TimeNs bound = latestFinish[e.to] - sw.durationNs() - wait;
+                if (bound < latestFinish[e.from]) {
+                    latestFinish[e.from] = bound;
+                    changed = true;
+                }
+            }
+        }
+        const std::vector<TimeNs> slack = computeSlack(dag);
+        for (std::uint32_t v = 0; v < n; ++v)
+            ASSERT_EQ(slack[v], std::max<TimeNs>(0, latestFinish[v] - dag.segments[v].endNs)) << "trial " << trial << ", segment " << v;
+    }
+}
