@@ -101,8 +101,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_table->setColumnWidth(widgets::RequestTableModel::Period, 90);
     m_table->setColumnWidth(widgets::RequestTableModel::Start, 190);
     m_table->setColumnWidth(widgets::RequestTableModel::Latency, 90);
-    m_table->setColumnWidth(widgets::RequestTableModel::Hosts, 60);
-    m_table->setColumnWidth(widgets::RequestTableModel::Events, 60);
+    // Counts as wide as a million-span trace's (4,000,002 events) without being cut to "40000...".
+    const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('9'));
+    m_table->setColumnWidth(widgets::RequestTableModel::Hosts, std::max(60, 7 * digit + 16));
+    m_table->setColumnWidth(widgets::RequestTableModel::Events, std::max(60, 9 * digit + 16));
 
     m_waterfall = new widgets::WaterfallView(this);
     m_waterfall->setObjectName(QStringLiteral("waterfall"));  // the request's own (the Compare tab has two more)
@@ -824,7 +826,7 @@ void MainWindow::updateStatus() {
         return;
     }
     QString text = m_requests->isFiltered() ? tr("%L1 of %L2 requests shown").arg(m_requests->rowCount()).arg(table->size())
-                                            : tr("%L1 requests").arg(table->size());
+                                            : table->size() == 1 ? tr("1 request") : tr("%L1 requests").arg(table->size());
     if (!table->skewCorrected) text += tr(" · latencies on local clocks (not yet analysed)");
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid()) {

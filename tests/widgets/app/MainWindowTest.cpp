@@ -165,6 +165,16 @@ TEST(MainWindow, RequestTableFilterAndNavigationKeepOneSelectionThatIsShown) {
     QSettings().remove("requestTable/filter");
 }
 
+// A root with a million children has 4,000,002 events: the count fits its column (a fixed 60 pixels cut it
+// to "40000...").
+TEST(MainWindow, ARequestsEventCountFitsItsColumn) {
+    app::MainWindow window;
+    auto* panel = window.findChild<widgets::RequestTablePanel*>();
+    ASSERT_TRUE(panel);
+    const int text = panel->view()->fontMetrics().horizontalAdvance(QStringLiteral("40000002"));
+    EXPECT_GE(panel->view()->columnWidth(widgets::RequestTableModel::Events), text + 8);
+}
+
 // A span request opens in the lanes first; its graph's edges and its span tree follow on workers of their
 // own. Once the window is idle both must be there, for the request shown, and survive a click elsewhere.
 TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
