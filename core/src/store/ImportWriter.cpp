@@ -342,7 +342,8 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
     }
     if (e.task >= m_taskLastOrd.size()) m_taskLastOrd.resize(std::max<std::size_t>(std::size_t(e.task) + 1, m_taskLastOrd.size() * 2));
     TaskLastOrd& last = m_taskLastOrd[e.task];
-    const bool rising = last.visit != m_visit || ord > last.ord;
+    const bool firstOfTask = last.visit != m_visit;  // in this visit
+    const bool rising = firstOfTask || ord > last.ord;
     if (rising && !request.value()->summed) {
         if (Status s = m_eventRows.add(requestId, e.task, ord, e.event, e.host, e.tsNs); !s) return s;
     } else {
@@ -360,7 +361,7 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
     ++m_events;
     if (request.value() != m_held)
         if (Status s = summariseHeld(); !s) return s;
-    if (Status s = hold(*request.value(), e.task, ord, e.event, e.host, e.tsNs); !s) return s;
+    if (Status s = hold(*request.value(), e.task, ord, e.event, e.host, e.tsNs, firstOfTask, rising); !s) return s;
 
     for (const RawAttribute& attr : e.attributes) {
         if (attr.value.empty()) continue;  // empty = absent
@@ -475,7 +476,31 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
 }
 
 Status ImportWriter::hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host,
-                          TimeNs ts) {
+                          TimeNs ts, bool firstOfTask, bool rising) {
+    if (m_held == &request && m_streamed) {
+        // Still task by task, each task's positions rising? Else summed again from the table at the end.
+        if (task == m_streamTask ? !rising : !firstOfTask) {
+            request.summed = request.revisited = true;
+            m_held = nullptr;
+            m_streamed = false;
+            return request.rowStored ? Status::ok() : storeRequestRow(request, nullptr);
+        }
+        m_streamTask = task;
+        m_summer.add(task, ord, event, host, ts);
+        return Status::ok();
+    }
+    if (m_held != &request && !request.summed && request.fromSpans) {
+        // A trace's events come task by task in position order (the span assembler makes them so): summed as
+        // they come, not held and sorted (a million-span trace: four million events, 128 MB).
+        m_held = &request;
+        m_streamed = true;
+        m_streamTask = task;
+        m_streamRenamesFrom = m_summer.renames.size();
+        m_streamBackInTimeFrom = m_summer.backInTime.size();
+        m_summer.begin(request.id, request.originHost);
+        m_summer.add(task, ord, event, host, ts);
+        return Status::ok();
+    }
     if (m_held == &request) {
         if (m_heldEvents.size() >= m_maxHeldEvents) {
             // Too big to hold: summed from the table at the end, like a request the input comes back to.
@@ -528,13 +553,24 @@ Status ImportWriter::summariseHeld() {
     if (!m_held) return Status::ok();
     RequestState& request = *m_held;
     m_held = nullptr;
-    // Key order; (task, ord) is unique, as the table's key made sure when each was stored.
-    std::sort(m_heldEvents.begin(), m_heldEvents.end(),
-              [](const HeldEvent& a, const HeldEvent& b) { return a.task != b.task ? a.task < b.task : a.ord < b.ord; });
-    m_summer.begin(request.id, request.originHost);
-    for (const HeldEvent& e : m_heldEvents) m_summer.add(e.task, e.ord, e.event, e.host, e.ts);
-    const RequestSummer::Totals totals = m_summer.end();
-    m_heldEvents.clear();
+    RequestSummer::Totals totals;
+    if (m_streamed) {
+        m_streamed = false;
+        totals = m_summer.end();
+        // In key order, as a request summed from memory or the table lists them.
+        std::sort(m_summer.renames.begin() + static_cast<std::ptrdiff_t>(m_streamRenamesFrom), m_summer.renames.end(),
+                  [](const RequestSummer::Rename& a, const RequestSummer::Rename& b) { return a.task != b.task ? a.task < b.task : a.ord < b.ord; });
+        std::stable_sort(m_summer.backInTime.begin() + static_cast<std::ptrdiff_t>(m_streamBackInTimeFrom), m_summer.backInTime.end(),
+                         [](const RequestSummer::BackInTime& a, const RequestSummer::BackInTime& b) { return a.task < b.task; });
+    } else {
+        // Key order; (task, ord) is unique, as the table's key made sure when each was stored.
+        std::sort(m_heldEvents.begin(), m_heldEvents.end(),
+                  [](const HeldEvent& a, const HeldEvent& b) { return a.task != b.task ? a.task < b.task : a.ord < b.ord; });
+        m_summer.begin(request.id, request.originHost);
+        for (const HeldEvent& e : m_heldEvents) m_summer.add(e.task, e.ord, e.event, e.host, e.ts);
+        totals = m_summer.end();
+        m_heldEvents.clear();
+    }
     request.summed = true;
     request.backInTime = totals.backInTime;
     if (!request.rowStored) return storeRequestRow(request, &totals);

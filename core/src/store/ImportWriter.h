@@ -117,9 +117,12 @@ private:
     // The request of that name, created (with its first event's host as origin) when new.
     Result<RequestState*> requestFor(std::string_view name, std::uint32_t host);
     // The events of the request being read are kept until the input moves to another request, then
-    // summed from memory (summariseHeld): one request at a time, no second scan of the table. A request
-    // the input comes back to is summed again from the table at the end.
-    Status hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host, TimeNs ts);
+    // summed from memory (summariseHeld): one request at a time, no second scan of the table; a span
+    // request's, which come task by task, are summed as they come. A request the input comes back to (or
+    // whose span events turn out not to come task by task) is summed again from the table at the end.
+    // firstOfTask: the task's first event in this visit; rising: its position above the task's last in it.
+    Status hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host, TimeNs ts,
+                bool firstOfTask, bool rising);
     Status summariseHeld();
     Status storeSummary(std::uint32_t request, const RequestSummer::Totals& totals);
     // The request's row, with its summary when there is one yet (totals null: the columns' defaults).
@@ -148,8 +151,12 @@ private:
         std::uint32_t event, host;
         TimeNs ts;
     };
-    RequestState* m_held = nullptr;  // the request whose events m_heldEvents are
+    RequestState* m_held = nullptr;  // the request whose events m_heldEvents are (or m_summer sums, streamed)
     std::vector<HeldEvent> m_heldEvents;
+    // A span request's events come task by task and are summed as they come (m_summer), not held.
+    bool m_streamed = false;
+    std::uint32_t m_streamTask = 0;
+    std::size_t m_streamRenamesFrom = 0, m_streamBackInTimeFrom = 0;  // its entries in m_summer's lists
     std::uint64_t m_maxHeldEvents = std::uint64_t(-1);
     RequestSummer m_summer;
 

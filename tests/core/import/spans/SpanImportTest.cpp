@@ -546,6 +546,38 @@ TEST(SpanImport, RootWithTwoHundredThousandChildren) {
     EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM label_text WHERE text IN ('web:work#200000', 'call web:work#200000', 'return web:work#200000')"), 3);
 }
 
+// A span request is summed as its events come, task by task, instead of held and sorted: its counts, its
+// origin host's local span and its repeated events' numbers must be what its stored events say. A client
+// span whose server joins its task (an RPC to another host) and logs "retry" three times, beside the real
+// Zipkin traces.
+TEST(SpanImport, SpanRequestSummariesAgreeWithTheirStoredEvents) {
+    test::ScratchDir dir;
+    std::vector<std::string> inputs{dir.write("retry.json",
+        R"({"data":[{"traceID":"r1","processes":{"p1":{"serviceName":"web"},"p2":{"serviceName":"db"}},"spans":[)"
+        R"({"spanID":"a","operationName":"GET","startTime":1000,"duration":100,"processID":"p1"},)"
+        R"({"spanID":"b","operationName":"query","startTime":1010,"duration":50,"processID":"p1","tags":[{"key":"span.kind","value":"client"}],)"
+        R"("references":[{"refType":"CHILD_OF","spanID":"a"}],"logs":[{"timestamp":1012,"fields":[{"key":"event","value":"retry"}]},)"
+        R"({"timestamp":1014,"fields":[{"key":"event","value":"retry"}]},{"timestamp":1016,"fields":[{"key":"event","value":"retry"}]}]},)"
+        R"({"spanID":"c","operationName":"select","startTime":1020,"duration":20,"processID":"p2","references":[{"refType":"CHILD_OF","spanID":"b"}]})"
+        R"(]}]})")};
+    const std::string zipkin = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/zipkin";
+    if (std::filesystem::is_directory(zipkin))
+        for (const auto& entry : std::filesystem::directory_iterator(zipkin))
+            if (entry.path().extension() == ".json") inputs.push_back(entry.path().string());
+    Imported imported(inputs);
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    EXPECT_GE(imported.summary->renamedEvents, 2);
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM events e JOIN label_text l ON l.id = e.event_id WHERE l.text IN ('retry', 'retry#2', 'retry#3')"), 3);
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM requests r WHERE "
+                              "r.event_count != (SELECT COUNT(*) FROM events e WHERE e.request_id = r.id) OR "
+                              "r.task_count != (SELECT COUNT(DISTINCT task_id) FROM events e WHERE e.request_id = r.id) OR "
+                              "r.host_count != (SELECT COUNT(DISTINCT host_id) FROM events e WHERE e.request_id = r.id) OR NOT EXISTS "
+                              "(SELECT 1 FROM events e WHERE e.request_id = r.id GROUP BY e.host_id "
+                              "HAVING MIN(e.ts_ns) = r.start_local_ns AND MAX(e.ts_ns) - MIN(e.ts_ns) = r.latency_local_ns)"),
+              0);
+    EXPECT_EQ(imported.scalar("SELECT host_count FROM requests WHERE name = 'r1'"), 2);
+}
+
 // The span rows are written on a thread of their own, a thousand at a time: one that fails there (a trigger
 // standing in for a full disk) fails the import with SQLite's reason and stores nothing of it.
 TEST(SpanImport, ASpanWriteThatFailsInTheBackgroundFailsTheImportAndStoresNothing) {
