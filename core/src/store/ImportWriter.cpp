@@ -316,7 +316,8 @@ Result<ImportWriter::RequestState*> ImportWriter::requestFor(std::string_view na
     if (rc == SQLITE_CONSTRAINT)
         return Status::error("request " + quoted(name) + " is already in the database from an earlier import (request ids must be new)");
     if (rc != SQLITE_DONE) return Status::error(std::string("cannot store request: ") + sqlite3_errmsg(m_db));
-    m_requests.emplace(std::string(name), RequestState{static_cast<std::uint32_t>(sqlite3_last_insert_rowid(m_db)), host});
+    auto [it, fresh] = m_requests.emplace(std::string(name), RequestState{static_cast<std::uint32_t>(sqlite3_last_insert_rowid(m_db)), host});
+    it->second.fromSpans = m_fromSpans;
     return findRequest(name);
 }
 
@@ -483,6 +484,9 @@ Status ImportWriter::hold(RequestState& request, std::uint32_t task, std::int64_
             request.summed = request.revisited = true;
             m_held = nullptr;
             m_streamed = false;
+            // Its entries so far go, so they take no place among the warning samples meanwhile.
+            m_summer.renames.resize(m_streamRenamesFrom);
+            m_summer.backInTime.resize(m_streamBackInTimeFrom);
             return request.rowStored ? Status::ok() : storeRequestRow(request, nullptr);
         }
         m_streamTask = task;
@@ -557,7 +561,8 @@ Status ImportWriter::summariseHeld() {
     if (m_streamed) {
         m_streamed = false;
         totals = m_summer.end();
-        // In key order, as a request summed from memory or the table lists them.
+        // In key order, as a request summed from memory or the table lists them (but for which of its
+        // back-in-time samples fit under the cap: the first to come here, the lowest tasks there).
         std::sort(m_summer.renames.begin() + static_cast<std::ptrdiff_t>(m_streamRenamesFrom), m_summer.renames.end(),
                   [](const RequestSummer::Rename& a, const RequestSummer::Rename& b) { return a.task != b.task ? a.task < b.task : a.ord < b.ord; });
         std::stable_sort(m_summer.backInTime.begin() + static_cast<std::ptrdiff_t>(m_streamBackInTimeFrom), m_summer.backInTime.end(),

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -576,6 +577,17 @@ TEST(SpanImport, SpanRequestSummariesAgreeWithTheirStoredEvents) {
                               "HAVING MIN(e.ts_ns) = r.start_local_ns AND MAX(e.ts_ns) - MIN(e.ts_ns) = r.latency_local_ns)"),
               0);
     EXPECT_EQ(imported.scalar("SELECT host_count FROM requests WHERE name = 'r1'"), 2);
+    // A second import into the same store writes on the caller's thread (its request names could clash
+    // with stored ones): its span requests are summed the same way.
+    ImportOptions again;
+    again.inputs = {dir.write("retry2.json", std::regex_replace(readFile(inputs.front()), std::regex("\"r1\""), "\"r2\""))};
+    ASSERT_TRUE(importTraces(*imported.store, again));
+    EXPECT_EQ(imported.scalar("SELECT event_count FROM requests WHERE name = 'r2'"), imported.scalar("SELECT event_count FROM requests WHERE name = 'r1'"));
+    EXPECT_EQ(imported.scalar("SELECT COUNT(*) FROM requests r WHERE "
+                              "r.event_count != (SELECT COUNT(*) FROM events e WHERE e.request_id = r.id) OR "
+                              "r.task_count != (SELECT COUNT(DISTINCT task_id) FROM events e WHERE e.request_id = r.id) OR "
+                              "r.host_count != (SELECT COUNT(DISTINCT host_id) FROM events e WHERE e.request_id = r.id)"),
+              0);
 }
 
 // The span rows are written on a thread of their own, a thousand at a time: one that fails there (a trigger
