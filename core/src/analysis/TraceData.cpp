@@ -91,7 +91,7 @@ TraceDataBuilder TraceDataBuilder::sibling(std::span<EventRecord> out) {
     return run;
 }
 
-void TraceDataBuilder::append(TraceDataBuilder&& run) {
+void TraceDataBuilder::append(TraceDataBuilder&& run, unsigned threads) {
     TraceData& other = run.m_data;
     std::vector<HostId> hostOf(other.hostLabels.size());
     for (std::size_t h = 0; h < hostOf.size(); ++h) hostOf[h] = hostIndex(other.hostLabels[h].value);
@@ -115,7 +115,7 @@ void TraceDataBuilder::append(TraceDataBuilder&& run) {
         }
     };
     if (to == run.m_out.data())
-        forEachShard(run.eventCount(), resolveThreads(0), [&](unsigned, std::size_t begin, std::size_t end) { renumber(begin, end); });
+        forEachShard(run.eventCount(), std::max(1u, threads), [&](unsigned, std::size_t begin, std::size_t end) { renumber(begin, end); });
     else
         renumber(0, run.eventCount());
     m_written += run.eventCount();
@@ -376,7 +376,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
         noteIfReadInFull();
         return serial.finish();
     }
-    for (auto& b : runBuilders) builder.append(std::move(b));
+    for (auto& b : runBuilders) builder.append(std::move(b), static_cast<unsigned>(runs));
     const std::size_t written = builder.eventCount();
     TraceData data = builder.finish();
     events.resize(written);

@@ -123,7 +123,7 @@ private:
     friend Result<TraceData> loadTraceData(const TraceStore&, RequestIdRange, const ProgressSink*, const CancelToken*, ReadRuns);
     void writeEventsTo(std::span<EventRecord> out);
     TraceDataBuilder sibling(std::span<EventRecord> out);
-    void append(TraceDataBuilder&& run);
+    void append(TraceDataBuilder&& run, unsigned threads);  // threads: for renumbering the run's events
     bool overflowed() const { return m_overflowed; }
 
     SegmentTypeId segmentType(std::uint32_t task, std::uint32_t start, std::uint32_t end);
