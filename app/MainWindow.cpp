@@ -103,8 +103,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_table->setColumnWidth(widgets::RequestTableModel::Latency, 90);
     // Counts as wide as a million-span trace's (4,000,002 events) without being cut to "40000...".
     const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('9'));
-    m_table->setColumnWidth(widgets::RequestTableModel::Hosts, std::max(60, 7 * digit + 16));
-    m_table->setColumnWidth(widgets::RequestTableModel::Events, std::max(60, 9 * digit + 16));
+    m_countColumnWidths = {{widgets::RequestTableModel::Hosts, std::max(60, 7 * digit + 16)},
+                           {widgets::RequestTableModel::Events, std::max(60, 9 * digit + 16)}};
+    for (const auto& [column, width] : m_countColumnWidths) m_table->setColumnWidth(column, width);
 
     m_waterfall = new widgets::WaterfallView(this);
     m_waterfall->setObjectName(QStringLiteral("waterfall"));  // the request's own (the Compare tab has two more)
@@ -272,6 +273,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     const QByteArray header = settings.value("mainWindow/requestHeader").toByteArray();
     if (header.isEmpty() || !m_table->horizontalHeader()->restoreState(header))
         m_table->horizontalHeader()->setSortIndicator(widgets::RequestTableModel::Latency, Qt::DescendingOrder);
+    // A width remembered from before the counts were sized for a million-span trace is widened to fit.
+    for (const auto& [column, least] : m_countColumnWidths)
+        if (m_table->columnWidth(column) < least) m_table->setColumnWidth(column, least);
     m_requestPanel->setFilterText(settings.value("requestTable/filter").toString());
 }
 
@@ -825,7 +829,8 @@ void MainWindow::updateStatus() {
         if (!m_jobs->isRunning() && m_path.isEmpty()) m_statusText->setText(tr("Open a trace database (Ctrl+O) or drop one here."));
         return;
     }
-    QString text = m_requests->isFiltered() ? tr("%L1 of %L2 requests shown").arg(m_requests->rowCount()).arg(table->size())
+    QString text = m_requests->isFiltered() ? (table->size() == 1 ? tr("%L1 of 1 request shown").arg(m_requests->rowCount())
+                                                                  : tr("%L1 of %L2 requests shown").arg(m_requests->rowCount()).arg(table->size()))
                                             : table->size() == 1 ? tr("1 request") : tr("%L1 requests").arg(table->size());
     if (!table->skewCorrected) text += tr(" · latencies on local clocks (not yet analysed)");
     const QModelIndex current = m_table->currentIndex();

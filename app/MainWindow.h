@@ -1,5 +1,7 @@
 #pragma once
 // The main window: one trace database at a time, its requests in a sortable table.
+#include <utility>
+#include <vector>
 #include <QMainWindow>
 #include <functional>
 #include <memory>
@@ -106,6 +108,7 @@ private:
     std::shared_ptr<const RequestAggregates> m_aggregateData;
     widgets::RequestTablePanel* m_requestPanel = nullptr;
     QTableView* m_table = nullptr;  // the panel's view
+    std::vector<std::pair<int, int>> m_countColumnWidths;  // (column, least width) of the hosts and events counts
     QSplitter* m_splitter = nullptr;
     QTabWidget* m_tabs = nullptr;
     widgets::WaterfallView* m_waterfall = nullptr;

@@ -26,6 +26,7 @@
 #include "waterfall/WaterfallView.h"
 #include <QLabel>
 #include <QLineEdit>
+#include <QHeaderView>
 #include <QSettings>
 #include <QTableView>
 #include "plots/BreakdownPlot.h"
@@ -173,6 +174,14 @@ TEST(MainWindow, ARequestsEventCountFitsItsColumn) {
     ASSERT_TRUE(panel);
     const int text = panel->view()->fontMetrics().horizontalAdvance(QStringLiteral("40000002"));
     EXPECT_GE(panel->view()->columnWidth(widgets::RequestTableModel::Events), text + 8);
+    // A width remembered from an older version (the header's saved state) is widened to fit, too.
+    panel->view()->setColumnWidth(widgets::RequestTableModel::Events, 60);
+    QSettings().setValue("mainWindow/requestHeader", panel->view()->horizontalHeader()->saveState());
+    app::MainWindow again;
+    auto* restored = again.findChild<widgets::RequestTablePanel*>();
+    ASSERT_TRUE(restored);
+    EXPECT_GE(restored->view()->columnWidth(widgets::RequestTableModel::Events), text + 8);
+    QSettings().remove("mainWindow/requestHeader");
 }
 
 // A span request opens in the lanes first; its graph's edges and its span tree follow on workers of their
