@@ -26,10 +26,7 @@ std::string TraceData::label(std::uint32_t id) const {
     return "?";
 }
 
-const LabelOccurrence* TraceData::occurrence(std::uint32_t id) const {
-    auto it = std::lower_bound(occurrences.begin(), occurrences.end(), id, [](const LabelOccurrence& o, std::uint32_t v) { return o.id < v; });
-    return it != occurrences.end() && it->id == id ? &*it : nullptr;
-}
+const LabelOccurrence* TraceData::occurrence(std::uint32_t id) const { return findOccurrence(occurrences, id); }
 
 std::string_view operationName(std::string_view label) {
     const auto hash = label.rfind('#');
@@ -40,9 +37,8 @@ std::string_view operationName(std::string_view label) {
 }
 
 std::uint32_t TraceDataBuilder::operationLabel(std::uint32_t label) {
-    const auto& table = m_sharedOccurrences ? *m_sharedOccurrences : m_data.occurrences;
-    auto stored = std::lower_bound(table.begin(), table.end(), label, [](const LabelOccurrence& o, std::uint32_t v) { return o.id < v; });
-    if (stored != table.end() && stored->id == label) return stored->name;
+    if (const LabelOccurrence* stored = findOccurrence(m_sharedOccurrences ? *m_sharedOccurrences : m_data.occurrences, label))
+        return stored->name;
     if (auto it = m_operationOf.find(label); it != m_operationOf.end()) return it->second;
     std::uint32_t op = label;
     auto text = m_data.labels.find(label);

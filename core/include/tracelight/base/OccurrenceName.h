@@ -2,7 +2,9 @@
 // The engine needs each <task, event> of a request to be unique, so the k-th span of one operation in
 // a trace (and an event a task logs again) is a separate occurrence of its name: "name#k" for k >= 2.
 // The store keeps an occurrence as its name's id and k, not as a string of its own.
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <optional>
 #include <string_view>
@@ -16,6 +18,12 @@ constexpr std::uint32_t kMaxOccurrence = 1u << 30;
 struct LabelOccurrence {
     std::uint32_t id, name, occurrence;
 };
+
+// The occurrence with that id in a table sorted by id, or null.
+inline const LabelOccurrence* findOccurrence(std::span<const LabelOccurrence> sorted, std::uint32_t id) {
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), id, [](const LabelOccurrence& o, std::uint32_t v) { return o.id < v; });
+    return it != sorted.end() && it->id == id ? &*it : nullptr;
+}
 
 // Into a buffer the caller reuses, for the store's millions of occurrences.
 inline void assignOccurrenceName(std::string& text, std::string_view name, std::uint32_t occurrence) {
