@@ -342,8 +342,7 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
         m_visiting = request.value();
         ++m_visit;
     }
-    if (e.task >= m_taskLastOrd.size()) m_taskLastOrd.resize(std::max<std::size_t>(std::size_t(e.task) + 1, m_taskLastOrd.size() * 2));
-    TaskLastOrd& last = m_taskLastOrd[e.task];
+    TaskLastOrd& last = m_taskLastOrd.at(e.task);
     const bool firstOfTask = last.visit != m_visit;  // in this visit
     const bool rising = firstOfTask || ord > last.ord;
     if (rising && !request.value()->summed) {

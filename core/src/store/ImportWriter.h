@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tracelight/base/PagedArray.h"
 #include "store/BatchedInsert.h"
 #include "store/RequestSummer.h"
 #include "store/Sqlite.h"
@@ -206,7 +207,7 @@ private:
         std::uint64_t visit = 0;
         std::int64_t ord = 0;
     };
-    std::vector<TaskLastOrd> m_taskLastOrd;
+    PagedArray<TaskLastOrd> m_taskLastOrd;
     std::uint64_t m_visit = 0;
     const RequestState* m_visiting = nullptr;
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tracelight/base/PagedArray.h"
 #include "tracelight/base/Time.h"
 
 namespace tracelight {
@@ -40,15 +41,18 @@ public:
         if (task != m_task) {
             m_task = task;
             ++m_totals.tasks;
-            ++m_taskSerial;
+            if (++m_taskSerial == 0) {  // after 4 billion tasks: the slots' serials could read as current
+                m_occurrences.clear();
+                m_taskSerial = 1;
+            }
         } else if (host == m_lastHost && ts < m_lastTs) {
             ++m_totals.backInTime;
             if (backInTime.size() < kMaxBackInTimeSamples) backInTime.push_back({m_request, task, m_lastTs, ts});
         }
+        if (m_totals.events == 0 || host != m_lastHost) m_hosts.push_back(host);  // each host at least once, not per event
         m_lastHost = host;
         m_lastTs = ts;
         ++m_totals.events;
-        m_hosts.push_back(host);
         if (host == m_originHost) {
             m_totals.originStart = m_totals.originSeen ? std::min(m_totals.originStart, ts) : ts;
             m_totals.originEnd = m_totals.originSeen ? std::max(m_totals.originEnd, ts) : ts;
@@ -56,8 +60,7 @@ public:
         }
         // Occurrences of each event within the current task, by event id; the task serial makes a slot
         // from another task read as none, so nothing is cleared per task.
-        if (event >= m_occurrences.size()) m_occurrences.resize(std::max<std::size_t>(std::size_t(event) + 1, m_occurrences.size() * 2));
-        Occurrences& seen = m_occurrences[event];
+        Occurrences& seen = m_occurrences.at(event);
         if (seen.taskSerial != m_taskSerial) seen = {m_taskSerial, 0};
         if (++seen.count > 1) renames.push_back({m_request, task, ord, event, seen.count});
     }
@@ -76,15 +79,15 @@ public:
 private:
     static constexpr std::uint32_t kNoTask = ~0u;
     struct Occurrences {
-        std::uint64_t taskSerial = 0;
+        std::uint32_t taskSerial = 0;
         std::uint32_t count = 0;
     };
     std::uint32_t m_request = 0, m_originHost = 0, m_task = kNoTask, m_lastHost = 0;
     TimeNs m_lastTs = 0;
-    std::uint64_t m_taskSerial = 0;
+    std::uint32_t m_taskSerial = 0;
     Totals m_totals;
     std::vector<std::uint32_t> m_hosts;
-    std::vector<Occurrences> m_occurrences;
+    PagedArray<Occurrences> m_occurrences;  // by event label id
 };
 
 } // namespace tracelight
