@@ -84,7 +84,7 @@ private:
         if (Status s = m_table.start(); !s) return s;
         for (std::size_t i = 0; i < m_spans.size(); ++i)
             if (Status s = stage(m_spans[i], m_sources[i], static_cast<std::int64_t>(i)); !s) return s;
-        std::vector<RawSpan>().swap(m_spans);
+        m_spans.clear();
         std::vector<std::size_t>().swap(m_sources);
         m_bytes = 0;
         return Status::ok();
@@ -119,7 +119,8 @@ private:
     Status forEachMemoryTrace(F& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
         // One trace (a single large trace, often): its spans go on as they are, not copied, so a trace of a
         // million spans is not held twice while it is assembled.
-        const bool oneTrace = std::all_of(m_spans.begin(), m_spans.end(), [&](const RawSpan& s) { return s.traceId == m_spans.front().traceId; });
+        bool oneTrace = true;
+        for (std::size_t i = 1; i < m_spans.size() && oneTrace; ++i) oneTrace = m_spans[i].traceId == m_spans[0].traceId;
         if (oneTrace) {
             std::vector<std::size_t> sources;
             for (auto source : m_sources)
@@ -134,7 +135,7 @@ private:
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
         std::stable_sort(order.begin(), order.end(),
                          [&](std::uint32_t a, std::uint32_t b) { return m_spans[a].traceId < m_spans[b].traceId; });
-        std::vector<RawSpan> trace;
+        SpanBlocks trace;
         std::vector<std::size_t> sources;
         std::int64_t done = 0;
         for (std::size_t i = 0; i < order.size();) {
@@ -149,14 +150,14 @@ private:
             }
             if (Status s = f(std::move(trace), sources); !s) return s;
         }
-        std::vector<RawSpan>().swap(m_spans);
+        m_spans.clear();
         std::vector<std::size_t>().swap(m_sources);
         return Status::ok();
     }
 
     template <typename F>
     Status forEachStagedTrace(F& f, const CancelToken* cancel, const std::function<void(double)>& progress) {
-        std::vector<RawSpan> trace;
+        SpanBlocks trace;
         std::vector<std::size_t> sources;
         std::string current;
         std::int64_t done = 0;
@@ -202,7 +203,7 @@ private:
 
     StagingTable m_table;
     std::uint64_t m_budget;
-    std::vector<RawSpan> m_spans;       // held in memory, in the order read (until spilled)
+    SpanBlocks m_spans;                  // held in memory, in the order read (until spilled)
     std::vector<std::size_t> m_sources;  // the input file of each
     std::uint64_t m_bytes = 0;
     bool m_spilled = false;
@@ -378,7 +379,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     summary.spans = stager.count();
     if (anySpans) {
         writer.setFromSpans(true);
-        const auto assemble = [&](std::vector<RawSpan>&& spans, const std::vector<std::size_t>& sources) -> Status {
+        const auto assemble = [&](SpanBlocks&& spans, const std::vector<std::size_t>& sources) -> Status {
             AssembledTrace trace = assembleTrace(std::move(spans));
             // Errors name the file(s) the trace came from and the trace: "a.json: trace t1: ...".
             const auto where = [&] {

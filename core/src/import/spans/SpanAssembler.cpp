@@ -70,18 +70,27 @@ private:
 // One rule for a pod's service everywhere: the categories' (tracelight/studies/Categories.h).
 std::string serviceFromPodName(const std::string& pod) { return hostRole(pod); }
 
-AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
+SpanBlocks::SpanBlocks(std::vector<RawSpan> spans) {
+    if (spans.size() <= kBlock) {
+        m_size = spans.size();
+        if (m_size > 0) m_blocks.push_back(std::move(spans));
+        return;
+    }
+    for (auto& span : spans) push_back(std::move(span));
+}
+
+AssembledTrace assembleTrace(SpanBlocks spans) {
     AssembledTrace out;
     if (spans.empty()) return out;
-    out.traceId = spans.front().traceId;
+    out.traceId = spans[0].traceId;
     auto warn = [&](std::string w) { out.warnings.push_back(std::move(w)); };
 
     // A span event beyond the time range is dropped, its span kept.
-    for (auto& s : spans)
-        if (std::erase_if(s.events, [](const auto& e) { return !isPlausibleTimestamp(e.second); }) > 0)
+    for (std::size_t i = 0; i < spans.size(); ++i)
+        if (RawSpan& s = spans[i]; std::erase_if(s.events, [](const auto& e) { return !isPlausibleTimestamp(e.second); }) > 0)
             warn("span " + s.spanId + ": an event's time is out of range (dropped)");
     // Spans without a (usable) time cannot be placed.
-    std::erase_if(spans, [&](const RawSpan& s) {
+    spans.eraseIf([&](const RawSpan& s) {
         if (!s.timeError.empty()) {
             warn("span " + s.spanId + ": " + s.timeError);
             return true;
@@ -96,21 +105,22 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     });
     if (spans.empty()) return out;
     // Zero or negative durations: a negative one is clamped to zero.
-    for (auto& s : spans)
-        if (s.endNs < s.startNs) {
+    for (std::size_t i = 0; i < spans.size(); ++i)
+        if (RawSpan& s = spans[i]; s.endNs < s.startNs) {
             warn("span " + s.spanId + " ends before it starts");
             s.endNs = s.startNs;
         }
     // Spans far outside the trace (a day from its median start) are dropped.
     {
         std::vector<TimeNs> starts;
-        for (const auto& s : spans) starts.push_back(s.startNs);
+        starts.reserve(spans.size());
+        for (std::size_t i = 0; i < spans.size(); ++i) starts.push_back(spans[i].startNs);
         std::nth_element(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(starts.size() / 2), starts.end());
         const TimeNs median = starts[starts.size() / 2];
         // Compared as distances that cannot overflow: both ends are valid 64-bit times.
         auto near = [&](TimeNs t) { return t >= median ? std::uint64_t(t) - std::uint64_t(median) <= std::uint64_t(kFarOutsideNs)
                                                        : std::uint64_t(median) - std::uint64_t(t) <= std::uint64_t(kFarOutsideNs); };
-        std::erase_if(spans, [&](const RawSpan& s) {
+        spans.eraseIf([&](const RawSpan& s) {
             if (near(s.startNs) && near(s.endNs)) return false;
             warn("span " + s.spanId + " lies far outside its trace");
             return true;
@@ -122,7 +132,8 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
     std::vector<bool> dropped(n, false);
     std::vector<long> parent(n, -1);
     {
-        const bool anyShared = std::any_of(spans.begin(), spans.end(), [](const RawSpan& s) { return s.shared; });
+        bool anyShared = false;
+        for (std::size_t i = 0; i < n && !anyShared; ++i) anyShared = spans[i].shared;
         // Spans by id, and server halves by the id they share with their client.
         const auto idOf = [&](std::uint32_t i) -> std::string_view { return spans[i].spanId; };
         SpanIdIndex ids(n), serverIds(anyShared ? n : 0);
@@ -287,19 +298,31 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
         }
         return s.shared ? "server" : "";
     };
-    std::vector<std::int32_t> index(n, -1);  // a span's index in out.spans
+    std::vector<std::int32_t> index(n, -1);  // a span's index in out.spans: numbered depth first
     {
-        std::vector<std::size_t> stack;
-        out.spans.reserve(order.size());
-        std::vector<std::size_t> roots;
+        std::vector<std::size_t> stack, roots;
         for (auto i : order)
             if (parent[i] < 0) roots.push_back(i);  // `order`: start order
         for (auto r = roots.rbegin(); r != roots.rend(); ++r) stack.push_back(*r);
+        std::int32_t next = 0;
         while (!stack.empty()) {
             const std::size_t i = stack.back();
             stack.pop_back();
+            index[i] = next++;
+            const auto kids = children(i);
+            for (auto c = kids.rbegin(); c != kids.rend(); ++c) stack.push_back(*c);
+        }
+    }
+    // The records are made in input order, each block of input spans freed once read, and then put in
+    // their order: the input spans and their records are never all held at once.
+    {
+        out.spans.reserve(order.size());
+        std::vector<std::uint32_t> to;  // where the k-th record made goes
+        to.reserve(order.size());
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i % SpanBlocks::kBlock == 0) spans.releaseBefore(i);
+            if (index[i] < 0) continue;  // merged into another piece of it
             RawSpan& s = spans[i];
-            index[i] = static_cast<std::int32_t>(out.spans.size());
             SpanRecord rec;
             rec.kind = kindOf(s);
             rec.spanId = std::move(s.spanId);
@@ -315,11 +338,26 @@ AssembledTrace assembleTrace(std::vector<RawSpan> spans) {
             for (auto& [name, ts] : s.events) rec.events.push_back({std::move(name), ts});
             rec.links = std::move(s.followsFrom);
             out.spans.push_back(std::move(rec));
-            const auto kids = children(i);
-            for (auto c = kids.rbegin(); c != kids.rend(); ++c) stack.push_back(*c);
+            to.push_back(static_cast<std::uint32_t>(index[i]));
+        }
+        spans.clear();
+        // Each cycle of the permutation in turn: what stood at a place goes where `to` says.
+        std::vector<bool> placed(to.size(), false);
+        for (std::size_t start = 0; start < to.size(); ++start) {
+            if (placed[start]) continue;
+            SpanRecord carried = std::move(out.spans[start]);  // the record made at `at`
+            for (std::size_t at = start;;) {
+                placed[at] = true;
+                const std::size_t target = to[at];
+                if (target == start) {
+                    out.spans[start] = std::move(carried);
+                    break;
+                }
+                std::swap(carried, out.spans[target]);
+                at = target;
+            }
         }
     }
-    std::vector<RawSpan>().swap(spans);  // (`spans = {}` would keep the capacity)
     auto span = [&](std::size_t i) -> const SpanRecord& { return out.spans[static_cast<std::size_t>(index[i])]; };
 
     // An RPC: a client span whose one child runs on another host is one thread of control that moves

@@ -3,7 +3,9 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 
 #include "TestUtil.h"
@@ -120,6 +122,55 @@ TEST(SpanTree, AssemblerReturnsTheTreeParentsFirstWithWhereItsEventsLanded) {
             if (e.seq == s.endOrd) { end = true; EXPECT_EQ(e.tsNs, s.endNs) << s.spanId; }
         }
         EXPECT_TRUE(start && end) << s.spanId;
+    }
+}
+
+// A trace over more than one block of input spans (SpanBlocks), given in shuffled order with spans to
+// drop in every block: the records come out depth first with siblings in start order, as a plain walk
+// of the known tree says, and each keeps its own fields.
+TEST(SpanTree, TraceOfSeveralBlocksIsTheKnownTreeDepthFirst) {
+    const std::size_t n = SpanBlocks::kBlock + 20000;
+    std::mt19937 random(11);
+    std::vector<std::size_t> parentOf(n);
+    std::vector<std::vector<std::size_t>> kids(n);
+    for (std::size_t i = 1; i < n; ++i) {
+        parentOf[i] = random() % std::min<std::size_t>(i, 50) + (i > 50 ? i - 50 : 0);  // bushy and deep
+        kids[parentOf[i]].push_back(i);  // i rising: start order, as span i starts at 10 * i
+    }
+    std::vector<std::size_t> given(n);
+    for (std::size_t i = 0; i < n; ++i) given[i] = i;
+    std::shuffle(given.begin(), given.end(), random);
+    std::vector<RawSpan> spans;
+    std::size_t untimed = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = given[k];
+        const std::string id = std::to_string(i);
+        spans.push_back(span(id.c_str(), i == 0 ? "" : std::to_string(parentOf[i]).c_str(), "svc", ("op" + id).c_str(),
+                             TimeNs(10 * i), TimeNs(10 * i + 5 * n), "h"));
+        if (k % 997 == 0) {  // a span without a time, dropped: one or more in every block
+            spans.push_back(span(("x" + id).c_str(), "0", "svc", "untimed", 0, 0, "h"));
+            spans.back().hasTimestamp = false;
+            ++untimed;
+        }
+    }
+    std::vector<std::size_t> expected, stack{0};
+    while (!stack.empty()) {
+        const std::size_t i = stack.back();
+        stack.pop_back();
+        expected.push_back(i);
+        for (auto c = kids[i].rbegin(); c != kids[i].rend(); ++c) stack.push_back(*c);
+    }
+    const AssembledTrace t = assembleTrace(std::move(spans));
+    EXPECT_EQ(t.warnings.size(), untimed);
+    ASSERT_EQ(t.spans.size(), n);
+    std::vector<std::int32_t> at(n, -1);
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = expected[k];
+        at[i] = static_cast<std::int32_t>(k);
+        ASSERT_EQ(t.spans[k].spanId, std::to_string(i)) << "record " << k;
+        EXPECT_EQ(t.spans[k].operation, "op" + std::to_string(i));
+        EXPECT_EQ(t.spans[k].startNs, TimeNs(10 * i));
+        EXPECT_EQ(t.spans[k].parent, i == 0 ? -1 : at[parentOf[i]]) << "record " << k;
     }
 }
 

@@ -5,6 +5,7 @@
 // the child starts and returns, so the parent's own time is split by its children; the parent/child
 // links are kept as known causal edges (and feed clock-skew correction as RPC patterns).
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,64 @@ struct RawSpan {
     std::vector<std::pair<std::string, std::string>> processAttributes;  // its process's / resource's tags
     std::vector<std::pair<std::string, TimeNs>> events;  // span events, logs, annotations: (name, time)
     std::vector<std::string> followsFrom;     // other spans this one was caused by (not its parent)
+};
+
+// Spans in blocks of up to kBlock (45 MB of RawSpans, so each is its own mapping, given back when freed).
+// Growing never moves what is there, and a reader that goes through them in order can free each block
+// behind it: a trace of a million spans is then not held twice while it becomes span records.
+class SpanBlocks {
+public:
+    static constexpr std::size_t kBlock = std::size_t(1) << 17;
+
+    SpanBlocks() = default;
+    SpanBlocks(std::vector<RawSpan> spans);  // NOLINT: a plain list of spans is one (or more) blocks
+    SpanBlocks(std::initializer_list<RawSpan> spans) : SpanBlocks(std::vector<RawSpan>(spans)) {}
+    SpanBlocks(SpanBlocks&& other) noexcept : m_blocks(std::move(other.m_blocks)), m_size(std::exchange(other.m_size, 0)) {}
+    SpanBlocks& operator=(SpanBlocks&& other) noexcept {
+        m_blocks = std::move(other.m_blocks);
+        m_size = std::exchange(other.m_size, 0);
+        return *this;
+    }
+
+    void push_back(RawSpan&& span) {
+        if (m_blocks.empty() || m_blocks.back().size() == kBlock) {
+            m_blocks.emplace_back();
+            if (m_blocks.size() > 1) m_blocks.back().reserve(kBlock);  // the first grows as needed: most traces are small
+        }
+        m_blocks.back().push_back(std::move(span));
+        ++m_size;
+    }
+    std::size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    RawSpan& operator[](std::size_t i) { return m_blocks[i / kBlock][i % kBlock]; }
+    const RawSpan& operator[](std::size_t i) const { return m_blocks[i / kBlock][i % kBlock]; }
+    // Removes the spans pred holds for, keeping the others in order.
+    template <typename Pred>
+    void eraseIf(Pred pred) {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < m_size; ++i) {
+            if (pred(std::as_const((*this)[i]))) continue;
+            if (kept != i) (*this)[kept] = std::move((*this)[i]);
+            ++kept;
+        }
+        while (m_size > kept) {
+            m_blocks.back().pop_back();
+            if (m_blocks.back().empty()) m_blocks.pop_back();
+            --m_size;
+        }
+    }
+    // Frees the blocks wholly before span i (which must not be read again).
+    void releaseBefore(std::size_t i) {
+        for (std::size_t b = 0; b < i / kBlock && b < m_blocks.size(); ++b) std::vector<RawSpan>().swap(m_blocks[b]);
+    }
+    void clear() {
+        m_blocks.clear();
+        m_size = 0;
+    }
+
+private:
+    std::vector<std::vector<RawSpan>> m_blocks;
+    std::size_t m_size = 0;
 };
 
 // A name of the event model within one trace: an index into AssembledTrace::names, and which occurrence
@@ -78,7 +137,7 @@ struct AssembledTrace {
 //   its own parent               the span becomes a root
 //   parent cycle (A -> B -> A)   the cycle's earliest-starting span becomes a root; the others keep
 //                                their parents, so the cycle imports as a chain from that span
-AssembledTrace assembleTrace(std::vector<RawSpan> spans);
+AssembledTrace assembleTrace(SpanBlocks spans);
 
 // "frontend-579b9bff58-t2dbm" -> "frontend": a Kubernetes pod name without its last two parts.
 std::string serviceFromPodName(const std::string& pod);
