@@ -9,6 +9,7 @@ RequestSpan buildSegments(std::span<const EventRecord> events, const ClockOffset
     out.clear();
     RequestSpan span;
     if (events.empty()) return span;
+    out.reserve(events.size() - 1);  // at most one per event after the first: no copies while a large request grows it
     span.startNs = span.endNs = offsets.adjusted(events[0].host, events[0].localNs);
     TimeNs previous = span.startNs;
     for (std::size_t i = 0; i < events.size(); ++i) {
