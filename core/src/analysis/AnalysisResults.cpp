@@ -45,6 +45,17 @@ LabelTexts requestLabels(const TraceStore& store, const std::vector<EventRow>& e
     return text;
 }
 
+SegmentTypeTextIndex::SegmentTypeTextIndex(const std::vector<SegmentTypeName>& stored) {
+    m_types.reserve(stored.size());
+    for (std::uint32_t i = 0; i < stored.size(); ++i)
+        m_types.emplace(textNumber(stored[i].task), textNumber(stored[i].startEvent), textNumber(stored[i].endEvent), i);
+}
+
+std::uint32_t SegmentTypeTextIndex::textNumber(std::string_view text) {
+    if (auto it = m_texts.find(text); it != m_texts.end()) return it->second;
+    return m_texts.emplace(std::string(text), static_cast<std::uint32_t>(m_texts.size())).first->second;
+}
+
 std::optional<StoredModel> loadStoredModel(const TraceStore& store) {
     auto bytes = store.latestResult(kModelBinary, kAnalysisVersion);
     auto typeBytes = store.latestResult(kModelTypes, kAnalysisVersion);
@@ -173,17 +184,10 @@ struct DetailContext {
     std::unordered_map<std::uint32_t, TimeNs> offsetOfHost;
     std::optional<StoredRequestResult> cachedResult;
     std::vector<LinkRow> links;
-    // A label as a segment type names it (span data: its operation, without the occurrence number), each
-    // distinct text numbered once: a million-span trace has three million segments but a handful of
-    // operations. Segment types are triples of those numbers: the stored model's types first, so that they
-    // keep their ids, then the types this request has and the model lacks.
-    StringMap<std::uint32_t> typeTextIndex;
-    TripleIndex typeOfKey;
-
-    std::uint32_t textNumber(std::string_view text) {
-        if (auto it = typeTextIndex.find(text); it != typeTextIndex.end()) return it->second;
-        return typeTextIndex.emplace(std::string(text), static_cast<std::uint32_t>(typeTextIndex.size())).first->second;
-    }
+    // A label as a segment type names it (span data: its operation, without the occurrence number): a
+    // million-span trace has three million segments but a handful of operations. The stored model's types
+    // first, then the types this request has and the model lacks.
+    SegmentTypeTextIndex types;
 
     void read(const TraceStore& store, RequestId request, const std::string& name) {
         stored = loadStoredModel(store);
@@ -192,13 +196,7 @@ struct DetailContext {
         offsetOfHost = store.clockOffsets();
         cachedResult = store.requestResult(name);
         links = store.causalLinks(request);
-        if (stored) {
-            typeOfKey.reserve(stored->types.size());
-            for (std::uint32_t i = 0; i < stored->types.size(); ++i) {
-                const SegmentTypeName& t = stored->types[i];
-                typeOfKey.emplace(textNumber(t.task), textNumber(t.startEvent), textNumber(t.endEvent), i);
-            }
-        }
+        if (stored) types = SegmentTypeTextIndex(stored->types);
     }
 };
 
@@ -303,15 +301,15 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
             std::uint32_t& slot = typeTextOf[id];
             if (slot == kNone) {
                 const std::string_view t = label(id);
-                slot = context.textNumber(context.fromSpans ? operationName(t) : t);
+                slot = context.types.textNumber(context.fromSpans ? operationName(t) : t);
             }
             return slot;
         };
         std::uint32_t nextUnknownType = static_cast<std::uint32_t>(model.typeCount());
         for (std::size_t i = 1; i < events.size(); ++i)
             if (events[i].task == events[i - 1].task) {
-                const auto [type, unknown] = context.typeOfKey.emplace(typeText(events[i].task), typeText(events[i - 1].event),
-                                                                       typeText(events[i].event), nextUnknownType);
+                const auto [type, unknown] = context.types.emplace(typeText(events[i].task), typeText(events[i - 1].event),
+                                                                   typeText(events[i].event), nextUnknownType);
                 if (unknown) ++nextUnknownType;
                 events[i].segmentType = SegmentTypeId(type);
             }

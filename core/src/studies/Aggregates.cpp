@@ -157,18 +157,18 @@ Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSin
     TraceData& td = data.value();
     // Renumber segment types as the stored model numbers them (by their labels' text); types it never saw
     // come after.
-    std::map<SegmentTypeName, std::uint32_t> modelId;
-    for (std::uint32_t i = 0; i < model->types.size(); ++i) modelId.emplace(model->types[i], i);
+    SegmentTypeTextIndex modelTypes(model->types);
     std::vector<SegmentType> types(model->types.size());
     std::vector<bool> placed(model->types.size(), false);
     std::vector<std::uint32_t> remap(td.segmentTypes.size());
     for (std::uint32_t t = 0; t < td.segmentTypes.size(); ++t) {
         const SegmentType& st = td.segmentTypes[t];
-        auto it = modelId.find({td.label(st.task.value), td.label(st.startEvent.value), td.label(st.endEvent.value)});
-        if (it != modelId.end()) {
-            remap[t] = it->second;
-            types[it->second] = st;
-            placed[it->second] = true;
+        const std::uint32_t known = modelTypes.find(modelTypes.textNumber(td.label(st.task.value)), modelTypes.textNumber(td.label(st.startEvent.value)),
+                                                    modelTypes.textNumber(td.label(st.endEvent.value)));
+        if (known != SegmentTypeTextIndex::kAbsent) {
+            remap[t] = known;
+            types[known] = st;
+            placed[known] = true;
         } else {
             remap[t] = static_cast<std::uint32_t>(types.size());
             types.push_back(st);

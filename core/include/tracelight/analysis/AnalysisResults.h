@@ -14,6 +14,8 @@
 #include "tracelight/analysis/ModelInference.h"
 #include "tracelight/analysis/RequestDag.h"
 #include "tracelight/base/Progress.h"
+#include "tracelight/base/StringMap.h"
+#include "tracelight/base/TripleIndex.h"
 #include "tracelight/base/Status.h"
 #include "tracelight/store/LabelTexts.h"
 
@@ -114,6 +116,28 @@ struct StoredModel {
     std::vector<SegmentTypeName> types;
 };
 std::optional<StoredModel> loadStoredModel(const TraceStore& store);
+
+// Segment types by the texts of their names, the stored model's first so that they keep their ids: each
+// distinct text numbered once and the triples of numbers in one open-addressing table, so that finding a
+// type compares no strings (a million-span trace's model has hundreds of thousands of types).
+class SegmentTypeTextIndex {
+public:
+    static constexpr std::uint32_t kAbsent = TripleIndex::kAbsent;
+
+    SegmentTypeTextIndex() = default;
+    explicit SegmentTypeTextIndex(const std::vector<SegmentTypeName>& stored);
+    // The number of a text, given on first sight.
+    std::uint32_t textNumber(std::string_view text);
+    // The type of these text numbers and false, or `fresh`, newly stored, and true.
+    std::pair<std::uint32_t, bool> emplace(std::uint32_t task, std::uint32_t start, std::uint32_t end, std::uint32_t fresh) {
+        return m_types.emplace(task, start, end, fresh);
+    }
+    std::uint32_t find(std::uint32_t task, std::uint32_t start, std::uint32_t end) const { return m_types.find(task, start, end); }
+
+private:
+    StringMap<std::uint32_t> m_texts;
+    TripleIndex m_types;
+};
 
 // Writers used by analyzeStore (inside its transaction).
 Status storeModel(TraceStore& store, const std::string& params, const TraceData& data, const CausalModel& model);
