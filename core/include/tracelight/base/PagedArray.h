@@ -1,15 +1,15 @@
 #pragma once
 // A table indexed by ids that keep growing (label ids), grown a page at a time: what is there is never
-// moved or copied, and at most one page stands unused. A vector doubled to fit holds its old and new
-// blocks at once while it grows, and up to half of the new one is never used: an import's table of
-// 16 bytes per label took 107 MB at its peak for the 3 million labels of a million-span trace.
+// moved or copied, and pages are made only for the id ranges reached. A vector doubled to fit holds its
+// old and new blocks at once while it grows, and up to half of the new one is never used: an import's
+// table of 16 bytes per label took 107 MB at its peak for the 3 million labels of a million-span trace.
 #include <cstddef>
 #include <memory>
 #include <vector>
 
 namespace tracelight {
 
-template <typename T, std::size_t kPageBits = 16>
+template <typename T, std::size_t kPageBits = 12>
 class PagedArray {
 public:
     // The element at i; its page is made (every element value-initialised) when first reached.

@@ -345,7 +345,7 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
         std::vector<bool> placed(to.size(), false);
         for (std::size_t start = 0; start < to.size(); ++start) {
             if (placed[start]) continue;
-            SpanRecord carried = std::move(out.spans[start]);  // the record made at `at`
+            SpanRecord carried = std::move(out.spans[start]);  // the record made k-th goes to to[k]
             for (std::size_t at = start;;) {
                 placed[at] = true;
                 const std::size_t target = to[at];

@@ -37,12 +37,18 @@ public:
     static constexpr std::size_t kBlock = std::size_t(1) << 17;
 
     SpanBlocks() = default;
-    SpanBlocks(std::vector<RawSpan> spans);  // NOLINT: a plain list of spans is one (or more) blocks
+    // For tests and small inputs: a list of up to kBlock spans becomes the one block as it is, a longer one
+    // is moved into blocks while the list still holds its memory (the stager pushes its spans instead).
+    SpanBlocks(std::vector<RawSpan> spans);  // NOLINT: implicit, so tests pass a list of spans
     SpanBlocks(std::initializer_list<RawSpan> spans) : SpanBlocks(std::vector<RawSpan>(spans)) {}
-    SpanBlocks(SpanBlocks&& other) noexcept : m_blocks(std::move(other.m_blocks)), m_size(std::exchange(other.m_size, 0)) {}
+    SpanBlocks(SpanBlocks&& other) noexcept : m_blocks(std::move(other.m_blocks)), m_size(std::exchange(other.m_size, 0)) {
+        other.m_blocks.clear();
+    }
     SpanBlocks& operator=(SpanBlocks&& other) noexcept {
+        if (this == &other) return *this;
         m_blocks = std::move(other.m_blocks);
         m_size = std::exchange(other.m_size, 0);
+        other.m_blocks.clear();
         return *this;
     }
 
