@@ -474,7 +474,8 @@ void MainWindow::loadAggregates() {
             }
             ProgressSink aggregating = [&](double f, std::string_view s) { progress(0.5 + 0.5 * f, s); };
             auto shared = std::make_shared<const InMemoryAnalysis>(std::move(analysis.value()));
-            auto aggregates = computeAggregates(*shared, loadCategoryRules(*store.value()), 0, &aggregating, &cancel);
+            // Analyze's cached results give each request's slack and critical path: no graph is built again.
+            auto aggregates = computeAggregates(*shared, loadCategoryRules(*store.value()), 0, &aggregating, &cancel, store.value().get());
             if (!aggregates) {
                 bundle->status = aggregates.status();  // cancelled: nothing partial reaches the view
                 return bundle;

@@ -34,7 +34,8 @@ int runBreakdown(const BreakdownArgs& args) {
     if (!store) return fail(store.message());
     auto analysis = loadAnalysis(*store.value());
     if (!analysis) return fail(analysis.message());
-    auto aggregates = computeAggregates(analysis.value(), loadCategoryRules(*store.value()));
+    // Analyze's cached results give each request's slack and critical path: no graph is built again.
+    auto aggregates = computeAggregates(analysis.value(), loadCategoryRules(*store.value()), 0, nullptr, nullptr, store.value().get());
     if (!aggregates) return fail(db + ": " + aggregates.message());
     const RequestAggregates& a = aggregates.value();
     std::vector<std::uint32_t> rows;

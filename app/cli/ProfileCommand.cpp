@@ -45,7 +45,7 @@ int runProfile(const ProfileArgs& args) {
         filters.push_back(rowsOfRequests(ids, matching.value()));
     }
     if (args.outliers) {
-        auto aggregates = computeAggregates(analysis.value(), loadCategoryRules(st));
+        auto aggregates = computeAggregates(analysis.value(), loadCategoryRules(st), 0, nullptr, nullptr, &st);
         if (!aggregates) return fail(db + ": " + aggregates.message());
         filters.push_back(outlierRows(aggregates.value()));
     }

@@ -597,15 +597,25 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     return out;
 }
 
+CachedDecode decodeCachedResult(std::string_view blob, std::size_t segments, CachedRequestResult& out) {
+    out.slackNs.clear();
+    out.criticalPath.clear();
+    out.blind.clear();
+    std::uint32_t count = 0;
+    const bool decoded = decodeRequestResult(blob, 0, count, &out.slackNs, out.criticalPath, out.blind);  // blind stays relative
+    if (!decoded && count == segments) return CachedDecode::Damaged;
+    return decoded && count == segments ? CachedDecode::Ok : CachedDecode::Stale;
+}
+
 Result<CachedRequestResult> decodeCachedResult(const TraceStore& store, std::string_view requestName, std::string_view blob,
                                                std::size_t segments) {
     CachedRequestResult out;
-    std::uint32_t count = 0;
-    const bool decoded = decodeRequestResult(blob, 0, count, &out.slackNs, out.criticalPath, out.blind);  // blind stays relative
-    if (!decoded && count == segments) return Status::error(store.path() + ": damaged analysis result");
-    if (!decoded || count != segments)
-        return Status::error(store.path() + ": stale analysis for request '" + std::string(requestName) + "' (run tracelight-cli analyze)");
-    return out;
+    switch (decodeCachedResult(blob, segments, out)) {
+    case CachedDecode::Ok: return out;
+    case CachedDecode::Damaged: return Status::error(store.path() + ": damaged analysis result");
+    case CachedDecode::Stale: break;
+    }
+    return Status::error(store.path() + ": stale analysis for request '" + std::string(requestName) + "' (run tracelight-cli analyze)");
 }
 
 void CachedCriticalPaths::get(std::size_t row, CriticalPath& out) const {

@@ -6,11 +6,13 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/RequestPass.h"
+#include "tracelight/analysis/Segments.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -71,8 +73,63 @@ TypeCategories categorizeSegmentTypes(const TraceData& td, const CategoryRules& 
     return a;
 }
 
+namespace {
+
+// The critical paths of requests as (segment type, duration), and how many segments each has, in row order.
+struct PathParts {
+    std::vector<std::uint32_t> type;
+    std::vector<TimeNs> ns;
+    std::vector<std::uint32_t> count;
+
+    void append(PathParts& other) {
+        type.insert(type.end(), other.type.begin(), other.type.end());
+        ns.insert(ns.end(), other.ns.begin(), other.ns.end());
+        count.insert(count.end(), other.count.begin(), other.count.end());
+        other.type.clear();
+        other.ns.clear();
+        other.count.clear();
+    }
+};
+
+// One request's row from its segments (canonical order), their slack and its critical path, however they
+// were found: by the per-request pass, or from the result analyze cached. Its path goes onto `path`.
+void aggregateRequest(RequestAggregates& a, std::size_t r, std::span<const SegmentInstance> segments, std::span<const TimeNs> slack,
+                      std::span<const std::uint32_t> criticalPath, TimeNs latencyNs, TimeNs blindNs, std::vector<TimeNs>& lastEnd,
+                      std::vector<TimeNs>& firstStart, PathParts& path) {
+    const std::size_t width = a.width();
+    a.latencyNs[r] = latencyNs;
+    a.blindNs[r] = blindNs;
+    TimeNs* summed = a.summedNs.data() + r * width;
+    TimeNs* slackRow = a.slackNs.data() + r * width;
+    lastEnd.assign(width, std::numeric_limits<TimeNs>::min());
+    firstStart.assign(width, std::numeric_limits<TimeNs>::max());
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+        const auto c = static_cast<std::size_t>(a.typeCategory[segments[s].type.value]);
+        summed[c] += segments[s].durationNs();
+        // A category's slack is that of its last segment: how much later it could finish its part.
+        if (segments[s].endNs > lastEnd[c]) {
+            lastEnd[c] = segments[s].endNs;
+            slackRow[c] = slack[s];
+        }
+        firstStart[c] = std::min(firstStart[c], segments[s].startNs);
+    }
+    TimeNs* span = a.spanNs.data() + r * width;
+    for (std::size_t c = 0; c < width; ++c)
+        if (firstStart[c] != std::numeric_limits<TimeNs>::max()) span[c] = lastEnd[c] - firstStart[c];
+    TimeNs* critical = a.criticalNs.data() + r * width;
+    for (auto v : criticalPath) {
+        const auto type = segments[v].type.value;
+        critical[a.typeCategory[type]] += segments[v].durationNs();
+        path.type.push_back(type);
+        path.ns.push_back(segments[v].durationNs());
+    }
+    path.count.push_back(static_cast<std::uint32_t>(criticalPath.size()));
+}
+
+} // namespace
+
 Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads,
-                                            const ProgressSink* progress, const CancelToken* cancel) {
+                                            const ProgressSink* progress, const CancelToken* cancel, const TraceStore* cache) {
     auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
     if (cancelled()) return Status::error("cancelled");
     const TraceData& td = analysis.data;
@@ -90,58 +147,107 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
     a.spanNs.assign(n * width, 0);
 
     threads = resolveThreads(threads);
-    struct Path { std::vector<std::uint32_t> type; std::vector<TimeNs> ns; std::vector<std::uint32_t> count; };
-    std::vector<Path> paths(threads);
     ShardedProgress reporter(progress, n, "aggregating critical paths and slack");
+    // Rows whose result analyze cached need no graph: their segments, with the cached slack and path, are
+    // all a row takes. Read in chunks, each aggregated on every core.
+    std::vector<std::uint8_t> fromCache(n, 0);
+    PathParts cachedPaths;  // of the rows fromCache, in row order
+    if (cache) {
+        struct Entry {
+            std::uint32_t row;
+            TimeNs latencyNs, blindNs;
+            std::size_t blobBegin, blobEnd;  // in `blobs`
+        };
+        constexpr std::size_t kChunk = 16384;
+        std::vector<Entry> chunk;
+        std::string blobs;
+        struct Scratch {
+            std::vector<SegmentInstance> segments;
+            CachedRequestResult result;
+            std::vector<TimeNs> lastEnd, firstStart;
+            PathParts paths;
+            std::size_t done = 0;
+        };
+        std::vector<Scratch> scratch(threads);
+        auto aggregateChunk = [&] {
+            forEachShard(chunk.size(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+                Scratch& s = scratch[shard];
+                for (std::size_t i = begin; i < end; ++i) {
+                    const Entry& e = chunk[i];
+                    buildSegments(td.eventsOf(e.row), analysis.offsets, s.segments);
+                    const std::string_view blob = std::string_view(blobs).substr(e.blobBegin, e.blobEnd - e.blobBegin);
+                    if (decodeCachedResult(blob, s.segments.size(), s.result) != CachedDecode::Ok) continue;  // the pass does it
+                    aggregateRequest(a, e.row, s.segments, s.result.slackNs, s.result.criticalPath, e.latencyNs, e.blindNs, s.lastEnd,
+                                     s.firstStart, s.paths);
+                    fromCache[e.row] = 1;
+                    reporter.step(s.done++);
+                }
+            });
+            for (auto& s : scratch) cachedPaths.append(s.paths);  // shards hold consecutive entries: row order kept
+            chunk.clear();
+            blobs.clear();
+        };
+        std::size_t row = 0;  // rows and results both in request id order
+        const Status scanned = cache->scanRequestResults([&](RequestId id, TimeNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
+            while (row < n && td.requestIds[row] < id) ++row;
+            if (row == n) return false;
+            if (td.requestIds[row] != id) return true;
+            chunk.push_back({static_cast<std::uint32_t>(row++), latencyNs, blindNs, blobs.size(), blobs.size() + blob.size()});
+            blobs.append(blob);
+            if (chunk.size() < kChunk) return true;
+            aggregateChunk();
+            return !cancelled();
+        });
+        if (!chunk.empty() && !cancelled()) aggregateChunk();
+        (void)scanned;  // a result the scan could not read is computed by the pass below, as a missing one is
+        a.rowsFromCache = cachedPaths.count.size();
+    }
+    if (cancelled()) return Status::error("cancelled");
+
+    // The other rows (every row without a store): the per-request pass.
+    std::vector<PathParts> paths(threads);
     forEachShard(n, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
         RequestPass pass(analysis.model, td);
         std::vector<TimeNs> lastEnd, firstStart;
-        Path& path = paths[shard];
+        std::size_t done = 0;
         for (std::size_t r = begin; r < end; ++r) {
+            if (fromCache[r]) continue;
             const RequestPassResult& result = pass.run(td.eventsOf(r), analysis.offsets, td.linksOf(r));
-            const RequestDag& dag = result.dag;
-            const CriticalPath& cp = result.criticalPath;
-            const std::vector<TimeNs>& slack = result.slack;
-            a.latencyNs[r] = cp.latencyNs;
-            a.blindNs[r] = cp.blindNs;
-            TimeNs* summed = a.summedNs.data() + r * width;
-            TimeNs* slackRow = a.slackNs.data() + r * width;
-            lastEnd.assign(width, std::numeric_limits<TimeNs>::min());
-            firstStart.assign(width, std::numeric_limits<TimeNs>::max());
-            for (std::size_t s = 0; s < dag.segments.size(); ++s) {
-                const auto c = static_cast<std::size_t>(a.typeCategory[dag.segments[s].type.value]);
-                summed[c] += dag.segments[s].durationNs();
-                // A category's slack is that of its last segment: how much later it could finish its part.
-                if (dag.segments[s].endNs > lastEnd[c]) {
-                    lastEnd[c] = dag.segments[s].endNs;
-                    slackRow[c] = slack[s];
-                }
-                firstStart[c] = std::min(firstStart[c], dag.segments[s].startNs);
-            }
-            TimeNs* span = a.spanNs.data() + r * width;
-            for (std::size_t c = 0; c < width; ++c)
-                if (firstStart[c] != std::numeric_limits<TimeNs>::max()) span[c] = lastEnd[c] - firstStart[c];
-            TimeNs* critical = a.criticalNs.data() + r * width;
-            for (auto v : cp.segments) {
-                const auto type = dag.segments[v].type.value;
-                critical[a.typeCategory[type]] += dag.segments[v].durationNs();
-                path.type.push_back(type);
-                path.ns.push_back(dag.segments[v].durationNs());
-            }
-            path.count.push_back(static_cast<std::uint32_t>(cp.segments.size()));
-            if (((r - begin) & 0xFF) == 0xFF && cancelled()) return;
-            reporter.step(r - begin);
+            aggregateRequest(a, r, result.dag.segments, result.slack, result.criticalPath.segments, result.criticalPath.latencyNs,
+                             result.criticalPath.blindNs, lastEnd, firstStart, paths[shard]);
+            if ((done & 0xFF) == 0xFF && cancelled()) return;
+            reporter.step(done++);
         }
     });
     // A shard that stopped early left rows unfilled: say so rather than hand them out as complete.
     if (cancelled()) return Status::error("cancelled");
-    // Shards hold consecutive requests: concatenating them keeps request order.
+    // Each row's path from the cached ones or its shard's, in row order (shards hold consecutive rows).
+    std::size_t total = cachedPaths.type.size();
+    for (const auto& p : paths) total += p.type.size();
+    a.pathType.reserve(total);
+    a.pathNs.reserve(total);
     a.pathBegin.reserve(n + 1);
     a.pathBegin.push_back(0);
-    for (const auto& p : paths) {
-        for (auto c : p.count) a.pathBegin.push_back(a.pathBegin.back() + c);
-        a.pathType.insert(a.pathType.end(), p.type.begin(), p.type.end());
-        a.pathNs.insert(a.pathNs.end(), p.ns.begin(), p.ns.end());
+    struct Cursor {
+        const PathParts* parts;
+        std::size_t row = 0, at = 0;
+    };
+    Cursor cached{&cachedPaths};
+    std::size_t shard = 0;
+    Cursor passed{&paths[0]};
+    for (std::size_t r = 0; r < n; ++r) {
+        Cursor* from = &cached;
+        if (!fromCache[r]) {
+            while (passed.row == passed.parts->count.size()) passed = {&paths[++shard]};
+            from = &passed;
+        }
+        const std::uint32_t k = from->parts->count[from->row++];
+        a.pathType.insert(a.pathType.end(), from->parts->type.begin() + static_cast<std::ptrdiff_t>(from->at),
+                          from->parts->type.begin() + static_cast<std::ptrdiff_t>(from->at + k));
+        a.pathNs.insert(a.pathNs.end(), from->parts->ns.begin() + static_cast<std::ptrdiff_t>(from->at),
+                        from->parts->ns.begin() + static_cast<std::ptrdiff_t>(from->at + k));
+        from->at += k;
+        a.pathBegin.push_back(a.pathBegin.back() + k);
     }
     return a;
 }

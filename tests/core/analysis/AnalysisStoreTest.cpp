@@ -301,6 +301,47 @@ TEST(AnalysisStore, CategoryRulesAreStoredAndRegroupTheAggregates) {
     }
 }
 
+// The aggregates from analyze's cached results equal the per-request pass's, field by field; a request
+// whose result is missing or damaged takes the pass, and so does every request without a store.
+TEST(AnalysisStore, AggregatesFromCachedResultsEqualThePass) {
+    test::ScratchDir dir;
+    auto store = sampleStore(dir, 400);
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis) << analysis.message();
+    const CategoryRules rules = loadCategoryRules(*store);
+    auto expectSame = [](const RequestAggregates& x, const RequestAggregates& y) {
+        EXPECT_EQ(x.categories, y.categories);
+        EXPECT_EQ(x.ids, y.ids);
+        EXPECT_EQ(x.latencyNs, y.latencyNs);
+        EXPECT_EQ(x.blindNs, y.blindNs);
+        EXPECT_EQ(x.summedNs, y.summedNs);
+        EXPECT_EQ(x.criticalNs, y.criticalNs);
+        EXPECT_EQ(x.slackNs, y.slackNs);
+        EXPECT_EQ(x.spanNs, y.spanNs);
+        EXPECT_EQ(x.pathBegin, y.pathBegin);
+        EXPECT_EQ(x.pathType, y.pathType);
+        EXPECT_EQ(x.pathNs, y.pathNs);
+    };
+    auto passed = computeAggregates(analysis.value(), rules, 2);
+    ASSERT_TRUE(passed) << passed.message();
+    EXPECT_EQ(passed->rowsFromCache, 0u);
+    auto cached = computeAggregates(analysis.value(), rules, 2, nullptr, nullptr, store.get());
+    ASSERT_TRUE(cached) << cached.message();
+    EXPECT_EQ(cached->rowsFromCache, passed->requests());
+    expectSame(cached.value(), passed.value());
+    // One result gone, one damaged: those two rows take the pass, the others still come from the cache.
+    sqlite3* db = test::StoreAccess::db(*store);
+    ASSERT_EQ(sqlite3_exec(db, "DELETE FROM request_analysis WHERE request_id = 7; "
+                               "UPDATE request_analysis SET data = x'0102' WHERE request_id = 200",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    auto mixed = computeAggregates(analysis.value(), rules, 3, nullptr, nullptr, store.get());
+    ASSERT_TRUE(mixed) << mixed.message();
+    EXPECT_EQ(mixed->rowsFromCache, passed->requests() - 2);
+    expectSame(mixed.value(), passed.value());
+}
+
 TEST(AnalysisStore, BlindTimeOfNanosecondTimestampsIsExact) {
     // One request: a chain of short tasks on one host, each starting after a gap that no segment covers.
     // Timestamps carry three decimals (nanoseconds) at today's epoch; the blind time is the sum of the

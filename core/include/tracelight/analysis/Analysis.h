@@ -118,6 +118,9 @@ struct CachedRequestResult {
 };
 Result<CachedRequestResult> decodeCachedResult(const TraceStore& store, std::string_view requestName, std::string_view blob,
                                                std::size_t segments);
+// The same into lists that are reused (a pass over every request); Stale: another number of segments.
+enum class CachedDecode { Ok, Damaged, Stale };
+CachedDecode decodeCachedResult(std::string_view blob, std::size_t segments, CachedRequestResult& out);
 
 // Every request's critical path as analyze cached it, by TraceData row: what a pass that needs only the
 // path (the profile) reads instead of running the per-request pass again. A path indexes the request's

@@ -33,6 +33,7 @@ struct RequestAggregates {
     std::vector<std::uint64_t> pathBegin;
     std::vector<std::uint32_t> pathType;
     std::vector<TimeNs> pathNs;
+    std::size_t rowsFromCache = 0;  // rows made from analyze's cached result, not by the per-request pass
 
     std::size_t requests() const { return ids.size(); }
     std::size_t width() const { return categories.size(); }
@@ -59,9 +60,12 @@ struct SegmentTypeFactsTable {
 };
 SegmentTypeFactsTable segmentTypeFacts(const TraceData& data);
 
-// A cancelled run returns the status "cancelled", never the rows it had filled so far.
+// A cancelled run returns the status "cancelled", never the rows it had filled so far. With `cache` (the
+// store the analysis was loaded from), a request's cached result (analyze's slack and critical path) is
+// used instead of building its graph again; a request without one, or with a stale one, takes the pass.
 Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, const CategoryRules& rules, unsigned threads = 0,
-                                    const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr);
+                                            const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr,
+                                            const TraceStore* cache = nullptr);
 
 // An analysed database in memory, with segment types numbered as the stored model numbers them.
 Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSink* progress = nullptr,
