@@ -216,9 +216,18 @@ void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend, cons
         if (below) bars->moveAbove(below);
         below = bars;
     }
-    if (!trend.buckets.empty())
-        plot->xAxis->setRange(epochSeconds(trend.bucketStartNs.front()),
-                              epochSeconds(trend.bucketStartNs.back() + trend.bucketing.sizeNs));
+    if (!trend.buckets.empty()) {
+        double from = epochSeconds(trend.bucketStartNs.front()), to = epochSeconds(trend.bucketStartNs.back() + trend.bucketing.sizeNs);
+        // The labels show milliseconds at most: a narrower range (one bucket of a millisecond) would put the
+        // same label at every tick. At least six milliseconds, around the buckets.
+        constexpr double kNarrowestSeconds = 0.006;
+        if (to - from < kNarrowestSeconds) {
+            const double middle = (from + to) / 2;
+            from = middle - kNarrowestSeconds / 2;
+            to = middle + kNarrowestSeconds / 2;
+        }
+        plot->xAxis->setRange(from, to);
+    }
     plot->yAxis->setRange(0, std::max(1e-3, top * 1.08));
     plot->yAxis->setLabel(QObject::tr("ms per request"));
     plot->xAxis->setLabel(trend.bucketStartNs.empty()

@@ -319,9 +319,10 @@ void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) 
     for (const auto& type : t.all.types) slices.push_back({QString::fromStdString(type.name), type.share, colours.at(type.name)});
     m_pie->setSlices(std::move(slices), tr("Shares of the latency"));
     const QString top = t.all.types.empty() ? QString() : QString::fromStdString(t.all.types.front().name);
-    m_status->setText(tr("%L1 requests · mean latency %2 · top bottleneck: <b>%3</b> (%4 %) · trend: one bar per %5 · click a "
+    const QString requests = t.all.requests == 1 ? tr("1 request") : tr("%L1 requests").arg(t.all.requests);
+    m_status->setText(tr("%1 · mean latency %2 · top bottleneck: <b>%3</b> (%4 %) · trend: one bar per %5 · click a "
                          "point of the scatter to open that request's waterfall · right-click a chart to save it")
-                          .arg(t.all.requests)
+                          .arg(requests)
                           .arg(formatDurationNs(static_cast<TimeNs>(t.all.meanLatencyNs)), top.toHtmlEscaped())
                           .arg(t.all.types.empty() ? 0.0 : 100.0 * t.all.types.front().share, 0, 'f', 1)
                           .arg(QString::fromStdString(t.bucketing.unit)));

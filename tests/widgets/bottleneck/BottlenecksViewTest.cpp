@@ -15,6 +15,7 @@
 #include <qcustomplot.h>
 
 #include "StoreAccess.h"
+#include "bottleneck/BottleneckCharts.h"
 #include "bottleneck/BottleneckPie.h"
 #include "bottleneck/BottlenecksView.h"
 #include "bottleneck/BurstView.h"
@@ -180,6 +181,29 @@ TEST(BottlenecksView, StrataSideBySide) {
 
 // Not a check: BOTTLENECKS_PNG=out.png [BOTTLENECKS_DB=any.tldb] [BOTTLENECKS_SLICE=ATTR[=VALUE]] renders the
 // view for the README.
+// Requests that all start within one millisecond (one request, say) make one bucket: the time axis still
+// reads as distinct times, not one label repeated at every tick.
+TEST(BottlenecksView, TrendOfOneInstantHasDistinctTimeLabels) {
+    BottleneckTrend trend;
+    trend.bucketing = {1000000, "1 ms"};
+    const TimeNs start = TimeNs(1700000000) * 1000000000 + 400000000;  // 2023-11-14 22:13:20.400 UTC
+    trend.bucketStartNs = {start};
+    BottleneckSummary bucket;
+    bucket.requests = 1;
+    bucket.types.push_back({"frontend", "", 5000000, 5e6, 1.0});
+    trend.buckets = {bucket};
+    trend.all = bucket;
+    QCustomPlot plot;
+    plot.resize(700, 300);
+    widgets::drawContributionTrend(&plot, trend, widgets::bottleneckTypeColours(trend.all));
+    plot.replot();
+    const QVector<QString> labels = plot.xAxis->tickVectorLabels();
+    ASSERT_GE(labels.size(), 2);
+    for (int i = 1; i < labels.size(); ++i) EXPECT_NE(labels[i].toStdString(), labels[i - 1].toStdString());
+    EXPECT_LE(plot.xAxis->range().lower, double(start / 1000000000) + 0.4);  // the bucket is in view
+    EXPECT_GE(plot.xAxis->range().upper, double(start / 1000000000) + 0.401);
+}
+
 TEST(BottlenecksView, RenderForTheReadme) {
     const QByteArray png = qgetenv("BOTTLENECKS_PNG");
     if (png.isEmpty()) GTEST_SKIP() << "set BOTTLENECKS_PNG (and BOTTLENECKS_DB) to render";
