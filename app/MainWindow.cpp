@@ -467,6 +467,16 @@ void MainWindow::loadAggregates() {
                 return bundle;
             }
             ProgressSink reading = [&](double f, std::string_view s) { progress(0.5 * f, s); };
+            // One snapshot for the analysis and the cached results the aggregates read: an analyze that
+            // commits meanwhile (another process's) cannot mix its results with the model read here.
+            if (Status s = store.value()->beginRead(); !s) {
+                bundle->status = s;
+                return bundle;
+            }
+            struct EndRead {
+                const TraceStore& store;
+                ~EndRead() { store.endRead(); }
+            } endRead{*store.value()};
             auto analysis = loadAnalysis(*store.value(), &reading, &cancel);
             if (!analysis) {
                 bundle->status = analysis.status();

@@ -487,20 +487,23 @@ void TraceStore::rollback() {
 }
 
 Status TraceStore::beginRead() const {
+    if (m_readDepth > 0) {  // inside a read of ours: it ends with the outermost endRead()
+        ++m_readDepth;
+        return Status::ok();
+    }
     if (!sqlite3_get_autocommit(m_db)) return Status::ok();  // inside a transaction already: its snapshot holds
     if (Status s = sqlite::exec(m_db, "BEGIN"); !s) return Status::error(m_path + ": " + s.message());
     // A deferred transaction takes its snapshot at the first read: take it now.
     sqlite::Statement first(m_db, "SELECT COUNT(*) FROM meta");
     first.step();
-    m_inRead = true;
+    m_readDepth = 1;
     return Status::ok();
 }
 
 bool TraceStore::holdsReadSnapshot() const { return !sqlite3_get_autocommit(m_db); }
 
 void TraceStore::endRead() const {
-    if (!m_inRead) return;
-    m_inRead = false;
+    if (m_readDepth == 0 || --m_readDepth > 0) return;
     if (!sqlite3_get_autocommit(m_db)) sqlite::exec(m_db, "COMMIT");
 }
 

@@ -708,6 +708,29 @@ TEST(TraceStore, ABulkLoadOfAnEmptyStoreSkipsTheWalAndReturnsToIt) {
     EXPECT_TRUE(s.quickCheck());
 }
 
+// A read inside another (loadAnalysis inside a caller's snapshot) ends with the outer one: what the outer
+// reads after the inner one ended is still its snapshot, not a write committed meanwhile.
+TEST(TraceStore, ANestedReadKeepsTheOuterSnapshot) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("nested.tldb");
+    auto store = TraceStore::open(path, TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    auto reader = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(reader) << reader.message();
+    ASSERT_TRUE(reader.value()->beginRead());
+    ASSERT_TRUE(reader.value()->beginRead());
+    EXPECT_EQ(reader.value()->requestCount(), 0);
+    reader.value()->endRead();
+    EXPECT_TRUE(reader.value()->holdsReadSnapshot());
+    ASSERT_TRUE(store.value()->beginBulkLoad());
+    ASSERT_TRUE(fill(*store.value()));
+    ASSERT_TRUE(store.value()->commit());
+    EXPECT_EQ(reader.value()->requestCount(), 0) << "the outer snapshot";
+    reader.value()->endRead();
+    EXPECT_FALSE(reader.value()->holdsReadSnapshot());
+    EXPECT_EQ(reader.value()->requestCount(), 1);
+}
+
 // With another connection on the file (a reader holding its snapshot) the load stays in WAL mode, and
 // that reader still reads while it runs.
 TEST(TraceStore, ABulkLoadBesideAReaderStaysInWalMode) {

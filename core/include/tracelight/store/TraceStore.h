@@ -144,7 +144,8 @@ public:
     Status commit();
     void rollback();
     // A read snapshot: every query until endRead() sees the database as it was at the first one, whatever
-    // other connections commit meanwhile. Nested inside an open transaction, both do nothing. Const: a
+    // other connections commit meanwhile. Inside another beginRead(), the snapshot lasts until the outermost
+    // endRead(); inside a transaction not begun by beginRead(), both do nothing. Const: a
     // snapshot changes what the connection sees when, not what the store holds.
     Status beginRead() const;
     bool holdsReadSnapshot() const;  // inside beginRead() or another transaction
@@ -291,7 +292,7 @@ private:
     std::unique_ptr<BackgroundCheck> m_writeCheck;  // the quick_check still running (WriteCheck::InBackground)
     mutable std::atomic<bool> m_eventsReadInFull{false};
     int m_schemaVersion = 0;
-    mutable bool m_inRead = false;
+    mutable int m_readDepth = 0;  // beginRead() calls not yet ended; the snapshot is ours when > 0
     bool m_bulkLoad = false;  // inside beginBulkLoad()'s transaction, in rollback-journal mode
 };
 
