@@ -15,7 +15,7 @@ namespace {
 double epochSeconds(TimeNs ns) { return double(ns / 1000000000) + double(ns % 1000000000) / 1e9; }
 
 // A date/time axis in UTC, its format fine enough for the buckets (a minute of data needs the seconds).
-void setTimeAxis(QCPAxis* axis, TimeNs bucketNs) {
+void setTimeAxis(QCPAxis* axis, TimeNs bucketNs, int ticks = 6) {
     QSharedPointer<QCPAxisTickerDateTime> ticker(new QCPAxisTickerDateTime);
     ticker->setTimeZone(QTimeZone::utc());
     const TimeNs second = 1000000000;
@@ -23,8 +23,20 @@ void setTimeAxis(QCPAxis* axis, TimeNs bucketNs) {
                               : bucketNs >= 3600 * second ? QStringLiteral("MM-dd HH:mm")
                               : bucketNs >= second        ? QStringLiteral("HH:mm:ss")
                                                           : QStringLiteral("HH:mm:ss.zzz"));
-    ticker->setTickCount(6);
+    ticker->setTickCount(ticks);
     axis->setTicker(ticker);
+}
+
+// The time labels show milliseconds at most: a narrower range (requests within a millisecond or two, one
+// bucket of a millisecond) would put the same label at every tick. At least six milliseconds, around it.
+void setTimeRange(QCPAxis* axis, double fromSeconds, double toSeconds) {
+    constexpr double kNarrowestSeconds = 0.006;
+    if (toSeconds - fromSeconds < kNarrowestSeconds) {
+        const double middle = (fromSeconds + toSeconds) / 2;
+        fromSeconds = middle - kNarrowestSeconds / 2;
+        toSeconds = middle + kNarrowestSeconds / 2;
+    }
+    axis->setRange(fromSeconds, toSeconds);
 }
 
 void putLegendBeside(QCustomPlot* plot) {
@@ -216,18 +228,8 @@ void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend, cons
         if (below) bars->moveAbove(below);
         below = bars;
     }
-    if (!trend.buckets.empty()) {
-        double from = epochSeconds(trend.bucketStartNs.front()), to = epochSeconds(trend.bucketStartNs.back() + trend.bucketing.sizeNs);
-        // The labels show milliseconds at most: a narrower range (one bucket of a millisecond) would put the
-        // same label at every tick. At least six milliseconds, around the buckets.
-        constexpr double kNarrowestSeconds = 0.006;
-        if (to - from < kNarrowestSeconds) {
-            const double middle = (from + to) / 2;
-            from = middle - kNarrowestSeconds / 2;
-            to = middle + kNarrowestSeconds / 2;
-        }
-        plot->xAxis->setRange(from, to);
-    }
+    if (!trend.buckets.empty())
+        setTimeRange(plot->xAxis, epochSeconds(trend.bucketStartNs.front()), epochSeconds(trend.bucketStartNs.back() + trend.bucketing.sizeNs));
     plot->yAxis->setRange(0, std::max(1e-3, top * 1.08));
     plot->yAxis->setLabel(QObject::tr("ms per request"));
     plot->xAxis->setLabel(trend.bucketStartNs.empty()
@@ -253,12 +255,14 @@ void drawLatencyScatter(QCustomPlot* plot, const BottleneckTrend& trend) {
         y << trend.latencyNs[i] / 1e6;
     }
     points->setData(x, y, false);
-    setTimeAxis(plot->xAxis, trend.bucketing.sizeNs);
+    setTimeAxis(plot->xAxis, trend.bucketing.sizeNs, 4);  // the narrower chart: four labels fit beside each other
     plot->legend->setVisible(false);  // one series; the title says what a click does
     plot->rescaleAxes();
-    const QCPRange xr = plot->xAxis->range();
-    const double pad = std::max(xr.size() * 0.02, 0.001);
-    plot->xAxis->setRange(xr.lower - pad, xr.upper + pad);
+    if (!x.isEmpty()) {
+        const auto [lowest, highest] = std::minmax_element(x.begin(), x.end());
+        const double pad = (*highest - *lowest) * 0.02;
+        setTimeRange(plot->xAxis, *lowest - pad, *highest + pad);
+    }
     plot->yAxis->setRange(0, std::max(1e-3, plot->yAxis->range().upper * 1.08));
     plot->yAxis->setLabel(QObject::tr("latency (ms)"));
     plot->xAxis->setLabel(trend.startNs.empty() ? QString() : QObject::tr("request start, UTC %1").arg(daysOf(trend)));

@@ -179,8 +179,6 @@ TEST(BottlenecksView, StrataSideBySide) {
     EXPECT_TRUE(view.statusText().contains("50 requests")) << view.statusText().toStdString();
 }
 
-// Not a check: BOTTLENECKS_PNG=out.png [BOTTLENECKS_DB=any.tldb] [BOTTLENECKS_SLICE=ATTR[=VALUE]] renders the
-// view for the README.
 // Requests that all start within one millisecond (one request, say) make one bucket: the time axis still
 // reads as distinct times, not one label repeated at every tick.
 TEST(BottlenecksView, TrendOfOneInstantHasDistinctTimeLabels) {
@@ -202,8 +200,21 @@ TEST(BottlenecksView, TrendOfOneInstantHasDistinctTimeLabels) {
     for (int i = 1; i < labels.size(); ++i) EXPECT_NE(labels[i].toStdString(), labels[i - 1].toStdString());
     EXPECT_LE(plot.xAxis->range().lower, double(start / 1000000000) + 0.4);  // the bucket is in view
     EXPECT_GE(plot.xAxis->range().upper, double(start / 1000000000) + 0.401);
+    // The latency scatter beside it: two requests a millisecond apart.
+    trend.rows = {0, 1};
+    trend.startNs = {start, start + 1000000};
+    trend.latencyNs = {5000000, 6000000};
+    QCustomPlot scatter;
+    scatter.resize(700, 300);
+    widgets::drawLatencyScatter(&scatter, trend);
+    scatter.replot();
+    const QVector<QString> scatterLabels = scatter.xAxis->tickVectorLabels();
+    ASSERT_GE(scatterLabels.size(), 2);
+    for (int i = 1; i < scatterLabels.size(); ++i) EXPECT_NE(scatterLabels[i].toStdString(), scatterLabels[i - 1].toStdString());
 }
 
+// Not a check: BOTTLENECKS_PNG=out.png [BOTTLENECKS_DB=any.tldb] [BOTTLENECKS_SLICE=ATTR[=VALUE]] renders the
+// view for the README.
 TEST(BottlenecksView, RenderForTheReadme) {
     const QByteArray png = qgetenv("BOTTLENECKS_PNG");
     if (png.isEmpty()) GTEST_SKIP() << "set BOTTLENECKS_PNG (and BOTTLENECKS_DB) to render";
