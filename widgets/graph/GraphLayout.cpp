@@ -24,9 +24,10 @@ int graphvizRunsOnGuiThread() { return g_guiThreadRuns.load(); }
 
 GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
     if (QCoreApplication::instance() && QThread::currentThread() == QCoreApplication::instance()->thread()) ++g_guiThreadRuns;
-    // Graphviz keeps global state: one layout at a time.
-    static QMutex mutex;
-    QMutexLocker lock(&mutex);
+    // Graphviz keeps global state: one layout at a time. Never destroyed: a superseded layout still running
+    // on the pool when the process exits must not lock a mutex that static destruction has ended.
+    static QMutex* const mutex = new QMutex;
+    QMutexLocker lock(mutex);
     GraphLayoutResult result;
     result.centers.resize(input.nodes.size());
     result.edgePaths.resize(input.edges.size());
