@@ -654,14 +654,22 @@ void CachedCriticalPaths::addAll(const CachedCriticalPaths& next) {
     for (std::size_t r = 1; r < next.blindBegin.size(); ++r) blindBegin.push_back(blindBase + next.blindBegin[r]);
 }
 
-Result<CachedCriticalPaths> loadCachedCriticalPaths(const TraceStore& store, const TraceData& data) {
-    CachedCriticalPaths out;
-    CriticalPath path;
+Status forEachCachedResult(const TraceStore& store, const TraceData& data,
+                           const std::function<bool(std::size_t row, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob)>& f) {
     std::size_t row = 0;  // rows and results both in request id order
-    const Status scanned = store.scanRequestResults([&](RequestId id, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
+    return store.scanRequestResults([&](RequestId id, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
         while (row < data.requestCount() && data.requestIds[row] < id) ++row;
         if (row == data.requestCount()) return false;
         if (data.requestIds[row] != id) return true;
+        return f(row++, startNs, latencyNs, blindNs, blob);
+    });
+}
+
+Result<CachedCriticalPaths> loadCachedCriticalPaths(const TraceStore& store, const TraceData& data) {
+    CachedCriticalPaths out;
+    CriticalPath path;
+    const Status scanned = forEachCachedResult(store, data, [&](std::size_t row, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs,
+                                                                std::string_view blob) {
         while (out.rows() < row) out.addMissing();
         std::uint32_t count = 0;
         path.segments.clear();
@@ -670,7 +678,6 @@ Result<CachedCriticalPaths> loadCachedCriticalPaths(const TraceStore& store, con
         path.blindNs = blindNs;
         if (decodeRequestResult(blob, startNs, count, nullptr, path.segments, path.blind)) out.add(path, count);
         else out.addMissing();
-        ++row;
         return true;
     });
     if (!scanned && scanned.message() != "cancelled") return scanned;

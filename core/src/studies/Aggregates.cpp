@@ -187,12 +187,8 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
             chunk.clear();
             blobs.clear();
         };
-        std::size_t row = 0;  // rows and results both in request id order
-        const Status scanned = cache->scanRequestResults([&](RequestId id, TimeNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
-            while (row < n && td.requestIds[row] < id) ++row;
-            if (row == n) return false;
-            if (td.requestIds[row] != id) return true;
-            chunk.push_back({static_cast<std::uint32_t>(row++), latencyNs, blindNs, blobs.size(), blobs.size() + blob.size()});
+        const Status scanned = forEachCachedResult(*cache, td, [&](std::size_t row, TimeNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
+            chunk.push_back({static_cast<std::uint32_t>(row), latencyNs, blindNs, blobs.size(), blobs.size() + blob.size()});
             blobs.append(blob);
             if (chunk.size() < kChunk) return true;
             aggregateChunk();

@@ -145,6 +145,10 @@ struct CachedCriticalPaths {
 };
 // From the store's cached results; a request without one (or with a damaged one) is left uncached.
 Result<CachedCriticalPaths> loadCachedCriticalPaths(const TraceStore& store, const TraceData& data);
+// Each result analyze cached for a request of `data`, with that request's row: one scan of the stored
+// results, matched to rows by request id (both in id order). f returns false to stop the scan.
+Status forEachCachedResult(const TraceStore& store, const TraceData& data,
+                           const std::function<bool(std::size_t row, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob)>& f);
 // The same paths computed by the per-request pass, sharded (what analyze caches; benchmarks and tests).
 CachedCriticalPaths computeCriticalPaths(const InMemoryAnalysis& analysis, unsigned threads);
 
