@@ -113,6 +113,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_aggregates = new widgets::AggregatesView(this);
     m_tabs = new QTabWidget(this);
     m_spanPane = new widgets::SpanTreePane(m_waterfall, this);  // host lanes or, for span requests, the span tree
+    connect(m_spanPane, &widgets::SpanTreePane::spansWanted, this, &MainWindow::readSpanTree);
     // The waterfall, and under it the request in its temporal context (remembered shown or hidden).
     m_contextStrip = new widgets::TemporalContextStrip(this);
     m_contextStrip->setObjectName(QStringLiteral("contextStrip"));
@@ -682,15 +683,9 @@ void MainWindow::showRequest(RequestId id) {
             }
             auto shown = std::make_shared<const RequestDetail>(std::move(result->value()));
             m_waterfall->setRequest(shown, std::move(*layout), localClocks);
-            m_spanPane->setSpansPending();
-            m_spanJob->start<std::shared_ptr<const widgets::SpanTreeData>>(
-                [file, shown](const CancelToken&, const ProgressSink&) -> std::shared_ptr<const widgets::SpanTreeData> {
-                    auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
-                    return store ? widgets::loadSpanTree(*store.value(), *shown) : nullptr;
-                },
-                [this, shown](std::shared_ptr<const widgets::SpanTreeData> spans) {
-                    if (m_waterfall->request() == shown.get()) m_spanPane->setSpans(std::move(spans));
-                });
+            // The span tree is read when it is asked for (spansWanted), which may be now.
+            if (shown->fromSpans) m_spanPane->setSpansOnDemand();
+            else m_spanPane->setSpans(nullptr);
             if (!*later) return;
             m_dependencyJob->start<std::shared_ptr<const RequestDependencies>>(
                 [later](const CancelToken& cancel, const ProgressSink&) -> std::shared_ptr<const RequestDependencies> {
@@ -705,6 +700,20 @@ void MainWindow::showRequest(RequestId id) {
                 });
         });
     showContext(id);
+}
+
+void MainWindow::readSpanTree() {
+    std::shared_ptr<const RequestDetail> shown = m_waterfall->sharedRequest();
+    if (!shown || m_path.isEmpty()) return m_spanPane->setSpans(nullptr);
+    const std::string file = m_path.toStdString();
+    m_spanJob->start<std::shared_ptr<const widgets::SpanTreeData>>(
+        [file, shown](const CancelToken&, const ProgressSink&) -> std::shared_ptr<const widgets::SpanTreeData> {
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            return store ? widgets::loadSpanTree(*store.value(), *shown) : nullptr;
+        },
+        [this, shown](std::shared_ptr<const widgets::SpanTreeData> spans) {
+            if (m_waterfall->request() == shown.get()) m_spanPane->setSpans(std::move(spans));
+        });
 }
 
 void MainWindow::showSegmentStatus(int segment) {

@@ -80,6 +80,7 @@ private:
     void importFiles();
     void loadAggregates();
     void showRequest(RequestId id);
+    void readSpanTree();  // the shown request's span tree, on a worker, when the span pane asks for it
     void showSegmentStatus(int segment);  // the clicked segment's name, time, slack and dependencies
     void selectRequestByName(const QString& name);
     void checkIdle();

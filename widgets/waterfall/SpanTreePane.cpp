@@ -90,22 +90,36 @@ SpanTreePane::SpanTreePane(WaterfallView* lanes, QWidget* parent) : QWidget(pare
 }
 
 void SpanTreePane::setSpans(std::shared_ptr<const SpanTreeData> data) {
-    m_pending = false;
+    m_state = data && !data->spans.empty() ? Spans::Read : Spans::None;
     m_tree->setSpans(std::move(data));
     updatePage();
 }
 
-void SpanTreePane::setSpansPending() {
-    m_pending = true;
+void SpanTreePane::setSpansOnDemand() {
+    m_state = Spans::OnDemand;
     m_tree->setSpans(nullptr);  // not the last request's
+    readIfWanted();
     updatePage();
 }
 
-bool SpanTreePane::spansAvailable() const { return m_tree->spans() && !m_tree->spans()->spans.empty(); }
+void SpanTreePane::setSpansPending() {
+    m_state = Spans::Pending;
+    m_tree->setSpans(nullptr);
+    updatePage();
+}
+
+void SpanTreePane::readIfWanted() {
+    if (m_mode != Mode::SpanTree || m_state != Spans::OnDemand) return;
+    m_state = Spans::Pending;
+    emit spansWanted();
+}
+
+bool SpanTreePane::spansAvailable() const { return m_state == Spans::Read && m_tree->spans() && !m_tree->spans()->spans.empty(); }
 
 void SpanTreePane::setMode(Mode mode) {
     m_mode = mode;
     QSettings().setValue(QStringLiteral("waterfall/mode"), mode == Mode::SpanTree ? QStringLiteral("spans") : QStringLiteral("lanes"));
+    readIfWanted();
     updatePage();
 }
 
@@ -116,7 +130,8 @@ SpanTreePane::Mode SpanTreePane::shownMode() const {
 QString SpanTreePane::unavailableReason() const {
     if (spansAvailable()) return {};
     if (!m_lanes->request()) return tr("Select a request.");
-    if (m_pending) return tr("Reading the request's spans…");
+    if (m_state == Spans::Pending) return tr("Reading the request's spans…");
+    if (m_state == Spans::OnDemand) return {};  // read when the tree is asked for
     return tr("This request came from an event log: it has no spans, so only the host lanes can show it.");
 }
 
@@ -137,14 +152,15 @@ void SpanTreePane::updatePage() {
     const bool wasTree = m_stack->currentIndex() == 1;
     m_stack->setCurrentIndex(shown == Mode::SpanTree ? 1 : 0);
     m_toggle->setChecked(m_mode == Mode::SpanTree);
-    m_toggle->setEnabled(spansAvailable());
+    const bool hasSpans = m_state != Spans::None;
+    m_toggle->setEnabled(hasSpans);
     const QString reason = unavailableReason();
     m_toggle->setToolTip(reason.isEmpty() ? tr("Show one row per span (Ctrl+T) instead of a lane per host") : reason);
     if (!reason.isEmpty() && m_mode == Mode::SpanTree) m_note->setText(reason);
     else if (shown == Mode::SpanTree)
         m_note->setText(tr("%n span(s) · click a triangle or use ←/→ to fold · Ctrl+wheel zooms · drag the divider to widen the names", nullptr,
                            static_cast<int>(m_tree->spans()->spans.size())));
-    else m_note->setText(spansAvailable() ? tr("Host lanes · the span tree is one click away (Ctrl+T)") : QString());
+    else m_note->setText(hasSpans ? tr("Host lanes · the span tree is one click away (Ctrl+T)") : QString());
     if (wasTree != (shown == Mode::SpanTree)) emit modeChanged(shown);
 }
 

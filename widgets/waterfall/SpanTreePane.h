@@ -36,11 +36,15 @@ public:
 
     // The request's spans; null or empty for an event-log request (the span tree is then unavailable).
     void setSpans(std::shared_ptr<const SpanTreeData> data);
-    // The shown request's spans are being read (after its lanes: a million spans take seconds); the host
-    // lanes show meanwhile and the toggle says so. setSpans ends it.
+    // The shown request has spans, not read yet: a million spans take seconds and most of a gigabyte, so
+    // they are read only when the span tree is asked for (now, if it is the remembered mode): spansWanted
+    // says so, and the pane shows the host lanes meanwhile, pending, until setSpans.
+    void setSpansOnDemand();
+    // The shown request's spans are being read; the host lanes show meanwhile and the toggle says so.
     void setSpansPending();
-    bool spansPending() const { return m_pending; }
-    bool spansAvailable() const;
+    bool spansPending() const { return m_state == Spans::Pending; }
+    bool spansAvailable() const;  // read and not empty: the tree can show them
+    bool spansOnDemand() const { return m_state == Spans::OnDemand; }
     // The mode asked for (remembered) and the one shown (host lanes whenever there are no spans).
     void setMode(Mode mode);
     Mode mode() const { return m_mode; }
@@ -58,10 +62,13 @@ public:
 
 signals:
     void modeChanged(Mode shown);
+    void spansWanted();  // the span tree is asked for and the shown request's spans are not read yet
 
 private:
     void updatePage();
-    bool m_pending = false;
+    void readIfWanted();
+    enum class Spans { None, OnDemand, Pending, Read };
+    Spans m_state = Spans::None;
 
     WaterfallView* m_lanes = nullptr;
     SpanTreeView* m_tree = nullptr;

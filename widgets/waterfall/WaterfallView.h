@@ -26,6 +26,7 @@ public:
     // second), for the clocks it was built for; built again if the view's clocks differ by now.
     void setRequest(std::shared_ptr<const RequestDetail> detail, WaterfallLayout layout, bool layoutLocalClocks);
     const RequestDetail* request() const { return m_detail.get(); }
+    std::shared_ptr<const RequestDetail> sharedRequest() const { return m_detail; }
     // The dependencies of a request loaded with them to follow (RequestDetail::dependenciesFollow); ignored
     // for any other request than the one shown.
     void setDependencies(const RequestDetail* detail, std::shared_ptr<const RequestDependencies> dependencies);

@@ -244,6 +244,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     CausalModel empty;
     const CausalModel& model = context.stored ? context.stored->model : empty;
     d.analysed = context.stored.has_value() && context.cachedResult && context.cachedResult->analysed;
+    d.fromSpans = context.fromSpans;
 
     // The events, hosts, tasks and segments in the rows' order, by label id, while the labels are read
     // beside; the segments' types need the labels' texts and are found after.

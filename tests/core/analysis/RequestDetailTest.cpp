@@ -36,6 +36,7 @@ void expectSameAsCli(const TraceStore& store, const std::string& name) {
     ASSERT_TRUE(cli) << cli.message();
     const RequestDetail& d = detail.value();
     EXPECT_TRUE(d.analysed);
+    EXPECT_EQ(d.fromSpans, store.requestSpans(*id).size() > 0) << "the view offers a span tree when the store has one";
     ASSERT_EQ(d.dag.segments.size(), cli->segments.size());
     for (std::size_t s = 0; s < cli->segments.size(); ++s) {
         const auto& seg = cli->segments[s];

@@ -217,6 +217,17 @@ TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
     auto reader = TraceStore::open(db, TraceStore::Mode::ReadOnly);
     ASSERT_TRUE(reader) << reader.message();
     ASSERT_NE(reader.value()->requestSpans(model->requestAt(0)).size(), reader.value()->requestSpans(model->requestAt(1)).size());
+    // In the host lanes the spans are not read; the span tree reads them when asked for, and then for each
+    // request shown while it is the mode.
+    window.setWaterfallMode(QStringLiteral("lanes"));
+    panel->view()->selectRow(1);
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_TRUE(spans->spansOnDemand());
+    EXPECT_FALSE(spans->spanTree()->spans()) << "a million spans are not read for the lanes";
+    window.setWaterfallMode(QStringLiteral("spans"));
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_TRUE(spans->spansAvailable());
+    EXPECT_EQ(spans->spanTree()->spans()->spans.size(), reader.value()->requestSpans(model->requestAt(1)).size());
     for (int row : {0, 1, 0}) {
         panel->view()->selectRow(row);
         ASSERT_TRUE(waitIdle(window));
@@ -230,6 +241,7 @@ TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
         EXPECT_EQ(spans->spanTree()->spans()->spans.size(), reader.value()->requestSpans(model->requestAt(row)).size())
             << "the tree is the shown request's, row " << row;
     }
+    QSettings().remove(QStringLiteral("waterfall/mode"));
 }
 
 // View › Local Clocks moves the temporal-context strip too: its window runs from the request's first to its

@@ -276,6 +276,30 @@ TEST(SpanTreePane, SpanRequestsShowTheTreeEventLogsKeepTheLanesAndSayWhy) {
     pane.setSpans(fixture());
     EXPECT_FALSE(pane.spansPending());
     EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree) << "and the tree once they are in";
+    // Spans not read yet are asked for when the tree is the mode: at once when it is the remembered one,
+    // else at the toggle; the lanes show until they are in.
+    int wanted = 0;
+    QObject::connect(&pane, &SpanTreePane::spansWanted, [&] { ++wanted; });
+    pane.setSpansOnDemand();
+    EXPECT_EQ(wanted, 1);
+    EXPECT_TRUE(pane.spansPending());
+    EXPECT_FALSE(pane.spanTree()->spans());
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::HostLanes);
+    pane.setSpans(fixture());
+    pane.setMode(SpanTreePane::Mode::HostLanes);
+    pane.setSpansOnDemand();
+    EXPECT_EQ(wanted, 1) << "the lanes need no spans";
+    EXPECT_TRUE(pane.spansOnDemand());
+    EXPECT_FALSE(pane.spanTree()->spans()) << "not the last request's tree";
+    EXPECT_TRUE(pane.toggleButton()->isEnabled()) << "the tree is one click away";
+    QTest::mouseClick(pane.toggleButton(), Qt::LeftButton);
+    EXPECT_EQ(wanted, 2);
+    EXPECT_TRUE(pane.spansPending());
+    pane.setMode(SpanTreePane::Mode::HostLanes);
+    pane.setMode(SpanTreePane::Mode::SpanTree);
+    EXPECT_EQ(wanted, 2) << "asked once per request";
+    pane.setSpans(fixture());
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree);
     // A new pane (the next session) starts in the remembered mode.
     SpanTreePane next(new WaterfallView);
     EXPECT_EQ(next.mode(), SpanTreePane::Mode::SpanTree);

@@ -29,6 +29,7 @@ struct RequestDetail {
     std::string name;
     std::vector<std::pair<std::string, std::string>> attributes;
     bool analysed = false;                 // false: local clocks and task order only
+    bool fromSpans = false;                // imported from spans: the store keeps its span tree
     std::vector<std::string> hosts;        // names, in order of first appearance
     std::vector<std::string> tasks;
     RequestDag dag;                        // adjusted clocks

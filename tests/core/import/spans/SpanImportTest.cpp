@@ -296,6 +296,7 @@ TEST(SpanImport, JaegerTraceKeepsSpanTimingInTheRequestDetail) {
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     auto detail = loadRequestDetail(*imported.store, RequestId(1));
     ASSERT_TRUE(detail) << detail.message();
+    EXPECT_TRUE(detail->fromSpans) << "the view offers its span tree";
     // A span is the time from its task's first event to its last.
     std::map<std::uint32_t, std::pair<TimeNs, TimeNs>> extent;
     for (std::size_t s = 0; s < detail->dag.segments.size(); ++s) {
