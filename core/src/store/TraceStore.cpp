@@ -621,6 +621,26 @@ struct Side {
         }
     }
 };
+// Label texts by id, each looked up once (through label_text, which spells an occurrence label too). A
+// text's reference stays valid while the cache lives.
+class LabelTextCache {
+public:
+    explicit LabelTextCache(sqlite3* db) : m_lookup(db, "SELECT text FROM label_text WHERE id=?1") {}
+    bool isValid() const { return m_lookup.isValid(); }
+    const std::string& operator()(std::int64_t id) {
+        auto [it, fresh] = m_texts.try_emplace(id);
+        if (fresh) {
+            m_lookup.bind(1, id);
+            if (m_lookup.step() == SQLITE_ROW) it->second = std::string(m_lookup.text(0));
+            m_lookup.reset();
+        }
+        return it->second;
+    }
+
+private:
+    sqlite::Statement m_lookup;
+    std::unordered_map<std::int64_t, std::string> m_texts;
+};
 // Requests [first, last] in request order: four cursors in key order, merged span by span, so a scan
 // is one pass over each table (no query per span or per request).
 // The callback may take the request's spans (requestSpans moves them out; a million spans were copied).
@@ -640,25 +660,16 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
     sqlite::Statement attrs(db,
         "SELECT a.request_id, a.idx, a.key_id, a.value_id, a.process FROM span_attrs a "
         "WHERE a.request_id BETWEEN ?1 AND ?2 ORDER BY a.request_id, a.idx, a.pos");
-    sqlite::Statement labelText(db, "SELECT text FROM label_text WHERE id=?1");
-    std::unordered_map<std::int64_t, std::string> texts;
-    auto text = [&](std::int64_t id) -> const std::string& {
-        auto [it, fresh] = texts.try_emplace(id);
-        if (fresh) {
-            labelText.bind(1, id);
-            if (labelText.step() == SQLITE_ROW) it->second = std::string(labelText.text(0));
-            labelText.reset();
-        }
-        return it->second;
-    };
+    LabelTextCache text(db);
     sqlite::Statement events(db,
         "SELECT e.request_id, e.idx, e.name_id, e.ts_ns FROM span_events e "
         "WHERE e.request_id BETWEEN ?1 AND ?2 ORDER BY e.request_id, e.idx, e.pos");
     sqlite::Statement links(db,
         "SELECT request_id, idx, span_id FROM span_links WHERE request_id BETWEEN ?1 AND ?2 ORDER BY request_id, idx, pos");
-    for (auto* st : {&spans, &attrs, &events, &links, &labelText}) {
+    if (!text.isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
+    for (auto* st : {&spans, &attrs, &events, &links}) {
         if (!st->isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
-        if (st != &labelText) st->bind(1, first).bind(2, last);
+        st->bind(1, first).bind(2, last);
     }
     Side a{attrs}, e{events}, l{links};
     a.next();
@@ -719,6 +730,29 @@ RequestSpans TraceStore::requestSpans(RequestId request) const {
 Status TraceStore::scanSpans(const std::function<bool(RequestId, const RequestSpans&)>& f) const {
     if (m_schemaVersion < 6) return Status::ok();
     return readSpans(m_db, m_path, 0, std::numeric_limits<std::int64_t>::max(), [&](RequestId r, RequestSpans& spans) { return f(r, spans); });
+}
+
+Status TraceStore::scanSpanShapes(const std::function<bool(RequestId, const std::vector<SpanShape>&)>& f) const {
+    if (m_schemaVersion < 6) return Status::ok();
+    sqlite::Statement spans(m_db, "SELECT request_id, parent, service_id, operation_id, host_id, kind_id, start_ns, end_ns "
+                                  "FROM spans ORDER BY request_id, idx");
+    LabelTextCache text(m_db);
+    if (!spans.isValid() || !text.isValid()) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
+    std::vector<SpanShape> current;
+    std::int64_t currentRequest = -1;
+    int rc;
+    while ((rc = spans.step()) == SQLITE_ROW) {
+        if (const std::int64_t r = spans.int64(0); r != currentRequest) {
+            if (currentRequest >= 0 && !f(RequestId{static_cast<std::uint32_t>(currentRequest)}, current)) return Status::error("cancelled");
+            current.clear();
+            currentRequest = r;
+        }
+        current.push_back({static_cast<std::int32_t>(spans.int64(1)), text(spans.int64(2)), text(spans.int64(3)), text(spans.int64(4)),
+                           text(spans.int64(5)), spans.int64(6), spans.int64(7)});
+    }
+    if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
+    if (currentRequest >= 0 && !f(RequestId{static_cast<std::uint32_t>(currentRequest)}, current)) return Status::error("cancelled");
+    return Status::ok();
 }
 
 // ---- periods: named sets of requests ----

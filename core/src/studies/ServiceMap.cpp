@@ -10,9 +10,9 @@
 namespace tracelight {
 
 namespace {
-bool isCaller(const std::string& kind) { return kind == "client" || kind == "producer"; }
-bool isCallee(const std::string& kind) { return kind == "server" || kind == "consumer"; }
-TimeNs duration(const SpanRecord& s) { return std::max<TimeNs>(0, s.endNs - s.startNs); }
+bool isCaller(std::string_view kind) { return kind == "client" || kind == "producer"; }
+bool isCallee(std::string_view kind) { return kind == "server" || kind == "consumer"; }
+TimeNs duration(const SpanShape& s) { return std::max<TimeNs>(0, s.endNs - s.startNs); }
 } // namespace
 
 TimeNs percentileNs(std::vector<TimeNs> values, double p) {
@@ -24,31 +24,33 @@ TimeNs percentileNs(std::vector<TimeNs> values, double p) {
     return values[rank];
 }
 
-std::uint32_t ServiceMap::serviceIndex(const std::string& service) {
+std::uint32_t ServiceMap::serviceIndex(std::string_view service) {
     if (auto it = m_serviceByName.find(service); it != m_serviceByName.end()) return it->second;
     const auto index = static_cast<std::uint32_t>(m_services.size());
-    m_services.push_back(service);
+    m_services.emplace_back(service);
     m_serviceRequests.push_back(0);
     m_serviceLastRequest.push_back(-1);
     m_serviceByName.emplace(service, index);
     return index;
 }
 
-std::uint32_t ServiceMap::opIndex(std::uint32_t service, const std::string& operation) {
-    auto key = std::make_pair(service, operation);
+std::uint32_t ServiceMap::opIndex(std::uint32_t service, std::string_view operation) {
+    auto key = std::make_pair(service, std::string(operation));
     if (auto it = m_opByName.find(key); it != m_opByName.end()) return it->second;
     const auto index = static_cast<std::uint32_t>(m_ops.size());
-    m_ops.push_back({service, operation});
+    m_ops.push_back({service, key.second});
     m_opByName.emplace(std::move(key), index);
     return index;
 }
 
-void ServiceMap::add(const RequestSpans& spans) {
+void ServiceMap::add(const RequestSpans& spans) { add(spanShapes(spans)); }
+
+void ServiceMap::add(std::span<const SpanShape> spans) {
     const std::int64_t request = m_requests++;
     m_spans += static_cast<std::int64_t>(spans.size());
     std::vector<std::uint32_t> ops(spans.size());
     for (std::size_t i = 0; i < spans.size(); ++i) {
-        const SpanRecord& s = spans[i];
+        const SpanShape& s = spans[i];
         const std::uint32_t service = serviceIndex(s.service);
         if (m_serviceLastRequest[service] != request) {
             m_serviceLastRequest[service] = request;
@@ -63,10 +65,10 @@ void ServiceMap::add(const RequestSpans& spans) {
         }
     }
     for (std::size_t i = 0; i < spans.size(); ++i) {
-        const SpanRecord& s = spans[i];
+        const SpanShape& s = spans[i];
         // Parents come before children; anything else (a broken index) is not a link we can trust.
         if (s.parent < 0 || static_cast<std::size_t>(s.parent) >= i) continue;
-        const SpanRecord& parent = spans[static_cast<std::size_t>(s.parent)];
+        const SpanShape& parent = spans[static_cast<std::size_t>(s.parent)];
         const std::uint32_t from = ops[static_cast<std::size_t>(s.parent)], to = ops[i];
         const bool crosses = m_ops[from].service != m_ops[to].service;
         const bool selfCall = !crosses && isCaller(parent.kind) && isCallee(s.kind);
@@ -140,7 +142,7 @@ ServiceGraph ServiceMap::graph(const std::set<std::string>& expanded) const {
 
 Result<ServiceMap> loadServiceMap(const TraceStore& store, const CancelToken* cancel) {
     ServiceMap map;
-    const Status status = store.scanSpans([&](RequestId, const RequestSpans& spans) {
+    const Status status = store.scanSpanShapes([&](RequestId, const std::vector<SpanShape>& spans) {
         if (cancel && cancel->isCancelled()) return false;
         map.add(spans);
         return true;

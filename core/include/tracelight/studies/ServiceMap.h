@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -58,6 +59,7 @@ struct ServiceGraph {
 // merge of edges gives exact percentiles).
 class ServiceMap {
 public:
+    void add(std::span<const SpanShape> spans);
     void add(const RequestSpans& spans);
     std::int64_t requests() const { return m_requests; }
     std::int64_t spans() const { return m_spans; }
@@ -81,8 +83,8 @@ private:
         bool call;                     // a call (crosses services, or a self-RPC); else nesting
         std::vector<TimeNs> durations;  // one per call / per nested span
     };
-    std::uint32_t serviceIndex(const std::string& service);
-    std::uint32_t opIndex(std::uint32_t service, const std::string& operation);
+    std::uint32_t serviceIndex(std::string_view service);
+    std::uint32_t opIndex(std::uint32_t service, std::string_view operation);
 
     std::vector<std::string> m_services;
     std::vector<std::int64_t> m_serviceRequests, m_serviceLastRequest;
@@ -97,7 +99,7 @@ private:
 // Nearest-rank percentile (p in [0, 100]) of unsorted values; 0 for none.
 TimeNs percentileNs(std::vector<TimeNs> values, double p);
 
-// Every request's span records in the store, in one scan (event logs: an empty map). Cancelled: the status
+// Every request's span shapes in the store, in one scan (event logs: an empty map). Cancelled: the status
 // "cancelled".
 Result<ServiceMap> loadServiceMap(const TraceStore& store, const CancelToken* cancel = nullptr);
 

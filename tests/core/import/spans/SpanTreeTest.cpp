@@ -234,6 +234,42 @@ TEST(SpanTree, ZipkinAnnotationsAreTheSpanEventsAndTagsItsAttributes) {
     EXPECT_EQ(static_cast<std::int64_t>(spanCount), imported.scalar("SELECT COUNT(*) FROM spans"));
 }
 
+// The shape scan (the service map's) reads what the full scan reads, span for span, in the same order.
+TEST(SpanTree, ShapeScanIsTheRecordsShapes) {
+    REQUIRE_REAL_DATA();
+    Imported imported({kRealData + "zipkin/smartthings-mobile-web-install.json", kRealData + "jaeger/TraceStatistics__testTrace.json",
+                       kRealData + "otlp/opentelemetry-proto_examples_trace.json"});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    std::vector<std::pair<RequestId, RequestSpans>> records;
+    ASSERT_TRUE(imported.store->scanSpans([&](RequestId id, const RequestSpans& spans) {
+        records.emplace_back(id, spans);
+        return true;
+    }));
+    ASSERT_GE(records.size(), 3u);
+    std::size_t request = 0;
+    ASSERT_TRUE(imported.store->scanSpanShapes([&](RequestId id, const std::vector<SpanShape>& shapes) {
+        EXPECT_LT(request, records.size());
+        if (request >= records.size()) return false;
+        const auto& [recordId, spans] = records[request++];
+        EXPECT_EQ(id, recordId);
+        EXPECT_EQ(shapes.size(), spans.size());
+        for (std::size_t i = 0; i < std::min(shapes.size(), spans.size()); ++i) {
+            EXPECT_EQ(shapes[i].parent, spans[i].parent) << i;
+            EXPECT_EQ(shapes[i].service, spans[i].service) << i;
+            EXPECT_EQ(shapes[i].operation, spans[i].operation) << i;
+            EXPECT_EQ(shapes[i].host, spans[i].host) << i;
+            EXPECT_EQ(shapes[i].kind, spans[i].kind) << i;
+            EXPECT_EQ(shapes[i].startNs, spans[i].startNs) << i;
+            EXPECT_EQ(shapes[i].endNs, spans[i].endNs) << i;
+        }
+        return true;
+    }));
+    EXPECT_EQ(request, records.size());
+    int visited = 0;
+    EXPECT_EQ(imported.store->scanSpanShapes([&](RequestId, const std::vector<SpanShape>&) { return ++visited < 2; }).message(), "cancelled");
+    EXPECT_EQ(visited, 2);
+}
+
 TEST(SpanTree, JaegerFollowsFromBesideAParentIsALink) {
     REQUIRE_REAL_DATA();
     Imported real({kRealData + "jaeger/TraceStatistics__testTrace.json"});
