@@ -9,11 +9,21 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "MainWindow.h"
 #include "graph/GraphView.h"
 
 int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+    // The app lives on while its workers build and drop arrays of hundreds of megabytes (a million-span
+    // request). glibc raises its mmap threshold after each such free, so later big arrays come from the
+    // worker threads' heaps and stay mapped after their views let go: 300 MB more resident than in use
+    // on the nested million-span trace. A fixed threshold maps each big array alone and unmaps it on free.
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
     // --screenshot works with no display: choose the offscreen platform before QApplication needs one
     // (unless the user chose a platform).
     bool screenshotRequested = false;
