@@ -688,9 +688,9 @@ void MainWindow::showRequest(RequestId id) {
             else m_spanPane->setSpans(nullptr);
             if (!*later) return;
             m_dependencyJob->start<std::shared_ptr<const RequestDependencies>>(
-                [later](const CancelToken& cancel, const ProgressSink&) -> std::shared_ptr<const RequestDependencies> {
+                [later, shown](const CancelToken& cancel, const ProgressSink&) -> std::shared_ptr<const RequestDependencies> {
                     if (cancel.isCancelled()) return nullptr;
-                    return std::make_shared<const RequestDependencies>((*later)());
+                    return std::make_shared<const RequestDependencies>((*later)(shown->dag.segments));
                 },
                 [this, shown](std::shared_ptr<const RequestDependencies> dependencies) {
                     if (!dependencies) return;

@@ -361,11 +361,11 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
             d.dag.startNs = span.startNs;
             d.dag.endNs = span.endNs;
             auto kept = std::make_shared<const CausalModel>(std::move(context.stored->model));
-            *later = [kept, events = std::move(events), offsets, links = std::move(links)] {
+            *later = [kept, events = std::move(events), links = std::move(links)](std::span<const SegmentInstance> segments) {
                 RequestPass pass(*kept);
-                pass.graph(events, offsets, links);
-                RequestDag dag = std::move(pass.takeResult().dag);
-                return RequestDependencies{std::move(dag.edges), std::move(dag.firstEdgeTo)};
+                RequestDependencies found;
+                pass.edges(events, segments, links, found.edges, found.firstEdgeTo);
+                return found;
             };
             d.dependenciesFollow = true;
         } else {

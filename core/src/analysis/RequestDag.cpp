@@ -32,8 +32,10 @@ void RequestDagBuilder::rowsAsBitsets() {
     }
 }
 
-void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order) {
-    const std::size_t n = dag.segments.size();
+void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order) { timeOrder(std::span<const SegmentInstance>(dag.segments), order); }
+
+void timeOrder(std::span<const SegmentInstance> segments, std::vector<std::uint32_t>& order) {
+    const std::size_t n = segments.size();
     order.resize(n);
     constexpr std::size_t kKeysFrom = 4096;  // below, the segments stay in cache: their indices are sorted
     if (n >= kKeysFrom) {
@@ -44,7 +46,7 @@ void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order) {
             std::uint32_t index;
         };
         std::vector<Key> keys(n);
-        for (std::uint32_t i = 0; i < n; ++i) keys[i] = {dag.segments[i].startNs, dag.segments[i].endNs, i};
+        for (std::uint32_t i = 0; i < n; ++i) keys[i] = {segments[i].startNs, segments[i].endNs, i};
         std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
             if (x.start != y.start) return x.start < y.start;
             if (x.end != y.end) return x.end < y.end;
@@ -56,8 +58,8 @@ void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order) {
     std::iota(order.begin(), order.end(), 0u);
     // The index breaks ties, so that an unstable sort (no buffer to allocate) gives the one order.
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const auto& x = dag.segments[a];
-        const auto& y = dag.segments[b];
+        const auto& x = segments[a];
+        const auto& y = segments[b];
         if (x.startNs != y.startNs) return x.startNs < y.startNs;
         if (x.endNs != y.endNs) return x.endNs < y.endNs;
         return a < b;
@@ -213,16 +215,17 @@ void keepUnimpliedBySearch(std::size_t n, const std::vector<std::uint32_t>& orde
 void RequestDagBuilder::finish(RequestDag& dag, std::vector<DagEdge> edges) {
     Scratch scratch;
     scratch.edges = std::move(edges);
-    reduce(dag, scratch);
+    reduce(dag.segments, dag.edges, dag.firstEdgeTo, dag.order, scratch);
 }
 
-void RequestDagBuilder::reduce(RequestDag& dag, Scratch& s) {
-    const std::size_t n = dag.segments.size();
+void RequestDagBuilder::reduce(std::span<const SegmentInstance> segments, std::vector<DagEdge>& reduced,
+                               std::vector<std::uint32_t>& firstEdgeTo, std::vector<std::uint32_t>& order, Scratch& s) {
+    const std::size_t n = segments.size();
     const std::vector<DagEdge>& edges = s.edges;
     // Topological order by time; an edge that would go backwards (possible only between zero-length,
-    // simultaneous segments) is dropped so the graph stays acyclic.
-    std::vector<std::uint32_t>& order = dag.order;  // kept with the graph: its passes go by it
-    timeOrder(dag, order);
+    // simultaneous segments) is dropped so the graph stays acyclic. The order is kept with the graph: its
+    // passes go by it.
+    timeOrder(segments, order);
     std::vector<std::uint32_t>& rank = s.rank;
     rank.resize(n);
     for (std::uint32_t i = 0; i < n; ++i) rank[order[i]] = i;
@@ -233,8 +236,8 @@ void RequestDagBuilder::reduce(RequestDag& dag, Scratch& s) {
         runOf.resize(n);
         for (std::uint32_t i = 0, run = 0; i < n; ++i) {
             if (i > 0) {
-                const auto& a = dag.segments[order[i - 1]];
-                const auto& b = dag.segments[order[i]];
+                const auto& a = segments[order[i - 1]];
+                const auto& b = segments[order[i]];
                 if (a.startNs != b.startNs || a.endNs != b.endNs) run = i;
             }
             runOf[order[i]] = run;
@@ -337,13 +340,13 @@ void RequestDagBuilder::reduce(RequestDag& dag, Scratch& s) {
     const std::vector<std::uint32_t>& keptBegin = s.keptBegin;
     const std::vector<std::uint32_t>& keptEnd = s.keptEnd;
     // Edges by (to, from): a counting sort by target over the sources in increasing order.
-    dag.firstEdgeTo.assign(n + 1, 0);
-    for (const auto& e : kept) ++dag.firstEdgeTo[e.to + 1];
-    for (std::size_t v = 0; v < n; ++v) dag.firstEdgeTo[v + 1] += dag.firstEdgeTo[v];
-    s.fill.assign(dag.firstEdgeTo.begin(), dag.firstEdgeTo.end() - 1);
-    dag.edges.resize(kept.size());
+    firstEdgeTo.assign(n + 1, 0);
+    for (const auto& e : kept) ++firstEdgeTo[e.to + 1];
+    for (std::size_t v = 0; v < n; ++v) firstEdgeTo[v + 1] += firstEdgeTo[v];
+    s.fill.assign(firstEdgeTo.begin(), firstEdgeTo.end() - 1);
+    reduced.resize(kept.size());
     for (std::uint32_t v = 0; v < n; ++v)
-        for (std::uint32_t k = keptBegin[v]; k < keptEnd[v]; ++k) dag.edges[s.fill[kept[k].to]++] = kept[k];
+        for (std::uint32_t k = keptBegin[v]; k < keptEnd[v]; ++k) reduced[s.fill[kept[k].to]++] = kept[k];
 }
 
 void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag,
@@ -351,7 +354,17 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     const RequestSpan span = buildSegments(events, offsets, dag.segments);
     dag.startNs = span.startNs;
     dag.endNs = span.endNs;
-    const auto& segs = dag.segments;
+    connect(events, dag.segments, links, dag.edges, dag.firstEdgeTo, dag.order);
+}
+
+void RequestDagBuilder::buildEdges(std::span<const EventRecord> events, std::span<const SegmentInstance> segments,
+                                   std::span<const EventLink> links, std::vector<DagEdge>& edges, std::vector<std::uint32_t>& firstEdgeTo) {
+    connect(events, segments, links, edges, firstEdgeTo, m_scratch.order);
+}
+
+void RequestDagBuilder::connect(std::span<const EventRecord> events, std::span<const SegmentInstance> segs,
+                                std::span<const EventLink> links, std::vector<DagEdge>& reduced, std::vector<std::uint32_t>& firstEdgeTo,
+                                std::vector<std::uint32_t>& order) {
     const std::size_t n = segs.size();
     if (m_local.size() < m_model.typeCount()) m_local.resize(m_model.typeCount());
     for (const auto& s : segs)
@@ -492,7 +505,7 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     }
     for (const auto& s : segs) m_local[s.type.value] = {};
     std::fill(m_present.begin(), m_present.end(), 0);
-    reduce(dag, scratch);
+    reduce(segs, reduced, firstEdgeTo, order, scratch);
 }
 
 } // namespace tracelight

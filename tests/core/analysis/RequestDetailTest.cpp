@@ -264,7 +264,7 @@ TEST(RequestDetail, DependenciesThatFollowAreTheGraphsEdges) {
         ASSERT_TRUE(table);
         for (const RequestId id : table->ids) {
             auto whole = loadRequestDetail(*store, id);
-            DependencyWork later = [] { return RequestDependencies{}; };  // to be replaced or cleared
+            DependencyWork later = [](std::span<const SegmentInstance>) { return RequestDependencies{}; };  // to be replaced or cleared
             auto first = loadRequestDetail(*store, id, nullptr, &later);
             ASSERT_TRUE(whole) << whole.message();
             ASSERT_TRUE(first) << first.message();
@@ -286,7 +286,7 @@ TEST(RequestDetail, DependenciesThatFollowAreTheGraphsEdges) {
             }
             EXPECT_TRUE(first->dag.edges.empty());
             ASSERT_FALSE(whole->dag.edges.empty());
-            const RequestDependencies found = later();
+            const RequestDependencies found = later(first->dag.segments);
             ASSERT_EQ(found.edges.size(), whole->dag.edges.size());
             for (std::size_t k = 0; k < found.edges.size(); ++k) {
                 EXPECT_EQ(found.edges[k].from, whole->dag.edges[k].from);

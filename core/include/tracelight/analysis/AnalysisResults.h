@@ -57,8 +57,9 @@ struct RequestDependencies {
     std::vector<DagEdge> edges;             // by (to, from)
     std::vector<std::uint32_t> firstEdgeTo;
 };
-// Work that finds them; it holds what it needs (the events, links and model) and runs on any thread.
-using DependencyWork = std::function<RequestDependencies()>;
+// Work that finds them, given the detail's segments (dag.segments, not copied: a million-span trace's are
+// 200 MB); it holds the rest of what it needs (the events, links and model) and runs on any thread.
+using DependencyWork = std::function<RequestDependencies(std::span<const SegmentInstance> segments)>;
 
 // An analysed request's critical path, blind intervals and slack are its cached result, decoded by the
 // same loader as the CLI's critical-path and slack (loadRequestAnalysis), so the two never disagree; only

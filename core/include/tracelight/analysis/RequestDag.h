@@ -37,6 +37,7 @@ struct RequestDag {
 // target starts. The second form refills `order` (no allocation once it has grown).
 std::vector<std::uint32_t> timeOrder(const RequestDag& dag);
 void timeOrder(const RequestDag& dag, std::vector<std::uint32_t>& order);
+void timeOrder(std::span<const SegmentInstance> segments, std::vector<std::uint32_t>& order);
 // dag.order when the graph was finished by RequestDagBuilder (so it is this graph's); else timeOrder(dag)
 // into `scratch`.
 std::span<const std::uint32_t> topologicalOrder(const RequestDag& dag, std::vector<std::uint32_t>& scratch);
@@ -55,6 +56,10 @@ public:
     explicit RequestDagBuilder(const CausalModel& model);
     void build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag,
                std::span<const EventLink> links = {});
+    // The reduced edges (and RequestDag::firstEdgeTo) of the graph whose segments build made from these
+    // events, for a caller that holds those segments already: a million-span trace's are 200 MB.
+    void buildEdges(std::span<const EventRecord> events, std::span<const SegmentInstance> segments, std::span<const EventLink> links,
+                    std::vector<DagEdge>& edges, std::vector<std::uint32_t>& firstEdgeTo);
     // For graphs built elsewhere (tests, span links): reduce and index the given edges.
     static void finish(RequestDag& dag, std::vector<DagEdge> edges);
 
@@ -71,10 +76,16 @@ public:
         std::vector<DagEdge> successors, kept;
         std::vector<std::uint64_t> reach;       // small graphs: each vertex's reach as a bitset
         std::vector<std::uint32_t> edgeAtRank;  // and the edge to each successor, by its rank
+        std::vector<std::uint32_t> order;       // buildEdges: the topological order nobody keeps
     };
 
 private:
-    static void reduce(RequestDag& dag, Scratch& scratch);  // finish() over scratch.edges
+    // The edges among `segments` (with their topological order), offered then reduced.
+    void connect(std::span<const EventRecord> events, std::span<const SegmentInstance> segments, std::span<const EventLink> links,
+                 std::vector<DagEdge>& reduced, std::vector<std::uint32_t>& firstEdgeTo, std::vector<std::uint32_t>& order);
+    // The transitive reduction of scratch.edges, by target, and the order it keeps.
+    static void reduce(std::span<const SegmentInstance> segments, std::vector<DagEdge>& reduced, std::vector<std::uint32_t>& firstEdgeTo,
+                       std::vector<std::uint32_t>& order, Scratch& scratch);
 
     void rowsAsBitsets();
 
