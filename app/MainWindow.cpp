@@ -256,6 +256,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         const RequestDetail* d = m_waterfall->request();
         if (!d) return;
         const auto s = static_cast<std::size_t>(segment);
+        findDependencies();
         showSegmentStatus(segment);
         m_model->selectType(QString::fromStdString(d->segmentName(s)));
     });
@@ -661,10 +662,12 @@ void MainWindow::showRequest(RequestId id) {
     const std::string file = m_path.toStdString();
     // What follows the last request's lanes is not wanted any more.
     m_dependencyJob->cancel();
+    m_dependencyWork.reset();
     m_spanJob->cancel();
     // The lanes' layout is built on the detail's worker, for the clocks the view shows now. Two things
-    // follow the lanes, each on a worker of its own: the request graph's edges (only a selected segment's
-    // dependencies need them) and the span tree (a million spans take seconds to read).
+    // follow the lanes when they are first wanted, each on a worker of its own: the request graph's edges
+    // when a segment is selected (only its dependencies need them) and the span tree when it is shown (a
+    // million spans take seconds to read). Neither is held, nor its working memory taken, at the open.
     auto later = std::make_shared<DependencyWork>();
     auto layout = std::make_shared<widgets::WaterfallLayout>();
     const bool localClocks = m_waterfall->localClocks();
@@ -686,20 +689,27 @@ void MainWindow::showRequest(RequestId id) {
             // The span tree is read when it is asked for (spansWanted), which may be now.
             if (shown->fromSpans) m_spanPane->setSpansOnDemand();
             else m_spanPane->setSpans(nullptr);
-            if (!*later) return;
-            m_dependencyJob->start<std::shared_ptr<const RequestDependencies>>(
-                [later, shown](const CancelToken& cancel, const ProgressSink&) -> std::shared_ptr<const RequestDependencies> {
-                    if (cancel.isCancelled()) return nullptr;
-                    return std::make_shared<const RequestDependencies>((*later)(shown->dag.segments));
-                },
-                [this, shown](std::shared_ptr<const RequestDependencies> dependencies) {
-                    if (!dependencies) return;
-                    m_waterfall->setDependencies(shown.get(), std::move(dependencies));
-                    if (m_waterfall->request() == shown.get() && m_waterfall->selectedSegment() >= 0)
-                        showSegmentStatus(m_waterfall->selectedSegment());  // it said the dependencies were still being found
-                });
+            // The graph's edges are found when a segment is first selected (findDependencies).
+            if (*later) m_dependencyWork = later;
         });
     showContext(id);
+}
+
+void MainWindow::findDependencies() {
+    std::shared_ptr<const RequestDetail> shown = m_waterfall->sharedRequest();
+    if (!m_dependencyWork || !*m_dependencyWork || !shown) return;
+    auto later = std::move(m_dependencyWork);  // once per request
+    m_dependencyJob->start<std::shared_ptr<const RequestDependencies>>(
+        [later, shown](const CancelToken& cancel, const ProgressSink&) -> std::shared_ptr<const RequestDependencies> {
+            if (cancel.isCancelled()) return nullptr;
+            return std::make_shared<const RequestDependencies>((*later)(shown->dag.segments));
+        },
+        [this, shown](std::shared_ptr<const RequestDependencies> dependencies) {
+            if (!dependencies) return;
+            m_waterfall->setDependencies(shown.get(), std::move(dependencies));
+            if (m_waterfall->request() == shown.get() && m_waterfall->selectedSegment() >= 0)
+                showSegmentStatus(m_waterfall->selectedSegment());  // it said the dependencies were still being found
+        });
 }
 
 void MainWindow::readSpanTree() {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 
+#include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/base/Ids.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/store/TraceStore.h"
@@ -80,6 +81,7 @@ private:
     void importFiles();
     void loadAggregates();
     void showRequest(RequestId id);
+    void findDependencies();  // the shown request's graph edges, on a worker, when they are still to be found
     void readSpanTree();  // the shown request's span tree, on a worker, when the span pane asks for it
     void showSegmentStatus(int segment);  // the clicked segment's name, time, slack and dependencies
     void selectRequestByName(const QString& name);
@@ -95,6 +97,7 @@ private:
     widgets::JobRunner* m_detail = nullptr;    // one request's detail
     widgets::JobRunner* m_contextJob = nullptr;  // its temporal context
     widgets::JobRunner* m_dependencyJob = nullptr;  // its graph's edges, which follow the detail
+    std::shared_ptr<DependencyWork> m_dependencyWork;  // what finds them, until a segment is selected
     widgets::JobRunner* m_spanJob = nullptr;        // its span tree, which follows the detail
     widgets::TemporalContextStrip* m_contextStrip = nullptr;
     widgets::JobRunner* m_modelJob = nullptr;  // the model graph

@@ -185,7 +185,8 @@ TEST(MainWindow, ARequestsEventCountFitsItsColumn) {
 }
 
 // A span request opens in the lanes first; its graph's edges and its span tree follow on workers of their
-// own. Once the window is idle both must be there, for the request shown, and survive a click elsewhere.
+// own when first wanted: the edges at a segment's selection, the tree when it is the mode. Each must then
+// be the shown request's, and survive a click elsewhere.
 TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
     const std::string genai = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/TraceTimelineViewer__genaiTestTrace.json";
     const std::string flame = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/TraceFlamegraph__testTrace.json";
@@ -234,6 +235,17 @@ TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
         ASSERT_TRUE(waterfall->request());
         EXPECT_EQ(waterfall->request()->id, model->requestAt(row)) << "row " << row;
         EXPECT_TRUE(waterfall->request()->dependenciesFollow) << "an analysed request's edges follow its lanes";
+        EXPECT_FALSE(waterfall->dependenciesKnown()) << "found when a segment is selected, row " << row;
+        // A click on a segment (one drawn wide enough to hit) finds them.
+        int clicked = -1;
+        for (int s = 0; s < static_cast<int>(waterfall->request()->dag.segments.size()) && clicked < 0; ++s) {
+            const QRectF r = waterfall->segmentRect(s);
+            if (r.width() >= 4 && waterfall->rect().contains(r.center().toPoint())) clicked = s;
+        }
+        ASSERT_GE(clicked, 0) << "row " << row;
+        QTest::mouseClick(waterfall, Qt::LeftButton, {}, waterfall->segmentRect(clicked).center().toPoint());
+        ASSERT_TRUE(waitIdle(window));
+        EXPECT_EQ(waterfall->selectedSegment(), clicked) << "row " << row;
         EXPECT_TRUE(waterfall->dependenciesKnown()) << "row " << row;
         EXPECT_FALSE(waterfall->dependencies().empty()) << "row " << row;
         EXPECT_FALSE(spans->spansPending()) << "row " << row;
