@@ -113,6 +113,7 @@ inline std::shared_ptr<RequestAggregates> makeAggregates(std::size_t n, bool ran
         a->pathNs.insert(a->pathNs.end(), {server, network});
     }
     a->pathBegin.push_back(n * 2);
+    a->typesByCriticalTime = typesByCriticalTime(*a);  // as computeAggregates fills it
     return a;
 }
 

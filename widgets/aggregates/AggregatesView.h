@@ -49,6 +49,7 @@ public:
     CdfPlot* whatIfPlot() const { return m_whatIf; }
     CdfPlot* shareCdf() const { return m_shareCdf; }
     CdfPlot* slackCdf() const { return m_slackCdf; }
+    QComboBox* whatIfTarget() const { return m_whatIfTarget; }
     QTableWidget* outlierTable() const { return m_outlierTable; }
     QCustomPlot* slackBucketPlot() const { return m_bucketPlot; }
     QComboBox* stratifyBy() const { return m_stratifyBy; }
@@ -105,6 +106,7 @@ private:
     QCustomPlot* m_bucketPlot;
     QLabel* m_prediction;
     // What-if page.
+    static constexpr std::size_t kWhatIfTypes = 200;  // segment types offered as what-if targets
     QComboBox* m_whatIfTarget;
     QDoubleSpinBox* m_whatIfPercent;
     QPushButton* m_whatIfRun;

@@ -245,7 +245,22 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
         from->at += k;
         a.pathBegin.push_back(a.pathBegin.back() + k);
     }
+    a.typesByCriticalTime = typesByCriticalTime(a);
     return a;
+}
+
+std::vector<std::uint32_t> typesByCriticalTime(const RequestAggregates& a) {
+    std::vector<TimeNs> time(a.typeCategory.size(), 0);
+    for (std::size_t k = 0; k < a.pathType.size(); ++k) {
+        const std::uint32_t type = a.pathType[k];
+        if (type >= time.size()) time.resize(std::size_t(type) + 1, 0);
+        time[type] += a.pathNs[k];
+    }
+    std::vector<std::uint32_t> types;
+    for (std::uint32_t t = 0; t < time.size(); ++t)
+        if (time[t] > 0) types.push_back(t);
+    std::sort(types.begin(), types.end(), [&](std::uint32_t x, std::uint32_t y) { return time[x] != time[y] ? time[x] > time[y] : x < y; });
+    return types;
 }
 
 Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSink* progress, const CancelToken* cancel) {

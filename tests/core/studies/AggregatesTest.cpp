@@ -136,6 +136,19 @@ TEST(Aggregates, BreakdownEqualsIndependentSums) {
     }
     // Critical times (with blind) add up to the mean latency.
     EXPECT_NEAR(criticalTotal + b.categories.back().criticalNs, b.meanLatencyNs, 1e-9 * b.meanLatencyNs);
+    // The what-if targets: every type on a true critical path, the most critical time first.
+    std::set<std::string> onPaths, listed;
+    for (const auto& [name, ns] : critical)
+        if (ns > 0) onPaths.insert(name);
+    for (std::size_t k = 0; k < a.typesByCriticalTime.size(); ++k) {
+        const std::string name = f.analysis.data.segmentName(SegmentTypeId(a.typesByCriticalTime[k]));
+        listed.insert(name);
+        if (k > 0) {
+            EXPECT_GE(critical[f.analysis.data.segmentName(SegmentTypeId(a.typesByCriticalTime[k - 1]))], critical[name]) << k;
+        }
+    }
+    EXPECT_EQ(listed, onPaths);
+    EXPECT_EQ(listed.size(), a.typesByCriticalTime.size()) << "each type once";
 }
 
 TEST(Aggregates, StrataCoverEveryRequestAndShowTheSlowNetwork) {

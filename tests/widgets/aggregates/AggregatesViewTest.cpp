@@ -157,6 +157,11 @@ TEST(AggregatesView, FillsEveryPageFromCoreResults) {
     view.waitForResults();
     EXPECT_EQ(view.outlierTable()->rowCount(), 2);
     EXPECT_EQ(view.outlierTable()->item(0, 0)->text(), QStringLiteral("type 0"));  // the server makes the slow ones slow
+    // What-if targets: the categories, then the types by critical time (server 99 s in all, network 20 s).
+    QStringList targets;
+    for (int i = 0; i < view.whatIfTarget()->count(); ++i) targets << view.whatIfTarget()->itemText(i);
+    EXPECT_EQ(targets, (QStringList{QStringLiteral("category server"), QStringLiteral("category network"), QStringLiteral("type 0"),
+                                    QStringLiteral("type 1")}));
     EXPECT_EQ(view.breakdownPlot()->plot()->plottableCount(), 5);
     for (int page = 0; page < 5; ++page) {
         view.showPage(page);

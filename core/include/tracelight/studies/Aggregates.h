@@ -34,6 +34,9 @@ struct RequestAggregates {
     std::vector<std::uint32_t> pathType;
     std::vector<TimeNs> pathNs;
     std::size_t rowsFromCache = 0;  // rows made from analyze's cached result, not by the per-request pass
+    // The segment types with critical time, the most first (ties by type): what a what-if is worth trying
+    // on. A million-span trace has a quarter of a million types, too many to offer.
+    std::vector<std::uint32_t> typesByCriticalTime;
 
     std::size_t requests() const { return ids.size(); }
     std::size_t width() const { return categories.size(); }
@@ -44,6 +47,9 @@ struct RequestAggregates {
     TimeNs span(std::size_t r, std::size_t c) const { return spanNs[r * width() + c]; }
     int categoryIndex(std::string_view name) const;
 };
+
+// RequestAggregates::typesByCriticalTime of these paths: their critical time summed per type.
+std::vector<std::uint32_t> typesByCriticalTime(const RequestAggregates& a);
 
 // The category of every segment type by the rules, from the facts of its first instance: categories
 // (names, in order of first use) and, per type, an index into them ("unused" for types no request has).
