@@ -760,10 +760,10 @@ void MainWindow::showContext(RequestId id) {
     const bool local = m_waterfall->localClocks();
     m_contextJob->start<std::shared_ptr<const ContextStrip>>(
         [analysis, row, local](const CancelToken&, const ProgressSink&) {
-            // Only the request's hosts are filed: the index costs their items, not every host's. It files them
-            // on the clocks the window is taken on.
+            // Only the other requests' items on its hosts are filed: the index costs those, not every host's.
+            // It files them on the clocks the window is taken on.
             const ClockOffsets recorded = ClockOffsets::none(analysis->data.hostLabels.size());
-            const HostTimeIndex index(analysis->data, local ? recorded : analysis->offsets, hostsOfRequest(analysis->data, row));
+            const HostTimeIndex index = HostTimeIndex::forRequest(analysis->data, local ? recorded : analysis->offsets, row);
             return std::make_shared<const ContextStrip>(temporalContextStrip(*analysis, index, row, 40, 50, local));
         },
         [this](std::shared_ptr<const ContextStrip> strip) {

@@ -32,7 +32,7 @@ int runContext(const ContextArgs& args) {
     // One query: an index of the request's hosts only (a view asking for request after request keeps one of
     // every host).
     const auto row = rows.front();
-    const HostTimeIndex index(analysis->data, analysis->offsets, hostsOfRequest(analysis->data, row));
+    const HostTimeIndex index = HostTimeIndex::forRequest(analysis->data, analysis->offsets, row);
     const TemporalContext c = temporalContext(analysis.value(), index, row);
     if (args.json) {
         JsonWriter w;

@@ -1,5 +1,7 @@
 #include "tracelight/bottleneck/HostTimeIndex.h"
 
+#include "tracelight/bottleneck/TemporalContext.h"
+
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -7,10 +9,19 @@
 namespace tracelight {
 
 HostTimeIndex::HostTimeIndex(const TraceData& data, const ClockOffsets& offsets, std::span<const HostId> onlyHosts)
+    : HostTimeIndex(data, offsets, onlyHosts, kNoRow) {}
+
+HostTimeIndex HostTimeIndex::forRequest(const TraceData& data, const ClockOffsets& offsets, std::uint32_t row) {
+    return HostTimeIndex(data, offsets, hostsOfRequest(data, row), row);
+}
+
+HostTimeIndex::HostTimeIndex(const TraceData& data, const ClockOffsets& offsets, std::span<const HostId> onlyHosts, std::uint32_t skipRow)
     : m_hosts(data.hostLabels.size()) {
-    std::vector<char> wanted(m_hosts.size(), onlyHosts.empty() ? 1 : 0);
+    // No hosts named: every host, unless it is one request's (hostless) context.
+    std::vector<char> wanted(m_hosts.size(), onlyHosts.empty() && skipRow == kNoRow ? 1 : 0);
     for (HostId h : onlyHosts) wanted[h.value] = 1;
     for (std::uint32_t r = 0; r < data.requestCount(); ++r) {
+        if (r == skipRow) continue;
         const auto events = data.eventsOf(r);
         for (std::size_t i = 0; i < events.size(); ++i) {
             const EventRecord& e = events[i];

@@ -192,8 +192,8 @@ TEST(TemporalContext, TheIndexFindsWhatAScanOfEveryEventFinds) {
                 found += got.hosts[h].segments;
             }
             EXPECT_EQ(got.concurrent, want.concurrent);
-            if (row % 50 == 0) {  // an index of the request's own hosts only answers the same
-                const HostTimeIndex own(a.data, a.offsets, hostsOfRequest(a.data, row));
+            if (row % 50 == 0) {  // an index of the request's own hosts, without its own items, answers the same
+                const HostTimeIndex own = HostTimeIndex::forRequest(a.data, a.offsets, row);
                 const TemporalContext fromOwn = temporalContext(a, own, row);
                 ASSERT_EQ(fromOwn.hosts.size(), want.hosts.size());
                 for (std::size_t h = 0; h < want.hosts.size(); ++h) {
@@ -226,7 +226,7 @@ TEST(TemporalContext, OnLocalClocksTheStripRunsOverTheRecordedTimestamps) {
             EXPECT_TRUE(strip.localClocks);
             EXPECT_EQ(strip.startNs, first) << "seed " << seed << " row " << row;
             EXPECT_EQ(strip.endNs, last) << "seed " << seed << " row " << row;
-            moved += strip.startNs != temporalContext(a, HostTimeIndex(a.data, a.offsets, hostsOfRequest(a.data, row)), row).startNs;
+            moved += strip.startNs != temporalContext(a, HostTimeIndex::forRequest(a.data, a.offsets, row), row).startNs;
             const TemporalContext whole = temporalContext(a, index, row, true), want = scanEverything(a, row, recorded);
             EXPECT_EQ(whole.concurrent, want.concurrent) << "seed " << seed << " row " << row;
             const auto hosts = hostsOfRequest(a.data, row);
