@@ -7,12 +7,12 @@
 
 namespace tracelight {
 
-SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpans& spans) {
-    return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.tasks, spans);
-}
+namespace {
 
-SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
-                                  std::span<const std::string> tasks, const RequestSpans& spans) {
+// Over span records or span shapes: both have the parent, times, task and event positions it reads.
+template <class Span>
+SpanCriticalPath spanCriticalPathOf(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
+                                    std::span<const std::string> tasks, std::span<const Span> spans) {
     SpanCriticalPath out;
     const std::size_t n = spans.size();
     out.spans.resize(n);
@@ -92,6 +92,22 @@ SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& cri
     }
     for (auto& t : out.spans) std::sort(t.criticalIntervals.begin(), t.criticalIntervals.end());
     return out;
+}
+
+} // namespace
+
+SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpans& spans) {
+    return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.tasks, spans);
+}
+
+SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
+                                  std::span<const std::string> tasks, const RequestSpans& spans) {
+    return spanCriticalPathOf(dag, criticalPath, segmentTask, tasks, std::span<const SpanRecord>(spans));
+}
+
+SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
+                                  std::span<const std::string> tasks, std::span<const SpanShape> spans) {
+    return spanCriticalPathOf(dag, criticalPath, segmentTask, tasks, spans);
 }
 
 } // namespace tracelight

@@ -38,22 +38,23 @@ std::uint32_t BottleneckTypeTable::intern(const std::string& name, const std::st
     return it->second;
 }
 
-std::uint32_t BottleneckTypeTable::ofSpan(const SpanRecord& span) {
-    std::string shape = span.host;
-    for (const std::string* part : {&span.service, &span.operation, &span.kind}) {
+std::uint32_t BottleneckTypeTable::ofSpan(const SpanShape& span) {
+    std::string shape(span.host);
+    for (const std::string_view part : {span.service, span.operation, span.kind}) {
         shape += '\x1f';
-        shape += *part;
+        shape += part;
     }
     std::lock_guard lock(m_mutex);
     if (auto it = m_spanShape.find(shape); it != m_spanShape.end()) return it->second;
     std::uint32_t type;
+    const std::string service(span.service), operation(span.operation);
     const BottleneckRule* rule =
-        m_rules.match({span.host, span.service, span.service + ":" + span.operation, span.operation, span.operation, span.kind});
+        m_rules.match({std::string(span.host), service, service + ":" + operation, operation, operation, std::string(span.kind)});
     if (rule) {
         type = intern(rule->type, rule->howToFix);
     } else {
-        const std::string service = hostRole(!span.service.empty() ? span.service : !span.host.empty() ? span.host : "?");
-        type = intern(service, serviceHowToFix(service));
+        const std::string role = hostRole(!service.empty() ? service : !span.host.empty() ? std::string(span.host) : std::string("?"));
+        type = intern(role, serviceHowToFix(role));
     }
     m_spanShape.emplace(std::move(shape), type);
     return type;

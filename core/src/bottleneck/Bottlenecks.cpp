@@ -95,7 +95,7 @@ Result<std::vector<BottleneckSummary>> computeBottlenecks(const InMemoryAnalysis
     const Status walked = forEachRequestWithSpans(
         td, store, [&](std::uint32_t r) { return accumulator.selected(r); }, threads, "splitting request timelines", progress,
         cancel, [&](unsigned shard) {
-            return [&, shard, pass = RequestBottleneckPass(analysis, hosts, types)](std::uint32_t row, const RequestSpans* spans) mutable {
+            return [&, shard, pass = RequestBottleneckPass(analysis, hosts, types)](std::uint32_t row, const std::vector<SpanShape>* spans) mutable {
                 const RequestContribution& c = pass.run(row, spans);
                 accumulator.add(shards[shard], row, pass.latencyNs(), c.byType);
             };

@@ -5,7 +5,7 @@
 
 namespace tracelight {
 
-void appendSpanSelfTime(const RequestSpans& spans, std::span<const TimeNs> startNs, std::span<const TimeNs> endNs,
+void appendSpanSelfTime(std::span<const SpanShape> spans, std::span<const TimeNs> startNs, std::span<const TimeNs> endNs,
                         std::vector<ActiveInterval>& out) {
     const std::size_t n = spans.size();
     // Children grouped by parent, each group in start order: one sort instead of a list per span.
@@ -37,7 +37,7 @@ std::unordered_map<std::string, HostId> hostsByName(const TraceData& data) {
     return out;
 }
 
-const RequestContribution& RequestBottleneckPass::run(std::size_t row, const RequestSpans* spans) {
+const RequestContribution& RequestBottleneckPass::run(std::size_t row, const std::vector<SpanShape>* spans) {
     const TraceData& td = m_analysis.data;
     const ClockOffsets& offsets = m_analysis.offsets;
     const RequestSpan window = buildSegments(td.eventsOf(row), offsets, m_segments);
@@ -50,9 +50,9 @@ const RequestContribution& RequestBottleneckPass::run(std::size_t row, const Req
         m_spanStart.resize(n);
         m_spanEnd.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
-            const SpanRecord& s = (*spans)[i];
-            const std::string& hostName = !s.host.empty() ? s.host : s.service;
-            const auto host = m_hosts.find(hostName.empty() ? std::string("?") : hostName);
+            const SpanShape& s = (*spans)[i];
+            const std::string_view hostName = !s.host.empty() ? s.host : s.service;
+            const auto host = m_hosts.find(hostName.empty() ? std::string("?") : std::string(hostName));
             const TimeNs offset = host != m_hosts.end() && host->second.value < offsets.offsetNs.size() ? offsets.offsetNs[host->second.value] : 0;
             m_spanStart[i] = s.startNs - offset;
             m_spanEnd[i] = std::max(s.startNs, s.endNs) - offset;

@@ -202,7 +202,7 @@ public:
     }
 
     // One request: its critical path as frames with self time, then totals up the ancestry, then the groups.
-    void process(ShardState& s, RequestPass& pass, std::size_t row, const RequestSpans* spans) const {
+    void process(ShardState& s, RequestPass& pass, std::size_t row, const std::vector<SpanShape>* spans) const {
         const RequestDag* dagOf = nullptr;
         const CriticalPath* pathOf = nullptr;
         if (m_paths && m_paths->has(row)) {
@@ -334,7 +334,7 @@ private:
     }
 
     template <class AddSelf, class RoleOf>
-    void processSpans(ShardState& s, const RequestDag& dag, const CriticalPath& cp, const RequestSpans& spans, AddSelf& addSelf,
+    void processSpans(ShardState& s, const RequestDag& dag, const CriticalPath& cp, const std::vector<SpanShape>& spans, AddSelf& addSelf,
                       RoleOf& roleOf) const {
         // The request's tasks by name, as the spans name the task their events landed in.
         s.tasks.clear();
@@ -349,7 +349,7 @@ private:
         // Frame of every span: its parent's frame and its own name, stacks cut at kMaxProfileDepth.
         s.spanFrame.assign(spans.size(), -1);
         for (std::size_t i = 0; i < spans.size(); ++i) {
-            const SpanRecord& sp = spans[i];
+            const SpanShape& sp = spans[i];
             const std::int32_t parent = sp.parent >= 0 && static_cast<std::size_t>(sp.parent) < i ? s.spanFrame[static_cast<std::size_t>(sp.parent)] : -1;
             if (parent >= 0 && s.table.depth[static_cast<std::size_t>(parent)] >= static_cast<std::int32_t>(kMaxProfileDepth) - 1) {
                 s.spanFrame[i] = s.table.frames[static_cast<std::size_t>(parent)].name == "[deeper]"
@@ -476,7 +476,7 @@ Result<ProfileSet> buildProfiles(const InMemoryAnalysis& analysis, const TraceSt
     const Status walked = forEachRequestWithSpans(
         td, store, [&](std::uint32_t r) { return builder.selected(r); }, threads, "profiling critical paths", progress, cancel,
         [&](unsigned shard) {
-            return [&, shard, pass = RequestPass(analysis.model, td)](std::uint32_t row, const RequestSpans* spans) mutable {
+            return [&, shard, pass = RequestPass(analysis.model, td)](std::uint32_t row, const std::vector<SpanShape>* spans) mutable {
                 builder.process(shards[shard], pass, row, spans);
             };
         });

@@ -732,10 +732,13 @@ Status TraceStore::scanSpans(const std::function<bool(RequestId, const RequestSp
     return readSpans(m_db, m_path, 0, std::numeric_limits<std::int64_t>::max(), [&](RequestId r, RequestSpans& spans) { return f(r, spans); });
 }
 
-Status TraceStore::scanSpanShapes(const std::function<bool(RequestId, const std::vector<SpanShape>&)>& f) const {
+Status TraceStore::scanSpanShapes(const std::function<bool(RequestId, const std::vector<SpanShape>&)>& f,
+                                  const std::function<void()>& beforeEnd) const {
     if (m_schemaVersion < 6) return Status::ok();
-    sqlite::Statement spans(m_db, "SELECT request_id, parent, service_id, operation_id, host_id, kind_id, start_ns, end_ns "
-                                  "FROM spans ORDER BY request_id, idx");
+    // The task as its name's id and occurrence, so its text is looked up once per name.
+    sqlite::Statement spans(m_db, "SELECT s.request_id, s.parent, s.service_id, s.operation_id, s.host_id, s.kind_id, s.start_ns, s.end_ns, "
+                                  "COALESCE(o.name_id, s.task_id), COALESCE(o.occurrence, 1), s.start_ord, s.end_ord "
+                                  "FROM spans s LEFT JOIN label_occurrences o ON o.id=s.task_id ORDER BY s.request_id, s.idx");
     LabelTextCache text(m_db);
     if (!spans.isValid() || !text.isValid()) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
     std::vector<SpanShape> current;
@@ -748,10 +751,12 @@ Status TraceStore::scanSpanShapes(const std::function<bool(RequestId, const std:
             currentRequest = r;
         }
         current.push_back({static_cast<std::int32_t>(spans.int64(1)), text(spans.int64(2)), text(spans.int64(3)), text(spans.int64(4)),
-                           text(spans.int64(5)), spans.int64(6), spans.int64(7)});
+                           text(spans.int64(5)), spans.int64(6), spans.int64(7), text(spans.int64(8)),
+                           static_cast<std::uint32_t>(spans.int64(9)), spans.int64(10), spans.int64(11)});
     }
     if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
     if (currentRequest >= 0 && !f(RequestId{static_cast<std::uint32_t>(currentRequest)}, current)) return Status::error("cancelled");
+    if (beforeEnd) beforeEnd();
     return Status::ok();
 }
 

@@ -63,7 +63,7 @@ TEST(SpanSelfTime, OwnTimeNotCoveredByChildren) {
         end.push_back(s.endNs);
     }
     std::vector<ActiveInterval> out;
-    appendSpanSelfTime(spans, start, end, out);
+    appendSpanSelfTime(spanShapes(spans), start, end, out);
     std::map<std::uint32_t, std::vector<std::pair<TimeNs, TimeNs>>> self;
     for (const auto& i : out) self[i.type].emplace_back(i.startNs, i.endNs);
     EXPECT_EQ(self[0], (std::vector<std::pair<TimeNs, TimeNs>>{{0, 10}, {50, 70}, {80, 100}}));

@@ -1,6 +1,6 @@
 #pragma once
 // Every selected request of an analysis, sharded over worker threads, each handed over with its span
-// records when it came from spans: those are read in one streaming scan of the store and handled in
+// shapes when it came from spans: those are read in one streaming scan of the store and handled in
 // batches, the rest (event logs, or a store not given) in one sharded pass, and a span request whose
 // records are missing still comes, without them. Cancel-aware, with progress. The profile and the
 // bottleneck pass both walk requests this way.
@@ -18,7 +18,7 @@
 
 namespace tracelight {
 
-// selected(row) -> bool. makeWorker(shard) -> a callable worker(row, const RequestSpans* or null), made once
+// selected(row) -> bool. makeWorker(shard) -> a callable worker(row, const std::vector<SpanShape>* or null), made once
 // per shard and pass, so that it can keep its own scratch (a RequestPass) across its requests.
 template <class Selected, class MakeWorker>
 Status forEachRequestWithSpans(const TraceData& td, const TraceStore* store, Selected selected, unsigned threads,
@@ -44,7 +44,7 @@ Status forEachRequestWithSpans(const TraceData& td, const TraceStore* store, Sel
     std::unordered_map<std::uint64_t, std::uint32_t> rowOf;
     rowOf.reserve(spanRows.size());
     for (auto r : spanRows) rowOf.emplace(td.requestIds[r].value, r);
-    std::vector<std::pair<std::uint32_t, RequestSpans>> batch;
+    std::vector<std::pair<std::uint32_t, std::vector<SpanShape>>> batch;
     std::vector<bool> seen(td.requestCount(), false);
     auto flush = [&] {
         forEachShard(batch.size(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
@@ -57,16 +57,18 @@ Status forEachRequestWithSpans(const TraceData& td, const TraceStore* store, Sel
         });
         batch.clear();
     };
-    Status scanned = store->scanSpans([&](RequestId id, const RequestSpans& spans) {
-        auto it = rowOf.find(id.value);
-        if (it == rowOf.end()) return !cancelled();
-        seen[it->second] = true;
-        batch.emplace_back(it->second, spans);
-        if (batch.size() >= 2048) flush();  // bounded memory: a batch of span trees at a time
-        return !cancelled();
-    });
+    // The last batch is flushed before the scan ends: the shapes' texts are the scan's.
+    Status scanned = store->scanSpanShapes(
+        [&](RequestId id, const std::vector<SpanShape>& spans) {
+            auto it = rowOf.find(id.value);
+            if (it == rowOf.end()) return !cancelled();
+            seen[it->second] = true;
+            batch.emplace_back(it->second, spans);
+            if (batch.size() >= 2048) flush();  // bounded memory: a batch of span trees at a time
+            return !cancelled();
+        },
+        flush);
     if (!scanned) return scanned;
-    flush();
     if (cancelled()) return Status::error("cancelled");
     auto worker = makeWorker(0);
     for (auto r : spanRows)

@@ -39,5 +39,7 @@ SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpan
 // RequestDetail (the profile): segmentTask indexes tasks, the task names the spans' `task` fields use.
 SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
                                   std::span<const std::string> tasks, const RequestSpans& spans);
+SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
+                                  std::span<const std::string> tasks, std::span<const SpanShape> spans);
 
 } // namespace tracelight

@@ -36,7 +36,7 @@ public:
     }
     // A span's type (thread-safe). The default is its service's name as the categories derive it
     // (hostRole: "frontend-579b9bff58-t2dbm" -> "frontend"), from the host when the service is empty.
-    std::uint32_t ofSpan(const SpanRecord& span);
+    std::uint32_t ofSpan(const SpanShape& span);
 
     // A copy of the types so far (thread-safe); indices never change.
     std::vector<BottleneckType> types() const;

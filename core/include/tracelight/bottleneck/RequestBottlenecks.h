@@ -19,7 +19,7 @@ namespace tracelight {
 
 // Self time of every span: [startNs[i], endNs[i]) minus the union of its children's intervals, clipped to
 // itself (times on one clock, given per span). Appends the pieces with type = the span's index. O(n log n).
-void appendSpanSelfTime(const RequestSpans& spans, std::span<const TimeNs> startNs, std::span<const TimeNs> endNs,
+void appendSpanSelfTime(std::span<const SpanShape> spans, std::span<const TimeNs> startNs, std::span<const TimeNs> endNs,
                         std::vector<ActiveInterval>& out);
 
 // Host label text -> host index, to put a span's recorded times on the analysis clock.
@@ -34,8 +34,8 @@ public:
 
     // Contributions by type index of the table, the gaps in byType[kGaps] (gapsNs is 0); byType may be
     // shorter than the table (absent types are 0).
-    // spans: the request's span records; null or empty: its segments (event logs, or spans without records).
-    const RequestContribution& run(std::size_t row, const RequestSpans* spans);
+    // spans: the request's span shapes; null or empty: its segments (event logs, or spans without records).
+    const RequestContribution& run(std::size_t row, const std::vector<SpanShape>* spans);
     TimeNs latencyNs() const { return m_latencyNs; }
 
 private:

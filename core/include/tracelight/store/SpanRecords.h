@@ -42,13 +42,19 @@ struct SpanRecord {
 // One request's spans, parents before children (a span's parent has a smaller index).
 using RequestSpans = std::vector<SpanRecord>;
 
-// A span's place in its tree and its time, without its ids, tags, events and links: what the service map
-// reads of every span (a tenth of a SpanRecord's memory). Its texts view the record's, or those of the scan
-// that read it (valid while that scan runs).
+// A span's place in its tree, its time and where its events are, without its id, tags, events and links:
+// what the service map, the bottleneck study and the profile read of every span (a third of a SpanRecord's
+// memory, without its strings). Its texts view the record's, or those of the scan that read it (valid
+// while that scan runs).
 struct SpanShape {
     std::int32_t parent = -1;
     std::string_view service, operation, host, kind;
     TimeNs startNs = 0, endNs = 0;
+    std::string_view task;  // as SpanRecord's
+    std::uint32_t taskOccurrence = 1;
+    std::int64_t startOrd = 0, endOrd = 0;
+
+    std::string taskName() const { return occurrenceName(task, taskOccurrence); }
 };
 
 // The shapes of records, viewing their texts.

@@ -269,8 +269,11 @@ public:
     // Every request's spans in request order, in one streaming scan (requests without spans are not
     // visited); f returns false to stop (then "cancelled").
     Status scanSpans(const std::function<bool(RequestId, const RequestSpans&)>& f) const;
-    // The same scan of the spans' shapes only (no ids, tags, events or links); their texts live until it ends.
-    Status scanSpanShapes(const std::function<bool(RequestId, const std::vector<SpanShape>&)>& f) const;
+    // The same scan of the spans' shapes only (no ids, tags, events or links). Their texts live until it
+    // ends: beforeEnd, when given, is called after the last request while they still do (a caller that
+    // batches requests finishes its batch there).
+    Status scanSpanShapes(const std::function<bool(RequestId, const std::vector<SpanShape>&)>& f,
+                          const std::function<void()>& beforeEnd = {}) const;
 
 private:
     // The connection stays inside store/: the classes and functions there that hold SQL, and tests.

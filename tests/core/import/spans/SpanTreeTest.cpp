@@ -261,10 +261,13 @@ TEST(SpanTree, ShapeScanIsTheRecordsShapes) {
             EXPECT_EQ(shapes[i].kind, spans[i].kind) << i;
             EXPECT_EQ(shapes[i].startNs, spans[i].startNs) << i;
             EXPECT_EQ(shapes[i].endNs, spans[i].endNs) << i;
+            EXPECT_EQ(shapes[i].taskName(), spans[i].taskName()) << i;
+            EXPECT_EQ(shapes[i].startOrd, spans[i].startOrd) << i;
+            EXPECT_EQ(shapes[i].endOrd, spans[i].endOrd) << i;
         }
         return true;
-    }));
-    EXPECT_EQ(request, records.size());
+    }, [&] { EXPECT_EQ(request, records.size()) << "called once every request was handed over"; ++request; }));
+    EXPECT_EQ(request, records.size() + 1) << "and once";
     int visited = 0;
     EXPECT_EQ(imported.store->scanSpanShapes([&](RequestId, const std::vector<SpanShape>&) { return ++visited < 2; }).message(), "cancelled");
     EXPECT_EQ(visited, 2);
