@@ -367,10 +367,12 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
             d.dag.startNs = span.startNs;
             d.dag.endNs = span.endNs;
             auto kept = std::make_shared<const CausalModel>(std::move(context.stored->model));
-            *later = [kept, events = std::move(events), links = std::move(links)](std::span<const SegmentInstance> segments) {
+            std::vector<SegmentLink> joined;  // the links between segments: the events need not be kept
+            segmentLinks(events, links, joined);
+            *later = [kept, joined = std::move(joined)](std::span<const SegmentInstance> segments) {
                 RequestPass pass(*kept);
                 RequestDependencies found;
-                pass.edges(events, segments, links, found.edges, found.firstEdgeTo);
+                pass.edges(segments, joined, found.edges, found.firstEdgeTo);
                 return found;
             };
             d.dependenciesFollow = true;

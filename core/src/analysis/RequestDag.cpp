@@ -354,17 +354,36 @@ void RequestDagBuilder::build(std::span<const EventRecord> events, const ClockOf
     const RequestSpan span = buildSegments(events, offsets, dag.segments);
     dag.startNs = span.startNs;
     dag.endNs = span.endNs;
-    connect(events, dag.segments, links, dag.edges, dag.firstEdgeTo, dag.order);
+    segmentLinks(events, links, m_scratch.links);
+    connect(dag.segments, m_scratch.links, dag.edges, dag.firstEdgeTo, dag.order);
 }
 
-void RequestDagBuilder::buildEdges(std::span<const EventRecord> events, std::span<const SegmentInstance> segments,
-                                   std::span<const EventLink> links, std::vector<DagEdge>& edges, std::vector<std::uint32_t>& firstEdgeTo) {
-    connect(events, segments, links, edges, firstEdgeTo, m_scratch.order);
+void segmentLinks(std::span<const EventRecord> events, std::span<const EventLink> links, std::vector<SegmentLink>& out) {
+    out.clear();
+    if (links.empty()) return;
+    // A link from event a to event b joins the segment that ends at a to the one that starts at b.
+    std::vector<int> endsAt(events.size(), -1), startsAt(events.size(), -1);
+    int segment = 0;
+    for (std::size_t e = 0; e < events.size(); ++e)
+        if (events[e].segmentType.isValid()) {
+            endsAt[e] = segment;
+            startsAt[e - 1] = segment;
+            ++segment;
+        }
+    for (const EventLink& l : links) {
+        if (l.from >= events.size() || l.to >= events.size()) continue;
+        const int from = endsAt[l.from], to = startsAt[l.to];
+        if (from >= 0 && to >= 0) out.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to)});
+    }
 }
 
-void RequestDagBuilder::connect(std::span<const EventRecord> events, std::span<const SegmentInstance> segs,
-                                std::span<const EventLink> links, std::vector<DagEdge>& reduced, std::vector<std::uint32_t>& firstEdgeTo,
-                                std::vector<std::uint32_t>& order) {
+void RequestDagBuilder::buildEdges(std::span<const SegmentInstance> segments, std::span<const SegmentLink> links,
+                                   std::vector<DagEdge>& edges, std::vector<std::uint32_t>& firstEdgeTo) {
+    connect(segments, links, edges, firstEdgeTo, m_scratch.order);
+}
+
+void RequestDagBuilder::connect(std::span<const SegmentInstance> segs, std::span<const SegmentLink> links, std::vector<DagEdge>& reduced,
+                                std::vector<std::uint32_t>& firstEdgeTo, std::vector<std::uint32_t>& order) {
     const std::size_t n = segs.size();
     if (m_local.size() < m_model.typeCount()) m_local.resize(m_model.typeCount());
     for (const auto& s : segs)
@@ -467,22 +486,8 @@ void RequestDagBuilder::connect(std::span<const EventRecord> events, std::span<c
         }
         for (std::uint32_t t : touched) edges.push_back({i, earliest[t], earliestKind[t]});
     }
-    if (!links.empty()) {
-        // A link from event a to event b joins the segment that ends at a to the one that starts at b.
-        std::vector<int> endsAt(events.size(), -1), startsAt(events.size(), -1);
-        int segment = 0;
-        for (std::size_t e = 0; e < events.size(); ++e)
-            if (events[e].segmentType.isValid()) {
-                endsAt[e] = segment;
-                startsAt[e - 1] = segment;
-                ++segment;
-            }
-        for (const EventLink& l : links) {
-            if (l.from >= events.size() || l.to >= events.size()) continue;
-            const int from = endsAt[l.from], to = startsAt[l.to];
-            if (from >= 0 && to >= 0) edges.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), EdgeKind::Link});
-        }
-    }
+    for (const SegmentLink& l : links)
+        if (l.from < n && l.to < n) edges.push_back({l.from, l.to, EdgeKind::Link});
     // A pipeline gives each item's data dependency (producer -> consumer) and the FIFO order of the two
     // consumers, as this request took them.
     auto presentOf = [&](const std::vector<SegmentTypeId>& group) {

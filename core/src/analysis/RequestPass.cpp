@@ -10,10 +10,10 @@ const RequestDag& RequestPass::graph(std::span<const EventRecord> events, const 
     return m_result.dag;
 }
 
-void RequestPass::edges(std::span<const EventRecord> events, std::span<const SegmentInstance> segments, std::span<const EventLink> links,
-                        std::vector<DagEdge>& edges, std::vector<std::uint32_t>& firstEdgeTo) {
+void RequestPass::edges(std::span<const SegmentInstance> segments, std::span<const SegmentLink> links, std::vector<DagEdge>& edges,
+                        std::vector<std::uint32_t>& firstEdgeTo) {
     const auto start = std::chrono::steady_clock::now();
-    m_builder.buildEdges(events, segments, links, edges, firstEdgeTo);
+    m_builder.buildEdges(segments, links, edges, firstEdgeTo);
     m_times.graph += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

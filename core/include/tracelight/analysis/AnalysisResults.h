@@ -58,7 +58,7 @@ struct RequestDependencies {
     std::vector<std::uint32_t> firstEdgeTo;
 };
 // Work that finds them, given the detail's segments (dag.segments, not copied: a million-span trace's are
-// 200 MB); it holds the rest of what it needs (the events, links and model) and runs on any thread.
+// 100 MB); it holds the rest of what it needs (the links between segments and the model) and runs on any thread.
 using DependencyWork = std::function<RequestDependencies(std::span<const SegmentInstance> segments)>;
 
 // An analysed request's critical path, blind intervals and slack are its cached result, decoded by the

@@ -20,6 +20,14 @@ struct DagEdge {
     EdgeKind kind;
 };
 
+// A known causal link between two segments of a request (from span links): the segment that ends at the
+// link's first event to the one that starts at its second.
+struct SegmentLink {
+    std::uint32_t from, to;
+};
+// The links between events as links between the segments buildSegments makes of those events.
+void segmentLinks(std::span<const EventRecord> events, std::span<const EventLink> links, std::vector<SegmentLink>& out);
+
 struct RequestDag {
     std::vector<SegmentInstance> segments;
     std::vector<DagEdge> edges;  // after transitive reduction, sorted by (to, from)
@@ -56,10 +64,10 @@ public:
     explicit RequestDagBuilder(const CausalModel& model);
     void build(std::span<const EventRecord> events, const ClockOffsets& offsets, RequestDag& dag,
                std::span<const EventLink> links = {});
-    // The reduced edges (and RequestDag::firstEdgeTo) of the graph whose segments build made from these
-    // events, for a caller that holds those segments already: a million-span trace's are 200 MB.
-    void buildEdges(std::span<const EventRecord> events, std::span<const SegmentInstance> segments, std::span<const EventLink> links,
-                    std::vector<DagEdge>& edges, std::vector<std::uint32_t>& firstEdgeTo);
+    // The reduced edges (and RequestDag::firstEdgeTo) of the graph build makes, for a caller that holds its
+    // segments and links already (a million-span trace's segments are 100 MB, its events 75 MB).
+    void buildEdges(std::span<const SegmentInstance> segments, std::span<const SegmentLink> links, std::vector<DagEdge>& edges,
+                    std::vector<std::uint32_t>& firstEdgeTo);
     // For graphs built elsewhere (tests, span links): reduce and index the given edges.
     static void finish(RequestDag& dag, std::vector<DagEdge> edges);
 
@@ -77,12 +85,13 @@ public:
         std::vector<std::uint64_t> reach;       // small graphs: each vertex's reach as a bitset
         std::vector<std::uint32_t> edgeAtRank;  // and the edge to each successor, by its rank
         std::vector<std::uint32_t> order;       // buildEdges: the topological order nobody keeps
+        std::vector<SegmentLink> links;         // build: the request's links between segments
     };
 
 private:
     // The edges among `segments` (with their topological order), offered then reduced.
-    void connect(std::span<const EventRecord> events, std::span<const SegmentInstance> segments, std::span<const EventLink> links,
-                 std::vector<DagEdge>& reduced, std::vector<std::uint32_t>& firstEdgeTo, std::vector<std::uint32_t>& order);
+    void connect(std::span<const SegmentInstance> segments, std::span<const SegmentLink> links, std::vector<DagEdge>& reduced,
+                 std::vector<std::uint32_t>& firstEdgeTo, std::vector<std::uint32_t>& order);
     // The transitive reduction of scratch.edges, by target, and the order it keeps.
     static void reduce(std::span<const SegmentInstance> segments, std::vector<DagEdge>& reduced, std::vector<std::uint32_t>& firstEdgeTo,
                        std::vector<std::uint32_t>& order, Scratch& scratch);

@@ -32,9 +32,9 @@ public:
     // The graph only (what-if re-schedules it; no critical path or slack needed).
     const RequestDag& graph(std::span<const EventRecord> events, const ClockOffsets& offsets,
                             std::span<const EventLink> links = {});
-    // The graph's edges only, for a caller holding the segments `graph` would make from these events.
-    void edges(std::span<const EventRecord> events, std::span<const SegmentInstance> segments, std::span<const EventLink> links,
-               std::vector<DagEdge>& edges, std::vector<std::uint32_t>& firstEdgeTo);
+    // The graph's edges only, for a caller holding the segments and links `graph` would make.
+    void edges(std::span<const SegmentInstance> segments, std::span<const SegmentLink> links, std::vector<DagEdge>& edges,
+               std::vector<std::uint32_t>& firstEdgeTo);
     // Graph and critical path (slack left empty): for passes that never read slack.
     const RequestPassResult& criticalPath(std::span<const EventRecord> events, const ClockOffsets& offsets,
                                           std::span<const EventLink> links = {});
