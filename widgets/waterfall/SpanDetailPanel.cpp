@@ -59,12 +59,18 @@ void SpanDetailPanel::showSpan(const SpanTreeView& view, int span) {
         m_links->clear();
         return;
     }
-    const auto& s = data->spans[static_cast<std::size_t>(span)];
+    const SpanShape& s = data->spans[static_cast<std::size_t>(span)];
+    // Its id, tags, events and links are read for it alone: the tree holds shapes only.
+    const std::optional<SpanRecord> whole = data->record ? data->record(span) : std::nullopt;
+    const SpanRecord none;
+    const SpanRecord& r = whole ? *whole : none;
     auto timeOf = [](const std::vector<TimeNs>& v, int i) { return static_cast<std::size_t>(i) < v.size() ? v[static_cast<std::size_t>(i)] : kNoTime; };
     const auto [fromUs, toUs] = view.spanUs(span);
-    auto text = [](const std::string& s) { return s.empty() ? QStringLiteral("–") : QString::fromStdString(s).toHtmlEscaped(); };
+    auto text = [](std::string_view s) {
+        return s.empty() ? QStringLiteral("–") : QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())).toHtmlEscaped();
+    };
     QString html = QStringLiteral("<b>%1</b> &nbsp; %2<br>").arg(text(s.service), text(s.operation));
-    html += tr("host %1 &nbsp;·&nbsp; kind %2 &nbsp;·&nbsp; span id %3<br>").arg(text(s.host), text(s.kind), text(s.spanId));
+    html += tr("host %1 &nbsp;·&nbsp; kind %2 &nbsp;·&nbsp; span id %3<br>").arg(text(s.host), text(s.kind), text(r.spanId));
     html += tr("start +%1 &nbsp;·&nbsp; duration %2 &nbsp;·&nbsp; self %3 &nbsp;·&nbsp; critical %4")
                 .arg(formatDuration(fromUs), formatDurationNs(s.endNs - s.startNs), formatDurationNs(timeOf(data->selfNs, span)),
                      data->criticalNs.empty() ? tr("not computed") : formatDurationNs(timeOf(data->criticalNs, span)));
@@ -75,11 +81,11 @@ void SpanDetailPanel::showSpan(const SpanTreeView& view, int span) {
     m_summary->setText(html);
     // The span's own tags, then (under a heading, greyed) its process's or resource's, shared by its process's spans.
     m_tags->clearSpans();
-    const int own = static_cast<int>(s.attributes.size()), shared = static_cast<int>(s.processAttributes.size());
+    const int own = static_cast<int>(r.attributes.size()), shared = static_cast<int>(r.processAttributes.size());
     m_tags->setRowCount(own + (shared ? shared + 1 : 0));
     for (int i = 0; i < own; ++i) {
-        m_tags->setItem(i, 0, item(QString::fromStdString(s.attributes[static_cast<std::size_t>(i)].first)));
-        m_tags->setItem(i, 1, item(QString::fromStdString(s.attributes[static_cast<std::size_t>(i)].second)));
+        m_tags->setItem(i, 0, item(QString::fromStdString(r.attributes[static_cast<std::size_t>(i)].first)));
+        m_tags->setItem(i, 1, item(QString::fromStdString(r.attributes[static_cast<std::size_t>(i)].second)));
     }
     if (shared) {
         auto* heading = item(shared == 1 ? tr("process / resource (1 tag, shared by its process's spans)")
@@ -92,7 +98,7 @@ void SpanDetailPanel::showSpan(const SpanTreeView& view, int span) {
         m_tags->setSpan(own, 0, 1, 2);
         const QColor grey = palette().color(QPalette::PlaceholderText);
         for (int i = 0; i < shared; ++i) {
-            const auto& [k, v] = s.processAttributes[static_cast<std::size_t>(i)];
+            const auto& [k, v] = r.processAttributes[static_cast<std::size_t>(i)];
             for (auto [column, text] : {std::pair{0, k}, {1, v}}) {
                 auto* cell = item(QString::fromStdString(text));
                 cell->setForeground(grey);
@@ -101,15 +107,15 @@ void SpanDetailPanel::showSpan(const SpanTreeView& view, int span) {
         }
     }
     m_tags->resizeColumnToContents(0);
-    m_events->setRowCount(static_cast<int>(s.events.size()));
-    for (int i = 0; i < static_cast<int>(s.events.size()); ++i) {
-        const auto& e = s.events[static_cast<std::size_t>(i)];
+    m_events->setRowCount(static_cast<int>(r.events.size()));
+    for (int i = 0; i < static_cast<int>(r.events.size()); ++i) {
+        const auto& e = r.events[static_cast<std::size_t>(i)];
         m_events->setItem(i, 0, item(QStringLiteral("+") + formatDurationNs(e.tsNs - s.startNs)));
         m_events->setItem(i, 1, item(QString::fromStdString(e.name)));
     }
     m_events->resizeColumnToContents(0);
     QStringList links;
-    for (const auto& l : s.links) links << QString::fromStdString(l).toHtmlEscaped();
+    for (const auto& l : r.links) links << QString::fromStdString(l).toHtmlEscaped();
     m_links->setText(links.isEmpty() ? tr("No links") : tr("Links: %1").arg(links.join(QStringLiteral(", "))));
 }
 

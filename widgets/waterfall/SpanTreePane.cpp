@@ -19,7 +19,10 @@
 namespace tracelight::widgets {
 
 std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail) {
-    RequestSpans spans = store.requestSpans(detail.id);
+    // The shapes only (a third of the records' memory); a span's whole record is read when it is shown,
+    // on a connection of its own (the store given here is the worker's).
+    RequestSpanShapes shapes = store.requestSpanShapes(detail.id);
+    const std::vector<SpanShape>& spans = shapes.spans;
     if (spans.empty()) return nullptr;
     // Each host's offset, as the analysis applied it: a segment's local start minus its adjusted start.
     // Found per host index (the first segment starting on it), then named: a million-span trace has
@@ -29,7 +32,7 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
         auto& offset = offsetOfHost[detail.segmentStartHost[s]];
         if (!offset) offset = detail.localStartNs[s] - detail.dag.segments[s].startNs;
     }
-    std::unordered_map<std::string, TimeNs> hostOffset;
+    std::unordered_map<std::string_view, TimeNs> hostOffset;  // keys view detail.hosts
     for (std::size_t h = 0; h < offsetOfHost.size(); ++h)
         if (offsetOfHost[h]) hostOffset.emplace(detail.hosts[h], *offsetOfHost[h]);
     const SpanCriticalPath critical = spanCriticalPath(detail, spans);
@@ -49,7 +52,15 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
         // Core gives the critical parts on the adjusted clock; the view keeps them on the span's recorded one.
         for (const auto& [from, to] : critical.spans[i].criticalIntervals) data->criticalParts[i].emplace_back(from + offset, to + offset);
     }
-    data->spans = std::move(spans);
+    data->spans = std::move(shapes.spans);
+    data->texts = std::make_shared<const SpanTexts>(std::move(shapes.texts));
+    const std::string path = store.path();
+    if (!path.empty() && path != ":memory:")
+        data->record = [path, request = detail.id](int span) -> std::optional<SpanRecord> {
+            auto reader = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+            if (!reader || span < 0) return std::nullopt;
+            return reader.value()->requestSpan(request, static_cast<std::uint32_t>(span));
+        };
     return data;
 }
 

@@ -19,6 +19,11 @@
 namespace tracelight::widgets {
 
 namespace {
+QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+} // namespace
+
+
+namespace {
 template <class T> T at(const std::vector<T>& v, int i, T fallback) {
     return i >= 0 && static_cast<std::size_t>(i) < v.size() ? v[static_cast<std::size_t>(i)] : fallback;
 }
@@ -199,20 +204,20 @@ int SpanTreeView::rowAt(int y) const {
 QString SpanTreeView::labelFor(int span) const {
     if (!m_data || span < 0 || static_cast<std::size_t>(span) >= m_data->spans.size()) return {};
     const auto& s = m_data->spans[static_cast<std::size_t>(span)];
-    return QString::fromStdString(s.service) + QStringLiteral("  ") + QString::fromStdString(s.operation);
+    return qtext(s.service) + QStringLiteral("  ") + qtext(s.operation);
 }
 
 QString SpanTreeView::tooltipFor(int span) const {
     if (!m_data || span < 0 || static_cast<std::size_t>(span) >= m_data->spans.size()) return {};
     const auto& s = m_data->spans[static_cast<std::size_t>(span)];
     const auto [from, to] = spanUs(span);
-    QString text = QStringLiteral("<b>%1</b> %2<br>").arg(QString::fromStdString(s.service).toHtmlEscaped(),
-                                                          QString::fromStdString(s.operation).toHtmlEscaped());
+    QString text = QStringLiteral("<b>%1</b> %2<br>").arg(qtext(s.service).toHtmlEscaped(),
+                                                          qtext(s.operation).toHtmlEscaped());
     text += tr("start +%1, duration %2").arg(formatDuration(from), formatDurationNs(s.endNs - s.startNs));
     text += QStringLiteral("<br>") + tr("self time %1").arg(formatDurationNs(at<TimeNs>(m_data->selfNs, span, kNoTime)));
     if (!m_data->criticalNs.empty())
         text += QStringLiteral("<br>") + tr("critical %1").arg(formatDurationNs(at<TimeNs>(m_data->criticalNs, span, kNoTime)));
-    if (!s.host.empty()) text += QStringLiteral("<br>") + tr("host %1").arg(QString::fromStdString(s.host).toHtmlEscaped());
+    if (!s.host.empty()) text += QStringLiteral("<br>") + tr("host %1").arg(qtext(s.host).toHtmlEscaped());
     return text;
 }
 
@@ -261,7 +266,7 @@ void SpanTreeView::paintEvent(QPaintEvent*) {
             p.fillRect(QRect(0, r.top(), right, r.height()), tint);
         }
         else if (row % 2) p.fillRect(QRect(0, r.top(), right, r.height()), palette().alternateBase());
-        const QColor colour = palette::forTask(QString::fromStdString(s.service));
+        const QColor colour = palette::forTask(qtext(s.service));
         // Label column: triangle, service swatch, service and operation, elided to the column.
         p.save();
         p.setClipRect(QRect(0, r.top(), m_labelWidth, r.height()));
@@ -282,7 +287,7 @@ void SpanTreeView::paintEvent(QPaintEvent*) {
         }
         p.fillRect(QRect(tri.right() + 4, r.top() + 5, 4, r.height() - 10), colour.darker(130));
         const int textX = tri.right() + 12;
-        const QString service = QString::fromStdString(s.service);
+        const QString service = qtext(s.service);
         QFont bold = font();
         bold.setBold(true);
         p.setFont(bold);
@@ -295,7 +300,7 @@ void SpanTreeView::paintEvent(QPaintEvent*) {
         if (opX < m_labelWidth - 10) {
             p.setPen(palette().color(QPalette::PlaceholderText));
             p.drawText(QRect(opX, r.top(), m_labelWidth - opX - 4, r.height()), Qt::AlignVCenter | Qt::AlignLeft,
-                       fm.elidedText(QString::fromStdString(s.operation), Qt::ElideRight, m_labelWidth - opX - 4));
+                       fm.elidedText(qtext(s.operation), Qt::ElideRight, m_labelWidth - opX - 4));
         }
         p.restore();
         // Bar, with its critical parts on top.

@@ -4,7 +4,9 @@
 // part of each span drawn on its bar, a resizable label column and a time axis. It draws what it is given:
 // self and critical times come from core in SpanTreeData.
 #include <QWidget>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -15,9 +17,13 @@ class QScrollBar;
 
 namespace tracelight::widgets {
 
-// What the span tree shows: the spans, and per span (index as in spans; an empty vector: not known)
+// What the span tree shows: the spans' shapes, and per span (index as in spans; an empty vector: not known)
 struct SpanTreeData {
-    RequestSpans spans;
+    std::vector<SpanShape> spans;
+    std::shared_ptr<const void> texts;  // what the shapes' texts view, kept with them
+    // The whole record of a span (its id, tags, events and links), read when it is shown; unset or
+    // nullopt: not known.
+    std::function<std::optional<SpanRecord>(int span)> record;
     std::vector<TimeNs> selfNs;      // time no child covers
     std::vector<TimeNs> criticalNs;  // time on the request's critical path
     // Where the critical time lies, on the span's recorded clock (empty per span: none, or not known).

@@ -100,6 +100,10 @@ SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpan
     return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.tasks, spans);
 }
 
+SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const SpanShape> spans) {
+    return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.tasks, spans);
+}
+
 SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
                                   std::span<const std::string> tasks, const RequestSpans& spans) {
     return spanCriticalPathOf(dag, criticalPath, segmentTask, tasks, std::span<const SpanRecord>(spans));

@@ -637,17 +637,22 @@ public:
         return it->second;
     }
 
+    // The texts read so far; their nodes do not move with the map, so views into them stay valid.
+    SpanTexts takeTexts() { return std::move(m_texts); }
+
 private:
     sqlite::Statement m_lookup;
-    std::unordered_map<std::int64_t, std::string> m_texts;
+    SpanTexts m_texts;
 };
 // Requests [first, last] in request order: four cursors in key order, merged span by span, so a scan
 // is one pass over each table (no query per span or per request).
 // The callback may take the request's spans (requestSpans moves them out; a million spans were copied).
 // expectedSpans: room made at once (one request's count), so a million spans are not held one and a half
 // times over while the list doubles.
+// Spans [firstIdx, lastIdx] of each (one span: requestSpan).
 Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::int64_t last,
-                 const std::function<bool(RequestId, RequestSpans&)>& f, std::size_t expectedSpans = 0) {
+                 const std::function<bool(RequestId, RequestSpans&)>& f, std::size_t expectedSpans = 0, std::int64_t firstIdx = 0,
+                 std::int64_t lastIdx = std::numeric_limits<std::int64_t>::max()) {
     // Services, operations, hosts, kinds, tag keys and values and event names repeat across a trace's
     // spans: their texts are looked up once per label id here (through label_text, which spells an
     // occurrence label too), not joined for every row (a million spans made ten million label lookups).
@@ -656,20 +661,21 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         "SELECT s.request_id, s.idx, s.span_id, s.parent, s.service_id, s.operation_id, s.host_id, s.kind_id, s.start_ns, s.end_ns, "
         "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1) FROM spans s "
         "LEFT JOIN label_occurrences o ON o.id=s.task_id JOIN labels t ON t.id=COALESCE(o.name_id, s.task_id) "
-        "WHERE s.request_id BETWEEN ?1 AND ?2 ORDER BY s.request_id, s.idx");
+        "WHERE s.request_id BETWEEN ?1 AND ?2 AND s.idx BETWEEN ?3 AND ?4 ORDER BY s.request_id, s.idx");
     sqlite::Statement attrs(db,
         "SELECT a.request_id, a.idx, a.key_id, a.value_id, a.process FROM span_attrs a "
-        "WHERE a.request_id BETWEEN ?1 AND ?2 ORDER BY a.request_id, a.idx, a.pos");
+        "WHERE a.request_id BETWEEN ?1 AND ?2 AND a.idx BETWEEN ?3 AND ?4 ORDER BY a.request_id, a.idx, a.pos");
     LabelTextCache text(db);
     sqlite::Statement events(db,
         "SELECT e.request_id, e.idx, e.name_id, e.ts_ns FROM span_events e "
-        "WHERE e.request_id BETWEEN ?1 AND ?2 ORDER BY e.request_id, e.idx, e.pos");
+        "WHERE e.request_id BETWEEN ?1 AND ?2 AND e.idx BETWEEN ?3 AND ?4 ORDER BY e.request_id, e.idx, e.pos");
     sqlite::Statement links(db,
-        "SELECT request_id, idx, span_id FROM span_links WHERE request_id BETWEEN ?1 AND ?2 ORDER BY request_id, idx, pos");
+        "SELECT request_id, idx, span_id FROM span_links WHERE request_id BETWEEN ?1 AND ?2 AND idx BETWEEN ?3 AND ?4 "
+        "ORDER BY request_id, idx, pos");
     if (!text.isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
     for (auto* st : {&spans, &attrs, &events, &links}) {
         if (!st->isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
-        st->bind(1, first).bind(2, last);
+        st->bind(1, first).bind(2, last).bind(3, firstIdx).bind(4, lastIdx);
     }
     Side a{attrs}, e{events}, l{links};
     a.next();
@@ -732,16 +738,29 @@ Status TraceStore::scanSpans(const std::function<bool(RequestId, const RequestSp
     return readSpans(m_db, m_path, 0, std::numeric_limits<std::int64_t>::max(), [&](RequestId r, RequestSpans& spans) { return f(r, spans); });
 }
 
-Status TraceStore::scanSpanShapes(const std::function<bool(RequestId, const std::vector<SpanShape>&)>& f,
-                                  const std::function<void()>& beforeEnd) const {
-    if (m_schemaVersion < 6) return Status::ok();
+std::optional<SpanRecord> TraceStore::requestSpan(RequestId request, std::uint32_t index) const {
+    std::optional<SpanRecord> out;
+    if (m_schemaVersion < 6) return out;
+    readSpans(m_db, m_path, request.value, request.value, [&](RequestId, RequestSpans& spans) {
+        if (!spans.empty()) out = std::move(spans.front());
+        return true;
+    }, 1, index, index);
+    return out;
+}
+
+namespace {
+// Requests [first, last]'s span shapes, their texts in `text`.
+Status readSpanShapes(sqlite3* db, const std::string& path, std::int64_t first, std::int64_t last, LabelTextCache& text,
+                      const std::function<bool(RequestId, std::vector<SpanShape>&)>& f, std::size_t expectedSpans = 0) {
     // The task as its name's id and occurrence, so its text is looked up once per name.
-    sqlite::Statement spans(m_db, "SELECT s.request_id, s.parent, s.service_id, s.operation_id, s.host_id, s.kind_id, s.start_ns, s.end_ns, "
-                                  "COALESCE(o.name_id, s.task_id), COALESCE(o.occurrence, 1), s.start_ord, s.end_ord "
-                                  "FROM spans s LEFT JOIN label_occurrences o ON o.id=s.task_id ORDER BY s.request_id, s.idx");
-    LabelTextCache text(m_db);
-    if (!spans.isValid() || !text.isValid()) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
+    sqlite::Statement spans(db, "SELECT s.request_id, s.parent, s.service_id, s.operation_id, s.host_id, s.kind_id, s.start_ns, s.end_ns, "
+                                "COALESCE(o.name_id, s.task_id), COALESCE(o.occurrence, 1), s.start_ord, s.end_ord "
+                                "FROM spans s LEFT JOIN label_occurrences o ON o.id=s.task_id "
+                                "WHERE s.request_id BETWEEN ?1 AND ?2 ORDER BY s.request_id, s.idx");
+    if (!spans.isValid() || !text.isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
+    spans.bind(1, first).bind(2, last);
     std::vector<SpanShape> current;
+    current.reserve(expectedSpans);
     std::int64_t currentRequest = -1;
     int rc;
     while ((rc = spans.step()) == SQLITE_ROW) {
@@ -754,10 +773,35 @@ Status TraceStore::scanSpanShapes(const std::function<bool(RequestId, const std:
                            text(spans.int64(5)), spans.int64(6), spans.int64(7), text(spans.int64(8)),
                            static_cast<std::uint32_t>(spans.int64(9)), spans.int64(10), spans.int64(11)});
     }
-    if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
+    if (rc != SQLITE_DONE) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
     if (currentRequest >= 0 && !f(RequestId{static_cast<std::uint32_t>(currentRequest)}, current)) return Status::error("cancelled");
-    if (beforeEnd) beforeEnd();
     return Status::ok();
+}
+} // namespace
+
+Status TraceStore::scanSpanShapes(const std::function<bool(RequestId, const std::vector<SpanShape>&)>& f,
+                                  const std::function<void()>& beforeEnd) const {
+    if (m_schemaVersion < 6) return Status::ok();
+    LabelTextCache text(m_db);
+    Status read = readSpanShapes(m_db, m_path, 0, std::numeric_limits<std::int64_t>::max(), text,
+                                 [&](RequestId r, std::vector<SpanShape>& spans) { return f(r, spans); });
+    if (read && beforeEnd) beforeEnd();
+    return read;
+}
+
+RequestSpanShapes TraceStore::requestSpanShapes(RequestId request) const {
+    RequestSpanShapes out;
+    if (m_schemaVersion < 6) return out;
+    sqlite::Statement count(m_db, "SELECT COUNT(*) FROM spans WHERE request_id=?1");
+    count.bind(1, request.value);
+    const std::size_t expected = count.step() == SQLITE_ROW ? static_cast<std::size_t>(std::max<std::int64_t>(0, count.int64(0))) : 0;
+    LabelTextCache text(m_db);
+    readSpanShapes(m_db, m_path, request.value, request.value, text, [&](RequestId, std::vector<SpanShape>& spans) {
+        out.spans = std::move(spans);  // a million spans are not copied
+        return true;
+    }, expected);
+    out.texts = text.takeTexts();
+    return out;
 }
 
 // ---- periods: named sets of requests ----

@@ -41,19 +41,31 @@ SpanRecord span(const char* id, int parent, const char* service, const char* op,
     s.endNs = usToNs(endUs);
     return s;
 }
+// The tree of these records as the loader gives it: their shapes, and each whole record on demand.
+std::shared_ptr<SpanTreeData> treeOf(RequestSpans records) {
+    auto owned = std::make_shared<const RequestSpans>(std::move(records));
+    auto d = std::make_shared<SpanTreeData>();
+    d->spans = spanShapes(*owned);
+    d->texts = owned;
+    d->record = [owned](int i) -> std::optional<SpanRecord> {
+        if (i < 0 || static_cast<std::size_t>(i) >= owned->size()) return std::nullopt;
+        return (*owned)[static_cast<std::size_t>(i)];
+    };
+    return d;
+}
 // frontend GET /  [0,100]
 //   cart GetCart [10,40]
 //     redis HGET [15,25]
 //   currency Convert [50,90] on host b, whose clock runs 1 ms ahead
 // a second root: batch flush [200, 210]
 std::shared_ptr<SpanTreeData> fixture() {
-    auto d = std::make_shared<SpanTreeData>();
-    d->spans = {span("a", -1, "frontend", "GET /", "host-a", 0, 100), span("b", 0, "cart", "GetCart", "host-a", 10, 40),
-                span("c", 1, "redis", "HGET", "host-a", 15, 25), span("d", 0, "currency", "Convert", "host-b", 1050, 1090),
-                span("e", -1, "batch", "flush", "host-a", 200, 210)};
-    d->spans[1].attributes = {{"rpc.system", "grpc"}, {"http.status_code", "200"}};
-    d->spans[1].events = {{"retry", usToNs(12)}, {"done", usToNs(39.5)}};
-    d->spans[1].links = {"f00d"};
+    RequestSpans records = {span("a", -1, "frontend", "GET /", "host-a", 0, 100), span("b", 0, "cart", "GetCart", "host-a", 10, 40),
+                            span("c", 1, "redis", "HGET", "host-a", 15, 25), span("d", 0, "currency", "Convert", "host-b", 1050, 1090),
+                            span("e", -1, "batch", "flush", "host-a", 200, 210)};
+    records[1].attributes = {{"rpc.system", "grpc"}, {"http.status_code", "200"}};
+    records[1].events = {{"retry", usToNs(12)}, {"done", usToNs(39.5)}};
+    records[1].links = {"f00d"};
+    auto d = treeOf(std::move(records));
     d->selfNs = {usToNs(30), usToNs(20), usToNs(10), usToNs(40), usToNs(10)};
     d->criticalNs = {usToNs(30), usToNs(0), usToNs(0), usToNs(40), usToNs(0)};
     d->criticalParts = {{{0, usToNs(10)}, {usToNs(40), usToNs(50)}}, {}, {}, {{usToNs(1050), usToNs(1090)}}, {}};
@@ -211,8 +223,7 @@ TEST(SpanTreeView, EmptyAndMalformedInputsDrawWithoutCrashing) {
     QTest::keyClick(&view, Qt::Key_Down);
     QTest::keyClick(&view, Qt::Key_Left);
     render(view);
-    auto bad = std::make_shared<SpanTreeData>();
-    bad->spans = {span("x", 5, "svc", "op", "h", 0, 10), span("y", 1, "svc", "op", "h", 0, 10)};  // parents not before children
+    auto bad = treeOf({span("x", 5, "svc", "op", "h", 0, 10), span("y", 1, "svc", "op", "h", 0, 10)});  // parents not before children
     view.setSpans(bad);
     EXPECT_EQ(view.rowCount(), 2) << "a span whose parent is not before it shows as a root";
     render(view);
@@ -363,6 +374,16 @@ TEST(SpanTreePane, LoadsARealTraceWithCriticalTimeFromCore) {
         }
     }
     EXPECT_GT(invokeAgent, TimeNs{37} * 1000000000);
+    // A span's whole record (what the detail panel shows) is read from the store when asked for.
+    const RequestSpans records = store->requestSpans(*request);
+    ASSERT_TRUE(data->record);
+    for (int i : {0, 1, 56}) {
+        const auto whole = data->record(i);
+        ASSERT_TRUE(whole) << i;
+        EXPECT_EQ(whole->spanId, records[static_cast<std::size_t>(i)].spanId);
+        EXPECT_EQ(whole->attributes, records[static_cast<std::size_t>(i)].attributes);
+        EXPECT_EQ(whole->operation, data->spans[static_cast<std::size_t>(i)].operation);
+    }
     EXPECT_EQ(critical, TimeNs{44} * 1000000000);  // no blind time: every critical ns belongs to a span
 }
 

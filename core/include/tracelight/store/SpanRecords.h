@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,15 @@ struct SpanShape {
     std::int64_t startOrd = 0, endOrd = 0;
 
     std::string taskName() const { return occurrenceName(task, taskOccurrence); }
+};
+
+// The texts a read of span shapes looked up, by label id, that its shapes view. Moving the map moves no
+// text (its nodes stay), so the views stay valid.
+using SpanTexts = std::unordered_map<std::int64_t, std::string>;
+// One request's shapes with the texts they view.
+struct RequestSpanShapes {
+    std::vector<SpanShape> spans;
+    SpanTexts texts;
 };
 
 // The shapes of records, viewing their texts.

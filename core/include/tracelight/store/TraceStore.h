@@ -266,6 +266,10 @@ public:
 
     // One request's spans, parents before children; empty when it has none.
     RequestSpans requestSpans(RequestId request) const;
+    // Its shapes only (what a tree of a million spans draws: a third of the records' memory), and one
+    // whole record, by index (what a view shows of the span selected).
+    RequestSpanShapes requestSpanShapes(RequestId request) const;
+    std::optional<SpanRecord> requestSpan(RequestId request, std::uint32_t index) const;
     // Every request's spans in request order, in one streaming scan (requests without spans are not
     // visited); f returns false to stop (then "cancelled").
     Status scanSpans(const std::function<bool(RequestId, const RequestSpans&)>& f) const;

@@ -268,6 +268,24 @@ TEST(SpanTree, ShapeScanIsTheRecordsShapes) {
         return true;
     }, [&] { EXPECT_EQ(request, records.size()) << "called once every request was handed over"; ++request; }));
     EXPECT_EQ(request, records.size() + 1) << "and once";
+    // One request's shapes (which own their texts) and one span's whole record, as the span tree reads them.
+    for (const auto& [id, spans] : records) {
+        const RequestSpanShapes one = imported.store->requestSpanShapes(id);
+        ASSERT_EQ(one.spans.size(), spans.size());
+        for (std::size_t i = 0; i < spans.size(); ++i) {
+            EXPECT_EQ(one.spans[i].operation, spans[i].operation) << i;
+            EXPECT_EQ(one.spans[i].taskName(), spans[i].taskName()) << i;
+            const auto whole = imported.store->requestSpan(id, static_cast<std::uint32_t>(i));
+            ASSERT_TRUE(whole) << i;
+            EXPECT_EQ(whole->spanId, spans[i].spanId) << i;
+            EXPECT_EQ(whole->attributes, spans[i].attributes) << i;
+            EXPECT_EQ(whole->processAttributes, spans[i].processAttributes) << i;
+            EXPECT_EQ(whole->links, spans[i].links) << i;
+            ASSERT_EQ(whole->events.size(), spans[i].events.size()) << i;
+            for (std::size_t k = 0; k < spans[i].events.size(); ++k) EXPECT_EQ(whole->events[k].name, spans[i].events[k].name);
+        }
+        EXPECT_FALSE(imported.store->requestSpan(id, static_cast<std::uint32_t>(spans.size()))) << "past its last span";
+    }
     int visited = 0;
     EXPECT_EQ(imported.store->scanSpanShapes([&](RequestId, const std::vector<SpanShape>&) { return ++visited < 2; }).message(), "cancelled");
     EXPECT_EQ(visited, 2);
