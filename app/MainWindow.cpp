@@ -562,6 +562,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_bursts->clear(tr("The bursts need the analysis; it follows the database loading."));
     m_contextJob->cancel();
     m_dependencyJob->cancel();
+    m_dependencyWork.reset();
     m_spanJob->cancel();
     m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the database loading."));
     m_store = std::move(store.value());
@@ -660,10 +661,10 @@ void MainWindow::startAnalysis(bool force) {
 void MainWindow::showRequest(RequestId id) {
     if (!id.isValid() || m_path.isEmpty()) return;
     const std::string file = m_path.toStdString();
-    // What follows the last request's lanes is not wanted any more.
+    // What follows the last request's lanes is not wanted any more. Its work to find them stays until the
+    // next request is shown (a click on it meanwhile still finds them), and a read of its spans finishes
+    // (its result is dropped if another request is shown by then).
     m_dependencyJob->cancel();
-    m_dependencyWork.reset();
-    m_spanJob->cancel();
     // The lanes' layout is built on the detail's worker, for the clocks the view shows now. Two things
     // follow the lanes when they are first wanted, each on a worker of its own: the request graph's edges
     // when a segment is selected (only its dependencies need them) and the span tree when it is shown (a
@@ -690,14 +691,15 @@ void MainWindow::showRequest(RequestId id) {
             if (shown->fromSpans) m_spanPane->setSpansOnDemand();
             else m_spanPane->setSpans(nullptr);
             // The graph's edges are found when a segment is first selected (findDependencies).
-            if (*later) m_dependencyWork = later;
+            m_dependencyWork = *later ? later : nullptr;
+            m_dependencyOf = shown.get();
         });
     showContext(id);
 }
 
 void MainWindow::findDependencies() {
     std::shared_ptr<const RequestDetail> shown = m_waterfall->sharedRequest();
-    if (!m_dependencyWork || !*m_dependencyWork || !shown) return;
+    if (!m_dependencyWork || !*m_dependencyWork || !shown || m_dependencyOf != shown.get()) return;
     auto later = std::move(m_dependencyWork);  // once per request
     m_dependencyJob->start<std::shared_ptr<const RequestDependencies>>(
         [later, shown](const CancelToken& cancel, const ProgressSink&) -> std::shared_ptr<const RequestDependencies> {

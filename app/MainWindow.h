@@ -98,6 +98,7 @@ private:
     widgets::JobRunner* m_contextJob = nullptr;  // its temporal context
     widgets::JobRunner* m_dependencyJob = nullptr;  // its graph's edges, which follow the detail
     std::shared_ptr<DependencyWork> m_dependencyWork;  // what finds them, until a segment is selected
+    const RequestDetail* m_dependencyOf = nullptr;      // the request it finds them for
     widgets::JobRunner* m_spanJob = nullptr;        // its span tree, which follows the detail
     widgets::TemporalContextStrip* m_contextStrip = nullptr;
     widgets::JobRunner* m_modelJob = nullptr;  // the model graph

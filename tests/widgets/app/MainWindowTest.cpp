@@ -191,6 +191,9 @@ TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
     const std::string genai = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/TraceTimelineViewer__genaiTestTrace.json";
     const std::string flame = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/jaeger/TraceFlamegraph__testTrace.json";
     if (!std::ifstream(genai) || !std::ifstream(flame)) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
+    struct ForgetMode {
+        ~ForgetMode() { QSettings().remove(QStringLiteral("waterfall/mode")); }  // even when an assertion ends the test
+    } forgetMode;
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
     const std::string db = dir.filePath(QStringLiteral("spans.tldb")).toStdString();
@@ -253,7 +256,6 @@ TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
         EXPECT_EQ(spans->spanTree()->spans()->spans.size(), reader.value()->requestSpans(model->requestAt(row)).size())
             << "the tree is the shown request's, row " << row;
     }
-    QSettings().remove(QStringLiteral("waterfall/mode"));
 }
 
 // View › Local Clocks moves the temporal-context strip too: its window runs from the request's first to its

@@ -65,6 +65,13 @@ using SpanTexts = std::unordered_map<std::int64_t, std::string>;
 struct RequestSpanShapes {
     std::vector<SpanShape> spans;
     SpanTexts texts;
+
+    // Moved only: a copy's shapes would view the original's texts.
+    RequestSpanShapes() = default;
+    RequestSpanShapes(RequestSpanShapes&&) = default;
+    RequestSpanShapes& operator=(RequestSpanShapes&&) = default;
+    RequestSpanShapes(const RequestSpanShapes&) = delete;
+    RequestSpanShapes& operator=(const RequestSpanShapes&) = delete;
 };
 
 // The shapes of records, viewing their texts.
