@@ -719,9 +719,9 @@ void MainWindow::readSpanTree() {
     if (!shown || m_path.isEmpty()) return m_spanPane->setSpans(nullptr);
     const std::string file = m_path.toStdString();
     m_spanJob->start<std::shared_ptr<const widgets::SpanTreeData>>(
-        [file, shown](const CancelToken&, const ProgressSink&) -> std::shared_ptr<const widgets::SpanTreeData> {
+        [file, shown](const CancelToken& cancel, const ProgressSink&) -> std::shared_ptr<const widgets::SpanTreeData> {
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
-            return store ? widgets::loadSpanTree(*store.value(), *shown) : nullptr;
+            return store ? widgets::loadSpanTree(*store.value(), *shown, &cancel) : nullptr;  // a superseded read stops
         },
         [this, shown](std::shared_ptr<const widgets::SpanTreeData> spans) {
             if (m_waterfall->request() == shown.get()) m_spanPane->setSpans(std::move(spans));

@@ -18,10 +18,10 @@
 
 namespace tracelight::widgets {
 
-std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail) {
+std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail, const CancelToken* cancel) {
     // The shapes only (a third of the records' memory); a span's whole record is read when it is shown,
-    // on a connection of its own (the store given here is the worker's).
-    RequestSpanShapes shapes = store.requestSpanShapes(detail.id);
+    // on a connection of its own (the store given here is the worker's), kept for the next span shown.
+    RequestSpanShapes shapes = store.requestSpanShapes(detail.id, cancel);
     const std::vector<SpanShape>& spans = shapes.spans;
     if (spans.empty()) return nullptr;
     // Each host's offset, as the analysis applied it: a segment's local start minus its adjusted start.
@@ -56,10 +56,14 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
     data->texts = std::make_shared<const SpanTexts>(std::move(shapes.texts));
     const std::string path = store.path();
     if (!path.empty() && path != ":memory:")
-        data->record = [path, request = detail.id](int span) -> std::optional<SpanRecord> {
-            auto reader = TraceStore::open(path, TraceStore::Mode::ReadOnly);
-            if (!reader || span < 0) return std::nullopt;
-            return reader.value()->requestSpan(request, static_cast<std::uint32_t>(span));
+        data->record = [path, request = detail.id, reader = std::make_shared<std::unique_ptr<TraceStore>>()](int span) -> std::optional<SpanRecord> {
+            if (span < 0) return std::nullopt;
+            if (!*reader) {
+                auto opened = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+                if (!opened) return std::nullopt;
+                *reader = std::move(opened.value());
+            }
+            return (*reader)->requestSpan(request, static_cast<std::uint32_t>(span));
         };
     return data;
 }

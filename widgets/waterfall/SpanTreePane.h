@@ -13,6 +13,7 @@ class QStackedWidget;
 class QToolButton;
 
 namespace tracelight {
+class CancelToken;
 class TraceStore;
 struct RequestDetail;
 }
@@ -24,7 +25,8 @@ class SpanDetailPanel;
 // A span request's tree as the view shows it: its spans, self and critical time from core
 // (spanCriticalPath over the request's detail), and each span's host clock offset from the last analysis.
 // Null for an event-log request (or a database from before the store kept spans). Runs on a worker.
-std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail);
+// Cancelled: null.
+std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail, const CancelToken* cancel = nullptr);
 class WaterfallView;
 
 class SpanTreePane : public QWidget {

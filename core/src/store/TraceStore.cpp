@@ -16,6 +16,7 @@
 #include "store/OpenFailure.h"
 #include "store/StatementCache.h"
 #include "tracelight/base/OccurrenceName.h"
+#include "tracelight/base/Progress.h"
 
 namespace tracelight {
 
@@ -758,7 +759,8 @@ std::optional<SpanRecord> TraceStore::requestSpan(RequestId request, std::uint32
 namespace {
 // Requests [first, last]'s span shapes, their texts in `text`.
 Status readSpanShapes(sqlite3* db, const std::string& path, std::int64_t first, std::int64_t last, LabelTextCache& text,
-                      const std::function<bool(RequestId, std::vector<SpanShape>&)>& f, std::size_t expectedSpans = 0) {
+                      const std::function<bool(RequestId, std::vector<SpanShape>&)>& f, std::size_t expectedSpans = 0,
+                      const CancelToken* cancel = nullptr) {
     // The task as its name's id and occurrence, so its text is looked up once per name.
     sqlite::Statement spans(db, "SELECT s.request_id, s.parent, s.service_id, s.operation_id, s.host_id, s.kind_id, s.start_ns, s.end_ns, "
                                 "COALESCE(o.name_id, s.task_id), COALESCE(o.occurrence, 1), s.start_ord, s.end_ord "
@@ -769,8 +771,12 @@ Status readSpanShapes(sqlite3* db, const std::string& path, std::int64_t first, 
     std::vector<SpanShape> current;
     current.reserve(expectedSpans);
     std::int64_t currentRequest = -1;
+    std::size_t rows = 0;
+    if (cancel && cancel->isCancelled()) return Status::error("cancelled");
     int rc;
     while ((rc = spans.step()) == SQLITE_ROW) {
+        // Inside a request too: one request can be a million spans.
+        if ((++rows & 0xFFFF) == 0 && cancel && cancel->isCancelled()) return Status::error("cancelled");
         if (const std::int64_t r = spans.int64(0); r != currentRequest) {
             if (currentRequest >= 0 && !f(RequestId{static_cast<std::uint32_t>(currentRequest)}, current)) return Status::error("cancelled");
             current.clear();
@@ -796,15 +802,16 @@ Status TraceStore::scanSpanShapes(const std::function<bool(RequestId, const std:
     return read;
 }
 
-RequestSpanShapes TraceStore::requestSpanShapes(RequestId request) const {
+RequestSpanShapes TraceStore::requestSpanShapes(RequestId request, const CancelToken* cancel) const {
     RequestSpanShapes out;
     if (m_schemaVersion < 6) return out;
     const std::size_t expected = spanCount(m_db, request);
     LabelTextCache text(m_db);
-    readSpanShapes(m_db, m_path, request.value, request.value, text, [&](RequestId, std::vector<SpanShape>& spans) {
+    const Status read = readSpanShapes(m_db, m_path, request.value, request.value, text, [&](RequestId, std::vector<SpanShape>& spans) {
         out.spans = std::move(spans);  // a million spans are not copied
         return true;
-    }, expected);
+    }, expected, cancel);
+    if (!read) return {};
     out.texts = text.takeTexts();
     return out;
 }

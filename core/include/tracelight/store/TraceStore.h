@@ -268,7 +268,8 @@ public:
     RequestSpans requestSpans(RequestId request) const;
     // Its shapes only (what a tree of a million spans draws: a third of the records' memory), and one
     // whole record, by index (what a view shows of the span selected).
-    RequestSpanShapes requestSpanShapes(RequestId request) const;
+    // Cancelled: empty.
+    RequestSpanShapes requestSpanShapes(RequestId request, const CancelToken* cancel = nullptr) const;
     std::optional<SpanRecord> requestSpan(RequestId request, std::uint32_t index) const;
     // Every request's spans in request order, in one streaming scan (requests without spans are not
     // visited); f returns false to stop (then "cancelled").

@@ -286,6 +286,9 @@ TEST(SpanTree, ShapeScanIsTheRecordsShapes) {
         }
         EXPECT_FALSE(imported.store->requestSpan(id, static_cast<std::uint32_t>(spans.size()))) << "past its last span";
     }
+    CancelToken cancelled;
+    cancelled.cancel();
+    EXPECT_TRUE(imported.store->requestSpanShapes(records.front().first, &cancelled).spans.empty()) << "a cancelled read gives nothing";
     int visited = 0;
     EXPECT_EQ(imported.store->scanSpanShapes([&](RequestId, const std::vector<SpanShape>&) { return ++visited < 2; }).message(), "cancelled");
     EXPECT_EQ(visited, 2);
