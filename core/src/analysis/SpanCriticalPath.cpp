@@ -7,12 +7,12 @@
 
 namespace tracelight {
 
-namespace {
+SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const SpanShape> spans) {
+    return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.tasks, spans);
+}
 
-// Over span records or span shapes: both have the parent, times, task and event positions it reads.
-template <class Span>
-SpanCriticalPath spanCriticalPathOf(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
-                                    std::span<const std::string> tasks, std::span<const Span> spans) {
+SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
+                                  std::span<const std::string> tasks, std::span<const SpanShape> spans) {
     SpanCriticalPath out;
     const std::size_t n = spans.size();
     out.spans.resize(n);
@@ -92,26 +92,6 @@ SpanCriticalPath spanCriticalPathOf(const RequestDag& dag, const CriticalPath& c
     }
     for (auto& t : out.spans) std::sort(t.criticalIntervals.begin(), t.criticalIntervals.end());
     return out;
-}
-
-} // namespace
-
-SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpans& spans) {
-    return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.tasks, spans);
-}
-
-SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const SpanShape> spans) {
-    return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.tasks, spans);
-}
-
-SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
-                                  std::span<const std::string> tasks, const RequestSpans& spans) {
-    return spanCriticalPathOf(dag, criticalPath, segmentTask, tasks, std::span<const SpanRecord>(spans));
-}
-
-SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
-                                  std::span<const std::string> tasks, std::span<const SpanShape> spans) {
-    return spanCriticalPathOf(dag, criticalPath, segmentTask, tasks, spans);
 }
 
 } // namespace tracelight

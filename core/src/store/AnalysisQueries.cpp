@@ -141,13 +141,9 @@ std::vector<std::int64_t> TraceStore::requestIdCuts(int parts, std::int64_t firs
 
 std::vector<EventRow> TraceStore::requestEvents(RequestId request) const {
     std::vector<EventRow> out;
-    {
-        // Reserved from the stored count (a million-span trace: 3 M rows, copied at every doubling), capped
-        // at 4 M rows (160 MB) so that a damaged count costs little; past it the vector grows as it reads.
-        sqlite::Statement count(m_db, "SELECT event_count FROM requests WHERE id=?1");
-        count.bind(1, request.value);
-        if (count.step() == SQLITE_ROW) out.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(count.int64(0), 0, std::int64_t(1) << 22)));
-    }
+    // Reserved from the stored count (a million-span trace: 3 M rows, copied at every doubling), capped at
+    // 4 M rows (160 MB) so that a damaged count costs little; past it the vector grows as it reads.
+    out.reserve(sqlite::rowsToReserve(m_db, "SELECT event_count FROM requests WHERE id=?1", request.value, std::int64_t(1) << 22));
     sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ts_ns, ord FROM events WHERE request_id=?1 ORDER BY task_id, ord");
     q.bind(1, request.value);
     while (q.step() == SQLITE_ROW) out.push_back(eventRow(q));
@@ -163,13 +159,9 @@ std::vector<LinkRow> TraceStore::causalLinks() const {
 
 std::vector<LinkRow> TraceStore::causalLinks(RequestId request) const {
     std::vector<LinkRow> out;
-    {
-        // Reserved from the count (its index covers it), capped as requestEvents is: a million-span trace has
-        // a million links, and the doubling held 126 MB for 44.
-        sqlite::Statement count(m_db, "SELECT COUNT(*) FROM causal_links WHERE request_id=?1");
-        count.bind(1, request.value);
-        if (count.step() == SQLITE_ROW) out.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(count.int64(0), 0, std::int64_t(1) << 22)));
-    }
+    // Reserved from the count (its index covers it), capped as requestEvents is: a million-span trace has a
+    // million links, and the doubling held 126 MB for 44.
+    out.reserve(sqlite::rowsToReserve(m_db, "SELECT COUNT(*) FROM causal_links WHERE request_id=?1", request.value, std::int64_t(1) << 22));
     sqlite::Statement q(m_db, "SELECT request_id, from_task_id, from_ord, to_task_id, to_ord FROM causal_links WHERE request_id=?1");
     q.bind(1, request.value);
     while (q.step() == SQLITE_ROW) out.push_back(linkRow(q));

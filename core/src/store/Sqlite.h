@@ -2,7 +2,9 @@
 // Thin RAII wrappers over the SQLite C API, private to core.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -71,6 +73,15 @@ private:
     sqlite3_stmt* m_stmt = nullptr;
     bool m_borrowed = false;
 };
+
+// How many rows to reserve before reading one key's rows: the integer `sql` gives for ?1 = key (a count),
+// within [0, cap]; 0 when it gives none. A list of millions is then not held one and a half times over
+// while it doubles.
+inline std::size_t rowsToReserve(sqlite3* db, const char* sql, std::int64_t key, std::int64_t cap = std::numeric_limits<std::int64_t>::max()) {
+    Statement count(db, sql);
+    count.bind(1, key);
+    return count.step() == SQLITE_ROW ? static_cast<std::size_t>(std::clamp<std::int64_t>(count.int64(0), 0, cap)) : 0;
+}
 
 inline Status exec(sqlite3* db, const char* sql) {
     char* err = nullptr;

@@ -721,19 +721,13 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
 }
 } // namespace
 
-namespace {
-// A request's span count, to reserve its list at once (a million spans are not held one and a half times over).
-std::size_t spanCount(sqlite3* db, RequestId request) {
-    sqlite::Statement count(db, "SELECT COUNT(*) FROM spans WHERE request_id=?1");
-    count.bind(1, request.value);
-    return count.step() == SQLITE_ROW ? static_cast<std::size_t>(std::max<std::int64_t>(0, count.int64(0))) : 0;
-}
-} // namespace
+// One request's span count: its list is reserved at once (a million spans are not copied as it doubles).
+constexpr const char* kSpansOfRequest = "SELECT COUNT(*) FROM spans WHERE request_id=?1";
 
 RequestSpans TraceStore::requestSpans(RequestId request) const {
     RequestSpans out;
     if (m_schemaVersion < 6) return out;
-    const std::size_t expected = spanCount(m_db, request);
+    const std::size_t expected = sqlite::rowsToReserve(m_db, kSpansOfRequest, request.value);
     readSpans(m_db, m_path, request.value, request.value, [&](RequestId, RequestSpans& spans) {
         out = std::move(spans);
         return true;
@@ -805,7 +799,7 @@ Status TraceStore::scanSpanShapes(const std::function<bool(RequestId, const std:
 RequestSpanShapes TraceStore::requestSpanShapes(RequestId request, const CancelToken* cancel) const {
     RequestSpanShapes out;
     if (m_schemaVersion < 6) return out;
-    const std::size_t expected = spanCount(m_db, request);
+    const std::size_t expected = sqlite::rowsToReserve(m_db, kSpansOfRequest, request.value);
     LabelTextCache text(m_db);
     const Status read = readSpanShapes(m_db, m_path, request.value, request.value, text, [&](RequestId, std::vector<SpanShape>& spans) {
         out.spans = std::move(spans);  // a million spans are not copied

@@ -34,12 +34,9 @@ struct SpanCriticalPath {
 // A segment belongs to the innermost span whose start and end events (task, startOrd..endOrd) enclose
 // both of its events. Segments are numbered within their task in event order; span imports number a
 // task's events 1, 2, 3, ... so the k-th segment of a task runs from event k to event k+1.
-SpanCriticalPath spanCriticalPath(const RequestDetail& detail, const RequestSpans& spans);
 SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const SpanShape> spans);
 // The same from the pieces it reads, for a pass that has the request's graph and critical path but no
 // RequestDetail (the profile): segmentTask indexes tasks, the task names the spans' `task` fields use.
-SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
-                                  std::span<const std::string> tasks, const RequestSpans& spans);
 SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
                                   std::span<const std::string> tasks, std::span<const SpanShape> spans);
 

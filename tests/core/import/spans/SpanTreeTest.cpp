@@ -442,7 +442,7 @@ Analysed analyse(Imported& imported, const std::string& request) {
     if (!detail) return a;
     a.detail = std::move(detail.value());
     a.spans = imported.store->requestSpans(*id);
-    a.path = spanCriticalPath(a.detail, a.spans);
+    a.path = spanCriticalPath(a.detail, spanShapes(a.spans));
     return a;
 }
 const SpanCriticalTime& timeOf(const Analysed& a, const std::string& op) {
