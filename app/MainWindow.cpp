@@ -718,13 +718,25 @@ void MainWindow::readSpanTree() {
     std::shared_ptr<const RequestDetail> shown = m_waterfall->sharedRequest();
     if (!shown || m_path.isEmpty()) return m_spanPane->setSpans(nullptr);
     const std::string file = m_path.toStdString();
-    m_spanJob->start<std::shared_ptr<const widgets::SpanTreeData>>(
-        [file, shown](const CancelToken& cancel, const ProgressSink&) -> std::shared_ptr<const widgets::SpanTreeData> {
+    struct SpanRead {
+        std::shared_ptr<const widgets::SpanTreeData> spans;
+        std::string error;  // the store could not be opened
+    };
+    m_spanJob->start<std::shared_ptr<const SpanRead>>(
+        [file, shown](const CancelToken& cancel, const ProgressSink&) {
+            auto read = std::make_shared<SpanRead>();
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
-            return store ? widgets::loadSpanTree(*store.value(), *shown, &cancel) : nullptr;  // a superseded read stops
+            if (!store) read->error = store.message();
+            else read->spans = widgets::loadSpanTree(*store.value(), *shown, &cancel);  // a superseded read stops
+            return std::shared_ptr<const SpanRead>(std::move(read));
         },
-        [this, shown](std::shared_ptr<const widgets::SpanTreeData> spans) {
-            if (m_waterfall->request() == shown.get()) m_spanPane->setSpans(std::move(spans));
+        [this, shown, file](std::shared_ptr<const SpanRead> read) {
+            if (m_waterfall->request() != shown.get()) return;
+            // Only a span request's tree is read: none coming back means the store could not give it.
+            if (read->spans && !read->spans->spans.empty()) m_spanPane->setSpans(read->spans);
+            else if (!read->error.empty()) m_spanPane->setSpansUnreadable(QString::fromStdString(read->error));
+            else m_spanPane->setSpansUnreadable(tr("%1: the spans of request '%2' could not be read (the file may have changed or be damaged).")
+                                                    .arg(QString::fromStdString(file), QString::fromStdString(shown->name)));
         });
 }
 

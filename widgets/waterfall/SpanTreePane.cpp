@@ -123,6 +123,13 @@ void SpanTreePane::setSpansPending() {
     updatePage();
 }
 
+void SpanTreePane::setSpansUnreadable(const QString& why) {
+    m_state = Spans::Unreadable;
+    m_unreadable = why;
+    m_tree->setSpans(nullptr);
+    updatePage();
+}
+
 void SpanTreePane::readIfWanted() {
     if (m_mode != Mode::SpanTree || m_state != Spans::OnDemand) return;
     m_state = Spans::Pending;
@@ -147,6 +154,7 @@ QString SpanTreePane::unavailableReason() const {
     if (!m_lanes->request()) return tr("Select a request.");
     if (m_state == Spans::Pending) return tr("Reading the request's spans…");
     if (m_state == Spans::OnDemand) return {};  // read when the tree is asked for
+    if (m_state == Spans::Unreadable) return m_unreadable;
     return tr("This request came from an event log: it has no spans, so only the host lanes can show it.");
 }
 

@@ -44,6 +44,9 @@ public:
     void setSpansOnDemand();
     // The shown request's spans are being read; the host lanes show meanwhile and the toggle says so.
     void setSpansPending();
+    // The shown request has spans but they could not be read (the file changed or is damaged): the host
+    // lanes show and the span tree's note gives `why` instead of calling the request an event log.
+    void setSpansUnreadable(const QString& why);
     bool spansPending() const { return m_state == Spans::Pending; }
     bool spansAvailable() const;  // read and not empty: the tree can show them
     bool spansOnDemand() const { return m_state == Spans::OnDemand; }
@@ -69,8 +72,9 @@ signals:
 private:
     void updatePage();
     void readIfWanted();
-    enum class Spans { None, OnDemand, Pending, Read };
+    enum class Spans { None, OnDemand, Pending, Read, Unreadable };
     Spans m_state = Spans::None;
+    QString m_unreadable;  // why, when Unreadable
 
     WaterfallView* m_lanes = nullptr;
     SpanTreeView* m_tree = nullptr;

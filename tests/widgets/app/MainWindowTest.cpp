@@ -12,6 +12,7 @@
 #include <set>
 
 #include "MainWindow.h"
+#include "StoreAccess.h"
 #include "BottleneckRulesEditor.h"
 #include "ClockAdjustmentsDialog.h"
 #include "models/ClockAdjustmentsModel.h"
@@ -29,6 +30,7 @@
 #include <QHeaderView>
 #include <QSettings>
 #include <QTableView>
+#include <QToolButton>
 #include "plots/BreakdownPlot.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/import/Import.h"
@@ -256,6 +258,21 @@ TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
         EXPECT_EQ(spans->spanTree()->spans()->spans.size(), reader.value()->requestSpans(model->requestAt(row)).size())
             << "the tree is the shown request's, row " << row;
     }
+    // A span request whose spans cannot be read (another process removed them here; a damaged file alike)
+    // is not an event log: the lanes show and the tree's note says the spans could not be read.
+    {
+        auto writer = TraceStore::open(db, TraceStore::Mode::ReadWrite);
+        ASSERT_TRUE(writer) << writer.message();
+        test::StoreAccess::rows(*writer.value(), "DELETE FROM spans WHERE request_id=" + std::to_string(model->requestAt(1).value));
+    }
+    panel->view()->selectRow(1);
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_FALSE(spans->spansAvailable());
+    EXPECT_EQ(spans->shownMode(), widgets::SpanTreePane::Mode::HostLanes);
+    const QString why = spans->unavailableReason();
+    EXPECT_TRUE(why.contains(QStringLiteral("could not be read"))) << why.toStdString();
+    EXPECT_FALSE(why.contains(QStringLiteral("event log"))) << why.toStdString();
+    EXPECT_EQ(spans->toggleButton()->toolTip(), why);
 }
 
 // View › Local Clocks moves the temporal-context strip too: its window runs from the request's first to its

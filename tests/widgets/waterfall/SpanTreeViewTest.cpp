@@ -287,6 +287,16 @@ TEST(SpanTreePane, SpanRequestsShowTheTreeEventLogsKeepTheLanesAndSayWhy) {
     pane.setSpans(fixture());
     EXPECT_FALSE(pane.spansPending());
     EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree) << "and the tree once they are in";
+    // Spans that could not be read: the lanes show and the note gives the reason (not "event log").
+    pane.setSpansPending();
+    pane.setSpansUnreadable(QStringLiteral("t.tldb: the spans of request 'r1' could not be read"));
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::HostLanes);
+    EXPECT_FALSE(pane.spanTree()->spans());
+    EXPECT_FALSE(pane.spansPending());
+    EXPECT_EQ(pane.toggleButton()->toolTip(), QStringLiteral("t.tldb: the spans of request 'r1' could not be read"));
+    EXPECT_EQ(pane.mode(), SpanTreePane::Mode::SpanTree) << "the wish is kept for the next request";
+    pane.setSpans(fixture());
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree);
     // Spans not read yet are asked for when the tree is the mode: at once when it is the remembered one,
     // else at the toggle; the lanes show until they are in.
     int wanted = 0;
