@@ -29,9 +29,9 @@ inline std::shared_ptr<RequestDetail> makeDetail(const std::vector<std::string>&
     std::vector<DagEdge> edges;
     for (std::size_t i = 0; i < specs.size(); ++i) {
         const auto& s = specs[i];
-        auto taskIt = std::find(d->tasks.begin(), d->tasks.end(), s.task);
-        if (taskIt == d->tasks.end()) taskIt = d->tasks.insert(d->tasks.end(), s.task);
-        const auto task = static_cast<std::uint32_t>(taskIt - d->tasks.begin());
+        std::uint32_t task = 0;
+        while (task < d->taskCount() && d->task(task) != s.task) ++task;
+        if (task == d->taskCount()) d->addTask(s.task);
         const TimeNs start = usToNs(s.startUs), end = usToNs(s.endUs);
         d->dag.segments.push_back({SegmentTypeId(static_cast<std::uint32_t>(i)), start, end, task, s.startHost != s.endHost});
         d->nameSegmentEvents(s.start, s.end);

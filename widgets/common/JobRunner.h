@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "common/QtText.h"
 #include "tracelight/base/Progress.h"
 
 namespace tracelight::widgets {
@@ -25,7 +26,7 @@ public:
         m_cancel = token;
         QPointer<JobRunner> self(this);
         ProgressSink progress = [self, id](double fraction, std::string_view stage) {
-            const QString text = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
+            const QString text = qtext(stage);
             QMetaObject::invokeMethod(self, [self, id, fraction, text] {
                 if (self && self->m_jobId == id) emit self->progress(fraction, text);
             }, Qt::QueuedConnection);

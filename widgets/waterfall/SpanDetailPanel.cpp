@@ -7,6 +7,7 @@
 #include <QTextDocument>
 #include <QVBoxLayout>
 
+#include "common/QtText.h"
 #include "common/TimeFormat.h"
 
 namespace tracelight::widgets {
@@ -67,7 +68,7 @@ void SpanDetailPanel::showSpan(const SpanTreeView& view, int span) {
     auto timeOf = [](const std::vector<TimeNs>& v, int i) { return static_cast<std::size_t>(i) < v.size() ? v[static_cast<std::size_t>(i)] : kNoTime; };
     const auto [fromUs, toUs] = view.spanUs(span);
     auto text = [](std::string_view s) {
-        return s.empty() ? QStringLiteral("–") : QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())).toHtmlEscaped();
+        return s.empty() ? QStringLiteral("–") : qtext(s).toHtmlEscaped();
     };
     QString html = QStringLiteral("<b>%1</b> &nbsp; %2<br>").arg(text(s.service), text(s.operation));
     html += tr("host %1 &nbsp;·&nbsp; kind %2 &nbsp;·&nbsp; span id %3<br>").arg(text(s.host), text(s.kind), text(r.spanId));

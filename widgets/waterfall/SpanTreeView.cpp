@@ -14,13 +14,10 @@
 #include <limits>
 
 #include "common/Palette.h"
+#include "common/QtText.h"
 #include "common/TimeFormat.h"
 
 namespace tracelight::widgets {
-
-namespace {
-QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
-} // namespace
 
 
 namespace {

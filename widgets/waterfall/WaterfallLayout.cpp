@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "common/QtText.h"
+
 namespace tracelight::widgets {
 
 WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks) {
@@ -36,7 +38,7 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
         int host[2] = {-1, -1};
         int row[2] = {-1, -1};
     };
-    std::vector<TaskRows> taskRows(d.tasks.size());
+    std::vector<TaskRows> taskRows(d.taskCount());
     auto key = [](int host, int task) { return (std::uint64_t(std::uint32_t(host)) << 32) | std::uint32_t(task); };
     std::unordered_map<std::uint64_t, int> moreRows;  // (host, task) beyond a task's first two hosts -> row
     // The row of (host, task), -1 until rows are made; `fresh` tells whether the pair is new.
@@ -119,7 +121,7 @@ QString WaterfallLayout::label(const RequestDetail& d, const WaterfallRow& row) 
     switch (row.kind) {
     case WaterfallRow::CriticalPath: return QStringLiteral("Critical path");
     case WaterfallRow::Host: return QString::fromStdString(d.hosts[static_cast<std::size_t>(row.host)]);
-    default: return QString::fromStdString(d.tasks[static_cast<std::size_t>(row.task)]);
+    default: return qtext(d.task(static_cast<std::size_t>(row.task)));
     }
 }
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/QtText.h"
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
 
@@ -455,7 +456,7 @@ void WaterfallView::paintRows(QPainter& p) {
             }
             flushFold();
             const bool critical = d.critical[s];
-            const QColor fill = critical ? palette::critical() : palette::forTask(QString::fromStdString(d.tasks[d.segmentTask[s]]));
+            const QColor fill = critical ? palette::critical() : palette::forTask(qtext(d.task(d.segmentTask[s])));
             if (!critical && d.slackNs[s] > 0) {
                 const double xs = xAt(m_layout.endUs[s] + nsToUs(d.slackNs[s]));
                 p.fillRect(QRectF(x1, barTop + barHeight * 0.3, xs - x1, barHeight * 0.4), palette::slack());

@@ -25,24 +25,42 @@ constexpr const char* kSegmentStats = "segment_stats";
 
 } // namespace
 
+namespace {
+
+// The distinct label ids of a request's events, marked in a bitmap over the id range as they come (three
+// ids per event: a million-span trace gives nine million, which sorting took a tenth of `critical-path`'s
+// time to reduce), then their texts read.
+class RequestLabelIds {
+public:
+    void add(std::uint32_t id) {
+        if (id >= m_used.size()) m_used.resize(std::max<std::size_t>(std::size_t(id) + 1, 2 * m_used.size()), false);
+        if (m_used[id]) return;
+        m_used[id] = true;
+        m_end = std::max(m_end, id + 1);
+        if (m_ids.size() <= kOneByOne) m_ids.push_back(id);
+    }
+    LabelTexts read(const TraceStore& store) {
+        m_used.resize(m_end);  // the texts are indexed up to the highest id, not the bitmap's doubled size
+        if (m_ids.size() > kOneByOne) return store.labelTexts(m_used);
+        LabelTexts text(m_end);
+        for (auto id : m_ids) text.set(id, store.label(LabelId(id)));
+        return text;
+    }
+
+private:
+    static constexpr std::size_t kOneByOne = 512;  // beyond, one scan of the label tables is cheaper than a query each
+    std::vector<bool> m_used;
+    std::uint32_t m_end = 0;
+    std::vector<std::uint32_t> m_ids;  // the first kOneByOne + 1
+};
+
+} // namespace
+
 LabelTexts requestLabels(const TraceStore& store, const std::vector<EventRow>& events) {
-    // The distinct ids, marked in a bitmap over the id range (three ids per event: a million-span
-    // trace gives nine million, which sorting took a tenth of `critical-path`'s time to reduce).
-    std::uint32_t maxId = 0;
-    for (const EventRow& e : events) maxId = std::max({maxId, e.task, e.event, e.host});
-    std::vector<bool> used(events.empty() ? 0 : std::size_t(maxId) + 1, false);
-    std::vector<std::uint32_t> ids;
+    RequestLabelIds ids;
     for (const EventRow& e : events)
-        for (auto id : {e.task, e.event, e.host})
-            if (!used[id]) {
-                used[id] = true;
-                ids.push_back(id);
-            }
-    constexpr std::size_t kOneByOne = 512;  // beyond, one scan of the label tables is cheaper than a query each
-    if (ids.size() > kOneByOne) return store.labelTexts(used);
-    LabelTexts text(used.size());
-    for (auto id : ids) text.set(id, store.label(LabelId(id)));
-    return text;
+        for (auto id : {e.task, e.event, e.host}) ids.add(id);
+    return ids.read(store);
 }
 
 SegmentTypeTextIndex::SegmentTypeTextIndex(const std::vector<SegmentTypeName>& stored) {
@@ -237,68 +255,79 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     const std::unique_ptr<TraceStore> side = sideConnection(store);
     const TraceStore& other = side ? *side : store;
     DetailContext context;
-    std::vector<EventRow> rows;
-    inTurnOrAtOnce(side != nullptr, [&] { rows = store.requestEvents(request); }, [&] { context.read(other, request, d.name); });
-    if (rows.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
+    // The events, hosts and tasks as the rows come, in (task, ord) order, by label id, while the context
+    // is read beside: no list of the rows is held (a million-span trace's: 124 MB), only each event's
+    // position, which the links name their ends by.
+    constexpr std::uint32_t kNone = ~0u;
+    std::vector<EventRecord> events;
+    std::vector<std::int64_t> ords;  // by event
+    std::vector<std::uint32_t> hostLabels;  // by index into d.hosts (the tasks' labels are d.taskLabel)
+    std::vector<std::uint32_t> hostIndex, taskIndex;  // by label id
+    std::vector<std::uint32_t> taskFirstRow;          // by index into the tasks
+    RequestLabelIds labelIds;
+    auto index = [&](std::vector<std::uint32_t>& byLabel, std::uint32_t id) -> std::uint32_t& {
+        if (id >= byLabel.size()) byLabel.resize(std::max<std::size_t>(std::size_t(id) + 1, 2 * byLabel.size()), kNone);
+        return byLabel[id];
+    };
+    Status scanned = Status::ok();
+    auto readEvents = [&] {
+        const std::size_t expected = store.requestEventCountHint(request);
+        events.reserve(expected);
+        ords.reserve(expected);
+        scanned = store.scanRequestEvents(request, [&](const EventRow& row) {
+            std::uint32_t& h = index(hostIndex, row.host);
+            if (h == kNone) {
+                h = static_cast<std::uint32_t>(hostLabels.size());
+                hostLabels.push_back(row.host);
+            }
+            std::uint32_t& t = index(taskIndex, row.task);
+            if (t == kNone) {
+                t = static_cast<std::uint32_t>(d.taskLabel.size());
+                d.taskLabel.push_back(row.task);
+                taskFirstRow.push_back(static_cast<std::uint32_t>(events.size()));
+            }
+            for (auto id : {row.task, row.event, row.host}) labelIds.add(id);
+            events.push_back({row.task, row.event, HostId(h), SegmentTypeId(), row.localNs});
+            ords.push_back(row.ord);
+        });
+    };
+    inTurnOrAtOnce(side != nullptr, readEvents, [&] { context.read(other, request, d.name); });
+    if (!scanned) return scanned;
+    if (events.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
     if (cancelled()) return Status::error("cancelled");
     CausalModel empty;
     const CausalModel& model = context.stored ? context.stored->model : empty;
     d.analysed = context.stored.has_value() && context.cachedResult && context.cachedResult->analysed;
     d.fromSpans = context.fromSpans;
-
-    // The events, hosts, tasks and segments in the rows' order, by label id, while the labels are read
-    // beside; the segments' types need the labels' texts and are found after.
-    LabelTexts text;
-    constexpr std::uint32_t kNone = ~0u;
-    std::vector<EventRecord> events;
-    std::vector<std::uint32_t> hostLabels, taskLabels;  // by index into d.hosts and d.tasks
-    std::vector<std::uint32_t> hostIndex, taskIndex;      // by label id
-    std::vector<std::uint32_t> taskFirstRow;              // by index into d.tasks
     ClockOffsets offsets;
-    auto structure = [&] {
-        // A segment joins two consecutive events of one task: the per-segment lists are reserved exactly.
-        std::uint32_t idEnd = 0;
+    for (const std::uint32_t hostLabel : hostLabels) {
+        const auto offset = context.offsetOfHost.find(hostLabel);
+        offsets.offsetNs.push_back(offset == context.offsetOfHost.end() ? 0 : offset->second);
+    }
+
+    // The segments' lists, reserved exactly (a segment joins two consecutive events of one task), while
+    // the labels are read beside; the segments' types need the labels' texts and are found after.
+    LabelTexts text;
+    auto segmentLists = [&] {
         std::size_t segments = 0;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            idEnd = std::max({idEnd, rows[i].task + 1, rows[i].host + 1});
-            segments += i > 0 && rows[i].task == rows[i - 1].task;
-        }
-        hostIndex.assign(idEnd, kNone);
-        taskIndex.assign(idEnd, kNone);
-        events.reserve(rows.size());
+        for (std::size_t i = 1; i < events.size(); ++i) segments += events[i].task == events[i - 1].task;
         for (auto* perSegment : {&d.segmentStartEvent, &d.segmentEndEvent, &d.segmentTask, &d.segmentStartHost, &d.segmentEndHost})
             perSegment->reserve(segments);
         d.localStartNs.reserve(segments);
         d.localEndNs.reserve(segments);
-        for (const EventRow& row : rows) {
-            const std::uint32_t task = row.task, event = row.event, hostLabel = row.host;
-            std::uint32_t& h = hostIndex[hostLabel];
-            if (h == kNone) {
-                h = static_cast<std::uint32_t>(hostLabels.size());
-                hostLabels.push_back(hostLabel);
-                const auto offset = context.offsetOfHost.find(hostLabel);
-                offsets.offsetNs.push_back(offset == context.offsetOfHost.end() ? 0 : offset->second);
-            }
-            std::uint32_t& t = taskIndex[task];
-            if (t == kNone) {
-                t = static_cast<std::uint32_t>(taskLabels.size());
-                taskLabels.push_back(task);
-                taskFirstRow.push_back(static_cast<std::uint32_t>(events.size()));
-            }
-            EventRecord e{task, event, HostId(h), SegmentTypeId(), row.localNs};
-            if (!events.empty() && events.back().task == task) {
-                d.segmentStartEvent.push_back(events.back().event);
-                d.segmentEndEvent.push_back(event);
-                d.segmentTask.push_back(t);
-                d.segmentStartHost.push_back(events.back().host.value);
-                d.segmentEndHost.push_back(h);
-                d.localStartNs.push_back(events.back().localNs);
-                d.localEndNs.push_back(e.localNs);
-            }
-            events.push_back(e);
+        for (std::size_t i = 1; i < events.size(); ++i) {
+            const EventRecord &from = events[i - 1], &to = events[i];
+            if (from.task != to.task) continue;
+            d.segmentStartEvent.push_back(from.event);
+            d.segmentEndEvent.push_back(to.event);
+            d.segmentTask.push_back(taskIndex[to.task]);
+            d.segmentStartHost.push_back(from.host.value);
+            d.segmentEndHost.push_back(to.host.value);
+            d.localStartNs.push_back(from.localNs);
+            d.localEndNs.push_back(to.localNs);
         }
     };
-    inTurnOrAtOnce(side != nullptr, structure, [&] { text = requestLabels(other, rows); });
+    inTurnOrAtOnce(side != nullptr, segmentLists, [&] { text = labelIds.read(other); });
     auto label = [&](std::uint32_t id) { return text.text(id); };
     // Each segment's type: the triple of its task's and its events' type texts, numbered by label id once.
     auto types = [&] {
@@ -320,28 +349,26 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
                 events[i].segmentType = SegmentTypeId(type);
             }
     };
-    // Beside the types: the names of hosts and tasks, and the links' ends. Rows come in (task, ord) order and
-    // each became the event of the same index, so a task's events are one run: a link's end is found in its
+    // Beside the types: the names of hosts, and the links' ends. Rows come in (task, ord) order and each
+    // became the event of the same index, so a task's events are one run: a link's end is found in its
     // task's run, first where its position says (positions are usually consecutive), else by binary search.
     auto eventAt = [&](std::uint32_t task, std::int64_t ord) -> std::optional<std::uint32_t> {
         if (task >= taskIndex.size() || taskIndex[task] == kNone) return std::nullopt;
         const std::uint32_t t = taskIndex[task];
-        const std::size_t begin = taskFirstRow[t], end = t + 1 < taskFirstRow.size() ? taskFirstRow[t + 1] : rows.size();
-        const std::int64_t first = rows[begin].ord;  // unsigned difference: a damaged ord cannot overflow
+        const std::size_t begin = taskFirstRow[t], end = t + 1 < taskFirstRow.size() ? taskFirstRow[t + 1] : ords.size();
+        const std::int64_t first = ords[begin];  // unsigned difference: a damaged ord cannot overflow
         const std::uint64_t step = static_cast<std::uint64_t>(ord) - static_cast<std::uint64_t>(first);
-        if (ord >= first && step < end - begin && rows[begin + static_cast<std::size_t>(step)].ord == ord)
+        if (ord >= first && step < end - begin && ords[begin + static_cast<std::size_t>(step)] == ord)
             return static_cast<std::uint32_t>(begin + static_cast<std::size_t>(step));
-        auto it = std::lower_bound(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end), ord,
-                                   [](const EventRow& r, std::int64_t k) { return r.ord < k; });
-        if (it == rows.begin() + static_cast<std::ptrdiff_t>(end) || it->ord != ord) return std::nullopt;
-        return static_cast<std::uint32_t>(it - rows.begin());
+        const auto from = ords.begin() + static_cast<std::ptrdiff_t>(begin), to = ords.begin() + static_cast<std::ptrdiff_t>(end);
+        const auto it = std::lower_bound(from, to, ord);
+        if (it == to || *it != ord) return std::nullopt;
+        return static_cast<std::uint32_t>(it - ords.begin());
     };
     std::vector<EventLink> links;
     auto namesAndLinks = [&] {
         d.hosts.reserve(hostLabels.size());
         for (auto id : hostLabels) d.hosts.emplace_back(label(id));
-        d.tasks.reserve(taskLabels.size());
-        for (auto id : taskLabels) d.tasks.emplace_back(label(id));
         links.reserve(context.links.size());
         for (const LinkRow& l : context.links) {
             const auto from = eventAt(l.fromTask, l.fromOrd), to = eventAt(l.toTask, l.toOrd);
@@ -349,7 +376,10 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         }
     };
     inTurnOrAtOnce(side != nullptr, namesAndLinks, types);
-    std::vector<EventRow>().swap(rows);  // the events hold what is left to do (a million-span trace's rows: 124 MB)
+    // The events and the links between them hold what is left to do (a million-span trace's positions:
+    // 25 MB; its stored links: 44 MB).
+    std::vector<std::int64_t>().swap(ords);
+    std::vector<LinkRow>().swap(context.links);
     if (cancelled()) return Status::error("cancelled");
     if (!d.analysed) {
         // Nothing cached: everything from the one pass, on local clocks and task order.
@@ -393,24 +423,30 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     }
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;
-    d.eventTexts = std::move(text);
+    d.texts = std::move(text);
     return d;
 }
 
 std::string RequestDetail::segmentName(std::size_t segment) const {
-    return tasks[segmentTask[segment]] + ":" + segmentEvents(segment);
+    return std::string(task(segmentTask[segment])) + ":" + segmentEvents(segment);
 }
 
 std::string RequestDetail::segmentEvents(std::size_t segment) const {
-    std::string name(eventTexts.text(segmentStartEvent[segment]));
-    name.append("->").append(eventTexts.text(segmentEndEvent[segment]));
+    std::string name(texts.text(segmentStartEvent[segment]));
+    name.append("->").append(texts.text(segmentEndEvent[segment]));
     return name;
 }
 
+void RequestDetail::addTask(std::string_view name) {
+    const auto id = static_cast<std::uint32_t>(texts.idEnd());
+    texts.set(id, name);
+    taskLabel.push_back(id);
+}
+
 void RequestDetail::nameSegmentEvents(std::string_view start, std::string_view end) {
-    const auto id = static_cast<std::uint32_t>(eventTexts.idEnd());
-    eventTexts.set(id, start);
-    eventTexts.set(id + 1, end);
+    const auto id = static_cast<std::uint32_t>(texts.idEnd());
+    texts.set(id, start);
+    texts.set(id + 1, end);
     segmentStartEvent.push_back(id);
     segmentEndEvent.push_back(id + 1);
 }

@@ -8,11 +8,13 @@
 namespace tracelight {
 
 SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const SpanShape> spans) {
-    return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.tasks, spans);
+    return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.taskCount(),
+                            [&](std::uint32_t task) { return detail.task(task); }, spans);
 }
 
 SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
-                                  std::span<const std::string> tasks, std::span<const SpanShape> spans) {
+                                  std::size_t taskCount, const std::function<std::string_view(std::uint32_t)>& taskName,
+                                  std::span<const SpanShape> spans) {
     SpanCriticalPath out;
     const std::size_t n = spans.size();
     out.spans.resize(n);
@@ -66,7 +68,7 @@ SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& cri
         const std::uint32_t t = segmentTask[s];
         if (t != currentTask) {
             currentTask = t;
-            auto it = t < tasks.size() ? byTask.find(tasks[t]) : byTask.end();
+            auto it = t < taskCount ? byTask.find(std::string(taskName(t))) : byTask.end();
             list = it == byTask.end() ? nullptr : &it->second;
             next = 0;
             open.clear();

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -201,7 +202,15 @@ namespace {
 
 // What every run of one read shares: the links and the span requests, read once.
 struct ReadContext {
-    std::unordered_map<std::int64_t, std::vector<LinkRow>> linksOf;  // by request
+    std::vector<LinkRow> links;  // in request order: read once, not copied into a list per request
+    std::span<const LinkRow> linksOf(std::int64_t request) const {
+        const auto [from, to] = std::equal_range(links.begin(), links.end(), request, ByRequest{});
+        return {from, to};
+    }
+    struct ByRequest {
+        bool operator()(const LinkRow& l, std::int64_t r) const { return l.request < r; }
+        bool operator()(std::int64_t r, const LinkRow& l) const { return r < l.request; }
+    };
     std::vector<std::uint32_t> spanRequests;                         // sorted
     std::size_t eventTotal = 0;
     std::atomic<std::size_t> eventsRead{0};
@@ -222,9 +231,7 @@ Status readRun(const TraceStore& store, std::int64_t first, std::int64_t end, Tr
         return static_cast<std::uint32_t>(it - eventKeys.begin());
     };
     auto resolveLinks = [&](std::int64_t request) {
-        auto it = context.linksOf.find(request);
-        if (it == context.linksOf.end()) return;
-        for (const auto& l : it->second) {
+        for (const LinkRow& l : context.linksOf(request)) {
             auto from = indexOf(l.fromTask, l.fromOrd);
             auto to = indexOf(l.toTask, l.toOrd);
             if (from && to) builder.addLink(*from, *to);
@@ -240,7 +247,7 @@ Status readRun(const TraceStore& store, std::int64_t first, std::int64_t end, Tr
                                  std::binary_search(context.spanRequests.begin(), context.spanRequests.end(),
                                                     static_cast<std::uint32_t>(e.request)));
             currentRequest = e.request;
-            currentHasLinks = !context.linksOf.empty() && context.linksOf.count(e.request);
+            currentHasLinks = !context.links.empty() && !context.linksOf(e.request).empty();
             eventKeys.clear();
         }
         if (currentHasLinks) eventKeys.emplace_back(e.task, e.ord);
@@ -253,7 +260,7 @@ Status readRun(const TraceStore& store, std::int64_t first, std::int64_t end, Tr
                 reporter->report(context.eventTotal ? std::min(1.0, double(read) / double(context.eventTotal)) : 1.0, "reading events");
         }
         return true;
-    }, first, end, !context.linksOf.empty());  // positions only to resolve links
+    }, first, end, !context.links.empty());  // positions only to resolve links
     if (!scanned) return scanned;
     if (currentHasLinks) resolveLinks(currentRequest);
     return Status::ok();
@@ -313,8 +320,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     };
     TraceDataBuilder builder;
     withLabels(builder);
-    for (const LinkRow& l : store.causalLinks())
-        if (l.request >= range.first && l.request < range.end) context.linksOf[l.request].push_back(l);
+    context.links = store.causalLinks(range.first, range.end);
     context.eventTotal = static_cast<std::size_t>(eventTotal);
     context.cancel = cancel;
     ThrottledProgress reporter(progress);

@@ -345,7 +345,8 @@ private:
             if (fresh) s.tasks.push_back(m_td.label(seg.task));
             s.segmentTask.push_back(it->second);
         }
-        const SpanCriticalPath scp = spanCriticalPath(dag, cp, s.segmentTask, s.tasks, spans);
+        const SpanCriticalPath scp =
+            spanCriticalPath(dag, cp, s.segmentTask, s.tasks.size(), [&](std::uint32_t task) { return std::string_view(s.tasks[task]); }, spans);
         // Frame of every span: its parent's frame and its own name, stacks cut at kMaxProfileDepth.
         s.spanFrame.assign(spans.size(), -1);
         for (std::size_t i = 0; i < spans.size(); ++i) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -74,12 +75,14 @@ private:
     bool m_borrowed = false;
 };
 
-// How many rows to reserve before reading one key's rows: the integer `sql` gives for ?1 = key (a count),
-// within [0, cap]; 0 when it gives none. A list of millions is then not held one and a half times over
-// while it doubles.
-inline std::size_t rowsToReserve(sqlite3* db, const char* sql, std::int64_t key, std::int64_t cap = std::numeric_limits<std::int64_t>::max()) {
+// How many rows to reserve before reading some keys' rows: the integer `sql` gives for ?1, ?2, ... = keys
+// (a count), within [0, cap]; 0 when it gives none. A list of millions is then not held one and a half
+// times over while it doubles.
+inline std::size_t rowsToReserve(sqlite3* db, const char* sql, std::initializer_list<std::int64_t> keys,
+                                 std::int64_t cap = std::numeric_limits<std::int64_t>::max()) {
     Statement count(db, sql);
-    count.bind(1, key);
+    int parameter = 0;
+    for (const std::int64_t key : keys) count.bind(++parameter, key);
     return count.step() == SQLITE_ROW ? static_cast<std::size_t>(std::clamp<std::int64_t>(count.int64(0), 0, cap)) : 0;
 }
 

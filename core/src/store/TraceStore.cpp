@@ -727,7 +727,7 @@ constexpr const char* kSpansOfRequest = "SELECT COUNT(*) FROM spans WHERE reques
 RequestSpans TraceStore::requestSpans(RequestId request) const {
     RequestSpans out;
     if (m_schemaVersion < 6) return out;
-    const std::size_t expected = sqlite::rowsToReserve(m_db, kSpansOfRequest, request.value);
+    const std::size_t expected = sqlite::rowsToReserve(m_db, kSpansOfRequest, {request.value});
     readSpans(m_db, m_path, request.value, request.value, [&](RequestId, RequestSpans& spans) {
         out = std::move(spans);
         return true;
@@ -799,7 +799,7 @@ Status TraceStore::scanSpanShapes(const std::function<bool(RequestId, const std:
 RequestSpanShapes TraceStore::requestSpanShapes(RequestId request, const CancelToken* cancel) const {
     RequestSpanShapes out;
     if (m_schemaVersion < 6) return out;
-    const std::size_t expected = sqlite::rowsToReserve(m_db, kSpansOfRequest, request.value);
+    const std::size_t expected = sqlite::rowsToReserve(m_db, kSpansOfRequest, {request.value});
     LabelTextCache text(m_db);
     const Status read = readSpanShapes(m_db, m_path, request.value, request.value, text, [&](RequestId, std::vector<SpanShape>& spans) {
         out.spans = std::move(spans);  // a million spans are not copied

@@ -128,7 +128,7 @@ TEST(WaterfallLayout, ATaskPerChildOnOneHost) {
     d.analysed = true;
     d.hosts = {"front"};
     for (int k = 0; k < kTasks; ++k) {
-        d.tasks.push_back("child#" + std::to_string(k + 1));
+        d.addTask("child#" + std::to_string(k + 1));
         d.dag.segments.push_back({SegmentTypeId(0), TimeNs(k) * 1000, TimeNs(k + 1) * 1000, static_cast<std::uint32_t>(k), false});
         d.nameSegmentEvents("start", "end");
         d.segmentTask.push_back(static_cast<std::uint32_t>(k));

@@ -31,15 +31,19 @@ struct RequestDetail {
     bool analysed = false;                 // false: local clocks and task order only
     bool fromSpans = false;                // imported from spans: the store keeps its span tree
     std::vector<std::string> hosts;        // names, in order of first appearance
-    std::vector<std::string> tasks;
     RequestDag dag;                        // adjusted clocks
-    // A segment's events as label ids into eventTexts: a million-span trace has three million segments,
-    // and a name string each cost more than the rest of the detail.
-    LabelTexts eventTexts;
+    // The request's label texts. Tasks and a segment's events are label ids into them: a million-span
+    // trace has a million tasks and three million segments, and a string each cost more than the rest of
+    // the detail (64 MB for the tasks' names alone).
+    LabelTexts texts;
+    std::vector<std::uint32_t> taskLabel;  // in order of first appearance
+    std::size_t taskCount() const { return taskLabel.size(); }
+    std::string_view task(std::size_t index) const { return texts.text(taskLabel[index]); }
     std::vector<std::uint32_t> segmentStartEvent, segmentEndEvent;
     std::string segmentName(std::size_t segment) const;  // "task:START->END"
     std::string segmentEvents(std::size_t segment) const;  // "START->END"
-    // For a request built by hand (the views' tests): the next segment's two event names.
+    // For a request built by hand (the views' tests): the next task, and the next segment's two event names.
+    void addTask(std::string_view name);
     void nameSegmentEvents(std::string_view start, std::string_view end);
     std::vector<std::uint32_t> segmentTask;       // index into tasks
     std::vector<std::uint32_t> segmentStartHost;  // index into hosts

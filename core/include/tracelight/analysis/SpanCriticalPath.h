@@ -36,8 +36,10 @@ struct SpanCriticalPath {
 // task's events 1, 2, 3, ... so the k-th segment of a task runs from event k to event k+1.
 SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const SpanShape> spans);
 // The same from the pieces it reads, for a pass that has the request's graph and critical path but no
-// RequestDetail (the profile): segmentTask indexes tasks, the task names the spans' `task` fields use.
+// RequestDetail (the profile): segmentTask numbers tasks below taskCount, and taskName gives a task's name
+// as the spans' `task` fields spell it.
 SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
-                                  std::span<const std::string> tasks, std::span<const SpanShape> spans);
+                                  std::size_t taskCount, const std::function<std::string_view(std::uint32_t)>& taskName,
+                                  std::span<const SpanShape> spans);
 
 } // namespace tracelight
