@@ -49,5 +49,5 @@ if out=$("$mpiexec" -np "$ranks" --oversubscribe "$batch" analyze missing.tldb 2
 fi
 [ "$(grep -c '^tracelight-batch: missing.tldb: no such database' <<< "$out")" = 1 ] || { echo "not one error line: $out"; status=1; }
 # A passing run leaves nothing behind (the two databases are 680 MB); a failing one keeps them to look at.
-[ $status -eq 0 ] && rm -f single.tldb distributed.tldb
+[ $status -eq 0 ] && rm -f single.tldb distributed.tldb expected.txt got.txt
 exit $status

@@ -35,7 +35,7 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
     std::unordered_map<std::string_view, TimeNs> hostOffset;  // keys view detail.hosts
     for (std::size_t h = 0; h < offsetOfHost.size(); ++h)
         if (offsetOfHost[h]) hostOffset.emplace(detail.hosts[h], *offsetOfHost[h]);
-    const SpanCriticalPath critical = spanCriticalPath(detail, spans);
+    SpanCriticalPath critical = spanCriticalPath(detail, spans);
     auto data = std::make_shared<SpanTreeData>();
     const std::size_t n = spans.size();
     data->selfNs.resize(n);
@@ -49,8 +49,14 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
         if (i >= critical.spans.size()) continue;
         data->selfNs[i] = critical.spans[i].selfNs;
         data->criticalNs[i] = critical.spans[i].criticalNs;
-        // Core gives the critical parts on the adjusted clock; the view keeps them on the span's recorded one.
-        for (const auto& [from, to] : critical.spans[i].criticalIntervals) data->criticalParts[i].emplace_back(from + offset, to + offset);
+        // Core gives the critical parts on the adjusted clock; the view keeps them on the span's recorded one
+        // (moved, not copied: a million spans' lists).
+        auto& parts = data->criticalParts[i];
+        parts = std::move(critical.spans[i].criticalIntervals);
+        for (auto& [from, to] : parts) {
+            from += offset;
+            to += offset;
+        }
     }
     data->spans = std::move(shapes.spans);
     data->texts = std::make_shared<const SpanTexts>(std::move(shapes.texts));
@@ -183,6 +189,7 @@ void SpanTreePane::updatePage() {
     else if (shown == Mode::SpanTree)
         m_note->setText(tr("%n span(s) · click a triangle or use ←/→ to fold · Ctrl+wheel zooms · drag the divider to widen the names", nullptr,
                            static_cast<int>(m_tree->spans()->spans.size())));
+    else if (m_state == Spans::Unreadable) m_note->setText(tr("Host lanes · %1").arg(m_unreadable));
     else m_note->setText(hasSpans ? tr("Host lanes · the span tree is one click away (Ctrl+T)") : QString());
     if (wasTree != (shown == Mode::SpanTree)) emit modeChanged(shown);
 }

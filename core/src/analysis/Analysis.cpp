@@ -568,7 +568,9 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     // Segments in the same canonical order the analysis used: tasks by id, events by position, on the
     // adjusted clocks (each host's offset applied as it is read).
     const auto offsets = store.clockOffsets();
-    const std::vector<EventRow> events = store.requestEvents(stored->id);
+    auto read = store.requestEvents(stored->id);
+    if (!read) return read.status();
+    const std::vector<EventRow>& events = read.value();
     auto texts = std::make_shared<const LabelTexts>(requestLabels(store, events));
     out.labelTexts = texts;
     auto label = [&](std::uint32_t id) { return texts->text(id); };

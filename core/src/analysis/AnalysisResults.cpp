@@ -36,7 +36,7 @@ public:
         if (id >= m_used.size()) m_used.resize(std::max<std::size_t>(std::size_t(id) + 1, 2 * m_used.size()), false);
         if (m_used[id]) return;
         m_used[id] = true;
-        m_end = std::max(m_end, id + 1);
+        m_end = std::max(m_end, std::size_t(id) + 1);
         if (m_ids.size() <= kOneByOne) m_ids.push_back(id);
     }
     LabelTexts read(const TraceStore& store) {
@@ -50,7 +50,7 @@ public:
 private:
     static constexpr std::size_t kOneByOne = 512;  // beyond, one scan of the label tables is cheaper than a query each
     std::vector<bool> m_used;
-    std::uint32_t m_end = 0;
+    std::size_t m_end = 0;  // one past the highest id added
     std::vector<std::uint32_t> m_ids;  // the first kOneByOne + 1
 };
 
@@ -202,6 +202,7 @@ struct DetailContext {
     std::unordered_map<std::uint32_t, TimeNs> offsetOfHost;
     std::optional<StoredRequestResult> cachedResult;
     std::vector<LinkRow> links;
+    Status linksRead = Status::ok();  // a failed read of them fails the detail, not silently drops links
     // A label as a segment type names it (span data: its operation, without the occurrence number): a
     // million-span trace has three million segments but a handful of operations. The stored model's types
     // first, then the types this request has and the model lacks.
@@ -213,7 +214,9 @@ struct DetailContext {
         fromSpans = std::binary_search(spanRequests.begin(), spanRequests.end(), request.value);
         offsetOfHost = store.clockOffsets();
         cachedResult = store.requestResult(name);
-        links = store.causalLinks(request);
+        auto read = store.causalLinks(request);
+        if (read) links = std::move(read.value());
+        else linksRead = read.status();
         if (stored) types = SegmentTypeTextIndex(stored->types);
     }
 };
@@ -293,6 +296,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     };
     inTurnOrAtOnce(side != nullptr, readEvents, [&] { context.read(other, request, d.name); });
     if (!scanned) return scanned;
+    if (!context.linksRead) return context.linksRead;
     if (events.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
     if (cancelled()) return Status::error("cancelled");
     CausalModel empty;

@@ -1,9 +1,9 @@
 #include "tracelight/analysis/SpanCriticalPath.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
-#include <unordered_map>
+#include <functional>
+#include <string_view>
 
 namespace tracelight {
 
@@ -22,20 +22,29 @@ SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& cri
     out.segmentSpan.assign(segCount, -1);
     out.criticalNetwork.assign(segCount, false);
 
-    // Self time: duration minus the union of the children's intervals clipped to the span.
+    // A million-span trace has a million spans and as many tasks: the lists below are flat arrays (a list
+    // per span and a map from task name to spans held a quarter of a gigabyte while the tree was read).
+    // Self time: duration minus the union of the children's intervals clipped to the span. The children's
+    // intervals by parent, counted then placed.
     {
-        std::vector<std::vector<std::pair<TimeNs, TimeNs>>> kids(n);
+        std::vector<std::uint32_t> childBegin(n + 1, 0);
         for (std::size_t i = 0; i < n; ++i)
-            if (spans[i].parent >= 0 && static_cast<std::size_t>(spans[i].parent) < n)
-                kids[static_cast<std::size_t>(spans[i].parent)].emplace_back(spans[i].startNs, spans[i].endNs);
+            if (spans[i].parent >= 0 && static_cast<std::size_t>(spans[i].parent) < n) ++childBegin[static_cast<std::size_t>(spans[i].parent) + 1];
+        for (std::size_t i = 0; i < n; ++i) childBegin[i + 1] += childBegin[i];
+        std::vector<std::pair<TimeNs, TimeNs>> kids(childBegin[n]);
+        {
+            std::vector<std::uint32_t> next(childBegin.begin(), childBegin.end() - 1);
+            for (std::size_t i = 0; i < n; ++i)
+                if (spans[i].parent >= 0 && static_cast<std::size_t>(spans[i].parent) < n)
+                    kids[next[static_cast<std::size_t>(spans[i].parent)]++] = {spans[i].startNs, spans[i].endNs};
+        }
         for (std::size_t i = 0; i < n; ++i) {
             const TimeNs s = spans[i].startNs, e = spans[i].endNs;
-            auto& k = kids[i];
-            std::sort(k.begin(), k.end());
+            const auto first = kids.begin() + childBegin[i], last = kids.begin() + childBegin[i + 1];
+            std::sort(first, last);
             TimeNs covered = 0, cursor = s;
-            for (auto [a, b] : k) {
-                a = std::max(a, cursor);
-                b = std::min(b, e);
+            for (auto it = first; it != last; ++it) {
+                const TimeNs a = std::max(it->first, cursor), b = std::min(it->second, e);
                 if (b > a) {
                     covered += b - a;
                     cursor = b;
@@ -46,36 +55,54 @@ SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& cri
     }
 
     // Spans by task, as ranges of segment ranks: [startOrd-1, endOrd-1) (segment k joins events k+1, k+2).
-    std::unordered_map<std::string, std::vector<std::size_t>> byTask;
-    for (std::size_t i = 0; i < n; ++i) byTask[spans[i].taskName()].push_back(i);
+    // A task is found by the hash of its name: spans sorted by (hash, start, widest first), a task's spans
+    // one run of them, each checked against the name (a collision falls out there).
+    std::string spelt;
+    auto taskHash = [&spelt](const SpanShape& span) {
+        assignOccurrenceName(spelt, span.task, span.taskOccurrence);
+        return std::hash<std::string_view>{}(spelt);
+    };
+    std::vector<std::pair<std::size_t, std::uint32_t>> byTask(n);  // (hash of the task's name, span)
+    for (std::size_t i = 0; i < n; ++i) byTask[i] = {taskHash(spans[i]), static_cast<std::uint32_t>(i)};
+    // Within a task the spans nest (a joined server inside its client): walking its segments in order
+    // with a stack of the spans open around them finds each one's innermost span in linear time.
+    std::sort(byTask.begin(), byTask.end(), [&](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first < b.first;
+        const SpanShape &x = spans[a.second], &y = spans[b.second];
+        if (x.startOrd != y.startOrd) return x.startOrd < y.startOrd;
+        return x.endOrd != y.endOrd ? x.endOrd > y.endOrd : a.second < b.second;
+    });
     // The rank of each segment within its task, in the canonical order (a task's segments in event order).
     std::vector<std::int64_t> rank(segCount, 0);
     {
-        std::unordered_map<std::uint32_t, std::int64_t> next;
-        for (std::size_t s = 0; s < segCount && s < segmentTask.size(); ++s) rank[s] = next[segmentTask[s]]++;
+        std::vector<std::int64_t> next(taskCount, 0);
+        for (std::size_t s = 0; s < segCount && s < segmentTask.size(); ++s)
+            if (segmentTask[s] < taskCount) rank[s] = next[segmentTask[s]]++;
     }
-    // Within a task the spans nest (a joined server inside its client): walking its segments in order
-    // with a stack of the spans open around them finds each one's innermost span in linear time.
-    for (auto& [task, list] : byTask)
-        std::sort(list.begin(), list.end(), [&](auto a, auto b) {
-            return spans[a].startOrd != spans[b].startOrd ? spans[a].startOrd < spans[b].startOrd : spans[a].endOrd > spans[b].endOrd;
-        });
     std::uint32_t currentTask = 0xFFFFFFFFu;
-    const std::vector<std::size_t>* list = nullptr;
+    std::vector<std::uint32_t> list;  // the current task's spans, in the order above
     std::size_t next = 0;
-    std::vector<std::size_t> open;
+    std::vector<std::uint32_t> open;
     for (std::size_t s = 0; s < segCount && s < segmentTask.size(); ++s) {
         const std::uint32_t t = segmentTask[s];
         if (t != currentTask) {
             currentTask = t;
-            auto it = t < taskCount ? byTask.find(std::string(taskName(t))) : byTask.end();
-            list = it == byTask.end() ? nullptr : &it->second;
+            list.clear();
+            if (t < taskCount) {
+                const std::string_view name = taskName(t);
+                const std::size_t hash = std::hash<std::string_view>{}(name);
+                auto it = std::lower_bound(byTask.begin(), byTask.end(), hash, [](const auto& e, std::size_t h) { return e.first < h; });
+                for (; it != byTask.end() && it->first == hash; ++it) {
+                    assignOccurrenceName(spelt, spans[it->second].task, spans[it->second].taskOccurrence);
+                    if (spelt == name) list.push_back(it->second);
+                }
+            }
             next = 0;
             open.clear();
         }
-        if (!list) continue;
+        if (list.empty()) continue;
         const std::int64_t from = rank[s] + 1, to = rank[s] + 2;  // its events' ords
-        while (next < list->size() && spans[(*list)[next]].startOrd <= from) open.push_back((*list)[next++]);
+        while (next < list.size() && spans[list[next]].startOrd <= from) open.push_back(list[next++]);
         while (!open.empty() && spans[open.back()].endOrd < to) open.pop_back();
         if (!open.empty() && spans[open.back()].startOrd <= from) out.segmentSpan[s] = static_cast<std::int32_t>(open.back());
     }

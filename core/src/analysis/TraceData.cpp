@@ -320,7 +320,9 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     };
     TraceDataBuilder builder;
     withLabels(builder);
-    context.links = store.causalLinks(range.first, range.end);
+    auto links = store.causalLinks(range.first, range.end);
+    if (!links) return links.status();
+    context.links = std::move(links.value());
     context.eventTotal = static_cast<std::size_t>(eventTotal);
     context.cancel = cancel;
     ThrottledProgress reporter(progress);

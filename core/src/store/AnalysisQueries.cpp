@@ -141,10 +141,10 @@ std::vector<std::int64_t> TraceStore::requestIdCuts(int parts, std::int64_t firs
     return cuts;
 }
 
-std::vector<EventRow> TraceStore::requestEvents(RequestId request) const {
+Result<std::vector<EventRow>> TraceStore::requestEvents(RequestId request) const {
     std::vector<EventRow> out;
     out.reserve(requestEventCountHint(request));
-    scanRequestEvents(request, [&](const EventRow& row) { out.push_back(row); });
+    if (Status s = scanRequestEvents(request, [&](const EventRow& row) { out.push_back(row); }); !s) return s;
     return out;
 }
 
@@ -162,20 +162,22 @@ Status TraceStore::scanRequestEvents(RequestId request, const std::function<void
     return Status::ok();
 }
 
-std::vector<LinkRow> TraceStore::causalLinks(std::int64_t firstId, std::int64_t endId) const {
+Result<std::vector<LinkRow>> TraceStore::causalLinks(std::int64_t firstId, std::int64_t endId) const {
     std::vector<LinkRow> out;
     // Reserved from the count (its index covers it), capped as requestEvents is: a million-span trace has a
     // million links, and the doubling held 126 MB for 44.
     out.reserve(sqlite::rowsToReserve(m_db, "SELECT COUNT(*) FROM causal_links WHERE request_id >= ?1 AND request_id < ?2",
                                       {firstId, endId}, std::int64_t(1) << 22));
     sqlite::Statement q(m_db, "SELECT request_id, from_task_id, from_ord, to_task_id, to_ord FROM causal_links "
-                              "WHERE request_id >= ?1 AND request_id < ?2 ORDER BY request_id");
+                              "WHERE request_id >= ?1 AND request_id < ?2 ORDER BY request_id, rowid");
     q.bind(1, firstId).bind(2, endId);
-    while (q.step() == SQLITE_ROW) out.push_back(linkRow(q));
+    int rc = SQLITE_ROW;
+    while ((rc = q.step()) == SQLITE_ROW) out.push_back(linkRow(q));
+    if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read causal links: " + sqlite3_errmsg(m_db));
     return out;
 }
 
-std::vector<LinkRow> TraceStore::causalLinks(RequestId request) const {
+Result<std::vector<LinkRow>> TraceStore::causalLinks(RequestId request) const {
     return causalLinks(request.value, std::int64_t(request.value) + 1);
 }
 

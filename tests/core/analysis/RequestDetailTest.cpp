@@ -144,7 +144,9 @@ TEST(RequestDetail, EveryStoredLinkIsALinkEdgeOfTheGraph) {
     ASSERT_TRUE(table);
     std::size_t checked = 0;
     for (const RequestId id : table->ids) {
-        const auto rows = store->requestEvents(id);
+        const auto read = store->requestEvents(id);
+        ASSERT_TRUE(read) << read.message();
+        const std::vector<EventRow>& rows = read.value();
         auto detail = loadRequestDetail(*store, id);
         ASSERT_TRUE(detail) << detail.message();
         const RequestDag& dag = detail->dag;
@@ -157,7 +159,9 @@ TEST(RequestDetail, EveryStoredLinkIsALinkEdgeOfTheGraph) {
                 if (rows[r].task == task && rows[r].ord == ord) return static_cast<int>(r);
             return -1;
         };
-        for (const LinkRow& l : store->causalLinks(id)) {
+        const auto links = store->causalLinks(id);
+        ASSERT_TRUE(links) << links.message();
+        for (const LinkRow& l : links.value()) {
             const int a = rowOf(l.fromTask, l.fromOrd), b = rowOf(l.toTask, l.toOrd);
             if (a < 0 || b < 0 || static_cast<std::size_t>(b) + 1 >= rows.size()) continue;
             const int from = segmentEndingAt[static_cast<std::size_t>(a)], to = segmentEndingAt[static_cast<std::size_t>(b) + 1];
@@ -179,7 +183,7 @@ TEST(RequestDetail, DamagedLinkPositionsAndEventCountsStillOpen) {
     auto store = realJaegerStore(dir, {"TraceFlamegraph__testTrace.json"});
     if (!store) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
     const auto id = RequestId(1);
-    const auto links = store->causalLinks(id).size();
+    const auto links = store->causalLinks(id).value().size();
     ASSERT_GT(links, 2u);
     ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store),
                            "UPDATE causal_links SET from_ord = -9223372036854775808 WHERE rowid IN (SELECT rowid FROM causal_links "

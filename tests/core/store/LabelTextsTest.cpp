@@ -45,5 +45,21 @@ TEST(LabelTexts, ATextLongerThanABlockAndEmptyTextsReadBack) {
     EXPECT_EQ(copy.text(7), "after");
 }
 
+// A copy of a few short texts, added to: a view taken from it stays valid while more blocks follow (a
+// copied block as small as its text would have moved; under the sanitizers that read is use-after-free).
+TEST(LabelTexts, ACopyAddedToKeepsItsViews) {
+    LabelTexts small;
+    small.set(0, "abc");
+    LabelTexts copy = small;
+    copy.set(1, "defg");
+    const std::string_view early = copy.text(1);
+    const char* data = early.data();
+    for (std::uint32_t id = 2; id < 2000; ++id) copy.set(id, std::string(4000, 'a' + id % 26));
+    EXPECT_EQ(copy.text(1).data(), data);
+    EXPECT_EQ(early, "defg");
+    EXPECT_EQ(copy.text(0), "abc");
+    EXPECT_EQ(small.idEnd(), 1u);
+}
+
 } // namespace
 } // namespace tracelight

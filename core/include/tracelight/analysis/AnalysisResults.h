@@ -45,7 +45,7 @@ struct RequestDetail {
     // For a request built by hand (the views' tests): the next task, and the next segment's two event names.
     void addTask(std::string_view name);
     void nameSegmentEvents(std::string_view start, std::string_view end);
-    std::vector<std::uint32_t> segmentTask;       // index into tasks
+    std::vector<std::uint32_t> segmentTask;       // index into the tasks (taskLabel)
     std::vector<std::uint32_t> segmentStartHost;  // index into hosts
     std::vector<std::uint32_t> segmentEndHost;
     std::vector<TimeNs> localStartNs, localEndNs;  // each event on its own host's clock

@@ -215,12 +215,12 @@ public:
     std::vector<std::int64_t> requestIdCuts(int parts, std::int64_t firstId, std::int64_t endId, std::int64_t requests = -1) const;
     // One request's events in (task, ord) order: as a list, or one by one (a million-span trace's three
     // million rows are 124 MB as a list), with the stored count to reserve for them.
-    std::vector<EventRow> requestEvents(RequestId request) const;
+    Result<std::vector<EventRow>> requestEvents(RequestId request) const;
     Status scanRequestEvents(RequestId request, const std::function<void(const EventRow&)>& f) const;
     std::size_t requestEventCountHint(RequestId request) const;
     // Known causal links of the requests in [firstId, endId), in request order; or of one request.
-    std::vector<LinkRow> causalLinks(std::int64_t firstId, std::int64_t endId) const;
-    std::vector<LinkRow> causalLinks(RequestId request) const;
+    Result<std::vector<LinkRow>> causalLinks(std::int64_t firstId, std::int64_t endId) const;
+    Result<std::vector<LinkRow>> causalLinks(RequestId request) const;
     // Clock offsets by host label id (empty before the first analysis).
     std::unordered_map<std::uint32_t, TimeNs> clockOffsets() const;
     // Inside the caller's transaction, an analysis's results replace the last one's: replaceClockResults
