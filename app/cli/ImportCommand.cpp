@@ -65,8 +65,9 @@ int runImport(const ImportArgs& args) {
     guard.keep();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!quiet) {
-        std::fprintf(stderr, "imported %lld requests, %lld events into period '%s' in %.2f s (%.0f events/s)\n",
-                     static_cast<long long>(summary->requests), static_cast<long long>(summary->events),
+        std::fprintf(stderr, "imported %lld %s, %lld events into period '%s' in %.2f s (%.0f events/s)\n",
+                     static_cast<long long>(summary->requests), summary->requests == 1 ? "request" : "requests",
+                     static_cast<long long>(summary->events),
                      summary->period.c_str(), seconds, seconds > 0 ? double(summary->events) / seconds : 0.0);
         if (summary->spans)
             std::fprintf(stderr, "read %lld spans; %lld traces had warnings\n", static_cast<long long>(summary->spans),

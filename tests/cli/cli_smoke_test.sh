@@ -80,6 +80,10 @@ err=$("$cli" import --db "$work/big.tldb" "$work/bad.csv" 2>&1 >/dev/null); stat
 echo "$err" | grep -q "bad.csv:3: ts_us 'later' is not a number"; check "error names file:line ($err)" $?
 [ "$(echo "$err" | wc -l)" -eq 1 ]; check "error is one line" $?
 [ "$("$cli" info "$work/big.tldb" --json)" = "$before" ]; check "database unchanged after failed import" $?
+# One request is "1 request", not "1 requests".
+printf 'request,host,task,event,ts_us,seq\nr1,h,main,START,1,1\nr1,h,main,END,2,2\n' > "$work/one.csv"
+out=$("$cli" import --db "$work/one.tldb" "$work/one.csv" 2>&1)
+echo "$out" | grep -q "^imported 1 request, 2 events"; check "import of one request counts it in the singular ($out)" $?
 # The 100k files are 450 MB: gone once their checks passed, so CI's disk holds the sanitizer build after.
 [ $failures -eq 0 ] && rm -f "$work/big.csv" "$work/big.tldb"
 # Issue 11: a failed import into a new path leaves no database file behind (malformed, empty, unrecognised).
