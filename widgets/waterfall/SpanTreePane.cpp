@@ -38,26 +38,20 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
     SpanCriticalPath critical = spanCriticalPath(detail, spans);
     auto data = std::make_shared<SpanTreeData>();
     const std::size_t n = spans.size();
-    data->selfNs.resize(n);
-    data->criticalNs.resize(n);
-    data->criticalParts.resize(n);
     data->clockOffsetNs.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         const auto it = hostOffset.find(spans[i].host);
-        const TimeNs offset = it == hostOffset.end() ? 0 : it->second;
-        data->clockOffsetNs[i] = offset;
-        if (i >= critical.spans.size()) continue;
-        data->selfNs[i] = critical.spans[i].selfNs;
-        data->criticalNs[i] = critical.spans[i].criticalNs;
-        // Core gives the critical parts on the adjusted clock; the view keeps them on the span's recorded one
-        // (moved, not copied: a million spans' lists).
-        auto& parts = data->criticalParts[i];
-        parts = std::move(critical.spans[i].criticalIntervals);
-        for (auto& [from, to] : parts) {
-            from += offset;
-            to += offset;
-        }
+        data->clockOffsetNs[i] = it == hostOffset.end() ? 0 : it->second;
     }
+    // Core gives the critical parts on the adjusted clock; the view keeps them on the span's recorded one.
+    // Core's per-span times are kept as they are (a million spans: not copied into lists of their own).
+    data->times = std::move(critical.spans);
+    data->times.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (auto& [from, to] : data->times[i].criticalIntervals) {
+            from += data->clockOffsetNs[i];
+            to += data->clockOffsetNs[i];
+        }
     data->spans = std::move(shapes.spans);
     data->texts = std::make_shared<const SpanTexts>(std::move(shapes.texts));
     const std::string path = store.path();

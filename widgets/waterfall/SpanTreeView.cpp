@@ -211,9 +211,9 @@ QString SpanTreeView::tooltipFor(int span) const {
     QString text = QStringLiteral("<b>%1</b> %2<br>").arg(qtext(s.service).toHtmlEscaped(),
                                                           qtext(s.operation).toHtmlEscaped());
     text += tr("start +%1, duration %2").arg(formatDuration(from), formatDurationNs(s.endNs - s.startNs));
-    text += QStringLiteral("<br>") + tr("self time %1").arg(formatDurationNs(at<TimeNs>(m_data->selfNs, span, kNoTime)));
-    if (!m_data->criticalNs.empty())
-        text += QStringLiteral("<br>") + tr("critical %1").arg(formatDurationNs(at<TimeNs>(m_data->criticalNs, span, kNoTime)));
+    const SpanCriticalTime* time = static_cast<std::size_t>(span) < m_data->times.size() ? &m_data->times[static_cast<std::size_t>(span)] : nullptr;
+    text += QStringLiteral("<br>") + tr("self time %1").arg(formatDurationNs(time ? time->selfNs : kNoTime));
+    if (time) text += QStringLiteral("<br>") + tr("critical %1").arg(formatDurationNs(time->criticalNs));
     if (!s.host.empty()) text += QStringLiteral("<br>") + tr("host %1").arg(qtext(s.host).toHtmlEscaped());
     return text;
 }
@@ -308,8 +308,8 @@ void SpanTreeView::paintEvent(QPaintEvent*) {
         p.setPen(colour.darker(150));
         p.drawRect(bar.adjusted(0, 0, -1, -1));
         const TimeNs shift = m_local ? 0 : at<TimeNs>(m_data->clockOffsetNs, span, 0);
-        if (static_cast<std::size_t>(span) < m_data->criticalParts.size())
-            for (const auto& [from, to] : m_data->criticalParts[static_cast<std::size_t>(span)]) {
+        if (static_cast<std::size_t>(span) < m_data->times.size())
+            for (const auto& [from, to] : m_data->times[static_cast<std::size_t>(span)].criticalIntervals) {
                 const double x0 = xOf(static_cast<double>(from - shift - m_originNs) / 1000.0);
                 const double x1 = std::max(xOf(static_cast<double>(to - shift - m_originNs) / 1000.0), x0 + 1.0);
                 p.fillRect(QRectF(x0, bar.top() + bar.height() * 0.55, x1 - x0, bar.height() * 0.45), palette::critical());

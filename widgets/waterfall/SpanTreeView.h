@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "tracelight/analysis/SpanCriticalPath.h"
 #include "tracelight/base/Ids.h"
 #include "tracelight/store/SpanRecords.h"
 
@@ -24,10 +25,10 @@ struct SpanTreeData {
     // The whole record of a span (its id, tags, events and links), read when it is shown; unset or
     // nullopt: not known.
     std::function<std::optional<SpanRecord>(int span)> record;
-    std::vector<TimeNs> selfNs;      // time no child covers
-    std::vector<TimeNs> criticalNs;  // time on the request's critical path
-    // Where the critical time lies, on the span's recorded clock (empty per span: none, or not known).
-    std::vector<std::vector<std::pair<TimeNs, TimeNs>>> criticalParts;
+    // Per span, from core (spanCriticalPath), kept as it gave them, not copied: self time (no child covers
+    // it), critical time (on the request's critical path) and where that lies, here on the span's
+    // recorded clock (criticalIntervals).
+    std::vector<SpanCriticalTime> times;
     // The analysis's clock offset of the span's host: the adjusted view draws it at recorded - offset.
     std::vector<TimeNs> clockOffsetNs;
 };

@@ -66,9 +66,12 @@ std::shared_ptr<SpanTreeData> fixture() {
     records[1].events = {{"retry", usToNs(12)}, {"done", usToNs(39.5)}};
     records[1].links = {"f00d"};
     auto d = treeOf(std::move(records));
-    d->selfNs = {usToNs(30), usToNs(20), usToNs(10), usToNs(40), usToNs(10)};
-    d->criticalNs = {usToNs(30), usToNs(0), usToNs(0), usToNs(40), usToNs(0)};
-    d->criticalParts = {{{0, usToNs(10)}, {usToNs(40), usToNs(50)}}, {}, {}, {{usToNs(1050), usToNs(1090)}}, {}};
+    // Self, critical and network time, and the critical parts on the recorded clock.
+    d->times = {{usToNs(30), usToNs(30), 0, {{0, usToNs(10)}, {usToNs(40), usToNs(50)}}},
+                {usToNs(20), 0, 0, {}},
+                {usToNs(10), 0, 0, {}},
+                {usToNs(40), usToNs(40), 0, {{usToNs(1050), usToNs(1090)}}},
+                {usToNs(10), 0, 0, {}}};
     d->clockOffsetNs = {0, 0, 0, usToNs(1000), 0};
     return d;
 }
@@ -373,12 +376,12 @@ TEST(SpanTreePane, LoadsARealTraceWithCriticalTimeFromCore) {
     ASSERT_EQ(data->spans.size(), 57u);
     TimeNs critical = 0, invokeAgent = -1;
     for (std::size_t i = 0; i < data->spans.size(); ++i) {
-        critical += data->criticalNs[i];
+        critical += data->times[i].criticalNs;
         EXPECT_EQ(data->clockOffsetNs[i], 0) << data->spans[i].operation;
-        EXPECT_LE(data->selfNs[i], data->spans[i].endNs - data->spans[i].startNs);
-        if (data->spans[i].operation == "invoke_agent triage-agent") invokeAgent = data->criticalNs[i];
+        EXPECT_LE(data->times[i].selfNs, data->spans[i].endNs - data->spans[i].startNs);
+        if (data->spans[i].operation == "invoke_agent triage-agent") invokeAgent = data->times[i].criticalNs;
         // Critical parts lie within the span's own recorded interval.
-        for (const auto& [from, to] : data->criticalParts[i]) {
+        for (const auto& [from, to] : data->times[i].criticalIntervals) {
             EXPECT_GE(from, data->spans[i].startNs);
             EXPECT_LE(to, data->spans[i].endNs);
         }
