@@ -6,7 +6,17 @@ std::vector<SpanShape> spanShapes(const RequestSpans& spans) {
     std::vector<SpanShape> out;
     out.reserve(spans.size());
     for (const SpanRecord& s : spans)
-        out.push_back({s.parent, s.service, s.operation, s.host, s.kind, s.startNs, s.endNs, s.task, s.taskOccurrence, s.startOrd, s.endOrd});
+        out.push_back({.service = s.service,
+                       .operation = s.operation,
+                       .host = s.host,
+                       .kind = s.kind,
+                       .task = s.task,
+                       .startNs = s.startNs,
+                       .endNs = s.endNs,
+                       .startOrd = s.startOrd,
+                       .endOrd = s.endOrd,
+                       .parent = s.parent,
+                       .taskOccurrence = s.taskOccurrence});
     return out;
 }
 

@@ -776,9 +776,17 @@ Status readSpanShapes(sqlite3* db, const std::string& path, std::int64_t first, 
             current.clear();
             currentRequest = r;
         }
-        current.push_back({static_cast<std::int32_t>(spans.int64(1)), text(spans.int64(2)), text(spans.int64(3)), text(spans.int64(4)),
-                           text(spans.int64(5)), spans.int64(6), spans.int64(7), text(spans.int64(8)),
-                           static_cast<std::uint32_t>(spans.int64(9)), spans.int64(10), spans.int64(11)});
+        current.push_back({.service = text(spans.int64(2)),
+                           .operation = text(spans.int64(3)),
+                           .host = text(spans.int64(4)),
+                           .kind = text(spans.int64(5)),
+                           .task = text(spans.int64(8)),
+                           .startNs = spans.int64(6),
+                           .endNs = spans.int64(7),
+                           .startOrd = spans.int64(10),
+                           .endOrd = spans.int64(11),
+                           .parent = static_cast<std::int32_t>(spans.int64(1)),
+                           .taskOccurrence = static_cast<std::uint32_t>(spans.int64(9))});
     }
     if (rc != SQLITE_DONE) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
     if (currentRequest >= 0 && !f(RequestId{static_cast<std::uint32_t>(currentRequest)}, current)) return Status::error("cancelled");

@@ -48,12 +48,14 @@ using RequestSpans = std::vector<SpanRecord>;
 // memory, without its strings). Its texts view the record's, or those of the scan that read it (valid
 // while that scan runs).
 struct SpanShape {
-    std::int32_t parent = -1;
+    // The views first and the two 32-bit fields last, so nothing pads it: 120 bytes, a million-span tree's
+    // shapes 8 MB less than in SpanRecord's order.
     std::string_view service, operation, host, kind;
-    TimeNs startNs = 0, endNs = 0;
     std::string_view task;  // as SpanRecord's
-    std::uint32_t taskOccurrence = 1;
+    TimeNs startNs = 0, endNs = 0;
     std::int64_t startOrd = 0, endOrd = 0;
+    std::int32_t parent = -1;
+    std::uint32_t taskOccurrence = 1;
 
     std::string taskName() const { return occurrenceName(task, taskOccurrence); }
 };
