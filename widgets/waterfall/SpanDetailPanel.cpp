@@ -67,7 +67,7 @@ void SpanDetailPanel::showSpan(const SpanTreeView& view, int span) {
     const SpanRecord& r = whole ? *whole : none;
     auto timeOf = [](const std::vector<TimeNs>& v, int i) { return static_cast<std::size_t>(i) < v.size() ? v[static_cast<std::size_t>(i)] : kNoTime; };
     const auto [fromUs, toUs] = view.spanUs(span);
-    const bool known = static_cast<std::size_t>(span) < data->times.size();  // self and critical time computed
+    const bool known = static_cast<std::size_t>(span) < data->times.spans.size();  // self and critical time computed
     auto text = [](std::string_view s) {
         return s.empty() ? QStringLiteral("–") : qtext(s).toHtmlEscaped();
     };
@@ -75,8 +75,8 @@ void SpanDetailPanel::showSpan(const SpanTreeView& view, int span) {
     html += tr("host %1 &nbsp;·&nbsp; kind %2 &nbsp;·&nbsp; span id %3<br>").arg(text(s.host), text(s.kind), text(r.spanId));
     html += tr("start +%1 &nbsp;·&nbsp; duration %2 &nbsp;·&nbsp; self %3 &nbsp;·&nbsp; critical %4")
                 .arg(formatDuration(fromUs), formatDurationNs(s.endNs - s.startNs),
-                     formatDurationNs(known ? data->times[static_cast<std::size_t>(span)].selfNs : kNoTime),
-                     known ? formatDurationNs(data->times[static_cast<std::size_t>(span)].criticalNs) : tr("not computed"));
+                     formatDurationNs(known ? data->times.spans[static_cast<std::size_t>(span)].selfNs : kNoTime),
+                     known ? formatDurationNs(data->times.spans[static_cast<std::size_t>(span)].criticalNs) : tr("not computed"));
     const TimeNs offset = timeOf(data->clockOffsetNs, span);
     if (offset != kNoTime && offset != 0)
         html += QStringLiteral("<br>") + tr("host clock offset %1 (%2)")

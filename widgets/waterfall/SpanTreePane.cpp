@@ -45,10 +45,9 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
     }
     // Core gives the critical parts on the adjusted clock; the view keeps them on the span's recorded one.
     // Core's per-span times are kept as they are (a million spans: not copied into lists of their own).
-    data->times = std::move(critical.spans);
-    data->times.resize(n);
+    data->times = std::move(critical.times);
     for (std::size_t i = 0; i < n; ++i)
-        for (auto& [from, to] : data->times[i].criticalIntervals) {
+        for (auto& [from, to] : data->times.criticalIntervals(i)) {
             from += data->clockOffsetNs[i];
             to += data->clockOffsetNs[i];
         }

@@ -38,16 +38,25 @@ SpanTreeView::SpanTreeView(QWidget* parent) : QWidget(parent) {
 void SpanTreeView::setSpans(std::shared_ptr<const SpanTreeData> data) {
     m_data = std::move(data);
     const std::size_t n = m_data ? m_data->spans.size() : 0;
-    m_children.assign(n, {});
     m_depth.assign(n, 0);
     m_collapsed.assign(n, 0);
-    for (std::size_t i = 0; i < n; ++i) {
+    // Parents come first; a parent index that does not (a malformed input) makes the span a root.
+    auto parentOf = [this](std::size_t i) -> int {
         const int parent = m_data->spans[i].parent;
-        // Parents come first; a parent index that does not (a malformed input) makes the span a root.
-        if (parent >= 0 && static_cast<std::size_t>(parent) < i) {
-            m_children[static_cast<std::size_t>(parent)].push_back(static_cast<int>(i));
+        return parent >= 0 && static_cast<std::size_t>(parent) < i ? parent : -1;
+    };
+    m_childBegin.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i)
+        if (const int parent = parentOf(i); parent >= 0) {
+            ++m_childBegin[static_cast<std::size_t>(parent) + 1];
             m_depth[i] = m_depth[static_cast<std::size_t>(parent)] + 1;
         }
+    for (std::size_t i = 0; i < n; ++i) m_childBegin[i + 1] += m_childBegin[i];
+    m_children.assign(m_childBegin[n], -1);
+    {
+        std::vector<std::uint32_t> next(m_childBegin.begin(), m_childBegin.end() - 1);
+        for (std::size_t i = 0; i < n; ++i)
+            if (const int parent = parentOf(i); parent >= 0) m_children[next[static_cast<std::size_t>(parent)]++] = static_cast<int>(i);
     }
     m_current = n > 0 ? 0 : -1;
     rebuildRows();
@@ -89,7 +98,7 @@ void SpanTreeView::rebuildRows() {
         m_rowOfSpan[static_cast<std::size_t>(s)] = static_cast<int>(m_rows.size());
         m_rows.push_back(s);
         if (m_collapsed[static_cast<std::size_t>(s)]) continue;
-        const auto& kids = m_children[static_cast<std::size_t>(s)];
+        const auto kids = childrenOf(s);
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
     }
     updateScrollBar();
@@ -99,9 +108,12 @@ void SpanTreeView::rebuildRows() {
 int SpanTreeView::spanAtRow(int row) const { return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)] : -1; }
 int SpanTreeView::rowOfSpan(int span) const { return at<int>(m_rowOfSpan, span, -1); }
 int SpanTreeView::depth(int span) const { return at<int>(m_depth, span, 0); }
-bool SpanTreeView::hasChildren(int span) const {
-    return span >= 0 && static_cast<std::size_t>(span) < m_children.size() && !m_children[static_cast<std::size_t>(span)].empty();
+std::span<const int> SpanTreeView::childrenOf(int span) const {
+    if (span < 0 || static_cast<std::size_t>(span) + 1 >= m_childBegin.size()) return {};
+    const auto s = static_cast<std::size_t>(span);
+    return std::span<const int>(m_children).subspan(m_childBegin[s], m_childBegin[s + 1] - m_childBegin[s]);
 }
+bool SpanTreeView::hasChildren(int span) const { return !childrenOf(span).empty(); }
 bool SpanTreeView::isCollapsed(int span) const { return at<char>(m_collapsed, span, 0) != 0; }
 
 void SpanTreeView::setCollapsed(int span, bool collapsed) {
@@ -211,7 +223,7 @@ QString SpanTreeView::tooltipFor(int span) const {
     QString text = QStringLiteral("<b>%1</b> %2<br>").arg(qtext(s.service).toHtmlEscaped(),
                                                           qtext(s.operation).toHtmlEscaped());
     text += tr("start +%1, duration %2").arg(formatDuration(from), formatDurationNs(s.endNs - s.startNs));
-    const SpanCriticalTime* time = static_cast<std::size_t>(span) < m_data->times.size() ? &m_data->times[static_cast<std::size_t>(span)] : nullptr;
+    const SpanCriticalTime* time = static_cast<std::size_t>(span) < m_data->times.spans.size() ? &m_data->times.spans[static_cast<std::size_t>(span)] : nullptr;
     text += QStringLiteral("<br>") + tr("self time %1").arg(formatDurationNs(time ? time->selfNs : kNoTime));
     if (time) text += QStringLiteral("<br>") + tr("critical %1").arg(formatDurationNs(time->criticalNs));
     if (!s.host.empty()) text += QStringLiteral("<br>") + tr("host %1").arg(qtext(s.host).toHtmlEscaped());
@@ -308,12 +320,11 @@ void SpanTreeView::paintEvent(QPaintEvent*) {
         p.setPen(colour.darker(150));
         p.drawRect(bar.adjusted(0, 0, -1, -1));
         const TimeNs shift = m_local ? 0 : at<TimeNs>(m_data->clockOffsetNs, span, 0);
-        if (static_cast<std::size_t>(span) < m_data->times.size())
-            for (const auto& [from, to] : m_data->times[static_cast<std::size_t>(span)].criticalIntervals) {
-                const double x0 = xOf(static_cast<double>(from - shift - m_originNs) / 1000.0);
-                const double x1 = std::max(xOf(static_cast<double>(to - shift - m_originNs) / 1000.0), x0 + 1.0);
-                p.fillRect(QRectF(x0, bar.top() + bar.height() * 0.55, x1 - x0, bar.height() * 0.45), palette::critical());
-            }
+        for (const auto& [from, to] : m_data->times.criticalIntervals(static_cast<std::size_t>(span))) {
+            const double x0 = xOf(static_cast<double>(from - shift - m_originNs) / 1000.0);
+            const double x1 = std::max(xOf(static_cast<double>(to - shift - m_originNs) / 1000.0), x0 + 1.0);
+            p.fillRect(QRectF(x0, bar.top() + bar.height() * 0.55, x1 - x0, bar.height() * 0.45), palette::critical());
+        }
         // Duration beside the bar, where there is room.
         const QString duration = formatDurationNs(s.endNs - s.startNs);
         const int dw = fm.horizontalAdvance(duration);
@@ -423,7 +434,7 @@ void SpanTreeView::keyPressEvent(QKeyEvent* e) {
         return;
     case Qt::Key_Right:  // expand; on an open span, go to its first child
         if (hasChildren(m_current) && isCollapsed(m_current)) setCollapsed(m_current, false);
-        else if (hasChildren(m_current)) setCurrentSpan(m_children[static_cast<std::size_t>(m_current)].front());
+        else if (hasChildren(m_current)) setCurrentSpan(childrenOf(m_current).front());
         return;
     case Qt::Key_Plus:
     case Qt::Key_Equal:

@@ -6,7 +6,9 @@
 #include <QWidget>
 #include <functional>
 #include <memory>
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -28,7 +30,7 @@ struct SpanTreeData {
     // Per span, from core (spanCriticalPath), kept as it gave them, not copied: self time (no child covers
     // it), critical time (on the request's critical path) and where that lies, here on the span's
     // recorded clock (criticalIntervals).
-    std::vector<SpanCriticalTime> times;
+    SpanCriticalTimes times;
     // The analysis's clock offset of the span's host: the adjusted view draws it at recorded - offset.
     std::vector<TimeNs> clockOffsetNs;
 };
@@ -107,7 +109,11 @@ private:
     static constexpr int kIndent = 14;
 
     std::shared_ptr<const SpanTreeData> m_data;
-    std::vector<std::vector<int>> m_children;
+    // Each span's children, in span order, as one array: span s's are m_children[m_childBegin[s],
+    // m_childBegin[s + 1]) (a list per span cost a million allocations on a million-span tree).
+    std::vector<std::uint32_t> m_childBegin;
+    std::vector<int> m_children;
+    std::span<const int> childrenOf(int span) const;
     std::vector<int> m_depth;
     std::vector<char> m_collapsed;
     std::vector<int> m_rows;       // span per visible row

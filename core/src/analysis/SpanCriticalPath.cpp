@@ -17,7 +17,7 @@ SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& cri
                                   std::span<const SpanShape> spans) {
     SpanCriticalPath out;
     const std::size_t n = spans.size();
-    out.spans.resize(n);
+    out.times.spans.resize(n);
     const std::size_t segCount = dag.segments.size();
     out.segmentSpan.assign(segCount, -1);
     out.criticalNetwork.assign(segCount, false);
@@ -50,7 +50,7 @@ SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& cri
                     cursor = b;
                 }
             }
-            out.spans[i].selfNs = std::max<TimeNs>(0, (e - s) - covered);
+            out.times.spans[i].selfNs = std::max<TimeNs>(0, (e - s) - covered);
         }
     }
 
@@ -106,6 +106,10 @@ SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& cri
         while (!open.empty() && spans[open.back()].endOrd < to) open.pop_back();
         if (!open.empty() && spans[open.back()].startOrd <= from) out.segmentSpan[s] = static_cast<std::int32_t>(open.back());
     }
+    // The critical segments by owning span, counted then placed, then each span's sorted and merged where
+    // they touch (a span's consecutive segments on the path) and moved down over the merged ones' places.
+    SpanCriticalTimes& times = out.times;
+    times.intervalBegin.assign(n + 1, 0);
     for (auto s : criticalPath.segments) {
         if (s >= segCount) continue;
         const SegmentInstance& seg = dag.segments[s];
@@ -113,13 +117,33 @@ SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& cri
         if (seg.network) out.criticalNetwork[s] = true;
         const std::int32_t owner = out.segmentSpan[s];
         if (owner < 0) continue;
-        SpanCriticalTime& t = out.spans[static_cast<std::size_t>(owner)];
+        SpanCriticalTime& t = times.spans[static_cast<std::size_t>(owner)];
         t.criticalNs += seg.durationNs();
         if (seg.network) t.networkNs += seg.durationNs();
-        if (!t.criticalIntervals.empty() && t.criticalIntervals.back().second == seg.startNs) t.criticalIntervals.back().second = seg.endNs;
-        else t.criticalIntervals.emplace_back(seg.startNs, seg.endNs);
+        ++times.intervalBegin[static_cast<std::size_t>(owner) + 1];
     }
-    for (auto& t : out.spans) std::sort(t.criticalIntervals.begin(), t.criticalIntervals.end());
+    for (std::size_t i = 0; i < n; ++i) times.intervalBegin[i + 1] += times.intervalBegin[i];
+    times.intervals.resize(times.intervalBegin[n]);
+    {
+        std::vector<std::uint32_t> fill(times.intervalBegin.begin(), times.intervalBegin.end() - 1);
+        for (auto s : criticalPath.segments)
+            if (s < segCount && out.segmentSpan[s] >= 0)
+                times.intervals[fill[static_cast<std::size_t>(out.segmentSpan[s])]++] = {dag.segments[s].startNs, dag.segments[s].endNs};
+    }
+    std::uint32_t kept = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto first = times.intervals.begin() + times.intervalBegin[i], last = times.intervals.begin() + times.intervalBegin[i + 1];
+        std::sort(first, last);
+        const std::uint32_t begin = kept;
+        for (auto it = first; it != last; ++it) {
+            if (kept > begin && times.intervals[kept - 1].second >= it->first)
+                times.intervals[kept - 1].second = std::max(times.intervals[kept - 1].second, it->second);
+            else times.intervals[kept++] = *it;
+        }
+        times.intervalBegin[i] = begin;
+    }
+    times.intervalBegin[n] = kept;
+    times.intervals.resize(kept);
     return out;
 }
 

@@ -67,11 +67,9 @@ std::shared_ptr<SpanTreeData> fixture() {
     records[1].links = {"f00d"};
     auto d = treeOf(std::move(records));
     // Self, critical and network time, and the critical parts on the recorded clock.
-    d->times = {{usToNs(30), usToNs(30), 0, {{0, usToNs(10)}, {usToNs(40), usToNs(50)}}},
-                {usToNs(20), 0, 0, {}},
-                {usToNs(10), 0, 0, {}},
-                {usToNs(40), usToNs(40), 0, {{usToNs(1050), usToNs(1090)}}},
-                {usToNs(10), 0, 0, {}}};
+    d->times.spans = {{usToNs(30), usToNs(30), 0}, {usToNs(20), 0, 0}, {usToNs(10), 0, 0}, {usToNs(40), usToNs(40), 0}, {usToNs(10), 0, 0}};
+    d->times.intervals = {{0, usToNs(10)}, {usToNs(40), usToNs(50)}, {usToNs(1050), usToNs(1090)}};
+    d->times.intervalBegin = {0, 2, 2, 2, 3, 3};
     d->clockOffsetNs = {0, 0, 0, usToNs(1000), 0};
     return d;
 }
@@ -376,12 +374,12 @@ TEST(SpanTreePane, LoadsARealTraceWithCriticalTimeFromCore) {
     ASSERT_EQ(data->spans.size(), 57u);
     TimeNs critical = 0, invokeAgent = -1;
     for (std::size_t i = 0; i < data->spans.size(); ++i) {
-        critical += data->times[i].criticalNs;
+        critical += data->times.spans[i].criticalNs;
         EXPECT_EQ(data->clockOffsetNs[i], 0) << data->spans[i].operation;
-        EXPECT_LE(data->times[i].selfNs, data->spans[i].endNs - data->spans[i].startNs);
-        if (data->spans[i].operation == "invoke_agent triage-agent") invokeAgent = data->times[i].criticalNs;
+        EXPECT_LE(data->times.spans[i].selfNs, data->spans[i].endNs - data->spans[i].startNs);
+        if (data->spans[i].operation == "invoke_agent triage-agent") invokeAgent = data->times.spans[i].criticalNs;
         // Critical parts lie within the span's own recorded interval.
-        for (const auto& [from, to] : data->times[i].criticalIntervals) {
+        for (const auto& [from, to] : data->times.criticalIntervals(i)) {
             EXPECT_GE(from, data->spans[i].startNs);
             EXPECT_LE(to, data->spans[i].endNs);
         }

@@ -4,6 +4,7 @@
 // segments are network trips. Computed in core from a request's analysed detail and its span records;
 // views only draw it.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -18,12 +19,28 @@ struct SpanCriticalTime {
     TimeNs selfNs = 0;      // its duration minus the union of its children's intervals (as recorded)
     TimeNs criticalNs = 0;  // its own segments' time on the critical path (not its children's)
     TimeNs networkNs = 0;   // of that, network segments (a client's trip out to its server and back)
-    // The critical parts of its own time, on the request's adjusted clock, in time order.
-    std::vector<std::pair<TimeNs, TimeNs>> criticalIntervals;
+};
+
+// Every span's times, and the critical parts of its own time on the request's adjusted clock, all spans'
+// parts in one array (a list per span cost a million allocations on a million-span trace).
+struct SpanCriticalTimes {
+    using Interval = std::pair<TimeNs, TimeNs>;
+    std::vector<SpanCriticalTime> spans;  // by span index
+    std::vector<Interval> intervals;      // grouped by span, each span's in time order, touching parts merged
+    std::vector<std::uint32_t> intervalBegin;  // span i's parts: intervals[intervalBegin[i], intervalBegin[i + 1])
+
+    std::span<const Interval> criticalIntervals(std::size_t span) const {
+        if (span + 1 >= intervalBegin.size()) return {};
+        return std::span<const Interval>(intervals).subspan(intervalBegin[span], intervalBegin[span + 1] - intervalBegin[span]);
+    }
+    std::span<Interval> criticalIntervals(std::size_t span) {
+        if (span + 1 >= intervalBegin.size()) return {};
+        return std::span<Interval>(intervals).subspan(intervalBegin[span], intervalBegin[span + 1] - intervalBegin[span]);
+    }
 };
 
 struct SpanCriticalPath {
-    std::vector<SpanCriticalTime> spans;  // by span index
+    SpanCriticalTimes times;
     // Per segment of the request's DAG: the span whose own time it is (-1: none), and whether it is a
     // network segment on the critical path.
     std::vector<std::int32_t> segmentSpan;

@@ -445,9 +445,15 @@ Analysed analyse(Imported& imported, const std::string& request) {
     a.path = spanCriticalPath(a.detail, spanShapes(a.spans));
     return a;
 }
+std::size_t spanOf(const Analysed& a, const std::string& op) {
+    for (std::size_t i = 0; i < a.spans.size(); ++i)
+        if (a.spans[i].operation == op) return i;
+    ADD_FAILURE() << "no span " << op;
+    return a.spans.size();
+}
 const SpanCriticalTime& timeOf(const Analysed& a, const std::string& op) {
     for (std::size_t i = 0; i < a.spans.size(); ++i)
-        if (a.spans[i].operation == op) return a.path.spans[i];
+        if (a.spans[i].operation == op) return a.path.times.spans[i];
     static SpanCriticalTime none;
     ADD_FAILURE() << "no span " << op;
     return none;
@@ -485,13 +491,30 @@ TEST(SpanCriticalPath, TextbookTraceSplitsTheCriticalPathAmongSpans) {
     EXPECT_EQ(timeOf(a, "call db").networkNs, 20 * kMs);
     EXPECT_EQ(timeOf(a, "render").criticalNs, 6 * kMs);
     EXPECT_EQ(timeOf(a, "GET /").criticalNs, 14 * kMs);
-    ASSERT_EQ(timeOf(a, "query").criticalIntervals.size(), 1u);
-    EXPECT_EQ(timeOf(a, "query").criticalIntervals[0].second - timeOf(a, "query").criticalIntervals[0].first, 60 * kMs);
+    const auto query = a.path.times.criticalIntervals(spanOf(a, "query"));
+    ASSERT_EQ(query.size(), 1u);  // its segments touch: one part
+    EXPECT_EQ(query[0].second - query[0].first, 60 * kMs);
+    // Each span's parts are in time order, apart, and add up to its critical time.
+    for (std::size_t i = 0; i < a.spans.size(); ++i) {
+        TimeNs parts = 0;
+        const auto intervals = a.path.times.criticalIntervals(i);
+        for (std::size_t k = 0; k < intervals.size(); ++k) {
+            EXPECT_LT(intervals[k].first, intervals[k].second) << a.spans[i].operation;
+            if (k > 0) {
+                EXPECT_LT(intervals[k - 1].second, intervals[k].first) << a.spans[i].operation;
+            }
+            parts += intervals[k].second - intervals[k].first;
+        }
+        EXPECT_EQ(parts, a.path.times.spans[i].criticalNs) << a.spans[i].operation;
+    }
+    // The root's own time on the path is in three parts: before the call, between the return and the
+    // render, and after the render.
+    EXPECT_EQ(a.path.times.criticalIntervals(spanOf(a, "GET /")).size(), 3u);
     int network = 0;
     for (bool b : a.path.criticalNetwork) network += b;
     EXPECT_EQ(network, 2);
     TimeNs sum = 0;
-    for (const auto& t : a.path.spans) sum += t.criticalNs;
+    for (const auto& t : a.path.times.spans) sum += t.criticalNs;
     EXPECT_EQ(sum, a.path.criticalNs);
     EXPECT_EQ(a.path.criticalNs + a.detail.criticalPath.blindNs, a.detail.criticalPath.latencyNs);
 }
@@ -510,10 +533,10 @@ TEST(SpanCriticalPath, GenAiTraceRunsThroughTheAgentsWork) {
         if (a.spans[i].operation == "invoke_agent triage-agent") agent = static_cast<std::int32_t>(i);
         inAgent[i] = static_cast<std::int32_t>(i) == agent ||
                      (a.spans[i].parent >= 0 && inAgent[static_cast<std::size_t>(a.spans[i].parent)]);
-        sum += a.path.spans[i].criticalNs;
-        if (inAgent[i]) underAgent += a.path.spans[i].criticalNs;
-        EXPECT_LE(a.path.spans[i].criticalNs, a.spans[i].endNs - a.spans[i].startNs) << a.spans[i].operation;
-        EXPECT_LE(a.path.spans[i].selfNs, a.spans[i].endNs - a.spans[i].startNs) << a.spans[i].operation;
+        sum += a.path.times.spans[i].criticalNs;
+        if (inAgent[i]) underAgent += a.path.times.spans[i].criticalNs;
+        EXPECT_LE(a.path.times.spans[i].criticalNs, a.spans[i].endNs - a.spans[i].startNs) << a.spans[i].operation;
+        EXPECT_LE(a.path.times.spans[i].selfNs, a.spans[i].endNs - a.spans[i].startNs) << a.spans[i].operation;
     }
     ASSERT_GE(agent, 0);
     EXPECT_EQ(sum, a.path.criticalNs);
