@@ -12,20 +12,15 @@ namespace tracelight::widgets {
 WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks) {
     WaterfallLayout layout;
     const std::size_t n = d.dag.segments.size();
-    layout.startUs.resize(n);
-    layout.endUs.resize(n);
     // Core's nanoseconds become the view's own axis: microseconds from the request's first event.
-    TimeNs origin = d.dag.startNs;
+    layout.localClocks = localClocks;
+    layout.originNs = d.dag.startNs;
     if (localClocks) {
-        origin = n ? d.localStartNs[0] : 0;
-        for (std::size_t s = 0; s < n; ++s) origin = std::min(origin, d.localStartNs[s]);
+        layout.originNs = n ? d.localStartNs[0] : 0;
+        for (std::size_t s = 0; s < n; ++s) layout.originNs = std::min(layout.originNs, d.localStartNs[s]);
     }
     double last = 0;
-    for (std::size_t s = 0; s < n; ++s) {
-        layout.startUs[s] = nsToUs((localClocks ? d.localStartNs[s] : d.dag.segments[s].startNs) - origin);
-        layout.endUs[s] = nsToUs((localClocks ? d.localEndNs[s] : d.dag.segments[s].endNs) - origin);
-        last = std::max(last, layout.endUs[s]);
-    }
+    for (std::size_t s = 0; s < n; ++s) last = std::max(last, layout.endUs(d, s));
     layout.spanUs = localClocks ? last : nsToUs(d.dag.endNs - d.dag.startNs);
 
     layout.rows.push_back({WaterfallRow::CriticalPath, -1, -1});
@@ -92,7 +87,7 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
     for (auto s : d.criticalPath.segments) layout.rowSegments[fill[0]++] = static_cast<int>(s);
     for (std::size_t s = 0; s < n; ++s)
         if (d.segmentStartHost[s] == d.segmentEndHost[s]) layout.rowSegments[fill[static_cast<std::size_t>(layout.fromRow[s])]++] = static_cast<int>(s);
-    auto byStart = [&](int a, int b) { return layout.startUs[a] < layout.startUs[b]; };
+    auto byStart = [&](int a, int b) { return layout.startNs(d, static_cast<std::size_t>(a)) < layout.startNs(d, static_cast<std::size_t>(b)); };
     for (std::size_t r = 0; r < layout.rows.size(); ++r)
         std::sort(layout.rowSegments.begin() + layout.rowBegin[r], layout.rowSegments.begin() + layout.rowBegin[r + 1], byStart);
     std::sort(layout.networkByStart.begin(), layout.networkByStart.end(), byStart);
@@ -105,9 +100,9 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
             double longest = 0, widestGap = -std::numeric_limits<double>::infinity(), lastEnd = -std::numeric_limits<double>::infinity();
             for (std::size_t i = first; i < std::min(first + kBlock, segs.size()); ++i) {
                 const auto s = static_cast<std::size_t>(segs[i]);
-                longest = std::max(longest, layout.endUs[s] - layout.startUs[s]);
-                if (i > first) widestGap = std::max(widestGap, layout.startUs[s] - layout.endUs[static_cast<std::size_t>(segs[i - 1])]);
-                lastEnd = std::max(lastEnd, layout.endUs[s]);
+                longest = std::max(longest, layout.endUs(d, s) - layout.startUs(d, s));
+                if (i > first) widestGap = std::max(widestGap, layout.startUs(d, s) - layout.endUs(d, static_cast<std::size_t>(segs[i - 1])));
+                lastEnd = std::max(lastEnd, layout.endUs(d, s));
             }
             layout.blockLongestUs.push_back(longest);
             layout.blockWidestGapUs.push_back(widestGap);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/base/Time.h"
 
 namespace tracelight::widgets {
 
@@ -25,7 +26,17 @@ struct WaterfallLayout {
     std::vector<std::uint32_t> rowBegin;  // row r's segments: rowSegments[rowBegin[r], rowBegin[r + 1])
     std::vector<int> rowSegments;         // same-host segments of each row, by start time; the critical path's
     std::vector<int> fromRow, toRow;  // per segment: its row (network segments: the row it leaves and the one it reaches)
-    std::vector<double> startUs, endUs;  // per segment, relative to the request's first event on the chosen clock
+    // Where segment s starts and ends: microseconds from the request's first event on the chosen clock, worked
+    // out from the detail's nanoseconds when asked (held as two arrays of doubles they were 40 MB on a
+    // million-span trace).
+    double startUs(const RequestDetail& d, std::size_t s) const { return nsToUs(startNs(d, s) - originNs); }
+    double endUs(const RequestDetail& d, std::size_t s) const { return nsToUs(endNs(d, s) - originNs); }
+    // The same on the chosen clock in nanoseconds, as recorded (sorting compares these: no conversion).
+    TimeNs startNs(const RequestDetail& d, std::size_t s) const { return localClocks ? d.localStartNs[s] : d.dag.segments[s].startNs; }
+    TimeNs endNs(const RequestDetail& d, std::size_t s) const { return localClocks ? d.localEndNs[s] : d.dag.segments[s].endNs; }
+    std::size_t segmentCount() const { return fromRow.size(); }
+    TimeNs originNs = 0;       // the first event on the chosen clock
+    bool localClocks = false;  // the clock chosen: each host's own, or the analysis's adjusted one
     std::vector<int> networkByStart;     // network segments sorted by start
     double spanUs = 0;                   // first event to last event
     // Each row's segments in blocks of kBlock (by start), for a paint that folds a whole block of narrow,

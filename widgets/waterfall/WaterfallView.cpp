@@ -146,9 +146,9 @@ void WaterfallView::setVisibleRange(double fromUs, double toUs) {
 void WaterfallView::fit() {
     const double span = std::max(1.0, m_layout.spanUs);
     double lo = 0, hi = span;
-    for (std::size_t s = 0; s < m_layout.startUs.size(); ++s) {
-        lo = std::min(lo, m_layout.startUs[s]);
-        hi = std::max(hi, m_layout.endUs[s]);
+    for (std::size_t s = 0; s < m_layout.segmentCount(); ++s) {
+        lo = std::min(lo, startUs(s));
+        hi = std::max(hi, endUs(s));
     }
     const double margin = (hi - lo) * 0.02;
     setVisibleRange(lo - margin, hi + margin);
@@ -165,10 +165,10 @@ void WaterfallView::selectSegment(int segment) {
 }
 
 QRectF WaterfallView::segmentRect(int s) const {
-    if (!m_detail || s < 0 || s >= static_cast<int>(m_layout.startUs.size())) return {};
+    if (!m_detail || s < 0 || s >= static_cast<int>(m_layout.segmentCount())) return {};
     const int row = m_layout.fromRow[static_cast<std::size_t>(s)];
-    const double x0 = xOf(m_layout.startUs[static_cast<std::size_t>(s)]);
-    const double x1 = xOf(m_layout.endUs[static_cast<std::size_t>(s)]);
+    const double x0 = xOf(startUs(static_cast<std::size_t>(s)));
+    const double x1 = xOf(endUs(static_cast<std::size_t>(s)));
     const int top = rowTop(row);
     return QRectF(x0, top + 3, std::max(1.0, x1 - x0), rowHeight(row) - 6);
 }
@@ -181,12 +181,12 @@ int WaterfallView::segmentAt(const QPoint& pos) const {
     if (row >= 0) {
         const auto segs = m_layout.segments(static_cast<std::size_t>(row));
         auto it = std::lower_bound(segs.begin(), segs.end(), t - tolerance,
-                                   [&](int s, double v) { return m_layout.endUs[static_cast<std::size_t>(s)] < v; });
+                                   [&](int s, double v) { return endUs(static_cast<std::size_t>(s)) < v; });
         int best = -1;
         double bestDistance = tolerance;
-        for (; it != segs.end() && m_layout.startUs[static_cast<std::size_t>(*it)] <= t + tolerance; ++it) {
+        for (; it != segs.end() && startUs(static_cast<std::size_t>(*it)) <= t + tolerance; ++it) {
             const auto s = static_cast<std::size_t>(*it);
-            const double d = t < m_layout.startUs[s] ? m_layout.startUs[s] - t : (t > m_layout.endUs[s] ? t - m_layout.endUs[s] : 0);
+            const double d = t < startUs(s) ? startUs(s) - t : (t > endUs(s) ? t - endUs(s) : 0);
             if (d <= bestDistance) bestDistance = d, best = *it;
         }
         if (best >= 0) return best;
@@ -196,10 +196,10 @@ int WaterfallView::segmentAt(const QPoint& pos) const {
     double bestDistance = 4.0;
     for (int s : m_layout.networkByStart) {
         const auto i = static_cast<std::size_t>(s);
-        if (m_layout.startUs[i] > t + tolerance) break;
-        if (m_layout.endUs[i] < t - tolerance) continue;
-        const QPointF a(xOf(m_layout.startUs[i]), rowTop(m_layout.fromRow[i]) + rowHeight(m_layout.fromRow[i]) / 2.0);
-        const QPointF b(xOf(m_layout.endUs[i]), rowTop(m_layout.toRow[i]) + rowHeight(m_layout.toRow[i]) / 2.0);
+        if (startUs(i) > t + tolerance) break;
+        if (endUs(i) < t - tolerance) continue;
+        const QPointF a(xOf(startUs(i)), rowTop(m_layout.fromRow[i]) + rowHeight(m_layout.fromRow[i]) / 2.0);
+        const QPointF b(xOf(endUs(i)), rowTop(m_layout.toRow[i]) + rowHeight(m_layout.toRow[i]) / 2.0);
         if (pos.y() < std::min(a.y(), b.y()) - bestDistance || pos.y() > std::max(a.y(), b.y()) + bestDistance) continue;
         const QPointF ab = b - a, ap = QPointF(pos) - a;
         const double len2 = QPointF::dotProduct(ab, ab);
@@ -215,13 +215,13 @@ QString WaterfallView::tooltipFor(int s) const {
     const auto i = static_cast<std::size_t>(s);
     const RequestDetail& d = *m_detail;
     QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(d.segmentName(i)).toHtmlEscaped());
-    text += tr("duration %1").arg(formatDuration(m_layout.endUs[i] - m_layout.startUs[i]));
+    text += tr("duration %1").arg(formatDuration(endUs(i) - startUs(i)));
     text += d.critical[i] ? tr(" · <b>on the critical path</b>") : tr(" · slack %1").arg(formatDurationNs(d.slackNs[i]));
     text += QStringLiteral("<br>");
     const QString from = QString::fromStdString(d.hosts[d.segmentStartHost[i]]);
     const QString to = QString::fromStdString(d.hosts[d.segmentEndHost[i]]);
     text += from == to ? tr("host %1").arg(from) : tr("network %1 → %2").arg(from, to);
-    text += tr("<br>starts at %1").arg(formatDuration(m_layout.startUs[i]));
+    text += tr("<br>starts at %1").arg(formatDuration(startUs(i)));
     if (!d.attributes.empty()) {
         QStringList attrs;
         for (const auto& [k, v] : d.attributes) attrs << QString::fromStdString(k + "=" + v).toHtmlEscaped();
@@ -405,7 +405,7 @@ void WaterfallView::paintRows(QPainter& p) {
         // Visible segments: the row is sorted by start and its segments do not overlap, so ends are sorted too.
         const auto segs = m_layout.segments(static_cast<std::size_t>(r));
         auto first = std::lower_bound(segs.begin(), segs.end(), m_fromUs,
-                                      [&](int s, double v) { return m_layout.endUs[static_cast<std::size_t>(s)] < v; });
+                                      [&](int s, double v) { return endUs(static_cast<std::size_t>(s)) < v; });
         double foldStart = -1, foldEnd = -1;
         int foldCount = 0;
         auto flushFold = [&] {
@@ -432,8 +432,8 @@ void WaterfallView::paintRows(QPainter& p) {
         const std::size_t rowBlocks = m_layout.blockBegin.empty() ? 0 : m_layout.blockBegin[static_cast<std::size_t>(r)];
         for (auto it = first; it != segs.end(); ++it) {
             const auto s = static_cast<std::size_t>(*it);
-            if (m_layout.startUs[s] > m_toUs) break;
-            const double x0 = xAt(m_layout.startUs[s]), x1 = xAt(m_layout.endUs[s]);
+            if (startUs(s) > m_toUs) break;
+            const double x0 = xAt(startUs(s)), x1 = xAt(endUs(s));
             if (x1 - x0 < kFoldPx) {
                 // Fold: a run of narrow bars closer together than a few pixels becomes one mark.
                 if (foldCount > 0 && x0 - foldEnd > kFoldPx) flushFold();
@@ -446,7 +446,7 @@ void WaterfallView::paintRows(QPainter& p) {
                     const std::size_t block = rowBlocks + i / WaterfallLayout::kBlock;
                     const std::size_t last = std::min(i + WaterfallLayout::kBlock, segs.size()) - 1;
                     if (last > i && m_layout.blockLongestUs[block] < limitUs && m_layout.blockWidestGapUs[block] < limitUs &&
-                        m_layout.startUs[static_cast<std::size_t>(segs[last])] <= m_toUs) {
+                        startUs(static_cast<std::size_t>(segs[last])) <= m_toUs) {
                         foldCount += static_cast<int>(last - i);
                         foldEnd = std::max(foldEnd, xAt(m_layout.blockLastEndUs[block]));
                         it += static_cast<std::ptrdiff_t>(last - i);
@@ -458,7 +458,7 @@ void WaterfallView::paintRows(QPainter& p) {
             const bool critical = d.critical[s];
             const QColor fill = critical ? palette::critical() : palette::forTask(qtext(d.task(d.segmentTask[s])));
             if (!critical && d.slackNs[s] > 0) {
-                const double xs = xAt(m_layout.endUs[s] + nsToUs(d.slackNs[s]));
+                const double xs = xAt(endUs(s) + nsToUs(d.slackNs[s]));
                 p.fillRect(QRectF(x1, barTop + barHeight * 0.3, xs - x1, barHeight * 0.4), palette::slack());
             }
             const QRectF bar(x0, barTop, x1 - x0, barHeight);
@@ -493,16 +493,18 @@ void WaterfallView::paintNetwork(QPainter& p) {
     p.setRenderHint(QPainter::Antialiasing, m_layout.networkByStart.size() < 5000);
     // A line between two rows both above the view, or both below it, never enters it: with a million
     // spans nearly every network segment is such a line.
-    // Against the lanes in view the test is two integer comparisons per line.
+    // Against the lanes in view the test is two integer comparisons per line, made before its times are
+    // looked up; the lines starting after the view are cut off once, by a binary search.
     const auto [firstRow, lastRow] = rowsInView();
-    for (int s : m_layout.networkByStart) {
-        const auto i = static_cast<std::size_t>(s);
-        if (m_layout.startUs[i] > m_toUs) break;
-        if (m_layout.endUs[i] < m_fromUs) continue;
+    const auto& network = m_layout.networkByStart;
+    const auto pastView = std::partition_point(network.begin(), network.end(), [&](int s) { return startUs(static_cast<std::size_t>(s)) <= m_toUs; });
+    for (auto it = network.begin(); it != pastView; ++it) {
+        const auto i = static_cast<std::size_t>(*it);
         const int fromRow = m_layout.fromRow[i], toRow = m_layout.toRow[i];
         if ((fromRow < firstRow && toRow < firstRow) || (fromRow > lastRow && toRow > lastRow)) continue;
-        const QPointF a(xAt(m_layout.startUs[i]), rowTop(m_layout.fromRow[i]) + rowHeight(m_layout.fromRow[i]) / 2.0);
-        const QPointF b(xAt(m_layout.endUs[i]), rowTop(m_layout.toRow[i]) + rowHeight(m_layout.toRow[i]) / 2.0);
+        if (endUs(i) < m_fromUs) continue;
+        const QPointF a(xAt(startUs(i)), rowTop(m_layout.fromRow[i]) + rowHeight(m_layout.fromRow[i]) / 2.0);
+        const QPointF b(xAt(endUs(i)), rowTop(m_layout.toRow[i]) + rowHeight(m_layout.toRow[i]) / 2.0);
         const bool critical = d.critical[i];
         p.setPen(QPen(critical ? palette::critical() : palette::network(), critical ? 2.2 : 1.0, critical ? Qt::SolidLine : Qt::DashLine));
         p.drawLine(a, b);
@@ -528,7 +530,7 @@ void WaterfallView::paintSelection(QPainter& p) {
     p.setRenderHint(QPainter::Antialiasing);
     auto anchor = [&](std::uint32_t s, bool atEnd) {
         const int row = atEnd ? m_layout.toRow[s] : m_layout.fromRow[s];
-        return QPointF(xOf(atEnd ? m_layout.endUs[s] : m_layout.startUs[s]), rowTop(row) + rowHeight(row) / 2.0);
+        return QPointF(xOf(atEnd ? endUs(s) : startUs(s)), rowTop(row) + rowHeight(row) / 2.0);
     };
     // Its dependencies: incoming edges end at its start, outgoing ones leave from its end.
     for (const DagEdge& e : dependencies()) {

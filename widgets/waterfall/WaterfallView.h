@@ -78,6 +78,8 @@ protected:
 
 private:
     double xOf(double us) const;
+    double startUs(std::size_t segment) const { return m_layout.startUs(*m_detail, segment); }
+    double endUs(std::size_t segment) const { return m_layout.endUs(*m_detail, segment); }
     double usAt(double x) const;
     int plotLeft() const { return kGutter; }
     int plotRight() const;

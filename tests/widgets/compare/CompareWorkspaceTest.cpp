@@ -24,6 +24,7 @@
 #include "compare/PeriodTimeline.h"
 #include "compare/RegressionTreeView.h"
 #include "waterfall/WaterfallView.h"
+#include "widgets/waterfall/LayoutStarts.h"
 #include "generator/StorageGenerator.h"
 #include <QListWidget>
 #include "plots/CdfPlot.h"
@@ -147,12 +148,13 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
     w.setLocalClocks(true);
     for (const widgets::WaterfallView* lanes : {w.firstLanes(), w.secondLanes()}) {
         EXPECT_TRUE(lanes->localClocks());
-        EXPECT_EQ(lanes->layout().startUs, widgets::WaterfallLayout::build(*lanes->request(), true).startUs);
+        EXPECT_EQ(test::startsUs(lanes->layout(), *lanes->request()), test::startsUs(widgets::WaterfallLayout::build(*lanes->request(), true), *lanes->request()));
     }
     EXPECT_DOUBLE_EQ(w.firstLanes()->visibleToUs(), w.secondLanes()->visibleToUs());
     w.setLocalClocks(false);
     EXPECT_FALSE(w.firstLanes()->localClocks() || w.secondLanes()->localClocks());
-    EXPECT_EQ(w.firstLanes()->layout().startUs, widgets::WaterfallLayout::build(*w.firstLanes()->request(), false).startUs);
+    EXPECT_EQ(test::startsUs(w.firstLanes()->layout(), *w.firstLanes()->request()),
+              test::startsUs(widgets::WaterfallLayout::build(*w.firstLanes()->request(), false), *w.firstLanes()->request()));
     // The periods' views: a C² curve per period, a timeline point per request.
     ASSERT_EQ(w.c2Plot()->plot()->graphCount(), 2);
     EXPECT_GT(w.c2Plot()->plot()->graph(0)->dataCount(), 0);

@@ -8,6 +8,7 @@
 
 #include "common/Palette.h"
 #include "widgets/ViewFixtures.h"
+#include "widgets/waterfall/LayoutStarts.h"
 #include "waterfall/TemporalContextStrip.h"
 #include "waterfall/WaterfallLayout.h"
 #include "waterfall/WaterfallView.h"
@@ -107,9 +108,9 @@ TEST(WaterfallView, LocalClocksShowTheSkew) {
     view.setRequest(smallRequest());
     view.setLocalClocks(true);
     // The server's clock runs 1 ms ahead in the fixture: its segments move right by 1000 us.
-    EXPECT_NEAR(view.layout().startUs[2] - view.layout().startUs[0], 1020, 1e-9);
+    EXPECT_NEAR(view.layout().startUs(*view.request(), 2) - view.layout().startUs(*view.request(), 0), 1020, 1e-9);
     view.setLocalClocks(false);
-    EXPECT_NEAR(view.layout().startUs[2] - view.layout().startUs[0], 20, 1e-9);
+    EXPECT_NEAR(view.layout().startUs(*view.request(), 2) - view.layout().startUs(*view.request(), 0), 20, 1e-9);
 }
 
 int main(int argc, char** argv) {
@@ -280,9 +281,10 @@ TEST(WaterfallView, FoldingBlocksGivesTheMarksOfFoldingSegmentByOne) {
             };
             for (int s : layout.segments(r)) {
                 const auto k = static_cast<std::size_t>(s);
-                if (layout.endUs[k] < from) continue;
-                if (layout.startUs[k] > to) break;
-                const double x0 = xAt(layout.startUs[k]), x1 = xAt(layout.endUs[k]);
+                const double startUs = layout.startUs(*view.request(), k), endUs = layout.endUs(*view.request(), k);
+                if (endUs < from) continue;
+                if (startUs > to) break;
+                const double x0 = xAt(startUs), x1 = xAt(endUs);
                 if (x1 - x0 < 3) {
                     if (count > 0 && x0 - foldEnd > 3) flush();
                     foldEnd = count == 0 ? x1 : std::max(foldEnd, x1);
@@ -317,7 +319,7 @@ TEST(WaterfallView, ALayoutBuiltBeforehandDrawsAsTheViewsOwn) {
     given.setLocalClocks(true);
     given.setRequest(detail, widgets::WaterfallLayout::build(*detail, false), false);  // stale: built for adjusted clocks
     own.setRequest(detail);
-    EXPECT_EQ(given.layout().startUs, own.layout().startUs);
+    EXPECT_EQ(test::startsUs(given.layout(), *detail), test::startsUs(own.layout(), *detail));
     EXPECT_EQ(render(given), render(own));
-    EXPECT_NE(widgets::WaterfallLayout::build(*detail, false).startUs, own.layout().startUs) << "the two clocks differ here";
+    EXPECT_NE(test::startsUs(widgets::WaterfallLayout::build(*detail, false), *detail), test::startsUs(own.layout(), *detail)) << "the two clocks differ here";
 }
