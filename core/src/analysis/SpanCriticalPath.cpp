@@ -7,19 +7,74 @@
 
 namespace tracelight {
 
-SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const SpanShape> spans) {
-    return spanCriticalPath(detail.dag, detail.criticalPath, detail.segmentTask, detail.taskCount(),
-                            [&](std::uint32_t task) { return detail.task(task); }, spans);
+std::vector<std::int32_t> segmentSpans(std::span<const std::uint32_t> segmentTask, std::size_t taskCount,
+                                       const std::function<std::string_view(std::uint32_t)>& taskName, std::span<const SpanShape> spans) {
+    const std::size_t n = spans.size(), segCount = segmentTask.size();
+    std::vector<std::int32_t> owner(segCount, -1);
+    // Spans by task, as ranges of segment ranks: [startOrd-1, endOrd-1) (segment k joins events k+1, k+2).
+    // A task is found by the hash of its name: spans sorted by (hash, start, widest first), a task's spans
+    // one run of them, each checked against the name (a collision falls out there).
+    std::string spelt;
+    auto taskHash = [&spelt](const SpanShape& span) {
+        assignOccurrenceName(spelt, span.task, span.taskOccurrence);
+        return std::hash<std::string_view>{}(spelt);
+    };
+    std::vector<std::pair<std::size_t, std::uint32_t>> byTask(n);  // (hash of the task's name, span)
+    for (std::size_t i = 0; i < n; ++i) byTask[i] = {taskHash(spans[i]), static_cast<std::uint32_t>(i)};
+    // Within a task the spans nest (a joined server inside its client): walking its segments in order
+    // with a stack of the spans open around them finds each one's innermost span in linear time.
+    std::sort(byTask.begin(), byTask.end(), [&](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first < b.first;
+        const SpanShape &x = spans[a.second], &y = spans[b.second];
+        if (x.startOrd != y.startOrd) return x.startOrd < y.startOrd;
+        return x.endOrd != y.endOrd ? x.endOrd > y.endOrd : a.second < b.second;
+    });
+    // The rank of each segment within its task, in the canonical order (a task's segments in event order).
+    std::vector<std::int64_t> rank(segCount, 0);
+    {
+        std::vector<std::int64_t> next(taskCount, 0);
+        for (std::size_t s = 0; s < segCount; ++s)
+            if (segmentTask[s] < taskCount) rank[s] = next[segmentTask[s]]++;
+    }
+    std::uint32_t currentTask = 0xFFFFFFFFu;
+    std::vector<std::uint32_t> list;  // the current task's spans, in the order above
+    std::size_t next = 0;
+    std::vector<std::uint32_t> open;
+    for (std::size_t s = 0; s < segCount; ++s) {
+        const std::uint32_t t = segmentTask[s];
+        if (t != currentTask) {
+            currentTask = t;
+            list.clear();
+            if (t < taskCount) {
+                const std::string_view name = taskName(t);
+                const std::size_t hash = std::hash<std::string_view>{}(name);
+                auto it = std::lower_bound(byTask.begin(), byTask.end(), hash, [](const auto& e, std::size_t h) { return e.first < h; });
+                for (; it != byTask.end() && it->first == hash; ++it) {
+                    assignOccurrenceName(spelt, spans[it->second].task, spans[it->second].taskOccurrence);
+                    if (spelt == name) list.push_back(it->second);
+                }
+            }
+            next = 0;
+            open.clear();
+        }
+        if (list.empty()) continue;
+        const std::int64_t from = rank[s] + 1, to = rank[s] + 2;  // its events' ords
+        while (next < list.size() && spans[list[next]].startOrd <= from) open.push_back(list[next++]);
+        while (!open.empty() && spans[open.back()].endOrd < to) open.pop_back();
+        if (!open.empty() && spans[open.back()].startOrd <= from) owner[s] = static_cast<std::int32_t>(open.back());
+    }
+    return owner;
 }
 
-SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
-                                  std::size_t taskCount, const std::function<std::string_view(std::uint32_t)>& taskName,
-                                  std::span<const SpanShape> spans) {
+SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const SpanShape> spans) {
+    const RequestDag& dag = detail.dag;
+    const CriticalPath& criticalPath = detail.criticalPath;
     SpanCriticalPath out;
     const std::size_t n = spans.size();
     out.times.spans.resize(n);
     const std::size_t segCount = dag.segments.size();
-    out.segmentSpan.assign(segCount, -1);
+    out.segmentSpan = segmentSpans(detail.segmentTask, detail.taskCount(), [&](std::uint32_t task) { return detail.task(task); }, spans);
+    out.segmentSpan.resize(segCount, -1);
     out.criticalNetwork.assign(segCount, false);
 
     // A million-span trace has a million spans and as many tasks: the lists below are flat arrays (a list
@@ -54,58 +109,6 @@ SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& cri
         }
     }
 
-    // Spans by task, as ranges of segment ranks: [startOrd-1, endOrd-1) (segment k joins events k+1, k+2).
-    // A task is found by the hash of its name: spans sorted by (hash, start, widest first), a task's spans
-    // one run of them, each checked against the name (a collision falls out there).
-    std::string spelt;
-    auto taskHash = [&spelt](const SpanShape& span) {
-        assignOccurrenceName(spelt, span.task, span.taskOccurrence);
-        return std::hash<std::string_view>{}(spelt);
-    };
-    std::vector<std::pair<std::size_t, std::uint32_t>> byTask(n);  // (hash of the task's name, span)
-    for (std::size_t i = 0; i < n; ++i) byTask[i] = {taskHash(spans[i]), static_cast<std::uint32_t>(i)};
-    // Within a task the spans nest (a joined server inside its client): walking its segments in order
-    // with a stack of the spans open around them finds each one's innermost span in linear time.
-    std::sort(byTask.begin(), byTask.end(), [&](const auto& a, const auto& b) {
-        if (a.first != b.first) return a.first < b.first;
-        const SpanShape &x = spans[a.second], &y = spans[b.second];
-        if (x.startOrd != y.startOrd) return x.startOrd < y.startOrd;
-        return x.endOrd != y.endOrd ? x.endOrd > y.endOrd : a.second < b.second;
-    });
-    // The rank of each segment within its task, in the canonical order (a task's segments in event order).
-    std::vector<std::int64_t> rank(segCount, 0);
-    {
-        std::vector<std::int64_t> next(taskCount, 0);
-        for (std::size_t s = 0; s < segCount && s < segmentTask.size(); ++s)
-            if (segmentTask[s] < taskCount) rank[s] = next[segmentTask[s]]++;
-    }
-    std::uint32_t currentTask = 0xFFFFFFFFu;
-    std::vector<std::uint32_t> list;  // the current task's spans, in the order above
-    std::size_t next = 0;
-    std::vector<std::uint32_t> open;
-    for (std::size_t s = 0; s < segCount && s < segmentTask.size(); ++s) {
-        const std::uint32_t t = segmentTask[s];
-        if (t != currentTask) {
-            currentTask = t;
-            list.clear();
-            if (t < taskCount) {
-                const std::string_view name = taskName(t);
-                const std::size_t hash = std::hash<std::string_view>{}(name);
-                auto it = std::lower_bound(byTask.begin(), byTask.end(), hash, [](const auto& e, std::size_t h) { return e.first < h; });
-                for (; it != byTask.end() && it->first == hash; ++it) {
-                    assignOccurrenceName(spelt, spans[it->second].task, spans[it->second].taskOccurrence);
-                    if (spelt == name) list.push_back(it->second);
-                }
-            }
-            next = 0;
-            open.clear();
-        }
-        if (list.empty()) continue;
-        const std::int64_t from = rank[s] + 1, to = rank[s] + 2;  // its events' ords
-        while (next < list.size() && spans[list[next]].startOrd <= from) open.push_back(list[next++]);
-        while (!open.empty() && spans[open.back()].endOrd < to) open.pop_back();
-        if (!open.empty() && spans[open.back()].startOrd <= from) out.segmentSpan[s] = static_cast<std::int32_t>(open.back());
-    }
     // The critical segments by owning span, counted then placed, then each span's sorted and merged where
     // they touch (a span's consecutive segments on the path) and moved down over the merged ones' places.
     SpanCriticalTimes& times = out.times;

@@ -345,8 +345,8 @@ private:
             if (fresh) s.tasks.push_back(m_td.label(seg.task));
             s.segmentTask.push_back(it->second);
         }
-        const SpanCriticalPath scp =
-            spanCriticalPath(dag, cp, s.segmentTask, s.tasks.size(), [&](std::uint32_t task) { return std::string_view(s.tasks[task]); }, spans);
+        const std::vector<std::int32_t> segmentSpan =
+            segmentSpans(s.segmentTask, s.tasks.size(), [&](std::uint32_t task) { return std::string_view(s.tasks[task]); }, spans);
         // Frame of every span: its parent's frame and its own name, stacks cut at kMaxProfileDepth.
         s.spanFrame.assign(spans.size(), -1);
         for (std::size_t i = 0; i < spans.size(); ++i) {
@@ -364,7 +364,7 @@ private:
             s.spanFrame[i] = s.table.child(parent, s.name, FrameKind::Span, service);
         }
         auto frameOfSegment = [&](std::uint32_t v) -> std::int32_t {
-            const std::int32_t owner = v < scp.segmentSpan.size() ? scp.segmentSpan[v] : -1;
+            const std::int32_t owner = v < segmentSpan.size() ? segmentSpan[v] : -1;
             return owner >= 0 ? s.spanFrame[static_cast<std::size_t>(owner)] : -1;
         };
         for (auto v : cp.segments) {
@@ -388,7 +388,7 @@ private:
         auto owner = [&](std::int64_t pathIndex) -> std::int32_t {
             if (pathIndex < 0 || pathIndex >= static_cast<std::int64_t>(cp.segments.size())) return -1;
             const auto v = cp.segments[static_cast<std::size_t>(pathIndex)];
-            return v < scp.segmentSpan.size() ? scp.segmentSpan[v] : -1;
+            return v < segmentSpan.size() ? segmentSpan[v] : -1;
         };
         auto commonAncestor = [&](std::int32_t a, std::int32_t b) -> std::int32_t {
             if (a < 0) return b;

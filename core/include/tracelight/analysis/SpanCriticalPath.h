@@ -52,11 +52,10 @@ struct SpanCriticalPath {
 // both of its events. Segments are numbered within their task in event order; span imports number a
 // task's events 1, 2, 3, ... so the k-th segment of a task runs from event k to event k+1.
 SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const SpanShape> spans);
-// The same from the pieces it reads, for a pass that has the request's graph and critical path but no
-// RequestDetail (the profile): segmentTask numbers tasks below taskCount, and taskName gives a task's name
-// as the spans' `task` fields spell it.
-SpanCriticalPath spanCriticalPath(const RequestDag& dag, const CriticalPath& criticalPath, std::span<const std::uint32_t> segmentTask,
-                                  std::size_t taskCount, const std::function<std::string_view(std::uint32_t)>& taskName,
-                                  std::span<const SpanShape> spans);
+// Only which span each segment belongs to (-1: none), for a pass that needs no per-span times (the
+// profile): segmentTask numbers the segments' tasks below taskCount, and taskName gives a task's name as
+// the spans' `task` fields spell it.
+std::vector<std::int32_t> segmentSpans(std::span<const std::uint32_t> segmentTask, std::size_t taskCount,
+                                       const std::function<std::string_view(std::uint32_t)>& taskName, std::span<const SpanShape> spans);
 
 } // namespace tracelight
