@@ -733,7 +733,7 @@ void MainWindow::readSpanTree() {
         [this, shown, file](std::shared_ptr<const SpanRead> read) {
             if (m_waterfall->request() != shown.get()) return;
             // Only a span request's tree is read: none coming back means the store could not give it.
-            if (read->spans && !read->spans->spans.empty()) m_spanPane->setSpans(read->spans);
+            if (read->spans) m_spanPane->setSpans(read->spans);  // loadSpanTree gives none for no spans
             else if (!read->error.empty()) m_spanPane->setSpansUnreadable(QString::fromStdString(read->error));
             else m_spanPane->setSpansUnreadable(tr("%1: the spans of request '%2' could not be read (the file may have changed or be damaged).")
                                                     .arg(QString::fromStdString(file), QString::fromStdString(shown->name)));
