@@ -84,6 +84,12 @@ Result<RequestAnalysis> analysedRequest(const CommonOptions& o) {
     return loadRequestAnalysis(*store.value(), o.request);
 }
 
+// The end of JSON written to standard output as it was made: its last part and a newline, or an error.
+int finishStreamed(JsonWriter& w) {
+    if (!w.flush() || std::fputc('\n', stdout) == EOF || std::fflush(stdout) != 0) return fail("cannot write the output");
+    return 0;
+}
+
 void writeSegment(JsonWriter& w, const RequestSegment& s) {
     w.beginObject().key("task").value(s.task).key("start").value(s.startEvent).key("end").value(s.endEvent).endObject();
 }
@@ -126,7 +132,7 @@ int runModel(const CommonOptions& o) {
 int runCriticalPath(const CommonOptions& o) {
     auto a = analysedRequest(o);
     if (!a) return fail(a.message());
-    JsonWriter w;
+    JsonWriter w(stdout);  // a million-segment path is hundreds of megabytes: written as it is made
     w.beginObject().key("request").value(a->request).key("latency_us").value(nsToUs(a->latencyNs)).key("blind_us").value(nsToUs(a->blindNs));
     w.key("path").beginArray();
     for (auto v : a->criticalPath) {
@@ -138,14 +144,13 @@ int runCriticalPath(const CommonOptions& o) {
     w.endArray().key("blind").beginArray();
     for (const auto& b : a->blind) w.beginObject().key("start_us").value(nsToUs(b.startNs)).key("duration_us").value(nsToUs(b.durationNs)).endObject();
     w.endArray().endObject();
-    std::cout << w.text() << "\n";
-    return 0;
+    return finishStreamed(w);
 }
 
 int runSlack(const CommonOptions& o) {
     auto a = analysedRequest(o);
     if (!a) return fail(a.message());
-    JsonWriter w;
+    JsonWriter w(stdout);
     w.beginObject().key("request").value(a->request).key("segments").beginArray();
     for (const auto& s : a->segments) {
         w.beginObject().key("segment");
@@ -153,8 +158,7 @@ int runSlack(const CommonOptions& o) {
         w.key("duration_us").value(nsToUs(s.durationNs)).key("slack_us").value(nsToUs(s.slackNs)).endObject();
     }
     w.endArray().endObject();
-    std::cout << w.text() << "\n";
-    return 0;
+    return finishStreamed(w);
 }
 
 

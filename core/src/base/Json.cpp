@@ -707,6 +707,7 @@ std::size_t utf8Sequence(std::string_view s, std::size_t i, std::size_t& skip) {
 // so that whatever bytes a trace held, the JSON we write is valid UTF-8.
 std::string_view validUtf8(std::string_view text, std::string& scratch) {
     std::size_t i = 0, skip = 0;
+    while (i < text.size() && static_cast<unsigned char>(text[i]) < 0x80) ++i;  // ASCII, nearly all text, first
     while (i < text.size()) {
         const std::size_t n = utf8Sequence(text, i, skip);
         if (n == 0) break;
@@ -737,8 +738,24 @@ struct JsonWriter::Impl {
         else f(plain);
     }
 
+    // Written to sink once past this at the end of an object or array (with a sink).
+    static constexpr std::size_t kChunk = 64 * 1024;
+
+    ~Impl() {
+        if (sink) writeOut();  // what a caller did not flush (its failure goes unreported then)
+    }
+    void written() {
+        if (sink && out.size() >= kChunk) writeOut();
+    }
+    void writeOut() {
+        if (!out.empty() && std::fwrite(out.data(), 1, out.size(), sink) != out.size()) failed = true;
+        out.clear();
+    }
+
     std::string out;
     std::string scratch;
+    std::FILE* sink = nullptr;
+    bool failed = false;
     bool isPretty;
     StringOut stream{&out};
     rapidjson::Writer<StringOut> plain;
@@ -746,7 +763,15 @@ struct JsonWriter::Impl {
 };
 
 JsonWriter::JsonWriter(bool pretty) : m_impl(std::make_unique<Impl>(pretty)) {}
+JsonWriter::JsonWriter(std::FILE* out, bool pretty) : m_impl(std::make_unique<Impl>(pretty)) { m_impl->sink = out; }
 JsonWriter::~JsonWriter() = default;
+
+bool JsonWriter::flush() {
+    if (!m_impl->sink) return true;
+    m_impl->writeOut();
+    if (std::fflush(m_impl->sink) != 0) m_impl->failed = true;
+    return !m_impl->failed;
+}
 JsonWriter::JsonWriter(JsonWriter&&) noexcept = default;
 JsonWriter& JsonWriter::operator=(JsonWriter&&) noexcept = default;
 
@@ -759,6 +784,7 @@ JsonWriter& JsonWriter::beginObject() {
 
 JsonWriter& JsonWriter::endObject() {
     m_impl->with([](auto& w) { w.EndObject(); });
+    m_impl->written();
     return *this;
 }
 
@@ -769,6 +795,7 @@ JsonWriter& JsonWriter::beginArray() {
 
 JsonWriter& JsonWriter::endArray() {
     m_impl->with([](auto& w) { w.EndArray(); });
+    m_impl->written();
     return *this;
 }
 

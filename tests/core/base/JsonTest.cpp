@@ -151,6 +151,48 @@ TEST(Json, WriterNumbersRoundTripAndNonFiniteIsNull) {
     EXPECT_TRUE(items[std::size(doubles) + 4].isNull());
 }
 
+// A writer with a sink writes the same text as one that holds it, in parts as it goes (not all at the end),
+// and says when a write failed.
+TEST(Json, WriterToAFileWritesTheSameTextAsItGoes) {
+    auto fill = [](JsonWriter& w, std::FILE* watched, long* writtenMidway) {
+        w.beginObject().key("segments").beginArray();
+        for (int i = 0; i < 20000; ++i) {
+            w.beginObject().key("task").value("t\xE9sk " + std::to_string(i)).key("start_us").value(i * 1.5).endObject();
+            if (i == 15000 && watched) *writtenMidway = std::ftell(watched);
+        }
+        w.endArray().key("\xF0\x9F\x98\x80").value(true).endObject();
+    };
+    for (bool pretty : {false, true}) {
+        JsonWriter held(pretty);
+        fill(held, nullptr, nullptr);
+        test::ScratchDir dir;
+        const std::string path = dir.file("out.json");
+        std::FILE* file = std::fopen(path.c_str(), "wb");
+        ASSERT_TRUE(file);
+        long midway = 0;
+        {
+            JsonWriter streamed(file, pretty);
+            fill(streamed, file, &midway);
+            EXPECT_LT(streamed.text().size(), 2 * 64 * 1024u) << "it holds only what is not written yet";
+            EXPECT_TRUE(streamed.flush());
+            EXPECT_TRUE(streamed.text().empty());
+        }
+        std::fclose(file);
+        EXPECT_GT(midway, 0) << "written as it went";
+        std::ifstream in(path, std::ios::binary);
+        const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        EXPECT_GT(written.size(), 500000u);
+        EXPECT_EQ(written, held.text()) << "pretty " << pretty;
+    }
+    // A device that takes no bytes: the flush says the output is incomplete.
+    if (std::FILE* full = std::fopen("/dev/full", "wb")) {
+        JsonWriter w(full);
+        fill(w, nullptr, nullptr);
+        EXPECT_FALSE(w.flush());
+        std::fclose(full);
+    }
+}
+
 TEST(Json, PrettyWriterLayout) {
     JsonWriter w(true);
     w.beginObject().key("a").value(1).key("list").beginArray().value("x").beginObject().endObject().endArray();

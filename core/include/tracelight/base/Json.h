@@ -12,6 +12,7 @@
 // written as null, and doubles are written in the shortest form that reads back to the same value.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -123,6 +124,11 @@ inline JsonRange<JsonValue> JsonValue::array() const {
 class JsonWriter {
 public:
     explicit JsonWriter(bool pretty = false);
+    // Writes to `out` as it goes, holding only the text since the last whole object or array past 64 KB:
+    // a million-segment critical path is 230 MB of JSON that need not be held. text() is then what is not
+    // written yet; flush() (the destructor too) writes it and says whether every write succeeded.
+    explicit JsonWriter(std::FILE* out, bool pretty = false);
+    bool flush();
     ~JsonWriter();
     JsonWriter(JsonWriter&&) noexcept;
     JsonWriter& operator=(JsonWriter&&) noexcept;
