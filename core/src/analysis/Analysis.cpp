@@ -1,6 +1,7 @@
 #include "tracelight/analysis/Analysis.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -568,28 +569,40 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     // Segments in the same canonical order the analysis used: tasks by id, events by position, on the
     // adjusted clocks (each host's offset applied as it is read).
     const auto offsets = store.clockOffsets();
-    auto read = store.requestEvents(stored->id);
-    if (!read) return read.status();
-    const std::vector<EventRow>& events = read.value();
-    auto texts = std::make_shared<const LabelTexts>(requestLabels(store, events));
-    out.labelTexts = texts;
-    auto label = [&](std::uint32_t id) { return texts->text(id); };
+    // The events stream past, not held (a root with a million children's four million rows were 160 MB):
+    // each segment keeps its labels' ids until their texts are read.
+    RequestLabelIds labelIds;
+    std::vector<std::array<std::uint32_t, 3>> segmentLabels;  // task, start event, end event
     std::int64_t previousTask = -1;
     std::uint32_t previousHost = 0, previousEvent = 0;
     TimeNs previousTs = 0;
     // At most one segment per event: reserved, so a million-span trace's segments are not copied while
     // the vector doubles (805 MB at the peak for 3.1 million segments, heaptrack).
-    out.segments.reserve(events.size());
-    for (const EventRow& e : events) {
+    const std::size_t expected = store.requestEventCountHint(stored->id);
+    out.segments.reserve(expected);
+    segmentLabels.reserve(expected);
+    const Status scanned = store.scanRequestEvents(stored->id, [&](const EventRow& e) {
         const auto offset = offsets.find(e.host);
         const TimeNs ts = e.localNs - (offset == offsets.end() ? 0 : offset->second) - out.startNs;
-        if (e.task == previousTask)
-            out.segments.push_back({label(e.task), label(previousEvent), label(e.event), previousTs, ts - previousTs, 0,
-                                    previousHost != e.host});
+        if (e.task == previousTask) {
+            out.segments.push_back({{}, {}, {}, previousTs, ts - previousTs, 0, previousHost != e.host});
+            segmentLabels.push_back({e.task, previousEvent, e.event});
+        }
+        labelIds.add(e.task);
+        labelIds.add(e.event);
         previousTask = e.task;
         previousEvent = e.event;
         previousTs = ts;
         previousHost = e.host;
+    });
+    if (!scanned) return scanned;
+    auto texts = std::make_shared<const LabelTexts>(labelIds.read(store));
+    out.labelTexts = texts;
+    for (std::size_t i = 0; i < out.segments.size(); ++i) {
+        RequestSegment& s = out.segments[i];
+        s.task = texts->text(segmentLabels[i][0]);
+        s.startEvent = texts->text(segmentLabels[i][1]);
+        s.endEvent = texts->text(segmentLabels[i][2]);
     }
     auto cached = decodeCachedResult(store, requestName, blob, out.segments.size());
     if (!cached) return cached.status();

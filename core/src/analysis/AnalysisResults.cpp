@@ -25,42 +25,20 @@ constexpr const char* kSegmentStats = "segment_stats";
 
 } // namespace
 
-namespace {
+void RequestLabelIds::add(std::uint32_t id) {
+    if (id >= m_used.size()) m_used.resize(std::max<std::size_t>(std::size_t(id) + 1, 2 * m_used.size()), false);
+    if (m_used[id]) return;
+    m_used[id] = true;
+    m_end = std::max(m_end, std::size_t(id) + 1);
+    if (m_ids.size() <= kOneByOne) m_ids.push_back(id);
+}
 
-// The distinct label ids of a request's events, marked in a bitmap over the id range as they come (three
-// ids per event: a million-span trace gives nine million, which sorting took a tenth of `critical-path`'s
-// time to reduce), then their texts read.
-class RequestLabelIds {
-public:
-    void add(std::uint32_t id) {
-        if (id >= m_used.size()) m_used.resize(std::max<std::size_t>(std::size_t(id) + 1, 2 * m_used.size()), false);
-        if (m_used[id]) return;
-        m_used[id] = true;
-        m_end = std::max(m_end, std::size_t(id) + 1);
-        if (m_ids.size() <= kOneByOne) m_ids.push_back(id);
-    }
-    LabelTexts read(const TraceStore& store) {
-        m_used.resize(m_end);  // the texts are indexed up to the highest id, not the bitmap's doubled size
-        if (m_ids.size() > kOneByOne) return store.labelTexts(m_used);
-        LabelTexts text(m_end);
-        for (auto id : m_ids) text.set(id, store.label(LabelId(id)));
-        return text;
-    }
-
-private:
-    static constexpr std::size_t kOneByOne = 512;  // beyond, one scan of the label tables is cheaper than a query each
-    std::vector<bool> m_used;
-    std::size_t m_end = 0;  // one past the highest id added
-    std::vector<std::uint32_t> m_ids;  // the first kOneByOne + 1
-};
-
-} // namespace
-
-LabelTexts requestLabels(const TraceStore& store, const std::vector<EventRow>& events) {
-    RequestLabelIds ids;
-    for (const EventRow& e : events)
-        for (auto id : {e.task, e.event, e.host}) ids.add(id);
-    return ids.read(store);
+LabelTexts RequestLabelIds::read(const TraceStore& store) {
+    m_used.resize(m_end);  // the texts are indexed up to the highest id, not the bitmap's doubled size
+    if (m_ids.size() > kOneByOne) return store.labelTexts(m_used);
+    LabelTexts text(m_end);
+    for (auto id : m_ids) text.set(id, store.label(LabelId(id)));
+    return text;
 }
 
 SegmentTypeTextIndex::SegmentTypeTextIndex(const std::vector<SegmentTypeName>& stored) {
