@@ -141,13 +141,6 @@ std::vector<std::int64_t> TraceStore::requestIdCuts(int parts, std::int64_t firs
     return cuts;
 }
 
-Result<std::vector<EventRow>> TraceStore::requestEvents(RequestId request) const {
-    std::vector<EventRow> out;
-    out.reserve(requestEventCountHint(request));
-    if (Status s = scanRequestEvents(request, [&](const EventRow& row) { out.push_back(row); }); !s) return s;
-    return out;
-}
-
 std::size_t TraceStore::requestEventCountHint(RequestId request) const {
     // Capped at 4 M rows so that a damaged count costs little; past it a list grows as it reads.
     return sqlite::rowsToReserve(m_db, "SELECT event_count FROM requests WHERE id=?1", {request.value}, std::int64_t(1) << 22);

@@ -144,9 +144,9 @@ TEST(RequestDetail, EveryStoredLinkIsALinkEdgeOfTheGraph) {
     ASSERT_TRUE(table);
     std::size_t checked = 0;
     for (const RequestId id : table->ids) {
-        const auto read = store->requestEvents(id);
+        std::vector<EventRow> rows;
+        const Status read = store->scanRequestEvents(id, [&](const EventRow& row) { rows.push_back(row); });
         ASSERT_TRUE(read) << read.message();
-        const std::vector<EventRow>& rows = read.value();
         auto detail = loadRequestDetail(*store, id);
         ASSERT_TRUE(detail) << detail.message();
         const RequestDag& dag = detail->dag;

@@ -213,9 +213,8 @@ public:
     std::vector<std::int64_t> requestIdCuts(int parts) const;
     // Of [firstId, endId), which holds `requests` requests when the caller has counted them (-1: count them).
     std::vector<std::int64_t> requestIdCuts(int parts, std::int64_t firstId, std::int64_t endId, std::int64_t requests = -1) const;
-    // One request's events in (task, ord) order: as a list, or one by one (a million-span trace's three
-    // million rows are 124 MB as a list), with the stored count to reserve for them.
-    Result<std::vector<EventRow>> requestEvents(RequestId request) const;
+    // One request's events in (task, ord) order, one by one (a million-span trace's three million rows
+    // were 124 MB as a list), and the stored count to reserve for what is kept of them.
     Status scanRequestEvents(RequestId request, const std::function<void(const EventRow&)>& f) const;
     std::size_t requestEventCountHint(RequestId request) const;
     // Known causal links of the requests in [firstId, endId), in request order; or of one request.
