@@ -680,13 +680,13 @@ void MainWindow::showRequest(RequestId id) {
             if (detail->isOk() && !cancel.isCancelled()) *layout = widgets::WaterfallLayout::build(detail->value(), localClocks);
             return detail;
         },
-        [this, file, later, layout, localClocks](DetailResult result) {
+        [this, file, later, layout](DetailResult result) {
             if (!result->isOk()) {
                 m_statusText->setText(QString::fromStdString(result->message()));
                 return;
             }
             auto shown = std::make_shared<const RequestDetail>(std::move(result->value()));
-            m_waterfall->setRequest(shown, std::move(*layout), localClocks);
+            m_waterfall->setRequest(shown, std::move(*layout));
             // The span tree is read when it is asked for (spansWanted), which may be now.
             if (shown->fromSpans) m_spanPane->setSpansOnDemand();
             else m_spanPane->setSpans(nullptr);

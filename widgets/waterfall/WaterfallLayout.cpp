@@ -19,9 +19,9 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
         layout.originNs = n ? d.localStartNs[0] : 0;
         for (std::size_t s = 0; s < n; ++s) layout.originNs = std::min(layout.originNs, d.localStartNs[s]);
     }
-    double last = 0;
-    for (std::size_t s = 0; s < n; ++s) last = std::max(last, layout.endUs(d, s));
-    layout.spanUs = localClocks ? last : nsToUs(d.dag.endNs - d.dag.startNs);
+    TimeNs last = layout.originNs;  // compared in nanoseconds, converted once
+    for (std::size_t s = 0; s < n; ++s) last = std::max(last, layout.endNs(d, s));
+    layout.spanUs = localClocks ? nsToUs(last - layout.originNs) : nsToUs(d.dag.endNs - d.dag.startNs);
 
     layout.rows.push_back({WaterfallRow::CriticalPath, -1, -1});
     // Hosts in order of first appearance; under each, the tasks that run there in order of appearance.

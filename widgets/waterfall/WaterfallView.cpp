@@ -56,8 +56,9 @@ void WaterfallView::setLocalClocks(bool local) {
     fit();
 }
 
-void WaterfallView::setRequest(std::shared_ptr<const RequestDetail> detail, WaterfallLayout layout, bool layoutLocalClocks) {
-    takeRequest(std::move(detail), layoutLocalClocks == m_local ? std::optional(std::move(layout)) : std::nullopt);
+void WaterfallView::setRequest(std::shared_ptr<const RequestDetail> detail, WaterfallLayout layout) {
+    const bool fits = detail && layout.localClocks == m_local && layout.segmentCount() == detail->dag.segments.size();
+    takeRequest(std::move(detail), fits ? std::optional(std::move(layout)) : std::nullopt);
 }
 
 void WaterfallView::takeRequest(std::shared_ptr<const RequestDetail> detail, std::optional<WaterfallLayout> layout) {
@@ -146,9 +147,14 @@ void WaterfallView::setVisibleRange(double fromUs, double toUs) {
 void WaterfallView::fit() {
     const double span = std::max(1.0, m_layout.spanUs);
     double lo = 0, hi = span;
-    for (std::size_t s = 0; s < m_layout.segmentCount(); ++s) {
-        lo = std::min(lo, startUs(s));
-        hi = std::max(hi, endUs(s));
+    if (m_detail && m_layout.segmentCount() > 0) {  // compared in nanoseconds, converted once
+        TimeNs first = m_layout.startNs(*m_detail, 0), last = m_layout.endNs(*m_detail, 0);
+        for (std::size_t s = 1; s < m_layout.segmentCount(); ++s) {
+            first = std::min(first, m_layout.startNs(*m_detail, s));
+            last = std::max(last, m_layout.endNs(*m_detail, s));
+        }
+        lo = std::min(lo, nsToUs(first - m_layout.originNs));
+        hi = std::max(hi, nsToUs(last - m_layout.originNs));
     }
     const double margin = (hi - lo) * 0.02;
     setVisibleRange(lo - margin, hi + margin);

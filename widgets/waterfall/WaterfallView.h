@@ -23,8 +23,9 @@ public:
 
     void setRequest(std::shared_ptr<const RequestDetail> detail);
     // With its layout built beforehand, off the GUI thread (a million-span trace's takes a fifth of a
-    // second), for the clocks it was built for; built again if the view's clocks differ by now.
-    void setRequest(std::shared_ptr<const RequestDetail> detail, WaterfallLayout layout, bool layoutLocalClocks);
+    // second); built again if the view's clocks differ from the layout's by now, or the layout is not of
+    // this detail's segments.
+    void setRequest(std::shared_ptr<const RequestDetail> detail, WaterfallLayout layout);
     const RequestDetail* request() const { return m_detail.get(); }
     std::shared_ptr<const RequestDetail> sharedRequest() const { return m_detail; }
     // The dependencies of a request loaded with them to follow (RequestDetail::dependenciesFollow); ignored

@@ -576,8 +576,10 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     std::int64_t previousTask = -1;
     std::uint32_t previousHost = 0, previousEvent = 0;
     TimeNs previousTs = 0;
-    // At most one segment per event: reserved, so a million-span trace's segments are not copied while
-    // the vector doubles (805 MB at the peak for 3.1 million segments, heaptrack).
+    // At most one segment per event: reserved from the stored count, so a million-span trace's segments
+    // are not copied while the vector doubles (805 MB at the peak for 3.1 million segments, heaptrack).
+    // The count is trusted up to 4 M rows (a damaged one must not reserve gigabytes); past that the
+    // lists grow as they read.
     const std::size_t expected = store.requestEventCountHint(stored->id);
     out.segments.reserve(expected);
     segmentLabels.reserve(expected);

@@ -747,8 +747,9 @@ struct JsonWriter::Impl {
     void written() {
         if (sink && out.size() >= kChunk) writeOut();
     }
+    // Once a write failed nothing more is written: the output would have a gap in it.
     void writeOut() {
-        if (!out.empty() && std::fwrite(out.data(), 1, out.size(), sink) != out.size()) failed = true;
+        if (!failed && !out.empty() && std::fwrite(out.data(), 1, out.size(), sink) != out.size()) failed = true;
         out.clear();
     }
 

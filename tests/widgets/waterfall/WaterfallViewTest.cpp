@@ -305,21 +305,29 @@ TEST(WaterfallView, FoldingBlocksGivesTheMarksOfFoldingSegmentByOne) {
 }
 
 // The app builds the layout on the detail's worker: given to the view, it draws what the view's own layout
-// draws; built for the other clocks than the view shows by then, the view builds its own.
+// draws; built for the other clocks than the view shows by then, or for another request, the view builds
+// its own.
 TEST(WaterfallView, ALayoutBuiltBeforehandDrawsAsTheViewsOwn) {
     const auto detail = smallRequest();
     WaterfallView own, given;
     for (WaterfallView* v : {&own, &given}) v->resize(1000, 400);
     own.setRequest(detail);
-    given.setRequest(detail, widgets::WaterfallLayout::build(*detail, false), false);
+    given.setRequest(detail, widgets::WaterfallLayout::build(*detail, false));
     EXPECT_EQ(render(given), render(own));
     EXPECT_EQ(given.layout().rowSegments, own.layout().rowSegments);
 
     own.setLocalClocks(true);
     given.setLocalClocks(true);
-    given.setRequest(detail, widgets::WaterfallLayout::build(*detail, false), false);  // stale: built for adjusted clocks
+    given.setRequest(detail, widgets::WaterfallLayout::build(*detail, false));  // stale: built for adjusted clocks
     own.setRequest(detail);
     EXPECT_EQ(test::startsUs(given.layout(), *detail), test::startsUs(own.layout(), *detail));
     EXPECT_EQ(render(given), render(own));
     EXPECT_NE(test::startsUs(widgets::WaterfallLayout::build(*detail, false), *detail), test::startsUs(own.layout(), *detail)) << "the two clocks differ here";
+
+    // A layout of another request's segments is not drawn over this one's: the view builds its own.
+    const auto other = test::makeDetail({"host"}, {{"loop", "A", "B", 0, 0, 0, 10}}, {});
+    ASSERT_NE(other->dag.segments.size(), detail->dag.segments.size());
+    given.setRequest(detail, widgets::WaterfallLayout::build(*other, true));
+    EXPECT_EQ(given.layout().segmentCount(), detail->dag.segments.size());
+    EXPECT_EQ(render(given), render(own));
 }

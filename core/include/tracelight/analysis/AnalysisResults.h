@@ -107,7 +107,7 @@ struct ModelGraph {
 Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* cancel = nullptr);
 
 // The distinct label ids a request's events name, marked in a bitmap over the id range as the events
-// stream past (three ids per event: a million-span trace gives nine million, which sorting took a tenth
+// stream past (two or three ids per event: a million-span trace gives millions, which sorting took a tenth
 // of `critical-path`'s time to reduce), then their texts read: one query each for a few, one scan of the
 // labels for many (a trace of 100,000 spans uses some 200,000 labels).
 class RequestLabelIds {

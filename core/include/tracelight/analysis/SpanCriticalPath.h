@@ -26,7 +26,7 @@ struct SpanCriticalTime {
 struct SpanCriticalTimes {
     using Interval = std::pair<TimeNs, TimeNs>;
     std::vector<SpanCriticalTime> spans;  // by span index
-    std::vector<Interval> intervals;      // grouped by span, each span's in time order, touching parts merged
+    std::vector<Interval> intervals;      // grouped by span, each span's in time order, touching or overlapping parts merged
     std::vector<std::uint32_t> intervalBegin;  // span i's parts: intervals[intervalBegin[i], intervalBegin[i + 1])
 
     std::span<const Interval> criticalIntervals(std::size_t span) const {

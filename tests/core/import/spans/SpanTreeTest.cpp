@@ -472,7 +472,8 @@ TEST(SpanCriticalPath, TextbookTraceSplitsTheCriticalPathAmongSpans) {
         R"({"spanID":"c","operationName":"call db","startTime":1010000,"duration":80000,"processID":"w",)"
         R"("tags":[{"key":"span.kind","value":"client"}],"references":[{"refType":"CHILD_OF","spanID":"r"}]},)"
         R"({"spanID":"s","operationName":"query","startTime":1020000,"duration":60000,"processID":"d",)"
-        R"("tags":[{"key":"span.kind","value":"server"}],"references":[{"refType":"CHILD_OF","spanID":"c"}]},)"
+        R"("tags":[{"key":"span.kind","value":"server"}],"references":[{"refType":"CHILD_OF","spanID":"c"}],)"
+        R"("logs":[{"timestamp":1050000,"fields":[{"key":"event","value":"rows read"}]}]},)"
         R"({"spanID":"l","operationName":"render","startTime":1092000,"duration":6000,"processID":"w",)"
         R"("references":[{"refType":"CHILD_OF","spanID":"r"}]}]}]})")});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
@@ -491,8 +492,10 @@ TEST(SpanCriticalPath, TextbookTraceSplitsTheCriticalPathAmongSpans) {
     EXPECT_EQ(timeOf(a, "call db").networkNs, 20 * kMs);
     EXPECT_EQ(timeOf(a, "render").criticalNs, 6 * kMs);
     EXPECT_EQ(timeOf(a, "GET /").criticalNs, 14 * kMs);
+    // The query's log splits its time into two segments, both on the path and touching: one part.
+    EXPECT_EQ(std::count(a.path.segmentSpan.begin(), a.path.segmentSpan.end(), static_cast<std::int32_t>(spanOf(a, "query"))), 2);
     const auto query = a.path.times.criticalIntervals(spanOf(a, "query"));
-    ASSERT_EQ(query.size(), 1u);  // its segments touch: one part
+    ASSERT_EQ(query.size(), 1u);
     EXPECT_EQ(query[0].second - query[0].first, 60 * kMs);
     // Each span's parts are in time order, apart, and add up to its critical time.
     for (std::size_t i = 0; i < a.spans.size(); ++i) {
