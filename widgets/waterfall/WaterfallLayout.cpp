@@ -88,25 +88,47 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
     for (std::size_t s = 0; s < n; ++s)
         if (d.segmentStartHost[s] == d.segmentEndHost[s]) layout.rowSegments[fill[static_cast<std::size_t>(layout.fromRow[s])]++] = static_cast<int>(s);
     auto byStart = [&](int a, int b) { return layout.startNs(d, static_cast<std::size_t>(a)) < layout.startNs(d, static_cast<std::size_t>(b)); };
+    // A task's segments come in event order, nearly always time order, so most lists are sorted already:
+    // checked first. A long list out of order (the network segments, by task) is sorted by its keys copied
+    // beside the segments, not by looking each one's start up in the detail at every comparison.
+    std::vector<std::pair<TimeNs, int>> keyed;
+    auto sortByStart = [&](std::vector<int>::iterator first, std::vector<int>::iterator last) {
+        if (std::is_sorted(first, last, byStart)) return;
+        if (last - first < 256) return std::sort(first, last, byStart);
+        keyed.clear();
+        for (auto it = first; it != last; ++it) keyed.emplace_back(layout.startNs(d, static_cast<std::size_t>(*it)), *it);
+        std::sort(keyed.begin(), keyed.end());
+        for (const auto& [start, segment] : keyed) *first++ = segment;
+    };
     for (std::size_t r = 0; r < layout.rows.size(); ++r)
-        std::sort(layout.rowSegments.begin() + layout.rowBegin[r], layout.rowSegments.begin() + layout.rowBegin[r + 1], byStart);
-    std::sort(layout.networkByStart.begin(), layout.networkByStart.end(), byStart);
+        sortByStart(layout.rowSegments.begin() + layout.rowBegin[r], layout.rowSegments.begin() + layout.rowBegin[r + 1]);
+    sortByStart(layout.networkByStart.begin(), layout.networkByStart.end());
+    std::vector<std::pair<TimeNs, int>>().swap(keyed);
     layout.blockBegin.assign(layout.rows.size() + 1, 0);
     for (std::size_t r = 0; r < layout.rows.size(); ++r)
         layout.blockBegin[r + 1] = layout.blockBegin[r] + (layout.rowBegin[r + 1] - layout.rowBegin[r] + kBlock - 1) / kBlock;
+    // In nanoseconds, each block's three figures converted once.
+    const std::size_t blocks = layout.blockBegin.back();
+    layout.blockLongestUs.reserve(blocks);
+    layout.blockWidestGapUs.reserve(blocks);
+    layout.blockLastEndUs.reserve(blocks);
     for (std::size_t r = 0; r < layout.rows.size(); ++r) {
         const auto segs = layout.segments(r);
         for (std::size_t first = 0; first < segs.size(); first += kBlock) {
-            double longest = 0, widestGap = -std::numeric_limits<double>::infinity(), lastEnd = -std::numeric_limits<double>::infinity();
-            for (std::size_t i = first; i < std::min(first + kBlock, segs.size()); ++i) {
+            const std::size_t last = std::min(first + kBlock, segs.size());
+            TimeNs longest = 0, widestGap = std::numeric_limits<TimeNs>::min(), lastEnd = std::numeric_limits<TimeNs>::min(), previousEnd = 0;
+            for (std::size_t i = first; i < last; ++i) {
                 const auto s = static_cast<std::size_t>(segs[i]);
-                longest = std::max(longest, layout.endUs(d, s) - layout.startUs(d, s));
-                if (i > first) widestGap = std::max(widestGap, layout.startUs(d, s) - layout.endUs(d, static_cast<std::size_t>(segs[i - 1])));
-                lastEnd = std::max(lastEnd, layout.endUs(d, s));
+                const TimeNs start = layout.startNs(d, s), end = layout.endNs(d, s);
+                longest = std::max(longest, end - start);
+                if (i > first) widestGap = std::max(widestGap, start - previousEnd);
+                lastEnd = std::max(lastEnd, end);
+                previousEnd = end;
             }
-            layout.blockLongestUs.push_back(longest);
-            layout.blockWidestGapUs.push_back(widestGap);
-            layout.blockLastEndUs.push_back(lastEnd);
+            layout.blockLongestUs.push_back(nsToUs(longest));
+            // A block of one segment has no gap.
+            layout.blockWidestGapUs.push_back(last - first > 1 ? nsToUs(widestGap) : -std::numeric_limits<double>::infinity());
+            layout.blockLastEndUs.push_back(nsToUs(lastEnd - layout.originNs));
         }
     }
     return layout;
