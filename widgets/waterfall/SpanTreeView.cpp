@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <ranges>
 
 #include "common/Palette.h"
 #include "common/QtText.h"
@@ -45,19 +46,9 @@ void SpanTreeView::setSpans(std::shared_ptr<const SpanTreeData> data) {
         const int parent = m_data->spans[i].parent;
         return parent >= 0 && static_cast<std::size_t>(parent) < i ? parent : -1;
     };
-    m_childBegin.assign(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i)
-        if (const int parent = parentOf(i); parent >= 0) {
-            ++m_childBegin[static_cast<std::size_t>(parent) + 1];
-            m_depth[i] = m_depth[static_cast<std::size_t>(parent)] + 1;
-        }
-    for (std::size_t i = 0; i < n; ++i) m_childBegin[i + 1] += m_childBegin[i];
-    m_children.assign(m_childBegin[n], -1);
-    {
-        std::vector<std::uint32_t> next(m_childBegin.begin(), m_childBegin.end() - 1);
-        for (std::size_t i = 0; i < n; ++i)
-            if (const int parent = parentOf(i); parent >= 0) m_children[next[static_cast<std::size_t>(parent)]++] = static_cast<int>(i);
-    }
+        if (const int parent = parentOf(i); parent >= 0) m_depth[i] = m_depth[static_cast<std::size_t>(parent)] + 1;
+    m_children = Grouping::build(n, std::views::iota(std::size_t{0}, n), parentOf);
     m_current = n > 0 ? 0 : -1;
     rebuildRows();
     fit();
@@ -98,8 +89,8 @@ void SpanTreeView::rebuildRows() {
         m_rowOfSpan[static_cast<std::size_t>(s)] = static_cast<int>(m_rows.size());
         m_rows.push_back(s);
         if (m_collapsed[static_cast<std::size_t>(s)]) continue;
-        const auto kids = childrenOf(s);
-        for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+        const auto kids = m_children.of(static_cast<std::size_t>(s));
+        for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(static_cast<int>(*it));
     }
     updateScrollBar();
     update();
@@ -108,12 +99,7 @@ void SpanTreeView::rebuildRows() {
 int SpanTreeView::spanAtRow(int row) const { return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)] : -1; }
 int SpanTreeView::rowOfSpan(int span) const { return at<int>(m_rowOfSpan, span, -1); }
 int SpanTreeView::depth(int span) const { return at<int>(m_depth, span, 0); }
-std::span<const int> SpanTreeView::childrenOf(int span) const {
-    if (span < 0 || static_cast<std::size_t>(span) + 1 >= m_childBegin.size()) return {};
-    const auto s = static_cast<std::size_t>(span);
-    return std::span<const int>(m_children).subspan(m_childBegin[s], m_childBegin[s + 1] - m_childBegin[s]);
-}
-bool SpanTreeView::hasChildren(int span) const { return !childrenOf(span).empty(); }
+bool SpanTreeView::hasChildren(int span) const { return span >= 0 && !m_children.of(static_cast<std::size_t>(span)).empty(); }
 bool SpanTreeView::isCollapsed(int span) const { return at<char>(m_collapsed, span, 0) != 0; }
 
 void SpanTreeView::setCollapsed(int span, bool collapsed) {
@@ -434,7 +420,7 @@ void SpanTreeView::keyPressEvent(QKeyEvent* e) {
         return;
     case Qt::Key_Right:  // expand; on an open span, go to its first child
         if (hasChildren(m_current) && isCollapsed(m_current)) setCollapsed(m_current, false);
-        else if (hasChildren(m_current)) setCurrentSpan(childrenOf(m_current).front());
+        else if (hasChildren(m_current)) setCurrentSpan(static_cast<int>(m_children.of(static_cast<std::size_t>(m_current)).front()));
         return;
     case Qt::Key_Plus:
     case Qt::Key_Equal:

@@ -6,13 +6,12 @@
 #include <QWidget>
 #include <functional>
 #include <memory>
-#include <cstdint>
 #include <optional>
-#include <span>
 #include <utility>
 #include <vector>
 
 #include "tracelight/analysis/SpanCriticalPath.h"
+#include "tracelight/base/Grouping.h"
 #include "tracelight/base/Ids.h"
 #include "tracelight/store/SpanRecords.h"
 
@@ -109,11 +108,7 @@ private:
     static constexpr int kIndent = 14;
 
     std::shared_ptr<const SpanTreeData> m_data;
-    // Each span's children, in span order, as one array: span s's are m_children[m_childBegin[s],
-    // m_childBegin[s + 1]) (a list per span cost a million allocations on a million-span tree).
-    std::vector<std::uint32_t> m_childBegin;
-    std::vector<int> m_children;
-    std::span<const int> childrenOf(int span) const;
+    Grouping m_children;  // each span's children by parent, in span order
     std::vector<int> m_depth;
     std::vector<char> m_collapsed;
     std::vector<int> m_rows;       // span per visible row

@@ -1,6 +1,9 @@
 #include "tracelight/analysis/SpanCriticalPath.h"
 
+#include "tracelight/base/Grouping.h"
+
 #include <algorithm>
+#include <ranges>
 #include <string>
 #include <functional>
 #include <string_view>
@@ -79,26 +82,19 @@ SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const S
 
     // A million-span trace has a million spans and as many tasks: the lists below are flat arrays (a list
     // per span and a map from task name to spans held a quarter of a gigabyte while the tree was read).
-    // Self time: duration minus the union of the children's intervals clipped to the span. The children's
-    // intervals by parent, counted then placed.
+    // Self time: duration minus the union of the children's intervals clipped to the span.
     {
-        std::vector<std::uint32_t> childBegin(n + 1, 0);
-        for (std::size_t i = 0; i < n; ++i)
-            if (spans[i].parent >= 0 && static_cast<std::size_t>(spans[i].parent) < n) ++childBegin[static_cast<std::size_t>(spans[i].parent) + 1];
-        for (std::size_t i = 0; i < n; ++i) childBegin[i + 1] += childBegin[i];
-        std::vector<std::pair<TimeNs, TimeNs>> kids(childBegin[n]);
-        {
-            std::vector<std::uint32_t> next(childBegin.begin(), childBegin.end() - 1);
-            for (std::size_t i = 0; i < n; ++i)
-                if (spans[i].parent >= 0 && static_cast<std::size_t>(spans[i].parent) < n)
-                    kids[next[static_cast<std::size_t>(spans[i].parent)]++] = {spans[i].startNs, spans[i].endNs};
-        }
+        const Grouping children = Grouping::build(n, std::views::iota(std::size_t{0}, n), [&](std::size_t i) -> std::int64_t {
+            return spans[i].parent >= 0 && static_cast<std::size_t>(spans[i].parent) < n ? spans[i].parent : -1;
+        });
+        std::vector<std::pair<TimeNs, TimeNs>> kids;  // one span's children's intervals, in time order
         for (std::size_t i = 0; i < n; ++i) {
             const TimeNs s = spans[i].startNs, e = spans[i].endNs;
-            const auto first = kids.begin() + childBegin[i], last = kids.begin() + childBegin[i + 1];
-            std::sort(first, last);
+            kids.clear();
+            for (auto c : children.of(i)) kids.emplace_back(spans[c].startNs, spans[c].endNs);
+            std::sort(kids.begin(), kids.end());
             TimeNs covered = 0, cursor = s;
-            for (auto it = first; it != last; ++it) {
+            for (auto it = kids.begin(); it != kids.end(); ++it) {
                 const TimeNs a = std::max(it->first, cursor), b = std::min(it->second, e);
                 if (b > a) {
                     covered += b - a;
