@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <ranges>
 
 #include "common/Palette.h"
 #include "common/QtText.h"
@@ -48,7 +47,7 @@ void SpanTreeView::setSpans(std::shared_ptr<const SpanTreeData> data) {
     };
     for (std::size_t i = 0; i < n; ++i)
         if (const int parent = parentOf(i); parent >= 0) m_depth[i] = m_depth[static_cast<std::size_t>(parent)] + 1;
-    m_children = Grouping::build(n, std::views::iota(std::size_t{0}, n), parentOf);
+    m_children = Grouping::ofIndices(n, n, parentOf);
     m_current = n > 0 ? 0 : -1;
     rebuildRows();
     fit();

@@ -3,7 +3,6 @@
 #include "tracelight/base/Grouping.h"
 
 #include <algorithm>
-#include <ranges>
 #include <string>
 #include <functional>
 #include <string_view>
@@ -84,7 +83,7 @@ SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const S
     // per span and a map from task name to spans held a quarter of a gigabyte while the tree was read).
     // Self time: duration minus the union of the children's intervals clipped to the span.
     {
-        const Grouping children = Grouping::build(n, std::views::iota(std::size_t{0}, n), [&](std::size_t i) -> std::int64_t {
+        const Grouping children = Grouping::ofIndices(n, n, [&](std::size_t i) -> std::int64_t {
             return spans[i].parent >= 0 && static_cast<std::size_t>(spans[i].parent) < n ? spans[i].parent : -1;
         });
         std::vector<std::pair<TimeNs, TimeNs>> kids;  // one span's children's intervals, in time order

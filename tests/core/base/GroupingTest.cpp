@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <random>
-#include <ranges>
 #include <vector>
 
 #include "tracelight/base/Grouping.h"
@@ -28,8 +27,17 @@ TEST(Grouping, IsEachGroupsItemsInTheOrderGiven) {
             EXPECT_EQ(std::vector<std::uint32_t>(got.begin(), got.end()), expected) << "n " << n << " parent " << p;
             grouped += got.size();
         }
-        EXPECT_EQ(grouped, static_cast<std::size_t>(std::ranges::count_if(parent, [](long p) { return p >= 0; })));
+        EXPECT_EQ(grouped, static_cast<std::size_t>(std::count_if(parent.begin(), parent.end(), [](long p) { return p >= 0; })));
         EXPECT_TRUE(g.of(n).empty()) << "past the last group";
+        // Of the indices in their own order: each group's items ascending.
+        const Grouping byIndex = Grouping::ofIndices(n, n, [&](std::size_t i) { return parent[i]; });
+        for (std::size_t p = 0; p < n; ++p) {
+            std::vector<std::uint32_t> expected;
+            for (std::size_t i = 0; i < n; ++i)
+                if (parent[i] == static_cast<long>(p)) expected.push_back(static_cast<std::uint32_t>(i));
+            const auto got = byIndex.of(p);
+            EXPECT_EQ(std::vector<std::uint32_t>(got.begin(), got.end()), expected) << "n " << n << " parent " << p;
+        }
     }
     EXPECT_TRUE(Grouping().of(0).empty());
 }
