@@ -36,6 +36,7 @@
 #include "BottleneckRulesEditor.h"
 #include "CategoryEditor.h"
 #include "ClockAdjustmentsDialog.h"
+#include "HelpDialogs.h"
 #include "PeriodManager.h"
 #include "graph/GraphView.h"
 #include "graph/ServiceMapView.h"
@@ -438,6 +439,11 @@ void MainWindow::createActions() {
     connect(m_spanPane->toggleButton(), &QToolButton::toggled, spanTree, &QAction::setChecked);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* quickStart = help->addAction(tr("&Quick Start"), this, [this] { showQuickStart(this); });
+    quickStart->setShortcut(QKeySequence::HelpContents);
+    QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcuts(this, *menuBar()); });
+    keys->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+    help->addSeparator();
     help->addAction(tr("&About Tracelight"), this, [this] {
         QMessageBox::about(this, tr("About Tracelight"),
                            tr("<b>Tracelight</b> %1<br>Which components decide the latency of distributed requests.")

@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
                                      QStringLiteral("The waterfall tab's mode: lanes (a lane per host) or spans (the span tree, for requests "
                                                     "imported from spans). Remembered like the View > Span Tree toggle."),
                                      QStringLiteral("mode"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1280x860)."),
+                            QStringLiteral("WxH"), QStringLiteral("1280x860"));
+    parser.addOption(size);
     parser.addOption(screenshot);
     parser.addOption(waterfallMode);
     parser.addOption(filter);
@@ -100,7 +103,13 @@ int main(int argc, char** argv) {
     const QString shot = parser.value(screenshot);
     if (!shot.isEmpty()) {
         window.setErrorsToStderr(true);  // a failed import or open prints its error and exits non-zero, no modal box
-        window.resize(1400, 900);
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        const int width = wh.size() == 2 ? wh[0].toInt() : 0, height = wh.size() == 2 ? wh[1].toInt() : 0;
+        if (width < 200 || height < 200 || width > 10000 || height > 10000) {
+            std::fprintf(stderr, "tracelight: --size needs WIDTHxHEIGHT between 200 and 10000 pixels, not '%s'\n", qPrintable(parser.value(size)));
+            return 2;
+        }
+        window.resize(width, height);
         if (parser.isSet(importOption) && !files.isEmpty()) {
             window.startImport(parser.values(importOption), files.first(), QStringLiteral("imported"));
         } else if (!files.isEmpty() && !window.openDatabase(files.first())) {

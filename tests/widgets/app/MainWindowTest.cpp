@@ -11,7 +11,14 @@
 #include <fstream>
 #include <set>
 
+#include "HelpDialogs.h"
 #include "MainWindow.h"
+#include <QMenu>
+#include <QMenuBar>
+#include <QRegularExpression>
+#include <QTextBrowser>
+#include <QTimer>
+#include <functional>
 #include "StoreAccess.h"
 #include "BottleneckRulesEditor.h"
 #include "ClockAdjustmentsDialog.h"
@@ -352,6 +359,65 @@ TEST(MainWindow, LocalClocksMoveTheTemporalContextStrip) {
             EXPECT_LT(strip->strip()->endNs - strip->strip()->startNs, kAheadUs / 2 * us) << "the skew is corrected";
         }
     }
+}
+
+// Help › Quick Start and Help › Keyboard Shortcuts: the tour is in the build (a resource of the app's
+// library), every menu shortcut is listed with its action, and every key the tour names is one the window
+// answers to.
+TEST(MainWindow, HelpMenuOffersTheQuickStartAndEveryShortcut) {
+    app::MainWindow window;
+    QMenu* help = nullptr;
+    for (QAction* action : window.menuBar()->actions())
+        if (action->menu() && action->text().remove(QLatin1Char('&')) == QLatin1String("Help")) help = action->menu();
+    ASSERT_NE(help, nullptr);
+    QStringList helpItems;
+    for (QAction* action : help->actions()) helpItems << action->text().remove(QLatin1Char('&'));
+    EXPECT_TRUE(helpItems.contains(QStringLiteral("Quick Start"))) << helpItems.join(QLatin1Char(',')).toStdString();
+    EXPECT_TRUE(helpItems.contains(QStringLiteral("Keyboard Shortcuts")));
+
+    const QString shortcuts = app::shortcutsHtml(*window.menuBar());
+    int listed = 0;
+    std::function<void(const QMenu&)> check = [&](const QMenu& menu) {
+        for (QAction* action : menu.actions()) {
+            if (action->menu()) {
+                check(*action->menu());
+                continue;
+            }
+            if (action->shortcut().isEmpty()) continue;
+            ++listed;
+            const QString key = action->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped();
+            QString name = action->text().remove(QLatin1Char('&'));
+            if (name.endsWith(QChar(0x2026))) name.chop(1);
+            EXPECT_TRUE(shortcuts.contains(QStringLiteral("<b>%1</b></td><td>").arg(key)) && shortcuts.contains(name.toHtmlEscaped()))
+                << key.toStdString() << " " << name.toStdString();
+        }
+    };
+    for (QAction* action : window.menuBar()->actions())
+        if (action->menu()) check(*action->menu());
+    EXPECT_GE(listed, 25);  // Open, Import, Reload, Export, Quit, the seven tabs, zoom, clocks, span tree, …
+
+    const QString tour = app::quickStartHtml();
+    for (const char* step : {"1. Open", "2. The slowest request", "3. Waterfall and critical path", "4. Compare two periods", "5. Profile"})
+        EXPECT_TRUE(tour.contains(QLatin1String(step))) << step;
+    const QRegularExpression keyName(QStringLiteral("Ctrl\\+(Shift\\+)?(Return|End|Up|Down|[A-Z0-9])\\b"));
+    int named = 0;
+    for (auto it = keyName.globalMatch(tour); it.hasNext(); ++named) {
+        const QString key = it.next().captured(0);
+        EXPECT_TRUE(shortcuts.contains(key)) << key.toStdString() << " is in the tour but not in Keyboard Shortcuts";
+    }
+    EXPECT_GE(named, 10);
+
+    // The menu item opens a dialog that shows the same list.
+    QString shown;
+    QTimer::singleShot(0, [&] {
+        if (QWidget* dialog = QApplication::activeModalWidget()) {
+            if (auto* browser = dialog->findChild<QTextBrowser*>()) shown = browser->toPlainText();
+            dialog->close();
+        }
+    });
+    for (QAction* action : help->actions())
+        if (action->text().remove(QLatin1Char('&')) == QLatin1String("Keyboard Shortcuts")) action->trigger();
+    EXPECT_TRUE(shown.contains(QStringLiteral("Ctrl+Shift+A"))) << shown.toStdString();
 }
 
 int main(int argc, char** argv) {
