@@ -88,7 +88,7 @@ Command addAaCommand(CLI::App& program) {
     cmd->add_option("--period", args->period, "only the requests of that period (default: all)")->type_name("P");
     cmd->add_option("--seed", args->seed, "seed of the split and of the bootstrap (default 1)")->type_name("N");
     cmd->add_option("--resamples", args->resamples, "bootstrap resamples (default 1000)")->type_name("N")->check(CLI::Range(10, 100000));
-    addJsonFlag(*cmd, args->json, "DESIGN.md's JSON: period, requests, seed, percentiles with ci95, compare");
+    addJsonFlag(*cmd, args->json, "JSON (docs/reference/json.md): period, requests, seed, percentiles with ci95, compare");
     cmd->footer("Each half's p50, p90, p95 and p99 latency, the relative difference B vs A and its bootstrap 95% interval\n"
                 "(percentile method; each half resampled with replacement), and how many categories the period comparison\n"
                 "flags between the same two halves. Read every comparison against these figures.");

@@ -93,7 +93,7 @@ Command addBottlenecksCommand(CLI::App& program) {
     addDatabaseArgument(*cmd, args->db);
     cmd->add_option("--period", args->period, "only requests of that period")->type_name("P");
     cmd->add_option("--by", args->by, "stratify by this request attribute (numeric ones in quartiles)")->type_name("ATTR");
-    auto* rules = cmd->add_option("--rules", args->rules, "bottleneck type rules, a JSON list (see the README); default: the rules "
+    auto* rules = cmd->add_option("--rules", args->rules, "bottleneck type rules, a JSON list (see docs/user/cli.md); default: the rules "
                                   "stored in DB, else one type per service or category")->type_name("FILE");
     cmd->add_flag("--save-rules", args->saveRules, "store the --rules in DB for later runs and the app")->needs(rules);
     addJsonFlag(*cmd, args->json, "JSON output (default: a table)");

@@ -1,4 +1,4 @@
-// tracelight-cli: the headless face of the core. JSON output is a stable interface (DESIGN.md).
+// tracelight-cli: the headless face of the core. JSON output is a stable interface (docs/reference/json.md).
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <string>

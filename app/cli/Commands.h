@@ -42,7 +42,7 @@ CLI::Option* addDatabaseArgument(CLI::App& command, std::string& db);
 // --support-floor N and --threads N.
 void addAnalysisOptions(CLI::App& command, AnalysisOptions& options);
 // --json (JSON output; for commands whose only output is JSON it is accepted and changes nothing).
-CLI::Option* addJsonFlag(CLI::App& command, bool& json, const std::string& help = "JSON output (the only output for now)");
+CLI::Option* addJsonFlag(CLI::App& command, bool& json, const std::string& help = "write JSON (docs/reference/json.md)");
 // --quiet: no progress or summary on stderr.
 CLI::Option* addQuietFlag(CLI::App& command, bool& quiet);
 

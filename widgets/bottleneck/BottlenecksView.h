@@ -1,5 +1,5 @@
 #pragma once
-// The Bottlenecks tab (BOSS, ../shared/papers/boss-linkedin.txt): for every request, a period, or one
+// The Bottlenecks tab (BOSS; docs/user/bottlenecks.md): for every request, a period, or one
 // stratum of a "slice by" attribute, the bottleneck types ranked by their contribution ratio in a sortable
 // table with how to fix them, the shares as bars and as a pie, a stacked trend of the mean contribution per
 // request over time, and each request's latency over time, where clicking a point opens its waterfall.

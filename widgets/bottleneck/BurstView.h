@@ -1,5 +1,5 @@
 #pragma once
-// The Bursts tab (coordinated bursty tracing, ../shared/papers/cloud-perf-analysis-nsdi18.txt): the wall-clock
+// The Bursts tab (coordinated bursty tracing; docs/user/bursts.md): the wall-clock
 // mask the requests were traced under (inferred from their starts, or typed in), the burst windows, and one
 // window at a time with all of its requests drawn together on one time axis (MultiRequestWaterfall). Previous
 // and next step through the windows (Page Up / Page Down); clicking a request opens its waterfall. Windows and

@@ -1,4 +1,4 @@
-// A profile written out: DESIGN.md's JSON, Brendan Gregg's folded stacks, speedscope's file format.
+// A profile written out: the profile JSON (docs/reference/json.md), Brendan Gregg's folded stacks, speedscope's file format.
 #include <cmath>
 
 #include "tracelight/base/Json.h"

@@ -4,7 +4,7 @@
 // that its first event falls RTT/2 after A's send. Per host pair the estimate with the lowest RTT
 // wins; offsets are then propagated from a reference host along the lowest-RTT spanning tree.
 //
-// Span data keeps its recorded clocks unless there is evidence of skew (DESIGN.md): a round trip
+// Span data keeps its recorded clocks unless there is evidence of skew (docs/concepts/clock-skew-and-causal-model.md): a round trip
 // whose server part does not fit inside its client's (a child outside its parent), with the offset
 // chosen as Jaeger's adjuster does (the server centred in its client: the latency split evenly) and
 // kept inside what every other round trip of the pair allows. Each host pair says which rule fired.

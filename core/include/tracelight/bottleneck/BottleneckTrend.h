@@ -1,5 +1,5 @@
 #pragma once
-// The BOSS trend (../shared/papers/boss-linkedin.txt: "stacked trending chart to show how the bottleneck
+// The BOSS trend (LinkedIn's BOSS paper: "stacked trending chart to show how the bottleneck
 // changes over time"): the selection's requests put in buckets of their start time, each bucket's per-type
 // mean contribution per request, from the same one sharded pass as the whole selection's (Bottlenecks.h).
 // Also each request's start and latency, for the latency-over-time scatter.

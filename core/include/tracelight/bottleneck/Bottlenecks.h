@@ -44,7 +44,7 @@ Result<std::vector<BottleneckSummary>> computeBottlenecks(const InMemoryAnalysis
                                                           const BottleneckOptions& options = {}, const ProgressSink* progress = nullptr,
                                                           const CancelToken* cancel = nullptr);
 
-// DESIGN.md's `bottlenecks` JSON: {"requests", "mean_latency_us", "types": [{"name", "how_to_fix",
+// The `bottlenecks` JSON (docs/reference/json.md): {"requests", "mean_latency_us", "types": [{"name", "how_to_fix",
 // "contribution_us", "share"}], "strata": [{"attr", "value", "requests", "types": [...]}]}.
 struct BottleneckStratum {
     std::string value;

@@ -1,5 +1,5 @@
 #pragma once
-// BOSS contribution analysis (LinkedIn's "BOSS", ../shared/papers/boss-linkedin.txt) of one request's
+// BOSS contribution analysis (LinkedIn's "BOSS"; docs/concepts/bottlenecks.md) of one request's
 // timeline: split it at every start and end of an active interval; each slice's time is shared evenly
 // among the intervals active in it, and a slice with nothing active goes to the gaps. Blocking work (alone
 // on the timeline) is charged in full, work well parallelised with others only in part.

@@ -124,7 +124,7 @@ ProfileDiff diffProfiles(const ProfileSet& set, std::size_t base, std::size_t ta
 
 // ---- export ----------------------------------------------------------------------------------------
 
-// DESIGN.md's profile JSON: {"requests", "total_us", "frames": [{"id", "parent", "name", "kind", "services",
+// The profile JSON (docs/reference/json.md): {"requests", "total_us", "frames": [{"id", "parent", "name", "kind", "services",
 // "total_us", "self_us", "critical_share", "ci95_us", "on_path_share", "histogram"}]}.
 std::string profileJson(const ProfileSet& set, std::size_t group);
 // pprof's gzipped profile.proto: one sample per frame with self time (its stack leaf first), value the mean

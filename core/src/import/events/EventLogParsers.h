@@ -1,5 +1,5 @@
 #pragma once
-// Streaming parsers for the two event-log formats (DESIGN.md: events-csv, events-jsonl).
+// Streaming parsers for the two event-log formats (docs/user/input-formats.md: events-csv, events-jsonl).
 #include <functional>
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Span formats (OpenTelemetry, Jaeger, Zipkin, span tables) mapped onto the event model (DESIGN.md):
+// Span formats (OpenTelemetry, Jaeger, Zipkin, span tables) mapped onto the event model (docs/user/input-formats.md):
 // a span becomes a task (service:operation, numbered op#2 when repeated in a trace) with events at
 // its start and end and at each span event; its parent's task gets "call" and "return" events where
 // the child starts and returns, so the parent's own time is split by its children; the parent/child
