@@ -3,6 +3,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "tracelight/base/Time.h"
 #include "Commands.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/store/TraceStore.h"
@@ -17,13 +18,14 @@ struct PeriodArgs {
     std::string name, newName, from, to, where;
 };
 
-// A time as µs since the epoch (digits) or UTC ISO-8601 (YYYY-MM-DDTHH:MM:SS[.ffffff][Z]); ns out.
+// A time as µs since the epoch (digits, decimals kept to the ns) or UTC ISO-8601
+// (YYYY-MM-DDTHH:MM:SS[.ffffff][Z]); ns out, refused past the 64-bit nanosecond range.
 bool parseTime(const std::string& text, std::int64_t& ns) {
     if (text.empty()) return false;
-    if (text.find_first_not_of("0123456789") == std::string::npos) {
-        if (text.size() > 15) return false;  // beyond year 2001 + 30000; and no overflow in ns
-        ns = std::stoll(text) * 1000;
-        return true;
+    if (text.find_first_not_of("0123456789.") == std::string::npos) {
+        const auto parsed = parseMicroseconds(text);
+        if (parsed) ns = *parsed;
+        return parsed.has_value();
     }
     std::tm tm{};
     const char* rest = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);

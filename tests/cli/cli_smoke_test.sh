@@ -501,6 +501,9 @@ cp "$work/two.tldb" "$work/per.tldb"
 "$cli" period "$work/per.tldb" add all --from 0 --to 999999999999999 2>/dev/null; check "period add by time range (µs)" $?
 "$cli" period "$work/per.tldb" add iso --from 1970-01-01T00:00:00Z --to 2100-01-01T00:00:00.5Z 2>/dev/null; check "period add by time range (ISO-8601)" $?
 "$cli" period "$work/per.tldb" add big --where 'bytes > 0' 2>/dev/null; check "period add --where" $?
+# Today's times in µs have 16 digits (2001 onwards); a value past the 64-bit nanosecond range is refused.
+"$cli" period "$work/per.tldb" add recent --from 1700000000000000 --to 1800000000000000.5 2>/dev/null; check "period add by time range (16-digit µs)" $?
+err=$("$cli" period "$work/per.tldb" add far --from 0 --to 99999999999999999999 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad --to time"; check "period add past the 64-bit range ($err)" $?
 got=$("$cli" period "$work/per.tldb" list --json)
 echo "$got" | grep -q '"name":"big","requests":[1-9][0-9]*,"definition":"where bytes > 0"'; check "period list --json ($got)" $?
 "$cli" period "$work/per.tldb" rename big large; check "period rename" $?
