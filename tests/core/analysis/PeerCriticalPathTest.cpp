@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "TestUtil.h"
@@ -287,8 +288,10 @@ Times spanTreeResult(const PeerCase& c) {
     for (const JsonValue& s : records) {
         SpanTiming t;
         const double start = s.find("startTime")->number(), duration = s.find("duration")->number();
-        t.startNs = static_cast<TimeNs>(std::llround(start * 1000));
-        t.endNs = static_cast<TimeNs>(std::llround((start + duration) * 1000));
+        // Whole microseconds times 1000 in integers: an epoch time in ns is past a double's 2^53.
+        const auto ns = [](double us) { return static_cast<TimeNs>(std::llround(std::floor(us))) * 1000 + std::llround((us - std::floor(us)) * 1000); };
+        t.startNs = ns(start);
+        t.endNs = t.startNs + ns(duration);
         if (const JsonValue* refs = s.find("references")) {
             for (const char* type : {"CHILD_OF", "FOLLOWS_FROM"}) {
                 for (const JsonValue& r : refs->array()) {
@@ -349,4 +352,42 @@ TEST(PeerCriticalPath, TheSpanTreesPathGivesTheExpectedAnswerWhereThePeersAgree)
         ++expected;
     }
     EXPECT_EQ(expected, 38);
+}
+
+// Generated traces (fan-out RPC trees, unequal trips out and back, sequential calls touching and
+// jittering, asynchronous shapes; 5 to 10,000 spans) run through Jaeger UI's and CRISP's own code
+// (tests/data/peers/generated/README.md): wherever the two agree, the span tree's path gives each span
+// the same critical time, to the half microsecond, in at least 99 % of the spans (the spans the peers
+// disagree on are listed apart by the file and left out here).
+TEST(PeerCriticalPath, TheSpanTreesPathAgreesWithThePeersOwnCodeOnGeneratedTraces) {
+    const std::string folder = kPeers + "/generated";
+    JsonValue index;
+    std::string error;
+    std::size_t offset = 0;
+    ASSERT_TRUE(JsonValue::parse(readFile(folder + "/cases.json"), index, &error, &offset)) << error;
+    std::size_t spans = 0, agreeingSpans = 0, traces = 0;
+    for (const JsonValue& entry : index.array()) {
+        PeerCase c{entry.find("file")->string(), folder + "/" + entry.find("file")->string(), {}, true};
+        if (c.path.size() < 5 || c.path.substr(c.path.size() - 5) != ".json") c.path += ".json";
+        for (const auto& [k, v] : entry.find("critical_us")->object()) c.theirs[std::string(k)] = v.number();
+        // Where the peers differ, the spans they differ on (listed apart) are left out.
+        std::set<std::string> disputed;
+        if (const JsonValue* jaegerUi = entry.find("jaeger_ui"))
+            for (const auto& [k, v] : jaegerUi->object()) disputed.emplace(k);
+        const Times ours = spanTreeResult(c);
+        ++traces;
+        Times all = c.theirs;
+        for (const auto& [k, v] : ours) all.emplace(k, 0);
+        for (const auto& [k, v] : all) {
+            if (disputed.count(k)) continue;
+            const double x = ours.count(k) ? ours.at(k) : 0, y = c.theirs.count(k) ? c.theirs.at(k) : 0;
+            ++spans;
+            agreeingSpans += std::abs(x - y) <= 0.5;
+            if (std::abs(x - y) > 0.5 && spans - agreeingSpans <= 5) std::cout << c.name << " span " << k << ": ours " << x << " theirs " << y << "\n";
+        }
+    }
+    std::cout << agreeingSpans << " of " << spans << " spans in " << traces << " traces agree\n";
+    EXPECT_GE(traces, 120u);
+    EXPECT_GE(spans, 4000u);  // spans on the path in either answer
+    EXPECT_GE(double(agreeingSpans), 0.99 * double(spans));
 }

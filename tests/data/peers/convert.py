@@ -36,6 +36,10 @@ for n in range(1, 10):
     trace = out['trace']
     for s in trace['spans']:
         s.setdefault('traceID', trace.get('traceID', f'test{n}'))
+        # The tests' references have no traceID (undefined === undefined there); with the spans' traceIDs set,
+        # Jaeger UI takes a CHILD_OF reference as the parent only if its traceID is the span's, so copy it.
+        for r in s.get('references', []):
+            r.setdefault('traceID', s['traceID'])
     trace.setdefault('traceID', trace['spans'][0]['traceID'])
     with open(os.path.join(here, 'jaeger-ui', f'test{n}.json'), 'w') as f:
         json.dump({'data': [trace]}, f, indent=1)
