@@ -14,6 +14,7 @@
 #endif
 
 #include "MainWindow.h"
+#include "common/PlotExport.h"
 #include "graph/GraphView.h"
 
 int main(int argc, char** argv) {
@@ -103,13 +104,12 @@ int main(int argc, char** argv) {
     const QString shot = parser.value(screenshot);
     if (!shot.isEmpty()) {
         window.setErrorsToStderr(true);  // a failed import or open prints its error and exits non-zero, no modal box
-        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        const int width = wh.size() == 2 ? wh[0].toInt() : 0, height = wh.size() == 2 ? wh[1].toInt() : 0;
-        if (width < 200 || height < 200 || width > 10000 || height > 10000) {
-            std::fprintf(stderr, "tracelight: --size needs WIDTHxHEIGHT between 200 and 10000 pixels, not '%s'\n", qPrintable(parser.value(size)));
+        const auto requested = tracelight::widgets::parsePictureSize(parser.value(size).toStdString());
+        if (!requested) {
+            std::fprintf(stderr, "tracelight: --size needs WxH from 200x150 to 10000x10000, not '%s'\n", qPrintable(parser.value(size)));
             return 2;
         }
-        window.resize(width, height);
+        window.resize(*requested);
         if (parser.isSet(importOption) && !files.isEmpty()) {
             window.startImport(parser.values(importOption), files.first(), QStringLiteral("imported"));
         } else if (!files.isEmpty() && !window.openDatabase(files.first())) {
@@ -140,7 +140,12 @@ int main(int argc, char** argv) {
         QApplication::processEvents();
         QApplication::processEvents();
         if (window.hasFailed()) return 1;
-        if (!window.grab().save(shot)) {
+        const QPixmap picture = window.grab();
+        if (picture.size() != window.size() || window.size() != *requested)
+            std::fprintf(stderr, "tracelight: the window cannot be %dx%d (its smallest size is %dx%d); the picture is %dx%d\n",
+                         requested->width(), requested->height(), window.minimumSizeHint().width(), window.minimumSizeHint().height(),
+                         picture.width(), picture.height());
+        if (!picture.save(shot)) {
             std::fprintf(stderr, "tracelight: cannot write %s\n", qPrintable(shot));
             return 1;
         }

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "Commands.h"
+#include "common/PlotExport.h"
 #include "graph/GraphView.h"
 #include "graph/ServiceMapView.h"
 #include "waterfall/WaterfallView.h"
@@ -147,15 +148,16 @@ Command addRenderCommand(CLI::App& program) {
     cmd->add_option("--request", args->request, "the request to draw (waterfall)")->type_name("ID");
     cmd->add_option("--size", "image size in pixels (default 1400x800)")
         ->type_name("WxH")
-        ->each([args](const std::string& size) { std::sscanf(size.c_str(), "%dx%d", &args->width, &args->height); })
+        ->each([args](const std::string& size) {
+            if (const auto picture = widgets::parsePictureSize(size)) {
+                args->width = picture->width();
+                args->height = picture->height();
+            }
+        })
         ->check(CLI::Validator(
             [](std::string& size) {
-                int w = 0, h = 0;
-                char extra = 0;
-                return std::sscanf(size.c_str(), "%dx%d%c", &w, &h, &extra) == 2 && w >= 200 && h >= 150 && w <= 10000 &&
-                               h <= 10000
-                           ? std::string()
-                           : "needs WxH from 200x150 to 10000x10000, e.g. 1400x800, not '" + size + "'";
+                return widgets::parsePictureSize(size) ? std::string()
+                                                       : "needs WxH from 200x150 to 10000x10000, e.g. 1400x800, not '" + size + "'";
             },
             "", "size"));
     cmd->add_flag("--local", args->local, "waterfall on local clocks instead of corrected ones");
