@@ -10,10 +10,10 @@
 # replaces the file of the same name only once it has been written.
 #
 # Sizes: every picture of the main window (tracelight --screenshot) and of the render command is 1280x860, and
-# so is the Bottlenecks view (the sample's, its strata, Online Boutique's). The other pictures are of a single
-# widget or dialog drawn by a view test, whose size the test fixes (said at each one below): the Compare
-# workspace 1700x850, the profile diff 1400x700, the profile tables 1300x700, and the dialogs at their own
-# default size (period manager 760x520, bottleneck types 900x380, clock adjustments 1180x600).
+# so are the Bottlenecks view (the sample's, its strata, Online Boutique's), the Compare workspace and the profile
+# diff, drawn by view tests at that size. The others are a test's own fixture at the size the test fixes: the
+# profile tables 1300x700, and the dialogs at their own default size (period manager 760x520, bottleneck types
+# 900x380, clock adjustments 1180x600).
 #
 # Needs: bash, python3, coreutils; no display (Qt's offscreen platform). Under a minute on 2 cores.
 set -euo pipefail
@@ -164,7 +164,7 @@ place clock-adjustments-onlineboutique.png
 
 # ---- the storage sample ----
 shot compare-ranked-storage.png "$work/storage.tldb" --tab compare
-# One entry's views (CompareWorkspaceTest, which sizes the workspace 1700x850 and writes PREFIX-side, -diff,
+# One entry's views (CompareWorkspaceTest, which sizes the workspace 1280x860 and writes PREFIX-side, -diff,
 # -c2, -timeline, -lanes, -lanes-local, -timeline-local and -tree). The bundled sample's entry 1, its top
 # structural mutation, for the diff; the small-io sample's entry 1 for the tree, which splits on size (no
 # entry of the bundled sample has a tree that separates its requests on a meaningful attribute).
@@ -188,7 +188,7 @@ shot compare-ranked-onlineboutique.png "$work/ob.tldb" --tab compare   # the fir
 viewtest BottlenecksViewTest 'BottlenecksView.RenderForTheReadme' BOTTLENECKS_PNG="$work/png/bottlenecks-onlineboutique.png" \
     BOTTLENECKS_DB="$work/ob-normal.tldb" BOTTLENECKS_WIDTH=1280 BOTTLENECKS_HEIGHT=860
 place bottlenecks-onlineboutique.png
-# Entry 1 of normal vs net-delay (its red edges through CurrencyService), workspace 1700x850.
+# Entry 1 of normal vs net-delay (its red edges through CurrencyService), workspace 1280x860.
 viewtest CompareWorkspaceTest 'CompareWorkspace.RendersTheFlowGraphsOfAnyDatabase' COMPARE_DB="$work/ob.tldb" \
     COMPARE_BASE=normal COMPARE_PROBLEM=net-delay COMPARE_ENTRY=1 COMPARE_OUT="$work/png/ob1"
 # The side-by-side pane is left out of the docs: it opens at the left edge of graphs this wide (blank).
@@ -196,7 +196,7 @@ mv "$work/png/ob1-c2.png" "$work/png/compare-c2-onlineboutique.png"
 mv "$work/png/ob1-timeline.png" "$work/png/compare-timeline-onlineboutique.png"
 mv "$work/png/ob1-lanes.png" "$work/png/compare-swim-lanes-onlineboutique.png"
 for name in c2 timeline swim-lanes; do place "compare-$name-onlineboutique.png"; done
-# Profile diffs against the normal minute (ProfileViewTest sizes the view 1400x700).
+# Profile diffs against the normal minute (ProfileViewTest sizes the view 1280x860).
 viewtest ProfileViewTest 'ProfileView.RendersADiffOfAnyDatabase' PROFILE_DIFF_DB="$work/ob.tldb" PROFILE_DIFF_BASE=normal \
     PROFILE_DIFF_TARGET=net-delay PROFILE_DIFF_OUT="$work/png/profile-diff-onlineboutique.png"
 place profile-diff-onlineboutique.png

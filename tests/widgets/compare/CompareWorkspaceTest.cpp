@@ -284,7 +284,7 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     auto analysis = loadAnalysis(*store.value());
     ASSERT_TRUE(analysis);
     widgets::CompareWorkspace w;
-    w.resize(1700, 850);
+    w.resize(1280, 860);  // the docs' screenshot size
     w.show();
     const QString base = QString::fromLocal8Bit(qgetenv("COMPARE_BASE")), problem = QString::fromLocal8Bit(qgetenv("COMPARE_PROBLEM"));
     w.setDatabase(QString::fromLocal8Bit(file), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {base, problem});

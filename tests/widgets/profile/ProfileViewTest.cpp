@@ -194,7 +194,7 @@ TEST(ProfileView, RendersADiffOfAnyDatabase) {
     ASSERT_TRUE(info);
     for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
     widgets::ProfileView view;
-    view.resize(1400, 700);
+    view.resize(1280, 860);  // the docs' screenshot size
     view.show();
     view.setDatabase(QString::fromLocal8Bit(file), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), periods);
     view.setPeriod(QString::fromLocal8Bit(qgetenv("PROFILE_DIFF_TARGET")));
