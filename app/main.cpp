@@ -25,14 +25,23 @@ int main(int argc, char** argv) {
     // on the nested million-span trace. A fixed threshold maps each big array alone and unmaps it on free.
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
-    // --screenshot works with no display: choose the offscreen platform before QApplication needs one
-    // (unless the user chose a platform).
-    bool screenshotRequested = false;
+    // What needs no window (--screenshot, --help, --version) works with no display: choose the offscreen
+    // platform before QApplication needs one (unless the user chose a platform). A window with no display
+    // to show it on is one line saying so, not Qt's abort.
+    bool headless = false;
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0) screenshotRequested = true;
-    if (screenshotRequested && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
-        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+        for (const char* option : {"--screenshot", "--help", "--help-all", "-h", "--version", "-v"})
+            if (std::strcmp(argv[i], option) == 0 || (option[1] == '-' && std::strncmp(argv[i], option, std::strlen(option)) == 0 &&
+                                                      argv[i][std::strlen(option)] == '='))
+                headless = true;
+    const bool noDisplay = qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+                           qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+    if (noDisplay && headless) qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (noDisplay && !headless) {
+        std::fprintf(stderr, "tracelight: no display (DISPLAY and WAYLAND_DISPLAY are unset): render to a file with --screenshot FILE.png, "
+                             "or choose a platform with QT_QPA_PLATFORM\n");
+        return 1;
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Tracelight"));
     QApplication::setApplicationName(QStringLiteral("Tracelight"));
