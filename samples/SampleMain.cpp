@@ -1,4 +1,5 @@
 // tracelight-sample: writes a generated page-load event log and its ground truth.
+#include <filesystem>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -44,6 +45,9 @@ void usage(std::ostream& out) {
 
 int runStorage(const StorageOptions& options, const std::string& dir, bool printSummary) {
     const StorageGenerator generator(options);
+    std::error_code made;
+    std::filesystem::create_directories(dir, made);
+    if (made) { std::cerr << "tracelight-sample: cannot make " << dir << ": " << made.message() << "\n"; return 1; }
     const std::string truthPath = dir + "/truth.csv";
     std::FILE* truth = std::fopen(truthPath.c_str(), "wb");
     if (!truth) { std::cerr << "tracelight-sample: cannot write " << truthPath << "\n"; return 1; }

@@ -26,6 +26,10 @@ rmw=$(awk -F, '$4 == "RMW_READ" {print $1}' "$work/problem.csv" | sort)
 [ "$rmw" = "$truth" ]; check "affected = requests with RMW_READ" $?
 ! grep -q RMW_READ "$work/baseline.csv"; check "no RMW in the baseline" $?
 
+# An --out-dir that does not exist yet is made, parents included.
+"$sample" --workload storage --requests 10 --seed 4 --out-dir "$work/new/deeper" >/dev/null; check "--out-dir is created" $?
+[ -s "$work/new/deeper/truth.csv" ]; check "files in the created --out-dir" $?
+
 # Same seed, same files; the page-load default is unchanged.
 mkdir -p "$work/again"
 "$sample" --workload storage --change small-io --requests 400 --seed 4 --out-dir "$work/again" >/dev/null
@@ -40,8 +44,9 @@ err=$("$sample" --workload disk --out "$work/x.csv" 2>&1); status=$?
 [ $status -eq 2 ] && [ "$err" = "tracelight-sample: unknown workload disk" ]; check "unknown workload: $err" $?
 err=$("$sample" --change spin-1ms --out "$work/x.csv" 2>&1); status=$?
 [ $status -eq 2 ] && echo "$err" | grep -q "need --workload storage"; check "--change without storage: $err" $?
-err=$("$sample" --workload storage --change none --out-dir "$work/missing/dir" 2>&1); status=$?
-[ $status -eq 1 ] && echo "$err" | grep -q "cannot write $work/missing/dir/truth.csv"; check "unwritable dir: $err" $?
+: > "$work/a-file"
+err=$("$sample" --workload storage --change none --out-dir "$work/a-file/dir" 2>&1); status=$?
+[ $status -eq 1 ] && echo "$err" | grep -q "cannot make $work/a-file/dir"; check "a directory that cannot be made: $err" $?
 
 # Imported as two periods and analysed.
 "$cli" import --quiet --format events-csv --period baseline --db "$work/s.tldb" "$work/baseline.csv"; check "import baseline" $?
