@@ -96,12 +96,12 @@ SpanTreeCriticalPath spanTreeCriticalPath(std::span<const SpanTiming> spans) {
     startsSorted.resize(byEnd.size());
     endsSorted.resize(byEnd.size());
     for (std::size_t p = 0; p <= n; ++p) {
+        // byEnd holds the ends latest first: read backwards they are in time order already.
         for (auto k = first[p]; k < first[p + 1]; ++k) {
             startsSorted[k] = clipped[byEnd[k]].startNs;
-            endsSorted[k] = clipped[byEnd[k]].endNs;
+            endsSorted[k] = clipped[byEnd[first[p] + first[p + 1] - 1 - k]].endNs;
         }
         std::sort(startsSorted.begin() + first[p], startsSorted.begin() + first[p + 1]);
-        std::sort(endsSorted.begin() + first[p], endsSorted.begin() + first[p + 1]);
     }
     // How many of p's children start or end within [from, to].
     const auto eventsWithin = [&](std::size_t p, TimeNs from, TimeNs to) {
