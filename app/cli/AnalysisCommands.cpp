@@ -135,11 +135,18 @@ int runCriticalPath(const CommonOptions& o) {
     JsonWriter w(stdout);  // a million-segment path is hundreds of megabytes: written as it is made
     w.beginObject().key("request").value(a->request).key("latency_us").value(nsToUs(a->latencyNs)).key("blind_us").value(nsToUs(a->blindNs));
     w.key("path").beginArray();
-    for (auto v : a->criticalPath) {
-        const auto& s = a->segments[v];
+    std::size_t clip = 0;  // the entries only part of whose segment is on the path: that part
+    for (std::size_t k = 0; k < a->criticalPath.size(); ++k) {
+        const auto& s = a->segments[a->criticalPath[k]];
+        TimeNs start = s.startNs, duration = s.durationNs;
+        if (clip < a->clips.size() && a->clips[clip].entry == k) {
+            start = a->clips[clip].startNs;
+            duration = a->clips[clip].endNs - a->clips[clip].startNs;
+            ++clip;
+        }
         w.beginObject().key("segment");
         writeSegment(w, s);
-        w.key("start_us").value(nsToUs(s.startNs)).key("duration_us").value(nsToUs(s.durationNs)).endObject();
+        w.key("start_us").value(nsToUs(start)).key("duration_us").value(nsToUs(duration)).endObject();
     }
     w.endArray().key("blind").beginArray();
     for (const auto& b : a->blind) w.beginObject().key("start_us").value(nsToUs(b.startNs)).key("duration_us").value(nsToUs(b.durationNs)).endObject();

@@ -22,8 +22,10 @@ namespace tracelight {
 namespace {
 
 // 2: slack and blind intervals as int64 nanoseconds; 3: every number a varint (slack and blind zigzagged),
-// which more than halved the per-request results a million-request analysis holds until it writes them.
+// which more than halved the per-request results a million-request analysis holds until it writes them;
+// 4: 3 followed by the path's clipped entries, written only by a path that has some.
 constexpr std::uint8_t kBlobVersion = 3;
+constexpr std::uint8_t kBlobVersionWithClips = 4;
 
 class StageClock {
 public:
@@ -45,7 +47,7 @@ private:
 
 void encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const std::vector<TimeNs>& slack, std::string& out) {
     out.clear();
-    putValue(out, kBlobVersion);
+    putValue(out, cp.clips.empty() ? kBlobVersion : kBlobVersionWithClips);
     putVarint(out, dag.segments.size());
     for (TimeNs s : slack) putSignedVarint(out, s);
     putVarint(out, cp.segments.size());
@@ -55,16 +57,25 @@ void encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const st
         putSignedVarint(out, b.startNs - dag.startNs);
         putSignedVarint(out, b.durationNs);
     }
+    if (cp.clips.empty()) return;
+    putVarint(out, cp.clips.size());
+    for (const auto& c : cp.clips) {
+        putVarint(out, c.entry);
+        putSignedVarint(out, c.startNs - dag.startNs);
+        putSignedVarint(out, c.endNs - c.startNs);
+    }
 }
 
 // The blob back: slack per segment (when asked for), the path, the blind intervals (made absolute with the
 // request's start). False when the blob is of another version or damaged; counts are checked against the
 // bytes left (every number takes at least one), so a damaged count cannot allocate without bound.
 bool decodeRequestResult(std::string_view blob, TimeNs startNs, std::uint32_t& segmentCount, std::vector<TimeNs>* slack,
-                         std::vector<std::uint32_t>& path, std::vector<BlindInterval>& blind) {
+                         std::vector<std::uint32_t>& path, std::vector<BlindInterval>& blind, std::vector<PathClip>& clips) {
     std::uint8_t version = 0;
     std::uint64_t n = 0;
-    if (!getValue(blob, version) || version != kBlobVersion || !getVarint(blob, n) || n > blob.size()) return false;
+    if (!getValue(blob, version) || (version != kBlobVersion && version != kBlobVersionWithClips) || !getVarint(blob, n) ||
+        n > blob.size())
+        return false;
     segmentCount = static_cast<std::uint32_t>(n);
     if (slack) slack->resize(segmentCount);
     for (std::uint32_t i = 0; i < segmentCount; ++i) {
@@ -84,6 +95,17 @@ bool decodeRequestResult(std::string_view blob, TimeNs startNs, std::uint32_t& s
         if (!getSignedVarint(blob, b.startNs) || !getSignedVarint(blob, b.durationNs)) return false;
         b.startNs += startNs;
         blind.push_back(b);
+    }
+    if (version == kBlobVersionWithClips) {
+        if (!getVarint(blob, n) || n > blob.size() / 3) return false;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            std::uint64_t entry = 0;
+            TimeNs start = 0, duration = 0;
+            if (!getVarint(blob, entry) || entry >= path.size() || !getSignedVarint(blob, start) || !getSignedVarint(blob, duration) ||
+                (!clips.empty() && entry <= clips.back().entry))
+                return false;
+            clips.push_back({static_cast<std::uint32_t>(entry), startNs + start, startNs + start + duration});
+        }
     }
     return blob.empty();
 }
@@ -428,7 +450,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         auto& typeTotals = totals[shard];
         std::string& blob = blobs[shard];
         for (std::size_t r = begin; r < end; ++r) {
-            const RequestPassResult& result = pass.run(td.eventsOf(r), offsets, td.linksOf(r));
+            const RequestPassResult& result = pass.run(td, r, offsets);
             const RequestDag& dag = result.dag;
             const CriticalPath& cp = result.criticalPath;
             const std::vector<TimeNs>& slack = result.slack;
@@ -442,10 +464,10 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 t.durationNs += s.durationNs();
             }
             const auto sequenceIndex = static_cast<std::uint32_t>(share.firstRequest + r);
-            for (auto v : cp.segments) {
+            forEachPathPart(dag.segments, cp.segments, cp.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
                 auto& t = typeTotals[dag.segments[v].type.value];
                 ++t.critical;
-                t.criticalNs += dag.segments[v].durationNs();
+                t.criticalNs += to - from;
                 auto greater = std::greater<std::pair<TimeNs, std::uint32_t>>();
                 if (t.slowest.size() < kSlowestCriticalKept) {
                     t.slowest.emplace_back(cp.latencyNs, sequenceIndex);
@@ -455,7 +477,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                     t.slowest.back() = {cp.latencyNs, sequenceIndex};
                     std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
                 }
-            }
+            });
         }
         const std::size_t total = done.fetch_add(end - begin) + (end - begin);
         if (shard == 0) {
@@ -611,6 +633,7 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     for (std::size_t i = 0; i < out.segments.size(); ++i) out.segments[i].slackNs = cached->slackNs[i];
     out.criticalPath = std::move(cached->criticalPath);
     out.blind = std::move(cached->blind);
+    out.clips = std::move(cached->clips);
     return out;
 }
 
@@ -618,8 +641,9 @@ CachedDecode decodeCachedResult(std::string_view blob, std::size_t segments, Cac
     out.slackNs.clear();
     out.criticalPath.clear();
     out.blind.clear();
+    out.clips.clear();
     std::uint32_t count = 0;
-    const bool decoded = decodeRequestResult(blob, 0, count, &out.slackNs, out.criticalPath, out.blind);  // blind stays relative
+    const bool decoded = decodeRequestResult(blob, 0, count, &out.slackNs, out.criticalPath, out.blind, out.clips);  // blind stays relative
     if (!decoded && count == segments) return CachedDecode::Damaged;
     return decoded && count == segments ? CachedDecode::Ok : CachedDecode::Stale;
 }
@@ -641,6 +665,7 @@ void CachedCriticalPaths::get(std::size_t row, CriticalPath& out) const {
     out.segments.assign(segments.begin() + static_cast<std::ptrdiff_t>(pathBegin[row]),
                         segments.begin() + static_cast<std::ptrdiff_t>(pathBegin[row + 1]));
     out.blind.assign(blind.begin() + static_cast<std::ptrdiff_t>(blindBegin[row]), blind.begin() + static_cast<std::ptrdiff_t>(blindBegin[row + 1]));
+    out.clips.assign(clips.begin() + static_cast<std::ptrdiff_t>(clipBegin[row]), clips.begin() + static_cast<std::ptrdiff_t>(clipBegin[row + 1]));
 }
 
 void CachedCriticalPaths::add(const CriticalPath& path, std::uint32_t count) {
@@ -650,6 +675,8 @@ void CachedCriticalPaths::add(const CriticalPath& path, std::uint32_t count) {
     blindNs.push_back(path.blindNs);
     segments.insert(segments.end(), path.segments.begin(), path.segments.end());
     blind.insert(blind.end(), path.blind.begin(), path.blind.end());
+    clips.insert(clips.end(), path.clips.begin(), path.clips.end());
+    clipBegin.push_back(clips.size());
     pathBegin.push_back(segments.size());
     blindBegin.push_back(blind.size());
 }
@@ -667,6 +694,9 @@ void CachedCriticalPaths::addAll(const CachedCriticalPaths& next) {
     blindNs.insert(blindNs.end(), next.blindNs.begin(), next.blindNs.end());
     segments.insert(segments.end(), next.segments.begin(), next.segments.end());
     blind.insert(blind.end(), next.blind.begin(), next.blind.end());
+    const std::uint64_t clipBase = clips.size();
+    clips.insert(clips.end(), next.clips.begin(), next.clips.end());
+    for (std::size_t r = 1; r < next.clipBegin.size(); ++r) clipBegin.push_back(clipBase + next.clipBegin[r]);
     for (std::size_t r = 1; r < next.pathBegin.size(); ++r) pathBegin.push_back(pathBase + next.pathBegin[r]);
     for (std::size_t r = 1; r < next.blindBegin.size(); ++r) blindBegin.push_back(blindBase + next.blindBegin[r]);
 }
@@ -691,9 +721,10 @@ Result<CachedCriticalPaths> loadCachedCriticalPaths(const TraceStore& store, con
         std::uint32_t count = 0;
         path.segments.clear();
         path.blind.clear();
+        path.clips.clear();
         path.latencyNs = latencyNs;
         path.blindNs = blindNs;
-        if (decodeRequestResult(blob, startNs, count, nullptr, path.segments, path.blind)) out.add(path, count);
+        if (decodeRequestResult(blob, startNs, count, nullptr, path.segments, path.blind, path.clips)) out.add(path, count);
         else out.addMissing();
         return true;
     });
@@ -710,7 +741,7 @@ CachedCriticalPaths computeCriticalPaths(const InMemoryAnalysis& analysis, unsig
     forEachShard(td.requestCount(), threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
         RequestPass pass(analysis.model, td);
         for (std::size_t r = begin; r < end; ++r) {
-            const RequestPassResult& result = pass.criticalPath(td.eventsOf(r), analysis.offsets, td.linksOf(r));
+            const RequestPassResult& result = pass.criticalPath(td, r, analysis.offsets);
             parts[shard].add(result.criticalPath, static_cast<std::uint32_t>(result.dag.segments.size()));
         }
     });

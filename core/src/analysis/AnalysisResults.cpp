@@ -172,8 +172,8 @@ bool readSegmentStats(std::string_view in, std::vector<SegmentTypeStats>& types)
 }
 
 // What a request's detail reads besides its events and their labels: the stored model with its types
-// numbered by text, the clock offsets, the cached result and the known links. None of it depends on the
-// events, so it is read beside them, on a second connection when the store is a file.
+// numbered by text, the clock offsets, the cached result, the known links and the spans. None of it
+// depends on the events, so it is read beside them, on a second connection when the store is a file.
 struct DetailContext {
     std::optional<StoredModel> stored;
     bool fromSpans = false;
@@ -181,6 +181,8 @@ struct DetailContext {
     std::optional<StoredRequestResult> cachedResult;
     std::vector<LinkRow> links;
     Status linksRead = Status::ok();  // a failed read of them fails the detail, not silently drops links
+    std::vector<SpanRefRow> spans;
+    Status spansRead = Status::ok();  // likewise
     // A label as a segment type names it (span data: its operation, without the occurrence number): a
     // million-span trace has three million segments but a handful of operations. The stored model's types
     // first, then the types this request has and the model lacks.
@@ -195,6 +197,9 @@ struct DetailContext {
         auto read = store.causalLinks(request);
         if (read) links = std::move(read.value());
         else linksRead = read.status();
+        auto spanRows = store.spanRefs(request);
+        if (spanRows) spans = std::move(spanRows.value());
+        else spansRead = spanRows.status();
         if (stored) types = SegmentTypeTextIndex(stored->types);
     }
 };
@@ -275,6 +280,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     inTurnOrAtOnce(side != nullptr, readEvents, [&] { context.read(other, request, d.name); });
     if (!scanned) return scanned;
     if (!context.linksRead) return context.linksRead;
+    if (!context.spansRead) return context.spansRead;
     if (events.empty()) return Status::error(store.path() + ": request '" + d.name + "' has no events");
     if (cancelled()) return Status::error("cancelled");
     CausalModel empty;
@@ -331,9 +337,9 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
                 events[i].segmentType = SegmentTypeId(type);
             }
     };
-    // Beside the types: the names of hosts, and the links' ends. Rows come in (task, ord) order and each
-    // became the event of the same index, so a task's events are one run: a link's end is found in its
-    // task's run, first where its position says (positions are usually consecutive), else by binary search.
+    // Beside the types: the names of hosts, and the links' and spans' ends. Rows come in (task, ord) order
+    // and each became the event of the same index, so a task's events are one run: a link's end is found in
+    // its task's run, first where its position says (positions are usually consecutive), else by binary search.
     auto eventAt = [&](std::uint32_t task, std::int64_t ord) -> std::optional<std::uint32_t> {
         if (task >= taskIndex.size() || taskIndex[task] == kNone) return std::nullopt;
         const std::uint32_t t = taskIndex[task];
@@ -356,17 +362,20 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
             const auto from = eventAt(l.fromTask, l.fromOrd), to = eventAt(l.toTask, l.toOrd);
             if (from && to) links.push_back({*from, *to});
         }
+        d.spanRefs.reserve(context.spans.size());
+        resolveSpanRefs(context.spans, eventAt, [&](SpanRef s) { d.spanRefs.push_back(s); });
     };
     inTurnOrAtOnce(side != nullptr, namesAndLinks, types);
     // The events and the links between them hold what is left to do (a million-span trace's positions:
     // 25 MB; its stored links: 44 MB).
     std::vector<std::int64_t>().swap(ords);
     std::vector<LinkRow>().swap(context.links);
+    std::vector<SpanRefRow>().swap(context.spans);
     if (cancelled()) return Status::error("cancelled");
     if (!d.analysed) {
         // Nothing cached: everything from the one pass, on local clocks and task order.
         RequestPass pass(model);
-        pass.run(events, offsets, links);
+        pass.run(events, offsets, links, d.spanRefs);
         RequestPassResult result = pass.takeResult();
         d.dag = std::move(result.dag);
         d.criticalPath = std::move(result.criticalPath);
@@ -402,6 +411,8 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         d.criticalPath.segments = std::move(cached->criticalPath);
         // Blind intervals are cached relative to the request's first event; the detail keeps adjusted time.
         for (const BlindInterval& b : cached->blind) d.criticalPath.blind.push_back({cachedResult.startNs + b.startNs, b.durationNs});
+        for (const PathClip& c : cached->clips)
+            d.criticalPath.clips.push_back({c.entry, cachedResult.startNs + c.startNs, cachedResult.startNs + c.endNs});
     }
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;

@@ -17,21 +17,26 @@ void RequestPass::edges(std::span<const SegmentInstance> segments, std::span<con
     m_times.graph += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+void RequestPass::path(std::span<const EventRecord> events, const ClockOffsets& offsets, std::span<const SpanRef> spans) {
+    if (!spanRequestCriticalPath(m_result.dag, events, spans, offsets, m_result.criticalPath, m_spanScratch))
+        computeCriticalPath(m_result.dag, m_result.criticalPath);
+}
+
 const RequestPassResult& RequestPass::criticalPath(std::span<const EventRecord> events, const ClockOffsets& offsets,
-                                                   std::span<const EventLink> links) {
+                                                   std::span<const EventLink> links, std::span<const SpanRef> spans) {
     graph(events, offsets, links);
     const auto t0 = std::chrono::steady_clock::now();
-    computeCriticalPath(m_result.dag, m_result.criticalPath);
+    path(events, offsets, spans);
     m_result.slack.clear();
     m_times.criticalPath += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return m_result;
 }
 
 const RequestPassResult& RequestPass::run(std::span<const EventRecord> events, const ClockOffsets& offsets,
-                                          std::span<const EventLink> links) {
+                                          std::span<const EventLink> links, std::span<const SpanRef> spans) {
     graph(events, offsets, links);
     const auto t0 = std::chrono::steady_clock::now();
-    computeCriticalPath(m_result.dag, m_result.criticalPath);
+    path(events, offsets, spans);
     const auto t1 = std::chrono::steady_clock::now();
     m_result.slack = computeSlack(m_result.dag);
     m_times.criticalPath += std::chrono::duration<double>(t1 - t0).count();

@@ -108,25 +108,32 @@ SpanCriticalPath spanCriticalPath(const RequestDetail& detail, std::span<const S
     // they touch (a span's consecutive segments on the path) and moved down over the merged ones' places.
     SpanCriticalTimes& times = out.times;
     times.intervalBegin.assign(n + 1, 0);
-    for (auto s : criticalPath.segments) {
-        if (s >= segCount) continue;
+    // Each entry's part on the path (a span request's path may cut a segment at its parent's end).
+    std::vector<std::uint32_t> valid;
+    valid.reserve(criticalPath.segments.size());
+    for (auto s : criticalPath.segments)
+        if (s < segCount) valid.push_back(s);
+    const bool allValid = valid.size() == criticalPath.segments.size();
+    const std::span<const PathClip> clips = allValid ? std::span<const PathClip>(criticalPath.clips) : std::span<const PathClip>();
+    auto eachPart = [&](auto&& f) { forEachPathPart(dag.segments, valid, clips, f); };
+    eachPart([&](std::uint32_t s, TimeNs from, TimeNs to) {
         const SegmentInstance& seg = dag.segments[s];
-        out.criticalNs += seg.durationNs();
+        out.criticalNs += to - from;
         if (seg.network) out.criticalNetwork[s] = true;
         const std::int32_t owner = out.segmentSpan[s];
-        if (owner < 0) continue;
+        if (owner < 0) return;
         SpanCriticalTime& t = times.spans[static_cast<std::size_t>(owner)];
-        t.criticalNs += seg.durationNs();
-        if (seg.network) t.networkNs += seg.durationNs();
+        t.criticalNs += to - from;
+        if (seg.network) t.networkNs += to - from;
         ++times.intervalBegin[static_cast<std::size_t>(owner) + 1];
-    }
+    });
     for (std::size_t i = 0; i < n; ++i) times.intervalBegin[i + 1] += times.intervalBegin[i];
     times.intervals.resize(times.intervalBegin[n]);
     {
         std::vector<std::uint32_t> fill(times.intervalBegin.begin(), times.intervalBegin.end() - 1);
-        for (auto s : criticalPath.segments)
-            if (s < segCount && out.segmentSpan[s] >= 0)
-                times.intervals[fill[static_cast<std::size_t>(out.segmentSpan[s])]++] = {dag.segments[s].startNs, dag.segments[s].endNs};
+        eachPart([&](std::uint32_t s, TimeNs from, TimeNs to) {
+            if (out.segmentSpan[s] >= 0) times.intervals[fill[static_cast<std::size_t>(out.segmentSpan[s])]++] = {from, to};
+        });
     }
     std::uint32_t kept = 0;
     for (std::size_t i = 0; i < n; ++i) {

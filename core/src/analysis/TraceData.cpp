@@ -97,7 +97,7 @@ void TraceDataBuilder::append(TraceDataBuilder&& run, unsigned threads) {
         const SegmentType& type = other.segmentTypes[t];
         typeOf[t] = segmentType(type.task.value, type.startEvent.value, type.endEvent.value);
     }
-    const std::size_t eventBase = eventCount(), linkBase = m_data.links.size();
+    const std::size_t eventBase = eventCount(), linkBase = m_data.links.size(), spanBase = m_data.spans.size();
     if (!m_external || !run.m_external || run.m_out.data() < m_out.data() + eventBase)
         throw std::logic_error("TraceDataBuilder::append: the run's events must follow this builder's in one array");
     // Moved down over any gap this builder left in its slice (the target never lies after the source). In
@@ -122,8 +122,10 @@ void TraceDataBuilder::append(TraceDataBuilder&& run, unsigned threads) {
         m_data.fromSpans.push_back(other.fromSpans[r]);
         m_data.requestBegin.push_back(eventBase + other.requestBegin[r]);
         m_data.linkBegin.push_back(linkBase + other.linkBegin[r]);
+        m_data.spanBegin.push_back(spanBase + other.spanBegin[r]);  // its spans' event indices are request-relative
     }
     m_data.links.insert(m_data.links.end(), other.links.begin(), other.links.end());
+    m_data.spans.insert(m_data.spans.end(), other.spans.begin(), other.spans.end());
     m_taskOpen = false;
 }
 
@@ -132,6 +134,7 @@ void TraceDataBuilder::beginRequest(RequestId id, bool fromSpans) {
     m_data.fromSpans.push_back(fromSpans ? 1 : 0);
     m_data.requestBegin.push_back(eventCount());
     m_data.linkBegin.push_back(m_data.links.size());
+    m_data.spanBegin.push_back(m_data.spans.size());
     m_taskOpen = false;
     m_currentFromSpans = fromSpans;
 }
@@ -191,6 +194,7 @@ void TraceDataBuilder::addEvent(std::uint32_t task, std::uint32_t event, std::ui
 TraceData TraceDataBuilder::finish() {
     m_data.requestBegin.push_back(eventCount());
     m_data.linkBegin.push_back(m_data.links.size());
+    m_data.spanBegin.push_back(m_data.spans.size());
     return std::move(m_data);
 }
 
@@ -200,16 +204,22 @@ Result<TraceData> loadTraceData(const TraceStore& store, const ProgressSink* pro
 
 namespace {
 
-// What every run of one read shares: the links and the span requests, read once.
+// What every run of one read shares: the links, the spans and the span requests, read once.
 struct ReadContext {
-    std::vector<LinkRow> links;  // in request order: read once, not copied into a list per request
-    std::span<const LinkRow> linksOf(std::int64_t request) const {
-        const auto [from, to] = std::equal_range(links.begin(), links.end(), request, ByRequest{});
+    std::vector<LinkRow> links;     // in request order: read once, not copied into a list per request
+    std::vector<SpanRefRow> spans;  // in (request, idx) order, likewise
+    std::span<const LinkRow> linksOf(std::int64_t request) const { return rowsOf(links, request); }
+    std::span<const SpanRefRow> spansOf(std::int64_t request) const { return rowsOf(spans, request); }
+    template <typename Row>
+    static std::span<const Row> rowsOf(const std::vector<Row>& rows, std::int64_t request) {
+        const auto [from, to] = std::equal_range(rows.begin(), rows.end(), request, ByRequest{});
         return {from, to};
     }
     struct ByRequest {
-        bool operator()(const LinkRow& l, std::int64_t r) const { return l.request < r; }
-        bool operator()(std::int64_t r, const LinkRow& l) const { return r < l.request; }
+        template <typename Row>
+        bool operator()(const Row& l, std::int64_t r) const { return l.request < r; }
+        template <typename Row>
+        bool operator()(std::int64_t r, const Row& l) const { return r < l.request; }
     };
     std::vector<std::uint32_t> spanRequests;                         // sorted
     std::size_t eventTotal = 0;
@@ -237,20 +247,29 @@ Status readRun(const TraceStore& store, std::int64_t first, std::int64_t end, Tr
             if (from && to) builder.addLink(*from, *to);
         }
     };
+    auto resolveSpans = [&](std::int64_t request) {
+        resolveSpanRefs(context.spansOf(request), indexOf, [&](SpanRef s) { builder.addSpan(s); });
+    };
     std::int64_t currentRequest = -1;
-    bool currentHasLinks = false;
+    bool currentHasLinks = false, currentHasSpans = false;
+    // Both after the request's events: the links, then the spans.
+    auto endRequest = [&] {
+        if (currentHasLinks) resolveLinks(currentRequest);
+        if (currentHasSpans) resolveSpans(currentRequest);
+    };
     std::uint32_t sinceReport = 0;
     const Status scanned = store.scanEvents([&](const EventRow& e) {
         if (e.request != currentRequest) {
-            if (currentHasLinks) resolveLinks(currentRequest);
+            endRequest();
             builder.beginRequest(RequestId(static_cast<std::uint32_t>(e.request)),
                                  std::binary_search(context.spanRequests.begin(), context.spanRequests.end(),
                                                     static_cast<std::uint32_t>(e.request)));
             currentRequest = e.request;
             currentHasLinks = !context.links.empty() && !context.linksOf(e.request).empty();
+            currentHasSpans = !context.spans.empty() && !context.spansOf(e.request).empty();
             eventKeys.clear();
         }
-        if (currentHasLinks) eventKeys.emplace_back(e.task, e.ord);
+        if (currentHasLinks || currentHasSpans) eventKeys.emplace_back(e.task, e.ord);
         builder.addEvent(e.task, e.event, e.host, e.localNs);
         if (++sinceReport == 0x10000) {
             sinceReport = 0;
@@ -260,9 +279,9 @@ Status readRun(const TraceStore& store, std::int64_t first, std::int64_t end, Tr
                 reporter->report(context.eventTotal ? std::min(1.0, double(read) / double(context.eventTotal)) : 1.0, "reading events");
         }
         return true;
-    }, first, end, !context.links.empty());  // positions only to resolve links
+    }, first, end, !context.links.empty() || !context.spans.empty());  // positions only to resolve links and spans
     if (!scanned) return scanned;
-    if (currentHasLinks) resolveLinks(currentRequest);
+    endRequest();
     return Status::ok();
 }
 
@@ -323,6 +342,9 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     auto links = store.causalLinks(range.first, range.end);
     if (!links) return links.status();
     context.links = std::move(links.value());
+    auto spans = store.spanRefs(range.first, range.end);
+    if (!spans) return spans.status();
+    context.spans = std::move(spans.value());
     context.eventTotal = static_cast<std::size_t>(eventTotal);
     context.cancel = cancel;
     ThrottledProgress reporter(progress);

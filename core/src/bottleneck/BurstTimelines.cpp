@@ -30,7 +30,7 @@ std::vector<RequestTimeline> requestTimelines(const InMemoryAnalysis& analysis, 
     for (const std::uint32_t row : rows) {
         if (row >= td.requestCount()) continue;
         if (cancel && cancel->isCancelled()) return {};
-        const RequestPassResult& result = pass.criticalPath(td.eventsOf(row), analysis.offsets, td.linksOf(row));
+        const RequestPassResult& result = pass.criticalPath(td, row, analysis.offsets);
         RequestTimeline t;
         t.row = row;
         t.id = td.requestIds[row];

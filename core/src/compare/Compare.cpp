@@ -229,7 +229,7 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
         std::vector<SegmentInstance> scratch;
         for (std::size_t i = begin; i < end; ++i) {
             const std::size_t r = c.rows[i];
-            const RequestPassResult& result = pass.run(td.eventsOf(r), analysis.offsets, td.linksOf(r));
+            const RequestPassResult& result = pass.run(td, r, analysis.offsets);
             const RequestDag dag = structureGraph(result.dag, analysis.model);
             succ.build(dag);
             subtreeHashes(dag, succ, typeHash, h);
@@ -257,10 +257,11 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
                 }
                 out.info.emplace(cat, std::move(info));
             }
-            for (auto v : result.criticalPath.segments) {
+            const CriticalPath& path = result.criticalPath;
+            forEachPathPart(result.dag.segments, path.segments, path.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
                 out.type.push_back(result.dag.segments[v].type.value);
-                out.ns.push_back(result.dag.segments[v].durationNs());
-            }
+                out.ns.push_back(to - from);
+            });
             out.count.push_back(static_cast<std::uint32_t>(result.criticalPath.segments.size()));
             if (((i - begin) & 0xFF) == 0xFF && cancelled()) return;
             reporter.step(i - begin);

@@ -150,6 +150,7 @@ struct ShardState {
     std::unordered_map<std::uint32_t, std::uint32_t> taskIndex;
     std::string name;                                             // a frame name being built
     std::vector<std::int32_t> ancestors;
+    std::vector<TimeNs> partStart;
     RequestDag cachedDag;     // a request's segments, with its cached path: no graph is built
     CriticalPath cachedPath;
     // Resolved frames (see SegmentFrameKey); a frame merged into "[other]" is never kept here, so that each
@@ -217,7 +218,7 @@ public:
             }
         }
         if (!dagOf) {
-            const RequestPassResult& result = pass.criticalPath(m_td.eventsOf(row), m_analysis.offsets, m_td.linksOf(row));
+            const RequestPassResult& result = pass.criticalPath(m_td, row, m_analysis.offsets);
             dagOf = &result.dag;
             pathOf = &result.criticalPath;
         }
@@ -260,15 +261,15 @@ public:
         if (spans && !spans->empty()) {
             processSpans(s, dag, cp, *spans, addSelf, roleOf);
         } else {
-            for (auto v : cp.segments) {
+            forEachPathPart(dag.segments, cp.segments, cp.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
                 const SegmentInstance& seg = dag.segments[v];
                 const bool network = seg.network && v < s.hosts.size();
                 const SegmentFrameKey key{seg.type.value, seg.task, network ? roleOf(s.hosts[v].first) : kNoRole,
                                           network ? roleOf(s.hosts[v].second) : kNoRole};
                 auto found = s.segmentFrame.find(key);
                 const std::int32_t leaf = found != s.segmentFrame.end() ? found->second : segmentFrame(s, seg, key);
-                addSelf(leaf, seg.durationNs());
-            }
+                addSelf(leaf, to - from);
+            });
             if (cp.blindNs > 0) addSelf(topBlindFrame(s), cp.blindNs);
         }
         // Totals: each frame's self added to it and every ancestor.
@@ -367,7 +368,10 @@ private:
             const std::int32_t owner = v < segmentSpan.size() ? segmentSpan[v] : -1;
             return owner >= 0 ? s.spanFrame[static_cast<std::size_t>(owner)] : -1;
         };
-        for (auto v : cp.segments) {
+        std::vector<TimeNs>& partStart = s.partStart;  // each path entry's start on the path, for placing blind time
+        partStart.clear();
+        forEachPathPart(dag.segments, cp.segments, cp.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
+            partStart.push_back(from);
             const SegmentInstance& seg = dag.segments[v];
             std::int32_t frame = frameOfSegment(v);
             if (seg.network && v < s.hosts.size()) {
@@ -380,8 +384,8 @@ private:
             } else if (frame < 0) {
                 frame = s.table.child(-1, m_td.label(seg.task), FrameKind::Task);
             }
-            addSelf(frame, seg.durationNs());
-        }
+            addSelf(frame, to - from);
+        });
         // Blind time under the deepest span enclosing the critical segments on both sides of the gap.
         if (cp.blindNs <= 0) return;
         std::vector<std::int32_t>& ancestors = s.ancestors;
@@ -403,7 +407,7 @@ private:
         for (const BlindInterval& gap : cp.blind) {
             if (gap.durationNs <= 0) continue;
             const TimeNs gapEnd = gap.startNs + gap.durationNs;
-            while (next < cp.segments.size() && dag.segments[cp.segments[next]].startNs < gapEnd) ++next;
+            while (next < partStart.size() && partStart[next] < gapEnd) ++next;
             const std::int32_t span = commonAncestor(owner(static_cast<std::int64_t>(next) - 1), owner(static_cast<std::int64_t>(next)));
             const std::int32_t parent = span >= 0 ? s.spanFrame[static_cast<std::size_t>(span)] : -1;
             addSelf(s.table.child(parent, "blind", FrameKind::Blind), gap.durationNs);

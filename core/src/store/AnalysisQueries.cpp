@@ -174,6 +174,27 @@ Result<std::vector<LinkRow>> TraceStore::causalLinks(RequestId request) const {
     return causalLinks(request.value, std::int64_t(request.value) + 1);
 }
 
+Result<std::vector<SpanRefRow>> TraceStore::spanRefs(std::int64_t firstId, std::int64_t endId) const {
+    std::vector<SpanRefRow> out;
+    if (m_schemaVersion < 6) return out;  // no spans table yet
+    // Reserved from the count (the key covers it), capped as causalLinks is.
+    out.reserve(sqlite::rowsToReserve(m_db, "SELECT COUNT(*) FROM spans WHERE request_id >= ?1 AND request_id < ?2",
+                                      {firstId, endId}, std::int64_t(1) << 22));
+    sqlite::Statement q(m_db, "SELECT request_id, idx, parent, task_id, start_ord, end_ord FROM spans "
+                              "WHERE request_id >= ?1 AND request_id < ?2 ORDER BY request_id, idx");
+    q.bind(1, firstId).bind(2, endId);
+    int rc = SQLITE_ROW;
+    while ((rc = q.step()) == SQLITE_ROW)
+        out.push_back({q.int64(0), q.int64(1), static_cast<std::int32_t>(q.int64(2)), static_cast<std::uint32_t>(q.int64(3)),
+                       q.int64(4), q.int64(5)});
+    if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
+    return out;
+}
+
+Result<std::vector<SpanRefRow>> TraceStore::spanRefs(RequestId request) const {
+    return spanRefs(request.value, std::int64_t(request.value) + 1);
+}
+
 std::unordered_map<std::uint32_t, TimeNs> TraceStore::clockOffsets() const {
     std::unordered_map<std::uint32_t, TimeNs> out;
     sqlite::Statement q(m_db, "SELECT host_id, offset_ns FROM clock_offsets");

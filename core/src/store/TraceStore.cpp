@@ -407,7 +407,7 @@ Status TraceStore::initialise(Mode mode, WriteCheck check) {
 
 const std::vector<std::string>& TraceStore::analysisTables() {
     static const std::vector<std::string> tables{"meta", "imports", "labels", "label_occurrences", "requests", "events",
-                                                 "causal_links", "results", "clock_offsets", "clock_pairs", "request_analysis"};
+                                                 "causal_links", "spans", "results", "clock_offsets", "clock_pairs", "request_analysis"};
     return tables;
 }
 

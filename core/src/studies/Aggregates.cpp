@@ -94,7 +94,7 @@ struct PathParts {
 // One request's row from its segments (canonical order), their slack and its critical path, however they
 // were found: by the per-request pass, or from the result analyze cached. Its path goes onto `path`.
 void aggregateRequest(RequestAggregates& a, std::size_t r, std::span<const SegmentInstance> segments, std::span<const TimeNs> slack,
-                      std::span<const std::uint32_t> criticalPath, TimeNs latencyNs, TimeNs blindNs, std::vector<TimeNs>& lastEnd,
+                      std::span<const std::uint32_t> criticalPath, std::span<const PathClip> clips, TimeNs latencyNs, TimeNs blindNs, std::vector<TimeNs>& lastEnd,
                       std::vector<TimeNs>& firstStart, PathParts& path) {
     const std::size_t width = a.width();
     a.latencyNs[r] = latencyNs;
@@ -117,12 +117,13 @@ void aggregateRequest(RequestAggregates& a, std::size_t r, std::span<const Segme
     for (std::size_t c = 0; c < width; ++c)
         if (firstStart[c] != std::numeric_limits<TimeNs>::max()) span[c] = lastEnd[c] - firstStart[c];
     TimeNs* critical = a.criticalNs.data() + r * width;
-    for (auto v : criticalPath) {
+    // Only durations are read: clips may be relative to the request's start (cached) or absolute.
+    forEachPathPart(segments, criticalPath, clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
         const auto type = segments[v].type.value;
-        critical[a.typeCategory[type]] += segments[v].durationNs();
+        critical[a.typeCategory[type]] += to - from;
         path.type.push_back(type);
-        path.ns.push_back(segments[v].durationNs());
-    }
+        path.ns.push_back(to - from);
+    });
     path.count.push_back(static_cast<std::uint32_t>(criticalPath.size()));
 }
 
@@ -177,7 +178,7 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
                     buildSegments(td.eventsOf(e.row), analysis.offsets, s.segments);
                     const std::string_view blob = std::string_view(blobs).substr(e.blobBegin, e.blobEnd - e.blobBegin);
                     if (decodeCachedResult(blob, s.segments.size(), s.result) != CachedDecode::Ok) continue;  // the pass does it
-                    aggregateRequest(a, e.row, s.segments, s.result.slackNs, s.result.criticalPath, e.latencyNs, e.blindNs, s.lastEnd,
+                    aggregateRequest(a, e.row, s.segments, s.result.slackNs, s.result.criticalPath, s.result.clips, e.latencyNs, e.blindNs, s.lastEnd,
                                      s.firstStart, s.paths);
                     fromCache[e.row] = 1;
                     reporter.step(s.done++);
@@ -208,8 +209,9 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
         std::size_t done = 0;
         for (std::size_t r = begin; r < end; ++r) {
             if (fromCache[r]) continue;
-            const RequestPassResult& result = pass.run(td.eventsOf(r), analysis.offsets, td.linksOf(r));
-            aggregateRequest(a, r, result.dag.segments, result.slack, result.criticalPath.segments, result.criticalPath.latencyNs,
+            const RequestPassResult& result = pass.run(td, r, analysis.offsets);
+            aggregateRequest(a, r, result.dag.segments, result.slack, result.criticalPath.segments, result.criticalPath.clips,
+                             result.criticalPath.latencyNs,
                              result.criticalPath.blindNs, lastEnd, firstStart, paths[shard]);
             if ((done & 0xFF) == 0xFF && cancelled()) return;
             reporter.step(done++);

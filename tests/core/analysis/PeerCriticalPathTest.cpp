@@ -101,7 +101,13 @@ CaseResult analyse(const std::string& path, std::map<std::string, double>& byTas
         else if (s.startEvent.rfind("served ", 0) == 0 && stack.size() > 1) stack.pop_back();
         owner[i] = stack.back();
     }
-    for (auto v : a->criticalPath) byTask[owner[v]] += double(a->segments[v].durationNs) / 1000.0;
+    std::size_t clip = 0;  // an entry only part of whose segment is on the path counts that part
+    for (std::size_t k = 0; k < a->criticalPath.size(); ++k) {
+        const auto v = a->criticalPath[k];
+        TimeNs ns = a->segments[v].durationNs;
+        if (clip < a->clips.size() && a->clips[clip].entry == k) ns = a->clips[clip].endNs - a->clips[clip++].startNs;
+        byTask[owner[v]] += double(ns) / 1000.0;
+    }
     out.blindUs = double(a->blindNs) / 1000.0;
     return out;
 }
@@ -196,43 +202,23 @@ struct Difference {
     Times ours;
 };
 const std::map<std::string, Difference>& differences() {
-    // Jaeger UI clips every child to its parent (sanitizeOverFlowingChildren) and measures the path
-    // from the root's start to its end; CRISP clips too and treats slightly overlapping siblings as
-    // sequential. Tracelight measures a request from its first event to its last, keeps a span whole
-    // where it ran (a same-host child outside its parent is asynchronous work, not skew), and puts
-    // time no span covers in "(blind)".
-    static const char* kAsync =
-        "asynchronous child: a child outside its parent on the same service is kept whole (not clock skew); the request "
-        "lasts from its first to its last span, time no span covers is blind; Jaeger UI clips the child to its parent";
+    // Jaeger UI and CRISP both explain the root span's duration by the child that returned last, each
+    // child clipped to its parent; so does Tracelight for span data. What is left differs on purpose.
+    static const char* kJitter =
+        "siblings overlapping by under 1 % of their parent are sequential calls whose timestamps jitter (CRISP's rule, "
+        "the expected answer); CRISP counts each call whole, so its parts add up to more than the request; ours stop "
+        "the earlier call where the next began and add up to the request exactly";
     static const std::map<std::string, Difference> table = {
-        {"jaeger-ui/test3", {"a child that starts after its parent ended is asynchronous work: the request lasts until it "
-                             "ends, the gap is blind; Jaeger UI drops the child",
-                             {{"006c3cf93508f205", 40}, {"2dc4b796e2127e32", 300}, {"(blind)", 60}}}},
-        {"jaeger-ui/test4", {"a child (and its child) after its parent ended: asynchronous, kept whole; Jaeger UI drops them",
-                             {{"span-A", 30}, {"(blind)", 9}, {"span-B", 30}, {"span-c", 10}}}},
         {"jaeger-ui/test5", {"FOLLOWS_FROM: a span's only reference is taken as its parent, so the consumer runs inside "
                              "the producer's time as a child it waits for; Jaeger UI counts it as non-blocking",
                              {{"span-A", 20}, {"span-B", 8}, {"span-C", 2}}}},
-        {"jaeger-ui/test6", {kAsync, {{"(blind)", 9}, {"span-B", 10}, {"span-C", 15}}}},
-        {"jaeger-ui/test7", {kAsync, {{"span-A", 14}, {"span-B", 5}, {"span-C", 20}}}},
-        {"jaeger-ui/test8", {kAsync, {{"span-B", 30}}}},
-        {"jaeger-ui/test9", {"a child that ended before its parent started: asynchronous, kept whole, the gap blind; "
-                             "Jaeger UI drops it",
-                             {{"(blind)", 5}, {"span-A", 20}, {"span-B", 4}}}},
         {"crisp/7", {"clock adjustment: the S2 server ends 10 us after its S1 client on another host; Jaeger's adjuster rule "
                      "moves S2's clock 10 us back so it fits (a server no longer than its client), CRISP clips it",
                      {{"[S2] O2", 90}, {"[S3] O3", 10}}}},
-        {"crisp/8", {"asynchronous child on another host, longer than its parent (so not skew): kept whole, the request "
-                     "ends when it ends; CRISP clips it to its parent",
-                     {{"[S1] O1", 10}, {"[S2] O2", 10}, {"[S3] O3", 100}}}},
-        {"crisp/9", {"a child that starts after its parent ended: asynchronous, kept whole, the gap blind; CRISP drops it",
-                     {{"(blind)", 10}, {"[S1] O1", 70}, {"[S2] O2", 20}, {"[S3] O3", 30}, {"[S4] O4", 30}}}},
-        {"crisp/10", {"overlapping siblings (C ends 1 us after D starts) are concurrent: only a child that returned before "
-                      "the next was called is on the path, the parent's own time fills the gap; CRISP treats them as sequential",
-                      {{"[S1] O1", 500}, {"[S2] O2", 200}, {"[S4] O4", 300}}}},
-        {"crisp/19", {"overlapping siblings (5 us) are concurrent, as in crisp/10", {{"[S1] O1", 100}, {"[S2] O2", 200}, {"[S4] O4", 300}}}},
-        {"crisp/20", {"overlapping siblings (5 us) are concurrent, as in crisp/10", {{"[S1] O1", 100}, {"[S2] O2", 200}, {"[S4] O4", 300}}}},
-        {"crisp/21", {"overlapping siblings (5 us) are concurrent, as in crisp/10", {{"[S1] O1", 100}, {"[S2] O2", 200}, {"[S4] O4", 300}}}},
+        {"crisp/10", {kJitter, {{"[S1] O1", 402}, {"[S2] O2", 199}, {"[S3] O3", 99}, {"[S4] O4", 300}}}},
+        {"crisp/19", {kJitter, {{"[S1] O1", 10}, {"[S2] O2", 195}, {"[S3] O3", 95}, {"[S4] O4", 300}}}},
+        {"crisp/20", {kJitter, {{"[S1] O1", 10}, {"[S2] O2", 195}, {"[S3] O3", 95}, {"[S4] O4", 300}}}},
+        {"crisp/21", {kJitter, {{"[S1] O1", 10}, {"[S2] O2", 195}, {"[S3] O3", 95}, {"[S4] O4", 300}}}},
     };
     return table;
 }

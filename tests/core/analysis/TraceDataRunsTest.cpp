@@ -1,5 +1,6 @@
 // Reading a store in runs of requests, each on its own connection and merged after, gives exactly what one
-// scan gives: the same requests, events, hosts, segment types, links and labels, id for id.
+// scan gives: the same requests, events, hosts, segment types, links, spans and labels, id for id. And each
+// span request's spans are its stored spans, by index into its events.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -10,6 +11,7 @@
 #include "core/GeneratedStore.h"
 #include "StoreAccess.h"
 #include "TestUtil.h"
+#include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/TraceData.h"
 
 using namespace tracelight;
@@ -22,6 +24,7 @@ void expectSameData(const TraceData& runs, const TraceData& one) {
     EXPECT_EQ(runs.fromSpans, one.fromSpans);
     EXPECT_EQ(runs.hostLabels, one.hostLabels);
     EXPECT_EQ(runs.linkBegin, one.linkBegin);
+    EXPECT_EQ(runs.spanBegin, one.spanBegin);
     EXPECT_EQ(runs.labels, one.labels);
     ASSERT_EQ(runs.occurrences.size(), one.occurrences.size());
     for (std::size_t i = 0; i < one.occurrences.size(); ++i)
@@ -35,6 +38,11 @@ void expectSameData(const TraceData& runs, const TraceData& one) {
     for (std::size_t i = 0; i < one.links.size(); ++i) {
         EXPECT_EQ(runs.links[i].from, one.links[i].from);
         EXPECT_EQ(runs.links[i].to, one.links[i].to);
+    }
+    ASSERT_EQ(runs.spans.size(), one.spans.size());
+    for (std::size_t i = 0; i < one.spans.size(); ++i) {
+        const SpanRef &a = runs.spans[i], &b = one.spans[i];
+        EXPECT_TRUE(a.parent == b.parent && a.startEvent == b.startEvent && a.endEvent == b.endEvent && a.wait == b.wait) << "span " << i;
     }
     ASSERT_EQ(runs.events.size(), one.events.size());
     for (std::size_t i = 0; i < one.events.size(); ++i) {
@@ -68,6 +76,69 @@ Result<TraceData> readInSnapshot(TraceStore& store, RequestIdRange range, ReadRu
 
 void execute(const TraceStore& store, const char* sql) {
     ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(store), sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+}
+
+// `traces` Jaeger traces of five spans: a root calling a backend (client span, its server joined into the
+// client's task, which queries a database) and then rendering; each trace at its own time.
+std::string jaegerCalls(int traces) {
+    std::string data;
+    for (int t = 0; t < traces; ++t) {
+        const std::string id = "t" + std::to_string(t);
+        const std::int64_t at = 1700000000000000 + 10000 * std::int64_t(t);
+        auto spanJson = [&](const char* span, const char* parent, const char* op, std::int64_t start, std::int64_t duration,
+                            const char* process, const char* kind) {
+            std::string s = R"({"traceID":")" + id + R"(","spanID":")" + id + span + R"(","operationName":")" + op + R"(","references":[)";
+            if (*parent) s += R"({"refType":"CHILD_OF","traceID":")" + id + R"(","spanID":")" + id + parent + R"("})";
+            s += R"(],"startTime":)" + std::to_string(at + start) + R"(,"duration":)" + std::to_string(duration) +
+                 R"(,"processID":")" + process + R"(","tags":[)";
+            if (*kind) s += R"({"key":"span.kind","type":"string","value":")" + std::string(kind) + R"("})";
+            return s + "]}";
+        };
+        data += std::string(t ? "," : "") + R"({"traceID":")" + id + R"(","spans":[)" + spanJson("a", "", "GET /", 0, 1000, "p1", "server") +
+                "," + spanJson("b", "a", "call backend", 100, 500, "p1", "client") + "," +
+                spanJson("c", "b", "handle", 150, 400, "p2", "server") + "," + spanJson("d", "c", "query", 200, 100, "p2", "client") +
+                "," + spanJson("e", "a", "render", 700, 200 + t, "p1", "") +
+                R"(],"processes":{"p1":{"serviceName":"frontend","tags":[]},"p2":{"serviceName":"backend","tags":[]}}})";
+    }
+    return R"({"data":[)" + data + "]}";
+}
+
+// n generated page loads (event logs), then `traces` span requests.
+std::unique_ptr<TraceStore> logsThenSpans(const test::ScratchDir& dir, std::int64_t n, int traces) {
+    auto store = test::generatedStore(dir, n, 4);
+    ImportOptions import;
+    import.inputs = {dir.write("trace.json", jaegerCalls(traces))};
+    EXPECT_TRUE(importTraces(*store, import));
+    return store;
+}
+
+// Every span request's spans are its stored spans, by index: the same parent, and start and end events of
+// the span's task at its start and end (local clocks, as recorded); event logs have none.
+void expectStoredSpans(const TraceStore& store, const TraceData& data) {
+    ASSERT_EQ(data.spanBegin.size(), data.requestCount() + 1);
+    std::size_t spanRequests = 0;
+    for (std::size_t r = 0; r < data.requestCount(); ++r) {
+        const RequestSpanShapes shapes = store.requestSpanShapes(data.requestIds[r]);
+        const auto spans = data.spansOf(r);
+        const auto events = data.eventsOf(r);
+        EXPECT_EQ(data.isFromSpans(r), !shapes.spans.empty()) << "request " << r;
+        ASSERT_EQ(spans.size(), shapes.spans.size()) << "request " << r;
+        spanRequests += !spans.empty();
+        for (std::size_t i = 0; i < spans.size(); ++i) {
+            const SpanShape& shape = shapes.spans[i];
+            SCOPED_TRACE("request " + std::to_string(r) + " span " + std::to_string(i));
+            EXPECT_EQ(spans[i].parent, shape.parent);
+            EXPECT_EQ(spans[i].wait, SpanWait::Waited);
+            ASSERT_LT(spans[i].startEvent, events.size());
+            ASSERT_LT(spans[i].endEvent, events.size());
+            const EventRecord &start = events[spans[i].startEvent], &end = events[spans[i].endEvent];
+            EXPECT_EQ(start.localNs, shape.startNs);
+            EXPECT_EQ(end.localNs, shape.endNs);
+            EXPECT_EQ(data.label(start.task), shape.taskName());
+            EXPECT_EQ(data.label(end.task), shape.taskName());
+        }
+    }
+    EXPECT_GT(spanRequests, 0u);
 }
 
 } // namespace
@@ -149,4 +220,103 @@ TEST(TraceDataRuns, EveryEventKeepsItsStoredHostWhateverItsLabelId) {
     auto runs = readInSnapshot(*store, RequestIdRange{}, ReadRuns{3, 1});
     ASSERT_TRUE(runs) << runs.message();
     expectSameData(runs.value(), one.value());
+}
+
+TEST(TraceDataSpans, EverySpanIsItsStoredSpanByEventIndex) {
+    const test::ScratchDir dir;
+    auto store = logsThenSpans(dir, 20, 6);
+    auto data = loadTraceData(*store);
+    ASSERT_TRUE(data) << data.message();
+    ASSERT_EQ(data->requestCount(), 26u);
+    expectStoredSpans(*store, data.value());
+    std::size_t logs = 0;
+    for (std::size_t r = 0; r < data->requestCount(); ++r) {
+        if (data->isFromSpans(r)) continue;
+        EXPECT_TRUE(data->spansOf(r).empty()) << "an event log has no spans";
+        ++logs;
+    }
+    EXPECT_EQ(logs, 20u);
+    EXPECT_EQ(data->spans.size(), 30u);
+    // The server joined into its client's task has its events there.
+    const std::size_t r = data->requestCount() - 1;
+    const auto spans = data->spansOf(r);
+    const auto events = data->eventsOf(r);
+    const RequestSpanShapes shapes = store->requestSpanShapes(data->requestIds[r]);
+    ASSERT_EQ(spans.size(), 5u);
+    std::size_t client = 5, server = 5;
+    for (std::size_t i = 0; i < shapes.spans.size(); ++i) {
+        if (shapes.spans[i].operation == "call backend") client = i;
+        if (shapes.spans[i].operation == "handle") server = i;
+    }
+    ASSERT_TRUE(client < 5 && server < 5);
+    EXPECT_EQ(spans[server].parent, std::int32_t(client));
+    EXPECT_EQ(events[spans[server].startEvent].task, events[spans[client].startEvent].task);
+    EXPECT_LT(spans[client].startEvent, spans[server].startEvent);
+    EXPECT_LT(spans[server].endEvent, spans[client].endEvent);
+    // The request's detail resolves the same spans to the same events.
+    for (std::size_t k : {std::size_t(0), r}) {
+        auto detail = loadRequestDetail(*store, data->requestIds[k]);
+        ASSERT_TRUE(detail) << detail.message();
+        const auto expected = data->spansOf(k);
+        ASSERT_EQ(detail->spanRefs.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i)
+            EXPECT_TRUE(detail->spanRefs[i].parent == expected[i].parent && detail->spanRefs[i].startEvent == expected[i].startEvent &&
+                        detail->spanRefs[i].endEvent == expected[i].endEvent)
+                << "span " << i;
+    }
+}
+
+TEST(TraceDataSpans, RealJaegerTracesSpansAreTheirStoredSpans) {
+    const test::ScratchDir dir;
+    auto store = mixedStore(dir);
+    auto data = loadTraceData(*store);
+    ASSERT_TRUE(data) << data.message();
+    if (store->spanRequestIds().empty()) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
+    expectStoredSpans(*store, data.value());
+}
+
+// A missing span row (a damaged store) leaves a span without events at its index, so the others keep theirs;
+// a span whose position names no event keeps its parent but not that event.
+TEST(TraceDataSpans, AMissingSpanRowOrEventKeepsTheOthersAtTheirIndex) {
+    const test::ScratchDir dir;
+    auto store = logsThenSpans(dir, 2, 2);
+    auto before = loadTraceData(*store);
+    ASSERT_TRUE(before) << before.message();
+    const std::size_t r = before->requestCount() - 1;
+    const std::string request = std::to_string(before->requestIds[r].value);
+    execute(*store, ("DELETE FROM spans WHERE request_id = " + request + " AND idx = 1").c_str());
+    execute(*store, ("UPDATE spans SET end_ord = 1000000 WHERE request_id = " + request + " AND idx = 3").c_str());
+    auto after = loadTraceData(*store);
+    ASSERT_TRUE(after) << after.message();
+    const auto was = before->spansOf(r), is = after->spansOf(r);
+    ASSERT_EQ(is.size(), was.size());
+    EXPECT_EQ(is[1].startEvent, SpanRef::kNoEvent);
+    EXPECT_EQ(is[1].endEvent, SpanRef::kNoEvent);
+    EXPECT_EQ(is[3].startEvent, was[3].startEvent);
+    EXPECT_EQ(is[3].endEvent, SpanRef::kNoEvent);
+    for (std::size_t i : {std::size_t(0), std::size_t(2), std::size_t(4)}) {
+        EXPECT_EQ(is[i].parent, was[i].parent) << i;
+        EXPECT_EQ(is[i].startEvent, was[i].startEvent) << i;
+        EXPECT_EQ(is[i].endEvent, was[i].endEvent) << i;
+    }
+    auto detail = loadRequestDetail(*store, after->requestIds[r]);
+    ASSERT_TRUE(detail) << detail.message();
+    ASSERT_EQ(detail->spanRefs.size(), is.size());
+    for (std::size_t i = 0; i < is.size(); ++i)
+        EXPECT_TRUE(detail->spanRefs[i].startEvent == is[i].startEvent && detail->spanRefs[i].endEvent == is[i].endEvent) << i;
+}
+
+// Span requests in two of three runs: the spans and their per-request ranges are one scan's.
+TEST(TraceDataRuns, SpansReadInRunsAreOneScansSpans) {
+    const test::ScratchDir dir;
+    auto store = logsThenSpans(dir, 60, 120);
+    auto one = loadTraceData(*store, RequestIdRange{}, nullptr, nullptr, ReadRuns{1});
+    auto three = readInSnapshot(*store, RequestIdRange{}, ReadRuns{.runs = 3, .minEventsPerRun = 1});
+    ASSERT_TRUE(one && three);
+    ASSERT_EQ(one->spans.size(), 600u);
+    expectSameData(three.value(), one.value());
+    expectStoredSpans(*store, three.value());
+    auto two = readInSnapshot(*store, RequestIdRange{}, ReadRuns{.runs = 2, .minEventsPerRun = 1});
+    ASSERT_TRUE(two);
+    expectSameData(two.value(), one.value());
 }

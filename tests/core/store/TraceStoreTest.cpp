@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
+#include <set>
 #include <thread>
 
 #include "DamagedFiles.h"
@@ -807,4 +809,89 @@ TEST(TraceStore, ABulkLoadOutwaitsAReaderThatOpenedMeanwhile) {
     ASSERT_TRUE(committed) << committed.message();
     EXPECT_EQ(requestRows(*store.value()), 1);
     EXPECT_EQ(journalMode(*store.value()), "wal");
+}
+
+// ---- the span rows the analysis reads (spanRefs) ----
+
+namespace {
+
+// `traces` Jaeger traces of five spans: a root calling a backend (client span, its server joined into the
+// client's task, which queries a database) and then rendering; each trace at its own time.
+std::string jaegerCalls(int traces) {
+    std::string data;
+    for (int t = 0; t < traces; ++t) {
+        const std::string id = "t" + std::to_string(t);
+        const std::int64_t at = 1700000000000000 + 10000 * std::int64_t(t);
+        auto spanJson = [&](const char* span, const char* parent, const char* op, std::int64_t start, std::int64_t duration,
+                            const char* process, const char* kind) {
+            std::string s = R"({"traceID":")" + id + R"(","spanID":")" + id + span + R"(","operationName":")" + op + R"(","references":[)";
+            if (*parent) s += R"({"refType":"CHILD_OF","traceID":")" + id + R"(","spanID":")" + id + parent + R"("})";
+            s += R"(],"startTime":)" + std::to_string(at + start) + R"(,"duration":)" + std::to_string(duration) +
+                 R"(,"processID":")" + process + R"(","tags":[)";
+            if (*kind) s += R"({"key":"span.kind","type":"string","value":")" + std::string(kind) + R"("})";
+            return s + "]}";
+        };
+        data += std::string(t ? "," : "") + R"({"traceID":")" + id + R"(","spans":[)" + spanJson("a", "", "GET /", 0, 1000, "p1", "server") +
+                "," + spanJson("b", "a", "call backend", 100, 500, "p1", "client") + "," +
+                spanJson("c", "b", "handle", 150, 400, "p2", "server") + "," + spanJson("d", "c", "query", 200, 100, "p2", "client") +
+                "," + spanJson("e", "a", "render", 700, 200 + t, "p1", "") +
+                R"(],"processes":{"p1":{"serviceName":"frontend","tags":[]},"p2":{"serviceName":"backend","tags":[]}}})";
+    }
+    return R"({"data":[)" + data + "]}";
+}
+
+} // namespace
+
+TEST(TraceStore, SpanRefsAreTheSpansTableInRequestAndIndexOrder) {
+    test::ScratchDir dir;
+    auto opened = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(opened) << opened.message();
+    TraceStore& store = *opened.value();
+    ImportOptions import;
+    import.inputs = {dir.write("log.csv", "request,host,task,event,ts_us,seq\nlog-1,h,t,a,1,0\nlog-1,h,t,b,2,1\n"),
+                     dir.write("trace.json", jaegerCalls(3))};
+    ASSERT_TRUE(importTraces(store, import));
+    const auto log = store.requestByName("log-1");
+    ASSERT_TRUE(log);
+    auto all = store.spanRefs(0, std::numeric_limits<std::int64_t>::max());
+    ASSERT_TRUE(all) << all.message();
+    ASSERT_EQ(all->size(), 15u);
+    ASSERT_TRUE(store.spanRefs(*log));
+    EXPECT_TRUE(store.spanRefs(*log)->empty()) << "an event log has no spans";
+    std::size_t at = 0;
+    std::set<std::int64_t> requests;
+    for (std::size_t i = 0; i < all->size(); ++i) {
+        const SpanRefRow& row = all.value()[i];
+        if (i > 0) {
+            EXPECT_TRUE(std::pair(row.request, row.idx) > std::pair(all.value()[i - 1].request, all.value()[i - 1].idx)) << i;
+        }
+        requests.insert(row.request);
+    }
+    ASSERT_EQ(requests.size(), 3u);
+    for (const std::int64_t request : requests) {
+        const RequestId id(static_cast<std::uint32_t>(request));
+        const RequestSpanShapes shapes = store.requestSpanShapes(id);
+        auto one = store.spanRefs(id);
+        ASSERT_TRUE(one) << one.message();
+        ASSERT_EQ(one->size(), shapes.spans.size());
+        for (std::size_t i = 0; i < shapes.spans.size(); ++i) {
+            const SpanRefRow& row = one.value()[i];
+            const SpanShape& shape = shapes.spans[i];
+            EXPECT_EQ(row.request, request);
+            EXPECT_EQ(row.idx, std::int64_t(i));
+            EXPECT_EQ(row.parent, shape.parent) << i;
+            EXPECT_EQ(row.startOrd, shape.startOrd) << i;
+            EXPECT_EQ(row.endOrd, shape.endOrd) << i;
+            EXPECT_EQ(store.label(LabelId(row.task)), shape.taskName()) << i;
+            const SpanRefRow& inAll = all.value()[at++];
+            EXPECT_TRUE(inAll.request == row.request && inAll.idx == row.idx && inAll.task == row.task) << i;
+        }
+    }
+    // A range holds only its requests.
+    const std::int64_t second = *std::next(requests.begin());
+    auto range = store.spanRefs(second, second + 2);
+    ASSERT_TRUE(range);
+    const auto inRange = std::count_if(all->begin(), all->end(), [&](const SpanRefRow& r) { return r.request >= second && r.request < second + 2; });
+    EXPECT_EQ(range->size(), static_cast<std::size_t>(inRange));
+    EXPECT_EQ(range->front().request, second);
 }

@@ -30,7 +30,9 @@ class TraceStore;
 // 5: the convergence curve covers the whole request sequence, whatever the sharding (threads, MPI ranks).
 // 6: per-request results as varints (blob version 3).
 // 7: segment statistics in binary, without the types' names (the stored model has them).
-constexpr int kAnalysisVersion = 7;
+// 8: a span request's critical path is its span tree's (what the root's caller waited for; blob version 4 where it
+//    clips a segment).
+constexpr int kAnalysisVersion = 8;
 
 struct AnalysisOptions {
     InferenceOptions inference;
@@ -105,6 +107,7 @@ struct RequestAnalysis {
     std::shared_ptr<const LabelTexts> labelTexts;  // what the segments' names view
     std::vector<std::uint32_t> criticalPath;  // indices into segments
     std::vector<BlindInterval> blind;         // start relative to the request's first event
+    std::vector<PathClip> clips;              // entries of criticalPath only partly on it, relative likewise
 };
 Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName);
 
@@ -115,6 +118,7 @@ struct CachedRequestResult {
     std::vector<TimeNs> slackNs;
     std::vector<std::uint32_t> criticalPath;
     std::vector<BlindInterval> blind;
+    std::vector<PathClip> clips;  // relative to the request's first event, as blind
 };
 Result<CachedRequestResult> decodeCachedResult(const TraceStore& store, std::string_view requestName, std::string_view blob,
                                                std::size_t segments);
@@ -132,6 +136,8 @@ struct CachedCriticalPaths {
     std::vector<std::uint32_t> segments;
     std::vector<std::uint64_t> blindBegin{0};  // row r: blind[blindBegin[r], blindBegin[r + 1])
     std::vector<BlindInterval> blind;
+    std::vector<std::uint64_t> clipBegin{0};  // row r: clips[clipBegin[r], clipBegin[r + 1])
+    std::vector<PathClip> clips;
     std::vector<TimeNs> latencyNs, blindNs;
 
     std::size_t rows() const { return cached.size(); }

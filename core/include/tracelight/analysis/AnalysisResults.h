@@ -13,6 +13,7 @@
 #include "tracelight/analysis/CriticalPath.h"
 #include "tracelight/analysis/ModelInference.h"
 #include "tracelight/analysis/RequestDag.h"
+#include "tracelight/analysis/TraceData.h"
 #include "tracelight/base/Progress.h"
 #include "tracelight/base/StringMap.h"
 #include "tracelight/base/TripleIndex.h"
@@ -52,6 +53,7 @@ struct RequestDetail {
     CriticalPath criticalPath;
     std::vector<TimeNs> slackNs;
     std::vector<bool> critical;            // per segment
+    std::vector<SpanRef> spanRefs;         // its spans by idx, by event index in (task, ord) order as TraceData::spansOf; event logs: none
     // Loaded with the dependencies to follow (loadRequestDetail's `later`): dag.edges is empty until then.
     bool dependenciesFollow = false;
 };

@@ -3,6 +3,7 @@
 // last-arriving dependency. Its segments plus the blind time (waits no segment covers) add up to the
 // end-to-end latency exactly; blind time is reported with where it sits, never dropped.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "tracelight/analysis/RequestDag.h"
@@ -14,12 +15,35 @@ struct BlindInterval {
     TimeNs durationNs;
 };
 
+// An entry of a path that only part of its segment lies on (a span request's child cut at its parent's end).
+struct PathClip {
+    std::uint32_t entry;  // index into CriticalPath::segments
+    TimeNs startNs, endNs;
+};
+
 struct CriticalPath {
     TimeNs latencyNs = 0;
     TimeNs blindNs = 0;
     std::vector<std::uint32_t> segments;  // indices into RequestDag::segments, first to last
     std::vector<BlindInterval> blind;
+    std::vector<PathClip> clips;          // by entry; every other entry is its whole segment
 };
+
+// Each entry of a path as (segment, start, end): the part of the segment on the path.
+template <typename F>
+void forEachPathPart(std::span<const SegmentInstance> segments, std::span<const std::uint32_t> path, std::span<const PathClip> clips,
+                     F&& f) {
+    std::size_t c = 0;
+    for (std::size_t k = 0; k < path.size(); ++k) {
+        const SegmentInstance& s = segments[path[k]];
+        if (c < clips.size() && clips[c].entry == k) {
+            f(path[k], clips[c].startNs, clips[c].endNs);
+            ++c;
+        } else {
+            f(path[k], s.startNs, s.endNs);
+        }
+    }
+}
 
 // The dependency of segment v that finished last, or -1. Ties: a known link (a span child's return),
 // then the task's own previous segment, then inferred relations.

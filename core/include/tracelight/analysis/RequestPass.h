@@ -10,6 +10,7 @@
 #include "tracelight/analysis/CriticalPath.h"
 #include "tracelight/analysis/RequestDag.h"
 #include "tracelight/analysis/Slack.h"
+#include "tracelight/analysis/SpanRequestPath.h"
 
 namespace tracelight {
 
@@ -35,12 +36,20 @@ public:
     // The graph's edges only, for a caller holding the segments and links `graph` would make.
     void edges(std::span<const SegmentInstance> segments, std::span<const SegmentLink> links, std::vector<DagEdge>& edges,
                std::vector<std::uint32_t>& firstEdgeTo);
-    // Graph and critical path (slack left empty): for passes that never read slack.
+    // Graph and critical path (slack left empty): for passes that never read slack. A request with spans
+    // gets the span tree's path (what its root's caller waited for), others the event log's.
     const RequestPassResult& criticalPath(std::span<const EventRecord> events, const ClockOffsets& offsets,
-                                          std::span<const EventLink> links = {});
+                                          std::span<const EventLink> links = {}, std::span<const SpanRef> spans = {});
     // Graph, critical path and slack.
     const RequestPassResult& run(std::span<const EventRecord> events, const ClockOffsets& offsets,
-                                 std::span<const EventLink> links = {});
+                                 std::span<const EventLink> links = {}, std::span<const SpanRef> spans = {});
+    // Request r of `data`, with its links and spans.
+    const RequestPassResult& criticalPath(const TraceData& data, std::size_t r, const ClockOffsets& offsets) {
+        return criticalPath(data.eventsOf(r), offsets, data.linksOf(r), data.spansOf(r));
+    }
+    const RequestPassResult& run(const TraceData& data, std::size_t r, const ClockOffsets& offsets) {
+        return run(data.eventsOf(r), offsets, data.linksOf(r), data.spansOf(r));
+    }
     const RequestPassResult& result() const { return m_result; }
     // The last result moved out, for a caller that keeps one request's (a million-span graph is not
     // copied); the pass's next run starts from empty buffers.
@@ -48,7 +57,9 @@ public:
     const RequestPassTimes& times() const { return m_times; }
 
 private:
+    void path(std::span<const EventRecord> events, const ClockOffsets& offsets, std::span<const SpanRef> spans);
     RequestDagBuilder m_builder;
+    SpanRequestPathScratch m_spanScratch;
     RequestPassResult m_result;
     RequestPassTimes m_times;
 };

@@ -2,6 +2,7 @@
 // Every request's events in memory, read in one ordered scan of the store: contiguous arrays, interned
 // ids, segment types resolved once. The input to every analysis pass.
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <span>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tracelight/analysis/SpanTreeCriticalPath.h"  // SpanWait
 #include "tracelight/base/Ids.h"
 #include "tracelight/base/OccurrenceName.h"
 #include "tracelight/base/Progress.h"
@@ -50,6 +52,15 @@ struct EventLink {
     std::uint32_t from, to;
 };
 
+// A span of a span request, by indices into the request's own events (eventsOf(r)); kNoEvent: its event
+// was not found (a damaged store): the span is then left out of the span tree.
+struct SpanRef {
+    static constexpr std::uint32_t kNoEvent = ~0u;
+    std::int32_t parent = -1;   // index of its parent in the request's spans (spans table `idx`); -1: a root
+    std::uint32_t startEvent = kNoEvent, endEvent = kNoEvent;
+    SpanWait wait = SpanWait::Waited;
+};
+
 struct TraceData {
     std::vector<RequestId> requestIds;
     std::vector<std::uint64_t> requestBegin;  // events of request r: [requestBegin[r], requestBegin[r+1])
@@ -63,6 +74,10 @@ struct TraceData {
     std::vector<LabelOccurrence> occurrences;  // sorted by id
     std::vector<EventLink> links;             // per request: [linkBegin[r], linkBegin[r+1])
     std::vector<std::uint64_t> linkBegin;
+    // Span requests' spans, span i of request r at spans[spanBegin[r] + i]: per request
+    // [spanBegin[r], spanBegin[r+1]); event logs have none.
+    std::vector<SpanRef> spans;
+    std::vector<std::uint64_t> spanBegin;
     std::vector<std::uint8_t> fromSpans;      // per request: 1 when it was imported from spans
 
     bool isFromSpans(std::size_t r) const { return r < fromSpans.size() && fromSpans[r]; }
@@ -75,10 +90,34 @@ struct TraceData {
         if (linkBegin.size() <= r + 1) return {};
         return {links.data() + linkBegin[r], links.data() + linkBegin[r + 1]};
     }
+    std::span<const SpanRef> spansOf(std::size_t r) const {
+        if (spanBegin.size() <= r + 1) return {};
+        return {spans.data() + spanBegin[r], spans.data() + spanBegin[r + 1]};
+    }
     std::string segmentName(SegmentTypeId id) const;  // "task:START->END"
     std::string label(std::uint32_t id) const;         // "?" for an id it does not know
     const LabelOccurrence* occurrence(std::uint32_t id) const;  // null: not one of the store's occurrences
 };
+
+// One request's span rows (the spans table's, in idx order) as its SpanRefs, each at its idx: add(SpanRef)
+// takes them in turn, indexOf(task, ord) is the request's event of that key if there is one. A missing idx
+// (a damaged store) becomes a SpanRef without events, so the others keep their indices; padding goes no
+// further than twice the rows, so one damaged idx far past the rest is dropped instead.
+template <typename Rows, typename IndexOf, typename Add>
+void resolveSpanRefs(const Rows& rows, IndexOf&& indexOf, Add&& add) {
+    const std::int64_t limit = 2 * static_cast<std::int64_t>(std::size(rows));
+    std::int64_t next = 0;
+    for (const auto& row : rows) {
+        if (row.idx < next || row.idx >= limit) continue;
+        for (; next < row.idx; ++next) add(SpanRef{});
+        SpanRef span;
+        span.parent = row.parent;
+        if (const auto e = indexOf(row.task, row.startOrd)) span.startEvent = *e;
+        if (const auto e = indexOf(row.task, row.endOrd)) span.endEvent = *e;
+        add(span);
+        ++next;
+    }
+}
 
 // A label without its occurrence number: "svc:op#3" -> "svc:op", "call svc:op#12" -> "call svc:op";
 // a label with no trailing "#digits" is returned whole.
@@ -107,6 +146,8 @@ public:
     void addEvent(std::uint32_t task, std::uint32_t event, std::uint32_t hostLabel, TimeNs localNs);
     // A link of the current request, by indices into its events (call after its events are added).
     void addLink(std::uint32_t fromEvent, std::uint32_t toEvent);
+    // The current request's next span (its spans in index order, after its events are added).
+    void addSpan(SpanRef span) { m_data.spans.push_back(span); }
     std::size_t eventCount() const { return m_external ? m_written : m_data.events.size(); }
     void reserve(std::size_t requests, std::size_t events);
     TraceData finish();

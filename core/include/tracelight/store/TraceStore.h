@@ -64,6 +64,15 @@ struct LinkRow {
     std::uint32_t toTask;
     std::int64_t toOrd;
 };
+// A span of a span request (spans table): its index and its parent's in the request, and where its start
+// and end events are, by task and position (as a LinkRow names them).
+struct SpanRefRow {
+    std::int64_t request;
+    std::int64_t idx;
+    std::int32_t parent;  // -1: a root
+    std::uint32_t task;
+    std::int64_t startOrd, endOrd;
+};
 // What clock-skew correction stored for a host (label id): local = true + offset.
 struct ClockOffsetRow {
     std::uint32_t host;
@@ -220,6 +229,10 @@ public:
     // Known causal links of the requests in [firstId, endId), in request order; or of one request.
     Result<std::vector<LinkRow>> causalLinks(std::int64_t firstId, std::int64_t endId) const;
     Result<std::vector<LinkRow>> causalLinks(RequestId request) const;
+    // The spans of the requests in [firstId, endId), in (request, idx) order; or of one request. None in a
+    // store before schema 6 or for event-log requests.
+    Result<std::vector<SpanRefRow>> spanRefs(std::int64_t firstId, std::int64_t endId) const;
+    Result<std::vector<SpanRefRow>> spanRefs(RequestId request) const;
     // Clock offsets by host label id (empty before the first analysis).
     std::unordered_map<std::uint32_t, TimeNs> clockOffsets() const;
     // Inside the caller's transaction, an analysis's results replace the last one's: replaceClockResults

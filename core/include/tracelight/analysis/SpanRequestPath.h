@@ -1,0 +1,39 @@
+#pragma once
+// The critical path of a request imported from spans, laid on its graph's segments: the span tree's path
+// (what the root's caller waited for, spanTreeCriticalPath) with each of its sections given to the
+// segments of the span whose own time it is. A section that covers only part of a segment (a child cut
+// at its parent's end) makes a clipped entry; time no owned segment covers is blind.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "tracelight/analysis/CriticalPath.h"
+#include "tracelight/analysis/TraceData.h"
+
+namespace tracelight {
+
+// Working memory kept from request to request (one per pass).
+struct SpanRequestPathScratch {
+    std::vector<TimeNs> eventNs;
+    std::vector<std::uint32_t> segmentsBefore, nextFree, ownedBegin, owned;
+    std::vector<std::int32_t> owner;
+    std::vector<SpanTiming> timings;
+};
+
+// Each event's adjusted time as the graph's segments hold it (a task's event is never before its
+// predecessor), for the events buildSegments made `segments` of.
+void eventTimes(std::span<const EventRecord> events, std::span<const SegmentInstance> segments, const ClockOffsets& offsets,
+                std::vector<TimeNs>& out);
+
+// Each segment's innermost span (index into spans; -1: none): the span whose start and end events
+// enclose both of the segment's events. `segmentsBefore[e]`: the number of segments ending at events before e.
+void segmentOwners(std::span<const EventRecord> events, std::span<const SpanRef> spans, std::size_t segmentCount,
+                   std::vector<std::int32_t>& owner, SpanRequestPathScratch& scratch);
+
+// The span tree's critical path of one request into `out` (latency: the earliest root start to the latest
+// root end). False, with `out` untouched, when the spans cannot be placed (an event not found): the
+// caller keeps the event-log path.
+bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord> events, std::span<const SpanRef> spans,
+                             const ClockOffsets& offsets, CriticalPath& out, SpanRequestPathScratch& scratch);
+
+} // namespace tracelight

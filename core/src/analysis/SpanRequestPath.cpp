@@ -1,0 +1,117 @@
+#include "tracelight/analysis/SpanRequestPath.h"
+
+#include <algorithm>
+
+namespace tracelight {
+
+void eventTimes(std::span<const EventRecord> events, std::span<const SegmentInstance> segments, const ClockOffsets& offsets,
+                std::vector<TimeNs>& out) {
+    out.resize(events.size());
+    std::size_t k = 0;  // the next segment: the one ending at the next event that ends one
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        if (events[i].segmentType.isValid() && k < segments.size()) out[i] = segments[k++].endNs;
+        else if (i + 1 < events.size() && events[i + 1].segmentType.isValid() && k < segments.size()) out[i] = segments[k].startNs;
+        else out[i] = offsets.adjusted(events[i].host, events[i].localNs);  // a task of one event
+    }
+}
+
+void segmentOwners(std::span<const EventRecord> events, std::span<const SpanRef> spans, std::size_t segmentCount,
+                   std::vector<std::int32_t>& owner, SpanRequestPathScratch& scratch) {
+    const std::size_t n = events.size();
+    auto& before = scratch.segmentsBefore;
+    before.assign(n + 1, 0);
+    for (std::size_t e = 0; e < n; ++e) before[e + 1] = before[e] + (events[e].segmentType.isValid() ? 1u : 0u);
+    owner.assign(segmentCount, -1);
+    // Innermost first: a span nested in another of its task (a joined server in its client) comes after it
+    // in the tree's depth-first numbering. Each segment is given once, skipping the given ones, so a chain of
+    // a hundred thousand nested spans costs no more than their segments.
+    auto& next = scratch.nextFree;
+    next.resize(segmentCount + 1);
+    for (std::size_t i = 0; i <= segmentCount; ++i) next[i] = static_cast<std::uint32_t>(i);
+    auto find = [&](std::uint32_t i) {
+        std::uint32_t root = i;
+        while (next[root] != root) root = next[root];
+        while (next[i] != root) i = std::exchange(next[i], root);
+        return root;
+    };
+    for (std::size_t s = spans.size(); s-- > 0;) {
+        const SpanRef& span = spans[s];
+        const std::uint32_t a = span.startEvent, b = span.endEvent;
+        if (a >= n || b >= n || a >= b || events[a].task != events[b].task) continue;
+        const std::uint32_t first = before[a + 1], end = std::min<std::uint32_t>(before[b + 1], static_cast<std::uint32_t>(segmentCount));
+        for (std::uint32_t i = find(first); i < end; i = find(i)) {
+            owner[i] = static_cast<std::int32_t>(s);
+            next[i] = i + 1;
+        }
+    }
+}
+
+bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord> events, std::span<const SpanRef> spans,
+                             const ClockOffsets& offsets, CriticalPath& out, SpanRequestPathScratch& scratch) {
+    if (spans.empty()) return false;
+    for (const SpanRef& s : spans)
+        if (s.startEvent >= events.size() || s.endEvent >= events.size()) return false;
+    const auto& segments = dag.segments;
+    eventTimes(events, segments, offsets, scratch.eventNs);
+    auto& timings = scratch.timings;
+    timings.resize(spans.size());
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        const TimeNs start = scratch.eventNs[spans[i].startEvent];
+        timings[i] = {spans[i].parent, start, std::max(start, scratch.eventNs[spans[i].endEvent]), spans[i].wait};
+    }
+    const SpanTreeCriticalPath path = spanTreeCriticalPath(timings);
+
+    // Each span's own segments, in time order (a task's segments are in event order, their times never
+    // going back).
+    segmentOwners(events, spans, segments.size(), scratch.owner, scratch);
+    auto& begin = scratch.ownedBegin;
+    begin.assign(spans.size() + 1, 0);
+    for (auto o : scratch.owner)
+        if (o >= 0) ++begin[static_cast<std::size_t>(o) + 1];
+    for (std::size_t i = 1; i < begin.size(); ++i) begin[i] += begin[i - 1];
+    auto& owned = scratch.owned;
+    owned.resize(begin.back());
+    {
+        std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+        for (std::uint32_t v = 0; v < scratch.owner.size(); ++v)
+            if (const auto o = scratch.owner[v]; o >= 0) owned[fill[static_cast<std::size_t>(o)]++] = v;
+    }
+
+    out.segments.clear();
+    out.clips.clear();
+    out.blind.clear();
+    out.latencyNs = path.latencyNs();
+    TimeNs covered = 0;
+    auto blind = [&](TimeNs from, TimeNs to) {
+        if (to <= from) return;
+        if (!out.blind.empty() && out.blind.back().startNs + out.blind.back().durationNs == from) out.blind.back().durationNs += to - from;
+        else out.blind.push_back({from, to - from});
+    };
+    for (const auto& section : path.sections) {
+        if (section.endNs <= section.startNs) continue;
+        if (section.span < 0) {
+            blind(section.startNs, section.endNs);
+            continue;
+        }
+        const auto s = static_cast<std::size_t>(section.span);
+        const auto first = owned.begin() + begin[s], last = owned.begin() + begin[s + 1];
+        auto it = std::partition_point(first, last, [&](std::uint32_t v) { return segments[v].endNs <= section.startNs; });
+        TimeNs cursor = section.startNs;
+        for (; it != last && segments[*it].startNs < section.endNs; ++it) {
+            const SegmentInstance& seg = segments[*it];
+            const TimeNs from = std::max(seg.startNs, section.startNs), to = std::min(seg.endNs, section.endNs);
+            if (to <= from) continue;
+            blind(cursor, from);
+            if (from != seg.startNs || to != seg.endNs)
+                out.clips.push_back({static_cast<std::uint32_t>(out.segments.size()), from, to});
+            out.segments.push_back(*it);
+            covered += to - from;
+            cursor = to;
+        }
+        blind(cursor, section.endNs);
+    }
+    out.blindNs = out.latencyNs - covered;
+    return true;
+}
+
+} // namespace tracelight
