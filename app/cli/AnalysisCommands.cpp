@@ -135,6 +135,12 @@ int runCriticalPath(const CommonOptions& o) {
     JsonWriter w(stdout);  // a million-segment path is hundreds of megabytes: written as it is made
     w.beginObject().key("request").value(a->request).key("latency_us").value(nsToUs(a->latencyNs)).key("blind_us").value(nsToUs(a->blindNs));
     w.key("path").beginArray();
+    // A span by its id as the input wrote it; null where none owns the time.
+    auto writeSpan = [&](std::int32_t span) {
+        w.key("span");
+        if (span >= 0 && static_cast<std::size_t>(span) < a->spanIds.size()) w.value(a->spanIds[static_cast<std::size_t>(span)]);
+        else w.null();
+    };
     std::size_t clip = 0;  // the entries only part of whose segment is on the path: that part
     for (std::size_t k = 0; k < a->criticalPath.size(); ++k) {
         const auto& s = a->segments[a->criticalPath[k]];
@@ -146,11 +152,22 @@ int runCriticalPath(const CommonOptions& o) {
         }
         w.beginObject().key("segment");
         writeSegment(w, s);
+        if (k < a->entrySpan.size()) writeSpan(a->entrySpan[k]);
         w.key("start_us").value(nsToUs(start)).key("duration_us").value(nsToUs(duration)).endObject();
     }
     w.endArray().key("blind").beginArray();
     for (const auto& b : a->blind) w.beginObject().key("start_us").value(nsToUs(b.startNs)).key("duration_us").value(nsToUs(b.durationNs)).endObject();
-    w.endArray().endObject();
+    w.endArray();
+    if (!a->spanIds.empty()) {  // span requests: the work the caller did not wait for
+        w.key("async").beginArray();
+        for (const auto& part : a->async) {
+            w.beginObject();
+            writeSpan(part.span);
+            w.key("start_us").value(nsToUs(part.startNs)).key("duration_us").value(nsToUs(part.endNs - part.startNs)).endObject();
+        }
+        w.endArray();
+    }
+    w.endObject();
     return finishStreamed(w);
 }
 
@@ -211,7 +228,9 @@ Command addCriticalPathCommand(CLI::App& program) {
     auto* cmd = addAnalysisCommand(program, "critical-path", "one request's critical path",
                                    "Prints {\"request\", \"latency_us\", \"blind_us\", \"path\": [{\"segment\", \"start_us\",\n"
                                    "\"duration_us\"}], \"blind\": [{\"start_us\", \"duration_us\"}]}; times relative to the request's\n"
-                                   "first event. Analyses DB first when its results are missing or stale.",
+                                   "first event. For span data each path entry also names its \"span\" (the id as the input wrote\n"
+                                   "it) and \"async\": [{\"span\", \"start_us\", \"duration_us\"}] lists the work the caller did not wait\n"
+                                   "for. Analyses DB first when its results are missing or stale.",
                                    *o, true);
     return {cmd, [o] { return runCriticalPath(*o); }};
 }

@@ -23,9 +23,10 @@ namespace {
 
 // 2: slack and blind intervals as int64 nanoseconds; 3: every number a varint (slack and blind zigzagged),
 // which more than halved the per-request results a million-request analysis holds until it writes them;
-// 4: 3 followed by the path's clipped entries, written only by a path that has some.
+// 4: 3 followed by a span request's path parts (clipped entries, each entry's span, asynchronous work),
+// written only for span requests, so an event log's result is as it was.
 constexpr std::uint8_t kBlobVersion = 3;
-constexpr std::uint8_t kBlobVersionWithClips = 4;
+constexpr std::uint8_t kBlobVersionSpans = 4;
 
 class StageClock {
 public:
@@ -47,7 +48,8 @@ private:
 
 void encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const std::vector<TimeNs>& slack, std::string& out) {
     out.clear();
-    putValue(out, cp.clips.empty() ? kBlobVersion : kBlobVersionWithClips);
+    const bool spans = !cp.clips.empty() || !cp.entrySpan.empty() || !cp.async.empty();
+    putValue(out, spans ? kBlobVersionSpans : kBlobVersion);
     putVarint(out, dag.segments.size());
     for (TimeNs s : slack) putSignedVarint(out, s);
     putVarint(out, cp.segments.size());
@@ -57,12 +59,20 @@ void encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const st
         putSignedVarint(out, b.startNs - dag.startNs);
         putSignedVarint(out, b.durationNs);
     }
-    if (cp.clips.empty()) return;
+    if (!spans) return;
     putVarint(out, cp.clips.size());
     for (const auto& c : cp.clips) {
         putVarint(out, c.entry);
         putSignedVarint(out, c.startNs - dag.startNs);
         putSignedVarint(out, c.endNs - c.startNs);
+    }
+    putVarint(out, cp.entrySpan.size());
+    for (auto span : cp.entrySpan) putSignedVarint(out, span);
+    putVarint(out, cp.async.size());
+    for (const auto& a : cp.async) {
+        putSignedVarint(out, a.span);
+        putSignedVarint(out, a.startNs - dag.startNs);
+        putSignedVarint(out, a.endNs - a.startNs);
     }
 }
 
@@ -70,10 +80,11 @@ void encodeRequestResult(const RequestDag& dag, const CriticalPath& cp, const st
 // request's start). False when the blob is of another version or damaged; counts are checked against the
 // bytes left (every number takes at least one), so a damaged count cannot allocate without bound.
 bool decodeRequestResult(std::string_view blob, TimeNs startNs, std::uint32_t& segmentCount, std::vector<TimeNs>* slack,
-                         std::vector<std::uint32_t>& path, std::vector<BlindInterval>& blind, std::vector<PathClip>& clips) {
+                         std::vector<std::uint32_t>& path, std::vector<BlindInterval>& blind, std::vector<PathClip>& clips,
+                         std::vector<std::int32_t>* entrySpan = nullptr, std::vector<SpanPart>* async = nullptr) {
     std::uint8_t version = 0;
     std::uint64_t n = 0;
-    if (!getValue(blob, version) || (version != kBlobVersion && version != kBlobVersionWithClips) || !getVarint(blob, n) ||
+    if (!getValue(blob, version) || (version != kBlobVersion && version != kBlobVersionSpans) || !getVarint(blob, n) ||
         n > blob.size())
         return false;
     segmentCount = static_cast<std::uint32_t>(n);
@@ -96,7 +107,7 @@ bool decodeRequestResult(std::string_view blob, TimeNs startNs, std::uint32_t& s
         b.startNs += startNs;
         blind.push_back(b);
     }
-    if (version == kBlobVersionWithClips) {
+    if (version == kBlobVersionSpans) {
         if (!getVarint(blob, n) || n > blob.size() / 3) return false;
         for (std::uint64_t i = 0; i < n; ++i) {
             std::uint64_t entry = 0;
@@ -105,6 +116,19 @@ bool decodeRequestResult(std::string_view blob, TimeNs startNs, std::uint32_t& s
                 (!clips.empty() && entry <= clips.back().entry))
                 return false;
             clips.push_back({static_cast<std::uint32_t>(entry), startNs + start, startNs + start + duration});
+        }
+        if (!getVarint(blob, n) || (n != 0 && n != path.size()) || n > blob.size()) return false;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            std::int64_t span = 0;
+            if (!getSignedVarint(blob, span)) return false;
+            if (entrySpan) entrySpan->push_back(static_cast<std::int32_t>(span));
+        }
+        if (!getVarint(blob, n) || n > blob.size() / 3) return false;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            std::int64_t span = 0;
+            TimeNs start = 0, duration = 0;
+            if (!getSignedVarint(blob, span) || !getSignedVarint(blob, start) || !getSignedVarint(blob, duration)) return false;
+            if (async) async->push_back({static_cast<std::int32_t>(span), startNs + start, startNs + start + duration});
         }
     }
     return blob.empty();
@@ -634,6 +658,13 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     out.criticalPath = std::move(cached->criticalPath);
     out.blind = std::move(cached->blind);
     out.clips = std::move(cached->clips);
+    out.entrySpan = std::move(cached->entrySpan);
+    out.async = std::move(cached->async);
+    if (!out.entrySpan.empty() || !out.async.empty()) {
+        auto ids = store.spanIds(stored->id);
+        if (!ids) return ids.status();
+        out.spanIds = std::move(ids.value());
+    }
     return out;
 }
 
@@ -642,8 +673,10 @@ CachedDecode decodeCachedResult(std::string_view blob, std::size_t segments, Cac
     out.criticalPath.clear();
     out.blind.clear();
     out.clips.clear();
+    out.entrySpan.clear();
+    out.async.clear();
     std::uint32_t count = 0;
-    const bool decoded = decodeRequestResult(blob, 0, count, &out.slackNs, out.criticalPath, out.blind, out.clips);  // blind stays relative
+    const bool decoded = decodeRequestResult(blob, 0, count, &out.slackNs, out.criticalPath, out.blind, out.clips, &out.entrySpan, &out.async);  // blind stays relative
     if (!decoded && count == segments) return CachedDecode::Damaged;
     return decoded && count == segments ? CachedDecode::Ok : CachedDecode::Stale;
 }

@@ -413,6 +413,8 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         for (const BlindInterval& b : cached->blind) d.criticalPath.blind.push_back({cachedResult.startNs + b.startNs, b.durationNs});
         for (const PathClip& c : cached->clips)
             d.criticalPath.clips.push_back({c.entry, cachedResult.startNs + c.startNs, cachedResult.startNs + c.endNs});
+        d.criticalPath.entrySpan = std::move(cached->entrySpan);
+        for (const SpanPart& a : cached->async) d.criticalPath.async.push_back({a.span, cachedResult.startNs + a.startNs, cachedResult.startNs + a.endNs});
     }
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;

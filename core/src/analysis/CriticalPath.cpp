@@ -42,6 +42,8 @@ void computeCriticalPath(const RequestDag& dag, CriticalPath& cp) {
     cp.segments.clear();
     cp.blind.clear();
     cp.clips.clear();
+    cp.entrySpan.clear();
+    cp.async.clear();
     cp.latencyNs = dag.endNs - dag.startNs;
     if (dag.segments.empty()) {
         if (cp.latencyNs > 0) cp.blind.push_back({dag.startNs, cp.latencyNs});

@@ -80,6 +80,9 @@ bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord>
     out.segments.clear();
     out.clips.clear();
     out.blind.clear();
+    out.entrySpan.clear();
+    out.async.clear();
+    for (const auto& a : path.async) out.async.push_back({a.span, a.startNs, a.endNs});
     out.latencyNs = path.latencyNs();
     TimeNs covered = 0;
     auto blind = [&](TimeNs from, TimeNs to) {
@@ -105,6 +108,7 @@ bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord>
             if (from != seg.startNs || to != seg.endNs)
                 out.clips.push_back({static_cast<std::uint32_t>(out.segments.size()), from, to});
             out.segments.push_back(*it);
+            out.entrySpan.push_back(section.span);
             covered += to - from;
             cursor = to;
         }

@@ -195,6 +195,22 @@ Result<std::vector<SpanRefRow>> TraceStore::spanRefs(RequestId request) const {
     return spanRefs(request.value, std::int64_t(request.value) + 1);
 }
 
+Result<std::vector<std::string>> TraceStore::spanIds(RequestId request) const {
+    std::vector<std::string> out;
+    if (m_schemaVersion < 6) return out;
+    sqlite::Statement q(m_db, "SELECT idx, span_id FROM spans WHERE request_id = ?1 ORDER BY idx");
+    q.bind(1, std::int64_t(request.value));
+    int rc = SQLITE_ROW;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        const std::int64_t idx = q.int64(0);
+        if (idx < 0 || idx > std::int64_t(2 * out.size() + 1024)) continue;  // a damaged index: not padded to it
+        if (out.size() <= static_cast<std::size_t>(idx)) out.resize(static_cast<std::size_t>(idx) + 1);
+        out[static_cast<std::size_t>(idx)] = q.text(1);
+    }
+    if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
+    return out;
+}
+
 std::unordered_map<std::uint32_t, TimeNs> TraceStore::clockOffsets() const {
     std::unordered_map<std::uint32_t, TimeNs> out;
     sqlite::Statement q(m_db, "SELECT host_id, offset_ns FROM clock_offsets");

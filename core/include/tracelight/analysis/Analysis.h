@@ -32,7 +32,8 @@ class TraceStore;
 // 7: segment statistics in binary, without the types' names (the stored model has them).
 // 8: a span request's critical path is its span tree's (what the root's caller waited for; blob version 4 where it
 //    clips a segment).
-constexpr int kAnalysisVersion = 8;
+// 9: a span request's path names each entry's span and keeps the asynchronous work (blob version 4 changed).
+constexpr int kAnalysisVersion = 9;
 
 struct AnalysisOptions {
     InferenceOptions inference;
@@ -108,6 +109,10 @@ struct RequestAnalysis {
     std::vector<std::uint32_t> criticalPath;  // indices into segments
     std::vector<BlindInterval> blind;         // start relative to the request's first event
     std::vector<PathClip> clips;              // entries of criticalPath only partly on it, relative likewise
+    // Span requests: each entry's span (index in the request's spans) and the asynchronous work, relative likewise.
+    std::vector<std::int32_t> entrySpan;
+    std::vector<SpanPart> async;
+    std::vector<std::string> spanIds;  // span index -> id as the input wrote it (span requests)
 };
 Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName);
 
@@ -119,6 +124,8 @@ struct CachedRequestResult {
     std::vector<std::uint32_t> criticalPath;
     std::vector<BlindInterval> blind;
     std::vector<PathClip> clips;  // relative to the request's first event, as blind
+    std::vector<std::int32_t> entrySpan;  // span requests: each entry's span
+    std::vector<SpanPart> async;          // span requests: the asynchronous work, relative likewise
 };
 Result<CachedRequestResult> decodeCachedResult(const TraceStore& store, std::string_view requestName, std::string_view blob,
                                                std::size_t segments);

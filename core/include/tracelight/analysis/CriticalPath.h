@@ -21,12 +21,22 @@ struct PathClip {
     TimeNs startNs, endNs;
 };
 
+// A span's time between two instants on the analysis clock.
+struct SpanPart {
+    std::int32_t span;
+    TimeNs startNs, endNs;
+};
+
 struct CriticalPath {
     TimeNs latencyNs = 0;
     TimeNs blindNs = 0;
     std::vector<std::uint32_t> segments;  // indices into RequestDag::segments, first to last
     std::vector<BlindInterval> blind;
     std::vector<PathClip> clips;          // by entry; every other entry is its whole segment
+    // Span requests only (event logs leave both empty): each entry's span (index in the request's spans),
+    // and the work the caller did not wait for, by span, each span's parts in time order.
+    std::vector<std::int32_t> entrySpan;
+    std::vector<SpanPart> async;
 };
 
 // Each entry of a path as (segment, start, end): the part of the segment on the path.

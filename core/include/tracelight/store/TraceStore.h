@@ -233,6 +233,8 @@ public:
     // store before schema 6 or for event-log requests.
     Result<std::vector<SpanRefRow>> spanRefs(std::int64_t firstId, std::int64_t endId) const;
     Result<std::vector<SpanRefRow>> spanRefs(RequestId request) const;
+    // A request's span ids as its input wrote them, by span index (an index with no row: empty).
+    Result<std::vector<std::string>> spanIds(RequestId request) const;
     // Clock offsets by host label id (empty before the first analysis).
     std::unordered_map<std::uint32_t, TimeNs> clockOffsets() const;
     // Inside the caller's transaction, an analysis's results replace the last one's: replaceClockResults
