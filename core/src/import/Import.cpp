@@ -103,7 +103,7 @@ private:
         for (const auto& [name, ts] : s.events) w.beginArray().value(name).value(ts).endArray();
         w.endArray().key("ff").beginArray();
         for (const auto& id : s.followsFrom) w.value(id);
-        w.endArray().endObject();
+        w.endArray().key("pf").value(s.parentFollowsFrom).endObject();
         return m_table.add(s.traceId, seq, static_cast<std::int64_t>(source), w.text());
     }
 
@@ -192,6 +192,7 @@ private:
             for (const auto& e : v.find("ev")->array()) s.events.emplace_back(e.array()[0].string(), integer(&e.array()[1]));
             if (const JsonValue* ff = v.find("ff"))
                 for (const auto& id : ff->array()) s.followsFrom.push_back(id.string());
+            if (const JsonValue* pf = v.find("pf")) s.parentFollowsFrom = pf->boolean();
             trace.push_back(std::move(s));
             if (!tick(done, cancel, progress)) return Status::error("import cancelled");
             return Status::ok();

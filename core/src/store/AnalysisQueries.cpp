@@ -180,13 +180,14 @@ Result<std::vector<SpanRefRow>> TraceStore::spanRefs(std::int64_t firstId, std::
     // Reserved from the count (the key covers it), capped as causalLinks is.
     out.reserve(sqlite::rowsToReserve(m_db, "SELECT COUNT(*) FROM spans WHERE request_id >= ?1 AND request_id < ?2",
                                       {firstId, endId}, std::int64_t(1) << 22));
-    sqlite::Statement q(m_db, "SELECT request_id, idx, parent, task_id, start_ord, end_ord FROM spans "
-                              "WHERE request_id >= ?1 AND request_id < ?2 ORDER BY request_id, idx");
+    sqlite::Statement q(m_db, std::string("SELECT request_id, idx, parent, task_id, start_ord, end_ord, ") +
+                                  (m_schemaVersion >= 10 ? "detached" : "0") +
+                                  " FROM spans WHERE request_id >= ?1 AND request_id < ?2 ORDER BY request_id, idx");
     q.bind(1, firstId).bind(2, endId);
     int rc = SQLITE_ROW;
     while ((rc = q.step()) == SQLITE_ROW)
         out.push_back({q.int64(0), q.int64(1), static_cast<std::int32_t>(q.int64(2)), static_cast<std::uint32_t>(q.int64(3)),
-                       q.int64(4), q.int64(5)});
+                       q.int64(4), q.int64(5), q.int64(6) != 0});
     if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
     return out;
 }

@@ -210,9 +210,6 @@ const std::map<std::string, Difference>& differences() {
         "the expected answer); CRISP counts each call whole, so its parts add up to more than the request; ours stop "
         "the earlier call where the next began and add up to the request exactly";
     static const std::map<std::string, Difference> table = {
-        {"jaeger-ui/test5", {"FOLLOWS_FROM: a span's only reference is taken as its parent, so the consumer runs inside "
-                             "the producer's time as a child it waits for; Jaeger UI counts it as non-blocking",
-                             {{"span-A", 20}, {"span-B", 8}, {"span-C", 2}}}},
         {"crisp/7", {"clock adjustment: the S2 server ends 10 us after its S1 client on another host; Jaeger's adjuster rule "
                      "moves S2's clock 10 us back so it fits (a server no longer than its client), CRISP clips it",
                      {{"[S2] O2", 90}, {"[S3] O3", 10}}}},

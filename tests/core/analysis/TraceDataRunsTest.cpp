@@ -119,6 +119,7 @@ void expectStoredSpans(const TraceStore& store, const TraceData& data) {
     std::size_t spanRequests = 0;
     for (std::size_t r = 0; r < data.requestCount(); ++r) {
         const RequestSpanShapes shapes = store.requestSpanShapes(data.requestIds[r]);
+        const RequestSpans records = store.requestSpans(data.requestIds[r]);
         const auto spans = data.spansOf(r);
         const auto events = data.eventsOf(r);
         EXPECT_EQ(data.isFromSpans(r), !shapes.spans.empty()) << "request " << r;
@@ -128,7 +129,7 @@ void expectStoredSpans(const TraceStore& store, const TraceData& data) {
             const SpanShape& shape = shapes.spans[i];
             SCOPED_TRACE("request " + std::to_string(r) + " span " + std::to_string(i));
             EXPECT_EQ(spans[i].parent, shape.parent);
-            EXPECT_EQ(spans[i].wait, SpanWait::Waited);
+            EXPECT_EQ(spans[i].wait == SpanWait::Detached, records.at(i).detached);
             ASSERT_LT(spans[i].startEvent, events.size());
             ASSERT_LT(spans[i].endEvent, events.size());
             const EventRecord &start = events[spans[i].startEvent], &end = events[spans[i].endEvent];

@@ -112,6 +112,7 @@ void resolveSpanRefs(const Rows& rows, IndexOf&& indexOf, Add&& add) {
         for (; next < row.idx; ++next) add(SpanRef{});
         SpanRef span;
         span.parent = row.parent;
+        span.wait = row.detached ? SpanWait::Detached : SpanWait::Waited;
         if (const auto e = indexOf(row.task, row.startOrd)) span.startEvent = *e;
         if (const auto e = indexOf(row.task, row.endOrd)) span.endEvent = *e;
         add(span);

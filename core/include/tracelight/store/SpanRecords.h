@@ -30,6 +30,9 @@ struct SpanRecord {
     std::vector<std::pair<std::string, std::string>> processAttributes;
     std::vector<SpanEventRecord> events;                          // its logs / events / annotations
     std::vector<std::string> links;    // span ids it follows from or links to (not its parent)
+    // Its parent did not wait for it: its parent reference is FOLLOWS_FROM, or it consumes what its
+    // parent (a producer) sent. It never returns into its parent, and is off the caller's critical path.
+    bool detached = false;
     // Where its events live in the event model: the task they landed in (a server joined into its
     // client's task lands there) and the positions of its start and end events within that task.
     // The task is its name and occurrence (see occurrenceName): taskName() is the text the store shows.

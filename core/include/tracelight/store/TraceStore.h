@@ -72,6 +72,7 @@ struct SpanRefRow {
     std::int32_t parent;  // -1: a root
     std::uint32_t task;
     std::int64_t startOrd, endOrd;
+    bool detached = false;  // its parent did not wait for it (FOLLOWS_FROM, a consumer under its producer)
 };
 // What clock-skew correction stored for a host (label id): local = true + offset.
 struct ClockOffsetRow {
@@ -113,7 +114,7 @@ struct StoredRequestResult {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 9;
+    static constexpr int kSchemaVersion = 10;
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 

@@ -327,6 +327,7 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             rec.events.reserve(s.events.size());
             for (auto& [name, ts] : s.events) rec.events.push_back({std::move(name), ts});
             rec.links = std::move(s.followsFrom);
+            rec.detached = rec.parent >= 0 && s.parentFollowsFrom;
             out.spans.push_back(std::move(rec));
             to.push_back(static_cast<std::uint32_t>(index[i]));
         }
@@ -348,6 +349,9 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             }
         }
     }
+    // A consumer under its producer is work the producer only sent, as a FOLLOWS_FROM child is.
+    for (auto& rec : out.spans)
+        if (rec.parent >= 0 && rec.kind == "consumer" && out.spans[static_cast<std::size_t>(rec.parent)].kind == "producer") rec.detached = true;
     auto span = [&](std::size_t i) -> const SpanRecord& { return out.spans[static_cast<std::size_t>(index[i])]; };
 
     // An RPC: a client span whose one child runs on another host is one thread of control that moves
@@ -366,7 +370,8 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
         // A server runs within its client's round trip: a remote child longer than its parent is
         // asynchronous work of its own (a skewed server still fits in length, and is moved to fit).
         for (auto c : children(i))
-            if (hostOf(c) != hostOf(i) && span(c).endNs - span(c).startNs <= span(i).endNs - span(i).startNs) remote.push_back(c);
+            if (!span(c).detached && hostOf(c) != hostOf(i) && span(c).endNs - span(c).startNs <= span(i).endNs - span(i).startNs)
+                remote.push_back(c);
         if (remote.size() == 1 && (isClient(i) || children(i).size() == 1)) {
             absorbedInto[remote[0]] = static_cast<long>(i);
             serverOf[i] = static_cast<long>(remote[0]);
@@ -402,15 +407,16 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             taskOf[i] = task[static_cast<std::size_t>(t)];
         }
     }
-    // Whether span i calls child c, and c returns into it, as events of i. Asynchronous work that outlives
-    // its parent never returns into it (and work "started" before its parent is skew): those ends get no
+    // Whether span i calls child c, and c returns into it, as events of i. Detached work (FOLLOWS_FROM, a
+    // consumer) never returns into its parent, nor does asynchronous work that outlives
+    // its parent (and work "started" before its parent is skew): those ends get no
     // event, so nesting is never invented. Nor does a child that starts after its parent ended (or ends
     // before it started) give the parent an event outside its own span: its own time stays within it.
     auto callsInto = [&](std::size_t i, std::size_t c) {
         return absorbedInto[c] != static_cast<long>(i) && span(c).startNs >= span(i).startNs && span(c).startNs <= span(i).endNs;
     };
     auto returnsInto = [&](std::size_t i, std::size_t c) {
-        return absorbedInto[c] != static_cast<long>(i) && span(c).endNs <= span(i).endNs && span(c).endNs >= span(i).startNs;
+        return absorbedInto[c] != static_cast<long>(i) && !span(c).detached && span(c).endNs <= span(i).endNs && span(c).endNs >= span(i).startNs;
     };
     // A span's own events: start, call/return per (non-absorbed) child, span events, end; time order.
     auto spanEvents = [&](std::size_t i, bool served) {

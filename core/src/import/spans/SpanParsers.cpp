@@ -276,8 +276,12 @@ Status jaegerSpan(const JsonValue& s, const JaegerTraceContext& trace, const std
             if (scalar(r.find("refType")) == "CHILD_OF" && span.parentId.empty()) span.parentId = scalar(r.find("spanID"));
         for (const auto& r : refs->array())
             if (scalar(r.find("refType")) == "FOLLOWS_FROM") {
-                if (span.parentId.empty()) span.parentId = scalar(r.find("spanID"));
-                else span.followsFrom.push_back(scalar(r.find("spanID")));
+                if (span.parentId.empty()) {
+                    span.parentId = scalar(r.find("spanID"));
+                    span.parentFollowsFrom = true;
+                } else {
+                    span.followsFrom.push_back(scalar(r.find("spanID")));
+                }
             }
     }
     if (span.parentId.empty()) span.parentId = scalar(s.find("parentSpanID"));

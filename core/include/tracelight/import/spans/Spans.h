@@ -27,6 +27,7 @@ struct RawSpan {
     std::vector<std::pair<std::string, std::string>> processAttributes;  // its process's / resource's tags
     std::vector<std::pair<std::string, TimeNs>> events;  // span events, logs, annotations: (name, time)
     std::vector<std::string> followsFrom;     // other spans this one was caused by (not its parent)
+    bool parentFollowsFrom = false;           // its parent is a FOLLOWS_FROM reference: work the parent started, not waited for
 };
 
 // Spans in blocks of up to kBlock (45 MB of RawSpans, so each is its own mapping, given back when freed).

@@ -1,0 +1,131 @@
+// Work the caller did not wait for, imported and analysed end to end: one case per shape of asynchronous
+// work. Each reads the path as `critical-path --json` gives it (each entry's span, the async list).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "TestUtil.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/TraceStore.h"
+
+using namespace tracelight;
+
+namespace {
+
+struct Span {
+    std::string id, parent, refType = "CHILD_OF", service = "shop", kind;
+    int startUs, durationUs;
+};
+
+struct Answer {
+    TimeNs latencyNs = 0, blindNs = 0;
+    std::map<std::string, TimeNs> critical;  // by span id
+    std::map<std::string, TimeNs> async;     // by span id
+    std::string error;
+};
+
+Answer analyse(const std::vector<Span>& spans) {
+    std::string json = R"({"data":[{"traceID":"t","processes":{)";
+    std::map<std::string, std::string> process;  // service -> process id
+    for (const Span& s : spans) process.emplace(s.service, "p" + std::to_string(process.size()));
+    bool first = true;
+    for (const auto& [service, id] : process) {
+        json += std::string(first ? "" : ",") + "\"" + id + "\":{\"serviceName\":\"" + service + "\"}";
+        first = false;
+    }
+    json += R"(},"spans":[)";
+    first = true;
+    for (const Span& s : spans) {
+        json += std::string(first ? "" : ",") + R"({"traceID":"t","spanID":")" + s.id + R"(","operationName":"op-)" + s.id +
+                R"(","startTime":)" + std::to_string(1'700'000'000'000'000LL + s.startUs) + R"(,"duration":)" +
+                std::to_string(s.durationUs) + R"(,"processID":")" + process[s.service] + R"(","references":[)";
+        if (!s.parent.empty()) json += R"({"refType":")" + s.refType + R"(","traceID":"t","spanID":")" + s.parent + "\"}";
+        json += R"(],"tags":[)";
+        if (!s.kind.empty()) json += R"({"key":"span.kind","type":"string","value":")" + s.kind + "\"}";
+        json += "]}";
+        first = false;
+    }
+    json += "]}]}";
+    Answer out;
+    test::ScratchDir dir;
+    auto opened = TraceStore::open(dir.file("async.tldb"), TraceStore::Mode::Create);
+    if (!opened) return {0, 0, {}, {}, opened.message()};
+    TraceStore& store = *opened.value();
+    ImportOptions options;
+    options.inputs = {dir.write("trace.json", json)};
+    options.format = InputFormat::JaegerJson;
+    if (auto imported = importTraces(store, options); !imported) return {0, 0, {}, {}, imported.message()};
+    if (auto analysed = analyzeStore(store, AnalysisOptions{}); !analysed) return {0, 0, {}, {}, analysed.message()};
+    auto a = loadRequestAnalysis(store, "t");
+    if (!a) return {0, 0, {}, {}, a.message()};
+    out.latencyNs = a->latencyNs;
+    out.blindNs = a->blindNs;
+    std::size_t clip = 0;
+    for (std::size_t k = 0; k < a->criticalPath.size(); ++k) {
+        TimeNs ns = a->segments[a->criticalPath[k]].durationNs;
+        if (clip < a->clips.size() && a->clips[clip].entry == k) ns = a->clips[clip].endNs - a->clips[clip++].startNs;
+        out.critical[a->spanIds.at(static_cast<std::size_t>(a->entrySpan.at(k)))] += ns;
+    }
+    for (const SpanPart& p : a->async) out.async[a->spanIds.at(static_cast<std::size_t>(p.span))] += p.endNs - p.startNs;
+    return out;
+}
+
+constexpr TimeNs us(TimeNs v) { return v * 1000; }
+using Times = std::map<std::string, TimeNs>;
+
+} // namespace
+
+TEST(AsyncWork, AChildThatStartsAfterItsParentEndedIsAsynchronousWithItsChildren) {
+    const Answer a = analyse({{"a", "", "CHILD_OF", "shop", "", 0, 30}, {"b", "a", "CHILD_OF", "shop", "", 35, 10},
+                              {"c", "b", "CHILD_OF", "shop", "", 37, 5}});
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_EQ(a.latencyNs, us(30));
+    EXPECT_EQ(a.critical, (Times{{"a", us(30)}}));
+    EXPECT_EQ(a.async, (Times{{"b", us(10)}, {"c", us(5)}}));
+}
+
+TEST(AsyncWork, TheWorkOfAChildPastItsParentsEndIsAsynchronous) {
+    const Answer a = analyse({{"a", "", "CHILD_OF", "shop", "", 0, 30}, {"b", "a", "CHILD_OF", "shop", "", 10, 35}});
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_EQ(a.latencyNs, us(30));
+    EXPECT_EQ(a.critical, (Times{{"a", us(10)}, {"b", us(20)}}));
+    EXPECT_EQ(a.async, (Times{{"b", us(15)}}));
+}
+
+TEST(AsyncWork, OfOverlappingChildrenTheOneThatReturnedLastIsWaitedFor) {
+    const Answer a = analyse({{"a", "", "CHILD_OF", "shop", "", 0, 100}, {"b", "a", "CHILD_OF", "shop", "", 10, 50},
+                              {"c", "a", "CHILD_OF", "shop", "", 50, 40}});
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_EQ(a.latencyNs, us(100));
+    EXPECT_EQ(a.critical, (Times{{"a", us(60)}, {"c", us(40)}}));
+    EXPECT_TRUE(a.async.empty());
+}
+
+TEST(AsyncWork, AFollowsFromChildIsNotWaitedForEvenWithinItsParent) {
+    const Answer a = analyse({{"a", "", "CHILD_OF", "shop", "", 0, 30}, {"b", "a", "FOLLOWS_FROM", "shop", "", 10, 10}});
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_EQ(a.latencyNs, us(30));
+    EXPECT_EQ(a.critical, (Times{{"a", us(30)}}));
+    EXPECT_EQ(a.async, (Times{{"b", us(10)}}));
+}
+
+TEST(AsyncWork, AConsumerOnAnotherHostIsNotWaitedForByItsProducer) {
+    // Not a round trip either: the consumer is not joined into the producer's task.
+    const Answer a = analyse({{"send", "", "CHILD_OF", "shop", "producer", 0, 10},
+                              {"handle", "send", "CHILD_OF", "worker", "consumer", 5, 45}});
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_EQ(a.latencyNs, us(10));
+    EXPECT_EQ(a.critical, (Times{{"send", us(10)}}));
+    EXPECT_EQ(a.async, (Times{{"handle", us(45)}}));
+}
+
+TEST(AsyncWork, AServerOnAnotherHostIsWaitedForByItsClient) {
+    const Answer a = analyse({{"call", "", "CHILD_OF", "shop", "client", 0, 30}, {"serve", "call", "CHILD_OF", "cart", "server", 5, 20}});
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_EQ(a.latencyNs, us(30));
+    EXPECT_EQ(a.critical, (Times{{"call", us(10)}, {"serve", us(20)}}));
+    EXPECT_TRUE(a.async.empty());
+}
