@@ -85,6 +85,12 @@ WaterfallLayout WaterfallLayout::build(const RequestDetail& d, bool localClocks)
     layout.rowSegments.resize(layout.rowBegin.back());
     std::vector<std::uint32_t> fill(layout.rowBegin.begin(), layout.rowBegin.end() - 1);
     for (auto s : d.criticalPath.segments) layout.rowSegments[fill[0]++] = static_cast<int>(s);
+    for (const PathClip& c : d.criticalPath.clips)
+        if (c.entry < d.criticalPath.segments.size()) {
+            const auto s = d.criticalPath.segments[c.entry];
+            const TimeNs shift = layout.startNs(d, s) - d.dag.segments[s].startNs;  // the chosen clock's offset
+            layout.criticalPart[static_cast<int>(s)] = {c.startNs + shift, c.endNs + shift};
+        }
     for (std::size_t s = 0; s < n; ++s)
         if (d.segmentStartHost[s] == d.segmentEndHost[s]) layout.rowSegments[fill[static_cast<std::size_t>(layout.fromRow[s])]++] = static_cast<int>(s);
     auto byStart = [&](int a, int b) { return layout.startNs(d, static_cast<std::size_t>(a)) < layout.startNs(d, static_cast<std::size_t>(b)); };

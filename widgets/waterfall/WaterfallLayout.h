@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "tracelight/analysis/AnalysisResults.h"
@@ -38,6 +39,9 @@ struct WaterfallLayout {
     TimeNs originNs = 0;       // the first event on the chosen clock
     bool localClocks = false;  // the clock chosen: each host's own, or the analysis's adjusted one
     std::vector<int> networkByStart;     // network segments sorted by start
+    // Segments only part of which is on the critical path (a span child cut at its parent's end): that part,
+    // on the chosen clock. Only that part is drawn as critical.
+    std::unordered_map<int, std::pair<TimeNs, TimeNs>> criticalPart;
     double spanUs = 0;                   // first event to last event
     // Each row's segments in blocks of kBlock (by start), for a paint that folds a whole block of narrow,
     // close segments at once: a root with a million children puts two million segments in one lane.

@@ -222,7 +222,11 @@ QString WaterfallView::tooltipFor(int s) const {
     const RequestDetail& d = *m_detail;
     QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(d.segmentName(i)).toHtmlEscaped());
     text += tr("duration %1").arg(formatDuration(endUs(i) - startUs(i)));
-    text += d.critical[i] ? tr(" · <b>on the critical path</b>") : tr(" · slack %1").arg(formatDurationNs(d.slackNs[i]));
+    if (const auto part = m_layout.criticalPart.find(s); d.critical[i] && part != m_layout.criticalPart.end())
+        text += tr(" · <b>%1 of it on the critical path</b> (the rest was not waited for)")
+                    .arg(formatDurationNs(part->second.second - part->second.first));
+    else
+        text += d.critical[i] ? tr(" · <b>on the critical path</b>") : tr(" · slack %1").arg(formatDurationNs(d.slackNs[i]));
     text += QStringLiteral("<br>");
     const QString from = QString::fromStdString(d.hosts[d.segmentStartHost[i]]);
     const QString to = QString::fromStdString(d.hosts[d.segmentEndHost[i]]);
@@ -461,7 +465,11 @@ void WaterfallView::paintRows(QPainter& p) {
                 continue;
             }
             flushFold();
-            const bool critical = d.critical[s];
+            // A segment only partly on the path (a child past its parent's end) is drawn as the work it was,
+            // with its critical part over it.
+            const auto part = d.critical[s] ? m_layout.criticalPart.find(static_cast<int>(s)) : m_layout.criticalPart.end();
+            const bool clipped = part != m_layout.criticalPart.end();
+            const bool critical = d.critical[s] && !clipped;
             const QColor fill = critical ? palette::critical() : palette::forTask(qtext(d.task(d.segmentTask[s])));
             if (!critical && d.slackNs[s] > 0) {
                 const double xs = xAt(endUs(s) + nsToUs(d.slackNs[s]));
@@ -469,6 +477,10 @@ void WaterfallView::paintRows(QPainter& p) {
             }
             const QRectF bar(x0, barTop, x1 - x0, barHeight);
             p.fillRect(bar, fill);
+            if (clipped) {
+                const double a = xAt(nsToUs(part->second.first - m_layout.originNs)), b = xAt(nsToUs(part->second.second - m_layout.originNs));
+                p.fillRect(QRectF(a, barTop, b - a, barHeight), palette::critical());
+            }
             p.setPen(critical ? palette::criticalOutline() : fill.darker(140));
             p.drawRect(bar.adjusted(0, 0, -0.5, -0.5));
             const QString name = row.kind == WaterfallRow::CriticalPath ? QString::fromStdString(d.segmentName(s))

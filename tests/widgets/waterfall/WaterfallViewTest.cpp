@@ -72,6 +72,27 @@ TEST(WaterfallView, CriticalPathIsHighlightedAndSlackShown) {
     EXPECT_GT(band.green(), band.red());
 }
 
+// A span child cut at its parent's end: only its part on the path is drawn as critical.
+TEST(WaterfallView, OnlyTheCriticalPartOfAClippedSegmentIsDrawnAsCritical) {
+    WaterfallView view;
+    view.resize(1000, 400);
+    auto detail = smallRequest();
+    const SegmentInstance& w = detail->dag.segments[3];
+    const TimeNs middle = w.startNs + (w.endNs - w.startNs) / 2;
+    detail->criticalPath.clips.push_back({static_cast<std::uint32_t>(detail->criticalPath.segments.size()), w.startNs, middle});
+    detail->criticalPath.segments.push_back(3);
+    detail->critical[3] = true;
+    view.setRequest(detail);
+    view.setVisibleRange(0, 100);
+    ASSERT_EQ(view.layout().criticalPart.count(3), 1u);
+    const QImage image = render(view);
+    const QRectF bar = view.segmentRect(3);
+    const int y = static_cast<int>(bar.bottom()) - 3;  // below the bar's label
+    const QRgb critical = widgets::palette::critical().rgb();
+    EXPECT_EQ(QColor(image.pixel(static_cast<int>(bar.left() + bar.width() * 0.25), y)).rgb(), critical);
+    EXPECT_NE(QColor(image.pixel(static_cast<int>(bar.left() + bar.width() * 0.75), y)).rgb(), critical);
+}
+
 TEST(WaterfallView, HitTestingReturnsTheSegmentUnderTheMouse) {
     WaterfallView view;
     view.resize(1000, 400);
