@@ -39,4 +39,29 @@ private:
     std::filesystem::path m_path;
 };
 
+// `traces` Jaeger traces of five spans: a root calling a backend (client span, its server joined into the
+// client's task, which queries a database) and then rendering; each trace at its own time.
+inline std::string jaegerCalls(int traces) {
+    std::string data;
+    for (int t = 0; t < traces; ++t) {
+        const std::string id = "t" + std::to_string(t);
+        const std::int64_t at = 1700000000000000 + 10000 * std::int64_t(t);
+        auto spanJson = [&](const char* span, const char* parent, const char* op, std::int64_t start, std::int64_t duration,
+                            const char* process, const char* kind) {
+            std::string s = R"({"traceID":")" + id + R"(","spanID":")" + id + span + R"(","operationName":")" + op + R"(","references":[)";
+            if (*parent) s += R"({"refType":"CHILD_OF","traceID":")" + id + R"(","spanID":")" + id + parent + R"("})";
+            s += R"(],"startTime":)" + std::to_string(at + start) + R"(,"duration":)" + std::to_string(duration) +
+                 R"(,"processID":")" + process + R"(","tags":[)";
+            if (*kind) s += R"({"key":"span.kind","type":"string","value":")" + std::string(kind) + R"("})";
+            return s + "]}";
+        };
+        data += std::string(t ? "," : "") + R"({"traceID":")" + id + R"(","spans":[)" + spanJson("a", "", "GET /", 0, 1000, "p1", "server") +
+                "," + spanJson("b", "a", "call backend", 100, 500, "p1", "client") + "," +
+                spanJson("c", "b", "handle", 150, 400, "p2", "server") + "," + spanJson("d", "c", "query", 200, 100, "p2", "client") +
+                "," + spanJson("e", "a", "render", 700, 200 + t, "p1", "") +
+                R"(],"processes":{"p1":{"serviceName":"frontend","tags":[]},"p2":{"serviceName":"backend","tags":[]}}})";
+    }
+    return R"({"data":[)" + data + "]}";
+}
+
 } // namespace tracelight::test
