@@ -49,6 +49,7 @@
 #include "tracelight/store/NewDatabaseGuard.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/analysis/Slack.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/RequestTable.h"
 #include "tracelight/studies/ServiceMap.h"
@@ -759,7 +760,9 @@ void MainWindow::showSegmentStatus(int segment) {
                                                                   : tr("dependencies still being found");
     m_statusText->setText(tr("%1: %2, %3 · %4")
                               .arg(QString::fromStdString(d->segmentName(s)), widgets::formatDurationNs(d->dag.segments[s].durationNs()),
-                                   d->critical[s] ? tr("critical") : tr("slack %1").arg(widgets::formatDurationNs(d->slackNs[s])),
+                                   d->critical[s] ? tr("critical")
+                                   : d->slackNs[s] == kUnboundedSlack ? tr("not waited for")
+                                                                      : tr("slack %1").arg(widgets::formatDurationNs(d->slackNs[s])),
                                    dependencies));
 }
 

@@ -10,6 +10,7 @@
 #include "Commands.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/ClockAdjustments.h"
+#include "tracelight/analysis/Slack.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -179,7 +180,10 @@ int runSlack(const CommonOptions& o) {
     for (const auto& s : a->segments) {
         w.beginObject().key("segment");
         writeSegment(w, s);
-        w.key("duration_us").value(nsToUs(s.durationNs)).key("slack_us").value(nsToUs(s.slackNs)).endObject();
+        w.key("duration_us").value(nsToUs(s.durationNs)).key("slack_us");
+        if (s.slackNs == kUnboundedSlack) w.null();  // work nobody waited for (span data)
+        else w.value(nsToUs(s.slackNs));
+        w.endObject();
     }
     w.endArray().endObject();
     return finishStreamed(w);
@@ -239,7 +243,8 @@ Command addSlackCommand(CLI::App& program) {
     auto o = std::make_shared<CommonOptions>();
     auto* cmd = addAnalysisCommand(program, "slack", "one request's slack per segment",
                                    "Prints {\"request\", \"segments\": [{\"segment\", \"duration_us\", \"slack_us\"}]}: how much each\n"
-                                   "segment could grow before the request's latency grows. Analyses DB first when needed.",
+                                   "segment could grow before the request's latency grows (null: span work nobody waited for).\n"
+                                   "Analyses DB first when needed.",
                                    *o, true);
     return {cmd, [o] { return runSlack(*o); }};
 }

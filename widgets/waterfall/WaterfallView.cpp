@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tracelight/analysis/Slack.h"
+
 #include "common/QtText.h"
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
@@ -226,7 +228,9 @@ QString WaterfallView::tooltipFor(int s) const {
         text += tr(" · <b>%1 of it on the critical path</b> (the rest was not waited for)")
                     .arg(formatDurationNs(part->second.second - part->second.first));
     else
-        text += d.critical[i] ? tr(" · <b>on the critical path</b>") : tr(" · slack %1").arg(formatDurationNs(d.slackNs[i]));
+        text += d.critical[i] ? tr(" · <b>on the critical path</b>")
+                : d.slackNs[i] == kUnboundedSlack ? tr(" · not waited for (asynchronous: no slack limit)")
+                                                  : tr(" · slack %1").arg(formatDurationNs(d.slackNs[i]));
     text += QStringLiteral("<br>");
     const QString from = QString::fromStdString(d.hosts[d.segmentStartHost[i]]);
     const QString to = QString::fromStdString(d.hosts[d.segmentEndHost[i]]);
@@ -471,7 +475,7 @@ void WaterfallView::paintRows(QPainter& p) {
             const bool clipped = part != m_layout.criticalPart.end();
             const bool critical = d.critical[s] && !clipped;
             const QColor fill = critical ? palette::critical() : palette::forTask(qtext(d.task(d.segmentTask[s])));
-            if (!critical && d.slackNs[s] > 0) {
+            if (!critical && d.slackNs[s] > 0 && d.slackNs[s] != kUnboundedSlack) {  // asynchronous work: no band
                 const double xs = xAt(endUs(s) + nsToUs(d.slackNs[s]));
                 p.fillRect(QRectF(x1, barTop + barHeight * 0.3, xs - x1, barHeight * 0.4), palette::slack());
             }

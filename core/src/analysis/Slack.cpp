@@ -35,6 +35,34 @@ std::vector<TimeNs> computeSlack(const RequestDag& dag) {
     return slack;
 }
 
+void computeSpanSlack(const RequestDag& dag, std::span<const std::uint32_t> ends, TimeNs endNs, std::span<const std::uint32_t> path,
+                      std::vector<TimeNs>& slack) {
+    const std::size_t n = dag.segments.size();
+    std::vector<TimeNs> latestFinish(n, kUnboundedSlack);
+    for (auto v : ends)
+        if (v < n) latestFinish[v] = endNs;
+    // The path's entries define the latency: none of them can grow (a child cut at its parent's end included).
+    for (auto v : path)
+        if (v < n) latestFinish[v] = std::min(latestFinish[v], dag.segments[v].endNs);
+    std::vector<std::uint32_t> scratch;
+    const auto order = topologicalOrder(dag, scratch);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const std::uint32_t w = *it;
+        if (latestFinish[w] == kUnboundedSlack) continue;  // nobody waits for w: it holds nothing back
+        const SegmentInstance& sw = dag.segments[w];
+        const TimeNs latestStart = latestFinish[w] - sw.durationNs();
+        const int last = lastArrivingDependency(dag, w);
+        for (std::uint32_t k = dag.firstEdgeTo[w]; k < dag.firstEdgeTo[w + 1]; ++k) {
+            const std::uint32_t v = dag.edges[k].from;
+            const TimeNs wait = last == static_cast<int>(v) ? sw.startNs - dag.segments[v].endNs : TimeNs{0};
+            latestFinish[v] = std::min(latestFinish[v], latestStart - wait);
+        }
+    }
+    slack.resize(n);
+    for (std::size_t v = 0; v < n; ++v)
+        slack[v] = latestFinish[v] == kUnboundedSlack ? kUnboundedSlack : std::max<TimeNs>(0, latestFinish[v] - dag.segments[v].endNs);
+}
+
 TimeNs rescheduledLatency(const RequestDag& dag, std::uint32_t grown, TimeNs deltaNs) {
     std::vector<TimeNs> delta(dag.segments.size(), 0);
     if (grown < delta.size()) delta[grown] = deltaNs;

@@ -60,10 +60,17 @@ bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord>
         timings[i] = {spans[i].parent, start, std::max(start, scratch.eventNs[spans[i].endEvent]), spans[i].wait};
     }
     const SpanTreeCriticalPath path = spanTreeCriticalPath(timings);
+    scratch.endNs = path.endNs;
 
     // Each span's own segments, in time order (a task's segments are in event order, their times never
     // going back).
     segmentOwners(events, spans, segments.size(), scratch.owner, scratch);
+    scratch.rootEnds.clear();
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        const auto parent = spans[i].parent;
+        const bool root = parent < 0 || static_cast<std::size_t>(parent) >= spans.size() || static_cast<std::size_t>(parent) == i;
+        if (const auto e = spans[i].endEvent; root && events[e].segmentType.isValid()) scratch.rootEnds.push_back(scratch.segmentsBefore[e]);
+    }
     auto& begin = scratch.ownedBegin;
     begin.assign(spans.size() + 1, 0);
     for (auto o : scratch.owner)

@@ -8,6 +8,7 @@
 
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/Slack.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -24,6 +25,7 @@ struct Answer {
     TimeNs latencyNs = 0, blindNs = 0;
     std::map<std::string, TimeNs> critical;  // by span id
     std::map<std::string, TimeNs> async;     // by span id
+    std::map<std::string, TimeNs> slack;     // by task ("service:op-ID"): the least of its segments'
     std::string error;
 };
 
@@ -52,15 +54,15 @@ Answer analyse(const std::vector<Span>& spans) {
     Answer out;
     test::ScratchDir dir;
     auto opened = TraceStore::open(dir.file("async.tldb"), TraceStore::Mode::Create);
-    if (!opened) return {0, 0, {}, {}, opened.message()};
+    if (!opened) return {0, 0, {}, {}, {}, opened.message()};
     TraceStore& store = *opened.value();
     ImportOptions options;
     options.inputs = {dir.write("trace.json", json)};
     options.format = InputFormat::JaegerJson;
-    if (auto imported = importTraces(store, options); !imported) return {0, 0, {}, {}, imported.message()};
-    if (auto analysed = analyzeStore(store, AnalysisOptions{}); !analysed) return {0, 0, {}, {}, analysed.message()};
+    if (auto imported = importTraces(store, options); !imported) return {0, 0, {}, {}, {}, imported.message()};
+    if (auto analysed = analyzeStore(store, AnalysisOptions{}); !analysed) return {0, 0, {}, {}, {}, analysed.message()};
     auto a = loadRequestAnalysis(store, "t");
-    if (!a) return {0, 0, {}, {}, a.message()};
+    if (!a) return {0, 0, {}, {}, {}, a.message()};
     out.latencyNs = a->latencyNs;
     out.blindNs = a->blindNs;
     std::size_t clip = 0;
@@ -70,6 +72,10 @@ Answer analyse(const std::vector<Span>& spans) {
         out.critical[a->spanIds.at(static_cast<std::size_t>(a->entrySpan.at(k)))] += ns;
     }
     for (const SpanPart& p : a->async) out.async[a->spanIds.at(static_cast<std::size_t>(p.span))] += p.endNs - p.startNs;
+    for (const RequestSegment& s : a->segments) {
+        auto [it, fresh] = out.slack.emplace(std::string(s.task), s.slackNs);
+        if (!fresh) it->second = std::min(it->second, s.slackNs);
+    }
     return out;
 }
 
@@ -128,4 +134,16 @@ TEST(AsyncWork, AServerOnAnotherHostIsWaitedForByItsClient) {
     EXPECT_EQ(a.latencyNs, us(30));
     EXPECT_EQ(a.critical, (Times{{"call", us(10)}, {"serve", us(20)}}));
     EXPECT_TRUE(a.async.empty());
+}
+
+// Slack for span data ends with the roots: a second root that ends earlier could grow until the request's
+// end; work nobody waited for has no limit (kUnboundedSlack, null in `slack --json`).
+TEST(AsyncWork, SlackEndsWithTheRootsAndWorkNobodyWaitedForHasNone) {
+    const Answer a = analyse({{"r1", "", "CHILD_OF", "shop", "", 0, 100}, {"r2", "", "CHILD_OF", "shop", "", 10, 40},
+                              {"late", "r1", "CHILD_OF", "shop", "", 120, 10}});
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_EQ(a.latencyNs, us(100));
+    EXPECT_EQ(a.slack.at("shop:op-r1"), 0);
+    EXPECT_EQ(a.slack.at("shop:op-r2"), us(50));
+    EXPECT_EQ(a.slack.at("shop:op-late"), kUnboundedSlack);
 }

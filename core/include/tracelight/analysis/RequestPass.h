@@ -57,7 +57,8 @@ public:
     const RequestPassTimes& times() const { return m_times; }
 
 private:
-    void path(std::span<const EventRecord> events, const ClockOffsets& offsets, std::span<const SpanRef> spans);
+    // The critical path; true when it is the span tree's (the request has spans that could be placed).
+    bool path(std::span<const EventRecord> events, const ClockOffsets& offsets, std::span<const SpanRef> spans);
     RequestDagBuilder m_builder;
     SpanRequestPathScratch m_spanScratch;
     RequestPassResult m_result;

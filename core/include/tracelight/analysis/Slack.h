@@ -3,6 +3,7 @@
 // all other durations held. Slack(S) = CP - CP_start(S) - D_S - CP_end(S), computed by a forward and
 // backward pass in which the wait between a segment's last-arriving dependency and its start (a blind
 // wait) is a fixed delay on that edge.
+#include <span>
 #include <vector>
 
 #include "tracelight/analysis/RequestDag.h"
@@ -10,6 +11,15 @@
 namespace tracelight {
 
 std::vector<TimeNs> computeSlack(const RequestDag& dag);
+
+// The slack of work nobody waited for (a span request's asynchronous work): it could grow without end.
+constexpr TimeNs kUnboundedSlack = kNoTime;
+
+// A span request's slack: how much each segment could grow before the request's end (its roots' latest
+// end) grows. `ends`: the segments that end the roots; `path`: the critical path, whose entries have none.
+// A segment from which no wait leads to a root's end has kUnboundedSlack.
+void computeSpanSlack(const RequestDag& dag, std::span<const std::uint32_t> ends, TimeNs endNs, std::span<const std::uint32_t> path,
+                      std::vector<TimeNs>& slack);
 
 // Re-schedules the request with segment `grown` lasting deltaNs longer (other durations and the
 // fixed waits held) and returns the new end-to-end latency. The brute-force check of slack.

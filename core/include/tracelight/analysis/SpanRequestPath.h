@@ -18,6 +18,9 @@ struct SpanRequestPathScratch {
     std::vector<std::uint32_t> segmentsBefore, nextFree, ownedBegin, owned;
     std::vector<std::int32_t> owner;
     std::vector<SpanTiming> timings;
+    // Left by spanRequestCriticalPath for the slack: the segments that end the roots, and the request's end.
+    std::vector<std::uint32_t> rootEnds;
+    TimeNs endNs = 0;
 };
 
 // Each event's adjusted time as the graph's segments hold it (a task's event is never before its
