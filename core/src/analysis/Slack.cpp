@@ -8,42 +8,12 @@
 namespace tracelight {
 
 
-std::vector<TimeNs> computeSlack(const RequestDag& dag) {
-    const std::size_t n = dag.segments.size();
-    std::vector<int> lastArriving(n);
-    for (std::uint32_t v = 0; v < n; ++v) lastArriving[v] = lastArrivingDependency(dag, v);
-    std::vector<TimeNs> latestFinish(n, dag.endNs);
-    if (n == 0) return {};
-    // A request may end with an event no segment ends at; that trailing wait is held fixed like any other.
-    const std::uint32_t last = lastEndingSegment(dag);
-    latestFinish[last] = dag.segments[last].endNs;
-    std::vector<std::uint32_t> scratch;
-    const auto order = topologicalOrder(dag, scratch);
-    // Backward pass over the reverse topological order (edges are indexed by target, so walk targets).
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-        const std::uint32_t w = *it;
-        const SegmentInstance& sw = dag.segments[w];
-        const TimeNs latestStart = latestFinish[w] - sw.durationNs();
-        for (std::uint32_t k = dag.firstEdgeTo[w]; k < dag.firstEdgeTo[w + 1]; ++k) {
-            const std::uint32_t v = dag.edges[k].from;
-            const TimeNs wait = lastArriving[w] == static_cast<int>(v) ? sw.startNs - dag.segments[v].endNs : TimeNs{0};
-            latestFinish[v] = std::min(latestFinish[v], latestStart - wait);
-        }
-    }
-    std::vector<TimeNs> slack(n);
-    for (std::size_t v = 0; v < n; ++v) slack[v] = std::max<TimeNs>(0, latestFinish[v] - dag.segments[v].endNs);
-    return slack;
-}
+namespace {
 
-void computeSpanSlack(const RequestDag& dag, std::span<const std::uint32_t> ends, TimeNs endNs, std::span<const std::uint32_t> path,
-                      std::vector<TimeNs>& slack) {
-    const std::size_t n = dag.segments.size();
-    std::vector<TimeNs> latestFinish(n, kUnboundedSlack);
-    for (auto v : ends)
-        if (v < n) latestFinish[v] = endNs;
-    // The path's entries define the latency: none of them can grow (a child cut at its parent's end included).
-    for (auto v : path)
-        if (v < n) latestFinish[v] = std::min(latestFinish[v], dag.segments[v].endNs);
+// The backward pass both forms share: from each segment's latest finish (kUnboundedSlack: nobody waits for
+// it) to its predecessors', over the reverse topological order, the wait between a segment's last-arriving
+// dependency and its start held fixed; then each segment's slack.
+void backwardPass(const RequestDag& dag, std::vector<TimeNs>& latestFinish, std::vector<TimeNs>& slack) {
     std::vector<std::uint32_t> scratch;
     const auto order = topologicalOrder(dag, scratch);
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -58,9 +28,34 @@ void computeSpanSlack(const RequestDag& dag, std::span<const std::uint32_t> ends
             latestFinish[v] = std::min(latestFinish[v], latestStart - wait);
         }
     }
-    slack.resize(n);
-    for (std::size_t v = 0; v < n; ++v)
+    slack.resize(dag.segments.size());
+    for (std::size_t v = 0; v < slack.size(); ++v)
         slack[v] = latestFinish[v] == kUnboundedSlack ? kUnboundedSlack : std::max<TimeNs>(0, latestFinish[v] - dag.segments[v].endNs);
+}
+
+} // namespace
+
+std::vector<TimeNs> computeSlack(const RequestDag& dag) {
+    const std::size_t n = dag.segments.size();
+    if (n == 0) return {};
+    std::vector<TimeNs> latestFinish(n, dag.endNs), slack;
+    // A request may end with an event no segment ends at; that trailing wait is held fixed like any other.
+    const std::uint32_t last = lastEndingSegment(dag);
+    latestFinish[last] = dag.segments[last].endNs;
+    backwardPass(dag, latestFinish, slack);
+    return slack;
+}
+
+void computeSpanSlack(const RequestDag& dag, std::span<const std::uint32_t> ends, TimeNs endNs, std::span<const std::uint32_t> path,
+                      std::vector<TimeNs>& slack) {
+    const std::size_t n = dag.segments.size();
+    std::vector<TimeNs> latestFinish(n, kUnboundedSlack);
+    for (auto v : ends)
+        if (v < n) latestFinish[v] = endNs;
+    // The path's entries define the latency: none of them can grow (a child cut at its parent's end included).
+    for (auto v : path)
+        if (v < n) latestFinish[v] = std::min(latestFinish[v], dag.segments[v].endNs);
+    backwardPass(dag, latestFinish, slack);
 }
 
 TimeNs rescheduledLatency(const RequestDag& dag, std::uint32_t grown, TimeNs deltaNs) {
