@@ -142,20 +142,15 @@ int runCriticalPath(const CommonOptions& o) {
         if (span >= 0 && static_cast<std::size_t>(span) < a->spanIds.size()) w.value(a->spanIds[static_cast<std::size_t>(span)]);
         else w.null();
     };
-    std::size_t clip = 0;  // the entries only part of whose segment is on the path: that part
-    for (std::size_t k = 0; k < a->criticalPath.size(); ++k) {
+    // An entry only part of whose segment is on the path gives that part.
+    forEachPathEntry(a->criticalPath.size(), a->clips, [&](std::size_t k, const PathClip* clip) {
         const auto& s = a->segments[a->criticalPath[k]];
-        TimeNs start = s.startNs, duration = s.durationNs;
-        if (clip < a->clips.size() && a->clips[clip].entry == k) {
-            start = a->clips[clip].startNs;
-            duration = a->clips[clip].endNs - a->clips[clip].startNs;
-            ++clip;
-        }
+        const TimeNs start = clip ? clip->startNs : s.startNs, duration = clip ? clip->endNs - clip->startNs : s.durationNs;
         w.beginObject().key("segment");
         writeSegment(w, s);
         if (k < a->entrySpan.size()) writeSpan(a->entrySpan[k]);
         w.key("start_us").value(nsToUs(start)).key("duration_us").value(nsToUs(duration)).endObject();
-    }
+    });
     w.endArray().key("blind").beginArray();
     for (const auto& b : a->blind) w.beginObject().key("start_us").value(nsToUs(b.startNs)).key("duration_us").value(nsToUs(b.durationNs)).endObject();
     w.endArray();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tracelight/base/Grouping.h"
+
 namespace tracelight {
 
 void eventTimes(std::span<const EventRecord> events, std::span<const SegmentInstance> segments, const ClockOffsets& offsets,
@@ -62,34 +64,22 @@ bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord>
     const SpanTreeCriticalPath path = spanTreeCriticalPath(timings);
     scratch.endNs = path.endNs;
 
+    segmentOwners(events, spans, segments.size(), scratch.owner, scratch);
+    // The segments that end the roots, where the slack ends.
+    scratch.rootEnds.clear();
+    for (std::size_t i = 0; i < spans.size(); ++i)
+        if (const auto e = spans[i].endEvent; isSpanRoot(spans[i].parent, i, spans.size()) && events[e].segmentType.isValid())
+            scratch.rootEnds.push_back(scratch.segmentsBefore[e]);
     // Each span's own segments, in time order (a task's segments are in event order, their times never
     // going back).
-    segmentOwners(events, spans, segments.size(), scratch.owner, scratch);
-    scratch.rootEnds.clear();
-    for (std::size_t i = 0; i < spans.size(); ++i) {
-        const auto parent = spans[i].parent;
-        const bool root = parent < 0 || static_cast<std::size_t>(parent) >= spans.size() || static_cast<std::size_t>(parent) == i;
-        if (const auto e = spans[i].endEvent; root && events[e].segmentType.isValid()) scratch.rootEnds.push_back(scratch.segmentsBefore[e]);
-    }
-    auto& begin = scratch.ownedBegin;
-    begin.assign(spans.size() + 1, 0);
-    for (auto o : scratch.owner)
-        if (o >= 0) ++begin[static_cast<std::size_t>(o) + 1];
-    for (std::size_t i = 1; i < begin.size(); ++i) begin[i] += begin[i - 1];
-    auto& owned = scratch.owned;
-    owned.resize(begin.back());
-    {
-        std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
-        for (std::uint32_t v = 0; v < scratch.owner.size(); ++v)
-            if (const auto o = scratch.owner[v]; o >= 0) owned[fill[static_cast<std::size_t>(o)]++] = v;
-    }
+    const Grouping owned = Grouping::ofIndices(spans.size(), segments.size(), [&](std::size_t v) { return scratch.owner[v]; });
 
     out.segments.clear();
     out.clips.clear();
     out.blind.clear();
     out.entrySpan.clear();
     out.async.clear();
-    for (const auto& a : path.async) out.async.push_back({a.span, a.startNs, a.endNs});
+    out.async.assign(path.async.begin(), path.async.end());
     out.latencyNs = path.latencyNs();
     TimeNs covered = 0;
     auto blind = [&](TimeNs from, TimeNs to) {
@@ -103,9 +93,9 @@ bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord>
             blind(section.startNs, section.endNs);
             continue;
         }
-        const auto s = static_cast<std::size_t>(section.span);
-        const auto first = owned.begin() + begin[s], last = owned.begin() + begin[s + 1];
-        auto it = std::partition_point(first, last, [&](std::uint32_t v) { return segments[v].endNs <= section.startNs; });
+        const auto own = owned.of(static_cast<std::size_t>(section.span));
+        const auto last = own.end();
+        auto it = std::partition_point(own.begin(), last, [&](std::uint32_t v) { return segments[v].endNs <= section.startNs; });
         TimeNs cursor = section.startNs;
         for (; it != last && segments[*it].startNs < section.endNs; ++it) {
             const SegmentInstance& seg = segments[*it];

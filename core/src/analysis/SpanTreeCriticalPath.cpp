@@ -19,10 +19,6 @@ struct Clipped {
     bool onTree = false;            // reached from a root and not asynchronous
 };
 
-bool isRoot(const SpanTiming& s, std::size_t i, std::size_t n) {
-    return s.parent < 0 || static_cast<std::size_t>(s.parent) >= n || static_cast<std::size_t>(s.parent) == i;
-}
-
 } // namespace
 
 SpanTreeCriticalPath spanTreeCriticalPath(std::span<const SpanTiming> spans) {
@@ -32,7 +28,7 @@ SpanTreeCriticalPath spanTreeCriticalPath(std::span<const SpanTiming> spans) {
     // Span n stands for the request: every root is its child.
     const std::size_t top = n;
     const Grouping children = Grouping::ofIndices(n + 1, n, [&](std::size_t i) -> std::int64_t {
-        return isRoot(spans[i], i, n) ? static_cast<std::int64_t>(top) : spans[i].parent;
+        return isSpanRoot(spans[i].parent, i, n) ? static_cast<std::int64_t>(top) : spans[i].parent;
     });
     std::vector<Clipped> clipped(n + 1);
     bool anyRoot = false;

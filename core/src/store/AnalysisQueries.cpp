@@ -176,13 +176,11 @@ Result<std::vector<LinkRow>> TraceStore::causalLinks(RequestId request) const {
 
 Result<std::vector<SpanRefRow>> TraceStore::spanRefs(std::int64_t firstId, std::int64_t endId) const {
     std::vector<SpanRefRow> out;
-    if (m_schemaVersion < 6) return out;  // no spans table yet
     // Reserved from the count (the key covers it), capped as causalLinks is.
     out.reserve(sqlite::rowsToReserve(m_db, "SELECT COUNT(*) FROM spans WHERE request_id >= ?1 AND request_id < ?2",
                                       {firstId, endId}, std::int64_t(1) << 22));
-    sqlite::Statement q(m_db, std::string("SELECT request_id, idx, parent, task_id, start_ord, end_ord, ") +
-                                  (m_schemaVersion >= 10 ? "detached" : "0") +
-                                  " FROM spans WHERE request_id >= ?1 AND request_id < ?2 ORDER BY request_id, idx");
+    sqlite::Statement q(m_db, "SELECT request_id, idx, parent, task_id, start_ord, end_ord, detached FROM spans "
+                              "WHERE request_id >= ?1 AND request_id < ?2 ORDER BY request_id, idx");
     q.bind(1, firstId).bind(2, endId);
     int rc = SQLITE_ROW;
     while ((rc = q.step()) == SQLITE_ROW)
@@ -198,7 +196,6 @@ Result<std::vector<SpanRefRow>> TraceStore::spanRefs(RequestId request) const {
 
 Result<std::vector<std::string>> TraceStore::spanIds(RequestId request) const {
     std::vector<std::string> out;
-    if (m_schemaVersion < 6) return out;
     sqlite::Statement q(m_db, "SELECT idx, span_id FROM spans WHERE request_id = ?1 ORDER BY idx");
     q.bind(1, std::int64_t(request.value));
     int rc = SQLITE_ROW;

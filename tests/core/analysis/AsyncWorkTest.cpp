@@ -65,12 +65,10 @@ Answer analyse(const std::vector<Span>& spans) {
     if (!a) return {0, 0, {}, {}, {}, a.message()};
     out.latencyNs = a->latencyNs;
     out.blindNs = a->blindNs;
-    std::size_t clip = 0;
-    for (std::size_t k = 0; k < a->criticalPath.size(); ++k) {
-        TimeNs ns = a->segments[a->criticalPath[k]].durationNs;
-        if (clip < a->clips.size() && a->clips[clip].entry == k) ns = a->clips[clip].endNs - a->clips[clip++].startNs;
+    forEachPathEntry(a->criticalPath.size(), a->clips, [&](std::size_t k, const PathClip* clip) {
+        const TimeNs ns = clip ? clip->endNs - clip->startNs : a->segments[a->criticalPath[k]].durationNs;
         out.critical[a->spanIds.at(static_cast<std::size_t>(a->entrySpan.at(k)))] += ns;
-    }
+    });
     for (const SpanPart& p : a->async) out.async[a->spanIds.at(static_cast<std::size_t>(p.span))] += p.endNs - p.startNs;
     for (const RequestSegment& s : a->segments) {
         auto [it, fresh] = out.slack.emplace(std::string(s.task), s.slackNs);

@@ -178,14 +178,12 @@ TEST(ClockSkewPolicy, GenAiJaegerTraceKeepsItsClocks) {
     EXPECT_EQ(a->latencyNs, 44'000'000'000);
     std::map<std::string, TimeNs> criticalByTask;
     const RequestSegment* longest = nullptr;
-    std::size_t clip = 0;  // an entry only part of whose segment is on the path counts that part
-    for (std::size_t k = 0; k < a->criticalPath.size(); ++k) {
+    // An entry only part of whose segment is on the path counts that part.
+    forEachPathEntry(a->criticalPath.size(), a->clips, [&](std::size_t k, const PathClip* clip) {
         const RequestSegment& s = a->segments[a->criticalPath[k]];
-        TimeNs ns = s.durationNs;
-        if (clip < a->clips.size() && a->clips[clip].entry == k) ns = a->clips[clip].endNs - a->clips[clip++].startNs;
-        criticalByTask[std::string(s.task)] += ns;
+        criticalByTask[std::string(s.task)] += clip ? clip->endNs - clip->startNs : s.durationNs;
         if (!longest || s.durationNs > longest->durationNs) longest = &s;
-    }
+    });
     ASSERT_NE(longest, nullptr);
     EXPECT_EQ(longest->task, "graphql-gateway:graphql.execution");
     EXPECT_FALSE(longest->network);

@@ -102,13 +102,11 @@ CaseResult analyse(const std::string& path, std::map<std::string, double>& byTas
         else if (s.startEvent.rfind("served ", 0) == 0 && stack.size() > 1) stack.pop_back();
         owner[i] = stack.back();
     }
-    std::size_t clip = 0;  // an entry only part of whose segment is on the path counts that part
-    for (std::size_t k = 0; k < a->criticalPath.size(); ++k) {
+    // An entry only part of whose segment is on the path counts that part.
+    forEachPathEntry(a->criticalPath.size(), a->clips, [&](std::size_t k, const PathClip* clip) {
         const auto v = a->criticalPath[k];
-        TimeNs ns = a->segments[v].durationNs;
-        if (clip < a->clips.size() && a->clips[clip].entry == k) ns = a->clips[clip].endNs - a->clips[clip++].startNs;
-        byTask[owner[v]] += double(ns) / 1000.0;
-    }
+        byTask[owner[v]] += double(clip ? clip->endNs - clip->startNs : a->segments[v].durationNs) / 1000.0;
+    });
     out.blindUs = double(a->blindNs) / 1000.0;
     return out;
 }
@@ -365,13 +363,11 @@ Times engineResult(const PeerCase& c) {
     if (!a) return {{"(error) " + a.message(), 1}};
     if (a->entrySpan.size() != a->criticalPath.size()) return {{"(error) entries without spans", 1}};
     Times out;
-    std::size_t clip = 0;
-    for (std::size_t k = 0; k < a->criticalPath.size(); ++k) {
-        TimeNs ns = a->segments[a->criticalPath[k]].durationNs;
-        if (clip < a->clips.size() && a->clips[clip].entry == k) ns = a->clips[clip].endNs - a->clips[clip++].startNs;
+    forEachPathEntry(a->criticalPath.size(), a->clips, [&](std::size_t k, const PathClip* clip) {
+        const TimeNs ns = clip ? clip->endNs - clip->startNs : a->segments[a->criticalPath[k]].durationNs;
         const std::int32_t span = a->entrySpan[k];
         out[span >= 0 && std::size_t(span) < a->spanIds.size() ? a->spanIds[std::size_t(span)] : "(none)"] += double(ns) / 1000.0;
-    }
+    });
     if (a->blindNs > 0) out["(blind)"] += double(a->blindNs) / 1000.0;
     return out;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tracelight/analysis/RequestDag.h"
+#include "tracelight/analysis/SpanTreeCriticalPath.h"  // SpanPart
 
 namespace tracelight {
 
@@ -18,12 +19,6 @@ struct BlindInterval {
 // An entry of a path that only part of its segment lies on (a span request's child cut at its parent's end).
 struct PathClip {
     std::uint32_t entry;  // index into CriticalPath::segments
-    TimeNs startNs, endNs;
-};
-
-// A span's time between two instants on the analysis clock.
-struct SpanPart {
-    std::int32_t span;
     TimeNs startNs, endNs;
 };
 
@@ -39,20 +34,24 @@ struct CriticalPath {
     std::vector<SpanPart> async;
 };
 
+// Each entry k of a path of `count` entries with its clip: null where the entry is its whole segment.
+template <typename F>
+void forEachPathEntry(std::size_t count, std::span<const PathClip> clips, F&& f) {
+    std::size_t c = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+        const bool clipped = c < clips.size() && clips[c].entry == k;
+        f(k, clipped ? &clips[c++] : static_cast<const PathClip*>(nullptr));
+    }
+}
+
 // Each entry of a path as (segment, start, end): the part of the segment on the path.
 template <typename F>
 void forEachPathPart(std::span<const SegmentInstance> segments, std::span<const std::uint32_t> path, std::span<const PathClip> clips,
                      F&& f) {
-    std::size_t c = 0;
-    for (std::size_t k = 0; k < path.size(); ++k) {
+    forEachPathEntry(path.size(), clips, [&](std::size_t k, const PathClip* clip) {
         const SegmentInstance& s = segments[path[k]];
-        if (c < clips.size() && clips[c].entry == k) {
-            f(path[k], clips[c].startNs, clips[c].endNs);
-            ++c;
-        } else {
-            f(path[k], s.startNs, s.endNs);
-        }
-    }
+        f(path[k], clip ? clip->startNs : s.startNs, clip ? clip->endNs : s.endNs);
+    });
 }
 
 // The dependency of segment v that finished last, or -1. Ties: a known link (a span child's return),

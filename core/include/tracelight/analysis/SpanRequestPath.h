@@ -15,7 +15,7 @@ namespace tracelight {
 // Working memory kept from request to request (one per pass).
 struct SpanRequestPathScratch {
     std::vector<TimeNs> eventNs;
-    std::vector<std::uint32_t> segmentsBefore, nextFree, ownedBegin, owned;
+    std::vector<std::uint32_t> segmentsBefore, nextFree;
     std::vector<std::int32_t> owner;
     std::vector<SpanTiming> timings;
     // Left by spanRequestCriticalPath for the slack: the segments that end the roots, and the request's end.

@@ -18,6 +18,17 @@ namespace tracelight {
 // parent only started (FOLLOWS_FROM, a consumer under its producer, a link).
 enum class SpanWait : std::uint8_t { Waited, Detached };
 
+// Whether span i of n, whose parent's index is `parent`, is a root: no parent, one out of range, or itself.
+inline bool isSpanRoot(std::int32_t parent, std::size_t i, std::size_t n) {
+    return parent < 0 || static_cast<std::size_t>(parent) >= n || static_cast<std::size_t>(parent) == i;
+}
+
+// A span's time between two instants on the analysis clock.
+struct SpanPart {
+    std::int32_t span;
+    TimeNs startNs, endNs;
+};
+
 struct SpanTiming {
     std::int32_t parent = -1;       // its parent's index; -1, itself or out of range: a root
     TimeNs startNs = 0, endNs = 0;  // on the clock the path is wanted on (the analysis's adjusted one)
@@ -25,10 +36,8 @@ struct SpanTiming {
 };
 
 struct SpanTreeCriticalPath {
-    struct Section {
-        std::int32_t span;  // whose own time this is; -1: between roots, where no span ran (blind)
-        TimeNs startNs, endNs;
-    };
+    // Its span: whose own time this is; -1: between roots, where no span ran (blind).
+    using Section = SpanPart;
     TimeNs startNs = 0, endNs = 0;   // the request as its caller saw it: the earliest root start to the latest root end
     std::vector<Section> sections;   // in time order, tiling [startNs, endNs] with no gap and no overlap
     std::vector<Section> async;      // asynchronous work by span, each span's parts in time order

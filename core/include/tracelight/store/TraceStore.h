@@ -230,8 +230,8 @@ public:
     // Known causal links of the requests in [firstId, endId), in request order; or of one request.
     Result<std::vector<LinkRow>> causalLinks(std::int64_t firstId, std::int64_t endId) const;
     Result<std::vector<LinkRow>> causalLinks(RequestId request) const;
-    // The spans of the requests in [firstId, endId), in (request, idx) order; or of one request. None in a
-    // store before schema 6 or for event-log requests.
+    // The spans of the requests in [firstId, endId), in (request, idx) order; or of one request. None for
+    // event-log requests.
     Result<std::vector<SpanRefRow>> spanRefs(std::int64_t firstId, std::int64_t endId) const;
     Result<std::vector<SpanRefRow>> spanRefs(RequestId request) const;
     // A request's span ids as its input wrote them, by span index (an index with no row: empty).

@@ -408,9 +408,8 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
         }
     }
     // Whether span i calls child c, and c returns into it, as events of i. Detached work (FOLLOWS_FROM, a
-    // consumer) never returns into its parent, nor does asynchronous work that outlives
-    // its parent (and work "started" before its parent is skew): those ends get no
-    // event, so nesting is never invented. Nor does a child that starts after its parent ended (or ends
+    // consumer) never returns into its parent, nor does asynchronous work that outlives its parent (and
+    // work "started" before its parent is skew): those ends get no event, so nesting is never invented. Nor does a child that starts after its parent ended (or ends
     // before it started) give the parent an event outside its own span: its own time stays within it.
     auto callsInto = [&](std::size_t i, std::size_t c) {
         return absorbedInto[c] != static_cast<long>(i) && span(c).startNs >= span(i).startNs && span(c).startNs <= span(i).endNs;
