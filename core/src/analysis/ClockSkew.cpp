@@ -33,7 +33,11 @@ void SkewEstimates::add(HostId client, HostId server, TimeNs rttNs, TimeNs offse
     ++e.samples;
     if (fromSpans) {
         ++e.spanTrips;
-        if (lo > 0 || hi < 0) ++e.outside;
+        // Only a server that starts before its client sent the call is evidence of skew: nothing else
+        // explains it. One that ends after the client's reply is explained without skew (work after the
+        // response was sent, or a caller that stopped waiting), so it is no evidence, though an applied
+        // offset still respects it.
+        if (hi < 0) ++e.outside;
         e.loNs = std::max(e.loNs, lo);
         e.hiNs = std::min(e.hiNs, hi);
     } else {

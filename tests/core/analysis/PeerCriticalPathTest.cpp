@@ -208,9 +208,6 @@ const std::map<std::string, Difference>& differences() {
         "the expected answer); CRISP counts each call whole, so its parts add up to more than the request; ours stop "
         "the earlier call where the next began and add up to the request exactly";
     static const std::map<std::string, Difference> table = {
-        {"crisp/7", {"clock adjustment: the S2 server ends 10 us after its S1 client on another host; Jaeger's adjuster rule "
-                     "moves S2's clock 10 us back so it fits (a server no longer than its client), CRISP clips it",
-                     {{"[S2] O2", 90}, {"[S3] O3", 10}}}},
         {"crisp/10", {kJitter, {{"[S1] O1", 402}, {"[S2] O2", 199}, {"[S3] O3", 99}, {"[S4] O4", 300}}}},
         {"crisp/19", {kJitter, {{"[S1] O1", 10}, {"[S2] O2", 195}, {"[S3] O3", 95}, {"[S4] O4", 300}}}},
         {"crisp/20", {kJitter, {{"[S1] O1", 10}, {"[S2] O2", 195}, {"[S3] O3", 95}, {"[S4] O4", 300}}}},

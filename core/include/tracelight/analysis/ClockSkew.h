@@ -5,7 +5,7 @@
 // wins; offsets are then propagated from a reference host along the lowest-RTT spanning tree.
 //
 // Span data keeps its recorded clocks unless there is evidence of skew (docs/concepts/clock-skew-and-causal-model.md): a round trip
-// whose server part does not fit inside its client's (a child outside its parent), with the offset
+// whose server starts before its client sent the call (a child starting before its parent), with the offset
 // chosen as Jaeger's adjuster does (the server centred in its client: the latency split evenly) and
 // kept inside what every other round trip of the pair allows. Each host pair says which rule fired.
 #include <cstdint>
@@ -25,9 +25,9 @@ namespace tracelight {
 enum class SkewRule : std::uint8_t {
     MinRtt,              // event logs: the Mystery Machine's lowest-RTT estimate
     Fits,                // spans: every server fits inside its client; recorded clocks kept (offset 0)
-    ChildOutsideParent,  // spans: a server outside its client (few round trips); centred as Jaeger's adjuster does
+    ChildOutsideParent,  // spans: a server starts before its client (few round trips); centred as Jaeger's adjuster does
     ConfirmedPair,       // spans: many round trips agree on an offset that excludes 0
-    Inconsistent,        // spans: a few servers lie outside their clients but the round trips disagree; kept
+    Inconsistent,        // spans: a few servers start before their clients but the round trips disagree; kept
 };
 std::string_view skewRuleName(SkewRule rule);
 
@@ -41,7 +41,7 @@ struct SkewEstimate {
     std::int64_t samples = 0;
     // Of the round trips in event-log requests / span requests:
     std::int64_t eventTrips = 0, spanTrips = 0;
-    // Span round trips: those where offset 0 does not fit (the server outside its client), and the
+    // Span round trips whose server starts before the client's send (the evidence of skew), and the
     // offsets every span round trip allows ([last server - reply, first server - send], intersected).
     std::int64_t outside = 0;
     TimeNs loNs = std::numeric_limits<TimeNs>::min(), hiNs = std::numeric_limits<TimeNs>::max();
