@@ -29,6 +29,8 @@ struct Answer {
     std::string error;
 };
 
+Answer analyseFile(const std::string& json, InputFormat format, const std::string& request = "t");
+
 Answer analyse(const std::vector<Span>& spans) {
     std::string json = R"({"data":[{"traceID":"t","processes":{)";
     std::map<std::string, std::string> process;  // service -> process id
@@ -51,6 +53,10 @@ Answer analyse(const std::vector<Span>& spans) {
         first = false;
     }
     json += "]}]}";
+    return analyseFile(json, InputFormat::JaegerJson);
+}
+
+Answer analyseFile(const std::string& json, InputFormat format, const std::string& request) {
     Answer out;
     test::ScratchDir dir;
     auto opened = TraceStore::open(dir.file("async.tldb"), TraceStore::Mode::Create);
@@ -58,10 +64,10 @@ Answer analyse(const std::vector<Span>& spans) {
     TraceStore& store = *opened.value();
     ImportOptions options;
     options.inputs = {dir.write("trace.json", json)};
-    options.format = InputFormat::JaegerJson;
+    options.format = format;
     if (auto imported = importTraces(store, options); !imported) return {0, 0, {}, {}, {}, imported.message()};
     if (auto analysed = analyzeStore(store, AnalysisOptions{}); !analysed) return {0, 0, {}, {}, {}, analysed.message()};
-    auto a = loadRequestAnalysis(store, "t");
+    auto a = loadRequestAnalysis(store, request);
     if (!a) return {0, 0, {}, {}, {}, a.message()};
     out.latencyNs = a->latencyNs;
     out.blindNs = a->blindNs;
@@ -124,6 +130,37 @@ TEST(AsyncWork, AConsumerOnAnotherHostIsNotWaitedForByItsProducer) {
     EXPECT_EQ(a.latencyNs, us(10));
     EXPECT_EQ(a.critical, (Times{{"send", us(10)}}));
     EXPECT_EQ(a.async, (Times{{"handle", us(45)}}));
+}
+
+// An OTLP span with no parent but a link to a span of its own trace was started by that span, not waited
+// for by it (as a FOLLOWS_FROM reference); a link beside a parent leaves the parent as it is.
+TEST(AsyncWork, AnOtlpSpanLinkedToItsStarterIsNotWaitedFor) {
+    auto span = [](const char* id, const char* parent, const char* link, int startUs, int endUs) {
+        std::string s = R"({"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":")" + std::string(id) + R"(","name":"op-)" + id + "\"";
+        if (*parent) s += R"(,"parentSpanId":")" + std::string(parent) + "\"";
+        if (*link) s += R"(,"links":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":")" + std::string(link) + R"("}])";
+        return s + R"(,"startTimeUnixNano":")" + std::to_string(1'700'000'000'000'000'000LL + startUs * 1000LL) +
+               R"(","endTimeUnixNano":")" + std::to_string(1'700'000'000'000'000'000LL + endUs * 1000LL) + "\"}";
+    };
+    const std::string json = R"({"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"shop"}}]},)"
+                             R"("scopeSpans":[{"spans":[)" + span("a1", "", "", 0, 30) + "," + span("b2", "", "a1", 10, 50) + "," +
+                             span("c3", "a1", "b2", 12, 20) + "]}]}]}";
+    const Answer a = analyseFile(json, InputFormat::OtlpJson, "0af7651916cd43dd8448eb211c80319c");
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_EQ(a.latencyNs, us(30));
+    EXPECT_EQ(a.critical, (Times{{"a1", us(22)}, {"c3", us(8)}}));
+    EXPECT_EQ(a.async, (Times{{"b2", us(40)}}));
+}
+
+// A server that starts inside its client and ends after it, on another host, is no evidence of clock skew:
+// the client did not wait for its last part (CRISP's case 7).
+TEST(AsyncWork, AServerEndingAfterItsClientOnAnotherHostIsCutAtItsEnd) {
+    const Answer a = analyse({{"call", "", "CHILD_OF", "shop", "client", 0, 100}, {"serve", "call", "CHILD_OF", "cart", "server", 10, 100},
+                              {"query", "serve", "CHILD_OF", "db", "", 40, 10}});
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_EQ(a.latencyNs, us(100));
+    EXPECT_EQ(a.critical, (Times{{"call", us(10)}, {"serve", us(80)}, {"query", us(10)}}));
+    EXPECT_EQ(a.async, (Times{{"serve", us(10)}}));
 }
 
 TEST(AsyncWork, AServerOnAnotherHostIsWaitedForByItsClient) {

@@ -171,6 +171,21 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
             span.processAttributes = resource;
             otlpAttributes(s.find("attributes"), span.attributes);
             if (const JsonValue* kind = s.find("kind")) span.attributes.emplace_back("span.kind", scalar(kind));
+            // Links, as Jaeger reads them (FOLLOWS_FROM): a span with no parent hangs from the first span of its
+            // own trace it links to, as work that span started and did not wait for; other links are kept.
+            if (const JsonValue* links = s.find("links"); links && links->isArray())
+                for (const auto& link : links->array()) {
+                    std::string id = scalar(link.find("spanId"));
+                    if (id.empty()) continue;
+                    const std::string trace = scalar(link.find("traceId"));
+                    const bool sameTrace = trace.empty() || trace == span.traceId;
+                    if (span.parentId.empty() && sameTrace && id != span.spanId) {
+                        span.parentId = std::move(id);
+                        span.parentFollowsFrom = true;
+                    } else {
+                        span.followsFrom.push_back(std::move(id));
+                    }
+                }
             if (const JsonValue* events = s.find("events"); events && events->isArray())
                 for (const auto& e : events->array()) {
                     std::int64_t t = 0;
