@@ -12,6 +12,7 @@ inline QColor critical() { return QColor(0xd9, 0x48, 0x0f); }
 inline QColor criticalOutline() { return QColor(0x8a, 0x2a, 0x05); }
 inline QColor slack() { return QColor(0x2f, 0x9e, 0x44, 70); }
 inline QColor blind() { return QColor(0x86, 0x8e, 0x96); }
+inline QColor asyncWork() { return QColor(0xb8, 0xa9, 0xe0); }  // work nobody waited for (span data)
 inline QColor network() { return QColor(0x49, 0x50, 0x57); }
 inline QColor selection() { return QColor(0x19, 0x71, 0xc2); }
 inline QColor folded() { return QColor(0x86, 0x8e, 0x96, 180); }

@@ -59,8 +59,11 @@ void FlameGraphView::assign(std::shared_ptr<const ProfileSet> profile, std::size
 
 double FlameGraphView::total(int frame) const {
     if (!m_profile) return 0;
+    // The whole is the latency and, beside it, the work nobody waited for ("[async]", a top-level frame).
+    const std::int32_t async = m_profile->asyncFrame();
     auto one = [&](std::size_t g) {
-        return frame < 0 ? m_profile->meanLatencyNs(g) : m_profile->meanTotalNs(g, static_cast<std::size_t>(frame));
+        if (frame >= 0) return m_profile->meanTotalNs(g, static_cast<std::size_t>(frame));
+        return m_profile->meanLatencyNs(g) + (async >= 0 ? m_profile->meanTotalNs(g, static_cast<std::size_t>(async)) : 0.0);
     };
     return m_diffTarget >= 0 ? std::max(one(m_group), one(static_cast<std::size_t>(m_diffTarget))) : one(m_group);
 }
@@ -177,12 +180,18 @@ void FlameGraphView::paintEvent(QPaintEvent*) {
         QString name;
         QColor fill;
         if (b.frame < 0) {
-            name = tr("all (%1 mean latency)").arg(formatDurationNs(static_cast<TimeNs>(total(-1))));
+            const std::int32_t async = m_profile->asyncFrame();
+            const double latency = m_profile->meanLatencyNs(m_group);
+            name = async >= 0 ? tr("all (%1 mean latency, and %2 not waited for)")
+                                    .arg(formatDurationNs(static_cast<TimeNs>(latency)),
+                                         formatDurationNs(static_cast<TimeNs>(m_profile->meanTotalNs(m_group, static_cast<std::size_t>(async)))))
+                              : tr("all (%1 mean latency)").arg(formatDurationNs(static_cast<TimeNs>(latency)));
             fill = QColor(0xce, 0xd4, 0xda);
         } else {
             const ProfileFrameInfo& info = m_profile->frames[static_cast<std::size_t>(b.frame)];
             name = QString::fromStdString(info.name);
             if (info.kind == FrameKind::Blind) fill = palette::blind();
+            else if (info.kind == FrameKind::Async) fill = palette::asyncWork();
             else if (info.kind == FrameKind::Network) fill = QColor(0x74, 0xc0, 0xfc);
             else if (!info.services.empty()) fill = palette::forTask(QString::fromStdString(info.services.front()));
             else {

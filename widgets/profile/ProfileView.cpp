@@ -347,7 +347,7 @@ void ProfileView::compute() {
 void ProfileView::updateLabels() {
     if (!m_profile) return;
     QString text = tr("%L1 requests · mean latency %2 · %L3 frames · width: mean critical time per request; colour: service "
-                      "(light blue: a network hop, grey: blind time) · click a frame to zoom, Backspace to go back")
+                      "(light blue: a network hop, grey: blind time, lilac: not waited for) · click a frame to zoom, Backspace to go back")
                        .arg(m_profile->groups[0].requests)
                        .arg(formatDurationNs(static_cast<TimeNs>(m_profile->meanLatencyNs(0))))
                        .arg(static_cast<qlonglong>(m_profile->frames.size()));

@@ -699,6 +699,7 @@ void CachedCriticalPaths::get(std::size_t row, CriticalPath& out) const {
                         segments.begin() + static_cast<std::ptrdiff_t>(pathBegin[row + 1]));
     out.blind.assign(blind.begin() + static_cast<std::ptrdiff_t>(blindBegin[row]), blind.begin() + static_cast<std::ptrdiff_t>(blindBegin[row + 1]));
     out.clips.assign(clips.begin() + static_cast<std::ptrdiff_t>(clipBegin[row]), clips.begin() + static_cast<std::ptrdiff_t>(clipBegin[row + 1]));
+    out.async.assign(async.begin() + static_cast<std::ptrdiff_t>(asyncBegin[row]), async.begin() + static_cast<std::ptrdiff_t>(asyncBegin[row + 1]));
 }
 
 void CachedCriticalPaths::add(const CriticalPath& path, std::uint32_t count) {
@@ -710,6 +711,8 @@ void CachedCriticalPaths::add(const CriticalPath& path, std::uint32_t count) {
     blind.insert(blind.end(), path.blind.begin(), path.blind.end());
     clips.insert(clips.end(), path.clips.begin(), path.clips.end());
     clipBegin.push_back(clips.size());
+    async.insert(async.end(), path.async.begin(), path.async.end());
+    asyncBegin.push_back(async.size());
     pathBegin.push_back(segments.size());
     blindBegin.push_back(blind.size());
 }
@@ -730,6 +733,9 @@ void CachedCriticalPaths::addAll(const CachedCriticalPaths& next) {
     const std::uint64_t clipBase = clips.size();
     clips.insert(clips.end(), next.clips.begin(), next.clips.end());
     for (std::size_t r = 1; r < next.clipBegin.size(); ++r) clipBegin.push_back(clipBase + next.clipBegin[r]);
+    const std::uint64_t asyncBase = async.size();
+    async.insert(async.end(), next.async.begin(), next.async.end());
+    for (std::size_t r = 1; r < next.asyncBegin.size(); ++r) asyncBegin.push_back(asyncBase + next.asyncBegin[r]);
     for (std::size_t r = 1; r < next.pathBegin.size(); ++r) pathBegin.push_back(pathBase + next.pathBegin[r]);
     for (std::size_t r = 1; r < next.blindBegin.size(); ++r) blindBegin.push_back(blindBase + next.blindBegin[r]);
 }
@@ -755,9 +761,11 @@ Result<CachedCriticalPaths> loadCachedCriticalPaths(const TraceStore& store, con
         path.segments.clear();
         path.blind.clear();
         path.clips.clear();
+        path.async.clear();
         path.latencyNs = latencyNs;
         path.blindNs = blindNs;
-        if (decodeRequestResult(blob, startNs, count, nullptr, path.segments, path.blind, path.clips)) out.add(path, count);
+        if (decodeRequestResult(blob, startNs, count, nullptr, path.segments, path.blind, path.clips, nullptr, &path.async))
+            out.add(path, count);
         else out.addMissing();
         return true;
     });

@@ -23,8 +23,15 @@ const char* frameKindName(FrameKind kind) {
     case FrameKind::Blind: return "blind";
     case FrameKind::Category: return "category";
     case FrameKind::Task: return "task";
+    case FrameKind::Async: return "async";
     }
     return "segment";
+}
+
+std::int32_t ProfileSet::asyncFrame() const {
+    for (std::size_t f = 0; f < frames.size(); ++f)
+        if (frames[f].parent < 0 && frames[f].kind == FrameKind::Async) return static_cast<std::int32_t>(f);
+    return -1;
 }
 
 double ProfileSet::meanLatencyNs(std::size_t g) const {
@@ -334,6 +341,30 @@ private:
         return frame;
     }
 
+    // Work nobody waited for, under "[async]" by the span that began it: a part that lies within an async part
+    // of its parent is that parent's work already, so each instant counts once.
+    template <class AddSelf>
+    static void addAsync(ShardState& s, const CriticalPath& cp, const std::vector<SpanShape>& spans, AddSelf& addSelf) {
+        const auto& parts = cp.async;  // by span, each span's parts in time order
+        auto coveredByParent = [&](const SpanPart& p) {
+            const std::int32_t parent = static_cast<std::size_t>(p.span) < spans.size() ? spans[static_cast<std::size_t>(p.span)].parent : -1;
+            if (parent < 0) return false;
+            auto it = std::lower_bound(parts.begin(), parts.end(), parent, [](const SpanPart& q, std::int32_t span) { return q.span < span; });
+            for (; it != parts.end() && it->span == parent; ++it)
+                if (it->startNs <= p.startNs && it->endNs >= p.endNs) return true;
+            return false;
+        };
+        std::int32_t top = -1;
+        for (const SpanPart& p : parts) {
+            if (p.endNs <= p.startNs || static_cast<std::size_t>(p.span) >= spans.size() || coveredByParent(p)) continue;
+            if (top < 0) top = s.table.child(-1, "[async]", FrameKind::Async);
+            const SpanShape& sp = spans[static_cast<std::size_t>(p.span)];
+            s.name.assign(sp.service).append(":").append(sp.operation);
+            const std::string_view service[] = {sp.service};
+            addSelf(s.table.child(top, s.name, FrameKind::Async, service), p.endNs - p.startNs);
+        }
+    }
+
     template <class AddSelf, class RoleOf>
     void processSpans(ShardState& s, const RequestDag& dag, const CriticalPath& cp, const std::vector<SpanShape>& spans, AddSelf& addSelf,
                       RoleOf& roleOf) const {
@@ -386,6 +417,7 @@ private:
             }
             addSelf(frame, to - from);
         });
+        addAsync(s, cp, spans, addSelf);
         // Blind time under the deepest span enclosing the critical segments on both sides of the gap.
         if (cp.blindNs <= 0) return;
         std::vector<std::int32_t>& ancestors = s.ancestors;

@@ -366,15 +366,58 @@ TEST(ProfileDiff, AFiveMillisecondSlowerSegmentFlagsExactlyItsChain) {
 // in request 1 A2 is slower and on the critical path, in request 2 B1. Merged by identical stack and
 // divided by two, both appear on the average critical path, each at half its time: A1 35 ms in all, of
 // it 10 ms its own, A2 10 ms (20 / 2), B1 15 ms (30 / 2).
+namespace {
+// A Jaeger span of processes "pa" (service A) and "pb" (service B); times in µs.
+std::string span(const char* trace, const char* id, const char* parent, const char* op, const char* process, long start, long duration) {
+    std::string refs = parent ? std::string(R"([{"refType":"CHILD_OF","traceID":")") + trace + R"(","spanID":")" + parent + R"("}])" : "[]";
+    return std::string(R"({"traceID":")") + trace + R"(","spanID":")" + id + R"(","operationName":")" + op + R"(","references":)" + refs +
+           R"(,"startTime":)" + std::to_string(1700000000000000L + start) + R"(,"duration":)" + std::to_string(duration) +
+           R"(,"processID":")" + process + R"(","tags":[],"logs":[]})";
+}
+const char* const kProcesses = R"("processes":{"pa":{"serviceName":"A","tags":[]},"pb":{"serviceName":"B","tags":[]}})";
+
+// The profile of one Jaeger document, imported and analysed.
+Result<ProfileSet> profileOf(const test::ScratchDir& dir, const std::string& json, std::size_t requests) {
+    auto store = TraceStore::open(dir.file("p.tldb"), TraceStore::Mode::Create);
+    if (!store) return store.status();
+    ImportOptions import;
+    import.inputs = {dir.write("p.json", json)};
+    if (auto imported = importTraces(*store.value(), import); !imported) return imported.status();
+    if (auto analysed = analyzeStore(*store.value(), AnalysisOptions{}); !analysed) return analysed.status();
+    auto analysis = loadAnalysis(*store.value());
+    if (!analysis) return analysis.status();
+    if (analysis->data.requestCount() != requests) return Status::error("unexpected request count");
+    return buildProfiles(analysis.value(), store.value().get(), {allRows(analysis.value())});
+}
+} // namespace
+
+// Work nobody waited for is the top-level "[async]" frame beside the latency, by the span that began it, each
+// instant once (a child inside its parent's asynchronous part is its parent's already).
+TEST(Profile, AsyncWorkIsItsOwnFrameBesideTheLatency) {
+    test::ScratchDir dir;
+    const std::string json = std::string(R"({"data":[{"traceID":"r1","spans":[)") + span("r1", "a1", nullptr, "A1", "pa", 0, 30000) + "," +
+                             span("r1", "a2", "a1", "A2", "pa", 20000, 30000) + "," + span("r1", "b1", "a2", "B1", "pb", 40000, 5000) +
+                             "," + span("r1", "a3", "a1", "A3", "pa", 35000, 5000) + "]," + kProcesses + "}]}";
+    auto set = profileOf(dir, json, 1);
+    ASSERT_TRUE(set) << set.message();
+    const ProfileSet& p = set.value();
+    std::map<std::string, std::pair<double, FrameKind>> byPath;  // path -> (total ms, kind)
+    for (std::size_t f = 0; f < p.frames.size(); ++f) byPath[p.path(f)] = {p.meanTotalNs(0, f) / 1e6, p.frames[f].kind};
+    EXPECT_NEAR(p.meanLatencyNs(0) / 1e6, 30.0, 1e-9);
+    EXPECT_NEAR(byPath["A:A1"].first, 30.0, 1e-9);
+    EXPECT_NEAR(byPath["A:A1;A:A2"].first, 10.0, 1e-9);  // its part before A1 ended
+    ASSERT_GE(p.asyncFrame(), 0);
+    EXPECT_EQ(p.path(static_cast<std::size_t>(p.asyncFrame())), "[async]");
+    EXPECT_NEAR(byPath["[async]"].first, 25.0, 1e-9);  // A2 past A1's end (20) and A3 after it (5); B1 inside A2's
+    EXPECT_NEAR(byPath["[async];A:A2"].first, 20.0, 1e-9);
+    EXPECT_NEAR(byPath["[async];A:A3"].first, 5.0, 1e-9);
+    EXPECT_EQ(byPath.count("[async];B:B1"), 0u);
+    EXPECT_EQ(byPath["[async];A:A2"].second, FrameKind::Async);
+}
+
 TEST(Profile, ThePapersTwoRequestAggregation) {
     test::ScratchDir dir;
-    auto span = [](const char* trace, const char* id, const char* parent, const char* op, const char* process, long start, long duration) {
-        std::string refs = parent ? std::string(R"([{"refType":"CHILD_OF","traceID":")") + trace + R"(","spanID":")" + parent + R"("}])" : "[]";
-        return std::string(R"({"traceID":")") + trace + R"(","spanID":")" + id + R"(","operationName":")" + op + R"(","references":)" +
-               refs + R"(,"startTime":)" + std::to_string(1700000000000000L + start) + R"(,"duration":)" + std::to_string(duration) +
-               R"(,"processID":")" + process + R"(","tags":[],"logs":[]})";
-    };
-    const std::string processes = R"("processes":{"pa":{"serviceName":"A","tags":[]},"pb":{"serviceName":"B","tags":[]}})";
+    const std::string processes = kProcesses;
     const std::string json = std::string(R"({"data":[{"traceID":"r1","spans":[)") + span("r1", "a1", nullptr, "A1", "pa", 0, 30000) + "," +
                              span("r1", "a2", "a1", "A2", "pa", 5000, 20000) + "," + span("r1", "b1", "a1", "B1", "pb", 5000, 10000) + "]," +
                              processes + R"(},{"traceID":"r2","spans":[)" + span("r2", "a1", nullptr, "A1", "pa", 1000000, 40000) + "," +
@@ -435,6 +478,11 @@ void expectCacheMatchesThePass(const TraceStore& store, const InMemoryAnalysis& 
             EXPECT_EQ(a.blind[i].durationNs, b.blind[i].durationNs) << r;
         }
         ASSERT_EQ(loaded->segmentCount[r], computed.segmentCount[r]) << r;
+        ASSERT_EQ(a.async.size(), b.async.size()) << r;
+        for (std::size_t i = 0; i < a.async.size(); ++i) {
+            EXPECT_EQ(a.async[i].span, b.async[i].span) << r;
+            EXPECT_EQ(a.async[i].endNs - a.async[i].startNs, b.async[i].endNs - b.async[i].startNs) << r;
+        }
     }
     const auto rows = allRows(analysis);
     ProfileOptions withCache;

@@ -145,6 +145,8 @@ struct CachedCriticalPaths {
     std::vector<BlindInterval> blind;
     std::vector<std::uint64_t> clipBegin{0};  // row r: clips[clipBegin[r], clipBegin[r + 1])
     std::vector<PathClip> clips;
+    std::vector<std::uint64_t> asyncBegin{0};  // row r: async[asyncBegin[r], asyncBegin[r + 1]) (span requests)
+    std::vector<SpanPart> async;
     std::vector<TimeNs> latencyNs, blindNs;
 
     std::size_t rows() const { return cached.size(); }

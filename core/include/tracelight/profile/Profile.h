@@ -7,7 +7,9 @@
 // network trip as its own frame named by both services (`frontend → currencyservice`) under the caller;
 // event logs — category › task › segment (START->END). Blind time (the critical path's gaps that no
 // segment covers) is its own frame `blind`, under the span that was waiting across the gap (the deepest
-// span enclosing both critical segments beside it); for event logs at the top.
+// span enclosing both critical segments beside it); for event logs at the top. Span data's work that the
+// caller did not wait for is not on the path: it is the top-level frame `[async]`, by the span that began it
+// (its time is beside the latency, not part of it).
 #include <array>
 #include <cstdint>
 #include <span>
@@ -24,8 +26,8 @@ namespace tracelight {
 
 class TraceStore;
 
-enum class FrameKind : std::uint8_t { Span, Segment, Network, Blind, Category, Task };
-const char* frameKindName(FrameKind kind);  // "span", "segment", "network", "blind", "category", "task"
+enum class FrameKind : std::uint8_t { Span, Segment, Network, Blind, Category, Task, Async };
+const char* frameKindName(FrameKind kind);  // "span", "segment", "network", "blind", "category", "task", "async"
 
 struct ProfileFrameInfo {
     std::int32_t parent = -1;  // frames come parents first
@@ -69,6 +71,8 @@ struct ProfileSet {
     std::int64_t mergedFrames = 0;     // frames past kMaxProfileFrames, merged into their parent's "[other]"
 
     double meanLatencyNs(std::size_t g) const;
+    // The top-level "[async]" frame (work nobody waited for), or -1 when no request had any.
+    std::int32_t asyncFrame() const;
     double meanTotalNs(std::size_t g, std::size_t f) const;
     double meanSelfNs(std::size_t g, std::size_t f) const;
     double varianceTotalNs2(std::size_t g, std::size_t f) const;  // per-request sample variance
