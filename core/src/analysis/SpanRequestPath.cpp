@@ -48,6 +48,25 @@ void segmentOwners(std::span<const EventRecord> events, std::span<const SpanRef>
     }
 }
 
+RequestSpan requestWindow(const TraceData& data, std::size_t row, const ClockOffsets& offsets, std::vector<SegmentInstance>& segments,
+                          std::vector<TimeNs>& eventNs) {
+    const auto events = data.eventsOf(row);
+    const RequestSpan whole = buildSegments(events, offsets, segments);
+    const auto spans = data.spansOf(row);
+    if (spans.empty()) return whole;
+    eventTimes(events, segments, offsets, eventNs);
+    RequestSpan roots{0, 0};
+    bool any = false;
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        if (spans[i].startEvent >= events.size() || spans[i].endEvent >= events.size()) return whole;
+        if (!isSpanRoot(spans[i].parent, i, spans.size())) continue;
+        const TimeNs start = eventNs[spans[i].startEvent], end = std::max(start, eventNs[spans[i].endEvent]);
+        roots = any ? RequestSpan{std::min(roots.startNs, start), std::max(roots.endNs, end)} : RequestSpan{start, end};
+        any = true;
+    }
+    return any ? roots : whole;
+}
+
 bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord> events, std::span<const SpanRef> spans,
                              const ClockOffsets& offsets, CriticalPath& out, SpanRequestPathScratch& scratch) {
     if (spans.empty()) return false;

@@ -101,6 +101,12 @@ std::string gapsHowToFix() {
            "span. Add instrumentation (markers) there to see what it is.";
 }
 
+std::string asyncHowToFix() {
+    return "Work no caller waited for (a child after its parent ended, or the part of it past its parent's end; "
+           "detached work): it does not delay the response itself, only competes with it for the same machines. Move "
+           "it off the request's hosts, or schedule it when they are idle.";
+}
+
 std::string serviceHowToFix(const std::string& service) {
     return "Time " + service + " spent in its own work and its network trips, not waiting on the calls it makes: speed up " +
            service + "'s processing, or run it beside other work instead of blocking it.";

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tracelight/analysis/Segments.h"
+#include "tracelight/analysis/SpanRequestPath.h"
 
 namespace tracelight {
 
@@ -31,12 +32,13 @@ Result<BottleneckTrend> computeBottleneckTrend(const InMemoryAnalysis& analysis,
                                                const ProgressSink* progress, const CancelToken* cancel) {
     BottleneckTrend out;
     const TraceData& td = analysis.data;
-    // Each request's window, as the contribution pass cuts it (first to last event on the analysis clock).
+    // Each request's window, as the contribution pass cuts it (requestWindow: what its latency measures).
     std::vector<SegmentInstance> scratch;
+    std::vector<TimeNs> eventNs;
     for (auto r : rows) {
         if (r >= td.requestCount()) continue;
         if (cancel && cancel->isCancelled()) return Status::error("cancelled");
-        const RequestSpan window = buildSegments(td.eventsOf(r), analysis.offsets, scratch);
+        const RequestSpan window = requestWindow(td, r, analysis.offsets, scratch, eventNs);
         out.rows.push_back(r);
         out.startNs.push_back(window.startNs);
         out.latencyNs.push_back(window.endNs - window.startNs);

@@ -60,6 +60,11 @@ std::uint32_t BottleneckTypeTable::ofSpan(const SpanShape& span) {
     return type;
 }
 
+std::uint32_t BottleneckTypeTable::asyncWork() {
+    std::lock_guard lock(m_mutex);
+    return intern(std::string(kAsyncType), asyncHowToFix());
+}
+
 std::vector<BottleneckType> BottleneckTypeTable::types() const {
     std::lock_guard lock(m_mutex);
     return m_types;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "tracelight/analysis/SpanRequestPath.h"
+
 namespace tracelight {
 
 void appendSpanSelfTime(std::span<const SpanShape> spans, std::span<const TimeNs> startNs, std::span<const TimeNs> endNs,
@@ -31,6 +33,28 @@ void appendSpanSelfTime(std::span<const SpanShape> spans, std::span<const TimeNs
     }
 }
 
+void RequestBottleneckPass::splitAsyncWork(const std::vector<SpanShape>& spans) {
+    // Each span's self time (type: the span's index) given its type; the parts in its asynchronous work
+    // (m_async: by span, each span's parts in time order) the async type instead.
+    const std::size_t count = m_intervals.size();
+    for (std::size_t k = 0; k < count; ++k) {
+        ActiveInterval interval = m_intervals[k];
+        const std::uint32_t span = interval.type;
+        interval.type = m_types.ofSpan(spans[span]);
+        auto part = std::lower_bound(m_async.begin(), m_async.end(), static_cast<std::int32_t>(span),
+                                     [](const SpanPart& p, std::int32_t s) { return p.span < s; });
+        for (; part != m_async.end() && part->span == static_cast<std::int32_t>(span) && interval.startNs < interval.endNs; ++part) {
+            const TimeNs from = std::max(part->startNs, interval.startNs), to = std::min(part->endNs, interval.endNs);
+            if (to <= from) continue;
+            if (from > interval.startNs) m_intervals.push_back({interval.startNs, from, interval.type});
+            m_intervals.push_back({from, to, m_types.asyncWork()});
+            interval.startNs = to;
+        }
+        if (interval.startNs < interval.endNs) m_intervals.push_back(interval);
+    }
+    m_intervals.erase(m_intervals.begin(), m_intervals.begin() + static_cast<std::ptrdiff_t>(count));
+}
+
 std::unordered_map<std::string, HostId> hostsByName(const TraceData& data) {
     std::unordered_map<std::string, HostId> out;
     for (std::uint32_t h = 0; h < data.hostLabels.size(); ++h) out.emplace(data.label(data.hostLabels[h].value), HostId(h));
@@ -40,28 +64,48 @@ std::unordered_map<std::string, HostId> hostsByName(const TraceData& data) {
 const RequestContribution& RequestBottleneckPass::run(std::size_t row, const std::vector<SpanShape>* spans) {
     const TraceData& td = m_analysis.data;
     const ClockOffsets& offsets = m_analysis.offsets;
-    const RequestSpan window = buildSegments(td.eventsOf(row), offsets, m_segments);
-    m_latencyNs = window.endNs - window.startNs;
+    const auto events = td.eventsOf(row);
+    RequestSpan window = buildSegments(events, offsets, m_segments);
     m_intervals.clear();
+    m_async.clear();
     if (spans && !spans->empty()) {
-        // Each span on the analysis clock: its recorded times moved by its host's offset (the host its
-        // events were given at import: the span's host, else its service).
         const std::size_t n = spans->size();
         m_spanStart.resize(n);
         m_spanEnd.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const SpanShape& s = (*spans)[i];
-            const std::string_view hostName = !s.host.empty() ? s.host : s.service;
-            const auto host = m_hosts.find(hostName.empty() ? std::string("?") : std::string(hostName));
-            const TimeNs offset = host != m_hosts.end() && host->second.value < offsets.offsetNs.size() ? offsets.offsetNs[host->second.value] : 0;
-            m_spanStart[i] = s.startNs - offset;
-            m_spanEnd[i] = std::max(s.startNs, s.endNs) - offset;
+        const auto refs = td.spansOf(row);
+        bool placed = refs.size() == n;
+        for (std::size_t i = 0; placed && i < n; ++i) placed = refs[i].startEvent < events.size() && refs[i].endEvent < events.size();
+        if (placed) {
+            // As the critical path sees them: the request is what the roots' callers waited for, and work no
+            // caller waited for is its own type while it runs within that.
+            eventTimes(events, m_segments, offsets, m_eventNs);
+            m_timings.resize(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                m_spanStart[i] = m_eventNs[refs[i].startEvent];
+                m_spanEnd[i] = std::max(m_spanStart[i], m_eventNs[refs[i].endEvent]);
+                m_timings[i] = {refs[i].parent, m_spanStart[i], m_spanEnd[i], refs[i].wait};
+            }
+            SpanTreeCriticalPath path = spanTreeCriticalPath(m_timings);
+            window = {path.startNs, path.endNs};
+            m_async = std::move(path.async);
+        } else {
+            // Each span on the analysis clock: its recorded times moved by its host's offset (the host its
+            // events were given at import: the span's host, else its service).
+            for (std::size_t i = 0; i < n; ++i) {
+                const SpanShape& s = (*spans)[i];
+                const std::string_view hostName = !s.host.empty() ? s.host : s.service;
+                const auto host = m_hosts.find(hostName.empty() ? std::string("?") : std::string(hostName));
+                const TimeNs offset = host != m_hosts.end() && host->second.value < offsets.offsetNs.size() ? offsets.offsetNs[host->second.value] : 0;
+                m_spanStart[i] = s.startNs - offset;
+                m_spanEnd[i] = std::max(s.startNs, s.endNs) - offset;
+            }
         }
         appendSpanSelfTime(*spans, m_spanStart, m_spanEnd, m_intervals);
-        for (auto& interval : m_intervals) interval.type = m_types.ofSpan((*spans)[interval.type]);
+        splitAsyncWork(*spans);
     } else {
         for (const SegmentInstance& seg : m_segments) m_intervals.push_back({seg.startNs, seg.endNs, m_types.ofSegmentType(seg.type)});
     }
+    m_latencyNs = window.endNs - window.startNs;
     std::uint32_t typeCount = BottleneckTypeTable::kGaps + 1;
     for (const auto& interval : m_intervals) typeCount = std::max(typeCount, interval.type + 1);
     computeContributions(m_intervals, window.startNs, window.endNs, typeCount, m_result, m_scratch);

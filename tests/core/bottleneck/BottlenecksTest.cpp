@@ -11,6 +11,7 @@
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/bottleneck/BottleneckRules.h"
+#include "tracelight/bottleneck/BottleneckTrend.h"
 #include "tracelight/bottleneck/Bottlenecks.h"
 #include "tracelight/bottleneck/RequestBottlenecks.h"
 #include "tracelight/import/Import.h"
@@ -240,4 +241,40 @@ TEST(Bottlenecks, SpanSelfTimeOnThePapersCallsThroughImport) {
     EXPECT_DOUBLE_EQ(first.find("share")->number(), 195.0 / 320.0);
     EXPECT_FALSE(first.find("how_to_fix")->string().empty());
     EXPECT_TRUE(v.find("strata")->isArray());
+}
+
+// Span data's timeline is the request as its caller waited for it (the root's 100 ms), and work no caller
+// waited for is the type "[async]" while it runs within that: x, under a, runs 30 ms past a's end beside the
+// page's own work, which the two share; "late", after the page ended, lengthens neither the latency nor the trend's.
+TEST(Bottlenecks, WorkNoCallerWaitedForIsItsOwnType) {
+    test::ScratchDir dir;
+    const std::string processes = R"("processes":{"pp":{"serviceName":"page","tags":[]},"pa":{"serviceName":"a","tags":[]},)"
+                                  R"("pb":{"serviceName":"b","tags":[]}})";
+    const std::string json = std::string(R"({"data":[{"traceID":"t1","spans":[)") + jaegerSpan("p", nullptr, "pp", 0, 100000) + "," +
+                             jaegerSpan("a", "p", "pa", 10000, 30000) + "," + jaegerSpan("x", "a", "pb", 20000, 50000) + "," +
+                             jaegerSpan("late", "p", "pp", 120000, 10000) + "]," + processes +
+                             "}]}";
+    auto store = TraceStore::open(dir.file("async.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    ImportOptions import;
+    import.inputs = {dir.write("async.json", json)};
+    auto imported = importTraces(*store.value(), import);
+    ASSERT_TRUE(imported) << imported.message();
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store.value());
+    ASSERT_TRUE(analysis);
+    auto summaries = computeBottlenecks(analysis.value(), store.value().get(), {allRows(analysis.value())});
+    ASSERT_TRUE(summaries) << summaries.message();
+    const auto named = byName(summaries->front());
+    EXPECT_EQ(summaries->front().latencyTotalNs, 100 * kMs);
+    EXPECT_EQ(named.at("page").totalNs, 55 * kMs);
+    EXPECT_EQ(named.at("a").totalNs, 10 * kMs);
+    EXPECT_EQ(named.at("b").totalNs, 20 * kMs);
+    EXPECT_EQ(named.at(std::string(kAsyncType)).totalNs, 15 * kMs);
+    EXPECT_EQ(named.at(std::string(kAsyncType)).howToFix, asyncHowToFix());
+    EXPECT_EQ(named.at("gaps").totalNs, 0);
+    auto trend = computeBottleneckTrend(analysis.value(), store.value().get(), allRows(analysis.value()), BottleneckOptions{});
+    ASSERT_TRUE(trend) << trend.message();
+    ASSERT_EQ(trend->latencyNs.size(), 1u);
+    EXPECT_EQ(trend->latencyNs[0], 100 * kMs);
 }

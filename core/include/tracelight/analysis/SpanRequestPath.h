@@ -33,6 +33,12 @@ void eventTimes(std::span<const EventRecord> events, std::span<const SegmentInst
 void segmentOwners(std::span<const EventRecord> events, std::span<const SpanRef> spans, std::size_t segmentCount,
                    std::vector<std::int32_t>& owner, SpanRequestPathScratch& scratch);
 
+// A request's graph segments (buildSegments) and its extent as its latency is measured: for a request
+// imported from spans, the earliest root start to the latest root end on the analysis clock (work no caller
+// waited for left out); otherwise, and when its spans cannot be placed, its first to last event.
+RequestSpan requestWindow(const TraceData& data, std::size_t row, const ClockOffsets& offsets, std::vector<SegmentInstance>& segments,
+                          std::vector<TimeNs>& eventNs);
+
 // The span tree's critical path of one request into `out` (latency: the earliest root start to the latest
 // root end). False, with `out` untouched, when the spans cannot be placed (an event not found): the
 // caller keeps the event-log path.

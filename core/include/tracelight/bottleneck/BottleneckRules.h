@@ -20,6 +20,7 @@
 namespace tracelight {
 
 inline constexpr std::string_view kGapsType = "gaps";
+inline constexpr std::string_view kAsyncType = "[async]";  // span data: work no caller waited for
 
 struct BottleneckRule {
     std::string type, howToFix;
@@ -63,6 +64,7 @@ Status saveBottleneckRules(TraceStore& store, const BottleneckRules& rules);
 
 // The default types' "how to fix" texts.
 std::string gapsHowToFix();
+std::string asyncHowToFix();  // span data's work no caller waited for
 std::string serviceHowToFix(const std::string& service);    // span data: one type per service
 std::string categoryHowToFix(const std::string& category);  // event logs: one type per category
 

@@ -37,6 +37,8 @@ public:
     // A span's type (thread-safe). The default is its service's name as the categories derive it
     // (hostRole: "frontend-579b9bff58-t2dbm" -> "frontend"), from the host when the service is empty.
     std::uint32_t ofSpan(const SpanShape& span);
+    // Span data's work no caller waited for, one type whatever the span ("[async]", as the profile's frame).
+    std::uint32_t asyncWork();
 
     // A copy of the types so far (thread-safe); indices never change.
     std::vector<BottleneckType> types() const;

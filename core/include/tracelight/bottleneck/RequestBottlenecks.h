@@ -2,8 +2,10 @@
 // One request's BOSS contributions by bottleneck type: what was active when, then the timeline split
 // (Contribution.h). Span data: a span is active during its self time, its own duration not covered by its
 // children (a parent waiting on its children is not charged; its work before, between and after them is).
-// Event logs: a segment is active from its start to its end. The timeline is the request's first to last
-// event on the analysis clock, so the contributions add up exactly to the latency the analysis reports.
+// Event logs: a segment is active from its start to its end. The timeline is the request as the analysis
+// measures its latency (event logs: first to last event; span data: the roots' extent, as the critical
+// path), so the contributions add up exactly to it. Span data's work no caller waited for is the type
+// "[async]" while it runs within that.
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -39,12 +41,16 @@ public:
     TimeNs latencyNs() const { return m_latencyNs; }
 
 private:
+    void splitAsyncWork(const std::vector<SpanShape>& spans);
+
     const InMemoryAnalysis& m_analysis;
     const std::unordered_map<std::string, HostId>& m_hosts;
     BottleneckTypeTable& m_types;
     std::vector<SegmentInstance> m_segments;
     std::vector<ActiveInterval> m_intervals;
-    std::vector<TimeNs> m_spanStart, m_spanEnd;
+    std::vector<TimeNs> m_spanStart, m_spanEnd, m_eventNs;
+    std::vector<SpanTiming> m_timings;
+    std::vector<SpanPart> m_async;  // the request's work no caller waited for, by span
     ContributionScratch m_scratch;
     RequestContribution m_result;
     TimeNs m_latencyNs = 0;
