@@ -51,6 +51,12 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
             from += data->clockOffsetNs[i];
             to += data->clockOffsetNs[i];
         }
+    data->async = detail.criticalPath.async;
+    for (SpanPart& part : data->async)
+        if (static_cast<std::size_t>(part.span) < n) {
+            part.startNs += data->clockOffsetNs[static_cast<std::size_t>(part.span)];
+            part.endNs += data->clockOffsetNs[static_cast<std::size_t>(part.span)];
+        }
     data->spans = std::move(shapes.spans);
     data->texts = std::make_shared<const SpanTexts>(std::move(shapes.texts));
     const std::string path = store.path();
@@ -180,7 +186,7 @@ void SpanTreePane::updatePage() {
     m_toggle->setToolTip(reason.isEmpty() ? tr("Show one row per span (Ctrl+T) instead of a lane per host") : reason);
     if (!reason.isEmpty() && m_mode == Mode::SpanTree) m_note->setText(reason);
     else if (shown == Mode::SpanTree)
-        m_note->setText(tr("%n span(s) · click a triangle or use ←/→ to fold · Ctrl+wheel zooms · drag the divider to widen the names", nullptr,
+        m_note->setText(tr("%n span(s) · orange-red: critical · hatched: not waited for · click a triangle or use ←/→ to fold · Ctrl+wheel zooms", nullptr,
                            static_cast<int>(m_tree->spans()->spans.size())));
     else if (m_state == Spans::Unreadable) m_note->setText(tr("Host lanes · %1").arg(m_unreadable));
     else m_note->setText(hasSpans ? tr("Host lanes · the span tree is one click away (Ctrl+T)") : QString());

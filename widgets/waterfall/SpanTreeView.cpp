@@ -201,6 +201,15 @@ QString SpanTreeView::labelFor(int span) const {
     return qtext(s.service) + QStringLiteral("  ") + qtext(s.operation);
 }
 
+std::span<const SpanPart> SpanTreeView::asyncParts(int span) const {
+    if (!m_data || span < 0) return {};
+    const auto& parts = m_data->async;
+    const auto first = std::lower_bound(parts.begin(), parts.end(), span, [](const SpanPart& p, int s) { return p.span < s; });
+    auto last = first;
+    while (last != parts.end() && last->span == span) ++last;
+    return {first, last};
+}
+
 QString SpanTreeView::tooltipFor(int span) const {
     if (!m_data || span < 0 || static_cast<std::size_t>(span) >= m_data->spans.size()) return {};
     const auto& s = m_data->spans[static_cast<std::size_t>(span)];
@@ -211,6 +220,9 @@ QString SpanTreeView::tooltipFor(int span) const {
     const SpanCriticalTime* time = static_cast<std::size_t>(span) < m_data->times.spans.size() ? &m_data->times.spans[static_cast<std::size_t>(span)] : nullptr;
     text += QStringLiteral("<br>") + tr("self time %1").arg(formatDurationNs(time ? time->selfNs : kNoTime));
     if (time) text += QStringLiteral("<br>") + tr("critical %1").arg(formatDurationNs(time->criticalNs));
+    TimeNs asyncNs = 0;
+    for (const SpanPart& part : asyncParts(span)) asyncNs += part.endNs - part.startNs;
+    if (asyncNs > 0) text += QStringLiteral("<br>") + tr("not waited for %1 (asynchronous: off the critical path)").arg(formatDurationNs(asyncNs));
     if (!s.host.empty()) text += QStringLiteral("<br>") + tr("host %1").arg(qtext(s.host).toHtmlEscaped());
     return text;
 }
@@ -309,6 +321,12 @@ void SpanTreeView::paintEvent(QPaintEvent*) {
             const double x0 = xOf(static_cast<double>(from - shift - m_originNs) / 1000.0);
             const double x1 = std::max(xOf(static_cast<double>(to - shift - m_originNs) / 1000.0), x0 + 1.0);
             p.fillRect(QRectF(x0, bar.top() + bar.height() * 0.55, x1 - x0, bar.height() * 0.45), palette::critical());
+        }
+        // Work no caller waited for: hatched over the bar.
+        for (const SpanPart& part : asyncParts(span)) {
+            const double x0 = xOf(static_cast<double>(part.startNs - shift - m_originNs) / 1000.0);
+            const double x1 = std::max(xOf(static_cast<double>(part.endNs - shift - m_originNs) / 1000.0), x0 + 1.0);
+            p.fillRect(QRectF(x0, bar.top(), x1 - x0, bar.height()), QBrush(palette::asyncWork().darker(160), Qt::BDiagPattern));
         }
         // Duration beside the bar, where there is room.
         const QString duration = formatDurationNs(s.endNs - s.startNs);

@@ -30,6 +30,9 @@ struct SpanTreeData {
     // it), critical time (on the request's critical path) and where that lies, here on the span's
     // recorded clock (criticalIntervals).
     SpanCriticalTimes times;
+    // The work no caller waited for (the critical path's async parts), by span, each span's parts in time
+    // order, on the span's recorded clock as the critical intervals.
+    std::vector<SpanPart> async;
     // The analysis's clock offset of the span's host: the adjusted view draws it at recorded - offset.
     std::vector<TimeNs> clockOffsetNs;
 };
@@ -76,6 +79,7 @@ public:
     std::pair<double, double> spanUs(int span) const;
     QString labelFor(int span) const;  // "service  operation"
     QString tooltipFor(int span) const;
+    std::span<const SpanPart> asyncParts(int span) const;  // the span's work no caller waited for
 
     QSize sizeHint() const override { return {900, 500}; }
 

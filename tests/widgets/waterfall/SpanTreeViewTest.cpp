@@ -384,8 +384,20 @@ TEST(SpanTreePane, LoadsARealTraceWithCriticalTimeFromCore) {
             EXPECT_LE(to, data->spans[i].endNs);
         }
     }
-    // The child of Query.assistantReply that returned last, up to its parent's end.
+    // The child of Query.assistantReply that returned last, up to its parent's end; its last millisecond, past
+    // that end, was not waited for: hatched over its bar and named in its tooltip.
     EXPECT_EQ(execution, TimeNs{42'999} * 1000000);
+    ASSERT_EQ(data->async.size(), 1u);
+    const auto& late = data->async.front();
+    EXPECT_EQ(data->spans[static_cast<std::size_t>(late.span)].operation, "graphql.execution");
+    EXPECT_EQ(late.endNs - late.startNs, TimeNs{1000000});
+    EXPECT_EQ(late.endNs, data->spans[static_cast<std::size_t>(late.span)].endNs);
+    SpanTreeView view;
+    view.resize(1000, 400);
+    view.setSpans(data);
+    EXPECT_EQ(view.asyncParts(late.span).size(), 1u);
+    EXPECT_TRUE(view.asyncParts(0).empty());
+    EXPECT_TRUE(view.tooltipFor(late.span).contains(QStringLiteral("not waited for 1.00 ms"))) << view.tooltipFor(late.span).toStdString();
     // A span's whole record (what the detail panel shows) is read from the store when asked for.
     const RequestSpans records = store->requestSpans(*request);
     ASSERT_TRUE(data->record);
