@@ -64,6 +64,37 @@ TimeNs rescheduledLatency(const RequestDag& dag, std::uint32_t grown, TimeNs del
     return rescheduledLatency(dag, delta);
 }
 
+TimeNs rescheduledSpanLatency(const RequestDag& dag, const std::vector<TimeNs>& deltaNs, std::span<const std::uint32_t> rootEnds,
+                              TimeNs startNs) {
+    const std::size_t n = dag.segments.size();
+    if (n == 0 || rootEnds.empty()) return rescheduledLatency(dag, deltaNs);
+    // A wait: the task's next segment starts where a known link (a child's return) arrives.
+    auto isWait = [&](std::uint32_t v) {
+        const std::uint32_t w = v + 1;
+        if (w >= n || dag.segments[w].task != dag.segments[v].task) return false;
+        for (std::uint32_t k = dag.firstEdgeTo[w]; k < dag.firstEdgeTo[w + 1]; ++k)
+            if (dag.edges[k].kind == EdgeKind::Link && dag.edges[k].from != v) return true;
+        return false;
+    };
+    std::vector<TimeNs> finish(n);
+    std::vector<std::uint32_t> scratch;
+    for (std::uint32_t v : topologicalOrder(dag, scratch)) {
+        const SegmentInstance& s = dag.segments[v];
+        TimeNs start = s.startNs;  // roots keep their offset from the request's start
+        const int l = lastArrivingDependency(dag, v);
+        if (l >= 0) {
+            start = finish[l] + (s.startNs - dag.segments[l].endNs);
+            for (std::uint32_t k = dag.firstEdgeTo[v]; k < dag.firstEdgeTo[v + 1]; ++k)
+                start = std::max(start, finish[dag.edges[k].from]);
+        }
+        finish[v] = isWait(v) ? start : start + std::max<TimeNs>(0, s.durationNs() + deltaNs[v]);
+    }
+    TimeNs latest = startNs;
+    for (auto v : rootEnds)
+        if (v < n) latest = std::max(latest, finish[v]);
+    return latest - startNs;
+}
+
 TimeNs rescheduledLatency(const RequestDag& dag, const std::vector<TimeNs>& deltaNs) {
     const std::size_t n = dag.segments.size();
     std::vector<TimeNs> finish(n);

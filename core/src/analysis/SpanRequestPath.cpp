@@ -48,23 +48,42 @@ void segmentOwners(std::span<const EventRecord> events, std::span<const SpanRef>
     }
 }
 
+void rootEndSegments(std::span<const EventRecord> events, std::span<const SpanRef> spans, std::vector<std::uint32_t>& out) {
+    out.clear();
+    for (std::size_t i = 0; i < spans.size(); ++i)
+        if (const auto e = spans[i].endEvent; isSpanRoot(spans[i].parent, i, spans.size()) && e < events.size() && events[e].segmentType.isValid())
+            out.push_back(e);
+    std::sort(out.begin(), out.end());
+    // Each root's end event to the segment it closes: the segments closed by the events before it.
+    std::uint32_t closed = 0;
+    std::size_t next = 0;
+    for (std::uint32_t e = 0; e < events.size() && next < out.size(); ++e) {
+        while (next < out.size() && out[next] == e) out[next++] = closed;
+        if (events[e].segmentType.isValid()) ++closed;
+    }
+}
+
 RequestSpan requestWindow(const TraceData& data, std::size_t row, const ClockOffsets& offsets, std::vector<SegmentInstance>& segments,
                           std::vector<TimeNs>& eventNs) {
     const auto events = data.eventsOf(row);
     const RequestSpan whole = buildSegments(events, offsets, segments);
     const auto spans = data.spansOf(row);
     if (spans.empty()) return whole;
+    return rootsExtent(events, spans, segments, offsets, eventNs).value_or(whole);
+}
+
+std::optional<RequestSpan> rootsExtent(std::span<const EventRecord> events, std::span<const SpanRef> spans,
+                                       std::span<const SegmentInstance> segments, const ClockOffsets& offsets, std::vector<TimeNs>& eventNs) {
+    for (const SpanRef& s : spans)
+        if (s.startEvent >= events.size() || s.endEvent >= events.size()) return std::nullopt;
     eventTimes(events, segments, offsets, eventNs);
-    RequestSpan roots{0, 0};
-    bool any = false;
+    std::optional<RequestSpan> roots;
     for (std::size_t i = 0; i < spans.size(); ++i) {
-        if (spans[i].startEvent >= events.size() || spans[i].endEvent >= events.size()) return whole;
         if (!isSpanRoot(spans[i].parent, i, spans.size())) continue;
         const TimeNs start = eventNs[spans[i].startEvent], end = std::max(start, eventNs[spans[i].endEvent]);
-        roots = any ? RequestSpan{std::min(roots.startNs, start), std::max(roots.endNs, end)} : RequestSpan{start, end};
-        any = true;
+        roots = roots ? RequestSpan{std::min(roots->startNs, start), std::max(roots->endNs, end)} : RequestSpan{start, end};
     }
-    return any ? roots : whole;
+    return roots;
 }
 
 bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord> events, std::span<const SpanRef> spans,
@@ -85,10 +104,7 @@ bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord>
 
     segmentOwners(events, spans, segments.size(), scratch.owner, scratch);
     // The segments that end the roots, where the slack ends.
-    scratch.rootEnds.clear();
-    for (std::size_t i = 0; i < spans.size(); ++i)
-        if (const auto e = spans[i].endEvent; isSpanRoot(spans[i].parent, i, spans.size()) && events[e].segmentType.isValid())
-            scratch.rootEnds.push_back(scratch.segmentsBefore[e]);
+    rootEndSegments(events, spans, scratch.rootEnds);
     // Each span's own segments, in time order (a task's segments are in event order, their times never
     // going back).
     const Grouping owned = Grouping::ofIndices(spans.size(), segments.size(), [&](std::size_t v) { return scratch.owner[v]; });

@@ -13,6 +13,8 @@
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/analysis/Segments.h"
+#include "tracelight/analysis/Slack.h"
+#include "tracelight/analysis/SpanRequestPath.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -601,7 +603,8 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
     std::vector<TimeNs> out(td.requestCount());
     forEachShard(td.requestCount(), resolveThreads(threads), [&](unsigned, std::size_t begin, std::size_t end) {
         RequestPass pass(analysis.model, td);
-        std::vector<TimeNs> delta;
+        std::vector<TimeNs> delta, eventNs;
+        std::vector<std::uint32_t> rootEnds;
         for (std::size_t r = begin; r < end; ++r) {
             if (((r - begin) & 0xFFF) == 0 && cancel && cancel->isCancelled()) return;
             const RequestDag& dag = pass.graph(td.eventsOf(r), analysis.offsets, td.linksOf(r));
@@ -612,7 +615,15 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
                                                   : (type < a.typeCategory.size() && a.typeCategory[type] == target.category);
                 if (hit) delta[s] = std::llround(double(dag.segments[s].durationNs()) * (factor - 1.0)) + addNs;
             }
-            out[r] = rescheduledLatency(dag, delta);
+            // Span data: through its span graph, from the roots' start to their latest end.
+            const auto spans = td.spansOf(r);
+            const auto roots = spans.empty() ? std::nullopt : rootsExtent(td.eventsOf(r), spans, dag.segments, analysis.offsets, eventNs);
+            if (!roots) {
+                out[r] = rescheduledLatency(dag, delta);
+                continue;
+            }
+            rootEndSegments(td.eventsOf(r), spans, rootEnds);
+            out[r] = rescheduledSpanLatency(dag, delta, rootEnds, roots->startNs);
         }
     });
     if (cancel && cancel->isCancelled()) return Status::error("cancelled");

@@ -27,4 +27,12 @@ TimeNs rescheduledLatency(const RequestDag& dag, std::uint32_t grown, TimeNs del
 // The same with every segment's duration changed by its own delta (deltaNs[segment]).
 TimeNs rescheduledLatency(const RequestDag& dag, const std::vector<TimeNs>& deltaNs);
 
+// A span request re-scheduled through its span graph: a child starts when its parent calls it, and a parent's
+// wait for a child (a segment that ends where the child's return arrives) lasts until the child returns, so
+// it shrinks and grows with the child; every other duration changes by its delta. The latency runs from
+// startNs (the earliest root start) to the latest root end (`rootEnds`: the segments that end the roots), so
+// work no caller waited for moves nothing.
+TimeNs rescheduledSpanLatency(const RequestDag& dag, const std::vector<TimeNs>& deltaNs, std::span<const std::uint32_t> rootEnds,
+                              TimeNs startNs);
+
 } // namespace tracelight

@@ -4,6 +4,7 @@
 // segments of the span whose own time it is. A section that covers only part of a segment (a child cut
 // at its parent's end) makes a clipped entry; time no owned segment covers is blind.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -33,11 +34,17 @@ void eventTimes(std::span<const EventRecord> events, std::span<const SegmentInst
 void segmentOwners(std::span<const EventRecord> events, std::span<const SpanRef> spans, std::size_t segmentCount,
                    std::vector<std::int32_t>& owner, SpanRequestPathScratch& scratch);
 
+// The segments that end the request's root spans (segment k ends at the k-th event that closes one).
+void rootEndSegments(std::span<const EventRecord> events, std::span<const SpanRef> spans, std::vector<std::uint32_t>& out);
+
 // A request's graph segments (buildSegments) and its extent as its latency is measured: for a request
 // imported from spans, the earliest root start to the latest root end on the analysis clock (work no caller
 // waited for left out); otherwise, and when its spans cannot be placed, its first to last event.
 RequestSpan requestWindow(const TraceData& data, std::size_t row, const ClockOffsets& offsets, std::vector<SegmentInstance>& segments,
                           std::vector<TimeNs>& eventNs);
+// The roots' extent of a span request whose segments are built (nullopt: no root, or a span not placed).
+std::optional<RequestSpan> rootsExtent(std::span<const EventRecord> events, std::span<const SpanRef> spans,
+                                       std::span<const SegmentInstance> segments, const ClockOffsets& offsets, std::vector<TimeNs>& eventNs);
 
 // The span tree's critical path of one request into `out` (latency: the earliest root start to the latest
 // root end). False, with `out` untouched, when the spans cannot be placed (an event not found): the
