@@ -8,19 +8,28 @@
 namespace tracelight {
 
 
+bool isChildWait(const RequestDag& dag, std::uint32_t v) {
+    const std::uint32_t w = v + 1;
+    if (w >= dag.segments.size() || dag.segments[w].task != dag.segments[v].task) return false;
+    for (std::uint32_t k = dag.firstEdgeTo[w]; k < dag.firstEdgeTo[w + 1]; ++k)
+        if (dag.edges[k].kind == EdgeKind::Link && dag.edges[k].from != v) return true;
+    return false;
+}
+
 namespace {
 
 // The backward pass both forms share: from each segment's latest finish (kUnboundedSlack: nobody waits for
 // it) to its predecessors', over the reverse topological order, the wait between a segment's last-arriving
-// dependency and its start held fixed; then each segment's slack.
-void backwardPass(const RequestDag& dag, std::vector<TimeNs>& latestFinish, std::vector<TimeNs>& slack) {
+// dependency and its start held fixed; then each segment's slack. With elasticWaits (span data), a task's
+// wait for a child has no length of its own: it can end as soon as the child returns.
+void backwardPass(const RequestDag& dag, std::vector<TimeNs>& latestFinish, std::vector<TimeNs>& slack, bool elasticWaits = false) {
     std::vector<std::uint32_t> scratch;
     const auto order = topologicalOrder(dag, scratch);
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         const std::uint32_t w = *it;
         if (latestFinish[w] == kUnboundedSlack) continue;  // nobody waits for w: it holds nothing back
         const SegmentInstance& sw = dag.segments[w];
-        const TimeNs latestStart = latestFinish[w] - sw.durationNs();
+        const TimeNs latestStart = latestFinish[w] - (elasticWaits && isChildWait(dag, w) ? TimeNs{0} : sw.durationNs());
         const int last = lastArrivingDependency(dag, w);
         for (std::uint32_t k = dag.firstEdgeTo[w]; k < dag.firstEdgeTo[w + 1]; ++k) {
             const std::uint32_t v = dag.edges[k].from;
@@ -55,7 +64,7 @@ void computeSpanSlack(const RequestDag& dag, std::span<const std::uint32_t> ends
     // The path's entries define the latency: none of them can grow (a child cut at its parent's end included).
     for (auto v : path)
         if (v < n) latestFinish[v] = std::min(latestFinish[v], dag.segments[v].endNs);
-    backwardPass(dag, latestFinish, slack);
+    backwardPass(dag, latestFinish, slack, true);
 }
 
 TimeNs rescheduledLatency(const RequestDag& dag, std::uint32_t grown, TimeNs deltaNs) {
@@ -68,14 +77,6 @@ TimeNs rescheduledSpanLatency(const RequestDag& dag, const std::vector<TimeNs>& 
                               TimeNs startNs) {
     const std::size_t n = dag.segments.size();
     if (n == 0 || rootEnds.empty()) return rescheduledLatency(dag, deltaNs);
-    // A wait: the task's next segment starts where a known link (a child's return) arrives.
-    auto isWait = [&](std::uint32_t v) {
-        const std::uint32_t w = v + 1;
-        if (w >= n || dag.segments[w].task != dag.segments[v].task) return false;
-        for (std::uint32_t k = dag.firstEdgeTo[w]; k < dag.firstEdgeTo[w + 1]; ++k)
-            if (dag.edges[k].kind == EdgeKind::Link && dag.edges[k].from != v) return true;
-        return false;
-    };
     std::vector<TimeNs> finish(n);
     std::vector<std::uint32_t> scratch;
     for (std::uint32_t v : topologicalOrder(dag, scratch)) {
@@ -87,7 +88,7 @@ TimeNs rescheduledSpanLatency(const RequestDag& dag, const std::vector<TimeNs>& 
             for (std::uint32_t k = dag.firstEdgeTo[v]; k < dag.firstEdgeTo[v + 1]; ++k)
                 start = std::max(start, finish[dag.edges[k].from]);
         }
-        finish[v] = isWait(v) ? start : start + std::max<TimeNs>(0, s.durationNs() + deltaNs[v]);
+        finish[v] = isChildWait(dag, v) ? start : start + std::max<TimeNs>(0, s.durationNs() + deltaNs[v]);
     }
     TimeNs latest = startNs;
     for (auto v : rootEnds)

@@ -95,9 +95,13 @@ bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord>
     eventTimes(events, segments, offsets, scratch.eventNs);
     auto& timings = scratch.timings;
     timings.resize(spans.size());
+    // Each span on the analysis clock as it was recorded, not as its task's order stretches it: a joined server
+    // that ends after its client (clocks kept) would otherwise push the client's end to its own.
     for (std::size_t i = 0; i < spans.size(); ++i) {
-        const TimeNs start = scratch.eventNs[spans[i].startEvent];
-        timings[i] = {spans[i].parent, start, std::max(start, scratch.eventNs[spans[i].endEvent]), spans[i].wait};
+        const EventRecord& first = events[spans[i].startEvent];
+        const EventRecord& last = events[spans[i].endEvent];
+        const TimeNs start = offsets.adjusted(first.host, first.localNs);
+        timings[i] = {spans[i].parent, start, std::max(start, offsets.adjusted(last.host, last.localNs)), spans[i].wait};
     }
     const SpanTreeCriticalPath path = spanTreeCriticalPath(timings);
     scratch.endNs = path.endNs;

@@ -182,3 +182,16 @@ TEST(AsyncWork, SlackEndsWithTheRootsAndWorkNobodyWaitedForHasNone) {
     EXPECT_EQ(a.slack.at("shop:op-r2"), us(50));
     EXPECT_EQ(a.slack.at("shop:op-late"), kUnboundedSlack);
 }
+
+// A parent that waits for two children waits until the later one returns: the earlier could have taken as
+// long as the later before the parent's end moved (its slack), the later none.
+TEST(AsyncWork, AChildThatReturnedBeforeItsSiblingHasTheDifferenceAsSlack) {
+    const Answer a = analyse({{"a", "", "CHILD_OF", "shop", "", 0, 100}, {"b", "a", "CHILD_OF", "cart", "", 10, 50},
+                              {"c", "a", "CHILD_OF", "ads", "", 20, 20}});
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_EQ(a.latencyNs, us(100));
+    EXPECT_EQ(a.critical, (Times{{"a", us(50)}, {"b", us(50)}}));
+    EXPECT_EQ(a.slack.at("cart:op-b"), 0);
+    EXPECT_EQ(a.slack.at("ads:op-c"), us(20));
+}
+

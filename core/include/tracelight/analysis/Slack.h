@@ -27,6 +27,10 @@ TimeNs rescheduledLatency(const RequestDag& dag, std::uint32_t grown, TimeNs del
 // The same with every segment's duration changed by its own delta (deltaNs[segment]).
 TimeNs rescheduledLatency(const RequestDag& dag, const std::vector<TimeNs>& deltaNs);
 
+// Whether segment v of a span request is its task's wait for a child: the task's next segment starts where a
+// known link (a child's return) arrives. Such a wait lasts until the child returns, not a time of its own.
+bool isChildWait(const RequestDag& dag, std::uint32_t v);
+
 // A span request re-scheduled through its span graph: a child starts when its parent calls it, and a parent's
 // wait for a child (a segment that ends where the child's return arrives) lasts until the child returns, so
 // it shrinks and grows with the child; every other duration changes by its delta. The latency runs from

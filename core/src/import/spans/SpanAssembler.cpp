@@ -368,17 +368,13 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
     for (auto i : order) {
         std::vector<std::size_t> remote;
         // A server runs within its client's round trip: a remote child longer than its parent is
-        // asynchronous work of its own (a skewed server still fits in length, and is moved to fit). So is
-        // one that starts inside its client and ends after it: no clock explains that better than work
-        // the client did not wait for, and clocks move only on evidence (a server starting too early).
-        for (auto c : children(i)) {
-            const SpanRecord& server = span(c);
-            const SpanRecord& client = span(i);
-            const bool outlives = server.endNs > client.endNs && server.startNs >= client.startNs;
-            if (!server.detached && hostOf(c) != hostOf(i) && !outlives &&
-                server.endNs - server.startNs <= client.endNs - client.startNs)
+        // asynchronous work of its own (a skewed server still fits in length, and is moved to fit). Whether
+        // the clocks are apart is the analysis's decision, over every round trip of the host pair: a server
+        // that ends after its client on the recorded clocks is joined all the same, and if its clock stays,
+        // its part past the client's end is work the client did not wait for.
+        for (auto c : children(i))
+            if (!span(c).detached && hostOf(c) != hostOf(i) && span(c).endNs - span(c).startNs <= span(i).endNs - span(i).startNs)
                 remote.push_back(c);
-        }
         if (remote.size() == 1 && (isClient(i) || children(i).size() == 1)) {
             absorbedInto[remote[0]] = static_cast<long>(i);
             serverOf[i] = static_cast<long>(remote[0]);
