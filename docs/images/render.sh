@@ -28,9 +28,10 @@ cli="$build/app/tracelight-cli"
 tests="$build/tests"
 ob="$realdata/nezha-onlineboutique"
 genai="$realdata/jaeger/TraceTimelineViewer__genaiTestTrace.json"
+async="$realdata/jaeger/TraceStatistics__traceWithOverlappingChildrenLongerThanParent.json"
 for f in "$app" "$cli" "$build/samples/tracelight-sample" "$tests/MainWindowTest" "$tests/BottlenecksViewTest" \
          "$tests/ProfileViewTest" "$tests/CompareWorkspaceTest" "$build/samples/pageload.tldb" "$build/samples/storage.tldb" \
-         "$ob/normal/2022-08-23_17_00_trace.csv" "$genai"; do
+         "$ob/normal/2022-08-23_17_00_trace.csv" "$genai" "$async"; do
     [ -e "$f" ] || { echo "render.sh: missing $f" >&2; exit 1; }
 done
 
@@ -100,6 +101,8 @@ copy "$work/ob.tldb" ob-net.tldb
 "$cli" import --quiet --db "$work/ob.tldb" --period cpu "$ob/fault/07_26_trace.csv" "$ob/fault/07_27_trace.csv" >/dev/null
 # The GenAI Jaeger trace (one request, 57 spans).
 "$cli" import --quiet --db "$work/genai.tldb" --period genai "$genai" >/dev/null
+# A Jaeger UI fixture whose children outlive their parent (work it did not wait for).
+"$cli" import --quiet --db "$work/async.tldb" --period async "$async" >/dev/null
 # A set traced in coordinated bursts: requests start only while (wall-clock ms & 0x3c0) == 0x3c0, i.e. 64 ms
 # windows every 1,024 ms, over two minutes; each request is a web task that calls a cache, then a database.
 python3 - "$work/bursty.csv" <<'EOF'
@@ -128,7 +131,7 @@ with open(sys.argv[1], "w") as f:
     f.write("request,host,task,event,ts_us\n" + "\n".join(rows) + "\n")
 EOF
 "$cli" import --quiet --db "$work/bursty.tldb" --period bursty "$work/bursty.csv" >/dev/null
-for db in small-io ob ob-normal ob-net genai bursty; do "$cli" analyze --quiet "$work/$db.tldb" >/dev/null; done
+for db in small-io ob ob-normal ob-net genai async bursty; do "$cli" analyze --quiet "$work/$db.tldb" >/dev/null; done
 
 # ---- the bundled page-load sample ----
 shot main-window.png "$work/pageload.tldb"
@@ -206,6 +209,7 @@ place profile-diff-onlineboutique-cpu.png
 
 # ---- the GenAI Jaeger trace ----
 shot span-tree-genai.png "$work/genai.tldb" --waterfall-mode spans
+shot span-tree-async.png "$work/async.tldb" --waterfall-mode spans
 shot service-map-genai.png "$work/genai.tldb" --tab graph --graph-mode services
 
 # ---- bursts ----
