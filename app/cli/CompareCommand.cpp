@@ -13,6 +13,7 @@
 #include "tracelight/compare/Compare.h"
 #include "tracelight/compare/PeriodComparison.h"
 #include "tracelight/compare/RegressionTree.h"
+#include "tracelight/compare/Suspects.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -59,6 +60,11 @@ int runCompare(const CompareArgs& args) {
         return name ? *name : std::to_string(id.value);
     };
     auto root = [&](const ComparedCategory& cc) { return cc.root; };
+    // Span data: the services most likely responsible, by their calls.
+    const auto& ids = analysis.value().data.requestIds;
+    auto suspects = findSuspects(analysis.value(), *store.value(), periodRows(*store.value(), ids, args.baseline),
+                                 periodRows(*store.value(), ids, args.problem));
+    if (!suspects) return fail(db + ": " + suspects.message());
 
     if (args.tree > 0) {
         if (args.tree > static_cast<std::int64_t>(cmp.entries.size()))
@@ -119,6 +125,18 @@ int runCompare(const CompareArgs& args) {
         }
         w.endArray();
         w.key("aa").beginObject().key("categories_tested").value(aa.categoriesTested).key("mutations").value(aa.mutations).endObject();
+        w.key("suspects").beginArray();
+        for (const Suspect& s : suspects.value()) {
+            w.beginObject().key("service").value(s.service).key("score").value(s.score).key("p_value").value(s.pValue)
+                .key("delta_us").value(s.deltaUs).key("evidence").beginArray();
+            for (const SuspectEvidence& e : s.evidence)
+                w.beginObject().key("key").value(e.key).key("kind").value(e.hop ? "hop" : "work").key("base_us").value(e.baseUs)
+                    .key("problem_us").value(e.targetUs).key("base_slow_share").value(e.baseSlowShare)
+                    .key("problem_slow_share").value(e.targetSlowShare).key("slowdown").value(e.slowdown).key("q_value").value(e.qValue)
+                    .endObject();
+            w.endArray().endObject();
+        }
+        w.endArray();
         w.endObject();
         std::cout << w.text() << "\n";
         return 0;
@@ -129,6 +147,19 @@ int runCompare(const CompareArgs& args) {
                 args.bh ? " (Benjamini-Hochberg)" : "");
     std::printf("A/A (the baseline split in two at random): %lld of %lld categories flagged by chance\n",
                 static_cast<long long>(aa.mutations), static_cast<long long>(aa.categoriesTested));
+    if (!suspects->empty()) {
+        std::printf("suspects, most likely first (slowdown of their calls against the same operations in %s):\n", args.baseline.c_str());
+        int n = 0;
+        for (const Suspect& s : suspects.value()) {
+            std::printf("  %d. %-28s x%-7.2f q %-9.3g %+.3f ms per request\n", ++n, s.service.c_str(), s.score, s.pValue, s.deltaUs / 1000);
+            for (std::size_t k = 0; k < s.evidence.size() && k < 3; ++k) {
+                const SuspectEvidence& e = s.evidence[k];
+                std::printf("       %s %s: %.3f -> %.3f ms per request, slow in %.0f%% -> %.0f%% of requests (x%.2f, q %.3g)\n",
+                            e.hop ? "hop" : "work", e.key.c_str(), e.baseUs / 1000, e.targetUs / 1000, 100 * e.baseSlowShare,
+                            100 * e.targetSlowShare, e.slowdown, e.qValue);
+            }
+        }
+    }
     if (cmp.entries.empty()) {
         std::printf("no mutations at alpha %g and threshold %g\n", args.alpha, args.threshold);
         return 0;

@@ -139,4 +139,51 @@ double binomialMinimumP(std::int64_t n, double q) {
     return std::min(binomialTwoSided(0, n, q), binomialTwoSided(n, n, q));
 }
 
+double vanElterenGreater(std::span<const RankStratum> strata) {
+    double w = 0, mean = 0, variance = 0;
+    std::vector<std::pair<double, bool>> all;  // value, from the target
+    for (const RankStratum& s : strata) {
+        const double nb = double(s.base.size()), nt = double(s.target.size()), n = nb + nt;
+        if (s.base.empty() || s.target.empty()) continue;
+        all.clear();
+        for (double v : s.base) all.emplace_back(v, false);
+        for (double v : s.target) all.emplace_back(v, true);
+        std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        double rankSum = 0, ties = 0;
+        for (std::size_t i = 0; i < all.size();) {
+            std::size_t j = i;
+            while (j < all.size() && all[j].first == all[i].first) ++j;
+            const double t = double(j - i), midRank = (double(i + 1) + double(j)) / 2;
+            for (std::size_t k = i; k < j; ++k)
+                if (all[k].second) rankSum += midRank;
+            ties += t * t * t - t;
+            i = j;
+        }
+        const double u = rankSum - nt * (nt + 1) / 2;  // pairs with the target larger (ties half)
+        const double weight = 1 / (n + 1);
+        w += weight * u;
+        mean += weight * nb * nt / 2;
+        variance += weight * weight * nb * nt / 12 * ((n + 1) - ties / (n * (n - 1)));
+    }
+    if (variance <= 0) return 1;
+    const double z = (w - mean) / std::sqrt(variance);
+    return 0.5 * std::erfc(z / std::sqrt(2.0));
+}
+
+double fisherGreater(std::int64_t k, std::int64_t n, std::int64_t a, std::int64_t m) {
+    // Successes K = k + a in N = n + m; the target's count X is hypergeometric(N, K, n): P(X >= k).
+    const std::int64_t total = n + m, successes = k + a;
+    if (n <= 0 || k <= 0) return 1;
+    auto logChoose = [](std::int64_t x, std::int64_t y) {
+        return std::lgamma(double(x) + 1) - std::lgamma(double(y) + 1) - std::lgamma(double(x - y) + 1);
+    };
+    const double denominator = logChoose(total, n);
+    double p = 0;
+    for (std::int64_t x = k; x <= std::min(n, successes); ++x) {
+        if (successes - x > total - n) continue;
+        p += std::exp(logChoose(successes, x) + logChoose(total - successes, n - x) - denominator);
+    }
+    return std::min(1.0, p);
+}
+
 } // namespace tracelight

@@ -125,5 +125,30 @@ TEST(Binomial, ExactTwoSidedTestAgainstHandCounts) {
     EXPECT_EQ(binomialTwoSided(0, 0, 0.5), 1.0);
 }
 
+// Mann-Whitney's textbook case: every target value above every base value, three of each: U = 9 of 9, mean
+// 4.5, variance 3·3·7/12, one-sided p = 1 − Φ(4.5 / √5.25). One stratum is van Elteren's test unweighted; a
+// second stratum with the same shift doubles the evidence; ties count half and shrink the variance.
+TEST(Statistics, VanElterenIsMannWhitneyPerStratum) {
+    const RankStratum one{{1, 2, 3}, {4, 5, 6}};
+    EXPECT_NEAR(vanElterenGreater(std::span(&one, 1)), 0.5 * std::erfc(4.5 / std::sqrt(5.25) / std::sqrt(2.0)), 1e-12);
+    const RankStratum reversed{{4, 5, 6}, {1, 2, 3}};
+    EXPECT_GT(vanElterenGreater(std::span(&reversed, 1)), 0.97);
+    const std::vector<RankStratum> two{one, {{10, 20, 30}, {40, 50, 60}}};
+    EXPECT_LT(vanElterenGreater(two), vanElterenGreater(std::span(&one, 1)));
+    const std::vector<RankStratum> empty{{{1, 2}, {}}};
+    EXPECT_EQ(vanElterenGreater(empty), 1.0);
+    const RankStratum tied{{0, 0, 0, 1}, {0, 0, 1, 1}};
+    EXPECT_GT(vanElterenGreater(std::span(&tied, 1)), 0.1);
+}
+
+// Fisher's one-sided test against the hypergeometric tail counted by hand: 3 of 3 target successes when 3 of
+// 6 in all were successes: C(3,3)·C(3,0)/C(6,3) = 1/20; 2 or more: (9 + 1)/20.
+TEST(Statistics, FisherGreaterIsTheHypergeometricTail) {
+    EXPECT_NEAR(fisherGreater(3, 3, 0, 3), 1.0 / 20, 1e-12);
+    EXPECT_NEAR(fisherGreater(2, 3, 1, 3), 10.0 / 20, 1e-12);
+    EXPECT_EQ(fisherGreater(0, 3, 3, 3), 1.0);
+    EXPECT_LT(fisherGreater(40, 100, 2, 100), 1e-9);
+}
+
 } // namespace
 } // namespace tracelight

@@ -36,4 +36,18 @@ double binomialTwoSided(std::int64_t k, std::int64_t n, double q);
 // alpha cannot reject and need not count in a family's correction (Tarone 1990).
 double binomialMinimumP(std::int64_t n, double q);
 
+// One stratum of a stratified rank test: the values of the two samples.
+struct RankStratum {
+    std::vector<double> base, target;
+};
+// van Elteren's stratified Wilcoxon-Mann-Whitney test (1960), one-sided: P of values in target this much
+// larger than in base by chance, each stratum's rank sum weighted by 1 / (its size + 1), ties given mid-ranks
+// (with the variance's tie correction), the normal approximation. Strata missing either sample count for
+// nothing; none left: 1.
+double vanElterenGreater(std::span<const RankStratum> strata);
+
+// Fisher's exact test, one-sided: P of k or more successes in the target's n when a successes of the base's m
+// and the target's together were drawn without regard to the sample (hypergeometric upper tail).
+double fisherGreater(std::int64_t k, std::int64_t n, std::int64_t a, std::int64_t m);
+
 } // namespace tracelight

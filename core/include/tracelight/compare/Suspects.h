@@ -1,0 +1,60 @@
+#pragma once
+// Who made the problem period slow: the services of span data ranked by how far their calls moved from their
+// own normal, each with its evidence (docs/concepts/suspects.md).
+//
+// One model of a call: a client span (children all on other services) is what its caller waited; its own
+// time, not covered by the callee's server span, is the hop between the two services (network, queues); every
+// other span's own time is its service's work. For each such key — a service's work, or a hop A → B — two
+// tests, each against the base period: its time per request (absent: 0) by van Elteren's stratified rank test,
+// request types as strata (a location shift), and the share of requests in which one of its spans exceeded
+// its operation's base p99 by Fisher's exact test (a tail that a few slow calls make). Keys are kept at a
+// false discovery rate across keys (tens, not hundreds of frames) and ranked like with like: each key's
+// mean own time against what the same operations took in the base (its slowdown). A slower hop implicates
+// the service common to the slower hops (MicroRank's and TraceRCA's intuition that shared callees explain
+// many anomalous calls), else its callee.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/base/Progress.h"
+#include "tracelight/base/Status.h"
+
+namespace tracelight {
+
+class TraceStore;
+
+struct SuspectOptions {
+    double alpha = 0.05;           // false discovery rate across keys (Benjamini-Hochberg)
+    double tailQuantile = 0.99;    // a span above its operation's base quantile is slow
+    std::int64_t minBaseSpans = 5;  // an operation with fewer spans in the base has no tail threshold
+    double floorUs = 100;          // added to both means of a slowdown, so that tiny times do not lead
+    double commonShare = 0.5;      // a service common to at least this share of its hops (and two) owns them
+    unsigned threads = 0;
+};
+
+struct SuspectEvidence {
+    std::string key;       // "currencyservice" (its work) or "frontend → currencyservice" (the hop)
+    bool hop = false;
+    double baseUs = 0, targetUs = 0;        // mean time per request (absent: 0)
+    double baseSlowShare = 0, targetSlowShare = 0;  // requests with a span above its operation's base tail
+    double slowdown = 1;   // mean own time per span against the same operations' base mean
+    double qValue = 1;
+};
+
+struct Suspect {
+    std::string service;
+    double score = 0;    // the largest slowdown of its significant keys
+    double pValue = 1;   // the smallest q-value of its significant keys
+    double deltaUs = 0;  // their change in mean time per request, summed
+    std::vector<SuspectEvidence> evidence;  // by slowdown, largest first
+};
+
+// Base and target: analysis rows of span requests. Most likely first; empty: no suspect. Requests without
+// spans count for nothing. Cancelled: "cancelled".
+Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, const TraceStore& store,
+                                          const std::vector<std::uint32_t>& base, const std::vector<std::uint32_t>& target,
+                                          const SuspectOptions& options = {}, const ProgressSink* progress = nullptr,
+                                          const CancelToken* cancel = nullptr);
+
+} // namespace tracelight

@@ -1,0 +1,273 @@
+#include "tracelight/compare/Suspects.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "tracelight/analysis/RequestWalk.h"
+#include "tracelight/compare/Statistics.h"
+#include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Categories.h"
+
+namespace tracelight {
+
+namespace {
+
+constexpr const char* kArrow = " → ";
+
+struct SpanTime {
+    std::uint32_t key, operation;  // operation: an id of (key, operation name)
+    double us;                     // the span's own time
+};
+struct RequestTimes {
+    bool target = false;
+    std::uint32_t stratum = 0;  // its request type
+    std::vector<std::pair<std::uint32_t, double>> byKey;  // own time per key, summed
+    std::vector<SpanTime> spans;
+};
+
+// Names interned to dense ids.
+struct Interner {
+    std::unordered_map<std::string, std::uint32_t> ids;
+    std::vector<std::string> names;
+    std::uint32_t operator()(const std::string& name) {
+        auto [it, fresh] = ids.emplace(name, static_cast<std::uint32_t>(names.size()));
+        if (fresh) names.push_back(name);
+        return it->second;
+    }
+};
+
+class Collector {
+public:
+    void add(bool target, const std::vector<SpanShape>& spans) {
+        const std::size_t n = spans.size();
+        if (n == 0) return;
+        m_service.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const SpanShape& s = spans[i];
+            m_service[i] = hostRole(std::string(!s.service.empty() ? s.service : !s.host.empty() ? s.host : std::string_view("?")));
+        }
+        // Children by parent, each in start order, for the own time (duration minus the union of children).
+        m_children.assign(n, {});
+        std::int32_t root = -1;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::int32_t p = spans[i].parent;
+            if (p >= 0 && static_cast<std::size_t>(p) < n && static_cast<std::size_t>(p) != i) m_children[static_cast<std::size_t>(p)].push_back(static_cast<std::uint32_t>(i));
+            else if (root < 0) root = static_cast<std::int32_t>(i);
+        }
+        RequestTimes r;
+        r.target = target;
+        std::vector<std::string> type;
+        if (root >= 0)
+            for (auto c : m_children[static_cast<std::size_t>(root)]) type.push_back(m_service[c] + ":" + std::string(spans[c].operation));
+        std::sort(type.begin(), type.end());
+        type.erase(std::unique(type.begin(), type.end()), type.end());
+        std::string stratum;
+        for (const auto& t : type) stratum += t + "\n";
+        r.stratum = strata(stratum);
+        std::map<std::uint32_t, double> byKey;
+        for (std::size_t i = 0; i < n; ++i) {
+            const SpanShape& s = spans[i];
+            auto& kids = m_children[i];
+            bool client = !kids.empty();
+            for (auto c : kids) client = client && m_service[c] != m_service[i];
+            const std::string keyName = client ? m_service[i] + kArrow + m_service[kids.front()] : m_service[i];
+            // Own time: the span's interval less its children's, each clipped to it.
+            std::sort(kids.begin(), kids.end(), [&](auto a, auto b) { return spans[a].startNs < spans[b].startNs; });
+            const TimeNs start = s.startNs, end = std::max(s.startNs, s.endNs);
+            TimeNs covered = 0, cursor = start;
+            for (auto c : kids) {
+                const TimeNs from = std::max({spans[c].startNs, cursor, start}), to = std::min(spans[c].endNs, end);
+                if (to > from) covered += to - from;
+                cursor = std::max(cursor, to);
+            }
+            const double us = double(end - start - covered) / 1000.0;
+            const std::uint32_t key = keys(keyName);
+            const std::uint32_t op = operations(keyName + "\n" + std::string(s.operation));
+            byKey[key] += us;
+            r.spans.push_back({key, op, us});
+        }
+        r.byKey.assign(byKey.begin(), byKey.end());
+        requests.push_back(std::move(r));
+    }
+
+    Interner keys, operations, strata;  // operations: (key, operation name); strata: request types
+    std::vector<RequestTimes> requests;
+
+private:
+    std::vector<std::string> m_service;
+    std::vector<std::vector<std::uint32_t>> m_children;
+};
+
+// The nearest-rank q-quantile of n sorted values.
+double quantileOfSorted(const std::vector<double>& sorted, std::size_t n, double q) {
+    const auto rank = static_cast<std::size_t>(std::ceil(q * double(n)));
+    return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+} // namespace
+
+Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, const TraceStore& store,
+                                          const std::vector<std::uint32_t>& base, const std::vector<std::uint32_t>& target,
+                                          const SuspectOptions& options, const ProgressSink* progress, const CancelToken* cancel) {
+    const TraceData& td = analysis.data;
+    std::vector<std::uint8_t> side(td.requestCount(), 0);  // 1 base, 2 target
+    for (auto r : base)
+        if (r < side.size()) side[r] = 1;
+    for (auto r : target)
+        if (r < side.size()) side[r] = 2;
+    Collector collector;
+    const Status walked = forEachRequestWithSpans(
+        td, &store, [&](std::uint32_t r) { return side[r] != 0; }, 1, "reading the calls", progress, cancel, [&](unsigned) {
+            return [&](std::uint32_t row, const std::vector<SpanShape>* spans) {
+                if (spans) collector.add(side[row] == 2, *spans);
+            };
+        });
+    if (!walked) return walked;
+
+    const std::size_t keyCount = collector.keys.names.size(), opCount = collector.operations.names.size();
+    const auto& requests = collector.requests;
+    // Each operation's base spans: its tail threshold and its mean.
+    std::vector<std::vector<double>> baseOp(opCount);
+    for (const auto& r : requests)
+        if (!r.target)
+            for (const auto& s : r.spans) baseOp[s.operation].push_back(s.us);
+    // A target span is slow above the base's quantile; a base span above the quantile of the other base spans
+    // (leave one out), so that the base is not judged by a threshold fitted to itself, which no base span of a
+    // small sample could pass.
+    std::vector<double> threshold(opCount, std::numeric_limits<double>::infinity()), baseThreshold = threshold, baseOpMean(opCount, -1);
+    for (std::size_t o = 0; o < opCount; ++o) {
+        auto& v = baseOp[o];
+        if (v.empty()) continue;
+        double sum = 0;
+        for (double x : v) sum += x;
+        baseOpMean[o] = sum / double(v.size());
+        if (static_cast<std::int64_t>(v.size()) < options.minBaseSpans) continue;
+        std::sort(v.begin(), v.end());
+        threshold[o] = quantileOfSorted(v, v.size(), options.tailQuantile);
+        baseThreshold[o] = quantileOfSorted(v, v.size() - 1, options.tailQuantile);
+    }
+
+    struct KeyStats {
+        double p = 1, q = 1, slowdown = 1, deltaUs = 0, baseUs = 0, targetUs = 0, baseSlow = 0, targetSlow = 0;
+        bool hop = false, significant = false;
+        std::string from, to;
+    };
+    std::vector<KeyStats> stats(keyCount);
+    const std::size_t strataCount = collector.strata.names.size();
+    std::vector<double> values(requests.size());
+    std::vector<std::uint8_t> slow(requests.size()), present(requests.size());
+    for (std::size_t k = 0; k < keyCount; ++k) {
+        KeyStats& ks = stats[k];
+        const std::string& name = collector.keys.names[k];
+        if (const auto at = name.find(kArrow); at != std::string::npos) {
+            ks.hop = true;
+            ks.from = name.substr(0, at);
+            ks.to = name.substr(at + std::string(kArrow).size());
+        } else {
+            ks.from = name;
+        }
+        // Per request: its time in the key (0 where absent), whether it had the key, and a slow span of it.
+        double targetSum = 0, expectedSum = 0;
+        std::int64_t targetSpans = 0;
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            const auto& r = requests[i];
+            auto it = std::lower_bound(r.byKey.begin(), r.byKey.end(), std::pair<std::uint32_t, double>(static_cast<std::uint32_t>(k), -1e300));
+            const bool has = it != r.byKey.end() && it->first == k;
+            values[i] = has ? it->second : 0;
+            present[i] = has;
+            slow[i] = 0;
+            if (!has) continue;
+            for (const auto& s : r.spans) {
+                if (s.key != k) continue;
+                if (s.us > (r.target ? threshold : baseThreshold)[s.operation]) slow[i] = 1;
+                if (r.target) {
+                    targetSum += s.us;
+                    ++targetSpans;
+                    expectedSum += baseOpMean[s.operation] >= 0 ? baseOpMean[s.operation] : s.us;
+                }
+            }
+        }
+        // Location: per request type, the key's time per request in each period.
+        std::vector<RankStratum> strata(strataCount);
+        for (std::size_t i = 0; i < requests.size(); ++i)
+            (requests[i].target ? strata[requests[i].stratum].target : strata[requests[i].stratum].base).push_back(values[i]);
+        const double pLocation = vanElterenGreater(strata);
+        double weightSum = 0;
+        for (const auto& s : strata)
+            if (!s.base.empty() && !s.target.empty()) weightSum += double(s.target.size());
+        for (const auto& s : strata) {
+            if (s.base.empty() || s.target.empty()) continue;
+            double b = 0, t = 0;
+            for (double v : s.base) b += v;
+            for (double v : s.target) t += v;
+            ks.deltaUs += double(s.target.size()) / weightSum * (t / double(s.target.size()) - b / double(s.base.size()));
+        }
+        // Tail: among the requests with the key, the share with a span past its operation's base tail.
+        std::int64_t nBase = 0, nTarget = 0, slowBase = 0, slowTarget = 0, allBase = 0, allTarget = 0;
+        double sumBase = 0, sumTarget = 0;
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            if (requests[i].target) ++allTarget, sumTarget += values[i];
+            else ++allBase, sumBase += values[i];
+            if (!present[i]) continue;
+            if (requests[i].target) ++nTarget, slowTarget += slow[i];
+            else ++nBase, slowBase += slow[i];
+        }
+        const double pTail = nBase > 0 ? fisherGreater(slowTarget, nTarget, slowBase, nBase) : 1.0;
+        ks.p = std::min(1.0, 2 * std::min(pLocation, pTail));
+        ks.baseUs = allBase ? sumBase / double(allBase) : 0;
+        ks.targetUs = allTarget ? sumTarget / double(allTarget) : 0;
+        ks.baseSlow = nBase ? double(slowBase) / double(nBase) : 0;
+        ks.targetSlow = nTarget ? double(slowTarget) / double(nTarget) : 0;
+        if (targetSpans > 0)
+            ks.slowdown = (targetSum / double(targetSpans) + options.floorUs) / (expectedSum / double(targetSpans) + options.floorUs);
+        if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+    }
+    std::vector<double> p(keyCount);
+    for (std::size_t k = 0; k < keyCount; ++k) p[k] = stats[k].p;
+    const std::vector<double> q = benjaminiHochberg(p);
+    for (std::size_t k = 0; k < keyCount; ++k) {
+        stats[k].q = q[k];
+        stats[k].significant = q[k] < options.alpha && stats[k].slowdown > 1;
+    }
+    // A slower hop belongs to the service common to the slower hops around it, else to its callee.
+    std::map<std::string, std::pair<int, int>> hops;  // service -> (hops touching it, significant ones)
+    for (const auto& ks : stats) {
+        if (!ks.hop) continue;
+        for (const auto* s : {&ks.from, &ks.to}) {
+            auto& [all, sig] = hops[*s];
+            ++all;
+            sig += ks.significant;
+        }
+    }
+    auto common = [&](const std::string& s) {
+        const auto it = hops.find(s);
+        return it != hops.end() && it->second.second >= 2 && double(it->second.second) >= options.commonShare * double(it->second.first);
+    };
+    std::map<std::string, Suspect> byService;
+    for (std::size_t k = 0; k < keyCount; ++k) {
+        const KeyStats& ks = stats[k];
+        if (!ks.significant) continue;
+        std::string owner = ks.from;
+        if (ks.hop) owner = common(ks.from) && (!common(ks.to) || hops[ks.from].second > hops[ks.to].second) ? ks.from : ks.to;
+        Suspect& s = byService[owner];
+        s.service = owner;
+        s.score = std::max(s.score, ks.slowdown);
+        s.pValue = s.evidence.empty() ? ks.q : std::min(s.pValue, ks.q);
+        s.deltaUs += ks.deltaUs;
+        s.evidence.push_back({collector.keys.names[k], ks.hop, ks.baseUs, ks.targetUs, ks.baseSlow, ks.targetSlow, ks.slowdown, ks.q});
+    }
+    std::vector<Suspect> out;
+    for (auto& [name, s] : byService) {
+        std::sort(s.evidence.begin(), s.evidence.end(), [](const auto& a, const auto& b) { return a.slowdown > b.slowdown; });
+        out.push_back(std::move(s));
+    }
+    std::sort(out.begin(), out.end(), [](const Suspect& a, const Suspect& b) {
+        return a.score != b.score ? a.score > b.score : a.pValue < b.pValue;
+    });
+    return out;
+}
+
+} // namespace tracelight
