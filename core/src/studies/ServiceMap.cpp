@@ -64,6 +64,12 @@ void ServiceMap::add(std::span<const SpanShape> spans) {
             ++op.requests;
         }
     }
+    // A span with a child in its own service does work of its own there: without a kind it is no client span.
+    std::vector<bool> localChild(spans.size(), false);
+    for (std::size_t i = 0; i < spans.size(); ++i)
+        if (spans[i].parent >= 0 && static_cast<std::size_t>(spans[i].parent) < i &&
+            m_ops[ops[static_cast<std::size_t>(spans[i].parent)]].service == m_ops[ops[i]].service)
+            localChild[static_cast<std::size_t>(spans[i].parent)] = true;
     for (std::size_t i = 0; i < spans.size(); ++i) {
         const SpanShape& s = spans[i];
         // Parents come before children; anything else (a broken index) is not a link we can trust.
@@ -74,9 +80,10 @@ void ServiceMap::add(std::span<const SpanShape> spans) {
         const bool selfCall = !crosses && isCaller(parent.kind) && isCallee(s.kind);
         const bool call = crosses || selfCall;
         // What the caller waited: its client span when there is one, else the callee's own span. A parent of
-        // unknown kind named as its child in another service is the client half (Online Boutique's records
-        // carry no kind: frontend's "CurrencyService/Convert" is the parent of currencyservice's).
-        const bool parentIsClient = isCaller(parent.kind) || (parent.kind.empty() && crosses && parent.operation == s.operation);
+        // unknown kind whose children all run in other services is the client half (the model of a call the
+        // suspects use too): Online Boutique's records carry no kind, and frontend's
+        // "hipstershop.CurrencyService/Convert" is the parent of currencyservice's "grpc.hipstershop.…/Convert".
+        const bool parentIsClient = isCaller(parent.kind) || (parent.kind.empty() && crosses && !localChild[static_cast<std::size_t>(s.parent)]);
         const TimeNs latency = call && parentIsClient ? duration(parent) : duration(s);
         auto [it, inserted] = m_edgeByKey.try_emplace(std::make_tuple(from, to, call), static_cast<std::uint32_t>(m_edges.size()));
         if (inserted) m_edges.push_back({from, to, call, {}});

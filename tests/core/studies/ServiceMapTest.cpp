@@ -218,10 +218,14 @@ TEST(ServiceMap, CountsAndPercentilesAgreeWithBruteForceOnGeneratedTrees) {
             ++spansPerService[s.service];
             if (s.parent < 0) continue;
             const auto& p = r[static_cast<std::size_t>(s.parent)];
+            // A parent has work of its own in its service when one of its children runs there.
+            const bool local = std::any_of(r.begin(), r.end(), [&](const SpanRecord& c) {
+                return c.parent == s.parent && c.service == p.service;
+            });
             const bool pCaller = p.kind == "client" || p.kind == "producer";
             const bool sCallee = s.kind == "server" || s.kind == "consumer";
             if (p.service == s.service && !(pCaller && sCallee)) continue;
-            const bool pClient = pCaller || (p.kind.empty() && p.service != s.service && p.operation == s.operation);
+            const bool pClient = pCaller || (p.kind.empty() && p.service != s.service && !local);
             expected[{p.service, s.service}].push_back(pClient ? p.endNs - p.startNs : s.endNs - s.startNs);
         }
     ASSERT_EQ(g.edges.size(), expected.size());
@@ -247,17 +251,65 @@ TEST(ServiceMap, CountsAndPercentilesAgreeWithBruteForceOnGeneratedTrees) {
     EXPECT_EQ(linksSeen, links);
 }
 
-TEST(ServiceMap, AParentWithoutKindNamedAsItsRemoteChildIsTheClientSpan) {
-    // Online Boutique's spans table has no kind: frontend records the call under the callee's operation name.
+TEST(ServiceMap, AParentWithoutKindWhoseChildrenAreAllRemoteIsTheClientSpan) {
+    // Online Boutique's spans table has no kind: frontend's client span is the parent of the callee's server
+    // span, named as it or with the server's "grpc." prefix.
     RequestSpans r = {span(-1, "frontend", "hipstershop.Frontend/Recv.", "", 0, 100),
                       span(0, "frontend", "hipstershop.CurrencyService/Convert", "", 10, 30),
-                      span(1, "currencyservice", "hipstershop.CurrencyService/Convert", "", 12, 20),
+                      span(1, "currencyservice", "grpc.hipstershop.CurrencyService/Convert", "", 12, 20),
                       span(0, "adservice", "hipstershop.AdService/GetAds", "", 40, 50)};
     ServiceMap map;
     map.add(r);
     const ServiceGraph g = map.graph();
     EXPECT_EQ(edge(g, "frontend", "currencyservice")->p50Ns, 20'000'000);  // what frontend waited
-    EXPECT_EQ(edge(g, "frontend", "adservice")->p50Ns, 10'000'000);        // a differently named parent: the callee's span
+    EXPECT_EQ(edge(g, "frontend", "adservice")->p50Ns, 10'000'000);  // its parent has work of its own: the callee's span
+}
+
+// The currencyservice network delay: the edge frontend → currencyservice reads what frontend's client spans
+// waited (their p50, from the file), not the currencyservice server spans.
+TEST(ServiceMap, OnlineBoutiqueEdgeIsWhatTheCallerWaited) {
+    const std::string dir = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/";
+    if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no " << dir;
+    const std::vector<std::string> files = {dir + "normal/2022-08-23_17_00_trace.csv", dir + "fault/05_27_trace.csv",
+                                            dir + "fault/05_28_trace.csv"};
+    test::ScratchDir scratch;
+    auto store = TraceStore::open(scratch.file("ob.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    ImportOptions options;
+    options.inputs = files;
+    ASSERT_TRUE(importTraces(*store.value(), options));
+    auto map = loadServiceMap(*store.value());
+    ASSERT_TRUE(map) << map.message();
+    // From the files: each frontend span with a currencyservice child, its duration (µs) once.
+    std::map<std::pair<std::string, std::string>, std::pair<std::string, TimeNs>> spans;  // (trace, span) -> service, ns
+    std::vector<std::array<std::string, 3>> links;                                        // trace, parent, service
+    for (const auto& file : files) {
+        std::ifstream in(file);
+        std::string line;
+        std::getline(in, line);
+        while (std::getline(in, line)) {
+            std::vector<std::string> f;
+            std::stringstream fields(line);
+            for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+            ASSERT_GE(f.size(), 8u) << line;
+            std::string service = f[3];
+            for (int k = 0; k < 2; ++k) service = service.substr(0, service.rfind('-'));
+            spans[{f[0], f[1]}] = {service, std::stoll(f[7]) * 1000};
+            links.push_back({f[0], f[2], service});
+        }
+    }
+    std::set<std::pair<std::string, std::string>> clients;
+    std::vector<TimeNs> waited;
+    for (const auto& [trace, parent, service] : links) {
+        const auto p = spans.find({trace, parent});
+        if (service == "currencyservice" && p != spans.end() && p->second.first == "frontend" && clients.insert({trace, parent}).second)
+            waited.push_back(p->second.second);
+    }
+    ASSERT_GT(waited.size(), 1000u);
+    const TimeNs expected = percentileNs(waited, 50);
+    const auto* e = edge(map->graph(), "frontend", "currencyservice");
+    ASSERT_NE(e, nullptr);
+    EXPECT_NEAR(double(e->p50Ns), double(expected), 0.05 * double(expected));
 }
 
 TEST(ServiceMap, OnlineBoutiqueNormalMinuteHasOneNodePerServiceAndTheFrontendsCalls) {

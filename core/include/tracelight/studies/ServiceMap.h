@@ -14,8 +14,8 @@
 //  * A service calling itself over the wire — a server (or consumer) span whose parent is a client (or
 //    producer) span of the same service — is a call: a self-loop on the service.
 //  * A call's latency is what the caller waited: the client span's duration when the call has one, else the
-//    callee span's duration (no client span was recorded). A parent without a kind that bears its child's
-//    operation name in another service is taken for the client span (spans tables without a kind column).
+//    callee span's duration (no client span was recorded). A parent without a kind whose children all run in
+//    other services is taken for the client span (spans tables without a kind column).
 #include <cstdint>
 #include <map>
 #include <set>
