@@ -1,6 +1,7 @@
 // bottlenecks: BOSS contribution analysis — each request's timeline shared among what was active in it,
 // summed per bottleneck type, per-request means and shares, stratified by an attribute.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -22,8 +23,17 @@ struct BottlenecksArgs {
 
 void printTable(const BottleneckSummary& s, const std::string& title) {
     std::printf("%s: %lld requests, mean latency %.3f ms\n", title.c_str(), static_cast<long long>(s.requests), s.meanLatencyNs / 1e6);
-    std::printf("  %-40s %14s %8s\n", "bottleneck type", "per request", "share");
-    for (const auto& t : s.types) std::printf("  %-40s %11.3f ms %7.2f %%\n", t.name.c_str(), t.meanNs / 1e6, 100.0 * t.share);
+    // Names padded by the characters they show (a hop's arrow is three bytes), as wide as the widest.
+    auto shown = [](const std::string& text) {
+        std::size_t n = 0;
+        for (unsigned char c : text) n += (c & 0xC0) != 0x80;
+        return n;
+    };
+    std::size_t width = 40;
+    for (const auto& t : s.types) width = std::max(width, shown(t.name));
+    auto padded = [&](const std::string& text) { return text + std::string(width - std::min(width, shown(text)), ' '); };
+    std::printf("  %s %14s %8s\n", padded("bottleneck type").c_str(), "per request", "share");
+    for (const auto& t : s.types) std::printf("  %s %11.3f ms %7.2f %%\n", padded(t.name).c_str(), t.meanNs / 1e6, 100.0 * t.share);
 }
 
 int runBottlenecks(const BottlenecksArgs& args) {

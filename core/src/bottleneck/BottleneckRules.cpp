@@ -107,6 +107,12 @@ std::string asyncHowToFix() {
            "it off the request's hosts, or schedule it when they are idle.";
 }
 
+std::string hopHowToFix(const std::string& caller, const std::string& callee) {
+    return "Time " + caller + "'s calls to " + callee + " spent between the two: its client spans waiting while " + callee +
+           "'s server spans had not started or had already returned (network, queues, connection pools, serialisation). "
+           "Look at the path between them and at " + callee + "'s intake, not at either's own code.";
+}
+
 std::string serviceHowToFix(const std::string& service) {
     return "Time " + service + " spent in its own work and its network trips, not waiting on the calls it makes: speed up " +
            service + "'s processing, or run it beside other work instead of blocking it.";

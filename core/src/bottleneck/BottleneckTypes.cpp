@@ -38,6 +38,16 @@ std::uint32_t BottleneckTypeTable::intern(const std::string& name, const std::st
     return it->second;
 }
 
+std::uint32_t BottleneckTypeTable::ofHop(const SpanShape& span, const std::string& callee) {
+    const std::string service(span.service), operation(span.operation);
+    if (!m_rules.empty() &&
+        m_rules.match({std::string(span.host), service, service + ":" + operation, operation, operation, std::string(span.kind)}))
+        return ofSpan(span);
+    const std::string caller = hostRole(!service.empty() ? service : !span.host.empty() ? std::string(span.host) : std::string("?"));
+    std::lock_guard lock(m_mutex);
+    return intern(caller + " → " + callee, hopHowToFix(caller, callee));
+}
+
 std::uint32_t BottleneckTypeTable::ofSpan(const SpanShape& span) {
     std::string shape(span.host);
     for (const std::string_view part : {span.service, span.operation, span.kind}) {

@@ -2,6 +2,7 @@
 // aggregate, and exactness on the generator's page loads.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <numeric>
 
@@ -246,6 +247,7 @@ TEST(Bottlenecks, SpanSelfTimeOnThePapersCallsThroughImport) {
 // Span data's timeline is the request as its caller waited for it (the root's 100 ms), and work no caller
 // waited for is the type "[async]" while it runs within that: x, under a, runs 30 ms past a's end beside the
 // page's own work, which the two share; "late", after the page ended, lengthens neither the latency nor the trend's.
+// a's own time before x started is the hop of its call to b (all its children run in b).
 TEST(Bottlenecks, WorkNoCallerWaitedForIsItsOwnType) {
     test::ScratchDir dir;
     const std::string processes = R"("processes":{"pp":{"serviceName":"page","tags":[]},"pa":{"serviceName":"a","tags":[]},)"
@@ -268,7 +270,9 @@ TEST(Bottlenecks, WorkNoCallerWaitedForIsItsOwnType) {
     const auto named = byName(summaries->front());
     EXPECT_EQ(summaries->front().latencyTotalNs, 100 * kMs);
     EXPECT_EQ(named.at("page").totalNs, 55 * kMs);
-    EXPECT_EQ(named.at("a").totalNs, 10 * kMs);
+    EXPECT_EQ(named.at("a → b").totalNs, 10 * kMs);
+    EXPECT_EQ(named.at("a → b").howToFix, hopHowToFix("a", "b"));
+    EXPECT_EQ(named.count("a"), 0u);
     EXPECT_EQ(named.at("b").totalNs, 20 * kMs);
     EXPECT_EQ(named.at(std::string(kAsyncType)).totalNs, 15 * kMs);
     EXPECT_EQ(named.at(std::string(kAsyncType)).howToFix, asyncHowToFix());
@@ -277,4 +281,28 @@ TEST(Bottlenecks, WorkNoCallerWaitedForIsItsOwnType) {
     ASSERT_TRUE(trend) << trend.message();
     ASSERT_EQ(trend->latencyNs.size(), 1u);
     EXPECT_EQ(trend->latencyNs[0], 100 * kMs);
+}
+
+// The currencyservice network delay (Online Boutique 05:27-05:28 beside the normal minute): the hop of
+// frontend's calls to currencyservice leads, not frontend's own work.
+TEST(Bottlenecks, TheDelayedHopLeadsOnRealSpans) {
+    const std::string ob = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/";
+    if (!std::filesystem::is_directory(ob)) GTEST_SKIP() << "no " << ob;
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    ImportOptions import;
+    import.inputs = {ob + "normal/2022-08-23_17_00_trace.csv", ob + "fault/05_27_trace.csv", ob + "fault/05_28_trace.csv"};
+    ASSERT_TRUE(importTraces(*store.value(), import));
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store.value());
+    ASSERT_TRUE(analysis);
+    auto summaries = computeBottlenecks(analysis.value(), store.value().get(), {allRows(analysis.value())});
+    ASSERT_TRUE(summaries) << summaries.message();
+    const auto& types = summaries->front().types;
+    ASSERT_FALSE(types.empty());
+    EXPECT_EQ(types.front().name, "frontend → currencyservice");
+    EXPECT_GT(types.front().share, 0.5);
+    const auto named = byName(summaries->front());
+    EXPECT_LT(named.at("frontend").share, 0.1);
 }

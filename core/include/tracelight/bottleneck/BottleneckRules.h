@@ -66,6 +66,7 @@ Status saveBottleneckRules(TraceStore& store, const BottleneckRules& rules);
 std::string gapsHowToFix();
 std::string asyncHowToFix();  // span data's work no caller waited for
 std::string serviceHowToFix(const std::string& service);    // span data: one type per service
+std::string hopHowToFix(const std::string& caller, const std::string& callee);  // span data: a call's hop
 std::string categoryHowToFix(const std::string& category);  // event logs: one type per category
 
 } // namespace tracelight

@@ -37,6 +37,9 @@ public:
     // A span's type (thread-safe). The default is its service's name as the categories derive it
     // (hostRole: "frontend-579b9bff58-t2dbm" -> "frontend"), from the host when the service is empty.
     std::uint32_t ofSpan(const SpanShape& span);
+    // A client span's own time, the hop of its call to `callee` (a service), when no rule names the span:
+    // the type "caller → callee" (thread-safe).
+    std::uint32_t ofHop(const SpanShape& span, const std::string& callee);
     // Span data's work no caller waited for, one type whatever the span ("[async]", as the profile's frame).
     std::uint32_t asyncWork();
 

@@ -51,6 +51,10 @@ private:
     std::vector<TimeNs> m_spanStart, m_spanEnd, m_eventNs;
     std::vector<SpanTiming> m_timings;
     std::vector<SpanPart> m_async;  // the request's work no caller waited for, by span
+    static constexpr std::uint32_t kNoType = ~0u;
+    std::vector<std::uint32_t> m_spanType;  // per span, once resolved
+    std::vector<std::int32_t> m_callee;     // per span: a child in another service, or -1
+    std::vector<std::string> m_services;    // per span: its service as the types name it
     ContributionScratch m_scratch;
     RequestContribution m_result;
     TimeNs m_latencyNs = 0;
