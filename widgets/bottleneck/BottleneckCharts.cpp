@@ -207,8 +207,13 @@ void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend, cons
     QCPBars* below = nullptr;
     double top = 0;
     std::vector<double> stacked(trend.buckets.size(), 0);
+    // The legend names the largest types only (the table beside lists every one): two dozen names in a
+    // plot's height overlap.
+    constexpr std::size_t kLegendTypes = 8;
+    std::size_t index = 0;
     for (const auto& type : trend.all.types) {
         auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+        if (index++ >= kLegendTypes) bars->removeFromLegend();
         const QColor colour = colours.count(type.name) ? colours.at(type.name) : palette::blind();
         bars->setBrush(colour);
         bars->setPen(Qt::NoPen);
