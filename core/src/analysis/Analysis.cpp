@@ -227,13 +227,17 @@ namespace {
 
 // Per segment type aggregates for the model view: per shard, then summed over shards and processes.
 struct TypeTotals {
-    std::int64_t occurrences = 0, network = 0, critical = 0;
+    // Instances (for the mean duration and the network share), requests holding one, and requests in which
+    // one was on the critical path (each request once, however often the type occurs in it).
+    std::int64_t occurrences = 0, network = 0, requests = 0, critical = 0;
     TimeNs durationNs = 0, criticalNs = 0;
     std::vector<std::pair<TimeNs, std::uint32_t>> slowest;  // (latency, request index in the whole sequence)
+    std::size_t seenIn = ~std::size_t(0), criticalIn = ~std::size_t(0);  // the last request counted (per shard)
 
     void add(const TypeTotals& o) {
         occurrences += o.occurrences;
         network += o.network;
+        requests += o.requests;
         critical += o.critical;
         durationNs += o.durationNs;
         criticalNs += o.criticalNs;
@@ -254,17 +258,19 @@ struct RequestResult {
 void mergeTotalsAcross(std::vector<TypeTotals>& totals, Collective& group) {
     if (group.size() == 1) return;
     std::vector<std::int64_t> sums;
-    sums.reserve(totals.size() * 5);
-    for (const auto& t : totals) sums.insert(sums.end(), {t.occurrences, t.network, t.critical, t.durationNs, t.criticalNs});
+    constexpr std::size_t kFields = 6;
+    sums.reserve(totals.size() * kFields);
+    for (const auto& t : totals) sums.insert(sums.end(), {t.occurrences, t.network, t.requests, t.critical, t.durationNs, t.criticalNs});
     group.sum(sums);
     std::string mine;
     for (std::size_t type = 0; type < totals.size(); ++type) {
         TypeTotals& t = totals[type];
-        t.occurrences = sums[5 * type];
-        t.network = sums[5 * type + 1];
-        t.critical = sums[5 * type + 2];
-        t.durationNs = sums[5 * type + 3];
-        t.criticalNs = sums[5 * type + 4];
+        t.occurrences = sums[kFields * type];
+        t.network = sums[kFields * type + 1];
+        t.requests = sums[kFields * type + 2];
+        t.critical = sums[kFields * type + 3];
+        t.durationNs = sums[kFields * type + 4];
+        t.criticalNs = sums[kFields * type + 5];
         putValue(mine, static_cast<std::uint32_t>(t.slowest.size()));
         for (const auto& [latency, r] : t.slowest) {
             putValue(mine, latency);
@@ -484,14 +490,17 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             for (const auto& s : dag.segments) {
                 auto& t = typeTotals[s.type.value];
                 ++t.occurrences;
+                if (t.seenIn != r) t.seenIn = r, ++t.requests;
                 t.network += s.network;
                 t.durationNs += s.durationNs();
             }
             const auto sequenceIndex = static_cast<std::uint32_t>(share.firstRequest + r);
             forEachPathPart(dag.segments, cp.segments, cp.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
                 auto& t = typeTotals[dag.segments[v].type.value];
-                ++t.critical;
                 t.criticalNs += to - from;
+                if (t.criticalIn == r) return;  // the request counts once
+                t.criticalIn = r;
+                ++t.critical;
                 auto greater = std::greater<std::pair<TimeNs, std::uint32_t>>();
                 if (t.slowest.size() < kSlowestCriticalKept) {
                     t.slowest.emplace_back(cp.latencyNs, sequenceIndex);
@@ -560,7 +569,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             const TypeTotals& sum = typeTotals[type];
             SegmentTypeStats& st = stats[type];
             // The type's names are the stored model's (storeModel): not copied here.
-            st.occurrences = sum.occurrences;
+            st.occurrences = sum.requests;
             st.meanDurationNs = sum.occurrences ? double(sum.durationNs) / double(sum.occurrences) : 0;
             st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;
             st.criticalCount = sum.critical;

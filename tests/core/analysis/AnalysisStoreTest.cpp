@@ -820,3 +820,28 @@ TEST(AnalysisStore, ADamagedEventsPageFailsTheAnalysisAndKeepsTheResultsBefore) 
     ASSERT_TRUE(reader) << reader.message();
     EXPECT_EQ(storedResults(*reader.value()), before);
 }
+
+// A model node's counts are requests: a segment type that occurs many times in one request (Online Boutique
+// calls GetProduct several times per page) counts that request once, so neither count exceeds the requests.
+TEST(AnalysisStore, ModelNodeCountsAreRequestsAndNeverExceedThem) {
+    const std::string csv = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/normal/2022-08-23_17_00_trace.csv";
+    if (!std::ifstream(csv)) GTEST_SKIP() << "no " << csv;
+    test::ScratchDir dir;
+    auto store = std::move(TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create).value());
+    ImportOptions options;
+    options.inputs = {csv};
+    ASSERT_TRUE(importTraces(*store, options));
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    auto graph = loadModelGraph(*store);
+    ASSERT_TRUE(graph) << graph.message();
+    ASSERT_GT(graph->requests, 400);
+    bool repeatedType = false;
+    for (const auto& t : graph->types) {
+        EXPECT_LE(t.occurrences, graph->requests) << t.name();
+        EXPECT_LE(t.criticalCount, t.occurrences) << t.name();
+        std::set<std::string> slowest(t.slowestCriticalRequests.begin(), t.slowestCriticalRequests.end());
+        EXPECT_EQ(slowest.size(), t.slowestCriticalRequests.size()) << t.name() << ": a request listed twice";
+        repeatedType = repeatedType || t.name().find("GetProduct") != std::string::npos;
+    }
+    EXPECT_TRUE(repeatedType);
+}

@@ -33,7 +33,7 @@ class TraceStore;
 // 8: a span request's critical path is its span tree's (what the root's caller waited for; blob version 4 where it
 //    clips a segment).
 // 9: a span request's path names each entry's span and keeps the asynchronous work (blob version 4 changed).
-constexpr int kAnalysisVersion = 9;
+constexpr int kAnalysisVersion = 10;
 
 struct AnalysisOptions {
     InferenceOptions inference;

@@ -82,7 +82,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
 constexpr std::size_t kSlowestCriticalKept = 25;
 struct SegmentTypeStats {
     std::string task, startEvent, endEvent;
-    std::int64_t occurrences = 0;
+    std::int64_t occurrences = 0;   // requests holding it
     double meanDurationNs = 0;
     double networkShare = 0;        // of instances that cross hosts
     std::int64_t criticalCount = 0; // requests where it was on the critical path
