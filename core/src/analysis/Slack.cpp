@@ -73,11 +73,13 @@ TimeNs rescheduledLatency(const RequestDag& dag, std::uint32_t grown, TimeNs del
     return rescheduledLatency(dag, delta);
 }
 
-TimeNs rescheduledSpanLatency(const RequestDag& dag, const std::vector<TimeNs>& deltaNs, std::span<const std::uint32_t> rootEnds,
-                              TimeNs startNs) {
-    const std::size_t n = dag.segments.size();
-    if (n == 0 || rootEnds.empty()) return rescheduledLatency(dag, deltaNs);
-    std::vector<TimeNs> finish(n);
+namespace {
+
+// The forward pass both re-schedulings share: each segment starts when its dependencies finish (the wait
+// after its last-arriving one held), and lasts its duration plus its delta; with elasticWaits (span data) a
+// task's wait for a child lasts no time of its own.
+std::vector<TimeNs> forwardPass(const RequestDag& dag, const std::vector<TimeNs>& deltaNs, bool elasticWaits) {
+    std::vector<TimeNs> finish(dag.segments.size());
     std::vector<std::uint32_t> scratch;
     for (std::uint32_t v : topologicalOrder(dag, scratch)) {
         const SegmentInstance& s = dag.segments[v];
@@ -88,8 +90,18 @@ TimeNs rescheduledSpanLatency(const RequestDag& dag, const std::vector<TimeNs>& 
             for (std::uint32_t k = dag.firstEdgeTo[v]; k < dag.firstEdgeTo[v + 1]; ++k)
                 start = std::max(start, finish[dag.edges[k].from]);
         }
-        finish[v] = isChildWait(dag, v) ? start : start + std::max<TimeNs>(0, s.durationNs() + deltaNs[v]);
+        finish[v] = elasticWaits && isChildWait(dag, v) ? start : start + std::max<TimeNs>(0, s.durationNs() + deltaNs[v]);
     }
+    return finish;
+}
+
+} // namespace
+
+TimeNs rescheduledSpanLatency(const RequestDag& dag, const std::vector<TimeNs>& deltaNs, std::span<const std::uint32_t> rootEnds,
+                              TimeNs startNs) {
+    const std::size_t n = dag.segments.size();
+    if (n == 0 || rootEnds.empty()) return rescheduledLatency(dag, deltaNs);
+    const std::vector<TimeNs> finish = forwardPass(dag, deltaNs, true);
     TimeNs latest = startNs;
     for (auto v : rootEnds)
         if (v < n) latest = std::max(latest, finish[v]);
@@ -98,22 +110,10 @@ TimeNs rescheduledSpanLatency(const RequestDag& dag, const std::vector<TimeNs>& 
 
 TimeNs rescheduledLatency(const RequestDag& dag, const std::vector<TimeNs>& deltaNs) {
     const std::size_t n = dag.segments.size();
-    std::vector<TimeNs> finish(n);
     if (n == 0) return dag.endNs - dag.startNs;
     const std::uint32_t last = lastEndingSegment(dag);
     const TimeNs trailing = dag.endNs - dag.segments[last].endNs;
-    std::vector<std::uint32_t> scratch;
-    for (std::uint32_t v : topologicalOrder(dag, scratch)) {
-        const SegmentInstance& s = dag.segments[v];
-        TimeNs start = s.startNs;  // roots keep their offset from the request's start
-        const int l = lastArrivingDependency(dag, v);
-        if (l >= 0) {
-            start = finish[l] + (s.startNs - dag.segments[l].endNs);
-            for (std::uint32_t k = dag.firstEdgeTo[v]; k < dag.firstEdgeTo[v + 1]; ++k)
-                start = std::max(start, finish[dag.edges[k].from]);
-        }
-        finish[v] = start + std::max<TimeNs>(0, s.durationNs() + deltaNs[v]);
-    }
+    const std::vector<TimeNs> finish = forwardPass(dag, deltaNs, false);
     // The request ends with its latest segment (plus any trailing wait after the last one); a speed-up
     // can end it earlier.
     TimeNs latest = dag.startNs;

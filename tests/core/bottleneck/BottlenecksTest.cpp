@@ -53,6 +53,25 @@ std::string jaegerSpan(const char* id, const char* parent, const char* process, 
            R"(,"processID":")" + process + R"(","tags":[],"logs":[]})";
 }
 
+// Inputs imported into a new store in dir and analysed.
+struct AnalysedStore {
+    std::unique_ptr<TraceStore> store;
+    InMemoryAnalysis analysis;
+};
+AnalysedStore importAndAnalyse(const test::ScratchDir& dir, const std::vector<std::string>& inputs) {
+    AnalysedStore out;
+    out.store = std::move(TraceStore::open(dir.file("spans.tldb"), TraceStore::Mode::Create).value());
+    ImportOptions import;
+    import.inputs = inputs;
+    auto imported = importTraces(*out.store, import);
+    EXPECT_TRUE(imported) << imported.message();
+    EXPECT_TRUE(analyzeStore(*out.store, AnalysisOptions{}));
+    auto analysis = loadAnalysis(*out.store);
+    EXPECT_TRUE(analysis) << analysis.message();
+    if (analysis) out.analysis = std::move(analysis.value());
+    return out;
+}
+
 } // namespace
 
 TEST(SpanSelfTime, OwnTimeNotCoveredByChildren) {
@@ -210,16 +229,8 @@ TEST(Bottlenecks, SpanSelfTimeOnThePapersCallsThroughImport) {
     const std::string json = std::string(R"({"data":[{"traceID":"t1","spans":[)") + jaegerSpan("p", nullptr, "pp", 0, 320000) + "," +
                              jaegerSpan("a", "p", "pa", 0, 320000) + "," + jaegerSpan("b", "p", "pb", 100000, 160000) + "," +
                              jaegerSpan("c", "p", "pc", 170000, 150000) + "]," + processes + "}]}";
-    auto store = TraceStore::open(dir.file("paper.tldb"), TraceStore::Mode::Create);
-    ASSERT_TRUE(store);
-    ImportOptions import;
-    import.inputs = {dir.write("paper.json", json)};
-    auto imported = importTraces(*store.value(), import);
-    ASSERT_TRUE(imported) << imported.message();
-    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
-    auto analysis = loadAnalysis(*store.value());
-    ASSERT_TRUE(analysis);
-    auto summaries = computeBottlenecks(analysis.value(), store.value().get(), {allRows(analysis.value())});
+    const AnalysedStore a = importAndAnalyse(dir, {dir.write("paper.json", json)});
+    auto summaries = computeBottlenecks(a.analysis, a.store.get(), {allRows(a.analysis)});
     ASSERT_TRUE(summaries) << summaries.message();
     const auto named = byName(summaries->front());
     EXPECT_EQ(summaries->front().latencyTotalNs, 320 * kMs);
@@ -256,16 +267,8 @@ TEST(Bottlenecks, WorkNoCallerWaitedForIsItsOwnType) {
                              jaegerSpan("a", "p", "pa", 10000, 30000) + "," + jaegerSpan("x", "a", "pb", 20000, 50000) + "," +
                              jaegerSpan("late", "p", "pp", 120000, 10000) + "]," + processes +
                              "}]}";
-    auto store = TraceStore::open(dir.file("async.tldb"), TraceStore::Mode::Create);
-    ASSERT_TRUE(store);
-    ImportOptions import;
-    import.inputs = {dir.write("async.json", json)};
-    auto imported = importTraces(*store.value(), import);
-    ASSERT_TRUE(imported) << imported.message();
-    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
-    auto analysis = loadAnalysis(*store.value());
-    ASSERT_TRUE(analysis);
-    auto summaries = computeBottlenecks(analysis.value(), store.value().get(), {allRows(analysis.value())});
+    const AnalysedStore a = importAndAnalyse(dir, {dir.write("async.json", json)});
+    auto summaries = computeBottlenecks(a.analysis, a.store.get(), {allRows(a.analysis)});
     ASSERT_TRUE(summaries) << summaries.message();
     const auto named = byName(summaries->front());
     EXPECT_EQ(summaries->front().latencyTotalNs, 100 * kMs);
@@ -277,7 +280,7 @@ TEST(Bottlenecks, WorkNoCallerWaitedForIsItsOwnType) {
     EXPECT_EQ(named.at(std::string(kAsyncType)).totalNs, 15 * kMs);
     EXPECT_EQ(named.at(std::string(kAsyncType)).howToFix, asyncHowToFix());
     EXPECT_EQ(named.at("gaps").totalNs, 0);
-    auto trend = computeBottleneckTrend(analysis.value(), store.value().get(), allRows(analysis.value()), BottleneckOptions{});
+    auto trend = computeBottleneckTrend(a.analysis, a.store.get(), allRows(a.analysis), BottleneckOptions{});
     ASSERT_TRUE(trend) << trend.message();
     ASSERT_EQ(trend->latencyNs.size(), 1u);
     EXPECT_EQ(trend->latencyNs[0], 100 * kMs);
@@ -289,15 +292,9 @@ TEST(Bottlenecks, TheDelayedHopLeadsOnRealSpans) {
     const std::string ob = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/";
     if (!std::filesystem::is_directory(ob)) GTEST_SKIP() << "no " << ob;
     test::ScratchDir dir;
-    auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
-    ASSERT_TRUE(store);
-    ImportOptions import;
-    import.inputs = {ob + "normal/2022-08-23_17_00_trace.csv", ob + "fault/05_27_trace.csv", ob + "fault/05_28_trace.csv"};
-    ASSERT_TRUE(importTraces(*store.value(), import));
-    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
-    auto analysis = loadAnalysis(*store.value());
-    ASSERT_TRUE(analysis);
-    auto summaries = computeBottlenecks(analysis.value(), store.value().get(), {allRows(analysis.value())});
+    const AnalysedStore a =
+        importAndAnalyse(dir, {ob + "normal/2022-08-23_17_00_trace.csv", ob + "fault/05_27_trace.csv", ob + "fault/05_28_trace.csv"});
+    auto summaries = computeBottlenecks(a.analysis, a.store.get(), {allRows(a.analysis)});
     ASSERT_TRUE(summaries) << summaries.message();
     const auto& types = summaries->front().types;
     ASSERT_FALSE(types.empty());
