@@ -60,11 +60,7 @@ int runCompare(const CompareArgs& args) {
         return name ? *name : std::to_string(id.value);
     };
     auto root = [&](const ComparedCategory& cc) { return cc.root; };
-    // Span data: the services most likely responsible, by their calls.
-    const auto& ids = analysis.value().data.requestIds;
-    auto suspects = findSuspects(analysis.value(), *store.value(), periodRows(*store.value(), ids, args.baseline),
-                                 periodRows(*store.value(), ids, args.problem));
-    if (!suspects) return fail(db + ": " + suspects.message());
+    const std::vector<Suspect>& suspects = pc.suspects;  // span data: the services most likely responsible
 
     if (args.tree > 0) {
         if (args.tree > static_cast<std::int64_t>(cmp.entries.size()))
@@ -126,7 +122,7 @@ int runCompare(const CompareArgs& args) {
         w.endArray();
         w.key("aa").beginObject().key("categories_tested").value(aa.categoriesTested).key("mutations").value(aa.mutations).endObject();
         w.key("suspects").beginArray();
-        for (const Suspect& s : suspects.value()) {
+        for (const Suspect& s : suspects) {
             w.beginObject().key("service").value(s.service).key("score").value(s.score).key("p_value").value(s.pValue)
                 .key("delta_us").value(s.deltaUs).key("evidence").beginArray();
             for (const SuspectEvidence& e : s.evidence)
@@ -147,10 +143,10 @@ int runCompare(const CompareArgs& args) {
                 args.bh ? " (Benjamini-Hochberg)" : "");
     std::printf("A/A (the baseline split in two at random): %lld of %lld categories flagged by chance\n",
                 static_cast<long long>(aa.mutations), static_cast<long long>(aa.categoriesTested));
-    if (!suspects->empty()) {
+    if (!suspects.empty()) {
         std::printf("suspects, most likely first (slowdown of their calls against the same operations in %s):\n", args.baseline.c_str());
         int n = 0;
-        for (const Suspect& s : suspects.value()) {
+        for (const Suspect& s : suspects) {
             std::printf("  %d. %-28s x%-7.2f q %-9.3g %+.3f ms per request\n", ++n, s.service.c_str(), s.score, s.pValue, s.deltaUs / 1000);
             for (std::size_t k = 0; k < s.evidence.size() && k < 3; ++k) {
                 const SuspectEvidence& e = s.evidence[k];

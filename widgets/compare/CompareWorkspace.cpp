@@ -371,6 +371,27 @@ void CompareWorkspace::compare() {
 
 QString CompareWorkspace::summaryText() const { return m_summary->text(); }
 
+// The suspects in one line each, most likely first: what changed, by how much, how sure.
+QString CompareWorkspace::suspectsText(const std::vector<Suspect>& suspects) {
+    if (suspects.empty()) return {};
+    QString text = tr("<br><b>Suspects</b>, most likely first (their calls' slowdown against the same operations in the baseline):");
+    constexpr std::size_t kShown = 3;
+    for (std::size_t i = 0; i < suspects.size() && i < kShown; ++i) {
+        const Suspect& s = suspects[i];
+        const SuspectEvidence& e = s.evidence.front();
+        text += tr("<br>%1. <b>%2</b> ×%3 · %4 %5: %6 ms → %7 ms per request · q %8")
+                    .arg(i + 1)
+                    .arg(QString::fromStdString(s.service).toHtmlEscaped())
+                    .arg(s.score, 0, 'f', 2)
+                    .arg(e.hop ? tr("hop") : tr("work"), QString::fromStdString(e.key).toHtmlEscaped())
+                    .arg(e.baseUs / 1000, 0, 'f', 2)
+                    .arg(e.targetUs / 1000, 0, 'f', 2)
+                    .arg(s.pValue, 0, 'g', 2);
+    }
+    if (suspects.size() > kShown) text += tr("<br>… and %L1 more (compare --json lists them all)").arg(static_cast<qlonglong>(suspects.size() - kShown));
+    return text;
+}
+
 void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result) {
     m_result = std::move(result);
     m_model->setComparison(m_result);
@@ -389,6 +410,7 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
                 .arg(m_result->aa.mutations)
                 .arg(m_result->aa.categoriesTested);
     if (c.entries.empty()) text += tr("<br>No mutations at α %1 and threshold %2.").arg(m_result->options.alpha).arg(m_result->options.threshold);
+    text += suspectsText(m_result->suspects);
     m_summary->setText(text);
     // The periods' views: C² per category (categories with a testable sample in that period) and the timeline.
     std::vector<std::pair<QString, std::vector<float>>> c2(2);

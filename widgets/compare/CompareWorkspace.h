@@ -79,6 +79,7 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    static QString suspectsText(const std::vector<Suspect>& suspects);
     void shareLanesAxis();
     CompareOptions options() const;
     void showResult(std::shared_ptr<const PeriodComparison> result);

@@ -57,6 +57,9 @@ Result<PeriodComparison> comparePeriods(const TraceStore& store, const InMemoryA
     pc.requestIds.reserve(shared->rows.size());
     for (auto r : shared->rows) pc.requestIds.push_back(ids[r]);
     pc.categories = std::move(shared);
+    auto suspects = findSuspects(analysis, store, base, prob, SuspectOptions{}, progress, cancel);
+    if (!suspects) return Status::error(suspects.message() == "cancelled" ? suspects.message() : db + ": " + suspects.message());
+    pc.suspects = std::move(suspects.value());
     return recompare(pc, options);
 }
 
@@ -68,6 +71,7 @@ PeriodComparison recompare(const PeriodComparison& previous, const CompareOption
     pc.requestIds = previous.requestIds;
     pc.baselineEntries = previous.baselineEntries;
     pc.problemEntries = previous.problemEntries;
+    pc.suspects = previous.suspects;
     pc.options = options;
     pc.comparison = compareCategories(*pc.categories, pc.baselineEntries, pc.problemEntries, options);
     pc.aa = aaSplit(*pc.categories, pc.baselineEntries, options);

@@ -352,3 +352,46 @@ int main(int argc, char** argv) {
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }
+
+// Span data: the summary names the suspects, the injected service first (Online Boutique's currencyservice
+// network delay against the normal minute); an event log has none and says nothing of them.
+TEST(CompareWorkspace, TheSummaryNamesTheSuspectsOfSpanData) {
+    const std::string ob = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/";
+    if (!QDir(QString::fromStdString(ob)).exists()) GTEST_SKIP() << "no " << ob;
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("ob.tldb").toStdString();
+    {
+        auto store = std::move(TraceStore::open(db, TraceStore::Mode::Create).value());
+        ImportOptions options;
+        options.inputs = {ob + "normal/2022-08-23_17_00_trace.csv"};
+        options.period = "normal";
+        ASSERT_TRUE(importTraces(*store, options));
+        options.inputs = {ob + "fault/05_27_trace.csv", ob + "fault/05_28_trace.csv"};
+        options.period = "fault";
+        ASSERT_TRUE(importTraces(*store, options));
+        ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    }
+    auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis);
+    widgets::CompareWorkspace w;
+    w.resize(1280, 860);
+    w.show();
+    w.setDatabase(QString::fromStdString(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
+    w.setPeriods("normal", "fault");
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();
+    ASSERT_FALSE(w.comparison()->suspects.empty());
+    EXPECT_EQ(w.comparison()->suspects.front().service, "currencyservice");
+    EXPECT_TRUE(w.summaryText().contains("Suspects")) << w.summaryText().toStdString();
+    EXPECT_TRUE(w.summaryText().contains("1. <b>currencyservice</b>")) << w.summaryText().toStdString();
+
+    auto f = twoPeriods();
+    widgets::CompareWorkspace events;
+    events.setDatabase(QString::fromStdString(f->db), f->analysis, {"baseline", "problem"});
+    events.setPeriods("baseline", "problem");
+    ASSERT_TRUE(waitReady(events));
+    ASSERT_TRUE(events.comparison());
+    EXPECT_TRUE(events.comparison()->suspects.empty());
+    EXPECT_FALSE(events.summaryText().contains("Suspects"));
+}

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tracelight/compare/Compare.h"
+#include "tracelight/compare/Suspects.h"
 #include "tracelight/compare/RegressionTree.h"
 
 namespace tracelight {
@@ -23,6 +24,9 @@ struct PeriodComparison {
     CompareOptions options;
     Comparison comparison;
     AaResult aa;
+    // Span data: the services most likely responsible (compare/Suspects.h); empty for event logs or when
+    // nothing changed beyond chance.
+    std::vector<Suspect> suspects;
 };
 
 // Fails with one line naming the database and the problem.
