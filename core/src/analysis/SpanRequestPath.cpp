@@ -63,24 +63,49 @@ void rootEndSegments(std::span<const EventRecord> events, std::span<const SpanRe
     }
 }
 
-RequestSpan requestWindow(const TraceData& data, std::size_t row, const ClockOffsets& offsets, std::vector<SegmentInstance>& segments,
-                          std::vector<TimeNs>& eventNs) {
+namespace {
+
+// A span's interval on the analysis clock, as recorded (an end before its start is the start).
+std::pair<TimeNs, TimeNs> adjustedInterval(std::span<const EventRecord> events, const SpanRef& span, const ClockOffsets& offsets) {
+    const EventRecord& first = events[span.startEvent];
+    const EventRecord& last = events[span.endEvent];
+    const TimeNs start = offsets.adjusted(first.host, first.localNs);
+    return {start, std::max(start, offsets.adjusted(last.host, last.localNs))};
+}
+
+bool placed(std::span<const EventRecord> events, std::span<const SpanRef> spans) {
+    for (const SpanRef& s : spans)
+        if (s.startEvent >= events.size() || s.endEvent >= events.size()) return false;
+    return true;
+}
+
+} // namespace
+
+bool spanTimings(std::span<const EventRecord> events, std::span<const SpanRef> spans, const ClockOffsets& offsets,
+                 std::vector<SpanTiming>& out) {
+    if (!placed(events, spans)) return false;
+    out.resize(spans.size());
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        const auto [start, end] = adjustedInterval(events, spans[i], offsets);
+        out[i] = {spans[i].parent, start, end, spans[i].wait};
+    }
+    return true;
+}
+
+RequestSpan requestWindow(const TraceData& data, std::size_t row, const ClockOffsets& offsets, std::vector<SegmentInstance>& segments) {
     const auto events = data.eventsOf(row);
     const RequestSpan whole = buildSegments(events, offsets, segments);
     const auto spans = data.spansOf(row);
     if (spans.empty()) return whole;
-    return rootsExtent(events, spans, segments, offsets, eventNs).value_or(whole);
+    return rootsExtent(events, spans, offsets).value_or(whole);
 }
 
-std::optional<RequestSpan> rootsExtent(std::span<const EventRecord> events, std::span<const SpanRef> spans,
-                                       std::span<const SegmentInstance> segments, const ClockOffsets& offsets, std::vector<TimeNs>& eventNs) {
-    for (const SpanRef& s : spans)
-        if (s.startEvent >= events.size() || s.endEvent >= events.size()) return std::nullopt;
-    eventTimes(events, segments, offsets, eventNs);
+std::optional<RequestSpan> rootsExtent(std::span<const EventRecord> events, std::span<const SpanRef> spans, const ClockOffsets& offsets) {
+    if (!placed(events, spans)) return std::nullopt;
     std::optional<RequestSpan> roots;
     for (std::size_t i = 0; i < spans.size(); ++i) {
         if (!isSpanRoot(spans[i].parent, i, spans.size())) continue;
-        const TimeNs start = eventNs[spans[i].startEvent], end = std::max(start, eventNs[spans[i].endEvent]);
+        const auto [start, end] = adjustedInterval(events, spans[i], offsets);
         roots = roots ? RequestSpan{std::min(roots->startNs, start), std::max(roots->endNs, end)} : RequestSpan{start, end};
     }
     return roots;
@@ -88,22 +113,10 @@ std::optional<RequestSpan> rootsExtent(std::span<const EventRecord> events, std:
 
 bool spanRequestCriticalPath(const RequestDag& dag, std::span<const EventRecord> events, std::span<const SpanRef> spans,
                              const ClockOffsets& offsets, CriticalPath& out, SpanRequestPathScratch& scratch) {
-    if (spans.empty()) return false;
-    for (const SpanRef& s : spans)
-        if (s.startEvent >= events.size() || s.endEvent >= events.size()) return false;
+    if (spans.empty() || !spanTimings(events, spans, offsets, scratch.timings)) return false;
     const auto& segments = dag.segments;
     eventTimes(events, segments, offsets, scratch.eventNs);
-    auto& timings = scratch.timings;
-    timings.resize(spans.size());
-    // Each span on the analysis clock as it was recorded, not as its task's order stretches it: a joined server
-    // that ends after its client (clocks kept) would otherwise push the client's end to its own.
-    for (std::size_t i = 0; i < spans.size(); ++i) {
-        const EventRecord& first = events[spans[i].startEvent];
-        const EventRecord& last = events[spans[i].endEvent];
-        const TimeNs start = offsets.adjusted(first.host, first.localNs);
-        timings[i] = {spans[i].parent, start, std::max(start, offsets.adjusted(last.host, last.localNs)), spans[i].wait};
-    }
-    const SpanTreeCriticalPath path = spanTreeCriticalPath(timings);
+    const SpanTreeCriticalPath path = spanTreeCriticalPath(scratch.timings);
     scratch.endNs = path.endNs;
 
     segmentOwners(events, spans, segments.size(), scratch.owner, scratch);

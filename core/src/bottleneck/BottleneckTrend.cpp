@@ -34,11 +34,10 @@ Result<BottleneckTrend> computeBottleneckTrend(const InMemoryAnalysis& analysis,
     const TraceData& td = analysis.data;
     // Each request's window, as the contribution pass cuts it (requestWindow: what its latency measures).
     std::vector<SegmentInstance> scratch;
-    std::vector<TimeNs> eventNs;
     for (auto r : rows) {
         if (r >= td.requestCount()) continue;
         if (cancel && cancel->isCancelled()) return Status::error("cancelled");
-        const RequestSpan window = requestWindow(td, r, analysis.offsets, scratch, eventNs);
+        const RequestSpan window = requestWindow(td, r, analysis.offsets, scratch);
         out.rows.push_back(r);
         out.startNs.push_back(window.startNs);
         out.latencyNs.push_back(window.endNs - window.startNs);

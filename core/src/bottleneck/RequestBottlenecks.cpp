@@ -97,17 +97,12 @@ const RequestContribution& RequestBottleneckPass::run(std::size_t row, const std
         m_spanStart.resize(n);
         m_spanEnd.resize(n);
         const auto refs = td.spansOf(row);
-        bool placed = refs.size() == n;
-        for (std::size_t i = 0; placed && i < n; ++i) placed = refs[i].startEvent < events.size() && refs[i].endEvent < events.size();
-        if (placed) {
+        if (refs.size() == n && spanTimings(events, refs, offsets, m_timings)) {
             // As the critical path sees them: the request is what the roots' callers waited for, and work no
             // caller waited for is its own type while it runs within that.
-            eventTimes(events, m_segments, offsets, m_eventNs);
-            m_timings.resize(n);
             for (std::size_t i = 0; i < n; ++i) {
-                m_spanStart[i] = m_eventNs[refs[i].startEvent];
-                m_spanEnd[i] = std::max(m_spanStart[i], m_eventNs[refs[i].endEvent]);
-                m_timings[i] = {refs[i].parent, m_spanStart[i], m_spanEnd[i], refs[i].wait};
+                m_spanStart[i] = m_timings[i].startNs;
+                m_spanEnd[i] = m_timings[i].endNs;
             }
             SpanTreeCriticalPath path = spanTreeCriticalPath(m_timings);
             window = {path.startNs, path.endNs};

@@ -603,7 +603,7 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
     std::vector<TimeNs> out(td.requestCount());
     forEachShard(td.requestCount(), resolveThreads(threads), [&](unsigned, std::size_t begin, std::size_t end) {
         RequestPass pass(analysis.model, td);
-        std::vector<TimeNs> delta, eventNs;
+        std::vector<TimeNs> delta;
         std::vector<std::uint32_t> rootEnds;
         for (std::size_t r = begin; r < end; ++r) {
             if (((r - begin) & 0xFFF) == 0 && cancel && cancel->isCancelled()) return;
@@ -617,7 +617,7 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
             }
             // Span data: through its span graph, from the roots' start to their latest end.
             const auto spans = td.spansOf(r);
-            const auto roots = spans.empty() ? std::nullopt : rootsExtent(td.eventsOf(r), spans, dag.segments, analysis.offsets, eventNs);
+            const auto roots = spans.empty() ? std::nullopt : rootsExtent(td.eventsOf(r), spans, analysis.offsets);
             if (!roots) {
                 out[r] = rescheduledLatency(dag, delta);
                 continue;

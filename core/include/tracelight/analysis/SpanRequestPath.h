@@ -40,11 +40,14 @@ void rootEndSegments(std::span<const EventRecord> events, std::span<const SpanRe
 // A request's graph segments (buildSegments) and its extent as its latency is measured: for a request
 // imported from spans, the earliest root start to the latest root end on the analysis clock (work no caller
 // waited for left out); otherwise, and when its spans cannot be placed, its first to last event.
-RequestSpan requestWindow(const TraceData& data, std::size_t row, const ClockOffsets& offsets, std::vector<SegmentInstance>& segments,
-                          std::vector<TimeNs>& eventNs);
-// The roots' extent of a span request whose segments are built (nullopt: no root, or a span not placed).
-std::optional<RequestSpan> rootsExtent(std::span<const EventRecord> events, std::span<const SpanRef> spans,
-                                       std::span<const SegmentInstance> segments, const ClockOffsets& offsets, std::vector<TimeNs>& eventNs);
+RequestSpan requestWindow(const TraceData& data, std::size_t row, const ClockOffsets& offsets, std::vector<SegmentInstance>& segments);
+// The roots' extent of a span request (nullopt: no root, or a span not placed).
+std::optional<RequestSpan> rootsExtent(std::span<const EventRecord> events, std::span<const SpanRef> spans, const ClockOffsets& offsets);
+// Each span as the span tree's path reads it: its start and end events' times on the analysis clock as they
+// were recorded, not as its task's order stretches them (a joined server that ends after its client, clocks
+// kept, would otherwise push the client's end to its own). False when a span's event is not in the request.
+bool spanTimings(std::span<const EventRecord> events, std::span<const SpanRef> spans, const ClockOffsets& offsets,
+                 std::vector<SpanTiming>& out);
 
 // The span tree's critical path of one request into `out` (latency: the earliest root start to the latest
 // root end). False, with `out` untouched, when the spans cannot be placed (an event not found): the

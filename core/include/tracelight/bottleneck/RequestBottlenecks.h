@@ -48,7 +48,7 @@ private:
     BottleneckTypeTable& m_types;
     std::vector<SegmentInstance> m_segments;
     std::vector<ActiveInterval> m_intervals;
-    std::vector<TimeNs> m_spanStart, m_spanEnd, m_eventNs;
+    std::vector<TimeNs> m_spanStart, m_spanEnd;
     std::vector<SpanTiming> m_timings;
     std::vector<SpanPart> m_async;  // the request's work no caller waited for, by span
     static constexpr std::uint32_t kNoType = ~0u;
