@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "tracelight/analysis/SpanRequestPath.h"
-#include "tracelight/studies/Categories.h"
+#include "tracelight/studies/SpanCalls.h"
 
 namespace tracelight {
 
@@ -39,31 +39,16 @@ void RequestBottleneckPass::splitAsyncWork(const std::vector<SpanShape>& spans) 
     // (m_async: by span, each span's parts in time order) the async type instead.
     // Each span's type: a client span's own time (its children all in other services) is the hop of its call,
     // any other span's its service's work.
-    const std::size_t n = spans.size();
-    m_services.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const SpanShape& s = spans[i];
-        m_services[i] = hostRole(std::string(!s.service.empty() ? s.service : !s.host.empty() ? s.host : std::string_view("?")));
-    }
-    auto serviceOf = [&](std::size_t i) -> const std::string& { return m_services[i]; };
-    m_callee.assign(n, -1);
-    std::vector<bool> local(n, false);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::int32_t p = spans[i].parent;
-        if (p < 0 || static_cast<std::size_t>(p) >= n || static_cast<std::size_t>(p) == i) continue;
-        const auto parent = static_cast<std::size_t>(p);
-        if (serviceOf(parent) == serviceOf(i)) local[parent] = true;
-        else if (m_callee[parent] < 0) m_callee[parent] = static_cast<std::int32_t>(i);
-    }
-    m_spanType.assign(n, kNoType);
+    spanCalls(spans, m_calls);
+    m_spanType.assign(spans.size(), kNoType);
     const std::size_t count = m_intervals.size();
     for (std::size_t k = 0; k < count; ++k) {
         ActiveInterval interval = m_intervals[k];
         const std::uint32_t span = interval.type;
         std::uint32_t& type = m_spanType[span];
         if (type == kNoType)
-            type = m_callee[span] >= 0 && !local[span] ? m_types.ofHop(spans[span], serviceOf(static_cast<std::size_t>(m_callee[span])))
-                                                       : m_types.ofSpan(spans[span]);
+            type = m_calls.callee[span] >= 0 ? m_types.ofHop(spans[span], m_calls.service[static_cast<std::size_t>(m_calls.callee[span])])
+                                             : m_types.ofSpan(spans[span]);
         interval.type = type;
         auto part = std::lower_bound(m_async.begin(), m_async.end(), static_cast<std::int32_t>(span),
                                      [](const SpanPart& p, std::int32_t s) { return p.span < s; });

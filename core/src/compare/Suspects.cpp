@@ -9,7 +9,7 @@
 #include "tracelight/analysis/RequestWalk.h"
 #include "tracelight/compare/Statistics.h"
 #include "tracelight/store/TraceStore.h"
-#include "tracelight/studies/Categories.h"
+#include "tracelight/studies/SpanCalls.h"
 
 namespace tracelight {
 
@@ -44,11 +44,8 @@ public:
     void add(bool target, const std::vector<SpanShape>& spans) {
         const std::size_t n = spans.size();
         if (n == 0) return;
-        m_service.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const SpanShape& s = spans[i];
-            m_service[i] = hostRole(std::string(!s.service.empty() ? s.service : !s.host.empty() ? s.host : std::string_view("?")));
-        }
+        spanCalls(spans, m_calls);
+        const auto& service = m_calls.service;
         // Children by parent, each in start order, for the own time (duration minus the union of children).
         m_children.assign(n, {});
         std::int32_t root = -1;
@@ -61,7 +58,7 @@ public:
         r.target = target;
         std::vector<std::string> type;
         if (root >= 0)
-            for (auto c : m_children[static_cast<std::size_t>(root)]) type.push_back(m_service[c] + ":" + std::string(spans[c].operation));
+            for (auto c : m_children[static_cast<std::size_t>(root)]) type.push_back(service[c] + ":" + std::string(spans[c].operation));
         std::sort(type.begin(), type.end());
         type.erase(std::unique(type.begin(), type.end()), type.end());
         std::string stratum;
@@ -71,9 +68,8 @@ public:
         for (std::size_t i = 0; i < n; ++i) {
             const SpanShape& s = spans[i];
             auto& kids = m_children[i];
-            bool client = !kids.empty();
-            for (auto c : kids) client = client && m_service[c] != m_service[i];
-            const std::string keyName = client ? m_service[i] + kArrow + m_service[kids.front()] : m_service[i];
+            const std::int32_t callee = m_calls.callee[i];
+            const std::string keyName = callee >= 0 ? service[i] + kArrow + service[static_cast<std::size_t>(callee)] : service[i];
             // Own time: the span's interval less its children's, each clipped to it.
             std::sort(kids.begin(), kids.end(), [&](auto a, auto b) { return spans[a].startNs < spans[b].startNs; });
             const TimeNs start = s.startNs, end = std::max(s.startNs, s.endNs);
@@ -97,7 +93,7 @@ public:
     std::vector<RequestTimes> requests;
 
 private:
-    std::vector<std::string> m_service;
+    SpanCalls m_calls;
     std::vector<std::vector<std::uint32_t>> m_children;
 };
 

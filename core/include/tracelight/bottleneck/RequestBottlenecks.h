@@ -16,6 +16,7 @@
 #include "tracelight/bottleneck/BottleneckTypes.h"
 #include "tracelight/bottleneck/Contribution.h"
 #include "tracelight/store/SpanRecords.h"
+#include "tracelight/studies/SpanCalls.h"
 
 namespace tracelight {
 
@@ -53,8 +54,7 @@ private:
     std::vector<SpanPart> m_async;  // the request's work no caller waited for, by span
     static constexpr std::uint32_t kNoType = ~0u;
     std::vector<std::uint32_t> m_spanType;  // per span, once resolved
-    std::vector<std::int32_t> m_callee;     // per span: a child in another service, or -1
-    std::vector<std::string> m_services;    // per span: its service as the types name it
+    SpanCalls m_calls;                      // per span: its service, and its callee when it is a client span
     ContributionScratch m_scratch;
     RequestContribution m_result;
     TimeNs m_latencyNs = 0;
