@@ -8,7 +8,8 @@
 #                           then the asan mode below; what CI runs (.ci/run)
 #   bash build.sh asan      install what is missing, build the asan preset (AddressSanitizer + UBSan, Debug)
 #                           into build-asan/ and run its tests (all but the fuzz step, which has its own
-#                           sanitizers); any sanitizer report fails the test that raised it
+#                           sanitizers, and the accuracy scores, which test results, not memory); any
+#                           sanitizer report fails the test that raised it
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 mode=${1:-run}
@@ -40,7 +41,7 @@ configure_and_build() {
 asan_build_and_test() {
     cmake --preset asan >/dev/null
     cmake --build build-asan
-    ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE fuzz
+    ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE "fuzz|accuracy"
 }
 
 case "$mode" in

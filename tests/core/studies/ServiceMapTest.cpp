@@ -307,7 +307,8 @@ TEST(ServiceMap, OnlineBoutiqueEdgeIsWhatTheCallerWaited) {
     }
     ASSERT_GT(waited.size(), 1000u);
     const TimeNs expected = percentileNs(waited, 50);
-    const auto* e = edge(map->graph(), "frontend", "currencyservice");
+    const ServiceGraph graph = map->graph();
+    const auto* e = edge(graph, "frontend", "currencyservice");
     ASSERT_NE(e, nullptr);
     EXPECT_NEAR(double(e->p50Ns), double(expected), 0.05 * double(expected));
 }
