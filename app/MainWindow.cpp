@@ -18,6 +18,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTableView>
 #include <QToolBar>
 #include <QToolButton>
@@ -89,6 +90,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_modelJob = new widgets::JobRunner(this);
     m_import = new widgets::JobRunner(this);
     m_aggregateJob = new widgets::JobRunner(this);
+    m_scopeJob = new widgets::JobRunner(this);
+    m_serviceMapJob = new widgets::JobRunner(this);
+    m_scopeTimer = new QTimer(this);
+    m_scopeTimer->setSingleShot(true);
+    m_scopeTimer->setInterval(300);  // typing a filter: the views follow once it rests
+    connect(m_scopeTimer, &QTimer::timeout, this, &MainWindow::updateScope);
 
     m_requestPanel = new widgets::RequestTablePanel(m_requests, this);
     m_table = m_requestPanel->view();
@@ -142,9 +149,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tabs->addTab(m_bottlenecks, tr("&Bottlenecks"));
     m_bursts = new widgets::BurstView(this);
     m_tabs->addTab(m_bursts, tr("B&ursts"));
+    // The tabs, under a line that says which requests the scoped ones cover.
+    auto* tabsPage = new QWidget(this);
+    auto* tabsLayout = new QVBoxLayout(tabsPage);
+    tabsLayout->setContentsMargins(0, 0, 0, 0);
+    tabsLayout->setSpacing(2);
+    m_scopeBar = new QLabel(tabsPage);
+    m_scopeBar->setObjectName(QStringLiteral("scopeBar"));
+    m_scopeBar->setContentsMargins(6, 2, 6, 0);
+    m_scopeBar->setToolTip(tr("The dependency graph's service map, the aggregates and what-if, the profile and the bottlenecks cover "
+                              "the requests the request table lists: narrow them with its period, filter or \"Only selected\""));
+    tabsLayout->addWidget(m_scopeBar);
+    tabsLayout->addWidget(m_tabs, 1);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateScopeBar);
     m_splitter = new QSplitter(Qt::Vertical, this);
     m_splitter->addWidget(m_requestPanel);
-    m_splitter->addWidget(m_tabs);
+    m_splitter->addWidget(tabsPage);
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 3);
     setCentralWidget(m_splitter);
@@ -186,8 +206,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             m_statusText->setText(stage);
         });
     }
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob, m_dependencyJob, m_spanJob})
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob, m_dependencyJob, m_spanJob, m_scopeJob, m_serviceMapJob})
         connect(runner, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_requestPanel, &widgets::RequestTablePanel::listedChanged, m_scopeTimer, qOverload<>(&QTimer::start));
     connect(m_model->graphView(), &widgets::GraphView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_model->serviceMapView(), &widgets::ServiceMapView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_aggregates, &widgets::AggregatesView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
@@ -230,11 +251,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(m_aggregates, &widgets::AggregatesView::whatIfRequested, this, [this](WhatIfTarget target, double factor, const QString& label) {
         auto analysis = m_analysisData;
-        auto aggregates = m_aggregateData;
+        auto aggregates = m_scopedAggregates;  // the requests the view shows, re-scheduled
         if (!analysis || !aggregates) return;
         m_aggregateJob->start<WhatIfResult>(
             [analysis, aggregates, target, factor](const CancelToken& cancel, const ProgressSink& progress) {
-                progress(0.0, "re-scheduling every request");
+                progress(0.0, "re-scheduling the requests");
                 return std::make_shared<Result<std::vector<TimeNs>>>(whatIf(*analysis, *aggregates, target, factor, 0, 0, &cancel));
             },
             [this, label](WhatIfResult result) {
@@ -284,7 +305,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob, m_dependencyJob, m_spanJob}) runner->cancel();
+    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob, m_dependencyJob, m_spanJob, m_scopeJob, m_serviceMapJob})
+        runner->cancel();
 }
 
 void MainWindow::createActions() {
@@ -514,31 +536,102 @@ void MainWindow::loadAggregates() {
             if (auto info = m_store->info())
                 for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
             m_compare->setDatabase(m_path, m_analysisData, periods);
-            m_profileView->setAggregates(m_aggregateData);
+            m_profileView->setScope(m_scope);
             m_profileView->setDatabase(m_path, m_analysisData, periods);
-            QStringList keys;
-            for (const auto& key : m_store->attributeKeys()) keys << QString::fromStdString(key);
-            m_bottlenecks->setDatabase(m_path, m_analysisData, periods, keys);
+            m_bottlenecks->setScope(m_scope);
+            m_bottlenecks->setDatabase(m_path, m_analysisData, periods, stratifyingKeys());
             showContext(m_requestPanel->currentRequest());  // the first request was shown before the analysis was in
             m_bursts->setDatabase(m_analysisData, [this](RequestId id) {
                 auto name = m_store ? m_store->requestName(id) : std::nullopt;
                 return name ? QString::fromStdString(*name) : QString::number(id.value);
             });
-            auto aggregates = m_aggregateData;
-            auto analysis = m_analysisData;
-            const std::string file = m_path.toStdString();
-            m_aggregates->setAggregates(
-                m_aggregateData, keys,
-                // Called on the view's workers: each read opens its own connection.
-                [file, aggregates](const QString& key) {
-                    auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
-                    return store ? attributeValues(*store.value(), aggregates->ids, key.toStdString())
-                                 : std::vector<std::string>(aggregates->ids.size());
-                },
-                [analysis](std::uint32_t type) {
-                    return type < analysis->data.segmentTypes.size() ? QString::fromStdString(analysis->data.segmentName(SegmentTypeId(type)))
-                                                                     : QString::number(type);
-                });
+            showScopedAggregates();
+        });
+}
+
+QStringList MainWindow::stratifyingKeys() const {
+    QStringList keys;
+    if (!m_store) return keys;
+    // The period, once there are two to tell apart, then the attributes.
+    if (auto info = m_store->info(); info && info->periods.size() > 1) keys << QString::fromUtf8(kPeriodKey.data(), static_cast<int>(kPeriodKey.size()));
+    for (const auto& key : m_store->attributeKeys())
+        if (key != kPeriodKey) keys << QString::fromStdString(key);
+    return keys;
+}
+
+void MainWindow::updateScope() {
+    std::shared_ptr<const std::vector<RequestId>> ids;
+    if (m_requestPanel->isNarrowed()) ids = std::make_shared<const std::vector<RequestId>>(m_requestPanel->listedIds());
+    const bool same = ids ? (m_scope.ids && *m_scope.ids == *ids) : !m_scope.ids;
+    m_scope.text = m_requestPanel->listedText();
+    if (!same) m_scope.ids = std::move(ids);
+    updateScopeBar();
+    m_profileView->setScope(m_scope);  // the text may have changed even when the requests did not
+    m_bottlenecks->setScope(m_scope);
+    if (same) return;
+    showScopedAggregates();
+    showScopedServiceMap();
+}
+
+void MainWindow::updateScopeBar() {
+    const int tab = m_tabs->currentIndex();
+    const bool scoped = tab == 1 || tab == 2 || tab == 4 || tab == 5;  // graph, aggregates, profile, bottlenecks
+    m_scopeBar->setVisible(scoped && m_store);
+    m_scopeBar->setText(m_scope.isAll() ? tr("Covering all requests (%1)").arg(m_requestPanel->listedText())
+                                        : tr("Covering the listed requests — %1").arg(m_scope.text));
+}
+
+void MainWindow::showScopedAggregates() {
+    auto full = m_aggregateData;
+    if (!full) return;
+    auto show = [this](std::shared_ptr<const RequestAggregates> scoped) {
+        m_scopedAggregates = scoped;
+        m_profileView->setAggregates(scoped);
+        auto analysis = m_analysisData;
+        const std::string file = m_path.toStdString();
+        m_aggregates->setAggregates(
+            scoped, stratifyingKeys(),
+            // Called on the view's workers: each read opens its own connection.
+            [file, scoped](const QString& key) {
+                auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+                return store ? attributeValues(*store.value(), scoped->ids, key.toStdString())
+                             : std::vector<std::string>(scoped->ids.size());
+            },
+            [analysis](std::uint32_t type) {
+                return type < analysis->data.segmentTypes.size() ? QString::fromStdString(analysis->data.segmentName(SegmentTypeId(type)))
+                                                                 : QString::number(type);
+            });
+    };
+    auto ids = m_scope.ids;
+    if (!ids) {
+        m_scopeJob->cancel();
+        show(full);
+        return;
+    }
+    using Scoped = std::shared_ptr<const RequestAggregates>;
+    m_scopeJob->start<Scoped>(
+        [full, ids](const CancelToken&, const ProgressSink& progress) -> Scoped {
+            progress(0.0, "restricting the aggregates to the listed requests");
+            return std::make_shared<const RequestAggregates>(restrictAggregates(*full, rowsOfRequests(full->ids, *ids)));
+        },
+        show);
+}
+
+void MainWindow::showScopedServiceMap() {
+    if (m_path.isEmpty()) return;
+    const std::string file = m_path.toStdString();
+    auto ids = m_scope.ids;
+    using MapResult = std::shared_ptr<const ServiceMap>;
+    m_serviceMapJob->start<MapResult>(
+        [file, ids](const CancelToken& cancel, const ProgressSink& progress) -> MapResult {
+            progress(0.0, "counting the listed requests' calls");
+            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            if (!store) return nullptr;
+            auto map = loadServiceMap(*store.value(), &cancel, ids.get());
+            return map ? std::make_shared<const ServiceMap>(std::move(map.value())) : nullptr;
+        },
+        [this](MapResult map) {
+            if (map) m_model->setServiceMap(map);
         });
 }
 
@@ -562,7 +655,11 @@ bool MainWindow::openDatabase(const QString& path) {
     m_aggregates->setAggregates(nullptr, {}, {}, {});
     m_aggregates->setExportContext(QFileInfo(path).completeBaseName());  // in the plots' default export names
     m_aggregateData.reset();
+    m_scopedAggregates.reset();
     m_analysisData.reset();
+    m_scopeJob->cancel();
+    m_serviceMapJob->cancel();
+    m_scope = {};  // the new table's filter sets it again
     m_compare->clear(tr("Comparing needs the analysis; it follows the database loading."));
     m_profileView->clear(tr("The profile needs the analysis; it follows the database loading."));
     m_bottlenecks->clear(tr("The bottlenecks need the analysis; it follows the database loading."));
@@ -626,12 +723,12 @@ void MainWindow::loadTable() {
 void MainWindow::loadModel() {
     const std::string file = m_path.toStdString();
     m_modelJob->start<GraphResult>(
-        [file](const CancelToken& cancel, const ProgressSink&) {
+        [file, ids = m_scope.ids](const CancelToken& cancel, const ProgressSink&) {
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) return std::make_shared<GraphBundle>(GraphBundle{store.status(), nullptr});
             auto bundle = std::make_shared<GraphBundle>(GraphBundle{loadModelGraph(*store.value(), &cancel), nullptr});
-            // The service map of span data (empty for event logs) is counted here too, off the GUI thread.
-            if (auto map = loadServiceMap(*store.value(), &cancel)) bundle->services = std::make_shared<const ServiceMap>(std::move(map.value()));
+            // The service map of span data (empty for event logs) is counted here too, off the GUI thread, over the scope.
+            if (auto map = loadServiceMap(*store.value(), &cancel, ids.get())) bundle->services = std::make_shared<const ServiceMap>(std::move(map.value()));
             return bundle;
         },
         [this](GraphResult result) {
@@ -807,7 +904,7 @@ void MainWindow::selectRequestByName(const QString& name) {
 bool MainWindow::isLoading() const {
     return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_contextJob->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
            m_dependencyJob->isRunning() || m_spanJob->isRunning() ||
-           m_aggregateJob->isRunning() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing() ||
+           m_aggregateJob->isRunning() || m_scopeJob->isRunning() || m_serviceMapJob->isRunning() || m_scopeTimer->isActive() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing() ||
            m_profileView->isComputing() || m_bottlenecks->isComputing() || m_bursts->isComputing();
 }
 

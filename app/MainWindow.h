@@ -10,6 +10,7 @@
 #include "tracelight/base/Ids.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/store/TraceStore.h"
+#include "common/RequestScope.h"
 
 class QLabel;
 class QMenu;
@@ -19,6 +20,11 @@ class QTableView;
 class QTabWidget;
 class QSplitter;
 class QAction;
+class QTimer;
+
+namespace tracelight {
+class ServiceMap;
+}
 
 namespace tracelight::widgets {
 class JobRunner;
@@ -80,6 +86,13 @@ private:
     void startAnalysis(bool force);
     void importFiles();
     void loadAggregates();
+    // The scope: the requests the table lists, which the service map, the aggregates (and what-if), the
+    // profile and the bottlenecks cover. Read from the table a moment after it changes.
+    void updateScope();
+    void showScopedAggregates();  // the aggregates of the scope, restricted on a worker
+    void showScopedServiceMap();  // the service map of the scope, counted on a worker
+    void updateScopeBar();
+    QStringList stratifyingKeys() const;  // the period (when there are periods) and every request attribute
     void showRequest(RequestId id);
     void findDependencies();  // the shown request's graph edges, on a worker, when they are still to be found
     void readSpanTree();  // the shown request's span tree, on a worker, when the span pane asks for it
@@ -111,6 +124,12 @@ private:
     widgets::AggregatesView* m_aggregates = nullptr;
     std::shared_ptr<const InMemoryAnalysis> m_analysisData;  // what the aggregates came from (for what-if)
     std::shared_ptr<const RequestAggregates> m_aggregateData;
+    std::shared_ptr<const RequestAggregates> m_scopedAggregates;  // what the aggregates view shows (and what-if runs on)
+    widgets::RequestScope m_scope;
+    QTimer* m_scopeTimer = nullptr;
+    QLabel* m_scopeBar = nullptr;                  // above the tabs that cover the scope: which requests they are
+    widgets::JobRunner* m_scopeJob = nullptr;      // the scope's aggregates
+    widgets::JobRunner* m_serviceMapJob = nullptr;  // the scope's service map
     widgets::RequestTablePanel* m_requestPanel = nullptr;
     QTableView* m_table = nullptr;  // the panel's view
     std::vector<std::pair<int, int>> m_countColumnWidths;  // (column, least width) of the hosts and events counts

@@ -102,7 +102,7 @@ Command addBottlenecksCommand(CLI::App& program) {
     auto* cmd = program.add_subcommand("bottlenecks", "BOSS bottleneck types: each one's contribution to latency");
     addDatabaseArgument(*cmd, args->db);
     cmd->add_option("--period", args->period, "only requests of that period")->type_name("P");
-    cmd->add_option("--by", args->by, "stratify by this request attribute (numeric ones in quartiles)")->type_name("ATTR");
+    cmd->add_option("--by", args->by, "stratify by this request attribute (numeric ones in quartiles; period: by period)")->type_name("ATTR");
     auto* rules = cmd->add_option("--rules", args->rules, "bottleneck type rules, a JSON list (see docs/user/cli.md); default: the rules "
                                   "stored in DB, else one type per service or category")->type_name("FILE");
     cmd->add_flag("--save-rules", args->saveRules, "store the --rules in DB for later runs and the app")->needs(rules);

@@ -80,7 +80,7 @@ Command addBreakdownCommand(CLI::App& program) {
     auto* cmd = program.add_subcommand("breakdown", "per-category delay vs critical path, strata, outliers");
     addDatabaseArgument(*cmd, args->db);
     cmd->add_option("--period", args->period, "only requests of that period")->type_name("P");
-    cmd->add_option("--by", args->by, "stratify by this request attribute (browser, os, connection, bytes, ...)")
+    cmd->add_option("--by", args->by, "stratify by this request attribute (browser, os, connection, bytes, ...; period: by period)")
         ->type_name("ATTR");
     cmd->add_option("--outliers", args->fraction, "the slowest share of requests compared with the rest (default 0.05)")
         ->type_name("FRACTION")

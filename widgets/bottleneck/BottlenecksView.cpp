@@ -171,14 +171,22 @@ void BottlenecksView::setDatabase(const QString& path, std::shared_ptr<const InM
     m_analysis = std::move(analysis);
     const QSignalBlocker blockPeriod(m_period), blockSlice(m_sliceBy), blockStratum(m_stratum);
     m_period->clear();
-    m_period->addItem(tr("All requests"), QString());
+    m_period->addItem(QString(), QString());  // the scope: named by setScope
     for (const auto& p : periods) m_period->addItem(tr("Period %1").arg(p), p);
+    nameScopeItem(m_period, m_scope);
     m_sliceBy->clear();
     m_sliceBy->addItem(tr("(no slicing)"), QString());
     for (const auto& key : attributeKeys) m_sliceBy->addItem(key, key);
     m_stratum->clear();
     m_pending = true;
     if (isVisible()) compute();
+}
+
+void BottlenecksView::setScope(const RequestScope& scope) {
+    m_scope = scope;
+    nameScopeItem(m_period, m_scope);
+    m_pending = true;
+    if (isVisible() && m_period->currentIndex() == 0) compute();
 }
 
 void BottlenecksView::refresh() {
@@ -231,8 +239,9 @@ void BottlenecksView::compute() {
     const std::string by = m_sliceBy->currentData().toString().toStdString();
     const std::string value = m_stratum->currentData().toString().toStdString();
     const QString periodName = m_period->currentText();
+    const auto scope = m_period->currentIndex() == 0 ? m_scope.ids : nullptr;
     m_job->start<BottleneckJobResult>(
-        [analysis, file, period, by, value, periodName](const CancelToken& cancel, const ProgressSink& progress) -> BottleneckJobResult {
+        [analysis, file, period, by, value, periodName, scope](const CancelToken& cancel, const ProgressSink& progress) -> BottleneckJobResult {
             auto out = std::make_shared<BottleneckJob>();
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) {
@@ -240,7 +249,7 @@ void BottlenecksView::compute() {
                 return out;
             }
             const auto& ids = analysis->data.requestIds;
-            std::vector<std::uint32_t> rows = periodRows(*store.value(), ids, period);
+            std::vector<std::uint32_t> rows = scope ? rowsOfRequests(ids, *scope) : periodRows(*store.value(), ids, period);
             QString stratumName;
             std::vector<std::vector<std::uint32_t>> strataRows;  // the slice shown whole: each stratum side by side
             if (!by.empty()) {

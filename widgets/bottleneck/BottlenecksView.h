@@ -9,6 +9,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "common/RequestScope.h"
 #include "tracelight/analysis/Analysis.h"
 #include "bottleneck/BottleneckCharts.h"
 #include "tracelight/bottleneck/BottleneckTrend.h"
@@ -33,7 +34,10 @@ public:
                      const QStringList& attributeKeys);
     void clear(const QString& message);
     void refresh();  // again, with the rules and categories now stored (computed when next shown)
-    void setPeriod(const QString& period);  // "" = every request
+    void setPeriod(const QString& period);  // "" = the scope
+    // The requests the table lists: what "Listed requests", the first choice of requests, covers.
+    void setScope(const RequestScope& scope);
+    QComboBox* requestsChoice() const { return m_period; }  // the scope, a period, ...
     void setSliceBy(const QString& attribute, const QString& value = {});  // "" = no strata; value "" = all of them
     bool isComputing() const;
     QString statusText() const;
@@ -69,6 +73,7 @@ private:
     bool m_pending = false;
     JobRunner* m_job = nullptr;
     QComboBox* m_period = nullptr;
+    RequestScope m_scope;
     QComboBox* m_sliceBy = nullptr;
     QComboBox* m_stratum = nullptr;
     QLabel* m_status = nullptr;

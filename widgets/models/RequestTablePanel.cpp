@@ -190,6 +190,28 @@ void RequestTablePanel::applyFilter() {
         m_message->setVisible(false);
     }
     restoreSelection(current, selected);
+    emit listedChanged();
+}
+
+bool RequestTablePanel::isNarrowed() const { return m_model->isFiltered(); }
+
+std::vector<RequestId> RequestTablePanel::listedIds() const {
+    std::vector<RequestId> ids;
+    if (!m_model->isFiltered()) return ids;
+    const int rows = m_model->rowCount();
+    ids.reserve(static_cast<std::size_t>(rows));
+    for (int r = 0; r < rows; ++r) ids.push_back(m_model->requestAt(r));
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+QString RequestTablePanel::listedText() const {
+    QStringList parts;
+    if (m_period->currentIndex() > 0) parts << tr("period %1").arg(m_period->currentText());
+    if (const QString text = m_filter->text().trimmed(); !text.isEmpty()) parts << text;
+    if (!m_only.empty()) parts << tr("only selected");
+    if (!m_model->isFiltered()) return tr("all %L1 requests").arg(m_model->totalCount());
+    return tr("%1: %L2 of %L3 requests").arg(parts.join(QStringLiteral(" · "))).arg(m_model->rowCount()).arg(m_model->totalCount());
 }
 
 void RequestTablePanel::restoreSelection(RequestId current, const std::vector<RequestId>& selected) {

@@ -52,6 +52,11 @@ public:
     void selectRequests(const std::vector<RequestId>& ids);
     RequestId currentRequest() const;
     std::vector<RequestId> selectedIds() const;  // sorted, at most kMaxSelection
+    // The requests listed (period, filter, only selected), sorted; empty when nothing narrows the table.
+    std::vector<RequestId> listedIds() const;
+    bool isNarrowed() const;
+    // What narrows it, for the views that cover the listed requests: "period fault · latency>1s: 120 of 1,290 requests".
+    QString listedText() const;
     // Another database: its request ids are not the last one's.
     void forgetShown() { m_shown = RequestId(); }
 
@@ -59,6 +64,7 @@ signals:
     void currentRequestChanged(RequestId id);  // the request to show; once per change
     void filterTextChanged(const QString& text);
     void selectionChanged();  // the set of selected requests (selectedIds)
+    void listedChanged();     // the filter was applied again (the listed requests may differ)
 
 private:
     void applyFilter();

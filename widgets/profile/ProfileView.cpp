@@ -158,7 +158,7 @@ void ProfileView::setDatabase(const QString& path, std::shared_ptr<const InMemor
     m_analysis = std::move(analysis);
     const QSignalBlocker block(m_period);
     m_period->clear();
-    m_period->addItem(tr("All requests"), QString());
+    m_period->addItem(QString(), QString());  // the scope: named by setScope
     for (const auto& p : periods) m_period->addItem(tr("Period %1").arg(p), p);
     m_period->addItem(tr("Outliers (slowest 5 %)"), QString());
     m_period->setItemData(m_period->count() - 1, OutlierSource, kSourceRole);
@@ -166,6 +166,7 @@ void ProfileView::setDatabase(const QString& path, std::shared_ptr<const InMemor
     m_period->addItem(tr("Selected in the request table"), QString());
     m_period->setItemData(m_period->count() - 1, SelectionSource, kSourceRole);
     m_period->setItemData(m_period->count() - 1, tr("The requests selected in the table (brush a plot or Ctrl/Shift-click rows)"), Qt::ToolTipRole);
+    nameScopeItem(m_period, m_scope);
     const QSignalBlocker blockDiff(m_diffBase);
     m_diffBase->clear();
     m_diffBase->addItem(tr("(no diff)"), QString());
@@ -178,6 +179,13 @@ void ProfileView::setPeriod(const QString& period) {
     const int index = m_period->findData(period);
     if (index >= 0) m_period->setCurrentIndex(index);
     compute();
+}
+
+void ProfileView::setScope(const RequestScope& scope) {
+    m_scope = scope;
+    nameScopeItem(m_period, m_scope);
+    m_pending = true;
+    if (isVisible() && m_period->currentIndex() == 0) compute();
 }
 
 void ProfileView::setAggregates(std::shared_ptr<const RequestAggregates> aggregates) { m_aggregates = std::move(aggregates); }
@@ -226,6 +234,7 @@ void ProfileView::compute() {
     const std::string where = m_where->text().trimmed().toStdString();
     auto aggregates = m_aggregates;
     const std::vector<RequestId> selection = m_selection;
+    const auto scope = m_period->currentIndex() == 0 ? m_scope.ids : nullptr;
     if (source == OutlierSource && !aggregates) {
         clear(tr("The outliers need the aggregate studies, which follow the analysis: a moment."));
         m_pending = true;
@@ -243,8 +252,8 @@ void ProfileView::compute() {
         return;
     }
     m_job->start<ProfileJobResult>(
-        [analysis, file, period, base, source, where, aggregates, selection](const CancelToken& cancel,
-                                                                             const ProgressSink& progress) -> ProfileJobResult {
+        [analysis, file, period, base, source, where, aggregates, selection, scope](const CancelToken& cancel,
+                                                                                    const ProgressSink& progress) -> ProfileJobResult {
             auto out = std::make_shared<ProfileJob>();
             auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
             if (!store) {
@@ -271,6 +280,7 @@ void ProfileView::compute() {
             std::vector<std::uint32_t> target;
             if (source == OutlierSource) target = filtered(outlierRows(*aggregates));
             else if (source == SelectionSource) target = filtered(rowsOfRequests(ids, selection));
+            else if (scope) target = filtered(rowsOfRequests(ids, *scope));
             else target = rowsOf(period);
             std::vector<std::vector<std::uint32_t>> groups;
             if (!base.empty()) {

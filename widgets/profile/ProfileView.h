@@ -7,6 +7,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "common/RequestScope.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/profile/Profile.h"
 #include "tracelight/studies/Aggregates.h"
@@ -38,6 +39,9 @@ public:
     // selection, and an attribute filter (ATTR=V, ATTR!=V, ATTR<N, ATTR>N) applied on top of any of them.
     void setAggregates(std::shared_ptr<const RequestAggregates> aggregates);
     void setSelection(std::vector<RequestId> selection);
+    // The requests the table lists: what "Listed requests", the first source, profiles.
+    void setScope(const RequestScope& scope);
+    QComboBox* requestsChoice() const { return m_period; }  // the scope, a period, ...
     void chooseOutliers();
     void chooseSelection();
     void setWhere(const QString& predicate);
@@ -72,6 +76,7 @@ private:
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
     std::shared_ptr<const RequestAggregates> m_aggregates;
     std::vector<RequestId> m_selection;
+    RequestScope m_scope;
     std::shared_ptr<const ProfileSet> m_profile;
     bool m_pending = false;
     JobRunner* m_job = nullptr;

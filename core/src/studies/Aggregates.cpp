@@ -332,8 +332,33 @@ Status saveCategoryRules(TraceStore& store, const CategoryRules& rules) {
     return store.putResult(kCategoryRules, 0, "", rules.toJson());
 }
 
+RequestAggregates restrictAggregates(const RequestAggregates& a, const std::vector<std::uint32_t>& rows) {
+    RequestAggregates out;
+    out.categories = a.categories;
+    out.typeCategory = a.typeCategory;
+    const std::size_t w = a.width();
+    out.ids.reserve(rows.size());
+    out.pathBegin.reserve(rows.size() + 1);
+    out.pathBegin.push_back(0);
+    for (const std::uint32_t r : rows) {
+        out.ids.push_back(a.ids[r]);
+        out.analysisRows.push_back(a.analysisRows.empty() ? r : a.analysisRows[r]);
+        out.latencyNs.push_back(a.latencyNs[r]);
+        out.blindNs.push_back(a.blindNs[r]);
+        using Column = std::vector<TimeNs> RequestAggregates::*;
+        for (const Column column : {&RequestAggregates::summedNs, &RequestAggregates::criticalNs, &RequestAggregates::slackNs, &RequestAggregates::spanNs})
+            (out.*column).insert((out.*column).end(), (a.*column).begin() + std::ptrdiff_t(r * w), (a.*column).begin() + std::ptrdiff_t((r + 1) * w));
+        const auto from = std::ptrdiff_t(a.pathBegin[r]), to = std::ptrdiff_t(a.pathBegin[r + 1]);
+        out.pathType.insert(out.pathType.end(), a.pathType.begin() + from, a.pathType.begin() + to);
+        out.pathNs.insert(out.pathNs.end(), a.pathNs.begin() + from, a.pathNs.begin() + to);
+        out.pathBegin.push_back(out.pathType.size());
+    }
+    out.typesByCriticalTime = typesByCriticalTime(out);
+    return out;
+}
+
 std::vector<std::string> attributeValues(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view key) {
-    const auto byId = store.attributeValues(key);
+    const auto byId = key == kPeriodKey ? store.periodNamesByRequest() : store.attributeValues(key);
     std::vector<std::string> out(ids.size());
     for (std::size_t r = 0; r < ids.size(); ++r)
         if (auto it = byId.find(ids[r].value); it != byId.end()) out[r] = it->second;
@@ -600,13 +625,15 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
                                    TimeNs addNs, unsigned threads, const CancelToken* cancel) {
     if (cancel && cancel->isCancelled()) return Status::error("cancelled");
     const TraceData& td = analysis.data;
-    std::vector<TimeNs> out(td.requestCount());
-    forEachShard(td.requestCount(), resolveThreads(threads), [&](unsigned, std::size_t begin, std::size_t end) {
+    const std::size_t rows = a.analysisRows.empty() ? td.requestCount() : a.analysisRows.size();
+    std::vector<TimeNs> out(rows);
+    forEachShard(rows, resolveThreads(threads), [&](unsigned, std::size_t begin, std::size_t end) {
         RequestPass pass(analysis.model, td);
         std::vector<TimeNs> delta;
         std::vector<std::uint32_t> rootEnds;
-        for (std::size_t r = begin; r < end; ++r) {
-            if (((r - begin) & 0xFFF) == 0 && cancel && cancel->isCancelled()) return;
+        for (std::size_t row = begin; row < end; ++row) {
+            if (((row - begin) & 0xFFF) == 0 && cancel && cancel->isCancelled()) return;
+            const std::size_t r = a.analysisRows.empty() ? row : a.analysisRows[row];
             const RequestDag& dag = pass.graph(td.eventsOf(r), analysis.offsets, td.linksOf(r));
             delta.assign(dag.segments.size(), 0);
             for (std::size_t s = 0; s < dag.segments.size(); ++s) {
@@ -619,11 +646,11 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
             const auto spans = td.spansOf(r);
             const auto roots = spans.empty() ? std::nullopt : rootsExtent(td.eventsOf(r), spans, analysis.offsets);
             if (!roots) {
-                out[r] = rescheduledLatency(dag, delta);
+                out[row] = rescheduledLatency(dag, delta);
                 continue;
             }
             rootEndSegments(td.eventsOf(r), spans, rootEnds);
-            out[r] = rescheduledSpanLatency(dag, delta, rootEnds, roots->startNs);
+            out[row] = rescheduledSpanLatency(dag, delta, rootEnds, roots->startNs);
         }
     });
     if (cancel && cancel->isCancelled()) return Status::error("cancelled");

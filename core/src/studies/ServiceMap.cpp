@@ -147,10 +147,11 @@ ServiceGraph ServiceMap::graph(const std::set<std::string>& expanded) const {
     return g;
 }
 
-Result<ServiceMap> loadServiceMap(const TraceStore& store, const CancelToken* cancel) {
+Result<ServiceMap> loadServiceMap(const TraceStore& store, const CancelToken* cancel, const std::vector<RequestId>* only) {
     ServiceMap map;
-    const Status status = store.scanSpanShapes([&](RequestId, const std::vector<SpanShape>& spans) {
+    const Status status = store.scanSpanShapes([&](RequestId id, const std::vector<SpanShape>& spans) {
         if (cancel && cancel->isCancelled()) return false;
+        if (only && !std::binary_search(only->begin(), only->end(), id)) return true;
         map.add(spans);
         return true;
     });

@@ -515,3 +515,71 @@ TEST(SpanWhatIf, HalvingTheDelayedHopLowersTheTail) {
     EXPECT_LT(p95("frontend → currencyservice", 0.5), 0.75 * before);
     EXPECT_NEAR(p95("adservice", 0.5), before, 0.01 * before);
 }
+
+// The scope of an analysis view: the aggregates of some rows are the studies of those rows, and what-if
+// re-schedules just them, as it did them among all the requests.
+TEST(Aggregates, RestrictedAggregatesAreTheStudiesOfTheirRows) {
+    const Fixture& f = sample();
+    std::vector<std::uint32_t> rows;
+    for (std::uint32_t r = 1; r < f.aggregates.requests(); r += 3) rows.push_back(r);
+    const RequestAggregates part = restrictAggregates(f.aggregates, rows);
+    ASSERT_EQ(part.requests(), rows.size());
+    const Breakdown direct = breakdown(f.aggregates, rows), restricted = breakdown(part);
+    EXPECT_EQ(restricted.requests, direct.requests);
+    EXPECT_DOUBLE_EQ(restricted.meanLatencyNs, direct.meanLatencyNs);
+    ASSERT_EQ(restricted.categories.size(), direct.categories.size());
+    for (std::size_t c = 0; c < direct.categories.size(); ++c) {
+        EXPECT_NEAR(restricted.categories[c].criticalNs, direct.categories[c].criticalNs, 1e-6 * (1 + direct.categories[c].criticalNs));
+        EXPECT_NEAR(restricted.categories[c].summedNs, direct.categories[c].summedNs, 1e-6 * (1 + direct.categories[c].summedNs));
+    }
+    for (std::size_t i = 0; i < rows.size(); i += 97) {
+        EXPECT_EQ(part.ids[i], f.aggregates.ids[rows[i]]);
+        EXPECT_EQ(part.pathBegin[i + 1] - part.pathBegin[i], f.aggregates.pathBegin[rows[i] + 1] - f.aggregates.pathBegin[rows[i]]);
+    }
+    const WhatIfTarget network{-1, f.aggregates.categoryIndex("network")};
+    const auto all = whatIf(f.analysis, f.aggregates, network, 0.5);
+    const auto some = whatIf(f.analysis, part, network, 0.5);
+    ASSERT_TRUE(all && some);
+    ASSERT_EQ(some->size(), rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(some->at(i), all->at(rows[i])) << "row " << rows[i];
+    // A restriction of a restriction still knows each row's request.
+    const RequestAggregates twice = restrictAggregates(part, {0, 5});
+    ASSERT_EQ(twice.analysisRows.size(), 2u);
+    EXPECT_EQ(twice.analysisRows[1], rows[5]);
+    const auto two = whatIf(f.analysis, twice, network, 0.5);
+    ASSERT_TRUE(two);
+    EXPECT_EQ(two->at(1), all->at(rows[5]));
+}
+
+// The period is a dimension to stratify and slice by, like any request attribute: "period" gives each
+// request's periods, and a request in two gets both names.
+TEST(SpanCategories, PeriodIsAStratifyingKey) {
+    const std::string ob = kRealData + "nezha-onlineboutique/";
+    if (!std::filesystem::is_directory(ob)) GTEST_SKIP() << "no " << ob;
+    test::ScratchDir dir;
+    auto store = std::move(TraceStore::open(dir.file("p.tldb"), TraceStore::Mode::Create).value());
+    for (const auto& [period, file] : {std::pair<std::string, std::string>{"normal", ob + "normal/2022-08-23_17_00_trace.csv"},
+                                       {"fault", ob + "fault/05_27_trace.csv"}}) {
+        ImportOptions options;
+        options.inputs = {file};
+        options.period = period;
+        auto imported = importTraces(*store, options);
+        ASSERT_TRUE(imported) << imported.message();
+    }
+    const auto normal = store->requestsInPeriod("normal"), fault = store->requestsInPeriod("fault");
+    ASSERT_FALSE(normal.empty());
+    ASSERT_FALSE(fault.empty());
+    std::vector<RequestId> ids = normal;
+    ids.insert(ids.end(), fault.begin(), fault.end());
+    auto values = attributeValues(*store, ids, kPeriodKey);
+    for (std::size_t r = 0; r < ids.size(); ++r) EXPECT_EQ(values[r], r < normal.size() ? "normal" : "fault") << r;
+    auto everything = store->addPeriodByTime("everything", 0, std::numeric_limits<std::int64_t>::max());
+    ASSERT_TRUE(everything) << everything.message();
+    values = attributeValues(*store, ids, kPeriodKey);
+    for (std::size_t r = 0; r < ids.size(); ++r) EXPECT_EQ(values[r], r < normal.size() ? "normal, everything" : "fault, everything") << r;
+    const auto groups = groupByAttribute(values, values.size());
+    std::size_t inNormal = 0;
+    for (const auto& g : groups)
+        if (g.value.rfind("normal", 0) == 0) inNormal += g.rows.size();
+    EXPECT_EQ(inNormal, normal.size());
+}

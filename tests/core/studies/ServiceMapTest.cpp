@@ -377,6 +377,39 @@ TEST(ServiceMap, OnlineBoutiqueNormalMinuteHasOneNodePerServiceAndTheFrontendsCa
     EXPECT_GT(edge(g, "frontend", "productcatalogservice")->calls, 1000);
 }
 
+// A map of some requests (the app's current scope) counts just their calls: two halves add up to the whole.
+TEST(ServiceMap, AMapOfSomeRequestsCountsOnlyTheirCalls) {
+    const std::string csv = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/normal/2022-08-23_17_00_trace.csv";
+    if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv;
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    ImportOptions options;
+    options.inputs = {csv};
+    options.period = "normal";
+    ASSERT_TRUE(importTraces(*store.value(), options));
+    const std::vector<RequestId> all = store.value()->requestsInPeriod("normal");
+    std::vector<RequestId> halves[2];
+    for (std::size_t i = 0; i < all.size(); ++i) halves[i % 2].push_back(all[i]);
+    auto whole = loadServiceMap(*store.value());
+    auto first = loadServiceMap(*store.value(), nullptr, &halves[0]);
+    auto second = loadServiceMap(*store.value(), nullptr, &halves[1]);
+    const std::vector<RequestId> none;
+    auto empty = loadServiceMap(*store.value(), nullptr, &none);
+    ASSERT_TRUE(whole && first && second && empty);
+    EXPECT_TRUE(empty->graph().edges.empty());
+    const ServiceGraph g = whole->graph(), a = first->graph(), b = second->graph();
+    ASSERT_FALSE(g.edges.empty());
+    for (const auto& e : g.edges) {
+        const std::string& from = g.nodes[static_cast<std::size_t>(e.from)].service;
+        const std::string& to = g.nodes[static_cast<std::size_t>(e.to)].service;
+        const auto* ea = edge(a, from, to);
+        const auto* eb = edge(b, from, to);
+        EXPECT_EQ((ea ? ea->calls : 0) + (eb ? eb->calls : 0), e.calls) << from << " -> " << to;
+        if (e.calls >= 20) EXPECT_TRUE(ea && eb && ea->calls < e.calls) << from << " -> " << to;
+    }
+}
+
 TEST(ServiceMap, PercentileIsNearestRank) {
     EXPECT_EQ(percentileNs({}, 50), 0);
     EXPECT_EQ(percentileNs({7}, 99), 7);

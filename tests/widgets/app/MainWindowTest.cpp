@@ -27,6 +27,8 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include "aggregates/AggregatesView.h"
+#include "bottleneck/BottlenecksView.h"
+#include "profile/ProfileView.h"
 #include "models/RequestTableModel.h"
 #include "models/RequestTablePanel.h"
 #include "waterfall/SpanTreePane.h"
@@ -563,4 +565,50 @@ TEST(ClockAdjustmentsModel, SortsAndFiltersAndTheSelectionFollowsItsPair) {
     ASSERT_EQ(model.rowCount(), 2);
     EXPECT_EQ(client(0), "web-2") << "the filter keeps the sort";
     EXPECT_EQ(model.appliedCount(), 2);
+}
+
+// Issue 39: one scope for every analysis view. The requests the table lists (here a period typed into its
+// filter) are what the aggregates, the profile and the bottlenecks cover, and the line above the tabs says
+// so; clearing the filter gives every request back. The period is a dimension to stratify by.
+TEST(MainWindow, TheListedRequestsAreTheScopeOfTheAnalysisViews) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "scope", 300, false);
+    {
+        auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite);
+        ASSERT_TRUE(store) << store.message();
+        auto early = store.value()->addPeriodByTime("early", 0, 100'000'000);  // requests r0..r99 start in the first 100 ms
+        ASSERT_TRUE(early) << early.message();
+        ASSERT_EQ(early.value(), 100);
+    }
+    QSettings().remove("requestTable/filter");
+    app::MainWindow window;
+    ASSERT_TRUE(showWithDatabase(window, db));
+    auto* aggregates = window.findChild<widgets::AggregatesView*>();
+    auto* bottlenecks = window.findChild<widgets::BottlenecksView*>();
+    auto* profile = window.findChild<widgets::ProfileView*>();
+    auto* bar = window.findChild<QLabel*>(QStringLiteral("scopeBar"));
+    ASSERT_TRUE(aggregates && bottlenecks && profile && bar);
+    EXPECT_EQ(aggregates->stratifyBy()->itemText(1), QStringLiteral("period"));
+    EXPECT_EQ(bottlenecks->requestsChoice()->itemText(0), QStringLiteral("All requests"));
+
+    window.setRequestFilter(QStringLiteral("period:early"));
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_TRUE(bar->text().contains(QStringLiteral("100 of 300 requests"))) << bar->text().toStdString();
+    EXPECT_EQ(bottlenecks->requestsChoice()->itemText(0), QStringLiteral("Listed requests (100)"));
+    EXPECT_EQ(profile->requestsChoice()->itemText(0), QStringLiteral("Listed requests (100)"));
+    window.showAggregatePage(0);
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_TRUE(aggregates->breakdownAa()->text().contains(QStringLiteral("(50 each)"))) << aggregates->breakdownAa()->text().toStdString();
+    window.showTab(5);
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_TRUE(bottlenecks->statusText().startsWith(QStringLiteral("100 requests"))) << bottlenecks->statusText().toStdString();
+
+    window.setRequestFilter(QString());
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_EQ(bottlenecks->requestsChoice()->itemText(0), QStringLiteral("All requests"));
+    EXPECT_TRUE(bottlenecks->statusText().startsWith(QStringLiteral("300 requests"))) << bottlenecks->statusText().toStdString();
+    window.showAggregatePage(0);
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_TRUE(aggregates->breakdownAa()->text().contains(QStringLiteral("(150 each)"))) << aggregates->breakdownAa()->text().toStdString();
 }

@@ -262,6 +262,8 @@ public:
     std::unordered_map<std::uint32_t, std::string> attributeValues(std::string_view key) const;
     // The requests of a period (import batch or defined period), by name.
     std::vector<RequestId> requestsInPeriod(std::string_view period) const;
+    // Each request's periods by request id, their names joined by ", " in the order the periods were made.
+    std::unordered_map<std::uint32_t, std::string> periodNamesByRequest() const;
 
     // ---- periods: named sets of requests (schema 7) ----
     struct PeriodDefinition {

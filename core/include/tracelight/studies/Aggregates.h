@@ -34,6 +34,9 @@ struct RequestAggregates {
     std::vector<std::uint32_t> pathType;
     std::vector<TimeNs> pathNs;
     std::size_t rowsFromCache = 0;  // rows made from analyze's cached result, not by the per-request pass
+    // Each row's analysis row when these aggregates cover a subset of the requests (restrictAggregates);
+    // empty: row r is analysis row r.
+    std::vector<std::uint32_t> analysisRows;
     // The segment types with critical time, the most first (ties by type): what a what-if is worth trying
     // on. A million-span trace has a quarter of a million types, too many to offer.
     std::vector<std::uint32_t> typesByCriticalTime;
@@ -47,6 +50,10 @@ struct RequestAggregates {
     TimeNs span(std::size_t r, std::size_t c) const { return spanNs[r * width() + c]; }
     int categoryIndex(std::string_view name) const;
 };
+
+// The aggregates of some of the rows (in the order given): the scope an analysis view covers. Every study
+// over the result is the study of those requests; what-if re-schedules only them.
+RequestAggregates restrictAggregates(const RequestAggregates& a, const std::vector<std::uint32_t>& rows);
 
 // RequestAggregates::typesByCriticalTime of these paths: their critical time summed per type.
 std::vector<std::uint32_t> typesByCriticalTime(const RequestAggregates& a);
@@ -81,6 +88,9 @@ CategoryRules loadCategoryRules(const TraceStore& store);
 Status saveCategoryRules(TraceStore& store, const CategoryRules& rules);
 
 // A request attribute per row (empty where absent), and the rows of one period (an empty name: every row).
+// The key "period" (kPeriodKey) gives each request's periods instead, their names joined by ", " in the
+// order the periods were made, so that any view or command that stratifies by an attribute can compare periods.
+inline constexpr std::string_view kPeriodKey = "period";
 std::vector<std::string> attributeValues(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view key);
 std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view period);
 // The rows (indices into ids, the analysis order) whose request is among `wanted`, in row order.
@@ -172,7 +182,7 @@ struct SlackPrediction {
 SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, TimeNs cutoffNs, const std::vector<std::string>& users);
 
 // What if every segment of a type (or category) took `factor` times as long (plus addNs)? Each request's
-// graph is re-scheduled with the fixed waits held; returns the new end-to-end latencies (request row order).
+// graph is re-scheduled with the fixed waits held; returns the new end-to-end latencies, one per row of `a`.
 struct WhatIfTarget {
     int type = -1;      // a segment type, or
     int category = -1;  // a category index

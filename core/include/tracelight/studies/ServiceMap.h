@@ -24,6 +24,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tracelight/base/Ids.h"
 #include "tracelight/base/Progress.h"
 #include "tracelight/base/Status.h"
 #include "tracelight/base/Time.h"
@@ -101,7 +102,8 @@ TimeNs percentileNs(std::vector<TimeNs> values, double p);
 
 // Every request's span shapes in the store, in one scan (event logs: an empty map). Cancelled: the status
 // "cancelled".
-Result<ServiceMap> loadServiceMap(const TraceStore& store, const CancelToken* cancel = nullptr);
+// only: the requests to count, sorted by id (null: every request), so the map covers the current scope.
+Result<ServiceMap> loadServiceMap(const TraceStore& store, const CancelToken* cancel = nullptr, const std::vector<RequestId>* only = nullptr);
 
 // The graph as Graphviz DOT (nodes labelled with span counts, edges with calls and p50 / p99).
 std::string serviceGraphDot(const ServiceGraph& graph);
