@@ -12,6 +12,7 @@
 #include "tracelight/base/Parallel.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
+#include "tracelight/studies/SpanCalls.h"
 
 namespace tracelight {
 
@@ -198,6 +199,8 @@ public:
         TypeCategories typed = categorizeSegmentTypes(m_td, options.rules);
         m_categories = std::move(typed.categories);
         m_typeCategory = std::move(typed.typeCategory);
+        m_tripBack.resize(m_td.segmentTypes.size());
+        for (std::size_t t = 0; t < m_tripBack.size(); ++t) m_tripBack[t] = isTripBack(m_td.label(m_td.segmentTypes[t].startEvent.value));
     }
 
     bool selected(std::size_t row) const { return row < m_mask.size() && m_mask[row] != 0; }
@@ -406,11 +409,12 @@ private:
             const SegmentInstance& seg = dag.segments[v];
             std::int32_t frame = frameOfSegment(v);
             if (seg.network && v < s.hosts.size()) {
+                // Both legs of a call are one hop, `caller → callee`, as the breakdown names its category.
                 const std::int32_t fromRole = roleOf(s.hosts[v].first), toRole = roleOf(s.hosts[v].second);
-                const std::string& from = s.roles[static_cast<std::size_t>(fromRole)];
-                const std::string& to = s.roles[static_cast<std::size_t>(toRole)];
-                s.name.assign(from).append(" → ").append(to);
-                const std::string_view ends[] = {from, to};
+                const SpanHop hop = spanHop(seg.type.value < m_tripBack.size() && m_tripBack[seg.type.value],
+                                            s.roles[static_cast<std::size_t>(fromRole)], s.roles[static_cast<std::size_t>(toRole)]);
+                assignHopName(s.name, hop);
+                const std::string_view ends[] = {hop.caller, hop.callee};
                 frame = s.table.child(frame, s.name, FrameKind::Network, ends);
             } else if (frame < 0) {
                 frame = s.table.child(-1, m_td.label(seg.task), FrameKind::Task);
@@ -453,6 +457,7 @@ private:
     std::vector<std::uint8_t> m_mask;
     std::vector<std::string> m_categories;
     std::vector<int> m_typeCategory;
+    std::vector<bool> m_tripBack;  // per segment type: a call's trip back (span data)
 };
 
 // Shards' frames merged by (parent, name), parents first, their statistics added.

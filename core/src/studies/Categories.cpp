@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "tracelight/base/Json.h"
+#include "tracelight/studies/SpanCalls.h"
 
 namespace tracelight {
 
@@ -65,12 +66,11 @@ std::string CategoryRules::categorize(const SegmentTypeFacts& facts) const {
             break;
         }
         if (!match) continue;
-        // Span data: the default network category is named by the two services it connects, caller first
-        // (the trip back, which starts at the server's "served", is named as the trip out).
+        // Span data: the default network category is the call's hop, `caller → callee` (studies/SpanCalls).
         if (facts.fromSpans && r.field == CategoryRule::Field::Network && r.category == "network") {
-            const bool back = facts.startEvent.rfind("served ", 0) == 0;
-            const std::string from = hostRole(back ? facts.endHost : facts.host), to = hostRole(back ? facts.host : facts.endHost);
-            return from + " \xE2\x86\x92 " + to;  // U+2192
+            const std::string from = hostRole(facts.host), to = hostRole(facts.endHost);
+            std::string name;
+            return assignHopName(name, spanHop(isTripBack(facts.startEvent), from, to));
         }
         return r.category;
     }

@@ -24,4 +24,14 @@ void spanCalls(std::span<const SpanShape> spans, SpanCalls& out) {
         if (local[i]) out.callee[i] = -1;
 }
 
+bool isTripBack(std::string_view startEvent) { return startEvent.starts_with("served "); }
+
+SpanHop spanHop(bool tripBack, std::string_view startService, std::string_view endService) {
+    return tripBack ? SpanHop{endService, startService} : SpanHop{startService, endService};
+}
+
+std::string& assignHopName(std::string& out, SpanHop hop) {
+    return out.assign(hop.caller).append(" \xE2\x86\x92 ").append(hop.callee);
+}
+
 } // namespace tracelight

@@ -4,7 +4,7 @@
 // and the diff of two such profiles, each frame's change tested against its noise.
 //
 // Stacks: span data — the span ancestry, `service:operation` › child `service:operation` › …, with a
-// network trip as its own frame named by both services (`frontend → currencyservice`) under the caller;
+// call's hop (trip out and back) as one frame `caller → callee` (`frontend → currencyservice`) under the caller;
 // event logs — category › task › segment (START->END). Blind time (the critical path's gaps that no
 // segment covers) is its own frame `blind`, under the span that was waiting across the gap (the deepest
 // span enclosing both critical segments beside it); for event logs at the top. Span data's work that the

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tracelight/store/SpanRecords.h"
@@ -18,5 +19,16 @@ struct SpanCalls {
 
 // Refills `out` for one request's spans (parents by index; out-of-range parents are roots).
 void spanCalls(std::span<const SpanShape> spans, SpanCalls& out);
+
+// The hop of a call on span data, by the services at the two ends of one of its network segments. Both legs
+// are the caller's wait for the callee, so both are the one hop named `caller → callee` (breakdown category,
+// profile frame): the trip back, whose start event is the server's "served NAME", runs callee to caller.
+struct SpanHop {
+    std::string_view caller, callee;
+};
+bool isTripBack(std::string_view startEvent);
+SpanHop spanHop(bool tripBack, std::string_view startService, std::string_view endService);
+// Sets `out` to "caller → callee" (U+2192) and returns it.
+std::string& assignHopName(std::string& out, SpanHop hop);
 
 } // namespace tracelight
