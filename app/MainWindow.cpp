@@ -267,6 +267,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             });
     });
 
+    // A suspect's evidence in the Compare tab opens the profile diff of the two periods, searched for it.
+    connect(m_compare, &widgets::CompareWorkspace::suspectActivated, this, [this](const QString& baseline, const QString& problem, const QString& key) {
+        showTab(4);
+        m_profileView->showDiff(baseline, problem, key);
+    });
     connect(m_requestPanel, &widgets::RequestTablePanel::currentRequestChanged, this, [this](RequestId id) {
         updateStatus();
         showRequest(id);
@@ -577,7 +582,7 @@ void MainWindow::updateScopeBar() {
     const int tab = m_tabs->currentIndex();
     const bool scoped = tab == 1 || tab == 2 || tab == 4 || tab == 5;  // graph, aggregates, profile, bottlenecks
     m_scopeBar->setVisible(scoped && m_store);
-    m_scopeBar->setText(m_scope.isAll() ? tr("Covering all requests (%1)").arg(m_requestPanel->listedText())
+    m_scopeBar->setText(m_scope.isAll() ? tr("Covering %1").arg(m_requestPanel->listedText())  // "all 1,290 requests"
                                         : tr("Covering the listed requests — %1").arg(m_scope.text));
 }
 

@@ -25,6 +25,7 @@
 #include "FlowGraphView.h"
 #include "PeriodTimeline.h"
 #include "RegressionTreeView.h"
+#include "SuspectsView.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "waterfall/WaterfallLayout.h"
 #include "waterfall/WaterfallView.h"
@@ -162,7 +163,14 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
         box->addWidget(diffLegend);
         box->addWidget(scrolled(m_diff), 1);
     }
+    m_suspects = new SuspectsView(this);
+    connect(m_suspects, &SuspectsView::keyActivated, this, [this](const QString& key) {
+        if (m_result) emit suspectActivated(QString::fromStdString(m_result->baseline), QString::fromStdString(m_result->problem), key);
+    });
     m_views = new QTabWidget(this);
+    m_views->addTab(m_suspects, tr("Suspects"));
+    m_views->setTabToolTip(0, tr("The services most likely responsible for the slower period, with their evidence; click a line to see it "
+                                 "in the profile diff of the two periods"));
     m_views->addTab(m_detail, tr("Detail"));
     m_views->addTab(sideBySide, tr("Side by side"));
     m_views->addTab(diffPage, tr("Diff"));
@@ -412,6 +420,10 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
     if (c.entries.empty()) text += tr("<br>No mutations at α %1 and threshold %2.").arg(m_result->options.alpha).arg(m_result->options.threshold);
     text += suspectsText(m_result->suspects);
     m_summary->setText(text);
+    m_suspects->setSuspects(m_result->suspects, tr("No suspect: no service's work or hop changed beyond chance between the two periods "
+                                                   "(suspects need span data: a caller and a callee to tell apart)."));
+    if (!m_result->suspects.empty()) m_views->setCurrentWidget(m_suspects);
+    else if (m_views->currentWidget() == m_suspects) m_views->setCurrentWidget(m_detail);  // the entries say more
     // The periods' views: C² per category (categories with a testable sample in that period) and the timeline.
     std::vector<std::pair<QString, std::vector<float>>> c2(2);
     c2[0].first = QString::fromStdString(m_result->baseline);

@@ -34,6 +34,7 @@ class CompareEntryModel;
 class FlowGraphView;
 class PeriodTimeline;
 class RegressionTreeView;
+class SuspectsView;
 class WaterfallView;
 class JobRunner;
 
@@ -54,6 +55,7 @@ public:
     const PeriodComparison* comparison() const { return m_result.get(); }
     QTableView* entryTable() const { return m_table; }
     QTreeWidget* detail() const { return m_detail; }
+    SuspectsView* suspects() const { return m_suspects; }
     QTabWidget* entryViews() const { return m_views; }
     FlowGraphView* firstGraph() const { return m_first; }
     FlowGraphView* secondGraph() const { return m_second; }
@@ -73,6 +75,8 @@ public:
 
 signals:
     void requestActivated(RequestId id);
+    // A suspect's evidence chosen: show the profile diff of the two periods, its frames searched for `key`.
+    void suspectActivated(const QString& baseline, const QString& problem, const QString& key);
     void resultsReady();  // a comparison (or its error) is showing
 
 protected:
@@ -107,6 +111,7 @@ private:
     QSortFilterProxyModel* m_proxy = nullptr;
     QTableView* m_table = nullptr;
     QTreeWidget* m_detail = nullptr;
+    SuspectsView* m_suspects = nullptr;
     QTabWidget* m_views = nullptr;
     JobRunner* m_graphJob = nullptr;
     FlowGraphView* m_first = nullptr;

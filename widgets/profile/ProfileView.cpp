@@ -22,6 +22,7 @@
 
 #include "FlameGraphView.h"
 #include "FrameTables.h"
+#include "compare/SuspectsView.h"
 #include "common/JobRunner.h"
 #include "common/TimeFormat.h"
 #include "tracelight/store/TraceStore.h"
@@ -38,6 +39,7 @@ struct ProfileJob {
     std::shared_ptr<const ProfileSet> profile;
     std::shared_ptr<const ProfileDiff> diff;  // base group 0 against target group 1
     std::int64_t aaFrames = 0;                // what the same diff flags between two halves of the base
+    std::vector<Suspect> suspects;            // of a diff: who made the target slower
 };
 using ProfileJobResult = std::shared_ptr<const ProfileJob>;
 } // namespace
@@ -48,6 +50,8 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     m_period->setToolTip(tr("Whose critical paths: every request, or one period's"));
     m_diffBase = new QComboBox(this);
     m_diffBase->setToolTip(tr("Diff the profile against another period's: red frames got slower, blue faster (significant only)"));
+    m_suspects = new SuspectsView(this);
+    m_suspects->hide();  // a tab only in a diff
     m_changes = new QTableWidget(0, 6, this);
     m_changes->setHorizontalHeaderLabels({tr("Frame"), tr("Base"), tr("Target"), tr("Δ self"), tr("× self"), tr("p")});
     m_changes->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -114,6 +118,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     connect(m_period, &QComboBox::activated, this, &ProfileView::compute);
     connect(m_where, &QLineEdit::returnPressed, this, &ProfileView::compute);
     connect(m_diffBase, &QComboBox::activated, this, &ProfileView::compute);
+    connect(m_suspects, &SuspectsView::keyActivated, this, [this](const QString& key) { m_search->setText(key); });
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_flame->setSearch(text);
         updateLabels();
@@ -305,6 +310,10 @@ void ProfileView::compute() {
                 return out;
             }
             auto shared = std::make_shared<const ProfileSet>(std::move(set.value()));
+            if (!base.empty() && groups.size() >= 2) {
+                auto suspects = findSuspects(*analysis, *store.value(), groups[0], groups[1], SuspectOptions{}, nullptr, &cancel);
+                if (suspects) out->suspects = std::move(suspects.value());
+            }
             if (!base.empty()) {
                 out->diff = std::make_shared<const ProfileDiff>(diffProfiles(*shared, 0, 1));
                 if (shared->groups.size() == 4) out->aaFrames = diffProfiles(*shared, 2, 3).significantFrames;
@@ -322,6 +331,11 @@ void ProfileView::compute() {
                 if (m_diff) m_flame->setDiff(m_profile, 0, 1, *m_diff);
                 else m_flame->setProfile(m_profile);
                 showChangesTab(m_diff != nullptr);
+                if (m_diff) {
+                    m_suspects->setSuspects(result->suspects, tr("No suspect: no service's work or hop changed beyond chance "
+                                                                 "(suspects need span data)."));
+                    if (!result->suspects.empty()) m_tables->setCurrentWidget(m_suspects);
+                }
                 m_split->setSizes({m_split->width() * 3 / 5, m_split->width() * 2 / 5});
                 // In a diff the tables describe the target (group 1), the period being looked into.
                 m_top->setProfile(m_profile, tableGroup());
@@ -379,10 +393,29 @@ std::size_t ProfileView::tableGroup() const { return m_diff ? 1 : 0; }
 
 void ProfileView::showChangesTab(bool show) {
     const int index = m_tables->indexOf(m_changes);
-    if (show && index < 0) m_tables->insertTab(0, m_changes, tr("Changes"));
-    if (!show && index >= 0) m_tables->removeTab(index);
+    if (show && index < 0) {
+        m_tables->insertTab(0, m_changes, tr("Changes"));
+        m_tables->insertTab(0, m_suspects, tr("Suspects"));
+        m_tables->setTabToolTip(0, tr("The services most likely responsible for the slower period; click a line to search the frames for it"));
+    }
+    if (!show && index >= 0) {
+        m_tables->removeTab(m_tables->indexOf(m_changes));
+        m_tables->removeTab(m_tables->indexOf(m_suspects));
+    }
     if (show) m_tables->setCurrentWidget(m_changes);
-    else m_changes->hide();  // out of the tabs it would be drawn over the view's corner
+    else m_changes->hide(), m_suspects->hide();  // out of the tabs they would be drawn over the view's corner
+}
+
+void ProfileView::showDiff(const QString& base, const QString& target, const QString& search) {
+    const int targetIndex = m_period->findData(target), baseIndex = m_diffBase->findData(base);
+    if (targetIndex < 0 || baseIndex < 0) return;
+    {
+        const QSignalBlocker blockPeriod(m_period), blockBase(m_diffBase);
+        m_period->setCurrentIndex(targetIndex);
+        m_diffBase->setCurrentIndex(baseIndex);
+    }
+    m_search->setText(search);
+    compute();
 }
 
 void ProfileView::showSandwich(const QString& name) {

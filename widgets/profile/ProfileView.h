@@ -25,6 +25,7 @@ namespace tracelight::widgets {
 class FlameGraphView;
 class JobRunner;
 class SandwichView;
+class SuspectsView;
 class TopFramesTable;
 
 class ProfileView : public QWidget {
@@ -46,6 +47,9 @@ public:
     void chooseSelection();
     void setWhere(const QString& predicate);
     void setDiffBase(const QString& period);  // "" = no diff; else the profile is diffed against this period
+    // The diff of two periods with its frames searched for `search` (a suspect's key: a service or a hop).
+    void showDiff(const QString& base, const QString& target, const QString& search);
+    SuspectsView* suspectsView() const { return m_suspects; }
     QTableWidget* changeTable() const { return m_changes; }
     bool isComputing() const;
     FlameGraphView* flameGraph() const { return m_flame; }
@@ -83,6 +87,7 @@ private:
     QComboBox* m_period = nullptr;
     QComboBox* m_diffBase = nullptr;
     QTableWidget* m_changes = nullptr;
+    SuspectsView* m_suspects = nullptr;  // a diff opens with them
     QTabWidget* m_tables = nullptr;
     TopFramesTable* m_top = nullptr;
     SandwichView* m_sandwich = nullptr;

@@ -2,6 +2,9 @@
 // entry's red edges and requests, live re-ranking, CSV export, and a clear message for every bad choice.
 #include <gtest/gtest.h>
 
+#include <QSignalSpy>
+#include <QTreeWidgetItem>
+
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -20,6 +23,7 @@
 #include "core/GeneratedPeriods.h"
 #include "compare/CompareEntryModel.h"
 #include "compare/CompareWorkspace.h"
+#include "compare/SuspectsView.h"
 #include "compare/FlowGraphView.h"
 #include "compare/PeriodTimeline.h"
 #include "compare/RegressionTreeView.h"
@@ -126,7 +130,7 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
     w.setPeriods("baseline", "problem");
     ASSERT_TRUE(waitReady(w));
     ASSERT_TRUE(w.comparison());
-    w.entryViews()->setCurrentIndex(1);
+    w.entryViews()->setCurrentIndex(2);
     ASSERT_TRUE(waitReady(w));
     EXPECT_GT(w.firstGraph()->drawnNodes(), 3);
     EXPECT_EQ(w.firstGraph()->drawnNodes(), w.secondGraph()->drawnNodes());  // one category: one structure
@@ -295,29 +299,29 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     w.entryTable()->selectRow(std::max(0, qEnvironmentVariableIntValue("COMPARE_ENTRY") - 1));
     ASSERT_TRUE(waitReady(w));
     const QString out = QString::fromLocal8Bit(qgetenv("COMPARE_OUT"));
-    w.entryViews()->setCurrentIndex(1);
-    QTest::qWait(50);
-    ASSERT_TRUE(w.grab().save(out + "-side.png"));
     w.entryViews()->setCurrentIndex(2);
     QTest::qWait(50);
-    ASSERT_TRUE(w.grab().save(out + "-diff.png"));
+    ASSERT_TRUE(w.grab().save(out + "-side.png"));
     w.entryViews()->setCurrentIndex(3);
     QTest::qWait(50);
-    ASSERT_TRUE(w.grab().save(out + "-c2.png"));
+    ASSERT_TRUE(w.grab().save(out + "-diff.png"));
     w.entryViews()->setCurrentIndex(4);
     QTest::qWait(50);
-    ASSERT_TRUE(w.grab().save(out + "-timeline.png"));
+    ASSERT_TRUE(w.grab().save(out + "-c2.png"));
     w.entryViews()->setCurrentIndex(5);
+    QTest::qWait(50);
+    ASSERT_TRUE(w.grab().save(out + "-timeline.png"));
+    w.entryViews()->setCurrentIndex(6);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-lanes.png"));
     w.setLocalClocks(true);  // View › Local Clocks: the lanes and the timeline on each host's own clock
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-lanes-local.png"));
-    w.entryViews()->setCurrentIndex(4);
+    w.entryViews()->setCurrentIndex(5);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-timeline-local.png"));
     w.setLocalClocks(false);
-    w.entryViews()->setCurrentIndex(6);
+    w.entryViews()->setCurrentIndex(7);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-tree.png"));
 }
@@ -385,6 +389,19 @@ TEST(CompareWorkspace, TheSummaryNamesTheSuspectsOfSpanData) {
     EXPECT_EQ(w.comparison()->suspects.front().service, "currencyservice");
     EXPECT_TRUE(w.summaryText().contains("Suspects")) << w.summaryText().toStdString();
     EXPECT_TRUE(w.summaryText().contains("1. <b>currencyservice</b>")) << w.summaryText().toStdString();
+    // The tab opens on the Suspects page: each suspect with its evidence beneath; choosing a line of evidence
+    // asks for the profile diff of the two periods, searched for its key.
+    EXPECT_EQ(w.entryViews()->currentWidget(), w.suspects());
+    ASSERT_EQ(w.suspects()->topLevelItemCount(), static_cast<int>(w.comparison()->suspects.size()));
+    QTreeWidgetItem* first = w.suspects()->topLevelItem(0);
+    EXPECT_EQ(first->text(0), QStringLiteral("1. currencyservice"));
+    ASSERT_EQ(first->childCount(), static_cast<int>(w.comparison()->suspects.front().evidence.size()));
+    QSignalSpy activated(&w, &widgets::CompareWorkspace::suspectActivated);
+    emit w.suspects()->itemActivated(first->child(0), 0);
+    ASSERT_EQ(activated.count(), 1);
+    EXPECT_EQ(activated.at(0).at(0).toString(), QStringLiteral("normal"));
+    EXPECT_EQ(activated.at(0).at(1).toString(), QStringLiteral("fault"));
+    EXPECT_EQ(activated.at(0).at(2).toString(), QString::fromStdString(w.comparison()->suspects.front().evidence.front().key));
 
     auto f = twoPeriods();
     widgets::CompareWorkspace events;
@@ -394,4 +411,7 @@ TEST(CompareWorkspace, TheSummaryNamesTheSuspectsOfSpanData) {
     ASSERT_TRUE(events.comparison());
     EXPECT_TRUE(events.comparison()->suspects.empty());
     EXPECT_FALSE(events.summaryText().contains("Suspects"));
+    EXPECT_NE(events.entryViews()->currentWidget(), events.suspects());
+    ASSERT_EQ(events.suspects()->topLevelItemCount(), 1);  // the line that says why there is none
+    EXPECT_TRUE(events.suspects()->topLevelItem(0)->text(0).startsWith("No suspect"));
 }
