@@ -13,6 +13,7 @@
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
 
 namespace tracelight::cli {
 
@@ -131,8 +132,17 @@ int runModel(const CommonOptions& o) {
 }
 
 int runCriticalPath(const CommonOptions& o) {
-    auto a = analysedRequest(o);
+    auto store = openAnalysed(o.db, o.analysis, o.quiet);
+    if (!store) return fail(store.message());
+    auto a = loadRequestAnalysis(*store.value(), o.request);
     if (!a) return fail(a.message());
+    // Span data: each entry's category, as the breakdown puts its segment type (a service's work, a hop).
+    std::vector<std::string> categories;
+    if (!a->spanIds.empty()) {
+        auto c = requestSegmentCategories(*store.value(), o.request, loadCategoryRules(*store.value()));
+        if (!c) return fail(c.message());
+        categories = std::move(c.value());
+    }
     JsonWriter w(stdout);  // a million-segment path is hundreds of megabytes: written as it is made
     w.beginObject().key("request").value(a->request).key("latency_us").value(nsToUs(a->latencyNs)).key("blind_us").value(nsToUs(a->blindNs));
     w.key("path").beginArray();
@@ -149,6 +159,7 @@ int runCriticalPath(const CommonOptions& o) {
         w.beginObject().key("segment");
         writeSegment(w, s);
         if (k < a->entrySpan.size()) writeSpan(a->entrySpan[k]);
+        if (a->criticalPath[k] < categories.size()) w.key("category").value(categories[a->criticalPath[k]]);
         w.key("start_us").value(nsToUs(start)).key("duration_us").value(nsToUs(duration)).endObject();
     });
     w.endArray().key("blind").beginArray();
@@ -228,8 +239,10 @@ Command addCriticalPathCommand(CLI::App& program) {
                                    "Prints {\"request\", \"latency_us\", \"blind_us\", \"path\": [{\"segment\", \"start_us\",\n"
                                    "\"duration_us\"}], \"blind\": [{\"start_us\", \"duration_us\"}]}; times relative to the request's\n"
                                    "first event. For span data each path entry also names its \"span\" (the id as the input wrote\n"
-                                   "it) and \"async\": [{\"span\", \"start_us\", \"duration_us\"}] lists the work the caller did not wait\n"
-                                   "for. Analyses DB first when its results are missing or stale.",
+                                   "it) and its \"category\", as the breakdown puts its segment type (a service's work: the service;\n"
+                                   "a call's hop: \"caller → callee\"; with category rules, theirs), and \"async\": [{\"span\",\n"
+                                   "\"start_us\", \"duration_us\"}] lists the work the caller did not wait for. Analyses DB first when\n"
+                                   "its results are missing or stale.",
                                    *o, true);
     return {cmd, [o] { return runCriticalPath(*o); }};
 }

@@ -75,6 +75,25 @@ TypeCategories categorizeSegmentTypes(const TraceData& td, const CategoryRules& 
     return a;
 }
 
+Result<std::vector<std::string>> requestSegmentCategories(const TraceStore& store, std::string_view requestName,
+                                                          const CategoryRules& rules) {
+    const auto stored = store.requestResult(requestName);
+    if (!stored) return Status::error(store.path() + ": no request '" + std::string(requestName) + "'");
+    auto data = loadTraceData(store);
+    if (!data) return data.status();
+    const TraceData& td = data.value();
+    const auto row = std::find(td.requestIds.begin(), td.requestIds.end(), stored->id);
+    if (row == td.requestIds.end()) return Status::error(store.path() + ": no events of request '" + std::string(requestName) + "'");
+    const TypeCategories typed = categorizeSegmentTypes(td, rules);
+    std::vector<std::string> out;
+    // Segment k ends at the k-th event that closes one, as buildSegments numbers them.
+    const auto events = td.eventsOf(static_cast<std::size_t>(row - td.requestIds.begin()));
+    for (std::size_t e = 1; e < events.size(); ++e)
+        if (const auto t = events[e].segmentType; t.isValid())
+            out.push_back(typed.categories[static_cast<std::size_t>(typed.typeCategory[t.value])]);
+    return out;
+}
+
 namespace {
 
 // The critical paths of requests as (segment type, duration), and how many segments each has, in row order.

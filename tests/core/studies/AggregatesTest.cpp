@@ -583,3 +583,60 @@ TEST(SpanCategories, PeriodIsAStratifyingKey) {
         if (g.value.rfind("normal", 0) == 0) inNormal += g.rows.size();
     EXPECT_EQ(inNormal, normal.size());
 }
+
+// One request's segments by category (critical-path --json) are the breakdown's: on the Online Boutique minute,
+// each request's critical path summed per category is the breakdown's critical time of that category.
+TEST(SpanCategories, RequestSegmentCategoriesAreTheBreakdowns) {
+    if (!std::filesystem::is_directory(kRealData)) GTEST_SKIP() << "no " << kRealData;
+    SpanStudy s({kRealData + "nezha-onlineboutique/normal/2022-08-23_17_00_trace.csv"});
+    const RequestAggregates& a = s.aggregates;
+    for (std::size_t row = 0; row < a.requests(); row += a.requests() / 6) {
+        const std::string name = s.store->requestName(a.ids[row]).value_or("");
+        auto request = loadRequestAnalysis(*s.store, name);
+        ASSERT_TRUE(request) << request.message();
+        auto categories = requestSegmentCategories(*s.store, name, CategoryRules::defaults());
+        ASSERT_TRUE(categories) << categories.message();
+        ASSERT_EQ(categories->size(), request->segments.size()) << name;
+        std::map<std::string, TimeNs> byCategory;
+        forEachPathEntry(request->criticalPath.size(), request->clips, [&](std::size_t k, const PathClip* clip) {
+            const RequestSegment& seg = request->segments[request->criticalPath[k]];
+            byCategory[categories.value()[request->criticalPath[k]]] += clip ? clip->endNs - clip->startNs : seg.durationNs;
+        });
+        for (std::size_t c = 0; c < a.width(); ++c) {
+            const auto it = byCategory.find(a.categories[c]);
+            EXPECT_EQ(it == byCategory.end() ? 0 : it->second, a.critical(row, c)) << name << " " << a.categories[c];
+        }
+        for (const auto& [category, ns] : byCategory) EXPECT_GE(a.categoryIndex(category), 0) << category;
+    }
+    EXPECT_FALSE(requestSegmentCategories(*s.store, "no-such-request", CategoryRules::defaults()));
+}
+
+// A call's two legs are its hop `caller → callee`, its work the service's; category rules rename them as the
+// breakdown's do. shop (0-100 us) calls cart (10-60).
+TEST(SpanCategories, RequestSegmentCategoriesFollowTheRules) {
+    test::ScratchDir dir;
+    const std::string json =
+        R"({"data":[{"traceID":"t1","spans":[)"
+        R"({"traceID":"t1","spanID":"a","operationName":"buy","references":[],"startTime":1700000000000000,"duration":100,"processID":"ps","tags":[],"logs":[]},)"
+        R"({"traceID":"t1","spanID":"b","operationName":"add","references":[{"refType":"CHILD_OF","traceID":"t1","spanID":"a"}],)"
+        R"("startTime":1700000000000010,"duration":50,"processID":"pc","tags":[],"logs":[]}],)"
+        R"("processes":{"ps":{"serviceName":"shop","tags":[]},"pc":{"serviceName":"cart","tags":[]}}}]})";
+    SpanStudy s({dir.write("call.json", json)});
+    auto request = loadRequestAnalysis(*s.store, "t1");
+    ASSERT_TRUE(request) << request.message();
+    auto expected = [&](const char* hop, const char* shop) {
+        std::vector<std::string> out;
+        for (const RequestSegment& seg : request->segments)
+            out.push_back(seg.network ? hop : seg.task.starts_with("shop") && !seg.startEvent.starts_with("serve ") ? shop : "cart");
+        return out;
+    };
+    auto categories = requestSegmentCategories(*s.store, "t1", CategoryRules::defaults());
+    ASSERT_TRUE(categories) << categories.message();
+    EXPECT_EQ(categories.value(), expected("shop \xE2\x86\x92 cart", "shop"));
+    EXPECT_EQ(std::count(categories->begin(), categories->end(), "shop \xE2\x86\x92 cart"), 2);  // out and back
+    auto rules = CategoryRules::fromJson(R"([{"category": "wire", "field": "network"}, {"category": "store", "field": "host", "pattern": "shop"}])");
+    ASSERT_TRUE(rules) << rules.message();
+    categories = requestSegmentCategories(*s.store, "t1", rules.value());
+    ASSERT_TRUE(categories) << categories.message();
+    EXPECT_EQ(categories.value(), expected("wire", "store"));
+}

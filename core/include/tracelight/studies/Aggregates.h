@@ -72,6 +72,11 @@ struct SegmentTypeFactsTable {
     std::vector<bool> seen;
 };
 SegmentTypeFactsTable segmentTypeFacts(const TraceData& data);
+// The category of each segment of one request (in RequestAnalysis::segments order) as the breakdown puts its
+// segment type: categorizeSegmentTypes over the whole store, since a type's category comes from its first
+// instance in any request.
+Result<std::vector<std::string>> requestSegmentCategories(const TraceStore& store, std::string_view requestName,
+                                                          const CategoryRules& rules);
 
 // A cancelled run returns the status "cancelled", never the rows it had filled so far. With `cache` (the
 // store the analysis was loaded from), a request's cached result (analyze's slack and critical path) is
