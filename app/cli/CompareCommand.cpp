@@ -125,11 +125,17 @@ int runCompare(const CompareArgs& args) {
         for (const Suspect& s : suspects) {
             w.beginObject().key("service").value(s.service).key("score").value(s.score).key("p_value").value(s.pValue)
                 .key("delta_us").value(s.deltaUs).key("evidence").beginArray();
-            for (const SuspectEvidence& e : s.evidence)
+            for (const SuspectEvidence& e : s.evidence) {
                 w.beginObject().key("key").value(e.key).key("kind").value(e.hop ? "hop" : "work").key("base_us").value(e.baseUs)
                     .key("problem_us").value(e.targetUs).key("base_slow_share").value(e.baseSlowShare)
                     .key("problem_slow_share").value(e.targetSlowShare).key("slowdown").value(e.slowdown).key("q_value").value(e.qValue)
-                    .endObject();
+                    .key("base_requests").value(e.baseRequests).key("problem_requests").value(e.targetRequests).key("examples").beginArray();
+                for (const RequestId id : e.examples) {
+                    auto name = store.value()->requestName(id);
+                    w.value(name ? *name : std::to_string(id.value));
+                }
+                w.endArray().endObject();
+            }
             w.endArray().endObject();
         }
         w.endArray();

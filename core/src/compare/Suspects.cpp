@@ -22,6 +22,7 @@ struct SpanTime {
     double us;                     // the span's own time
 };
 struct RequestTimes {
+    std::uint32_t row = 0;  // analysis row
     bool target = false;
     std::uint32_t stratum = 0;  // its request type
     std::vector<std::pair<std::uint32_t, double>> byKey;  // own time per key, summed
@@ -41,7 +42,7 @@ struct Interner {
 
 class Collector {
 public:
-    void add(bool target, const std::vector<SpanShape>& spans) {
+    void add(std::uint32_t row, bool target, const std::vector<SpanShape>& spans) {
         const std::size_t n = spans.size();
         if (n == 0) return;
         spanCalls(spans, m_calls);
@@ -55,6 +56,7 @@ public:
             else if (root < 0) root = static_cast<std::int32_t>(i);
         }
         RequestTimes r;
+        r.row = row;
         r.target = target;
         std::vector<std::string> type;
         if (root >= 0)
@@ -69,7 +71,9 @@ public:
             const SpanShape& s = spans[i];
             auto& kids = m_children[i];
             const std::int32_t callee = m_calls.callee[i];
-            const std::string keyName = callee >= 0 ? service[i] + kArrow + service[static_cast<std::size_t>(callee)] : service[i];
+            if (callee >= 0) assignHopName(m_keyName, {service[i], service[static_cast<std::size_t>(callee)]});
+            else m_keyName = service[i];
+            const std::string& keyName = m_keyName;
             // Own time: the span's interval less its children's, each clipped to it.
             std::sort(kids.begin(), kids.end(), [&](auto a, auto b) { return spans[a].startNs < spans[b].startNs; });
             const TimeNs start = s.startNs, end = std::max(s.startNs, s.endNs);
@@ -95,6 +99,7 @@ public:
 private:
     SpanCalls m_calls;
     std::vector<std::vector<std::uint32_t>> m_children;
+    std::string m_keyName;
 };
 
 // The nearest-rank q-quantile of n sorted values.
@@ -118,7 +123,7 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
     const Status walked = forEachRequestWithSpans(
         td, &store, [&](std::uint32_t r) { return side[r] != 0; }, 1, "reading the calls", progress, cancel, [&](unsigned) {
             return [&](std::uint32_t row, const std::vector<SpanShape>* spans) {
-                if (spans) collector.add(side[row] == 2, *spans);
+                if (spans) collector.add(row, side[row] == 2, *spans);
             };
         });
     if (!walked) return walked;
@@ -148,9 +153,12 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
 
     struct KeyStats {
         double p = 1, q = 1, slowdown = 1, deltaUs = 0, baseUs = 0, targetUs = 0, baseSlow = 0, targetSlow = 0;
+        std::int64_t baseRequests = 0, targetRequests = 0;
+        std::vector<RequestId> examples;
         bool hop = false, significant = false;
         std::string from, to;
     };
+    std::vector<std::pair<double, std::uint32_t>> ranked;  // (own time in the key, row) of target requests with it
     std::vector<KeyStats> stats(keyCount);
     const std::size_t strataCount = collector.strata.names.size();
     std::vector<double> values(requests.size());
@@ -215,6 +223,16 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
         ks.p = std::min(1.0, 2 * std::min(pLocation, pTail));
         ks.baseUs = allBase ? sumBase / double(allBase) : 0;
         ks.targetUs = allTarget ? sumTarget / double(allTarget) : 0;
+        ks.baseRequests = nBase;
+        ks.targetRequests = nTarget;
+        // Examples: the target requests with the most own time in the key.
+        ranked.clear();
+        for (std::size_t i = 0; i < requests.size(); ++i)
+            if (present[i] && requests[i].target) ranked.emplace_back(values[i], requests[i].row);
+        const auto shown = std::min(ranked.size(), kSuspectExamples);
+        std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(shown), ranked.end(),
+                          [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+        for (std::size_t e = 0; e < shown; ++e) ks.examples.push_back(td.requestIds[ranked[e].second]);
         ks.baseSlow = nBase ? double(slowBase) / double(nBase) : 0;
         ks.targetSlow = nTarget ? double(slowTarget) / double(nTarget) : 0;
         if (targetSpans > 0)
@@ -253,7 +271,8 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
         s.score = std::max(s.score, ks.slowdown);
         s.pValue = s.evidence.empty() ? ks.q : std::min(s.pValue, ks.q);
         s.deltaUs += ks.deltaUs;
-        s.evidence.push_back({collector.keys.names[k], ks.hop, ks.baseUs, ks.targetUs, ks.baseSlow, ks.targetSlow, ks.slowdown, ks.q});
+        s.evidence.push_back({collector.keys.names[k], ks.hop, ks.baseUs, ks.targetUs, ks.baseSlow, ks.targetSlow, ks.slowdown, ks.q,
+                              ks.baseRequests, ks.targetRequests, ks.examples});
     }
     std::vector<Suspect> out;
     for (auto& [name, s] : byService) {

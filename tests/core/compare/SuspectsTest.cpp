@@ -98,3 +98,69 @@ TEST(Suspects, RandomHalvesOfANormalMinuteNameNoSuspect) {
     }
     EXPECT_GE(quiet, 19);
 }
+
+// Each key's evidence says on how many requests of each period it was, and names the target requests with
+// the most own time in it, largest first. A built case: shop calls cart in two of every three requests (the
+// third has no call); in the target period cart's own work is 50 to 100 times slower, each request by its
+// own amount, so the counts and the order are known from the construction.
+TEST(Suspects, EvidenceCountsTheRequestsAndNamesTheSlowestFirst) {
+    test::ScratchDir dir;
+    auto span = [](const std::string& trace, const char* id, const char* parent, const char* process, long startUs, long durationUs) {
+        const std::string refs = parent ? R"([{"refType":"CHILD_OF","traceID":")" + trace + R"(","spanID":")" + parent + R"("}])" : "[]";
+        return R"({"traceID":")" + trace + R"(","spanID":")" + id + R"(","operationName":"op-)" + id + R"(","references":)" + refs +
+               R"(,"startTime":)" + std::to_string(1700000000000000L + startUs) + R"(,"duration":)" + std::to_string(durationUs) +
+               R"(,"processID":")" + process + R"(","tags":[],"logs":[]})";
+    };
+    struct Built {
+        std::string json;
+        std::int64_t withCall = 0;
+        std::vector<std::pair<long, std::string>> cartUs;  // (cart's own time, trace) of the requests with the call
+    };
+    auto build = [&](const std::string& prefix, int n, bool slow) {
+        Built b;
+        b.json = R"({"data":[)";
+        for (int i = 0; i < n; ++i) {
+            const std::string trace = prefix + std::to_string(1000 + i);
+            const long start = 1'000'000L * i;
+            b.json += std::string(i ? "," : "") + R"({"traceID":")" + trace + R"(","spans":[)";
+            if (i % 3 == 2) {
+                b.json += span(trace, "a", nullptr, "ps", start, 30);
+            } else {
+                const long cart = slow ? 1000 + (i * 7919L) % 1000 : 10 + i % 7;
+                b.json += span(trace, "a", nullptr, "ps", start, cart + 20) + "," + span(trace, "b", "a", "pc", start + 10, cart);
+                ++b.withCall;
+                b.cartUs.emplace_back(cart, trace);
+            }
+            b.json += R"(],"processes":{"ps":{"serviceName":"shop","tags":[]},"pc":{"serviceName":"cart","tags":[]}}})";
+        }
+        b.json += "]}";
+        return b;
+    };
+    const Built base = build("b", 45, false), target = build("t", 45, true);
+    auto store = std::move(TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create).value());
+    for (const auto& [period, built] : {std::pair<std::string, const Built*>{"base", &base}, {"target", &target}}) {
+        ImportOptions options;
+        options.inputs = {dir.write(period + ".json", built->json)};
+        options.period = period;
+        ASSERT_TRUE(importTraces(*store, options));
+    }
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis) << analysis.message();
+    const auto& ids = analysis->data.requestIds;
+    auto suspects = findSuspects(analysis.value(), *store, periodRows(*store, ids, "base"), periodRows(*store, ids, "target"));
+    ASSERT_TRUE(suspects) << suspects.message();
+    ASSERT_FALSE(suspects->empty());
+    EXPECT_EQ(suspects->front().service, "cart");
+    ASSERT_FALSE(suspects->front().evidence.empty());
+    const SuspectEvidence& e = suspects->front().evidence.front();
+    EXPECT_EQ(e.key, "cart");
+    EXPECT_EQ(e.baseRequests, base.withCall);
+    EXPECT_EQ(e.targetRequests, target.withCall);
+    std::vector<std::pair<long, std::string>> slowest = target.cartUs;
+    std::sort(slowest.begin(), slowest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::string> want, got;
+    for (std::size_t k = 0; k < kSuspectExamples; ++k) want.push_back(slowest[k].second);
+    for (const RequestId id : e.examples) got.push_back(store->requestName(id).value_or("?"));
+    EXPECT_EQ(got, want);
+}

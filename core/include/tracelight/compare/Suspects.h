@@ -40,7 +40,12 @@ struct SuspectEvidence {
     double baseSlowShare = 0, targetSlowShare = 0;  // requests with a span above its operation's base tail
     double slowdown = 1;   // mean own time per span against the same operations' base mean
     double qValue = 1;
+    std::int64_t baseRequests = 0, targetRequests = 0;  // requests with the key, in each period
+    // Up to kSuspectExamples target requests with the key, the largest own time in it first (ties by row), for
+    // a UI to open.
+    std::vector<RequestId> examples;
 };
+inline constexpr std::size_t kSuspectExamples = 5;
 
 struct Suspect {
     std::string service;
