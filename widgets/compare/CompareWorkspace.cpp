@@ -164,6 +164,8 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
         box->addWidget(scrolled(m_diff), 1);
     }
     m_suspects = new SuspectsView(this);
+    m_suspects->setRequestNamer([this](RequestId id) { return m_namer ? m_namer(id) : QString::number(id.value); });
+    connect(m_suspects, &SuspectsView::requestActivated, this, &CompareWorkspace::requestActivated);
     connect(m_suspects, &SuspectsView::keyActivated, this, [this](const QString& key) {
         if (m_result) emit suspectActivated(QString::fromStdString(m_result->baseline), QString::fromStdString(m_result->problem), key);
     });

@@ -119,6 +119,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     connect(m_where, &QLineEdit::returnPressed, this, &ProfileView::compute);
     connect(m_diffBase, &QComboBox::activated, this, &ProfileView::compute);
     connect(m_suspects, &SuspectsView::keyActivated, this, [this](const QString& key) { m_search->setText(key); });
+    connect(m_suspects, &SuspectsView::requestActivated, this, &ProfileView::requestActivated);
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_flame->setSearch(text);
         updateLabels();

@@ -2,6 +2,7 @@
 // entry's red edges and requests, live re-ranking, CSV export, and a clear message for every bad choice.
 #include <gtest/gtest.h>
 
+#include <QMenu>
 #include <QSignalSpy>
 #include <QTreeWidgetItem>
 
@@ -402,6 +403,19 @@ TEST(CompareWorkspace, TheSummaryNamesTheSuspectsOfSpanData) {
     EXPECT_EQ(activated.at(0).at(0).toString(), QStringLiteral("normal"));
     EXPECT_EQ(activated.at(0).at(1).toString(), QStringLiteral("fault"));
     EXPECT_EQ(activated.at(0).at(2).toString(), QString::fromStdString(w.comparison()->suspects.front().evidence.front().key));
+    // Its menu opens the problem requests with the most time in it, the slowest first.
+    const SuspectEvidence& strongest = w.comparison()->suspects.front().evidence.front();
+    ASSERT_FALSE(strongest.examples.empty());
+    auto menu = w.suspects()->requestMenu(first->child(0));
+    ASSERT_TRUE(menu);
+    QList<QAction*> opens;
+    for (QAction* a : menu->actions())
+        if (!a->isSeparator()) opens << a;
+    ASSERT_EQ(opens.size(), static_cast<int>(strongest.examples.size()));
+    QSignalSpy opened(&w, &widgets::CompareWorkspace::requestActivated);
+    opens.front()->trigger();
+    ASSERT_EQ(opened.count(), 1);
+    EXPECT_EQ(opened.at(0).at(0).value<RequestId>(), strongest.examples.front());
 
     auto f = twoPeriods();
     widgets::CompareWorkspace events;
