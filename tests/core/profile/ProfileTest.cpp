@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "TestUtil.h"
+#include "core/OnlineBoutiqueStore.h"
 #include "core/GeneratedStore.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Json.h"
@@ -511,18 +512,13 @@ TEST(Profile, CachedCriticalPathsGiveTheSameProfile) {
 }
 
 TEST(Profile, CachedCriticalPathsGiveTheSameProfileOfSpans) {
-    const std::string ob = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique";
-    if (!std::filesystem::is_directory(ob)) GTEST_SKIP() << "no " << ob << " beside this checkout";
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
     test::ScratchDir dir;
-    auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
+    auto store = test::onlineBoutiqueStore(dir.file("ob.tldb"), {{"normal", {test::kObNormalMinute}}}, true);
     ASSERT_TRUE(store);
-    ImportOptions import;
-    import.inputs = {ob + "/normal/2022-08-23_17_00_trace.csv"};
-    ASSERT_TRUE(importTraces(*store.value(), import));
-    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
-    auto analysis = loadAnalysis(*store.value());
+    auto analysis = loadAnalysis(*store);
     ASSERT_TRUE(analysis) << analysis.message();
-    expectCacheMatchesThePass(*store.value(), analysis.value(), 100);
+    expectCacheMatchesThePass(*store, analysis.value(), 100);
 }
 
 // One model of a call: both legs of a call's hop (the trip out and the trip back) are one frame named
@@ -552,18 +548,13 @@ TEST(Profile, BothLegsOfACallAreOneCallerToCalleeFrame) {
 // On Online Boutique every hop frame is named caller first: under the client span of its caller (its parent
 // frame's service) and as the breakdown names its category, never as the trip back ("currencyservice → frontend").
 TEST(Profile, OnlineBoutiqueHopsAreNamedCallerToCallee) {
-    const std::string ob = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique";
-    if (!std::filesystem::is_directory(ob)) GTEST_SKIP() << "no " << ob << " beside this checkout";
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
     test::ScratchDir dir;
-    auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
+    auto store = test::onlineBoutiqueStore(dir.file("ob.tldb"), {{"normal", {test::kObNormalMinute}}}, true);
     ASSERT_TRUE(store);
-    ImportOptions import;
-    import.inputs = {ob + "/normal/2022-08-23_17_00_trace.csv"};
-    ASSERT_TRUE(importTraces(*store.value(), import));
-    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
-    auto analysis = loadAnalysis(*store.value());
+    auto analysis = loadAnalysis(*store);
     ASSERT_TRUE(analysis) << analysis.message();
-    auto set = buildProfiles(analysis.value(), store.value().get(), {allRows(analysis.value())});
+    auto set = buildProfiles(analysis.value(), store.get(), {allRows(analysis.value())});
     ASSERT_TRUE(set) << set.message();
     const ProfileSet& p = set.value();
     const std::string arrow = " \xE2\x86\x92 ";

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "TestUtil.h"
+#include "core/OnlineBoutiqueStore.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/ServiceMap.h"
@@ -379,23 +380,18 @@ TEST(ServiceMap, OnlineBoutiqueNormalMinuteHasOneNodePerServiceAndTheFrontendsCa
 
 // A map of some requests (the app's current scope) counts just their calls: two halves add up to the whole.
 TEST(ServiceMap, AMapOfSomeRequestsCountsOnlyTheirCalls) {
-    const std::string csv = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/normal/2022-08-23_17_00_trace.csv";
-    if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv;
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
     test::ScratchDir dir;
-    auto store = TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create);
-    ASSERT_TRUE(store) << store.message();
-    ImportOptions options;
-    options.inputs = {csv};
-    options.period = "normal";
-    ASSERT_TRUE(importTraces(*store.value(), options));
-    const std::vector<RequestId> all = store.value()->requestsInPeriod("normal");
+    auto store = test::onlineBoutiqueStore(dir.file("ob.tldb"), {{"normal", {test::kObNormalMinute}}}, false);
+    ASSERT_TRUE(store);
+    const std::vector<RequestId> all = store->requestsInPeriod("normal");
     std::vector<RequestId> halves[2];
     for (std::size_t i = 0; i < all.size(); ++i) halves[i % 2].push_back(all[i]);
-    auto whole = loadServiceMap(*store.value());
-    auto first = loadServiceMap(*store.value(), nullptr, &halves[0]);
-    auto second = loadServiceMap(*store.value(), nullptr, &halves[1]);
+    auto whole = loadServiceMap(*store);
+    auto first = loadServiceMap(*store, nullptr, &halves[0]);
+    auto second = loadServiceMap(*store, nullptr, &halves[1]);
     const std::vector<RequestId> none;
-    auto empty = loadServiceMap(*store.value(), nullptr, &none);
+    auto empty = loadServiceMap(*store, nullptr, &none);
     ASSERT_TRUE(whole && first && second && empty);
     EXPECT_TRUE(empty->graph().edges.empty());
     const ServiceGraph g = whole->graph(), a = first->graph(), b = second->graph();

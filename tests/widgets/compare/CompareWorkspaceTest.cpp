@@ -22,6 +22,7 @@
 #include <limits>
 
 #include "core/GeneratedPeriods.h"
+#include "core/OnlineBoutiqueStore.h"
 #include "compare/CompareEntryModel.h"
 #include "compare/CompareWorkspace.h"
 #include "compare/SuspectsView.h"
@@ -361,21 +362,10 @@ int main(int argc, char** argv) {
 // Span data: the summary names the suspects, the injected service first (Online Boutique's currencyservice
 // network delay against the normal minute); an event log has none and says nothing of them.
 TEST(CompareWorkspace, TheSummaryNamesTheSuspectsOfSpanData) {
-    const std::string ob = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/";
-    if (!QDir(QString::fromStdString(ob)).exists()) GTEST_SKIP() << "no " << ob;
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
     QTemporaryDir dir;
     const std::string db = dir.filePath("ob.tldb").toStdString();
-    {
-        auto store = std::move(TraceStore::open(db, TraceStore::Mode::Create).value());
-        ImportOptions options;
-        options.inputs = {ob + "normal/2022-08-23_17_00_trace.csv"};
-        options.period = "normal";
-        ASSERT_TRUE(importTraces(*store, options));
-        options.inputs = {ob + "fault/05_27_trace.csv", ob + "fault/05_28_trace.csv"};
-        options.period = "fault";
-        ASSERT_TRUE(importTraces(*store, options));
-        ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
-    }
+    ASSERT_TRUE(test::currencyDelayStore(db));
     auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
     auto analysis = loadAnalysis(*store);
     ASSERT_TRUE(analysis);

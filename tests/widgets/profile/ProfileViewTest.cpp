@@ -13,6 +13,7 @@
 
 #include "compare/SuspectsView.h"
 #include "core/GeneratedPeriods.h"
+#include "core/OnlineBoutiqueStore.h"
 #include "profile/FlameGraphView.h"
 #include "profile/FrameTables.h"
 #include "profile/ProfileView.h"
@@ -216,21 +217,10 @@ int main(int argc, char** argv) {
 // Issue 39: a diff of span data opens with the suspects (Online Boutique's currencyservice delay against the
 // normal minute: currencyservice first); choosing a line of evidence searches the flame graph for its key.
 TEST(ProfileView, ADiffOfSpanDataOpensWithTheSuspects) {
-    const std::string ob = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/";
-    if (!QFile::exists(QString::fromStdString(ob + "normal/2022-08-23_17_00_trace.csv"))) GTEST_SKIP() << "no " << ob;
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
     QTemporaryDir dir;
     const std::string db = dir.filePath("ob.tldb").toStdString();
-    {
-        auto store = std::move(TraceStore::open(db, TraceStore::Mode::Create).value());
-        ImportOptions options;
-        options.inputs = {ob + "normal/2022-08-23_17_00_trace.csv"};
-        options.period = "normal";
-        ASSERT_TRUE(importTraces(*store, options));
-        options.inputs = {ob + "fault/05_27_trace.csv", ob + "fault/05_28_trace.csv"};
-        options.period = "fault";
-        ASSERT_TRUE(importTraces(*store, options));
-        ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
-    }
+    ASSERT_TRUE(test::currencyDelayStore(db));
     auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
     auto analysis = loadAnalysis(*store);
     ASSERT_TRUE(analysis) << analysis.message();
