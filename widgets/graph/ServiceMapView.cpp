@@ -400,11 +400,16 @@ QString ServiceMapView::edgeToolTip(int edge) const {
     const QString from = QString::fromStdString(m_graph.nodes[e.from].label()).toHtmlEscaped();
     const QString to = QString::fromStdString(m_graph.nodes[e.to].label()).toHtmlEscaped();
     if (e.nesting) return tr("<b>%1</b> → <b>%2</b><br>%L3 nested (an operation inside another of one service)").arg(from, to).arg(e.calls);
-    return tr("<b>%1</b> → <b>%2</b><br>%L3 %4<br>what the caller waited: p50 %5 · p99 %6 · max %7")
-        .arg(from, to)
-        .arg(e.calls)
-        .arg(e.calls == 1 ? tr("call") : tr("calls"))
-        .arg(ms(e.p50Ns), ms(e.p99Ns), ms(e.maxNs));
+    QString tip = tr("<b>%1</b> → <b>%2</b><br>%L3 %4<br>what the caller waited: p50 %5 · p99 %6 · max %7<br>the callee's work: p50 %8 · p99 %9")
+                      .arg(from, to)
+                      .arg(e.calls)
+                      .arg(e.calls == 1 ? tr("call") : tr("calls"))
+                      .arg(ms(e.p50Ns), ms(e.p99Ns), ms(e.maxNs), ms(e.calleeP50Ns), ms(e.calleeP99Ns));
+    if (e.hopCalls > 0)
+        tip += tr("<br>the hop between them (network, queues): p50 %1 · p99 %2%3")
+                   .arg(ms(e.hopP50Ns), ms(e.hopP99Ns))
+                   .arg(e.hopCalls < e.calls ? tr(" (the %L1 calls made from a client span)").arg(e.hopCalls) : QString());
+    return tip;
 }
 
 bool ServiceMapView::event(QEvent* e) {

@@ -86,8 +86,12 @@ void ServiceMap::add(std::span<const SpanShape> spans) {
         const bool parentIsClient = isCaller(parent.kind) || (parent.kind.empty() && crosses && !localChild[static_cast<std::size_t>(s.parent)]);
         const TimeNs latency = call && parentIsClient ? duration(parent) : duration(s);
         auto [it, inserted] = m_edgeByKey.try_emplace(std::make_tuple(from, to, call), static_cast<std::uint32_t>(m_edges.size()));
-        if (inserted) m_edges.push_back({from, to, call, {}});
-        m_edges[it->second].durations.push_back(latency);
+        if (inserted) m_edges.push_back({from, to, call, {}, {}, {}});
+        OpEdge& edge = m_edges[it->second];
+        edge.durations.push_back(latency);
+        if (!call) continue;
+        edge.callee.push_back(duration(s));
+        if (parentIsClient) edge.hops.push_back(std::max<TimeNs>(0, duration(parent) - duration(s)));
     }
 }
 
@@ -126,22 +130,32 @@ ServiceGraph ServiceMap::graph(const std::set<std::string>& expanded) const {
     auto nodeOf = [&](std::uint32_t op) { return opNode[op] != kNone ? opNode[op] : serviceNode[m_ops[op].service]; };
 
     // Merge edges that land on the same pair of nodes; percentiles over the merged durations.
-    std::map<std::tuple<std::uint32_t, std::uint32_t, bool>, std::vector<TimeNs>> merged;
+    struct Merged {
+        std::vector<TimeNs> waited, callee, hops;
+    };
+    std::map<std::tuple<std::uint32_t, std::uint32_t, bool>, Merged> merged;
     for (const OpEdge& e : m_edges) {
         const bool serviceExpanded = isExpanded[m_ops[e.from].service];
         if (!e.call && !serviceExpanded) continue;  // nesting inside a collapsed service
-        auto& durations = merged[std::make_tuple(nodeOf(e.from), nodeOf(e.to), !e.call)];
-        durations.insert(durations.end(), e.durations.begin(), e.durations.end());
+        Merged& m = merged[std::make_tuple(nodeOf(e.from), nodeOf(e.to), !e.call)];
+        m.waited.insert(m.waited.end(), e.durations.begin(), e.durations.end());
+        m.callee.insert(m.callee.end(), e.callee.begin(), e.callee.end());
+        m.hops.insert(m.hops.end(), e.hops.begin(), e.hops.end());
     }
-    for (auto& [key, durations] : merged) {
+    for (auto& [key, m] : merged) {
         ServiceGraphEdge edge;
         edge.from = std::get<0>(key);
         edge.to = std::get<1>(key);
         edge.nesting = std::get<2>(key);
-        edge.calls = static_cast<std::int64_t>(durations.size());
-        edge.p50Ns = percentileNs(durations, 50);
-        edge.p99Ns = percentileNs(durations, 99);
-        edge.maxNs = *std::max_element(durations.begin(), durations.end());
+        edge.calls = static_cast<std::int64_t>(m.waited.size());
+        edge.p50Ns = percentileNs(m.waited, 50);
+        edge.p99Ns = percentileNs(m.waited, 99);
+        edge.maxNs = *std::max_element(m.waited.begin(), m.waited.end());
+        edge.calleeP50Ns = percentileNs(m.callee, 50);
+        edge.calleeP99Ns = percentileNs(m.callee, 99);
+        edge.hopCalls = static_cast<std::int64_t>(m.hops.size());
+        edge.hopP50Ns = percentileNs(m.hops, 50);
+        edge.hopP99Ns = percentileNs(m.hops, 99);
         g.edges.push_back(edge);
     }
     return g;

@@ -212,7 +212,7 @@ TEST(ServiceMap, CountsAndPercentilesAgreeWithBruteForceOnGeneratedTrees) {
     const ServiceGraph g = map.graph();
 
     // Brute force: every (span, parent) pair, judged on its own, into a list per (caller, callee) service pair.
-    std::map<std::pair<std::string, std::string>, std::vector<TimeNs>> expected;
+    std::map<std::pair<std::string, std::string>, std::vector<TimeNs>> expected, expectedCallee, expectedHop;
     std::map<std::string, std::int64_t> spansPerService;
     for (const auto& r : requests)
         for (const auto& s : r) {
@@ -228,6 +228,9 @@ TEST(ServiceMap, CountsAndPercentilesAgreeWithBruteForceOnGeneratedTrees) {
             if (p.service == s.service && !(pCaller && sCallee)) continue;
             const bool pClient = pCaller || (p.kind.empty() && p.service != s.service && !local);
             expected[{p.service, s.service}].push_back(pClient ? p.endNs - p.startNs : s.endNs - s.startNs);
+            // The callee's own span, and the hop: what the client span waited beyond it.
+            expectedCallee[{p.service, s.service}].push_back(s.endNs - s.startNs);
+            if (pClient) expectedHop[{p.service, s.service}].push_back(std::max<TimeNs>(0, (p.endNs - p.startNs) - (s.endNs - s.startNs)));
         }
     ASSERT_EQ(g.edges.size(), expected.size());
     for (auto& [pair, durations] : expected) {
@@ -240,6 +243,15 @@ TEST(ServiceMap, CountsAndPercentilesAgreeWithBruteForceOnGeneratedTrees) {
         EXPECT_EQ(e->p50Ns, at(0.5)) << pair.first << " -> " << pair.second;
         EXPECT_EQ(e->p99Ns, at(0.99)) << pair.first << " -> " << pair.second;
         EXPECT_EQ(e->maxNs, durations.back());
+        auto nearest = [](std::vector<TimeNs> v, double p) {
+            std::sort(v.begin(), v.end());
+            return v.empty() ? TimeNs(0) : v[static_cast<std::size_t>(std::max(1.0, std::ceil(p * double(v.size()))) - 1)];
+        };
+        EXPECT_EQ(e->calleeP50Ns, nearest(expectedCallee[pair], 0.5)) << pair.first << " -> " << pair.second;
+        EXPECT_EQ(e->calleeP99Ns, nearest(expectedCallee[pair], 0.99)) << pair.first << " -> " << pair.second;
+        EXPECT_EQ(e->hopCalls, static_cast<std::int64_t>(expectedHop[pair].size())) << pair.first << " -> " << pair.second;
+        EXPECT_EQ(e->hopP50Ns, nearest(expectedHop[pair], 0.5)) << pair.first << " -> " << pair.second;
+        EXPECT_EQ(e->hopP99Ns, nearest(expectedHop[pair], 0.99)) << pair.first << " -> " << pair.second;
     }
     for (const auto& node : g.nodes) EXPECT_EQ(node.spans, spansPerService[node.service]) << node.service;
 
@@ -312,6 +324,10 @@ TEST(ServiceMap, OnlineBoutiqueEdgeIsWhatTheCallerWaited) {
     const auto* e = edge(graph, "frontend", "currencyservice");
     ASSERT_NE(e, nullptr);
     EXPECT_NEAR(double(e->p50Ns), double(expected), 0.05 * double(expected));
+    // The injected network delay is in the hop, not in currencyservice's own spans.
+    EXPECT_EQ(e->hopCalls, e->calls);
+    EXPECT_GT(e->hopP50Ns, 10 * e->calleeP50Ns);
+    EXPECT_LT(e->calleeP50Ns, e->p50Ns / 10);
 }
 
 TEST(ServiceMap, OnlineBoutiqueNormalMinuteHasOneNodePerServiceAndTheFrontendsCalls) {

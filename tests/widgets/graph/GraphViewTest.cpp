@@ -255,7 +255,7 @@ TEST(ServiceMapView, ExpandsAServiceIntoItsOperationsAndCollapsesIt) {
 }
 
 // Edges have tooltips (issue 11): the middle of each drawn edge finds that edge, and its tooltip names both
-// ends, the calls and what the caller waited; away from every line, none.
+// ends, the calls and what the caller waited, the callee's work and the hop; away from every line, none.
 TEST(ServiceMapView, EdgesHaveTooltips) {
     widgets::ServiceMapView view;
     view.resize(1200, 700);
@@ -270,7 +270,8 @@ TEST(ServiceMapView, EdgesHaveTooltips) {
         const QString tip = view.edgeToolTip(i);
         EXPECT_TRUE(tip.contains(QString::fromStdString(view.graph().nodes[e.from].label()).toHtmlEscaped())) << tip.toStdString();
         EXPECT_TRUE(tip.contains(QString::fromStdString(view.graph().nodes[e.to].label()).toHtmlEscaped())) << tip.toStdString();
-        if (!e.nesting) { EXPECT_TRUE(tip.contains("5 calls") && tip.contains("p99")) << tip.toStdString(); }
+        if (!e.nesting) { EXPECT_TRUE(tip.contains("5 calls") && tip.contains("p99") && tip.contains("the callee's work")) << tip.toStdString(); }
+        if (e.hopCalls > 0) { EXPECT_TRUE(tip.contains("the hop between them")) << tip.toStdString(); }
     }
     EXPECT_EQ(view.edgeAt(QPoint(2, 2)), -1);
 }

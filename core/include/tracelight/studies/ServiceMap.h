@@ -46,7 +46,12 @@ struct ServiceGraphNode {
 struct ServiceGraphEdge {
     std::uint32_t from = 0, to = 0;  // node indices; from == to is a self-loop
     std::int64_t calls = 0;
-    TimeNs p50Ns = 0, p99Ns = 0, maxNs = 0;  // of the calls' latency (nearest rank)
+    TimeNs p50Ns = 0, p99Ns = 0, maxNs = 0;  // of what the caller waited (nearest rank)
+    // One model of a call: the callee's work (its server span) and, for calls made from a client span, the hop
+    // between the two (the client span's time the server span does not cover: network, queues).
+    TimeNs calleeP50Ns = 0, calleeP99Ns = 0;
+    std::int64_t hopCalls = 0;  // calls with a client span, which the hop's percentiles cover
+    TimeNs hopP50Ns = 0, hopP99Ns = 0;
     bool nesting = false;  // an operation → operation edge inside one service, not a call
 };
 
@@ -82,7 +87,9 @@ private:
     struct OpEdge {
         std::uint32_t from, to;
         bool call;                     // a call (crosses services, or a self-RPC); else nesting
-        std::vector<TimeNs> durations;  // one per call / per nested span
+        std::vector<TimeNs> durations;  // one per call / per nested span: what the caller waited
+        std::vector<TimeNs> callee;     // one per call: the callee's own span
+        std::vector<TimeNs> hops;       // one per call made from a client span: its time the callee's span leaves
     };
     std::uint32_t serviceIndex(std::string_view service);
     std::uint32_t opIndex(std::uint32_t service, std::string_view operation);
