@@ -39,6 +39,7 @@
 #include "ClockAdjustmentsDialog.h"
 #include "HelpDialogs.h"
 #include "PeriodManager.h"
+#include "TraceFileOpening.h"
 #include "graph/GraphView.h"
 #include "graph/ServiceMapView.h"
 #include "common/JobRunner.h"
@@ -317,9 +318,10 @@ MainWindow::~MainWindow() {
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open trace database"), QString(),
-                                                          tr("Tracelight databases (*.tldb *.db *.sqlite);;All files (*)"));
-        if (!path.isEmpty()) openDatabase(path);
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a database or a trace file"), QString(),
+                                                          tr("Databases and traces (*.tldb *.db *.sqlite *.json *.jsonl *.csv *.txt);;"
+                                                             "Tracelight databases (*.tldb *.db *.sqlite);;All files (*)"));
+        if (!path.isEmpty()) openPath(path);
     });
     open->setShortcut(QKeySequence::Open);
     QAction* import = file->addAction(tr("&Import Traces…"), this, &MainWindow::importFiles);
@@ -638,6 +640,45 @@ void MainWindow::showScopedServiceMap() {
         [this](MapResult map) {
             if (map) m_model->setServiceMap(map);
         });
+}
+
+bool MainWindow::openPath(const QString& path) {
+    if (looksLikeDatabase(path)) return openDatabase(path);
+    if (!QFileInfo(path).isFile()) {
+        reportError(tr("Cannot open"), tr("%1: no such file").arg(path));
+        return false;
+    }
+    if (auto format = detectInputFormat(path.toStdString()); !format) {
+        reportError(tr("Cannot open"), tr("%1 is neither a Tracelight database nor a trace file Tracelight reads (OpenTelemetry, Jaeger or "
+                                          "Zipkin JSON, a span table or an event log).\n\n%2")
+                                           .arg(path, QString::fromStdString(format.message())));
+        return false;
+    }
+    const QString database = databaseForTraceFile(path);
+    if (holdsCurrentImportOf(database, path)) return openDatabase(database);
+    // A database of ours from an older version of the file goes; a file of that name that is not ours stays.
+    if (QFileInfo::exists(database)) {
+        bool ours = false;
+        if (auto old = TraceStore::open(database.toStdString(), TraceStore::Mode::ReadOnly)) {
+            const auto imports = old.value()->importedInputs();
+            ours = imports.size() == 1 && imports.front().size() == 1 &&
+                   QFileInfo(QString::fromStdString(imports.front().front())).absoluteFilePath() == QFileInfo(path).absoluteFilePath();
+        }
+        if (!ours) {
+            reportError(tr("Cannot open"), tr("%1 would be imported into %2, which holds other data: import it with File › Import Traces… instead.")
+                                               .arg(path, database));
+            return false;
+        }
+        if (database == m_path) {  // the window lets go of it first
+            for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_aggregateJob, m_scopeJob, m_serviceMapJob}) runner->cancel();
+            m_store.reset();
+            m_path.clear();
+        }
+        for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) QFile::remove(database + suffix);
+    }
+    m_statusText->setText(tr("Importing %1 into %2").arg(QFileInfo(path).fileName(), database));
+    startImport({path}, database, QString());
+    return true;
 }
 
 bool MainWindow::openDatabase(const QString& path) {
@@ -1035,7 +1076,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 
 void MainWindow::dropEvent(QDropEvent* event) {
     const auto urls = event->mimeData()->urls();
-    if (!urls.isEmpty() && urls.first().isLocalFile()) openDatabase(urls.first().toLocalFile());
+    if (!urls.isEmpty() && urls.first().isLocalFile()) openPath(urls.first().toLocalFile());
 }
 
 bool MainWindow::saveToDatabase(const QString& what, const std::function<Status(TraceStore&)>& save) {

@@ -51,6 +51,9 @@ public:
 
     // Opens a database; on failure shows the error and keeps the current one. Loading continues in the background.
     bool openDatabase(const QString& path);
+    // Opens a database or a trace file: a trace file is imported into a database of its own, in the background,
+    // which then opens (the same database again, without importing, while the file is unchanged).
+    bool openPath(const QString& path);
     bool isLoading() const;   // any background job still running
     void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates, 3: compare, 4: profile, 5: bottlenecks
     widgets::CompareWorkspace* compareWorkspace() const { return m_compare; }

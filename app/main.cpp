@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription(QStringLiteral("Which components decide the latency of distributed requests."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("database"), QStringLiteral("Trace database to open."));
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A trace database, or a trace file (OTLP, Jaeger, Zipkin, span table, "
+                                                                        "event log) to import into FILE.tldb and open."));
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                   QStringLiteral("Render the main window to a PNG file and exit (works with no display)."),
                                   QStringLiteral("file.png"));
@@ -121,7 +122,7 @@ int main(int argc, char** argv) {
         window.resize(*requested);
         if (parser.isSet(importOption) && !files.isEmpty()) {
             window.startImport(parser.values(importOption), files.first(), QStringLiteral("imported"));
-        } else if (!files.isEmpty() && !window.openDatabase(files.first())) {
+        } else if (!files.isEmpty() && !window.openPath(files.first())) {
             return 1;
         }
         const QString view = parser.value(tab);
@@ -163,6 +164,6 @@ int main(int argc, char** argv) {
     }
     window.show();
     if (parser.isSet(importOption) && !files.isEmpty()) window.startImport(parser.values(importOption), files.first(), QStringLiteral("imported"));
-    else if (!files.isEmpty()) window.openDatabase(files.first());
+    else if (!files.isEmpty()) window.openPath(files.first());
     return app.exec();
 }

@@ -520,6 +520,21 @@ std::int64_t TraceStore::lastImportId() const {
     return q.step() == SQLITE_ROW ? q.int64(0) : 0;
 }
 
+std::vector<std::vector<std::string>> TraceStore::importedInputs() const {
+    std::vector<std::vector<std::string>> out;
+    sqlite::Statement q(m_db, "SELECT inputs FROM imports ORDER BY id");
+    while (q.step() == SQLITE_ROW) {
+        std::vector<std::string>& files = out.emplace_back();
+        const std::string_view inputs = q.text(0);
+        for (std::size_t from = 0; from <= inputs.size();) {  // ';'-separated, as importTraces records them
+            const std::size_t to = std::min(inputs.find(';', from), inputs.size());
+            if (to > from) files.emplace_back(inputs.substr(from, to - from));
+            from = to + 1;
+        }
+    }
+    return out;
+}
+
 Result<StoreInfo> TraceStore::info() const {
     StoreInfo info;
     sqlite::Statement totals(m_db,

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QDateTime>
+#include <QFileInfo>
+#include <limits>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -611,4 +614,93 @@ TEST(MainWindow, TheListedRequestsAreTheScopeOfTheAnalysisViews) {
     window.showAggregatePage(0);
     ASSERT_TRUE(waitIdle(window));
     EXPECT_TRUE(aggregates->breakdownAa()->text().contains(QStringLiteral("(150 each)"))) << aggregates->breakdownAa()->text().toStdString();
+}
+
+namespace {
+// A Jaeger JSON file of `traces` one-span traces of service "shop".
+void writeJaeger(const QString& path, int traces) {
+    std::ofstream out(path.toStdString());
+    out << R"({"data":[)";
+    for (int t = 0; t < traces; ++t)
+        out << (t ? "," : "") << R"({"traceID":"t)" << t << R"(","spans":[{"traceID":"t)" << t << R"(","spanID":"s)" << t
+            << R"(","operationName":"GET /cart","references":[],"startTime":)" << 1700000000000000L + 1000L * t
+            << R"(,"duration":)" << 100 + t << R"(,"processID":"p","tags":[],"logs":[]}],"processes":{"p":{"serviceName":"shop","tags":[]}}})";
+    out << "]}";
+}
+} // namespace
+
+// Issue 40: a trace file opens as people expect. It is imported into FILE.tldb beside it and opened; opened
+// again unchanged, that database is reused (what was saved in it stays); changed, it is imported again. A file
+// that is no trace, or a FILE.tldb that holds other data, is refused with the reason.
+TEST(MainWindow, OpensATraceFileByImportingItBesideItself) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString trace = dir.filePath("shop.json");
+    writeJaeger(trace, 2);
+    QSettings().remove("requestTable/filter");
+    app::MainWindow window;
+    window.setErrorsToStderr(true);
+    window.resize(1200, 800);
+    window.show();
+    auto* panel = window.findChild<widgets::RequestTablePanel*>();
+    ASSERT_TRUE(panel);
+    auto* model = qobject_cast<widgets::RequestTableModel*>(panel->view()->model());
+    ASSERT_TRUE(model);
+    ASSERT_TRUE(window.openPath(trace));
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_FALSE(window.hasFailed());
+    const QString db = trace + ".tldb";
+    ASSERT_TRUE(QFileInfo::exists(db));
+    EXPECT_TRUE(window.windowTitle().startsWith("shop.json.tldb")) << window.windowTitle().toStdString();
+    EXPECT_EQ(model->totalCount(), 2);
+    {
+        auto store = TraceStore::open(db.toStdString(), TraceStore::Mode::ReadWrite);
+        ASSERT_TRUE(store);
+        ASSERT_TRUE(store.value()->addPeriodByTime("kept", 0, std::numeric_limits<std::int64_t>::max()));
+    }
+    ASSERT_TRUE(window.openPath(trace));  // unchanged: the same database, the period saved in it still there
+    ASSERT_TRUE(waitIdle(window));
+    {
+        auto store = TraceStore::open(db.toStdString(), TraceStore::Mode::ReadOnly);
+        ASSERT_TRUE(store);
+        EXPECT_EQ(store.value()->requestsInPeriod("kept").size(), 2u);
+    }
+
+    writeJaeger(trace, 3);  // changed (and newer than its database): imported again
+    {
+        QFile file(trace);
+        ASSERT_TRUE(file.open(QIODevice::ReadWrite));
+        ASSERT_TRUE(file.setFileTime(QDateTime::currentDateTime().addSecs(60), QFileDevice::FileModificationTime));
+    }
+    ASSERT_TRUE(window.openPath(trace));
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_FALSE(window.hasFailed());
+    EXPECT_EQ(model->totalCount(), 3);
+    {
+        auto store = TraceStore::open(db.toStdString(), TraceStore::Mode::ReadOnly);
+        ASSERT_TRUE(store);
+        EXPECT_TRUE(store.value()->requestsInPeriod("kept").empty());
+        EXPECT_EQ(store.value()->importedInputs().size(), 1u);
+    }
+
+    const QString garbage = dir.filePath("notes.txt");
+    {
+        std::ofstream out(garbage.toStdString());
+        out << "nothing to see here\n";
+    }
+    EXPECT_FALSE(window.openPath(garbage));
+    EXPECT_TRUE(window.hasFailed());
+    EXPECT_FALSE(QFileInfo::exists(garbage + ".tldb"));
+
+    // other.json.tldb already holds another file's import: not ours to replace.
+    const QString other = dir.filePath("other.json");
+    writeJaeger(other, 1);
+    {
+        auto store = TraceStore::open((other + ".tldb").toStdString(), TraceStore::Mode::Create);
+        ASSERT_TRUE(store);
+        ImportOptions options;
+        options.inputs = {trace.toStdString()};
+        ASSERT_TRUE(importTraces(*store.value(), options));
+    }
+    EXPECT_FALSE(window.openPath(other));
 }

@@ -167,6 +167,8 @@ public:
 
     // The id of the newest import (0 when none): what results computed from this data are stamped with.
     std::int64_t lastImportId() const;
+    // The input files of each import, oldest import first, each as the import was given them.
+    std::vector<std::vector<std::string>> importedInputs() const;
 
     Result<StoreInfo> info() const;
     // PRAGMA quick_check: every page of the file is sound. Reads the whole file (seconds for a large one);
