@@ -658,13 +658,7 @@ bool MainWindow::openPath(const QString& path) {
     if (holdsCurrentImportOf(database, path)) return openDatabase(database);
     // A database of ours from an older version of the file goes; a file of that name that is not ours stays.
     if (QFileInfo::exists(database)) {
-        bool ours = false;
-        if (auto old = TraceStore::open(database.toStdString(), TraceStore::Mode::ReadOnly)) {
-            const auto imports = old.value()->importedInputs();
-            ours = imports.size() == 1 && imports.front().size() == 1 &&
-                   QFileInfo(QString::fromStdString(imports.front().front())).absoluteFilePath() == QFileInfo(path).absoluteFilePath();
-        }
-        if (!ours) {
+        if (!holdsOnlyImportOf(database, path)) {
             reportError(tr("Cannot open"), tr("%1 would be imported into %2, which holds other data: import it with File › Import Traces… instead.")
                                                .arg(path, database));
             return false;

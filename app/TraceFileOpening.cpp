@@ -26,14 +26,17 @@ QString databaseForTraceFile(const QString& trace) {
     return cache + QLatin1Char('/') + info.completeBaseName() + QLatin1Char('-') + hash + QStringLiteral(".tldb");
 }
 
-bool holdsCurrentImportOf(const QString& database, const QString& trace) {
-    const QFileInfo db(database), file(trace);
-    if (!db.exists() || db.lastModified() < file.lastModified()) return false;
+bool holdsOnlyImportOf(const QString& database, const QString& trace) {
     auto store = TraceStore::open(database.toStdString(), TraceStore::Mode::ReadOnly);
     if (!store) return false;
     const auto imports = store.value()->importedInputs();
     return imports.size() == 1 && imports.front().size() == 1 &&
-           QFileInfo(QString::fromStdString(imports.front().front())).absoluteFilePath() == file.absoluteFilePath();
+           QFileInfo(QString::fromStdString(imports.front().front())).absoluteFilePath() == QFileInfo(trace).absoluteFilePath();
+}
+
+bool holdsCurrentImportOf(const QString& database, const QString& trace) {
+    const QFileInfo db(database), file(trace);
+    return db.exists() && db.lastModified() >= file.lastModified() && holdsOnlyImportOf(database, trace);
 }
 
 } // namespace tracelight::app

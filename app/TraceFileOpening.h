@@ -14,7 +14,9 @@ bool looksLikeDatabase(const QString& path);
 // traces/NAME-HASH.tldb (HASH of the file's absolute path).
 QString databaseForTraceFile(const QString& trace);
 
-// The database holds exactly one import, of this very file, and was written after the file last changed.
+// The database holds exactly one import, of this very file: it is the file's own database.
+bool holdsOnlyImportOf(const QString& database, const QString& trace);
+// ... and was written after the file last changed.
 bool holdsCurrentImportOf(const QString& database, const QString& trace);
 
 } // namespace tracelight::app
