@@ -546,7 +546,8 @@ void MainWindow::loadAggregates() {
             m_profileView->setScope(m_scope);
             m_profileView->setDatabase(m_path, m_analysisData, periods);
             m_bottlenecks->setScope(m_scope);
-            m_bottlenecks->setDatabase(m_path, m_analysisData, periods, stratifyingKeys());
+            m_stratifyingKeys = stratifyingKeys(periods.size());
+            m_bottlenecks->setDatabase(m_path, m_analysisData, periods, m_stratifyingKeys);
             showContext(m_requestPanel->currentRequest());  // the first request was shown before the analysis was in
             m_bursts->setDatabase(m_analysisData, [this](RequestId id) {
                 auto name = m_store ? m_store->requestName(id) : std::nullopt;
@@ -556,11 +557,11 @@ void MainWindow::loadAggregates() {
         });
 }
 
-QStringList MainWindow::stratifyingKeys() const {
+QStringList MainWindow::stratifyingKeys(qsizetype periods) const {
     QStringList keys;
     if (!m_store) return keys;
     // The period, once there are two to tell apart, then the attributes.
-    if (auto info = m_store->info(); info && info->periods.size() > 1) keys << QString::fromUtf8(kPeriodKey.data(), static_cast<int>(kPeriodKey.size()));
+    if (periods > 1) keys << QString::fromUtf8(kPeriodKey.data(), static_cast<int>(kPeriodKey.size()));
     for (const auto& key : m_store->attributeKeys())
         if (key != kPeriodKey) keys << QString::fromStdString(key);
     return keys;
@@ -597,7 +598,7 @@ void MainWindow::showScopedAggregates() {
         auto analysis = m_analysisData;
         const std::string file = m_path.toStdString();
         m_aggregates->setAggregates(
-            scoped, stratifyingKeys(),
+            scoped, m_stratifyingKeys,
             // Called on the view's workers: each read opens its own connection.
             [file, scoped](const QString& key) {
                 auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);

@@ -95,7 +95,8 @@ private:
     void showScopedAggregates();  // the aggregates of the scope, restricted on a worker
     void showScopedServiceMap();  // the service map of the scope, counted on a worker
     void updateScopeBar();
-    QStringList stratifyingKeys() const;  // the period (when there are periods) and every request attribute
+    // The period (when there are two to tell apart) and every request attribute, read once per database load.
+    QStringList stratifyingKeys(qsizetype periods) const;
     void showRequest(RequestId id);
     void findDependencies();  // the shown request's graph edges, on a worker, when they are still to be found
     void readSpanTree();  // the shown request's span tree, on a worker, when the span pane asks for it
@@ -127,7 +128,8 @@ private:
     widgets::AggregatesView* m_aggregates = nullptr;
     std::shared_ptr<const InMemoryAnalysis> m_analysisData;  // what the aggregates came from (for what-if)
     std::shared_ptr<const RequestAggregates> m_aggregateData;
-    std::shared_ptr<const RequestAggregates> m_scopedAggregates;  // what the aggregates view shows (and what-if runs on)
+    std::shared_ptr<const RequestAggregates> m_scopedAggregates;
+    QStringList m_stratifyingKeys;  // what the aggregates and bottlenecks stratify by  // what the aggregates view shows (and what-if runs on)
     widgets::RequestScope m_scope;
     QTimer* m_scopeTimer = nullptr;
     QLabel* m_scopeBar = nullptr;                  // above the tabs that cover the scope: which requests they are
