@@ -179,7 +179,9 @@ Result<std::vector<SpanRefRow>> TraceStore::spanRefs(std::int64_t firstId, std::
     // Reserved from the count (the key covers it), capped as causalLinks is.
     out.reserve(sqlite::rowsToReserve(m_db, "SELECT COUNT(*) FROM spans WHERE request_id >= ?1 AND request_id < ?2",
                                       {firstId, endId}, std::int64_t(1) << 22));
-    sqlite::Statement q(m_db, "SELECT request_id, idx, parent, task_id, start_ord, end_ord, detached FROM spans "
+    // The analysis reads the span each span's caller waited in: its parent, or the caller the import found.
+    sqlite::Statement q(m_db, "SELECT request_id, idx, CASE WHEN caller >= 0 THEN caller ELSE parent END, task_id, start_ord, "
+                              "end_ord, detached FROM spans "
                               "WHERE request_id >= ?1 AND request_id < ?2 ORDER BY request_id, idx");
     q.bind(1, firstId).bind(2, endId);
     int rc = SQLITE_ROW;

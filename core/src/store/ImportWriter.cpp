@@ -49,7 +49,7 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
                                   "latency_local_ns=?5 WHERE id=?6") ||
         !prepare(m_insertSpan,
                  "INSERT INTO spans(request_id, idx, span_id, parent, service_id, operation_id, host_id, kind_id, start_ns, "
-                 "end_ns, task_id, start_ord, end_ord, detached) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)") ||
+                 "end_ns, task_id, start_ord, end_ord, detached, caller) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)") ||
         !prepare(m_insertSpanLink, "INSERT INTO span_links(request_id, idx, pos, span_id) VALUES(?1,?2,?3,?4)"))
         return Status::error(std::string("cannot prepare import: ") + sqlite3_errmsg(m_db));
 
@@ -411,7 +411,7 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         std::vector<std::string> spanIds;
         std::vector<std::pair<std::array<std::int64_t, 2>, std::string>> links;  // (idx, pos), span id
     };
-    constexpr std::size_t kSpanColumns = 12;  // idx, parent, ..., end_ord, detached: the statement's 2 and 4 to 14
+    constexpr std::size_t kSpanColumns = 13;  // idx, parent, ..., detached, caller: the statement's 2 and 4 to 15
     Rows rows;
     auto handOver = [&]() -> Status {
         if (rows.spanIds.empty()) return Status::ok();
@@ -452,7 +452,7 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         if (!task) return task.status();
         rows.spans.insert(rows.spans.end(), {idx, static_cast<std::int64_t>(s.parent), service.value(), operation.value(), host.value(),
                                              kind.value(), s.startNs, s.endNs, task.value(), s.startOrd, s.endOrd,
-                                             s.detached ? 1 : 0});
+                                             s.detached ? 1 : 0, static_cast<std::int64_t>(s.caller)});
         rows.spanIds.push_back(s.spanId);
         // Its own tags, then its process's (flagged), in one position sequence.
         std::int64_t pos = 0;

@@ -209,9 +209,17 @@ ALTER TABLE spans ADD COLUMN detached INTEGER NOT NULL DEFAULT 0;
 UPDATE meta SET value='10' WHERE key='schema_version';
 )sql";
 
+// Version 11 keeps the span that waited for a span where that is not its parent (a server called from an
+// internal span of its parent's service). Older span rows were imported with their callers as their parents.
+constexpr const char* kMigrateV10ToV11 = R"sql(
+ALTER TABLE spans ADD COLUMN caller INTEGER NOT NULL DEFAULT -1;
+UPDATE meta SET value='11' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
 constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5, kMigrateV5ToV6,
-                                       kMigrateV6ToV7, kMigrateV7ToV8, kMigrateV8ToV9, kMigrateV9ToV10};
+                                       kMigrateV6ToV7, kMigrateV7ToV8, kMigrateV8ToV9, kMigrateV9ToV10,
+                                       kMigrateV10ToV11};
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
@@ -682,7 +690,7 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
     // A task is the span's own occurrence of its name and is joined.
     sqlite::Statement spans(db,
         "SELECT s.request_id, s.idx, s.span_id, s.parent, s.service_id, s.operation_id, s.host_id, s.kind_id, s.start_ns, s.end_ns, "
-        "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1), s.detached FROM spans s "
+        "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1), s.detached, s.caller FROM spans s "
         "LEFT JOIN label_occurrences o ON o.id=s.task_id JOIN labels t ON t.id=COALESCE(o.name_id, s.task_id) "
         "WHERE s.request_id BETWEEN ?1 AND ?2 AND s.idx BETWEEN ?3 AND ?4 ORDER BY s.request_id, s.idx");
     sqlite::Statement attrs(db,
@@ -730,6 +738,7 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         rec.startOrd = spans.int64(11);
         rec.endOrd = spans.int64(12);
         rec.detached = spans.int64(14) != 0;
+        rec.caller = static_cast<std::int32_t>(spans.int64(15));
         a.collect(r, i, [&](sqlite::Statement& q) {
             (q.int64(4) ? rec.processAttributes : rec.attributes).emplace_back(text(q.int64(2)), text(q.int64(3)));
         });

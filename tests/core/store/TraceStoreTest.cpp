@@ -456,7 +456,7 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
     sqlite3* db = test::StoreAccess::db(*store.value());
     EXPECT_EQ(columnsOf(db, "spans"), (std::vector<std::string>{"request_id", "idx", "span_id", "parent", "service_id",
                                                                "operation_id", "host_id", "kind_id", "start_ns", "end_ns",
-                                                               "task_id", "start_ord", "end_ord", "detached"}));
+                                                               "task_id", "start_ord", "end_ord", "detached", "caller"}));
     EXPECT_EQ(columnsOf(db, "span_attrs"), (std::vector<std::string>{"request_id", "idx", "pos", "key_id", "value_id", "process"}));
     EXPECT_EQ(columnsOf(db, "span_events"), (std::vector<std::string>{"request_id", "idx", "pos", "name_id", "ts_ns"}));
     EXPECT_EQ(columnsOf(db, "span_links"), (std::vector<std::string>{"request_id", "idx", "pos", "span_id"}));
@@ -495,7 +495,7 @@ TEST(TraceStore, UpgradesVersion6WithPeriodMembershipFromTheImportBatch) {
         ASSERT_TRUE(store) << store.message();
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
-                               "ALTER TABLE spans DROP COLUMN detached; "
+                               "ALTER TABLE spans DROP COLUMN caller; ALTER TABLE spans DROP COLUMN detached; "
                                "ALTER TABLE span_attrs DROP COLUMN process; DROP VIEW label_text; DROP TABLE label_occurrences; "
                                "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
                                "DROP TABLE period_members; ALTER TABLE periods DROP COLUMN definition; "

@@ -384,9 +384,10 @@ TEST(SpanTreePane, LoadsARealTraceWithCriticalTimeFromCore) {
             EXPECT_LE(to, data->spans[i].endNs);
         }
     }
-    // The child of Query.assistantReply that returned last, up to its parent's end; its last millisecond, past
-    // that end, was not waited for: hatched over its bar and named in its tooltip.
-    EXPECT_EQ(execution, TimeNs{42'999} * 1000000);
+    // The child of Query.assistantReply that returned last waited for the agent (it encloses the agent's
+    // call): its own millisecond before the call and second after it are on the path; its last millisecond,
+    // past its parent's end, was not waited for: hatched over its bar and named in its tooltip.
+    EXPECT_EQ(execution, TimeNs{999} * 1000000);
     ASSERT_EQ(data->async.size(), 1u);
     const auto& late = data->async.front();
     EXPECT_EQ(data->spans[static_cast<std::size_t>(late.span)].operation, "graphql.execution");

@@ -33,7 +33,9 @@ class TraceStore;
 // 8: a span request's critical path is its span tree's (what the root's caller waited for; blob version 4 where it
 //    clips a segment).
 // 9: a span request's path names each entry's span and keeps the asynchronous work (blob version 4 changed).
-constexpr int kAnalysisVersion = 10;
+// 10: model node statistics count requests, each once.
+// 11: a server called from an internal span of its parent's service is waited for there (schema 11).
+constexpr int kAnalysisVersion = 11;
 
 struct AnalysisOptions {
     InferenceOptions inference;

@@ -22,6 +22,9 @@ struct SpanEventRecord {
 struct SpanRecord {
     std::string spanId;                // as in the input
     std::int32_t parent = -1;          // index into the request's spans; -1: a root
+    // The span that waited for it where that is not its parent (-1: its parent): a server called from a
+    // span its trace does not name as its parent (docs/concepts/critical-path-and-slack.md).
+    std::int32_t caller = -1;
     std::string service, operation, host;
     std::string kind;                  // "client", "server", "producer", "consumer", "internal" or "" (unknown)
     TimeNs startNs = 0, endNs = 0;     // as recorded (the span's host clock)

@@ -218,6 +218,61 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
     for (std::size_t i = 0; i < n; ++i)
         if (!dropped[i]) order.push_back(i);
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return spans[a].startNs < spans[b].startNs; });
+    auto kindOf = [](const RawSpan& s) -> std::string {
+        for (const auto& [k, v] : s.attributes) {
+            if (k != "span.kind") continue;
+            std::string t;
+            for (char ch : v) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            if (t.rfind("span_kind_", 0) == 0) t.erase(0, 10);
+            if (t == "1") return "internal";
+            if (t == "2") return "server";
+            if (t == "3") return "client";
+            if (t == "4") return "producer";
+            if (t == "5") return "consumer";
+            if (t == "client" || t == "server" || t == "producer" || t == "consumer" || t == "internal") return t;
+            return "";
+        }
+        return s.shared ? "server" : "";
+    };
+
+    // A call whose caller's span is missing. A server span hanging from a span of another service that is
+    // not a client was called from within that service, by whatever span was running there: when an
+    // internal span of that service under the parent encloses the whole call, it is the span that waited
+    // for it (the innermost one; of siblings, the latest started before the call). The span keeps its
+    // parent as written; its call and return, its place on the critical path and its slack follow the
+    // caller. Only kinds that say so move a span: a trace without kinds is read as written.
+    std::vector<long> writtenParent;  // empty: every span's caller is its parent
+    {
+        std::vector<std::string> kinds(n);
+        bool anyInternal = false;
+        for (auto i : order) anyInternal |= (kinds[i] = kindOf(spans[i])) == "internal";
+        auto waits = [&](std::size_t i) { return parent[i] >= 0 && !spans[i].parentFollowsFrom; };
+        auto up = [&](std::size_t i) { return static_cast<std::size_t>(parent[i]); };
+        std::vector<std::size_t> inner;  // internal spans under a parent of their service, in start order
+        if (anyInternal)
+            for (auto i : order)
+                if (kinds[i] == "internal" && waits(i) && spans[i].service == spans[up(i)].service) inner.push_back(i);
+        const Grouping innerOf = Grouping::build(n, inner, [&](auto i) -> std::int64_t { return parent[i]; });
+        for (auto c : inner.empty() ? std::span<const std::size_t>() : std::span<const std::size_t>(order)) {
+            if (kinds[c] != "server" || !waits(c)) continue;
+            const std::size_t p = up(c);
+            if ((kinds[p] != "server" && kinds[p] != "internal" && kinds[p] != "consumer") || spans[p].service == spans[c].service)
+                continue;
+            std::size_t at = p;
+            for (bool deeper = true; deeper;) {
+                deeper = false;
+                const auto kids = innerOf.of(at);
+                auto it = std::upper_bound(kids.begin(), kids.end(), spans[c].startNs,
+                                           [&](TimeNs t, std::uint32_t k) { return t < spans[k].startNs; });
+                for (int tries = 0; it != kids.begin() && tries < 8 && !deeper; ++tries)
+                    if (--it; spans[*it].endNs >= spans[c].endNs) at = *it, deeper = true;
+            }
+            if (at == p) continue;
+            if (writtenParent.empty()) writtenParent.assign(parent.begin(), parent.end());
+            parent[c] = static_cast<long>(at);
+        }
+    }
+    auto moved = [&](std::size_t i) { return !writtenParent.empty() && writtenParent[i] != parent[i]; };
     std::vector<TraceName> task(n);
     std::vector<std::uint32_t> seen;  // by name: spans of it so far
     std::string taskText;
@@ -272,22 +327,6 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
     // recursion: parents come before their children. Made now, so that the input spans can go before the
     // events are built (a trace of a million spans would otherwise hold both); what follows reads the
     // records. Where each span's events landed is filled in once they are numbered.
-    auto kindOf = [](const RawSpan& s) -> std::string {
-        for (const auto& [k, v] : s.attributes) {
-            if (k != "span.kind") continue;
-            std::string t;
-            for (char ch : v) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-            if (t.rfind("span_kind_", 0) == 0) t.erase(0, 10);
-            if (t == "1") return "internal";
-            if (t == "2") return "server";
-            if (t == "3") return "client";
-            if (t == "4") return "producer";
-            if (t == "5") return "consumer";
-            if (t == "client" || t == "server" || t == "producer" || t == "consumer" || t == "internal") return t;
-            return "";
-        }
-        return s.shared ? "server" : "";
-    };
     std::vector<std::int32_t> index(n, -1);  // a span's index in out.spans: numbered depth first
     {
         std::vector<std::size_t> stack, roots;
@@ -316,7 +355,9 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             SpanRecord rec;
             rec.kind = kindOf(s);
             rec.spanId = std::move(s.spanId);
-            rec.parent = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
+            const long written = moved(i) ? writtenParent[i] : parent[i];
+            rec.parent = written >= 0 ? index[static_cast<std::size_t>(written)] : -1;
+            if (moved(i)) rec.caller = index[static_cast<std::size_t>(parent[i])];
             rec.service = std::move(s.service);
             rec.operation = std::move(s.operation);
             rec.host = std::move(s.host);
@@ -373,7 +414,7 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
         // that ends after its client on the recorded clocks is joined all the same, and if its clock stays,
         // its part past the client's end is work the client did not wait for.
         for (auto c : children(i))
-            if (!span(c).detached && hostOf(c) != hostOf(i) && span(c).endNs - span(c).startNs <= span(i).endNs - span(i).startNs)
+            if (!span(c).detached && !moved(c) && hostOf(c) != hostOf(i) && span(c).endNs - span(c).startNs <= span(i).endNs - span(i).startNs)
                 remote.push_back(c);
         if (remote.size() == 1 && (isClient(i) || children(i).size() == 1)) {
             absorbedInto[remote[0]] = static_cast<long>(i);

@@ -125,6 +125,63 @@ TEST(SpanTree, AssemblerReturnsTheTreeParentsFirstWithWhereItsEventsLanded) {
     }
 }
 
+// A server hanging from a span of another service that is not a client was called by a span of that
+// service which was running all along: the innermost internal span under the parent that encloses the
+// call. It keeps its parent as written; its caller is the enclosing span, and its call and return are
+// that span's events. Without kinds, under a client, or with nothing enclosing it, it stays as written.
+TEST(SpanTree, ServerCalledFromAnEnclosingInternalSpanWaitsThere) {
+    auto kind = [](RawSpan s, const char* k) {
+        if (*k) s.attributes = {{"span.kind", k}};
+        return s;
+    };
+    auto trace = [&](const char* parentKind, const char* innerKind, TimeNs innerEnd) {
+        return std::vector<RawSpan>{
+            kind(span("r", "", "gw", "query", 0, 100, "h1"), parentKind),
+            kind(span("x", "r", "gw", "execute", 2, innerEnd, "h1"), innerKind),
+            kind(span("y", "x", "gw", "resolve", 3, 95, "h1"), innerKind),
+            kind(span("a", "r", "agent", "invoke", 5, 90, "h2"), "server"),
+            kind(span("b", "a", "agent", "model", 6, 80, "h2"), "client"),
+        };
+    };
+    auto byId = [](const AssembledTrace& t, const std::string& id) -> const SpanRecord& {
+        for (const auto& s : t.spans)
+            if (s.spanId == id) return s;
+        ADD_FAILURE() << "no span " << id;
+        return t.spans.front();
+    };
+    auto index = [](const AssembledTrace& t, const std::string& id) {
+        for (std::size_t i = 0; i < t.spans.size(); ++i)
+            if (t.spans[i].spanId == id) return static_cast<std::int32_t>(i);
+        return -2;
+    };
+    {
+        const AssembledTrace t = assembleTrace(trace("server", "internal", 99));
+        expectWellFormed(t.spans);
+        const SpanRecord& agent = byId(t, "a");
+        EXPECT_EQ(agent.parent, index(t, "r"));   // as written
+        EXPECT_EQ(agent.caller, index(t, "y"));   // the innermost enclosing internal span
+        EXPECT_EQ(byId(t, "b").caller, -1);       // its own child is where it was
+        EXPECT_EQ(byId(t, "y").caller, -1);
+        // The call and the return are events of the caller's task, not the parent's.
+        const std::string callerTask = byId(t, "y").taskName(), parentTask = byId(t, "r").taskName();
+        int inCaller = 0, inParent = 0;
+        for (const auto& e : t.events) {
+            const std::string name = t.text(e.event);
+            if (name.find("invoke") == std::string::npos || t.text(e.task) == agent.taskName()) continue;
+            inCaller += t.text(e.task) == callerTask;
+            inParent += t.text(e.task) == parentTask;
+        }
+        EXPECT_EQ(inCaller, 2);
+        EXPECT_EQ(inParent, 0);
+    }
+    // The inner spans end before the call returns: nothing encloses it.
+    EXPECT_EQ(byId(assembleTrace(trace("server", "internal", 60)), "a").caller, -1);
+    // No kinds: read as written.
+    EXPECT_EQ(byId(assembleTrace(trace("", "", 99)), "a").caller, -1);
+    // The parent is a client: the call is its own.
+    EXPECT_EQ(byId(assembleTrace(trace("client", "internal", 99)), "a").caller, -1);
+}
+
 // A trace over more than one block of input spans (SpanBlocks), given in shuffled order with spans to
 // drop in every block: the records come out depth first with siblings in start order, as a plain walk
 // of the known tree says, and each keeps its own fields.
@@ -522,16 +579,17 @@ TEST(SpanCriticalPath, TextbookTraceSplitsTheCriticalPathAmongSpans) {
     EXPECT_EQ(a.path.criticalNs + a.detail.criticalPath.blindNs, a.detail.criticalPath.latencyNs);
 }
 
-// The caller waited for graphql.execution, the child of Query.assistantReply that returned last (as
-// Jaeger UI and CRISP read it); the agent's subtree ran beside it and is off the path.
-TEST(SpanCriticalPath, GenAiTraceRunsThroughTheChildThatReturnedLast) {
+// The caller waited for graphql.execution, the child of Query.assistantReply that returned last; the
+// agent's server span hangs from Query.assistantReply with no client span, and graphql.execution, an
+// internal span of the same service, encloses the call: it waited for the agent, whose work is on the path.
+TEST(SpanCriticalPath, GenAiTraceRunsThroughTheAgentItsExecutionWaitedFor) {
     REQUIRE_REAL_DATA();
     Imported imported({kRealData + "jaeger/TraceTimelineViewer__genaiTestTrace.json"});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     const Analysed a = analyse(imported, "4a1b2c3d4e5f60718293a4b5c6d7e8f9");
     ASSERT_EQ(a.spans.size(), 57u);
-    // Every critical segment belongs to a span; graphql.execution holds most of the path, the agent's
-    // subtree none of it.
+    // Every critical segment belongs to a span; the agent's subtree holds 42 of the 44 s, graphql.execution
+    // the millisecond before the call and the second after it.
     TimeNs sum = 0, underAgent = 0, execution = 0;
     std::int32_t agent = -1;
     std::vector<bool> inAgent(a.spans.size(), false);
@@ -547,8 +605,10 @@ TEST(SpanCriticalPath, GenAiTraceRunsThroughTheChildThatReturnedLast) {
     }
     ASSERT_GE(agent, 0);
     EXPECT_EQ(sum, a.path.criticalNs);
-    EXPECT_EQ(underAgent, 0);
-    EXPECT_EQ(execution, 42'999'000'000);
+    EXPECT_EQ(underAgent, 42'000'000'000);
+    EXPECT_EQ(execution, 999'000'000);
+    EXPECT_EQ(a.spans[static_cast<std::size_t>(agent)].caller, static_cast<std::int32_t>(spanOf(a, "graphql.execution")));
+    EXPECT_EQ(a.spans[static_cast<std::size_t>(agent)].parent, static_cast<std::int32_t>(spanOf(a, "Query.assistantReply")));
     EXPECT_EQ(a.path.criticalNs, 44'000'000'000);
 }
 
