@@ -48,7 +48,7 @@ int runBursts(const BurstsArgs& args) {
         return 0;
     }
     if (w.mask == 0) {
-        std::printf("%s: %zu requests, not traced in coordinated bursts (no millisecond bit set in every start)\n", args.db.c_str(),
+        std::printf("%s: %zu requests, not traced in coordinated bursts (no millisecond bit set in every start beyond chance)\n", args.db.c_str(),
                     table->size());
         return 0;
     }

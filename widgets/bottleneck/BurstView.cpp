@@ -82,6 +82,7 @@ BurstView::BurstView(QWidget* parent) : QWidget(parent) {
 bool BurstView::isComputing() const { return m_windowJob->isRunning() || m_timelineJob->isRunning(); }
 int BurstView::windowCount() const { return m_windows ? static_cast<int>(m_windows->windows.size()) : 0; }
 QString BurstView::summaryText() const { return m_summary->text(); }
+QString BurstView::windowText() const { return m_window->text(); }
 
 void BurstView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, std::function<QString(RequestId)> requestName) {
     m_analysis = std::move(analysis);
@@ -139,8 +140,8 @@ void BurstView::computeWindows() {
             const BurstWindows& w = *m_windows;
             if (w.mask == 0 || w.windows.empty()) {
                 m_current = -1;
-                const QString why = tr("These %L1 requests were not traced in coordinated bursts: no millisecond bit is set in every "
-                                       "start. Type a mask to group them by one anyway.")
+                const QString why = tr("These %L1 requests were not traced in coordinated bursts: no bit of the start millisecond is "
+                                       "set in every start often enough to rule out chance. Type a mask to group them by one anyway.")
                                         .arg(result->requests);
                 m_summary->setText(why);
                 m_waterfall->clear(why);
@@ -185,8 +186,8 @@ void BurstView::showWindow(int index) {
     m_previous->setEnabled(index > 0);
     m_next->setEnabled(index + 1 < windowCount());
     const BurstWindow& w = m_windows->windows[static_cast<std::size_t>(index)];
-    m_window->setText(tr("%1 – %2 UTC · %L3 requests%4%5")
-                          .arg(formatTimestampNs(w.startMs * 1'000'000), formatTimestampNs(w.endMs * 1'000'000).right(6))
+    m_window->setText(tr("%1 UTC · %L2 requests%3%4")
+                          .arg(formatTimeRangeNs(w.startMs * 1'000'000, w.endMs * 1'000'000))
                           .arg(w.requests.size())
                           .arg(w.requests.size() > kMaxRows ? tr(" (the first %L1 drawn)").arg(kMaxRows) : QString())
                           .arg(m_local ? tr(" · drawn on each host's own clock (View › Local Clocks)") : QString()));
@@ -202,15 +203,21 @@ void BurstView::showWindow(int index) {
                              [](const RequestTimeline& a, const RequestTimeline& b) { return a.startNs < b.startNs; });
             return out;
         },
-        [this, analysis, windowStart, windowEnd, local](std::shared_ptr<TimelinesResult> result) {
-            // On the hosts' own clocks a request may start before the window: the axis then starts with it.
+        [this, analysis, windowStart, windowEnd](std::shared_ptr<TimelinesResult> result) {
+            // The axis spans the requests drawn, not the window: a long window (a mask with a high lowest bit)
+            // would squeeze them into a sliver; the header gives the window's bounds.
             TimeNs start = windowStart, end = windowEnd;
-            if (local)
-                for (const RequestTimeline& t : result->timelines) start = std::min(start, t.startNs);
-            m_waterfall->setAxisCaption(start == windowStart ? tr("ms from the window's start") : tr("ms from the earliest event"));
+            if (!result->timelines.empty()) {
+                start = result->timelines.front().startNs;
+                end = start;
+                for (const RequestTimeline& t : result->timelines) {
+                    start = std::min(start, t.startNs);
+                    end = std::max(end, t.endNs);
+                }
+            }
+            m_waterfall->setAxisCaption(tr("ms from the first request drawn"));
             QStringList labels;
             for (const RequestTimeline& t : result->timelines) {
-                end = std::max(end, t.endNs);
                 const QString name = m_requestName ? m_requestName(t.id) : QString::number(t.id.value);
                 labels << tr("%1 · %2").arg(name, formatDurationNs(t.endNs - t.startNs));
             }

@@ -38,6 +38,7 @@ public:
     int currentWindow() const { return m_current; }
     bool isComputing() const;
     QString summaryText() const;
+    QString windowText() const;  // the shown window's times and requests
 
     MultiRequestWaterfall* waterfall() const { return m_waterfall; }
     static constexpr std::size_t kMaxRows = 200;  // a window's requests drawn at most (the rest are counted)

@@ -31,7 +31,7 @@ double tickStep(double span, int wanted) {
 
 MultiRequestWaterfall::MultiRequestWaterfall(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
-    setMinimumHeight(kAxisHeight + 2 * kLegendHeight + 3 * (kLaneHeight + kRowPadding));
+    setMinimumHeight(sizeHint().height());
     setBackgroundRole(QPalette::Base);
     setAutoFillBackground(true);
 }
@@ -57,6 +57,8 @@ void MultiRequestWaterfall::setTimelines(std::vector<RequestTimeline> timelines,
         }
         m_rowTop[r + 1] = m_rowTop[r] + std::max<int>(1, static_cast<int>(tasks.size())) * kLaneHeight + kRowPadding;
     }
+    // As tall as its rows: in the scroll area that resizes it, the rows past the view scroll instead of being cut.
+    setMinimumHeight(sizeHint().height());
     updateGeometry();
     update();
 }
@@ -73,6 +75,8 @@ void MultiRequestWaterfall::clear(const QString& message) {
     m_laneTasks.clear();
     m_rowTop.assign(1, 0);
     m_message = message;
+    // As tall as its rows: in the scroll area that resizes it, the rows past the view scroll instead of being cut.
+    setMinimumHeight(sizeHint().height());
     updateGeometry();
     update();
 }

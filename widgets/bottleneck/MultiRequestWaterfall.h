@@ -24,6 +24,8 @@ public:
     void setAxisCaption(const QString& caption);
     int rowCount() const { return static_cast<int>(m_timelines.size()); }
     int rowAt(QPoint p) const;  // -1 outside the rows
+    TimeNs axisStartNs() const { return m_axisStartNs; }
+    TimeNs axisEndNs() const { return m_axisEndNs; }
     QSize sizeHint() const override;
 
 signals:

@@ -43,6 +43,12 @@ QString formatTimestampNs(TimeNs epochNs) {
     return QDateTime::fromMSecsSinceEpoch(ms, QTimeZone::utc()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
+QString formatTimeRangeNs(TimeNs startEpochNs, TimeNs endEpochNs) {
+    const QString start = formatTimestampNs(startEpochNs), end = formatTimestampNs(endEpochNs);
+    const bool sameDay = start.size() > 11 && end.size() > 11 && start.left(11) == end.left(11);
+    return start + QStringLiteral(" – ") + (sameDay ? end.mid(11) : end);
+}
+
 double axisTickStep(double spanUs, double pixels) {
     const double raw = spanUs * 110.0 / std::max(1.0, pixels);
     const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));

@@ -12,6 +12,8 @@ QString formatDurationNs(TimeNs nanoseconds);  // the same for a time from core;
 // value when they are equal.
 QString formatDurationRangeNs(TimeNs from, TimeNs to);
 QString formatTimestampNs(TimeNs epochNanoseconds);  // "2026-11-01 00:00:01.234"
+// "2026-11-01 05:26:12.736 – 05:30:34.880": the end's time of day, or its date too when it is another day.
+QString formatTimeRangeNs(TimeNs startEpochNs, TimeNs endEpochNs);
 
 // Time axes (µs): a tick step of 1, 2 or 5 times a power of ten, about every 110 pixels, and a tick label
 // with just the decimals its step needs: "500 ms", "1.5 s", "250 µs".

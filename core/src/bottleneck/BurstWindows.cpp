@@ -11,21 +11,31 @@ std::int64_t wallMs(TimeNs t) { return t >= 0 ? t / 1'000'000 : -((-t + 999'999)
 } // namespace
 
 std::uint64_t inferBurstMask(std::span<const TimeNs> startsNs) {
-    // Eight starts that all share a bit by chance: 1 in 256 per bit; fewer say nothing.
-    if (startsNs.size() < 8) return 0;
+    // A bit set in every start is evidence of a mask only if chance cannot explain it. Starts in the same
+    // half-period of bit b (the same ms >> b) share it whatever the mask, so the evidence is the number of
+    // distinct half-periods the starts fall in: without a mask each is set with probability 1/2, all k of
+    // them 2^-k. Sixteen keep the chance of any of the 64 bits passing below one in a thousand; a bit whose
+    // half-period is long against the data (a few separate minutes sharing a high bit) never gets there.
+    constexpr int kHalfPeriods = 16;
+    if (startsNs.size() < static_cast<std::size_t>(kHalfPeriods)) return 0;
+    std::vector<std::int64_t> ms;
+    ms.reserve(startsNs.size());
     std::uint64_t common = ~std::uint64_t{0};
-    std::int64_t lo = wallMs(startsNs.front()), hi = lo;
     for (TimeNs t : startsNs) {
-        const std::int64_t ms = wallMs(t);
-        common &= static_cast<std::uint64_t>(ms);
-        lo = std::min(lo, ms);
-        hi = std::max(hi, ms);
+        ms.push_back(wallMs(t));
+        common &= static_cast<std::uint64_t>(ms.back());
     }
-    // Bits above the span's width are the same in every start because the data is short, not because of a
-    // mask: only the bits that vary over the span can tell.
-    const auto width = std::bit_width(static_cast<std::uint64_t>(hi - lo));
-    const std::uint64_t varying = width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
-    return common & varying;
+    std::sort(ms.begin(), ms.end());
+    std::uint64_t mask = 0;
+    for (int b = 0; b < 63; ++b) {
+        const std::uint64_t bit = std::uint64_t{1} << b;
+        if (!(common & bit)) continue;
+        int halfPeriods = 0;
+        for (std::size_t i = 0; i < ms.size() && halfPeriods < kHalfPeriods; ++i)
+            if (i == 0 || (ms[i] >> b) != (ms[i - 1] >> b)) ++halfPeriods;
+        if (halfPeriods >= kHalfPeriods) mask |= bit;
+    }
+    return mask;
 }
 
 BurstWindows burstWindows(std::span<const TimeNs> startsNs, std::optional<std::uint64_t> mask) {

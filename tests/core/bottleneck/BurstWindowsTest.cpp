@@ -8,6 +8,9 @@
 #include <random>
 
 #include "core/GeneratedTraces.h"
+#include "core/OnlineBoutiqueStore.h"
+#include "TestUtil.h"
+#include "tracelight/store/RequestTable.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/bottleneck/BurstTimelines.h"
@@ -74,6 +77,46 @@ TEST(BurstWindows, UniformStartsAreNotBurstyAndAGivenMaskCountsTheRest) {
     EXPECT_EQ(inside + static_cast<std::size_t>(given.outside), starts.size());
     EXPECT_GT(given.outside, 200);
     EXPECT_EQ(inferBurstMask(std::vector<TimeNs>(starts.begin(), starts.begin() + 5)), 0u);  // too few to tell
+}
+
+// Ordinary traffic in a few separate minutes (the Online Boutique files: one minute on one day, two on the
+// next) shares its high millisecond bits within each minute; that two clusters share one is chance, not a
+// mask. A bit says "mask" only when the starts fill enough of its half-periods that chance is ruled out.
+TEST(BurstWindows, SeparateMinutesOfUniformTrafficAreNotBursty) {
+    std::mt19937_64 rng(11);
+    std::vector<TimeNs> starts;
+    // Three one-minute clusters whose starts share bit 18 (a 262,144 ms half-period) by where they lie.
+    const std::int64_t base = (kEpochMs >> 19) << 19;
+    for (std::int64_t cluster : {base + (1 << 18), base + (5 << 18) + 100'000, base + (9 << 18) + 30'000}) {
+        std::uniform_int_distribution<std::int64_t> when(0, 60'000);
+        for (int i = 0; i < 400; ++i) starts.push_back((cluster + when(rng)) * kMs + when(rng) % 1000 * 1000);
+    }
+    std::uint64_t common = ~std::uint64_t{0};
+    for (TimeNs t : starts) common &= static_cast<std::uint64_t>(t / kMs);
+    ASSERT_NE(common & (std::uint64_t{1} << 18), 0u);  // the trap: bit 18 is set in every start
+    EXPECT_EQ(inferBurstMask(starts), 0u);
+    EXPECT_TRUE(burstWindows(starts).windows.empty());
+    // A real mask under the same clusters is still found: 16 ms windows every 256 ms.
+    const std::uint64_t mask = 0b11110000;
+    std::vector<TimeNs> masked;
+    for (TimeNs t : starts)
+        if ((static_cast<std::uint64_t>(t / kMs) & mask) == mask) masked.push_back(t);
+    ASSERT_GT(masked.size(), 50u);
+    EXPECT_EQ(inferBurstMask(masked), mask);
+}
+
+// The Online Boutique minutes (one on one day, two on the next), traced without bursts: no mask.
+TEST(BurstWindows, OnlineBoutiqueMinutesAreNotBursty) {
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no Online Boutique data beside this checkout";
+    test::ScratchDir dir;
+    auto store = test::onlineBoutiqueStore(dir.file("ob.tldb"),
+                                           {{"normal", {test::kObNormalMinute}}, {"fault", {"fault/05_27_trace.csv", "fault/05_28_trace.csv"}}},
+                                           false);
+    ASSERT_TRUE(store);
+    auto table = loadRequestTable(*store);
+    ASSERT_TRUE(table) << table.message();
+    ASSERT_GT(table->size(), 1000u);
+    EXPECT_EQ(inferBurstMask(table->startNs), 0u);
 }
 
 // The requests of a window drawn together: each timeline is the one per-request pass's — its critical

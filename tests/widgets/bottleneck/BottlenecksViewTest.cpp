@@ -4,6 +4,12 @@
 // naming any analysed database, else the generated one) saves the view as a picture for the README.
 #include <gtest/gtest.h>
 
+#include <QDateTime>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTimeZone>
+#include <limits>
+
 #include <QApplication>
 #include <sqlite3.h>
 #include <random>
@@ -345,3 +351,36 @@ TEST(BurstView, StepsThroughTheWindowsAndOpensARequest) {
     EXPECT_EQ(view.windowCount(), 0);
     EXPECT_TRUE(view.summaryText().contains("not traced in coordinated bursts")) << view.summaryText().toStdString();
 }
+
+// A long window (a mask with a high lowest bit, 32.8 s windows here): its header gives the end's full time of
+// day, the axis spans the requests drawn rather than the whole window (which squeezed them into a sliver),
+// and more rows than fit scroll.
+TEST(BurstView, ALongWindowIsReadableAndScrolls) {
+    auto analysis = burstyAnalysis(0, 300);
+    ASSERT_TRUE(analysis);
+    widgets::BurstView view;
+    view.resize(1200, 500);
+    view.show();
+    view.setDatabase(analysis, [](RequestId id) { return QStringLiteral("r%1").arg(id.value); });
+    view.setMask(QStringLiteral("0x8000"));
+    ASSERT_TRUE(waitBursts(view));
+    ASSERT_GT(view.windowCount(), 0);
+    const BurstWindows truth = burstWindows(requestStartsNs(*analysis), 0x8000);
+    const auto& w = truth.windows[0];
+    ASSERT_GT(w.requests.size(), 30u);
+    const QString end = QDateTime::fromMSecsSinceEpoch(w.endMs, QTimeZone::utc()).toString(QStringLiteral("HH:mm:ss.zzz"));
+    // (This window crosses midnight, so the end carries its date as well.)
+    EXPECT_TRUE(view.windowText().contains(QStringLiteral(" – 2026-11-01 ") + end)) << view.windowText().toStdString();
+    // The axis: the drawn requests' extent, well inside the window.
+    TimeNs first = std::numeric_limits<TimeNs>::max();
+    for (auto r : w.requests) first = std::min(first, requestStartsNs(*analysis)[r]);
+    EXPECT_EQ(view.waterfall()->axisStartNs(), first);
+    EXPECT_GT(view.waterfall()->axisEndNs(), first);
+    // The rows are taller than the view: the scroll area can reach the last one.
+    auto* scroll = view.findChild<QScrollArea*>();
+    ASSERT_NE(scroll, nullptr);
+    QTest::qWait(50);
+    EXPECT_GT(view.waterfall()->height(), scroll->viewport()->height());
+    EXPECT_GT(scroll->verticalScrollBar()->maximum(), 0);
+}
+

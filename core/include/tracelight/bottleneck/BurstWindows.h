@@ -1,9 +1,9 @@
 #pragma once
 // Coordinated bursty tracing (Google's cloud-application study, NSDI'18): every host traces while
 // (mask & wall_ms) == mask, so all hosts trace the same bursts and a burst holds every request of those
-// milliseconds. Given the requests' start times: the mask (the bits set in every start's millisecond that
-// vary over the data's span; 0 when there is none: not bursty), or one given, and the burst windows —
-// runs of consecutive milliseconds the mask lets through — with their requests.
+// milliseconds. Given the requests' start times: the mask (the bits set in every start's millisecond where
+// chance cannot explain it; 0 when there is none: not bursty), or one given, and the burst windows — runs of
+// consecutive milliseconds the mask lets through — with their requests.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -25,7 +25,8 @@ struct BurstWindows {
     std::int64_t outside = 0;             // starts the mask would not have traced (a given mask only)
 };
 
-// 0 when fewer than 8 starts or no varying bit is set in all of them.
+// The bits set in every start whose starts fall in at least 16 of the bit's half-periods (2^-16 by chance);
+// 0 when there is none (fewer than 16 starts never show a mask).
 std::uint64_t inferBurstMask(std::span<const TimeNs> startsNs);
 BurstWindows burstWindows(std::span<const TimeNs> startsNs, std::optional<std::uint64_t> mask = std::nullopt);
 
