@@ -102,6 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_table = m_requestPanel->view();
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);  // "grpc.hipstershop.…/GetSupportedCurrencies": both ends tell
     m_table->verticalHeader()->setVisible(false);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);  // uniform rows: no per-row measuring
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
@@ -111,10 +112,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_table->setColumnWidth(widgets::RequestTableModel::Period, 90);
     m_table->setColumnWidth(widgets::RequestTableModel::Start, 190);
     m_table->setColumnWidth(widgets::RequestTableModel::Latency, 90);
+    m_table->setColumnWidth(widgets::RequestTableModel::Service, 120);
+    m_table->setColumnWidth(widgets::RequestTableModel::Operation, 230);
     // Counts as wide as a million-span trace's (4,000,002 events) without being cut to "40000...".
     const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('9'));
     m_countColumnWidths = {{widgets::RequestTableModel::Hosts, std::max(60, 7 * digit + 16)},
-                           {widgets::RequestTableModel::Events, std::max(60, 9 * digit + 16)}};
+                           {widgets::RequestTableModel::Events, std::max(60, 9 * digit + 16)},
+                           {widgets::RequestTableModel::Spans, std::max(60, 9 * digit + 16)},
+                           {widgets::RequestTableModel::Errors, std::max(60, 7 * digit + 16)}};
     for (const auto& [column, width] : m_countColumnWidths) m_table->setColumnWidth(column, width);
 
     m_waterfall = new widgets::WaterfallView(this);
@@ -301,7 +306,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (!settings.contains("mainWindow/geometry")) resize(1280, 860);
     if (!m_splitter->restoreState(settings.value("mainWindow/splitter").toByteArray())) m_splitter->setSizes({250, 600});
     m_tabs->setCurrentIndex(settings.value("mainWindow/tab", 0).toInt());
-    const QByteArray header = settings.value("mainWindow/requestHeader").toByteArray();
+    // (The key names the column layout: a header saved with other columns would misplace every width.)
+    const QByteArray header = settings.value("mainWindow/requestColumns").toByteArray();
     if (header.isEmpty() || !m_table->horizontalHeader()->restoreState(header))
         m_table->horizontalHeader()->setSortIndicator(widgets::RequestTableModel::Latency, Qt::DescendingOrder);
     // A width remembered from before the counts were sized for a million-span trace is widened to fit.
@@ -752,6 +758,10 @@ void MainWindow::loadTable() {
                     parts << QString::fromStdString(key) + "=" + QString::fromStdString(value);
                 return parts.join(QStringLiteral("  "));
             });
+            // The span columns only where there are span requests: an event log's would stay empty.
+            for (int column : {widgets::RequestTableModel::Service, widgets::RequestTableModel::Operation,
+                               widgets::RequestTableModel::Spans, widgets::RequestTableModel::Errors})
+                m_table->setColumnHidden(column, !table->hasSpans);
             const auto sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
             if (sortColumn >= 0 && sortColumn < widgets::RequestTableModel::Attributes)
                 m_requests->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
@@ -1061,7 +1071,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue("mainWindow/state", saveState());
     settings.setValue("mainWindow/splitter", m_splitter->saveState());
     settings.setValue("mainWindow/tab", m_tabs->currentIndex());
-    settings.setValue("mainWindow/requestHeader", m_table->horizontalHeader()->saveState());
+    settings.setValue("mainWindow/requestColumns", m_table->horizontalHeader()->saveState());
     event->accept();
 }
 

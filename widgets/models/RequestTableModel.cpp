@@ -9,6 +9,11 @@ namespace tracelight::widgets {
 
 RequestTableModel::RequestTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+QString RequestTableModel::spanLabel(const std::vector<std::uint32_t>& column, std::size_t row) const {
+    if (!m_table || row >= column.size() || column[row] >= m_table->spanLabels.size()) return {};
+    return QString::fromStdString(m_table->spanLabels[column[row]]);
+}
+
 void RequestTableModel::setTable(std::shared_ptr<const RequestTable> table, AttributeSource attributes) {
     beginResetModel();
     m_table = std::move(table);
@@ -52,7 +57,8 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
     if (role == RequestIdRole) return QVariant::fromValue(t.ids[i].value);
     if (role == Qt::TextAlignmentRole) {
         const int c = index.column();
-        return c == Latency || c == Hosts || c == Events ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return c == Latency || c == Hosts || c == Events || c == Spans || c == Errors ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                                      : QVariant();
     }
     if (role == SortRole) {
         switch (index.column()) {
@@ -62,6 +68,10 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
         case Latency: return nsToUs(t.latencyNs[i]);
         case Hosts: return t.hostCount[i];
         case Events: return t.eventCount[i];
+        case Service: return spanLabel(t.service, i);
+        case Operation: return spanLabel(t.operation, i);
+        case Spans: return i < t.spanCount.size() ? t.spanCount[i] : 0u;
+        case Errors: return i < t.errorCount.size() ? t.errorCount[i] : 0;
         default: return {};
         }
     }
@@ -73,6 +83,19 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
     case Latency: return formatDurationNs(t.latencyNs[i]);
     case Hosts: return t.hostCount[i];
     case Events: return t.eventCount[i];
+    case Service: return spanLabel(t.service, i);
+    case Operation: {
+        const QString shown = spanLabel(t.operation, i);
+        if (role != Qt::ToolTipRole || i >= t.operation.size() || i >= t.entryOperation.size() || t.operation[i] == t.entryOperation[i])
+            return shown;
+        return tr("%1\nentered through %2 %3; named by its first call, to %4")
+            .arg(shown, spanLabel(t.service, i), spanLabel(t.entryOperation, i), spanLabel(t.callService, i));
+    }
+    case Spans: return i < t.spanCount.size() && t.spanCount[i] ? QVariant(t.spanCount[i]) : QVariant();
+    case Errors:
+        if (i >= t.errorCount.size() || i >= t.spanCount.size() || !t.spanCount[i]) return {};
+        if (t.errorCount[i] < 0) return role == Qt::ToolTipRole ? tr("Not counted: import the traces again to count them") : tr("–");
+        return t.errorCount[i];
     case Attributes: {
         if (!m_attributes) return {};
         const quint32 key = t.ids[i].value;
@@ -88,6 +111,10 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal) return {};
+    if (role == Qt::ToolTipRole && section == Operation)
+        return tr("The request's entry operation, or, when one entry fronts nearly every request, the first call it made");
+    if (role == Qt::ToolTipRole && section == Errors)
+        return tr("Spans that recorded a failure: an error tag, an OpenTelemetry ERROR status or an HTTP status of 500 or more");
     if (role == Qt::ToolTipRole && section == Latency)
         return m_table && m_table->skewCorrected
                    ? tr("End-to-end latency after clock-skew correction")
@@ -100,6 +127,10 @@ QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation,
     case Latency: return tr("Latency");
     case Hosts: return tr("Hosts");
     case Events: return tr("Events");
+    case Service: return tr("Service");
+    case Operation: return tr("Operation");
+    case Spans: return tr("Spans");
+    case Errors: return tr("Errors");
     case Attributes: return tr("Attributes");
     default: return {};
     }
@@ -107,8 +138,10 @@ QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation,
 
 void RequestTableModel::sort(int column, Qt::SortOrder order) {
     if (!m_table || column == Attributes || column < 0 || column >= ColumnCount) return;
-    static constexpr RequestColumn kColumns[] = {RequestColumn::Name, RequestColumn::Period, RequestColumn::Start,
-                                                 RequestColumn::Latency, RequestColumn::Hosts, RequestColumn::Events};
+    static constexpr RequestColumn kColumns[] = {RequestColumn::Name,      RequestColumn::Period, RequestColumn::Start,
+                                                 RequestColumn::Latency,   RequestColumn::Service, RequestColumn::Operation,
+                                                 RequestColumn::Spans,     RequestColumn::Errors, RequestColumn::Hosts,
+                                                 RequestColumn::Events};
     emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     const QModelIndexList before = persistentIndexList();
     std::vector<std::uint32_t> tableIndexBefore;

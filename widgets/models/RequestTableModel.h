@@ -13,7 +13,8 @@ namespace tracelight::widgets {
 class RequestTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, Period, Start, Latency, Hosts, Events, Attributes, ColumnCount };
+    // Service, Operation, Spans and Errors are for span requests (empty for an event log's).
+    enum Column { Name, Period, Start, Latency, Service, Operation, Spans, Errors, Hosts, Events, Attributes, ColumnCount };
     static constexpr int SortRole = Qt::UserRole + 1;   // the raw value behind a cell
     static constexpr int RequestIdRole = Qt::UserRole + 2;
 
@@ -43,6 +44,7 @@ public:
     std::vector<int> rowsOf(const std::vector<RequestId>& ids) const;
 
 private:
+    QString spanLabel(const std::vector<std::uint32_t>& column, std::size_t row) const;  // "" when none
     std::shared_ptr<const RequestTable> m_table;
     void applyFilter();
     std::vector<std::uint32_t> m_sorted;  // every table index in the sort order

@@ -105,7 +105,8 @@ SpanTreePane::SpanTreePane(WaterfallView* lanes, QWidget* parent) : QWidget(pare
 
     connect(m_tree, &SpanTreeView::currentSpanChanged, m_detail, [this](int span) { m_detail->showSpan(*m_tree, span); });
     connect(m_toggle, &QToolButton::clicked, this, [this](bool on) { setMode(on ? Mode::SpanTree : Mode::HostLanes); });
-    m_mode = QSettings().value(QStringLiteral("waterfall/mode")).toString() == QLatin1String("spans") ? Mode::SpanTree : Mode::HostLanes;
+    // Span data opens in the span tree (far clearer for it than host lanes) unless the lanes were chosen.
+    m_mode = QSettings().value(QStringLiteral("waterfall/mode")).toString() == QLatin1String("lanes") ? Mode::HostLanes : Mode::SpanTree;
     updatePage();
 }
 
@@ -163,6 +164,8 @@ QString SpanTreePane::unavailableReason() const {
     return tr("This request came from an event log: it has no spans, so only the host lanes can show it.");
 }
 
+QString SpanTreePane::noteText() const { return m_note->text(); }
+
 void SpanTreePane::setLocalClocks(bool local) { m_tree->setLocalClocks(local); }
 
 void SpanTreePane::zoom(double factor) {
@@ -184,7 +187,7 @@ void SpanTreePane::updatePage() {
     m_toggle->setEnabled(hasSpans);
     const QString reason = unavailableReason();
     m_toggle->setToolTip(reason.isEmpty() ? tr("Show one row per span (Ctrl+T) instead of a lane per host") : reason);
-    if (!reason.isEmpty() && m_mode == Mode::SpanTree) m_note->setText(reason);
+    if (!reason.isEmpty() && m_mode == Mode::SpanTree && m_state != Spans::None) m_note->setText(reason);
     else if (shown == Mode::SpanTree)
         m_note->setText(tr("%n span(s) · orange-red: critical · hatched: not waited for · click a triangle or use ←/→ to fold · Ctrl+wheel zooms", nullptr,
                            static_cast<int>(m_tree->spans()->spans.size())));

@@ -1,6 +1,6 @@
 #pragma once
 // The waterfall tab: the host lanes (WaterfallView) or, for a request imported from spans, the span tree
-// with the selected span's detail below it. The choice is remembered (QSettings "waterfall/mode"); an
+// with the selected span's detail below it (the default). The choice is remembered (QSettings "waterfall/mode"); an
 // event-log request has no spans, so it keeps the host lanes and the toggle says why.
 #include <QWidget>
 #include <memory>
@@ -64,6 +64,7 @@ public:
     SpanTreeView* spanTree() const { return m_tree; }
     SpanDetailPanel* detailPanel() const { return m_detail; }
     QToolButton* toggleButton() const { return m_toggle; }
+    QString noteText() const;  // the line beside the toggle
 
 signals:
     void modeChanged(Mode shown);

@@ -50,7 +50,9 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         !prepare(m_insertSpan,
                  "INSERT INTO spans(request_id, idx, span_id, parent, service_id, operation_id, host_id, kind_id, start_ns, "
                  "end_ns, task_id, start_ord, end_ord, detached, caller) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)") ||
-        !prepare(m_insertSpanLink, "INSERT INTO span_links(request_id, idx, pos, span_id) VALUES(?1,?2,?3,?4)"))
+        !prepare(m_insertSpanLink, "INSERT INTO span_links(request_id, idx, pos, span_id) VALUES(?1,?2,?3,?4)") ||
+        !prepare(m_insertRequestSpans, "INSERT OR REPLACE INTO request_spans(request_id, span_count, error_count, service_id, "
+                                       "operation_id, call_service_id, call_operation_id) VALUES(?1,?2,?3,?4,?5,?6,?7)"))
         return Status::error(std::string("cannot prepare import: ") + sqlite3_errmsg(m_db));
 
     sqlite::Statement labels = cached("SELECT id, text FROM labels");
@@ -474,7 +476,32 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         if (rows.spanIds.size() == kChunk)
             if (Status st = handOver(); !st) return st;
     }
-    return handOver();
+    if (Status st = handOver(); !st) return st;
+    // What the request list shows of it, in the same worker's order.
+    const SpanRequestSummary summary = summarizeSpanRequest(spans);
+    std::array<std::int64_t, 4> names{-1, -1, -1, -1};  // entry service, operation; first call's service, operation
+    for (int k = 0; k < 2; ++k) {
+        const std::int32_t at = k == 0 ? summary.entry : summary.firstCall;
+        if (at < 0) continue;
+        const SpanRecord& s = spans[static_cast<std::size_t>(at)];
+        auto service = intern(s.service, LabelRole::Span);
+        if (!service) return service.status();
+        auto operation = intern(s.operation, LabelRole::Span);
+        if (!operation) return operation.status();
+        names[2 * k] = service.value();
+        names[2 * k + 1] = operation.value();
+    }
+    return m_worker.post([this, requestId, summary, names] {
+        m_insertRequestSpans.bind(1, requestId).bind(2, std::int64_t(summary.spanCount)).bind(3, std::int64_t(summary.errorCount));
+        for (int c = 0; c < 4; ++c) {
+            if (names[static_cast<std::size_t>(c)] >= 0) m_insertRequestSpans.bind(c + 4, names[static_cast<std::size_t>(c)]);
+            else m_insertRequestSpans.bindNull(c + 4);
+        }
+        const int rc = m_insertRequestSpans.step();
+        m_insertRequestSpans.reset();
+        if (rc != SQLITE_DONE) return Status::error(std::string("cannot store the request's span summary: ") + sqlite3_errmsg(m_db));
+        return Status::ok();
+    });
 }
 
 Status ImportWriter::hold(RequestState& request, std::uint32_t task, std::int64_t ord, std::uint32_t event, std::uint32_t host,

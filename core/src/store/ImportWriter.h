@@ -213,7 +213,7 @@ private:
 
     sqlite::Statement m_insertLabel, m_insertRequest, m_insertEvent;
     sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertWarning;
-    sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest, m_insertSummedRequest;
+    sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest, m_insertSummedRequest, m_insertRequestSpans;
     BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_linkRows, m_spanAttrRows, m_spanEventRows, m_eventAttrRows;
     // Last, so that it is stopped (every job done) before the statements and rows its jobs use go.
     SqlWorker m_worker;

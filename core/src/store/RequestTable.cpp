@@ -1,5 +1,7 @@
 #include "tracelight/store/RequestTable.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <numeric>
 #include <tuple>
@@ -27,6 +29,70 @@ std::string RequestTable::periodList(std::size_t row) const {
     }
     return out;
 }
+
+namespace {
+
+// The span requests' summaries (request_spans) into the table, and the operation each is known by.
+Status loadSpanSummaries(sqlite3* db, const std::string& path, const std::unordered_map<std::int64_t, std::uint32_t>& rowOf,
+                         RequestTable& table) {
+    const std::size_t n = table.ids.size();
+    constexpr auto kNone = RequestTable::kNoLabel;
+    table.spanCount.assign(n, 0);
+    table.errorCount.assign(n, 0);
+    for (auto* column : {&table.service, &table.entryOperation, &table.callService, &table.callOperation, &table.operation})
+        column->assign(n, kNone);
+    std::unordered_map<std::int64_t, std::uint32_t> slots;
+    sqlite::Statement text(db, "SELECT text FROM label_text WHERE id=?1");
+    auto slotOf = [&](sqlite::Statement& q, int column) -> std::uint32_t {
+        if (q.isNull(column)) return kNone;
+        const std::int64_t id = q.int64(column);
+        auto [it, inserted] = slots.try_emplace(id, static_cast<std::uint32_t>(table.spanLabels.size()));
+        if (inserted) {
+            text.reset();
+            text.bind(1, id);
+            table.spanLabels.emplace_back(text.step() == SQLITE_ROW ? text.text(0) : std::string());
+        }
+        return it->second;
+    };
+    sqlite::Statement q(db, "SELECT request_id, span_count, error_count, service_id, operation_id, call_service_id, "
+                                    "call_operation_id FROM request_spans");
+    if (!q.isValid()) return Status::error(path + ": cannot read the span summaries: " + sqlite3_errmsg(db));
+    std::size_t spanRequests = 0;
+    for (int rc = q.step(); rc == SQLITE_ROW; rc = q.step()) {
+        const auto row = rowOf.find(q.int64(0));
+        if (row == rowOf.end()) continue;
+        const std::uint32_t i = row->second;
+        ++spanRequests;
+        table.spanCount[i] = static_cast<std::uint32_t>(q.int64(1));
+        table.errorCount[i] = q.isNull(2) ? -1 : static_cast<std::int32_t>(q.int64(2));
+        table.service[i] = slotOf(q, 3);
+        table.entryOperation[i] = slotOf(q, 4);
+        table.callService[i] = slotOf(q, 5);
+        table.callOperation[i] = slotOf(q, 6);
+    }
+    table.hasSpans = spanRequests > 0;
+    // A generic entry: one entry operation fronts at least 90 % of the span requests (ten or more), and their
+    // first calls tell them apart. Those requests are known by the first call.
+    std::unordered_map<std::uint32_t, std::uint32_t> byEntry;
+    for (std::size_t i = 0; i < n; ++i)
+        if (table.entryOperation[i] != kNone) ++byEntry[table.entryOperation[i]];
+    std::uint32_t generic = kNone, most = 0;
+    for (const auto& [entry, count] : byEntry)
+        if (count > most) most = count, generic = entry;
+    if (most < 10 || most * 10 < spanRequests * 9) generic = kNone;
+    if (generic != kNone) {
+        std::unordered_map<std::uint32_t, bool> calls;
+        for (std::size_t i = 0; i < n && calls.size() < 2; ++i)
+            if (table.entryOperation[i] == generic) calls[table.callOperation[i]] = true;
+        if (calls.size() < 2) generic = kNone;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        table.operation[i] = table.entryOperation[i] == generic && table.callOperation[i] != kNone ? table.callOperation[i]
+                                                                                                   : table.entryOperation[i];
+    return Status::ok();
+}
+
+} // namespace
 
 Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken* cancel) {
     RequestTable table;
@@ -119,12 +185,19 @@ Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken
         table.attrKey[at] = key;
         table.attrValue[at] = value;
     }
+    if (Status s = loadSpanSummaries(store.db(), store.path(), rowOf, table); !s) return s;
     return table;
 }
 
 namespace {
-// "req-9" before "req-10": digit runs compare by value, everything else by character.
+bool isHexId(const std::string& s) {
+    return s.size() >= 16 && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+// "req-9" before "req-10": digit runs compare by value, everything else by character. Hex trace ids
+// compare as text: their digit runs are not numbers.
 bool naturalLess(const std::string& a, const std::string& b) {
+    if (isHexId(a) && isHexId(b)) return a < b;
     std::size_t i = 0, j = 0;
     while (i < a.size() && j < b.size()) {
         const bool da = a[i] >= '0' && a[i] <= '9';
@@ -172,6 +245,24 @@ std::vector<std::uint32_t> sortedOrder(const RequestTable& table, RequestColumn 
     case RequestColumn::Latency: sortBy(table.latencyNs); break;
     case RequestColumn::Hosts: sortBy(table.hostCount); break;
     case RequestColumn::Events: sortBy(table.eventCount); break;
+    case RequestColumn::Spans: sortBy(table.spanCount); break;
+    case RequestColumn::Errors: sortBy(table.errorCount); break;
+    case RequestColumn::Service:
+    case RequestColumn::Operation: {
+        // By text (a request without one last, either way), each label's rank computed once.
+        const auto& slots = column == RequestColumn::Service ? table.service : table.operation;
+        std::vector<std::uint32_t> byText(table.spanLabels.size());
+        std::iota(byText.begin(), byText.end(), 0u);
+        std::sort(byText.begin(), byText.end(), [&](auto a, auto b) { return table.spanLabels[a] < table.spanLabels[b]; });
+        std::vector<std::uint32_t> rank(table.spanLabels.size());
+        for (std::uint32_t r = 0; r < byText.size(); ++r) rank[byText[r]] = r;
+        const auto none = descending ? 0u : RequestTable::kNoLabel;
+        std::vector<std::uint32_t> values(table.size());
+        for (std::size_t i = 0; i < values.size() && i < slots.size(); ++i)
+            values[i] = slots[i] == RequestTable::kNoLabel ? none : rank[slots[i]];
+        sortBy(values);
+        break;
+    }
     }
     return order;
 }

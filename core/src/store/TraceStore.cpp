@@ -216,10 +216,25 @@ ALTER TABLE spans ADD COLUMN caller INTEGER NOT NULL DEFAULT -1;
 UPDATE meta SET value='11' WHERE key='schema_version';
 )sql";
 
+// Version 12 keeps what the request list shows of a span request (summarizeSpanRequest): its entry service and
+// operation, its first call out of that service, its spans and how many recorded an error. Older span requests
+// get all but the error count (NULL: not counted), from their spans.
+constexpr const char* kMigrateV11ToV12 = R"sql(
+CREATE TABLE request_spans(request_id INTEGER PRIMARY KEY, span_count INTEGER NOT NULL, error_count INTEGER,
+                           service_id INTEGER, operation_id INTEGER, call_service_id INTEGER, call_operation_id INTEGER);
+INSERT INTO request_spans(request_id, span_count, service_id, operation_id, call_service_id, call_operation_id)
+  SELECT e.request_id, (SELECT COUNT(*) FROM spans c WHERE c.request_id = e.request_id), e.service_id, e.operation_id,
+         o.service_id, o.operation_id
+  FROM spans e LEFT JOIN spans o ON o.request_id = e.request_id AND o.idx = (
+    SELECT MIN(x.idx) FROM spans x WHERE x.request_id = e.request_id AND x.service_id <> e.service_id)
+  WHERE e.idx = 0;
+UPDATE meta SET value='12' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
 constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5, kMigrateV5ToV6,
                                        kMigrateV6ToV7, kMigrateV7ToV8, kMigrateV8ToV9, kMigrateV9ToV10,
-                                       kMigrateV10ToV11};
+                                       kMigrateV10ToV11, kMigrateV11ToV12};
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);

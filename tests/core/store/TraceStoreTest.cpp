@@ -437,7 +437,7 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
         ASSERT_TRUE(store) << store.message();
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
-                               "DROP TABLE spans; DROP TABLE span_attrs; DROP TABLE span_events; DROP TABLE span_links; "
+                               "DROP TABLE request_spans; DROP TABLE spans; DROP TABLE span_attrs; DROP TABLE span_events; DROP TABLE span_links; "
                                "DROP VIEW label_text; DROP TABLE label_occurrences; "
                                "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
                                "DROP TABLE period_members; ALTER TABLE periods DROP COLUMN definition; "
@@ -495,7 +495,7 @@ TEST(TraceStore, UpgradesVersion6WithPeriodMembershipFromTheImportBatch) {
         ASSERT_TRUE(store) << store.message();
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
-                               "ALTER TABLE spans DROP COLUMN caller; ALTER TABLE spans DROP COLUMN detached; "
+                               "DROP TABLE request_spans; ALTER TABLE spans DROP COLUMN caller; ALTER TABLE spans DROP COLUMN detached; "
                                "ALTER TABLE span_attrs DROP COLUMN process; DROP VIEW label_text; DROP TABLE label_occurrences; "
                                "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
                                "DROP TABLE period_members; ALTER TABLE periods DROP COLUMN definition; "

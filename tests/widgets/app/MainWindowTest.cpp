@@ -190,12 +190,12 @@ TEST(MainWindow, ARequestsEventCountFitsItsColumn) {
     EXPECT_GE(panel->view()->columnWidth(widgets::RequestTableModel::Events), text + 8);
     // A width remembered from an older version (the header's saved state) is widened to fit, too.
     panel->view()->setColumnWidth(widgets::RequestTableModel::Events, 60);
-    QSettings().setValue("mainWindow/requestHeader", panel->view()->horizontalHeader()->saveState());
+    QSettings().setValue("mainWindow/requestColumns", panel->view()->horizontalHeader()->saveState());
     app::MainWindow again;
     auto* restored = again.findChild<widgets::RequestTablePanel*>();
     ASSERT_TRUE(restored);
     EXPECT_GE(restored->view()->columnWidth(widgets::RequestTableModel::Events), text + 8);
-    QSettings().remove("mainWindow/requestHeader");
+    QSettings().remove("mainWindow/requestColumns");
 }
 
 // A span request opens in the lanes first; its graph's edges and its span tree follow on workers of their

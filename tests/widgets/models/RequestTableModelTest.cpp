@@ -68,6 +68,39 @@ TEST(RequestTableModel, PassesModelTesterThroughResetAndSort) {
     EXPECT_EQ(model.rowCount(), 3);
 }
 
+// Span requests show their service, the operation they are known by (with how it was chosen on hover), their
+// spans and errors; an event log's request leaves those cells empty, and errors not counted read "–".
+TEST(RequestTableModel, SpanRequestsShowServiceOperationSpansAndErrors) {
+    auto t = std::const_pointer_cast<RequestTable>(makeTable(3));
+    constexpr auto kNone = RequestTable::kNoLabel;
+    t->hasSpans = true;
+    t->spanLabels = {"frontend", "hipstershop.Frontend/Recv.", "currencyservice", "hipstershop.CurrencyService/Convert"};
+    t->spanCount = {12, 0, 4};
+    t->errorCount = {2, 0, -1};
+    t->service = {0, kNone, 0};
+    t->entryOperation = {1, kNone, 1};
+    t->callService = {2, kNone, kNone};
+    t->callOperation = {3, kNone, kNone};
+    t->operation = {3, kNone, 1};
+    RequestTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setTable(t, {});
+    auto cell = [&](int row, int column, int role = Qt::DisplayRole) { return model.index(row, column).data(role).toString(); };
+    EXPECT_EQ(cell(0, RequestTableModel::Service), QStringLiteral("frontend"));
+    EXPECT_EQ(cell(0, RequestTableModel::Operation), QStringLiteral("hipstershop.CurrencyService/Convert"));
+    EXPECT_TRUE(cell(0, RequestTableModel::Operation, Qt::ToolTipRole).contains(QStringLiteral("hipstershop.Frontend/Recv.")))
+        << cell(0, RequestTableModel::Operation, Qt::ToolTipRole).toStdString();
+    EXPECT_EQ(cell(0, RequestTableModel::Spans), QStringLiteral("12"));
+    EXPECT_EQ(cell(0, RequestTableModel::Errors), QStringLiteral("2"));
+    for (int column : {RequestTableModel::Service, RequestTableModel::Operation, RequestTableModel::Spans, RequestTableModel::Errors})
+        EXPECT_EQ(cell(1, column), QString()) << column;
+    EXPECT_EQ(cell(2, RequestTableModel::Operation), QStringLiteral("hipstershop.Frontend/Recv."));
+    EXPECT_EQ(cell(2, RequestTableModel::Errors), QStringLiteral("–"));
+    EXPECT_EQ(model.headerData(RequestTableModel::Operation, Qt::Horizontal).toString(), QStringLiteral("Operation"));
+    model.sort(RequestTableModel::Spans, Qt::DescendingOrder);
+    EXPECT_EQ(cell(0, RequestTableModel::Spans), QStringLiteral("12"));
+}
+
 TEST(RequestTableModel, AttributesAreFetchedLazilyAndCached) {
     RequestTableModel model;
     int lookups = 0;

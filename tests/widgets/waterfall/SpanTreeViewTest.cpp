@@ -261,11 +261,15 @@ TEST(SpanTreePane, SpanRequestsShowTheTreeEventLogsKeepTheLanesAndSayWhy) {
     auto* lanes = new WaterfallView;
     SpanTreePane pane(lanes);
     pane.resize(1000, 600);
-    EXPECT_EQ(pane.mode(), SpanTreePane::Mode::HostLanes) << "host lanes until asked";
+    EXPECT_EQ(pane.mode(), SpanTreePane::Mode::SpanTree) << "span data opens in the span tree";
     pane.setSpans(fixture());
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree);
+    QTest::mouseClick(pane.toggleButton(), Qt::LeftButton);
+    EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::HostLanes);
+    EXPECT_EQ(QSettings().value(QStringLiteral("waterfall/mode")).toString(), QStringLiteral("lanes")) << "remembered";
     QTest::mouseClick(pane.toggleButton(), Qt::LeftButton);
     EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree);
-    EXPECT_EQ(QSettings().value(QStringLiteral("waterfall/mode")).toString(), QStringLiteral("spans")) << "remembered";
+    EXPECT_EQ(QSettings().value(QStringLiteral("waterfall/mode")).toString(), QStringLiteral("spans"));
     // The detail follows the tree's selection.
     pane.spanTree()->setCurrentSpan(1);
     EXPECT_TRUE(pane.detailPanel()->summaryText().contains(QStringLiteral("GetCart")));
@@ -275,6 +279,7 @@ TEST(SpanTreePane, SpanRequestsShowTheTreeEventLogsKeepTheLanesAndSayWhy) {
     EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::HostLanes);
     EXPECT_FALSE(pane.toggleButton()->isEnabled());
     EXPECT_TRUE(pane.toggleButton()->toolTip().contains(QStringLiteral("event log"))) << pane.toggleButton()->toolTip().toStdString();
+    EXPECT_EQ(pane.noteText(), QString()) << "event logs are drawn in lanes without a word against it";
     EXPECT_EQ(pane.mode(), SpanTreePane::Mode::SpanTree);
     pane.setSpans(fixture());
     EXPECT_EQ(pane.shownMode(), SpanTreePane::Mode::SpanTree) << "the next span request shows the tree again";

@@ -33,6 +33,17 @@ struct RequestTable {
     std::vector<std::uint32_t> attrKey;
     std::vector<std::uint32_t> attrValue;
     std::vector<std::string> attrLabels;
+    // Span requests: what the list shows of each (summarizeSpanRequest), labels as slots into spanLabels
+    // (kNoLabel: none; every column is kNoLabel or 0 for a request from an event log).
+    static constexpr std::uint32_t kNoLabel = ~0u;
+    bool hasSpans = false;
+    std::vector<std::uint32_t> spanCount;
+    std::vector<std::int32_t> errorCount;  // -1: not counted (a database imported before errors were)
+    std::vector<std::uint32_t> service, entryOperation, callService, callOperation;
+    // The operation a request is known by: its entry's, or, when one entry operation fronts nearly every
+    // request (a generic root such as Online Boutique's Frontend/Recv.), the first call it made.
+    std::vector<std::uint32_t> operation;
+    std::vector<std::string> spanLabels;
 
     std::size_t size() const { return ids.size(); }
     bool inPeriod(std::size_t row, std::uint32_t period) const;
@@ -43,7 +54,7 @@ struct RequestTable {
 Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken* cancel = nullptr);
 
 // Row order for a column: the permutation that sorts the table (stable, ties by id).
-enum class RequestColumn { Name, Period, Start, Latency, Hosts, Events };
+enum class RequestColumn { Name, Period, Start, Latency, Service, Operation, Spans, Errors, Hosts, Events };
 std::vector<std::uint32_t> sortedOrder(const RequestTable& table, RequestColumn column, bool descending);
 
 } // namespace tracelight

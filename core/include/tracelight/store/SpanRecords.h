@@ -49,6 +49,19 @@ struct SpanRecord {
 // One request's spans, parents before children (a span's parent has a smaller index).
 using RequestSpans = std::vector<SpanRecord>;
 
+// Whether a span recorded a failure: an `error` tag other than false (OpenTracing, Jaeger, Zipkin), an
+// OpenTelemetry status of ERROR (`otel.status_code`), or an HTTP response status of 500 or more.
+bool recordsError(const SpanRecord& span);
+
+// What the request list shows of a span request: its entry (the first root's service and operation), the
+// first call it made out of that service (the first span, depth first, of another service; -1: none), how
+// many spans it has and how many recorded a failure.
+struct SpanRequestSummary {
+    std::uint32_t spanCount = 0, errorCount = 0;
+    std::int32_t entry = -1, firstCall = -1;  // span indices
+};
+SpanRequestSummary summarizeSpanRequest(const RequestSpans& spans);
+
 // A span's place in its tree, its time and where its events are, without its id, tags, events and links:
 // what the service map, the bottleneck study and the profile read of every span (a third of a SpanRecord's
 // memory, without its strings). Its texts view the record's, or those of the scan that read it (valid

@@ -171,6 +171,14 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
             span.processAttributes = resource;
             otlpAttributes(s.find("attributes"), span.attributes);
             if (const JsonValue* kind = s.find("kind")) span.attributes.emplace_back("span.kind", scalar(kind));
+            // Its status, as Jaeger keeps it: otel.status_code ERROR or OK (unset says nothing) and the message.
+            if (const JsonValue* status = s.find("status"); status && status->isObject()) {
+                const std::string code = scalar(status->find("code"));
+                if (code == "2" || code == "STATUS_CODE_ERROR") span.attributes.emplace_back("otel.status_code", "ERROR");
+                else if (code == "1" || code == "STATUS_CODE_OK") span.attributes.emplace_back("otel.status_code", "OK");
+                if (std::string message = scalar(status->find("message")); !message.empty())
+                    span.attributes.emplace_back("otel.status_description", std::move(message));
+            }
             // Links, as Jaeger reads them (FOLLOWS_FROM): a span with no parent hangs from the first span of its
             // own trace it links to, as work that span started and did not wait for; other links are kept.
             if (const JsonValue* links = s.find("links"); links && links->isArray())

@@ -397,6 +397,38 @@ TEST(SpanImport, OtlpNanosecondsAreKeptExactly) {
     EXPECT_EQ(imported.scalar("SELECT latency_local_ns FROM requests"), 3001);
 }
 
+// An OTLP span's status is kept as Jaeger keeps it (otel.status_code, otel.status_description), so a failed
+// span is counted among its request's errors; an unset status adds nothing.
+TEST(SpanImport, OtlpStatusIsKeptAndCountsAsAnError) {
+    test::ScratchDir dir;
+    Imported imported({dir.write("status.json",
+        R"({"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"web"}}]},)"
+        R"("scopeSpans":[{"spans":[{"traceId":"t1","spanId":"a","name":"GET","startTimeUnixNano":"1700000000000000000",)"
+        R"("endTimeUnixNano":"1700000000000005000","status":{"code":2,"message":"boom"}},)"
+        R"({"traceId":"t1","spanId":"b","parentSpanId":"a","name":"db","startTimeUnixNano":"1700000000000001000",)"
+        R"("endTimeUnixNano":"1700000000000002000","status":{"code":"STATUS_CODE_OK"}},)"
+        R"({"traceId":"t1","spanId":"c","parentSpanId":"a","name":"cache","startTimeUnixNano":"1700000000000002000",)"
+        R"("endTimeUnixNano":"1700000000000003000","status":{}}]}]}]})")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    auto id = imported.store->requestByName("t1");
+    ASSERT_TRUE(id);
+    const RequestSpans spans = imported.store->requestSpans(*id);
+    ASSERT_EQ(spans.size(), 3u);
+    auto tag = [](const SpanRecord& s, const std::string& key) {
+        for (const auto& [k, v] : s.attributes)
+            if (k == key) return v;
+        return std::string("-");
+    };
+    EXPECT_EQ(tag(spans[0], "otel.status_code"), "ERROR");
+    EXPECT_EQ(tag(spans[0], "otel.status_description"), "boom");
+    EXPECT_EQ(tag(spans[1], "otel.status_code"), "OK");
+    EXPECT_EQ(tag(spans[2], "otel.status_code"), "-");
+    EXPECT_TRUE(recordsError(spans[0]));
+    EXPECT_FALSE(recordsError(spans[1]));
+    EXPECT_EQ(imported.scalar("SELECT error_count FROM request_spans"), 1);
+    EXPECT_EQ(imported.scalar("SELECT span_count FROM request_spans"), 3);
+}
+
 TEST(SpanImport, HugeDurationsAreAPerTraceWarningNotOverflow) {
     // start + duration (and microseconds x 1000) beyond 64 bits: the span is dropped with a warning
     // naming it, the rest of its trace is kept.
