@@ -15,6 +15,7 @@
 
 #include "MainWindow.h"
 #include "common/PlotExport.h"
+#include "compare/CompareWorkspace.h"
 #include "graph/GraphView.h"
 
 int main(int argc, char** argv) {
@@ -74,6 +75,11 @@ int main(int argc, char** argv) {
                                      QStringLiteral("The waterfall tab's mode: lanes (a lane per host) or spans (the span tree, for requests "
                                                     "imported from spans). Remembered like the View > Span Tree toggle."),
                                      QStringLiteral("mode"));
+    QCommandLineOption compareView(QStringLiteral("compare-view"),
+                                   QStringLiteral("With --screenshot --tab compare: the entry view shown, one of suspects, detail, side-by-side, "
+                                                  "diff, c2, timeline, swim-lanes or tree (default: suspects when there are some)."),
+                                   QStringLiteral("view"));
+    parser.addOption(compareView);
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1280x860)."),
                             QStringLiteral("WxH"), QStringLiteral("1280x860"));
     parser.addOption(size);
@@ -150,6 +156,28 @@ int main(int argc, char** argv) {
         QApplication::processEvents();
         QApplication::processEvents();
         if (window.hasFailed()) return 1;
+        if (parser.isSet(compareView)) {
+            // The entry views in their tab order; the one asked for is shown once the comparison is in.
+            const QStringList views = {QStringLiteral("suspects"), QStringLiteral("detail"), QStringLiteral("side-by-side"), QStringLiteral("diff"),
+                                       QStringLiteral("c2"),       QStringLiteral("timeline"), QStringLiteral("swim-lanes"), QStringLiteral("tree")};
+            const auto index = views.indexOf(parser.value(compareView));
+            auto* workspace = window.findChild<tracelight::widgets::CompareWorkspace*>();
+            if (index < 0 || !workspace) {
+                std::fprintf(stderr, "tracelight: --compare-view needs one of %s, not '%s'\n", qPrintable(views.join(", ")),
+                             qPrintable(parser.value(compareView)));
+                return 2;
+            }
+            workspace->entryViews()->setCurrentIndex(static_cast<int>(index));
+            QEventLoop settle;
+            QTimer again;
+            QObject::connect(&again, &QTimer::timeout, &settle, [&] {
+                if (!window.isLoading() && !workspace->isComputing()) settle.quit();
+            });
+            again.start(100);
+            QTimer::singleShot(60000, &settle, &QEventLoop::quit);
+            settle.exec();
+            QApplication::processEvents();
+        }
         const QPixmap picture = window.grab();
         if (picture.size() != window.size() || window.size() != *requested)
             std::fprintf(stderr, "tracelight: the window cannot be %dx%d (its smallest size is %dx%d); the picture is %dx%d\n",

@@ -59,7 +59,7 @@ int runCompare(const CompareArgs& args) {
         auto name = store.value()->requestName(id);
         return name ? *name : std::to_string(id.value);
     };
-    auto root = [&](const ComparedCategory& cc) { return cc.root; };
+    auto root = [&](const ComparedCategory& cc) { return requestTypeOf(pc, cc); };
     const std::vector<Suspect>& suspects = pc.suspects;  // span data: the services most likely responsible
 
     if (args.tree > 0) {
@@ -167,7 +167,7 @@ int runCompare(const CompareArgs& args) {
         return 0;
     }
     std::printf("%4s  %-13s %8s %9s %9s %12s %12s %10s %10s %14s  %s\n", "rank", "kind", "category", "baseline", "problem",
-                "base mean", "prob mean", args.bh ? "p (BH)" : "p (Holm)", "p (raw)", "contribution", "root");
+                "base mean", "prob mean", args.bh ? "p (BH)" : "p (Holm)", "p (raw)", "contribution", "request type");
     std::int64_t rank = 0;
     for (const auto& e : cmp.entries) {
         const ComparedCategory& cc = cmp.categories[e.category];

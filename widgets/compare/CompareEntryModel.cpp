@@ -2,6 +2,7 @@
 
 #include <QColor>
 
+#include "common/QtText.h"
 #include "common/TimeFormat.h"
 
 namespace tracelight::widgets {
@@ -27,6 +28,8 @@ QVariant CompareEntryModel::headerData(int section, Qt::Orientation orientation,
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case Category: return tr("the category: requests of identical structure (hover a row for its canonical string)");
+        case RequestType: return tr("what its requests are: for span data the operation the request list names them by and their usual "
+                                    "span count; for event logs the first start event the categories do not all share");
         case BaselineCount: return tr("requests of the category in the baseline period");
         case ProblemCount: return tr("requests of the category in the problem period");
         case Kind: return tr("structural: the category gained requests (a new path); response time: its latency distribution changed (KS test)");
@@ -37,8 +40,8 @@ QVariant CompareEntryModel::headerData(int section, Qt::Orientation orientation,
         }
     }
     if (role != Qt::DisplayRole) return {};
-    static const char* names[] = {"#", "Kind", "Cat.", "Root", "Base n", "Prob. n", "Base mean", "Prob. mean", "p", "p (raw)",
-                                  "Contribution"};
+    static const char* names[] = {"#", "Kind", "Contribution", "Cat.", "Request type", "Base n", "Prob. n", "Base mean", "Prob. mean",
+                                  "p", "p (raw)"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
@@ -49,7 +52,8 @@ QVariant CompareEntryModel::data(const QModelIndex& index, int role) const {
     const bool structural = e->kind == CompareEntry::Kind::Structural;
     if (role == Qt::ToolTipRole && index.column() == Category && cc.info) return QString::fromStdString(cc.info->canonical).left(2000);
     if (role == Qt::ForegroundRole && index.column() == Kind) return structural ? QColor(0x7b, 0x3f, 0x9e) : QColor(0xc0, 0x39, 0x2b);
-    if (role == Qt::TextAlignmentRole && index.column() != Kind && index.column() != Root)
+    if (role == Qt::ToolTipRole && index.column() == RequestType) return QString::fromStdString(requestTypeOf(*m_comparison, cc));
+    if (role == Qt::TextAlignmentRole && index.column() != Kind && index.column() != RequestType)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     const bool sort = role == Qt::UserRole;
     if (role != Qt::DisplayRole && !sort) return {};
@@ -58,15 +62,15 @@ QVariant CompareEntryModel::data(const QModelIndex& index, int role) const {
     case Rank: return index.row() + 1;
     case Kind: return structural ? tr("structural") : tr("response time");
     case Category: return cc.id;
-    case Root: return QString::fromStdString(cc.root);
+    case RequestType: return QString::fromStdString(requestTypeOf(*m_comparison, cc));
     case BaselineCount: return static_cast<qlonglong>(cc.baseline.count);
     case ProblemCount: return static_cast<qlonglong>(cc.problem.count);
     case BaselineMean: return cc.baseline.count ? ns(cc.baseline.meanNs) : QVariant(sort ? QVariant(-1.0) : QVariant(QStringLiteral("–")));
     case ProblemMean: return cc.problem.count ? ns(cc.problem.meanNs) : QVariant(sort ? QVariant(-1.0) : QVariant(QStringLiteral("–")));
-    case PValue: return structural ? QVariant(sort ? 1.0 : QVariant(QStringLiteral("–"))) : QVariant(sort ? e->pValue : QVariant(QString::number(e->pValue, 'g', 3)));
+    case PValue: return structural ? QVariant(sort ? 1.0 : QVariant(QStringLiteral("–"))) : QVariant(sort ? e->pValue : QVariant(formatProbability(e->pValue)));
     case RawPValue:
         return structural ? QVariant(sort ? 1.0 : QVariant(QStringLiteral("–")))
-                          : QVariant(sort ? e->rawPValue : QVariant(QString::number(e->rawPValue, 'g', 3)));
+                          : QVariant(sort ? e->rawPValue : QVariant(formatProbability(e->rawPValue)));
     case Contribution: return ns(e->contributionNs);
     default: return {};
     }
@@ -78,7 +82,7 @@ QString CompareEntryModel::toCsv() const {
     int rank = 0;
     for (const auto& e : m_comparison->comparison.entries) {
         const ComparedCategory& cc = m_comparison->comparison.categories[e.category];
-        QString root = QString::fromStdString(cc.root);
+        QString root = QString::fromStdString(requestTypeOf(*m_comparison, cc));
         root.replace(QLatin1Char('"'), QLatin1String("\"\""));
         out += QStringLiteral("%1,%2,%3,\"%4\",%5,%6,%7,%8,%9,%10,%11\n")
                    .arg(++rank)

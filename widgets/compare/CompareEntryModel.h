@@ -11,8 +11,9 @@ namespace tracelight::widgets {
 class CompareEntryModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Rank, Kind, Category, Root, BaselineCount, ProblemCount, BaselineMean, ProblemMean, PValue, RawPValue,
-                  Contribution, ColumnCount };
+    // Contribution (the ranking) comes first after the kind, so it is in view at any width.
+    enum Column { Rank, Kind, Contribution, Category, RequestType, BaselineCount, ProblemCount, BaselineMean, ProblemMean, PValue,
+                  RawPValue, ColumnCount };
     using QAbstractTableModel::QAbstractTableModel;
 
     void setComparison(std::shared_ptr<const PeriodComparison> comparison);

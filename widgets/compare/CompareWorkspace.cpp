@@ -32,6 +32,7 @@
 #include <QListWidget>
 #include "plots/CdfPlot.h"
 #include <qcustomplot.h>
+#include "common/QtText.h"
 #include "common/JobRunner.h"
 #include "common/PlotExport.h"
 #include "common/TimeFormat.h"
@@ -121,7 +122,7 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_table->setColumnWidth(CompareEntryModel::Rank, 36);
     m_table->setColumnWidth(CompareEntryModel::Kind, 100);
     m_table->setColumnWidth(CompareEntryModel::Category, 70);
-    m_table->setColumnWidth(CompareEntryModel::Root, 170);
+    m_table->setColumnWidth(CompareEntryModel::RequestType, 170);
 
     m_detail = new QTreeWidget(this);
     m_detail->setColumnCount(2);
@@ -442,7 +443,8 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
     m_timeline->setComparison(m_result);
     m_table->setColumnHidden(CompareEntryModel::RawPValue, false);
     m_table->resizeColumnsToContents();
-    m_table->setColumnWidth(CompareEntryModel::Root, std::min(m_table->columnWidth(CompareEntryModel::Root), 150));
+    m_table->setColumnWidth(CompareEntryModel::RequestType, std::min(m_table->columnWidth(CompareEntryModel::RequestType), 190));
+    m_table->setTextElideMode(Qt::ElideMiddle);
     if (m_proxy->rowCount() > 0) m_table->selectRow(0);
     else m_detail->clear();
 }
@@ -468,7 +470,7 @@ void CompareWorkspace::showEntry(int row) {
                                                tr("%1 → %2 (p %3)")
                                                    .arg(formatDurationNs(static_cast<TimeNs>(edge.baselineMeanNs)),
                                                         formatDurationNs(static_cast<TimeNs>(edge.problemMeanNs)))
-                                                   .arg(edge.pValue, 0, 'g', 3)});
+                                                   .arg(formatProbability(edge.pValue))});
         item->setForeground(0, QColor(0xc0, 0x39, 0x2b));
         item->setToolTip(0, item->text(0));
     }
@@ -605,7 +607,7 @@ void CompareWorkspace::showFlowGraphs(const CompareEntry& entry) {
             showSwimLanes(d->pair.firstRequest, d->pair.secondRequest, QString::fromStdString(d->pair.firstTitle),
                           QString::fromStdString(d->pair.secondTitle));
             m_graphTitles->setText(tr("<b>Left</b>: %1 · <b>right</b>: %2 — each side's median request by latency (double-click opens it); "
-                                      "node: mean over the side's requests; red border: a red edge. Layout: %3")
+                                      "node: mean over the side's requests; red border: a red edge · %3")
                                        .arg(QString::fromStdString(d->pair.firstTitle).toHtmlEscaped(),
                                             QString::fromStdString(d->pair.secondTitle).toHtmlEscaped(), d->layout.description));
             emit resultsReady();

@@ -1,6 +1,7 @@
 #include "FlowGraphView.h"
 
 #include <QHelpEvent>
+#include <optional>
 #include <QToolTip>
 #include <QMouseEvent>
 #include <QPainter>
@@ -39,16 +40,49 @@ void FlowGraphView::setDrawing(std::shared_ptr<const Drawing> drawing) {
     if (m_drawing) {
         const QRectF b = m_drawing->layout.bounds;
         setMinimumSize(int(b.width() * kMinScale + 2 * kMargin), int(b.height() * kMinScale + 2 * kMargin));
-        // A graph larger than the view opens at its first segment, not at an empty corner.
-        QTimer::singleShot(0, this, [this] {
-            auto* area = parentWidget() ? qobject_cast<QScrollArea*>(parentWidget()->parentWidget()) : nullptr;
-            if (!area || !m_drawing || m_drawing->layout.centers.empty()) return;
-            const QPointF root = viewTransform().map(m_drawing->layout.centers.front());
-            area->horizontalScrollBar()->setValue(int(root.x()) - area->viewport()->width() / 2);  // the root centred, at the top
-            area->verticalScrollBar()->setValue(int(root.y()) - 40);
-        });
+        // A graph larger than the view opens at what changed, not at an empty corner.
+        m_scrollPending = true;
+        if (isVisible()) QTimer::singleShot(0, this, [this] { scrollToWhatMatters(); });
     }
     update();
+}
+
+void FlowGraphView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_scrollPending) QTimer::singleShot(0, this, [this] { scrollToWhatMatters(); });
+}
+
+void FlowGraphView::scrollToWhatMatters() {
+    auto* area = parentWidget() ? qobject_cast<QScrollArea*>(parentWidget()->parentWidget()) : nullptr;
+    if (!area || !m_drawing || m_drawing->layout.centers.empty() || !isVisible()) return;
+    m_scrollPending = false;
+    const auto& nodes = m_drawing->pair.nodes;
+    const auto& centers = m_drawing->layout.centers;
+    const QTransform t = viewTransform();
+    // The first (topmost) node that matters, centred across and a third down: it and what leads to and from
+    // it are in view whatever the pane's size.
+    std::optional<QPointF> focus;
+    for (std::size_t i = 0; i < nodes.size() && i < centers.size(); ++i) {
+        const FlowNode& n = nodes[i];
+        const bool matters = n.changed || (m_mode == Mode::Diff && n.inFirst != n.inSecond);
+        if (!matters || !shows(n.inFirst, n.inSecond)) continue;
+        const QPointF c = t.map(centers[i]);
+        if (!focus || c.y() < focus->y()) focus = c;
+    }
+    if (!focus) focus = t.map(centers.front());  // nothing changed: the first segment
+    const QSize view = area->viewport()->size();
+    const double x = focus->x() - view.width() / 2.0, y = focus->y() - view.height() / 3.0;
+    area->horizontalScrollBar()->setValue(int(x));
+    area->verticalScrollBar()->setValue(int(y));
+}
+
+QPointF FlowGraphView::nodeCenter(std::size_t node) const {
+    if (!m_drawing || node >= m_drawing->layout.centers.size()) return {};
+    return viewTransform().map(m_drawing->layout.centers[node]);
+}
+
+bool FlowGraphView::isChangedNode(std::size_t node) const {
+    return m_drawing && node < m_drawing->pair.nodes.size() && m_drawing->pair.nodes[node].changed;
 }
 
 QTransform FlowGraphView::viewTransform() const {

@@ -30,6 +30,8 @@ public:
     void setMessage(const QString& message);  // instead of a graph (computing, no entry, an error)
     Mode mode() const { return m_mode; }
     int drawnNodes() const;  // nodes of this view's side (all in a diff)
+    QPointF nodeCenter(std::size_t node) const;  // where a node of the merged graph is drawn, in this widget
+    bool isChangedNode(std::size_t node) const;  // a red edge's node
     QSize sizeHint() const override { return {600, 400}; }
 
     // The merged graph's node boxes from the font's average character width and line height (measured on
@@ -41,6 +43,7 @@ signals:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     bool event(QEvent* event) override;  // a node's tooltip: its whole label and both means
 
@@ -49,6 +52,10 @@ private:
     QTransform viewTransform() const;  // layout coordinates to the view's
     int nodeAt(QPointF pos) const;     // -1: none
     QString nodeText(const FlowNode& node) const;
+    // In its scroll area, what matters in view: the nodes with a red edge (and, in a diff, those only one side
+    // has), else the first segment. Done when the view is next shown: a hidden tab has no size to scroll by.
+    void scrollToWhatMatters();
+    bool m_scrollPending = false;
 
     Mode m_mode;
     std::shared_ptr<const Drawing> m_drawing;

@@ -1,5 +1,7 @@
 #include "compare/SuspectsView.h"
 
+#include "common/QtText.h"
+
 #include <QContextMenuEvent>
 #include <QHeaderView>
 #include <QMenu>
@@ -11,7 +13,6 @@ constexpr int kKeyRole = Qt::UserRole + 1;
 constexpr int kExamplesRole = Qt::UserRole + 2;  // the evidence's example requests, as a list of ids
 
 QString ms(double us) { return QString::number(us / 1000.0, 'f', us < 10000 ? 2 : 1); }
-QString q(double value) { return value < 1e-4 ? QString::number(value, 'e', 0) : QString::number(value, 'g', 2); }
 } // namespace
 
 SuspectsView::SuspectsView(QWidget* parent) : QTreeWidget(parent) {
@@ -52,7 +53,7 @@ void SuspectsView::setSuspects(const std::vector<Suspect>& suspects, const QStri
         auto* top = new QTreeWidgetItem(this, {tr("%1. %2").arg(i + 1).arg(QString::fromStdString(s.service)),
                                                tr("×%1").arg(s.score, 0, 'f', 2),
                                                tr("%1%2 ms").arg(s.deltaUs >= 0 ? "+" : "").arg(ms(s.deltaUs)), QString(), QString(),
-                                               QString(), q(s.pValue)});
+                                               QString(), formatProbability(s.pValue)});
         QFont bold = top->font(0);
         bold.setBold(true);
         top->setFont(0, bold);
@@ -65,7 +66,7 @@ void SuspectsView::setSuspects(const std::vector<Suspect>& suspects, const QStri
                                                     tr("×%1").arg(e.slowdown, 0, 'f', 2), QString(),
                                                     tr("%1 → %2 ms").arg(ms(e.baseUs), ms(e.targetUs)),
                                                     tr("%1 % → %2 %").arg(100 * e.baseSlowShare, 0, 'f', 0).arg(100 * e.targetSlowShare, 0, 'f', 0),
-                                                    tr("%L1 → %L2").arg(e.baseRequests).arg(e.targetRequests), q(e.qValue)});
+                                                    tr("%L1 → %L2").arg(e.baseRequests).arg(e.targetRequests), formatProbability(e.qValue)});
             child->setData(0, kKeyRole, key);
             QVariantList examples;
             for (RequestId id : e.examples) examples << QVariant::fromValue(id.value);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/QtText.h"
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
 
@@ -257,7 +258,7 @@ bool FlameGraphView::event(QEvent* event) {
                                             formatDurationNs(static_cast<TimeNs>(c->baseTotalNs)), formatDurationNs(static_cast<TimeNs>(c->targetTotalNs)),
                                             (c->deltaTotalNs() >= 0 ? QStringLiteral("+") : QString()) + formatDurationNs(static_cast<TimeNs>(c->deltaTotalNs())),
                                             formatDurationNs(static_cast<TimeNs>(c->baseSelfNs)), formatDurationNs(static_cast<TimeNs>(c->targetSelfNs)))
-                                       .arg(c->pValue, 0, 'g', 3)
+                                       .arg(formatProbability(c->pValue))
                                        .arg(c->significant ? tr("significant") : tr("within the noise")),
                                    this);
         } else if (f >= 0) {

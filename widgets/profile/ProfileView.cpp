@@ -23,6 +23,7 @@
 #include "FlameGraphView.h"
 #include "FrameTables.h"
 #include "compare/SuspectsView.h"
+#include "common/QtText.h"
 #include "common/JobRunner.h"
 #include "common/TimeFormat.h"
 #include "tracelight/store/TraceStore.h"
@@ -360,7 +361,7 @@ void ProfileView::compute() {
                         ratio->setToolTip(tr("Relative slowdown of the frame's own time (the ranking): (target + f) / (base + f), "
                                              "f a thousandth of the base's mean latency"));
                         m_changes->setItem(row, 4, ratio);
-                        m_changes->setItem(row, 5, new QTableWidgetItem(QString::number(c.pValue, 'g', 3)));
+                        m_changes->setItem(row, 5, new QTableWidgetItem(formatProbability(c.pValue)));
                     }
                 }
                 updateLabels();

@@ -1,9 +1,12 @@
 #include "tracelight/compare/PeriodComparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <algorithm>
 #include <map>
+#include <unordered_map>
+
+#include "tracelight/store/RequestTable.h"
 
 #include "tracelight/analysis/TraceData.h"
 #include "tracelight/base/RandomSplit.h"
@@ -22,6 +25,34 @@ bool parseNumber(const std::string& s, double& out) {
 } // namespace
 
 const char* compareKindName(CompareEntry::Kind k) { return k == CompareEntry::Kind::Structural ? "structural" : "response_time"; }
+
+namespace {
+
+// Each category's request type (by id): its requests' most common operation in the request list, with their
+// most common span count.
+std::vector<std::string> requestTypesOf(const PeriodComparison& pc, const RequestTable& table) {
+    std::unordered_map<std::uint32_t, std::uint32_t> rowOf;  // request id -> table row
+    for (std::uint32_t i = 0; i < table.size(); ++i) rowOf[table.ids[i].value] = i;
+    std::vector<std::string> out(pc.comparison.categories.size());
+    for (const ComparedCategory& cc : pc.comparison.categories) {
+        std::map<std::uint32_t, std::uint32_t> operations, spans;
+        for (const auto* entries : {&cc.baselineEntries, &cc.problemEntries})
+            for (auto entry : *entries) {
+                const auto row = rowOf.find(pc.requestIds[entry].value);
+                if (row == rowOf.end() || table.operation[row->second] == RequestTable::kNoLabel) continue;
+                ++operations[table.operation[row->second]];
+                ++spans[table.spanCount[row->second]];
+            }
+        if (operations.empty() || cc.id == 0 || cc.id > out.size()) continue;
+        auto most = [](const std::map<std::uint32_t, std::uint32_t>& counts) {
+            return std::max_element(counts.begin(), counts.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+        };
+        out[cc.id - 1] = table.spanLabels[most(operations)] + " · " + std::to_string(most(spans)) + " spans";
+    }
+    return out;
+}
+
+} // namespace
 
 Result<PeriodComparison> comparePeriods(const TraceStore& store, const InMemoryAnalysis& analysis, std::string_view baselineName,
                                         std::string_view problemName, const CompareOptions& options, const ProgressSink* progress,
@@ -60,7 +91,14 @@ Result<PeriodComparison> comparePeriods(const TraceStore& store, const InMemoryA
     auto suspects = findSuspects(analysis, store, base, prob, SuspectOptions{}, progress, cancel);
     if (!suspects) return Status::error(suspects.message() == "cancelled" ? suspects.message() : db + ": " + suspects.message());
     pc.suspects = std::move(suspects.value());
-    return recompare(pc, options);
+    PeriodComparison out = recompare(pc, options);
+    if (auto table = loadRequestTable(store, cancel); table && table->hasSpans) out.requestTypes = requestTypesOf(out, table.value());
+    return out;
+}
+
+const std::string& requestTypeOf(const PeriodComparison& pc, const ComparedCategory& cc) {
+    if (cc.id >= 1 && cc.id <= pc.requestTypes.size() && !pc.requestTypes[cc.id - 1].empty()) return pc.requestTypes[cc.id - 1];
+    return cc.root;
 }
 
 PeriodComparison recompare(const PeriodComparison& previous, const CompareOptions& options) {
@@ -72,6 +110,7 @@ PeriodComparison recompare(const PeriodComparison& previous, const CompareOption
     pc.baselineEntries = previous.baselineEntries;
     pc.problemEntries = previous.problemEntries;
     pc.suspects = previous.suspects;
+    pc.requestTypes = previous.requestTypes;  // categories are ided by their counts, the same in every re-ranking
     pc.options = options;
     pc.comparison = compareCategories(*pc.categories, pc.baselineEntries, pc.problemEntries, options);
     pc.aa = aaSplit(*pc.categories, pc.baselineEntries, options);

@@ -36,6 +36,9 @@
 #include "plots/CdfPlot.h"
 #include <qcustomplot.h>
 #include "common/PlotExport.h"
+#include "common/QtText.h"
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QTabWidget>
@@ -419,3 +422,51 @@ TEST(CompareWorkspace, TheSummaryNamesTheSuspectsOfSpanData) {
     ASSERT_EQ(events.suspects()->topLevelItemCount(), 1);  // the line that says why there is none
     EXPECT_TRUE(events.suspects()->topLevelItem(0)->text(0).startsWith("No suspect"));
 }
+
+// On span data the entries are named by their request type (the request list's operation and usual span count,
+// not the shared "frontend:…Recv.:start"), the ranking column is in view at 1280 px, p-values never read "0",
+// and Side by side opens with the first red-bordered node of each graph in view.
+TEST(CompareWorkspace, SpanEntriesAreNamedAndTheirGraphsOpenOnWhatChanged) {
+    EXPECT_EQ(widgets::formatProbability(0.0), QStringLiteral("< 1e-300"));
+    EXPECT_EQ(widgets::formatProbability(3.6e-63), QStringLiteral("3.6e-63"));
+    EXPECT_EQ(widgets::formatProbability(0.0134), QStringLiteral("0.0134"));
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("ob.tldb").toStdString();
+    ASSERT_TRUE(test::currencyDelayStore(db));
+    auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis);
+    widgets::CompareWorkspace w;
+    w.resize(1280, 560);
+    w.show();
+    w.setDatabase(QString::fromStdString(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
+    w.setPeriods("normal", "fault");
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.comparison());
+    auto* model = w.entryTable()->model();
+    ASSERT_GT(model->rowCount(), 1);
+    for (int r = 0; r < model->rowCount(); ++r) {
+        const QString type = model->index(r, widgets::CompareEntryModel::RequestType).data(Qt::ToolTipRole).toString();
+        EXPECT_TRUE(type.contains(QStringLiteral(" spans"))) << type.toStdString();
+        EXPECT_FALSE(type.contains(QStringLiteral(":start"))) << type.toStdString();
+    }
+    QTableView* table = w.entryTable();
+    const int right = table->columnViewportPosition(widgets::CompareEntryModel::Contribution) +
+                      table->columnWidth(widgets::CompareEntryModel::Contribution);
+    EXPECT_LE(right, table->viewport()->width()) << "the ranking column in view";
+    w.entryViews()->setCurrentIndex(2);  // Side by side
+    ASSERT_TRUE(waitReady(w));
+    QTest::qWait(100);
+    for (widgets::FlowGraphView* graph : {w.firstGraph(), w.secondGraph()}) {
+        auto* area = qobject_cast<QScrollArea*>(graph->parentWidget()->parentWidget());
+        ASSERT_TRUE(area);
+        bool redInView = false;
+        const QRect visible(area->horizontalScrollBar()->value(), area->verticalScrollBar()->value(), area->viewport()->width(),
+                            area->viewport()->height());
+        for (std::size_t i = 0; i < static_cast<std::size_t>(graph->drawnNodes()) + 64; ++i)
+            if (graph->isChangedNode(i) && visible.contains(graph->nodeCenter(i).toPoint())) redInView = true;
+        EXPECT_TRUE(redInView);
+    }
+}
+

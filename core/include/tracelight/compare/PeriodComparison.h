@@ -27,6 +27,10 @@ struct PeriodComparison {
     // Span data: the services most likely responsible (compare/Suspects.h); empty for event logs or when
     // nothing changed beyond chance.
     std::vector<Suspect> suspects;
+    // Span data: each category's request type, as the request list names a request (RequestTable::operation):
+    // the type most of its requests have, with their usual span count ("GetCart · 12 spans"); by category id
+    // (ComparedCategory::id - 1). Empty for event logs, whose type is ComparedCategory::root.
+    std::vector<std::string> requestTypes;
 };
 
 // Fails with one line naming the database and the problem.
@@ -47,5 +51,7 @@ RegressionTree explainEntry(const TraceStore& store, const PeriodComparison& pc,
                             const std::set<std::string>& dropped);
 
 const char* compareKindName(CompareEntry::Kind kind);  // "structural", "response_time"
+// A category's request type: PeriodComparison::requestTypes for span data, else ComparedCategory::root.
+const std::string& requestTypeOf(const PeriodComparison& pc, const ComparedCategory& cc);
 
 } // namespace tracelight
