@@ -6,6 +6,9 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QHelpEvent>
+#include <QAbstractItemView>
+#include <QToolTip>
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
@@ -19,7 +22,6 @@
 #include <qcustomplot.h>
 
 #include "common/JobRunner.h"
-#include "common/Palette.h"
 #include "common/TimeFormat.h"
 #include "plots/BreakdownPlot.h"
 #include "plots/CdfPlot.h"
@@ -39,7 +41,14 @@ struct BreakdownResult {
 struct SlackResult {
     SlackStudy study;
     CdfSeries cdf;
+    std::vector<QString> withSlack;  // the categories that have slack, when this one has none
 };
+
+// A popup of a screenful: styles whose popup lists every item (a full-screen list of 200 span names) obey the limit.
+void keepPopupSmall(QComboBox* box) {
+    box->setMaxVisibleItems(16);
+    box->setStyleSheet(QStringLiteral("QComboBox { combobox-popup: 0; }"));
+}
 
 // Core's nanoseconds on the plots' own axis (microseconds).
 std::vector<float> toMicroseconds(const std::vector<TimeNs>& ns) {
@@ -71,8 +80,9 @@ AggregatesView::AggregatesView(QWidget* parent)
       m_outlierJob(new JobRunner(this)),
       m_slackJob(new JobRunner(this)),
       m_withinJob(new JobRunner(this)),
-      m_whatIfJob(new JobRunner(this)) {
-    for (JobRunner* job : {m_breakdownJob, m_outlierJob, m_slackJob, m_withinJob, m_whatIfJob})
+      m_whatIfJob(new JobRunner(this)),
+      m_categoryJob(new JobRunner(this)) {
+    for (JobRunner* job : {m_breakdownJob, m_outlierJob, m_slackJob, m_withinJob, m_whatIfJob, m_categoryJob})
         connect(job, &JobRunner::finished, this, &AggregatesView::jobFinished, Qt::QueuedConnection);
     m_pages = new QTabWidget(this);
     m_pages->setDocumentMode(true);
@@ -122,6 +132,7 @@ AggregatesView::AggregatesView(QWidget* parent)
         m_outlierPercent->setValue(5);
         m_outlierPercent->setSuffix(tr(" % slowest"));
         m_outlierSummary = new QLabel(page);
+        m_outlierSummary->setWordWrap(true);  // with what was left out it is longer than the row
         m_outlierTable = new QTableWidget(page);
         m_outlierTable->setColumnCount(4);
         m_outlierTable->setHorizontalHeaderLabels({tr("Segment type"), tr("Critical-path share, outliers"),
@@ -144,6 +155,8 @@ AggregatesView::AggregatesView(QWidget* parent)
     {
         auto* page = new QWidget(this);
         m_scatterCategory = new QComboBox(page);
+        m_scatterCategory->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // filled after the first show
+        keepPopupSmall(m_scatterCategory);
         m_scatter = new SlackScatter(page);
         auto* controls = new QHBoxLayout;
         controls->addWidget(new QLabel(tr("Category"), page));
@@ -162,8 +175,12 @@ AggregatesView::AggregatesView(QWidget* parent)
     {
         auto* page = new QWidget(this);
         m_slackCategory = new QComboBox(page);
+        m_slackCategory->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        keepPopupSmall(m_slackCategory);
         m_userAttribute = new QComboBox(page);
+        m_userAttribute->setSizeAdjustPolicy(QComboBox::AdjustToContents);
         m_withinAttribute = new QComboBox(page);
+        m_withinAttribute->setSizeAdjustPolicy(QComboBox::AdjustToContents);
         m_withinValue = new QComboBox(page);
         m_withinValue->setMinimumContentsLength(10);
         m_slackCdf = new CdfPlot(page);
@@ -199,9 +216,18 @@ AggregatesView::AggregatesView(QWidget* parent)
         split->setStretchFactor(1, 1);
         split->setChildrenCollapsible(false);
         split->setSizes({1000, 1000});  // half each, whatever the plots' size hints say
+        m_slackPlots = split;
+        m_slackNotice = new QLabel(page);
+        m_slackNotice->setObjectName(QStringLiteral("slackNotice"));
+        m_slackNotice->setWordWrap(true);
+        m_slackNotice->setAlignment(Qt::AlignCenter);
+        m_slackNotice->setMargin(24);
+        m_slackNotice->hide();
         auto* v = new QVBoxLayout(page);
         v->addLayout(controls);
+        v->addWidget(m_slackNotice, 1);
         v->addWidget(split, 1);
+        m_bucketPlot->installEventFilter(this);
         m_pages->addTab(page, tr("Slack studies"));
         connect(m_slackCategory, &QComboBox::currentIndexChanged, this, [this] { refreshSlackStudies(false); });
         connect(m_userAttribute, &QComboBox::currentIndexChanged, this, [this] { refreshSlackStudies(false); });
@@ -219,6 +245,12 @@ AggregatesView::AggregatesView(QWidget* parent)
     {
         auto* page = new QWidget(this);
         m_whatIfTarget = new QComboBox(page);
+        // A combo of normal size: span names are long, so they are elided in the middle (the whole name is the
+        // item's tooltip and the combo's), and the list shows a screenful, not all 200.
+        m_whatIfTarget->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        m_whatIfTarget->setMinimumContentsLength(40);
+        keepPopupSmall(m_whatIfTarget);
+        m_whatIfTarget->view()->setTextElideMode(Qt::ElideMiddle);
         m_whatIfPercent = new QDoubleSpinBox(page);
         m_whatIfPercent->setRange(-100, 1000);
         m_whatIfPercent->setValue(-50);
@@ -226,14 +258,19 @@ AggregatesView::AggregatesView(QWidget* parent)
         m_whatIfRun = new QPushButton(tr("Re-schedule every request"), page);
         m_whatIf = new CdfPlot(page);
         auto* controls = new QHBoxLayout;
-        controls->addWidget(new QLabel(tr("What if"), page));
-        controls->addWidget(m_whatIfTarget, 1);
+        auto* whatIf = new QLabel(tr("What if"), page);
+        whatIf->setToolTip(tr("Every category, then the segment types with the most critical time"));
+        controls->addWidget(whatIf);
+        controls->addWidget(m_whatIfTarget);
         controls->addWidget(m_whatIfPercent);
         controls->addWidget(m_whatIfRun);
+        controls->addStretch(1);
         auto* v = new QVBoxLayout(page);
         v->addLayout(controls);
         v->addWidget(m_whatIf, 1);
         m_pages->addTab(page, tr("What-if"));
+        connect(m_whatIfTarget, &QComboBox::currentIndexChanged, this,
+                [this] { m_whatIfTarget->setToolTip(m_whatIfTarget->currentData(Qt::ToolTipRole).toString()); });
         connect(m_whatIfRun, &QPushButton::clicked, this, [this] {
             if (!m_data || m_whatIfTarget->currentIndex() < 0) return;
             const int code = m_whatIfTarget->currentData().toInt();
@@ -252,7 +289,7 @@ void AggregatesView::showPage(int index) { m_pages->setCurrentIndex(index); }
 
 bool AggregatesView::isComputing() const {
     return m_breakdownJob->isRunning() || m_outlierJob->isRunning() || m_slackJob->isRunning() || m_withinJob->isRunning() ||
-           m_whatIfJob->isRunning() || m_scatter->isComputing();
+           m_whatIfJob->isRunning() || m_categoryJob->isRunning() || m_scatter->isComputing();
 }
 
 bool AggregatesView::waitForResults() {
@@ -297,34 +334,36 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
             m_scatterCategory->addItem(name, static_cast<int>(c));
             m_slackCategory->addItem(name, static_cast<int>(c));
             m_whatIfTarget->addItem(tr("category %1").arg(name), -static_cast<int>(c) - 1);
+            m_whatIfTarget->setItemData(m_whatIfTarget->count() - 1, tr("category %1").arg(name), Qt::ToolTipRole);
         }
         // Then the segment types with the most critical time: a type off every critical path gains nothing
         // from being faster, and a million-span trace has a quarter of a million types.
         const std::size_t offered = std::min(m_data->typesByCriticalTime.size(), kWhatIfTypes);
+        const QFontMetrics metrics(m_whatIfTarget->font());
+        const int room = metrics.averageCharWidth() * m_whatIfTarget->minimumContentsLength();
         for (std::size_t k = 0; k < offered && m_typeName; ++k) {
             const std::uint32_t t = m_data->typesByCriticalTime[k];
-            m_whatIfTarget->addItem(m_typeName(t), static_cast<int>(t));
+            const QString name = m_typeName(t);
+            m_whatIfTarget->addItem(metrics.elidedText(name, Qt::ElideMiddle, room), static_cast<int>(t));
+            m_whatIfTarget->setItemData(m_whatIfTarget->count() - 1, name, Qt::ToolTipRole);
         }
-        m_whatIfTarget->setToolTip(tr("Every category, then the %n segment type(s) with the most critical time", nullptr, static_cast<int>(offered)));
-        // The server-like category first where there is one: the paper's studies are about the server.
-        for (const QString& preferred : {QStringLiteral("web"), QStringLiteral("frontend")}) {
-            const int i = m_scatterCategory->findText(preferred);
-            if (i >= 0) {
-                m_scatterCategory->setCurrentIndex(i);
-                m_slackCategory->setCurrentIndex(i);
-                break;
-            }
-        }
+        m_whatIfTarget->setToolTip(m_whatIfTarget->currentData(Qt::ToolTipRole).toString());
     }
     for (QComboBox* box : {m_stratifyBy, m_scatterCategory, m_slackCategory, m_userAttribute, m_whatIfTarget, m_withinAttribute})
         box->blockSignals(false);
     refreshBreakdown();
     refreshOutliers();
-    refreshScatter();
-    refreshSlackStudies(false);
     if (m_data) {
+        // The slack views start on a category whose slack says something (on a worker: it reads every request).
+        // By name ("web", "frontend") they started on span data's root service: a diagonal and zero slack.
+        auto data = m_data;
+        m_categoryJob->start<int>([data](const CancelToken&, const ProgressSink&) { return slackStudyCategory(*data); },
+                                  [this](int category) { startOnCategory(category); });
         drawWhatIf({}, QString());
     } else {  // no aggregates (another database is loading): nothing of the previous ones stays on show
+        m_categoryJob->cancel();
+        refreshScatter();
+        refreshSlackStudies(false);
         m_whatIfJob->cancel();
         m_shareCdf->setSeries(QString(), std::vector<CdfSeries>{});
         m_outlierSummary->clear();
@@ -334,6 +373,47 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
         m_prediction->clear();
         m_whatIf->setSeries(QString(), std::vector<CdfSeries>{});
     }
+}
+
+void AggregatesView::startOnCategory(int category) {
+    for (QComboBox* box : {m_scatterCategory, m_slackCategory}) {
+        const int i = box->findData(category);
+        box->blockSignals(true);
+        if (i >= 0) box->setCurrentIndex(i);
+        box->blockSignals(false);
+    }
+    refreshScatter();
+    refreshSlackStudies(false);
+}
+
+QString AggregatesView::slackNotice() const { return m_slackNotice->isHidden() ? QString() : m_slackNotice->text(); }
+
+bool AggregatesView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_bucketPlot && event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = bucketToolTip(help->pos());
+        if (text.isEmpty()) QToolTip::hideText();
+        else QToolTip::showText(help->globalPos(), text, m_bucketPlot);
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+QString AggregatesView::bucketToolTip(const QPoint& pos) const {
+    if (m_bucketPlot->plottableCount() == 0) return {};
+    QVariant details;
+    if (m_bucketPlot->plottable(0)->selectTest(pos, false, &details) < 0) return {};
+    const QCPDataSelection hit = details.value<QCPDataSelection>();
+    if (hit.isEmpty()) return {};
+    const auto b = static_cast<std::size_t>(hit.dataRange().begin());
+    if (b >= m_buckets.size()) return {};
+    const SlackBucket& bucket = m_buckets[b];
+    const QString name = m_slackCategory->currentText();
+    return tr("%1 slack %2: %L3 requests\ncorrelation of %1 time with latency: %4\nlatency per unit of %1 time: %5")
+        .arg(name, formatDurationRangeNs(bucket.slackFromNs, bucket.slackToNs))
+        .arg(bucket.requests)
+        .arg(bucket.correlation, 0, 'f', 2)
+        .arg(bucket.slope, 0, 'f', 2);
 }
 
 void AggregatesView::setWhatIfResult(const std::vector<TimeNs>& after, const QString& label) {
@@ -377,11 +457,9 @@ void AggregatesView::refreshBreakdown() {
             const auto values = key.isEmpty() ? nullptr : attributes->get(key);
             auto result = std::make_shared<BreakdownResult>();
             result->study = breakdownStudy(*data, values.get());
-            // Each category's CDF in the colour of its bars, sorted here on the worker.
-            for (auto& [name, cdf] : result->study.shareCdfs) {
-                const QString category = QString::fromStdString(name);
-                result->shares.push_back(makeCdfSeries(category, std::move(cdf), 100.0, palette::forCategory(category)));
-            }
+            // Each category's CDF, sorted here on the worker (coloured as its bars once they are drawn).
+            for (auto& [name, cdf] : result->study.shareCdfs)
+                result->shares.push_back(makeCdfSeries(QString::fromStdString(name), std::move(cdf), 100.0));
             // The A/A beside the strata (NSDI'18): two random groups as small as the smallest stratum.
             std::int64_t smallest = static_cast<std::int64_t>(data->requests());
             for (const auto& [value, b] : result->study.groups)
@@ -395,6 +473,7 @@ void AggregatesView::refreshBreakdown() {
             for (auto& [value, b] : result->study.groups)
                 groups.emplace_back(key.isEmpty() ? tr("all requests") : QString::fromStdString(value), std::move(b));
             m_breakdown->setBreakdowns(std::move(groups));
+            for (auto& series : result->shares) series.colour = m_breakdown->colourOf(series.name);
             if (result->aa.empty()) {
                 m_breakdownAa->setText(tr("A/A: too few requests to split."));
             } else {
@@ -427,18 +506,34 @@ void AggregatesView::refreshOutliers() {
         [this](std::shared_ptr<Outliers> result) {
             const Outliers& o = *result;
             m_outlierTable->setRowCount(0);
-            m_outlierSummary->setText(tr("%L1 requests slower than %2 ms against the rest, ranked by how much more of their critical path "
-                                         "each segment type takes")
-                                          .arg(o.outlierRequests)
-                                          .arg(nsToMs(o.thresholdNs), 0, 'f', 1));
-            const int rows = static_cast<int>(std::min<std::size_t>(o.segments.size(), 200));
+            // A share under the table's last digit in both sets reads "0.00 % vs 0.00 %" and says nothing: such types
+            // are left out, and counted in the line above.
+            constexpr double kSmallest = 0.0001;  // 0.01 %
+            std::vector<const OutlierSegment*> shown;
+            for (const auto& s : o.segments)
+                if (s.outlierShare >= kSmallest || s.restShare >= kSmallest) shown.push_back(&s);
+            const auto negligible = static_cast<int>(o.segments.size() - shown.size());
+            QString summary = tr("%L1 requests slower than %2 ms against the rest, ranked by how much more of their critical path "
+                                 "each segment type takes.")
+                                  .arg(o.outlierRequests)
+                                  .arg(nsToMs(o.thresholdNs), 0, 'f', 1);
+            if (negligible == 1) summary += tr(" One segment type with under 0.01 % of the critical path in both sets is left out.");
+            else if (negligible > 1)
+                summary += tr(" %L1 segment types with under 0.01 % of the critical path in both sets are left out.").arg(negligible);
+            m_outlierSummary->setText(summary);
+            auto share = [](double v) {
+                return v >= kSmallest ? QStringLiteral("%1 %").arg(100 * v, 0, 'f', 2) : v > 0 ? QStringLiteral("< 0.01 %") : QStringLiteral("0 %");
+            };
+            const int rows = static_cast<int>(std::min<std::size_t>(shown.size(), 200));
             m_outlierTable->setRowCount(rows);
             for (int i = 0; i < rows; ++i) {
-                const auto& s = o.segments[static_cast<std::size_t>(i)];
+                const auto& s = *shown[static_cast<std::size_t>(i)];
                 const QString name = m_typeName ? m_typeName(s.type) : QString::number(s.type);
-                m_outlierTable->setItem(i, 0, new QTableWidgetItem(name));
-                m_outlierTable->setItem(i, 1, new QTableWidgetItem(QStringLiteral("%1 %").arg(100 * s.outlierShare, 0, 'f', 2)));
-                m_outlierTable->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1 %").arg(100 * s.restShare, 0, 'f', 2)));
+                auto* nameItem = new QTableWidgetItem(name);
+                nameItem->setToolTip(name);
+                m_outlierTable->setItem(i, 0, nameItem);
+                m_outlierTable->setItem(i, 1, new QTableWidgetItem(share(s.outlierShare)));
+                m_outlierTable->setItem(i, 2, new QTableWidgetItem(share(s.restShare)));
                 m_outlierTable->setItem(i, 3,
                                         new QTableWidgetItem(s.ratio >= 1e8 ? QStringLiteral("only in outliers") : QString::number(s.ratio, 'f', 2)));
             }
@@ -481,6 +576,8 @@ void AggregatesView::refreshWithinValues() {
 void AggregatesView::refreshSlackStudies(bool fromCutOff) {
     if (!m_data || m_slackCategory->currentIndex() < 0) {
         m_slackJob->cancel();
+        m_slackNotice->hide();
+        m_slackPlots->show();
         return;
     }
     auto data = m_data;
@@ -501,11 +598,34 @@ void AggregatesView::refreshSlackStudies(bool fromCutOff) {
             auto result = std::make_shared<SlackResult>();
             result->study = slackStudy(*data, c, cutoff, rows, users.get());
             if (!fromCutOff) result->cdf = makeCdfSeries(QObject::tr("%1 slack").arg(name), toMicroseconds(result->study.slackNs));
+            if (result->study.slackNs.empty() || result->study.slackNs.back() == 0)
+                for (const std::size_t other : categoriesWithSlack(*data))
+                    if (data->categories[other] != "unused") result->withSlack.push_back(QString::fromStdString(data->categories[other]));
             return result;
         },
         [this, fromCutOff, userKey, name, withinKey, wanted](std::shared_ptr<SlackResult> result) {
             const SlackStudy* study = &result->study;
             const QString within = withinKey.isEmpty() ? QString() : tr(" within %1=%2").arg(withinKey, QString::fromStdString(wanted));
+            // No slack anywhere (the root service of span data ends last in every request): a CDF at zero and
+            // empty buckets would look like a finding. One sentence says why instead.
+            const bool none = study->slackNs.empty() || study->slackNs.back() == 0;
+            QString notice;
+            if (result->withSlack.empty()) {
+                notice = tr("No category has slack in these requests: every span's caller waits for it to end (synchronous calls), so "
+                            "slack CDFs and buckets would show only zeros. The Slack scatter still shows how a category's time goes "
+                            "with the latency.");
+            } else if (study->slackNs.empty()) {
+                notice = tr("%1 is in none of these requests.").arg(name);
+            } else {
+                QStringList some(result->withSlack.begin(), result->withSlack.begin() + std::min<std::ptrdiff_t>(5, std::ssize(result->withSlack)));
+                if (result->withSlack.size() > 5) some << QStringLiteral("…");
+                notice = tr("%1 has no slack in these requests: what waits for it waits from the moment it ends (the root service "
+                            "ends last), so its slack CDF and buckets would show only zeros. Categories with slack: %2.")
+                             .arg(name, some.join(QStringLiteral(", ")));
+            }
+            m_slackNotice->setText(notice);
+            m_slackNotice->setVisible(none);
+            m_slackPlots->setVisible(!none);
             if (!fromCutOff) {
                 // Log scale: the cut-off moves by a share of its value per pixel, not by hundreds of ms.
                 m_slackCdf->setSeries(tr("%1 slack (ms, log scale)").arg(name), std::vector<CdfSeries>{std::move(result->cdf)}, true);
@@ -540,8 +660,8 @@ void AggregatesView::refreshSlackStudies(bool fromCutOff) {
             bars->setName(tr("correlation"));
             m_bucketPlot->xAxis->setTicker(ticker);
             m_bucketPlot->xAxis->setTickLabelRotation(0);  // lines under each bar (rotated, the last one fell off the edge)
-            m_bucketPlot->xAxis->setLabel(tr("%1 slack bucket (equal numbers of requests)").arg(name));
-            m_bucketPlot->yAxis->setLabel(tr("correlation of %1 time with latency").arg(name));
+            m_bucketPlot->xAxis->setLabel(tr("%1 slack (buckets of equal numbers of requests)").arg(name));
+            m_bucketPlot->yAxis->setLabel(tr("correlation with latency (r)"));
             m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);
             const double lowest = values.isEmpty() ? 0.0 : *std::min_element(values.begin(), values.end());
             m_bucketPlot->yAxis->setRange(std::min(0.0, lowest - 0.05), 1.0);

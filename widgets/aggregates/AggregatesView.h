@@ -54,6 +54,13 @@ public:
     QCustomPlot* slackBucketPlot() const { return m_bucketPlot; }
     QComboBox* stratifyBy() const { return m_stratifyBy; }
     QLabel* breakdownAa() const { return m_breakdownAa; }  // the A/A figure beside the strata
+    QLabel* outlierSummary() const { return m_outlierSummary; }
+    QComboBox* scatterCategory() const { return m_scatterCategory; }
+    QComboBox* slackCategory() const { return m_slackCategory; }
+    QString slackNotice() const;  // why the slack studies show nothing for this category (empty when they do)
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 signals:
     void whatIfRequested(WhatIfTarget target, double factor, const QString& label);
@@ -67,6 +74,8 @@ private:
     void refreshScatter();
     void refreshSlackStudies(bool fromCutOff);
     void refreshWithinValues();
+    void startOnCategory(int category);  // the scatter's and slack studies' category, then draw them
+    QString bucketToolTip(const QPoint& pos) const;
     void jobFinished();
     void drawWhatIf(std::vector<TimeNs> after, const QString& label);
     void nameExport(QCustomPlot* plot, const QString& what);
@@ -81,6 +90,7 @@ private:
     JobRunner* m_slackJob;
     JobRunner* m_withinJob;
     JobRunner* m_whatIfJob;  // sorts the what-if latencies for their CDF
+    JobRunner* m_categoryJob;  // picks the slack views' category from the data
     QString m_exportContext;
     std::vector<float> m_whatIfAfter;
     std::vector<SlackBucket> m_buckets;  // what the bucket plot shows (for its export)
@@ -105,6 +115,8 @@ private:
     CdfPlot* m_slackCdf;
     QCustomPlot* m_bucketPlot;
     QLabel* m_prediction;
+    QLabel* m_slackNotice;    // why the slack studies show nothing, instead of them
+    QWidget* m_slackPlots;
     // What-if page.
     static constexpr std::size_t kWhatIfTypes = 200;  // segment types offered as what-if targets
     QComboBox* m_whatIfTarget;

@@ -34,4 +34,13 @@ QColor forCategory(const QString& category) {
     return forTask(QStringLiteral("category:") + category).darker(115);
 }
 
+QColor ranked(std::size_t rank) {
+    // Tableau 10 with olive for its grey (grey is "other" and blind time here).
+    static const QColor colours[kRankedColours] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0xe1, 0x57, 0x59),
+                                                   QColor(0x76, 0xb7, 0xb2), QColor(0x59, 0xa1, 0x4f), QColor(0xed, 0xc9, 0x48),
+                                                   QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7), QColor(0x9c, 0x75, 0x5f),
+                                                   QColor(0xbc, 0xbd, 0x22)};
+    return colours[rank % kRankedColours];
+}
+
 } // namespace tracelight::widgets::palette

@@ -3,11 +3,17 @@
 // slack and blind time, so a segment looks the same in the waterfall and the graph.
 #include <QColor>
 #include <QString>
+#include <cstddef>
 
 namespace tracelight::widgets::palette {
 
 QColor forTask(const QString& task);  // stable: a hash of the name, so the same in every view and every session
-QColor forCategory(const QString& category);  // a breakdown category: the same in its bars and its CDF
+QColor forCategory(const QString& category);  // a category by its name alone (the flame graph's frames)
+// The breakdown's categories by rank of critical time: ten hues told apart at a glance (23 hashed colours
+// were not), then one grey for the categories summed as "other".
+inline constexpr std::size_t kRankedColours = 10;
+QColor ranked(std::size_t rank);  // rank < kRankedColours
+inline QColor other() { return QColor(0xb4, 0xb4, 0xb4); }
 inline QColor critical() { return QColor(0xd9, 0x48, 0x0f); }
 inline QColor criticalOutline() { return QColor(0x8a, 0x2a, 0x05); }
 inline QColor slack() { return QColor(0x2f, 0x9e, 0x44, 70); }

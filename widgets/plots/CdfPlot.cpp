@@ -15,8 +15,12 @@ CdfPlot::CdfPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
-    m_plot->yAxis->setLabel(tr("share of requests at or below (%)"));
+    // The legend under the plot: in its corner it covered the curves of long tails.
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->yAxis->setLabel(tr("requests at or below (%)"));
     m_plot->yAxis->setRange(0, 100);
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
         if (!m_cutOff) return;

@@ -1,11 +1,15 @@
 #include "plots/SlackScatter.h"
 
+#include <QHelpEvent>
+#include <QLabel>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 #include <qcustomplot.h>
 
 #include "common/JobRunner.h"
 #include "common/PlotExport.h"
+#include "common/TimeFormat.h"
 
 namespace tracelight::widgets {
 
@@ -25,14 +29,28 @@ int slackStep(TimeNs slackNs) {
 }
 } // namespace
 
-SlackScatter::SlackScatter(QWidget* parent) : QWidget(parent), m_job(new JobRunner(this)), m_plot(new QCustomPlot(this)) {
+SlackScatter::SlackScatter(QWidget* parent)
+    : QWidget(parent), m_job(new JobRunner(this)), m_plot(new QCustomPlot(this)), m_notice(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
+    layout->addWidget(m_notice, 1);
+    layout->addWidget(m_plot, 1);
+    m_notice->setObjectName(QStringLiteral("scatterNotice"));
+    m_notice->setWordWrap(true);
+    m_notice->setAlignment(Qt::AlignCenter);
+    m_notice->setMargin(24);
+    m_notice->hide();
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->setSelectionRectMode(QCP::srmSelect);
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // The legend in one row under the plot: in the corner it covered the points (they lie above the diagonal).
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setWrap(0);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->installEventFilter(this);
     connect(m_plot->selectionRect(), &QCPSelectionRect::accepted, this, [this](const QRect& rect, QMouseEvent*) {
         if (!m_data) return;
         const double x0 = m_plot->xAxis->pixelToCoord(rect.left()), x1 = m_plot->xAxis->pixelToCoord(rect.right());
@@ -59,6 +77,7 @@ std::vector<std::uint32_t> SlackScatter::rowsIn(double x0, double x1, double y0,
     if (!m_data) return rows;
     const auto c = static_cast<std::size_t>(m_category);
     for (std::size_t r = 0; r < m_data->requests(); ++r) {
+        if (!m_data->hasSlack(r, c)) continue;  // not drawn: the category is not in that request
         const double x = nsToMs(m_data->span(r, c)), y = nsToMs(m_data->latencyNs[r]);
         if (x >= x0 && x <= x1 && y >= y0 && y <= y1) rows.push_back(static_cast<std::uint32_t>(r));
     }
@@ -72,11 +91,44 @@ int SlackScatter::rowNear(double xMs, double yMs) const {
     int best = -1;
     double bestDistance = 0.02;  // 2 % of the visible range
     for (std::size_t r = 0; r < m_data->requests(); ++r) {
+        if (!m_data->hasSlack(r, c)) continue;
         const double dx = (nsToMs(m_data->span(r, c)) - xMs) / sx, dy = (nsToMs(m_data->latencyNs[r]) - yMs) / sy;
         const double d = std::hypot(dx, dy);
         if (d < bestDistance) bestDistance = d, best = static_cast<int>(r);
     }
     return best;
+}
+
+QString SlackScatter::notice() const { return m_notice->isHidden() ? QString() : m_notice->text(); }
+
+bool SlackScatter::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_plot && event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty()) QToolTip::hideText();
+        else QToolTip::showText(help->globalPos(), text, m_plot);
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+QString SlackScatter::toolTipAt(const QPoint& pos) const {
+    if (!m_data || !m_plot->axisRect()->rect().contains(pos)) return {};
+    // Within a few pixels of the pointer, not 2 % of the range: a hover over empty space says nothing.
+    const double x = m_plot->xAxis->pixelToCoord(pos.x()), y = m_plot->yAxis->pixelToCoord(pos.y());
+    const int r = rowNear(x, y);
+    if (r < 0) return {};
+    const auto row = static_cast<std::size_t>(r);
+    const auto c = static_cast<std::size_t>(m_category);
+    const QPointF at(m_plot->xAxis->coordToPixel(nsToMs(m_data->span(row, c))), m_plot->yAxis->coordToPixel(nsToMs(m_data->latencyNs[row])));
+    if (std::hypot(at.x() - pos.x(), at.y() - pos.y()) > 6) return {};
+    const QString category = QString::fromStdString(m_data->categories[c]);
+    const TimeNs latency = m_data->latencyNs[row];
+    return tr("request %1\n%2 time: %3 (%4 % of the latency)\nend-to-end latency: %5\n%2 slack: %6")
+        .arg(m_data->ids[row].value)
+        .arg(category, formatDurationNs(m_data->span(row, c)))
+        .arg(latency > 0 ? 100.0 * double(m_data->span(row, c)) / double(latency) : 0.0, 0, 'f', 1)
+        .arg(formatDurationNs(latency), m_data->hasSlack(row, c) ? formatDurationNs(m_data->slack(row, c)) : tr("none (absent)"));
 }
 
 QString SlackScatter::csv() const {
@@ -92,6 +144,7 @@ QString SlackScatter::csv() const {
 // What the plot draws, computed from the aggregates alone (on a worker for large inputs).
 struct SlackScatter::Layout {
     QString category;
+    QString notice;  // why there is nothing worth drawing (then nothing is)
     double maxX = 1, maxY = 1;
     bool heatMap = false;
     int nx = 300, ny = 200;
@@ -104,6 +157,8 @@ bool SlackScatter::isComputing() const { return m_job->isRunning(); }
 void SlackScatter::rebuild() {
     if (!m_data || m_category < 0 || static_cast<std::size_t>(m_category) >= m_data->width()) {
         m_job->cancel();
+        m_notice->hide();
+        m_plot->show();
         m_plot->clearPlottables();
         m_plot->clearItems();
         m_plot->replot();
@@ -118,19 +173,36 @@ void SlackScatter::rebuild() {
         Layout& l = *layout;
         l.category = QString::fromStdString(data->categories[c]);
         l.heatMap = heatMap;
+        // Its time against latency would be the diagonal and its slack zero: say so instead of drawing that.
+        if (spansWholeRequests(*data, c)) {
+            l.notice = tr("%1 takes the whole of nearly every request: its time is the end-to-end latency, so every point would lie "
+                          "on the diagonal, with no slack. Choose a category it calls.")
+                           .arg(l.category);
+            return layout;
+        }
+        bool present = false;
+        for (std::size_t r = 0; r < data->requests() && !present; ++r) present = data->hasSlack(r, c);
+        if (!present) {
+            l.notice = tr("%1 is in none of these requests.").arg(l.category);
+            return layout;
+        }
+        // Requests without the category are left out: at x = 0 they said nothing about it.
         for (std::size_t r = 0; r < data->requests(); ++r) {
+            if (!data->hasSlack(r, c)) continue;
             l.maxX = std::max(l.maxX, nsToMs(data->span(r, c)));
             l.maxY = std::max(l.maxY, nsToMs(data->latencyNs[r]));
         }
         if (l.heatMap) {
             l.counts.assign(static_cast<std::size_t>(l.nx * l.ny), 0);
             for (std::size_t r = 0; r < data->requests(); ++r) {
+                if (!data->hasSlack(r, c)) continue;
                 const int ix = static_cast<int>(nsToMs(data->span(r, c)) / l.maxX * (l.nx - 1) + 0.5);
                 const int iy = static_cast<int>(nsToMs(data->latencyNs[r]) / l.maxY * (l.ny - 1) + 0.5);
                 if (ix >= 0 && ix < l.nx && iy >= 0 && iy < l.ny) l.counts[static_cast<std::size_t>(iy * l.nx + ix)] += 1;
             }
         } else {
             for (std::size_t r = 0; r < data->requests(); ++r) {
+                if (!data->hasSlack(r, c)) continue;
                 const int step = slackStep(data->slack(r, c));
                 l.x[step] << nsToMs(data->span(r, c));
                 l.y[step] << nsToMs(data->latencyNs[r]);
@@ -155,6 +227,13 @@ void SlackScatter::draw(const Layout& l) {
     m_plot->clearPlottables();
     m_plot->clearItems();
     m_heatMap = l.heatMap;
+    m_notice->setText(l.notice);
+    m_notice->setVisible(!l.notice.isEmpty());
+    m_plot->setVisible(l.notice.isEmpty());
+    if (!l.notice.isEmpty()) {
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
     if (m_heatMap) {
         // Requests per cell, on a log colour scale: draws in time independent of the request count.
         auto* map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
@@ -181,6 +260,7 @@ void SlackScatter::draw(const Layout& l) {
             g->setData(l.x[step], l.y[step]);
             const double lo = nsToMs(kSlackSteps[step]);
             g->setName(step == 4 ? tr("slack ≥ %1 ms").arg(lo) : tr("slack %1–%2 ms").arg(lo).arg(nsToMs(kSlackSteps[step + 1])));
+            if (l.x[step].isEmpty()) g->removeFromLegend();  // the legend lists the colours there are (span data: one)
         }
     }
     // y = x: a request can never be faster than this category's part of it.

@@ -11,6 +11,7 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QLabel;
 
 namespace tracelight::widgets {
 
@@ -27,10 +28,17 @@ public:
     bool isComputing() const;
     bool heatMap() const { return m_heatMap; }
     QCustomPlot* plot() const { return m_plot; }
+    // Why the category has nothing to show, said instead of drawing the plot (the root service of span data:
+    // every point on the diagonal, no slack); empty when the plot is drawn.
+    QString notice() const;
+    QString toolTipAt(const QPoint& pos) const;  // the request under pos; empty when none
     QString csv() const;
     // Rows inside a rectangle in data coordinates (ms): what a brush selects.
     std::vector<std::uint32_t> rowsIn(double x0, double x1, double y0, double y1) const;
     int rowNear(double xMs, double yMs) const;  // the request nearest a point, -1 when none
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 signals:
     void requestsBrushed(const std::vector<RequestId>& ids);
@@ -43,6 +51,7 @@ private:
     void draw(const Layout& layout);
     JobRunner* m_job;
     QCustomPlot* m_plot;
+    QLabel* m_notice;
     std::shared_ptr<const RequestAggregates> m_data;
     int m_category = 0;
     std::size_t m_heatMapThreshold = 100000;

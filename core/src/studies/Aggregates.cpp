@@ -443,6 +443,48 @@ Breakdown breakdown(const RequestAggregates& a, const std::vector<std::uint32_t>
     return b;
 }
 
+std::vector<std::pair<std::string, Breakdown>> foldSmallCategories(std::vector<std::pair<std::string, Breakdown>> groups,
+                                                                   std::size_t kept) {
+    // Each category's critical time over every group: its mean there times the group's requests.
+    std::vector<std::string> names;
+    std::unordered_map<std::string, double> total;
+    for (const auto& [label, b] : groups)
+        for (const auto& c : b.categories) {
+            if (!total.count(c.name)) names.push_back(c.name);
+            total[c.name] += c.criticalNs * double(b.requests);
+        }
+    std::stable_sort(names.begin(), names.end(), [&](const std::string& x, const std::string& y) { return total[x] > total[y]; });
+    // A category the rules named "other" is folded with the rest, so that one entry has that name.
+    std::vector<std::string> keep;
+    bool folded = false;
+    for (const auto& name : names) {
+        if (name != kOtherCategory && keep.size() < kept) keep.push_back(name);
+        else folded = true;
+    }
+    for (auto& [label, b] : groups) {
+        std::unordered_map<std::string, const CategoryBreakdown*> byName;
+        for (const auto& c : b.categories) byName[c.name] = &c;
+        std::vector<CategoryBreakdown> out;
+        for (const auto& name : keep) {
+            auto it = byName.find(name);
+            out.push_back(it != byName.end() ? *it->second : CategoryBreakdown{name, 0, 0, 0});
+            byName.erase(name);
+        }
+        if (folded) {
+            CategoryBreakdown other{std::string(kOtherCategory), 0, 0, 0};
+            for (const auto& c : b.categories)
+                if (byName.count(c.name)) {
+                    other.summedNs += c.summedNs;
+                    other.criticalNs += c.criticalNs;
+                    other.criticalShare += c.criticalShare;
+                }
+            out.push_back(other);
+        }
+        b.categories = std::move(out);
+    }
+    return groups;
+}
+
 std::vector<AttributeGroup> groupByAttribute(const std::vector<std::string>& values, std::size_t rowCount, int quantiles,
                                              const std::vector<std::uint32_t>& rows) {
     // The rows to group: the subset given, else every row that has a value slot.
@@ -575,7 +617,7 @@ Outliers outliers(const RequestAggregates& a, double fraction, std::int64_t mini
         }
     }
     for (const auto& [type, t] : time) {
-        if (paths[type] < minimumPaths) continue;
+        if (paths[type] < minimumPaths || (t[0] == 0 && t[1] == 0)) continue;
         OutlierSegment s{type, latency[1] > 0 ? double(t[1]) / double(latency[1]) : 0, latency[0] > 0 ? double(t[0]) / double(latency[0]) : 0, 0};
         s.ratio = s.restShare > 0 ? s.outlierShare / s.restShare : (s.outlierShare > 0 ? 1e9 : 0);
         o.segments.push_back(s);
@@ -681,11 +723,73 @@ BreakdownStudy breakdownStudy(const RequestAggregates& a, const std::vector<std:
     if (!values) out.groups.emplace_back("all requests", breakdown(a));
     else
         for (auto& s : stratify(a, *values)) out.groups.emplace_back(std::move(s.value), std::move(s.breakdown));
-    for (std::size_t c = 0; c < a.width() && out.shareCdfs.size() < 4; ++c) {
+    // The categories that take most of the critical path: with dozens of services, the first four by index
+    // were often ones that hardly matter.
+    std::vector<std::pair<TimeNs, std::size_t>> byCritical;
+    for (std::size_t c = 0; c < a.width(); ++c) {
         if (a.categories[c] == "unused") continue;
+        TimeNs critical = 0;
+        for (std::size_t r = 0; r < a.requests(); ++r) critical += a.critical(r, c);
+        byCritical.emplace_back(-critical, c);
+    }
+    std::sort(byCritical.begin(), byCritical.end());
+    for (std::size_t k = 0; k < byCritical.size() && k < 4; ++k) {
+        const std::size_t c = byCritical[k].second;
         out.shareCdfs.emplace_back(a.categories[c], criticalShareCdf(a, c));
     }
     return out;
+}
+
+bool spansWholeRequests(const RequestAggregates& a, std::size_t category) {
+    if (category >= a.width()) return false;
+    std::size_t present = 0, whole = 0;
+    for (std::size_t r = 0; r < a.requests(); ++r) {
+        const TimeNs span = a.span(r, category);
+        if (span <= 0) continue;
+        ++present;
+        if (double(span) >= 0.99 * double(a.latencyNs[r])) ++whole;
+    }
+    return present > 0 && whole * 10 >= present * 9;
+}
+
+std::vector<std::size_t> categoriesWithSlack(const RequestAggregates& a) {
+    std::vector<std::size_t> out;
+    for (std::size_t c = 0; c < a.width(); ++c)
+        for (std::size_t r = 0; r < a.requests(); ++r)
+            if (a.hasSlack(r, c) && a.slack(r, c) > 0) {
+                out.push_back(c);
+                break;
+            }
+    return out;
+}
+
+int slackStudyCategory(const RequestAggregates& a) {
+    int best = -1, mostCritical = -1, mostCriticalPart = -1;
+    double bestVariance = 0;
+    TimeNs bestCritical = -1, topCritical = -1, topPartCritical = -1;
+    for (std::size_t c = 0; c < a.width(); ++c) {
+        if (a.categories[c] == "unused") continue;
+        TimeNs critical = 0;
+        double sum = 0, squares = 0;
+        std::size_t present = 0;
+        for (std::size_t r = 0; r < a.requests(); ++r) {
+            critical += a.critical(r, c);
+            if (!a.hasSlack(r, c)) continue;
+            const double ms = nsToMs(a.slack(r, c));
+            sum += ms;
+            squares += ms * ms;
+            ++present;
+        }
+        if (critical > topCritical) topCritical = critical, mostCritical = static_cast<int>(c);
+        // The root service's slack is zero and its time is the latency: the studies would show nothing.
+        if (present == 0 || present * 20 < a.requests() || spansWholeRequests(a, c)) continue;
+        if (critical > topPartCritical) topPartCritical = critical, mostCriticalPart = static_cast<int>(c);
+        const double mean = sum / double(present);
+        const double variance = std::max(0.0, squares / double(present) - mean * mean);
+        if (variance > bestVariance || (variance > 0 && variance == bestVariance && critical > bestCritical))
+            best = static_cast<int>(c), bestVariance = variance, bestCritical = critical;
+    }
+    return best >= 0 ? best : mostCriticalPart >= 0 ? mostCriticalPart : mostCritical;
 }
 
 SlackStudy slackStudy(const RequestAggregates& a, std::size_t category, TimeNs cutoffNs, const std::vector<std::uint32_t>& rows,

@@ -640,3 +640,110 @@ TEST(SpanCategories, RequestSegmentCategoriesFollowTheRules) {
     ASSERT_TRUE(categories) << categories.message();
     EXPECT_EQ(categories.value(), expected("wire", "store"));
 }
+
+// ---- what the Aggregates tab starts on for span data (issue 40) -----------------------------------------
+
+namespace {
+// Requests over handmade categories: per request and category (critical, span, slack) in ms; the latency is
+// the sum of the critical times, and every category's critical time is one segment type (its index) on the path.
+struct Cell {
+    double criticalMs, spanMs, slackMs;
+};
+RequestAggregates handmade(const std::vector<std::string>& categories, const std::vector<std::vector<Cell>>& rows) {
+    RequestAggregates a;
+    a.categories = categories;
+    for (std::size_t c = 0; c < categories.size(); ++c) a.typeCategory.push_back(static_cast<int>(c));
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        a.ids.emplace_back(static_cast<std::uint32_t>(r + 1));
+        TimeNs latency = 0;
+        a.pathBegin.push_back(a.pathType.size());
+        for (std::size_t c = 0; c < categories.size(); ++c) {
+            const Cell& cell = rows[r][c];
+            const TimeNs critical = static_cast<TimeNs>(cell.criticalMs * 1e6);
+            latency += critical;
+            a.criticalNs.push_back(critical);
+            a.summedNs.push_back(static_cast<TimeNs>(cell.spanMs * 1e6));
+            a.spanNs.push_back(static_cast<TimeNs>(cell.spanMs * 1e6));
+            a.slackNs.push_back(cell.slackMs < 0 ? RequestAggregates::kNoSlack : static_cast<TimeNs>(cell.slackMs * 1e6));
+            a.pathType.push_back(static_cast<std::uint32_t>(c));
+            a.pathNs.push_back(critical);
+        }
+        a.latencyNs.push_back(latency);
+        a.blindNs.push_back(0);
+    }
+    a.pathBegin.push_back(a.pathType.size());
+    return a;
+}
+} // namespace
+
+TEST(Aggregates, FoldSmallCategoriesKeepsTheMostCriticalAndSumsTheRest) {
+    auto group = [](std::int64_t requests, std::vector<double> criticalMs) {
+        Breakdown b;
+        b.requests = requests;
+        const std::vector<std::string> names = {"a", "b", "c", "d", "blind"};
+        for (std::size_t c = 0; c < criticalMs.size(); ++c) {
+            b.categories.push_back({names[c], 2e6 * criticalMs[c], 1e6 * criticalMs[c], 0.1 * double(c)});
+            b.meanLatencyNs += 1e6 * criticalMs[c];
+        }
+        return b;
+    };
+    // By critical time over both groups (weighted by requests): d 9*10+0 = 90, c 1*10+8*1 = 18, a 12, b 11, blind 3.
+    const auto folded = foldSmallCategories({{"x", group(10, {1, 1, 1, 9, 0.3})}, {"y", group(1, {2, 1, 8, 0, 0})}}, 2);
+    ASSERT_EQ(folded.size(), 2u);
+    for (const auto& [label, b] : folded) {
+        ASSERT_EQ(b.categories.size(), 3u) << label;
+        EXPECT_EQ(b.categories[0].name, "d");
+        EXPECT_EQ(b.categories[1].name, "c");
+        EXPECT_EQ(b.categories[2].name, kOtherCategory);
+        double critical = 0;
+        for (const auto& c : b.categories) critical += c.criticalNs;
+        EXPECT_NEAR(critical, b.meanLatencyNs, 1e-6 * b.meanLatencyNs) << "nothing lost in the fold";
+    }
+    EXPECT_NEAR(folded[0].second.categories[2].criticalNs, 1e6 * (1 + 1 + 0.3), 1);  // a, b and blind
+    EXPECT_NEAR(folded[0].second.categories[2].summedNs, 2e6 * (1 + 1 + 0.3), 1);
+    EXPECT_NEAR(folded[0].second.categories[2].criticalShare, 0.0 + 0.1 + 0.4, 1e-9);
+    // Few enough categories: ranked, none folded.
+    const auto kept = foldSmallCategories({{"x", group(10, {1, 3, 2})}}, 10);
+    ASSERT_EQ(kept[0].second.categories.size(), 3u);
+    EXPECT_EQ(kept[0].second.categories[0].name, "b");
+    EXPECT_EQ(kept[0].second.categories[2].name, "a");
+}
+
+TEST(Aggregates, SlackViewsStartOnTheCategoryWhoseSlackVariesNotTheRoot) {
+    // frontend spans every request (its slack 0) and has the most critical time; cart's slack varies, currency's
+    // does not; ads is in one request of 40.
+    std::vector<std::vector<Cell>> rows;
+    for (int r = 0; r < 40; ++r) {
+        const double cart = 2, currency = 1, ads = r == 0 ? 1 : 0, frontend = 5 + r % 3;
+        const double latency = cart + currency + ads + frontend;
+        rows.push_back({{frontend, latency, 0}, {cart, cart, double(r % 5)}, {currency, currency, 1}, {ads, ads, ads > 0 ? 50.0 : -1}});
+    }
+    const RequestAggregates a = handmade({"frontend", "cart", "currency", "ads"}, rows);
+    EXPECT_TRUE(spansWholeRequests(a, 0));
+    EXPECT_FALSE(spansWholeRequests(a, 1));
+    EXPECT_EQ(slackStudyCategory(a), 1);
+    EXPECT_EQ(categoriesWithSlack(a), (std::vector<std::size_t>{1, 2, 3}));
+    // No slack varies anywhere: the part with the most critical time, still not the root.
+    for (auto& row : rows) row[1].slackMs = 1;
+    EXPECT_EQ(slackStudyCategory(handmade({"frontend", "cart", "currency", "ads"}, rows)), 1);
+    // Only the root: it is all there is.
+    EXPECT_EQ(slackStudyCategory(handmade({"frontend"}, {{{3, 3, 0}}, {{4, 4, 0}}})), 0);
+    EXPECT_EQ(slackStudyCategory(RequestAggregates{}), -1);
+}
+
+TEST(Aggregates, OutliersLeaveOutTypesWithNoCriticalTime) {
+    // A zero-length span on every critical path is not a row of "0 % against 0 %".
+    std::vector<std::vector<Cell>> rows;
+    for (int r = 0; r < 100; ++r) rows.push_back({{double(1 + r), 1, 0}, {0, 0, 0}, {1, 1, 0}});
+    const RequestAggregates a = handmade({"server", "instant", "network"}, rows);
+    const Outliers o = outliers(a, 0.1);
+    ASSERT_EQ(o.segments.size(), 2u);
+    for (const auto& s : o.segments) EXPECT_NE(s.type, 1u);
+    // The share CDFs follow critical time: the server first, not the first category by index.
+    const RequestAggregates reordered = handmade({"network", "instant", "server"}, [&] {
+        auto swapped = rows;
+        for (auto& row : swapped) std::swap(row[0], row[2]);
+        return swapped;
+    }());
+    EXPECT_EQ(breakdownStudy(reordered, nullptr).shareCdfs.front().first, "server");
+}

@@ -14,6 +14,9 @@
 #include <QSet>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolTip>
+#include <QAbstractItemView>
+#include <QHelpEvent>
 #include <qcustomplot.h>
 
 #include "aggregates/AggregatesView.h"
@@ -187,6 +190,8 @@ TEST(AggregatesView, SlackStudiesWithNoSlackBucketLeft) {
                            [](std::uint32_t t) { return QStringLiteral("type %1").arg(t); });
         view.showPage(3);
         ASSERT_TRUE(view.waitForResults());
+        view.slackCategory()->setCurrentIndex(view.slackCategory()->findText(QStringLiteral("server")));  // the one without slack
+        view.waitForResults();
         QImage image(view.size(), QImage::Format_ARGB32);
         view.render(&image);
         QCustomPlot* buckets = view.slackBucketPlot();
@@ -339,6 +344,356 @@ TEST(AggregatesView, SlackCutOffMovesByASmallShareOfItsValuePerPixel) {
     const double step = slack->plot()->xAxis->pixelToCoord(px + 1) - cutoff;
     EXPECT_LT(step, 0.05 * cutoff) << "ms per pixel at the cut-off " << cutoff << " ms";
     EXPECT_GT(slack->width(), 400) << "the CDF gets room in the page";
+}
+
+// ---- the Aggregates tab on span data (issue 40) ---------------------------------------------------------
+
+namespace {
+// The size the Aggregates tab has in a 1280x860 main window (the request table above it).
+constexpr QSize kTabSize(1280, 560);
+
+// Span data as the Online Boutique gives it: a root service whose time is the whole request (its slack zero),
+// with the most critical time, and `services` - 1 services under it, each later one with less critical time.
+// Only service-03's slack varies from request to request.
+std::shared_ptr<RequestAggregates> spanAggregates(std::size_t n, std::size_t services) {
+    auto a = std::make_shared<RequestAggregates>();
+    a->categories.push_back("frontend");
+    for (std::size_t k = 1; k < services; ++k) a->categories.push_back((k < 10 ? "service-0" : "service-") + std::to_string(k));
+    for (std::size_t c = 0; c < services; ++c) a->typeCategory.push_back(static_cast<int>(c));
+    for (std::size_t r = 0; r < n; ++r) {
+        a->ids.emplace_back(static_cast<std::uint32_t>(r + 1));
+        std::vector<TimeNs> critical(services), span(services), slack(services);
+        TimeNs below = 0;
+        const TimeNs varying = TimeNs(r % 13) * 10000;  // service-03's time varies, and the latency with it
+        for (std::size_t k = 1; k < services; ++k) {
+            critical[k] = TimeNs(services - k) * 100000;  // 100 µs steps
+            span[k] = critical[k] + 50000 + (k == 3 ? varying : 0);
+            slack[k] = k == 3 ? TimeNs(r % 10) * 1000000 : 1000000;
+            below += critical[k];
+        }
+        const TimeNs latency = below + 1000000 + TimeNs(r % 7) * 1000000 + varying;
+        critical[0] = latency - below;
+        span[0] = latency;
+        slack[0] = 0;
+        a->latencyNs.push_back(latency);
+        a->blindNs.push_back(0);
+        a->pathBegin.push_back(a->pathType.size());
+        for (std::size_t c = 0; c < services; ++c) {
+            a->summedNs.push_back(c == 0 ? latency : span[c]);
+            a->criticalNs.push_back(critical[c]);
+            a->spanNs.push_back(span[c]);
+            a->slackNs.push_back(slack[c]);
+            a->pathType.push_back(static_cast<std::uint32_t>(c));
+            a->pathNs.push_back(critical[c]);
+        }
+    }
+    a->pathBegin.push_back(a->pathType.size());
+    a->typesByCriticalTime = typesByCriticalTime(*a);
+    return a;
+}
+
+QString typeName(std::uint32_t t) { return QStringLiteral("type %1").arg(t); }
+
+// The view as a user meets it: shown at the tab's size, every study in.
+void showView(AggregatesView& view, std::shared_ptr<RequestAggregates> a, std::function<QString(std::uint32_t)> names = typeName) {
+    view.resize(kTabSize);
+    view.setAggregates(std::move(a), {}, {}, std::move(names));
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.waitForResults();
+}
+
+// What a hover shows: the tooltip after a help event at pos.
+QString toolTipAt(QWidget* widget, QPoint pos) {
+    QToolTip::hideText();  // it hides after a delay
+    EXPECT_TRUE(QTest::qWaitFor([] { return !QToolTip::isVisible(); }, 2000));
+    QHelpEvent help(QEvent::ToolTip, pos, widget->mapToGlobal(pos));
+    QApplication::sendEvent(widget, &help);
+    return QToolTip::isVisible() ? QToolTip::text() : QString();
+}
+
+std::vector<QCPBars*> barsOf(QCustomPlot* plot) {
+    std::vector<QCPBars*> out;
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i))) out.push_back(bars);
+    return out;
+}
+
+// The middle of a stacked bar's segment at `key`, in pixels.
+QPoint barCentre(QCPBars* bars, double key) {
+    double base = 0;
+    auto valueAt = [key](QCPBars* b) {
+        for (auto it = b->data()->begin(); it != b->data()->end(); ++it)
+            if (std::abs(it->key - key) < 1e-9) return it->value;
+        return 0.0;
+    };
+    for (QCPBars* below = bars->barBelow(); below; below = below->barBelow()) base += valueAt(below);
+    const double value = valueAt(bars);
+    return QPoint(qRound(bars->keyAxis()->coordToPixel(key)), qRound(bars->valueAxis()->coordToPixel(base + value / 2)));
+}
+} // namespace
+
+// 23 services drew in near-identical hash colours: ten colours at most, by critical time, the rest one grey "other".
+TEST(AggregatesView, TenColoursAtMostAndTheRestIsOther) {
+    AggregatesView view;
+    showView(view, spanAggregates(500, 23));
+    QCustomPlot* plot = view.breakdownPlot()->plot();
+    QSet<QString> names, colours;
+    for (QCPBars* bars : barsOf(plot)) {
+        names << bars->name();
+        colours << bars->brush().color().name();
+    }
+    // Ten categories of their own (frontend and service-01..09 have the most critical time), then "other".
+    EXPECT_EQ(names.size(), 11) << names.values().join(QLatin1Char(' ')).toStdString();
+    EXPECT_TRUE(names.contains(QStringLiteral("other")));
+    EXPECT_TRUE(names.contains(QStringLiteral("frontend")));
+    EXPECT_TRUE(names.contains(QStringLiteral("service-09")));
+    EXPECT_FALSE(names.contains(QStringLiteral("service-10")));
+    EXPECT_LE(colours.size(), 22);  // each entry in two shades at most
+    QSet<QString> critical;
+    for (QCPBars* bars : barsOf(plot)) {
+        bool right = false;
+        for (auto it = bars->data()->begin(); it != bars->data()->end(); ++it) right = it->key > 0;
+        if (!right) continue;
+        critical << bars->brush().color().name();
+        if (bars->name() == QLatin1String("other")) EXPECT_EQ(bars->brush().color().hslSaturation(), 0) << "other is grey";
+    }
+    EXPECT_EQ(critical.size(), 11) << "ten distinct colours and grey";
+    // The share CDFs: the categories with the most critical time, in their bars' colours.
+    ASSERT_GE(view.shareCdf()->plot()->graphCount(), 1);
+    EXPECT_TRUE(view.shareCdf()->plot()->graph(0)->name().startsWith(QStringLiteral("frontend")));
+}
+
+// The paler (summed delay) shades were not in the legend: one entry per category shows both of its shades.
+TEST(AggregatesView, OneLegendCoversBothBarsAndKeepsOffTheData) {
+    AggregatesView view;
+    showView(view, spanAggregates(500, 23));
+    BreakdownPlot* breakdown = view.breakdownPlot();
+    const auto entries = breakdown->legendEntries();
+    EXPECT_EQ(entries.size(), 11u);
+    for (QCPBars* bars : barsOf(breakdown->plot())) {
+        bool found = false;
+        for (const auto& e : entries)
+            if (e.name == bars->name())
+                found = e.summed == bars->brush().color() || e.critical == bars->brush().color();
+        EXPECT_TRUE(found) << bars->name().toStdString() << " " << bars->brush().color().name().toStdString();
+    }
+    int explained = 0;
+    QCPLegend* legend = breakdown->plot()->legend;
+    for (int i = 0; i < legend->elementCount(); ++i)
+        if (auto* text = qobject_cast<QCPTextElement*>(legend->elementAt(i))) explained += text->text().contains(QStringLiteral("paler"));
+    EXPECT_EQ(explained, 1);
+    // No legend on any page covers its plot's data, and none is cut off.
+    for (int page = 0; page < 5; ++page) {
+        view.showPage(page);
+        QApplication::processEvents();
+        for (QCustomPlot* plot : view.findChildren<QCustomPlot*>()) {
+            if (!plot->isVisible() || !plot->legend->visible() || plot->legend->itemCount() == 0) continue;
+            plot->replot();
+            const QRect legendRect = plot->legend->outerRect();
+            EXPECT_FALSE(legendRect.intersects(plot->axisRect()->rect()))
+                << "page " << page << ": " << suggestedPlotFileName(plot).toStdString();
+            EXPECT_TRUE(plot->rect().contains(legendRect)) << "page " << page << ": " << suggestedPlotFileName(plot).toStdString();
+        }
+    }
+}
+
+// Nothing said what a bar or a point was: hovering one tells its category, value with units and share.
+TEST(AggregatesView, TooltipsOnBarsAndPoints) {
+    AggregatesView view;
+    showView(view, spanAggregates(500, 6));
+    QCustomPlot* plot = view.breakdownPlot()->plot();
+    plot->replot();
+    QCPBars* frontend = nullptr;
+    for (QCPBars* bars : barsOf(plot))
+        if (bars->name() == QLatin1String("frontend") && bars->data()->begin()->key > 0) frontend = bars;
+    ASSERT_TRUE(frontend);
+    const QString bar = toolTipAt(plot, barCentre(frontend, frontend->data()->begin()->key));
+    EXPECT_TRUE(bar.contains(QStringLiteral("frontend"))) << bar.toStdString();
+    EXPECT_TRUE(bar.contains(QStringLiteral(" ms"))) << bar.toStdString();
+    EXPECT_TRUE(bar.contains(QStringLiteral("%"))) << bar.toStdString();
+    EXPECT_TRUE(toolTipAt(plot, QPoint(plot->axisRect()->left() + 2, plot->axisRect()->top() + 2)).isEmpty()) << "no bar there";
+
+    view.showPage(2);
+    QApplication::processEvents();
+    SlackScatter* scatter = view.scatter();
+    scatter->plot()->replot();
+    const QString category = view.scatterCategory()->currentText();
+    const std::size_t c = static_cast<std::size_t>(view.scatterCategory()->currentData().toInt());
+    auto a = spanAggregates(500, 6);
+    const QPoint point(qRound(scatter->plot()->xAxis->coordToPixel(nsToMs(a->span(0, c)))),
+                       qRound(scatter->plot()->yAxis->coordToPixel(nsToMs(a->latencyNs[0]))));
+    const QString tip = toolTipAt(scatter->plot(), point);
+    EXPECT_TRUE(tip.contains(category)) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("slack"))) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral(" ms"))) << tip.toStdString();
+
+    view.showPage(3);
+    QApplication::processEvents();
+    QCustomPlot* buckets = view.slackBucketPlot();
+    buckets->replot();
+    ASSERT_FALSE(barsOf(buckets).empty());
+    const QString bucket = toolTipAt(buckets, barCentre(barsOf(buckets).front(), 0));
+    EXPECT_TRUE(bucket.contains(QStringLiteral("correlation"))) << bucket.toStdString();
+    EXPECT_TRUE(bucket.contains(QStringLiteral("requests"))) << bucket.toStdString();
+}
+
+// At 1280x860 captions and axis titles were cut ("hare of requests…"): every one fits where it is drawn.
+TEST(AggregatesView, NothingClippedAtTheTabsSize) {
+    AggregatesView view;
+    showView(view, spanAggregates(500, 23));
+    for (int page = 0; page < 5; ++page) {
+        view.showPage(page);
+        QApplication::processEvents();
+        view.waitForResults();
+        for (QCustomPlot* plot : view.findChildren<QCustomPlot*>()) {
+            if (!plot->isVisible()) continue;
+            plot->replot();
+            const QString name = suggestedPlotFileName(plot);
+            QCPAxisRect* rect = plot->axisRect();
+            for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+                if (axis->label().isEmpty()) continue;
+                const QFontMetrics metrics(axis->labelFont());
+                int widest = 0;
+                for (const QString& line : axis->label().split(QLatin1Char('\n'))) widest = std::max(widest, metrics.horizontalAdvance(line));
+                const int length = axis == plot->xAxis ? rect->width() : rect->height();
+                EXPECT_LE(widest, length) << "page " << page << " " << name.toStdString() << ": " << axis->label().toStdString();
+            }
+            // Text ticks (the bars' captions): each fits the room between its neighbours.
+            if (auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>(); ticker && ticker->ticks().size() > 1) {
+                const QFontMetrics metrics(plot->xAxis->tickLabelFont());
+                const double room = plot->xAxis->coordToPixel(1) - plot->xAxis->coordToPixel(0);
+                for (const QString& label : ticker->ticks())
+                    for (const QString& line : label.split(QLatin1Char('\n')))
+                        EXPECT_LE(metrics.horizontalAdvance(line), room) << "page " << page << " " << name.toStdString() << ": " << line.toStdString();
+            }
+        }
+        // Captions: a label that does not wrap gets its whole width, inside the view.
+        for (QLabel* label : view.findChildren<QLabel*>()) {
+            if (!label->isVisible() || label->text().isEmpty()) continue;
+            const QRect inView(label->mapTo(&view, QPoint(0, 0)), label->size());
+            EXPECT_TRUE(view.rect().contains(inView)) << "page " << page << ": " << label->text().toStdString();
+            if (!label->wordWrap()) EXPECT_GE(label->width(), label->sizeHint().width()) << "page " << page << ": " << label->text().toStdString();
+        }
+    }
+    EXPECT_TRUE(view.breakdownPlot()->plot()->yAxis->label().contains(QStringLiteral("(ms)")));
+    EXPECT_TRUE(view.shareCdf()->plot()->xAxis->label().contains(QStringLiteral("(%)")));
+}
+
+// On span data the slack views started on the root service: a diagonal and 0 µs of slack. They start on the
+// category whose slack says something; a category that cannot says why instead of drawing.
+TEST(AggregatesView, SlackViewsStartOnACategoryWithSlackAndSayWhyARootHasNone) {
+    AggregatesView view;
+    showView(view, spanAggregates(1000, 6));
+    EXPECT_NE(view.scatterCategory()->currentText(), QStringLiteral("frontend"));
+    EXPECT_NE(view.slackCategory()->currentText(), QStringLiteral("frontend"));
+    EXPECT_TRUE(view.scatter()->notice().isEmpty()) << view.scatter()->notice().toStdString();
+    EXPECT_TRUE(view.slackNotice().isEmpty()) << view.slackNotice().toStdString();
+    ASSERT_GE(view.slackCdf()->plot()->graphCount(), 1);
+    EXPECT_GT(view.slackCdf()->plot()->graph(0)->data()->at(view.slackCdf()->plot()->graph(0)->data()->size() - 1)->key, 0.0);
+
+    view.showPage(2);
+    view.scatterCategory()->setCurrentIndex(view.scatterCategory()->findText(QStringLiteral("frontend")));
+    view.waitForResults();
+    EXPECT_TRUE(view.scatter()->notice().contains(QStringLiteral("frontend"))) << view.scatter()->notice().toStdString();
+    EXPECT_FALSE(view.scatter()->plot()->isVisible()) << "no misleading diagonal";
+    view.showPage(3);
+    view.slackCategory()->setCurrentIndex(view.slackCategory()->findText(QStringLiteral("frontend")));
+    view.waitForResults();
+    EXPECT_TRUE(view.slackNotice().contains(QStringLiteral("frontend"))) << view.slackNotice().toStdString();
+    EXPECT_FALSE(view.slackCdf()->isVisible());
+    // Back to a category with slack: the plots return.
+    view.slackCategory()->setCurrentIndex(view.slackCategory()->findText(QStringLiteral("service-03")));
+    view.waitForResults();
+    EXPECT_TRUE(view.slackNotice().isEmpty());
+    EXPECT_TRUE(view.slackCdf()->isVisible());
+
+    // Synchronous calls only: no category has slack, and the notice says so rather than blaming the category.
+    auto none = spanAggregates(200, 4);
+    std::fill(none->slackNs.begin(), none->slackNs.end(), 0);
+    AggregatesView calls;
+    showView(calls, none);
+    EXPECT_TRUE(calls.slackNotice().startsWith(QStringLiteral("No category has slack"))) << calls.slackNotice().toStdString();
+    EXPECT_TRUE(calls.scatter()->notice().isEmpty()) << "the scatter still says how a category's time goes with latency";
+    EXPECT_NE(calls.scatterCategory()->currentText(), QStringLiteral("frontend"));
+}
+
+// The what-if list opened full-screen with 200 long span names: a normal combo, names elided in the middle,
+// the whole name on hover.
+TEST(AggregatesView, WhatIfTargetsFitAndShowTheirWholeNameOnHover) {
+    auto longName = [](std::uint32_t t) {
+        return QStringLiteral("frontend: hipstershop.ProductCatalogService/GetProduct → productcatalogservice "
+                              "(grpc.server, span kind server) #%1")
+            .arg(t);
+    };
+    auto a = spanAggregates(300, 6);
+    // 200 segment types with critical time, as a large span trace offers.
+    a->typeCategory.resize(250, 1);
+    for (std::size_t r = 0; r < a->requests(); ++r)
+        for (std::uint64_t k = a->pathBegin[r]; k < a->pathBegin[r + 1]; ++k) a->pathType[k] = static_cast<std::uint32_t>((r + k) % 250);
+    a->typesByCriticalTime = typesByCriticalTime(*a);
+    AggregatesView view;
+    showView(view, a, longName);
+    view.showPage(4);
+    QApplication::processEvents();
+    QComboBox* targets = view.whatIfTarget();
+    ASSERT_GT(targets->count(), 150);
+    EXPECT_LE(targets->width(), view.width() / 2) << "a normal-size combo";
+    const int last = targets->count() - 1;
+    const QString full = targets->itemData(last, Qt::ToolTipRole).toString();
+    EXPECT_TRUE(full.startsWith(QStringLiteral("frontend: hipstershop"))) << full.toStdString();
+    EXPECT_TRUE(full.contains(QStringLiteral("span kind server)")));
+    const QString shown = targets->itemText(last);
+    EXPECT_LT(shown.size(), full.size());
+    EXPECT_TRUE(shown.contains(QStringLiteral("…"))) << shown.toStdString();
+    EXPECT_TRUE(shown.startsWith(QStringLiteral("frontend"))) << "elided in the middle: " << shown.toStdString();
+    EXPECT_TRUE(shown.endsWith(full.right(3))) << "elided in the middle: " << shown.toStdString();
+    targets->setCurrentIndex(last);
+    EXPECT_EQ(targets->toolTip(), full);
+    targets->showPopup();
+    QWidget* popup = targets->view()->window();
+    ASSERT_TRUE(popup->isVisible());
+    EXPECT_LE(popup->height(), view.height() / 2 + 40) << "not full-screen";
+    EXPECT_LE(popup->width(), std::max(targets->width(), 640)) << "not full-screen";
+    targets->hidePopup();
+}
+
+// The outliers listed zero-length spans as "0.00 % vs 0.00 %": a row says something or is left out, and the
+// line above the table says how many were.
+TEST(AggregatesView, OutliersListNoRowOfNothingAgainstNothing) {
+    auto a = makeAggregates(2000);
+    // Two more segment types on every critical path: one of zero length, one of a nanosecond.
+    a->typeCategory = {0, 1, 1, 1};
+    std::vector<std::uint32_t> types;
+    std::vector<TimeNs> times;
+    for (std::size_t r = 0; r < a->requests(); ++r) {
+        const auto k = a->pathBegin[r];
+        types.insert(types.end(), {a->pathType[k], a->pathType[k + 1], 2, 3});
+        times.insert(times.end(), {a->pathNs[k], a->pathNs[k + 1], 0, 1});
+        a->pathBegin[r] = 4 * r;
+    }
+    a->pathBegin.back() = 4 * a->requests();
+    a->pathType = types;
+    a->pathNs = times;
+    AggregatesView view;
+    showView(view, a);
+    QTableWidget* table = view.outlierTable();
+    ASSERT_GE(table->rowCount(), 2);
+    auto nothing = [](const QString& share) {
+        bool ok = false;
+        const double v = QString(share).remove(QStringLiteral(" %")).toDouble(&ok);
+        return share.startsWith(QLatin1Char('<')) || (ok && v == 0);
+    };
+    for (int row = 0; row < table->rowCount(); ++row)
+        EXPECT_FALSE(nothing(table->item(row, 1)->text()) && nothing(table->item(row, 2)->text()))
+            << table->item(row, 0)->text().toStdString() << ": " << table->item(row, 1)->text().toStdString() << " vs "
+            << table->item(row, 2)->text().toStdString();
+    QStringList listed;
+    for (int row = 0; row < table->rowCount(); ++row) listed << table->item(row, 0)->text();
+    EXPECT_TRUE(listed.contains(QStringLiteral("type 0")));
+    EXPECT_FALSE(listed.contains(QStringLiteral("type 2")));
+    EXPECT_FALSE(listed.contains(QStringLiteral("type 3")));
+    EXPECT_TRUE(view.outlierSummary()->text().contains(QStringLiteral("left out"))) << view.outlierSummary()->text().toStdString();
 }
 
 int main(int argc, char** argv) {

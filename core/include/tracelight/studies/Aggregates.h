@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tracelight/analysis/Analysis.h"
@@ -120,6 +122,13 @@ struct Breakdown {
 // rows: the requests to include (empty: all).
 Breakdown breakdown(const RequestAggregates& a, const std::vector<std::uint32_t>& rows = {});
 
+// Span data has dozens of services: a stacked bar of each is unreadable. The `kept` categories with the most
+// critical time over every group (each weighted by its requests) keep their entry, the most first; the rest
+// are summed into one "other" entry, last. Every group gets the same entries in the same order.
+inline constexpr std::string_view kOtherCategory = "other";
+std::vector<std::pair<std::string, Breakdown>> foldSmallCategories(std::vector<std::pair<std::string, Breakdown>> groups,
+                                                                   std::size_t kept);
+
 // Request rows grouped by an attribute's value (the grouping `stratify` uses): a numeric attribute is cut
 // into `quantiles` equal-population ranges ("01: [a, b)"), absent values are "(none)"; groups by name.
 // rows: only these rows, with quantiles of their values; empty = every row below rowCount.
@@ -154,7 +163,8 @@ struct Outliers {
     std::vector<OutlierSegment> segments;  // most over-represented in the outliers first
 };
 // The top `fraction` of requests by latency against the rest (types seen on fewer than minimumPaths
-// critical paths are left out).
+// critical paths are left out, and so are types with no critical time in either set: zero-length spans
+// would be rows of "0 % against 0 %").
 // rows: the requests to compare (empty: all).
 Outliers outliers(const RequestAggregates& a, double fraction = 0.05, std::int64_t minimumPaths = 20,
                   const std::vector<std::uint32_t>& rows = {});
@@ -200,7 +210,8 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
 
 struct BreakdownStudy {
     std::vector<std::pair<std::string, Breakdown>> groups;              // "all requests", or one per stratum
-    std::vector<std::pair<std::string, std::vector<float>>> shareCdfs;  // criticalShareCdf of up to 4 categories
+    // criticalShareCdf of the (up to) 4 categories with the most critical time, the most first
+    std::vector<std::pair<std::string, std::vector<float>>> shareCdfs;
 };
 // values: the stratifying attribute per request row (nullptr: every request in one group).
 BreakdownStudy breakdownStudy(const RequestAggregates& a, const std::vector<std::string>* values);
@@ -215,6 +226,17 @@ struct SlackStudy {
 // cutoffNs < 0: the median. rows: the requests of the bucket study (empty: all). users: nullptr for no prediction.
 SlackStudy slackStudy(const RequestAggregates& a, std::size_t category, TimeNs cutoffNs, const std::vector<std::uint32_t>& rows,
                       const std::vector<std::string>* users, int buckets = 5);
+
+// True when the category's time is the whole request (within 1 %) in at least 90 % of the requests it is in:
+// the root service of span data. Its time against latency is the diagonal, and it has no slack.
+bool spansWholeRequests(const RequestAggregates& a, std::size_t category);
+// The category the slack views start on: of those in at least 5 % of the requests that do not span whole
+// requests, the one whose slack varies most (ties: the most critical time); else the one with the most
+// critical time. -1 when there is no category.
+int slackStudyCategory(const RequestAggregates& a);
+// The categories with slack in at least one request, in category order. Span data of synchronous calls often has
+// none: every span's caller waits for it.
+std::vector<std::size_t> categoriesWithSlack(const RequestAggregates& a);
 
 // The rows whose value is `wanted`; the distinct non-empty values, most frequent first (ties by value), at most limit.
 std::vector<std::uint32_t> rowsWithValue(const std::vector<std::string>& values, std::string_view wanted);
