@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -655,10 +656,8 @@ bool MainWindow::openPath(const QString& path) {
         reportError(tr("Cannot open"), tr("%1: no such file").arg(path));
         return false;
     }
-    if (auto format = detectInputFormat(path.toStdString()); !format) {
-        reportError(tr("Cannot open"), tr("%1 is neither a Tracelight database nor a trace file Tracelight reads (OpenTelemetry, Jaeger or "
-                                          "Zipkin JSON, a span table or an event log).\n\n%2")
-                                           .arg(path, QString::fromStdString(format.message())));
+    if (const QString why = notATraceFile(path); !why.isEmpty()) {
+        reportError(tr("Cannot open"), tr("%1 is not a Tracelight database either.").arg(QDir::toNativeSeparators(path)) + QStringLiteral("\n\n") + why);
         return false;
     }
     const QString database = databaseForTraceFile(path);
@@ -960,21 +959,72 @@ bool MainWindow::isLoading() const {
 }
 
 void MainWindow::importFiles() {
-    const QStringList files = QFileDialog::getOpenFileNames(
-        this, tr("Import traces"), QString(),
-        tr("Traces (*.csv *.json *.jsonl *.txt);;All files (*)"));
-    if (files.isEmpty()) return;
+    // The folder of the last import, remembered: traces usually come from one place.
+    const QString folder = QSettings().value(QStringLiteral("import/folder")).toString();
+    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Import traces"), folder,
+                                                            tr("Traces (*.csv *.json *.jsonl *.txt);;All files (*)"));
+    if (!files.isEmpty()) importChosenFiles(files);
+}
+
+QString MainWindow::notATraceFile(const QString& file) const {
+    auto format = detectInputFormat(file.toStdString());
+    if (format) return {};
+    // The core's reason, without its command-line advice.
+    QString detail = QString::fromStdString(format.message());
+    detail.remove(QStringLiteral("; name it with --format"));
+    return tr("%1 is not a trace file Tracelight reads (OpenTelemetry, Jaeger or Zipkin JSON, a span table or an event log).\n\n%2")
+        .arg(QDir::toNativeSeparators(file), detail);
+}
+
+bool MainWindow::importChosenFiles(const QStringList& files) {
+    if (files.isEmpty()) return false;
+    QSettings().setValue(QStringLiteral("import/folder"), QFileInfo(files.first()).absolutePath());
+    for (const QString& file : files)
+        if (const QString why = notATraceFile(file); !why.isEmpty()) {
+            reportError(tr("Cannot import"), why);
+            return false;
+        }
     QString target = m_path;
-    if (target.isEmpty()) {
-        target = QFileDialog::getSaveFileName(this, tr("New trace database"), QFileInfo(files.first()).completeBaseName() + ".tldb",
-                                              tr("Tracelight databases (*.tldb)"));
-        if (target.isEmpty()) return;
+    if (!target.isEmpty()) {
+        const int choice = m_importQuestions.addOrNew ? m_importQuestions.addOrNew(m_path, static_cast<int>(files.size()))
+                                                      : askAddOrNew(m_path, static_cast<int>(files.size()));
+        if (choice < 0) return false;
+        if (choice == 0) target.clear();
     }
-    bool ok = false;
-    const QString period = QInputDialog::getText(this, tr("Import traces"), tr("Period for these requests:"), QLineEdit::Normal,
-                                                 QFileInfo(files.first()).completeBaseName(), &ok);
-    if (!ok) return;
-    startImport(files, target, period);
+    const QFileInfo first(files.first());
+    if (target.isEmpty()) {
+        const QString suggested = first.absolutePath() + QLatin1Char('/') + first.completeBaseName() + QStringLiteral(".tldb");
+        target = m_importQuestions.newDatabase ? m_importQuestions.newDatabase(suggested)
+                                               : QFileDialog::getSaveFileName(this, tr("New trace database"), suggested,
+                                                                              tr("Tracelight databases (*.tldb)"));
+        if (target.isEmpty()) return false;
+    }
+    std::optional<QString> period;
+    if (m_importQuestions.period) period = m_importQuestions.period(first.completeBaseName());
+    else {
+        bool ok = false;
+        const QString typed = QInputDialog::getText(this, tr("Import traces"),
+                                                    tr("Name these requests' period (Compare sets one period against another):"),
+                                                    QLineEdit::Normal, first.completeBaseName(), &ok);
+        if (ok) period = typed;
+    }
+    if (!period) return false;
+    startImport(files, target, period->trimmed().isEmpty() ? first.completeBaseName() : period->trimmed());
+    return true;
+}
+
+int MainWindow::askAddOrNew(const QString& database, int files) {
+    // Adding to the open database mixes these requests with its own (one service map, one set of periods): it is
+    // the user's choice, asked each time.
+    QMessageBox ask(QMessageBox::Question, tr("Import traces"),
+                    tr("Add the requests of %n file(s) to the open database %1, or import them into a new database?", nullptr, files)
+                        .arg(QFileInfo(database).fileName()),
+                    QMessageBox::Cancel, this);
+    QPushButton* add = ask.addButton(tr("Add to %1").arg(QFileInfo(database).fileName()), QMessageBox::AcceptRole);
+    QPushButton* fresh = ask.addButton(tr("New Database…"), QMessageBox::AcceptRole);
+    ask.setDefaultButton(fresh);
+    ask.exec();
+    return ask.clickedButton() == add ? 1 : ask.clickedButton() == fresh ? 0 : -1;
 }
 
 void MainWindow::startImport(const QStringList& files, const QString& target, const QString& period) {
@@ -1013,6 +1063,7 @@ void MainWindow::startImport(const QStringList& files, const QString& target, co
 
 void MainWindow::reportError(const QString& title, const QString& message) {
     m_failed = true;
+    m_lastError = message;
     if (m_errorsToStderr) {
         std::fprintf(stderr, "tracelight: %s: %s\n", qPrintable(title), qPrintable(message.section(QLatin1Char('\n'), 0, 0)));
         return;

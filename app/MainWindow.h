@@ -4,6 +4,7 @@
 #include <vector>
 #include <QMainWindow>
 #include <functional>
+#include <optional>
 #include <memory>
 
 #include "tracelight/analysis/AnalysisResults.h"
@@ -62,10 +63,22 @@ public:
     void setRequestFilter(const QString& text);  // as typed into the request table's filter box
     // Imports files into a database (created if missing) in the background, then opens it.
     void startImport(const QStringList& files, const QString& database, const QString& period);
+    // File › Import Traces… once the files are chosen: each is checked first (one that is no trace is refused,
+    // named, before anything is asked); then, with a database open, whether to add to it or make a new one; then
+    // the period. False when refused or cancelled.
+    bool importChosenFiles(const QStringList& files);
+    // The questions importChosenFiles asks, as dialogs unless replaced (a test answers them itself).
+    struct ImportQuestions {
+        std::function<int(const QString& database, int files)> addOrNew;  // 1: add to it, 0: a new database, -1: cancel
+        std::function<QString(const QString& suggested)> newDatabase;     // the new database's path; "" cancels
+        std::function<std::optional<QString>(const QString& suggested)> period;  // nullopt cancels
+    };
+    void setImportQuestions(ImportQuestions questions) { m_importQuestions = std::move(questions); }
 
     // Headless runs (--screenshot): errors go to stderr as one line and are remembered, never a modal box.
     void setErrorsToStderr(bool on) { m_errorsToStderr = on; }
     bool hasFailed() const { return m_failed; }
+    QString lastError() const { return m_lastError; }  // the last error reported, whole
 
 signals:
     void loaded();            // the request table is in
@@ -88,6 +101,8 @@ private:
     void loadModel();
     void startAnalysis(bool force);
     void importFiles();
+    QString notATraceFile(const QString& file) const;
+    int askAddOrNew(const QString& database, int files);  // ImportQuestions::addOrNew as a dialog  // why it cannot be imported, in the window's words; "" when it can
     void loadAggregates();
     // The scope: the requests the table lists, which the service map, the aggregates (and what-if), the
     // profile and the bottlenecks cover. Read from the table a moment after it changes.
@@ -148,6 +163,8 @@ private:
     QLabel* m_statusText = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
+    QString m_lastError;
+    ImportQuestions m_importQuestions;
     bool m_errorsToStderr = false;
     bool m_failed = false;
 };

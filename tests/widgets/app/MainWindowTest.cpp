@@ -21,6 +21,10 @@
 #include <QRegularExpression>
 #include <QTextBrowser>
 #include <QTimer>
+#include <QInputDialog>
+#include <QMessageBox>
+#include <QFile>
+#include <functional>
 #include <functional>
 #include "StoreAccess.h"
 #include "BottleneckRulesEditor.h"
@@ -703,4 +707,76 @@ TEST(MainWindow, OpensATraceFileByImportingItBesideItself) {
         ASSERT_TRUE(importTraces(*store.value(), options));
     }
     EXPECT_FALSE(window.openPath(other));
+}
+
+// File › Import Traces… with the files chosen: a file that is no trace is refused, named, before anything is
+// asked and without a command-line flag in the words; with a database open the window asks whether to add to it
+// or make a new one (here: add), then the period; the folder is remembered for the next import.
+TEST(MainWindow, ImportChecksTheFilesFirstAsksWhereAndRemembersTheFolder) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString first = dir.filePath("first.json"), second = dir.filePath("second.json"), garbage = dir.filePath("notes.txt");
+    writeJaeger(first, 2);
+    writeJaeger(second, 3);
+    {
+        // The second file's traces are others (u0.. where the first has t0..).
+        QFile file(second);
+        ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+        QByteArray text = file.readAll().replace("\":\"t", "\":\"u");
+        file.close();
+        ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(text);
+    }
+    {
+        std::ofstream out(garbage.toStdString());
+        out << "nothing to see here\n";
+    }
+    QSettings().remove("import/folder");
+    app::MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    auto* panel = window.findChild<widgets::RequestTablePanel*>();
+    auto* model = qobject_cast<widgets::RequestTableModel*>(panel->view()->model());
+    ASSERT_TRUE(model);
+    ASSERT_TRUE(window.openPath(first));
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_EQ(model->totalCount(), 2);
+
+    // The refusal names the file, in the window's words (no command-line flag).
+    window.setErrorsToStderr(true);
+    EXPECT_FALSE(window.importChosenFiles({garbage}));
+    EXPECT_TRUE(window.hasFailed());
+    const QString refusal = window.lastError();
+    EXPECT_TRUE(refusal.contains(QStringLiteral("notes.txt"))) << refusal.toStdString();
+    EXPECT_TRUE(refusal.contains(QStringLiteral("not a trace file"))) << refusal.toStdString();
+    EXPECT_FALSE(refusal.contains(QStringLiteral("--format"))) << refusal.toStdString();
+    EXPECT_EQ(QSettings().value("import/folder").toString(), QFileInfo(garbage).absolutePath());
+
+    // Add to the open database: the question, then the period.
+    QString asked;
+    app::MainWindow::ImportQuestions questions;
+    questions.addOrNew = [&](const QString& database, int files) {
+        asked = database;
+        EXPECT_EQ(files, 1);
+        return 1;
+    };
+    questions.newDatabase = [&](const QString&) {
+        ADD_FAILURE() << "no new database was asked for";
+        return QString();
+    };
+    questions.period = [&](const QString& suggested) -> std::optional<QString> {
+        EXPECT_EQ(suggested, QStringLiteral("second"));
+        return QStringLiteral("later");
+    };
+    window.setImportQuestions(questions);
+    EXPECT_FALSE(window.importChosenFiles({garbage}));  // refused before any question
+    EXPECT_TRUE(asked.isEmpty());
+    EXPECT_TRUE(window.importChosenFiles({second}));
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_EQ(asked, first + ".tldb");
+    EXPECT_TRUE(window.lastError() == refusal) << "nothing failed since: " << window.lastError().toStdString();
+    EXPECT_EQ(model->totalCount(), 5);
+    auto store = TraceStore::open((first + ".tldb").toStdString(), TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store);
+    EXPECT_EQ(store.value()->requestsInPeriod("later").size(), 3u);
 }
