@@ -21,6 +21,7 @@
 #include <mutex>
 #include <qcustomplot.h>
 
+#include "common/HoverText.h"
 #include "common/JobRunner.h"
 #include "common/TimeFormat.h"
 #include "plots/BreakdownPlot.h"
@@ -227,7 +228,7 @@ AggregatesView::AggregatesView(QWidget* parent)
         v->addLayout(controls);
         v->addWidget(m_slackNotice, 1);
         v->addWidget(split, 1);
-        m_bucketPlot->installEventFilter(this);
+        attachHoverText(m_bucketPlot, [this](const QPoint& pos) { return bucketToolTip(pos); });
         m_pages->addTab(page, tr("Slack studies"));
         connect(m_slackCategory, &QComboBox::currentIndexChanged, this, [this] { refreshSlackStudies(false); });
         connect(m_userAttribute, &QComboBox::currentIndexChanged, this, [this] { refreshSlackStudies(false); });
@@ -387,17 +388,6 @@ void AggregatesView::startOnCategory(int category) {
 }
 
 QString AggregatesView::slackNotice() const { return m_slackNotice->isHidden() ? QString() : m_slackNotice->text(); }
-
-bool AggregatesView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_bucketPlot && event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = bucketToolTip(help->pos());
-        if (text.isEmpty()) QToolTip::hideText();
-        else QToolTip::showText(help->globalPos(), text, m_bucketPlot);
-        return true;
-    }
-    return QWidget::eventFilter(watched, event);
-}
 
 QString AggregatesView::bucketToolTip(const QPoint& pos) const {
     if (m_bucketPlot->plottableCount() == 0) return {};

@@ -59,9 +59,6 @@ public:
     QComboBox* slackCategory() const { return m_slackCategory; }
     QString slackNotice() const;  // why the slack studies show nothing for this category (empty when they do)
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 signals:
     void whatIfRequested(WhatIfTarget target, double factor, const QString& label);
     void requestsBrushed(const std::vector<RequestId>& ids);

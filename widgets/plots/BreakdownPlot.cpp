@@ -5,6 +5,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "common/HoverText.h"
 #include "common/Palette.h"
 #include "common/PlotExport.h"
 #include "common/TimeFormat.h"
@@ -79,7 +80,7 @@ BreakdownPlot::BreakdownPlot(QWidget* parent) : QWidget(parent), m_plot(new QCus
     side->setRowStretchFactor(0, 0.001);
     side->setMargins(QMargins(0, 6, 8, 0));  // the legend's frame clear of the splitter beside it
     m_plot->legend->setMaximumSize(320, QWIDGETSIZE_MAX);
-    m_plot->installEventFilter(this);
+    attachHoverText(m_plot, [this](const QPoint& pos) { return toolTipAt(pos); });
     attachPlotExport(m_plot, [this] { return csv(); });
 }
 
@@ -106,17 +107,6 @@ QColor BreakdownPlot::colourOf(const QString& category) const {
     for (const auto& e : m_legend)
         if (e.name == category) return e.critical;
     return {};
-}
-
-bool BreakdownPlot::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_plot && event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty()) QToolTip::hideText();
-        else QToolTip::showText(help->globalPos(), text, m_plot);
-        return true;
-    }
-    return QWidget::eventFilter(watched, event);
 }
 
 QString BreakdownPlot::toolTipAt(const QPoint& pos) const {

@@ -33,9 +33,6 @@ public:
     QColor colourOf(const QString& category) const;  // its critical-path shade; invalid when not shown
     QString toolTipAt(const QPoint& pos) const;       // what the bar under pos is; empty off the bars
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 private:
     void rebuild();
     QCustomPlot* m_plot;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "common/HoverText.h"
 #include "common/JobRunner.h"
 #include "common/PlotExport.h"
 #include "common/TimeFormat.h"
@@ -50,7 +51,7 @@ SlackScatter::SlackScatter(QWidget* parent)
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     m_plot->legend->setWrap(0);
     m_plot->legend->setBorderPen(Qt::NoPen);
-    m_plot->installEventFilter(this);
+    attachHoverText(m_plot, [this](const QPoint& pos) { return toolTipAt(pos); });
     connect(m_plot->selectionRect(), &QCPSelectionRect::accepted, this, [this](const QRect& rect, QMouseEvent*) {
         if (!m_data) return;
         const double x0 = m_plot->xAxis->pixelToCoord(rect.left()), x1 = m_plot->xAxis->pixelToCoord(rect.right());
@@ -100,17 +101,6 @@ int SlackScatter::rowNear(double xMs, double yMs) const {
 }
 
 QString SlackScatter::notice() const { return m_notice->isHidden() ? QString() : m_notice->text(); }
-
-bool SlackScatter::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_plot && event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty()) QToolTip::hideText();
-        else QToolTip::showText(help->globalPos(), text, m_plot);
-        return true;
-    }
-    return QWidget::eventFilter(watched, event);
-}
 
 QString SlackScatter::toolTipAt(const QPoint& pos) const {
     if (!m_data || !m_plot->axisRect()->rect().contains(pos)) return {};

@@ -37,9 +37,6 @@ public:
     std::vector<std::uint32_t> rowsIn(double x0, double x1, double y0, double y1) const;
     int rowNear(double xMs, double yMs) const;  // the request nearest a point, -1 when none
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 signals:
     void requestsBrushed(const std::vector<RequestId>& ids);
     void requestActivated(RequestId id);

@@ -1,0 +1,33 @@
+#include "common/HoverText.h"
+
+#include <QEvent>
+#include <QHelpEvent>
+#include <QToolTip>
+#include <QWidget>
+
+namespace tracelight::widgets {
+
+namespace {
+class HoverTextFilter : public QObject {
+public:
+    HoverTextFilter(QWidget* target, std::function<QString(const QPoint&)> textAt) : QObject(target), m_textAt(std::move(textAt)) {}
+
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() != QEvent::ToolTip) return false;
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = m_textAt(help->pos());
+        if (text.isEmpty()) QToolTip::hideText();
+        else QToolTip::showText(help->globalPos(), text, static_cast<QWidget*>(watched));
+        return true;
+    }
+
+private:
+    std::function<QString(const QPoint&)> m_textAt;
+};
+} // namespace
+
+void attachHoverText(QWidget* target, std::function<QString(const QPoint&)> textAt) {
+    target->installEventFilter(new HoverTextFilter(target, std::move(textAt)));
+}
+
+} // namespace tracelight::widgets
