@@ -284,7 +284,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         showRequest(id);
     });
     connect(m_requestPanel, &widgets::RequestTablePanel::filterTextChanged, this, [this](const QString& text) {
-        QSettings().setValue("requestTable/filter", text);
+        rememberFilter(text);
         updateStatus();
     });
     connect(m_waterfall, &widgets::WaterfallView::segmentClicked, this, [this](int segment) {
@@ -314,7 +314,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // A width remembered from before the counts were sized for a million-span trace is widened to fit.
     for (const auto& [column, least] : m_countColumnWidths)
         if (m_table->columnWidth(column) < least) m_table->setColumnWidth(column, least);
-    m_requestPanel->setFilterText(settings.value("requestTable/filter").toString());
+    // The filter is the database's own (a period named in one means nothing in the next): set when one opens.
 }
 
 MainWindow::~MainWindow() {
@@ -494,7 +494,10 @@ void MainWindow::setWaterfallMode(const QString& mode) {
     m_spanPane->setMode(mode == QLatin1String("spans") ? widgets::SpanTreePane::Mode::SpanTree : widgets::SpanTreePane::Mode::HostLanes);
 }
 
-void MainWindow::setRequestFilter(const QString& text) { m_requestPanel->setFilterText(text); }
+void MainWindow::setRequestFilter(const QString& text) {
+    m_requestPanel->setFilterText(text);
+    if (m_path.isEmpty()) m_filterForNextDatabase = text;  // given before a database opens (--filter): for that one
+}
 
 void MainWindow::showAggregatePage(int index) {
     m_tabs->setCurrentIndex(2);
@@ -681,6 +684,31 @@ bool MainWindow::openPath(const QString& path) {
     return true;
 }
 
+namespace {
+constexpr int kRememberedFilters = 50;  // databases whose filter is kept, the most recently used
+}
+
+QString MainWindow::rememberedFilter(const QString& database) const {
+    return QSettings().value(QStringLiteral("requestTable/filters")).toMap().value(QFileInfo(database).absoluteFilePath()).toString();
+}
+
+void MainWindow::rememberFilter(const QString& text) {
+    if (m_path.isEmpty()) return;
+    QSettings settings;
+    QVariantMap filters = settings.value(QStringLiteral("requestTable/filters")).toMap();
+    QStringList order = settings.value(QStringLiteral("requestTable/filterOrder")).toStringList();
+    const QString key = QFileInfo(m_path).absoluteFilePath();
+    order.removeAll(key);
+    if (text.isEmpty()) filters.remove(key);
+    else {
+        filters.insert(key, text);
+        order.prepend(key);
+    }
+    while (order.size() > kRememberedFilters) filters.remove(order.takeLast());
+    settings.setValue(QStringLiteral("requestTable/filters"), filters);
+    settings.setValue(QStringLiteral("requestTable/filterOrder"), order);
+}
+
 bool MainWindow::openDatabase(const QString& path) {
     auto store = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadOnly);
     if (!store) {
@@ -717,6 +745,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the database loading."));
     m_store = std::move(store.value());
     m_path = path;
+    m_requestPanel->setFilterText(m_filterForNextDatabase ? *std::exchange(m_filterForNextDatabase, std::nullopt) : rememberedFilter(path));
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
     addRecentFile(path);
     m_requests->setTable(nullptr, {});

@@ -102,6 +102,9 @@ private:
     void startAnalysis(bool force);
     void importFiles();
     QString notATraceFile(const QString& file) const;
+    // The request table's filter, kept per database (by its absolute path).
+    QString rememberedFilter(const QString& database) const;
+    void rememberFilter(const QString& text);
     int askAddOrNew(const QString& database, int files);  // ImportQuestions::addOrNew as a dialog  // why it cannot be imported, in the window's words; "" when it can
     void loadAggregates();
     // The scope: the requests the table lists, which the service map, the aggregates (and what-if), the
@@ -163,6 +166,7 @@ private:
     QLabel* m_statusText = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
+    std::optional<QString> m_filterForNextDatabase;
     QString m_lastError;
     ImportQuestions m_importQuestions;
     bool m_errorsToStderr = false;
