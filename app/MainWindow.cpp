@@ -17,6 +17,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
@@ -39,6 +40,7 @@
 #include "CategoryEditor.h"
 #include "ClockAdjustmentsDialog.h"
 #include "HelpDialogs.h"
+#include "WelcomePage.h"
 #include "PeriodManager.h"
 #include "TraceFileOpening.h"
 #include "graph/GraphView.h"
@@ -174,7 +176,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_splitter->addWidget(tabsPage);
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 3);
-    setCentralWidget(m_splitter);
+    // Before a database is open, the ways in; the table and the tabs once one is.
+    m_welcome = new WelcomePage(bundledSamplePath(), this);
+    connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::chooseAndOpen);
+    connect(m_welcome, &WelcomePage::importRequested, this, &MainWindow::importFiles);
+    connect(m_welcome, &WelcomePage::sampleRequested, this, [this] { openDatabase(bundledSamplePath()); });
+    m_pages = new QStackedWidget(this);
+    m_pages->addWidget(m_welcome);
+    m_pages->addWidget(m_splitter);
+    setCentralWidget(m_pages);
 
     m_statusText = new QLabel(tr("Open a trace database (Ctrl+O) or drop one here."), this);
     m_progress = new QProgressBar(this);
@@ -324,12 +334,7 @@ MainWindow::~MainWindow() {
 
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open a database or a trace file"), QString(),
-                                                          tr("Databases and traces (*.tldb *.db *.sqlite *.json *.jsonl *.csv *.txt);;"
-                                                             "Tracelight databases (*.tldb *.db *.sqlite);;All files (*)"));
-        if (!path.isEmpty()) openPath(path);
-    });
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::chooseAndOpen);
     open->setShortcut(QKeySequence::Open);
     QAction* import = file->addAction(tr("&Import Traces…"), this, &MainWindow::importFiles);
     import->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
@@ -744,6 +749,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_spanJob->cancel();
     m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the database loading."));
     m_store = std::move(store.value());
+    m_pages->setCurrentWidget(m_splitter);
     m_path = path;
     m_requestPanel->setFilterText(m_filterForNextDatabase ? *std::exchange(m_filterForNextDatabase, std::nullopt) : rememberedFilter(path));
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
@@ -985,6 +991,13 @@ bool MainWindow::isLoading() const {
            m_dependencyJob->isRunning() || m_spanJob->isRunning() ||
            m_aggregateJob->isRunning() || m_scopeJob->isRunning() || m_serviceMapJob->isRunning() || m_scopeTimer->isActive() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing() ||
            m_profileView->isComputing() || m_bottlenecks->isComputing() || m_bursts->isComputing();
+}
+
+void MainWindow::chooseAndOpen() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a database or a trace file"), QString(),
+                                                      tr("Databases and traces (*.tldb *.db *.sqlite *.json *.jsonl *.csv *.txt);;"
+                                                         "Tracelight databases (*.tldb *.db *.sqlite);;All files (*)"));
+    if (!path.isEmpty()) openPath(path);
 }
 
 void MainWindow::importFiles() {

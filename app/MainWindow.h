@@ -20,6 +20,7 @@ class QPushButton;
 class QTableView;
 class QTabWidget;
 class QSplitter;
+class QStackedWidget;
 class QAction;
 class QTimer;
 
@@ -43,6 +44,8 @@ class SpanTreePane;
 } // namespace tracelight::widgets
 
 namespace tracelight::app {
+
+class WelcomePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -101,6 +104,7 @@ private:
     void loadModel();
     void startAnalysis(bool force);
     void importFiles();
+    void chooseAndOpen();  // File › Open…
     QString notATraceFile(const QString& file) const;
     // The request table's filter, kept per database (by its absolute path).
     QString rememberedFilter(const QString& database) const;
@@ -167,6 +171,8 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     std::optional<QString> m_filterForNextDatabase;
+    WelcomePage* m_welcome = nullptr;
+    QStackedWidget* m_pages = nullptr;
     QString m_lastError;
     ImportQuestions m_importQuestions;
     bool m_errorsToStderr = false;

@@ -16,6 +16,7 @@
 
 #include "HelpDialogs.h"
 #include "MainWindow.h"
+#include "WelcomePage.h"
 #include <QMenu>
 #include <QMenuBar>
 #include <QRegularExpression>
@@ -789,4 +790,26 @@ TEST(MainWindow, ImportChecksTheFilesFirstAsksWhereAndRemembersTheFolder) {
     auto store = TraceStore::open((first + ".tldb").toStdString(), TraceStore::Mode::ReadOnly);
     ASSERT_TRUE(store);
     EXPECT_EQ(store.value()->requestsInPeriod("later").size(), 3u);
+}
+
+// With no database open the window offers the ways in (Open…, Import Traces…, Open the Sample) instead of an
+// empty table; opening a database shows the table and the tabs.
+TEST(MainWindow, AnEmptyWindowOffersOpenImportAndTheSample) {
+    app::MainWindow window;
+    window.resize(1280, 860);
+    window.show();
+    auto* welcome = window.findChild<app::WelcomePage*>();
+    ASSERT_TRUE(welcome);
+    EXPECT_TRUE(welcome->isVisible());
+    EXPECT_TRUE(welcome->openButton()->isVisible());
+    EXPECT_TRUE(welcome->importButton()->isVisible());
+    EXPECT_EQ(welcome->sampleButton()->isVisible(), !app::bundledSamplePath().isEmpty());
+    EXPECT_FALSE(window.findChild<widgets::RequestTablePanel*>()->isVisible());
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "welcome", 20, false);
+    ASSERT_TRUE(window.openDatabase(QString::fromStdString(db)));
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_FALSE(welcome->isVisible());
+    EXPECT_TRUE(window.findChild<widgets::RequestTablePanel*>()->isVisible());
 }
