@@ -362,22 +362,31 @@ int main(int argc, char** argv) {
     return RUN_ALL_TESTS();
 }
 
+namespace {
+// The Online Boutique currencyservice delay (normal minute against the fault minutes) in a database in dir,
+// compared in w, shown; false after a failed expectation.
+bool compareCurrencyDelay(widgets::CompareWorkspace& w, const QTemporaryDir& dir) {
+    const std::string db = dir.filePath("ob.tldb").toStdString();
+    if (!test::currencyDelayStore(db)) return false;
+    auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
+    auto analysis = loadAnalysis(*store);
+    EXPECT_TRUE(analysis);
+    if (!analysis) return false;
+    w.show();
+    w.setDatabase(QString::fromStdString(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
+    w.setPeriods("normal", "fault");
+    return waitReady(w);
+}
+} // namespace
+
 // Span data: the summary names the suspects, the injected service first (Online Boutique's currencyservice
 // network delay against the normal minute); an event log has none and says nothing of them.
 TEST(CompareWorkspace, TheSummaryNamesTheSuspectsOfSpanData) {
     if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
     QTemporaryDir dir;
-    const std::string db = dir.filePath("ob.tldb").toStdString();
-    ASSERT_TRUE(test::currencyDelayStore(db));
-    auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
-    auto analysis = loadAnalysis(*store);
-    ASSERT_TRUE(analysis);
     widgets::CompareWorkspace w;
     w.resize(1280, 860);
-    w.show();
-    w.setDatabase(QString::fromStdString(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
-    w.setPeriods("normal", "fault");
-    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(compareCurrencyDelay(w, dir));
     ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();
     ASSERT_FALSE(w.comparison()->suspects.empty());
     EXPECT_EQ(w.comparison()->suspects.front().service, "currencyservice");
@@ -432,17 +441,9 @@ TEST(CompareWorkspace, SpanEntriesAreNamedAndTheirGraphsOpenOnWhatChanged) {
     EXPECT_EQ(widgets::formatProbability(0.0134), QStringLiteral("0.0134"));
     if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
     QTemporaryDir dir;
-    const std::string db = dir.filePath("ob.tldb").toStdString();
-    ASSERT_TRUE(test::currencyDelayStore(db));
-    auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
-    auto analysis = loadAnalysis(*store);
-    ASSERT_TRUE(analysis);
     widgets::CompareWorkspace w;
     w.resize(1280, 560);
-    w.show();
-    w.setDatabase(QString::fromStdString(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
-    w.setPeriods("normal", "fault");
-    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(compareCurrencyDelay(w, dir));
     ASSERT_TRUE(w.comparison());
     auto* model = w.entryTable()->model();
     ASSERT_GT(model->rowCount(), 1);
