@@ -319,7 +319,7 @@ void ServiceMapView::paintEvent(QPaintEvent*) {
         p.drawText(QRectF(r.left() + 3, top, r.width() - 6, lh), Qt::AlignCenter, fmb.elidedText(lines[0], Qt::ElideMiddle, r.width() - 6));
         if (fit >= 2) {
             p.setFont(f);
-            p.drawText(QRectF(r.left() + 3, top + lh, r.width() - 6, lh), Qt::AlignCenter, fm.elidedText(lines[1], Qt::ElideRight, r.width() - 6));
+            p.drawText(QRectF(r.left() + 3, top + lh, r.width() - 6, lh), Qt::AlignCenter, fm.elidedText(lines[1], Qt::ElideMiddle, r.width() - 6));
         }
     }
     // Edge labels last, on a pale box, so lines never cross them.

@@ -221,7 +221,7 @@ void FlameGraphView::paintEvent(QPaintEvent*) {
         p.fillRect(r, fill);
         if (r.width() > 24) {
             p.setPen(fill.lightness() < 110 ? Qt::white : Qt::black);
-            p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(name, Qt::ElideRight, int(r.width()) - 5));
+            p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(name, Qt::ElideMiddle, int(r.width()) - 5));
         }
     }
 }

@@ -306,7 +306,7 @@ void SpanTreeView::paintEvent(QPaintEvent*) {
         if (opX < m_labelWidth - 10) {
             p.setPen(palette().color(QPalette::PlaceholderText));
             p.drawText(QRect(opX, r.top(), m_labelWidth - opX - 4, r.height()), Qt::AlignVCenter | Qt::AlignLeft,
-                       fm.elidedText(qtext(s.operation), Qt::ElideRight, m_labelWidth - opX - 4));
+                       fm.elidedText(qtext(s.operation), Qt::ElideMiddle, m_labelWidth - opX - 4));
         }
         p.restore();
         // Bar, with its critical parts on top.

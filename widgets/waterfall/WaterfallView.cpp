@@ -248,7 +248,11 @@ bool WaterfallView::event(QEvent* e) {
     if (e->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(e);
         const int s = segmentAt(help->pos());
+        // Over a lane's name, the whole name (the gutter shortens long ones in the middle).
+        const int row = s < 0 && help->pos().x() < kGutter && m_detail ? rowAtY(help->pos().y()) : -1;
         if (s >= 0) QToolTip::showText(help->globalPos(), tooltipFor(s), this);
+        else if (row >= 0 && row < static_cast<int>(m_layout.rows.size()))
+            QToolTip::showText(help->globalPos(), WaterfallLayout::label(*m_detail, m_layout.rows[static_cast<std::size_t>(row)]), this);
         else QToolTip::hideText();
         return true;
     }
@@ -401,7 +405,7 @@ void WaterfallView::paintRows(QPainter& p) {
         p.setFont(row.kind == WaterfallRow::CriticalPath ? boldFont : font());
         const int indent = row.kind == WaterfallRow::Task ? 18 : 6;
         p.drawText(QRect(indent, y, kGutter - indent - 4, h), Qt::AlignVCenter | Qt::AlignLeft,
-                   fm.elidedText(WaterfallLayout::label(d, row), Qt::ElideRight, kGutter - indent - 6));
+                   fm.elidedText(WaterfallLayout::label(d, row), Qt::ElideMiddle, kGutter - indent - 6));
         p.setFont(font());
         p.save();
         p.setClipRect(QRect(plotLeft(), std::max(top, y), plotRight() - plotLeft() + 1, h), Qt::IntersectClip);
@@ -492,7 +496,7 @@ void WaterfallView::paintRows(QPainter& p) {
             if (bar.width() > 30) {
                 p.setPen(critical ? Qt::white : Qt::black);
                 const QRectF textRect = bar.intersected(QRectF(plotLeft(), bar.top(), plotRight() - plotLeft(), bar.height())).adjusted(3, 0, -2, 0);
-                p.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(name, Qt::ElideRight, static_cast<int>(textRect.width())));
+                p.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(name, Qt::ElideMiddle, static_cast<int>(textRect.width())));
             }
             ++m_stats.bars;
         }

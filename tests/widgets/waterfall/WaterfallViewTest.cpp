@@ -5,6 +5,8 @@
 #include <QApplication>
 #include <QImage>
 #include <QScrollBar>
+#include <QHelpEvent>
+#include <QToolTip>
 
 #include "common/Palette.h"
 #include "widgets/ViewFixtures.h"
@@ -351,4 +353,21 @@ TEST(WaterfallView, ALayoutBuiltBeforehandDrawsAsTheViewsOwn) {
     given.setRequest(detail, widgets::WaterfallLayout::build(*other, true));
     EXPECT_EQ(given.layout().segmentCount(), detail->dag.segments.size());
     EXPECT_EQ(render(given), render(own));
+}
+
+// A lane name longer than the gutter is shortened in the middle, and hovering it shows it whole.
+TEST(WaterfallView, HoveringALaneNameShowsItWhole) {
+    const std::string task = "frontend:hipstershop.CurrencyService/GetSupportedCurrencies";
+    WaterfallView view;
+    view.resize(900, 400);
+    view.show();
+    view.setRequest(test::makeDetail({"frontend-579b9bff58-t2dbm"}, {{task.c_str(), "A", "B", 0, 0, 0, 10}}, {}));
+    int taskRow = -1;
+    for (std::size_t r = 0; r < view.layout().rows.size(); ++r)
+        if (widgets::WaterfallLayout::label(*view.request(), view.layout().rows[r]) == QString::fromStdString(task)) taskRow = static_cast<int>(r);
+    ASSERT_GE(taskRow, 0);
+    const QPoint at(30, view.rowTop(taskRow) + 4);
+    QHelpEvent hover(QEvent::ToolTip, at, view.mapToGlobal(at));
+    QApplication::sendEvent(&view, &hover);
+    EXPECT_EQ(QToolTip::text(), QString::fromStdString(task));
 }
