@@ -187,6 +187,7 @@ shot temporal-context-strip-onlineboutique.png "$work/ob.tldb" --waterfall-mode 
 shot breakdown-aa-onlineboutique.png "$work/ob.tldb" --tab breakdown
 shot profile-flame-onlineboutique.png "$work/ob.tldb" --tab profile
 shot compare-ranked-onlineboutique.png "$work/ob.tldb" --tab compare   # the first two periods: normal, net-delay
+shot compare-side-by-side-onlineboutique.png "$work/ob.tldb" --tab compare --compare-view side-by-side
 # The Bottlenecks view of the normal minute alone, 1280x860.
 viewtest BottlenecksViewTest 'BottlenecksView.RenderForTheReadme' BOTTLENECKS_PNG="$work/png/bottlenecks-onlineboutique.png" \
     BOTTLENECKS_DB="$work/ob-normal.tldb" BOTTLENECKS_WIDTH=1280 BOTTLENECKS_HEIGHT=860
@@ -194,7 +195,7 @@ place bottlenecks-onlineboutique.png
 # Entry 1 of normal vs net-delay (its red edges through CurrencyService), workspace 1280x860.
 viewtest CompareWorkspaceTest 'CompareWorkspace.RendersTheFlowGraphsOfAnyDatabase' COMPARE_DB="$work/ob.tldb" \
     COMPARE_BASE=normal COMPARE_PROBLEM=net-delay COMPARE_ENTRY=1 COMPARE_OUT="$work/png/ob1"
-# The side-by-side pane is left out of the docs: it opens at the left edge of graphs this wide (blank).
+# (The side-by-side pane is the whole window's picture above.)
 mv "$work/png/ob1-c2.png" "$work/png/compare-c2-onlineboutique.png"
 mv "$work/png/ob1-timeline.png" "$work/png/compare-timeline-onlineboutique.png"
 mv "$work/png/ob1-lanes.png" "$work/png/compare-swim-lanes-onlineboutique.png"
