@@ -392,7 +392,9 @@ void WaterfallView::paintRows(QPainter& p) {
             p.fillRect(QRect(0, y, width(), h), palette().alternateBase());
             p.setFont(boldFont);
             p.setPen(gridText);
-            p.drawText(QRect(6, y, kGutter - 10, h), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(WaterfallLayout::label(d, row), Qt::ElideMiddle, kGutter - 12));
+            // Measured in the bold font it is drawn in (the normal one let the name run past the gutter).
+            p.drawText(QRect(6, y, kGutter - 10, h), Qt::AlignVCenter | Qt::AlignLeft,
+                       QFontMetrics(boldFont).elidedText(WaterfallLayout::label(d, row), Qt::ElideMiddle, kGutter - 12));
             p.setFont(font());
             continue;
         }
@@ -405,7 +407,7 @@ void WaterfallView::paintRows(QPainter& p) {
         p.setFont(row.kind == WaterfallRow::CriticalPath ? boldFont : font());
         const int indent = row.kind == WaterfallRow::Task ? 18 : 6;
         p.drawText(QRect(indent, y, kGutter - indent - 4, h), Qt::AlignVCenter | Qt::AlignLeft,
-                   fm.elidedText(WaterfallLayout::label(d, row), Qt::ElideMiddle, kGutter - indent - 6));
+                   p.fontMetrics().elidedText(WaterfallLayout::label(d, row), Qt::ElideMiddle, kGutter - indent - 6));
         p.setFont(font());
         p.save();
         p.setClipRect(QRect(plotLeft(), std::max(top, y), plotRight() - plotLeft() + 1, h), Qt::IntersectClip);
