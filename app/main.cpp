@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <optional>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -144,16 +145,20 @@ int main(int argc, char** argv) {
         else window.showTab(view == QLatin1String("graph") ? 1 : view == QLatin1String("compare") ? 3 : view == QLatin1String("profile") ? 4
                        : view == QLatin1String("bottlenecks") ? 5 : view == QLatin1String("bursts") ? 6 : 0);
         window.show();
+        // Runs the events until done() holds (polled every 100 ms) or timeoutMs have passed.
+        auto waitUntil = [](const std::function<bool()>& done, int timeoutMs) {
+            QEventLoop loop;
+            QTimer poll;
+            QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+                if (done()) loop.quit();
+            });
+            poll.start(100);
+            QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+            loop.exec();
+            QApplication::processEvents();
+        };
         // Wait until analysis, table, model and the selected request are all in (at most two minutes).
-        QEventLoop loop;
-        QTimer poll;
-        QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-            if (!window.isLoading()) loop.quit();
-        });
-        poll.start(100);
-        QTimer::singleShot(120000, &loop, &QEventLoop::quit);
-        loop.exec();
-        QApplication::processEvents();
+        waitUntil([&] { return !window.isLoading(); }, 120000);
         QApplication::processEvents();
         if (window.hasFailed()) return 1;
         if (parser.isSet(compareView)) {
@@ -168,15 +173,7 @@ int main(int argc, char** argv) {
                 return 2;
             }
             workspace->entryViews()->setCurrentIndex(static_cast<int>(index));
-            QEventLoop settle;
-            QTimer again;
-            QObject::connect(&again, &QTimer::timeout, &settle, [&] {
-                if (!window.isLoading() && !workspace->isComputing()) settle.quit();
-            });
-            again.start(100);
-            QTimer::singleShot(60000, &settle, &QEventLoop::quit);
-            settle.exec();
-            QApplication::processEvents();
+            waitUntil([&] { return !window.isLoading() && !workspace->isComputing(); }, 60000);
         }
         const QPixmap picture = window.grab();
         if (picture.size() != window.size() || window.size() != *requested)
