@@ -128,7 +128,8 @@ int runCompare(const CompareArgs& args) {
             for (const SuspectEvidence& e : s.evidence) {
                 w.beginObject().key("key").value(e.key).key("kind").value(e.hop ? "hop" : "work").key("base_us").value(e.baseUs)
                     .key("problem_us").value(e.targetUs).key("base_slow_share").value(e.baseSlowShare)
-                    .key("problem_slow_share").value(e.targetSlowShare).key("slowdown").value(e.slowdown).key("q_value").value(e.qValue)
+                    .key("problem_slow_share").value(e.targetSlowShare).key("base_far_share").value(e.baseFarShare)
+                    .key("problem_far_share").value(e.targetFarShare).key("slowdown").value(e.slowdown).key("q_value").value(e.qValue)
                     .key("base_requests").value(e.baseRequests).key("problem_requests").value(e.targetRequests).key("examples").beginArray();
                 for (const RequestId id : e.examples) {
                     auto name = store.value()->requestName(id);
@@ -156,9 +157,9 @@ int runCompare(const CompareArgs& args) {
             std::printf("  %d. %-28s x%-7.2f q %-9.3g %+.3f ms per request\n", ++n, s.service.c_str(), s.score, s.pValue, s.deltaUs / 1000);
             for (std::size_t k = 0; k < s.evidence.size() && k < 3; ++k) {
                 const SuspectEvidence& e = s.evidence[k];
-                std::printf("       %s %s: %.3f -> %.3f ms per request, slow in %.0f%% -> %.0f%% of requests (x%.2f, q %.3g)\n",
+                std::printf("       %s %s: %.3f -> %.3f ms per request, slow in %.0f%% -> %.0f%%, far in %.0f%% -> %.0f%% of requests (x%.2f, q %.3g)\n",
                             e.hop ? "hop" : "work", e.key.c_str(), e.baseUs / 1000, e.targetUs / 1000, 100 * e.baseSlowShare,
-                            100 * e.targetSlowShare, e.slowdown, e.qValue);
+                            100 * e.targetSlowShare, 100 * e.baseFarShare, 100 * e.targetFarShare, e.slowdown, e.qValue);
             }
         }
     }

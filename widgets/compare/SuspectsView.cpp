@@ -72,6 +72,10 @@ void SuspectsView::setSuspects(const std::vector<Suspect>& suspects, const QStri
             for (RequestId id : e.examples) examples << QVariant::fromValue(id.value);
             child->setData(0, kExamplesRole, examples);
             if (top->data(0, kExamplesRole).isNull()) top->setData(0, kExamplesRole, examples);  // the strongest evidence's
+            child->setToolTip(4, tr("Requests with a span above its operation's baseline p99: %1 % → %2 %\n"
+                                    "with a span at 20 times its operation's baseline median or more: %3 % → %4 %")
+                                     .arg(100 * e.baseSlowShare, 0, 'f', 1).arg(100 * e.targetSlowShare, 0, 'f', 1)
+                                     .arg(100 * e.baseFarShare, 0, 'f', 1).arg(100 * e.targetFarShare, 0, 'f', 1));
             child->setToolTip(0, e.hop ? tr("The hop between %1: the caller's wait that the callee's own span does not cover (network, queues)").arg(key)
                                        : tr("%1's own work: its spans' time not spent waiting for their children").arg(key));
         }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace tracelight {
@@ -184,6 +185,33 @@ double fisherGreater(std::int64_t k, std::int64_t n, std::int64_t a, std::int64_
         p += std::exp(logChoose(successes, x) + logChoose(total - successes, n - x) - denominator);
     }
     return std::min(1.0, p);
+}
+
+namespace {
+double logBeta(double a, double b) { return std::lgamma(a) + std::lgamma(b) - std::lgamma(a + b); }
+} // namespace
+
+double betaBinomialGreater(std::int64_t k, std::int64_t n, double a, double b) {
+    if (k <= 0) return 1;
+    if (k > n) return 0;
+    const double norm = logBeta(a, b);
+    double p = 0;
+    for (std::int64_t j = k; j <= n; ++j)
+        p += std::exp(std::lgamma(double(n) + 1) - std::lgamma(double(j) + 1) - std::lgamma(double(n - j) + 1) +
+                      logBeta(double(j) + a, double(n - j) + b) - norm);
+    return std::min(1.0, p);
+}
+
+double betaConcentration(std::span<const std::int64_t> successes, std::span<const std::int64_t> trials, double mean) {
+    double best = 1, bestLikelihood = -std::numeric_limits<double>::infinity();
+    for (double c = 0.5; c <= 1e6; c *= 1.25) {
+        const double a = mean * c, b = (1 - mean) * c, norm = logBeta(a, b);
+        double likelihood = 0;  // the binomial coefficients do not depend on c
+        for (std::size_t i = 0; i < std::min(successes.size(), trials.size()); ++i)
+            if (trials[i] > 0) likelihood += logBeta(a + double(successes[i]), b + double(trials[i] - successes[i])) - norm;
+        if (likelihood > bestLikelihood) bestLikelihood = likelihood, best = c;
+    }
+    return best;
 }
 
 } // namespace tracelight

@@ -139,6 +139,7 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
     // (leave one out), so that the base is not judged by a threshold fitted to itself, which no base span of a
     // small sample could pass.
     std::vector<double> threshold(opCount, std::numeric_limits<double>::infinity()), baseThreshold = threshold, baseOpMean(opCount, -1);
+    std::vector<double> farThreshold = threshold;  // farTimes the base median, which a small base still estimates
     for (std::size_t o = 0; o < opCount; ++o) {
         auto& v = baseOp[o];
         if (v.empty()) continue;
@@ -147,13 +148,16 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
         baseOpMean[o] = sum / double(v.size());
         if (static_cast<std::int64_t>(v.size()) < options.minBaseSpans) continue;
         std::sort(v.begin(), v.end());
+        farThreshold[o] = options.farTimes * (v[v.size() / 2] + options.floorUs);
         threshold[o] = quantileOfSorted(v, v.size(), options.tailQuantile);
         baseThreshold[o] = quantileOfSorted(v, v.size() - 1, options.tailQuantile);
     }
 
     struct KeyStats {
         double p = 1, q = 1, slowdown = 1, deltaUs = 0, baseUs = 0, targetUs = 0, baseSlow = 0, targetSlow = 0;
+        double pLocation = 1, pTail = 1;
         std::int64_t baseRequests = 0, targetRequests = 0;
+        std::int64_t baseJudged = 0, targetJudged = 0, baseFar = 0, targetFar = 0;  // requests with a far threshold, a far span
         std::vector<RequestId> examples;
         bool hop = false, significant = false;
         std::string from, to;
@@ -184,21 +188,30 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
             present[i] = has;
             slow[i] = 0;
             if (!has) continue;
+            bool judged = false, far = false;
             for (const auto& s : r.spans) {
                 if (s.key != k) continue;
                 if (s.us > (r.target ? threshold : baseThreshold)[s.operation]) slow[i] = 1;
+                if (std::isfinite(farThreshold[s.operation])) {
+                    judged = true;
+                    far = far || s.us > farThreshold[s.operation];
+                }
                 if (r.target) {
                     targetSum += s.us;
                     ++targetSpans;
                     expectedSum += baseOpMean[s.operation] >= 0 ? baseOpMean[s.operation] : s.us;
                 }
             }
+            if (judged) {
+                ++(r.target ? ks.targetJudged : ks.baseJudged);
+                (r.target ? ks.targetFar : ks.baseFar) += far;
+            }
         }
         // Location: per request type, the key's time per request in each period.
         std::vector<RankStratum> strata(strataCount);
         for (std::size_t i = 0; i < requests.size(); ++i)
             (requests[i].target ? strata[requests[i].stratum].target : strata[requests[i].stratum].base).push_back(values[i]);
-        const double pLocation = vanElterenGreater(strata);
+        ks.pLocation = vanElterenGreater(strata);
         double weightSum = 0;
         for (const auto& s : strata)
             if (!s.base.empty() && !s.target.empty()) weightSum += double(s.target.size());
@@ -219,8 +232,7 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
             if (requests[i].target) ++nTarget, slowTarget += slow[i];
             else ++nBase, slowBase += slow[i];
         }
-        const double pTail = nBase > 0 ? fisherGreater(slowTarget, nTarget, slowBase, nBase) : 1.0;
-        ks.p = std::min(1.0, 2 * std::min(pLocation, pTail));
+        ks.pTail = nBase > 0 ? fisherGreater(slowTarget, nTarget, slowBase, nBase) : 1.0;
         ks.baseUs = allBase ? sumBase / double(allBase) : 0;
         ks.targetUs = allTarget ? sumTarget / double(allTarget) : 0;
         ks.baseRequests = nBase;
@@ -239,8 +251,21 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
             ks.slowdown = (targetSum / double(targetSpans) + options.floorUs) / (expectedSum / double(targetSpans) + options.floorUs);
         if (cancel && cancel->isCancelled()) return Status::error("cancelled");
     }
+    // Far: how often a request's key is far out, learnt from all the base's keys at once (a key's own base of a
+    // few calls cannot say), each key's own base count moving its rate from the shared one.
+    std::vector<std::int64_t> farCounts, judgedCounts;
+    for (const auto& ks : stats) farCounts.push_back(ks.baseFar), judgedCounts.push_back(ks.baseJudged);
+    std::int64_t farAll = 0, judgedAll = 0;
+    for (std::size_t k = 0; k < keyCount; ++k) farAll += farCounts[k], judgedAll += judgedCounts[k];
+    const double farMean = (double(farAll) + 1) / (double(judgedAll) + 2);
+    const double concentration = betaConcentration(farCounts, judgedCounts, farMean);
     std::vector<double> p(keyCount);
-    for (std::size_t k = 0; k < keyCount; ++k) p[k] = stats[k].p;
+    for (std::size_t k = 0; k < keyCount; ++k) {
+        KeyStats& ks = stats[k];
+        const double pFar = betaBinomialGreater(ks.targetFar, ks.targetJudged, farMean * concentration + double(ks.baseFar),
+                                                (1 - farMean) * concentration + double(ks.baseJudged - ks.baseFar));
+        ks.p = p[k] = std::min(1.0, 3 * std::min({ks.pLocation, ks.pTail, pFar}));  // Bonferroni over the three tests
+    }
     const std::vector<double> q = benjaminiHochberg(p);
     for (std::size_t k = 0; k < keyCount; ++k) {
         stats[k].q = q[k];
@@ -271,7 +296,9 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
         s.score = std::max(s.score, ks.slowdown);
         s.pValue = s.evidence.empty() ? ks.q : std::min(s.pValue, ks.q);
         s.deltaUs += ks.deltaUs;
-        s.evidence.push_back({collector.keys.names[k], ks.hop, ks.baseUs, ks.targetUs, ks.baseSlow, ks.targetSlow, ks.slowdown, ks.q,
+        auto share = [](std::int64_t part, std::int64_t whole) { return whole > 0 ? double(part) / double(whole) : 0.0; };
+        s.evidence.push_back({collector.keys.names[k], ks.hop, ks.baseUs, ks.targetUs, ks.baseSlow, ks.targetSlow,
+                              share(ks.baseFar, ks.baseJudged), share(ks.targetFar, ks.targetJudged), ks.slowdown, ks.q,
                               ks.baseRequests, ks.targetRequests, ks.examples});
     }
     std::vector<Suspect> out;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "tracelight/compare/Statistics.h"
@@ -148,6 +149,42 @@ TEST(Statistics, FisherGreaterIsTheHypergeometricTail) {
     EXPECT_NEAR(fisherGreater(2, 3, 1, 3), 10.0 / 20, 1e-12);
     EXPECT_EQ(fisherGreater(0, 3, 3, 3), 1.0);
     EXPECT_LT(fisherGreater(40, 100, 2, 100), 1e-9);
+}
+
+// Beta(1, 1) is uniform, and then every count of n trials is equally likely: P(X >= k) = (n - k + 1)/(n + 1).
+// A concentrated prior is the binomial: Beta(1e6 q, 1e6 (1 - q)) against the binomial tail summed by hand.
+TEST(Statistics, BetaBinomialTailAgainstTheUniformAndTheBinomialCase) {
+    EXPECT_NEAR(betaBinomialGreater(3, 10, 1, 1), 8.0 / 11, 1e-9);
+    EXPECT_NEAR(betaBinomialGreater(10, 10, 1, 1), 1.0 / 11, 1e-9);
+    EXPECT_EQ(betaBinomialGreater(0, 10, 1, 1), 1.0);
+    EXPECT_EQ(betaBinomialGreater(11, 10, 1, 1), 0.0);
+    const double q = 0.1;
+    double binomial = 0;  // P(X >= 3), X ~ Binomial(20, 0.1)
+    for (int j = 3; j <= 20; ++j) binomial += std::tgamma(21) / (std::tgamma(j + 1) * std::tgamma(21 - j)) * std::pow(q, j) * std::pow(1 - q, 20 - j);
+    EXPECT_NEAR(betaBinomialGreater(3, 20, 1e6 * q, 1e6 * (1 - q)), binomial, 1e-4);
+    // A wider prior makes a high count less surprising.
+    EXPECT_GT(betaBinomialGreater(8, 37, 0.2, 19.8), betaBinomialGreater(8, 37, 2, 198));
+}
+
+// The concentration that explains the groups: counts drawn from a known Beta-binomial are given back within
+// the grid's resolution; groups that all share one rate give a large concentration.
+TEST(Statistics, BetaConcentrationRecoversTheSpreadOfTheGroupsRates) {
+    std::mt19937 random(7);
+    std::gamma_distribution<double> ga(2.0, 1.0), gb(18.0, 1.0);  // Beta(2, 18): mean 0.1, concentration 20
+    std::vector<std::int64_t> successes, trials;
+    for (int i = 0; i < 3000; ++i) {
+        const double x = ga(random), rate = x / (x + gb(random));
+        std::binomial_distribution<std::int64_t> draw(50, rate);
+        successes.push_back(draw(random));
+        trials.push_back(50);
+    }
+    const double c = betaConcentration(successes, trials, 0.1);
+    EXPECT_GT(c, 15);
+    EXPECT_LT(c, 27);
+    std::vector<std::int64_t> shared;
+    std::binomial_distribution<std::int64_t> same(50, 0.1);
+    for (int i = 0; i < 3000; ++i) shared.push_back(same(random));
+    EXPECT_GT(betaConcentration(shared, trials, 0.1), 1000);
 }
 
 } // namespace

@@ -50,4 +50,12 @@ double vanElterenGreater(std::span<const RankStratum> strata);
 // and the target's together were drawn without regard to the sample (hypergeometric upper tail).
 double fisherGreater(std::int64_t k, std::int64_t n, std::int64_t a, std::int64_t m);
 
+// The beta-binomial upper tail: P(X >= k) for X successes in n trials whose common success rate is drawn from
+// Beta(a, b) (a, b > 0).
+double betaBinomialGreater(std::int64_t k, std::int64_t n, double a, double b);
+// Empirical Bayes: the concentration a + b of a Beta prior with the given mean (0 < mean < 1) that makes the
+// groups' counts (successes[i] of trials[i]) most likely, searched over a geometric grid from 0.5 to 1e6 (a
+// large value: the groups share one rate; a small one: their rates differ widely).
+double betaConcentration(std::span<const std::int64_t> successes, std::span<const std::int64_t> trials, double mean);
+
 } // namespace tracelight

@@ -4,10 +4,12 @@
 //
 // One model of a call: a client span (children all on other services) is what its caller waited; its own
 // time, not covered by the callee's server span, is the hop between the two services (network, queues); every
-// other span's own time is its service's work. For each such key — a service's work, or a hop A → B — two
+// other span's own time is its service's work. For each such key — a service's work, or a hop A → B — three
 // tests, each against the base period: its time per request (absent: 0) by van Elteren's stratified rank test,
-// request types as strata (a location shift), and the share of requests in which one of its spans exceeded
-// its operation's base p99 by Fisher's exact test (a tail that a few slow calls make). Keys are kept at a
+// request types as strata (a location shift); the share of requests in which one of its spans exceeded its
+// operation's base p99 by Fisher's exact test (a tail that a few slow calls make); and the share with a
+// span an order of magnitude past its operation's base median against how often that happens to any key of
+// the base (a beta-binomial with an empirical-Bayes prior: a few calls far out on a small base). Keys are kept at a
 // false discovery rate across keys (tens, not hundreds of frames) and ranked like with like: each key's
 // mean own time against what the same operations took in the base (its slowdown). A slower hop implicates
 // the service common to the slower hops (MicroRank's and TraceRCA's intuition that shared callees explain
@@ -27,6 +29,7 @@ class TraceStore;
 struct SuspectOptions {
     double alpha = 0.05;           // false discovery rate across keys (Benjamini-Hochberg)
     double tailQuantile = 0.99;    // a span above its operation's base quantile is slow
+    double farTimes = 20;          // a span this many times its operation's base median (each plus floorUs) is far
     std::int64_t minBaseSpans = 5;  // an operation with fewer spans in the base has no tail threshold
     double floorUs = 100;          // added to both means of a slowdown, so that tiny times do not lead
     double commonShare = 0.5;      // a service common to at least this share of its hops (and two) owns them
@@ -38,6 +41,7 @@ struct SuspectEvidence {
     bool hop = false;
     double baseUs = 0, targetUs = 0;        // mean time per request (absent: 0)
     double baseSlowShare = 0, targetSlowShare = 0;  // requests with a span above its operation's base tail
+    double baseFarShare = 0, targetFarShare = 0;    // requests with a far span (SuspectOptions::farTimes)
     double slowdown = 1;   // mean own time per span against the same operations' base mean
     double qValue = 1;
     std::int64_t baseRequests = 0, targetRequests = 0;  // requests with the key, in each period
