@@ -8,7 +8,8 @@
 #                           then the asan mode below; what CI runs (.ci/run)
 #   bash build.sh asan      install what is missing, build the asan preset (AddressSanitizer + UBSan, Debug)
 #                           into build-asan/ and run its tests (all but the fuzz step, which has its own
-#                           sanitizers, and the accuracy scores, which test results, not memory); any
+#                           sanitizers, the accuracy scores, which test results, not memory, and the first-use
+#                           run under Xvfb, which drives the real app with its own timing); any
 #                           sanitizer report fails the test that raised it
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -18,7 +19,7 @@ build_dir=${TRACELIGHT_BUILD_DIR:-build}
 packages=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-svg-dev libgl-dev libqcustomplot-dev libsqlite3-dev
           libboost-graph-dev libgraphviz-dev libgtest-dev libgmock-dev sqlite3 clang libclang-rt-14-dev
           libcli11-dev rapidjson-dev libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev zlib1g-dev
-          libopenmpi-dev openmpi-bin python3)
+          libopenmpi-dev openmpi-bin python3 xvfb xdotool x11-apps)
 
 install_missing() {
     local missing=()
@@ -41,7 +42,7 @@ configure_and_build() {
 asan_build_and_test() {
     cmake --preset asan >/dev/null
     cmake --build build-asan
-    ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE "fuzz|accuracy"
+    ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE "fuzz|accuracy|xdisplay"
 }
 
 case "$mode" in

@@ -15,7 +15,8 @@
 # profile tables 1300x700, and the dialogs at their own default size (period manager 760x520, bottleneck types
 # 900x380, clock adjustments 1180x600).
 #
-# Needs: bash, python3, coreutils; no display (Qt's offscreen platform). Under a minute on 2 cores.
+# Needs: bash, python3, coreutils; Qt's offscreen platform, and Xvfb, xdotool and xwd for the two first-use
+# pictures, taken of a real window. About a minute on 2 cores.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -215,5 +216,14 @@ shot service-map-genai.png "$work/genai.tldb" --tab graph --graph-mode services
 
 # ---- bursts ----
 shot bursts.png "$work/bursty.tldb" --tab bursts
+
+# ---- a first use, in a real window under Xvfb (tests/app/first_use.sh): the empty window, and a raw Jaeger
+# file opened with File › Open ----
+bash "$root/tests/app/first_use.sh" "$app" "$realdata" "$work/first-use" >"$work/first-use.log" 2>&1 ||
+    { cat "$work/first-use.log" >&2; echo "render.sh: the first-use run failed" >&2; exit 1; }
+mv "$work/first-use/welcome.png" "$work/png/first-use-welcome.png"
+place first-use-welcome.png
+mv "$work/first-use/jaeger-waterfall.png" "$work/png/first-use-jaeger.png"
+place first-use-jaeger.png
 
 echo "done: $(find "$out" -maxdepth 1 -name "*.png" | wc -l) pictures in docs/images"

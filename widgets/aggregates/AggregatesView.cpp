@@ -95,7 +95,7 @@ AggregatesView::AggregatesView(QWidget* parent)
     {
         auto* page = new QWidget(this);
         m_stratifyBy = new QComboBox(page);
-        m_stratifyBy->setMinimumContentsLength(16);
+        keepComboNarrow(m_stratifyBy, 16);
         m_percent = new QCheckBox(tr("Percent"), page);
         m_breakdown = new BreakdownPlot(page);
         m_shareCdf = new CdfPlot(page);
@@ -156,7 +156,7 @@ AggregatesView::AggregatesView(QWidget* parent)
     {
         auto* page = new QWidget(this);
         m_scatterCategory = new QComboBox(page);
-        m_scatterCategory->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // filled after the first show
+        keepComboNarrow(m_scatterCategory, 28);  // category names are long: a fixed width, the whole name on hover
         keepPopupSmall(m_scatterCategory);
         m_scatter = new SlackScatter(page);
         auto* controls = new QHBoxLayout;
@@ -176,12 +176,12 @@ AggregatesView::AggregatesView(QWidget* parent)
     {
         auto* page = new QWidget(this);
         m_slackCategory = new QComboBox(page);
-        m_slackCategory->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        keepComboNarrow(m_slackCategory, 28);
         keepPopupSmall(m_slackCategory);
         m_userAttribute = new QComboBox(page);
-        m_userAttribute->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        keepComboNarrow(m_userAttribute);
         m_withinAttribute = new QComboBox(page);
-        m_withinAttribute->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        keepComboNarrow(m_withinAttribute);
         m_withinValue = new QComboBox(page);
         m_withinValue->setMinimumContentsLength(10);
         m_slackCdf = new CdfPlot(page);

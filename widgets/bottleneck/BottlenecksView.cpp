@@ -14,6 +14,7 @@
 #include "common/JobRunner.h"
 #include "common/PlotExport.h"
 #include "common/TimeFormat.h"
+#include "common/HoverText.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -60,6 +61,7 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
     m_sliceBy->setToolTip(tr("Slice the requests by an attribute (numeric ones in quartiles) and look at one stratum"));
     m_stratum = new QComboBox(this);
     m_stratum->setToolTip(tr("The stratum shown: all of the slice, or the requests with one value"));
+    for (QComboBox* box : {m_period, m_sliceBy, m_stratum}) keepComboNarrow(box);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
 

@@ -1,5 +1,6 @@
 #include "common/HoverText.h"
 
+#include <QComboBox>
 #include <QEvent>
 #include <QHelpEvent>
 #include <QToolTip>
@@ -28,6 +29,16 @@ private:
 
 void attachHoverText(QWidget* target, std::function<QString(const QPoint&)> textAt) {
     target->installEventFilter(new HoverTextFilter(target, std::move(textAt)));
+}
+
+void keepComboNarrow(QComboBox* box, int characters) {
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(characters);
+    // Composed at each hover: the box is often filled with its signals blocked.
+    attachHoverText(box, [box, role = box->toolTip()](const QPoint&) {
+        const QString text = box->currentText();
+        return role.isEmpty() ? text : text.isEmpty() ? role : role + "\n\n" + text;
+    });
 }
 
 } // namespace tracelight::widgets

@@ -36,6 +36,7 @@
 #include "common/JobRunner.h"
 #include "common/PlotExport.h"
 #include "common/TimeFormat.h"
+#include "common/HoverText.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight::widgets {
@@ -56,6 +57,8 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_problem = new QComboBox(this);
     m_baseline->setToolTip(tr("The non-problem period"));
     m_problem->setToolTip(tr("The problem period"));
+    keepComboNarrow(m_baseline, 10);
+    keepComboNarrow(m_problem, 10);
     m_threshold = new QDoubleSpinBox(this);
     m_threshold->setObjectName("threshold");
     m_threshold->setRange(0, 1e9);

@@ -12,6 +12,7 @@
 
 #include "models/RequestFilter.h"
 #include "models/RequestTableModel.h"
+#include "common/HoverText.h"
 
 namespace tracelight::widgets {
 
@@ -49,6 +50,7 @@ RequestTablePanel::RequestTablePanel(RequestTableModel* model, QWidget* parent) 
                             "  period:baseline — one period"));
     m_period = new QComboBox(this);
     m_period->setToolTip(tr("Show the requests of one period"));
+    keepComboNarrow(m_period, 16);
     m_period->addItem(tr("All periods"));
     m_onlySelected = new QCheckBox(tr("Only selected"), this);
     m_onlySelected->setToolTip(tr("Show only the selected requests (select rows, or brush in the slack scatter)"));

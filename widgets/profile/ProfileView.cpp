@@ -26,6 +26,7 @@
 #include "common/QtText.h"
 #include "common/JobRunner.h"
 #include "common/TimeFormat.h"
+#include "common/HoverText.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -51,6 +52,8 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     m_period->setToolTip(tr("Whose critical paths: every request, or one period's"));
     m_diffBase = new QComboBox(this);
     m_diffBase->setToolTip(tr("Diff the profile against another period's: red frames got slower, blue faster (significant only)"));
+    keepComboNarrow(m_period);
+    keepComboNarrow(m_diffBase);
     m_suspects = new SuspectsView(this);
     m_suspects->hide();  // a tab only in a diff
     m_changes = new QTableWidget(0, 6, this);
@@ -87,7 +90,9 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     auto* exportButton = new QPushButton(tr("Export…"), this);
     exportButton->setToolTip(tr("Save as folded stacks (.folded), speedscope JSON (.json) or pprof (.pb.gz)"));
     m_status = new QLabel(this);
+    m_status->setWordWrap(true);  // a long message (periods are named after files) must not widen the window
     m_crumb = new QLabel(this);
+    m_crumb->setWordWrap(true);
     m_crumb->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_flame = new FlameGraphView(this);
     m_flame->setOrientation(m_orientation->currentIndex() == 1 ? FlameGraphView::Orientation::Flame : FlameGraphView::Orientation::Icicle);

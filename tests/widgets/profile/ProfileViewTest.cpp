@@ -65,6 +65,22 @@ TEST(ProfileView, ProfileThenDiffPutsTheSlowedSegmentFirst) {
 
 // The tables beside the flame graph, its right-click menu and its exports: top frames sorted by self time,
 // a row's sandwich, a slowest request opened from a frame, the flame orientation, pprof from the view.
+// Long period names (an import names its period after the file) and the long messages they make do not widen
+// the view past a 1280-pixel window: the status wraps, the period boxes keep their width.
+TEST(ProfileView, LongPeriodNamesDoNotWidenTheWindow) {
+    QTemporaryDir dir;
+    std::string db;
+    auto analysis = analysedTwoPeriods(dir, db);
+    widgets::ProfileView view;
+    view.show();
+    const QString a = QString("TraceTimelineViewer__genaiTestTrace_%1").arg(QString(60, 'a'));
+    const QString b = QString("TraceTimelineViewer__genaiTestTrace_%1").arg(QString(60, 'b'));
+    view.setDatabase(QString::fromStdString(db), analysis, {a, b});
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_FALSE(view.statusText().isEmpty());
+    EXPECT_LT(view.minimumSizeHint().width(), 1100) << view.statusText().toStdString();
+}
+
 TEST(ProfileView, TopFramesSandwichMenuAndExports) {
     QTemporaryDir dir;
     std::string db;
