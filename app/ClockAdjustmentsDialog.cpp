@@ -1,4 +1,5 @@
 #include "ClockAdjustmentsDialog.h"
+#include "Session.h"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>
@@ -21,8 +22,8 @@ struct Loaded {
 };
 } // namespace
 
-ClockAdjustmentsDialog::ClockAdjustmentsDialog(const QString& database, QWidget* parent) : QDialog(parent) {
-    setWindowTitle(tr("Clock Adjustments — %1").arg(database));
+ClockAdjustmentsDialog::ClockAdjustmentsDialog(const app::Session& session, QWidget* parent) : QDialog(parent) {
+    setWindowTitle(tr("Clock Adjustments — %1").arg(session.path()));
     m_model = new widgets::ClockAdjustmentsModel(this);
     m_job = new widgets::JobRunner(this);
     m_summary = new QLabel(tr("Reading the clock-skew decisions…"), this);
@@ -49,10 +50,10 @@ ClockAdjustmentsDialog::ClockAdjustmentsDialog(const QString& database, QWidget*
     resize(1180, 600);
     connect(m_filter, &QLineEdit::textChanged, m_model, &widgets::ClockAdjustmentsModel::setHostFilter);
 
-    const std::string path = database.toStdString();
     m_job->start<Loaded>(
-        [path](const CancelToken&, const ProgressSink&) {
-            auto store = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+        [reader = session.reader()](const CancelToken&, const ProgressSink&) {
+            if (!reader) return Loaded{{}, tr("No database is open.")};
+            auto store = reader();
             if (!store) return Loaded{{}, QString::fromStdString(store.message())};
             return Loaded{loadClockAdjustments(*store.value()), {}};
         },

@@ -9,6 +9,9 @@ class QLineEdit;
 class QTableView;
 
 namespace tracelight {
+namespace app {
+class Session;
+}
 namespace widgets {
 class ClockAdjustmentsModel;
 class JobRunner;
@@ -17,7 +20,7 @@ class JobRunner;
 class ClockAdjustmentsDialog : public QDialog {
     Q_OBJECT
 public:
-    ClockAdjustmentsDialog(const QString& database, QWidget* parent = nullptr);
+    explicit ClockAdjustmentsDialog(const app::Session& session, QWidget* parent = nullptr);
     widgets::ClockAdjustmentsModel* model() const { return m_model; }
     QLabel* summary() const { return m_summary; }
     QLineEdit* filter() const { return m_filter; }

@@ -1,4 +1,5 @@
 #include "MainWindow.h"
+#include "Session.h"
 
 #include <QAction>
 #include <QApplication>
@@ -84,6 +85,7 @@ using WhatIfResult = std::shared_ptr<Result<std::vector<TimeNs>>>;
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("Tracelight"));
     setAcceptDrops(true);
+    m_session = new Session(this);
     m_requests = new widgets::RequestTableModel(this);
     m_jobs = new widgets::JobRunner(this);
     m_analysis = new widgets::JobRunner(this);
@@ -148,7 +150,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tabs->addTab(m_aggregates, tr("&Aggregates"));
     m_compare = new widgets::CompareWorkspace(this);
     m_compare->setRequestNamer([this](RequestId id) {
-        auto name = m_store ? m_store->requestName(id) : std::nullopt;
+        auto name = m_session->store() ? m_session->store()->requestName(id) : std::nullopt;
         return name ? QString::fromStdString(*name) : QString::number(id.value);
     });
     m_tabs->addTab(m_compare, tr("&Compare"));
@@ -342,7 +344,7 @@ void MainWindow::createActions() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     QAction* reload = file->addAction(tr("&Reload"), this, [this] {
-        if (!m_path.isEmpty()) openDatabase(m_path);
+        if (!!m_session->isOpen()) openDatabase(m_session->path());
     });
     reload->setShortcut(QKeySequence::Refresh);
     file->addSeparator();
@@ -360,33 +362,33 @@ void MainWindow::createActions() {
     QAction* reanalyse = analysis->addAction(tr("&Re-analyse"), this, [this] { startAnalysis(true); });
     reanalyse->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     analysis->addAction(tr("&Categories…"), this, [this] {
-        if (!m_store) return;
-        CategoryEditor editor(loadCategoryRules(*m_store), this);
+        if (!m_session->isOpen()) return;
+        CategoryEditor editor(loadCategoryRules(*m_session->store()), this);
         if (editor.exec() != QDialog::Accepted) return;
         if (saveToDatabase(tr("Categories"), [&](TraceStore& store) { return saveCategoryRules(store, editor.rules()); }))
             loadAggregates();  // the studies regroup by the new categories
     });
 
     analysis->addAction(tr("&Bottleneck types…"), this, [this] {
-        if (!m_store) return;
-        BottleneckRulesEditor editor(loadBottleneckRules(*m_store), this);
+        if (!m_session->isOpen()) return;
+        BottleneckRulesEditor editor(loadBottleneckRules(*m_session->store()), this);
         if (editor.exec() != QDialog::Accepted) return;
         if (saveToDatabase(tr("Bottleneck types"), [&](TraceStore& store) { return saveBottleneckRules(store, editor.rules()); }))
             m_bottlenecks->refresh();  // the table, charts and trend by the new types
     });
 
     QAction* periods = analysis->addAction(tr("&Periods…"), this, [this] {
-        if (m_path.isEmpty()) return;
-        PeriodManager manager(m_path, this);
+        if (!m_session->isOpen()) return;
+        PeriodManager manager(*m_session, this);
         manager.exec();
-        if (manager.changed()) openDatabase(m_path);  // the table, the compare and profile pickers follow
+        if (manager.changed()) openDatabase(m_session->path());  // the table, the compare and profile pickers follow
     });
     periods->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     periods->setToolTip(tr("Define periods by time range or attribute, rename or delete them"));
 
     QAction* clocks = analysis->addAction(tr("Clock &Adjustments…"), this, [this] {
-        if (m_path.isEmpty()) return;
-        auto* dialog = new ClockAdjustmentsDialog(m_path, this);
+        if (!m_session->isOpen()) return;
+        auto* dialog = new ClockAdjustmentsDialog(*m_session, this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->show();
     });
@@ -501,7 +503,7 @@ void MainWindow::setWaterfallMode(const QString& mode) {
 
 void MainWindow::setRequestFilter(const QString& text) {
     m_requestPanel->setFilterText(text);
-    if (m_path.isEmpty()) m_filterForNextDatabase = text;  // given before a database opens (--filter): for that one
+    if (!m_session->isOpen()) m_filterForNextDatabase = text;  // given before a database opens (--filter): for that one
 }
 
 void MainWindow::showAggregatePage(int index) {
@@ -510,11 +512,10 @@ void MainWindow::showAggregatePage(int index) {
 }
 
 void MainWindow::loadAggregates() {
-    const std::string file = m_path.toStdString();
     m_aggregateJob->start<AggregateResult>(
-        [file](const CancelToken& cancel, const ProgressSink& progress) {
+        [reader = m_session->reader()](const CancelToken& cancel, const ProgressSink& progress) {
             auto bundle = std::make_shared<AggregateBundle>();
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            auto store = reader();
             if (!store) {
                 bundle->status = store.status();
                 return bundle;
@@ -555,17 +556,17 @@ void MainWindow::loadAggregates() {
             m_analysisData = result->analysis;
             m_aggregateData = result->aggregates;
             QStringList periods;
-            if (auto info = m_store->info())
+            if (auto info = m_session->store()->info())
                 for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
-            m_compare->setDatabase(m_path, m_analysisData, periods);
-            m_profileView->setScope(m_scope);
-            m_profileView->setDatabase(m_path, m_analysisData, periods);
-            m_bottlenecks->setScope(m_scope);
+            m_compare->setDatabase(m_session->reader(), m_analysisData, periods);
+            m_profileView->setScope(m_session->scope());
+            m_profileView->setDatabase(m_session->reader(), m_analysisData, periods);
+            m_bottlenecks->setScope(m_session->scope());
             m_stratifyingKeys = stratifyingKeys(periods.size());
-            m_bottlenecks->setDatabase(m_path, m_analysisData, periods, m_stratifyingKeys);
+            m_bottlenecks->setDatabase(m_session->reader(), m_analysisData, periods, m_stratifyingKeys);
             showContext(m_requestPanel->currentRequest());  // the first request was shown before the analysis was in
             m_bursts->setDatabase(m_analysisData, [this](RequestId id) {
-                auto name = m_store ? m_store->requestName(id) : std::nullopt;
+                auto name = m_session->store() ? m_session->store()->requestName(id) : std::nullopt;
                 return name ? QString::fromStdString(*name) : QString::number(id.value);
             });
             showScopedAggregates();
@@ -574,10 +575,10 @@ void MainWindow::loadAggregates() {
 
 QStringList MainWindow::stratifyingKeys(qsizetype periods) const {
     QStringList keys;
-    if (!m_store) return keys;
+    if (!m_session->isOpen()) return keys;
     // The period, once there are two to tell apart, then the attributes.
     if (periods > 1) keys << QString::fromUtf8(kPeriodKey.data(), static_cast<int>(kPeriodKey.size()));
-    for (const auto& key : m_store->attributeKeys())
+    for (const auto& key : m_session->store()->attributeKeys())
         if (key != kPeriodKey) keys << QString::fromStdString(key);
     return keys;
 }
@@ -585,12 +586,11 @@ QStringList MainWindow::stratifyingKeys(qsizetype periods) const {
 void MainWindow::updateScope() {
     std::shared_ptr<const std::vector<RequestId>> ids;
     if (m_requestPanel->isNarrowed()) ids = std::make_shared<const std::vector<RequestId>>(m_requestPanel->listedIds());
-    const bool same = ids ? (m_scope.ids && *m_scope.ids == *ids) : !m_scope.ids;
-    m_scope.text = m_requestPanel->listedText();
-    if (!same) m_scope.ids = std::move(ids);
+    const bool changed = m_session->setScope({std::move(ids), m_requestPanel->listedText()});
+    const bool same = !changed;
     updateScopeBar();
-    m_profileView->setScope(m_scope);  // the text may have changed even when the requests did not
-    m_bottlenecks->setScope(m_scope);
+    m_profileView->setScope(m_session->scope());  // the text may have changed even when the requests did not
+    m_bottlenecks->setScope(m_session->scope());
     if (same) return;
     showScopedAggregates();
     showScopedServiceMap();
@@ -599,9 +599,10 @@ void MainWindow::updateScope() {
 void MainWindow::updateScopeBar() {
     const int tab = m_tabs->currentIndex();
     const bool scoped = tab == 1 || tab == 2 || tab == 4 || tab == 5;  // graph, aggregates, profile, bottlenecks
-    m_scopeBar->setVisible(scoped && m_store);
-    m_scopeBar->setText(m_scope.isAll() ? tr("Covering %1").arg(m_requestPanel->listedText())  // "all 1,290 requests"
-                                        : tr("Covering the listed requests — %1").arg(m_scope.text));
+    const widgets::RequestScope& scope = m_session->scope();
+    m_scopeBar->setVisible(scoped && m_session->isOpen());
+    m_scopeBar->setText(scope.isAll() ? tr("Covering %1").arg(m_requestPanel->listedText())  // "all 1,290 requests"
+                                      : tr("Covering the listed requests — %1").arg(scope.text));
 }
 
 void MainWindow::showScopedAggregates() {
@@ -611,12 +612,11 @@ void MainWindow::showScopedAggregates() {
         m_scopedAggregates = scoped;
         m_profileView->setAggregates(scoped);
         auto analysis = m_analysisData;
-        const std::string file = m_path.toStdString();
         m_aggregates->setAggregates(
             scoped, m_stratifyingKeys,
             // Called on the view's workers: each read opens its own connection.
-            [file, scoped](const QString& key) {
-                auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            [reader = m_session->reader(), scoped](const QString& key) {
+                auto store = reader ? reader() : Result<std::unique_ptr<TraceStore>>(Status::error("no database"));
                 return store ? attributeValues(*store.value(), scoped->ids, key.toStdString())
                              : std::vector<std::string>(scoped->ids.size());
             },
@@ -625,7 +625,7 @@ void MainWindow::showScopedAggregates() {
                                                                  : QString::number(type);
             });
     };
-    auto ids = m_scope.ids;
+    auto ids = m_session->scope().ids;
     if (!ids) {
         m_scopeJob->cancel();
         show(full);
@@ -641,14 +641,13 @@ void MainWindow::showScopedAggregates() {
 }
 
 void MainWindow::showScopedServiceMap() {
-    if (m_path.isEmpty()) return;
-    const std::string file = m_path.toStdString();
-    auto ids = m_scope.ids;
+    if (!m_session->isOpen()) return;
+    auto ids = m_session->scope().ids;
     using MapResult = std::shared_ptr<const ServiceMap>;
     m_serviceMapJob->start<MapResult>(
-        [file, ids](const CancelToken& cancel, const ProgressSink& progress) -> MapResult {
+        [reader = m_session->reader(), ids](const CancelToken& cancel, const ProgressSink& progress) -> MapResult {
             progress(0.0, "counting the listed requests' calls");
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            auto store = reader();
             if (!store) return nullptr;
             auto map = loadServiceMap(*store.value(), &cancel, ids.get());
             return map ? std::make_shared<const ServiceMap>(std::move(map.value())) : nullptr;
@@ -677,10 +676,9 @@ bool MainWindow::openPath(const QString& path) {
                                                .arg(path, database));
             return false;
         }
-        if (database == m_path) {  // the window lets go of it first
+        if (database == m_session->path()) {  // the window lets go of it first
             for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_aggregateJob, m_scopeJob, m_serviceMapJob}) runner->cancel();
-            m_store.reset();
-            m_path.clear();
+            m_session->close();
         }
         for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) QFile::remove(database + suffix);
     }
@@ -698,11 +696,11 @@ QString MainWindow::rememberedFilter(const QString& database) const {
 }
 
 void MainWindow::rememberFilter(const QString& text) {
-    if (m_path.isEmpty()) return;
+    if (!m_session->isOpen()) return;
     QSettings settings;
     QVariantMap filters = settings.value(QStringLiteral("requestTable/filters")).toMap();
     QStringList order = settings.value(QStringLiteral("requestTable/filterOrder")).toStringList();
-    const QString key = QFileInfo(m_path).absoluteFilePath();
+    const QString key = QFileInfo(m_session->path()).absoluteFilePath();
     order.removeAll(key);
     if (text.isEmpty()) filters.remove(key);
     else {
@@ -715,19 +713,9 @@ void MainWindow::rememberFilter(const QString& text) {
 }
 
 bool MainWindow::openDatabase(const QString& path) {
-    auto store = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadOnly);
-    if (!store) {
-        // The schema may only need upgrading, which a read-write open does.
-        auto writable = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadWrite);
-        if (!writable) {
-            reportError(tr("Cannot open database"), QString::fromStdString(store.message()));
-            return false;
-        }
-        store = TraceStore::open(path.toStdString(), TraceStore::Mode::ReadOnly);
-        if (!store) {
-            reportError(tr("Cannot open database"), QString::fromStdString(store.message()));
-            return false;
-        }
+    if (Status opened = m_session->open(path); !opened) {
+        reportError(tr("Cannot open database"), QString::fromStdString(opened.message()));
+        return false;
     }
     for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_aggregateJob}) runner->cancel();
     // Nothing of the previous database stays on show (its aggregates arrive again in the background).
@@ -738,7 +726,6 @@ bool MainWindow::openDatabase(const QString& path) {
     m_analysisData.reset();
     m_scopeJob->cancel();
     m_serviceMapJob->cancel();
-    m_scope = {};  // the new table's filter sets it again
     m_compare->clear(tr("Comparing needs the analysis; it follows the database loading."));
     m_profileView->clear(tr("The profile needs the analysis; it follows the database loading."));
     m_bottlenecks->clear(tr("The bottlenecks need the analysis; it follows the database loading."));
@@ -748,9 +735,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_dependencyWork.reset();
     m_spanJob->cancel();
     m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the database loading."));
-    m_store = std::move(store.value());
     m_pages->setCurrentWidget(m_splitter);
-    m_path = path;
     m_requestPanel->setFilterText(m_filterForNextDatabase ? *std::exchange(m_filterForNextDatabase, std::nullopt) : rememberedFilter(path));
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
     addRecentFile(path);
@@ -761,7 +746,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_model->setGraph(nullptr);
     m_model->setServiceMap(nullptr);
     loadTable();
-    if (analysisIsCurrent(*m_store, AnalysisOptions{})) {
+    if (analysisIsCurrent(*m_session->store(), AnalysisOptions{})) {
         loadModel();
         loadAggregates();
     } else {
@@ -771,11 +756,10 @@ bool MainWindow::openDatabase(const QString& path) {
 }
 
 void MainWindow::loadTable() {
-    const std::string file = m_path.toStdString();
     m_jobs->start<LoadResult>(
-        [file](const CancelToken& cancel, const ProgressSink& progress) {
+        [reader = m_session->reader()](const CancelToken& cancel, const ProgressSink& progress) {
             progress(0.0, "loading requests");
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);  // each worker its own connection
+            auto store = reader();  // each worker its own connection
             if (!store) return std::make_shared<Result<RequestTable>>(store.status());
             return std::make_shared<Result<RequestTable>>(loadRequestTable(*store.value(), &cancel));
         },
@@ -785,7 +769,7 @@ void MainWindow::loadTable() {
                 return;
             }
             auto table = std::make_shared<const RequestTable>(std::move(result->value()));
-            std::shared_ptr<const TraceStore> store = m_store;
+            std::shared_ptr<const TraceStore> store = m_session->store();
             m_requests->setTable(table, [store](RequestId id) {
                 QStringList parts;
                 for (const auto& [key, value] : store->requestAttributes(id))
@@ -806,10 +790,9 @@ void MainWindow::loadTable() {
 }
 
 void MainWindow::loadModel() {
-    const std::string file = m_path.toStdString();
     m_modelJob->start<GraphResult>(
-        [file, ids = m_scope.ids](const CancelToken& cancel, const ProgressSink&) {
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+        [reader = m_session->reader(), ids = m_session->scope().ids](const CancelToken& cancel, const ProgressSink&) {
+            auto store = reader();
             if (!store) return std::make_shared<GraphBundle>(GraphBundle{store.status(), nullptr});
             auto bundle = std::make_shared<GraphBundle>(GraphBundle{loadModelGraph(*store.value(), &cancel), nullptr});
             // The service map of span data (empty for event logs) is counted here too, off the GUI thread, over the scope.
@@ -824,13 +807,12 @@ void MainWindow::loadModel() {
 }
 
 void MainWindow::startAnalysis(bool force) {
-    if (m_path.isEmpty()) return;
-    if (!force && analysisIsCurrent(*m_store, AnalysisOptions{})) return;
-    const std::string file = m_path.toStdString();
+    if (!m_session->isOpen()) return;
+    if (!force && analysisIsCurrent(*m_session->store(), AnalysisOptions{})) return;
     m_analysis->start<AnalysisResult>(
-        [file](const CancelToken& cancel, const ProgressSink& progress) {
+        [writer = m_session->analysisWriter()](const CancelToken& cancel, const ProgressSink& progress) {
             // Checked while the analysis reads it; nothing is written before the check passed.
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
+            auto store = writer();
             if (!store) return std::make_shared<Result<AnalysisSummary>>(store.status());
             return std::make_shared<Result<AnalysisSummary>>(analyzeStore(*store.value(), AnalysisOptions{}, &progress, &cancel));
         },
@@ -848,8 +830,7 @@ void MainWindow::startAnalysis(bool force) {
 }
 
 void MainWindow::showRequest(RequestId id) {
-    if (!id.isValid() || m_path.isEmpty()) return;
-    const std::string file = m_path.toStdString();
+    if (!id.isValid() || !m_session->isOpen()) return;
     // What follows the last request's lanes is not wanted any more. Its work to find them stays until the
     // next request is shown (a click on it meanwhile still finds them), and a read of its spans finishes
     // (its result is dropped if another request is shown by then).
@@ -862,14 +843,14 @@ void MainWindow::showRequest(RequestId id) {
     auto layout = std::make_shared<widgets::WaterfallLayout>();
     const bool localClocks = m_waterfall->localClocks();
     m_detail->start<DetailResult>(
-        [file, id, later, layout, localClocks](const CancelToken& cancel, const ProgressSink&) {
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+        [reader = m_session->reader(), id, later, layout, localClocks](const CancelToken& cancel, const ProgressSink&) {
+            auto store = reader();
             if (!store) return std::make_shared<Result<RequestDetail>>(store.status());
             auto detail = std::make_shared<Result<RequestDetail>>(loadRequestDetail(*store.value(), id, &cancel, later.get()));
             if (detail->isOk() && !cancel.isCancelled()) *layout = widgets::WaterfallLayout::build(detail->value(), localClocks);
             return detail;
         },
-        [this, file, later, layout](DetailResult result) {
+        [this, later, layout](DetailResult result) {
             if (!result->isOk()) {
                 m_statusText->setText(QString::fromStdString(result->message()));
                 return;
@@ -905,18 +886,18 @@ void MainWindow::findDependencies() {
 
 void MainWindow::readSpanTree() {
     std::shared_ptr<const RequestDetail> shown = m_waterfall->sharedRequest();
-    if (!shown || m_path.isEmpty()) return m_spanPane->setSpans(nullptr);
-    const std::string file = m_path.toStdString();
+    if (!shown || !m_session->isOpen()) return m_spanPane->setSpans(nullptr);
+    const std::string file = m_session->path().toStdString();
     struct SpanRead {
         std::shared_ptr<const widgets::SpanTreeData> spans;
         std::string error;  // the store could not be opened
     };
     m_spanJob->start<std::shared_ptr<const SpanRead>>(
-        [file, shown](const CancelToken& cancel, const ProgressSink&) {
+        [reader = m_session->reader(), shown](const CancelToken& cancel, const ProgressSink&) {
             auto read = std::make_shared<SpanRead>();
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            auto store = reader();
             if (!store) read->error = store.message();
-            else read->spans = widgets::loadSpanTree(*store.value(), *shown, &cancel);  // a superseded read stops
+            else read->spans = widgets::loadSpanTree(*store.value(), *shown, &cancel, reader);  // a superseded read stops
             return std::shared_ptr<const SpanRead>(std::move(read));
         },
         [this, shown, file](std::shared_ptr<const SpanRead> read) {
@@ -973,15 +954,15 @@ void MainWindow::showContext(RequestId id) {
         },
         [this](std::shared_ptr<const ContextStrip> strip) {
             m_contextStrip->setStrip(std::move(strip), [this](RequestId other) {
-                auto name = m_store ? m_store->requestName(other) : std::nullopt;
+                auto name = m_session->store() ? m_session->store()->requestName(other) : std::nullopt;
                 return name ? QString::fromStdString(*name) : QString::number(other.value);
             });
         });
 }
 
 void MainWindow::selectRequestByName(const QString& name) {
-    if (!m_store) return;
-    const auto id = m_store->requestByName(name.toStdString());
+    if (!m_session->isOpen()) return;
+    const auto id = m_session->store()->requestByName(name.toStdString());
     if (!id) return;
     m_requestPanel->selectRequest(*id);
 }
@@ -1026,10 +1007,10 @@ bool MainWindow::importChosenFiles(const QStringList& files) {
             reportError(tr("Cannot import"), why);
             return false;
         }
-    QString target = m_path;
+    QString target = m_session->path();
     if (!target.isEmpty()) {
-        const int choice = m_importQuestions.addOrNew ? m_importQuestions.addOrNew(m_path, static_cast<int>(files.size()))
-                                                      : askAddOrNew(m_path, static_cast<int>(files.size()));
+        const int choice = m_importQuestions.addOrNew ? m_importQuestions.addOrNew(m_session->path(), static_cast<int>(files.size()))
+                                                      : askAddOrNew(m_session->path(), static_cast<int>(files.size()));
         if (choice < 0) return false;
         if (choice == 0) target.clear();
     }
@@ -1075,10 +1056,10 @@ void MainWindow::startImport(const QStringList& files, const QString& target, co
     options.period = period.toStdString();
     const std::string db = target.toStdString();
     m_import->start<ImportResult>(
-        [options, db](const CancelToken& cancel, const ProgressSink& progress) {
+        [options, db, create = Session::creator(target)](const CancelToken& cancel, const ProgressSink& progress) {
             NewDatabaseGuard created(db);  // a failed or cancelled import into a new path leaves no file behind
             auto result = [&] {
-                auto store = TraceStore::open(db, TraceStore::Mode::Create);
+                auto store = create();
                 if (!store) return std::make_shared<Result<ImportSummary>>(store.status());
                 return std::make_shared<Result<ImportSummary>>(importTraces(*store.value(), options, &progress, &cancel));
             }();  // the store is closed here, before the guard may remove its files
@@ -1094,7 +1075,7 @@ void MainWindow::startImport(const QStringList& files, const QString& target, co
             const ImportSummary& s = result->value();
             QString text = tr("Imported %L1 requests, %L2 events into period \"%3\"").arg(s.requests).arg(s.events).arg(QString::fromStdString(s.period));
             if (s.warnings) text += tr(" · %L1 warnings (first: %2)").arg(s.warnings).arg(QString::fromStdString(s.warningSamples.front()));
-            if (target != m_path) openDatabase(target);
+            if (target != m_session->path()) openDatabase(target);
             else {
                 loadTable();
                 startAnalysis(false);
@@ -1120,7 +1101,7 @@ void MainWindow::checkIdle() {
 void MainWindow::updateStatus() {
     const RequestTable* table = m_requests->table();
     if (!table) {
-        if (!m_jobs->isRunning() && m_path.isEmpty()) m_statusText->setText(tr("Open a trace database (Ctrl+O) or drop one here."));
+        if (!m_jobs->isRunning() && !m_session->isOpen()) m_statusText->setText(tr("Open a trace database (Ctrl+O) or drop one here."));
         return;
     }
     QString text = m_requests->isFiltered() ? (table->size() == 1 ? tr("%L1 of 1 request shown").arg(m_requests->rowCount())
@@ -1178,9 +1159,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 bool MainWindow::saveToDatabase(const QString& what, const std::function<Status(TraceStore&)>& save) {
-    // The window reads through its own connection; a write opens one of its own, as long as it takes.
-    auto writable = TraceStore::open(m_path.toStdString(), TraceStore::Mode::ReadWrite);
-    const Status saved = writable ? save(*writable.value()) : writable.status();
+    const Status saved = m_session->write(save);
     if (!saved) QMessageBox::critical(this, what, QString::fromStdString(saved.message()));
     return static_cast<bool>(saved);
 }

@@ -45,6 +45,7 @@ class SpanTreePane;
 
 namespace tracelight::app {
 
+class Session;
 class WelcomePage;
 
 class MainWindow : public QMainWindow {
@@ -61,6 +62,7 @@ public:
     bool isLoading() const;   // any background job still running
     void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates, 3: compare, 4: profile, 5: bottlenecks
     widgets::CompareWorkspace* compareWorkspace() const { return m_compare; }
+    Session* session() const { return m_session; }  // the open database and the scope
     void showAggregatePage(int index);
     void setWaterfallMode(const QString& mode);  // "spans": the span tree for span requests; "lanes": host lanes
     void setRequestFilter(const QString& text);  // as typed into the request table's filter box
@@ -127,9 +129,7 @@ private:
     void checkIdle();
     void reportError(const QString& title, const QString& message);
 
-    // The GUI thread's own connection, shared with the views' attribute readers so that none can outlive it.
-    std::shared_ptr<TraceStore> m_store;
-    QString m_path;
+    Session* m_session = nullptr;  // the open database (its connections) and the scope
     widgets::RequestTableModel* m_requests = nullptr;
     widgets::JobRunner* m_jobs = nullptr;      // request table loads
     widgets::JobRunner* m_analysis = nullptr;  // analysis runs
@@ -152,7 +152,6 @@ private:
     std::shared_ptr<const RequestAggregates> m_aggregateData;
     std::shared_ptr<const RequestAggregates> m_scopedAggregates;
     QStringList m_stratifyingKeys;  // what the aggregates and bottlenecks stratify by  // what the aggregates view shows (and what-if runs on)
-    widgets::RequestScope m_scope;
     QTimer* m_scopeTimer = nullptr;
     QLabel* m_scopeBar = nullptr;                  // above the tabs that cover the scope: which requests they are
     widgets::JobRunner* m_scopeJob = nullptr;      // the scope's aggregates

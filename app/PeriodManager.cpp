@@ -1,4 +1,5 @@
 #include "PeriodManager.h"
+#include "Session.h"
 
 #include <QDateTimeEdit>
 #include <QDialogButtonBox>
@@ -24,7 +25,7 @@ constexpr const char* kDateTimeFormat = "yyyy-MM-dd HH:mm:ss.zzz";
 std::int64_t toNs(const QDateTime& t) { return t.toMSecsSinceEpoch() * 1000000; }
 } // namespace
 
-PeriodManager::PeriodManager(const QString& database, QWidget* parent) : QDialog(parent), m_database(database) {
+PeriodManager::PeriodManager(const app::Session& session, QWidget* parent) : QDialog(parent), m_session(session) {
     setWindowTitle(tr("Periods"));
     m_table = new QTableWidget(0, 3, this);
     m_table->setHorizontalHeaderLabels({tr("Period"), tr("Requests"), tr("Definition")});
@@ -102,7 +103,7 @@ PeriodManager::PeriodManager(const QString& database, QWidget* parent) : QDialog
     refresh();
 
     // The time range starts as the data's own: the first and last request start.
-    auto store = TraceStore::open(m_database.toStdString(), TraceStore::Mode::ReadOnly);
+    auto store = m_session.reader() ? m_session.reader()() : Result<std::unique_ptr<TraceStore>>(Status::error("no database"));
     if (store) {
         if (auto table = loadRequestTable(*store.value()); table && table->size() > 0) {
             const auto [lo, hi] = std::minmax_element(table->startNs.begin(), table->startNs.end());
@@ -124,13 +125,9 @@ QString PeriodManager::selectedName() const {
 }
 
 void PeriodManager::refresh() {
-    auto store = TraceStore::open(m_database.toStdString(), TraceStore::Mode::ReadOnly);
     m_table->setRowCount(0);
-    if (!store) {
-        m_message->setText(QString::fromStdString(store.message()));
-        return;
-    }
-    for (const auto& p : store.value()->listPeriods()) {
+    if (!m_session.isOpen()) return;
+    for (const auto& p : m_session.store()->listPeriods()) {
         const int row = m_table->rowCount();
         m_table->insertRow(row);
         m_table->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(p.name)));
@@ -155,38 +152,41 @@ bool PeriodManager::report(const QString& what, const QString& error) {
 
 bool PeriodManager::addByTime(const QString& name, const QDateTime& from, const QDateTime& to) {
     if (name.trimmed().isEmpty()) return report(tr("Add period"), tr("give it a name"));
-    auto store = TraceStore::open(m_database.toStdString(), TraceStore::Mode::ReadWrite);
-    if (!store) return report(tr("Add period"), QString::fromStdString(store.message()));
-    auto n = store.value()->addPeriodByTime(name.trimmed().toStdString(), toNs(from), toNs(to));
-    if (!n) return report(tr("Add period"), QString::fromStdString(n.message()));
+    std::int64_t added = 0;
+    const Status s = m_session.write([&](TraceStore& store) {
+        auto n = store.addPeriodByTime(name.trimmed().toStdString(), toNs(from), toNs(to));
+        if (n) added = n.value();
+        return n.status();
+    });
+    if (!s) return report(tr("Add period"), QString::fromStdString(s.message()));
     return report(tr("Period %1: %L2 requests started in [%3, %4)")
                       .arg(name.trimmed())
-                      .arg(n.value())
+                      .arg(added)
                       .arg(from.toString(QString::fromLatin1(kDateTimeFormat)), to.toString(QString::fromLatin1(kDateTimeFormat))),
                   {});
 }
 
 bool PeriodManager::addWhere(const QString& name, const QString& predicate) {
     if (name.trimmed().isEmpty()) return report(tr("Add period"), tr("give it a name"));
-    auto store = TraceStore::open(m_database.toStdString(), TraceStore::Mode::ReadWrite);
-    if (!store) return report(tr("Add period"), QString::fromStdString(store.message()));
-    auto n = store.value()->addPeriodWhere(name.trimmed().toStdString(), predicate.toStdString());
-    if (!n) return report(tr("Add period"), QString::fromStdString(n.message()));
-    return report(tr("Period %1: %L2 requests where %3").arg(name.trimmed()).arg(n.value()).arg(predicate), {});
+    std::int64_t added = 0;
+    const Status s = m_session.write([&](TraceStore& store) {
+        auto n = store.addPeriodWhere(name.trimmed().toStdString(), predicate.toStdString());
+        if (n) added = n.value();
+        return n.status();
+    });
+    if (!s) return report(tr("Add period"), QString::fromStdString(s.message()));
+    return report(tr("Period %1: %L2 requests where %3").arg(name.trimmed()).arg(added).arg(predicate), {});
 }
 
 bool PeriodManager::rename(const QString& from, const QString& to) {
-    auto store = TraceStore::open(m_database.toStdString(), TraceStore::Mode::ReadWrite);
-    if (!store) return report(tr("Rename"), QString::fromStdString(store.message()));
-    if (Status s = store.value()->renamePeriod(from.toStdString(), to.trimmed().toStdString()); !s)
+    if (Status s = m_session.write([&](TraceStore& store) { return store.renamePeriod(from.toStdString(), to.trimmed().toStdString()); }); !s)
         return report(tr("Rename"), QString::fromStdString(s.message()));
     return report(tr("Renamed %1 to %2").arg(from, to.trimmed()), {});
 }
 
 bool PeriodManager::remove(const QString& name) {
-    auto store = TraceStore::open(m_database.toStdString(), TraceStore::Mode::ReadWrite);
-    if (!store) return report(tr("Delete"), QString::fromStdString(store.message()));
-    if (Status s = store.value()->deletePeriod(name.toStdString()); !s) return report(tr("Delete"), QString::fromStdString(s.message()));
+    if (Status s = m_session.write([&](TraceStore& store) { return store.deletePeriod(name.toStdString()); }); !s)
+        return report(tr("Delete"), QString::fromStdString(s.message()));
     return report(tr("Deleted %1").arg(name), {});
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // Analysis › Periods…: the database's periods (import batches and defined ones) with their sizes and
 // definitions; define one by a time range or an attribute predicate, rename or delete one. Each change is
-// its own write to the database (as `tracelight-cli period` does); the window reloads after the dialog
-// closes when anything changed.
+// its own write to the database (as `tracelight-cli period` does), through the session; the window reloads
+// after the dialog closes when anything changed.
 #include <QDialog>
 
 class QDateTimeEdit;
@@ -12,10 +12,14 @@ class QTableWidget;
 
 namespace tracelight {
 
+namespace app {
+class Session;
+}
+
 class PeriodManager : public QDialog {
     Q_OBJECT
 public:
-    PeriodManager(const QString& database, QWidget* parent = nullptr);
+    explicit PeriodManager(const app::Session& session, QWidget* parent = nullptr);
     bool changed() const { return m_changed; }
     QTableWidget* table() const { return m_table; }
     // The actions behind the buttons, callable without the dialogs that ask for their arguments (tests).
@@ -30,7 +34,7 @@ private:
     QString selectedName() const;
     bool report(const QString& what, const QString& error);  // false with the error shown, true otherwise
 
-    QString m_database;
+    const app::Session& m_session;
     QTableWidget* m_table = nullptr;
     QLabel* m_message = nullptr;
     QLineEdit* m_name = nullptr;

@@ -167,9 +167,9 @@ void BottlenecksView::clear(const QString& message) {
     m_status->setText(message);
 }
 
-void BottlenecksView::setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods,
+void BottlenecksView::setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods,
                                   const QStringList& attributeKeys) {
-    m_path = path;
+    m_source = std::move(source);
     m_analysis = std::move(analysis);
     const QSignalBlocker blockPeriod(m_period), blockSlice(m_sliceBy), blockStratum(m_stratum);
     m_period->clear();
@@ -231,21 +231,21 @@ QString BottlenecksView::statusText() const { return m_status->text(); }
 
 void BottlenecksView::compute() {
     m_pending = false;
-    if (!m_analysis || m_path.isEmpty()) {
+    if (!m_analysis || !m_source) {
         clear(tr("The bottlenecks need an analysed database: open one, or analyse this one (Analysis > Re-analyse)."));
         emit resultsReady();
         return;
     }
     auto analysis = m_analysis;
-    const std::string file = m_path.toStdString(), period = m_period->currentData().toString().toStdString();
+    const std::string period = m_period->currentData().toString().toStdString();
     const std::string by = m_sliceBy->currentData().toString().toStdString();
     const std::string value = m_stratum->currentData().toString().toStdString();
     const QString periodName = m_period->currentText();
     const auto scope = m_period->currentIndex() == 0 ? m_scope.ids : nullptr;
     m_job->start<BottleneckJobResult>(
-        [analysis, file, period, by, value, periodName, scope](const CancelToken& cancel, const ProgressSink& progress) -> BottleneckJobResult {
+        [analysis, reader = m_source, period, by, value, periodName, scope](const CancelToken& cancel, const ProgressSink& progress) -> BottleneckJobResult {
             auto out = std::make_shared<BottleneckJob>();
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            auto store = reader();
             if (!store) {
                 out->status = store.status();
                 return out;

@@ -13,6 +13,7 @@
 #include "tracelight/analysis/Analysis.h"
 #include "bottleneck/BottleneckCharts.h"
 #include "tracelight/bottleneck/BottleneckTrend.h"
+#include "common/StoreSource.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -30,7 +31,7 @@ class BottlenecksView : public QWidget {
 public:
     explicit BottlenecksView(QWidget* parent = nullptr);
 
-    void setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods,
+    void setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods,
                      const QStringList& attributeKeys);
     void clear(const QString& message);
     void refresh();  // again, with the rules and categories now stored (computed when next shown)
@@ -67,7 +68,7 @@ private:
     void showResults(std::shared_ptr<const BottleneckTrend> trend);
     void fillTable(const BottleneckSummary& summary, const std::unordered_map<std::string, QColor>& colours);
 
-    QString m_path;
+    StoreSource m_source;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
     std::shared_ptr<const BottleneckTrend> m_trend;
     bool m_pending = false;

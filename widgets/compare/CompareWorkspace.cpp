@@ -296,8 +296,8 @@ void CompareWorkspace::clear(const QString& message) {
     m_summary->setText(message);
 }
 
-void CompareWorkspace::setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
-    m_path = path;
+void CompareWorkspace::setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
+    m_source = std::move(source);
     m_analysis = std::move(analysis);
     const QSignalBlocker b1(m_baseline), b2(m_problem);
     m_baseline->clear();
@@ -347,7 +347,7 @@ bool CompareWorkspace::isComputing() const {
 
 void CompareWorkspace::compare() {
     m_pending = false;
-    if (!m_analysis || m_path.isEmpty() || m_baseline->count() < 2) return;
+    if (!m_analysis || !m_source || m_baseline->count() < 2) return;
     const QString base = m_baseline->currentText(), prob = m_problem->currentText();
     if (base == prob) {
         clear(tr("Baseline and problem are the same period (%1): choose two periods.").arg(base));
@@ -364,11 +364,12 @@ void CompareWorkspace::compare() {
     auto previous = m_result;
     const bool sameData = previous && previous->baseline == base.toStdString() && previous->problem == prob.toStdString();
     auto analysis = m_analysis;
-    const std::string file = m_path.toStdString(), b = base.toStdString(), p = prob.toStdString();
+    const std::string b = base.toStdString(), p = prob.toStdString();
+    const StoreSource reader = m_source;
     m_job->start<CompareJobResult>(
         [=](const CancelToken& cancel, const ProgressSink& progress) -> CompareJobResult {
             if (sameData) return std::make_shared<const Result<PeriodComparison>>(recompare(*previous, opts));
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            auto store = reader();
             if (!store) return std::make_shared<const Result<PeriodComparison>>(store.status());
             return std::make_shared<const Result<PeriodComparison>>(comparePeriods(*store.value(), *analysis, b, p, opts, &progress, &cancel));
         },
@@ -505,13 +506,13 @@ void CompareWorkspace::showEntry(int row) {
 }
 
 void CompareWorkspace::showSwimLanes(RequestId first, RequestId second, const QString& firstTitle, const QString& secondTitle) {
-    const std::string file = m_path.toStdString();
+    const StoreSource reader = m_source;
     m_firstLanesTitle->setText(tr("<b>%1</b> — its median request by latency").arg(firstTitle.toHtmlEscaped()));
     m_secondLanesTitle->setText(tr("<b>%1</b> — its median request by latency").arg(secondTitle.toHtmlEscaped()));
     m_lanesJob->start<LanesJobResult>(
-        [file, first, second](const CancelToken& cancel, const ProgressSink&) -> LanesJobResult {
+        [reader, first, second](const CancelToken& cancel, const ProgressSink&) -> LanesJobResult {
             using Pair = std::pair<std::shared_ptr<const RequestDetail>, std::shared_ptr<const RequestDetail>>;
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            auto store = reader();
             if (!store) return std::make_shared<const Result<Pair>>(store.status());
             Pair out;
             for (auto [id, slot] : {std::pair{first, &out.first}, std::pair{second, &out.second}}) {
@@ -542,10 +543,10 @@ void CompareWorkspace::explain() {
     m_tree->setMessage(tr("Growing the tree…"));
     auto result = m_result;
     const CompareEntry entry = *m_entry;
-    const std::string file = m_path.toStdString();
+    const StoreSource reader = m_source;
     m_treeJob->start<TreeJobResult>(
-        [result, entry, file, dropped](const CancelToken&, const ProgressSink&) -> TreeJobResult {
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+        [result, entry, reader, dropped](const CancelToken&, const ProgressSink&) -> TreeJobResult {
+            auto store = reader();
             if (!store) return std::make_shared<const Result<RegressionTree>>(store.status());
             return std::make_shared<const Result<RegressionTree>>(explainEntry(*store.value(), *result, entry, dropped));
         },

@@ -15,6 +15,7 @@
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/compare/PeriodComparison.h"
+#include "common/StoreSource.h"
 
 class QCheckBox;
 class QComboBox;
@@ -43,9 +44,9 @@ class CompareWorkspace : public QWidget {
 public:
     explicit CompareWorkspace(QWidget* parent = nullptr);
 
-    // The analysed database: its file (opened read-only on the worker), its analysis in memory and the
-    // names of its periods. Compares at once when the tab is showing, else when it is next shown.
-    void setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
+    // The analysed database: where its workers read it, its analysis in memory and the names of its periods.
+    // Compares at once when the tab is showing, else when it is next shown.
+    void setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
     void clear(const QString& message);
     void setRequestNamer(std::function<QString(RequestId)> namer) { m_namer = std::move(namer); }
     void setPeriods(const QString& baseline, const QString& problem);  // and compare
@@ -92,7 +93,7 @@ private:
     void explain();  // the current entry's tree, without the unticked attributes
     void showSwimLanes(RequestId first, RequestId second, const QString& firstTitle, const QString& secondTitle);
 
-    QString m_path;
+    StoreSource m_source;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
     std::shared_ptr<const PeriodComparison> m_result;
     std::function<QString(RequestId)> m_namer;

@@ -165,8 +165,8 @@ void ProfileView::clear(const QString& message) {
     m_crumb->clear();
 }
 
-void ProfileView::setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
-    m_path = path;
+void ProfileView::setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
+    m_source = std::move(source);
     m_analysis = std::move(analysis);
     const QSignalBlocker block(m_period);
     m_period->clear();
@@ -238,9 +238,9 @@ QString ProfileView::statusText() const { return m_status->text(); }
 
 void ProfileView::compute() {
     m_pending = false;
-    if (!m_analysis || m_path.isEmpty()) return;
+    if (!m_analysis || !m_source) return;
     auto analysis = m_analysis;
-    const std::string file = m_path.toStdString(), period = m_period->currentData().toString().toStdString();
+    const std::string period = m_period->currentData().toString().toStdString();
     const std::string base = m_diffBase->currentData().toString().toStdString();
     const int source = m_period->currentData(kSourceRole).toInt();
     const std::string where = m_where->text().trimmed().toStdString();
@@ -264,10 +264,10 @@ void ProfileView::compute() {
         return;
     }
     m_job->start<ProfileJobResult>(
-        [analysis, file, period, base, source, where, aggregates, selection, scope](const CancelToken& cancel,
+        [analysis, reader = m_source, period, base, source, where, aggregates, selection, scope](const CancelToken& cancel,
                                                                                     const ProgressSink& progress) -> ProfileJobResult {
             auto out = std::make_shared<ProfileJob>();
-            auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+            auto store = reader();
             if (!store) {
                 out->status = store.status();
                 return out;

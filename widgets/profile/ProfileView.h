@@ -11,6 +11,7 @@
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/profile/Profile.h"
 #include "tracelight/studies/Aggregates.h"
+#include "common/StoreSource.h"
 
 class QComboBox;
 class QLabel;
@@ -33,7 +34,7 @@ class ProfileView : public QWidget {
 public:
     explicit ProfileView(QWidget* parent = nullptr);
 
-    void setDatabase(const QString& path, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
+    void setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
     void clear(const QString& message);
     void setPeriod(const QString& period);  // "" = every request
     // The other sources of the profile's requests: the outliers (needs the aggregates), the request table's
@@ -76,7 +77,7 @@ private:
     void showChangesTab(bool show);
     std::size_t tableGroup() const;
 
-    QString m_path;
+    StoreSource m_source;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
     std::shared_ptr<const RequestAggregates> m_aggregates;
     std::vector<RequestId> m_selection;

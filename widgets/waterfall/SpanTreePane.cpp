@@ -18,7 +18,8 @@
 
 namespace tracelight::widgets {
 
-std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail, const CancelToken* cancel) {
+std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail, const CancelToken* cancel,
+                                                 StoreSource records) {
     // The shapes only (a third of the records' memory); a span's whole record is read when it is shown,
     // on a connection of its own (the store given here is the worker's), kept for the next span shown.
     RequestSpanShapes shapes = store.requestSpanShapes(detail.id, cancel);
@@ -59,12 +60,11 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
         }
     data->spans = std::move(shapes.spans);
     data->texts = std::make_shared<const SpanTexts>(std::move(shapes.texts));
-    const std::string path = store.path();
-    if (!path.empty() && path != ":memory:")
-        data->record = [path, request = detail.id, reader = std::make_shared<std::unique_ptr<TraceStore>>()](int span) -> std::optional<SpanRecord> {
+    if (records)
+        data->record = [records, request = detail.id, reader = std::make_shared<std::unique_ptr<TraceStore>>()](int span) -> std::optional<SpanRecord> {
             if (span < 0) return std::nullopt;
             if (!*reader) {
-                auto opened = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+                auto opened = records();
                 if (!opened) return std::nullopt;
                 *reader = std::move(opened.value());
             }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "waterfall/SpanTreeView.h"
+#include "common/StoreSource.h"
 
 class QLabel;
 class QSplitter;
@@ -25,8 +26,9 @@ class SpanDetailPanel;
 // A span request's tree as the view shows it: its spans, self and critical time from core
 // (spanCriticalPath over the request's detail), and each span's host clock offset from the last analysis.
 // Null for an event-log request (or a database from before the store kept spans). Runs on a worker.
-// Cancelled: null.
-std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail, const CancelToken* cancel = nullptr);
+// Cancelled: null. With `records`, a span's whole record is read through it when first shown.
+std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const RequestDetail& detail, const CancelToken* cancel = nullptr,
+                                                 StoreSource records = {});
 class WaterfallView;
 
 class SpanTreePane : public QWidget {

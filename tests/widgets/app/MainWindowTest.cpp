@@ -32,6 +32,7 @@
 #include "ClockAdjustmentsDialog.h"
 #include "models/ClockAdjustmentsModel.h"
 #include "PeriodManager.h"
+#include "Session.h"
 #include <QPushButton>
 #include <QTableWidget>
 #include "aggregates/AggregatesView.h"
@@ -457,7 +458,9 @@ int main(int argc, char** argv) {
 TEST(PeriodManager, DefinesRenamesAndDeletesPeriods) {
     QTemporaryDir dir;
     const std::string db = makeDatabase(dir, "periods", 40, false);
-    PeriodManager manager(QString::fromStdString(db));
+    app::Session session;
+    ASSERT_TRUE(session.open(QString::fromStdString(db)));
+    PeriodManager manager(session);
     ASSERT_EQ(manager.table()->rowCount(), 1);  // the import batch
     EXPECT_FALSE(manager.changed());
 
@@ -526,7 +529,9 @@ TEST(ClockAdjustmentsDialog, ListsEachHostPairsDecisionAndFiltersByHost) {
     QTemporaryDir dir;
     const std::string db = qEnvironmentVariableIsSet("CLOCKS_DB") ? qEnvironmentVariable("CLOCKS_DB").toStdString()
                                                                    : makeDatabase(dir, "clocks", 40, false);
-    ClockAdjustmentsDialog dialog(QString::fromStdString(db));
+    app::Session session;
+    ASSERT_TRUE(session.open(QString::fromStdString(db)));
+    ClockAdjustmentsDialog dialog(session);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !dialog.isLoading(); }, 10000));
     auto* model = dialog.model();
     if (qEnvironmentVariableIsSet("CLOCKS_DB")) {
@@ -552,7 +557,9 @@ TEST(ClockAdjustmentsDialog, ListsEachHostPairsDecisionAndFiltersByHost) {
 
     const std::string fresh = dir.filePath("fresh.tldb").toStdString();
     { ASSERT_TRUE(TraceStore::open(fresh, TraceStore::Mode::Create)); }
-    ClockAdjustmentsDialog none(QString::fromStdString(fresh));
+    app::Session freshSession;
+    ASSERT_TRUE(freshSession.open(QString::fromStdString(fresh)));
+    ClockAdjustmentsDialog none(freshSession);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !none.isLoading(); }, 10000));
     EXPECT_EQ(none.model()->rowCount(), 0);
     EXPECT_TRUE(none.summary()->text().contains("analyse the database")) << none.summary()->text().toStdString();

@@ -49,6 +49,7 @@
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
+#include "../StoreSources.h"
 
 using namespace tracelight;
 
@@ -77,7 +78,7 @@ TEST(CompareWorkspace, RanksTheSlowedSegmentFirstWithItsRedEdgeAndTheAaFigure) {
     widgets::CompareWorkspace w;
     w.resize(1300, 700);
     w.show();
-    w.setDatabase(QString::fromStdString(f->db), f->analysis, {"baseline", "problem"});
+    w.setDatabase(test::readerOf(f->db), f->analysis, {"baseline", "problem"});
     w.setPeriods("baseline", "problem");
     ASSERT_TRUE(waitReady(w));
     ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();
@@ -133,7 +134,7 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
     widgets::CompareWorkspace w;
     w.resize(1400, 800);
     w.show();
-    w.setDatabase(QString::fromStdString(f->db), f->analysis, {"baseline", "problem"});
+    w.setDatabase(test::readerOf(f->db), f->analysis, {"baseline", "problem"});
     w.setPeriods("baseline", "problem");
     ASSERT_TRUE(waitReady(w));
     ASSERT_TRUE(w.comparison());
@@ -240,7 +241,7 @@ TEST(CompareWorkspace, GrowsTheEntrysTreeAndAgainWithoutAnAttribute) {
     widgets::CompareWorkspace w;
     w.resize(1400, 800);
     w.show();
-    w.setDatabase(QString::fromStdString(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"baseline", "problem"});
+    w.setDatabase(test::readerOf(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"baseline", "problem"});
     w.findChild<QDoubleSpinBox*>("threshold")->setValue(10);  // 800 requests a period: smaller structural shifts
     w.setPeriods("baseline", "problem");
     ASSERT_TRUE(waitReady(w));
@@ -273,7 +274,7 @@ TEST(CompareWorkspace, RemembersOnlyAThresholdTheUserChose) {
     {
         widgets::CompareWorkspace w;
         EXPECT_EQ(w.findChild<QDoubleSpinBox*>("threshold")->value(), CompareOptions{}.threshold);
-        w.setDatabase(QString::fromStdString(f->db), f->analysis, {"baseline", "problem"});
+        w.setDatabase(test::readerOf(f->db), f->analysis, {"baseline", "problem"});
         w.setPeriods("baseline", "problem");
         ASSERT_TRUE(waitReady(w));
         EXPECT_FALSE(QSettings().contains("compare/smThreshold"));  // the default is not written down
@@ -298,7 +299,7 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     w.resize(1280, 860);  // the docs' screenshot size
     w.show();
     const QString base = QString::fromLocal8Bit(qgetenv("COMPARE_BASE")), problem = QString::fromLocal8Bit(qgetenv("COMPARE_PROBLEM"));
-    w.setDatabase(QString::fromLocal8Bit(file), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {base, problem});
+    w.setDatabase(test::readerOf(file.toStdString()), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {base, problem});
     w.findChild<QDoubleSpinBox*>("threshold")->setValue(CompareOptions{}.threshold);  // the default, whatever a test run left remembered
     w.setPeriods(base, problem);
     ASSERT_TRUE(waitReady(w));
@@ -341,7 +342,7 @@ TEST(CompareWorkspace, LongPeriodNamesDoNotWidenTheWindow) {
     w.show();
     const QString a = QString("TraceTimelineViewer__genaiTestTrace_%1").arg(QString(14, 'a'));
     const QString b = QString("TraceTimelineViewer__genaiTestTrace_%1").arg(QString(14, 'b'));
-    w.setDatabase(QString::fromStdString(f->db), f->analysis, {a, b});
+    w.setDatabase(test::readerOf(f->db), f->analysis, {a, b});
     EXPECT_LT(w.minimumSizeHint().width(), 1200);  // the main window's frame and margins take the rest
     bool named = false;
     for (auto* box : w.findChildren<QComboBox*>()) {
@@ -357,13 +358,13 @@ TEST(CompareWorkspace, SaysWhyWhenThereIsNothingToCompare) {
     auto f = twoPeriods(1);
     widgets::CompareWorkspace w;
     w.show();
-    w.setDatabase(QString::fromStdString(f->db), f->analysis, {"baseline"});
+    w.setDatabase(test::readerOf(f->db), f->analysis, {"baseline"});
     EXPECT_TRUE(w.summaryText().contains("one period")) << w.summaryText().toStdString();
     EXPECT_FALSE(w.comparison());
-    w.setDatabase(QString::fromStdString(f->db), f->analysis, {});
+    w.setDatabase(test::readerOf(f->db), f->analysis, {});
     EXPECT_TRUE(w.summaryText().contains("no periods")) << w.summaryText().toStdString();
     // A period the database does not hold: the core's one-line message.
-    w.setDatabase(QString::fromStdString(f->db), f->analysis, {"baseline", "gone"});
+    w.setDatabase(test::readerOf(f->db), f->analysis, {"baseline", "gone"});
     w.setPeriods("baseline", "gone");
     ASSERT_TRUE(waitReady(w));
     EXPECT_TRUE(w.summaryText().contains("no period 'gone'")) << w.summaryText().toStdString();
@@ -395,7 +396,7 @@ bool compareCurrencyDelay(widgets::CompareWorkspace& w, const QTemporaryDir& dir
     EXPECT_TRUE(analysis);
     if (!analysis) return false;
     w.show();
-    w.setDatabase(QString::fromStdString(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
+    w.setDatabase(test::readerOf(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
     w.setPeriods("normal", "fault");
     return waitReady(w);
 }
@@ -443,7 +444,7 @@ TEST(CompareWorkspace, TheSummaryNamesTheSuspectsOfSpanData) {
 
     auto f = twoPeriods();
     widgets::CompareWorkspace events;
-    events.setDatabase(QString::fromStdString(f->db), f->analysis, {"baseline", "problem"});
+    events.setDatabase(test::readerOf(f->db), f->analysis, {"baseline", "problem"});
     events.setPeriods("baseline", "problem");
     ASSERT_TRUE(waitReady(events));
     ASSERT_TRUE(events.comparison());

@@ -17,6 +17,7 @@
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
+#include "../StoreSources.h"
 #include <QSettings>
 #include <QStackedWidget>
 #include <QToolButton>
@@ -374,7 +375,7 @@ TEST(SpanTreePane, LoadsARealTraceWithCriticalTimeFromCore) {
     ASSERT_TRUE(request);
     auto detail = loadRequestDetail(*store, *request);
     ASSERT_TRUE(detail);
-    auto data = widgets::loadSpanTree(*store, detail.value());
+    auto data = widgets::loadSpanTree(*store, detail.value(), nullptr, test::readerOf(store->path()));
     ASSERT_TRUE(data);
     ASSERT_EQ(data->spans.size(), 57u);
     TimeNs critical = 0, execution = -1;

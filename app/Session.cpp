@@ -1,0 +1,54 @@
+#include "Session.h"
+
+namespace tracelight::app {
+
+Status Session::open(const QString& path) {
+    const std::string file = path.toStdString();
+    auto store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+    if (!store) {
+        // The schema may only need upgrading, which a read-write open does.
+        if (!TraceStore::open(file, TraceStore::Mode::ReadWrite)) return store.status();
+        store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
+        if (!store) return store.status();
+    }
+    m_store = std::move(store.value());
+    m_path = path;
+    m_scope = {};  // the new table's filter sets it again
+    emit opened(path);
+    return Status::ok();
+}
+
+void Session::close() {
+    m_store.reset();
+    m_path.clear();
+    m_scope = {};
+}
+
+widgets::StoreSource Session::reader() const {
+    if (m_path.isEmpty()) return {};
+    return [file = m_path.toStdString()] { return TraceStore::open(file, TraceStore::Mode::ReadOnly); };
+}
+
+widgets::StoreSource Session::analysisWriter() const {
+    if (m_path.isEmpty()) return {};
+    return [file = m_path.toStdString()] { return TraceStore::open(file, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground); };
+}
+
+Status Session::write(const std::function<Status(TraceStore&)>& save) const {
+    if (m_path.isEmpty()) return Status::error("no database is open");
+    auto writable = TraceStore::open(m_path.toStdString(), TraceStore::Mode::ReadWrite);
+    return writable ? save(*writable.value()) : writable.status();
+}
+
+widgets::StoreSource Session::creator(const QString& path) {
+    return [file = path.toStdString()] { return TraceStore::open(file, TraceStore::Mode::Create); };
+}
+
+bool Session::setScope(widgets::RequestScope scope) {
+    const bool same = scope.ids ? (m_scope.ids && *m_scope.ids == *scope.ids) : !m_scope.ids;
+    m_scope.text = std::move(scope.text);
+    if (!same) m_scope.ids = std::move(scope.ids);
+    return !same;
+}
+
+} // namespace tracelight::app

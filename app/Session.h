@@ -1,0 +1,54 @@
+#pragma once
+// The session: the one owner of the open trace database. The window, its tabs and its dialogs read and write
+// it through here — the GUI thread's connection, a source of connections for background work, a write
+// connection for a save — and nothing else in the app opens it by path (heaptrack's and hotspot's one model
+// that the views draw). The scope (the requests the table lists) is the session's too: every view that covers
+// it reads it from here.
+#include <QObject>
+#include <QString>
+#include <functional>
+#include <memory>
+
+#include "common/RequestScope.h"
+#include "common/StoreSource.h"
+#include "tracelight/base/Status.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight::app {
+
+class Session : public QObject {
+    Q_OBJECT
+public:
+    explicit Session(QObject* parent = nullptr) : QObject(parent) {}
+
+    // Opens a database (upgrading an older schema, which needs a write); on failure the one open stays open.
+    Status open(const QString& path);
+    void close();  // lets go of the database (before its file is replaced)
+    bool isOpen() const { return static_cast<bool>(m_store); }
+    const QString& path() const { return m_path; }
+    // The GUI thread's connection; shared with the readers that must not outlive it. Null when none is open.
+    const std::shared_ptr<TraceStore>& store() const { return m_store; }
+
+    // Connections of their own for background work, on any thread: for reading, and for the analysis, which
+    // writes (checked while it reads, nothing written before the check passed).
+    widgets::StoreSource reader() const;
+    widgets::StoreSource analysisWriter() const;
+    // A write on the GUI thread (a period defined, a rule saved), through a connection held as long as it takes.
+    Status write(const std::function<Status(TraceStore&)>& save) const;
+    // A new database for an import (created when missing), which becomes the session's once opened.
+    static widgets::StoreSource creator(const QString& path);
+
+    const widgets::RequestScope& scope() const { return m_scope; }
+    // The requests the table lists now; true when they (not only their description) changed.
+    bool setScope(widgets::RequestScope scope);
+
+signals:
+    void opened(const QString& path);
+
+private:
+    std::shared_ptr<TraceStore> m_store;
+    QString m_path;
+    widgets::RequestScope m_scope;
+};
+
+} // namespace tracelight::app

@@ -1,0 +1,103 @@
+// The session: the one owner of the open database and of the scope.
+#include <gtest/gtest.h>
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <fstream>
+#include <thread>
+
+#include "Session.h"
+#include "tracelight/import/Import.h"
+
+namespace tracelight::app {
+namespace {
+
+// A database of two requests, imported from a Jaeger file written here.
+QString makeDatabase(const QTemporaryDir& dir, const QString& name) {
+    const std::string json = dir.filePath(name + ".json").toStdString();
+    std::ofstream(json) << R"({"data":[)"
+                        << R"({"traceID":"a1","spans":[{"traceID":"a1","spanID":"1","operationName":"GET /","references":[],"startTime":1700000000000000,"duration":500,"processID":"p","tags":[],"logs":[]}],"processes":{"p":{"serviceName":"web","tags":[]}}},)"
+                        << R"({"traceID":"a2","spans":[{"traceID":"a2","spanID":"2","operationName":"GET /","references":[],"startTime":1700000001000000,"duration":700,"processID":"p","tags":[],"logs":[]}],"processes":{"p":{"serviceName":"web","tags":[]}}})"
+                        << "]}";
+    const QString db = dir.filePath(name + ".tldb");
+    auto store = TraceStore::open(db.toStdString(), TraceStore::Mode::Create);
+    EXPECT_TRUE(store);
+    ImportOptions options;
+    options.inputs = {json};
+    options.period = "p";
+    EXPECT_TRUE(importTraces(*store.value(), options));
+    return db;
+}
+
+TEST(Session, OpensADatabaseAndGivesEachWorkerAConnectionOfItsOwn) {
+    QTemporaryDir dir;
+    const QString db = makeDatabase(dir, "one");
+    Session session;
+    QSignalSpy opened(&session, &Session::opened);
+    EXPECT_FALSE(session.isOpen());
+    EXPECT_FALSE(session.reader());  // no database, no source
+    ASSERT_TRUE(session.open(db));
+    EXPECT_EQ(opened.count(), 1);
+    EXPECT_EQ(session.path(), db);
+    ASSERT_TRUE(session.store());
+    const auto reader = session.reader();
+    ASSERT_TRUE(reader);
+    // Two workers at once, each through its own connection.
+    std::size_t counted[2] = {0, 0};
+    std::thread first([&] { counted[0] = reader().value()->requestCount(); });
+    std::thread second([&] { counted[1] = reader().value()->requestCount(); });
+    first.join();
+    second.join();
+    EXPECT_EQ(counted[0], 2u);
+    EXPECT_EQ(counted[1], 2u);
+    EXPECT_NE(reader().value().get(), session.store().get());
+}
+
+TEST(Session, AFailedOpenKeepsTheDatabaseOpen) {
+    QTemporaryDir dir;
+    const QString db = makeDatabase(dir, "kept");
+    const QString junk = dir.filePath("junk.tldb");
+    std::ofstream(junk.toStdString()) << "not a database";
+    Session session;
+    ASSERT_TRUE(session.open(db));
+    const Status failed = session.open(junk);
+    EXPECT_FALSE(failed);
+    EXPECT_FALSE(failed.message().empty());
+    EXPECT_EQ(session.path(), db);
+    EXPECT_TRUE(session.store());
+    session.close();
+    EXPECT_FALSE(session.isOpen());
+    EXPECT_FALSE(session.reader());
+}
+
+TEST(Session, WritesThroughAConnectionOfItsOwnAndTheReadersSeeIt) {
+    QTemporaryDir dir;
+    const QString db = makeDatabase(dir, "written");
+    Session session;
+    EXPECT_FALSE(session.write([](TraceStore&) { return Status::ok(); }));  // nothing open
+    ASSERT_TRUE(session.open(db));
+    ASSERT_TRUE(session.write([](TraceStore& store) { return store.addPeriodByTime("first", 1700000000000000000, 1700000000500000000).status(); }));
+    bool found = false;
+    for (const auto& p : session.reader()().value()->listPeriods()) found = found || (p.name == "first" && p.requests == 1);
+    EXPECT_TRUE(found);
+}
+
+TEST(Session, TheScopeChangesWithItsRequestsNotWithItsDescription) {
+    QTemporaryDir dir;
+    Session session;
+    ASSERT_TRUE(session.open(makeDatabase(dir, "scoped")));
+    EXPECT_TRUE(session.scope().isAll());
+    auto some = std::make_shared<const std::vector<RequestId>>(std::vector<RequestId>{RequestId(1)});
+    EXPECT_TRUE(session.setScope({some, "1 of 2 requests"}));
+    EXPECT_FALSE(session.setScope({std::make_shared<const std::vector<RequestId>>(*some), "the same request, described again"}));
+    EXPECT_EQ(session.scope().text, "the same request, described again");
+    EXPECT_TRUE(session.setScope({nullptr, "all 2 requests"}));
+    EXPECT_TRUE(session.scope().isAll());
+    // A database opened afresh starts with every request.
+    EXPECT_TRUE(session.setScope({some, "1 of 2 requests"}));
+    ASSERT_TRUE(session.open(session.path()));
+    EXPECT_TRUE(session.scope().isAll());
+}
+
+} // namespace
+} // namespace tracelight::app
