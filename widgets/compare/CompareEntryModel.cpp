@@ -29,7 +29,7 @@ QVariant CompareEntryModel::headerData(int section, Qt::Orientation orientation,
         switch (section) {
         case Category: return tr("the category: requests of identical structure (hover a row for its canonical string)");
         case RequestType: return tr("what its requests are: for span data the operation the request list names them by and their usual "
-                                    "span count; for event logs the first start event the categories do not all share");
+                                    "span and host counts; for event logs the first start event the categories do not all share");
         case BaselineCount: return tr("requests of the category in the baseline period");
         case ProblemCount: return tr("requests of the category in the problem period");
         case Kind: return tr("structural: the category gained requests (a new path); response time: its latency distribution changed (KS test)");

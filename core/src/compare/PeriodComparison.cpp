@@ -28,26 +28,28 @@ const char* compareKindName(CompareEntry::Kind k) { return k == CompareEntry::Ki
 
 namespace {
 
-// Each category's request type (by id): its requests' most common operation in the request list, with their
-// most common span count.
+// Each category's request type (by id): its requests' most common operation in the request list, with the
+// most common span and host counts: a short summary of the shape that tells two categories of one type apart.
 std::vector<std::string> requestTypesOf(const PeriodComparison& pc, const RequestTable& table) {
     std::unordered_map<std::uint32_t, std::uint32_t> rowOf;  // request id -> table row
     for (std::uint32_t i = 0; i < table.size(); ++i) rowOf[table.ids[i].value] = i;
     std::vector<std::string> out(pc.comparison.categories.size());
     for (const ComparedCategory& cc : pc.comparison.categories) {
-        std::map<std::uint32_t, std::uint32_t> operations, spans;
+        std::map<std::uint32_t, std::uint32_t> operations, spans, hosts;
         for (const auto* entries : {&cc.baselineEntries, &cc.problemEntries})
             for (auto entry : *entries) {
                 const auto row = rowOf.find(pc.requestIds[entry].value);
                 if (row == rowOf.end() || table.operation[row->second] == RequestTable::kNoLabel) continue;
                 ++operations[table.operation[row->second]];
                 ++spans[table.spanCount[row->second]];
+                ++hosts[table.hostCount[row->second]];
             }
         if (operations.empty() || cc.id == 0 || cc.id > out.size()) continue;
         auto most = [](const std::map<std::uint32_t, std::uint32_t>& counts) {
             return std::max_element(counts.begin(), counts.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
         };
-        out[cc.id - 1] = table.spanLabels[most(operations)] + " · " + std::to_string(most(spans)) + " spans";
+        out[cc.id - 1] = table.spanLabels[most(operations)] + " · " + std::to_string(most(spans)) + " spans on " +
+                         std::to_string(most(hosts)) + " hosts";
     }
     return out;
 }

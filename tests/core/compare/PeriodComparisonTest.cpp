@@ -1,10 +1,14 @@
 // The one comparison runner the CLI and the app share: the periods checked, categorised once, re-ranked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <map>
 
 #include "TestUtil.h"
 #include "core/GeneratedStore.h"
+#include "core/OnlineBoutiqueStore.h"
+#include "tracelight/store/RequestTable.h"
 #include "tracelight/compare/PeriodComparison.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
@@ -40,4 +44,41 @@ TEST(PeriodComparison, ChecksThePeriodsThenComparesAndReRanks) {
     const PeriodComparison again = recompare(pc.value(), strict);
     EXPECT_EQ(again.categories.get(), pc->categories.get());
     for (const auto& e : again.comparison.entries) EXPECT_NE(e.kind, CompareEntry::Kind::Structural);
+}
+
+// Span data: each category is named by its request type and a short summary of its structure — the
+// operation, span count and host count most of its requests have (counted here again from the request list).
+TEST(PeriodComparison, SpanCategoriesAreNamedByTypeAndShape) {
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
+    test::ScratchDir dir;
+    auto store = test::currencyDelayStore(dir.file("ob.tldb"));
+    ASSERT_TRUE(store);
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis);
+    auto pc = comparePeriods(*store, analysis.value(), "normal", "fault", CompareOptions{});
+    ASSERT_TRUE(pc) << pc.message();
+    auto table = loadRequestTable(*store);
+    ASSERT_TRUE(table);
+    std::map<std::uint32_t, std::size_t> rowOf;
+    for (std::size_t i = 0; i < table->size(); ++i) rowOf[table->ids[i].value] = i;
+    ASSERT_EQ(pc->requestTypes.size(), pc->comparison.categories.size());
+    std::size_t checked = 0;
+    for (const ComparedCategory& cc : pc->comparison.categories) {
+        std::map<std::string, int> operations;
+        std::map<std::uint32_t, int> spans, hosts;
+        for (const auto* entries : {&cc.baselineEntries, &cc.problemEntries})
+            for (auto e : *entries) {
+                const std::size_t row = rowOf.at(pc->requestIds[e].value);
+                ++operations[table->spanLabels[table->operation[row]]];
+                ++spans[table->spanCount[row]];
+                ++hosts[table->hostCount[row]];
+            }
+        auto mode = [](const auto& counts) {
+            return std::max_element(counts.begin(), counts.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+        };
+        const std::string expected = mode(operations) + " · " + std::to_string(mode(spans)) + " spans on " + std::to_string(mode(hosts)) + " hosts";
+        EXPECT_EQ(requestTypeOf(pc.value(), cc), expected) << "category " << cc.id;
+        ++checked;
+    }
+    EXPECT_GT(checked, 3u);
 }

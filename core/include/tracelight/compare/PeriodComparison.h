@@ -28,7 +28,8 @@ struct PeriodComparison {
     // nothing changed beyond chance.
     std::vector<Suspect> suspects;
     // Span data: each category's request type, as the request list names a request (RequestTable::operation):
-    // the type most of its requests have, with their usual span count ("GetCart · 12 spans"); by category id
+    // the type most of its requests have, with their usual span and host counts ("GetCart · 12 spans on 4
+    // hosts"); by category id
     // (ComparedCategory::id - 1). Empty for event logs, whose type is ComparedCategory::root.
     std::vector<std::string> requestTypes;
 };
