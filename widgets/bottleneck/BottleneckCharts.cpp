@@ -1,6 +1,7 @@
 #include "bottleneck/BottleneckCharts.h"
 
 #include <QDateTime>
+#include <QFontMetrics>
 #include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
@@ -138,9 +139,15 @@ void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary, const Ty
     plot->yAxis->setTickLength(0, 0);
     plot->yAxis->setSubTickLength(0, 0);
     plot->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
-    plot->xAxis->setRange(0, std::max(1.0, largest * 1.18));  // room for the labels at the bars' ends
-    plot->xAxis->setLabel(QObject::tr("contribution ratio (% of the latency)"));
+    plot->xAxis->setRange(0, std::max(1.0, largest * 1.18));
+    plot->xAxis->setLabel(QObject::tr("% of the latency"));
     plot->legend->setVisible(false);  // the axis names the bars
+    plot->replot();
+    // Room for the labels at the bars' ends, in pixels of the axis as laid out: a narrow chart needs more of
+    // its range for them than a wide one.
+    const double labelPx = QFontMetrics(plot->font()).horizontalAdvance(QStringLiteral(" 100.0 %")) + 6;
+    const double fraction = std::min(0.6, labelPx / std::max(60, plot->axisRect()->width()));
+    plot->xAxis->setRange(0, std::max(1.0, largest / (1 - fraction)));
     plot->replot();
 }
 

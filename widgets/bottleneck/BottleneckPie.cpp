@@ -70,7 +70,8 @@ void BottleneckPie::paintEvent(QPaintEvent*) {
     }
     if (shown < static_cast<int>(m_slices.size()))
         p.drawText(QRect(legendLeft, y, width() - legendLeft, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   tr("… %1 more (the table lists them)").arg(m_slices.size() - static_cast<std::size_t>(shown)));
+                   fm.elidedText(tr("… %1 more in the table").arg(m_slices.size() - static_cast<std::size_t>(shown)), Qt::ElideRight,
+                                 width() - legendLeft - 4));
 }
 
 } // namespace tracelight::widgets

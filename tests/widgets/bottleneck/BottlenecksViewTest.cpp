@@ -222,6 +222,28 @@ TEST(BottlenecksView, TrendOfOneInstantHasDistinctTimeLabels) {
 
 // Not a check: BOTTLENECKS_PNG=out.png [BOTTLENECKS_DB=any.tldb] [BOTTLENECKS_SLICE=ATTR[=VALUE]] renders the
 // view for the README.
+// The share written at each bar's end stays inside the chart however narrow it is laid out ("62.3 %" was
+// cut to "62.3" at the width the Bottlenecks tab gives it in a 1280-pixel window).
+TEST(BottleneckCharts, ShareLabelsFitAtTheBarsEnds) {
+    BottleneckSummary summary;
+    summary.requests = 10;
+    for (auto [name, share] : std::vector<std::pair<std::string, double>>{{"frontend → currencyservice", 0.623}, {"productcatalogservice", 0.2}, {"gaps", 0.177}})
+        summary.types.push_back({name, "", 0, 0, share});
+    for (int width : {300, 420, 900}) {
+        QCustomPlot plot;
+        plot.resize(width, 220);
+        plot.show();
+        widgets::drawShareBars(&plot, summary, widgets::bottleneckTypeColours(summary), 6);
+        QFontMetrics metrics(plot.font());
+        for (int i = 0; i < plot.itemCount(); ++i) {
+            auto* label = qobject_cast<QCPItemText*>(plot.item(i));
+            if (!label) continue;
+            const double right = label->position->pixelPosition().x() + metrics.horizontalAdvance(label->text());
+            EXPECT_LE(right, plot.axisRect()->right() + 4) << width << " px: " << label->text().toStdString();
+        }
+    }
+}
+
 TEST(BottlenecksView, RenderForTheReadme) {
     const QByteArray png = qgetenv("BOTTLENECKS_PNG");
     if (png.isEmpty()) GTEST_SKIP() << "set BOTTLENECKS_PNG (and BOTTLENECKS_DB) to render";
