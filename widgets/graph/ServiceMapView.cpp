@@ -147,6 +147,22 @@ bool ServiceMapView::waitForLayout() {
     return true;
 }
 
+QString ServiceMapView::noteText() const {
+    if (!m_map) return {};
+    QString note = tr("%1 · %L2 services, %L3 operations, %L4 requests")
+                       .arg(m_layout.description)
+                       .arg(m_map->services().size())
+                       .arg(m_map->operationCount())
+                       .arg(m_graph.requests);
+    if (m_layoutPending) return note;
+    const QRectF area = graphArea();
+    int outside = 0;
+    for (int n = 0; n < static_cast<int>(m_graph.nodes.size()) && n < static_cast<int>(m_layout.centers.size()); ++n)
+        outside += !area.contains(nodeRect(n));
+    if (outside > 0) note += tr(" · %n services outside the view: drag to pan, wheel to zoom", nullptr, outside);
+    return note;
+}
+
 QRect ServiceMapView::legendRect() const {
     const int h = fontMetrics().height() + 10;
     return QRect(0, height() - h, width(), h);
@@ -344,11 +360,7 @@ void ServiceMapView::paintEvent(QPaintEvent*) {
     // The layout note (top) and the legend (bottom band): both outside the area nodes are fitted into.
     p.setFont(font());
     const QFontMetrics fmw = fontMetrics();
-    const QString note = tr("%1 · %L2 services, %L3 operations, %L4 requests")
-                             .arg(m_layout.description)
-                             .arg(m_map->services().size())
-                             .arg(m_map->operationCount())
-                             .arg(m_graph.requests);
+    const QString note = noteText();
     const QRect noteBox(6, 4, std::min(width() - 12, fmw.horizontalAdvance(note) + 12), fmw.height() + 6);
     p.fillRect(noteBox, QColor(255, 255, 255, 230));
     p.setPen(palette().color(QPalette::WindowText));

@@ -43,6 +43,9 @@ public:
     bool waitForLayout();
     GraphLayoutMethod layoutMethod() const { return m_layout.method; }
     QString layoutDescription() const { return m_layout.description; }
+    // The note over the map: the layout, the counts, and how many services are outside the view (then how to
+    // reach them).
+    QString noteText() const;
     QString nodeToolTip(int node) const;
     int edgeAt(const QPoint& pos) const;        // -1 when none passes within a few pixels
     QString edgeToolTip(int edge) const;

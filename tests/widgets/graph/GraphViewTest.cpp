@@ -297,6 +297,31 @@ TEST(ServiceMapView, LegendCoversNoNodeAndLongNamesAreElidedWithTheFullNameOnHov
     EXPECT_NE(image.pixel(view.nodeRect(longest).center().toPoint()), QColor(Qt::white).rgb());
 }
 
+// A map too wide to show whole at a legible size opens legible from its callers' end; its note then says how
+// many services are outside the view and how to reach them (the GenAI trace's chain of ten services showed
+// four, with nothing to say there were more).
+TEST(ServiceMapView, SaysWhenServicesAreOutsideTheView) {
+    auto map = std::make_shared<ServiceMap>();
+    RequestSpans chain = {sp(-1, "s0", "op", "server", 0, 100)};
+    for (int i = 1; i < 10; ++i) {
+        const int parent = static_cast<int>(chain.size()) - 1;
+        chain.push_back(sp(parent, "s" + std::to_string(i - 1), "call", "client", i, 100 - i));
+        chain.push_back(sp(parent + 1, "s" + std::to_string(i), "op", "server", i, 100 - i));
+    }
+    map->add(chain);
+    widgets::ServiceMapView view;
+    view.resize(700, 400);
+    view.show();
+    view.setServiceMap(map);
+    ASSERT_TRUE(view.waitForLayout());
+    int outside = 0;
+    for (int i = 0; i < static_cast<int>(view.graph().nodes.size()); ++i) outside += !view.rect().contains(view.nodeRect(i).toRect());
+    ASSERT_GT(outside, 0);
+    EXPECT_TRUE(view.noteText().contains(QStringLiteral("%1 services outside the view").arg(outside))) << view.noteText().toStdString();
+    view.resize(4000, 400);  // wide enough for all of them
+    EXPECT_FALSE(view.noteText().contains(QStringLiteral("outside the view"))) << view.noteText().toStdString();
+}
+
 TEST(ServiceMapView, EventLogsWithoutSpansSayWhy) {
     widgets::ServiceMapView view;
     view.resize(600, 400);
