@@ -70,6 +70,26 @@ TEST(BreakdownPlot, BarsAreInMillisecondsAsTheAxisSays) {
     EXPECT_NEAR(critical, b.meanLatencyNs / 1e6, 1e-6 * b.meanLatencyNs / 1e6);
 }
 
+// Requests of tens of seconds (the GenAI trace's 44 s) read in seconds, not as "175000" ms ticks.
+TEST(BreakdownPlot, LongRequestsAreInSeconds) {
+    BreakdownPlot plot;
+    plot.resize(800, 500);
+    auto a = makeAggregates(1000);
+    Breakdown b = breakdown(*a);
+    const double scale = 20e9 / b.meanLatencyNs;  // a mean of 20 s
+    b.meanLatencyNs *= scale;
+    for (auto& c : b.categories) c.criticalNs *= scale, c.summedNs *= scale;
+    plot.setBreakdowns({{QStringLiteral("all"), b}});
+    EXPECT_TRUE(plot.plot()->yAxis->label().contains(QStringLiteral("(s)"))) << plot.plot()->yAxis->label().toStdString();
+    double critical = 0;
+    for (int i = 0; i < plot.plot()->plottableCount(); ++i) {
+        auto* bars = qobject_cast<QCPBars*>(plot.plot()->plottable(i));
+        for (auto it = bars->data()->begin(); it != bars->data()->end(); ++it)
+            if (it->key > 0) critical += it->value;
+    }
+    EXPECT_NEAR(critical, 20.0, 1e-6);
+}
+
 TEST(SlackScatter, SwitchesToAHeatMapWhenDenseAndBrushesRows) {
     SlackScatter scatter;
     scatter.resize(800, 500);
