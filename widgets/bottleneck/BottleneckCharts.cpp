@@ -8,6 +8,7 @@
 
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
+#include "plots/DurationTicker.h"
 
 namespace tracelight::widgets {
 
@@ -243,7 +244,8 @@ void drawContributionTrend(QCustomPlot* plot, const BottleneckTrend& trend, cons
     if (!trend.buckets.empty())
         setTimeRange(plot->xAxis, epochSeconds(trend.bucketStartNs.front()), epochSeconds(trend.bucketStartNs.back() + trend.bucketing.sizeNs));
     plot->yAxis->setRange(0, std::max(1e-3, top * 1.08));
-    plot->yAxis->setLabel(QObject::tr("ms per request"));
+    plot->yAxis->setLabel(QObject::tr("time per request"));
+    useDurationTicks(plot->yAxis);
     plot->xAxis->setLabel(trend.bucketStartNs.empty()
                               ? QString()
                               : QObject::tr("request start, UTC %1 · a bar per %2")
@@ -276,7 +278,8 @@ void drawLatencyScatter(QCustomPlot* plot, const BottleneckTrend& trend) {
         setTimeRange(plot->xAxis, *lowest - pad, *highest + pad);
     }
     plot->yAxis->setRange(0, std::max(1e-3, plot->yAxis->range().upper * 1.08));
-    plot->yAxis->setLabel(QObject::tr("latency (ms)"));
+    plot->yAxis->setLabel(QObject::tr("latency"));
+    useDurationTicks(plot->yAxis);
     plot->xAxis->setLabel(trend.startNs.empty() ? QString() : QObject::tr("request start, UTC %1").arg(daysOf(trend)));
     plot->replot();
 }

@@ -6,6 +6,7 @@
 #include <qcustomplot.h>
 
 #include "common/HoverText.h"
+#include "plots/DurationTicker.h"
 #include "common/Palette.h"
 #include "common/PlotExport.h"
 #include "common/TimeFormat.h"
@@ -180,15 +181,6 @@ void BreakdownPlot::rebuild() {
         else colour = palette::ranked(rank++);
         m_legend.push_back({name, c.name == "blind" ? QColor() : paler(colour), colour});
     }
-    // The axis unit: seconds once a bar would pass 10,000 ms (a tick label of "175000" reads badly).
-    double tallest = 0;
-    for (const auto& g : m_shown) {
-        double summed = 0;
-        for (const auto& cat : g.second.categories) summed += cat.summedNs;
-        tallest = std::max({tallest, summed, g.second.meanLatencyNs});
-    }
-    const bool seconds = tallest > 1e10;
-    const double perUnit = seconds ? 1e9 : 1e6;  // ns per axis unit
     // Two bars per group: summed delay (left) and critical path (right), stacked by category.
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     std::int64_t total = 0;
@@ -215,7 +207,7 @@ void BreakdownPlot::rebuild() {
                 const double value = kind == 0 ? cat.summedNs : cat.criticalNs;
                 const double denominator = kind == 0 ? summedTotal : b.meanLatencyNs;
                 keys << double(g) * 1.0 + (kind == 0 ? -0.2 : 0.2);
-                values << (m_percent ? (denominator > 0 ? 100.0 * value / denominator : 0) : value / perUnit);  // in the axis's unit
+                values << (m_percent ? (denominator > 0 ? 100.0 * value / denominator : 0) : value / 1e6);  // ns -> ms, the axis's coordinates
             }
             bar->setData(keys, values, true);
         }
@@ -245,7 +237,9 @@ void BreakdownPlot::rebuild() {
     m_plot->xAxis->setRange(-0.7, double(m_shown.size()) - 0.3);
     m_plot->xAxis->setTickLength(0, 0);
     m_plot->xAxis->setLabel(QString());  // the tick labels and the legend say which bar is which
-    m_plot->yAxis->setLabel(m_percent ? tr("share of the bar (%)") : seconds ? tr("mean time per request (s)") : tr("mean time per request (ms)"));
+    m_plot->yAxis->setLabel(m_percent ? tr("share of the bar (%)") : tr("mean time per request"));
+    if (m_percent) m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    else useDurationTicks(m_plot->yAxis);  // "500 ms", "40 s": the unit on each tick
     m_plot->yAxis->rescale();
     m_plot->yAxis->setRangeLower(0);
     m_plot->yAxis->setRangeUpper(m_plot->yAxis->range().upper * 1.08);
