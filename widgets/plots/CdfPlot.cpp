@@ -122,7 +122,22 @@ void CdfPlot::setSeries(const QString& xLabel, std::vector<CdfSeries> series, bo
         m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
         m_plot->xAxis->setRange(std::min(0.0, lo), hi > lo ? hi * 1.02 : lo + 1);
     }
+    // Too few values for a distribution: say so over the plot rather than draw steps along its edges.
+    if (const QString note = noteText(); !note.isEmpty()) {
+        auto* text = new QCPItemText(m_plot);
+        text->position->setType(QCPItemPosition::ptAxisRectRatio);
+        text->position->setCoords(0.5, 0.5);
+        text->setText(note);
+        text->setColor(palette().color(QPalette::PlaceholderText));
+    }
     m_plot->replot();
+}
+
+QString CdfPlot::noteText() const {
+    std::size_t most = 0;
+    for (const CdfSeries& s : m_series) most = std::max(most, s.values.size());
+    if (m_series.empty() || most >= 3) return {};
+    return tr("%1 per series: too few for a distribution").arg(most == 1 ? tr("1 value") : tr("%1 values").arg(most));
 }
 
 double CdfPlot::shareAbove(double ms) const {

@@ -40,6 +40,8 @@ public:
     double shareAbove(double ms) const;
     QCustomPlot* plot() const { return m_plot; }
     QString csv() const;
+    // What the plot says over its curves when its series are too short to be distributions; "" otherwise.
+    QString noteText() const;
 
 signals:
     void cutOffMoved(double ms, double shareAbove);

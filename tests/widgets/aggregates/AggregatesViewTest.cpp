@@ -150,6 +150,19 @@ TEST(CdfPlot, SeriesMadeAheadAreDrawnAsGiven) {
     EXPECT_DOUBLE_EQ(cdf.shareAbove(50.0), 0.5);
 }
 
+// A distribution of one or two values is a step, not a curve: the plot says so (the GenAI trace's one request
+// drew lines along the top edge and nothing else).
+TEST(CdfPlot, SaysWhenTooFewValuesMakeADistribution) {
+    CdfPlot cdf;
+    cdf.resize(600, 400);
+    cdf.setSeries(QStringLiteral("x"), std::vector<CdfSeries>{makeCdfSeries(QStringLiteral("a"), {1000.0f}), makeCdfSeries(QStringLiteral("b"), {2000.0f})});
+    EXPECT_TRUE(cdf.noteText().contains(QStringLiteral("1 value"))) << cdf.noteText().toStdString();
+    std::vector<float> many;
+    for (int i = 0; i < 50; ++i) many.push_back(float(i));
+    cdf.setSeries(QStringLiteral("x"), std::vector<CdfSeries>{makeCdfSeries(QStringLiteral("a"), many)});
+    EXPECT_TRUE(cdf.noteText().isEmpty()) << cdf.noteText().toStdString();
+}
+
 TEST(CdfPlot, ShareAboveTheCutOff) {
     CdfPlot cdf;
     cdf.resize(600, 400);
