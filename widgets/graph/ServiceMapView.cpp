@@ -149,11 +149,11 @@ bool ServiceMapView::waitForLayout() {
 
 QString ServiceMapView::noteText() const {
     if (!m_map) return {};
-    QString note = tr("%1 · %L2 services, %L3 operations, %L4 requests")
+    QString note = tr("%1 · %L2 services, %L3 operations, %4")
                        .arg(m_layout.description)
                        .arg(m_map->services().size())
                        .arg(m_map->operationCount())
-                       .arg(m_graph.requests);
+                       .arg(m_graph.requests == 1 ? tr("1 request") : tr("%L1 requests").arg(m_graph.requests));
     if (m_layoutPending) return note;
     const QRectF area = graphArea();
     int outside = 0;

@@ -318,6 +318,7 @@ TEST(ServiceMapView, SaysWhenServicesAreOutsideTheView) {
     for (int i = 0; i < static_cast<int>(view.graph().nodes.size()); ++i) outside += !view.rect().contains(view.nodeRect(i).toRect());
     ASSERT_GT(outside, 0);
     EXPECT_TRUE(view.noteText().contains(QStringLiteral("%1 services outside the view").arg(outside))) << view.noteText().toStdString();
+    EXPECT_TRUE(view.noteText().contains(QStringLiteral("operations, 1 request ·"))) << view.noteText().toStdString();  // one, not "1 requests"
     view.resize(4000, 400);  // wide enough for all of them
     EXPECT_FALSE(view.noteText().contains(QStringLiteral("outside the view"))) << view.noteText().toStdString();
 }
