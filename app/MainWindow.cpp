@@ -344,7 +344,7 @@ void MainWindow::createActions() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     QAction* reload = file->addAction(tr("&Reload"), this, [this] {
-        if (!!m_session->isOpen()) openDatabase(m_session->path());
+        if (m_session->isOpen()) openDatabase(m_session->path());
     });
     reload->setShortcut(QKeySequence::Refresh);
     file->addSeparator();
@@ -587,11 +587,10 @@ void MainWindow::updateScope() {
     std::shared_ptr<const std::vector<RequestId>> ids;
     if (m_requestPanel->isNarrowed()) ids = std::make_shared<const std::vector<RequestId>>(m_requestPanel->listedIds());
     const bool changed = m_session->setScope({std::move(ids), m_requestPanel->listedText()});
-    const bool same = !changed;
     updateScopeBar();
     m_profileView->setScope(m_session->scope());  // the text may have changed even when the requests did not
     m_bottlenecks->setScope(m_session->scope());
-    if (same) return;
+    if (!changed) return;
     showScopedAggregates();
     showScopedServiceMap();
 }

@@ -254,9 +254,13 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
     // Far: how often a request's key is far out, learnt from all the base's keys at once (a key's own base of a
     // few calls cannot say), each key's own base count moving its rate from the shared one.
     std::vector<std::int64_t> farCounts, judgedCounts;
-    for (const auto& ks : stats) farCounts.push_back(ks.baseFar), judgedCounts.push_back(ks.baseJudged);
     std::int64_t farAll = 0, judgedAll = 0;
-    for (std::size_t k = 0; k < keyCount; ++k) farAll += farCounts[k], judgedAll += judgedCounts[k];
+    for (const auto& ks : stats) {
+        farCounts.push_back(ks.baseFar);
+        judgedCounts.push_back(ks.baseJudged);
+        farAll += ks.baseFar;
+        judgedAll += ks.baseJudged;
+    }
     const double farMean = (double(farAll) + 1) / (double(judgedAll) + 2);
     const double concentration = betaConcentration(farCounts, judgedCounts, farMean);
     std::vector<double> p(keyCount);
