@@ -1,5 +1,8 @@
 #include "MainWindow.h"
-#include "Session.h"
+#include "jobs/TabJobs.h"
+
+#include <algorithm>
+#include <iterator>
 
 #include <QAction>
 #include <QApplication>
@@ -87,17 +90,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setAcceptDrops(true);
     m_session = new Session(this);
     m_requests = new widgets::RequestTableModel(this);
-    m_jobs = new widgets::JobRunner(this);
-    m_analysis = new widgets::JobRunner(this);
-    m_detail = new widgets::JobRunner(this);
-    m_contextJob = new widgets::JobRunner(this);
-    m_dependencyJob = new widgets::JobRunner(this);
-    m_spanJob = new widgets::JobRunner(this);
-    m_modelJob = new widgets::JobRunner(this);
-    m_import = new widgets::JobRunner(this);
-    m_aggregateJob = new widgets::JobRunner(this);
-    m_scopeJob = new widgets::JobRunner(this);
-    m_serviceMapJob = new widgets::JobRunner(this);
     m_scopeTimer = new QTimer(this);
     m_scopeTimer->setSingleShot(true);
     m_scopeTimer->setInterval(300);  // typing a filter: the views follow once it rests
@@ -149,14 +141,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tabs->addTab(m_model, tr("Dependency &graph"));
     m_tabs->addTab(m_aggregates, tr("&Aggregates"));
     m_compare = new widgets::CompareWorkspace(this);
+    serve(*m_compare, *m_session);
     m_compare->setRequestNamer([this](RequestId id) {
         auto name = m_session->store() ? m_session->store()->requestName(id) : std::nullopt;
         return name ? QString::fromStdString(*name) : QString::number(id.value);
     });
     m_tabs->addTab(m_compare, tr("&Compare"));
     m_profileView = new widgets::ProfileView(this);
+    serve(*m_profileView, *m_session);
     m_tabs->addTab(m_profileView, tr("&Profile"));
     m_bottlenecks = new widgets::BottlenecksView(this);
+    serve(*m_bottlenecks, *m_session);
     m_tabs->addTab(m_bottlenecks, tr("&Bottlenecks"));
     m_bursts = new widgets::BurstView(this);
     m_tabs->addTab(m_bursts, tr("B&ursts"));
@@ -200,22 +195,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
-        m_jobs->cancel();
-        m_analysis->cancel();
-        m_import->cancel();
-        m_aggregateJob->cancel();
-        m_modelJob->cancel();
-        m_detail->cancel();
+        for (Job lane : {Job::Requests, Job::Analysis, Job::Import, Job::Aggregates, Job::Model, Job::Detail}) job(lane).cancel();
         m_statusText->setText(tr("Cancelled; the database is unchanged."));
     });
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_import, m_aggregateJob}) {
+    for (Job lane : kForegroundJobs) {
+        widgets::JobRunner* runner = &job(lane);
         connect(runner, &widgets::JobRunner::started, this, [this] {
             m_progress->setValue(0);
             m_progress->setVisible(true);
             m_cancel->setVisible(true);
         });
         connect(runner, &widgets::JobRunner::finished, this, [this] {
-            const bool busy = m_jobs->isRunning() || m_analysis->isRunning() || m_import->isRunning() || m_aggregateJob->isRunning();
+            const bool busy = std::any_of(std::begin(kForegroundJobs), std::end(kForegroundJobs), [this](Job lane) { return m_session->isRunning(lane); });
             m_progress->setVisible(busy);
             m_cancel->setVisible(busy);
             if (!busy) updateStatus();
@@ -225,8 +216,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             m_statusText->setText(stage);
         });
     }
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob, m_dependencyJob, m_spanJob, m_scopeJob, m_serviceMapJob})
-        connect(runner, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
+    connect(m_session, &Session::jobFinished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_requestPanel, &widgets::RequestTablePanel::listedChanged, m_scopeTimer, qOverload<>(&QTimer::start));
     connect(m_model->graphView(), &widgets::GraphView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_model->serviceMapView(), &widgets::ServiceMapView::layoutReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
@@ -235,7 +225,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_profileView, &widgets::ProfileView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_bottlenecks, &widgets::BottlenecksView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_bursts, &widgets::BurstView::resultsReady, this, &MainWindow::checkIdle, Qt::QueuedConnection);
-    connect(m_contextJob, &widgets::JobRunner::finished, this, &MainWindow::checkIdle, Qt::QueuedConnection);
     connect(m_contextStrip, &widgets::TemporalContextStrip::requestActivated, this, [this](RequestId id) {
         m_requestPanel->selectRequest(id);
         m_tabs->setCurrentIndex(0);
@@ -272,7 +261,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         auto analysis = m_analysisData;
         auto aggregates = m_scopedAggregates;  // the requests the view shows, re-scheduled
         if (!analysis || !aggregates) return;
-        m_aggregateJob->start<WhatIfResult>(
+        job(Job::Aggregates).start<WhatIfResult>(
             [analysis, aggregates, target, factor](const CancelToken& cancel, const ProgressSink& progress) {
                 progress(0.0, "re-scheduling the requests");
                 return std::make_shared<Result<std::vector<TimeNs>>>(whatIf(*analysis, *aggregates, target, factor, 0, 0, &cancel));
@@ -329,10 +318,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // The filter is the database's own (a period named in one means nothing in the next): set when one opens.
 }
 
-MainWindow::~MainWindow() {
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_import, m_aggregateJob, m_dependencyJob, m_spanJob, m_scopeJob, m_serviceMapJob})
-        runner->cancel();
-}
+MainWindow::~MainWindow() = default;  // the session, a child, cancels its jobs
 
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -512,7 +498,7 @@ void MainWindow::showAggregatePage(int index) {
 }
 
 void MainWindow::loadAggregates() {
-    m_aggregateJob->start<AggregateResult>(
+    job(Job::Aggregates).start<AggregateResult>(
         [reader = m_session->reader()](const CancelToken& cancel, const ProgressSink& progress) {
             auto bundle = std::make_shared<AggregateBundle>();
             auto store = reader();
@@ -558,12 +544,12 @@ void MainWindow::loadAggregates() {
             QStringList periods;
             if (auto info = m_session->store()->info())
                 for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
-            m_compare->setDatabase(m_session->reader(), m_analysisData, periods);
+            m_compare->setDatabase(m_analysisData, periods);
             m_profileView->setScope(m_session->scope());
-            m_profileView->setDatabase(m_session->reader(), m_analysisData, periods);
+            m_profileView->setDatabase(m_analysisData, periods);
             m_bottlenecks->setScope(m_session->scope());
             m_stratifyingKeys = stratifyingKeys(periods.size());
-            m_bottlenecks->setDatabase(m_session->reader(), m_analysisData, periods, m_stratifyingKeys);
+            m_bottlenecks->setDatabase(m_analysisData, periods, m_stratifyingKeys);
             showContext(m_requestPanel->currentRequest());  // the first request was shown before the analysis was in
             m_bursts->setDatabase(m_analysisData, [this](RequestId id) {
                 auto name = m_session->store() ? m_session->store()->requestName(id) : std::nullopt;
@@ -626,12 +612,12 @@ void MainWindow::showScopedAggregates() {
     };
     auto ids = m_session->scope().ids;
     if (!ids) {
-        m_scopeJob->cancel();
+        job(Job::Scope).cancel();
         show(full);
         return;
     }
     using Scoped = std::shared_ptr<const RequestAggregates>;
-    m_scopeJob->start<Scoped>(
+    job(Job::Scope).start<Scoped>(
         [full, ids](const CancelToken&, const ProgressSink& progress) -> Scoped {
             progress(0.0, "restricting the aggregates to the listed requests");
             return std::make_shared<const RequestAggregates>(restrictAggregates(*full, rowsOfRequests(full->ids, *ids)));
@@ -643,7 +629,7 @@ void MainWindow::showScopedServiceMap() {
     if (!m_session->isOpen()) return;
     auto ids = m_session->scope().ids;
     using MapResult = std::shared_ptr<const ServiceMap>;
-    m_serviceMapJob->start<MapResult>(
+    job(Job::ServiceMap).start<MapResult>(
         [reader = m_session->reader(), ids](const CancelToken& cancel, const ProgressSink& progress) -> MapResult {
             progress(0.0, "counting the listed requests' calls");
             auto store = reader();
@@ -676,7 +662,6 @@ bool MainWindow::openPath(const QString& path) {
             return false;
         }
         if (database == m_session->path()) {  // the window lets go of it first
-            for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_aggregateJob, m_scopeJob, m_serviceMapJob}) runner->cancel();
             m_session->close();
         }
         for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) QFile::remove(database + suffix);
@@ -716,23 +701,17 @@ bool MainWindow::openDatabase(const QString& path) {
         reportError(tr("Cannot open database"), QString::fromStdString(opened.message()));
         return false;
     }
-    for (widgets::JobRunner* runner : {m_jobs, m_analysis, m_detail, m_modelJob, m_aggregateJob}) runner->cancel();
     // Nothing of the previous database stays on show (its aggregates arrive again in the background).
     m_aggregates->setAggregates(nullptr, {}, {}, {});
     m_aggregates->setExportContext(QFileInfo(path).completeBaseName());  // in the plots' default export names
     m_aggregateData.reset();
     m_scopedAggregates.reset();
     m_analysisData.reset();
-    m_scopeJob->cancel();
-    m_serviceMapJob->cancel();
     m_compare->clear(tr("Comparing needs the analysis; it follows the database loading."));
     m_profileView->clear(tr("The profile needs the analysis; it follows the database loading."));
     m_bottlenecks->clear(tr("The bottlenecks need the analysis; it follows the database loading."));
     m_bursts->clear(tr("The bursts need the analysis; it follows the database loading."));
-    m_contextJob->cancel();
-    m_dependencyJob->cancel();
     m_dependencyWork.reset();
-    m_spanJob->cancel();
     m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the database loading."));
     m_pages->setCurrentWidget(m_splitter);
     m_requestPanel->setFilterText(m_filterForNextDatabase ? *std::exchange(m_filterForNextDatabase, std::nullopt) : rememberedFilter(path));
@@ -755,7 +734,7 @@ bool MainWindow::openDatabase(const QString& path) {
 }
 
 void MainWindow::loadTable() {
-    m_jobs->start<LoadResult>(
+    job(Job::Requests).start<LoadResult>(
         [reader = m_session->reader()](const CancelToken& cancel, const ProgressSink& progress) {
             progress(0.0, "loading requests");
             auto store = reader();  // each worker its own connection
@@ -789,7 +768,7 @@ void MainWindow::loadTable() {
 }
 
 void MainWindow::loadModel() {
-    m_modelJob->start<GraphResult>(
+    job(Job::Model).start<GraphResult>(
         [reader = m_session->reader(), ids = m_session->scope().ids](const CancelToken& cancel, const ProgressSink&) {
             auto store = reader();
             if (!store) return std::make_shared<GraphBundle>(GraphBundle{store.status(), nullptr});
@@ -808,7 +787,7 @@ void MainWindow::loadModel() {
 void MainWindow::startAnalysis(bool force) {
     if (!m_session->isOpen()) return;
     if (!force && analysisIsCurrent(*m_session->store(), AnalysisOptions{})) return;
-    m_analysis->start<AnalysisResult>(
+    job(Job::Analysis).start<AnalysisResult>(
         [writer = m_session->analysisWriter()](const CancelToken& cancel, const ProgressSink& progress) {
             // Checked while the analysis reads it; nothing is written before the check passed.
             auto store = writer();
@@ -833,7 +812,7 @@ void MainWindow::showRequest(RequestId id) {
     // What follows the last request's lanes is not wanted any more. Its work to find them stays until the
     // next request is shown (a click on it meanwhile still finds them), and a read of its spans finishes
     // (its result is dropped if another request is shown by then).
-    m_dependencyJob->cancel();
+    job(Job::Dependencies).cancel();
     // The lanes' layout is built on the detail's worker, for the clocks the view shows now. Two things
     // follow the lanes when they are first wanted, each on a worker of its own: the request graph's edges
     // when a segment is selected (only its dependencies need them) and the span tree when it is shown (a
@@ -841,7 +820,7 @@ void MainWindow::showRequest(RequestId id) {
     auto later = std::make_shared<DependencyWork>();
     auto layout = std::make_shared<widgets::WaterfallLayout>();
     const bool localClocks = m_waterfall->localClocks();
-    m_detail->start<DetailResult>(
+    job(Job::Detail).start<DetailResult>(
         [reader = m_session->reader(), id, later, layout, localClocks](const CancelToken& cancel, const ProgressSink&) {
             auto store = reader();
             if (!store) return std::make_shared<Result<RequestDetail>>(store.status());
@@ -870,7 +849,7 @@ void MainWindow::findDependencies() {
     std::shared_ptr<const RequestDetail> shown = m_waterfall->sharedRequest();
     if (!m_dependencyWork || !*m_dependencyWork || !shown || m_dependencyOf != shown.get()) return;
     auto later = std::move(m_dependencyWork);  // once per request
-    m_dependencyJob->start<std::shared_ptr<const RequestDependencies>>(
+    job(Job::Dependencies).start<std::shared_ptr<const RequestDependencies>>(
         [later, shown](const CancelToken& cancel, const ProgressSink&) -> std::shared_ptr<const RequestDependencies> {
             if (cancel.isCancelled()) return nullptr;
             return std::make_shared<const RequestDependencies>((*later)(shown->dag.segments));
@@ -891,7 +870,7 @@ void MainWindow::readSpanTree() {
         std::shared_ptr<const widgets::SpanTreeData> spans;
         std::string error;  // the store could not be opened
     };
-    m_spanJob->start<std::shared_ptr<const SpanRead>>(
+    job(Job::SpanTree).start<std::shared_ptr<const SpanRead>>(
         [reader = m_session->reader(), shown](const CancelToken& cancel, const ProgressSink&) {
             auto read = std::make_shared<SpanRead>();
             auto store = reader();
@@ -943,7 +922,7 @@ void MainWindow::showContext(RequestId id) {
     const auto row = static_cast<std::uint32_t>(at - ids.begin());
     auto analysis = m_analysisData;
     const bool local = m_waterfall->localClocks();
-    m_contextJob->start<std::shared_ptr<const ContextStrip>>(
+    job(Job::Context).start<std::shared_ptr<const ContextStrip>>(
         [analysis, row, local](const CancelToken&, const ProgressSink&) {
             // Only the other requests' items on its hosts are filed: the index costs those, not every host's.
             // It files them on the clocks the window is taken on.
@@ -967,9 +946,7 @@ void MainWindow::selectRequestByName(const QString& name) {
 }
 
 bool MainWindow::isLoading() const {
-    return m_jobs->isRunning() || m_analysis->isRunning() || m_detail->isRunning() || m_contextJob->isRunning() || m_modelJob->isRunning() || m_import->isRunning() ||
-           m_dependencyJob->isRunning() || m_spanJob->isRunning() ||
-           m_aggregateJob->isRunning() || m_scopeJob->isRunning() || m_serviceMapJob->isRunning() || m_scopeTimer->isActive() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing() ||
+    return m_session->isBusy() || m_scopeTimer->isActive() || m_model->isLayoutPending() || m_aggregates->isComputing() || m_compare->isComputing() ||
            m_profileView->isComputing() || m_bottlenecks->isComputing() || m_bursts->isComputing();
 }
 
@@ -1054,7 +1031,7 @@ void MainWindow::startImport(const QStringList& files, const QString& target, co
     for (const QString& f : files) options.inputs.push_back(f.toStdString());
     options.period = period.toStdString();
     const std::string db = target.toStdString();
-    m_import->start<ImportResult>(
+    job(Job::Import).start<ImportResult>(
         [options, db, create = Session::creator(target)](const CancelToken& cancel, const ProgressSink& progress) {
             NewDatabaseGuard created(db);  // a failed or cancelled import into a new path leaves no file behind
             auto result = [&] {
@@ -1100,7 +1077,7 @@ void MainWindow::checkIdle() {
 void MainWindow::updateStatus() {
     const RequestTable* table = m_requests->table();
     if (!table) {
-        if (!m_jobs->isRunning() && !m_session->isOpen()) m_statusText->setText(tr("Open a trace database (Ctrl+O) or drop one here."));
+        if (!job(Job::Requests).isRunning() && !m_session->isOpen()) m_statusText->setText(tr("Open a trace database (Ctrl+O) or drop one here."));
         return;
     }
     QString text = m_requests->isFiltered() ? (table->size() == 1 ? tr("%L1 of 1 request shown").arg(m_requests->rowCount())

@@ -7,6 +7,7 @@
 #include <optional>
 #include <memory>
 
+#include "Session.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/base/Ids.h"
 #include "tracelight/studies/Aggregates.h"
@@ -45,7 +46,6 @@ class SpanTreePane;
 
 namespace tracelight::app {
 
-class Session;
 class WelcomePage;
 
 class MainWindow : public QMainWindow {
@@ -129,20 +129,16 @@ private:
     void checkIdle();
     void reportError(const QString& title, const QString& message);
 
-    Session* m_session = nullptr;  // the open database (its connections) and the scope
+    using Job = Session::Job;
+    widgets::JobRunner& job(Job lane) const { return m_session->job(lane); }
+    // The long jobs, whose progress and Cancel the status bar shows.
+    static constexpr Job kForegroundJobs[] = {Job::Requests, Job::Analysis, Job::Import, Job::Aggregates};
+
+    Session* m_session = nullptr;  // the open database (its connections), the scope and the background jobs
     widgets::RequestTableModel* m_requests = nullptr;
-    widgets::JobRunner* m_jobs = nullptr;      // request table loads
-    widgets::JobRunner* m_analysis = nullptr;  // analysis runs
-    widgets::JobRunner* m_detail = nullptr;    // one request's detail
-    widgets::JobRunner* m_contextJob = nullptr;  // its temporal context
-    widgets::JobRunner* m_dependencyJob = nullptr;  // its graph's edges, which follow the detail
     std::shared_ptr<DependencyWork> m_dependencyWork;  // what finds them, until a segment is selected
     const RequestDetail* m_dependencyOf = nullptr;      // the request it finds them for
-    widgets::JobRunner* m_spanJob = nullptr;        // its span tree, which follows the detail
     widgets::TemporalContextStrip* m_contextStrip = nullptr;
-    widgets::JobRunner* m_modelJob = nullptr;  // the model graph
-    widgets::JobRunner* m_import = nullptr;    // File > Import
-    widgets::JobRunner* m_aggregateJob = nullptr;  // aggregate studies and what-if
     widgets::CompareWorkspace* m_compare = nullptr;
     widgets::ProfileView* m_profileView = nullptr;
     widgets::BurstView* m_bursts = nullptr;
@@ -154,8 +150,6 @@ private:
     QStringList m_stratifyingKeys;  // what the aggregates and bottlenecks stratify by  // what the aggregates view shows (and what-if runs on)
     QTimer* m_scopeTimer = nullptr;
     QLabel* m_scopeBar = nullptr;                  // above the tabs that cover the scope: which requests they are
-    widgets::JobRunner* m_scopeJob = nullptr;      // the scope's aggregates
-    widgets::JobRunner* m_serviceMapJob = nullptr;  // the scope's service map
     widgets::RequestTablePanel* m_requestPanel = nullptr;
     QTableView* m_table = nullptr;  // the panel's view
     std::vector<std::pair<int, int>> m_countColumnWidths;  // (column, least width) of the hosts and events counts

@@ -1,6 +1,32 @@
 #include "Session.h"
 
+#include <algorithm>
+
+#include "common/JobRunner.h"
+
 namespace tracelight::app {
+
+Session::Session(QObject* parent) : QObject(parent) {
+    for (auto& lane : m_jobs) {
+        lane = new widgets::JobRunner(this);
+        connect(lane, &widgets::JobRunner::finished, this, &Session::jobFinished, Qt::QueuedConnection);
+    }
+}
+
+Session::~Session() {
+    for (auto* lane : m_jobs) lane->cancel();
+}
+
+bool Session::isRunning(Job lane) const { return job(lane).isRunning(); }
+
+bool Session::isBusy() const {
+    return std::any_of(m_jobs.begin(), m_jobs.end(), [](const widgets::JobRunner* lane) { return lane->isRunning(); });
+}
+
+void Session::cancelDatabaseWork() {
+    for (std::size_t i = 0; i < kJobs; ++i)
+        if (static_cast<Job>(i) != Job::Import) m_jobs[i]->cancel();
+}
 
 Status Session::open(const QString& path) {
     const std::string file = path.toStdString();
@@ -11,6 +37,7 @@ Status Session::open(const QString& path) {
         store = TraceStore::open(file, TraceStore::Mode::ReadOnly);
         if (!store) return store.status();
     }
+    cancelDatabaseWork();
     m_store = std::move(store.value());
     m_path = path;
     m_scope = {};  // the new table's filter sets it again
@@ -19,6 +46,7 @@ Status Session::open(const QString& path) {
 }
 
 void Session::close() {
+    cancelDatabaseWork();
     m_store.reset();
     m_path.clear();
     m_scope = {};

@@ -3,9 +3,11 @@
 // it through here — the GUI thread's connection, a source of connections for background work, a write
 // connection for a save — and nothing else in the app opens it by path (heaptrack's and hotspot's one model
 // that the views draw). The scope (the requests the table lists) is the session's too: every view that covers
-// it reads it from here.
+// it reads it from here. So are the background jobs, one lane each: a new job in a lane supersedes the last,
+// and opening another database cancels every lane's work on the last one.
 #include <QObject>
 #include <QString>
+#include <array>
 #include <functional>
 #include <memory>
 
@@ -14,12 +16,17 @@
 #include "tracelight/base/Status.h"
 #include "tracelight/store/TraceStore.h"
 
+namespace tracelight::widgets {
+class JobRunner;
+}
+
 namespace tracelight::app {
 
 class Session : public QObject {
     Q_OBJECT
 public:
-    explicit Session(QObject* parent = nullptr) : QObject(parent) {}
+    explicit Session(QObject* parent = nullptr);
+    ~Session() override;
 
     // Opens a database (upgrading an older schema, which needs a write); on failure the one open stays open.
     Status open(const QString& path);
@@ -42,13 +49,27 @@ public:
     // The requests the table lists now; true when they (not only their description) changed.
     bool setScope(widgets::RequestScope scope);
 
+    // The background jobs' lanes: the database's loading and analysis, an import, and what each view shows.
+    enum class Job {
+        Requests, Analysis, Import, Aggregates, Model, Detail, Context, Dependencies, SpanTree, Scope, ServiceMap,
+        Compare, CompareGraphs, CompareLanes, CompareTree, Profile, Bottlenecks,
+    };
+    static constexpr std::size_t kJobs = static_cast<std::size_t>(Job::Bottlenecks) + 1;
+    widgets::JobRunner& job(Job lane) const { return *m_jobs[static_cast<std::size_t>(lane)]; }
+    bool isRunning(Job lane) const;
+    bool isBusy() const;  // any lane
+    // Every lane's work on the open database; an import, which makes a database of its own, goes on.
+    void cancelDatabaseWork();
+
 signals:
     void opened(const QString& path);
+    void jobFinished();  // a lane's job finished or was cancelled (queued: its result has been handed over)
 
 private:
     std::shared_ptr<TraceStore> m_store;
     QString m_path;
     widgets::RequestScope m_scope;
+    std::array<widgets::JobRunner*, kJobs> m_jobs{};
 };
 
 } // namespace tracelight::app

@@ -59,7 +59,7 @@ int run(batch::MpiCollective& group, int argc, char** argv) {
     // Rank 0 writes; the others only read.
     // The writer's file is checked while the ranks read it (rank 0 writes only at the end). Alone, it reads
     // every event itself, which checks them; one rank reads only its part, so the whole file is checked.
-    auto store = TraceStore::open(db, group.isFirst() ? TraceStore::Mode::ReadWrite : TraceStore::Mode::ReadOnly,
+    auto store = cli::openDatabase(db, group.isFirst() ? TraceStore::Mode::ReadWrite : TraceStore::Mode::ReadOnly,
                                   group.size() > 1 ? TraceStore::WriteCheck::InBackground : TraceStore::WriteCheck::BesideFullRead);
     if (reportFailures(group, store ? std::string() : store.message())) return 1;
     const bool showProgress = !quiet && group.isFirst() && isatty(STDERR_FILENO);

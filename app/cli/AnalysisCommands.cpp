@@ -96,28 +96,9 @@ void writeSegment(JsonWriter& w, const RequestSegment& s) {
     w.beginObject().key("task").value(s.task).key("start").value(s.startEvent).key("end").value(s.endEvent).endObject();
 }
 
-} // namespace
-
-Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const AnalysisOptions& options, bool quiet) {
-    // Current results need no writing (nor PRAGMA quick_check): read-only, so read-only files work too.
-    if (auto reader = TraceStore::open(db, TraceStore::Mode::ReadOnly); reader && analysisIsCurrent(*reader.value(), options))
-        return reader;
-    // The file is checked while the analysis reads it, the events by that read (it writes only after it).
-    auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
-    if (!store) return store;
-    if (!analysisIsCurrent(*store.value(), options)) {
-        if (!quiet) std::fprintf(stderr, "tracelight-cli: %s has no current analysis; analysing it now\n", db.c_str());
-        auto analysed = analyzeStore(*store.value(), options);
-        if (!analysed) return analysed.status();
-    }
-    return store;
-}
-
-namespace {
-
 int runAnalyze(const CommonOptions& o) {
     // The file is checked while the analysis reads it, the events by that read (it writes only after it).
-    auto store = TraceStore::open(o.db, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
+    auto store = openDatabase(o.db, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
     if (!store) return fail(store.message());
     return runAnalysis(*store.value(), o);
 }

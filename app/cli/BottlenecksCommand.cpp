@@ -48,7 +48,7 @@ int runBottlenecks(const BottlenecksArgs& args) {
         if (!rules) return fail(args.rules + ": " + rules.message());
         options.rules = std::move(rules.value());
         if (args.saveRules) {
-            auto writable = TraceStore::open(db, TraceStore::Mode::ReadWrite);
+            auto writable = openDatabase(db, TraceStore::Mode::ReadWrite);
             if (!writable) return fail(writable.message());
             if (Status s = saveBottleneckRules(*writable.value(), options.rules); !s) return fail(db + ": " + s.message());
             std::fprintf(stderr, "stored %zu bottleneck rules in %s\n", options.rules.rules().size(), db.c_str());

@@ -21,7 +21,7 @@ struct BurstsArgs {
 };
 
 int runBursts(const BurstsArgs& args) {
-    auto store = TraceStore::open(args.db, TraceStore::Mode::ReadOnly);
+    auto store = openDatabase(args.db, TraceStore::Mode::ReadOnly);
     if (!store) return fail(store.message());
     std::optional<std::uint64_t> mask;
     if (!args.mask.empty()) {

@@ -46,6 +46,9 @@ CLI::Option* addJsonFlag(CLI::App& command, bool& json, const std::string& help 
 // --quiet: no progress or summary on stderr.
 CLI::Option* addQuietFlag(CLI::App& command, bool& quiet);
 
+// Opens a database: every command's way in (the store's modes and integrity checks).
+Result<std::unique_ptr<TraceStore>> openDatabase(const std::string& db, TraceStore::Mode mode,
+                                                 TraceStore::WriteCheck check = TraceStore::WriteCheck::OnOpen);
 // Opens a database with current analysis results: read-only when they are current (so read-only files
 // work), else for writing, analysing it first (saying so on stderr unless quiet).
 Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const AnalysisOptions& options, bool quiet);

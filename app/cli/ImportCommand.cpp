@@ -46,7 +46,7 @@ int runImport(const ImportArgs& args) {
     }
     // A failed import into a new path removes the files it created (never one that existed before).
     NewDatabaseGuard guard(db);
-    auto store = TraceStore::open(db, TraceStore::Mode::Create);
+    auto store = openDatabase(db, TraceStore::Mode::Create);
     if (!store) return fail(store.message());
 
     const bool showProgress = !quiet && isatty(STDERR_FILENO);

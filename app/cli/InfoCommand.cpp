@@ -16,7 +16,7 @@ struct InfoArgs {
 };
 
 int runInfo(const InfoArgs& args) {
-    auto store = TraceStore::open(args.db, TraceStore::Mode::ReadOnly);
+    auto store = openDatabase(args.db, TraceStore::Mode::ReadOnly);
     if (!store) return fail(store.message());
     if (args.check)
         if (Status s = store.value()->quickCheck(); !s) return fail(s.message());

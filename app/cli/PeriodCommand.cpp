@@ -45,7 +45,7 @@ bool parseTime(const std::string& text, std::int64_t& ns) {
 }
 
 int runPeriod(const PeriodArgs& args, const std::string& action) {
-    auto store = TraceStore::open(args.db, action == "list" ? TraceStore::Mode::ReadOnly : TraceStore::Mode::ReadWrite);
+    auto store = openDatabase(args.db, action == "list" ? TraceStore::Mode::ReadOnly : TraceStore::Mode::ReadWrite);
     if (!store) return fail(store.message());
     TraceStore& s = *store.value();
     if (action == "list") {

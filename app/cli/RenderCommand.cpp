@@ -94,7 +94,7 @@ int runRender(const RenderArgs& args) {
     char* argv[] = {name, nullptr};
     QApplication app(argc, argv);
 
-    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    auto store = openDatabase(db, TraceStore::Mode::ReadOnly);
     if (!store) return fail(store.message());
     if (view == "graph" && (args.services || args.operations || !args.expand.empty())) return renderServiceMap(args, *store.value());
     QImage image(width, height, QImage::Format_ARGB32_Premultiplied);

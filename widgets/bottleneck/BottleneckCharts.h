@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bottleneck/BottleneckRequest.h"
 #include "tracelight/bottleneck/BottleneckTrend.h"
 
 class QCustomPlot;
@@ -24,10 +25,6 @@ void drawShareBars(QCustomPlot* plot, const BottleneckSummary& summary, const Ty
 int shareBarsThatFit(const QCustomPlot* plot);
 // The strata of a slice side by side: one 100 % bar per stratum (top: the first), split into its types'
 // shares in the types' colours (the table's), labelled with the stratum, its requests and mean latency.
-struct StratumShares {
-    QString value;
-    BottleneckSummary summary;
-};
 // Types stack left to right in the order of `ranking` (the whole selection's).
 void drawStrataShares(QCustomPlot* plot, const std::vector<StratumShares>& strata, const BottleneckSummary& ranking,
                       const TypeColours& colours);

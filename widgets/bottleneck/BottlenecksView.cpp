@@ -11,7 +11,6 @@
 
 #include "bottleneck/BottleneckCharts.h"
 #include "bottleneck/BottleneckPie.h"
-#include "common/JobRunner.h"
 #include "common/PlotExport.h"
 #include "common/TimeFormat.h"
 #include "common/HoverText.h"
@@ -21,16 +20,6 @@
 namespace tracelight::widgets {
 
 namespace {
-
-struct BottleneckJob {
-    Status status = Status::ok();
-    std::shared_ptr<const BottleneckTrend> trend;
-    QStringList strata;              // the slice-by attribute's values (with their request counts in strataLabels)
-    QStringList strataLabels;
-    QString emptyReason;             // set when the selection holds no analysed request
-    std::vector<StratumShares> strataShares;  // every stratum's shares, when a slice is shown whole
-};
-using BottleneckJobResult = std::shared_ptr<const BottleneckJob>;
 
 // A cell sorted by its number (Qt::UserRole), not its text: "9.5 ms" before "10 ms".
 class NumberItem : public QTableWidgetItem {
@@ -54,7 +43,6 @@ QCustomPlot* newPlot(QWidget* parent, const QString& title, const QString& expor
 } // namespace
 
 BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
-    m_job = new JobRunner(this);
     m_period = new QComboBox(this);
     m_period->setToolTip(tr("Whose requests: every one, or one period's"));
     m_sliceBy = new QComboBox(this);
@@ -145,14 +133,11 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
         compute();
     });
     connect(m_stratum, &QComboBox::activated, this, &BottlenecksView::compute);
-    connect(m_job, &JobRunner::progress, this, [this](double fraction, const QString& stage) {
-        m_status->setText(tr("%1… %2 %").arg(stage).arg(static_cast<int>(fraction * 100)));
-    });
     clear(tr("Open an analysed database to see its bottlenecks."));
 }
 
 void BottlenecksView::clear(const QString& message) {
-    m_job->cancel();
+    m_awaiting = false;  // a result still on its way is not shown
     m_trend.reset();
     m_strataShares.clear();
     m_strataPlot->setVisible(false);
@@ -167,9 +152,7 @@ void BottlenecksView::clear(const QString& message) {
     m_status->setText(message);
 }
 
-void BottlenecksView::setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods,
-                                  const QStringList& attributeKeys) {
-    m_source = std::move(source);
+void BottlenecksView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods, const QStringList& attributeKeys) {
     m_analysis = std::move(analysis);
     const QSignalBlocker blockPeriod(m_period), blockSlice(m_sliceBy), blockStratum(m_stratum);
     m_period->clear();
@@ -226,86 +209,49 @@ bool BottlenecksView::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
-bool BottlenecksView::isComputing() const { return m_job->isRunning(); }
+bool BottlenecksView::isComputing() const { return m_awaiting; }
 QString BottlenecksView::statusText() const { return m_status->text(); }
 
 void BottlenecksView::compute() {
     m_pending = false;
-    if (!m_analysis || !m_source) {
+    if (!m_analysis) {
         clear(tr("The bottlenecks need an analysed database: open one, or analyse this one (Analysis > Re-analyse)."));
         emit resultsReady();
         return;
     }
-    auto analysis = m_analysis;
-    const std::string period = m_period->currentData().toString().toStdString();
-    const std::string by = m_sliceBy->currentData().toString().toStdString();
-    const std::string value = m_stratum->currentData().toString().toStdString();
-    const QString periodName = m_period->currentText();
-    const auto scope = m_period->currentIndex() == 0 ? m_scope.ids : nullptr;
-    m_job->start<BottleneckJobResult>(
-        [analysis, reader = m_source, period, by, value, periodName, scope](const CancelToken& cancel, const ProgressSink& progress) -> BottleneckJobResult {
-            auto out = std::make_shared<BottleneckJob>();
-            auto store = reader();
-            if (!store) {
-                out->status = store.status();
-                return out;
-            }
-            const auto& ids = analysis->data.requestIds;
-            std::vector<std::uint32_t> rows = scope ? rowsOfRequests(ids, *scope) : periodRows(*store.value(), ids, period);
-            QString stratumName;
-            std::vector<std::vector<std::uint32_t>> strataRows;  // the slice shown whole: each stratum side by side
-            if (!by.empty()) {
-                for (auto& g : groupByAttribute(attributeValues(*store.value(), ids, by), ids.size(), 4, rows)) {
-                    const QString v = QString::fromStdString(g.value);
-                    out->strata << v;
-                    out->strataLabels << QObject::tr("%1 = %2 (%L3 requests)").arg(QString::fromStdString(by), v).arg(g.rows.size());
-                    if (value.empty()) strataRows.push_back(g.rows);
-                    if (g.value == value) rows = std::move(g.rows), stratumName = v;
-                }
-                if (!value.empty() && stratumName.isEmpty()) rows.clear();  // that value is gone from this period
-            }
-            if (rows.empty()) {
-                out->emptyReason = value.empty() ? QObject::tr("%1 holds no analysed request.").arg(periodName)
-                                                 : QObject::tr("No analysed request of %1 has %2 = %3.")
-                                                       .arg(periodName, QString::fromStdString(by), QString::fromStdString(value));
-                return out;
-            }
-            BottleneckOptions options;
-            options.categories = loadCategoryRules(*store.value());
-            options.rules = loadBottleneckRules(*store.value());
-            auto trend = computeBottleneckTrend(*analysis, store.value().get(), rows, options, &progress, &cancel);
-            if (!trend) {
-                out->status = trend.status();
-                return out;
-            }
-            out->trend = std::make_shared<const BottleneckTrend>(std::move(trend.value()));
-            if (!strataRows.empty()) {
-                auto strata = computeBottlenecks(*analysis, store.value().get(), strataRows, options, nullptr, &cancel);
-                if (!strata) {
-                    out->status = strata.status();
-                    return out;
-                }
-                for (std::size_t i = 0; i < strata->size(); ++i)
-                    out->strataShares.push_back({out->strata[static_cast<qsizetype>(i)], std::move(strata.value()[i])});
-            }
-            return out;
-        },
-        [this, value](BottleneckJobResult result) {
-            if (!m_sliceBy->currentData().toString().isEmpty()) {
-                const QSignalBlocker block(m_stratum);
-                m_stratum->clear();
-                m_stratum->addItem(tr("all of them"), QString());
-                for (int i = 0; i < result->strata.size(); ++i) m_stratum->addItem(result->strataLabels[i], result->strata[i]);
-                m_stratum->setCurrentIndex(std::max(0, m_stratum->findData(QString::fromStdString(value))));
-            }
-            if (!result->status) clear(QString::fromStdString(result->status.message()));
-            else if (!result->emptyReason.isEmpty()) clear(result->emptyReason);
-            else {
-                m_strataShares = result->strataShares;
-                showResults(result->trend);
-            }
-            emit resultsReady();
-        });
+    BottleneckRequest request;
+    request.analysis = m_analysis;
+    request.period = m_period->currentData().toString().toStdString();
+    request.scope = m_period->currentIndex() == 0 ? m_scope.ids : nullptr;
+    request.periodName = m_period->currentText();
+    request.sliceBy = m_sliceBy->currentData().toString().toStdString();
+    request.stratum = m_stratum->currentData().toString().toStdString();
+    m_awaiting = true;
+    emit computeRequested(request);
+}
+
+void BottlenecksView::showProgress(double fraction, const QString& stage) {
+    if (m_awaiting) m_status->setText(tr("%1… %2 %").arg(stage).arg(static_cast<int>(fraction * 100)));
+}
+
+void BottlenecksView::showOutcome(std::shared_ptr<const BottleneckOutcome> result) {
+    if (!m_awaiting || !result) return;  // cleared since it was asked for
+    m_awaiting = false;
+    const QString value = m_stratum->currentData().toString();
+    if (!m_sliceBy->currentData().toString().isEmpty()) {
+        const QSignalBlocker block(m_stratum);
+        m_stratum->clear();
+        m_stratum->addItem(tr("all of them"), QString());
+        for (int i = 0; i < result->strata.size(); ++i) m_stratum->addItem(result->strataLabels[i], result->strata[i]);
+        m_stratum->setCurrentIndex(std::max(0, m_stratum->findData(value)));
+    }
+    if (!result->status) clear(QString::fromStdString(result->status.message()));
+    else if (!result->emptyReason.isEmpty()) clear(result->emptyReason);
+    else {
+        m_strataShares = result->strataShares;
+        showResults(result->trend);
+    }
+    emit resultsReady();
 }
 
 void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) {

@@ -3,7 +3,7 @@
 // stratum of a "slice by" attribute, the bottleneck types ranked by their contribution ratio in a sortable
 // table with how to fix them, the shares as bars and as a pie, a stacked trend of the mean contribution per
 // request over time, and each request's latency over time, where clicking a point opens its waterfall.
-// Computed in core (computeBottleneckTrend) on a worker, cancel-aware, with progress in the status line.
+// Asked of the session (computeRequested: core's computeBottleneckTrend on a worker), progress in the status line.
 #include <QWidget>
 #include <QColor>
 #include <memory>
@@ -13,7 +13,7 @@
 #include "tracelight/analysis/Analysis.h"
 #include "bottleneck/BottleneckCharts.h"
 #include "tracelight/bottleneck/BottleneckTrend.h"
-#include "common/StoreSource.h"
+#include "bottleneck/BottleneckRequest.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -24,14 +24,13 @@ class QTableWidget;
 namespace tracelight::widgets {
 
 class BottleneckPie;
-class JobRunner;
 
 class BottlenecksView : public QWidget {
     Q_OBJECT
 public:
     explicit BottlenecksView(QWidget* parent = nullptr);
 
-    void setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods,
+    void setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods,
                      const QStringList& attributeKeys);
     void clear(const QString& message);
     void refresh();  // again, with the rules and categories now stored (computed when next shown)
@@ -40,7 +39,10 @@ public:
     void setScope(const RequestScope& scope);
     QComboBox* requestsChoice() const { return m_period; }  // the scope, a period, ...
     void setSliceBy(const QString& attribute, const QString& value = {});  // "" = no strata; value "" = all of them
-    bool isComputing() const;
+    bool isComputing() const;  // asked, and its result not yet shown
+    // The session's answer to computeRequested, and its progress on the way.
+    void showOutcome(std::shared_ptr<const BottleneckOutcome> outcome);
+    void showProgress(double fraction, const QString& stage);
     QString statusText() const;
 
     const BottleneckTrend* trend() const { return m_trend.get(); }
@@ -56,6 +58,7 @@ public:
     enum Column { TypeColumn = 0, ShareColumn, MeanColumn, HowToFixColumn };
 
 signals:
+    void computeRequested(const BottleneckRequest& request);  // answered with showOutcome
     void resultsReady();
     void requestActivated(RequestId id);  // a point of the latency scatter: "open in the waterfall"
 
@@ -68,11 +71,10 @@ private:
     void showResults(std::shared_ptr<const BottleneckTrend> trend);
     void fillTable(const BottleneckSummary& summary, const std::unordered_map<std::string, QColor>& colours);
 
-    StoreSource m_source;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
     std::shared_ptr<const BottleneckTrend> m_trend;
     bool m_pending = false;
-    JobRunner* m_job = nullptr;
+    bool m_awaiting = false;  // asked the session, its result not yet shown
     QComboBox* m_period = nullptr;
     RequestScope m_scope;
     QComboBox* m_sliceBy = nullptr;

@@ -33,7 +33,6 @@
 #include "plots/CdfPlot.h"
 #include <qcustomplot.h>
 #include "common/QtText.h"
-#include "common/JobRunner.h"
 #include "common/PlotExport.h"
 #include "common/TimeFormat.h"
 #include "common/HoverText.h"
@@ -42,17 +41,12 @@
 namespace tracelight::widgets {
 
 namespace {
-using CompareJobResult = std::shared_ptr<const Result<PeriodComparison>>;
-using TreeJobResult = std::shared_ptr<const Result<RegressionTree>>;
-using LanesJobResult = std::shared_ptr<const Result<std::pair<std::shared_ptr<const RequestDetail>, std::shared_ptr<const RequestDetail>>>>;
-using GraphJobResult = std::shared_ptr<const Result<std::shared_ptr<const FlowGraphView::Drawing>>>;
 constexpr int kRequestRole = Qt::UserRole + 1;
 constexpr int kShownRequests = 200;
 constexpr const char* kThresholdKey = "compare/smThreshold";
 } // namespace
 
 CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
-    m_job = new JobRunner(this);
     m_baseline = new QComboBox(this);
     m_problem = new QComboBox(this);
     m_baseline->setToolTip(tr("The non-problem period"));
@@ -140,7 +134,6 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
         area->setWidgetResizable(true);
         return area;
     };
-    m_graphJob = new JobRunner(this);
     m_first = new FlowGraphView(FlowGraphView::Mode::First, this);
     m_second = new FlowGraphView(FlowGraphView::Mode::Second, this);
     m_diff = new FlowGraphView(FlowGraphView::Mode::Diff, this);
@@ -188,7 +181,6 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_timeline = new PeriodTimeline(this);
     m_views->addTab(m_timeline, tr("Timeline"));
     // Swim lanes of the two representatives, one above the other on one time axis (zoom one, both follow).
-    m_lanesJob = new JobRunner(this);
     m_firstLanes = new WaterfallView(this);
     m_secondLanes = new WaterfallView(this);
     m_firstLanesTitle = new QLabel(this);
@@ -211,7 +203,6 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     connect(m_firstLanes, &WaterfallView::visibleRangeChanged, this, follow(m_secondLanes));
     connect(m_secondLanes, &WaterfallView::visibleRangeChanged, this, follow(m_firstLanes));
     // The regression tree and the paper's interactive loop: untick an attribute to grow the tree without it.
-    m_treeJob = new JobRunner(this);
     m_tree = new RegressionTreeView(this);
     m_treeAttributes = new QListWidget(this);
     m_treeAttributes->setToolTip(tr("Attributes the tree may test; untick one to run it again without (e.g. one that "
@@ -269,15 +260,11 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
                                                           tr("CSV (*.csv)"));
         if (!path.isEmpty() && !exportCsv(path)) m_summary->setText(tr("Cannot write %1").arg(path));
     });
-    connect(m_job, &JobRunner::progress, this, [this](double fraction, const QString& stage) {
-        m_summary->setText(tr("%1… %2 %").arg(stage).arg(static_cast<int>(fraction * 100)));
-    });
     clear(tr("Open an analysed database with two periods to compare them."));
 }
 
 void CompareWorkspace::clear(const QString& message) {
-    m_job->cancel();
-    m_graphJob->cancel();
+    m_awaiting = 0;  // results still on their way are not shown
     m_result.reset();
     m_model->setComparison(nullptr);
     m_detail->clear();
@@ -285,8 +272,6 @@ void CompareWorkspace::clear(const QString& message) {
     m_graphTitles->clear();
     m_c2->setSeries(QString(), std::vector<std::pair<QString, std::vector<float>>>{}, false, 1.0, QString());
     m_timeline->setComparison(nullptr);
-    m_treeJob->cancel();
-    m_lanesJob->cancel();
     m_firstLanes->setRequest(nullptr);
     m_secondLanes->setRequest(nullptr);
     m_entry.reset();
@@ -296,8 +281,7 @@ void CompareWorkspace::clear(const QString& message) {
     m_summary->setText(message);
 }
 
-void CompareWorkspace::setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
-    m_source = std::move(source);
+void CompareWorkspace::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
     m_analysis = std::move(analysis);
     const QSignalBlocker b1(m_baseline), b2(m_problem);
     m_baseline->clear();
@@ -342,12 +326,12 @@ CompareOptions CompareWorkspace::options() const {
 }
 
 bool CompareWorkspace::isComputing() const {
-    return m_job->isRunning() || m_graphJob->isRunning() || m_treeJob->isRunning() || m_lanesJob->isRunning();
+    return m_awaiting != 0;
 }
 
 void CompareWorkspace::compare() {
     m_pending = false;
-    if (!m_analysis || !m_source || m_baseline->count() < 2) return;
+    if (!m_analysis || m_baseline->count() < 2) return;
     const QString base = m_baseline->currentText(), prob = m_problem->currentText();
     if (base == prob) {
         clear(tr("Baseline and problem are the same period (%1): choose two periods.").arg(base));
@@ -360,28 +344,30 @@ void CompareWorkspace::compare() {
     else settings.setValue(kThresholdKey, m_threshold->value());
     settings.setValue("compare/alpha", m_alpha->value());
     settings.setValue("compare/bh", m_bh->isChecked());
-    const CompareOptions opts = options();
-    auto previous = m_result;
-    const bool sameData = previous && previous->baseline == base.toStdString() && previous->problem == prob.toStdString();
-    auto analysis = m_analysis;
-    const std::string b = base.toStdString(), p = prob.toStdString();
-    const StoreSource reader = m_source;
-    m_job->start<CompareJobResult>(
-        [=](const CancelToken& cancel, const ProgressSink& progress) -> CompareJobResult {
-            if (sameData) return std::make_shared<const Result<PeriodComparison>>(recompare(*previous, opts));
-            auto store = reader();
-            if (!store) return std::make_shared<const Result<PeriodComparison>>(store.status());
-            return std::make_shared<const Result<PeriodComparison>>(comparePeriods(*store.value(), *analysis, b, p, opts, &progress, &cancel));
-        },
-        [this](CompareJobResult result) {
-            if (!result->isOk()) {
-                clear(QString::fromStdString(result->message()));
-                emit resultsReady();
-                return;
-            }
-            showResult(std::make_shared<const PeriodComparison>(result->value()));
-            emit resultsReady();
-        });
+    CompareRequest request;
+    request.analysis = m_analysis;
+    request.baseline = base.toStdString();
+    request.problem = prob.toStdString();
+    request.options = options();
+    if (m_result && m_result->baseline == request.baseline && m_result->problem == request.problem) request.previous = m_result;
+    m_awaiting |= kComparison;
+    emit compareRequested(request);
+}
+
+void CompareWorkspace::showProgress(double fraction, const QString& stage) {
+    if (m_awaiting & kComparison) m_summary->setText(tr("%1… %2 %").arg(stage).arg(static_cast<int>(fraction * 100)));
+}
+
+void CompareWorkspace::showComparison(CompareOutcome result) {
+    if (!(m_awaiting & kComparison) || !result) return;  // cleared since it was asked for
+    m_awaiting &= ~kComparison;
+    if (!result->isOk()) {
+        clear(QString::fromStdString(result->message()));
+        emit resultsReady();
+        return;
+    }
+    showResult(std::make_shared<const PeriodComparison>(result->value()));
+    emit resultsReady();
 }
 
 QString CompareWorkspace::summaryText() const { return m_summary->text(); }
@@ -505,34 +491,24 @@ void CompareWorkspace::showEntry(int row) {
     explain();
 }
 
-void CompareWorkspace::showSwimLanes(RequestId first, RequestId second, const QString& firstTitle, const QString& secondTitle) {
-    const StoreSource reader = m_source;
+void CompareWorkspace::askSwimLanes(RequestId first, RequestId second, const QString& firstTitle, const QString& secondTitle) {
     m_firstLanesTitle->setText(tr("<b>%1</b> — its median request by latency").arg(firstTitle.toHtmlEscaped()));
     m_secondLanesTitle->setText(tr("<b>%1</b> — its median request by latency").arg(secondTitle.toHtmlEscaped()));
-    m_lanesJob->start<LanesJobResult>(
-        [reader, first, second](const CancelToken& cancel, const ProgressSink&) -> LanesJobResult {
-            using Pair = std::pair<std::shared_ptr<const RequestDetail>, std::shared_ptr<const RequestDetail>>;
-            auto store = reader();
-            if (!store) return std::make_shared<const Result<Pair>>(store.status());
-            Pair out;
-            for (auto [id, slot] : {std::pair{first, &out.first}, std::pair{second, &out.second}}) {
-                if (!id.isValid()) continue;
-                auto detail = loadRequestDetail(*store.value(), id, &cancel);
-                if (!detail) return std::make_shared<const Result<Pair>>(detail.status());
-                *slot = std::make_shared<const RequestDetail>(std::move(detail.value()));
-            }
-            return std::make_shared<const Result<Pair>>(std::move(out));
-        },
-        [this](LanesJobResult lanes) {
-            if (lanes->isOk()) {
-                m_firstLanes->setRequest(lanes->value().first);
-                m_secondLanes->setRequest(lanes->value().second);
-                shareLanesAxis();
-            } else {
-                m_firstLanesTitle->setText(QString::fromStdString(lanes->message()));
-            }
-            emit resultsReady();
-        });
+    m_awaiting |= kLanes;
+    emit swimLanesRequested(SwimLanesRequest{first, second});
+}
+
+void CompareWorkspace::showSwimLanes(SwimLanesOutcome lanes) {
+    if (!(m_awaiting & kLanes) || !lanes) return;
+    m_awaiting &= ~kLanes;
+    if (lanes->isOk()) {
+        m_firstLanes->setRequest(lanes->value().first);
+        m_secondLanes->setRequest(lanes->value().second);
+        shareLanesAxis();
+    } else {
+        m_firstLanesTitle->setText(QString::fromStdString(lanes->message()));
+    }
+    emit resultsReady();
 }
 
 void CompareWorkspace::explain() {
@@ -541,45 +517,43 @@ void CompareWorkspace::explain() {
     for (int i = 0; i < m_treeAttributes->count(); ++i)
         if (m_treeAttributes->item(i)->checkState() == Qt::Unchecked) dropped.insert(m_treeAttributes->item(i)->text().toStdString());
     m_tree->setMessage(tr("Growing the tree…"));
-    auto result = m_result;
-    const CompareEntry entry = *m_entry;
-    const StoreSource reader = m_source;
-    m_treeJob->start<TreeJobResult>(
-        [result, entry, reader, dropped](const CancelToken&, const ProgressSink&) -> TreeJobResult {
-            auto store = reader();
-            if (!store) return std::make_shared<const Result<RegressionTree>>(store.status());
-            return std::make_shared<const Result<RegressionTree>>(explainEntry(*store.value(), *result, entry, dropped));
-        },
-        [this, dropped](TreeJobResult tree) {
-            if (!tree->isOk()) {
-                m_tree->setMessage(QString::fromStdString(tree->message()));
-                emit resultsReady();
-                return;
-            }
-            const RegressionTree& t = tree->value();
-            {
-                // The attribute list follows the tree's data, keeping what was unticked.
-                const QSignalBlocker block(m_treeAttributes);
-                m_treeAttributes->clear();
-                for (const auto& a : t.attributes) {
-                    auto* item = new QListWidgetItem(QString::fromStdString(a.name), m_treeAttributes);
-                    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-                    item->setCheckState(dropped.count(a.name) ? Qt::Unchecked : Qt::Checked);
-                }
-            }
-            if (t.attributes.empty()) {
-                m_tree->setMessage(tr("These requests carry no attributes: nothing to separate them by."));
-                m_treeSummary->clear();
-            } else {
-                m_tree->setTree(std::make_shared<const RegressionTree>(t));
-                m_treeSummary->setText(tr("C4.5 tree: <b>%1</b> requests against <b>%2</b> ones, %3 leaves, depth %4 · "
-                                          "also <tt>tracelight-cli compare … --tree N</tt>")
-                                           .arg(QString::fromStdString(t.classNames[1]), QString::fromStdString(t.classNames[0]))
-                                           .arg(t.leafCount())
-                                           .arg(t.depth()));
-            }
-            emit resultsReady();
-        });
+    m_treeDropped = dropped;
+    m_awaiting |= kTree;
+    emit treeRequested(EntryTreeRequest{m_result, *m_entry, std::move(dropped)});
+}
+
+void CompareWorkspace::showTree(EntryTreeOutcome tree) {
+    if (!(m_awaiting & kTree) || !tree) return;
+    m_awaiting &= ~kTree;
+    const std::set<std::string>& dropped = m_treeDropped;
+    if (!tree->isOk()) {
+        m_tree->setMessage(QString::fromStdString(tree->message()));
+        emit resultsReady();
+        return;
+    }
+    const RegressionTree& t = tree->value();
+    {
+        // The attribute list follows the tree's data, keeping what was unticked.
+        const QSignalBlocker block(m_treeAttributes);
+        m_treeAttributes->clear();
+        for (const auto& a : t.attributes) {
+            auto* item = new QListWidgetItem(QString::fromStdString(a.name), m_treeAttributes);
+            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+            item->setCheckState(dropped.count(a.name) ? Qt::Unchecked : Qt::Checked);
+        }
+    }
+    if (t.attributes.empty()) {
+        m_tree->setMessage(tr("These requests carry no attributes: nothing to separate them by."));
+        m_treeSummary->clear();
+    } else {
+        m_tree->setTree(std::make_shared<const RegressionTree>(t));
+        m_treeSummary->setText(tr("C4.5 tree: <b>%1</b> requests against <b>%2</b> ones, %3 leaves, depth %4 · "
+                                  "also <tt>tracelight-cli compare … --tree N</tt>")
+                                   .arg(QString::fromStdString(t.classNames[1]), QString::fromStdString(t.classNames[0]))
+                                   .arg(t.leafCount())
+                                   .arg(t.depth()));
+    }
+    emit resultsReady();
 }
 
 void CompareWorkspace::showFlowGraphs(const CompareEntry& entry) {
@@ -593,29 +567,27 @@ void CompareWorkspace::showFlowGraphs(const CompareEntry& entry) {
     // the font's average (lower-case) character.
     const QString sample = QStringLiteral("ABCDEFGHIJKLMNOPQRSTUVWXYZ_:->.abcdefgh");
     const double charWidth = fm.horizontalAdvance(sample) / sample.size(), lineHeight = fm.height();
-    m_graphJob->start<GraphJobResult>(
-        [result, analysis, entry, charWidth, lineHeight](const CancelToken& cancel, const ProgressSink&) -> GraphJobResult {
-            auto pair = entryFlowGraphs(*analysis, *result, entry, 2000, &cancel);
-            if (!pair) return std::make_shared<const Result<std::shared_ptr<const FlowGraphView::Drawing>>>(pair.status());
-            return std::make_shared<const Result<std::shared_ptr<const FlowGraphView::Drawing>>>(
-                FlowGraphView::layOut(std::move(pair.value()), charWidth, lineHeight));
-        },
-        [this](GraphJobResult drawing) {
-            if (!drawing->isOk()) {
-                for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setMessage(QString::fromStdString(drawing->message()));
-                emit resultsReady();
-                return;
-            }
-            const auto& d = drawing->value();
-            for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setDrawing(d);
-            showSwimLanes(d->pair.firstRequest, d->pair.secondRequest, QString::fromStdString(d->pair.firstTitle),
-                          QString::fromStdString(d->pair.secondTitle));
-            m_graphTitles->setText(tr("<b>Left</b>: %1 · <b>right</b>: %2 — each side's median request by latency (double-click opens it); "
-                                      "node: mean over the side's requests; red border: a red edge · %3")
-                                       .arg(QString::fromStdString(d->pair.firstTitle).toHtmlEscaped(),
-                                            QString::fromStdString(d->pair.secondTitle).toHtmlEscaped(), d->layout.description));
-            emit resultsReady();
-        });
+    m_awaiting |= kGraphs;
+    emit graphsRequested(EntryGraphsRequest{analysis, result, entry, charWidth, lineHeight});
+}
+
+void CompareWorkspace::showGraphs(EntryGraphsOutcome drawing) {
+    if (!(m_awaiting & kGraphs) || !drawing) return;
+    m_awaiting &= ~kGraphs;
+    if (!drawing->isOk()) {
+        for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setMessage(QString::fromStdString(drawing->message()));
+        emit resultsReady();
+        return;
+    }
+    const auto& d = drawing->value();
+    for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setDrawing(d);
+    askSwimLanes(d->pair.firstRequest, d->pair.secondRequest, QString::fromStdString(d->pair.firstTitle),
+                  QString::fromStdString(d->pair.secondTitle));
+    m_graphTitles->setText(tr("<b>Left</b>: %1 · <b>right</b>: %2 — each side's median request by latency (double-click opens it); "
+                              "node: mean over the side's requests; red border: a red edge · %3")
+                               .arg(QString::fromStdString(d->pair.firstTitle).toHtmlEscaped(),
+                                    QString::fromStdString(d->pair.secondTitle).toHtmlEscaped(), d->layout.description));
+    emit resultsReady();
 }
 
 void CompareWorkspace::shareLanesAxis() {

@@ -12,10 +12,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/compare/PeriodComparison.h"
-#include "common/StoreSource.h"
+#include "compare/CompareRequests.h"
 
 class QCheckBox;
 class QComboBox;
@@ -37,22 +39,27 @@ class PeriodTimeline;
 class RegressionTreeView;
 class SuspectsView;
 class WaterfallView;
-class JobRunner;
 
 class CompareWorkspace : public QWidget {
     Q_OBJECT
 public:
     explicit CompareWorkspace(QWidget* parent = nullptr);
 
-    // The analysed database: where its workers read it, its analysis in memory and the names of its periods.
-    // Compares at once when the tab is showing, else when it is next shown.
-    void setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
+    // The analysed database: its analysis in memory and the names of its periods. Compares at once when the
+    // tab is showing, else when it is next shown.
+    void setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
     void clear(const QString& message);
     void setRequestNamer(std::function<QString(RequestId)> namer) { m_namer = std::move(namer); }
     void setPeriods(const QString& baseline, const QString& problem);  // and compare
     void compare();
 
-    bool isComputing() const;
+    bool isComputing() const;  // something asked of the session is not shown yet
+    // The session's answers to the requests below, and the comparison's progress on the way.
+    void showComparison(CompareOutcome outcome);
+    void showGraphs(EntryGraphsOutcome outcome);
+    void showSwimLanes(SwimLanesOutcome outcome);
+    void showTree(EntryTreeOutcome outcome);
+    void showProgress(double fraction, const QString& stage);
     const PeriodComparison* comparison() const { return m_result.get(); }
     QTableView* entryTable() const { return m_table; }
     QTreeWidget* detail() const { return m_detail; }
@@ -75,6 +82,11 @@ public:
     void setLocalClocks(bool local);
 
 signals:
+    // What the tab asks of the session (answered with the show* slots).
+    void compareRequested(const CompareRequest& request);
+    void graphsRequested(const EntryGraphsRequest& request);
+    void swimLanesRequested(const SwimLanesRequest& request);
+    void treeRequested(const EntryTreeRequest& request);
     void requestActivated(RequestId id);
     // A suspect's evidence chosen: show the profile diff of the two periods, its frames searched for `key`.
     void suspectActivated(const QString& baseline, const QString& problem, const QString& key);
@@ -91,14 +103,16 @@ private:
     void showEntry(int sourceRow);
     void showFlowGraphs(const CompareEntry& entry);
     void explain();  // the current entry's tree, without the unticked attributes
-    void showSwimLanes(RequestId first, RequestId second, const QString& firstTitle, const QString& secondTitle);
+    void askSwimLanes(RequestId first, RequestId second, const QString& firstTitle, const QString& secondTitle);
 
-    StoreSource m_source;
+    // What was asked and is not shown yet (a cleared tab drops what arrives after).
+    enum Awaiting : unsigned { kComparison = 1, kGraphs = 2, kLanes = 4, kTree = 8 };
+    unsigned m_awaiting = 0;
+    std::set<std::string> m_treeDropped;  // the tree asked for: without these attributes
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
     std::shared_ptr<const PeriodComparison> m_result;
     std::function<QString(RequestId)> m_namer;
     bool m_pending = false;
-    JobRunner* m_job = nullptr;
     QComboBox* m_baseline = nullptr;
     QComboBox* m_problem = nullptr;
     QDoubleSpinBox* m_threshold = nullptr;
@@ -114,7 +128,6 @@ private:
     QTreeWidget* m_detail = nullptr;
     SuspectsView* m_suspects = nullptr;
     QTabWidget* m_views = nullptr;
-    JobRunner* m_graphJob = nullptr;
     FlowGraphView* m_first = nullptr;
     FlowGraphView* m_second = nullptr;
     FlowGraphView* m_diff = nullptr;
@@ -124,13 +137,11 @@ private:
     RegressionTreeView* m_tree = nullptr;
     QListWidget* m_treeAttributes = nullptr;
     QLabel* m_treeSummary = nullptr;
-    JobRunner* m_treeJob = nullptr;
     std::optional<CompareEntry> m_entry;  // the entry shown
     WaterfallView* m_firstLanes = nullptr;
     WaterfallView* m_secondLanes = nullptr;
     QLabel* m_firstLanesTitle = nullptr;
     QLabel* m_secondLanesTitle = nullptr;
-    JobRunner* m_lanesJob = nullptr;
 };
 
 } // namespace tracelight::widgets

@@ -24,7 +24,6 @@
 #include "FrameTables.h"
 #include "compare/SuspectsView.h"
 #include "common/QtText.h"
-#include "common/JobRunner.h"
 #include "common/TimeFormat.h"
 #include "common/HoverText.h"
 #include "tracelight/store/TraceStore.h"
@@ -36,18 +35,9 @@ namespace {
 // What the "Requests" choice selects besides a period (its item's Qt::UserRole + 1).
 enum Source { PeriodSource = 0, OutlierSource = 1, SelectionSource = 2 };
 constexpr int kSourceRole = Qt::UserRole + 1;
-struct ProfileJob {
-    Status status = Status::ok();
-    std::shared_ptr<const ProfileSet> profile;
-    std::shared_ptr<const ProfileDiff> diff;  // base group 0 against target group 1
-    std::int64_t aaFrames = 0;                // what the same diff flags between two halves of the base
-    std::vector<Suspect> suspects;            // of a diff: who made the target slower
-};
-using ProfileJobResult = std::shared_ptr<const ProfileJob>;
 } // namespace
 
 ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
-    m_job = new JobRunner(this);
     m_period = new QComboBox(this);
     m_period->setToolTip(tr("Whose critical paths: every request, or one period's"));
     m_diffBase = new QComboBox(this);
@@ -146,14 +136,11 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
         m_tables->setCurrentWidget(m_sandwich);
     });
     connect(exportButton, &QPushButton::clicked, this, &ProfileView::exportDialog);
-    connect(m_job, &JobRunner::progress, this, [this](double fraction, const QString& stage) {
-        m_status->setText(tr("%1… %2 %").arg(stage).arg(static_cast<int>(fraction * 100)));
-    });
     clear(tr("Open an analysed database to see where its requests' latency goes."));
 }
 
 void ProfileView::clear(const QString& message) {
-    m_job->cancel();
+    m_awaiting = false;  // a result still on its way is not shown
     m_profile.reset();
     m_diff.reset();
     m_changes->setRowCount(0);
@@ -165,8 +152,7 @@ void ProfileView::clear(const QString& message) {
     m_crumb->clear();
 }
 
-void ProfileView::setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
-    m_source = std::move(source);
+void ProfileView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
     m_analysis = std::move(analysis);
     const QSignalBlocker block(m_period);
     m_period->clear();
@@ -233,13 +219,12 @@ void ProfileView::showEvent(QShowEvent* event) {
     if (m_pending) compute();
 }
 
-bool ProfileView::isComputing() const { return m_job->isRunning(); }
+bool ProfileView::isComputing() const { return m_awaiting; }
 QString ProfileView::statusText() const { return m_status->text(); }
 
 void ProfileView::compute() {
     m_pending = false;
-    if (!m_analysis || !m_source) return;
-    auto analysis = m_analysis;
+    if (!m_analysis) return;
     const std::string period = m_period->currentData().toString().toStdString();
     const std::string base = m_diffBase->currentData().toString().toStdString();
     const int source = m_period->currentData(kSourceRole).toInt();
@@ -263,116 +248,70 @@ void ProfileView::compute() {
         emit resultsReady();
         return;
     }
-    m_job->start<ProfileJobResult>(
-        [analysis, reader = m_source, period, base, source, where, aggregates, selection, scope](const CancelToken& cancel,
-                                                                                    const ProgressSink& progress) -> ProfileJobResult {
-            auto out = std::make_shared<ProfileJob>();
-            auto store = reader();
-            if (!store) {
-                out->status = store.status();
-                return out;
+    ProfileRequest request;
+    request.analysis = m_analysis;
+    request.source = source == OutlierSource ? ProfileRequest::Source::Outliers
+                     : source == SelectionSource ? ProfileRequest::Source::Selection : ProfileRequest::Source::Period;
+    request.period = period;
+    request.scope = scope;
+    request.aggregates = std::move(aggregates);
+    request.selection = selection;
+    request.where = where;
+    request.base = base;
+    m_awaiting = true;
+    emit computeRequested(request);
+}
+
+void ProfileView::showProgress(double fraction, const QString& stage) {
+    if (m_awaiting) m_status->setText(tr("%1… %2 %").arg(stage).arg(static_cast<int>(fraction * 100)));
+}
+
+void ProfileView::showOutcome(std::shared_ptr<const ProfileOutcome> result) {
+    if (!m_awaiting || !result) return;  // cleared since it was asked for
+    m_awaiting = false;
+    if (!result->status) {
+        clear(QString::fromStdString(result->status.message()));
+    } else {
+        m_profile = result->profile;
+        m_diff = result->diff;
+        m_aaFrames = result->aaFrames;
+        if (m_diff) m_flame->setDiff(m_profile, 0, 1, *m_diff);
+        else m_flame->setProfile(m_profile);
+        showChangesTab(m_diff != nullptr);
+        if (m_diff) {
+            m_suspects->setSuspects(result->suspects, tr("No suspect: no service's work or hop changed beyond chance "
+                                                         "(suspects need span data)."));
+            if (!result->suspects.empty()) m_tables->setCurrentWidget(m_suspects);
+        }
+        m_split->setSizes({m_split->width() * 3 / 5, m_split->width() * 2 / 5});
+        // In a diff the tables describe the target (group 1), the period being looked into.
+        m_top->setProfile(m_profile, tableGroup());
+        m_sandwich->setProfile(m_profile, tableGroup());
+        m_changes->setRowCount(0);
+        if (m_diff) {
+            for (const auto& c : m_diff->frames) {
+                if (!c.significant || m_changes->rowCount() >= 200) break;
+                const int row = m_changes->rowCount();
+                m_changes->insertRow(row);
+                auto* name = new QTableWidgetItem(QString::fromStdString(m_profile->frames[c.frame].name));
+                name->setToolTip(QString::fromStdString(m_profile->path(c.frame)).replace(';', QStringLiteral(" › ")));
+                m_changes->setItem(row, 0, name);
+                m_changes->setItem(row, 1, new QTableWidgetItem(formatDurationNs(static_cast<TimeNs>(c.baseTotalNs))));
+                m_changes->setItem(row, 2, new QTableWidgetItem(formatDurationNs(static_cast<TimeNs>(c.targetTotalNs))));
+                auto* delta = new QTableWidgetItem((c.deltaSelfNs() >= 0 ? QStringLiteral("+") : QString()) +
+                                                   formatDurationNs(static_cast<TimeNs>(c.deltaSelfNs())));
+                delta->setForeground(c.deltaSelfNs() >= 0 ? QColor(0xc0, 0x39, 0x2b) : QColor(0x19, 0x71, 0xc2));
+                m_changes->setItem(row, 3, delta);
+                auto* ratio = new QTableWidgetItem(QStringLiteral("×%1").arg(c.selfRatio, 0, 'f', c.selfRatio < 10 ? 2 : 1));
+                ratio->setToolTip(tr("Relative slowdown of the frame's own time (the ranking): (target + f) / (base + f), "
+                                     "f a thousandth of the base's mean latency"));
+                m_changes->setItem(row, 4, ratio);
+                m_changes->setItem(row, 5, new QTableWidgetItem(formatProbability(c.pValue)));
             }
-            const auto& ids = analysis->data.requestIds;
-            std::vector<std::uint32_t> matching;  // the where filter's rows (sorted), applied to every group
-            if (!where.empty()) {
-                auto found = store.value()->requestsWhere(where);
-                if (!found) {
-                    out->status = Status::error("Where: " + found.message());
-                    return out;
-                }
-                matching = rowsOfRequests(ids, found.value());
-            }
-            auto filtered = [&](std::vector<std::uint32_t> rows) {
-                if (where.empty()) return rows;
-                std::vector<std::uint32_t> both;
-                std::set_intersection(rows.begin(), rows.end(), matching.begin(), matching.end(), std::back_inserter(both));
-                return both;
-            };
-            auto rowsOf = [&](const std::string& p) { return filtered(periodRows(*store.value(), ids, p)); };
-            std::vector<std::uint32_t> target;
-            if (source == OutlierSource) target = filtered(outlierRows(*aggregates));
-            else if (source == SelectionSource) target = filtered(rowsOfRequests(ids, selection));
-            else if (scope) target = filtered(rowsOfRequests(ids, *scope));
-            else target = rowsOf(period);
-            std::vector<std::vector<std::uint32_t>> groups;
-            if (!base.empty()) {
-                // One pass: base, target and two random halves of the base (the noise floor).
-                auto baseRows = rowsOf(base);
-                auto [x, y] = splitAtRandom(baseRows, 1);
-                groups = {std::move(baseRows), std::move(target)};
-                if (!x.empty() && !y.empty()) {
-                    groups.push_back(std::move(x));
-                    groups.push_back(std::move(y));
-                }
-            } else {
-                groups = {std::move(target)};
-            }
-            ProfileOptions options;
-            options.rules = loadCategoryRules(*store.value());
-            auto paths = loadCachedCriticalPaths(*store.value(), analysis->data);  // what analyze cached
-            if (paths) options.paths = &paths.value();
-            auto set = buildProfiles(*analysis, store.value().get(), groups, options, &progress, &cancel);
-            if (!set) {
-                out->status = set.status();
-                return out;
-            }
-            auto shared = std::make_shared<const ProfileSet>(std::move(set.value()));
-            if (!base.empty() && groups.size() >= 2) {
-                auto suspects = findSuspects(*analysis, *store.value(), groups[0], groups[1], SuspectOptions{}, nullptr, &cancel);
-                if (suspects) out->suspects = std::move(suspects.value());
-            }
-            if (!base.empty()) {
-                out->diff = std::make_shared<const ProfileDiff>(diffProfiles(*shared, 0, 1));
-                if (shared->groups.size() == 4) out->aaFrames = diffProfiles(*shared, 2, 3).significantFrames;
-            }
-            out->profile = std::move(shared);
-            return out;
-        },
-        [this](ProfileJobResult result) {
-            if (!result->status) {
-                clear(QString::fromStdString(result->status.message()));
-            } else {
-                m_profile = result->profile;
-                m_diff = result->diff;
-                m_aaFrames = result->aaFrames;
-                if (m_diff) m_flame->setDiff(m_profile, 0, 1, *m_diff);
-                else m_flame->setProfile(m_profile);
-                showChangesTab(m_diff != nullptr);
-                if (m_diff) {
-                    m_suspects->setSuspects(result->suspects, tr("No suspect: no service's work or hop changed beyond chance "
-                                                                 "(suspects need span data)."));
-                    if (!result->suspects.empty()) m_tables->setCurrentWidget(m_suspects);
-                }
-                m_split->setSizes({m_split->width() * 3 / 5, m_split->width() * 2 / 5});
-                // In a diff the tables describe the target (group 1), the period being looked into.
-                m_top->setProfile(m_profile, tableGroup());
-                m_sandwich->setProfile(m_profile, tableGroup());
-                m_changes->setRowCount(0);
-                if (m_diff) {
-                    for (const auto& c : m_diff->frames) {
-                        if (!c.significant || m_changes->rowCount() >= 200) break;
-                        const int row = m_changes->rowCount();
-                        m_changes->insertRow(row);
-                        auto* name = new QTableWidgetItem(QString::fromStdString(m_profile->frames[c.frame].name));
-                        name->setToolTip(QString::fromStdString(m_profile->path(c.frame)).replace(';', QStringLiteral(" › ")));
-                        m_changes->setItem(row, 0, name);
-                        m_changes->setItem(row, 1, new QTableWidgetItem(formatDurationNs(static_cast<TimeNs>(c.baseTotalNs))));
-                        m_changes->setItem(row, 2, new QTableWidgetItem(formatDurationNs(static_cast<TimeNs>(c.targetTotalNs))));
-                        auto* delta = new QTableWidgetItem((c.deltaSelfNs() >= 0 ? QStringLiteral("+") : QString()) +
-                                                           formatDurationNs(static_cast<TimeNs>(c.deltaSelfNs())));
-                        delta->setForeground(c.deltaSelfNs() >= 0 ? QColor(0xc0, 0x39, 0x2b) : QColor(0x19, 0x71, 0xc2));
-                        m_changes->setItem(row, 3, delta);
-                        auto* ratio = new QTableWidgetItem(QStringLiteral("×%1").arg(c.selfRatio, 0, 'f', c.selfRatio < 10 ? 2 : 1));
-                        ratio->setToolTip(tr("Relative slowdown of the frame's own time (the ranking): (target + f) / (base + f), "
-                                             "f a thousandth of the base's mean latency"));
-                        m_changes->setItem(row, 4, ratio);
-                        m_changes->setItem(row, 5, new QTableWidgetItem(formatProbability(c.pValue)));
-                    }
-                }
-                updateLabels();
-            }
-            emit resultsReady();
-        });
+        }
+        updateLabels();
+    }
+    emit resultsReady();
 }
 
 void ProfileView::updateLabels() {

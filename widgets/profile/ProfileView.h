@@ -1,6 +1,6 @@
 #pragma once
 // The Profile tab: the average critical-path profile (critical path tracing) of every request or of one
-// period, computed in core on a worker and drawn as a flame graph (icicle or flame), with a search that says
+// period, asked of the session (computeRequested: it computes on a worker) and drawn as a flame graph (icicle or flame), with a search that says
 // what share of the latency its matches hold, the zoom's breadcrumb, the top-frames and sandwich tables, a
 // right-click menu (zoom, sandwich, open a slowest request where the frame was critical, export) and export
 // as folded stacks, speedscope JSON or pprof. In a diff the tables and exports describe the target period.
@@ -11,7 +11,7 @@
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/profile/Profile.h"
 #include "tracelight/studies/Aggregates.h"
-#include "common/StoreSource.h"
+#include "ProfileRequest.h"
 
 class QComboBox;
 class QLabel;
@@ -24,7 +24,6 @@ class QTabWidget;
 namespace tracelight::widgets {
 
 class FlameGraphView;
-class JobRunner;
 class SandwichView;
 class SuspectsView;
 class TopFramesTable;
@@ -34,7 +33,7 @@ class ProfileView : public QWidget {
 public:
     explicit ProfileView(QWidget* parent = nullptr);
 
-    void setDatabase(StoreSource source, std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
+    void setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
     void clear(const QString& message);
     void setPeriod(const QString& period);  // "" = every request
     // The other sources of the profile's requests: the outliers (needs the aggregates), the request table's
@@ -52,7 +51,10 @@ public:
     void showDiff(const QString& base, const QString& target, const QString& search);
     SuspectsView* suspectsView() const { return m_suspects; }
     QTableWidget* changeTable() const { return m_changes; }
-    bool isComputing() const;
+    bool isComputing() const;  // asked, and its result not yet shown
+    // The session's answer to computeRequested, and its progress on the way.
+    void showOutcome(std::shared_ptr<const ProfileOutcome> outcome);
+    void showProgress(double fraction, const QString& stage);
     FlameGraphView* flameGraph() const { return m_flame; }
     QString statusText() const;
     bool exportProfile(const QString& path) const;  // .folded (collapsed stacks), .json (speedscope), .pb.gz (pprof)
@@ -65,6 +67,7 @@ public:
     std::unique_ptr<QMenu> frameMenu(int frame);      // ... built, not shown (null without a profile)
 
 signals:
+    void computeRequested(const ProfileRequest& request);  // answered with showOutcome
     void resultsReady();
     void requestActivated(RequestId id);  // "open in the waterfall"
 
@@ -77,14 +80,13 @@ private:
     void showChangesTab(bool show);
     std::size_t tableGroup() const;
 
-    StoreSource m_source;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
     std::shared_ptr<const RequestAggregates> m_aggregates;
     std::vector<RequestId> m_selection;
     RequestScope m_scope;
     std::shared_ptr<const ProfileSet> m_profile;
     bool m_pending = false;
-    JobRunner* m_job = nullptr;
+    bool m_awaiting = false;
     QComboBox* m_period = nullptr;
     QComboBox* m_diffBase = nullptr;
     QTableWidget* m_changes = nullptr;

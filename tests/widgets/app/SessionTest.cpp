@@ -1,12 +1,16 @@
-// The session: the one owner of the open database and of the scope.
+// The session: the one owner of the open database, the scope and the background jobs.
 #include <gtest/gtest.h>
 
 #include <QSignalSpy>
+#include <QTest>
 #include <QTemporaryDir>
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <thread>
 
 #include "Session.h"
+#include "common/JobRunner.h"
 #include "tracelight/import/Import.h"
 
 namespace tracelight::app {
@@ -97,6 +101,49 @@ TEST(Session, TheScopeChangesWithItsRequestsNotWithItsDescription) {
     EXPECT_TRUE(session.setScope({some, "1 of 2 requests"}));
     ASSERT_TRUE(session.open(session.path()));
     EXPECT_TRUE(session.scope().isAll());
+}
+
+// Work on a database that is no longer open must not reach the views: opening another cancels every lane's job
+// (its result is dropped), except an import's, which makes a database of its own.
+TEST(Session, OpeningAnotherDatabaseCancelsTheLastOnesJobsButNotAnImport) {
+    QTemporaryDir dir;
+    Session session;
+    ASSERT_TRUE(session.open(makeDatabase(dir, "first")));
+    std::atomic<bool> release{false};
+    auto blocked = [&release](const CancelToken& cancel, const ProgressSink&) {
+        while (!release && !cancel.isCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return 1;
+    };
+    int profiled = 0, imported = 0;
+    session.job(Session::Job::Profile).start<int>(blocked, [&](int v) { profiled += v; });
+    session.job(Session::Job::Import).start<int>(blocked, [&](int v) { imported += v; });
+    EXPECT_TRUE(session.isBusy());
+    ASSERT_TRUE(session.open(makeDatabase(dir, "second")));
+    EXPECT_FALSE(session.isRunning(Session::Job::Profile));
+    EXPECT_TRUE(session.isRunning(Session::Job::Import));
+    release = true;
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !session.isBusy(); }, 10000));
+    QTest::qWait(50);  // a dropped result would have arrived by now
+    EXPECT_EQ(profiled, 0);
+    EXPECT_EQ(imported, 1);
+}
+
+TEST(Session, ANewJobInALaneSupersedesTheLastAndEveryEndIsSignalled) {
+    QTemporaryDir dir;
+    Session session;
+    ASSERT_TRUE(session.open(makeDatabase(dir, "lanes")));
+    QSignalSpy finished(&session, &Session::jobFinished);
+    std::vector<int> shown;
+    auto slow = [](const CancelToken& cancel, const ProgressSink&) {
+        for (int i = 0; i < 200 && !cancel.isCancelled(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return 1;
+    };
+    session.job(Session::Job::Bottlenecks).start<int>(slow, [&](int v) { shown.push_back(v); });
+    session.job(Session::Job::Bottlenecks).start<int>([](const CancelToken&, const ProgressSink&) { return 2; }, [&](int v) { shown.push_back(v); });
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !session.isBusy() && !shown.empty(); }, 10000));
+    QTest::qWait(300);  // the superseded job has ended by now
+    EXPECT_EQ(shown, std::vector<int>{2});
+    EXPECT_GE(finished.count(), 2);  // the superseded job's end and the second's
 }
 
 } // namespace

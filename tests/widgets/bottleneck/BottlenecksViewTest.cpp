@@ -32,7 +32,7 @@
 #include "core/GeneratedPeriods.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
-#include "../StoreSources.h"
+#include "../ServedViews.h"
 
 using namespace tracelight;
 
@@ -55,7 +55,8 @@ TEST(BottlenecksView, TableChartsTrendAndScatterClick) {
     widgets::BottlenecksView view;
     view.resize(1400, 850);
     view.show();
-    view.setDatabase(test::readerOf(db), analysis, {"baseline", "problem"}, {});
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, {"baseline", "problem"}, {});
     ASSERT_TRUE(waitReady(view));
     ASSERT_NE(view.trend(), nullptr) << view.statusText().toStdString();
     EXPECT_TRUE(view.statusText().contains("600 requests")) << view.statusText().toStdString();
@@ -120,13 +121,14 @@ TEST(BottlenecksView, SliceByAStratumAndEmptyMessages) {
     view.show();
 
     // Not analysed (no analysis given): a clear message, nothing drawn.
-    view.setDatabase(test::readerOf(db), nullptr, {}, {});
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(nullptr, {}, {});
     ASSERT_TRUE(waitReady(view));
     EXPECT_TRUE(view.statusText().contains("analysed database")) << view.statusText().toStdString();
     EXPECT_EQ(view.table()->rowCount(), 0);
 
     // A stratum no request has (the generated events carry no browser): a message naming it, nothing drawn.
-    view.setDatabase(test::readerOf(db), analysis, {"baseline"}, {"browser"});
+    view.setDatabase(analysis, {"baseline"}, {"browser"});
     ASSERT_TRUE(waitReady(view));
     ASSERT_NE(view.trend(), nullptr);
     view.setSliceBy("browser", "no-such-browser");
@@ -158,7 +160,8 @@ TEST(BottlenecksView, StrataSideBySide) {
     widgets::BottlenecksView view;
     view.resize(1400, 850);
     view.show();
-    view.setDatabase(test::readerOf(db), analysis, {"baseline"}, {"browser"});
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, {"baseline"}, {"browser"});
     ASSERT_TRUE(waitReady(view));
     EXPECT_FALSE(view.strataPlot()->isVisible());
     view.setSliceBy("browser");
@@ -266,7 +269,8 @@ TEST(BottlenecksView, RenderForTheReadme) {
     view.resize(qEnvironmentVariableIntValue("BOTTLENECKS_WIDTH") > 0 ? qEnvironmentVariableIntValue("BOTTLENECKS_WIDTH") : 1500,
                 qEnvironmentVariableIntValue("BOTTLENECKS_HEIGHT") > 0 ? qEnvironmentVariableIntValue("BOTTLENECKS_HEIGHT") : 900);
     view.show();
-    view.setDatabase(test::readerOf(db), analysis, periods, keys);
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, periods, keys);
     ASSERT_TRUE(waitReady(view));
     // BOTTLENECKS_SLICE=ATTR or ATTR=VALUE: one stratum of that attribute.
     if (const QString slice = qEnvironmentVariable("BOTTLENECKS_SLICE"); !slice.isEmpty()) {

@@ -49,7 +49,7 @@
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
-#include "../StoreSources.h"
+#include "../ServedViews.h"
 
 using namespace tracelight;
 
@@ -78,7 +78,8 @@ TEST(CompareWorkspace, RanksTheSlowedSegmentFirstWithItsRedEdgeAndTheAaFigure) {
     widgets::CompareWorkspace w;
     w.resize(1300, 700);
     w.show();
-    w.setDatabase(test::readerOf(f->db), f->analysis, {"baseline", "problem"});
+    auto session = test::serveFrom(w, f->db);
+    w.setDatabase(f->analysis, {"baseline", "problem"});
     w.setPeriods("baseline", "problem");
     ASSERT_TRUE(waitReady(w));
     ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();
@@ -134,7 +135,8 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
     widgets::CompareWorkspace w;
     w.resize(1400, 800);
     w.show();
-    w.setDatabase(test::readerOf(f->db), f->analysis, {"baseline", "problem"});
+    auto session = test::serveFrom(w, f->db);
+    w.setDatabase(f->analysis, {"baseline", "problem"});
     w.setPeriods("baseline", "problem");
     ASSERT_TRUE(waitReady(w));
     ASSERT_TRUE(w.comparison());
@@ -241,7 +243,8 @@ TEST(CompareWorkspace, GrowsTheEntrysTreeAndAgainWithoutAnAttribute) {
     widgets::CompareWorkspace w;
     w.resize(1400, 800);
     w.show();
-    w.setDatabase(test::readerOf(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"baseline", "problem"});
+    auto session = test::serveFrom(w, db);
+    w.setDatabase(std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"baseline", "problem"});
     w.findChild<QDoubleSpinBox*>("threshold")->setValue(10);  // 800 requests a period: smaller structural shifts
     w.setPeriods("baseline", "problem");
     ASSERT_TRUE(waitReady(w));
@@ -274,7 +277,8 @@ TEST(CompareWorkspace, RemembersOnlyAThresholdTheUserChose) {
     {
         widgets::CompareWorkspace w;
         EXPECT_EQ(w.findChild<QDoubleSpinBox*>("threshold")->value(), CompareOptions{}.threshold);
-        w.setDatabase(test::readerOf(f->db), f->analysis, {"baseline", "problem"});
+        auto session = test::serveFrom(w, f->db);
+        w.setDatabase(f->analysis, {"baseline", "problem"});
         w.setPeriods("baseline", "problem");
         ASSERT_TRUE(waitReady(w));
         EXPECT_FALSE(QSettings().contains("compare/smThreshold"));  // the default is not written down
@@ -299,7 +303,8 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     w.resize(1280, 860);  // the docs' screenshot size
     w.show();
     const QString base = QString::fromLocal8Bit(qgetenv("COMPARE_BASE")), problem = QString::fromLocal8Bit(qgetenv("COMPARE_PROBLEM"));
-    w.setDatabase(test::readerOf(file.toStdString()), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {base, problem});
+    auto session = test::serveFrom(w, file.toStdString());
+    w.setDatabase(std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {base, problem});
     w.findChild<QDoubleSpinBox*>("threshold")->setValue(CompareOptions{}.threshold);  // the default, whatever a test run left remembered
     w.setPeriods(base, problem);
     ASSERT_TRUE(waitReady(w));
@@ -342,7 +347,8 @@ TEST(CompareWorkspace, LongPeriodNamesDoNotWidenTheWindow) {
     w.show();
     const QString a = QString("TraceTimelineViewer__genaiTestTrace_%1").arg(QString(14, 'a'));
     const QString b = QString("TraceTimelineViewer__genaiTestTrace_%1").arg(QString(14, 'b'));
-    w.setDatabase(test::readerOf(f->db), f->analysis, {a, b});
+    auto session = test::serveFrom(w, f->db);
+    w.setDatabase(f->analysis, {a, b});
     EXPECT_LT(w.minimumSizeHint().width(), 1200);  // the main window's frame and margins take the rest
     bool named = false;
     for (auto* box : w.findChildren<QComboBox*>()) {
@@ -358,13 +364,14 @@ TEST(CompareWorkspace, SaysWhyWhenThereIsNothingToCompare) {
     auto f = twoPeriods(1);
     widgets::CompareWorkspace w;
     w.show();
-    w.setDatabase(test::readerOf(f->db), f->analysis, {"baseline"});
+    auto session = test::serveFrom(w, f->db);
+    w.setDatabase(f->analysis, {"baseline"});
     EXPECT_TRUE(w.summaryText().contains("one period")) << w.summaryText().toStdString();
     EXPECT_FALSE(w.comparison());
-    w.setDatabase(test::readerOf(f->db), f->analysis, {});
+    w.setDatabase(f->analysis, {});
     EXPECT_TRUE(w.summaryText().contains("no periods")) << w.summaryText().toStdString();
     // A period the database does not hold: the core's one-line message.
-    w.setDatabase(test::readerOf(f->db), f->analysis, {"baseline", "gone"});
+    w.setDatabase(f->analysis, {"baseline", "gone"});
     w.setPeriods("baseline", "gone");
     ASSERT_TRUE(waitReady(w));
     EXPECT_TRUE(w.summaryText().contains("no period 'gone'")) << w.summaryText().toStdString();
@@ -387,8 +394,8 @@ int main(int argc, char** argv) {
 
 namespace {
 // The Online Boutique currencyservice delay (normal minute against the fault minutes) in a database in dir,
-// compared in w, shown; false after a failed expectation.
-bool compareCurrencyDelay(widgets::CompareWorkspace& w, const QTemporaryDir& dir) {
+// compared in w (served by session), shown; false after a failed expectation.
+bool compareCurrencyDelay(widgets::CompareWorkspace& w, const QTemporaryDir& dir, std::unique_ptr<app::Session>& session) {
     const std::string db = dir.filePath("ob.tldb").toStdString();
     if (!test::currencyDelayStore(db)) return false;
     auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
@@ -396,7 +403,8 @@ bool compareCurrencyDelay(widgets::CompareWorkspace& w, const QTemporaryDir& dir
     EXPECT_TRUE(analysis);
     if (!analysis) return false;
     w.show();
-    w.setDatabase(test::readerOf(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
+    session = test::serveFrom(w, db);
+    w.setDatabase(std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
     w.setPeriods("normal", "fault");
     return waitReady(w);
 }
@@ -409,7 +417,8 @@ TEST(CompareWorkspace, TheSummaryNamesTheSuspectsOfSpanData) {
     QTemporaryDir dir;
     widgets::CompareWorkspace w;
     w.resize(1280, 860);
-    ASSERT_TRUE(compareCurrencyDelay(w, dir));
+    std::unique_ptr<app::Session> session;
+    ASSERT_TRUE(compareCurrencyDelay(w, dir, session));
     ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();
     ASSERT_FALSE(w.comparison()->suspects.empty());
     EXPECT_EQ(w.comparison()->suspects.front().service, "currencyservice");
@@ -444,7 +453,8 @@ TEST(CompareWorkspace, TheSummaryNamesTheSuspectsOfSpanData) {
 
     auto f = twoPeriods();
     widgets::CompareWorkspace events;
-    events.setDatabase(test::readerOf(f->db), f->analysis, {"baseline", "problem"});
+    auto eventsSession = test::serveFrom(events, f->db);
+    events.setDatabase(f->analysis, {"baseline", "problem"});
     events.setPeriods("baseline", "problem");
     ASSERT_TRUE(waitReady(events));
     ASSERT_TRUE(events.comparison());
@@ -466,7 +476,8 @@ TEST(CompareWorkspace, SpanEntriesAreNamedAndTheirGraphsOpenOnWhatChanged) {
     QTemporaryDir dir;
     widgets::CompareWorkspace w;
     w.resize(1280, 560);
-    ASSERT_TRUE(compareCurrencyDelay(w, dir));
+    std::unique_ptr<app::Session> session;
+    ASSERT_TRUE(compareCurrencyDelay(w, dir, session));
     ASSERT_TRUE(w.comparison());
     auto* model = w.entryTable()->model();
     ASSERT_GT(model->rowCount(), 1);

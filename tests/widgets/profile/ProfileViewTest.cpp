@@ -21,7 +21,7 @@
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
-#include "../StoreSources.h"
+#include "../ServedViews.h"
 
 using namespace tracelight;
 
@@ -43,7 +43,8 @@ TEST(ProfileView, ProfileThenDiffPutsTheSlowedSegmentFirst) {
     widgets::ProfileView view;
     view.resize(1300, 600);
     view.show();
-    view.setDatabase(test::readerOf(db), analysis, {"baseline", "problem"});
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, {"baseline", "problem"});
     ASSERT_TRUE(waitReady(view));
     EXPECT_TRUE(view.statusText().contains("1,200 requests")) << view.statusText().toStdString();
     EXPECT_FALSE(view.flameGraph()->isDiff());
@@ -76,7 +77,8 @@ TEST(ProfileView, LongPeriodNamesDoNotWidenTheWindow) {
     view.show();
     const QString a = QString("TraceTimelineViewer__genaiTestTrace_%1").arg(QString(60, 'a'));
     const QString b = QString("TraceTimelineViewer__genaiTestTrace_%1").arg(QString(60, 'b'));
-    view.setDatabase(test::readerOf(db), analysis, {a, b});
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, {a, b});
     ASSERT_TRUE(waitReady(view));
     EXPECT_FALSE(view.statusText().isEmpty());
     EXPECT_LT(view.minimumSizeHint().width(), 1100) << view.statusText().toStdString();
@@ -89,7 +91,8 @@ TEST(ProfileView, TopFramesSandwichMenuAndExports) {
     widgets::ProfileView view;
     view.resize(1300, 700);
     view.show();
-    view.setDatabase(test::readerOf(db), analysis, {"baseline", "problem"});
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, {"baseline", "problem"});
     ASSERT_TRUE(waitReady(view));
 
     widgets::TopFramesTable* top = view.topFrames();
@@ -173,7 +176,8 @@ TEST(ProfileView, OutliersSelectionAndWhere) {
     view.resize(1300, 600);
     view.show();
     view.setAggregates(std::make_shared<const RequestAggregates>(std::move(aggregates.value())));
-    view.setDatabase(test::readerOf(db), analysis, {"baseline", "problem"});
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, {"baseline", "problem"});
     ASSERT_TRUE(waitReady(view));
     ASSERT_TRUE(view.statusText().contains("1,200 requests")) << view.statusText().toStdString();
 
@@ -217,7 +221,8 @@ TEST(ProfileView, RendersADiffOfAnyDatabase) {
     widgets::ProfileView view;
     view.resize(1280, 860);  // the docs' screenshot size
     view.show();
-    view.setDatabase(test::readerOf(file.toStdString()), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), periods);
+    auto session = test::serveFrom(view, file.toStdString());
+    view.setDatabase(std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), periods);
     view.setPeriod(QString::fromLocal8Bit(qgetenv("PROFILE_DIFF_TARGET")));
     view.setDiffBase(QString::fromLocal8Bit(qgetenv("PROFILE_DIFF_BASE")));
     ASSERT_TRUE(waitReady(view));
@@ -244,7 +249,8 @@ TEST(ProfileView, ADiffOfSpanDataOpensWithTheSuspects) {
     widgets::ProfileView view;
     view.resize(1280, 700);
     view.show();
-    view.setDatabase(test::readerOf(db), std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
     view.showDiff("normal", "fault", QString());
     ASSERT_TRUE(waitReady(view));
     ASSERT_TRUE(view.flameGraph()->isDiff());

@@ -1,0 +1,71 @@
+#include "LaneServing.h"
+#include "TabJobs.h"
+#include "bottleneck/BottlenecksView.h"
+#include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
+
+namespace tracelight::app {
+
+std::shared_ptr<const widgets::BottleneckOutcome> computeBottlenecks(const widgets::BottleneckRequest& request,
+                                                                     const widgets::StoreSource& source, const CancelToken& cancel,
+                                                                     const ProgressSink& progress) {
+    auto out = std::make_shared<widgets::BottleneckOutcome>();
+    if (!source || !request.analysis) {
+        out->status = Status::error("no database is open");
+        return out;
+    }
+    auto store = source();
+    if (!store) {
+        out->status = store.status();
+        return out;
+    }
+    const InMemoryAnalysis& analysis = *request.analysis;
+    const auto& ids = analysis.data.requestIds;
+    const std::string& by = request.sliceBy;
+    const std::string& value = request.stratum;
+    std::vector<std::uint32_t> rows = request.scope ? rowsOfRequests(ids, *request.scope) : periodRows(*store.value(), ids, request.period);
+    QString stratumName;
+    std::vector<std::vector<std::uint32_t>> strataRows;  // the slice shown whole: each stratum side by side
+    if (!by.empty()) {
+        for (auto& g : groupByAttribute(attributeValues(*store.value(), ids, by), ids.size(), 4, rows)) {
+            const QString v = QString::fromStdString(g.value);
+            out->strata << v;
+            out->strataLabels << QObject::tr("%1 = %2 (%L3 requests)").arg(QString::fromStdString(by), v).arg(g.rows.size());
+            if (value.empty()) strataRows.push_back(g.rows);
+            if (g.value == value) rows = std::move(g.rows), stratumName = v;
+        }
+        if (!value.empty() && stratumName.isEmpty()) rows.clear();  // that value is gone from this period
+    }
+    if (rows.empty()) {
+        out->emptyReason = value.empty() ? QObject::tr("%1 holds no analysed request.").arg(request.periodName)
+                                         : QObject::tr("No analysed request of %1 has %2 = %3.")
+                                               .arg(request.periodName, QString::fromStdString(by), QString::fromStdString(value));
+        return out;
+    }
+    BottleneckOptions options;
+    options.categories = loadCategoryRules(*store.value());
+    options.rules = loadBottleneckRules(*store.value());
+    auto trend = computeBottleneckTrend(analysis, store.value().get(), rows, options, &progress, &cancel);
+    if (!trend) {
+        out->status = trend.status();
+        return out;
+    }
+    out->trend = std::make_shared<const BottleneckTrend>(std::move(trend.value()));
+    if (!strataRows.empty()) {
+        auto strata = computeBottlenecks(analysis, store.value().get(), strataRows, options, nullptr, &cancel);
+        if (!strata) {
+            out->status = strata.status();
+            return out;
+        }
+        for (std::size_t i = 0; i < strata->size(); ++i)
+            out->strataShares.push_back({out->strata[static_cast<qsizetype>(i)], std::move(strata.value()[i])});
+    }
+    return out;
+}
+
+void serve(widgets::BottlenecksView& view, Session& session) {
+    serveLane(view, session, Session::Job::Bottlenecks, &widgets::BottlenecksView::computeRequested, &widgets::BottlenecksView::showOutcome, &computeBottlenecks);
+    QObject::connect(&session.job(Session::Job::Bottlenecks), &widgets::JobRunner::progress, &view, &widgets::BottlenecksView::showProgress);
+}
+
+} // namespace tracelight::app

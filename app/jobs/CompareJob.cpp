@@ -1,0 +1,64 @@
+#include "LaneServing.h"
+#include "TabJobs.h"
+#include "compare/CompareWorkspace.h"
+#include "tracelight/compare/FlowGraph.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight::app {
+
+using widgets::StoreSource;
+
+widgets::CompareOutcome computeComparison(const widgets::CompareRequest& request, const StoreSource& source, const CancelToken& cancel,
+                                          const ProgressSink& progress) {
+    using Out = Result<PeriodComparison>;
+    if (request.previous) return std::make_shared<const Out>(recompare(*request.previous, request.options));
+    if (!source || !request.analysis) return std::make_shared<const Out>(Status::error("no database is open"));
+    auto store = source();
+    if (!store) return std::make_shared<const Out>(store.status());
+    return std::make_shared<const Out>(
+        comparePeriods(*store.value(), *request.analysis, request.baseline, request.problem, request.options, &progress, &cancel));
+}
+
+widgets::EntryGraphsOutcome layOutEntryGraphs(const widgets::EntryGraphsRequest& request, const StoreSource&, const CancelToken& cancel,
+                                              const ProgressSink&) {
+    using Out = Result<std::shared_ptr<const widgets::FlowGraphView::Drawing>>;
+    if (!request.analysis || !request.comparison) return std::make_shared<const Out>(Status::error("nothing is compared"));
+    auto pair = entryFlowGraphs(*request.analysis, *request.comparison, request.entry, 2000, &cancel);
+    if (!pair) return std::make_shared<const Out>(pair.status());
+    return std::make_shared<const Out>(widgets::FlowGraphView::layOut(std::move(pair.value()), request.charWidth, request.lineHeight));
+}
+
+widgets::SwimLanesOutcome loadSwimLanes(const widgets::SwimLanesRequest& request, const StoreSource& source, const CancelToken& cancel,
+                                        const ProgressSink&) {
+    using Pair = std::pair<std::shared_ptr<const RequestDetail>, std::shared_ptr<const RequestDetail>>;
+    if (!source) return std::make_shared<const Result<Pair>>(Status::error("no database is open"));
+    auto store = source();
+    if (!store) return std::make_shared<const Result<Pair>>(store.status());
+    Pair out;
+    for (auto [id, slot] : {std::pair{request.first, &out.first}, std::pair{request.second, &out.second}}) {
+        if (!id.isValid()) continue;
+        auto detail = loadRequestDetail(*store.value(), id, &cancel);
+        if (!detail) return std::make_shared<const Result<Pair>>(detail.status());
+        *slot = std::make_shared<const RequestDetail>(std::move(detail.value()));
+    }
+    return std::make_shared<const Result<Pair>>(std::move(out));
+}
+
+widgets::EntryTreeOutcome growEntryTree(const widgets::EntryTreeRequest& request, const StoreSource& source, const CancelToken&,
+                                        const ProgressSink&) {
+    if (!source || !request.comparison) return std::make_shared<const Result<RegressionTree>>(Status::error("nothing is compared"));
+    auto store = source();
+    if (!store) return std::make_shared<const Result<RegressionTree>>(store.status());
+    return std::make_shared<const Result<RegressionTree>>(explainEntry(*store.value(), *request.comparison, request.entry, request.dropped));
+}
+
+void serve(widgets::CompareWorkspace& view, Session& session) {
+    using View = widgets::CompareWorkspace;
+    serveLane(view, session, Session::Job::Compare, &View::compareRequested, &View::showComparison, &computeComparison);
+    serveLane(view, session, Session::Job::CompareGraphs, &View::graphsRequested, &View::showGraphs, &layOutEntryGraphs);
+    serveLane(view, session, Session::Job::CompareLanes, &View::swimLanesRequested, &View::showSwimLanes, &loadSwimLanes);
+    serveLane(view, session, Session::Job::CompareTree, &View::treeRequested, &View::showTree, &growEntryTree);
+    QObject::connect(&session.job(Session::Job::Compare), &widgets::JobRunner::progress, &view, &View::showProgress);
+}
+
+} // namespace tracelight::app

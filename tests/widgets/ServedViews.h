@@ -1,0 +1,23 @@
+#pragma once
+// The analysis tabs ask the app's session for their results (app/jobs); a test serves a tab from a session on
+// its own database, wired as the window wires it.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "Session.h"
+#include "jobs/TabJobs.h"
+
+namespace tracelight::test {
+
+template <typename View>
+std::unique_ptr<app::Session> serveFrom(View& view, const std::string& db) {
+    auto session = std::make_unique<app::Session>();
+    const Status opened = session->open(QString::fromStdString(db));
+    EXPECT_TRUE(opened) << db << ": " << opened.message();
+    app::serve(view, *session);
+    return session;
+}
+
+} // namespace tracelight::test

@@ -1,0 +1,46 @@
+#pragma once
+// What the Compare tab asks of the session, and the whole results it draws: the comparison of two periods,
+// and for the entry shown its flow graphs laid out, its two representative requests' swim lanes and its
+// regression tree. The session computes each on a worker (app/CompareJob).
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "compare/FlowGraphView.h"
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/compare/PeriodComparison.h"
+
+namespace tracelight::widgets {
+
+struct CompareRequest {
+    std::shared_ptr<const InMemoryAnalysis> analysis;
+    std::string baseline, problem;
+    CompareOptions options;
+    // The last comparison of the same two periods: only re-ranked with the new options (categorised once).
+    std::shared_ptr<const PeriodComparison> previous;
+};
+using CompareOutcome = std::shared_ptr<const Result<PeriodComparison>>;
+
+struct EntryGraphsRequest {
+    std::shared_ptr<const InMemoryAnalysis> analysis;
+    std::shared_ptr<const PeriodComparison> comparison;
+    CompareEntry entry;
+    double charWidth = 7, lineHeight = 14;  // the labels' font, for the layout
+};
+using EntryGraphsOutcome = std::shared_ptr<const Result<std::shared_ptr<const FlowGraphView::Drawing>>>;
+
+struct SwimLanesRequest {
+    RequestId first, second;  // either may be invalid: that side stays empty
+};
+using SwimLanesOutcome = std::shared_ptr<const Result<std::pair<std::shared_ptr<const RequestDetail>, std::shared_ptr<const RequestDetail>>>>;
+
+struct EntryTreeRequest {
+    std::shared_ptr<const PeriodComparison> comparison;
+    CompareEntry entry;
+    std::set<std::string> dropped;  // attributes left out
+};
+using EntryTreeOutcome = std::shared_ptr<const Result<RegressionTree>>;
+
+} // namespace tracelight::widgets
