@@ -6,6 +6,7 @@
 #include <QColor>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -116,6 +117,7 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->viewport()->installEventFilter(this);
     m_table->setColumnWidth(CompareEntryModel::Rank, 36);
     m_table->setColumnWidth(CompareEntryModel::Kind, 100);
     m_table->setColumnWidth(CompareEntryModel::Category, 70);
@@ -433,10 +435,27 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
     m_timeline->setComparison(m_result);
     m_table->setColumnHidden(CompareEntryModel::RawPValue, false);
     m_table->resizeColumnsToContents();
-    m_table->setColumnWidth(CompareEntryModel::RequestType, std::min(m_table->columnWidth(CompareEntryModel::RequestType), 190));
+    fitRequestTypeColumn();
     m_table->setTextElideMode(Qt::ElideMiddle);
     if (m_proxy->rowCount() > 0) m_table->selectRow(0);
     else m_detail->clear();
+}
+
+void CompareWorkspace::fitRequestTypeColumn() {
+    // The request type ("OP · 62 spans on 5 hosts", elided in the middle) takes what the pane has left after the
+    // ranking's columns, so it ends at the edge instead of being cut there; the counts and means scroll in.
+    if (!m_result) return;
+    constexpr int kLeast = 110, kMost = 320;
+    int before = 0;
+    for (int column = 0; column < CompareEntryModel::RequestType; ++column)
+        if (!m_table->isColumnHidden(column)) before += m_table->columnWidth(column);
+    const int left = m_table->viewport()->width() - before;
+    m_table->setColumnWidth(CompareEntryModel::RequestType, std::clamp(left, kLeast, kMost));
+}
+
+bool CompareWorkspace::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize) fitRequestTypeColumn();
+    return QWidget::eventFilter(watched, event);
 }
 
 void CompareWorkspace::showEntry(int row) {

@@ -94,10 +94,12 @@ signals:
 
 protected:
     void showEvent(QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     static QString suspectsText(const std::vector<Suspect>& suspects);
     void shareLanesAxis();
+    void fitRequestTypeColumn();
     CompareOptions options() const;
     void showResult(std::shared_ptr<const PeriodComparison> result);
     void showEntry(int sourceRow);

@@ -490,6 +490,11 @@ TEST(CompareWorkspace, SpanEntriesAreNamedAndTheirGraphsOpenOnWhatChanged) {
     const int right = table->columnViewportPosition(widgets::CompareEntryModel::Contribution) +
                       table->columnWidth(widgets::CompareEntryModel::Contribution);
     EXPECT_LE(right, table->viewport()->width()) << "the ranking column in view";
+    // The request type, elided in the middle, ends at the pane's edge rather than being cut by it.
+    const int typeRight = table->columnViewportPosition(widgets::CompareEntryModel::RequestType) +
+                          table->columnWidth(widgets::CompareEntryModel::RequestType);
+    EXPECT_LE(typeRight, table->viewport()->width()) << "the request type column cut at the edge";
+    EXPECT_GE(table->columnWidth(widgets::CompareEntryModel::RequestType), 100);
     w.entryViews()->setCurrentIndex(2);  // Side by side
     ASSERT_TRUE(waitReady(w));
     QTest::qWait(100);
