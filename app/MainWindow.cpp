@@ -9,7 +9,6 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDragEnterEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -49,6 +48,7 @@
 #include "TraceFileOpening.h"
 #include "graph/GraphView.h"
 #include "graph/ServiceMapView.h"
+#include "common/FileDialogs.h"
 #include "common/JobRunner.h"
 #include "models/RequestTableModel.h"
 #include "models/RequestTablePanel.h"
@@ -643,7 +643,10 @@ void MainWindow::showScopedServiceMap() {
 }
 
 bool MainWindow::openPath(const QString& path) {
-    if (looksLikeDatabase(path)) return openDatabase(path);
+    // The open database is one, and its header is not read again: closing a descriptor of our own on it would
+    // drop SQLite's locks (widgets/common/FileDialogs.h).
+    const bool isOpen = m_session->isOpen() && QFileInfo(path).canonicalFilePath() == QFileInfo(m_session->path()).canonicalFilePath();
+    if (isOpen || looksLikeDatabase(path)) return openDatabase(path);
     if (!QFileInfo(path).isFile()) {
         reportError(tr("Cannot open"), tr("%1: no such file").arg(path));
         return false;
@@ -951,7 +954,7 @@ bool MainWindow::isLoading() const {
 }
 
 void MainWindow::chooseAndOpen() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a database or a trace file"), QString(),
+    const QString path = widgets::chooseFileToOpen(this, tr("Open a database or a trace file"), QString(),
                                                       tr("Databases and traces (*.tldb *.db *.sqlite *.json *.jsonl *.csv *.txt);;"
                                                          "Tracelight databases (*.tldb *.db *.sqlite);;All files (*)"));
     if (!path.isEmpty()) openPath(path);
@@ -960,7 +963,7 @@ void MainWindow::chooseAndOpen() {
 void MainWindow::importFiles() {
     // The folder of the last import, remembered: traces usually come from one place.
     const QString folder = QSettings().value(QStringLiteral("import/folder")).toString();
-    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Import traces"), folder,
+    const QStringList files = widgets::chooseFilesToOpen(this, tr("Import traces"), folder,
                                                             tr("Traces (*.csv *.json *.jsonl *.txt);;All files (*)"));
     if (!files.isEmpty()) importChosenFiles(files);
 }
@@ -994,7 +997,7 @@ bool MainWindow::importChosenFiles(const QStringList& files) {
     if (target.isEmpty()) {
         const QString suggested = first.absolutePath() + QLatin1Char('/') + first.completeBaseName() + QStringLiteral(".tldb");
         target = m_importQuestions.newDatabase ? m_importQuestions.newDatabase(suggested)
-                                               : QFileDialog::getSaveFileName(this, tr("New trace database"), suggested,
+                                               : widgets::chooseFileToSave(this, tr("New trace database"), suggested,
                                                                               tr("Tracelight databases (*.tldb)"));
         if (target.isEmpty()) return false;
     }
@@ -1019,8 +1022,8 @@ int MainWindow::askAddOrNew(const QString& database, int files) {
                     tr("Add the requests of %n file(s) to the open database %1, or import them into a new database?", nullptr, files)
                         .arg(QFileInfo(database).fileName()),
                     QMessageBox::Cancel, this);
-    QPushButton* add = ask.addButton(tr("Add to %1").arg(QFileInfo(database).fileName()), QMessageBox::AcceptRole);
-    QPushButton* fresh = ask.addButton(tr("New Database…"), QMessageBox::AcceptRole);
+    QPushButton* add = ask.addButton(tr("&Add to %1").arg(QFileInfo(database).fileName()), QMessageBox::AcceptRole);
+    QPushButton* fresh = ask.addButton(tr("&New Database…"), QMessageBox::AcceptRole);
     ask.setDefaultButton(fresh);
     ask.exec();
     return ask.clickedButton() == add ? 1 : ask.clickedButton() == fresh ? 0 : -1;

@@ -7,7 +7,8 @@
 
 namespace tracelight::app {
 
-// SQLite's file header: a database (Tracelight's or not; opening says which), not a trace file.
+// SQLite's file header: a database (Tracelight's or not; opening says which), not a trace file. It opens the
+// file: not for a database this process has open (closing the descriptor drops SQLite's locks on it).
 bool looksLikeDatabase(const QString& path);
 
 // The database a trace file is imported into: FILE.tldb beside it, else the cache folder's

@@ -1,8 +1,8 @@
 #include "common/PlotExport.h"
+#include "common/FileDialogs.h"
 
 #include <QApplication>
 #include <QClipboard>
-#include <QFileDialog>
 #include <QMenu>
 #include <QPainter>
 #include <QPdfWriter>
@@ -58,7 +58,7 @@ void attachPictureExport(QWidget* widget, const QString& defaultFileName) {
     QObject::connect(widget, &QWidget::customContextMenuRequested, widget, [widget, defaultFileName](const QPoint& pos) {
         QMenu menu(widget);
         menu.addAction(QObject::tr("Save as PNG, SVG or PDF…"), widget, [widget, defaultFileName] {
-            const QString path = QFileDialog::getSaveFileName(widget, QObject::tr("Save the picture"), defaultFileName,
+            const QString path = chooseFileToSave(widget, QObject::tr("Save the picture"), defaultFileName,
                                                               QObject::tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
             if (!path.isEmpty()) saveWidgetPicture(widget, path);
         });
@@ -85,7 +85,7 @@ void attachPlotExport(QCustomPlot* plot, std::function<QString()> csv) {
     QObject::connect(plot, &QWidget::customContextMenuRequested, plot, [plot, csv](const QPoint& pos) {
         QMenu menu(plot);
         menu.addAction(QObject::tr("Save as PNG, SVG or PDF…"), plot, [plot] {
-            const QString path = QFileDialog::getSaveFileName(plot, QObject::tr("Save plot"), suggestedPlotFileName(plot),
+            const QString path = chooseFileToSave(plot, QObject::tr("Save plot"), suggestedPlotFileName(plot),
                                                               QObject::tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
             if (!path.isEmpty()) savePlot(plot, path);
         });

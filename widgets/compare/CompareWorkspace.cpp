@@ -8,7 +8,6 @@
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFile>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -33,6 +32,7 @@
 #include <QListWidget>
 #include "plots/CdfPlot.h"
 #include <qcustomplot.h>
+#include "common/FileDialogs.h"
 #include "common/QtText.h"
 #include "common/PlotExport.h"
 #include "common/TimeFormat.h"
@@ -257,7 +257,7 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
         if (id.isValid()) emit requestActivated(RequestId(id.toUInt()));
     });
     connect(m_export, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export the ranked entries"),
+        const QString path = chooseFileToSave(this, tr("Export the ranked entries"),
                                                           QStringLiteral("compare-%1-vs-%2.csv").arg(m_baseline->currentText(), m_problem->currentText()),
                                                           tr("CSV (*.csv)"));
         if (!path.isEmpty() && !exportCsv(path)) m_summary->setText(tr("Cannot write %1").arg(path));

@@ -4,7 +4,6 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QFile>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -23,6 +22,7 @@
 #include "FlameGraphView.h"
 #include "FrameTables.h"
 #include "compare/SuspectsView.h"
+#include "common/FileDialogs.h"
 #include "common/QtText.h"
 #include "common/TimeFormat.h"
 #include "common/HoverText.h"
@@ -404,7 +404,7 @@ void ProfileView::exportDialog() {
         m_status->setText(tr("No profile to export yet."));
         return;
     }
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export the profile"), QStringLiteral("profile.folded"),
+    const QString path = chooseFileToSave(this, tr("Export the profile"), QStringLiteral("profile.folded"),
                                                       tr("Folded stacks (*.folded);;speedscope (*.json);;pprof (*.pb.gz)"));
     if (path.isEmpty()) return;
     if (exportProfile(path)) m_status->setText(tr("Profile written to %1").arg(path));
