@@ -16,16 +16,34 @@ namespace {
 
 double epochSeconds(TimeNs ns) { return double(ns / 1000000000) + double(ns % 1000000000) / 1e9; }
 
-// A date/time axis in UTC, its format fine enough for the buckets (a minute of data needs the seconds).
-void setTimeAxis(QCPAxis* axis, TimeNs bucketNs, int ticks = 6) {
-    QSharedPointer<QCPAxisTickerDateTime> ticker(new QCPAxisTickerDateTime);
+// A date/time axis in UTC, its format fine enough for the buckets (a minute of data needs the seconds), with
+// as many ticks as its labels fit side by side at the axis's width when it is drawn (the trend shares its
+// width with the legend, and a window can be narrow).
+class FittedDateTimeTicker : public QCPAxisTickerDateTime {
+public:
+    explicit FittedDateTimeTicker(QCPAxis* axis) : m_axis(axis) {}
+
+protected:
+    double getTickStep(const QCPRange& range) override {
+        const QFontMetrics metrics(m_axis->tickLabelFont());
+        const double label = metrics.horizontalAdvance(QDateTime(QDate(2000, 12, 28), QTime(23, 58, 58, 888), QTimeZone::utc()).toString(dateTimeFormat()));
+        // Readable steps come out up to half as many again as asked for: room for that, and a gap of half a label.
+        mTickCount = std::max(2, static_cast<int>(m_axis->axisRect()->width() / (label * 1.5 * 1.5)));
+        return QCPAxisTickerDateTime::getTickStep(range);
+    }
+
+private:
+    QCPAxis* m_axis;
+};
+
+void setTimeAxis(QCPAxis* axis, TimeNs bucketNs) {
+    QSharedPointer<QCPAxisTickerDateTime> ticker(new FittedDateTimeTicker(axis));
     ticker->setTimeZone(QTimeZone::utc());
     const TimeNs second = 1000000000;
     ticker->setDateTimeFormat(bucketNs >= 86400 * second ? QStringLiteral("yyyy-MM-dd")
                               : bucketNs >= 3600 * second ? QStringLiteral("MM-dd HH:mm")
                               : bucketNs >= second        ? QStringLiteral("HH:mm:ss")
                                                           : QStringLiteral("HH:mm:ss.zzz"));
-    ticker->setTickCount(ticks);
     axis->setTicker(ticker);
 }
 
@@ -269,7 +287,7 @@ void drawLatencyScatter(QCustomPlot* plot, const BottleneckTrend& trend) {
         y << trend.latencyNs[i] / 1e6;
     }
     points->setData(x, y, false);
-    setTimeAxis(plot->xAxis, trend.bucketing.sizeNs, 4);  // the narrower chart: four labels fit beside each other
+    setTimeAxis(plot->xAxis, trend.bucketing.sizeNs);
     plot->legend->setVisible(false);  // one series; the title says what a click does
     plot->rescaleAxes();
     if (!x.isEmpty()) {

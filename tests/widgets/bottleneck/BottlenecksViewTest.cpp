@@ -247,6 +247,53 @@ TEST(BottleneckCharts, ShareLabelsFitAtTheBarsEnds) {
     }
 }
 
+// Two periods a day apart, in hourly buckets: the time axes' labels ("08-22 06:00") must not run into each other
+// however narrow the chart (the trend shares its width with its legend).
+TEST(BottleneckCharts, TimeLabelsDoNotOverlap) {
+    constexpr TimeNs hour = 3600LL * 1000000000;
+    const TimeNs start = 1661146800LL * 1000000000;  // 2022-08-22 05:40 UTC
+    BottleneckTrend trend;
+    trend.all.requests = 4;
+    trend.all.types.push_back({"frontend", "", 0, 0, 1.0});
+    trend.bucketing.sizeNs = hour;
+    for (int h = 0; h <= 36; ++h) {
+        trend.bucketStartNs.push_back(start + h * hour);
+        BottleneckSummary bucket;
+        if (h == 0 || h == 36) bucket = trend.all;
+        trend.buckets.push_back(bucket);
+    }
+    constexpr TimeNs tenMinutes = 600LL * 1000000000;
+    for (TimeNs at : {start, start + tenMinutes, start + 36 * hour, start + 36 * hour + tenMinutes}) {
+        trend.rows.push_back(static_cast<std::uint32_t>(trend.rows.size()));
+        trend.startNs.push_back(at);
+        trend.latencyNs.push_back(100000000);
+    }
+    for (int width : {380, 520, 900}) {
+        QCustomPlot bars, points;
+        for (QCustomPlot* plot : {&bars, &points}) {
+            plot->resize(width, 240);
+            plot->show();
+        }
+        widgets::drawContributionTrend(&bars, trend, widgets::bottleneckTypeColours(trend.all));
+        widgets::drawLatencyScatter(&points, trend);
+        for (QCustomPlot* plot : {&bars, &points}) {
+            plot->replot();
+            QCPAxis* axis = plot->xAxis;
+            const QFontMetrics metrics(axis->tickLabelFont());
+            double previousRight = -1e9;
+            const QVector<double> at = axis->tickVector();
+            const QVector<QString> labels = axis->tickVectorLabels();
+            ASSERT_EQ(at.size(), labels.size());
+            for (int i = 0; i < at.size(); ++i) {
+                if (!axis->range().contains(at[i])) continue;
+                const double middle = axis->coordToPixel(at[i]), half = metrics.horizontalAdvance(labels[i]) / 2.0;
+                EXPECT_GT(middle - half, previousRight) << width << " px: '" << labels[i].toStdString() << "' runs into the label before it";
+                previousRight = middle + half;
+            }
+        }
+    }
+}
+
 TEST(BottlenecksView, RenderForTheReadme) {
     const QByteArray png = qgetenv("BOTTLENECKS_PNG");
     if (png.isEmpty()) GTEST_SKIP() << "set BOTTLENECKS_PNG (and BOTTLENECKS_DB) to render";
