@@ -95,7 +95,6 @@ done
 # and the shippingservice CPU contention of 07:26 (cpu), each fault with the minute after it. Short period
 # names: the request table's Period column shows about ten characters.
 "$cli" import --quiet --db "$work/ob.tldb" --period normal "$ob/normal/2022-08-23_17_00_trace.csv" >/dev/null
-copy "$work/ob.tldb" ob-normal.tldb
 "$cli" import --quiet --db "$work/ob.tldb" --period net-delay "$ob/fault/05_27_trace.csv" "$ob/fault/05_28_trace.csv" \
     >/dev/null
 copy "$work/ob.tldb" ob-net.tldb
@@ -132,7 +131,7 @@ with open(sys.argv[1], "w") as f:
     f.write("request,host,task,event,ts_us\n" + "\n".join(rows) + "\n")
 EOF
 "$cli" import --quiet --db "$work/bursty.tldb" --period bursty "$work/bursty.csv" >/dev/null
-for db in small-io ob ob-normal ob-net genai async bursty; do "$cli" analyze --quiet "$work/$db.tldb" >/dev/null; done
+for db in small-io ob ob-net genai async bursty; do "$cli" analyze --quiet "$work/$db.tldb" >/dev/null; done
 
 # ---- the bundled page-load sample ----
 shot main-window.png "$work/pageload.tldb"
@@ -182,17 +181,9 @@ mv "$work/png/small-io1-tree.png" "$work/png/compare-tree-storage.png"
 place compare-tree-storage.png
 
 # ---- Online Boutique ----
-shot span-tree-onlineboutique.png "$work/ob-normal.tldb" --waterfall-mode spans
-shot service-map-onlineboutique.png "$work/ob-normal.tldb" --tab graph --graph-mode services
 shot temporal-context-strip-onlineboutique.png "$work/ob.tldb" --waterfall-mode spans
 shot breakdown-aa-onlineboutique.png "$work/ob.tldb" --tab breakdown
-shot profile-flame-onlineboutique.png "$work/ob.tldb" --tab profile
-shot compare-ranked-onlineboutique.png "$work/ob.tldb" --tab compare   # the first two periods: normal, net-delay
 shot compare-side-by-side-onlineboutique.png "$work/ob.tldb" --tab compare --compare-view side-by-side
-# The Bottlenecks view of the normal minute alone, 1280x860.
-viewtest BottlenecksViewTest 'BottlenecksView.RenderForTheReadme' BOTTLENECKS_PNG="$work/png/bottlenecks-onlineboutique.png" \
-    BOTTLENECKS_DB="$work/ob-normal.tldb" BOTTLENECKS_WIDTH=1280 BOTTLENECKS_HEIGHT=860
-place bottlenecks-onlineboutique.png
 # Entry 1 of normal vs net-delay (its red edges through CurrencyService), workspace 1280x860.
 viewtest CompareWorkspaceTest 'CompareWorkspace.RendersTheFlowGraphsOfAnyDatabase' COMPARE_DB="$work/ob.tldb" \
     COMPARE_BASE=normal COMPARE_PROBLEM=net-delay COMPARE_ENTRY=1 COMPARE_OUT="$work/png/ob1"
@@ -217,13 +208,18 @@ shot service-map-genai.png "$work/genai.tldb" --tab graph --graph-mode services
 # ---- bursts ----
 shot bursts.png "$work/bursty.tldb" --tab bursts
 
-# ---- a first use, in a real window under Xvfb (tests/app/first_use.sh): the empty window, and a raw Jaeger
-# file opened with File › Open ----
+# ---- a first use, in a real window under Xvfb (tests/app/first_use.sh): the empty window, a raw Jaeger file
+# opened with File › Open, and the Online Boutique minute opened the same way with the currencyservice delay's
+# two minutes added by File › Import Traces: the pictures of each tab as a user first sees it ----
 bash "$root/tests/app/first_use.sh" "$app" "$realdata" "$work/first-use" >"$work/first-use.log" 2>&1 ||
     { cat "$work/first-use.log" >&2; echo "render.sh: the first-use run failed" >&2; exit 1; }
 mv "$work/first-use/welcome.png" "$work/png/first-use-welcome.png"
 place first-use-welcome.png
 mv "$work/first-use/jaeger-waterfall.png" "$work/png/first-use-jaeger.png"
 place first-use-jaeger.png
+for tab in waterfall:span-tree graph:service-map compare:compare-ranked profile:profile-flame bottlenecks:bottlenecks; do
+    mv "$work/first-use/onlineboutique-${tab%%:*}.png" "$work/png/${tab#*:}-onlineboutique.png"
+    place "${tab#*:}-onlineboutique.png"
+done
 
 echo "done: $(find "$out" -maxdepth 1 -name "*.png" | wc -l) pictures in docs/images"
