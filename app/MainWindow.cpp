@@ -123,6 +123,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_waterfall->setObjectName(QStringLiteral("waterfall"));  // the request's own (the Compare tab has two more)
     m_model = new widgets::ModelOverview(this);
     m_aggregates = new widgets::AggregatesView(this);
+    serve(*m_aggregates, *m_session);
     m_tabs = new QTabWidget(this);
     m_spanPane = new widgets::SpanTreePane(m_waterfall, this);  // host lanes or, for span requests, the span tree
     connect(m_spanPane, &widgets::SpanTreePane::spansWanted, this, &MainWindow::readSpanTree);
@@ -154,6 +155,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     serve(*m_bottlenecks, *m_session);
     m_tabs->addTab(m_bottlenecks, tr("&Bottlenecks"));
     m_bursts = new widgets::BurstView(this);
+    serve(*m_bursts, *m_session);
     m_tabs->addTab(m_bursts, tr("B&ursts"));
     // The tabs, under a line that says which requests the scoped ones cover.
     auto* tabsPage = new QWidget(this);

@@ -52,9 +52,10 @@ public:
     // The background jobs' lanes: the database's loading and analysis, an import, and what each view shows.
     enum class Job {
         Requests, Analysis, Import, Aggregates, Model, Detail, Context, Dependencies, SpanTree, Scope, ServiceMap,
-        Compare, CompareGraphs, CompareLanes, CompareTree, Profile, Bottlenecks,
+        Breakdown, Outliers, SlackStudies, AttributeValues, SlackCategory, Compare, CompareGraphs, CompareLanes, CompareTree,
+        Profile, Bottlenecks, Bursts, BurstTimelines,
     };
-    static constexpr std::size_t kJobs = static_cast<std::size_t>(Job::Bottlenecks) + 1;
+    static constexpr std::size_t kJobs = static_cast<std::size_t>(Job::BurstTimelines) + 1;
     widgets::JobRunner& job(Job lane) const { return *m_jobs[static_cast<std::size_t>(lane)]; }
     bool isRunning(Job lane) const;
     bool isBusy() const;  // any lane

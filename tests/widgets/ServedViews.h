@@ -11,6 +11,14 @@
 
 namespace tracelight::test {
 
+// A session with no database: for tabs whose studies need none (the aggregates are in memory).
+template <typename View>
+std::unique_ptr<app::Session> served(View& view) {
+    auto session = std::make_unique<app::Session>();
+    app::serve(view, *session);
+    return session;
+}
+
 template <typename View>
 std::unique_ptr<app::Session> serveFrom(View& view, const std::string& db) {
     auto session = std::make_unique<app::Session>();

@@ -33,17 +33,6 @@
 namespace tracelight::widgets {
 
 namespace {
-struct BreakdownResult {
-    BreakdownStudy study;
-    std::vector<CdfSeries> shares;
-    std::int64_t aaGroupSize = 0;      // requests per side of the A/A (the smallest group's)
-    std::vector<AaPercentile> aa;      // two random groups of that size: what chance alone makes of them
-};
-struct SlackResult {
-    SlackStudy study;
-    CdfSeries cdf;
-    std::vector<QString> withSlack;  // the categories that have slack, when this one has none
-};
 
 // A popup of a screenful: styles whose popup lists every item (a full-screen list of 200 span names) obey the limit.
 void keepPopupSmall(QComboBox* box) {
@@ -51,40 +40,13 @@ void keepPopupSmall(QComboBox* box) {
     box->setStyleSheet(QStringLiteral("QComboBox { combobox-popup: 0; }"));
 }
 
-// Core's nanoseconds on the plots' own axis (microseconds).
-std::vector<float> toMicroseconds(const std::vector<TimeNs>& ns) {
-    std::vector<float> us(ns.size());
-    for (std::size_t i = 0; i < ns.size(); ++i) us[i] = static_cast<float>(nsToUs(ns[i]));
-    return us;
-}
 } // namespace
-
-struct AggregatesView::AttributeCache {
-    std::function<std::vector<std::string>(const QString&)> read;
-    std::mutex mutex;
-    std::map<QString, std::shared_ptr<const std::vector<std::string>>> values;
-
-    // On a worker: the attribute per row, read from the database the first time a key is asked for.
-    std::shared_ptr<const std::vector<std::string>> get(const QString& key) {
-        std::lock_guard lock(mutex);
-        auto it = values.find(key);
-        if (it == values.end())
-            it = values.emplace(key, std::make_shared<const std::vector<std::string>>(read ? read(key) : std::vector<std::string>{})).first;
-        return it->second;
-    }
-};
 
 AggregatesView::AggregatesView(QWidget* parent)
     : QWidget(parent),
-      m_attributes(std::make_shared<AttributeCache>()),
-      m_breakdownJob(new JobRunner(this)),
-      m_outlierJob(new JobRunner(this)),
-      m_slackJob(new JobRunner(this)),
-      m_withinJob(new JobRunner(this)),
-      m_whatIfJob(new JobRunner(this)),
-      m_categoryJob(new JobRunner(this)) {
-    for (JobRunner* job : {m_breakdownJob, m_outlierJob, m_slackJob, m_withinJob, m_whatIfJob, m_categoryJob})
-        connect(job, &JobRunner::finished, this, &AggregatesView::jobFinished, Qt::QueuedConnection);
+      m_attributes(std::make_shared<RequestAttributes>()),
+      m_whatIfJob(new JobRunner(this)) {
+    connect(m_whatIfJob, &JobRunner::finished, this, &AggregatesView::jobFinished, Qt::QueuedConnection);
     m_pages = new QTabWidget(this);
     m_pages->setDocumentMode(true);
     auto* layout = new QVBoxLayout(this);
@@ -289,8 +251,7 @@ AggregatesView::AggregatesView(QWidget* parent)
 void AggregatesView::showPage(int index) { m_pages->setCurrentIndex(index); }
 
 bool AggregatesView::isComputing() const {
-    return m_breakdownJob->isRunning() || m_outlierJob->isRunning() || m_slackJob->isRunning() || m_withinJob->isRunning() ||
-           m_whatIfJob->isRunning() || m_categoryJob->isRunning() || m_scatter->isComputing();
+    return m_awaiting != 0 || m_whatIfJob->isRunning() || m_scatter->isComputing();
 }
 
 bool AggregatesView::waitForResults() {
@@ -309,8 +270,7 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
                                    std::function<std::vector<std::string>(const QString&)> attributeValues,
                                    std::function<QString(std::uint32_t)> typeName) {
     m_data = std::move(aggregates);
-    m_attributes = std::make_shared<AttributeCache>();  // jobs still running keep the old one
-    m_attributes->read = std::move(attributeValues);
+    m_attributes = std::make_shared<RequestAttributes>(std::move(attributeValues));  // jobs still running keep the old one
     m_typeName = std::move(typeName);
     for (QComboBox* box : {m_stratifyBy, m_scatterCategory, m_slackCategory, m_userAttribute, m_whatIfTarget, m_withinAttribute})
         box->blockSignals(true);
@@ -357,12 +317,11 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
     if (m_data) {
         // The slack views start on a category whose slack says something (on a worker: it reads every request).
         // By name ("web", "frontend") they started on span data's root service: a diagonal and zero slack.
-        auto data = m_data;
-        m_categoryJob->start<int>([data](const CancelToken&, const ProgressSink&) { return slackStudyCategory(*data); },
-                                  [this](int category) { startOnCategory(category); });
+        m_awaiting |= kSlackCategory;
+        emit slackCategoryRequested(SlackCategoryRequest{m_data});
         drawWhatIf({}, QString());
     } else {  // no aggregates (another database is loading): nothing of the previous ones stays on show
-        m_categoryJob->cancel();
+        m_awaiting &= ~kSlackCategory;
         refreshScatter();
         refreshSlackStudies(false);
         m_whatIfJob->cancel();
@@ -377,6 +336,8 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
 }
 
 void AggregatesView::startOnCategory(int category) {
+    if (!(m_awaiting & kSlackCategory)) return;  // asked for aggregates since replaced
+    m_awaiting &= ~kSlackCategory;
     for (QComboBox* box : {m_scatterCategory, m_slackCategory}) {
         const int i = box->findData(category);
         box->blockSignals(true);
@@ -418,8 +379,8 @@ void AggregatesView::drawWhatIf(std::vector<TimeNs> after, const QString& label)
     m_whatIfJob->start<std::shared_ptr<std::vector<CdfSeries>>>(
         [data, after = std::move(after), label, measured](const CancelToken&, const ProgressSink&) {
             auto series = std::make_shared<std::vector<CdfSeries>>();
-            series->push_back(makeCdfSeries(measured, toMicroseconds(data->latencyNs)));
-            if (!label.isEmpty()) series->push_back(makeCdfSeries(label, toMicroseconds(after)));
+            series->push_back(makeDurationCdfSeries(measured, data->latencyNs));
+            if (!label.isEmpty()) series->push_back(makeDurationCdfSeries(label, after));
             return series;
         },
         [this, label](std::shared_ptr<std::vector<CdfSeries>> series) {
@@ -434,100 +395,91 @@ void AggregatesView::nameExport(QCustomPlot* plot, const QString& what) {
 
 void AggregatesView::refreshBreakdown() {
     if (!m_data) {
-        m_breakdownJob->cancel();
+        m_awaiting &= ~kBreakdown;
         m_breakdown->setBreakdowns({});
         m_breakdownAa->clear();
         return;
     }
-    auto data = m_data;
-    auto attributes = m_attributes;
-    const QString key = m_stratifyBy->currentIndex() > 0 && attributes->read ? m_stratifyBy->currentText() : QString();
-    m_breakdownJob->start<std::shared_ptr<BreakdownResult>>(
-        [data, attributes, key](const CancelToken&, const ProgressSink&) {
-            const auto values = key.isEmpty() ? nullptr : attributes->get(key);
-            auto result = std::make_shared<BreakdownResult>();
-            result->study = breakdownStudy(*data, values.get());
-            // Each category's CDF, sorted here on the worker (coloured as its bars once they are drawn).
-            for (auto& [name, cdf] : result->study.shareCdfs)
-                result->shares.push_back(makeCdfSeries(QString::fromStdString(name), std::move(cdf), 100.0));
-            // The A/A beside the strata (NSDI'18): two random groups as small as the smallest stratum.
-            std::int64_t smallest = static_cast<std::int64_t>(data->requests());
-            for (const auto& [value, b] : result->study.groups)
-                if (b.requests >= 2) smallest = std::min(smallest, b.requests);
-            result->aaGroupSize = result->study.groups.size() > 1 ? smallest : smallest / 2;
-            result->aa = aaPercentilesAtSize(data->latencyNs, static_cast<std::size_t>(smallest), {1, 400});
-            return result;
-        },
-        [this, key](std::shared_ptr<BreakdownResult> result) {
-            std::vector<std::pair<QString, Breakdown>> groups;
-            for (auto& [value, b] : result->study.groups)
-                groups.emplace_back(key.isEmpty() ? tr("all requests") : QString::fromStdString(value), std::move(b));
-            m_breakdown->setBreakdowns(std::move(groups));
-            for (auto& series : result->shares) series.colour = m_breakdown->colourOf(series.name);
-            if (result->aa.empty()) {
-                m_breakdownAa->setText(tr("A/A: too few requests to split."));
-            } else {
-                const QString groupsOf = key.isEmpty() ? tr("two random halves of these requests (%L1 each)").arg(result->aaGroupSize)
-                                                       : tr("two random groups of %L1 requests (the smallest stratum)").arg(result->aaGroupSize);
-                m_breakdownAa->setText(tr("A/A: %1 differ by chance by up to ±%2 % at p50 and ±%3 % at p95 (bootstrap 95 %); "
-                                          "read differences between strata against it.")
-                                           .arg(groupsOf)
-                                           .arg(100.0 * chanceDifference(result->aa, 50), 0, 'f', 1)
-                                           .arg(100.0 * chanceDifference(result->aa, 95), 0, 'f', 1));
-            }
-            m_shareCdf->setSeries(tr("share of the request's critical path in the category (%)"), std::move(result->shares), false, 100.0,
-                                  QStringLiteral("%"));
-            const QString by = key.isEmpty() ? QString() : tr(" by %1").arg(key);
-            nameExport(m_breakdown->plot(), tr("breakdown%1").arg(by));
-            nameExport(m_shareCdf->plot(), tr("critical path share CDF%1").arg(by));
-        });
+    const QString key = m_stratifyBy->currentIndex() > 0 && m_attributes->canRead() ? m_stratifyBy->currentText() : QString();
+    m_awaiting |= kBreakdown;
+    emit breakdownRequested(BreakdownRequest{m_data, m_attributes, key});
+}
+
+void AggregatesView::showBreakdown(std::shared_ptr<BreakdownOutcome> result) {
+    if (!(m_awaiting & kBreakdown) || !result) return;
+    m_awaiting &= ~kBreakdown;
+    const QString key = result->stratifyBy;
+    std::vector<std::pair<QString, Breakdown>> groups;
+    for (auto& [value, b] : result->study.groups)
+        groups.emplace_back(key.isEmpty() ? tr("all requests") : QString::fromStdString(value), std::move(b));
+    m_breakdown->setBreakdowns(std::move(groups));
+    for (auto& series : result->shares) series.colour = m_breakdown->colourOf(series.name);
+    if (result->aa.empty()) {
+        m_breakdownAa->setText(tr("A/A: too few requests to split."));
+    } else {
+        const QString groupsOf = key.isEmpty() ? tr("two random halves of these requests (%L1 each)").arg(result->aaGroupSize)
+                                               : tr("two random groups of %L1 requests (the smallest stratum)").arg(result->aaGroupSize);
+        m_breakdownAa->setText(tr("A/A: %1 differ by chance by up to ±%2 % at p50 and ±%3 % at p95 (bootstrap 95 %); "
+                                  "read differences between strata against it.")
+                                   .arg(groupsOf)
+                                   .arg(100.0 * chanceDifference(result->aa, 50), 0, 'f', 1)
+                                   .arg(100.0 * chanceDifference(result->aa, 95), 0, 'f', 1));
+    }
+    m_shareCdf->setSeries(tr("share of the request's critical path in the category (%)"), std::move(result->shares), false, 100.0,
+                          QStringLiteral("%"));
+    const QString by = key.isEmpty() ? QString() : tr(" by %1").arg(key);
+    nameExport(m_breakdown->plot(), tr("breakdown%1").arg(by));
+    nameExport(m_shareCdf->plot(), tr("critical path share CDF%1").arg(by));
+    jobFinished();
 }
 
 void AggregatesView::refreshOutliers() {
     if (!m_data) {
-        m_outlierJob->cancel();
+        m_awaiting &= ~kOutliers;
         m_outlierTable->setRowCount(0);
         return;
     }
-    auto data = m_data;
-    const double fraction = m_outlierPercent->value() / 100.0;
-    m_outlierJob->start<std::shared_ptr<Outliers>>(
-        [data, fraction](const CancelToken&, const ProgressSink&) { return std::make_shared<Outliers>(outliers(*data, fraction)); },
-        [this](std::shared_ptr<Outliers> result) {
-            const Outliers& o = *result;
-            m_outlierTable->setRowCount(0);
-            // A share under the table's last digit in both sets reads "0.00 % vs 0.00 %" and says nothing: such types
-            // are left out, and counted in the line above.
-            constexpr double kSmallest = 0.0001;  // 0.01 %
-            std::vector<const OutlierSegment*> shown;
-            for (const auto& s : o.segments)
-                if (s.outlierShare >= kSmallest || s.restShare >= kSmallest) shown.push_back(&s);
-            const auto negligible = static_cast<int>(o.segments.size() - shown.size());
-            QString summary = tr("%L1 requests slower than %2 ms against the rest, ranked by how much more of their critical path "
-                                 "each segment type takes.")
-                                  .arg(o.outlierRequests)
-                                  .arg(nsToMs(o.thresholdNs), 0, 'f', 1);
-            if (negligible == 1) summary += tr(" One segment type with under 0.01 % of the critical path in both sets is left out.");
-            else if (negligible > 1)
-                summary += tr(" %L1 segment types with under 0.01 % of the critical path in both sets are left out.").arg(negligible);
-            m_outlierSummary->setText(summary);
-            auto share = [](double v) {
-                return v >= kSmallest ? QStringLiteral("%1 %").arg(100 * v, 0, 'f', 2) : v > 0 ? QStringLiteral("< 0.01 %") : QStringLiteral("0 %");
-            };
-            const int rows = static_cast<int>(std::min<std::size_t>(shown.size(), 200));
-            m_outlierTable->setRowCount(rows);
-            for (int i = 0; i < rows; ++i) {
-                const auto& s = *shown[static_cast<std::size_t>(i)];
-                const QString name = m_typeName ? m_typeName(s.type) : QString::number(s.type);
-                auto* nameItem = new QTableWidgetItem(name);
-                nameItem->setToolTip(name);
-                m_outlierTable->setItem(i, 0, nameItem);
-                m_outlierTable->setItem(i, 1, new QTableWidgetItem(share(s.outlierShare)));
-                m_outlierTable->setItem(i, 2, new QTableWidgetItem(share(s.restShare)));
-                m_outlierTable->setItem(i, 3,
-                                        new QTableWidgetItem(s.ratio >= 1e8 ? QStringLiteral("only in outliers") : QString::number(s.ratio, 'f', 2)));
-            }
-        });
+    m_awaiting |= kOutliers;
+    emit outliersRequested(OutlierRequest{m_data, m_outlierPercent->value() / 100.0});
+}
+
+void AggregatesView::showOutliers(std::shared_ptr<const Outliers> result) {
+    if (!(m_awaiting & kOutliers) || !result) return;
+    m_awaiting &= ~kOutliers;
+    const Outliers& o = *result;
+    m_outlierTable->setRowCount(0);
+    // A share under the table's last digit in both sets reads "0.00 % vs 0.00 %" and says nothing: such types
+    // are left out, and counted in the line above.
+    constexpr double kSmallest = 0.0001;  // 0.01 %
+    std::vector<const OutlierSegment*> shown;
+    for (const auto& s : o.segments)
+        if (s.outlierShare >= kSmallest || s.restShare >= kSmallest) shown.push_back(&s);
+    const auto negligible = static_cast<int>(o.segments.size() - shown.size());
+    QString summary = tr("%L1 requests slower than %2 ms against the rest, ranked by how much more of their critical path "
+                         "each segment type takes.")
+                          .arg(o.outlierRequests)
+                          .arg(nsToMs(o.thresholdNs), 0, 'f', 1);
+    if (negligible == 1) summary += tr(" One segment type with under 0.01 % of the critical path in both sets is left out.");
+    else if (negligible > 1)
+        summary += tr(" %L1 segment types with under 0.01 % of the critical path in both sets are left out.").arg(negligible);
+    m_outlierSummary->setText(summary);
+    auto share = [](double v) {
+        return v >= kSmallest ? QStringLiteral("%1 %").arg(100 * v, 0, 'f', 2) : v > 0 ? QStringLiteral("< 0.01 %") : QStringLiteral("0 %");
+    };
+    const int rows = static_cast<int>(std::min<std::size_t>(shown.size(), 200));
+    m_outlierTable->setRowCount(rows);
+    for (int i = 0; i < rows; ++i) {
+        const auto& s = *shown[static_cast<std::size_t>(i)];
+        const QString name = m_typeName ? m_typeName(s.type) : QString::number(s.type);
+        auto* nameItem = new QTableWidgetItem(name);
+        nameItem->setToolTip(name);
+        m_outlierTable->setItem(i, 0, nameItem);
+        m_outlierTable->setItem(i, 1, new QTableWidgetItem(share(s.outlierShare)));
+        m_outlierTable->setItem(i, 2, new QTableWidgetItem(share(s.restShare)));
+        m_outlierTable->setItem(i, 3,
+                                new QTableWidgetItem(s.ratio >= 1e8 ? QStringLiteral("only in outliers") : QString::number(s.ratio, 'f', 2)));
+    }
+    jobFinished();
 }
 
 void AggregatesView::refreshScatter() {
@@ -544,137 +496,140 @@ void AggregatesView::refreshWithinValues() {
     m_withinValue->blockSignals(true);
     m_withinValue->clear();
     m_withinValue->blockSignals(false);
-    if (m_withinAttribute->currentIndex() <= 0 || !m_attributes->read) {
-        m_withinJob->cancel();
+    if (m_withinAttribute->currentIndex() <= 0 || !m_attributes->canRead()) {
+        m_awaiting &= ~kWithinValues;
         refreshSlackStudies(false);
         return;
     }
-    auto attributes = m_attributes;
-    const QString key = m_withinAttribute->currentText();
-    m_withinJob->start<std::shared_ptr<std::vector<std::string>>>(
-        [attributes, key](const CancelToken&, const ProgressSink&) {
-            return std::make_shared<std::vector<std::string>>(valuesByFrequency(*attributes->get(key), 200));
-        },
-        [this](std::shared_ptr<std::vector<std::string>> values) {
-            m_withinValue->blockSignals(true);
-            for (const auto& v : *values) m_withinValue->addItem(QString::fromStdString(v));
-            m_withinValue->blockSignals(false);
-            refreshSlackStudies(false);
-        });
+    m_awaiting |= kWithinValues;
+    emit attributeValuesRequested(AttributeValuesRequest{m_attributes, m_withinAttribute->currentText()});
+}
+
+void AggregatesView::showAttributeValues(std::shared_ptr<const std::vector<std::string>> values) {
+    if (!(m_awaiting & kWithinValues) || !values) return;
+    m_awaiting &= ~kWithinValues;
+    m_withinValue->blockSignals(true);
+    for (const auto& v : *values) m_withinValue->addItem(QString::fromStdString(v));
+    m_withinValue->blockSignals(false);
+    refreshSlackStudies(false);
+    jobFinished();
 }
 
 void AggregatesView::refreshSlackStudies(bool fromCutOff) {
     if (!m_data || m_slackCategory->currentIndex() < 0) {
-        m_slackJob->cancel();
+        m_awaiting &= ~kSlack;
         m_slackNotice->hide();
         m_slackPlots->show();
         return;
     }
-    auto data = m_data;
-    auto attributes = m_attributes;
-    const auto c = static_cast<std::size_t>(m_slackCategory->currentData().toInt());
+    SlackRequest request;
+    request.aggregates = m_data;
+    request.attributes = m_attributes;
+    request.category = static_cast<std::size_t>(m_slackCategory->currentData().toInt());
+    request.categoryName = m_slackCategory->currentText();
     // A dragged cut-off is kept; otherwise core takes the median.
-    const TimeNs cutoff = fromCutOff ? usToNs(m_slackCdf->cutOffMs() * 1000.0) : TimeNs(-1);
+    request.cutoffNs = fromCutOff ? usToNs(m_slackCdf->cutOffMs() * 1000.0) : TimeNs(-1);
+    request.fromCutOff = fromCutOff;
     // Correlation per slack bucket, optionally within one value of an attribute (one connection type, say).
-    const bool within = m_withinAttribute->currentIndex() > 0 && m_withinValue->currentIndex() >= 0 && attributes->read;
-    const QString withinKey = within ? m_withinAttribute->currentText() : QString();
-    const std::string wanted = m_withinValue->currentText().toStdString();
-    const QString userKey = m_userAttribute->currentIndex() >= 0 && attributes->read ? m_userAttribute->currentText() : QString();
-    const QString name = m_slackCategory->currentText();
-    m_slackJob->start<std::shared_ptr<SlackResult>>(
-        [data, attributes, c, cutoff, withinKey, wanted, userKey, fromCutOff, name](const CancelToken&, const ProgressSink&) {
-            const auto rows = withinKey.isEmpty() ? std::vector<std::uint32_t>{} : rowsWithValue(*attributes->get(withinKey), wanted);
-            const auto users = userKey.isEmpty() ? nullptr : attributes->get(userKey);
-            auto result = std::make_shared<SlackResult>();
-            result->study = slackStudy(*data, c, cutoff, rows, users.get());
-            if (!fromCutOff) result->cdf = makeCdfSeries(QObject::tr("%1 slack").arg(name), toMicroseconds(result->study.slackNs));
-            if (result->study.slackNs.empty() || result->study.slackNs.back() == 0)
-                for (const std::size_t other : categoriesWithSlack(*data))
-                    if (data->categories[other] != "unused") result->withSlack.push_back(QString::fromStdString(data->categories[other]));
-            return result;
-        },
-        [this, fromCutOff, userKey, name, withinKey, wanted](std::shared_ptr<SlackResult> result) {
-            const SlackStudy* study = &result->study;
-            const QString within = withinKey.isEmpty() ? QString() : tr(" within %1=%2").arg(withinKey, QString::fromStdString(wanted));
-            // No slack anywhere (the root service of span data ends last in every request): a CDF at zero and
-            // empty buckets would look like a finding. One sentence says why instead.
-            const bool none = study->slackNs.empty() || study->slackNs.back() == 0;
-            QString notice;
-            if (result->withSlack.empty()) {
-                notice = tr("No category has slack in these requests: every span's caller waits for it to end (synchronous calls), so "
-                            "slack CDFs and buckets would show only zeros. The Slack scatter still shows how a category's time goes "
-                            "with the latency.");
-            } else if (study->slackNs.empty()) {
-                notice = tr("%1 is in none of these requests.").arg(name);
-            } else {
-                QStringList some(result->withSlack.begin(), result->withSlack.begin() + std::min<std::ptrdiff_t>(5, std::ssize(result->withSlack)));
-                if (result->withSlack.size() > 5) some << QStringLiteral("…");
-                notice = tr("%1 has no slack in these requests: what waits for it waits from the moment it ends (the root service "
-                            "ends last), so its slack CDF and buckets would show only zeros. Categories with slack: %2.")
-                             .arg(name, some.join(QStringLiteral(", ")));
-            }
-            m_slackNotice->setText(notice);
-            m_slackNotice->setVisible(none);
-            m_slackPlots->setVisible(!none);
-            if (!fromCutOff) {
-                // Log scale: the cut-off moves by a share of its value per pixel, not by hundreds of ms.
-                m_slackCdf->setSeries(tr("%1 slack (ms, log scale)").arg(name), std::vector<CdfSeries>{std::move(result->cdf)}, true);
-                nameExport(m_slackCdf->plot(), tr("slack CDF %1%2").arg(name, within));
-                m_slackCdf->blockSignals(true);
-                m_slackCdf->setCutOff(nsToMs(study->cutoffNs));
-                m_slackCdf->blockSignals(false);
-            }
-            m_buckets = study->buckets;
-            const auto& buckets = m_buckets;
-            m_bucketPlot->clearPlottables();
-            auto* bars = new QCPBars(m_bucketPlot->xAxis, m_bucketPlot->yAxis);
-            QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-            QVector<double> keys, values;
-            // Each bucket's range with the digits that tell it from its neighbours, and its size. Equal-size buckets
-            // can share one slack value (many zeros): those say which part of that value they are.
-            for (std::size_t b = 0; b < buckets.size(); ++b) {
-                keys << double(b);
-                values << buckets[b].correlation;
-                QString label = formatDurationRangeNs(buckets[b].slackFromNs, buckets[b].slackToNs);
-                std::size_t first = b, last = b;
-                auto same = [&](std::size_t i, std::size_t j) {
-                    return buckets[i].slackFromNs == buckets[j].slackFromNs && buckets[i].slackToNs == buckets[j].slackToNs;
-                };
-                while (first > 0 && same(first - 1, b)) --first;
-                while (last + 1 < buckets.size() && same(last + 1, b)) ++last;
-                if (last > first) label += tr("\npart %1 of %2").arg(b - first + 1).arg(last - first + 1);
-                ticker->addTick(double(b), label + tr("\n%L1 requests").arg(buckets[b].requests));
-            }
-            bars->setData(keys, values);
-            bars->setBrush(QColor(0x19, 0x71, 0xc2));
-            bars->setName(tr("correlation"));
-            m_bucketPlot->xAxis->setTicker(ticker);
-            m_bucketPlot->xAxis->setTickLabelRotation(0);  // lines under each bar (rotated, the last one fell off the edge)
-            m_bucketPlot->xAxis->setLabel(tr("%1 slack (buckets of equal numbers of requests)").arg(name));
-            m_bucketPlot->yAxis->setLabel(tr("correlation with latency (r)"));
-            m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);
-            const double lowest = values.isEmpty() ? 0.0 : *std::min_element(values.begin(), values.end());
-            m_bucketPlot->yAxis->setRange(std::min(0.0, lowest - 0.05), 1.0);
-            m_bucketPlot->replot();
-            nameExport(m_bucketPlot, tr("slack buckets %1%2").arg(name, within));
-            // Prediction from each user's previous request, at the CDF's cut-off.
-            if (study->predicted) {
-                const auto& p = study->prediction;
-                m_prediction->setText(tr("<b>Predicting %1 slack ≥ %2 from the user's previous request</b> (%L3 pairs by <i>%4</i>):<br>"
-                                         "predicted slack and had it %L5 · predicted slack, had none %L6 · predicted none, had none %L7 · "
-                                         "predicted none, had slack %L8<br>type I (false alarm) rate %9 % · type II (miss) rate %10 %")
-                                          .arg(name)
-                                          .arg(formatDurationNs(study->cutoffNs))
-                                          .arg(p.pairs)
-                                          .arg(userKey)
-                                          .arg(p.truePositive)
-                                          .arg(p.falsePositive)
-                                          .arg(p.trueNegative)
-                                          .arg(p.falseNegative)
-                                          .arg(100 * p.typeOneRate(), 0, 'f', 1)
-                                          .arg(100 * p.typeTwoRate(), 0, 'f', 1));
-            }
-        });
+    const bool readable = m_attributes->canRead();
+    if (m_withinAttribute->currentIndex() > 0 && m_withinValue->currentIndex() >= 0 && readable) {
+        request.withinKey = m_withinAttribute->currentText();
+        request.withinValue = m_withinValue->currentText().toStdString();
+    }
+    if (m_userAttribute->currentIndex() >= 0 && readable) request.userKey = m_userAttribute->currentText();
+    m_awaiting |= kSlack;
+    emit slackRequested(request);
+}
+
+void AggregatesView::showSlack(std::shared_ptr<SlackOutcome> result) {
+    if (!(m_awaiting & kSlack) || !result) return;
+    m_awaiting &= ~kSlack;
+    const bool fromCutOff = result->request.fromCutOff;
+    const QString& userKey = result->request.userKey;
+    const QString& name = result->request.categoryName;
+    const QString& withinKey = result->request.withinKey;
+    const std::string& wanted = result->request.withinValue;
+    const SlackStudy* study = &result->study;
+    const QString within = withinKey.isEmpty() ? QString() : tr(" within %1=%2").arg(withinKey, QString::fromStdString(wanted));
+    // No slack anywhere (the root service of span data ends last in every request): a CDF at zero and
+    // empty buckets would look like a finding. One sentence says why instead.
+    const bool none = study->slackNs.empty() || study->slackNs.back() == 0;
+    QString notice;
+    if (result->withSlack.empty()) {
+        notice = tr("No category has slack in these requests: every span's caller waits for it to end (synchronous calls), so "
+                    "slack CDFs and buckets would show only zeros. The Slack scatter still shows how a category's time goes "
+                    "with the latency.");
+    } else if (study->slackNs.empty()) {
+        notice = tr("%1 is in none of these requests.").arg(name);
+    } else {
+        QStringList some(result->withSlack.begin(), result->withSlack.begin() + std::min<std::ptrdiff_t>(5, std::ssize(result->withSlack)));
+        if (result->withSlack.size() > 5) some << QStringLiteral("…");
+        notice = tr("%1 has no slack in these requests: what waits for it waits from the moment it ends (the root service "
+                    "ends last), so its slack CDF and buckets would show only zeros. Categories with slack: %2.")
+                     .arg(name, some.join(QStringLiteral(", ")));
+    }
+    m_slackNotice->setText(notice);
+    m_slackNotice->setVisible(none);
+    m_slackPlots->setVisible(!none);
+    if (!fromCutOff) {
+        // Log scale: the cut-off moves by a share of its value per pixel, not by hundreds of ms.
+        m_slackCdf->setSeries(tr("%1 slack (ms, log scale)").arg(name), std::vector<CdfSeries>{std::move(result->cdf)}, true);
+        nameExport(m_slackCdf->plot(), tr("slack CDF %1%2").arg(name, within));
+        m_slackCdf->blockSignals(true);
+        m_slackCdf->setCutOff(nsToMs(study->cutoffNs));
+        m_slackCdf->blockSignals(false);
+    }
+    m_buckets = study->buckets;
+    const auto& buckets = m_buckets;
+    m_bucketPlot->clearPlottables();
+    auto* bars = new QCPBars(m_bucketPlot->xAxis, m_bucketPlot->yAxis);
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    QVector<double> keys, values;
+    // Each bucket's range with the digits that tell it from its neighbours, and its size. Equal-size buckets
+    // can share one slack value (many zeros): those say which part of that value they are.
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+        keys << double(b);
+        values << buckets[b].correlation;
+        QString label = formatDurationRangeNs(buckets[b].slackFromNs, buckets[b].slackToNs);
+        std::size_t first = b, last = b;
+        auto same = [&](std::size_t i, std::size_t j) {
+            return buckets[i].slackFromNs == buckets[j].slackFromNs && buckets[i].slackToNs == buckets[j].slackToNs;
+        };
+        while (first > 0 && same(first - 1, b)) --first;
+        while (last + 1 < buckets.size() && same(last + 1, b)) ++last;
+        if (last > first) label += tr("\npart %1 of %2").arg(b - first + 1).arg(last - first + 1);
+        ticker->addTick(double(b), label + tr("\n%L1 requests").arg(buckets[b].requests));
+    }
+    bars->setData(keys, values);
+    bars->setBrush(QColor(0x19, 0x71, 0xc2));
+    bars->setName(tr("correlation"));
+    m_bucketPlot->xAxis->setTicker(ticker);
+    m_bucketPlot->xAxis->setTickLabelRotation(0);  // lines under each bar (rotated, the last one fell off the edge)
+    m_bucketPlot->xAxis->setLabel(tr("%1 slack (buckets of equal numbers of requests)").arg(name));
+    m_bucketPlot->yAxis->setLabel(tr("correlation with latency (r)"));
+    m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);
+    const double lowest = values.isEmpty() ? 0.0 : *std::min_element(values.begin(), values.end());
+    m_bucketPlot->yAxis->setRange(std::min(0.0, lowest - 0.05), 1.0);
+    m_bucketPlot->replot();
+    nameExport(m_bucketPlot, tr("slack buckets %1%2").arg(name, within));
+    // Prediction from each user's previous request, at the CDF's cut-off.
+    if (study->predicted) {
+        const auto& p = study->prediction;
+        m_prediction->setText(tr("<b>Predicting %1 slack ≥ %2 from the user's previous request</b> (%L3 pairs by <i>%4</i>):<br>"
+                                 "predicted slack and had it %L5 · predicted slack, had none %L6 · predicted none, had none %L7 · "
+                                 "predicted none, had slack %L8<br>type I (false alarm) rate %9 % · type II (miss) rate %10 %")
+                                  .arg(name)
+                                  .arg(formatDurationNs(study->cutoffNs))
+                                  .arg(p.pairs)
+                                  .arg(userKey)
+                                  .arg(p.truePositive)
+                                  .arg(p.falsePositive)
+                                  .arg(p.trueNegative)
+                                  .arg(p.falseNegative)
+                                  .arg(100 * p.typeOneRate(), 0, 'f', 1)
+                                  .arg(100 * p.typeTwoRate(), 0, 'f', 1));
+    }
+    jobFinished();
 }
 
 } // namespace tracelight::widgets

@@ -2,13 +2,15 @@
 // The aggregate studies over every analysed request: breakdown (summed delay vs critical path, by
 // category and stratified by an attribute, with each category's CDF of critical-path share), outliers,
 // the slack scatter, slack studies (CDF with a cut-off, correlation per slack bucket, prediction from
-// a user's previous request), and what-if re-scheduling. Results come from core; this view asks and draws:
-// every study runs through the job runner, off the GUI thread, and a newer choice drops an older result.
+// a user's previous request), and what-if re-scheduling. Results come from core through the session: this view
+// asks (a request signal per study), the session computes off the GUI thread (app/jobs/AggregateJobs.cpp), the
+// view draws what comes back; a newer choice drops an older result.
 #include <QWidget>
 #include <functional>
 #include <map>
 #include <memory>
 
+#include "aggregates/AggregateRequests.h"
 #include "tracelight/studies/Aggregates.h"
 
 class QCheckBox;
@@ -41,7 +43,7 @@ public:
     void showPage(int index);
     // Named in the plots' default export file names (the database, say).
     void setExportContext(const QString& context) { m_exportContext = context; }
-    bool isComputing() const;  // a study is still running on a worker
+    bool isComputing() const;  // a study asked of the session (or a plot's sorting) is not drawn yet
     bool waitForResults();     // runs the event loop until every study is in (tests, screenshots); false if none ran
 
     BreakdownPlot* breakdownPlot() const { return m_breakdown; }
@@ -59,7 +61,20 @@ public:
     QComboBox* slackCategory() const { return m_slackCategory; }
     QString slackNotice() const;  // why the slack studies show nothing for this category (empty when they do)
 
+    // The session's answers to the requests below.
+    void showBreakdown(std::shared_ptr<BreakdownOutcome> outcome);  // its parts are moved into the plots
+    void showOutliers(std::shared_ptr<const Outliers> outcome);
+    void showSlack(std::shared_ptr<SlackOutcome> outcome);
+    void showAttributeValues(std::shared_ptr<const std::vector<std::string>> values);
+    void startOnCategory(int category);  // the scatter's and slack studies' first category, then draw them
+
 signals:
+    // The studies the tab asks of the session (answered with the slots above).
+    void breakdownRequested(const BreakdownRequest& request);
+    void outliersRequested(const OutlierRequest& request);
+    void slackRequested(const SlackRequest& request);
+    void attributeValuesRequested(const AttributeValuesRequest& request);
+    void slackCategoryRequested(const SlackCategoryRequest& request);
     void whatIfRequested(WhatIfTarget target, double factor, const QString& label);
     void requestsBrushed(const std::vector<RequestId>& ids);
     void requestActivated(RequestId id);
@@ -71,23 +86,19 @@ private:
     void refreshScatter();
     void refreshSlackStudies(bool fromCutOff);
     void refreshWithinValues();
-    void startOnCategory(int category);  // the scatter's and slack studies' category, then draw them
     QString bucketToolTip(const QPoint& pos) const;
     void jobFinished();
     void drawWhatIf(std::vector<TimeNs> after, const QString& label);
     void nameExport(QCustomPlot* plot, const QString& what);
 
-    struct AttributeCache;  // request attributes per key, read once (on a worker) and shared by the studies
 
     std::shared_ptr<const RequestAggregates> m_data;
-    std::shared_ptr<AttributeCache> m_attributes;
+    std::shared_ptr<RequestAttributes> m_attributes;  // read once per key, shared by the studies
+    // The studies asked for and not drawn yet (a study asked again supersedes the last; new aggregates drop them).
+    enum Awaiting : unsigned { kBreakdown = 1, kOutliers = 2, kSlack = 4, kWithinValues = 8, kSlackCategory = 16 };
+    unsigned m_awaiting = 0;
     std::function<QString(std::uint32_t)> m_typeName;
-    JobRunner* m_breakdownJob;
-    JobRunner* m_outlierJob;
-    JobRunner* m_slackJob;
-    JobRunner* m_withinJob;
-    JobRunner* m_whatIfJob;  // sorts the what-if latencies for their CDF
-    JobRunner* m_categoryJob;  // picks the slack views' category from the data
+    JobRunner* m_whatIfJob;  // sorts the what-if latencies for their CDF (the what-if itself is the session's)
     QString m_exportContext;
     std::vector<float> m_whatIfAfter;
     std::vector<SlackBucket> m_buckets;  // what the bucket plot shows (for its export)

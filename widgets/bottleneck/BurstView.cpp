@@ -11,25 +11,12 @@
 #include <algorithm>
 
 #include "bottleneck/MultiRequestWaterfall.h"
-#include "common/JobRunner.h"
 #include "common/TimeFormat.h"
 #include "tracelight/bottleneck/BurstTimelines.h"
 
 namespace tracelight::widgets {
 
-namespace {
-struct WindowsResult {
-    std::shared_ptr<const BurstWindows> windows;
-    std::int64_t requests = 0;
-};
-struct TimelinesResult {
-    std::vector<RequestTimeline> timelines;
-};
-} // namespace
-
 BurstView::BurstView(QWidget* parent) : QWidget(parent) {
-    m_windowJob = new JobRunner(this);
-    m_timelineJob = new JobRunner(this);
     m_mask = new QLineEdit(this);
     m_mask->setPlaceholderText(tr("inferred"));
     m_mask->setToolTip(tr("The tracing mask: hosts traced while (mask & wall-clock ms) == mask. Empty: inferred from the requests' "
@@ -79,7 +66,7 @@ BurstView::BurstView(QWidget* parent) : QWidget(parent) {
     clear(tr("The bursts need an analysed database."));
 }
 
-bool BurstView::isComputing() const { return m_windowJob->isRunning() || m_timelineJob->isRunning(); }
+bool BurstView::isComputing() const { return m_awaiting != 0; }
 int BurstView::windowCount() const { return m_windows ? static_cast<int>(m_windows->windows.size()) : 0; }
 QString BurstView::summaryText() const { return m_summary->text(); }
 QString BurstView::windowText() const { return m_window->text(); }
@@ -91,8 +78,7 @@ void BurstView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, st
 }
 
 void BurstView::clear(const QString& message) {
-    m_windowJob->cancel();
-    m_timelineJob->cancel();
+    m_awaiting = 0;  // results still on their way are not shown
     m_windows.reset();
     m_current = -1;
     m_summary->setText(message);
@@ -126,47 +112,43 @@ void BurstView::computeWindows() {
         }
         mask = value;
     }
-    auto analysis = m_analysis;
-    m_windowJob->start<std::shared_ptr<WindowsResult>>(
-        [analysis, mask](const CancelToken&, const ProgressSink&) {
-            auto out = std::make_shared<WindowsResult>();
-            const std::vector<TimeNs> starts = requestStartsNs(*analysis);
-            out->requests = static_cast<std::int64_t>(starts.size());
-            out->windows = std::make_shared<const BurstWindows>(burstWindows(starts, mask));
-            return out;
-        },
-        [this](std::shared_ptr<WindowsResult> result) {
-            m_windows = result->windows;
-            const BurstWindows& w = *m_windows;
-            if (w.mask == 0 || w.windows.empty()) {
-                m_current = -1;
-                const QString why = tr("These %L1 requests were not traced in coordinated bursts: no bit of the start millisecond is "
-                                       "set in every start often enough to rule out chance. Type a mask to group them by one anyway.")
-                                        .arg(result->requests);
-                m_summary->setText(why);
-                m_waterfall->clear(why);
-                m_window->clear();
-                m_previous->setEnabled(false);
-                m_next->setEnabled(false);
-                emit resultsReady();
-                return;
-            }
-            const auto lengthMs = w.windows.front().endMs - w.windows.front().startMs;
-            QString text = tr("Mask 0x%1 (%2): %L3 burst windows of %L4 ms, %L5 requests in them")
-                               .arg(QString::number(w.mask, 16), w.inferred ? tr("inferred") : tr("given"))
-                               .arg(w.windows.size())
-                               .arg(lengthMs)
-                               .arg(result->requests - w.outside);
-            if (w.outside) text += tr(" (%L1 requests outside them)").arg(w.outside);
-            m_summary->setText(text + tr(" · Page Up / Page Down step through the windows · click a request to open its waterfall"));
-            {
-                const QSignalBlocker block(m_index);
-                m_index->setRange(1, static_cast<int>(w.windows.size()));
-                m_index->setSuffix(tr(" of %L1").arg(w.windows.size()));
-            }
-            m_current = -1;
-            showWindow(0);
-        });
+    m_awaiting |= kWindows;
+    emit windowsRequested(BurstWindowsRequest{m_analysis, mask});
+}
+
+void BurstView::showWindows(std::shared_ptr<const BurstWindowsOutcome> result) {
+    if (!(m_awaiting & kWindows) || !result) return;
+    m_awaiting &= ~kWindows;
+    m_windows = result->windows;
+    const BurstWindows& w = *m_windows;
+    if (w.mask == 0 || w.windows.empty()) {
+        m_current = -1;
+        const QString why = tr("These %L1 requests were not traced in coordinated bursts: no bit of the start millisecond is "
+                               "set in every start often enough to rule out chance. Type a mask to group them by one anyway.")
+                                .arg(result->requests);
+        m_summary->setText(why);
+        m_waterfall->clear(why);
+        m_window->clear();
+        m_previous->setEnabled(false);
+        m_next->setEnabled(false);
+        emit resultsReady();
+        return;
+    }
+    const auto lengthMs = w.windows.front().endMs - w.windows.front().startMs;
+    QString text = tr("Mask 0x%1 (%2): %L3 burst windows of %L4 ms, %L5 requests in them")
+                       .arg(QString::number(w.mask, 16), w.inferred ? tr("inferred") : tr("given"))
+                       .arg(w.windows.size())
+                       .arg(lengthMs)
+                       .arg(result->requests - w.outside);
+    if (w.outside) text += tr(" (%L1 requests outside them)").arg(w.outside);
+    m_summary->setText(text + tr(" · Page Up / Page Down step through the windows · click a request to open its waterfall"));
+    {
+        const QSignalBlocker block(m_index);
+        m_index->setRange(1, static_cast<int>(w.windows.size()));
+        m_index->setSuffix(tr(" of %L1").arg(w.windows.size()));
+    }
+    m_current = -1;
+    showWindow(0);
 }
 
 void BurstView::setLocalClocks(bool local) {
@@ -192,42 +174,38 @@ void BurstView::showWindow(int index) {
                           .arg(w.requests.size() > kMaxRows ? tr(" (the first %L1 drawn)").arg(kMaxRows) : QString())
                           .arg(m_local ? tr(" · drawn on each host's own clock (View › Local Clocks)") : QString()));
     std::vector<std::uint32_t> rows(w.requests.begin(), w.requests.begin() + static_cast<std::ptrdiff_t>(std::min(w.requests.size(), kMaxRows)));
-    auto analysis = m_analysis;
-    const TimeNs windowStart = w.startMs * 1'000'000, windowEnd = w.endMs * 1'000'000;
-    const bool local = m_local;
-    m_timelineJob->start<std::shared_ptr<TimelinesResult>>(
-        [analysis, rows, local](const CancelToken& cancel, const ProgressSink&) {
-            auto out = std::make_shared<TimelinesResult>();
-            out->timelines = requestTimelines(*analysis, rows, &cancel, local);
-            std::stable_sort(out->timelines.begin(), out->timelines.end(),
-                             [](const RequestTimeline& a, const RequestTimeline& b) { return a.startNs < b.startNs; });
-            return out;
-        },
-        [this, analysis, windowStart, windowEnd](std::shared_ptr<TimelinesResult> result) {
-            // The axis spans the requests drawn, not the window: a long window (a mask with a high lowest bit)
-            // would squeeze them into a sliver; the header gives the window's bounds.
-            TimeNs start = windowStart, end = windowEnd;
-            if (!result->timelines.empty()) {
-                start = result->timelines.front().startNs;
-                end = start;
-                for (const RequestTimeline& t : result->timelines) {
-                    start = std::min(start, t.startNs);
-                    end = std::max(end, t.endNs);
-                }
-            }
-            m_waterfall->setAxisCaption(tr("ms from the first request drawn"));
-            QStringList labels;
-            for (const RequestTimeline& t : result->timelines) {
-                const QString name = m_requestName ? m_requestName(t.id) : QString::number(t.id.value);
-                labels << tr("%1 · %2").arg(name, formatDurationNs(t.endNs - t.startNs));
-            }
-            m_waterfall->setTimelines(std::move(result->timelines), labels, start, end,
-                                      [analysis](std::uint32_t task) {
-                                          // Coloured and named by operation: every "op#k" of a span trace is one "op".
-                                          return QString::fromStdString(std::string(operationName(analysis->data.label(task))));
-                                      });
-            emit resultsReady();
-        });
+    m_awaiting |= kTimelines;
+    emit timelinesRequested(BurstTimelinesRequest{m_analysis, std::move(rows), m_local, w.startMs * 1'000'000, w.endMs * 1'000'000});
+}
+
+void BurstView::showTimelines(std::shared_ptr<BurstTimelinesOutcome> result) {
+    if (!(m_awaiting & kTimelines) || !result) return;
+    m_awaiting &= ~kTimelines;
+    auto analysis = result->request.analysis;
+    const TimeNs windowStart = result->request.windowStartNs, windowEnd = result->request.windowEndNs;
+    // The axis spans the requests drawn, not the window: a long window (a mask with a high lowest bit)
+    // would squeeze them into a sliver; the header gives the window's bounds.
+    TimeNs start = windowStart, end = windowEnd;
+    if (!result->timelines.empty()) {
+        start = result->timelines.front().startNs;
+        end = start;
+        for (const RequestTimeline& t : result->timelines) {
+            start = std::min(start, t.startNs);
+            end = std::max(end, t.endNs);
+        }
+    }
+    m_waterfall->setAxisCaption(tr("ms from the first request drawn"));
+    QStringList labels;
+    for (const RequestTimeline& t : result->timelines) {
+        const QString name = m_requestName ? m_requestName(t.id) : QString::number(t.id.value);
+        labels << tr("%1 · %2").arg(name, formatDurationNs(t.endNs - t.startNs));
+    }
+    m_waterfall->setTimelines(std::move(result->timelines), labels, start, end,
+                              [analysis](std::uint32_t task) {
+                                  // Coloured and named by operation: every "op#k" of a span trace is one "op".
+                                  return QString::fromStdString(std::string(operationName(analysis->data.label(task))));
+                              });
+    emit resultsReady();
 }
 
 } // namespace tracelight::widgets

@@ -3,12 +3,13 @@
 // mask the requests were traced under (inferred from their starts, or typed in), the burst windows, and one
 // window at a time with all of its requests drawn together on one time axis (MultiRequestWaterfall). Previous
 // and next step through the windows (Page Up / Page Down); clicking a request opens its waterfall. Windows and
-// timelines come from core (burstWindows, requestTimelines) on a worker.
+// timelines come from core (burstWindows, requestTimelines) through the session, on a worker.
 #include <QWidget>
 #include <functional>
 #include <memory>
 
 #include "tracelight/analysis/Analysis.h"
+#include "bottleneck/BurstRequests.h"
 #include "tracelight/bottleneck/BurstWindows.h"
 
 class QLabel;
@@ -18,7 +19,6 @@ class QSpinBox;
 
 namespace tracelight::widgets {
 
-class JobRunner;
 class MultiRequestWaterfall;
 
 class BurstView : public QWidget {
@@ -36,7 +36,10 @@ public:
     bool localClocks() const { return m_local; }
     int windowCount() const;
     int currentWindow() const { return m_current; }
-    bool isComputing() const;
+    bool isComputing() const;  // asked of the session, not drawn yet
+    // The session's answers to the requests below.
+    void showWindows(std::shared_ptr<const BurstWindowsOutcome> outcome);
+    void showTimelines(std::shared_ptr<BurstTimelinesOutcome> outcome);  // its timelines are moved into the drawing
     QString summaryText() const;
     QString windowText() const;  // the shown window's times and requests
 
@@ -44,6 +47,8 @@ public:
     static constexpr std::size_t kMaxRows = 200;  // a window's requests drawn at most (the rest are counted)
 
 signals:
+    void windowsRequested(const BurstWindowsRequest& request);
+    void timelinesRequested(const BurstTimelinesRequest& request);
     void requestActivated(RequestId id);
     void resultsReady();
 
@@ -55,8 +60,8 @@ private:
     std::function<QString(RequestId)> m_requestName;
     std::shared_ptr<const BurstWindows> m_windows;
     int m_current = -1;
-    JobRunner* m_windowJob = nullptr;
-    JobRunner* m_timelineJob = nullptr;
+    enum Awaiting : unsigned { kWindows = 1, kTimelines = 2 };
+    unsigned m_awaiting = 0;  // asked and not shown yet
     QLineEdit* m_mask = nullptr;
     QLabel* m_summary = nullptr;
     QPushButton* m_previous = nullptr;

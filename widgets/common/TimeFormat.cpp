@@ -61,7 +61,10 @@ QString formatAxisTick(double us, double stepUs) {
     const double a = std::max(std::fabs(us), stepUs);
     const char* unit = a >= 1e6 ? "s" : a >= 1e3 ? "ms" : "µs";
     const double scale = a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1.0;
-    const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(stepUs / scale) - 1e-9)), 0, 3);
+    // As many decimals as the step needs to be exact (a step of 0.25 s: two), at most three.
+    const double step = stepUs / scale;
+    int decimals = 0;
+    while (decimals < 3 && std::fabs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) > 1e-6) ++decimals;
     return QStringLiteral("%1 %2").arg(us / scale, 0, 'f', decimals).arg(QString::fromUtf8(unit));
 }
 

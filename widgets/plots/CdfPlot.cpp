@@ -37,6 +37,12 @@ CdfPlot::CdfPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this
     attachPlotExport(m_plot, [this] { return csv(); });
 }
 
+CdfSeries makeDurationCdfSeries(QString name, const std::vector<TimeNs>& durations) {
+    std::vector<float> us(durations.size());
+    for (std::size_t i = 0; i < durations.size(); ++i) us[i] = static_cast<float>(nsToUs(durations[i]));
+    return makeCdfSeries(std::move(name), std::move(us));
+}
+
 CdfSeries makeCdfSeries(QString name, std::vector<float> values, double scale, QColor colour) {
     CdfSeries out;
     out.name = std::move(name);

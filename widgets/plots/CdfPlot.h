@@ -6,6 +6,8 @@
 #include <QWidget>
 #include <vector>
 
+#include "tracelight/base/Time.h"
+
 class QCustomPlot;
 class QCPItemStraightLine;
 class QCPItemText;
@@ -22,6 +24,8 @@ struct CdfSeries {
     QColor colour;              // invalid: the plot's own colour for the series' position
 };
 CdfSeries makeCdfSeries(QString name, std::vector<float> values, double scale = 0.001, QColor colour = QColor());
+// Durations (core's nanoseconds) as a series in microseconds, drawn in milliseconds.
+CdfSeries makeDurationCdfSeries(QString name, const std::vector<TimeNs>& durations);
 
 class CdfPlot : public QWidget {
     Q_OBJECT

@@ -27,6 +27,7 @@
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
 #include "plots/SlackScatter.h"
+#include "widgets/ServedViews.h"
 #include "widgets/ViewFixtures.h"
 
 using namespace tracelight;
@@ -95,6 +96,20 @@ TEST(BreakdownPlot, TicksCarryTheUnitThatFits) {
     const QVector<QString> millis = ticks(20e6);
     ASSERT_GT(millis.size(), 2);
     EXPECT_TRUE(millis.last().endsWith(QStringLiteral(" ms"))) << millis.last().toStdString();
+}
+
+// A tick says its value exactly: with a step of 250 ms, 1.25 s is "1.25 s", not "1.3 s" (the Online Boutique
+// breakdown's axis read 1.0, 1.3, 1.5 s).
+TEST(DurationTicker, TicksShowTheDigitsOfTheirStep) {
+    DurationTicker ticker;
+    QVector<double> at;
+    QVector<QString> labels;
+    ticker.setTickCount(8);
+    ticker.generate(QCPRange(0, 1600), QLocale(), 'g', 6, at, nullptr, &labels);  // milliseconds
+    ASSERT_TRUE(at.contains(1250.0)) << "expected a step of 250 ms";
+    EXPECT_EQ(labels[at.indexOf(1250.0)], QStringLiteral("1.25 s"));
+    EXPECT_EQ(labels[at.indexOf(1500.0)], QStringLiteral("1.5 s"));
+    EXPECT_EQ(labels[at.indexOf(750.0)], QStringLiteral("750 ms"));
 }
 
 TEST(SlackScatter, SwitchesToAHeatMapWhenDenseAndBrushesRows) {
@@ -191,6 +206,7 @@ TEST(PlotExport, SavesPngSvgAndPdf) {
 
 TEST(AggregatesView, FillsEveryPageFromCoreResults) {
     AggregatesView view;
+    auto session = test::served(view);
     view.resize(1200, 700);
     auto a = makeAggregates(2000);
     std::vector<std::string> users(2000);
@@ -224,6 +240,7 @@ TEST(AggregatesView, SlackStudiesWithNoSlackBucketLeft) {
     for (std::size_t r = 0; r < absent->requests(); ++r) absent->slackNs[r * absent->width()] = RequestAggregates::kNoSlack;
     for (const auto& a : {absent, makeAggregates(0)}) {
         AggregatesView view;
+        auto session = test::served(view);
         view.resize(1000, 600);
         std::vector<std::string> users(a->requests(), "u");
         view.setAggregates(a, {QStringLiteral("user")}, [&](const QString&) { return users; },
@@ -249,6 +266,7 @@ TEST(AggregatesView, StudiesRunOffTheGuiThread) {
     // Issue 10: breakdown, outliers, slack buckets, prediction and the attribute reads ran on the GUI thread.
     // Now setAggregates returns at once; the attribute is read on a worker, and the results arrive later.
     AggregatesView view;
+    auto session = test::served(view);
     view.resize(1200, 700);
     auto a = makeAggregates(3000);
     std::vector<std::string> users(3000);
@@ -321,6 +339,7 @@ TEST(AggregatesView, SlackBucketLabelsDifferAndColoursAndExportNamesAgree) {
     for (std::size_t r = 0; r < a->requests(); ++r)
         if (r % 100 < 50) a->slackNs[r * a->width()] = r % 100 < 45 ? 0 : TimeNs(r % 100) * 1000;  // 45 % zero, then µs
     AggregatesView view;
+    auto session = test::served(view);
     view.resize(1300, 700);
     view.setExportContext(QStringLiteral("pageload"));
     std::vector<std::string> users(a->requests(), "u");
@@ -368,6 +387,7 @@ TEST(AggregatesView, SlackCutOffMovesByASmallShareOfItsValuePerPixel) {
     auto a = makeAggregates(2000, true);
     for (std::size_t r = 0; r < 20; ++r) a->slackNs[r * a->width()] = TimeNs(60) * 1000000000;  // a long tail: 60 s
     AggregatesView view;
+    auto session = test::served(view);
     view.resize(1300, 700);
     std::vector<std::string> users(a->requests(), "u");
     view.setAggregates(a, {QStringLiteral("user")}, [&](const QString&) { return users; },
@@ -476,6 +496,7 @@ QPoint barCentre(QCPBars* bars, double key) {
 // 23 services drew in near-identical hash colours: ten colours at most, by critical time, the rest one grey "other".
 TEST(AggregatesView, TenColoursAtMostAndTheRestIsOther) {
     AggregatesView view;
+    auto session = test::served(view);
     showView(view, spanAggregates(500, 23));
     QCustomPlot* plot = view.breakdownPlot()->plot();
     QSet<QString> names, colours;
@@ -507,6 +528,7 @@ TEST(AggregatesView, TenColoursAtMostAndTheRestIsOther) {
 // The paler (summed delay) shades were not in the legend: one entry per category shows both of its shades.
 TEST(AggregatesView, OneLegendCoversBothBarsAndKeepsOffTheData) {
     AggregatesView view;
+    auto session = test::served(view);
     showView(view, spanAggregates(500, 23));
     BreakdownPlot* breakdown = view.breakdownPlot();
     const auto entries = breakdown->legendEntries();
@@ -541,6 +563,7 @@ TEST(AggregatesView, OneLegendCoversBothBarsAndKeepsOffTheData) {
 // Nothing said what a bar or a point was: hovering one tells its category, value with units and share.
 TEST(AggregatesView, TooltipsOnBarsAndPoints) {
     AggregatesView view;
+    auto session = test::served(view);
     showView(view, spanAggregates(500, 6));
     QCustomPlot* plot = view.breakdownPlot()->plot();
     plot->replot();
@@ -581,6 +604,7 @@ TEST(AggregatesView, TooltipsOnBarsAndPoints) {
 // At 1280x860 captions and axis titles were cut ("hare of requests…"): every one fits where it is drawn.
 TEST(AggregatesView, NothingClippedAtTheTabsSize) {
     AggregatesView view;
+    auto session = test::served(view);
     showView(view, spanAggregates(500, 23));
     for (int page = 0; page < 5; ++page) {
         view.showPage(page);
@@ -624,6 +648,7 @@ TEST(AggregatesView, NothingClippedAtTheTabsSize) {
 // category whose slack says something; a category that cannot says why instead of drawing.
 TEST(AggregatesView, SlackViewsStartOnACategoryWithSlackAndSayWhyARootHasNone) {
     AggregatesView view;
+    auto session = test::served(view);
     showView(view, spanAggregates(1000, 6));
     EXPECT_NE(view.scatterCategory()->currentText(), QStringLiteral("frontend"));
     EXPECT_NE(view.slackCategory()->currentText(), QStringLiteral("frontend"));
@@ -652,6 +677,7 @@ TEST(AggregatesView, SlackViewsStartOnACategoryWithSlackAndSayWhyARootHasNone) {
     auto none = spanAggregates(200, 4);
     std::fill(none->slackNs.begin(), none->slackNs.end(), 0);
     AggregatesView calls;
+    auto callsSession = test::served(calls);
     showView(calls, none);
     EXPECT_TRUE(calls.slackNotice().startsWith(QStringLiteral("No category has slack"))) << calls.slackNotice().toStdString();
     EXPECT_TRUE(calls.scatter()->notice().isEmpty()) << "the scatter still says how a category's time goes with latency";
@@ -673,6 +699,7 @@ TEST(AggregatesView, WhatIfTargetsFitAndShowTheirWholeNameOnHover) {
         for (std::uint64_t k = a->pathBegin[r]; k < a->pathBegin[r + 1]; ++k) a->pathType[k] = static_cast<std::uint32_t>((r + k) % 250);
     a->typesByCriticalTime = typesByCriticalTime(*a);
     AggregatesView view;
+    auto session = test::served(view);
     showView(view, a, longName);
     view.showPage(4);
     QApplication::processEvents();
@@ -716,6 +743,7 @@ TEST(AggregatesView, OutliersListNoRowOfNothingAgainstNothing) {
     a->pathType = types;
     a->pathNs = times;
     AggregatesView view;
+    auto session = test::served(view);
     showView(view, a);
     QTableWidget* table = view.outlierTable();
     ASSERT_GE(table->rowCount(), 2);

@@ -378,6 +378,7 @@ TEST(BurstView, StepsThroughTheWindowsAndOpensARequest) {
     const BurstWindows truth = burstWindows(requestStartsNs(*analysis));
     ASSERT_EQ(truth.mask, 0x3C0u);
     widgets::BurstView view;
+    auto session = test::served(view);
     view.resize(1200, 600);
     view.show();
     view.setDatabase(analysis, [](RequestId id) { return QStringLiteral("r%1").arg(id.value); });
@@ -433,6 +434,7 @@ TEST(BurstView, ALongWindowIsReadableAndScrolls) {
     auto analysis = burstyAnalysis(0, 300);
     ASSERT_TRUE(analysis);
     widgets::BurstView view;
+    auto session = test::served(view);
     view.resize(1200, 500);
     view.show();
     view.setDatabase(analysis, [](RequestId id) { return QStringLiteral("r%1").arg(id.value); });
