@@ -105,10 +105,10 @@ TEST(DurationTicker, TicksShowTheDigitsOfTheirStep) {
     QVector<double> at;
     QVector<QString> labels;
     ticker.setTickCount(8);
-    ticker.generate(QCPRange(0, 1600), QLocale(), 'g', 6, at, nullptr, &labels);  // milliseconds
+    ticker.generate(QCPRange(0, 2000), QLocale(), 'g', 6, at, nullptr, &labels);  // milliseconds
     ASSERT_TRUE(at.contains(1250.0)) << "expected a step of 250 ms";
     EXPECT_EQ(labels[at.indexOf(1250.0)], QStringLiteral("1.25 s"));
-    EXPECT_EQ(labels[at.indexOf(1500.0)], QStringLiteral("1.5 s"));
+    EXPECT_EQ(labels[at.indexOf(1500.0)], QStringLiteral("1.50 s"));  // the same decimals on every tick
     EXPECT_EQ(labels[at.indexOf(750.0)], QStringLiteral("750 ms"));
 }
 
