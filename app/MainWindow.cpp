@@ -48,6 +48,7 @@
 #include "TraceFileOpening.h"
 #include "graph/GraphView.h"
 #include "graph/ServiceMapView.h"
+#include "common/Counts.h"
 #include "common/FileDialogs.h"
 #include "common/JobRunner.h"
 #include "models/RequestTableModel.h"
@@ -1087,7 +1088,7 @@ void MainWindow::updateStatus() {
     }
     QString text = m_requests->isFiltered() ? (table->size() == 1 ? tr("%L1 of 1 request shown").arg(m_requests->rowCount())
                                                                   : tr("%L1 of %L2 requests shown").arg(m_requests->rowCount()).arg(table->size()))
-                                            : table->size() == 1 ? tr("1 request") : tr("%L1 requests").arg(table->size());
+                                            : widgets::requestCount(static_cast<qint64>(table->size()));
     if (!table->skewCorrected) text += tr(" · latencies on local clocks (not yet analysed)");
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid()) {

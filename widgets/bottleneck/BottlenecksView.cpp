@@ -11,6 +11,7 @@
 
 #include "bottleneck/BottleneckCharts.h"
 #include "bottleneck/BottleneckPie.h"
+#include "common/Counts.h"
 #include "common/PlotExport.h"
 #include "common/TimeFormat.h"
 #include "common/HoverText.h"
@@ -276,7 +277,7 @@ void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) 
     for (const auto& type : t.all.types) slices.push_back({QString::fromStdString(type.name), type.share, colours.at(type.name)});
     m_pie->setSlices(std::move(slices), tr("Shares of the latency"));
     const QString top = t.all.types.empty() ? QString() : QString::fromStdString(t.all.types.front().name);
-    const QString requests = t.all.requests == 1 ? tr("1 request") : tr("%L1 requests").arg(t.all.requests);
+    const QString requests = requestCount(t.all.requests);
     m_status->setText(tr("%1 · mean latency %2 · top bottleneck: <b>%3</b> (%4 %) · trend: one bar per %5 · click a "
                          "point of the scatter to open that request's waterfall · right-click a chart to save it")
                           .arg(requests)

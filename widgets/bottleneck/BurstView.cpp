@@ -123,14 +123,14 @@ void BurstView::showWindows(std::shared_ptr<const BurstWindowsOutcome> result) {
     const BurstWindows& w = *m_windows;
     if (w.mask == 0 || w.windows.empty()) {
         m_current = -1;
-        const QString why = tr("These %L1 requests were not traced in coordinated bursts: no bit of the start millisecond is "
-                               "set in every start often enough to rule out chance. Type a mask to group them by one anyway.")
-                                .arg(result->requests);
-        m_summary->setText(why);
-        m_waterfall->clear(why);
+        // The finding above, the reason and what to do in the drawing's place: each said once.
+        m_summary->setText(tr("These %L1 requests were not traced in coordinated bursts.").arg(result->requests));
+        m_waterfall->clear(tr("No bit of the start millisecond is set in every start often enough to rule out chance.\n"
+                              "Type a mask above to group the requests by one anyway."));
         m_window->clear();
         m_previous->setEnabled(false);
         m_next->setEnabled(false);
+        m_index->setEnabled(false);
         emit resultsReady();
         return;
     }
@@ -144,6 +144,7 @@ void BurstView::showWindows(std::shared_ptr<const BurstWindowsOutcome> result) {
     m_summary->setText(text + tr(" · Page Up / Page Down step through the windows · click a request to open its waterfall"));
     {
         const QSignalBlocker block(m_index);
+        m_index->setEnabled(true);
         m_index->setRange(1, static_cast<int>(w.windows.size()));
         m_index->setSuffix(tr(" of %L1").arg(w.windows.size()));
     }

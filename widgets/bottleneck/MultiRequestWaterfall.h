@@ -20,6 +20,7 @@ public:
     void setTimelines(std::vector<RequestTimeline> timelines, QStringList rowLabels, TimeNs axisStartNs, TimeNs axisEndNs,
                       std::function<QString(std::uint32_t)> taskName);
     void clear(const QString& message);
+    const QString& message() const { return m_message; }  // what it says in place of a drawing
     // What the time axis counts from ("ms from the window's start" unless told).
     void setAxisCaption(const QString& caption);
     int rowCount() const { return static_cast<int>(m_timelines.size()); }

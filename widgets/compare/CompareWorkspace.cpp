@@ -292,9 +292,12 @@ void CompareWorkspace::setDatabase(std::shared_ptr<const InMemoryAnalysis> analy
     m_problem->addItems(periods);
     m_result.reset();
     if (periods.size() < 2) {
-        clear(periods.isEmpty() ? tr("This database has no periods. Import each period with --period NAME, or define periods "
-                                     "(tracelight-cli period DB add …), to compare them.")
-                                : tr("This database has one period (%1): a comparison needs a second one.").arg(periods.first()));
+        // Said in the app's terms: where the second period comes from.
+        clear(periods.isEmpty() ? tr("This database has no periods to compare. Each File › Import Traces… (Ctrl+I) adds its requests "
+                                     "as a period; Analysis › Periods… defines periods by time or attribute.")
+                                : tr("This database has one period (%1): a comparison needs a second one. Add another time's traces "
+                                     "with File › Import Traces… (Ctrl+I), or split this one with Analysis › Periods….")
+                                      .arg(periods.first()));
         return;
     }
     QSettings settings;

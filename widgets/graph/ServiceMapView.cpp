@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 
+#include "common/Counts.h"
 #include "common/JobRunner.h"
 #include "common/Palette.h"
 #include "common/TimeFormat.h"
@@ -153,7 +154,7 @@ QString ServiceMapView::noteText() const {
                        .arg(m_layout.description)
                        .arg(m_map->services().size())
                        .arg(m_map->operationCount())
-                       .arg(m_graph.requests == 1 ? tr("1 request") : tr("%L1 requests").arg(m_graph.requests));
+                       .arg(requestCount(m_graph.requests));
     if (m_layoutPending) return note;
     const QRectF area = graphArea();
     int outside = 0;

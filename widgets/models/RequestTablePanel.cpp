@@ -212,7 +212,7 @@ QString RequestTablePanel::listedText() const {
     if (m_period->currentIndex() > 0) parts << tr("period %1").arg(m_period->currentText());
     if (const QString text = m_filter->text().trimmed(); !text.isEmpty()) parts << text;
     if (!m_only.empty()) parts << tr("only selected");
-    if (!m_model->isFiltered()) return tr("all %L1 requests").arg(m_model->totalCount());
+    if (!m_model->isFiltered()) return m_model->totalCount() == 1 ? tr("the only request") : tr("all %L1 requests").arg(m_model->totalCount());
     return tr("%1: %L2 of %L3 requests").arg(parts.join(QStringLiteral(" · "))).arg(m_model->rowCount()).arg(m_model->totalCount());
 }
 

@@ -22,6 +22,7 @@
 #include "FlameGraphView.h"
 #include "FrameTables.h"
 #include "compare/SuspectsView.h"
+#include "common/Counts.h"
 #include "common/FileDialogs.h"
 #include "common/QtText.h"
 #include "common/TimeFormat.h"
@@ -316,9 +317,9 @@ void ProfileView::showOutcome(std::shared_ptr<const ProfileOutcome> result) {
 
 void ProfileView::updateLabels() {
     if (!m_profile) return;
-    QString text = tr("%L1 requests · mean latency %2 · %L3 frames · width: mean critical time per request; colour: service "
+    QString text = tr("%1 · mean latency %2 · %L3 frames · width: mean critical time per request; colour: service "
                       "(light blue: a network hop, grey: blind time, lilac: not waited for) · click a frame to zoom, Backspace to go back")
-                       .arg(m_profile->groups[0].requests)
+                       .arg(requestCount(m_profile->groups[0].requests))
                        .arg(formatDurationNs(static_cast<TimeNs>(m_profile->meanLatencyNs(0))))
                        .arg(static_cast<qlonglong>(m_profile->frames.size()));
     if (!m_search->text().trimmed().isEmpty())

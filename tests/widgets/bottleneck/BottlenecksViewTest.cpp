@@ -425,6 +425,9 @@ TEST(BurstView, StepsThroughTheWindowsAndOpensARequest) {
     ASSERT_TRUE(waitBursts(view));
     EXPECT_EQ(view.windowCount(), 0);
     EXPECT_TRUE(view.summaryText().contains("not traced in coordinated bursts")) << view.summaryText().toStdString();
+    // The reason and the way out are said once, in the drawing's place, not again in the summary.
+    EXPECT_TRUE(view.waterfall()->message().contains("Type a mask")) << view.waterfall()->message().toStdString();
+    EXPECT_FALSE(view.summaryText().contains("Type a mask")) << view.summaryText().toStdString();
 }
 
 // A long window (a mask with a high lowest bit, 32.8 s windows here): its header gives the end's full time of

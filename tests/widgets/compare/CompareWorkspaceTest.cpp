@@ -367,9 +367,11 @@ TEST(CompareWorkspace, SaysWhyWhenThereIsNothingToCompare) {
     auto session = test::serveFrom(w, f->db);
     w.setDatabase(f->analysis, {"baseline"});
     EXPECT_TRUE(w.summaryText().contains("one period")) << w.summaryText().toStdString();
+    EXPECT_TRUE(w.summaryText().contains("File › Import Traces")) << "where a second period comes from, in the app's terms";
     EXPECT_FALSE(w.comparison());
     w.setDatabase(f->analysis, {});
     EXPECT_TRUE(w.summaryText().contains("no periods")) << w.summaryText().toStdString();
+    EXPECT_FALSE(w.summaryText().contains("--period")) << "a command-line flag in the app: " << w.summaryText().toStdString();
     // A period the database does not hold: the core's one-line message.
     w.setDatabase(f->analysis, {"baseline", "gone"});
     w.setPeriods("baseline", "gone");

@@ -84,6 +84,22 @@ TEST(ProfileView, LongPeriodNamesDoNotWidenTheWindow) {
     EXPECT_LT(view.minimumSizeHint().width(), 1100) << view.statusText().toStdString();
 }
 
+// One request is "1 request", not "1 requests" (a single Jaeger trace's profile said so).
+TEST(ProfileView, OneRequestIsCountedInTheSingular) {
+    QTemporaryDir dir;
+    std::string db;
+    auto analysis = analysedTwoPeriods(dir, db);
+    widgets::ProfileView view;
+    view.show();
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, {"baseline", "problem"});
+    ASSERT_TRUE(waitReady(view));
+    view.setSelection({analysis->data.requestIds.front()});
+    view.chooseSelection();
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_TRUE(view.statusText().startsWith("1 request · ")) << view.statusText().toStdString();
+}
+
 TEST(ProfileView, TopFramesSandwichMenuAndExports) {
     QTemporaryDir dir;
     std::string db;
