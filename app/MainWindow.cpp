@@ -45,7 +45,6 @@
 #include "HelpDialogs.h"
 #include "WelcomePage.h"
 #include "PeriodManager.h"
-#include "TraceFileOpening.h"
 #include "graph/GraphView.h"
 #include "graph/ServiceMapView.h"
 #include "common/Counts.h"
@@ -61,6 +60,7 @@
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/import/TraceFileDatabase.h"
 #include "tracelight/store/RequestTable.h"
 #include "tracelight/studies/ServiceMap.h"
 
@@ -649,7 +649,7 @@ bool MainWindow::openPath(const QString& path) {
     // The open database is one, and its header is not read again: closing a descriptor of our own on it would
     // drop SQLite's locks (widgets/common/FileDialogs.h).
     const bool isOpen = m_session->isOpen() && QFileInfo(path).canonicalFilePath() == QFileInfo(m_session->path()).canonicalFilePath();
-    if (isOpen || looksLikeDatabase(path)) return openDatabase(path);
+    if (isOpen || looksLikeDatabase(path.toStdString())) return openDatabase(path);
     if (!QFileInfo(path).isFile()) {
         reportError(tr("Cannot open"), tr("%1: no such file").arg(path));
         return false;
@@ -658,22 +658,22 @@ bool MainWindow::openPath(const QString& path) {
         reportError(tr("Cannot open"), tr("%1 is not a Tracelight database either.").arg(QDir::toNativeSeparators(path)) + QStringLiteral("\n\n") + why);
         return false;
     }
-    const QString database = databaseForTraceFile(path);
-    if (holdsCurrentImportOf(database, path)) return openDatabase(database);
-    // A database of ours from an older version of the file goes; a file of that name that is not ours stays.
-    if (QFileInfo::exists(database)) {
-        if (!holdsOnlyImportOf(database, path)) {
-            reportError(tr("Cannot open"), tr("%1 would be imported into %2, which holds other data: import it with File › Import Traces… instead.")
-                                               .arg(path, database));
-            return false;
-        }
-        if (database == m_session->path()) {  // the window lets go of it first
-            m_session->close();
-        }
-        for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) QFile::remove(database + suffix);
+    // The file's own database (import/TraceFileDatabase.h, shared with tracelight-cli): used as it is while current.
+    const std::string trace = QFileInfo(path).absoluteFilePath().toStdString();
+    const std::string cache = traceCacheFolder();
+    const std::string own = databaseForTraceFile(trace, cache);
+    if (m_session->isOpen() && QFileInfo(QString::fromStdString(own)).absoluteFilePath() == QFileInfo(m_session->path()).absoluteFilePath() &&
+        !holdsCurrentImportOf(own, trace))
+        m_session->close();  // it is about to be imported afresh: the window lets go of it first
+    auto target = traceFileDatabase(trace, cache);
+    if (!target) {
+        reportError(tr("Cannot open"), tr("%1: import it with File › Import Traces… instead.").arg(QString::fromStdString(target.message())));
+        return false;
     }
+    const QString database = QString::fromStdString(target->path);
+    if (target->current) return openDatabase(database);
     m_statusText->setText(tr("Importing %1 into %2").arg(QFileInfo(path).fileName(), database));
-    startImport({path}, database, QString());
+    startImport({QString::fromStdString(trace)}, database, QString());
     return true;
 }
 

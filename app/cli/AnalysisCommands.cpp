@@ -79,11 +79,32 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
     return 0;
 }
 
+// The database of a one-request command, analysed: DB, or a trace file's own database (imported the first time).
+Result<std::unique_ptr<TraceStore>> openForRequest(const CommonOptions& o) {
+    auto db = databaseOrTraceFile(o.db, o.quiet);
+    if (!db) return db.status();
+    // A trace file's own database is analysed as a matter of course: no notice for it.
+    return openAnalysed(db.value(), o.analysis, o.quiet || db.value() != o.db);
+}
+
+// The request a command is about: --request, or the only request the database holds.
+Result<std::string> requestOf(const TraceStore& store, const CommonOptions& o) {
+    if (!o.request.empty()) return o.request;
+    const std::int64_t count = store.requestCount();
+    if (count == 1)
+        for (const auto& period : store.listPeriods())
+            if (const auto ids = store.requestsInPeriod(period.name); !ids.empty())
+                if (auto name = store.requestName(ids.front())) return *name;
+    return Status::error(o.db + " holds " + std::to_string(count) + " requests: name one with --request ID");
+}
+
 // One request's cached critical path and slack, analysing the database first when needed.
 Result<RequestAnalysis> analysedRequest(const CommonOptions& o) {
-    auto store = openAnalysed(o.db, o.analysis, o.quiet);
+    auto store = openForRequest(o);
     if (!store) return store.status();
-    return loadRequestAnalysis(*store.value(), o.request);
+    auto request = requestOf(*store.value(), o);
+    if (!request) return request.status();
+    return loadRequestAnalysis(*store.value(), request.value());
 }
 
 // The end of JSON written to standard output as it was made: its last part and a newline, or an error.
@@ -113,14 +134,16 @@ int runModel(const CommonOptions& o) {
 }
 
 int runCriticalPath(const CommonOptions& o) {
-    auto store = openAnalysed(o.db, o.analysis, o.quiet);
+    auto store = openForRequest(o);
     if (!store) return fail(store.message());
-    auto a = loadRequestAnalysis(*store.value(), o.request);
+    auto request = requestOf(*store.value(), o);
+    if (!request) return fail(request.message());
+    auto a = loadRequestAnalysis(*store.value(), request.value());
     if (!a) return fail(a.message());
     // Span data: each entry's category, as the breakdown puts its segment type (a service's work, a hop).
     std::vector<std::string> categories;
     if (!a->spanIds.empty()) {
-        auto c = requestSegmentCategories(*store.value(), o.request, loadCategoryRules(*store.value()));
+        auto c = requestSegmentCategories(*store.value(), request.value(), loadCategoryRules(*store.value()));
         if (!c) return fail(c.message());
         categories = std::move(c.value());
     }
@@ -183,7 +206,7 @@ CLI::App* addAnalysisCommand(CLI::App& program, const std::string& name, const s
                              const std::string& footer, CommonOptions& o, bool wantsRequest) {
     auto* cmd = program.add_subcommand(name, description);
     addDatabaseArgument(*cmd, o.db);
-    if (wantsRequest) cmd->add_option("--request", o.request, "the request's id")->required()->type_name("ID");
+    if (wantsRequest) cmd->add_option("--request", o.request, "the request's id (default: the only request there is)")->type_name("ID");
     addJsonFlag(*cmd, o.json);
     addAnalysisOptions(*cmd, o.analysis);
     addQuietFlag(*cmd, o.quiet);
@@ -223,7 +246,8 @@ Command addCriticalPathCommand(CLI::App& program) {
                                    "it) and its \"category\", as the breakdown puts its segment type (a service's work: the service;\n"
                                    "a call's hop: \"caller → callee\"; with category rules, theirs), and \"async\": [{\"span\",\n"
                                    "\"start_us\", \"duration_us\"}] lists the work the caller did not wait for. Analyses DB first when\n"
-                                   "its results are missing or stale.",
+                                   "its results are missing or stale. DB may be a trace file: it is imported into FILE.tldb beside it\n"
+                                   "(or the cache folder) the first time, and that database is used while the file is unchanged.",
                                    *o, true);
     return {cmd, [o] { return runCriticalPath(*o); }};
 }
@@ -233,7 +257,7 @@ Command addSlackCommand(CLI::App& program) {
     auto* cmd = addAnalysisCommand(program, "slack", "one request's slack per segment",
                                    "Prints {\"request\", \"segments\": [{\"segment\", \"duration_us\", \"slack_us\"}]}: how much each\n"
                                    "segment could grow before the request's latency grows (null: span work nobody waited for).\n"
-                                   "Analyses DB first when needed.",
+                                   "Analyses DB first when needed. DB may be a trace file, as for critical-path.",
                                    *o, true);
     return {cmd, [o] { return runSlack(*o); }};
 }

@@ -49,6 +49,9 @@ CLI::Option* addQuietFlag(CLI::App& command, bool& quiet);
 // Opens a database: every command's way in (the store's modes and integrity checks).
 Result<std::unique_ptr<TraceStore>> openDatabase(const std::string& db, TraceStore::Mode mode,
                                                  TraceStore::WriteCheck check = TraceStore::WriteCheck::OnOpen);
+// A trace file's own database (import/TraceFileDatabase.h: beside it, or in the cache folder), imported now unless
+// it holds the file's current import; any other path as it is (a database, or what opening will refuse).
+Result<std::string> databaseOrTraceFile(const std::string& path, bool quiet);
 // Opens a database with current analysis results: read-only when they are current (so read-only files
 // work), else for writing, analysing it first (saying so on stderr unless quiet).
 Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const AnalysisOptions& options, bool quiet);

@@ -1,8 +1,12 @@
 // The command line's one way to open a database, as app/Session is the app's: every command goes through here,
 // so the modes, the integrity checks and the "analysing it now" notice are the same everywhere.
 #include <cstdio>
+#include <filesystem>
 
 #include "Commands.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/import/TraceFileDatabase.h"
+#include "tracelight/store/NewDatabaseGuard.h"
 
 namespace tracelight::cli {
 
@@ -23,6 +27,29 @@ Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const An
         if (!analysed) return analysed.status();
     }
     return store;
+}
+
+Result<std::string> databaseOrTraceFile(const std::string& path, bool quiet) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) || looksLikeDatabase(path)) return path;  // opening says what is wrong
+    const std::string trace = std::filesystem::absolute(path, ec).lexically_normal().string();
+    auto target = traceFileDatabase(trace, traceCacheFolder());
+    if (!target) return Status::error(target.message() + ": import it with 'tracelight-cli import --db DB " + path + "'");
+    if (target->current) return target->path;
+    NewDatabaseGuard created(target->path);  // a failed import leaves nothing behind
+    {
+        auto store = openDatabase(target->path, TraceStore::Mode::Create);
+        if (!store) return store.status();
+        ImportOptions options;
+        options.inputs = {trace};
+        auto summary = importTraces(*store.value(), options);
+        if (!summary) return Status::error(path + ": " + summary.message());
+        if (!quiet)
+            std::fprintf(stderr, "tracelight-cli: imported %s into %s (%lld request%s)\n", path.c_str(), target->path.c_str(),
+                         static_cast<long long>(summary->requests), summary->requests == 1 ? "" : "s");
+    }
+    created.keep();
+    return target->path;
 }
 
 } // namespace tracelight::cli

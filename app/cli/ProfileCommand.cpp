@@ -27,7 +27,9 @@ int runProfile(const ProfileArgs& args) {
     if (!args.diffBase.empty() && args.format != "json") return fail(db + ": --diff-base writes JSON only (--format json)");
     if (!args.diffBase.empty() && args.diffBase == args.period)
         return fail(db + ": --diff-base and --period are the same period '" + args.period + "'");
-    auto store = openAnalysed(db, AnalysisOptions{}, true);
+    auto own = databaseOrTraceFile(db, true);  // a trace file: its own database
+    if (!own) return fail(own.message());
+    auto store = openAnalysed(own.value(), AnalysisOptions{}, true);
     if (!store) return fail(store.message());
     const TraceStore& st = *store.value();
     for (const std::string* period : {&args.period, &args.diffBase})
@@ -139,7 +141,8 @@ Command addProfileCommand(CLI::App& program) {
                 "time as 'blind' under the span that waited; event logs: category > task > segment. With --diff-base,\n"
                 "each frame's change in total time is tested (Welch, Benjamini-Hochberg across frames); frames are\n"
                 "listed significant first, by relative slowdown of self time; expected_false_positives is what the same diff\n"
-                "flags between two random halves of the base. folded, speedscope and pprof values: mean nanoseconds.");
+                "flags between two random halves of the base. folded, speedscope and pprof values: mean nanoseconds.\n"
+                "DB may be a trace file, as for critical-path: its own database is imported the first time.");
     return {cmd, [args] { return runProfile(*args); }};
 }
 

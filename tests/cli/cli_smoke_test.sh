@@ -52,7 +52,6 @@ usage_error "unknown option" "info: .*--bogus" info --bogus "$work/x.tldb"
 usage_error "missing --db" "import: --db is required" import "$work/whatever.csv"
 usage_error "--db without a value" "import: --db" import --db
 usage_error "missing DB" "info: DB is required" info --json
-usage_error "missing --request" "critical-path: --request is required" critical-path "$work/x.tldb"
 usage_error "unknown format" "unknown format 'xml'" import --format xml --db "$work/x.tldb" "$work/whatever.csv"
 usage_error "bad number" "--support-floor: needs a whole number" analyze --support-floor -3 "$work/x.tldb"
 usage_error "bad fraction" "--outliers: needs a fraction" breakdown --outliers 1.5 "$work/x.tldb"
@@ -513,6 +512,33 @@ err=$("$cli" period "$work/per.tldb" delete large 2>&1); [ $? -eq 1 ] && echo "$
 err=$("$cli" period "$work/per.tldb" add all --from 0 --to 5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "already exists"; check "period add duplicate ($err)" $?
 err=$("$cli" period "$work/per.tldb" add x --from yesterday --to 5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad --from time"; check "period add bad time ($err)" $?
 err=$("$cli" period "$work/per.tldb" add y --where 'bytes' 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad predicate"; check "period add bad predicate ($err)" $?
+
+# A trace file is a database argument too: critical-path, slack and profile import it into FILE.tldb beside it
+# the first time and use that database while the file is unchanged; a file of several requests needs --request.
+span() {  # span TRACE ID PARENT START_US DURATION_US PROCESS OPERATION
+    local refs='[]'
+    [ -n "$3" ] && refs="[{\"refType\":\"CHILD_OF\",\"traceID\":\"$1\",\"spanID\":\"$3\"}]"
+    printf '{"traceID":"%s","spanID":"%s","operationName":"%s","references":%s,"startTime":%s,"duration":%s,"processID":"%s","tags":[],"logs":[]}' \
+        "$1" "$2" "$7" "$refs" "$4" "$5" "$6"
+}
+trace() {  # trace ID START_US: a web request that queries a database
+    printf '{"traceID":"%s","spans":[%s,%s],"processes":{"p":{"serviceName":"web","tags":[]},"q":{"serviceName":"db","tags":[]}}}' \
+        "$1" "$(span "$1" 1 "" "$2" 500 p "GET /")" "$(span "$1" 2 1 $(($2 + 100)) 200 q query)"
+}
+printf '{"data":[%s]}' "$(trace a1 1700000000000000)" >"$work/one.json"
+printf '{"data":[%s,%s]}' "$(trace b1 1700000000000000)" "$(trace b2 1700000001000000)" >"$work/two.json"
+direct=$("$cli" critical-path "$work/one.json" 2>"$work/direct.err"); check "critical-path TRACE_FILE ($(cat "$work/direct.err"))" $?
+grep -q "imported" "$work/direct.err"; check "critical-path TRACE_FILE imports it the first time" $?
+[ -f "$work/one.json.tldb" ]; check "... into FILE.tldb beside it" $?
+"$cli" import --quiet --db "$work/one-db.tldb" "$work/one.json" && viadb=$("$cli" critical-path "$work/one-db.tldb" --request a1 --quiet)
+[ -n "$direct" ] && [ "$direct" = "$viadb" ]; check "critical-path TRACE_FILE = import + critical-path DB" $?
+again=$("$cli" critical-path "$work/one.json" 2>"$work/again.err"); [ "$again" = "$direct" ] && ! grep -q imported "$work/again.err"
+check "an unchanged trace file's database is used again" $?
+"$cli" slack "$work/one.json" --quiet | grep -q '"request":"a1"'; check "slack TRACE_FILE" $?
+"$cli" profile "$work/one.json" --format folded | grep -q "^web:GET /"; check "profile TRACE_FILE" $?
+err=$("$cli" critical-path "$work/two.json" --quiet 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "holds 2 requests: name one with --request"
+check "several requests and no --request ($err)" $?
+"$cli" critical-path "$work/two.json" --request b2 --quiet | grep -q '"request":"b2"'; check "critical-path TRACE_FILE --request" $?
 
 echo "cli smoke: $passed passed, $failures failed"
 # A passing run leaves nothing behind; a failing one keeps its files to look at.
