@@ -10,13 +10,9 @@ std::shared_ptr<const widgets::BottleneckOutcome> computeBottlenecks(const widge
                                                                      const widgets::StoreSource& source, const CancelToken& cancel,
                                                                      const ProgressSink& progress) {
     auto out = std::make_shared<widgets::BottleneckOutcome>();
-    if (!source || !request.analysis) {
-        out->status = Status::error("no database is open");
-        return out;
-    }
-    auto store = source();
-    if (!store) {
-        out->status = store.status();
+    auto store = openReader(source);
+    if (!store || !request.analysis) {
+        out->status = store ? Status::error("nothing is analysed") : store.status();
         return out;
     }
     const InMemoryAnalysis& analysis = *request.analysis;

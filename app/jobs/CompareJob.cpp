@@ -12,9 +12,9 @@ widgets::CompareOutcome computeComparison(const widgets::CompareRequest& request
                                           const ProgressSink& progress) {
     using Out = Result<PeriodComparison>;
     if (request.previous) return std::make_shared<const Out>(recompare(*request.previous, request.options));
-    if (!source || !request.analysis) return std::make_shared<const Out>(Status::error("no database is open"));
-    auto store = source();
+    auto store = openReader(source);
     if (!store) return std::make_shared<const Out>(store.status());
+    if (!request.analysis) return std::make_shared<const Out>(Status::error("nothing is analysed"));
     return std::make_shared<const Out>(
         comparePeriods(*store.value(), *request.analysis, request.baseline, request.problem, request.options, &progress, &cancel));
 }
@@ -31,8 +31,7 @@ widgets::EntryGraphsOutcome layOutEntryGraphs(const widgets::EntryGraphsRequest&
 widgets::SwimLanesOutcome loadSwimLanes(const widgets::SwimLanesRequest& request, const StoreSource& source, const CancelToken& cancel,
                                         const ProgressSink&) {
     using Pair = std::pair<std::shared_ptr<const RequestDetail>, std::shared_ptr<const RequestDetail>>;
-    if (!source) return std::make_shared<const Result<Pair>>(Status::error("no database is open"));
-    auto store = source();
+    auto store = openReader(source);
     if (!store) return std::make_shared<const Result<Pair>>(store.status());
     Pair out;
     for (auto [id, slot] : {std::pair{request.first, &out.first}, std::pair{request.second, &out.second}}) {
@@ -46,8 +45,8 @@ widgets::SwimLanesOutcome loadSwimLanes(const widgets::SwimLanesRequest& request
 
 widgets::EntryTreeOutcome growEntryTree(const widgets::EntryTreeRequest& request, const StoreSource& source, const CancelToken&,
                                         const ProgressSink&) {
-    if (!source || !request.comparison) return std::make_shared<const Result<RegressionTree>>(Status::error("nothing is compared"));
-    auto store = source();
+    if (!request.comparison) return std::make_shared<const Result<RegressionTree>>(Status::error("nothing is compared"));
+    auto store = openReader(source);
     if (!store) return std::make_shared<const Result<RegressionTree>>(store.status());
     return std::make_shared<const Result<RegressionTree>>(explainEntry(*store.value(), *request.comparison, request.entry, request.dropped));
 }

@@ -9,17 +9,18 @@
 
 namespace tracelight::app {
 
+Result<std::unique_ptr<TraceStore>> openReader(const widgets::StoreSource& source) {
+    if (!source) return Status::error("no database is open");
+    return source();
+}
+
 std::shared_ptr<const widgets::ProfileOutcome> computeProfile(const widgets::ProfileRequest& request, const widgets::StoreSource& source,
                                                               const CancelToken& cancel, const ProgressSink& progress) {
     using Source = widgets::ProfileRequest::Source;
     auto out = std::make_shared<widgets::ProfileOutcome>();
-    if (!source || !request.analysis) {
-        out->status = Status::error("no database is open");
-        return out;
-    }
-    auto store = source();
-    if (!store) {
-        out->status = store.status();
+    auto store = openReader(source);
+    if (!store || !request.analysis) {
+        out->status = store ? Status::error("nothing is analysed") : store.status();
         return out;
     }
     const InMemoryAnalysis& analysis = *request.analysis;
