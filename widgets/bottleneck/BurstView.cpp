@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "bottleneck/MultiRequestWaterfall.h"
+#include "common/Counts.h"
 #include "common/TimeFormat.h"
 #include "tracelight/bottleneck/BurstTimelines.h"
 
@@ -124,7 +125,7 @@ void BurstView::showWindows(std::shared_ptr<const BurstWindowsOutcome> result) {
     if (w.mask == 0 || w.windows.empty()) {
         m_current = -1;
         // The finding above, the reason and what to do in the drawing's place: each said once.
-        m_summary->setText(tr("These %L1 requests were not traced in coordinated bursts.").arg(result->requests));
+        m_summary->setText(tr("%1: not traced in coordinated bursts.").arg(requestCount(result->requests)));
         m_waterfall->clear(tr("No bit of the start millisecond is set in every start often enough to rule out chance.\n"
                               "Type a mask above to group the requests by one anyway."));
         m_window->clear();

@@ -425,6 +425,9 @@ TEST(BurstView, StepsThroughTheWindowsAndOpensARequest) {
     ASSERT_TRUE(waitBursts(view));
     EXPECT_EQ(view.windowCount(), 0);
     EXPECT_TRUE(view.summaryText().contains("not traced in coordinated bursts")) << view.summaryText().toStdString();
+    view.setDatabase(burstyAnalysis(0, 1), {});  // one request: "1 request", not "1 requests"
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_TRUE(view.summaryText().startsWith("1 request: ")) << view.summaryText().toStdString();
     // The reason and the way out are said once, in the drawing's place, not again in the summary.
     EXPECT_TRUE(view.waterfall()->message().contains("Type a mask")) << view.waterfall()->message().toStdString();
     EXPECT_FALSE(view.summaryText().contains("Type a mask")) << view.summaryText().toStdString();
