@@ -9,6 +9,12 @@
 
 namespace tracelight::app {
 
+// A job's connection of its own from the session's source; "no database is open" without one.
+inline Result<std::unique_ptr<TraceStore>> openReader(const widgets::StoreSource& source) {
+    if (!source) return Status::error("no database is open");
+    return source();
+}
+
 template <typename View, typename Request, typename Outcome, typename Compute>
 void serveLane(View& view, Session& session, Session::Job job, void (View::*asked)(const Request&), void (View::*show)(Outcome),
                Compute compute) {

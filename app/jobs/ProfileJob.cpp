@@ -9,11 +9,6 @@
 
 namespace tracelight::app {
 
-Result<std::unique_ptr<TraceStore>> openReader(const widgets::StoreSource& source) {
-    if (!source) return Status::error("no database is open");
-    return source();
-}
-
 std::shared_ptr<const widgets::ProfileOutcome> computeProfile(const widgets::ProfileRequest& request, const widgets::StoreSource& source,
                                                               const CancelToken& cancel, const ProgressSink& progress) {
     using Source = widgets::ProfileRequest::Source;

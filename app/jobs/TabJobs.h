@@ -20,9 +20,6 @@ class ProfileView;
 
 namespace tracelight::app {
 
-// A connection of the job's own from the session's source; "no database is open" without one.
-Result<std::unique_ptr<TraceStore>> openReader(const widgets::StoreSource& source);
-
 // The Profile tab: the profile (and diff, and suspects) of the requests it names.
 std::shared_ptr<const widgets::ProfileOutcome> computeProfile(const widgets::ProfileRequest& request, const widgets::StoreSource& source,
                                                               const CancelToken& cancel, const ProgressSink& progress);

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QPointer>
 #include <QStyle>
 
 namespace tracelight::widgets {
@@ -25,8 +26,11 @@ public:
 };
 
 QStringList run(QFileDialog* dialog) {
-    const QStringList chosen = dialog->exec() == QDialog::Accepted ? dialog->selectedFiles() : QStringList();
-    delete dialog;
+    // Its parent may go while it runs (the app quits): then the dialog has gone with it.
+    const QPointer<QFileDialog> guard(dialog);
+    const bool accepted = dialog->exec() == QDialog::Accepted;
+    const QStringList chosen = guard && accepted ? guard->selectedFiles() : QStringList();
+    delete guard.data();
     return chosen;
 }
 

@@ -32,6 +32,13 @@ std::string hashOf(const std::string& text) {
     return std::string(out, 10);
 }
 
+// The database was written after the file last changed.
+bool writtenSince(const std::string& database, const std::string& trace) {
+    std::error_code a, b;
+    const auto dbTime = fs::last_write_time(database, a), fileTime = fs::last_write_time(trace, b);
+    return !a && !b && dbTime >= fileTime;
+}
+
 } // namespace
 
 bool looksLikeDatabase(const std::string& path) {
@@ -65,9 +72,7 @@ bool holdsOnlyImportOf(const std::string& database, const std::string& trace) {
 }
 
 bool holdsCurrentImportOf(const std::string& database, const std::string& trace) {
-    std::error_code a, b;
-    const auto dbTime = fs::last_write_time(database, a), fileTime = fs::last_write_time(trace, b);
-    return !a && !b && dbTime >= fileTime && holdsOnlyImportOf(database, trace);
+    return writtenSince(database, trace) && holdsOnlyImportOf(database, trace);
 }
 
 Result<TraceFileDatabase> traceFileDatabase(const std::string& trace, const std::string& cacheFolder) {
@@ -75,12 +80,13 @@ Result<TraceFileDatabase> traceFileDatabase(const std::string& trace, const std:
     out.path = databaseForTraceFile(trace, cacheFolder);
     std::error_code ec;
     if (!fs::exists(out.path, ec)) return out;
-    if (holdsCurrentImportOf(out.path, trace)) {
+    // One read of the database says whose it is; its time against the file's says whether it is current.
+    if (!holdsOnlyImportOf(out.path, trace))
+        return Status::error(trace + " would be imported into " + out.path + ", which holds other data");
+    if (writtenSince(out.path, trace)) {
         out.current = true;
         return out;
     }
-    if (!holdsOnlyImportOf(out.path, trace))
-        return Status::error(trace + " would be imported into " + out.path + ", which holds other data");
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(out.path + suffix, ec);
     return out;
 }
