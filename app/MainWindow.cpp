@@ -662,9 +662,10 @@ bool MainWindow::openPath(const QString& path) {
     const std::string trace = QFileInfo(path).absoluteFilePath().toStdString();
     const std::string cache = traceCacheFolder();
     const std::string own = databaseForTraceFile(trace, cache);
+    // Ours but stale, it is about to be imported afresh: the window lets go of it first (one holding other data stays).
     if (m_session->isOpen() && QFileInfo(QString::fromStdString(own)).absoluteFilePath() == QFileInfo(m_session->path()).absoluteFilePath() &&
-        !holdsCurrentImportOf(own, trace))
-        m_session->close();  // it is about to be imported afresh: the window lets go of it first
+        holdsOnlyImportOf(own, trace) && !holdsCurrentImportOf(own, trace))
+        m_session->close();
     auto target = traceFileDatabase(trace, cache);
     if (!target) {
         reportError(tr("Cannot open"), tr("%1: import it with File › Import Traces… instead.").arg(QString::fromStdString(target.message())));

@@ -725,6 +725,12 @@ TEST(MainWindow, OpensATraceFileByImportingItBesideItself) {
         ASSERT_TRUE(importTraces(*store.value(), options));
     }
     EXPECT_FALSE(window.openPath(other));
+    // ... nor is it let go of when it is the database open in the window: refused, it stays open.
+    ASSERT_TRUE(window.openDatabase(other + ".tldb"));
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_FALSE(window.openPath(other));
+    EXPECT_TRUE(window.session()->isOpen());
+    EXPECT_EQ(window.session()->path(), other + ".tldb");
 }
 
 // File › Import Traces… with the files chosen: a file that is no trace is refused, named, before anything is
