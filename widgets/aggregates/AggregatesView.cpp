@@ -269,6 +269,7 @@ void AggregatesView::jobFinished() {
 void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggregates, QStringList attributeKeys,
                                    std::function<std::vector<std::string>(const QString&)> attributeValues,
                                    std::function<QString(std::uint32_t)> typeName) {
+    m_awaiting = 0;  // what was asked of the old aggregates is not shown (the session may have cancelled it)
     m_data = std::move(aggregates);
     m_attributes = std::make_shared<RequestAttributes>(std::move(attributeValues));  // jobs still running keep the old one
     m_typeName = std::move(typeName);

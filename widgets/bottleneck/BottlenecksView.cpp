@@ -154,6 +154,7 @@ void BottlenecksView::clear(const QString& message) {
 }
 
 void BottlenecksView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods, const QStringList& attributeKeys) {
+    m_awaiting = false;  // what was asked of the old data is not shown (the session may have cancelled it)
     m_analysis = std::move(analysis);
     const QSignalBlocker blockPeriod(m_period), blockSlice(m_sliceBy), blockStratum(m_stratum);
     m_period->clear();

@@ -73,6 +73,7 @@ QString BurstView::summaryText() const { return m_summary->text(); }
 QString BurstView::windowText() const { return m_window->text(); }
 
 void BurstView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, std::function<QString(RequestId)> requestName) {
+    m_awaiting = 0;  // what was asked of the old data is not shown (the session may have cancelled it)
     m_analysis = std::move(analysis);
     m_requestName = std::move(requestName);
     computeWindows();

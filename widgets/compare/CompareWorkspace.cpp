@@ -284,6 +284,7 @@ void CompareWorkspace::clear(const QString& message) {
 }
 
 void CompareWorkspace::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
+    m_awaiting = 0;  // what was asked of the old data is not shown (the session may have cancelled it)
     m_analysis = std::move(analysis);
     const QSignalBlocker b1(m_baseline), b2(m_problem);
     m_baseline->clear();

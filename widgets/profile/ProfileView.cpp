@@ -154,6 +154,7 @@ void ProfileView::clear(const QString& message) {
 }
 
 void ProfileView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
+    m_awaiting = false;  // what was asked of the old data is not shown (the session may have cancelled it)
     m_analysis = std::move(analysis);
     const QSignalBlocker block(m_period);
     m_period->clear();

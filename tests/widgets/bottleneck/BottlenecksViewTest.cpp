@@ -372,6 +372,19 @@ bool waitBursts(widgets::BurstView& v) { return QTest::qWaitFor([&] { return !v.
 
 } // namespace
 
+// New data drops what was asked of the old: a window's timelines cancelled with its database (the session cancels
+// every lane when another opens) leave the view waiting for nothing once data without windows arrives.
+TEST(BurstView, NewDataDropsWhatWasAskedOfTheOld) {
+    widgets::BurstView view;
+    auto session = test::served(view);
+    view.setDatabase(burstyAnalysis(0x3C0, 120), {});
+    ASSERT_TRUE(waitBursts(view));
+    view.showWindow(1);  // its timelines asked for ...
+    session->cancelDatabaseWork();  // ... and cancelled, as opening another database does
+    view.setDatabase(burstyAnalysis(0, 80), {});  // no windows: nothing more is asked
+    EXPECT_TRUE(waitBursts(view));
+}
+
 TEST(BurstView, StepsThroughTheWindowsAndOpensARequest) {
     auto analysis = burstyAnalysis(0x3C0, 120);
     ASSERT_TRUE(analysis);
