@@ -297,7 +297,7 @@ void CompareWorkspace::setDatabase(std::shared_ptr<const InMemoryAnalysis> analy
         clear(periods.isEmpty() ? tr("This database has no periods to compare. Each File › Import Traces… (Ctrl+I) adds its requests "
                                      "as a period; Analysis › Periods… defines periods by time or attribute.")
                                 : tr("This database has one period (%1): a comparison needs a second one. Add another time's traces "
-                                     "with File › Import Traces… (Ctrl+I), or split this one with Analysis › Periods….")
+                                     "with File › Import Traces… (Ctrl+I), or split this one with Analysis › Periods…")
                                       .arg(periods.first()));
         return;
     }
