@@ -3,6 +3,7 @@
 // TraceStore keeps its connection to itself; this one friend is for checking from outside, never for core.
 #include <sqlite3.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,13 @@ namespace tracelight::test {
 
 struct StoreAccess {
     static sqlite3* db(const TraceStore& store) { return store.db(); }
+
+    // What schema 13 added, taken away again: the first step of making an older database in a test (a span
+    // request then keeps its events only if storeEventModel stored them first).
+    static constexpr const char* kUndoSchema13 =
+        "ALTER TABLE requests DROP COLUMN events_from_spans; ALTER TABLE spans DROP COLUMN event_host_id; "
+        "ALTER TABLE spans DROP COLUMN enter_id; ALTER TABLE spans DROP COLUMN leave_id; "
+        "ALTER TABLE span_events DROP COLUMN event_id; UPDATE meta SET value='12' WHERE key='schema_version'; ";
 
     // The rows of a query, each row's columns joined by '|' (NULL spelt "NULL"); empty when it does not prepare.
     static std::vector<std::string> rows(const TraceStore& store, const std::string& sql) {
@@ -29,6 +37,60 @@ struct StoreAccess {
         }
         sqlite3_finalize(st);
         return out;
+    }
+
+    // What the store's reads give of the event model (derived from their spans for span requests: see
+    // requests.events_from_spans) as the temporary tables `events` and `causal_links`, which shadow the
+    // stored ones in unqualified SQL: a test's own queries then check what every reader sees. Made again
+    // on each call.
+    static void materializeEventModel(const TraceStore& store) {
+        sqlite3* db = store.db();
+        sqlite3_exec(db,
+                     "DROP TABLE IF EXISTS temp.events; DROP TABLE IF EXISTS temp.causal_links; "
+                     "CREATE TEMP TABLE events(request_id INTEGER, task_id INTEGER, ord INTEGER, event_id INTEGER, host_id INTEGER, "
+                     "ts_ns INTEGER, PRIMARY KEY(request_id, task_id, ord)) WITHOUT ROWID; "
+                     "CREATE TEMP TABLE causal_links(request_id INTEGER, from_task_id INTEGER, from_ord INTEGER, to_task_id INTEGER, "
+                     "to_ord INTEGER)",
+                     nullptr, nullptr, nullptr);
+        sqlite3_stmt* insert = nullptr;
+        sqlite3_prepare_v2(db, "INSERT INTO temp.events VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &insert, nullptr);
+        (void)store.scanEvents([&](const EventRow& e) {
+            sqlite3_bind_int64(insert, 1, e.request);
+            sqlite3_bind_int64(insert, 2, e.task);
+            sqlite3_bind_int64(insert, 3, e.ord);
+            sqlite3_bind_int64(insert, 4, e.event);
+            sqlite3_bind_int64(insert, 5, e.host);
+            sqlite3_bind_int64(insert, 6, e.localNs);
+            sqlite3_step(insert);
+            sqlite3_reset(insert);
+            return true;
+        });
+        sqlite3_finalize(insert);
+        sqlite3_prepare_v2(db, "INSERT INTO temp.causal_links VALUES(?1, ?2, ?3, ?4, ?5)", -1, &insert, nullptr);
+        if (auto links = store.causalLinks(INT64_MIN, INT64_MAX))
+            for (const LinkRow& l : links.value()) {
+                sqlite3_bind_int64(insert, 1, l.request);
+                sqlite3_bind_int64(insert, 2, l.fromTask);
+                sqlite3_bind_int64(insert, 3, l.fromOrd);
+                sqlite3_bind_int64(insert, 4, l.toTask);
+                sqlite3_bind_int64(insert, 5, l.toOrd);
+                sqlite3_step(insert);
+                sqlite3_reset(insert);
+            }
+        sqlite3_finalize(insert);
+    }
+
+    // The event model stored as an import before schema 13 stored it: the events and links the reads give
+    // become rows of the events and causal_links tables, and no request's are derived any more. For tests of
+    // what a damaged events or links table does.
+    static void storeEventModel(const TraceStore& store) {
+        materializeEventModel(store);
+        sqlite3_exec(store.db(),
+                     "INSERT OR IGNORE INTO main.events SELECT * FROM temp.events; "
+                     "INSERT INTO main.causal_links SELECT * FROM temp.causal_links WHERE request_id IN "
+                     "(SELECT id FROM main.requests WHERE events_from_spans=1); "
+                     "UPDATE main.requests SET events_from_spans=0; DROP TABLE temp.events; DROP TABLE temp.causal_links",
+                     nullptr, nullptr, nullptr);
     }
 };
 

@@ -428,7 +428,29 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
                     return Status::error(where() + s.message());
             }
             std::vector<AssembledLink>().swap(trace.links);
-            if (Status s = writer.addSpans(trace.traceId, trace.spans); !s) return Status::error(where() + s.message());
+            // What the store derives the events from again when it reads the request, by label id.
+            std::vector<ImportWriter::SpanModelIds> modelIds(trace.modelNames.size());
+            for (std::size_t k = 0; k < modelIds.size(); ++k) {
+                const auto& names = trace.modelNames[k];
+                auto host = labelOf({names.host, 1}, LabelRole::Host);
+                if (!host) return Status::error(where() + host.message());
+                modelIds[k].host = host.value();
+                for (auto [name, id] : {std::pair{&names.enter, &modelIds[k].enter}, std::pair{&names.leave, &modelIds[k].leave}}) {
+                    if (!*name) continue;
+                    auto label = labelOf(**name, LabelRole::Event);
+                    if (!label) return Status::error(where() + label.message());
+                    *id = label.value();
+                }
+            }
+            std::vector<std::uint32_t> spanEventIds;
+            spanEventIds.reserve(trace.spanEventNames.size());
+            for (const TraceName& name : trace.spanEventNames) {
+                auto label = labelOf(name, LabelRole::Event);
+                if (!label) return Status::error(where() + label.message());
+                spanEventIds.push_back(label.value());
+            }
+            if (Status s = writer.addSpans(trace.traceId, trace.spans, modelIds, spanEventIds); !s) return Status::error(where() + s.message());
+            writer.addRenamedEvents(static_cast<std::int64_t>(trace.renamedEvents));
             if (!trace.warnings.empty()) ++summary.tracesWithWarnings;
             for (const auto& w : trace.warnings)
                 if (Status s = writer.addWarning(trace.traceId, w); !s) return Status::error(where() + s.message());

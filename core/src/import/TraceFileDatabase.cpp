@@ -66,6 +66,9 @@ std::string databaseForTraceFile(const std::string& trace, const std::string& ca
 
 bool holdsOnlyImportOf(const std::string& database, const std::string& trace) {
     auto store = TraceStore::open(database, TraceStore::Mode::ReadOnly);
+    // One an older Tracelight wrote is read once it is upgraded, as any database is when opened for writing.
+    if (!store && store.message().find("needs upgrading") != std::string::npos)
+        store = TraceStore::open(database, TraceStore::Mode::ReadWrite);
     if (!store) return false;
     const auto imports = store.value()->importedInputs();
     return imports.size() == 1 && imports.front().size() == 1 && absolute(imports.front().front()) == absolute(trace);
@@ -80,10 +83,12 @@ Result<TraceFileDatabase> traceFileDatabase(const std::string& trace, const std:
     out.path = databaseForTraceFile(trace, cacheFolder);
     std::error_code ec;
     if (!fs::exists(out.path, ec)) return out;
-    // One read of the database says whose it is; its time against the file's says whether it is current.
+    // One read of the database says whose it is; its time against the file's (before that read upgrades an
+    // older one) says whether it is current.
+    const bool current = writtenSince(out.path, trace);
     if (!holdsOnlyImportOf(out.path, trace))
         return Status::error(trace + " would be imported into " + out.path + ", which holds other data");
-    if (writtenSince(out.path, trace)) {
+    if (current) {
         out.current = true;
         return out;
     }

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "store/BatchedInsert.h"
+#include "store/DerivedEvents.h"
 #include "store/Sqlite.h"
 #include "tracelight/base/OccurrenceName.h"
 #include "tracelight/store/TraceStore.h"
@@ -111,11 +112,30 @@ Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f, std
                                         : "SELECT request_id, task_id, event_id, host_id, ts_ns FROM events WHERE "
                                           "request_id >= ?1 AND request_id < ?2 ORDER BY request_id, task_id, ord");
     q.bind(1, firstId).bind(2, endId);
+    // Span requests stored as their spans have their events derived, each in its place in request order.
+    DerivedEvents derived(m_db);
+    auto derivedIds = derived.requests(firstId, endId);
+    if (!derivedIds) return Status::error(m_path + ": " + derivedIds.message());
+    std::size_t next = 0;
+    std::vector<EventRow> rows;
+    auto deriveBefore = [&](std::int64_t request) -> Status {
+        for (; next < derivedIds.value().size() && derivedIds.value()[next] < request; ++next) {
+            rows.clear();
+            if (Status s = derived.events(derivedIds.value()[next], rows, withOrder); !s) return Status::error(m_path + ": " + s.message());
+            for (const EventRow& row : rows)
+                if (!f(row)) return Status::error("cancelled");
+        }
+        return Status::ok();
+    };
     int rc = SQLITE_ROW;
-    while ((rc = q.step()) == SQLITE_ROW)
-        if (!f(eventRow(q, withOrder))) return Status::error("cancelled");
+    while ((rc = q.step()) == SQLITE_ROW) {
+        const EventRow row = eventRow(q, withOrder);
+        if (next < derivedIds.value().size())
+            if (Status s = deriveBefore(row.request); !s) return s;
+        if (!f(row)) return Status::error("cancelled");
+    }
     if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read events: " + sqlite3_errmsg(m_db));
-    return Status::ok();
+    return deriveBefore(std::numeric_limits<std::int64_t>::max());
 }
 
 bool TraceStore::holdsEventsPastEveryScan() const {
@@ -147,6 +167,12 @@ std::size_t TraceStore::requestEventCountHint(RequestId request) const {
 }
 
 Status TraceStore::scanRequestEvents(RequestId request, const std::function<void(const EventRow&)>& f) const {
+    if (DerivedEvents derived(m_db); derived.isDerived(request.value)) {
+        std::vector<EventRow> rows;
+        if (Status s = derived.events(request.value, rows); !s) return Status::error(m_path + ": " + s.message());
+        for (const EventRow& row : rows) f(row);
+        return Status::ok();
+    }
     sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ts_ns, ord FROM events WHERE request_id=?1 ORDER BY task_id, ord");
     q.bind(1, request.value);
     int rc = SQLITE_ROW;
@@ -167,6 +193,15 @@ Result<std::vector<LinkRow>> TraceStore::causalLinks(std::int64_t firstId, std::
     int rc = SQLITE_ROW;
     while ((rc = q.step()) == SQLITE_ROW) out.push_back(linkRow(q));
     if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read causal links: " + sqlite3_errmsg(m_db));
+    // Those of span requests stored as their spans are derived, and put in their requests' places.
+    DerivedEvents derived(m_db);
+    auto derivedIds = derived.requests(firstId, endId);
+    if (!derivedIds) return Status::error(m_path + ": " + derivedIds.message());
+    if (derivedIds.value().empty()) return out;
+    const std::size_t stored = out.size();
+    for (auto id : derivedIds.value())
+        if (Status s = derived.links(id, out); !s) return Status::error(m_path + ": " + s.message());
+    if (stored > 0) std::stable_sort(out.begin(), out.end(), [](const LinkRow& a, const LinkRow& b) { return a.request < b.request; });
     return out;
 }
 

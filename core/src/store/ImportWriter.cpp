@@ -28,9 +28,10 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         return rows.prepare(m_db, m_worker, [&](const std::string& sql) { return m_store.cachedStatement(sql); }, head, columns, what);
     };
     if (!prepare(m_insertLabel, "INSERT INTO labels(id, text) VALUES(?1, ?2)") ||
-        !prepare(m_insertRequest, "INSERT INTO requests(name, period_id, import_id, from_spans) VALUES(?1, ?2, ?3, ?4)") ||
+        !prepare(m_insertRequest, "INSERT INTO requests(name, period_id, import_id, from_spans, events_from_spans) VALUES(?1, ?2, ?3, ?4, ?4)") ||
         !prepare(m_insertSummedRequest, "INSERT INTO requests(id, name, period_id, import_id, from_spans, event_count, task_count, "
-                                        "host_count, start_local_ns, latency_local_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)") ||
+                                        "host_count, start_local_ns, latency_local_ns, events_from_spans) "
+                                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?5)") ||
         !prepare(m_insertEvent,
                  "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns) VALUES(?1,?2,?3,?4,?5,?6)") ||
         !batch(m_eventRows, "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns)", 6, "event") ||
@@ -38,7 +39,7 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         !batch(m_roleRows, "INSERT OR IGNORE INTO label_roles(label_id, role)", 2, "label role") ||
         !batch(m_linkRows, "INSERT INTO causal_links(request_id, from_task_id, from_ord, to_task_id, to_ord)", 5, "link") ||
         !batch(m_spanAttrRows, "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id, process)", 6, "span attribute") ||
-        !batch(m_spanEventRows, "INSERT INTO span_events(request_id, idx, pos, name_id, ts_ns)", 5, "span event") ||
+        !batch(m_spanEventRows, "INSERT INTO span_events(request_id, idx, pos, name_id, ts_ns, event_id)", 6, "span event") ||
         !batch(m_requestAttrRows, "INSERT OR IGNORE INTO request_attrs(request_id, key_id, value_id)", 3, "attribute") ||
         !batch(m_eventAttrRows, "INSERT OR REPLACE INTO event_attrs(request_id, task_id, ord, key_id, value_id)", 5, "attribute") ||
         !prepare(m_insertRequestAttr,
@@ -49,7 +50,8 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
                                   "latency_local_ns=?5 WHERE id=?6") ||
         !prepare(m_insertSpan,
                  "INSERT INTO spans(request_id, idx, span_id, parent, service_id, operation_id, host_id, kind_id, start_ns, "
-                 "end_ns, task_id, start_ord, end_ord, detached, caller) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)") ||
+                 "end_ns, task_id, start_ord, end_ord, detached, caller, event_host_id, enter_id, leave_id) "
+                 "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)") ||
         !prepare(m_insertSpanLink, "INSERT INTO span_links(request_id, idx, pos, span_id) VALUES(?1,?2,?3,?4)") ||
         !prepare(m_insertRequestSpans, "INSERT OR REPLACE INTO request_spans(request_id, span_count, error_count, service_id, "
                                        "operation_id, call_service_id, call_operation_id) VALUES(?1,?2,?3,?4,?5,?6,?7)"))
@@ -239,8 +241,9 @@ void ImportWriter::warn(std::string message) {
         m_warningSamples.push_back(std::move(message));
 }
 
-Status ImportWriter::setAttribute(std::uint32_t request, bool firstVisit, std::uint32_t taskId, std::int64_t ord,
-                                  const RawAttribute& attr) {
+Status ImportWriter::setAttribute(const RequestState& state, std::uint32_t taskId, std::int64_t ord, const RawAttribute& attr) {
+    const std::uint32_t request = state.id;
+    const bool firstVisit = !state.summed;
     auto key = intern(attr.key, LabelRole::AttributeKey);
     if (!key) return key.status();
     auto value = intern(attr.value, LabelRole::AttributeValue);
@@ -269,8 +272,9 @@ Status ImportWriter::setAttribute(std::uint32_t request, bool firstVisit, std::u
         }
         cached = {request, stored};
     }
-    // The request keeps its first value; a differing value stays with the event that logged it.
-    if (stored != value.value()) return m_eventAttrRows.add(request, taskId, ord, key.value(), value.value());
+    // The request keeps its first value; a differing value stays with the event that logged it (a span's
+    // with its span: its event's is derived from there).
+    if (stored != value.value() && !state.fromSpans) return m_eventAttrRows.add(request, taskId, ord, key.value(), value.value());
     return Status::ok();
 }
 
@@ -347,7 +351,10 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
     TaskLastOrd& last = m_taskLastOrd.at(e.task);
     const bool firstOfTask = last.visit != m_visit;  // in this visit
     const bool rising = firstOfTask || ord > last.ord;
-    if (rising && !request.value()->summed) {
+    // A span request's events are derived from its spans when read (SpanEventModel.h): summed, not stored.
+    if (request.value()->fromSpans) {
+        if (!rising) return Status::error("events of task " + quoted(e.taskText) + " out of order in request " + quoted(e.request));
+    } else if (rising && !request.value()->summed) {
         if (Status s = m_eventRows.add(requestId, e.task, ord, e.event, e.host, e.tsNs); !s) return s;
     } else {
         if (Status s = m_eventRows.flush(); !s) return s;
@@ -368,7 +375,7 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
 
     for (const RawAttribute& attr : e.attributes) {
         if (attr.value.empty()) continue;  // empty = absent
-        if (Status s = setAttribute(requestId, !request.value()->summed, e.task, ord, attr); !s) return s;
+        if (Status s = setAttribute(*request.value(), e.task, ord, attr); !s) return s;
     }
     return Status::ok();
 }
@@ -386,6 +393,7 @@ Status ImportWriter::addLink(std::string_view request, std::uint32_t fromTask, s
                              std::int64_t toSeq) {
     const RequestState* state = findRequest(request);
     if (!state) return Status::error("link in unknown request " + quoted(request));
+    if (state->fromSpans) return Status::ok();  // derived from its spans when read, as its events are
     return m_linkRows.add(state->id, fromTask, fromSeq, toTask, toSeq);
 }
 
@@ -401,8 +409,10 @@ Status ImportWriter::addWarning(std::string_view request, const std::string& mes
     return Status::ok();
 }
 
-Status ImportWriter::addSpans(std::string_view request, const RequestSpans& spans) {
+Status ImportWriter::addSpans(std::string_view request, const RequestSpans& spans, std::span<const SpanModelIds> modelIds,
+                              std::span<const std::uint32_t> spanEventIds) {
     if (spans.empty()) return Status::ok();
+    if (modelIds.size() != spans.size()) return Status::error("spans of request " + quoted(request) + " without their event names");
     const RequestState* state = findRequest(request);
     if (!state) return Status::error("spans of unknown request " + quoted(request));
     const std::uint32_t requestId = state->id;
@@ -413,7 +423,7 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         std::vector<std::string> spanIds;
         std::vector<std::pair<std::array<std::int64_t, 2>, std::string>> links;  // (idx, pos), span id
     };
-    constexpr std::size_t kSpanColumns = 13;  // idx, parent, ..., detached, caller: the statement's 2 and 4 to 15
+    constexpr std::size_t kSpanColumns = 16;  // idx, parent, ..., caller, event host, enter, leave: the statement's 2 and 4 to 18
     Rows rows;
     auto handOver = [&]() -> Status {
         if (rows.spanIds.empty()) return Status::ok();
@@ -439,6 +449,7 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         rows = {};
         return posted;
     };
+    std::size_t nextEvent = 0;  // in spanEventIds
     for (std::size_t i = 0; i < spans.size(); ++i) {
         const SpanRecord& s = spans[i];
         const auto idx = static_cast<std::int64_t>(i);
@@ -454,7 +465,8 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         if (!task) return task.status();
         rows.spans.insert(rows.spans.end(), {idx, static_cast<std::int64_t>(s.parent), service.value(), operation.value(), host.value(),
                                              kind.value(), s.startNs, s.endNs, task.value(), s.startOrd, s.endOrd,
-                                             s.detached ? 1 : 0, static_cast<std::int64_t>(s.caller)});
+                                             s.detached ? 1 : 0, static_cast<std::int64_t>(s.caller), modelIds[i].host,
+                                             modelIds[i].enter, modelIds[i].leave});
         rows.spanIds.push_back(s.spanId);
         // Its own tags, then its process's (flagged), in one position sequence.
         std::int64_t pos = 0;
@@ -470,7 +482,8 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         for (std::size_t k = 0; k < s.events.size(); ++k) {
             auto name = intern(s.events[k].name, LabelRole::Span);
             if (!name) return name.status();
-            if (Status st = m_spanEventRows.add(requestId, idx, k, name.value(), s.events[k].tsNs); !st) return st;
+            if (nextEvent >= spanEventIds.size()) return Status::error("span events of request " + quoted(request) + " without their event names");
+            if (Status st = m_spanEventRows.add(requestId, idx, k, name.value(), s.events[k].tsNs, spanEventIds[nextEvent++]); !st) return st;
         }
         for (std::size_t k = 0; k < s.links.size(); ++k) rows.links.push_back({{idx, static_cast<std::int64_t>(k)}, s.links[k]});
         if (rows.spanIds.size() == kChunk)
@@ -721,7 +734,7 @@ Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress
 
     summary.requests = static_cast<std::int64_t>(m_requests.size());
     summary.events = m_events;
-    summary.renamedEvents = static_cast<std::int64_t>(m_summer.renames.size());
+    summary.renamedEvents = static_cast<std::int64_t>(m_summer.renames.size()) + m_renamedBefore;
     summary.warnings = m_warnings;
     summary.warningSamples = m_warningSamples;
     sqlite::Statement record = cached("UPDATE imports SET requests=?1, events=?2, warnings=?3 WHERE id=?4");

@@ -77,12 +77,19 @@ public:
     Status addLink(std::string_view request, RawTask fromTask, std::int64_t fromSeq, RawTask toTask, std::int64_t toSeq);
     Status addLink(std::string_view request, std::uint32_t fromTask, std::int64_t fromSeq, std::uint32_t toTask, std::int64_t toSeq);
     Status addWarning(std::string_view request, const std::string& message);
-    // The request's span tree (after its events, so the request exists), parents before children.
-    Status addSpans(std::string_view request, const RequestSpans& spans);
+    // The request's span tree (after its events, so the request exists), parents before children, with the
+    // label ids its event model is derived from when read (SpanEventModel.h): by span, and by span event.
+    struct SpanModelIds {
+        std::uint32_t host = 0, enter = 0, leave = 0;  // 0: none
+    };
+    Status addSpans(std::string_view request, const RequestSpans& spans, std::span<const SpanModelIds> modelIds,
+                    std::span<const std::uint32_t> spanEventIds);
     // Bytes of one request's events held to be summed in memory (ImportOptions::requestMemoryBudget).
     void setHeldEventBudget(std::uint64_t bytes) { m_maxHeldEvents = bytes / sizeof(HeldEvent); }
     // Requests created from now on came from spans (their clocks are kept unless there is evidence of skew).
     void setFromSpans(bool fromSpans) { m_fromSpans = fromSpans; }
+    // Events the caller numbered as later occurrences itself (a span trace's repeated span events).
+    void addRenamedEvents(std::int64_t count) { m_renamedBefore += count; }
     Status finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel);
     // From now on the writes run on a thread of their own (SqlWorker.h), or, off, on the caller's once every
     // write handed over is done. On only while nothing but this writer uses the store's connection; and
@@ -112,9 +119,10 @@ private:
     bool isName(std::string_view text) const;  // a label that is not itself an occurrence
     void addRole(std::uint32_t id, LabelRole role);
     Status flushLabels();  // the labels, occurrences and roles interned since the last flush
-    // firstVisit: the request's events so far all came in a row (it was not summed yet).
-    Status setAttribute(std::uint32_t request, bool firstVisit, std::uint32_t taskId, std::int64_t ord, const RawAttribute& attr);
     struct RequestState;
+    // Stored with the request when its events so far all came in a row (it was not summed yet), else checked
+    // against what an earlier visit stored.
+    Status setAttribute(const RequestState& request, std::uint32_t taskId, std::int64_t ord, const RawAttribute& attr);
     // The request of that name, created (with its first event's host as origin) when new.
     Result<RequestState*> requestFor(std::string_view name, std::uint32_t host);
     // The events of the request being read are kept until the input moves to another request, then
@@ -190,6 +198,7 @@ private:
     std::int64_t m_events = 0;
     std::int64_t m_firstRequestId = 0;
     std::int64_t m_warnings = 0;
+    std::int64_t m_renamedBefore = 0;
     bool m_fromSpans = false;
     std::vector<std::string> m_warningSamples;
 

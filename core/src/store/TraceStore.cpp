@@ -13,6 +13,7 @@
 
 #include "store/Sqlite.h"
 #include "store/BackgroundCheck.h"
+#include "store/DerivedEvents.h"
 #include "store/OpenFailure.h"
 #include "store/StatementCache.h"
 #include "tracelight/base/OccurrenceName.h"
@@ -231,10 +232,24 @@ INSERT INTO request_spans(request_id, span_count, service_id, operation_id, call
 UPDATE meta SET value='12' WHERE key='schema_version';
 )sql";
 
+// Version 13 stores a span request once: its spans. Its events, causal links and event attributes are
+// derived from them when read (SpanEventModel.h), from what each span row now also keeps: the host its
+// events run on and the names of the events its waiting span has at its start and end (enter, leave), and
+// each span event's name in the event model. Requests imported before keep their stored events
+// (events_from_spans 0), read as they always were.
+constexpr const char* kMigrateV12ToV13 = R"sql(
+ALTER TABLE requests ADD COLUMN events_from_spans INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE spans ADD COLUMN event_host_id INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE spans ADD COLUMN enter_id INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE spans ADD COLUMN leave_id INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE span_events ADD COLUMN event_id INTEGER NOT NULL DEFAULT 0;
+UPDATE meta SET value='13' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
 constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5, kMigrateV5ToV6,
                                        kMigrateV6ToV7, kMigrateV7ToV8, kMigrateV8ToV9, kMigrateV9ToV10,
-                                       kMigrateV10ToV11, kMigrateV11ToV12};
+                                       kMigrateV10ToV11, kMigrateV11ToV12, kMigrateV12ToV13};
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
@@ -437,7 +452,7 @@ Status TraceStore::initialise(Mode mode, WriteCheck check) {
 
 const std::vector<std::string>& TraceStore::analysisTables() {
     static const std::vector<std::string> tables{"meta", "imports", "labels", "label_occurrences", "requests", "events",
-                                                 "causal_links", "spans", "results", "clock_offsets", "clock_pairs", "request_analysis"};
+                                                 "causal_links", "spans", "span_events", "results", "clock_offsets", "clock_pairs", "request_analysis"};
     return tables;
 }
 
@@ -588,6 +603,10 @@ std::vector<std::pair<std::string, std::string>> TraceStore::requestAttributes(R
 }
 
 std::vector<TraceStore::EventAttribute> TraceStore::eventAttributes(RequestId request) const {
+    if (DerivedEvents derived(m_db); derived.isDerived(request.value)) {
+        auto attributes = derived.attributes(request.value);
+        return attributes ? std::move(attributes.value()) : std::vector<EventAttribute>{};
+    }
     std::vector<EventAttribute> out;
     sqlite::Statement q(m_db,
                         "SELECT l.text, k.text, v.text FROM event_attrs a JOIN events e ON e.request_id=a.request_id AND "

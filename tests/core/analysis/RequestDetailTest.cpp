@@ -182,6 +182,7 @@ TEST(RequestDetail, DamagedLinkPositionsAndEventCountsStillOpen) {
     test::ScratchDir dir;
     auto store = realJaegerStore(dir, {"TraceFlamegraph__testTrace.json"});
     if (!store) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
+    test::StoreAccess::storeEventModel(*store);  // links as rows that can be damaged
     const auto id = RequestId(1);
     const auto links = store->causalLinks(id).value().size();
     ASSERT_GT(links, 2u);

@@ -1,5 +1,6 @@
 // A trace file's own database: where it lives, when it is used again, and what is never replaced.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "StoreAccess.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/import/TraceFileDatabase.h"
 #include "tracelight/store/TraceStore.h"
@@ -65,6 +67,37 @@ TEST(TraceFileDatabase, LivesBesideItsFileAndIsUsedWhileTheFileIsUnchanged) {
     fs::last_write_time(trace, fs::last_write_time(again->path) + std::chrono::seconds(60));
     auto stale = traceFileDatabase(trace, (dir.path / "cache").string());
     ASSERT_TRUE(stale);
+    EXPECT_FALSE(stale->current);
+    EXPECT_FALSE(fs::exists(stale->path));
+}
+
+// What an older Tracelight wrote for the file: the same database at schema version 12.
+void makeSchema12(const std::string& db) {
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+    char* err = nullptr;
+    EXPECT_EQ(sqlite3_exec(handle, test::StoreAccess::kUndoSchema13, nullptr, nullptr, &err),
+              SQLITE_OK)
+        << (err ? err : "");
+    sqlite3_close(handle);
+}
+
+TEST(TraceFileDatabase, OneAnOlderVersionWroteForTheFileIsUpgradedNotRefused) {
+    Folder dir;
+    const std::string trace = (dir.path / "shop.json").string();
+    writeJaeger(trace, 1);
+    importInto(trace + ".tldb", trace);
+    makeSchema12(trace + ".tldb");
+    fs::last_write_time(trace + ".tldb", fs::last_write_time(trace) + std::chrono::seconds(60));
+    auto reused = traceFileDatabase(trace, (dir.path / "cache").string());
+    ASSERT_TRUE(reused) << reused.message();
+    EXPECT_TRUE(reused->current);
+
+    // Older and stale (the file changed after it): replaced, though reading it upgraded it.
+    makeSchema12(trace + ".tldb");
+    fs::last_write_time(trace, fs::last_write_time(trace + ".tldb") + std::chrono::seconds(60));
+    auto stale = traceFileDatabase(trace, (dir.path / "cache").string());
+    ASSERT_TRUE(stale) << stale.message();
     EXPECT_FALSE(stale->current);
     EXPECT_FALSE(fs::exists(stale->path));
 }

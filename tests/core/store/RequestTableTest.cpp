@@ -169,9 +169,12 @@ TEST(RequestTable, SpanSummariesAreFilledInWhenAnOlderDatabaseIsUpgraded) {
         ImportOptions options;
         options.inputs = {dir.write("t.json", R"({"data":[)" + jaegerTrace("bb1", "GET /", {{"db", "query"}, {"cache", "get"}}) + "]}")};
         ASSERT_TRUE(importTraces(*store.value(), options));
+        test::StoreAccess::storeEventModel(*store.value());
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
-                               "DROP TABLE request_spans; UPDATE meta SET value='11' WHERE key='schema_version'", nullptr, nullptr, &err),
+                               (std::string(test::StoreAccess::kUndoSchema13) +
+                                "DROP TABLE request_spans; UPDATE meta SET value='11' WHERE key='schema_version'").c_str(),
+                               nullptr, nullptr, &err),
                   SQLITE_OK)
             << (err ? err : "");
     }

@@ -437,6 +437,7 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
         ASSERT_TRUE(store) << store.message();
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
+                               (std::string(test::StoreAccess::kUndoSchema13) +
                                "DROP TABLE request_spans; DROP TABLE spans; DROP TABLE span_attrs; DROP TABLE span_events; DROP TABLE span_links; "
                                "DROP VIEW label_text; DROP TABLE label_occurrences; "
                                "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
@@ -444,7 +445,7 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
                                "INSERT INTO labels(id, text) VALUES(1, 'h'); "
                                "INSERT INTO periods(id, name) VALUES(1, 'p'); "
                                "INSERT INTO requests(id, name, period_id, import_id) VALUES(1, 'r1', 1, 0); "
-                               "UPDATE meta SET value='5' WHERE key='schema_version'",
+                               "UPDATE meta SET value='5' WHERE key='schema_version'").c_str(),
                                nullptr, nullptr, &err),
                   SQLITE_OK)
             << (err ? err : "");
@@ -456,13 +457,57 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
     sqlite3* db = test::StoreAccess::db(*store.value());
     EXPECT_EQ(columnsOf(db, "spans"), (std::vector<std::string>{"request_id", "idx", "span_id", "parent", "service_id",
                                                                "operation_id", "host_id", "kind_id", "start_ns", "end_ns",
-                                                               "task_id", "start_ord", "end_ord", "detached", "caller"}));
+                                                               "task_id", "start_ord", "end_ord", "detached", "caller",
+                                                               "event_host_id", "enter_id", "leave_id"}));
     EXPECT_EQ(columnsOf(db, "span_attrs"), (std::vector<std::string>{"request_id", "idx", "pos", "key_id", "value_id", "process"}));
-    EXPECT_EQ(columnsOf(db, "span_events"), (std::vector<std::string>{"request_id", "idx", "pos", "name_id", "ts_ns"}));
+    EXPECT_EQ(columnsOf(db, "span_events"), (std::vector<std::string>{"request_id", "idx", "pos", "name_id", "ts_ns", "event_id"}));
     EXPECT_EQ(columnsOf(db, "span_links"), (std::vector<std::string>{"request_id", "idx", "pos", "span_id"}));
     EXPECT_TRUE(store.value()->requestSpans(RequestId(1)).empty());
     EXPECT_TRUE(store.value()->scanSpans([](RequestId, const RequestSpans&) { return false; }));
     EXPECT_EQ(store.value()->requestByName("r1"), RequestId(1));
+}
+
+// Version 13 stores a span request once, as its spans, and derives its events when read. A span request
+// of version 12 (made here by taking a new database back) keeps the events, links and event attributes it
+// stored, and reads them from their tables.
+TEST(TraceStore, UpgradesVersion12KeepingTheStoredEventsOfSpanRequests) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("v12.tldb");
+    {
+        auto store = TraceStore::open(path, TraceStore::Mode::Create);
+        ASSERT_TRUE(store) << store.message();
+        char* err = nullptr;
+        ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
+                               (std::string(test::StoreAccess::kUndoSchema13) +
+                               "INSERT INTO labels(id, text) VALUES(1, 'h'), (2, 'web:GET'), (3, 'start'), (4, 'end'), (5, 'k'), (6, 'v'), (7, 'w'); "
+                               "INSERT INTO periods(id, name) VALUES(1, 'p'); "
+                               "INSERT INTO requests(id, name, period_id, import_id, from_spans, event_count) VALUES(1, 't1', 1, 0, 1, 2); "
+                               "INSERT INTO events VALUES(1, 2, 1, 3, 1, 1000), (1, 2, 2, 4, 1, 5000); "
+                               "INSERT INTO causal_links VALUES(1, 2, 1, 2, 2); "
+                               "INSERT INTO request_attrs VALUES(1, 5, 6); INSERT INTO event_attrs VALUES(1, 2, 2, 5, 7); "
+                               "INSERT INTO spans(request_id, idx, span_id, parent, service_id, operation_id, host_id, kind_id, start_ns, "
+                               "end_ns, task_id, start_ord, end_ord) VALUES(1, 0, 'a', -1, 1, 1, 1, 1, 1000, 5000, 2, 1, 2)").c_str(),
+                               nullptr, nullptr, &err),
+                  SQLITE_OK)
+            << (err ? err : "");
+    }
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store) << store.message();
+    EXPECT_EQ(store.value()->schemaVersion(), TraceStore::kSchemaVersion);
+    std::vector<std::int64_t> times;
+    ASSERT_TRUE(store.value()->scanRequestEvents(RequestId(1), [&](const EventRow& e) { times.push_back(e.localNs); }));
+    EXPECT_EQ(times, (std::vector<std::int64_t>{1000, 5000}));
+    times.clear();
+    ASSERT_TRUE(store.value()->scanEvents([&](const EventRow& e) { return times.push_back(e.localNs), true; }));
+    EXPECT_EQ(times, (std::vector<std::int64_t>{1000, 5000}));
+    auto links = store.value()->causalLinks(RequestId(1));
+    ASSERT_TRUE(links);
+    ASSERT_EQ(links->size(), 1u);
+    EXPECT_EQ(links->front().toOrd, 2);
+    const auto attributes = store.value()->eventAttributes(RequestId(1));
+    ASSERT_EQ(attributes.size(), 1u);
+    EXPECT_EQ(attributes[0].event, "end");
+    EXPECT_EQ(attributes[0].value, "w");
 }
 
 // ---- periods as named sets of requests (schema 7) ----
@@ -495,6 +540,7 @@ TEST(TraceStore, UpgradesVersion6WithPeriodMembershipFromTheImportBatch) {
         ASSERT_TRUE(store) << store.message();
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()),
+                               (std::string(test::StoreAccess::kUndoSchema13) +
                                "DROP TABLE request_spans; ALTER TABLE spans DROP COLUMN caller; ALTER TABLE spans DROP COLUMN detached; "
                                "ALTER TABLE span_attrs DROP COLUMN process; DROP VIEW label_text; DROP TABLE label_occurrences; "
                                "DROP TRIGGER requests_join_batch; DROP TRIGGER requests_leave_periods; "
@@ -502,7 +548,7 @@ TEST(TraceStore, UpgradesVersion6WithPeriodMembershipFromTheImportBatch) {
                                "INSERT INTO periods(id, name) VALUES(1, 'p'), (2, 'q'); "
                                "INSERT INTO requests(id, name, period_id, import_id) VALUES(1, 'r1', 1, 0), (2, 'r2', 2, 0), "
                                "(3, 'r3', 2, 0); "
-                               "UPDATE meta SET value='6' WHERE key='schema_version'",
+                               "UPDATE meta SET value='6' WHERE key='schema_version'").c_str(),
                                nullptr, nullptr, &err),
                   SQLITE_OK)
             << (err ? err : "");

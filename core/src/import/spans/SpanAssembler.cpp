@@ -393,167 +393,58 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
     // A consumer under its producer is work the producer only sent, as a FOLLOWS_FROM child is.
     for (auto& rec : out.spans)
         if (rec.parent >= 0 && rec.kind == "consumer" && out.spans[static_cast<std::size_t>(rec.parent)].kind == "producer") rec.detached = true;
-    auto span = [&](std::size_t i) -> const SpanRecord& { return out.spans[static_cast<std::size_t>(index[i])]; };
 
-    // An RPC: a client span whose one child runs on another host is one thread of control that moves
-    // there and back, as the Mystery Machine's tasks do. The child joins the client's task, so the
-    // trip out and back become network segments and the pair is an RPC pattern for clock skew.
-    auto hostOf = [&](std::size_t i) -> const std::string& { return span(i).host.empty() ? span(i).service : span(i).host; };
-    auto isClient = [&](std::size_t i) {
-        for (const auto& [k, v] : span(i).attributes)
-            if (k == "span.kind") return v == "client" || v == "CLIENT" || v == "3" || v == "SPAN_KIND_CLIENT";
-        return false;
-    };
-    std::vector<long> absorbedInto(n, -1);  // child -> the client span whose task it joins
-    std::vector<long> serverOf(n, -1);      // client span -> the child that joined its task
-    for (auto i : order) {
-        std::vector<std::size_t> remote;
-        // A server runs within its client's round trip: a remote child longer than its parent is
-        // asynchronous work of its own (a skewed server still fits in length, and is moved to fit). Whether
-        // the clocks are apart is the analysis's decision, over every round trip of the host pair: a server
-        // that ends after its client on the recorded clocks is joined all the same, and if its clock stays,
-        // its part past the client's end is work the client did not wait for.
-        for (auto c : children(i))
-            if (!span(c).detached && !moved(c) && hostOf(c) != hostOf(i) && span(c).endNs - span(c).startNs <= span(i).endNs - span(i).startNs)
-                remote.push_back(c);
-        if (remote.size() == 1 && (isClient(i) || children(i).size() == 1)) {
-            absorbedInto[remote[0]] = static_cast<long>(i);
-            serverOf[i] = static_cast<long>(remote[0]);
-        }
-    }
-
-    struct Pending { TimeNs ts; int rank; TraceName name; long child; bool isCall; };
-    std::vector<std::int64_t> startSeq(n), endSeq(n);
-    // Each call and return of a child as it is numbered; the links are made from them once every child's
-    // start and end have their numbers. One flat list, not two lists per span (a million spans: 48 MB of
-    // empty lists).
-    struct ChildEvent {
-        std::uint32_t owner, child;  // input span indices (32 bits, as a span's index in the store)
-        std::int64_t seq;
-        bool isCall;
-    };
-    std::vector<ChildEvent> childEvents;
-    std::vector<TraceName> taskOf(task);  // the task a span's events land in (through chains of RPCs)
-    {
-        // The top of each chain of joined servers, remembered on the way so each span is walked once.
-        std::vector<long> top(n, -1);
-        std::vector<std::size_t> walk;
-        for (std::size_t i = 0; i < n; ++i) {
-            walk.clear();
-            std::size_t v = i;
-            while (top[v] < 0 && absorbedInto[v] >= 0) {
-                walk.push_back(v);
-                v = static_cast<std::size_t>(absorbedInto[v]);
-            }
-            const long t = top[v] >= 0 ? top[v] : static_cast<long>(v);
-            top[v] = t;
-            for (auto w : walk) top[w] = t;
-            taskOf[i] = task[static_cast<std::size_t>(t)];
-        }
-    }
-    // Whether span i calls child c, and c returns into it, as events of i. Detached work (FOLLOWS_FROM, a
-    // consumer) never returns into its parent, nor does asynchronous work that outlives its parent (and
-    // work "started" before its parent is skew): those ends get no event, so nesting is never invented. Nor does a child that starts after its parent ended (or ends
-    // before it started) give the parent an event outside its own span: its own time stays within it.
-    auto callsInto = [&](std::size_t i, std::size_t c) {
-        return absorbedInto[c] != static_cast<long>(i) && span(c).startNs >= span(i).startNs && span(c).startNs <= span(i).endNs;
-    };
-    auto returnsInto = [&](std::size_t i, std::size_t c) {
-        return absorbedInto[c] != static_cast<long>(i) && !span(c).detached && span(c).endNs <= span(i).endNs && span(c).endNs >= span(i).startNs;
-    };
-    // A span's own events: start, call/return per (non-absorbed) child, span events, end; time order.
-    auto spanEvents = [&](std::size_t i, bool served) {
-        const SpanRecord& s = span(i);
-        std::vector<Pending> pending;
-        // A server joined into its client's task is named, so chains of calls stay readable and unique.
-        // The start event (rank 0) carries the span's tags (AssembledEvent::tagsOf).
-        pending.push_back({s.startNs, 0, served ? verbName(task[i], Serve) : startName, -1, false});
-        for (auto c : children(i)) {
-            if (callsInto(i, c)) pending.push_back({span(c).startNs, 1, verbName(task[c], Call), static_cast<long>(c), true});
-            if (returnsInto(i, c)) pending.push_back({span(c).endNs, 1, verbName(task[c], Return), static_cast<long>(c), false});
-        }
-        for (const auto& e : s.events) pending.push_back({e.tsNs, 1, {nameOf(e.name.empty() ? std::string_view("event") : std::string_view(e.name)), 1}, -1, false});
-        pending.push_back({s.endNs, 2, served ? verbName(task[i], Served) : endName, -1, false});
-        std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
-            return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank;
-        });
-        return pending;
-    };
-    // Roots first, so the request's attributes come from its root span.
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return (parent[a] < 0) > (parent[b] < 0); });
-    // A span's events, with the server it called (and the one that called further, and so on) spliced in
-    // between its start and the rest: the events of one moving task, each part on its own host. Built
-    // without recursion, so a chain of 100,000 RPCs deep does not exhaust the stack.
-    auto chain = [&](std::size_t i, std::vector<std::pair<std::size_t, std::vector<Pending>>>& parts) {
-        std::vector<std::pair<std::size_t, std::vector<Pending>>> rests;  // what follows each server's part, innermost last
-        for (long v = static_cast<long>(i); v >= 0; v = serverOf[static_cast<std::size_t>(v)]) {
-            const auto part = static_cast<std::size_t>(v);
-            auto own = spanEvents(part, part != i);
-            if (serverOf[part] < 0) {
-                parts.emplace_back(part, std::move(own));
-                break;
-            }
-            // The client's own events up to the server's start (its logs, calls to local children) come
-            // before the trip out; the rest after the trip back. Its start always comes first.
-            const TimeNs serverStart = span(static_cast<std::size_t>(serverOf[part])).startNs;
-            auto split = own.begin() + 1;
-            while (split != own.end() && split->rank == 1 && split->ts <= serverStart) ++split;
-            parts.emplace_back(part, std::vector<Pending>(own.begin(), split));
-            rests.emplace_back(part, std::vector<Pending>(split, own.end()));
-        }
-        for (auto r = rests.rbegin(); r != rests.rend(); ++r) parts.push_back(std::move(*r));
-    };
-    {
-        // Exactly: start and end per span, its calls and returns, its span events. Reserved at once, so a
-        // trace of a million spans does not hold two copies while the vector grows.
-        std::size_t calls = 0, spanEventCount = 0;
-        for (auto i : order) {
-            for (auto c : children(i)) calls += std::size_t(callsInto(i, c)) + std::size_t(returnsInto(i, c));
-            spanEventCount += span(i).events.size();
-        }
-        out.events.reserve(2 * order.size() + calls + spanEventCount);
-        childEvents.reserve(calls);
-    }
-    for (auto i : order) {
-        if (absorbedInto[i] >= 0) continue;  // written with its client
-        std::vector<std::pair<std::size_t, std::vector<Pending>>> parts;
-        chain(i, parts);
-        std::int64_t seq = 0;
-        for (auto& [owner, pending] : parts) {
-            const std::uint32_t host = nameOf(hostOf(owner).empty() ? std::string_view("?") : std::string_view(hostOf(owner)));
-            for (const auto& p : pending) {
-                ++seq;
-                if (p.rank == 0) startSeq[owner] = seq;
-                if (p.rank == 2) endSeq[owner] = seq;
-                if (p.child >= 0) childEvents.push_back({static_cast<std::uint32_t>(owner), static_cast<std::uint32_t>(p.child), seq, p.isCall});
-                out.events.push_back({task[i], p.name, host, p.rank == 0 ? index[owner] : -1, p.ts, seq});
-            }
-        }
-    }
-    // Known causal edges: the parent's call -> the child's start, the child's end -> the parent's return.
-    // By parent span, its calls then its returns, each in time order: a counting sort of the list above.
-    {
-        auto slot = [](const ChildEvent& e) { return 2 * std::size_t(e.owner) + (e.isCall ? 0 : 1); };
-        std::vector<std::uint32_t> first(2 * n + 1, 0);
-        for (const auto& e : childEvents) ++first[slot(e) + 1];
-        for (std::size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
-        std::vector<std::uint32_t> sorted(childEvents.size());
-        for (std::size_t j = 0; j < childEvents.size(); ++j) sorted[first[slot(childEvents[j])]++] = static_cast<std::uint32_t>(j);
-        out.links.reserve(childEvents.size());
-        for (auto j : sorted) {
-            const ChildEvent& e = childEvents[j];
-            if (e.isCall) out.links.push_back({taskOf[e.owner], e.seq, taskOf[e.child], startSeq[e.child]});
-            else out.links.push_back({taskOf[e.child], endSeq[e.child], taskOf[e.owner], e.seq});
-        }
-    }
-    std::vector<ChildEvent>().swap(childEvents);
+    // The event model, from the records: each span's shape by its index, its own task, the names its
+    // events use. Tasks are made in `order` (roots first, then start order, ties in input order), as the
+    // labels they name are interned in that order.
+    std::vector<SpanCallShape> shapes(out.spans.size());
+    std::vector<SpanEventName> spanEventNames;
+    std::vector<TraceName> ownTask(out.spans.size());
     for (std::size_t i = 0; i < n; ++i) {
         if (index[i] < 0) continue;
-        SpanRecord& rec = out.spans[static_cast<std::size_t>(index[i])];
-        rec.task = out.names[taskOf[i].name];
-        rec.taskOccurrence = taskOf[i].occurrence;
-        rec.startOrd = startSeq[i];
-        rec.endOrd = endSeq[i];
+        const auto r = static_cast<std::size_t>(index[i]);
+        const SpanRecord& rec = out.spans[r];
+        SpanCallShape& shape = shapes[r];
+        shape.waitedBy = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
+        shape.moved = moved(i);
+        shape.detached = rec.detached;
+        shape.client = rec.kind == "client";
+        const std::string& host = rec.host.empty() ? rec.service : rec.host;
+        shape.host = nameOf(host.empty() ? std::string_view("?") : std::string_view(host));
+        shape.task = ownTask[r] = task[i];
+        shape.startNs = rec.startNs;
+        shape.endNs = rec.endNs;
+    }
+    for (std::size_t r = 0; r < out.spans.size(); ++r) {
+        shapes[r].firstEvent = static_cast<std::uint32_t>(spanEventNames.size());
+        shapes[r].eventCount = static_cast<std::uint32_t>(out.spans[r].events.size());
+        for (const auto& e : out.spans[r].events)
+            spanEventNames.push_back({{nameOf(e.name.empty() ? std::string_view("event") : std::string_view(e.name)), 1}, e.tsNs});
+    }
+    // Roots first, so the request's attributes come from its root span.
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return (parent[a] < 0) > (parent[b] < 0); });
+    std::vector<std::uint32_t> taskOrder;
+    taskOrder.reserve(order.size());
+    for (auto i : order) taskOrder.push_back(static_cast<std::uint32_t>(index[i]));
+    std::vector<std::int32_t>().swap(index);
+    out.modelNames.resize(out.spans.size());
+    for (std::size_t r = 0; r < out.spans.size(); ++r) out.modelNames[r].host = shapes[r].host;
+    const auto verb = [&](std::uint32_t r, SpanVerb v) {
+        const TraceName name = verbName(ownTask[r], static_cast<Verb>(v));
+        (v == SpanVerb::Call || v == SpanVerb::Serve ? out.modelNames[r].enter : out.modelNames[r].leave) = name;
+        return name;
+    };
+    SpanEventModel model = deriveSpanEvents({shapes, spanEventNames, startName, endName, verb, taskOrder});
+    out.spanEventNames = std::move(model.eventNames);
+    out.renamedEvents = model.renamedEvents;
+    out.events = std::move(model.events);
+    out.links = std::move(model.links);
+    for (std::size_t r = 0; r < out.spans.size(); ++r) {
+        SpanRecord& rec = out.spans[r];
+        rec.task = out.names[model.taskOf[r].name];
+        rec.taskOccurrence = model.taskOf[r].occurrence;
+        rec.startOrd = model.startSeq[r];
+        rec.endOrd = model.endSeq[r];
     }
     return out;
 }

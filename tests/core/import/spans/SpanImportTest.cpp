@@ -71,7 +71,9 @@ struct Imported {
         options.period = "p";
         summary = importTraces(*store, options);
     }
+    // Of what the store's reads give: the event model of a span request is derived from its spans.
     std::int64_t scalar(const std::string& sql) const {
+        test::StoreAccess::materializeEventModel(*store);
         sqlite3_stmt* st = nullptr;
         sqlite3_prepare_v2(test::StoreAccess::db(*store), sql.c_str(), -1, &st, nullptr);
         std::int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
@@ -81,6 +83,7 @@ struct Imported {
     // Durations of every span as the store holds them: start->end, and serve->served for joined servers.
     std::multiset<std::int64_t> spanDurations() const {
         std::multiset<std::int64_t> out;
+        test::StoreAccess::materializeEventModel(*store);
         sqlite3_stmt* st = nullptr;
         sqlite3_prepare_v2(test::StoreAccess::db(*store),
                            "SELECT s.request_id, s.task_id, e.text, s.ts_ns FROM events s JOIN label_text e ON e.id=s.event_id "
@@ -734,6 +737,7 @@ TEST(SpanImport, OccurrencesSpeltAsTextByOlderImportsKeepTheirIds) {
     options.period = "p";
     auto summary = importTraces(*store.value(), options);
     ASSERT_TRUE(summary) << summary.message();
+    test::StoreAccess::materializeEventModel(*store.value());
     auto count = [&](const char* sql) {
         sqlite3_stmt* st = nullptr;
         sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
@@ -794,6 +798,7 @@ TEST(SpanImport, AnOperationNamedLikeAnotherOccurrenceIsKeptApart) {
                                                    trace("t3", {"a#2'#2", "a", "a", "a#2", "a#2"}) + "]}")});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     EXPECT_EQ(imported.summary->tracesWithWarnings, 2);
+    test::StoreAccess::materializeEventModel(*imported.store);
     auto tasksOf = [&](const char* request) {
         std::vector<std::string> out;
         sqlite3_stmt* st = nullptr;

@@ -53,7 +53,9 @@ struct Imported {
         auto id = store->requestByName(name);
         return id ? store->requestSpans(*id) : RequestSpans{};
     }
+    // Of what the store's reads give (a span request's events are derived from its spans).
     std::int64_t scalar(const std::string& sql) const {
+        test::StoreAccess::materializeEventModel(*store);
         sqlite3_stmt* st = nullptr;
         sqlite3_prepare_v2(test::StoreAccess::db(*store), sql.c_str(), -1, &st, nullptr);
         std::int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;

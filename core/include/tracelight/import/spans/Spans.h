@@ -6,12 +6,14 @@
 // links are kept as known causal edges (and feed clock-skew correction as RPC patterns).
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tracelight/base/OccurrenceName.h"
 #include "tracelight/base/Time.h"
+#include "tracelight/import/spans/SpanEventModel.h"
 #include "tracelight/store/SpanRecords.h"
 
 namespace tracelight {
@@ -94,31 +96,7 @@ private:
     std::size_t m_size = 0;
 };
 
-// A name of the event model within one trace: an index into AssembledTrace::names, and which occurrence
-// of it this is (1: the name itself; k >= 2: the k-th span of that name in the trace, "name#k"). Kept
-// apart so that a trace of a million spans of one operation holds one name, not a million strings.
-struct TraceName {
-    std::uint32_t name = 0;
-    std::uint32_t occurrence = 1;
-    bool operator==(const TraceName&) const = default;
-};
-
 // What a trace became, plus what was wrong with it.
-struct AssembledEvent {
-    TraceName task, event;
-    std::uint32_t host = 0;  // index into AssembledTrace::names
-    // A span's start event carries the span's process tags, then its own: the index of that span in
-    // AssembledTrace::spans (not a copy of its tags per event); -1 for every other event.
-    std::int32_t tagsOf = -1;
-    TimeNs tsNs;  // after the 32-bit fields, so an event is 40 bytes, not 48 (a million spans: four million)
-    std::int64_t seq;
-};
-struct AssembledLink {
-    TraceName fromTask;
-    std::int64_t fromSeq;
-    TraceName toTask;
-    std::int64_t toSeq;
-};
 struct AssembledTrace {
     std::string traceId;
     std::vector<std::string> names;  // the distinct task, event and host names the events use
@@ -128,6 +106,17 @@ struct AssembledTrace {
     // The spans as the input stated them (after the repairs above), parents before children, depth
     // first with siblings in start order; each says where its start and end events landed.
     RequestSpans spans;
+    // What the store keeps of each span (by index) to derive these events again when it reads the request:
+    // the names of the events its waiting span's call and return have at it (or, for a server taken into its
+    // client's task, its own serve and served: see SpanVerb), none where it has no such event; the host its
+    // events run on; and each span event's name as the events have it, in span then position order.
+    struct SpanModelNames {
+        std::optional<TraceName> enter, leave;
+        std::uint32_t host = 0;
+    };
+    std::vector<SpanModelNames> modelNames;
+    std::vector<TraceName> spanEventNames;
+    std::size_t renamedEvents = 0;  // span events that repeated a name in their task, numbered
 
     // As the store shows it: "name", or "name#k" for a later occurrence.
     std::string text(TraceName n) const { return occurrenceName(names[n.name], n.occurrence); }

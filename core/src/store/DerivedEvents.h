@@ -1,0 +1,44 @@
+#pragma once
+// The events, causal links and event attributes of a span request stored as its spans (schema 13,
+// requests.events_from_spans): derived from its span rows when read, by the import's own derivation
+// (SpanEventModel.h), so that readers see what an event-log request has in the events table.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "store/Sqlite.h"
+#include "tracelight/base/Status.h"
+#include "tracelight/import/spans/SpanEventModel.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight {
+
+class DerivedEvents {
+public:
+    // Statements prepared once for every request read with this object.
+    explicit DerivedEvents(sqlite3* db);
+
+    // The requests with ids in [firstId, endId) whose events are derived, in id order.
+    Result<std::vector<std::int64_t>> requests(std::int64_t firstId, std::int64_t endId);
+    bool isDerived(std::int64_t request);
+
+    // The request's events in (task, position) order, as the events table would hold them (ord 0 without
+    // withOrder); its causal links, by waiting span; its span tags as event attributes.
+    Status events(std::int64_t request, std::vector<EventRow>& out, bool withOrder = true);
+    Status links(std::int64_t request, std::vector<LinkRow>& out);
+    Result<std::vector<TraceStore::EventAttribute>> attributes(std::int64_t request);
+
+private:
+    Result<SpanEventModel> model(std::int64_t request);
+    std::uint32_t labelId(const char* text);  // 0: none
+
+    sqlite3* m_db;
+    std::string m_path;
+    sqlite::Statement m_spans, m_spanEvents, m_isDerived;
+    std::uint32_t m_start = 0, m_end = 0, m_client = 0;
+    std::vector<SpanCallShape> m_shapes;
+    std::vector<SpanEventName> m_events;
+    std::vector<std::uint32_t> m_enter, m_leave;
+};
+
+} // namespace tracelight
