@@ -1,10 +1,16 @@
 // The options several commands share, for tracelight-cli and tracelight-batch alike.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "Commands.h"
 
 namespace tracelight::cli {
+
+namespace {
+unsigned maxAnalysisThreads() { return 4 * std::max(1u, std::thread::hardware_concurrency()); }
+} // namespace
 
 CLI::Option* addDatabaseArgument(CLI::App& command, std::string& db) {
     return command.add_option("DB", db, "the trace database")->required()->type_name("");
@@ -22,9 +28,22 @@ void addAnalysisOptions(CLI::App& command, AnalysisOptions& options) {
                            std::to_string(options.inference.supportFloor) + ")")
         ->type_name("N")
         ->check(nonNegative);
-    command.add_option("--threads", options.inference.threads, "worker threads (default: one per core)")
+    // Bounded by the machine: each thread holds its own shard of the analysis, so 100,000 threads on two
+    // cores cost minutes and gigabytes for nothing.
+    const unsigned maxThreads = maxAnalysisThreads();
+    const CLI::Validator boundedByCores(
+        [maxThreads](std::string& v) {
+            const bool digits = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+            if (!digits) return "needs a whole number, 0 or more, not '" + v + "'";
+            if (v.size() > 9 || std::stoul(v) > maxThreads)
+                return "at most " + std::to_string(maxThreads) + " (4 per core on this machine), not " + v;
+            return std::string();
+        },
+        "", "thread count");
+    command.add_option("--threads", options.inference.threads,
+                       "worker threads (default: one per core; at most 4 per core)")
         ->type_name("N")
-        ->check(nonNegative);
+        ->check(boundedByCores);
 }
 
 CLI::Option* addJsonFlag(CLI::App& command, bool& json, const std::string& help) {

@@ -1,6 +1,9 @@
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -22,6 +25,37 @@ struct ImportArgs {
     bool quiet = false;
 };
 
+// Ctrl-C, SIGTERM and SIGHUP cancel the import as the app's Cancel does: the transaction is rolled back and
+// a new database removed again (the default action would leave the partial file and its journal behind).
+// The handler only sets the token and remembers the signal (both lock-free atomics, safe in a handler).
+CancelToken g_interrupt;
+std::atomic<int> g_signal{0};
+
+class CancelOnSignals {
+public:
+    CancelOnSignals() {
+        struct sigaction action {};
+        action.sa_handler = [](int signal) {
+            g_signal.store(signal);
+            g_interrupt.cancel();
+        };
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = 0;  // no SA_RESTART: a read that waits on a pipe returns, and the token is looked at
+        for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &action, &m_previous[i]);
+    }
+    ~CancelOnSignals() {
+        for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &m_previous[i], nullptr);
+    }
+    CancelOnSignals(const CancelOnSignals&) = delete;
+    CancelOnSignals& operator=(const CancelOnSignals&) = delete;
+    // 128 + the signal, as a shell reports a process it ended; 0 when none came.
+    static int exitStatus() { return g_signal.load() ? 128 + g_signal.load() : 0; }
+
+private:
+    static constexpr std::array<int, 3> kSignals{SIGINT, SIGTERM, SIGHUP};
+    std::array<struct sigaction, 3> m_previous{};
+};
+
 int runImport(const ImportArgs& args) {
     ImportOptions options;
     options.inputs = args.inputs;
@@ -37,14 +71,19 @@ int runImport(const ImportArgs& args) {
     const std::string& db = args.db;
     const bool quiet = args.quiet;
 
-    // Inputs that cannot be read are reported before the database is created or opened.
+    // Inputs that cannot be read are reported before the database is created or opened. "-" is standard input;
+    // a pipe (a FIFO, /dev/stdin, a process substitution) is read as it comes.
     for (const auto& input : options.inputs) {
         std::error_code ec;
         if (std::filesystem::is_directory(input, ec))
             return fail(input + ": is a directory, not a trace file (name the files in it)");
-        if (!std::filesystem::is_regular_file(input, ec)) return fail(input + ": no such file");
+        if (input != "-" && !std::filesystem::exists(input, ec)) return fail(input + ": no such file");
     }
-    // A failed import into a new path removes the files it created (never one that existed before).
+    if (std::count(options.inputs.begin(), options.inputs.end(), "-") > 1) return fail("-: standard input given twice");
+    // A failed or interrupted import into a new path removes the files it created (never one that existed before).
+    CancelOnSignals interruptible;
+    std::error_code ec;
+    const bool newDatabase = !std::filesystem::exists(db, ec);
     NewDatabaseGuard guard(db);
     auto store = openDatabase(db, TraceStore::Mode::Create);
     if (!store) return fail(store.message());
@@ -56,10 +95,16 @@ int runImport(const ImportArgs& args) {
         std::fflush(stderr);
     };
     const auto started = std::chrono::steady_clock::now();
-    auto summary = importTraces(*store.value(), options, showProgress ? &progress : nullptr);
+    auto summary = importTraces(*store.value(), options, showProgress ? &progress : nullptr, &g_interrupt);
     if (showProgress) std::fprintf(stderr, "\r%70s\r", "");
     if (!summary) {
         store.value().reset();  // closed before its files are removed
+        if (const int interrupted = CancelOnSignals::exitStatus(); interrupted && g_interrupt.isCancelled()) {
+            const int signal = interrupted - 128;
+            fail(std::string("import cancelled by ") + (signal == SIGINT ? "SIGINT (Ctrl-C)" : signal == SIGTERM ? "SIGTERM" : "SIGHUP") +
+                 ": nothing was added" + (newDatabase ? " and the new database " + db + " was removed" : ""));
+            return interrupted;
+        }
         return fail(summary.message());
     }
     guard.keep();
@@ -127,9 +172,12 @@ Command addImportCommand(CLI::App& program) {
         ->type_name("NAME");
     cmd->add_option("--db", args->db, "the trace database (created if missing)")->required()->type_name("DB");
     addQuietFlag(*cmd, args->quiet);
-    cmd->add_option("INPUT", args->inputs, "trace files")->required()->type_name("");
+    cmd->add_option("INPUT", args->inputs, "trace files; - for standard input (a pipe, a FIFO or /dev/stdin is read as it comes)")
+        ->required()
+        ->type_name("");
     cmd->footer("Adds every INPUT to DB in one transaction: on any error nothing is added and the message names\n"
-                "the file and line (or byte offset). A new DB is removed again when the import fails.");
+                "the file and line (or byte offset). A new DB is removed again when the import fails or is\n"
+                "interrupted (Ctrl-C, SIGTERM, SIGHUP; exit status 128 + the signal).");
     return {cmd, [args] { return runImport(*args); }};
 }
 

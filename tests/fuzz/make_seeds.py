@@ -160,6 +160,16 @@ put("spans_csv", "many-attributes.csv",
     + "t1,a,root,frontend-1-2,Recv.,1000,2000,1," + ",".join(f"v{i}" for i in range(200)) + "\n")
 put("spans_csv", "latin1.csv", (nezha + "\nt1,a,root,caf\xe9-1-2,R\xe9cv,1000,2000,1\n").encode("latin-1"))
 
+# ---- issue 43: times at the 64-bit limits, truncated and unterminated inputs ------------------------
+limits = [9223372036854775807, 9223372036854775808, 18446744073709551616, -9223372036854775808, -9223372036854775809]
+put("zipkin_json", "limit-durations.json",
+    compact([zipkin("a", duration=50)] + [zipkin(f"d{i}", "a", ts=1001 + i, duration=v) for i, v in enumerate(limits)]))
+put("jaeger_json", "limit-durations.json",
+    jaeger_doc([jaeger("a", duration=50)] + [jaeger(f"d{i}", "a", start=1001 + i, duration=v) for i, v in enumerate(limits)]))
+put("zipkin_json", "limit-timestamp.json", compact([zipkin("a", ts=9223372036854775807)]))
+put("events_csv", "unterminated-quote.csv", header + ',note\nr1,h,t,A,1,"open\nr1,h,t,B,2,x\n')
+put("events_jsonl", "truncated.jsonl", '{"request":"r","host":"h","task":"t","event":"e","ts_us":1}\n{"request":"r","ho')
+
 # ---- small cuts of the real files (their licences: see seeds/README.md) -----------------------------
 if realdata.is_dir():
     for name in ["envoy.json", "skew.json", "messaging.json"]:

@@ -64,18 +64,38 @@ bool splitCsvRecord(std::string_view record, std::vector<std::string_view>& fiel
     }
 }
 
+namespace {
+// The limit in the words of every format's error ("64 MiB"), from the one constant.
+std::string limitText(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+} // namespace
+
+CsvReader::Next CsvReader::tooLong() {
+    m_recordLine = m_lines.lineNumber();
+    m_error = "line at byte " + std::to_string(m_lines.lineStartOffset()) + " is longer than the limit of " +
+              limitText(m_lines.maxLineBytes()) + " for one line or field";
+    return Next::Error;
+}
+
 CsvReader::Next CsvReader::next(std::vector<std::string_view>& fields) {
     std::string_view line;
-    if (!m_lines.nextLine(line)) return Next::End;
+    if (!m_lines.nextLine(line)) return m_lines.lineTooLong() ? tooLong() : Next::End;
     m_recordLine = m_lines.lineNumber();
     std::string_view record = line;
     if (line.find('"') != std::string_view::npos && insideQuotes(line)) {
         m_joined.assign(line);
+        const std::uint64_t recordStart = m_lines.lineStartOffset();
         // The quote state carries over line by line (rescanning the whole record would be quadratic).
         for (bool open = true; open;) {
             std::string_view more;
             if (!m_lines.nextLine(more)) {
+                if (m_lines.lineTooLong()) return tooLong();
                 m_error = "unterminated quoted field (file ends inside quotes)";
+                return Next::Error;
+            }
+            // A field over many short lines is held to the same limit as one line (memory stays bounded).
+            if (const std::size_t limit = m_lines.maxLineBytes(); limit && m_joined.size() + 1 + more.size() > limit) {
+                m_error = "quoted field of the record at byte " + std::to_string(recordStart) + " is longer than the limit of " +
+                          limitText(limit) + " for one line or field";
                 return Next::Error;
             }
             m_joined.push_back('\n');

@@ -1,10 +1,16 @@
 #include "tracelight/import/Import.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <functional>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "import/events/EventLogParsers.h"
 #include "store/ImportWriter.h"
@@ -292,24 +298,116 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
                                 "name it with --format");
 }
 
+namespace {
+// A pipe given as an input (a FIFO, /dev/stdin, a process substitution, or "-" for standard input) is read
+// once, as it comes, into a temporary file that has no name (O_TMPFILE, or unlinked at once) beside the
+// database: the parsers then read it as they read a file (Jaeger reads its input twice, detection its first
+// bytes), memory stays bounded whatever the pipe holds, and nothing of it outlives the import, not even
+// a kill -9. Errors name the input as the user gave it.
+class SpooledPipe {
+public:
+    SpooledPipe() = default;
+    SpooledPipe(const SpooledPipe&) = delete;
+    SpooledPipe& operator=(const SpooledPipe&) = delete;
+    ~SpooledPipe() {
+        if (m_fd >= 0) ::close(m_fd);
+    }
+
+    Status spool(const std::string& input, const std::string& nextToDatabase, const CancelToken* cancel) {
+        const bool standardInput = input == "-";
+        int in = standardInput ? STDIN_FILENO : -1;
+        while (in < 0) {
+            in = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);  // a FIFO waits here for its writer
+            if (in < 0 && errno != EINTR) return Status::error(input + ": cannot open: " + std::strerror(errno));
+            if (in < 0 && cancel && cancel->isCancelled()) return Status::error("import cancelled");
+        }
+        const Status copied = copy(in, input, nextToDatabase, cancel);
+        if (!standardInput) ::close(in);
+        return copied;
+    }
+    // What the parsers open: the spooled copy.
+    std::string path() const { return "/dev/fd/" + std::to_string(m_fd); }
+
+private:
+    Status copy(int in, const std::string& input, const std::string& nextToDatabase, const CancelToken* cancel) {
+        const std::string dir = std::filesystem::path(nextToDatabase).parent_path().string();
+        const std::string where = dir.empty() ? "." : dir;
+#ifdef O_TMPFILE
+        m_fd = ::open(where.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+        if (m_fd < 0) {  // a file system without O_TMPFILE: a named file, unlinked at once
+            std::string name = where + "/.tracelight-pipe-XXXXXX";
+            m_fd = ::mkostemp(name.data(), O_CLOEXEC);
+            if (m_fd >= 0) ::unlink(name.c_str());
+        }
+        if (m_fd < 0) return Status::error(input + ": cannot make a temporary copy of the pipe in " + where + ": " + std::strerror(errno));
+        std::vector<char> buffer(1 << 20);
+        for (;;) {
+            if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+            const ssize_t got = ::read(in, buffer.data(), buffer.size());
+            if (got == 0) return Status::ok();
+            if (got < 0) {
+                if (errno == EINTR || errno == EAGAIN) continue;  // a signal (cancel is checked above)
+                return Status::error(input + ": cannot read: " + std::strerror(errno));
+            }
+            for (ssize_t done = 0; done < got;) {
+                const ssize_t put = ::write(m_fd, buffer.data() + done, static_cast<std::size_t>(got - done));
+                if (put < 0 && errno == EINTR) continue;
+                if (put < 0) return Status::error(input + ": cannot copy the pipe beside the database: " + std::strerror(errno));
+                done += put;
+            }
+        }
+    }
+
+    int m_fd = -1;
+};
+
+bool isPipe(const std::string& input) {
+    if (input == "-") return true;
+    std::error_code ec;
+    const auto status = std::filesystem::status(input, ec);
+    return std::filesystem::is_fifo(status) || std::filesystem::is_character_file(status) || std::filesystem::is_socket(status);
+}
+
+// A message about the spooled copy, with the input's own name in its place.
+Status namedAs(const Status& status, const std::string& readPath, const std::string& input) {
+    if (status || readPath == input) return status;
+    std::string message = status.message();
+    for (std::size_t at = 0; (at = message.find(readPath, at)) != std::string::npos; at += input.size())
+        message.replace(at, readPath.size(), input);
+    return Status::error(message);
+}
+} // namespace
+
 Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& options, const ProgressSink* progress,
                                    const CancelToken* cancel) {
     namespace fs = std::filesystem;
     if (options.inputs.empty()) return Status::error("no input files given");
+    if (std::count(options.inputs.begin(), options.inputs.end(), "-") > 1) return Status::error("-: standard input given twice");
 
     // Resolve formats and sizes first, so a bad file is reported before anything is written.
     std::vector<InputFormat> formats;
+    std::vector<std::string> readPaths;  // what each input is read from: itself, or its pipe's spooled copy
+    std::vector<std::unique_ptr<SpooledPipe>> pipes;
     std::uint64_t totalBytes = 0;
     std::string inputList;
     for (const auto& input : options.inputs) {
         std::error_code ec;
         if (fs::is_directory(input, ec)) return Status::error(input + ": is a directory, not a trace file (name the files in it)");
-        if (!fs::is_regular_file(input, ec)) return Status::error(input + ": no such file");
-        totalBytes += fs::file_size(input, ec);
+        std::string readPath = input;
+        if (isPipe(input)) {
+            pipes.push_back(std::make_unique<SpooledPipe>());
+            if (Status s = pipes.back()->spool(input, store.path(), cancel); !s) return s;
+            readPath = pipes.back()->path();
+        } else if (!fs::is_regular_file(input, ec)) {
+            return Status::error(input + ": no such file");
+        }
+        readPaths.push_back(readPath);
+        totalBytes += fs::file_size(readPath, ec);
         InputFormat format = options.format;
         if (format == InputFormat::Auto) {
-            auto detected = detectInputFormat(input);
-            if (!detected) return detected.status();
+            auto detected = detectInputFormat(readPath);
+            if (!detected) return namedAs(detected.status(), readPath, input);
             format = detected.value();
         }
         formats.push_back(format);
@@ -317,7 +415,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
         inputList += input;
     }
     std::string period = options.period;
-    if (period.empty()) period = fs::path(options.inputs.front()).stem().string();
+    if (period.empty()) period = options.inputs.front() == "-" ? "stdin" : fs::path(options.inputs.front()).stem().string();
 
     if (Status s = store.beginBulkLoad(); !s) return s;
     // Before the writer, so destroyed after it: the writer's thread is done before the staging table goes.
@@ -349,9 +447,9 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
     // Reading is ~90% of the work; the summary pass takes the rest.
     constexpr double kReadShare = 0.9;
     for (std::size_t i = 0; i < options.inputs.size(); ++i) {
-        const std::string& input = options.inputs[i];
+        const std::string& input = readPaths[i];
         currentInput = i;
-        const std::string stage = "reading " + fs::path(input).filename().string();
+        const std::string stage = "reading " + fs::path(options.inputs[i]).filename().string();
         ByteProgress onBytes = [&](std::uint64_t bytes) {
             if (totalBytes) reporter.report(kReadShare * double(bytesBefore + bytes) / double(totalBytes), stage);
         };
@@ -368,10 +466,10 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
         case InputFormat::SpansCsv: s = parseSpansCsv(input, options.spanColumns.value_or(SpanCsvMapping{}), stageSpan, onBytes, cancel); break;
         default: s = parseEventsCsv(input, writer, onBytes, cancel); break;
         }
-        if (!s) return fail(s);
+        if (!s) return fail(namedAs(s, input, options.inputs[i]));
         if (writer.eventCount() == eventsBefore && stager.count() == spansBefore) {
             ++summary.warnings;
-            summary.warningSamples.push_back(input + ": no events (header only)");
+            summary.warningSamples.push_back(options.inputs[i] + ": no events (header only)");
         }
         std::error_code ec;
         bytesBefore += fs::file_size(input, ec);

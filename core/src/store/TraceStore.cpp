@@ -295,6 +295,25 @@ std::string fileUri(const std::string& path) {
     return uri;
 }
 
+// Rolls back what a write cut short left in path's -journal (only the first read of a writable connection
+// does; reading nothing else). Nothing to do when no writer died: a live writer's journal is not hot.
+Status rollBackHotJournal(const std::string& path) {
+    sqlite3* db = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(db, 5000);
+        rc = sqlite3_exec(db, "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    }
+    std::string message;
+    if (rc != SQLITE_OK && ((sqlite3_errcode(db) & 0xff) == SQLITE_READONLY || (sqlite3_errcode(db) & 0xff) == SQLITE_CANTOPEN))
+        message = path + ": an import or analysis was cut short (a hot journal beside it) and rolling it back needs write access; "
+                         "open it once with write access (e.g. tracelight-cli analyze)";
+    else if (rc != SQLITE_OK && (sqlite3_errcode(db) & 0xff) != SQLITE_NOTADB)  // not a database: the open below says so
+        message = openFailure(db, path, path + ": cannot roll back the hot journal beside it");
+    sqlite3_close(db);
+    return message.empty() ? Status::ok() : Status::error(message);
+}
+
 } // namespace
 
 std::string openFailure(sqlite3* db, const std::string& path, const std::string& otherwise) {
@@ -308,6 +327,8 @@ std::string openFailure(sqlite3* db, const std::string& path, const std::string&
         return path + ": database is locked: another process (an import or analysis?) holds it; try again when it has finished";
     case SQLITE_READONLY:
     case SQLITE_CANTOPEN:
+        if (std::error_code ec; !std::filesystem::is_directory(directoryOf(path), ec))
+            return path + ": no such directory (" + directoryOf(path).string() + ")";
         if (::access(path.c_str(), W_OK) != 0 || ::access(directoryOf(path).c_str(), W_OK) != 0) return readOnlyMessage(path);
         break;
     default:
@@ -337,10 +358,17 @@ Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mo
         name = fileUri(path) + "?immutable=1";
         flags |= SQLITE_OPEN_URI;
     }
+    // A hot journal (a write cut short: an import killed mid-load) is rolled back by the first connection that
+    // reads the file, which a read-only one cannot do: a writer's open rolls it back first, as analyze's and
+    // import's would. Without write access to roll it back, say so.
+    if (const auto journal = fs::file_size(path + "-journal", ec); mode == Mode::ReadOnly && exists && !ec && journal > 0)
+        if (Status s = rollBackHotJournal(path); !s) return s;
     sqlite3* db = nullptr;
     if (sqlite3_open_v2(name.c_str(), &db, flags, nullptr) != SQLITE_OK) {
         std::string message = db ? openFailure(db, path, path + ": cannot open") : path + ": cannot open (out of memory)";
-        if (!exists && mode == Mode::Create && ::access(directoryOf(path).c_str(), W_OK) != 0)
+        if (!exists && mode == Mode::Create && !fs::is_directory(directoryOf(path), ec))
+            message = path + ": cannot create it: no such directory (" + directoryOf(path).string() + ")";
+        else if (!exists && mode == Mode::Create && ::access(directoryOf(path).c_str(), W_OK) != 0)
             message = path + ": cannot create it: read-only directory (" + directoryOf(path).string() + ")";
         sqlite3_close(db);
         return Status::error(message);
@@ -381,7 +409,8 @@ Status TraceStore::initialise(Mode mode, WriteCheck check) {
         empty = tables.int64(0) == 0;
     }
     if (applicationId == 0 && empty) {
-        if (mode == Mode::ReadOnly) return Status::error(m_path + ": empty file, not a Tracelight database");
+        // Only an import makes a database of an empty file: analyze and the rest leave it as it is.
+        if (mode != Mode::Create) return Status::error(m_path + ": empty file, not a Tracelight database");
         sqlite::exec(m_db, "PRAGMA journal_mode=WAL");
         if (Status s = sqlite::exec(m_db, "BEGIN"); !s) return Status::error(openFailure(m_db, m_path, m_path + ": " + s.message()));
         Status s = sqlite::exec(m_db, kSchemaV1);

@@ -832,6 +832,72 @@ TEST(TraceStore, ABulkLoadCutShortByACrashIsRolledBackAtTheNextOpen) {
     EXPECT_EQ(requestRows(*store.value()), 1);
 }
 
+// Issue 43: a reader (tracelight-cli info) meeting the hot journal of an import killed mid-write rolls it back
+// as every writer does, instead of "not a Tracelight database (attempt to write a readonly database)".
+TEST(TraceStore, AReaderRollsBackTheHotJournalOfACrashedLoad) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("crash.tldb");
+    { ASSERT_TRUE(TraceStore::open(path, TraceStore::Mode::Create)); }
+    const pid_t child = ::fork();
+    if (child == 0) {
+        auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+        const bool loaded = store && store.value()->beginBulkLoad() && fill(*store.value()) &&
+                            sqlite3_db_cacheflush(test::StoreAccess::db(*store.value())) == SQLITE_OK;
+        ::_exit(loaded ? 0 : 1);  // no commit, no rollback, no close
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child could not load";
+    ASSERT_TRUE(std::filesystem::exists(path + "-journal")) << "no hot journal: the test did not crash mid-write";
+    auto reader = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(reader) << reader.message();
+    EXPECT_EQ(requestRows(*reader.value()), 0);
+    EXPECT_TRUE(reader.value()->quickCheck());
+    EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
+}
+
+// Issue 43: only import creates a database. A 0-byte file or an SQLite file with no tables opened for
+// writing (analyze) is refused as info refuses it, and left as it was.
+TEST(TraceStore, OnlyCreateTurnsAnEmptyFileIntoADatabase) {
+    test::ScratchDir dir;
+    const std::string zero = dir.write("zero.tldb", "");
+    const std::string noTables = dir.file("notables.tldb");
+    {
+        sqlite3* db = nullptr;
+        sqlite3_open(noTables.c_str(), &db);
+        sqlite3_exec(db, "CREATE TABLE x(y); DROP TABLE x; VACUUM", nullptr, nullptr, nullptr);
+        sqlite3_close(db);
+    }
+    for (const std::string& path : {zero, noTables}) {
+        const auto size = std::filesystem::file_size(path);
+        const auto bytes = [&] {
+            std::ifstream in(path, std::ios::binary);
+            return std::string(std::istreambuf_iterator<char>(in), {});
+        }();
+        auto writer = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+        ASSERT_FALSE(writer) << path;
+        EXPECT_NE(writer.message().find("not a Tracelight database"), std::string::npos) << writer.message();
+        writer = Status::error("closed");
+        EXPECT_EQ(std::filesystem::file_size(path), size) << path;
+        std::ifstream in(path, std::ios::binary);
+        EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), bytes) << path;
+        for (const char* suffix : {"-wal", "-shm", "-journal"}) EXPECT_FALSE(std::filesystem::exists(path + suffix)) << path << suffix;
+    }
+    // Creating still makes one of an empty file (import).
+    EXPECT_TRUE(TraceStore::open(zero, TraceStore::Mode::Create));
+}
+
+// Issue 43: a database in a directory that does not exist says so, not "read-only directory".
+TEST(TraceStore, AMissingDirectoryIsReportedAsMissing) {
+    test::ScratchDir dir;
+    const std::string path = dir.file("no/such/dir/new.tldb");
+    auto store = TraceStore::open(path, TraceStore::Mode::Create);
+    ASSERT_FALSE(store);
+    EXPECT_NE(store.message().find("no such directory"), std::string::npos) << store.message();
+    EXPECT_EQ(store.message().find("read-only"), std::string::npos) << store.message();
+    EXPECT_FALSE(std::filesystem::exists(dir.file("no")));
+}
+
 // A reader that opens the file during a bulk load (rollback-journal mode: its read takes a shared lock)
 // and reads longer than the busy timeout does not cost the load: the COMMIT is tried again until the
 // reader is done, and everything loaded is there.

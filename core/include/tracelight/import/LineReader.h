@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "tracelight/base/Json.h"
+
 namespace tracelight {
 
 class LineReader {
@@ -22,9 +24,11 @@ public:
     // byte-order mark at the start of the file is skipped. The view is valid until the next call.
     bool nextLine(std::string_view& line);
 
-    // Optional: a line longer than this is not read (memory stays bounded): nextLine returns false and
-    // lineTooLong() is true; lineNumber() and lineStartOffset() then name that line. 0 = no limit.
+    // A line longer than this is not read (memory stays bounded): nextLine returns false and lineTooLong()
+    // is true; lineNumber() and lineStartOffset() then name that line. By default the one limit of every
+    // format, a JSON value's (a line, a CSV field or record, a JSON value: 64 MiB); 0 = no limit.
     void setMaxLineBytes(std::size_t bytes) { m_maxLine = bytes; }
+    std::size_t maxLineBytes() const { return m_maxLine; }
     bool lineTooLong() const { return m_tooLong; }
 
     std::uint64_t lineNumber() const { return m_lineNumber; }      // 1-based number of the last line returned
@@ -55,7 +59,7 @@ private:
     std::uint64_t m_lineStart = 0;
     std::uint64_t m_consumed = 0;
     std::uint64_t m_fileSize = 0;
-    std::size_t m_maxLine = 0;
+    std::size_t m_maxLine = kMaxJsonValueBytes;
     bool m_tooLong = false;
 };
 

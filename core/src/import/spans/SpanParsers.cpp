@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -63,6 +64,17 @@ bool integerOf(const JsonValue* v, std::int64_t& out) {
     return true;
 }
 
+// A 64-bit integer that integerOf does not take (INT64_MAX, which stands for "no time", and INT64_MIN): a
+// time out of range, which the span's trace is warned about. Beyond 64 bits is refused (as 1e30 is).
+std::optional<std::int64_t> extremeInteger(const JsonValue* v) {
+    if (!v || !(v->isNumber() || v->isString())) return std::nullopt;
+    const std::string& text = v->string();
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
 // A time that is given must be an integer the importer can hold: 1e20 is out of range, not "no timestamp"
 // (which is what an absent field means). With a duration, start + duration must be in range too.
 Status checkTime(const JsonValue& object, const char* field, const std::string& where, const std::string& spanId,
@@ -83,11 +95,7 @@ Status checkTime(const JsonValue& object, const char* field, const std::string& 
     // warning (microsecondSpan), the span dropped, not an error of the whole input.
     const JsonValue* dv = object.find(durationField);
     std::int64_t duration = 0;
-    if (!dv || dv->isNull() || integerOf(dv, duration)) return Status::ok();
-    const std::string text = dv->string();  // the largest 64-bit integers are past the time range, not invalid
-    if ((dv->isNumber() || dv->isString()) &&
-        std::from_chars(text.data(), text.data() + text.size(), duration).ptr == text.data() + text.size() && !text.empty())
-        return Status::ok();
+    if (!dv || dv->isNull() || integerOf(dv, duration) || extremeInteger(dv)) return Status::ok();
     return Status::error(where + "span " + spanId + ": " + durationField + " " + (dv->isString() || dv->isNumber() ? dv->string() : "value") +
                          " is out of range or not an integer");
 }
@@ -112,7 +120,11 @@ Status microsecondTimes(const JsonValue& s, const char* startField, const std::s
     if (Status st = checkTime(s, startField, where, span.spanId, "duration"); !st) return st;
     std::int64_t start = 0, duration = 0;
     span.hasTimestamp = integerOf(s.find(startField), start);
-    integerOf(s.find("duration"), duration);
+    if (!integerOf(s.find("duration"), duration))
+        if (const auto extreme = extremeInteger(s.find("duration"))) {  // at the 64-bit limits: never 0 in silence
+            span.timeError = "duration " + std::to_string(*extreme) + " us is out of range (64-bit nanoseconds)";
+            return Status::ok();
+        }
     microsecondSpan(span, start, duration);
     return Status::ok();
 }
@@ -363,7 +375,15 @@ Status parseJaegerJson(const std::string& path, const SpanSink& sink, const Byte
         std::string text, openError;
         if (!probe.open(path, &openError)) return Status::error(openError);
         std::string_view line;
-        while (probe.nextLine(line)) (text += line) += '\n';
+        while (probe.nextLine(line)) {
+            // Held whole, so held to the limit of one JSON value before it grows past it.
+            if (text.size() + line.size() + 1 > kMaxJsonValueBytes)
+                return Status::error(path + ":" + std::to_string(probe.lineNumber()) + ": a trace object longer than the limit of 64 MiB for one JSON value");
+            (text += line) += '\n';
+        }
+        if (probe.lineTooLong())
+            return Status::error(path + ":" + std::to_string(probe.lineNumber()) + ": line at byte " +
+                                 std::to_string(probe.lineStartOffset()) + " is longer than the limit of 64 MiB for one JSON value");
         JsonValue trace;
         std::size_t bad = 0;
         if (JsonValue::parse(text, trace, nullptr, &bad) && trace.isObject() && trace.find("spans"))

@@ -1,14 +1,20 @@
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "TestUtil.h"
+#include "tracelight/base/Json.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -457,6 +463,53 @@ TEST_F(BadInput, CancelledImportLeavesDatabaseAsItWas) {
     ASSERT_FALSE(result);
     EXPECT_NE(result.message().find("cancelled"), std::string::npos);
     EXPECT_EQ(snapshot(), before);
+}
+
+// Issue 43: one limit for every field and line of every format, the JSON value's (64 MiB), reported as JSON's
+// is (file, line, what) before the field is held whole.
+TEST_F(BadInput, CsvFieldLongerThanTheLimitIsRefusedNamingFileAndLine) {
+    const std::string header = "request,host,task,event,ts_us,note\nbig1,h1,t1,E1,1700000000000000,small\n";
+    std::string content = header + "big1,h1,t1,E2,1700000000000001," + std::string(kMaxJsonValueBytes + 10, 'x') + "\n";
+    expectRejected("bigfield.csv", content, {"bigfield.csv:3:", "longer than the limit of 64 MiB"}, InputFormat::EventsCsv);
+}
+
+TEST_F(BadInput, QuotedCsvFieldOverManyLinesLongerThanTheLimitIsRefused) {
+    std::string content = "request,host,task,event,ts_us,note\nbig2,h1,t1,E1,1700000000000000,\"";
+    const std::string line(1023, 'y');
+    for (std::size_t i = 0; i <= (kMaxJsonValueBytes >> 10); ++i) (content += line) += '\n';
+    content += "\"\n";
+    expectRejected("multiline.csv", content, {"multiline.csv:2:", "longer than the limit of 64 MiB"}, InputFormat::EventsCsv);
+}
+
+TEST_F(BadInput, SpanCsvFieldLongerThanTheLimitIsRefusedNamingFileAndLine) {
+    std::string content = "TraceID,SpanID,ParentID,OperationName,StartTimeUnixNano,EndTimeUnixNano\n"
+                          "t1,s1,root," + std::string(kMaxJsonValueBytes + 10, 'o') + ",1700000000000000000,1700000000000001000\n";
+    expectRejected("bigop.csv", content, {"bigop.csv:2:", "longer than the limit of 64 MiB"}, InputFormat::SpansCsv);
+}
+
+// Issue 43: a pipe (a FIFO, /dev/stdin, a process substitution) is an input like a file: read as it comes,
+// its format recognised from its first bytes, errors naming it.
+TEST(EventImport, AFifoIsReadAsItsContentComes) {
+    Fixture f;
+    const std::string fifo = f.dir.file("events.fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << kTwoRequests; });
+    auto summary = f.import({fifo});
+    const int unblock = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // a writer still waiting (not read) goes on
+    writer.join();
+    ::close(unblock);
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_EQ(summary->requests, 2);
+
+    const std::string bad = f.dir.file("bad.fifo");
+    ASSERT_EQ(::mkfifo(bad.c_str(), 0600), 0);
+    std::thread badWriter([&] { std::ofstream(bad, std::ios::binary) << "request,host,task,event,ts_us\nr9,h,t,A,soon\n"; });
+    auto refused = f.import({bad});
+    const int unblockBad = ::open(bad.c_str(), O_RDONLY | O_NONBLOCK);
+    badWriter.join();
+    ::close(unblockBad);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.message().rfind(bad + ":2: ts_us 'soon' is not a number", 0), 0u) << refused.message();
 }
 
 TEST(EventImport, SameHostTimeGoingBackwardsIsWarned) {

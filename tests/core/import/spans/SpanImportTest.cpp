@@ -465,6 +465,66 @@ TEST(SpanImport, HugeDurationsAreAPerTraceWarningNotOverflow) {
     EXPECT_NE(all.find("out of range"), std::string::npos) << all;
 }
 
+// Issue 43: a duration or timestamp at or beyond the 64-bit limits is refused (as 1e30 is) or warned about with
+// the span named (as -1 is), never read as 0 in silence.
+TEST(SpanImport, TimesAtTheSixtyFourBitLimitsAreRefusedOrWarnedAbout) {
+    test::ScratchDir dir;
+    const char* limits[] = {"9223372036854775807", "9223372036854775808", "18446744073709551616", "-9223372036854775808",
+                            "-9223372036854775809", "1e30", "-1"};
+    auto refusedOrWarned = [](const Imported& imported, const std::string& file, const std::string& span) {
+        if (!imported.summary) {
+            const std::string& m = imported.summary.message();
+            return m.find(file) != std::string::npos && m.find("span " + span) != std::string::npos &&
+                   m.find("out of range") != std::string::npos && m.find('\n') == std::string::npos;
+        }
+        for (const auto& w : imported.summary->warningSamples)
+            if (w.find("span " + span) != std::string::npos) return true;
+        return false;
+    };
+    int n = 0;
+    for (const char* value : limits)
+        for (const char* field : {"duration", "time"}) {
+            const bool duration = std::string(field) == "duration";
+            const std::string v = value;
+            if (!duration && v == "-1") continue;  // a time before 1970 is a time (-1 is about durations)
+            const std::string start = duration ? "1700000000000010" : v, length = duration ? v : "5";
+            const std::string jaegerName = "jaeger" + std::to_string(++n) + ".json";
+            Imported jaeger({dir.write(jaegerName,
+                                       R"({"data":[{"traceID":"big","spans":[)"
+                                       R"({"traceID":"big","spanID":"r","operationName":"root","startTime":1700000000000000,"duration":50,"processID":"p1"},)"
+                                       R"({"traceID":"big","spanID":"c","operationName":"child","startTime":)" + start + R"(,"duration":)" + length + ","
+                                       R"("references":[{"refType":"CHILD_OF","spanID":"r"}],"processID":"p1"}],)"
+                                       R"("processes":{"p1":{"serviceName":"svc"}}}]})")},
+                            InputFormat::JaegerJson);
+            EXPECT_TRUE(refusedOrWarned(jaeger, jaegerName, "c"))
+                << "jaeger " << field << " " << value << ": " << (jaeger.summary ? "imported without a warning" : jaeger.summary.message());
+            const std::string zipkinName = "zipkin" + std::to_string(n) + ".json";
+            Imported zipkin({dir.write(zipkinName,
+                                       R"([{"traceId":"z","id":"a","name":"x","timestamp":1700000000000000,"duration":50,"localEndpoint":{"serviceName":"s"}},)"
+                                       R"({"traceId":"z","id":"b","parentId":"a","name":"y","timestamp":)" + start + R"(,"duration":)" + length +
+                                       R"(,"localEndpoint":{"serviceName":"s"}}])")},
+                            InputFormat::ZipkinJson);
+            EXPECT_TRUE(refusedOrWarned(zipkin, zipkinName, "b"))
+                << "zipkin " << field << " " << value << ": " << (zipkin.summary ? "imported without a warning" : zipkin.summary.message());
+            if (!duration) {
+                // OTLP gives nanoseconds, start and end: each at the limits.
+                for (const char* which : {"start", "end"}) {
+                    const std::string otlpName = "otlp" + std::to_string(n) + which + ".json";
+                    const std::string startNs = std::string(which) == "start" ? "\"" + v + "\"" : "\"1700000000000000000\"";
+                    const std::string endNs = std::string(which) == "end" ? "\"" + v + "\"" : "\"1700000000000001000\"";
+                    Imported otlp({dir.write(otlpName,
+                                             R"({"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"s"}}]},)"
+                                             R"("scopeSpans":[{"spans":[{"traceId":"t","spanId":"r","name":"root","startTimeUnixNano":"1700000000000000000","endTimeUnixNano":"1700000000000005000"},)"
+                                             R"({"traceId":"t","spanId":"o","parentSpanId":"r","name":"op","startTimeUnixNano":)" + startNs +
+                                             R"(,"endTimeUnixNano":)" + endNs + "}]}]}]}")},
+                                  InputFormat::OtlpJson);
+                    EXPECT_TRUE(refusedOrWarned(otlp, otlpName, "o"))
+                        << "otlp " << which << " " << value << ": " << (otlp.summary ? "imported without a warning" : otlp.summary.message());
+                }
+            }
+        }
+}
+
 // ---- issue 10: shapes this project did not generate ----------------------------------------------
 
 namespace {
