@@ -959,7 +959,7 @@ bool MainWindow::isLoading() const {
 
 void MainWindow::chooseAndOpen() {
     const QString path = widgets::chooseFileToOpen(this, tr("Open a database or a trace file"), QString(),
-                                                      tr("Databases and traces (*.tldb *.db *.sqlite *.json *.jsonl *.csv *.txt);;"
+                                                      tr("Databases and traces (*.tldb *.db *.sqlite *.json *.jsonl *.csv *.txt *.pb *.binpb);;"
                                                          "Tracelight databases (*.tldb *.db *.sqlite);;All files (*)"));
     if (!path.isEmpty()) openPath(path);
 }
@@ -968,7 +968,7 @@ void MainWindow::importFiles() {
     // The folder of the last import, remembered: traces usually come from one place.
     const QString folder = QSettings().value(QStringLiteral("import/folder")).toString();
     const QStringList files = widgets::chooseFilesToOpen(this, tr("Import traces"), folder,
-                                                            tr("Traces (*.csv *.json *.jsonl *.txt);;All files (*)"));
+                                                            tr("Traces (*.csv *.json *.jsonl *.txt *.pb *.binpb);;All files (*)"));
     if (!files.isEmpty()) importChosenFiles(files);
 }
 

@@ -148,14 +148,14 @@ Command addImportCommand(CLI::App& program) {
     auto args = std::make_shared<ImportArgs>();
     auto* cmd = program.add_subcommand("import", "add trace files to a database (creating it)");
     cmd->add_option("--format", args->format,
-                    "auto (default: recognised from content), events-csv, events-jsonl, otlp-json, jaeger-json,\n"
-                    "zipkin-json, spans-csv")
+                    "auto (default: recognised from content), events-csv, events-jsonl, otlp-json, otlp-protobuf,\n"
+                    "jaeger-json, zipkin-json, spans-csv")
         ->type_name("FORMAT")
         ->check(CLI::Validator(
             [](std::string& name) {
                 return inputFormatFromName(name) ? std::string()
                                                  : "unknown format '" + name + "' (auto, events-csv, events-jsonl, otlp-json, "
-                                                   "jaeger-json, zipkin-json, spans-csv)";
+                                                   "otlp-protobuf, jaeger-json, zipkin-json, spans-csv)";
             },
             "", "format"));
     cmd->add_option("--map", args->map,

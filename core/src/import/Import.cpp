@@ -32,13 +32,14 @@ constexpr FormatName kFormats[] = {
     {InputFormat::EventsCsv, "events-csv"},
     {InputFormat::EventsJsonl, "events-jsonl"},
     {InputFormat::OtlpJson, "otlp-json"},
+    {InputFormat::OtlpProtobuf, "otlp-protobuf"},
     {InputFormat::JaegerJson, "jaeger-json"},
     {InputFormat::ZipkinJson, "zipkin-json"},
     {InputFormat::SpansCsv, "spans-csv"},
 };
 
 bool isSpanFormat(InputFormat f) {
-    return f == InputFormat::OtlpJson || f == InputFormat::JaegerJson || f == InputFormat::ZipkinJson || f == InputFormat::SpansCsv;
+    return f == InputFormat::OtlpJson || f == InputFormat::OtlpProtobuf || f == InputFormat::JaegerJson || f == InputFormat::ZipkinJson || f == InputFormat::SpansCsv;
 }
 
 // Spans wait until every input is read, because a trace's spans may be scattered through a file (or
@@ -243,6 +244,9 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
     const std::size_t got = std::fread(buffer, 1, sizeof buffer, file);
     std::fclose(file);
     std::string_view head(buffer, got);
+    std::error_code sizeError;
+    if (const auto size = std::filesystem::file_size(path, sizeError); !sizeError && looksLikeOtlpProtobuf(head, size))
+        return InputFormat::OtlpProtobuf;
     if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
     std::size_t first = head.find_first_not_of(" \t\r\n");
     if (first == std::string_view::npos) return Status::error(path + ": empty file, nothing to import");
@@ -461,6 +465,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
         if (s) switch (formats[i]) {
         case InputFormat::EventsJsonl: s = parseEventsJsonl(input, writer, onBytes, cancel); break;
         case InputFormat::OtlpJson: s = parseOtlpJson(input, stageSpan, onBytes, cancel); break;
+        case InputFormat::OtlpProtobuf: s = parseOtlpProtobuf(input, stageSpan, onBytes, cancel); break;
         case InputFormat::JaegerJson: s = parseJaegerJson(input, stageSpan, onBytes, cancel); break;
         case InputFormat::ZipkinJson: s = parseZipkinJson(input, stageSpan, onBytes, cancel); break;
         case InputFormat::SpansCsv: s = parseSpansCsv(input, options.spanColumns.value_or(SpanCsvMapping{}), stageSpan, onBytes, cancel); break;

@@ -14,7 +14,7 @@ namespace tracelight {
 
 class TraceStore;
 
-enum class InputFormat { Auto, EventsCsv, EventsJsonl, OtlpJson, JaegerJson, ZipkinJson, SpansCsv };
+enum class InputFormat { Auto, EventsCsv, EventsJsonl, OtlpJson, OtlpProtobuf, JaegerJson, ZipkinJson, SpansCsv };
 
 std::optional<InputFormat> inputFormatFromName(std::string_view name);
 std::string_view inputFormatName(InputFormat format);

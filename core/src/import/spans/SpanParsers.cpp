@@ -1,4 +1,5 @@
 #include "import/spans/SpanParsers.h"
+#include "import/spans/OtlpMapping.h"
 #include "import/spans/TwoCoreParse.h"
 
 #include <algorithm>
@@ -150,10 +151,7 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
     std::vector<std::pair<std::string, std::string>> resource;
     if (const JsonValue* r = rs.find("resource")) otlpAttributes(r->find("attributes"), resource);
     std::string service, host;
-    for (const auto& [k, v] : resource) {
-        if (k == "service.name") service = v;
-        if (k == "host.name") host = v;
-    }
+    otlp::serviceAndHost(resource, service, host);
     const JsonValue* scopes = rs.find("scopeSpans");
     if (!scopes) scopes = rs.find("instrumentationLibrarySpans");  // older collectors
     if (!scopes) return Status::ok();
@@ -165,9 +163,10 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
         for (const auto& s : spans->array()) {
             if (!s.isObject()) return Status::error(where + "a span is not an object");
             RawSpan span;
-            span.traceId = scalar(s.find("traceId"));
-            span.spanId = scalar(s.find("spanId"));
-            span.parentId = scalar(s.find("parentSpanId"));
+            // Ids are hex, and their case says nothing: lowercase, as the protobuf form spells them.
+            span.traceId = otlp::lowercase(scalar(s.find("traceId")));
+            span.spanId = otlp::lowercase(scalar(s.find("spanId")));
+            span.parentId = otlp::lowercase(scalar(s.find("parentSpanId")));
             if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "a span has no traceId or spanId");
             span.operation = scalar(s.find("name"));
             span.service = service;
@@ -184,28 +183,11 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
             otlpAttributes(s.find("attributes"), span.attributes);
             if (const JsonValue* kind = s.find("kind")) span.attributes.emplace_back("span.kind", scalar(kind));
             // Its status, as Jaeger keeps it: otel.status_code ERROR or OK (unset says nothing) and the message.
-            if (const JsonValue* status = s.find("status"); status && status->isObject()) {
-                const std::string code = scalar(status->find("code"));
-                if (code == "2" || code == "STATUS_CODE_ERROR") span.attributes.emplace_back("otel.status_code", "ERROR");
-                else if (code == "1" || code == "STATUS_CODE_OK") span.attributes.emplace_back("otel.status_code", "OK");
-                if (std::string message = scalar(status->find("message")); !message.empty())
-                    span.attributes.emplace_back("otel.status_description", std::move(message));
-            }
-            // Links, as Jaeger reads them (FOLLOWS_FROM): a span with no parent hangs from the first span of its
-            // own trace it links to, as work that span started and did not wait for; other links are kept.
+            if (const JsonValue* status = s.find("status"); status && status->isObject())
+                otlp::addStatus(span, scalar(status->find("code")), scalar(status->find("message")));
             if (const JsonValue* links = s.find("links"); links && links->isArray())
-                for (const auto& link : links->array()) {
-                    std::string id = scalar(link.find("spanId"));
-                    if (id.empty()) continue;
-                    const std::string trace = scalar(link.find("traceId"));
-                    const bool sameTrace = trace.empty() || trace == span.traceId;
-                    if (span.parentId.empty() && sameTrace && id != span.spanId) {
-                        span.parentId = std::move(id);
-                        span.parentFollowsFrom = true;
-                    } else {
-                        span.followsFrom.push_back(std::move(id));
-                    }
-                }
+                for (const auto& link : links->array())
+                    otlp::addLink(span, otlp::lowercase(scalar(link.find("traceId"))), otlp::lowercase(scalar(link.find("spanId"))));
             if (const JsonValue* events = s.find("events"); events && events->isArray())
                 for (const auto& e : events->array()) {
                     std::int64_t t = 0;

@@ -14,6 +14,9 @@ using SpanSink = std::function<Status(RawSpan&&)>;
 using ByteCounter = std::function<void(std::uint64_t bytes)>;
 
 Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel);
+Status parseOtlpProtobuf(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel);
+// The first bytes of an OTLP protobuf file (a whole TracesData, or the collector's length-prefixed messages).
+bool looksLikeOtlpProtobuf(std::string_view head, std::uint64_t fileSize);
 Status parseJaegerJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel);
 Status parseZipkinJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel);
 Status parseSpansCsv(const std::string& path, const SpanCsvMapping& mapping, const SpanSink& sink, const ByteCounter& progress,
