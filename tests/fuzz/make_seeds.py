@@ -144,6 +144,65 @@ put("otlp_json", "many-children.json",
                                                       for i in range(50)]))
 put("otlp_json", "end-before-start.json", otlp_doc([otlp_span("AA", "", 2_000_000, 1_000_000)]))
 
+# ---- otlp-protobuf ---------------------------------------------------------------------------------
+# A minimal protobuf writer for the few OTLP fields the seeds use (opentelemetry/proto/trace/v1/trace.proto).
+def pb_varint(n):
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def pb_field(number, wire, payload):
+    key = pb_varint(number << 3 | wire)
+    if wire == 2:
+        return key + pb_varint(len(payload)) + payload
+    if wire == 1:
+        return key + payload.to_bytes(8, "little")
+    return key + pb_varint(payload)
+
+
+def pb_kv(key, value):
+    return pb_field(1, 2, key.encode()) + pb_field(2, 2, pb_field(1, 2, value.encode()))  # AnyValue.string_value
+
+
+def pb_span(span_id, parent=b"", start=1_000_000, end=2_000_000, name="op", events=(), links=()):
+    body = pb_field(1, 2, bytes.fromhex("5b8efff798038103d269b633813fc60c")) + pb_field(2, 2, span_id)
+    if parent:
+        body += pb_field(4, 2, parent)
+    body += pb_field(5, 2, name.encode()) + pb_field(6, 0, 2) + pb_field(7, 1, start) + pb_field(8, 1, end)
+    body += pb_field(9, 2, pb_kv("http.method", "GET"))
+    for event_name, t in events:
+        body += pb_field(11, 2, pb_field(1, 1, t) + pb_field(2, 2, event_name.encode()))
+    for linked in links:
+        body += pb_field(13, 2, pb_field(1, 2, bytes.fromhex("5b8efff798038103d269b633813fc60c")) + pb_field(2, 2, linked))
+    return body
+
+
+def pb_traces(spans):
+    resource = pb_field(1, 2, pb_kv("service.name", "svc"))
+    scope = pb_field(1, 2, pb_field(1, 2, b"lib")) + b"".join(pb_field(2, 2, s) for s in spans)
+    return pb_field(1, 2, pb_field(1, 2, resource) + pb_field(2, 2, scope))
+
+
+def pb_frames(*messages):
+    return b"".join(len(m).to_bytes(4, "big") + m for m in messages)
+
+
+pb_tree = [pb_span(b"\x0a", events=[("retry", 1_200_000), ("retry", 1_300_000)]),
+           pb_span(b"\x0b", b"\x0a", 1_100_000, 1_500_000, "child", links=[b"\x0a"])]
+put("otlp_protobuf", "trace.pb", pb_traces(pb_tree))
+put("otlp_protobuf", "frames.pb", pb_frames(pb_traces(pb_tree[:1]), pb_traces(pb_tree[1:])))
+put("otlp_protobuf", "truncated.pb", pb_traces(pb_tree)[:-7])
+put("otlp_protobuf", "self-parent.pb", pb_traces([pb_span(b"\x0a", b"\x0a")]))
+put("otlp_protobuf", "huge-duration.pb", pb_traces([pb_span(b"\x0a", b"", 0, 2**64 - 1), pb_span(b"\x0b", b"\x0a", 5, 2**63)]))
+put("otlp_protobuf", "many-children.pb",
+    pb_traces([pb_span(b"\x01", b"", 0, 10_000_000)] +
+              [pb_span(bytes([2, i]), b"\x01", 1000 * i, 1000 * i + 500, f"call{i % 7}") for i in range(50)]))
+
 # ---- spans-csv (Nezha's columns) -------------------------------------------------------------------
 nezha = "TraceID,SpanID,ParentID,PodName,OperationName,StartTimeUnixNano,EndTimeUnixNano,Duration"
 rows = [nezha, "t1,root0,root,frontend-579b9bff58-t2dbm,Recv.,1000000,9000000,8000"]

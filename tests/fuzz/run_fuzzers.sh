@@ -11,7 +11,7 @@ seeds=$src/tests/fuzz/seeds
 CC=clang CXX=clang++ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTRACELIGHT_BUILD_GUI=OFF -DTRACELIGHT_BUILD_TESTS=OFF -DTRACELIGHT_BUILD_FUZZ=ON >/dev/null
 cmake --build "$build" --target fuzz_targets >/dev/null
-targets=(events_csv events_jsonl otlp_json jaeger_json zipkin_json spans_csv auto)
+targets=(events_csv events_jsonl otlp_json otlp_protobuf jaeger_json zipkin_json spans_csv auto)
 corpus=$build/corpus
 rm -rf "$corpus" "$build/artifacts" && mkdir -p "$build/artifacts"
 for target in "${targets[@]}"; do mkdir -p "$corpus/$target"; done

@@ -114,7 +114,7 @@ struct StoredRequestResult {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 13;
+    static constexpr int kSchemaVersion = 13;  // store/Schema.h holds it
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 

@@ -2,6 +2,7 @@
 // file, or the OpenTelemetry Collector's file exporter's `format: proto`, a sequence of such messages each
 // after its length as 4 bytes big-endian. Read one ResourceSpans at a time, so memory stays bounded by the
 // largest one (at most the one limit of every format, 64 MiB), and mapped as OTLP JSON is (OtlpMapping.h).
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -208,27 +209,31 @@ Status tracesData(ByteReader& in, const std::string& path, std::optional<std::ui
 } // namespace
 
 bool looksLikeOtlpProtobuf(std::string_view head, std::uint64_t fileSize) {
-    // A whole TracesData: field 1 (resource_spans) first, its length within the file, and its own first field
-    // one of ResourceSpans' (resource, scope_spans, schema_url).
-    auto firstFieldFits = [&](std::size_t at, std::uint64_t limit) {
+    // Binary: a control character that no text format holds (ids and short lengths give them at once).
+    const bool binary = std::any_of(head.begin(), head.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u < 0x20 && u != '\t' && u != '\n' && u != '\r';
+    });
+    if (!binary) return false;
+    // A TracesData's field 1 (resource_spans) whose own first field is one of ResourceSpans' (resource,
+    // scope_spans, schema_url). Its length may run past the file: a truncated file is the parser's to report.
+    auto resourceSpansAt = [&](std::size_t at) {
         if (at >= head.size() || head[at] != 0x0A) return false;
         std::uint64_t length = 0;
         std::size_t i = at + 1;
-        for (int shift = 0; i < head.size() && shift < 64; shift += 7, ++i) {
+        for (int shift = 0;; shift += 7, ++i) {
+            if (i >= head.size() || shift >= 64) return false;
             length |= std::uint64_t(static_cast<unsigned char>(head[i]) & 0x7F) << shift;
             if (!(static_cast<unsigned char>(head[i]) & 0x80)) break;
         }
-        if (i >= head.size() || i + 1 + length > limit) return false;
-        const auto inner = static_cast<unsigned char>(i + 1 < head.size() ? head[i + 1] : 0);
-        return length == 0 || inner == 0x0A || inner == 0x12 || inner == 0x1A;
+        if (length == 0) return true;
+        const auto inner = i + 1 < head.size() ? static_cast<unsigned char>(head[i + 1]) : 0;
+        return inner == 0x0A || inner == 0x12 || inner == 0x1A;
     };
-    if (firstFieldFits(0, fileSize)) return true;
-    // The collector's file exporter: a 4-byte big-endian length, then such a message.
-    if (head.size() < 5) return false;
-    const std::uint64_t length = std::uint64_t(static_cast<unsigned char>(head[0])) << 24 |
-                                 std::uint64_t(static_cast<unsigned char>(head[1])) << 16 |
-                                 std::uint64_t(static_cast<unsigned char>(head[2])) << 8 | static_cast<unsigned char>(head[3]);
-    return 4 + length <= fileSize && firstFieldFits(4, 4 + length);
+    if (resourceSpansAt(0)) return true;
+    // The collector's file exporter: a 4-byte big-endian length (so a first byte of 0 for anything under
+    // 16 MiB), then such a message.
+    return fileSize >= 5 && head.size() >= 5 && resourceSpansAt(4);
 }
 
 Status parseOtlpProtobuf(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
