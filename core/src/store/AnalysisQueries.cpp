@@ -117,14 +117,10 @@ Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f, std
     auto derivedIds = derived.requests(firstId, endId);
     if (!derivedIds) return Status::error(m_path + ": " + derivedIds.message());
     std::size_t next = 0;
-    std::vector<EventRow> rows;
     auto deriveBefore = [&](std::int64_t request) -> Status {
-        for (; next < derivedIds.value().size() && derivedIds.value()[next] < request; ++next) {
-            rows.clear();
-            if (Status s = derived.events(derivedIds.value()[next], rows, withOrder); !s) return Status::error(m_path + ": " + s.message());
-            for (const EventRow& row : rows)
-                if (!f(row)) return Status::error("cancelled");
-        }
+        for (; next < derivedIds.value().size() && derivedIds.value()[next] < request; ++next)
+            if (Status s = derived.events(derivedIds.value()[next], f, withOrder); !s)
+                return s.message() == "cancelled" ? s : Status::error(m_path + ": " + s.message());
         return Status::ok();
     };
     int rc = SQLITE_ROW;
@@ -168,10 +164,8 @@ std::size_t TraceStore::requestEventCountHint(RequestId request) const {
 
 Status TraceStore::scanRequestEvents(RequestId request, const std::function<void(const EventRow&)>& f) const {
     if (DerivedEvents derived(m_db); derived.isDerived(request.value)) {
-        std::vector<EventRow> rows;
-        if (Status s = derived.events(request.value, rows); !s) return Status::error(m_path + ": " + s.message());
-        for (const EventRow& row : rows) f(row);
-        return Status::ok();
+        const Status s = derived.events(request.value, [&](const EventRow& row) { return f(row), true; });
+        return s ? s : Status::error(m_path + ": " + s.message());
     }
     sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ts_ns, ord FROM events WHERE request_id=?1 ORDER BY task_id, ord");
     q.bind(1, request.value);

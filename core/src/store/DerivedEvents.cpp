@@ -42,7 +42,7 @@ bool DerivedEvents::isDerived(std::int64_t request) {
     return derived;
 }
 
-Result<SpanEventModel> DerivedEvents::model(std::int64_t request) {
+Result<SpanEventModel> DerivedEvents::model(std::int64_t request, bool withEvents) {
     m_shapes.clear();
     m_events.clear();
     m_enter.clear();
@@ -92,24 +92,30 @@ Result<SpanEventModel> DerivedEvents::model(std::int64_t request) {
     const auto verb = [&](std::uint32_t span, SpanVerb v) {
         return TraceName{v == SpanVerb::Call || v == SpanVerb::Serve ? m_enter[span] : m_leave[span], 1};
     };
-    return deriveSpanEvents({m_shapes, m_events, {m_start, 1}, {m_end, 1}, verb, {}});
+    return deriveSpanEvents({m_shapes, m_events, {m_start, 1}, {m_end, 1}, verb, {}, withEvents});
 }
 
-Status DerivedEvents::events(std::int64_t request, std::vector<EventRow>& out, bool withOrder) {
+Status DerivedEvents::events(std::int64_t request, const std::function<bool(const EventRow&)>& f, bool withOrder) {
     auto derived = model(request);
     if (!derived) return derived.status();
-    const auto first = out.size();
-    for (const AssembledEvent& e : derived.value().events)
-        out.push_back({request, e.task.name, e.event.name, e.host, withOrder ? e.seq : 0, e.tsNs});
-    // Each task's events are together and in position order already: the tasks go in id order. The
-    // positions are compared as well, so that rows without them keep their order.
-    std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
-                     [](const EventRow& a, const EventRow& b) { return a.task < b.task; });
+    SpanEventModel& m = derived.value();
+    // Each task's events are together and in position order already: the tasks go in id order (a task id
+    // is one task's in a request), without a copy of the events.
+    std::sort(m.tasks.begin(), m.tasks.end(), [&](const auto& a, const auto& b) {
+        return m.events[a.first].task.name < m.events[b.first].task.name;
+    });
+    m_shapes = {};
+    m_events = {};
+    for (const auto& task : m.tasks)
+        for (std::size_t k = task.first; k < task.end; ++k) {
+            const AssembledEvent& e = m.events[k];
+            if (!f({request, e.task.name, e.event.name, e.host, withOrder ? e.seq : 0, e.tsNs})) return Status::error("cancelled");
+        }
     return Status::ok();
 }
 
 Status DerivedEvents::links(std::int64_t request, std::vector<LinkRow>& out) {
-    auto derived = model(request);
+    auto derived = model(request, false);
     if (!derived) return derived.status();
     for (const AssembledLink& l : derived.value().links)
         out.push_back({request, l.fromTask.name, l.fromSeq, l.toTask.name, l.toSeq});

@@ -3,6 +3,7 @@
 // requests.events_from_spans): derived from its span rows when read, by the import's own derivation
 // (SpanEventModel.h), so that readers see what an event-log request has in the events table.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,14 +23,15 @@ public:
     Result<std::vector<std::int64_t>> requests(std::int64_t firstId, std::int64_t endId);
     bool isDerived(std::int64_t request);
 
-    // The request's events in (task, position) order, as the events table would hold them (ord 0 without
-    // withOrder); its causal links, by waiting span; its span tags as event attributes.
-    Status events(std::int64_t request, std::vector<EventRow>& out, bool withOrder = true);
+    // The request's events in (task, position) order, one by one, as the events table would hold them (ord 0
+    // without withOrder; f returns false to stop: "cancelled"); its causal links, by waiting span; its span
+    // tags as event attributes.
+    Status events(std::int64_t request, const std::function<bool(const EventRow&)>& f, bool withOrder = true);
     Status links(std::int64_t request, std::vector<LinkRow>& out);
     Result<std::vector<TraceStore::EventAttribute>> attributes(std::int64_t request);
 
 private:
-    Result<SpanEventModel> model(std::int64_t request);
+    Result<SpanEventModel> model(std::int64_t request, bool withEvents = true);
     std::uint32_t labelId(const char* text);  // 0: none
 
     sqlite3* m_db;

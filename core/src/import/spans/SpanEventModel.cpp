@@ -140,7 +140,7 @@ SpanEventModel deriveSpanEvents(const SpanEventModelInput& in) {
         std::size_t calls = 0;
         for (std::size_t i = 0; i < n; ++i)
             for (auto c : children(i)) calls += std::size_t(callsInto(i, c)) + std::size_t(returnsInto(i, c));
-        out.events.reserve(2 * n + calls + in.events.size());
+        if (in.withEvents) out.events.reserve(2 * n + calls + in.events.size());
         childEvents.reserve(calls);
     }
     out.startSeq.assign(n, 0);
@@ -205,11 +205,13 @@ SpanEventModel deriveSpanEvents(const SpanEventModelInput& in) {
                 if (p.rank == 0) out.startSeq[owner] = seq;
                 if (p.rank == 2) out.endSeq[owner] = seq;
                 if (p.child >= 0) childEvents.push_back({static_cast<std::uint32_t>(owner), static_cast<std::uint32_t>(p.child), seq, p.isCall});
+                if (!in.withEvents) continue;
                 out.events.push_back({out.taskOf[i], p.name, spans[owner].host, p.rank == 0 ? static_cast<std::int32_t>(owner) : -1, p.ts, seq});
                 if (p.spanEvent != kNone) spanEventsAt.push_back({out.events.size() - 1, p.spanEvent});
             }
         }
         numberRepeatedSpanEvents(first);
+        if (in.withEvents) out.tasks.push_back({first, out.events.size()});
     }
     // Known causal edges: the parent's call -> the child's start, the child's end -> the parent's return.
     // By waiting span, its calls then its returns, each in time order: a counting sort of the list above.

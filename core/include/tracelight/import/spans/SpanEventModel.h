@@ -66,10 +66,17 @@ struct SpanEventModelInput {
     std::function<TraceName(std::uint32_t span, SpanVerb)> verb;
     // The order the tasks' events are made in (roots first); empty: roots, then the rest, by index.
     std::span<const std::uint32_t> order;
+    // false: only the links and the spans' tasks and positions (a reader of links needs no events).
+    bool withEvents = true;
 };
 
 struct SpanEventModel {
-    std::vector<AssembledEvent> events;  // each task's events together, in position order
+    std::vector<AssembledEvent> events;  // each task's events together, in position order (none without withEvents)
+    // Where each task's events are in `events`: [first, end), in the order the tasks were made.
+    struct TaskEvents {
+        std::size_t first, end;
+    };
+    std::vector<TaskEvents> tasks;
     std::vector<AssembledLink> links;    // by waiting span: its calls, then its returns, each in time order
     // By span: the task its events landed in (a server taken into its client's task lands there) and the
     // positions of its start and end events within it.
