@@ -1,6 +1,7 @@
 #include "tracelight/import/Import.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -344,6 +345,11 @@ private:
         std::vector<char> buffer(1 << 20);
         for (;;) {
             if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+            // A pipe whose writer keeps it open may have nothing to read for a long time: it is waited for in
+            // slices of 100 ms, so that a cancel with no signal behind it (the app's) is not held up.
+            pollfd ready{in, POLLIN, 0};
+            const int polled = ::poll(&ready, 1, 100);
+            if (polled == 0 || (polled < 0 && errno == EINTR)) continue;
             const ssize_t got = ::read(in, buffer.data(), buffer.size());
             if (got == 0) return Status::ok();
             if (got < 0) {
