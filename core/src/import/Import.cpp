@@ -318,7 +318,9 @@ public:
         const bool standardInput = input == "-";
         int in = standardInput ? STDIN_FILENO : -1;
         while (in < 0) {
-            in = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);  // a FIFO waits here for its writer
+            // Not blocking: a FIFO's open would wait here for its writer, past any cancel; poll() in copy waits
+            // for it instead (it reports no end before a writer has come and gone).
+            in = ::open(input.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
             if (in < 0 && errno != EINTR) return Status::error(input + ": cannot open: " + std::strerror(errno));
             if (in < 0 && cancel && cancel->isCancelled()) return Status::error("import cancelled");
         }

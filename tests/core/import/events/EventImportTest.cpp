@@ -544,6 +544,31 @@ TEST(EventImport, ACancelIsNotHeldUpByAPipeThatStaysOpen) {
     EXPECT_LT(took, std::chrono::seconds(2));
 }
 
+// Nor by a FIFO that no writer has opened yet: opening it waited for one, past any cancel.
+TEST(EventImport, ACancelIsNotHeldUpByAFifoWithNoWriter) {
+    Fixture f;
+    const std::string fifo = f.dir.file("waiting.fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    CancelToken cancel;
+    std::atomic<bool> done{false};
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        cancel.cancel();
+        for (int i = 0; i < 500 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (!done) ::close(::open(fifo.c_str(), O_WRONLY));  // a writer comes and goes: the test fails rather than hangs
+    });
+    ImportOptions options;
+    options.inputs = {fifo};
+    const auto started = std::chrono::steady_clock::now();
+    auto result = importTraces(*f.store, options, nullptr, &cancel);
+    const auto took = std::chrono::steady_clock::now() - started;
+    done = true;
+    canceller.join();
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.message().find("cancelled"), std::string::npos) << result.message();
+    EXPECT_LT(took, std::chrono::seconds(2));
+}
+
 TEST(EventImport, SameHostTimeGoingBackwardsIsWarned) {
     Fixture f;
     auto summary = f.import({f.dir.write("back.csv", "request,host,task,event,ts_us\nr1,h,t,A,10\nr1,h,t,B,5\n")});
