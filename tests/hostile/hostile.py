@@ -7,7 +7,7 @@ the peak resident memory of the tracelight-cli process (getrusage of the child) 
 per-field limit (64 MiB); and the database unchanged (an existing database keeps its bytes, a new path
 leaves no file behind).
 
-Usage: hostile.py TRACELIGHT_CLI WORKDIR [--size small|full] [--only NAME]
+Usage: hostile.py TRACELIGHT_CLI WORKDIR [--size small|full] [--only NAME] [--verbose]
   small (the CTest run, label `full`): inputs just past the limit (65 MiB fields), small imports for the faults.
   full  (run by hand, not by CI): the issue's sizes (500 MB and 1.1 GB fields, a 300 MB operation name,
         imports of a few hundred MB cut by signals).
@@ -29,12 +29,15 @@ HEADER = "request,host,task,event,ts_us,note\n"
 
 failures = []
 passed = 0
+verbose = False
 
 
 def check(name, ok, detail=""):
     global passed
     if ok:
         passed += 1
+        if verbose:
+            print(f"ok: {name}" + (f": {detail}" if detail else ""), flush=True)
     else:
         failures.append(name)
         print(f"FAIL: {name}" + (f": {detail}" if detail else ""), flush=True)
@@ -363,7 +366,10 @@ def main():
     parser.add_argument("work")
     parser.add_argument("--size", choices=["small", "full"], default="small")
     parser.add_argument("--only")
+    parser.add_argument("--verbose", action="store_true", help="print every check that passes too, with its run")
     a = parser.parse_args()
+    global verbose
+    verbose = a.verbose
     cli = os.path.abspath(a.cli)
     work = os.path.abspath(a.work)
     shutil.rmtree(work, ignore_errors=True)

@@ -4,7 +4,7 @@
 # free disk in WORKDIR and takes several minutes. Every case asserts its exit status, one error line naming
 # the file and the place, the peak memory of tracelight-cli under 1 GiB + 64 MiB (the one per-field limit),
 # and the database unchanged.
-# Usage: run_full.sh TRACELIGHT_CLI [WORKDIR]
+# Usage: run_full.sh TRACELIGHT_CLI [WORKDIR [--verbose] [--only STEP]]  (--verbose: every check, with its peak memory)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-exec python3 "$here/hostile.py" "$1" "${2:-${TMPDIR:-/tmp}/tracelight-hostile-full}" --size full
+exec python3 "$here/hostile.py" "$1" "${2:-${TMPDIR:-/tmp}/tracelight-hostile-full}" --size full "${@:3}"

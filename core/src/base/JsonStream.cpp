@@ -39,19 +39,37 @@ struct NameHandler : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, NameHandler
 
 std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
+std::string tooLargeMessage() {
+    return "a JSON value larger than the limit of " + mib(kMaxJsonValueBytes) + " (" + std::to_string(kMaxJsonValueBytes) + " bytes)";
+}
+
 } // namespace
 
-// RapidJSON's input stream over the file buffer.
+// RapidJSON's input stream over the file buffer. RapidJSON copies every string it reads (a member name, a
+// string in a value passed over), so the strings are followed here: one longer than the limit ends the
+// input (a NUL, which RapidJSON reports as an error) before it is held; tooLong then says so.
 struct JsonArrayStream::Input {
     typedef char Ch;
     JsonArrayStream& s;
+    bool inString = false, escaped = false, tooLong = false;
+    std::uint64_t stringStart = 0;  // the offset of the opening quote of the string being read
     Ch Peek() const {
-        const int c = s.peek();
+        const int c = tooLong ? -1 : s.peek();
         return c < 0 ? '\0' : static_cast<char>(c);
     }
     Ch Take() {
-        const int c = s.get();
-        return c < 0 ? '\0' : static_cast<char>(c);
+        const int c = tooLong ? -1 : s.get();
+        if (c < 0) return '\0';
+        if (inString) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') inString = false;
+            tooLong = inString && s.m_offset - stringStart > kMaxJsonValueBytes;
+        } else if (c == '"') {
+            inString = true;
+            stringStart = s.m_offset - 1;
+        }
+        return static_cast<char>(c);
     }
     std::size_t Tell() const { return static_cast<std::size_t>(s.m_offset); }
     Ch* PutBegin() { return nullptr; }
@@ -103,6 +121,7 @@ bool JsonArrayStream::skipValue() {
     rapidjson::Reader reader;
     reader.Parse<detail::kJsonReadFlags | rapidjson::kParseStopWhenDoneFlag>(input, handler);
     if (!reader.HasParseError()) return true;
+    if (input.tooLong) return failAt(input.stringStart, tooLargeMessage());
     const auto code = reader.GetParseErrorCode();
     const std::uint64_t at = reader.GetErrorOffset();
     if (handler.tooDeep) return failAt(at > 0 ? at - 1 : at, "JSON nested too deeply (more than " + std::to_string(detail::kMaxJsonDepth) + " levels)");
@@ -124,6 +143,7 @@ bool JsonArrayStream::readKey(std::string& name, std::set<std::string>& seen) {
     rapidjson::Reader reader;
     reader.Parse<detail::kJsonReadFlags | rapidjson::kParseStopWhenDoneFlag>(input, handler);
     if (reader.HasParseError()) {
+        if (input.tooLong) return failAt(start, tooLargeMessage());
         if (peek() < 0) return fail("unexpected end of file inside a key");
         return failAt(reader.GetErrorOffset(), detail::jsonParseErrorMessage(reader.GetParseErrorCode()));
     }
@@ -267,9 +287,7 @@ bool JsonArrayStream::scanValue(bool keep) {
             }
         }
         const std::size_t taken = i - m_pos;
-        if (keep && m_element.size() + taken > kMaxJsonValueBytes)
-            return failAt(start, "a JSON value larger than the limit of " + mib(kMaxJsonValueBytes) + " (" +
-                                     std::to_string(kMaxJsonValueBytes) + " bytes)");
+        if (keep && m_element.size() + taken > kMaxJsonValueBytes) return failAt(start, tooLargeMessage());
         if (keep) m_element.append(data + m_pos, taken);
         // The last two bytes taken, for the leading-zero check after the value.
         if (taken >= 2) m_before[0] = static_cast<unsigned char>(data[i - 2]);

@@ -1,6 +1,7 @@
 #include "tracelight/import/Import.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -321,7 +322,9 @@ public:
         const bool standardInput = input == "-";
         int in = standardInput ? STDIN_FILENO : -1;
         while (in < 0) {
-            in = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);  // a FIFO waits here for its writer
+            // Not blocking: a FIFO's open would wait here for its writer, past any cancel; poll() in copy waits
+            // for it instead (it reports no end before a writer has come and gone).
+            in = ::open(input.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
             if (in < 0 && errno != EINTR) return Status::error(input + ": cannot open: " + std::strerror(errno));
             if (in < 0 && cancel && cancel->isCancelled()) return Status::error("import cancelled");
         }
@@ -348,6 +351,11 @@ private:
         std::vector<char> buffer(1 << 20);
         for (;;) {
             if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
+            // A pipe whose writer keeps it open may have nothing to read for a long time: it is waited for in
+            // slices of 100 ms, so that a cancel with no signal behind it (the app's) is not held up.
+            pollfd ready{in, POLLIN, 0};
+            const int polled = ::poll(&ready, 1, 100);
+            if (polled == 0 || (polled < 0 && errno == EINTR)) continue;
             const ssize_t got = ::read(in, buffer.data(), buffer.size());
             if (got == 0) return Status::ok();
             if (got < 0) {

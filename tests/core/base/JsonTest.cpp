@@ -428,6 +428,38 @@ TEST(JsonStream, RefusesAnOversizedElementNamingItsOffset) {
     EXPECT_NE(s.error.find("byte 4: a JSON value larger than the limit of 64 MiB"), std::string::npos) << s.error;
 }
 
+// A value passed over (a key before or after the array, a member skipped) is not held, but RapidJSON copies
+// each string it reads: a string longer than the limit is refused where it starts, not copied whole (a 1.1 GB
+// operation name in a bare Jaeger trace object took 1.1 GiB and more before the bare object was looked at).
+TEST(JsonStream, RefusesAnOversizedStringInASkippedValue) {
+    test::ScratchDir dir;
+    const std::string block(1 << 20, 'x');
+    auto write = [&](const std::string& name, const std::string& head, const std::string& tail) {
+        const std::string path = dir.file(name);
+        std::ofstream out(path, std::ios::binary);
+        out << head;
+        for (std::size_t i = 0; i <= (kMaxJsonValueBytes >> 20); ++i) out << block;
+        out << tail;
+        return path;
+    };
+    const auto before = streamFile(write("before.json", R"({"spans": [{"name": ")", R"("}], "data": [1]})"), "data");
+    EXPECT_NE(before.openError.find("byte 20: a JSON value larger than the limit of 64 MiB"), std::string::npos) << before.openError;
+    const auto after = streamFile(write("after.json", R"({"data": [1], "x": ")", R"("})"), "data");
+    EXPECT_EQ(after.elements.size(), 1u);
+    EXPECT_NE(after.error.find("byte 19: a JSON value larger than the limit of 64 MiB"), std::string::npos) << after.error;
+
+    const auto key = streamFile(write("key.json", R"({")", R"(": 1, "data": [1]})"), "data");
+    EXPECT_NE(key.openError.find("byte 1: a JSON value larger than the limit of 64 MiB"), std::string::npos) << key.openError;
+
+    JsonArrayStream stream;
+    std::string error;
+    ASSERT_TRUE(stream.open(write("member.json", R"([{"skipped": ")", R"(", "kept": 1}])"), "", &error)) << error;
+    const bool read = stream.nextObject([](std::string_view) { return JsonArrayStream::Member::Skip; },
+                                        [](std::string_view, const JsonValue&, std::uint64_t) { return true; });
+    EXPECT_FALSE(read);
+    EXPECT_NE(stream.error().find("byte 13: a JSON value larger than the limit of 64 MiB"), std::string::npos) << stream.error();
+}
+
 // ---------------------------------------------------------------------------------------------------
 // End to end: a Latin-1 event log keeps the core's JSON results valid (model --json, critical-path --json).
 

@@ -11,6 +11,8 @@
 #include <QComboBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
+#include <unistd.h>
 #include <fstream>
 #include <set>
 
@@ -805,6 +807,32 @@ TEST(MainWindow, ImportChecksTheFilesFirstAsksWhereAndRemembersTheFolder) {
     auto store = TraceStore::open((first + ".tldb").toStdString(), TraceStore::Mode::ReadOnly);
     ASSERT_TRUE(store);
     EXPECT_EQ(store.value()->requestsInPeriod("later").size(), 3u);
+}
+
+// --import of a pipe whose writer keeps it open (`tail -f log | tracelight --import - db`): closing the window
+// cancels the import at once, and the new database goes. The import waited in a read of the pipe that no cancel
+// could end, and the app never exited: QApplication waits for its workers (here: the window's end does).
+TEST(MainWindow, AnImportFromAPipeThatStaysOpenEndsWithTheWindow) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const std::string head = "request,host,task,event,ts_us\nr1,h,t,A,1\n";
+    ASSERT_EQ(::write(fds[1], head.data(), head.size()), static_cast<ssize_t>(head.size()));
+    const QString db = dir.filePath("piped.tldb");
+    {
+        app::MainWindow window;
+        window.setErrorsToStderr(true);
+        window.startImport({QStringLiteral("/dev/fd/%1").arg(fds[0])}, db, QStringLiteral("piped"));
+        QTest::qWait(300);
+        EXPECT_TRUE(window.isLoading());
+    }
+    const bool ended = QThreadPool::globalInstance()->waitForDone(2000);
+    ::close(fds[1]);  // (had it not ended, it does now: the test fails rather than hangs)
+    QThreadPool::globalInstance()->waitForDone();
+    ::close(fds[0]);
+    EXPECT_TRUE(ended) << "the import still waited on the pipe 2 s after its window closed";
+    EXPECT_FALSE(QFileInfo::exists(db));
 }
 
 // With no database open the window offers the ways in (Open…, Import Traces…, Open the Sample) instead of an

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -510,6 +512,61 @@ TEST(EventImport, AFifoIsReadAsItsContentComes) {
     ::close(unblockBad);
     ASSERT_FALSE(refused);
     EXPECT_EQ(refused.message().rfind(bad + ":2: ts_us 'soon' is not a number", 0), 0u) << refused.message();
+}
+
+// A pipe whose writer keeps it open (`tail -f log | tracelight --import - db`) does not hold up a cancel: the
+// app's Cancel (or its closing, which waits for its workers) has no signal to break a read that waits.
+TEST(EventImport, ACancelIsNotHeldUpByAPipeThatStaysOpen) {
+    Fixture f;
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const std::string head = "request,host,task,event,ts_us\nr1,h,t,A,1\n";
+    ASSERT_EQ(::write(fds[1], head.data(), head.size()), static_cast<ssize_t>(head.size()));
+    CancelToken cancel;
+    std::atomic<bool> done{false};
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        cancel.cancel();
+        // Not cancelled within 5 s: the writer ends, so that the test fails rather than hangs.
+        for (int i = 0; i < 500 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        ::close(fds[1]);
+    });
+    ImportOptions options;
+    options.inputs = {"/dev/fd/" + std::to_string(fds[0])};
+    const auto started = std::chrono::steady_clock::now();
+    auto result = importTraces(*f.store, options, nullptr, &cancel);
+    const auto took = std::chrono::steady_clock::now() - started;
+    done = true;
+    canceller.join();
+    ::close(fds[0]);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.message().find("cancelled"), std::string::npos) << result.message();
+    EXPECT_LT(took, std::chrono::seconds(2));
+}
+
+// Nor by a FIFO that no writer has opened yet: opening it waited for one, past any cancel.
+TEST(EventImport, ACancelIsNotHeldUpByAFifoWithNoWriter) {
+    Fixture f;
+    const std::string fifo = f.dir.file("waiting.fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    CancelToken cancel;
+    std::atomic<bool> done{false};
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        cancel.cancel();
+        for (int i = 0; i < 500 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (!done) ::close(::open(fifo.c_str(), O_WRONLY));  // a writer comes and goes: the test fails rather than hangs
+    });
+    ImportOptions options;
+    options.inputs = {fifo};
+    const auto started = std::chrono::steady_clock::now();
+    auto result = importTraces(*f.store, options, nullptr, &cancel);
+    const auto took = std::chrono::steady_clock::now() - started;
+    done = true;
+    canceller.join();
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.message().find("cancelled"), std::string::npos) << result.message();
+    EXPECT_LT(took, std::chrono::seconds(2));
 }
 
 TEST(EventImport, SameHostTimeGoingBackwardsIsWarned) {
