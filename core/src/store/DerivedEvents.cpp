@@ -42,7 +42,9 @@ bool DerivedEvents::isDerived(std::int64_t request) {
     return derived;
 }
 
-Result<SpanEventModel> DerivedEvents::model(std::int64_t request, bool withEvents) {
+Result<SpanEventModel> DerivedEvents::model(std::int64_t request, bool withEvents,
+                                            const std::function<bool(const AssembledEvent&)>& eventSink,
+                                            const std::function<void(const AssembledLink&)>& linkSink) {
     m_shapes.clear();
     m_events.clear();
     m_enter.clear();
@@ -92,34 +94,24 @@ Result<SpanEventModel> DerivedEvents::model(std::int64_t request, bool withEvent
     const auto verb = [&](std::uint32_t span, SpanVerb v) {
         return TraceName{v == SpanVerb::Call || v == SpanVerb::Serve ? m_enter[span] : m_leave[span], 1};
     };
-    return deriveSpanEvents({m_shapes, m_events, {m_start, 1}, {m_end, 1}, verb, {}, withEvents});
+    return deriveSpanEvents({m_shapes, m_events, {m_start, 1}, {m_end, 1}, verb, {}, withEvents, eventSink, linkSink});
 }
 
 Status DerivedEvents::events(std::int64_t request, const std::function<bool(const EventRow&)>& f, bool withOrder) {
-    auto derived = model(request);
-    if (!derived) return derived.status();
-    SpanEventModel& m = derived.value();
-    // Each task's events are together and in position order already: the tasks go in id order (a task id
-    // is one task's in a request), without a copy of the events.
-    std::sort(m.tasks.begin(), m.tasks.end(), [&](const auto& a, const auto& b) {
-        return m.events[a.first].task.name < m.events[b.first].task.name;
+    // Task by task in task id order (a task id is one task's in a request), each in position order: as the
+    // events table gives them, and without a list of them all.
+    auto derived = model(request, true, [&](const AssembledEvent& e) {
+        return f({request, e.task.name, e.event.name, e.host, withOrder ? e.seq : 0, e.tsNs});
     });
-    m_shapes = {};
-    m_events = {};
-    for (const auto& task : m.tasks)
-        for (std::size_t k = task.first; k < task.end; ++k) {
-            const AssembledEvent& e = m.events[k];
-            if (!f({request, e.task.name, e.event.name, e.host, withOrder ? e.seq : 0, e.tsNs})) return Status::error("cancelled");
-        }
-    return Status::ok();
+    if (!derived) return derived.status();
+    return derived.value().stopped ? Status::error("cancelled") : Status::ok();
 }
 
 Status DerivedEvents::links(std::int64_t request, std::vector<LinkRow>& out) {
-    auto derived = model(request, false);
-    if (!derived) return derived.status();
-    for (const AssembledLink& l : derived.value().links)
+    auto derived = model(request, false, {}, [&](const AssembledLink& l) {
         out.push_back({request, l.fromTask.name, l.fromSeq, l.toTask.name, l.toSeq});
-    return Status::ok();
+    });
+    return derived ? Status::ok() : derived.status();
 }
 
 Result<std::vector<TraceStore::EventAttribute>> DerivedEvents::attributes(std::int64_t request) {

@@ -31,7 +31,10 @@ public:
     Result<std::vector<TraceStore::EventAttribute>> attributes(std::int64_t request);
 
 private:
-    Result<SpanEventModel> model(std::int64_t request, bool withEvents = true);
+    // The derivation from the request's span rows; with sinks, its events and links go there instead.
+    Result<SpanEventModel> model(std::int64_t request, bool withEvents = true,
+                                 const std::function<bool(const AssembledEvent&)>& eventSink = {},
+                                 const std::function<void(const AssembledLink&)>& linkSink = {});
     std::uint32_t labelId(const char* text);  // 0: none
 
     sqlite3* m_db;

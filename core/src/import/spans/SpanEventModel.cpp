@@ -192,11 +192,24 @@ SpanEventModel deriveSpanEvents(const SpanEventModelInput& in) {
         for (auto [at, input] : spanEventsAt) out.eventNames[input] = out.events[at].event;
         spanEventsAt.clear();
     };
+    // A sink takes the tasks in task order: the chains' tops sorted by their task.
+    if (in.eventSink && in.order.empty()) {
+        rootsFirst.clear();
+        for (std::size_t i = 0; i < n; ++i)
+            if (absorbedInto[i] < 0) rootsFirst.push_back(static_cast<std::uint32_t>(i));
+        std::sort(rootsFirst.begin(), rootsFirst.end(), [&](auto a, auto b) {
+            return std::pair(out.taskOf[a].name, out.taskOf[a].occurrence) < std::pair(out.taskOf[b].name, out.taskOf[b].occurrence);
+        });
+    }
     Parts parts;
     for (auto i : in.order.empty() ? std::span<const std::uint32_t>(rootsFirst) : in.order) {
         if (absorbedInto[i] >= 0) continue;  // made with its client
         parts.clear();
         chain(i, parts);
+        // To a sink a task's events go as they are made, unless a span event of it may need its number
+        // (then the task's events are held until they are numbered).
+        bool direct = static_cast<bool>(in.eventSink);
+        for (const auto& part : parts) direct = direct && spans[part.first].eventCount == 0;
         std::int64_t seq = 0;
         const std::size_t first = out.events.size();
         for (auto& [owner, pending] : parts) {
@@ -205,13 +218,23 @@ SpanEventModel deriveSpanEvents(const SpanEventModelInput& in) {
                 if (p.rank == 0) out.startSeq[owner] = seq;
                 if (p.rank == 2) out.endSeq[owner] = seq;
                 if (p.child >= 0) childEvents.push_back({static_cast<std::uint32_t>(owner), static_cast<std::uint32_t>(p.child), seq, p.isCall});
-                if (!in.withEvents) continue;
-                out.events.push_back({out.taskOf[i], p.name, spans[owner].host, p.rank == 0 ? static_cast<std::int32_t>(owner) : -1, p.ts, seq});
+                if (!in.withEvents || out.stopped) continue;
+                const AssembledEvent event{out.taskOf[i], p.name, spans[owner].host, p.rank == 0 ? static_cast<std::int32_t>(owner) : -1, p.ts, seq};
+                if (direct) {
+                    out.stopped = !in.eventSink(event);
+                    continue;
+                }
+                out.events.push_back(event);
                 if (p.spanEvent != kNone) spanEventsAt.push_back({out.events.size() - 1, p.spanEvent});
             }
         }
         numberRepeatedSpanEvents(first);
-        if (in.withEvents) out.tasks.push_back({first, out.events.size()});
+        if (in.eventSink && !direct) {
+            for (std::size_t k = first; k < out.events.size() && !out.stopped; ++k) out.stopped = !in.eventSink(out.events[k]);
+            out.events.resize(first);
+        } else if (in.withEvents && !in.eventSink) {
+            out.tasks.push_back({first, out.events.size()});
+        }
     }
     // Known causal edges: the parent's call -> the child's start, the child's end -> the parent's return.
     // By waiting span, its calls then its returns, each in time order: a counting sort of the list above.
@@ -222,11 +245,13 @@ SpanEventModel deriveSpanEvents(const SpanEventModelInput& in) {
         for (std::size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
         std::vector<std::uint32_t> sorted(childEvents.size());
         for (std::size_t j = 0; j < childEvents.size(); ++j) sorted[first[slot(childEvents[j])]++] = static_cast<std::uint32_t>(j);
-        out.links.reserve(childEvents.size());
+        if (!in.linkSink) out.links.reserve(childEvents.size());
         for (auto j : sorted) {
             const ChildEvent& e = childEvents[j];
-            if (e.isCall) out.links.push_back({out.taskOf[e.owner], e.seq, out.taskOf[e.child], out.startSeq[e.child]});
-            else out.links.push_back({out.taskOf[e.child], out.endSeq[e.child], out.taskOf[e.owner], e.seq});
+            const AssembledLink link = e.isCall ? AssembledLink{out.taskOf[e.owner], e.seq, out.taskOf[e.child], out.startSeq[e.child]}
+                                                : AssembledLink{out.taskOf[e.child], out.endSeq[e.child], out.taskOf[e.owner], e.seq};
+            if (in.linkSink) in.linkSink(link);
+            else out.links.push_back(link);
         }
     }
     return out;

@@ -68,6 +68,11 @@ struct SpanEventModelInput {
     std::span<const std::uint32_t> order;
     // false: only the links and the spans' tasks and positions (a reader of links needs no events).
     bool withEvents = true;
+    // Where the events go instead of SpanEventModel::events: task by task in task order (by name, then
+    // occurrence), so a reader gets them as a table keyed by task would give them, without a list of them
+    // all; false stops (SpanEventModel::stopped). And where the links go instead of SpanEventModel::links.
+    std::function<bool(const AssembledEvent&)> eventSink;
+    std::function<void(const AssembledLink&)> linkSink;
 };
 
 struct SpanEventModel {
@@ -85,6 +90,7 @@ struct SpanEventModel {
     // By span event (input.events): its name in the model, renamed where it repeats one in its task.
     std::vector<TraceName> eventNames;
     std::size_t renamedEvents = 0;  // span events numbered so
+    bool stopped = false;           // the event sink said stop
 };
 
 // In time and memory linear in the spans, without recursion (any depth).
