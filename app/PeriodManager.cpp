@@ -17,6 +17,7 @@
 
 #include "tracelight/store/RequestTable.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/Periods.h"
 
 namespace tracelight {
 
@@ -127,7 +128,7 @@ QString PeriodManager::selectedName() const {
 void PeriodManager::refresh() {
     m_table->setRowCount(0);
     if (!m_session.isOpen()) return;
-    for (const auto& p : m_session.store()->listPeriods()) {
+    for (const auto& p : listPeriods(*m_session.store())) {
         const int row = m_table->rowCount();
         m_table->insertRow(row);
         m_table->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(p.name)));
@@ -154,7 +155,7 @@ bool PeriodManager::addByTime(const QString& name, const QDateTime& from, const 
     if (name.trimmed().isEmpty()) return report(tr("Add period"), tr("give it a name"));
     std::int64_t added = 0;
     const Status s = m_session.write([&](TraceStore& store) {
-        auto n = store.addPeriodByTime(name.trimmed().toStdString(), toNs(from), toNs(to));
+        auto n = addPeriodByTime(store, name.trimmed().toStdString(), toNs(from), toNs(to));
         if (n) added = n.value();
         return n.status();
     });
@@ -170,7 +171,7 @@ bool PeriodManager::addWhere(const QString& name, const QString& predicate) {
     if (name.trimmed().isEmpty()) return report(tr("Add period"), tr("give it a name"));
     std::int64_t added = 0;
     const Status s = m_session.write([&](TraceStore& store) {
-        auto n = store.addPeriodWhere(name.trimmed().toStdString(), predicate.toStdString());
+        auto n = addPeriodWhere(store, name.trimmed().toStdString(), predicate.toStdString());
         if (n) added = n.value();
         return n.status();
     });
@@ -179,13 +180,13 @@ bool PeriodManager::addWhere(const QString& name, const QString& predicate) {
 }
 
 bool PeriodManager::rename(const QString& from, const QString& to) {
-    if (Status s = m_session.write([&](TraceStore& store) { return store.renamePeriod(from.toStdString(), to.trimmed().toStdString()); }); !s)
+    if (Status s = m_session.write([&](TraceStore& store) { return renamePeriod(store, from.toStdString(), to.trimmed().toStdString()); }); !s)
         return report(tr("Rename"), QString::fromStdString(s.message()));
     return report(tr("Renamed %1 to %2").arg(from, to.trimmed()), {});
 }
 
 bool PeriodManager::remove(const QString& name) {
-    if (Status s = m_session.write([&](TraceStore& store) { return store.deletePeriod(name.toStdString()); }); !s)
+    if (Status s = m_session.write([&](TraceStore& store) { return deletePeriod(store, name.toStdString()); }); !s)
         return report(tr("Delete"), QString::fromStdString(s.message()));
     return report(tr("Deleted %1").arg(name), {});
 }

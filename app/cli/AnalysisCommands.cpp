@@ -14,6 +14,7 @@
 #include "tracelight/base/Json.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
+#include "tracelight/store/Periods.h"
 
 namespace tracelight::cli {
 
@@ -92,8 +93,8 @@ Result<std::string> requestOf(const TraceStore& store, const CommonOptions& o) {
     if (!o.request.empty()) return o.request;
     const std::int64_t count = store.requestCount();
     if (count == 1)
-        for (const auto& period : store.listPeriods())
-            if (const auto ids = store.requestsInPeriod(period.name); !ids.empty())
+        for (const auto& period : listPeriods(store))
+            if (const auto ids = requestsInPeriod(store, period.name); !ids.empty())
                 if (auto name = store.requestName(ids.front())) return *name;
     return Status::error(o.db + " holds " + std::to_string(count) + " requests: name one with --request ID");
 }

@@ -7,6 +7,7 @@
 #include "Commands.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/Periods.h"
 
 namespace tracelight::cli {
 
@@ -49,7 +50,7 @@ int runPeriod(const PeriodArgs& args, const std::string& action) {
     if (!store) return fail(store.message());
     TraceStore& s = *store.value();
     if (action == "list") {
-        const auto periods = s.listPeriods();
+        const auto periods = listPeriods(s);
         if (args.json) {
             JsonWriter w;
             w.beginArray();
@@ -66,22 +67,22 @@ int runPeriod(const PeriodArgs& args, const std::string& action) {
         Result<std::int64_t> n = Status::error("");
         if (!args.where.empty()) {
             if (!args.from.empty() || !args.to.empty()) return fail(args.db + ": period add: give --where or --from/--to, not both");
-            n = s.addPeriodWhere(args.name, args.where);
+            n = addPeriodWhere(s, args.name, args.where);
         } else {
             std::int64_t from = 0, to = 0;
             if (!parseTime(args.from, from)) return fail(args.db + ": period add: bad --from time '" + args.from + "' (UTC ISO-8601 or µs)");
             if (!parseTime(args.to, to)) return fail(args.db + ": period add: bad --to time '" + args.to + "' (UTC ISO-8601 or µs)");
-            n = s.addPeriodByTime(args.name, from, to);
+            n = addPeriodByTime(s, args.name, from, to);
         }
         if (!n) return fail(args.db + ": " + n.message());
         std::cerr << "period '" << args.name << "': " << n.value() << " requests\n";
         return 0;
     }
     if (action == "rename") {
-        if (Status st = s.renamePeriod(args.name, args.newName); !st) return fail(args.db + ": " + st.message());
+        if (Status st = renamePeriod(s, args.name, args.newName); !st) return fail(args.db + ": " + st.message());
         return 0;
     }
-    if (Status st = s.deletePeriod(args.name); !st) return fail(args.db + ": " + st.message());
+    if (Status st = deletePeriod(s, args.name); !st) return fail(args.db + ": " + st.message());
     return 0;
 }
 

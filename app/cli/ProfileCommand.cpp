@@ -10,6 +10,7 @@
 #include "tracelight/profile/Profile.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
+#include "tracelight/store/Periods.h"
 
 namespace tracelight::cli {
 
@@ -42,7 +43,7 @@ int runProfile(const ProfileArgs& args) {
     // --where and --outliers narrow every group; each is a sorted list of analysis rows.
     std::vector<std::vector<std::uint32_t>> filters;
     if (!args.where.empty()) {
-        auto matching = st.requestsWhere(args.where);
+        auto matching = requestsWhere(st, args.where);
         if (!matching) return fail(db + ": --where: " + matching.message());
         filters.push_back(rowsOfRequests(ids, matching.value()));
     }

@@ -6,6 +6,7 @@
 #include "profile/ProfileView.h"
 #include "tracelight/base/RandomSplit.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/Periods.h"
 
 namespace tracelight::app {
 
@@ -22,7 +23,7 @@ std::shared_ptr<const widgets::ProfileOutcome> computeProfile(const widgets::Pro
     const auto& ids = analysis.data.requestIds;
     std::vector<std::uint32_t> matching;  // the where filter's rows (sorted), applied to every group
     if (!request.where.empty()) {
-        auto found = store.value()->requestsWhere(request.where);
+        auto found = requestsWhere(*store.value(), request.where);
         if (!found) {
             out->status = Status::error("Where: " + found.message());
             return out;

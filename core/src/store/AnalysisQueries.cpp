@@ -400,24 +400,4 @@ std::vector<std::string> TraceStore::attributeKeys() const {
     return out;
 }
 
-std::unordered_map<std::uint32_t, std::string> TraceStore::periodNamesByRequest() const {
-    std::unordered_map<std::uint32_t, std::string> out;
-    sqlite::Statement q(m_db, "SELECT m.request_id, p.name FROM period_members m JOIN periods p ON p.id=m.period_id ORDER BY p.id");
-    while (q.step() == SQLITE_ROW) {
-        std::string& names = out[static_cast<std::uint32_t>(q.int64(0))];
-        if (!names.empty()) names += ", ";
-        names += q.text(1);
-    }
-    return out;
-}
-
-std::vector<RequestId> TraceStore::requestsInPeriod(std::string_view period) const {
-    std::vector<RequestId> out;
-    sqlite::Statement q(m_db, "SELECT m.request_id FROM period_members m JOIN periods p ON p.id=m.period_id WHERE p.name=?1 "
-                              "ORDER BY m.request_id");
-    q.bind(1, period);
-    while (q.step() == SQLITE_ROW) out.emplace_back(static_cast<std::uint32_t>(q.int64(0)));
-    return out;
-}
-
 } // namespace tracelight

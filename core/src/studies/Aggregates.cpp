@@ -16,6 +16,7 @@
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/analysis/SpanRequestPath.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/Periods.h"
 
 namespace tracelight {
 
@@ -377,7 +378,7 @@ RequestAggregates restrictAggregates(const RequestAggregates& a, const std::vect
 }
 
 std::vector<std::string> attributeValues(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view key) {
-    const auto byId = key == kPeriodKey ? store.periodNamesByRequest() : store.attributeValues(key);
+    const auto byId = key == kPeriodKey ? periodNamesByRequest(store) : store.attributeValues(key);
     std::vector<std::string> out(ids.size());
     for (std::size_t r = 0; r < ids.size(); ++r)
         if (auto it = byId.find(ids[r].value); it != byId.end()) out[r] = it->second;
@@ -390,7 +391,7 @@ std::vector<std::uint32_t> periodRows(const TraceStore& store, const std::vector
         std::iota(all.begin(), all.end(), 0u);
         return all;
     }
-    return rowsOfRequests(ids, store.requestsInPeriod(period));
+    return rowsOfRequests(ids, requestsInPeriod(store, period));
 }
 
 std::vector<std::uint32_t> rowsOfRequests(const std::vector<RequestId>& ids, const std::vector<RequestId>& wanted) {

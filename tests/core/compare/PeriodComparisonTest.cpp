@@ -12,14 +12,15 @@
 #include "tracelight/compare/PeriodComparison.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
+#include "tracelight/store/Periods.h"
 
 using namespace tracelight;
 
 TEST(PeriodComparison, ChecksThePeriodsThenComparesAndReRanks) {
     test::ScratchDir dir;
     auto store = test::generatedStore(dir, 300, 5);
-    ASSERT_TRUE(store->addPeriodByTime("all", 0, std::numeric_limits<std::int64_t>::max()));
-    ASSERT_TRUE(store->addPeriodByTime("fast", 0, std::numeric_limits<std::int64_t>::max()));  // the same requests, another name
+    ASSERT_TRUE(addPeriodByTime(*store, "all", 0, std::numeric_limits<std::int64_t>::max()));
+    ASSERT_TRUE(addPeriodByTime(*store, "fast", 0, std::numeric_limits<std::int64_t>::max()));  // the same requests, another name
     ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
     auto analysis = loadAnalysis(*store);
     ASSERT_TRUE(analysis);

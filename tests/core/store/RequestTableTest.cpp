@@ -7,6 +7,7 @@
 #include "tracelight/import/Import.h"
 #include "tracelight/store/RequestTable.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/Periods.h"
 
 using namespace tracelight;
 
@@ -48,8 +49,8 @@ TEST(RequestTable, ListsEveryPeriodARequestBelongsTo) {
     ImportOptions options;
     options.inputs = {dir.write("batch.csv", csv)};
     ASSERT_TRUE(importTraces(*store.value(), options));
-    ASSERT_TRUE(store.value()->addPeriodWhere("big", "size > 3"));
-    ASSERT_TRUE(store.value()->addPeriodWhere("odd", "size < 2"));
+    ASSERT_TRUE(addPeriodWhere(*store.value(), "big", "size > 3"));
+    ASSERT_TRUE(addPeriodWhere(*store.value(), "odd", "size < 2"));
     auto table = loadRequestTable(*store.value());
     ASSERT_TRUE(table) << table.message();
     ASSERT_EQ(table->periodNames, (std::vector<std::string>{"batch", "big", "odd"}));

@@ -17,6 +17,7 @@
 #include "tracelight/import/Import.h"
 #include "tracelight/store/NewDatabaseGuard.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/Periods.h"
 
 using namespace tracelight;
 
@@ -558,9 +559,9 @@ TEST(TraceStore, UpgradesVersion6WithPeriodMembershipFromTheImportBatch) {
     EXPECT_EQ(store.value()->schemaVersion(), TraceStore::kSchemaVersion);
     EXPECT_EQ(columnsOf(test::StoreAccess::db(*store.value()), "period_members"),
               (std::vector<std::string>{"period_id", "request_id"}));
-    EXPECT_EQ(store.value()->requestsInPeriod("p"), (std::vector<RequestId>{RequestId(1)}));
-    EXPECT_EQ(store.value()->requestsInPeriod("q"), (std::vector<RequestId>{RequestId(2), RequestId(3)}));
-    const auto periods = store.value()->listPeriods();
+    EXPECT_EQ(requestsInPeriod(*store.value(), "p"), (std::vector<RequestId>{RequestId(1)}));
+    EXPECT_EQ(requestsInPeriod(*store.value(), "q"), (std::vector<RequestId>{RequestId(2), RequestId(3)}));
+    const auto periods = listPeriods(*store.value());
     ASSERT_EQ(periods.size(), 2u);
     EXPECT_EQ(periods[1].requests, 2);
     EXPECT_EQ(periods[1].definition, "import batch");
@@ -571,14 +572,14 @@ TEST(TraceStore, PeriodByTimeRangeUsesAnalysedElseLocalStart) {
     auto store = TraceStore::open(dir.file("t.tldb"), TraceStore::Mode::Create);
     ASSERT_TRUE(store) << store.message();
     fillPeriods(*store.value());
-    EXPECT_EQ(store.value()->requestsInPeriod("p").size(), 3u);  // the trigger made them batch members
-    auto n = store.value()->addPeriodByTime("early", 1000000, 3000000);
+    EXPECT_EQ(requestsInPeriod(*store.value(), "p").size(), 3u);  // the trigger made them batch members
+    auto n = addPeriodByTime(*store.value(), "early", 1000000, 3000000);
     ASSERT_TRUE(n) << n.message();
     EXPECT_EQ(n.value(), 2);
-    EXPECT_EQ(store.value()->requestsInPeriod("early"), (std::vector<RequestId>{RequestId(1), RequestId(2)}));
-    EXPECT_FALSE(store.value()->addPeriodByTime("early", 0, 10));            // duplicate name
-    EXPECT_FALSE(store.value()->addPeriodByTime("backwards", 3000000, 10));  // empty range
-    EXPECT_EQ(store.value()->requestsInPeriod("p").size(), 3u);  // a request belongs to several periods
+    EXPECT_EQ(requestsInPeriod(*store.value(), "early"), (std::vector<RequestId>{RequestId(1), RequestId(2)}));
+    EXPECT_FALSE(addPeriodByTime(*store.value(), "early", 0, 10));            // duplicate name
+    EXPECT_FALSE(addPeriodByTime(*store.value(), "backwards", 3000000, 10));  // empty range
+    EXPECT_EQ(requestsInPeriod(*store.value(), "p").size(), 3u);  // a request belongs to several periods
 }
 
 TEST(TraceStore, PeriodByAttributeComparesNumbersNumericallyElseAsText) {
@@ -586,19 +587,19 @@ TEST(TraceStore, PeriodByAttributeComparesNumbersNumericallyElseAsText) {
     auto store = TraceStore::open(dir.file("a.tldb"), TraceStore::Mode::Create);
     ASSERT_TRUE(store) << store.message();
     fillPeriods(*store.value());
-    auto lt = store.value()->addPeriodWhere("small", "region < 10");  // 9 < 10 numerically, not as text
+    auto lt = addPeriodWhere(*store.value(), "small", "region < 10");  // 9 < 10 numerically, not as text
     ASSERT_TRUE(lt) << lt.message();
-    EXPECT_EQ(store.value()->requestsInPeriod("small"), (std::vector<RequestId>{RequestId(1)}));
-    ASSERT_TRUE(store.value()->addPeriodWhere("eu", "region=eu"));
-    EXPECT_EQ(store.value()->requestsInPeriod("eu"), (std::vector<RequestId>{RequestId(3)}));
-    ASSERT_TRUE(store.value()->addPeriodWhere("not-eu", "region != eu"));
-    EXPECT_EQ(store.value()->requestsInPeriod("not-eu"), (std::vector<RequestId>{RequestId(1), RequestId(2)}));
-    ASSERT_TRUE(store.value()->addPeriodWhere("big", "region > 9"));
-    EXPECT_EQ(store.value()->requestsInPeriod("big"), (std::vector<RequestId>{RequestId(2), RequestId(3)}));
-    auto bad = store.value()->addPeriodWhere("bad", "region");
+    EXPECT_EQ(requestsInPeriod(*store.value(), "small"), (std::vector<RequestId>{RequestId(1)}));
+    ASSERT_TRUE(addPeriodWhere(*store.value(), "eu", "region=eu"));
+    EXPECT_EQ(requestsInPeriod(*store.value(), "eu"), (std::vector<RequestId>{RequestId(3)}));
+    ASSERT_TRUE(addPeriodWhere(*store.value(), "not-eu", "region != eu"));
+    EXPECT_EQ(requestsInPeriod(*store.value(), "not-eu"), (std::vector<RequestId>{RequestId(1), RequestId(2)}));
+    ASSERT_TRUE(addPeriodWhere(*store.value(), "big", "region > 9"));
+    EXPECT_EQ(requestsInPeriod(*store.value(), "big"), (std::vector<RequestId>{RequestId(2), RequestId(3)}));
+    auto bad = addPeriodWhere(*store.value(), "bad", "region");
     ASSERT_FALSE(bad);
     EXPECT_NE(bad.message().find("bad predicate"), std::string::npos);
-    const auto periods = store.value()->listPeriods();
+    const auto periods = listPeriods(*store.value());
     ASSERT_EQ(periods.size(), 5u);
     EXPECT_EQ(periods[2].definition, "where region = eu");
 }
@@ -608,15 +609,15 @@ TEST(TraceStore, RenamesAndDeletesPeriodsWithoutTouchingRequests) {
     auto store = TraceStore::open(dir.file("r.tldb"), TraceStore::Mode::Create);
     ASSERT_TRUE(store) << store.message();
     fillPeriods(*store.value());
-    ASSERT_TRUE(store.value()->addPeriodWhere("eu", "region = eu"));
-    EXPECT_TRUE(store.value()->renamePeriod("eu", "europe"));
-    EXPECT_EQ(store.value()->requestsInPeriod("europe").size(), 1u);
-    EXPECT_FALSE(store.value()->renamePeriod("nope", "x"));
-    EXPECT_FALSE(store.value()->renamePeriod("europe", "p"));
-    EXPECT_TRUE(store.value()->deletePeriod("europe"));
-    EXPECT_FALSE(store.value()->deletePeriod("europe"));
-    EXPECT_TRUE(store.value()->deletePeriod("p"));  // an import batch: only its name and membership go
-    EXPECT_TRUE(store.value()->listPeriods().empty());
+    ASSERT_TRUE(addPeriodWhere(*store.value(), "eu", "region = eu"));
+    EXPECT_TRUE(renamePeriod(*store.value(), "eu", "europe"));
+    EXPECT_EQ(requestsInPeriod(*store.value(), "europe").size(), 1u);
+    EXPECT_FALSE(renamePeriod(*store.value(), "nope", "x"));
+    EXPECT_FALSE(renamePeriod(*store.value(), "europe", "p"));
+    EXPECT_TRUE(deletePeriod(*store.value(), "europe"));
+    EXPECT_FALSE(deletePeriod(*store.value(), "europe"));
+    EXPECT_TRUE(deletePeriod(*store.value(), "p"));  // an import batch: only its name and membership go
+    EXPECT_TRUE(listPeriods(*store.value()).empty());
     EXPECT_EQ(store.value()->requestByName("r2"), RequestId(2));
     EXPECT_EQ(store.value()->info().value().requests, 3);
 }

@@ -18,6 +18,7 @@
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/analysis/Segments.h"
 #include "tracelight/analysis/Slack.h"
+#include "tracelight/store/Periods.h"
 
 using namespace tracelight;
 using samples::PageLoadGenerator;
@@ -566,14 +567,14 @@ TEST(SpanCategories, PeriodIsAStratifyingKey) {
         auto imported = importTraces(*store, options);
         ASSERT_TRUE(imported) << imported.message();
     }
-    const auto normal = store->requestsInPeriod("normal"), fault = store->requestsInPeriod("fault");
+    const auto normal = requestsInPeriod(*store, "normal"), fault = requestsInPeriod(*store, "fault");
     ASSERT_FALSE(normal.empty());
     ASSERT_FALSE(fault.empty());
     std::vector<RequestId> ids = normal;
     ids.insert(ids.end(), fault.begin(), fault.end());
     auto values = attributeValues(*store, ids, kPeriodKey);
     for (std::size_t r = 0; r < ids.size(); ++r) EXPECT_EQ(values[r], r < normal.size() ? "normal" : "fault") << r;
-    auto everything = store->addPeriodByTime("everything", 0, std::numeric_limits<std::int64_t>::max());
+    auto everything = addPeriodByTime(*store, "everything", 0, std::numeric_limits<std::int64_t>::max());
     ASSERT_TRUE(everything) << everything.message();
     values = attributeValues(*store, ids, kPeriodKey);
     for (std::size_t r = 0; r < ids.size(); ++r) EXPECT_EQ(values[r], r < normal.size() ? "normal, everything" : "fault, everything") << r;

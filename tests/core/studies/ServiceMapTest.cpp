@@ -19,6 +19,7 @@
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/ServiceMap.h"
+#include "tracelight/store/Periods.h"
 
 using namespace tracelight;
 
@@ -400,7 +401,7 @@ TEST(ServiceMap, AMapOfSomeRequestsCountsOnlyTheirCalls) {
     test::ScratchDir dir;
     auto store = test::onlineBoutiqueStore(dir.file("ob.tldb"), {{"normal", {test::kObNormalMinute}}}, false);
     ASSERT_TRUE(store);
-    const std::vector<RequestId> all = store->requestsInPeriod("normal");
+    const std::vector<RequestId> all = requestsInPeriod(*store, "normal");
     std::vector<RequestId> halves[2];
     for (std::size_t i = 0; i < all.size(); ++i) halves[i % 2].push_back(all[i]);
     auto whole = loadServiceMap(*store);

@@ -55,6 +55,7 @@
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/Periods.h"
 
 using namespace tracelight;
 using tracelight::app::BottleneckRulesEditor;
@@ -489,9 +490,9 @@ TEST(PeriodManager, DefinesRenamesAndDeletesPeriods) {
     auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
     ASSERT_TRUE(store);
     std::vector<std::string> names;
-    for (const auto& p : store.value()->listPeriods()) names.push_back(p.name);
+    for (const auto& p : listPeriods(*store.value())) names.push_back(p.name);
     EXPECT_EQ(names, (std::vector<std::string>{"periods", "chromium"}));
-    EXPECT_EQ(store.value()->requestsInPeriod("chromium").size(), 20u);
+    EXPECT_EQ(requestsInPeriod(*store.value(), "chromium").size(), 20u);
 }
 
 // Analysis › Bottleneck types…: the rows become the rules in order; a bad pattern is reported in the dialog
@@ -606,7 +607,7 @@ TEST(MainWindow, TheListedRequestsAreTheScopeOfTheAnalysisViews) {
     {
         auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite);
         ASSERT_TRUE(store) << store.message();
-        auto early = store.value()->addPeriodByTime("early", 0, 100'000'000);  // requests r0..r99 start in the first 100 ms
+        auto early = addPeriodByTime(*store.value(), "early", 0, 100'000'000);  // requests r0..r99 start in the first 100 ms
         ASSERT_TRUE(early) << early.message();
         ASSERT_EQ(early.value(), 100);
     }
@@ -682,14 +683,14 @@ TEST(MainWindow, OpensATraceFileByImportingItBesideItself) {
     {
         auto store = TraceStore::open(db.toStdString(), TraceStore::Mode::ReadWrite);
         ASSERT_TRUE(store);
-        ASSERT_TRUE(store.value()->addPeriodByTime("kept", 0, std::numeric_limits<std::int64_t>::max()));
+        ASSERT_TRUE(addPeriodByTime(*store.value(), "kept", 0, std::numeric_limits<std::int64_t>::max()));
     }
     ASSERT_TRUE(window.openPath(trace));  // unchanged: the same database, the period saved in it still there
     ASSERT_TRUE(waitIdle(window));
     {
         auto store = TraceStore::open(db.toStdString(), TraceStore::Mode::ReadOnly);
         ASSERT_TRUE(store);
-        EXPECT_EQ(store.value()->requestsInPeriod("kept").size(), 2u);
+        EXPECT_EQ(requestsInPeriod(*store.value(), "kept").size(), 2u);
     }
 
     writeJaeger(trace, 3);  // changed (and newer than its database): imported again
@@ -705,7 +706,7 @@ TEST(MainWindow, OpensATraceFileByImportingItBesideItself) {
     {
         auto store = TraceStore::open(db.toStdString(), TraceStore::Mode::ReadOnly);
         ASSERT_TRUE(store);
-        EXPECT_TRUE(store.value()->requestsInPeriod("kept").empty());
+        EXPECT_TRUE(requestsInPeriod(*store.value(), "kept").empty());
         EXPECT_EQ(store.value()->importedInputs().size(), 1u);
     }
 
@@ -806,7 +807,7 @@ TEST(MainWindow, ImportChecksTheFilesFirstAsksWhereAndRemembersTheFolder) {
     EXPECT_EQ(model->totalCount(), 5);
     auto store = TraceStore::open((first + ".tldb").toStdString(), TraceStore::Mode::ReadOnly);
     ASSERT_TRUE(store);
-    EXPECT_EQ(store.value()->requestsInPeriod("later").size(), 3u);
+    EXPECT_EQ(requestsInPeriod(*store.value(), "later").size(), 3u);
 }
 
 // --import of a pipe whose writer keeps it open (`tail -f log | tracelight --import - db`): closing the window

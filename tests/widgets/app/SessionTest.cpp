@@ -12,6 +12,7 @@
 #include "Session.h"
 #include "common/JobRunner.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/Periods.h"
 
 namespace tracelight::app {
 namespace {
@@ -80,9 +81,9 @@ TEST(Session, WritesThroughAConnectionOfItsOwnAndTheReadersSeeIt) {
     Session session;
     EXPECT_FALSE(session.write([](TraceStore&) { return Status::ok(); }));  // nothing open
     ASSERT_TRUE(session.open(db));
-    ASSERT_TRUE(session.write([](TraceStore& store) { return store.addPeriodByTime("first", 1700000000000000000, 1700000000500000000).status(); }));
+    ASSERT_TRUE(session.write([](TraceStore& store) { return addPeriodByTime(store, "first", 1700000000000000000, 1700000000500000000).status(); }));
     bool found = false;
-    for (const auto& p : session.reader()().value()->listPeriods()) found = found || (p.name == "first" && p.requests == 1);
+    for (const auto& p : listPeriods(*session.reader()().value())) found = found || (p.name == "first" && p.requests == 1);
     EXPECT_TRUE(found);
 }
 

@@ -28,6 +28,7 @@ namespace sqlite {
 class StatementCache;
 }
 struct RequestTable;
+struct StoreConnection;
 namespace test {
 struct StoreAccess;  // tests' raw SQL checks
 }
@@ -262,28 +263,6 @@ public:
     std::optional<StoredRequestResult> requestResult(std::string_view name) const;
     // Request attribute values by request id, for one attribute key.
     std::unordered_map<std::uint32_t, std::string> attributeValues(std::string_view key) const;
-    // The requests of a period (import batch or defined period), by name.
-    std::vector<RequestId> requestsInPeriod(std::string_view period) const;
-    // Each request's periods by request id, their names joined by ", " in the order the periods were made.
-    std::unordered_map<std::uint32_t, std::string> periodNamesByRequest() const;
-
-    // ---- periods: named sets of requests (schema 7) ----
-    struct PeriodDefinition {
-        std::string name;
-        std::int64_t requests = 0;
-        std::string definition;  // "import batch", "time [from, to) us", "where ATTR OP VALUE"
-    };
-    std::vector<PeriodDefinition> listPeriods() const;
-    // Requests whose (analysed, else local) start lies in [fromNs, toNs).
-    Result<std::int64_t> addPeriodByTime(std::string_view name, std::int64_t fromNs, std::int64_t toNs);
-    // Requests with attribute ATTR OP VALUE; OP is one of = != < >. Numbers compare numerically, else text.
-    Result<std::int64_t> addPeriodWhere(std::string_view name, std::string_view predicate);
-    // The requests matching ATTR OP VALUE (as addPeriodWhere), read only: a filter that stores nothing.
-    Result<std::vector<RequestId>> requestsWhere(std::string_view predicate) const;
-    Status renamePeriod(std::string_view oldName, std::string_view newName);
-    // Removes the name and its membership; never requests or events.
-    Status deletePeriod(std::string_view name);
-
     // ---- the span tree (span imports only; event logs and databases before version 6 have none) ----
 
     // One request's spans, parents before children; empty when it has none.
@@ -308,6 +287,7 @@ private:
     friend class StagingTable;
     friend Result<RequestTable> loadRequestTable(const TraceStore& store, const CancelToken* cancel);
     friend struct test::StoreAccess;
+    friend struct StoreConnection;
     sqlite3* db() const { return m_db; }
     // A statement prepared once per connection (see store/StatementCache.h); nullptr when it does not prepare.
     sqlite3_stmt* cachedStatement(std::string_view sql);
