@@ -16,6 +16,7 @@
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/ResultCache.h"
 
 namespace tracelight {
 
@@ -578,7 +579,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 if (const auto& name = nameOf(r)) st.slowestCriticalRequests.push_back(*name);
         }
         const std::string params = storedParameters(options, lastImportRead);
-        for (Status s : {store.putResult("model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
+        for (Status s : {putResult(store, "model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
                          storeSegmentStats(store, params, stats)})
             if (!s) return fail(s);
         if (cancel && cancel->isCancelled()) return fail(Status::error("cancelled"));
@@ -601,11 +602,11 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
 }
 
 bool analysisIsCurrent(const TraceStore& store, const AnalysisOptions& options) {
-    return store.result("model", kAnalysisVersion, currentParameters(store, options)).has_value();
+    return cachedResult(store, "model", kAnalysisVersion, currentParameters(store, options)).has_value();
 }
 
 Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptions& options) {
-    auto json = store.result("model", kAnalysisVersion, currentParameters(store, options));
+    auto json = cachedResult(store, "model", kAnalysisVersion, currentParameters(store, options));
     if (!json) return Status::error(store.path() + ": no current analysis (run tracelight-cli analyze)");
     return *json;
 }

@@ -14,6 +14,7 @@
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/analysis/Segments.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/ResultCache.h"
 
 namespace tracelight {
 
@@ -53,8 +54,8 @@ std::uint32_t SegmentTypeTextIndex::textNumber(std::string_view text) {
 }
 
 std::optional<StoredModel> loadStoredModel(const TraceStore& store) {
-    auto bytes = store.latestResult(kModelBinary, kAnalysisVersion);
-    auto typeBytes = store.latestResult(kModelTypes, kAnalysisVersion);
+    auto bytes = latestResult(store, kModelBinary, kAnalysisVersion);
+    auto typeBytes = latestResult(store, kModelTypes, kAnalysisVersion);
     if (!bytes || !typeBytes) return std::nullopt;
     auto model = CausalModel::deserialize(*bytes);
     if (!model) return std::nullopt;
@@ -101,8 +102,8 @@ Status storeModel(TraceStore& store, const std::string& params, const TraceData&
     put(types, static_cast<std::uint32_t>(indexOf.size()));
     types += table;
     types += ids;
-    if (Status s = store.putResult(kModelTypes, kAnalysisVersion, params, types); !s) return s;
-    return store.putResult(kModelBinary, kAnalysisVersion, params, model.serialize());
+    if (Status s = putResult(store, kModelTypes, kAnalysisVersion, params, types); !s) return s;
+    return putResult(store, kModelBinary, kAnalysisVersion, params, model.serialize());
 }
 
 // Per type, in type order: occurrences, mean duration, network share, critical count, mean critical time
@@ -133,7 +134,7 @@ Status storeSegmentStats(TraceStore& store, const std::string& params, const std
     out += names;
     putVarint(out, stats.size());
     out += body;
-    return store.putResult(kSegmentStats, kAnalysisVersion, params, out);
+    return putResult(store, kSegmentStats, kAnalysisVersion, params, out);
 }
 
 namespace {
@@ -463,7 +464,7 @@ Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* ca
         g.types[i].startEvent = stored->types[i].startEvent;
         g.types[i].endEvent = stored->types[i].endEvent;
     }
-    if (auto stats = store.latestResult(kSegmentStats, kAnalysisVersion); stats && !readSegmentStats(*stats, g.types))
+    if (auto stats = latestResult(store, kSegmentStats, kAnalysisVersion); stats && !readSegmentStats(*stats, g.types))
         return Status::error(store.path() + ": the stored segment statistics are damaged (run tracelight-cli analyze again)");
     if (cancelled()) return Status::error("cancelled");
     // Happens-before among all surviving relations seen together at least once, transitively reduced; over

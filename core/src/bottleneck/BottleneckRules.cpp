@@ -2,6 +2,7 @@
 
 #include "tracelight/base/Json.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/ResultCache.h"
 
 namespace tracelight {
 
@@ -87,13 +88,13 @@ constexpr const char* kStoredRules = "bottleneck_rules";  // a result row, as th
 } // namespace
 
 BottleneckRules loadBottleneckRules(const TraceStore& store) {
-    if (auto json = store.latestResult(kStoredRules, 0))
+    if (auto json = latestResult(store, kStoredRules, 0))
         if (auto rules = BottleneckRules::fromJson(*json)) return std::move(rules.value());
     return {};
 }
 
 Status saveBottleneckRules(TraceStore& store, const BottleneckRules& rules) {
-    return store.putResult(kStoredRules, 0, "", rules.toJson());
+    return putResult(store, kStoredRules, 0, "", rules.toJson());
 }
 
 std::string gapsHowToFix() {

@@ -1,4 +1,5 @@
 #include "store/ImportWriter.h"
+#include "store/UtcNow.h"
 
 #include <algorithm>
 #include <array>
@@ -93,11 +94,7 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
     m_periodId = static_cast<std::uint32_t>(period.int64(0));
     period.reset();
 
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const std::string stamp = utcNow();
     sqlite::Statement import = cached("INSERT INTO imports(started_utc, format, inputs, period_id, requests, events, warnings) "
                              "VALUES(?1, ?2, ?3, ?4, 0, 0, 0)");
     import.bind(1, std::string_view(stamp)).bind(2, format).bind(3, inputs).bind(4, m_periodId);

@@ -17,6 +17,7 @@
 #include "store/OpenFailure.h"
 #include "store/Schema.h"
 #include "store/StoreConnection.h"
+#include "store/UtcNow.h"
 #include "store/StatementCache.h"
 #include "tracelight/base/OccurrenceName.h"
 #include "tracelight/base/Progress.h"
@@ -27,15 +28,6 @@ namespace {
 
 constexpr int kApplicationId = 0x544C4442;  // "TLDB"
 static_assert(TraceStore::kSchemaVersion == schema::kVersion);
-
-std::string utcNow() {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 } // namespace
 
@@ -435,36 +427,6 @@ std::string TraceStore::label(LabelId id) const {
     return std::string();
 }
 
-Status TraceStore::putResult(std::string_view name, int analysisVersion, std::string_view params,
-                             std::string_view data) {
-    sqlite::Statement q(m_db,
-                        "INSERT OR REPLACE INTO results(name, analysis_version, params, created_utc, data) "
-                        "VALUES(?1, ?2, ?3, ?4, ?5)");
-    q.bind(1, name).bind(2, analysisVersion).bind(3, params).bind(4, utcNow());
-    sqlite3_bind_blob(q.get(), 5, data.data(), static_cast<int>(data.size()), SQLITE_TRANSIENT);
-    if (q.step() != SQLITE_DONE) return Status::error(m_path + ": cannot store result: " + sqlite3_errmsg(m_db));
-    return Status::ok();
-}
-
-std::optional<std::string> TraceStore::result(std::string_view name, int analysisVersion,
-                                              std::string_view params) const {
-    sqlite::Statement q(m_db, "SELECT data FROM results WHERE name=?1 AND analysis_version=?2 AND params=?3");
-    q.bind(1, name).bind(2, analysisVersion).bind(3, params);
-    if (q.step() != SQLITE_ROW) return std::nullopt;
-    const auto* blob = static_cast<const char*>(sqlite3_column_blob(q.get(), 0));
-    return std::string(blob ? blob : "", static_cast<std::size_t>(sqlite3_column_bytes(q.get(), 0)));
-}
-
-} // namespace tracelight
-
-namespace tracelight {
-std::optional<std::string> TraceStore::latestResult(std::string_view name, int analysisVersion) const {
-    sqlite::Statement q(m_db, "SELECT data FROM results WHERE name=?1 AND analysis_version=?2");
-    q.bind(1, name).bind(2, analysisVersion);
-    if (q.step() != SQLITE_ROW) return std::nullopt;
-    const auto* blob = static_cast<const char*>(sqlite3_column_blob(q.get(), 0));
-    return std::string(blob ? blob : "", static_cast<std::size_t>(sqlite3_column_bytes(q.get(), 0)));
-}
 } // namespace tracelight
 
 namespace tracelight {

@@ -17,6 +17,7 @@
 #include "tracelight/analysis/SpanRequestPath.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/Periods.h"
+#include "tracelight/store/ResultCache.h"
 
 namespace tracelight {
 
@@ -343,13 +344,13 @@ Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSin
 }
 
 CategoryRules loadCategoryRules(const TraceStore& store) {
-    if (auto json = store.latestResult(kCategoryRules, 0))
+    if (auto json = latestResult(store, kCategoryRules, 0))
         if (auto rules = CategoryRules::fromJson(*json)) return rules.value();
     return CategoryRules::defaults();
 }
 
 Status saveCategoryRules(TraceStore& store, const CategoryRules& rules) {
-    return store.putResult(kCategoryRules, 0, "", rules.toJson());
+    return putResult(store, kCategoryRules, 0, "", rules.toJson());
 }
 
 RequestAggregates restrictAggregates(const RequestAggregates& a, const std::vector<std::uint32_t>& rows) {

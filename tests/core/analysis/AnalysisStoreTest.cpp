@@ -21,6 +21,7 @@
 #include "tracelight/analysis/RequestDag.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/store/ResultCache.h"
 
 using namespace tracelight;
 
@@ -135,7 +136,7 @@ TEST(AnalysisStore, AnAnalysisFasterThanTheFilesCheckIsStillWritten) {
     {
         auto created = sampleStore(dir, 3);
         // A table the check reads and the analysis barely does, large enough for its check to outlast the pass.
-        ASSERT_TRUE(created->putResult("padding", 1, "", std::string(std::size_t{48} << 20, 'x')));
+        ASSERT_TRUE(putResult(*created, "padding", 1, "", std::string(std::size_t{48} << 20, 'x')));
     }
     const std::string path = dir.file("s.tldb");  // where generatedStore writes it
     for (int round = 0; round < 3; ++round)

@@ -18,6 +18,7 @@
 #include "tracelight/store/NewDatabaseGuard.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/Periods.h"
+#include "tracelight/store/ResultCache.h"
 
 using namespace tracelight;
 
@@ -77,11 +78,11 @@ TEST(TraceStore, CachedResultsAreKeyedByVersionAndParameters) {
     auto store = TraceStore::open(dir.file("r.tldb"), TraceStore::Mode::Create);
     ASSERT_TRUE(store);
     TraceStore& s = *store.value();
-    ASSERT_TRUE(s.putResult("model", 1, "floor=5", "{\"x\":1}"));
-    EXPECT_EQ(s.result("model", 1, "floor=5").value_or(""), "{\"x\":1}");
-    EXPECT_FALSE(s.result("model", 2, "floor=5"));  // another analysis version: stale
-    EXPECT_FALSE(s.result("model", 1, "floor=6"));  // other parameters: stale
-    EXPECT_FALSE(s.result("other", 1, "floor=5"));
+    ASSERT_TRUE(putResult(s, "model", 1, "floor=5", "{\"x\":1}"));
+    EXPECT_EQ(cachedResult(s, "model", 1, "floor=5").value_or(""), "{\"x\":1}");
+    EXPECT_FALSE(cachedResult(s, "model", 2, "floor=5"));  // another analysis version: stale
+    EXPECT_FALSE(cachedResult(s, "model", 1, "floor=6"));  // other parameters: stale
+    EXPECT_FALSE(cachedResult(s, "other", 1, "floor=5"));
 }
 
 namespace {
@@ -215,7 +216,7 @@ TEST(TraceStore, BackgroundCheckRefusesEveryWriteToADamagedFile) {
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
     ASSERT_TRUE(store) << store.message();
     expectWritesRefused(*store.value(), path, page);
-    EXPECT_FALSE(store.value()->putResult("probe", 1, "", "written"));
+    EXPECT_FALSE(putResult(*store.value(), "probe", 1, "", "written"));
     store.value().reset();
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
@@ -237,7 +238,7 @@ TEST(TraceStore, ACheckBesideAFullReadLeavesOnlyTheEventsToThatRead) {
         auto store = TraceStore::open(badEvents, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
         ASSERT_TRUE(store) << store.message();
         expectWritesRefused(*store.value(), badEvents, eventsPage);  // no full read was noted
-        EXPECT_FALSE(store.value()->putResult("probe", 1, "", "written"));
+        EXPECT_FALSE(putResult(*store.value(), "probe", 1, "", "written"));
         // A full read noted after that verdict does not undo it.
         store.value()->noteEventsReadInFull();
         expectWritesRefused(*store.value(), badEvents, eventsPage);
@@ -265,7 +266,7 @@ TEST(TraceStore, ACheckBesideAFullReadLeavesOnlyTheEventsToThatRead) {
         auto beside = TraceStore::open(badPeriods, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
         ASSERT_TRUE(beside) << beside.message();
         beside.value()->noteEventsReadInFull();
-        EXPECT_TRUE(beside.value()->putResult("probe", 1, "", "written"));
+        EXPECT_TRUE(putResult(*beside.value(), "probe", 1, "", "written"));
     }
     auto beside = TraceStore::open(badPeriods, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
     ASSERT_TRUE(beside) << beside.message();
@@ -280,15 +281,15 @@ TEST(TraceStore, BackgroundCheckPassesASoundFile) {
     {
         auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
         ASSERT_TRUE(store) << store.message();
-        ASSERT_TRUE(store.value()->putResult("probe", 1, "", "written"));
+        ASSERT_TRUE(putResult(*store.value(), "probe", 1, "", "written"));
         ASSERT_TRUE(store.value()->begin());
-        ASSERT_TRUE(store.value()->putResult("probe2", 1, "", "written"));
+        ASSERT_TRUE(putResult(*store.value(), "probe2", 1, "", "written"));
         ASSERT_TRUE(store.value()->commit());
     }
     auto reader = TraceStore::open(path, TraceStore::Mode::ReadOnly);
     ASSERT_TRUE(reader);
-    EXPECT_EQ(reader.value()->result("probe", 1, ""), "written");
-    EXPECT_EQ(reader.value()->result("probe2", 1, ""), "written");
+    EXPECT_EQ(cachedResult(*reader.value(), "probe", 1, ""), "written");
+    EXPECT_EQ(cachedResult(*reader.value(), "probe2", 1, ""), "written");
     auto closedAtOnce = TraceStore::open(path, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::InBackground);
     ASSERT_TRUE(closedAtOnce);
 }

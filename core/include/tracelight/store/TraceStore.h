@@ -187,13 +187,6 @@ public:
     std::string label(LabelId id) const;
     std::optional<RequestId> requestByName(std::string_view name) const;
 
-    // Cached analysis results, tagged with the analysis version and its parameters.
-    Status putResult(std::string_view name, int analysisVersion, std::string_view params, std::string_view data);
-    // Empty when missing, or stale (another version or other parameters).
-    std::optional<std::string> result(std::string_view name, int analysisVersion, std::string_view params) const;
-    // The newest result of that name and analysis version, whatever its parameters (views show it while
-    // a fresh analysis runs).
-    std::optional<std::string> latestResult(std::string_view name, int analysisVersion) const;
 
     // ---- reads and writes of the analysis (the SQL stays here) ----------------------------------
 
