@@ -321,7 +321,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // The filter is the database's own (a period named in one means nothing in the next): set when one opens.
 }
 
-MainWindow::~MainWindow() = default;  // the session, a child, cancels its jobs
+MainWindow::~MainWindow() {
+    // The session cancels its jobs as it goes, and a job that ends says so: by the time QWidget deletes its
+    // children this window's members are gone, so nothing the session or its lanes say may reach it then.
+    if (!m_session) return;
+    m_session->disconnect(this);
+    for (std::size_t lane = 0; lane < Session::kJobs; ++lane) job(static_cast<Job>(lane)).disconnect(this);
+    delete m_session;
+    m_session = nullptr;
+}
 
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
