@@ -531,13 +531,7 @@ Result<ImportSummary> importTraces(TraceStore& store, const ImportOptions& optio
             }
             // Written: a trace of a million spans frees its four million events before its spans go.
             std::vector<AssembledEvent>().swap(trace.events);
-            for (const auto& l : trace.links) {
-                auto from = labelOf(l.fromTask, LabelRole::Task);
-                auto to = from ? labelOf(l.toTask, LabelRole::Task) : from;
-                if (!to) return Status::error(where() + to.message());
-                if (Status s = writer.addLink(trace.traceId, from.value(), l.fromSeq, to.value(), l.toSeq); !s)
-                    return Status::error(where() + s.message());
-            }
+            // Its links are not stored: a read derives them from the spans, as it does the events.
             std::vector<AssembledLink>().swap(trace.links);
             // What the store derives the events from again when it reads the request, by label id.
             std::vector<ImportWriter::SpanModelIds> modelIds(trace.modelNames.size());

@@ -38,7 +38,6 @@ private:
     std::uint32_t labelId(const char* text);  // 0: none
 
     sqlite3* m_db;
-    std::string m_path;
     sqlite::Statement m_spans, m_spanEvents, m_isDerived;
     std::uint32_t m_start = 0, m_end = 0, m_client = 0;
     std::vector<SpanCallShape> m_shapes;

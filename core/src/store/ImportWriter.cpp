@@ -38,7 +38,6 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         !batch(m_eventRows, "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns)", 6, "event") ||
         !batch(m_occurrenceRows, "INSERT INTO label_occurrences(id, name_id, occurrence)", 3, "label") ||
         !batch(m_roleRows, "INSERT OR IGNORE INTO label_roles(label_id, role)", 2, "label role") ||
-        !batch(m_linkRows, "INSERT INTO causal_links(request_id, from_task_id, from_ord, to_task_id, to_ord)", 5, "link") ||
         !batch(m_spanAttrRows, "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id, process)", 6, "span attribute") ||
         !batch(m_spanEventRows, "INSERT INTO span_events(request_id, idx, pos, name_id, ts_ns, event_id)", 6, "span event") ||
         !batch(m_requestAttrRows, "INSERT OR IGNORE INTO request_attrs(request_id, key_id, value_id)", 3, "attribute") ||
@@ -377,23 +376,6 @@ Status ImportWriter::addEvent(const InternedEvent& e) {
     return Status::ok();
 }
 
-Status ImportWriter::addLink(std::string_view request, RawTask fromTask, std::int64_t fromSeq, RawTask toTask,
-                             std::int64_t toSeq) {
-    auto from = intern(fromTask.name, fromTask.occurrence, LabelRole::Task);
-    if (!from) return from.status();
-    auto to = intern(toTask.name, toTask.occurrence, LabelRole::Task);
-    if (!to) return to.status();
-    return addLink(request, from.value(), fromSeq, to.value(), toSeq);
-}
-
-Status ImportWriter::addLink(std::string_view request, std::uint32_t fromTask, std::int64_t fromSeq, std::uint32_t toTask,
-                             std::int64_t toSeq) {
-    const RequestState* state = findRequest(request);
-    if (!state) return Status::error("link in unknown request " + quoted(request));
-    if (state->fromSpans) return Status::ok();  // derived from its spans when read, as its events are
-    return m_linkRows.add(state->id, fromTask, fromSeq, toTask, toSeq);
-}
-
 Status ImportWriter::addWarning(std::string_view request, const std::string& message) {
     warn("trace " + std::string(request) + ": " + message);
     const RequestState* state = findRequest(request);
@@ -689,7 +671,7 @@ Status ImportWriter::summariseAgain(const ProgressSink* progress, const CancelTo
 
 Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel) {
     // Every row still waiting in a batch, before anything reads the tables back.
-    for (BatchedInsert* rows : {&m_eventRows, &m_requestAttrRows, &m_eventAttrRows, &m_linkRows, &m_spanAttrRows, &m_spanEventRows})
+    for (BatchedInsert* rows : {&m_eventRows, &m_requestAttrRows, &m_eventAttrRows, &m_spanAttrRows, &m_spanEventRows})
         if (Status s = rows->flush(); !s) return s;
     if (Status s = summariseHeld(); !s) return s;
     // The rest reads what was written and writes little: on this thread, once every write handed over is done.

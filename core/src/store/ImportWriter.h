@@ -50,12 +50,6 @@ struct InternedEvent {
     std::string_view taskText;  // for error messages
 };
 
-// A task named in a causal link: its name and which occurrence of it.
-struct RawTask {
-    std::string_view name;
-    std::uint32_t occurrence = 1;
-};
-
 class ImportWriter {
 public:
     explicit ImportWriter(TraceStore& store) : m_store(store), m_db(store.db()) {}
@@ -73,9 +67,6 @@ public:
         return internOccurrence(name, occurrence, role);
     }
     Status addEvent(const InternedEvent& event);
-    // A known causal edge between two events of one request, by task and position (seq).
-    Status addLink(std::string_view request, RawTask fromTask, std::int64_t fromSeq, RawTask toTask, std::int64_t toSeq);
-    Status addLink(std::string_view request, std::uint32_t fromTask, std::int64_t fromSeq, std::uint32_t toTask, std::int64_t toSeq);
     Status addWarning(std::string_view request, const std::string& message);
     // The request's span tree (after its events, so the request exists), parents before children, with the
     // label ids its event model is derived from when read (SpanEventModel.h): by span, and by span event.
@@ -223,7 +214,7 @@ private:
     sqlite::Statement m_insertLabel, m_insertRequest, m_insertEvent;
     sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertWarning;
     sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest, m_insertSummedRequest, m_insertRequestSpans;
-    BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_linkRows, m_spanAttrRows, m_spanEventRows, m_eventAttrRows;
+    BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_spanAttrRows, m_spanEventRows, m_eventAttrRows;
     // Last, so that it is stopped (every job done) before the statements and rows its jobs use go.
     SqlWorker m_worker;
 };

@@ -434,7 +434,7 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
         (v == SpanVerb::Call || v == SpanVerb::Serve ? out.modelNames[r].enter : out.modelNames[r].leave) = name;
         return name;
     };
-    SpanEventModel model = deriveSpanEvents({shapes, spanEventNames, startName, endName, verb, taskOrder});
+    SpanEventModel model = deriveSpanEvents({shapes, spanEventNames, startName, endName, verb, taskOrder, true, {}, {}});
     out.spanEventNames = std::move(model.eventNames);
     out.renamedEvents = model.renamedEvents;
     out.events = std::move(model.events);

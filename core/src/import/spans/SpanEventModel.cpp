@@ -232,8 +232,6 @@ SpanEventModel deriveSpanEvents(const SpanEventModelInput& in) {
         if (in.eventSink && !direct) {
             for (std::size_t k = first; k < out.events.size() && !out.stopped; ++k) out.stopped = !in.eventSink(out.events[k]);
             out.events.resize(first);
-        } else if (in.withEvents && !in.eventSink) {
-            out.tasks.push_back({first, out.events.size()});
         }
     }
     // Known causal edges: the parent's call -> the child's start, the child's end -> the parent's return.

@@ -76,12 +76,7 @@ struct SpanEventModelInput {
 };
 
 struct SpanEventModel {
-    std::vector<AssembledEvent> events;  // each task's events together, in position order (none without withEvents)
-    // Where each task's events are in `events`: [first, end), in the order the tasks were made.
-    struct TaskEvents {
-        std::size_t first, end;
-    };
-    std::vector<TaskEvents> tasks;
+    std::vector<AssembledEvent> events;  // each task's events together, in position order (none without withEvents or with a sink)
     std::vector<AssembledLink> links;    // by waiting span: its calls, then its returns, each in time order
     // By span: the task its events landed in (a server taken into its client's task lands there) and the
     // positions of its start and end events within it.
