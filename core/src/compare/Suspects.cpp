@@ -275,26 +275,50 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
         stats[k].q = q[k];
         stats[k].significant = q[k] < options.alpha && stats[k].slowdown > 1;
     }
-    // A slower hop belongs to the service common to the slower hops around it, else to its callee.
-    std::map<std::string, std::pair<int, int>> hops;  // service -> (hops touching it, significant ones)
-    for (const auto& ks : stats) {
-        if (!ks.hop) continue;
-        for (const auto* s : {&ks.from, &ks.to}) {
-            auto& [all, sig] = hops[*s];
-            ++all;
-            sig += ks.significant;
+    // A slower hop A → B is A's or B's: a CPU-starved A slows its side of every call it makes at the same time,
+    // a network delay into B every call into B. So look at the target requests in which the hop's calls were out
+    // of the ordinary, and at the other calls and work there that touch only one of the two: the side whose
+    // share of unusual spans rises more over its base share owns the hop (TraceRCA: the service common to the
+    // anomalous calls of the same requests); a tie goes to the callee.
+    auto unusual = [&](const SpanTime& s, bool target) {
+        return s.us > (target ? threshold : baseThreshold)[s.operation] || s.us > farThreshold[s.operation];
+    };
+    auto judged = [&](const SpanTime& s) { return std::isfinite(threshold[s.operation]) || std::isfinite(farThreshold[s.operation]); };
+    auto touches = [&](std::uint32_t key, const std::string& service) {
+        return stats[key].from == service || (stats[key].hop && stats[key].to == service);
+    };
+    auto callerOwns = [&](std::uint32_t hop) {
+        const KeyStats& ks = stats[hop];
+        struct Side { double unusual = 0, judged = 0, baseUnusual = 0, baseJudged = 0; } sides[2];
+        for (const auto& r : requests) {
+            bool instance = false;
+            if (r.target)
+                for (const auto& s : r.spans) instance = instance || (s.key == hop && unusual(s, true));
+            if (r.target && !instance) continue;
+            for (const auto& s : r.spans) {
+                if (s.key == hop || !judged(s)) continue;
+                const bool caller = touches(s.key, ks.from), callee = touches(s.key, ks.to);
+                if (caller == callee) continue;
+                Side& side = sides[caller ? 0 : 1];
+                const bool u = unusual(s, r.target);
+                if (r.target) side.unusual += u, ++side.judged;
+                else side.baseUnusual += u, ++side.baseJudged;
+            }
         }
-    }
-    auto common = [&](const std::string& s) {
-        const auto it = hops.find(s);
-        return it != hops.end() && it->second.second >= 2 && double(it->second.second) >= options.commonShare * double(it->second.first);
+        auto rise = [](const Side& s) {
+            return (s.unusual + 0.5) / (s.judged + 1) - (s.baseUnusual + 0.5) / (s.baseJudged + 1);
+        };
+        const Side& caller = sides[0];
+        return rise(caller) > rise(sides[1]) &&
+               fisherGreater(static_cast<std::int64_t>(caller.unusual), static_cast<std::int64_t>(caller.judged),
+                             static_cast<std::int64_t>(caller.baseUnusual), static_cast<std::int64_t>(caller.baseJudged)) < options.alpha;
     };
     std::map<std::string, Suspect> byService;
     for (std::size_t k = 0; k < keyCount; ++k) {
         const KeyStats& ks = stats[k];
         if (!ks.significant) continue;
         std::string owner = ks.from;
-        if (ks.hop) owner = common(ks.from) && (!common(ks.to) || hops[ks.from].second > hops[ks.to].second) ? ks.from : ks.to;
+        if (ks.hop) owner = callerOwns(static_cast<std::uint32_t>(k)) ? ks.from : ks.to;
         Suspect& s = byService[owner];
         s.service = owner;
         s.score = std::max(s.score, ks.slowdown);

@@ -17,6 +17,7 @@ using namespace tracelight;
 namespace {
 
 const std::string kOb = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-onlineboutique/";
+const std::string kTt = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/nezha-trainticket/";
 
 struct Periods {
     test::ScratchDir dir;
@@ -24,16 +25,16 @@ struct Periods {
     InMemoryAnalysis analysis;
     std::vector<std::uint32_t> normal, fault;
 
-    // The normal minute as "normal", the given fault minutes as "fault".
-    explicit Periods(const std::vector<std::string>& faultMinutes) {
-        store = std::move(TraceStore::open(dir.file("ob.tldb"), TraceStore::Mode::Create).value());
+    // The system's normal minute as "normal", the given fault minutes as "fault".
+    explicit Periods(const std::vector<std::string>& faultMinutes, const std::string& system = kOb) {
+        store = std::move(TraceStore::open(dir.file("periods.tldb"), TraceStore::Mode::Create).value());
         ImportOptions options;
-        options.inputs = {kOb + "normal/2022-08-23_17_00_trace.csv"};
+        options.inputs = {system + (system == kOb ? "normal/2022-08-23_17_00_trace.csv" : "normal/2023-01-29_08_50_trace.csv")};
         options.period = "normal";
         EXPECT_TRUE(importTraces(*store, options));
         if (!faultMinutes.empty()) {
             options.inputs.clear();
-            for (const auto& m : faultMinutes) options.inputs.push_back(kOb + "fault/" + m + "_trace.csv");
+            for (const auto& m : faultMinutes) options.inputs.push_back(system + "fault/" + m + "_trace.csv");
             options.period = "fault";
             EXPECT_TRUE(importTraces(*store, options));
         }
@@ -79,6 +80,23 @@ TEST(Suspects, ASlowerHopImplicatesItsCallee) {
     EXPECT_TRUE(hop);
     EXPECT_GT(currency->deltaUs, 100'000);  // hundreds of milliseconds per request
     EXPECT_TRUE(std::none_of(suspects->begin(), suspects->end(), [](const Suspect& s) { return s.service == "frontend"; }));
+}
+
+// CPU contention in ts-preserve-service (15:42): in the requests where its calls to ts-travel-service took
+// 70-120 ms instead of 2-3, its other calls (to security, contacts) were slow too, while ts-travel-service's
+// own calls were not: the hop is the caller's, and ts-preserve-service leads.
+TEST(Suspects, ACpuStarvedCallerOwnsItsSlowerCalls) {
+    if (!std::filesystem::is_directory(kTt)) GTEST_SKIP() << "no " << kTt;
+    Periods p({"15_42", "15_43"}, kTt);
+    auto suspects = findSuspects(p.analysis, *p.store, p.normal, p.fault);
+    ASSERT_TRUE(suspects) << suspects.message();
+    ASSERT_FALSE(suspects->empty());
+    const Suspect& first = suspects->front();
+    EXPECT_EQ(first.service, "ts-preserve-service");
+    ASSERT_FALSE(first.evidence.empty());
+    EXPECT_EQ(first.evidence.front().key, "ts-preserve-service → ts-travel-service");
+    EXPECT_TRUE(first.evidence.front().hop);
+    EXPECT_TRUE(std::none_of(suspects->begin(), suspects->end(), [](const Suspect& s) { return s.service == "ts-travel-service"; }));
 }
 
 // A network delay into emailservice (05:43): 8 of its 37 calls (in 36 requests) took 0.86-0.92 s against at most 70 ms for the

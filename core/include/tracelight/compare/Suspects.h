@@ -11,9 +11,9 @@
 // span an order of magnitude past its operation's base median against how often that happens to any key of
 // the base (a beta-binomial with an empirical-Bayes prior: a few calls far out on a small base). Keys are kept at a
 // false discovery rate across keys (tens, not hundreds of frames) and ranked like with like: each key's
-// mean own time against what the same operations took in the base (its slowdown). A slower hop implicates
-// the service common to the slower hops (MicroRank's and TraceRCA's intuition that shared callees explain
-// many anomalous calls), else its callee.
+// mean own time against what the same operations took in the base (its slowdown). A slower hop A → B is A's
+// when, in the requests where it was unusual, A's other spans were unusual more often than in the base and
+// more than B's (TraceRCA's service common to the anomalous calls of a trace), else B's.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,7 +32,6 @@ struct SuspectOptions {
     double farTimes = 20;          // a span this many times its operation's base median (each plus floorUs) is far
     std::int64_t minBaseSpans = 5;  // an operation with fewer spans in the base has no tail threshold
     double floorUs = 100;          // added to both means of a slowdown, so that tiny times do not lead
-    double commonShare = 0.5;      // a service common to at least this share of its hops (and two) owns them
     unsigned threads = 0;
 };
 
