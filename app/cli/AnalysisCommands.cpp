@@ -12,6 +12,7 @@
 #include "tracelight/analysis/ClockAdjustments.h"
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/base/Json.h"
+#include "tracelight/import/TraceFileContents.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/store/Periods.h"
@@ -99,13 +100,64 @@ Result<std::string> requestOf(const TraceStore& store, const CommonOptions& o) {
     return Status::error(o.db + " holds " + std::to_string(count) + " requests: name one with --request ID");
 }
 
-// One request's cached critical path and slack, analysing the database first when needed.
-Result<RequestAnalysis> analysedRequest(const CommonOptions& o) {
+// One request's critical path and slack and, for span data, its segments' categories as the breakdown puts them.
+struct AnalysedRequest {
+    RequestAnalysis analysis;
+    std::vector<std::string> categories;
+};
+
+// A trace file without a current database of its own is read and analysed in memory, writing nothing; spans
+// over the memory budget, and event logs, are imported into its database as before.
+std::optional<Result<AnalysedRequest>> analysedInMemory(const CommonOptions& o, bool withCategories) {
+    if (!isTraceFileWithoutCurrentDatabase(o.db)) return std::nullopt;
+    ImportOptions import;
+    import.inputs = {o.db};
+    auto contents = readSpanFiles(import);
+    if (!contents) {
+        if (overMemoryBudget(contents.status()) || contents.message().ends_with("not span data (import it into a database)")) return std::nullopt;
+        return Status::error(o.db + ": " + contents.message());
+    }
+    if (!o.quiet && contents->tracesWithWarnings)
+        std::fprintf(stderr, "tracelight-cli: %s: %lld trace%s with warnings (import it to list them)\n", o.db.c_str(),
+                     static_cast<long long>(contents->tracesWithWarnings), contents->tracesWithWarnings == 1 ? "" : "s");
+    std::size_t row = 0;
+    const auto& names = contents->requestNames;
+    if (!o.request.empty()) {
+        const auto it = std::find(names.begin(), names.end(), o.request);
+        if (it == names.end()) return Status::error(o.db + ": no request '" + o.request + "'");
+        row = static_cast<std::size_t>(it - names.begin());
+    } else if (names.size() != 1) {
+        return Status::error(o.db + " holds " + std::to_string(names.size()) + " requests: name one with --request ID");
+    }
+    std::string name = names[row];
+    std::vector<std::string> spanIds = std::move(contents->spanIds[row]);
+    auto analysis = analyzeInMemory(std::move(contents->data), o.analysis);
+    if (!analysis) return analysis.status();
+    auto a = requestAnalysis(analysis.value(), row, std::move(name), std::move(spanIds));
+    if (!a) return a.status();
+    AnalysedRequest out{std::move(a.value()), {}};
+    if (withCategories && !out.analysis.spanIds.empty())
+        out.categories = requestSegmentCategories(analysis->data, row, CategoryRules::defaults());
+    return out;
+}
+
+// One request's critical path and slack: in memory for a trace file without a current database, else the
+// database's cached results (analysing it first when needed).
+Result<AnalysedRequest> analysedRequest(const CommonOptions& o, bool withCategories) {
+    if (auto inMemory = analysedInMemory(o, withCategories)) return std::move(*inMemory);
     auto store = openForRequest(o);
     if (!store) return store.status();
     auto request = requestOf(*store.value(), o);
     if (!request) return request.status();
-    return loadRequestAnalysis(*store.value(), request.value());
+    auto a = loadRequestAnalysis(*store.value(), request.value());
+    if (!a) return a.status();
+    AnalysedRequest out{std::move(a.value()), {}};
+    if (withCategories && !out.analysis.spanIds.empty()) {
+        auto c = requestSegmentCategories(*store.value(), request.value(), loadCategoryRules(*store.value()));
+        if (!c) return c.status();
+        out.categories = std::move(c.value());
+    }
+    return out;
 }
 
 // The end of JSON written to standard output as it was made: its last part and a newline, or an error.
@@ -135,19 +187,10 @@ int runModel(const CommonOptions& o) {
 }
 
 int runCriticalPath(const CommonOptions& o) {
-    auto store = openForRequest(o);
-    if (!store) return fail(store.message());
-    auto request = requestOf(*store.value(), o);
-    if (!request) return fail(request.message());
-    auto a = loadRequestAnalysis(*store.value(), request.value());
-    if (!a) return fail(a.message());
-    // Span data: each entry's category, as the breakdown puts its segment type (a service's work, a hop).
-    std::vector<std::string> categories;
-    if (!a->spanIds.empty()) {
-        auto c = requestSegmentCategories(*store.value(), request.value(), loadCategoryRules(*store.value()));
-        if (!c) return fail(c.message());
-        categories = std::move(c.value());
-    }
+    auto analysed = analysedRequest(o, true);
+    if (!analysed) return fail(analysed.message());
+    const RequestAnalysis* a = &analysed->analysis;
+    const std::vector<std::string>& categories = analysed->categories;
     JsonWriter w(stdout);  // a million-segment path is hundreds of megabytes: written as it is made
     w.beginObject().key("request").value(a->request).key("latency_us").value(nsToUs(a->latencyNs)).key("blind_us").value(nsToUs(a->blindNs));
     w.key("path").beginArray();
@@ -184,8 +227,9 @@ int runCriticalPath(const CommonOptions& o) {
 }
 
 int runSlack(const CommonOptions& o) {
-    auto a = analysedRequest(o);
-    if (!a) return fail(a.message());
+    auto analysed = analysedRequest(o, false);
+    if (!analysed) return fail(analysed.message());
+    const RequestAnalysis* a = &analysed->analysis;
     JsonWriter w(stdout);
     w.beginObject().key("request").value(a->request).key("segments").beginArray();
     for (const auto& s : a->segments) {
@@ -247,8 +291,9 @@ Command addCriticalPathCommand(CLI::App& program) {
                                    "it) and its \"category\", as the breakdown puts its segment type (a service's work: the service;\n"
                                    "a call's hop: \"caller → callee\"; with category rules, theirs), and \"async\": [{\"span\",\n"
                                    "\"start_us\", \"duration_us\"}] lists the work the caller did not wait for. Analyses DB first when\n"
-                                   "its results are missing or stale. DB may be a trace file: it is imported into FILE.tldb beside it\n"
-                                   "(or the cache folder) the first time, and that database is used while the file is unchanged.",
+                                   "its results are missing or stale. DB may be a trace file: span data is read and analysed in memory,\n"
+                                   "writing nothing, unless the file's own database (FILE.tldb beside it, or in the cache folder) holds\n"
+                                   "its current import; an event log, or spans past 1 GB in memory, are imported into that database.",
                                    *o, true);
     return {cmd, [o] { return runCriticalPath(*o); }};
 }

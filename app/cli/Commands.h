@@ -52,6 +52,9 @@ Result<std::unique_ptr<TraceStore>> openDatabase(const std::string& db, TraceSto
 // A trace file's own database (import/TraceFileDatabase.h: beside it, or in the cache folder), imported now unless
 // it holds the file's current import; any other path as it is (a database, or what opening will refuse).
 Result<std::string> databaseOrTraceFile(const std::string& path, bool quiet);
+// A trace file (not a database) whose own database is missing or stale: a command may read it into memory
+// instead of importing it.
+bool isTraceFileWithoutCurrentDatabase(const std::string& path);
 // Opens a database with current analysis results: read-only when they are current (so read-only files
 // work), else for writing, analysing it first (saying so on stderr unless quiet).
 Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const AnalysisOptions& options, bool quiet);

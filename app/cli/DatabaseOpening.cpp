@@ -29,6 +29,14 @@ Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const An
     return store;
 }
 
+bool isTraceFileWithoutCurrentDatabase(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) || looksLikeDatabase(path)) return false;
+    const std::string trace = std::filesystem::absolute(path, ec).lexically_normal().string();
+    const std::string own = databaseForTraceFile(trace, traceCacheFolder());
+    return !std::filesystem::exists(own, ec) || !holdsCurrentImportOf(own, trace);
+}
+
 Result<std::string> databaseOrTraceFile(const std::string& path, bool quiet) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec) || looksLikeDatabase(path)) return path;  // opening says what is wrong

@@ -143,7 +143,8 @@ Command addProfileCommand(CLI::App& program) {
                 "each frame's change in total time is tested (Welch, Benjamini-Hochberg across frames); frames are\n"
                 "listed significant first, by relative slowdown of self time; expected_false_positives is what the same diff\n"
                 "flags between two random halves of the base. folded, speedscope and pprof values: mean nanoseconds.\n"
-                "DB may be a trace file, as for critical-path: its own database is imported the first time.");
+                "DB may be a trace file: its own database (FILE.tldb beside it, or in the cache folder) is imported the\n"
+                "first time and used while the file is unchanged.");
     return {cmd, [args] { return runProfile(*args); }};
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every real span file in ../shared/realdata, end to end, as a user takes it: imported into a database of
-# its own, analysed, its slowest request's critical path read from the cache, its waterfall and service
-# map drawn by the CLI, and the app opened on it offscreen with the span tree shown. The Online Boutique
+# its own, analysed, its slowest request's critical path read from the cache (and the same, with its slack,
+# from the file read into memory), its waterfall and service map drawn by the CLI, and the app opened on it
+# offscreen with the span tree shown. The Online Boutique
 # minute (CSV, with a fault period) is opened on every tab of the app. Fails naming the file and the step.
 #   realdata_test.sh CLI APP REALDATA_DIR WORK_DIR
 set -uo pipefail
@@ -29,6 +30,16 @@ for file in "${files[@]}"; do
     step "$name" critical-path bash -c '"$1" critical-path "$2" --request "$3" --json > "$4"' _ "$cli" "$db" "$request" "$name.path.json" || continue
     python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["path"]' "$name.path.json" 2>/dev/null \
         || fail "$name" "critical-path: no path in $(head -c 200 "$name.path.json")"
+    # The file itself, read into memory (no database of its own beside the copy): the same path and slack.
+    mkdir -p files && cp "$file" "files/$name" && rm -f "files/$name.tldb"
+    if step "$name" critical-path-file bash -c '"$1" critical-path "$2" --request "$3" --json > "$4"' _ "$cli" "files/$name" "$request" "$name.filepath.json"; then
+        cmp -s "$name.path.json" "$name.filepath.json" || fail "$name" "critical-path of the file differs from its database's"
+        [ ! -e "files/$name.tldb" ] || fail "$name" "critical-path of the file wrote a database"
+    fi
+    if step "$name" slack bash -c '"$1" slack "$2" --request "$3" > "$4" && "$1" slack "$5" --request "$3" > "$6"' _ "$cli" "$db" "$request" \
+            "$name.slack.json" "files/$name" "$name.fileslack.json"; then
+        cmp -s "$name.slack.json" "$name.fileslack.json" || fail "$name" "slack of the file differs from its database's"
+    fi
     step "$name" waterfall "$cli" render waterfall "$db" --request "$request" --out "$name.waterfall.png" && \
         { nonempty_png "$name.waterfall.png" || fail "$name" "waterfall: no PNG"; }
     step "$name" service-map "$cli" render graph "$db" --services --out "$name.services.png" && \

@@ -611,6 +611,20 @@ Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptio
     return *json;
 }
 
+namespace {
+
+// A decoded result's slack, path, blind intervals and span parts into the request's analysis.
+void takeCachedResult(CachedRequestResult&& cached, RequestAnalysis& out) {
+    for (std::size_t i = 0; i < out.segments.size(); ++i) out.segments[i].slackNs = cached.slackNs[i];
+    out.criticalPath = std::move(cached.criticalPath);
+    out.blind = std::move(cached.blind);
+    out.clips = std::move(cached.clips);
+    out.entrySpan = std::move(cached.entrySpan);
+    out.async = std::move(cached.async);
+}
+
+} // namespace
+
 Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName) {
     auto stored = store.requestResult(requestName);
     if (!stored) return Status::error(store.path() + ": no request '" + std::string(requestName) + "'");
@@ -664,17 +678,57 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     }
     auto cached = decodeCachedResult(store, requestName, blob, out.segments.size());
     if (!cached) return cached.status();
-    for (std::size_t i = 0; i < out.segments.size(); ++i) out.segments[i].slackNs = cached->slackNs[i];
-    out.criticalPath = std::move(cached->criticalPath);
-    out.blind = std::move(cached->blind);
-    out.clips = std::move(cached->clips);
-    out.entrySpan = std::move(cached->entrySpan);
-    out.async = std::move(cached->async);
+    takeCachedResult(std::move(cached.value()), out);
     if (!out.entrySpan.empty() || !out.async.empty()) {
         auto ids = store.spanIds(stored->id);
         if (!ids) return ids.status();
         out.spanIds = std::move(ids.value());
     }
+    return out;
+}
+
+Result<RequestAnalysis> requestAnalysis(const InMemoryAnalysis& analysis, std::size_t row, std::string name,
+                                        std::vector<std::string> spanIds) {
+    const TraceData& td = analysis.data;
+    if (row >= td.requestCount()) return Status::error("no request '" + name + "'");
+    RequestPass pass(analysis.model, td);
+    const RequestPassResult& result = pass.run(td, row, analysis.offsets);
+    std::string blob;
+    encodeRequestResult(result.dag, result.criticalPath, result.slack, blob);
+    RequestAnalysis out;
+    out.request = std::move(name);
+    out.startNs = result.dag.startNs;
+    out.latencyNs = result.criticalPath.latencyNs;
+    out.blindNs = result.criticalPath.blindNs;
+    // The segments as loadRequestAnalysis makes them from the store's rows: consecutive events of a task, on
+    // adjusted clocks, relative to the request's first event.
+    auto texts = std::make_shared<LabelTexts>();
+    std::vector<std::array<std::uint32_t, 3>> segmentLabels;
+    const auto events = td.eventsOf(row);
+    for (std::size_t e = 0; e < events.size(); ++e) {
+        const EventRecord& ev = events[e];
+        const TimeNs ts = ev.localNs - analysis.offsets.offsetNs[ev.host.value] - out.startNs;
+        if (e > 0 && events[e - 1].task == ev.task) {
+            const EventRecord& before = events[e - 1];
+            const TimeNs previousTs = before.localNs - analysis.offsets.offsetNs[before.host.value] - out.startNs;
+            out.segments.push_back({{}, {}, {}, previousTs, ts - previousTs, 0, before.host != ev.host});
+            segmentLabels.push_back({ev.task, before.event, ev.event});
+        }
+        for (std::uint32_t id : {ev.task, ev.event})
+            if (texts->text(id).empty()) texts->set(id, td.label(id));
+    }
+    out.labelTexts = texts;
+    for (std::size_t i = 0; i < out.segments.size(); ++i) {
+        RequestSegment& s = out.segments[i];
+        s.task = texts->text(segmentLabels[i][0]);
+        s.startEvent = texts->text(segmentLabels[i][1]);
+        s.endEvent = texts->text(segmentLabels[i][2]);
+    }
+    CachedRequestResult cached;
+    if (decodeCachedResult(blob, out.segments.size(), cached) != CachedDecode::Ok)
+        return Status::error("request '" + out.request + "': its result does not fit its segments");
+    takeCachedResult(std::move(cached), out);
+    if (!out.entrySpan.empty() || !out.async.empty()) out.spanIds = std::move(spanIds);
     return out;
 }
 

@@ -86,10 +86,14 @@ Result<std::vector<std::string>> requestSegmentCategories(const TraceStore& stor
     const TraceData& td = data.value();
     const auto row = std::find(td.requestIds.begin(), td.requestIds.end(), stored->id);
     if (row == td.requestIds.end()) return Status::error(store.path() + ": no events of request '" + std::string(requestName) + "'");
+    return requestSegmentCategories(td, static_cast<std::size_t>(row - td.requestIds.begin()), rules);
+}
+
+std::vector<std::string> requestSegmentCategories(const TraceData& td, std::size_t row, const CategoryRules& rules) {
     const TypeCategories typed = categorizeSegmentTypes(td, rules);
     std::vector<std::string> out;
     // Segment k ends at the k-th event that closes one, as buildSegments numbers them.
-    const auto events = td.eventsOf(static_cast<std::size_t>(row - td.requestIds.begin()));
+    const auto events = td.eventsOf(row);
     for (std::size_t e = 1; e < events.size(); ++e)
         if (const auto t = events[e].segmentType; t.isValid())
             out.push_back(typed.categories[static_cast<std::size_t>(typed.typeCategory[t.value])]);

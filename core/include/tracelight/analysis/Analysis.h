@@ -117,6 +117,9 @@ struct RequestAnalysis {
     std::vector<std::string> spanIds;  // span index -> id as the input wrote it (span requests)
 };
 Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName);
+// The same for request `row` of an analysis in memory (a trace file read without a database), computed now.
+Result<RequestAnalysis> requestAnalysis(const InMemoryAnalysis& analysis, std::size_t row, std::string name,
+                                        std::vector<std::string> spanIds);
 
 // A request's cached result (StoredRequestResult::data) decoded: slack per segment, the critical path and
 // the blind intervals (relative to the request's first event). An error names the store and the request

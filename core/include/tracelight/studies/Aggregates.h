@@ -79,6 +79,8 @@ SegmentTypeFactsTable segmentTypeFacts(const TraceData& data);
 // instance in any request.
 Result<std::vector<std::string>> requestSegmentCategories(const TraceStore& store, std::string_view requestName,
                                                           const CategoryRules& rules);
+// The same for request `row` of data in memory.
+std::vector<std::string> requestSegmentCategories(const TraceData& data, std::size_t row, const CategoryRules& rules);
 
 // A cancelled run returns the status "cancelled", never the rows it had filled so far. With `cache` (the
 // store the analysis was loaded from), a request's cached result (analyze's slack and critical path) is

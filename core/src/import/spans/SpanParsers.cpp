@@ -626,4 +626,21 @@ std::optional<SpanCsvMapping> SpanCsvMapping::guess(const std::vector<std::strin
     return std::nullopt;
 }
 
+bool isSpanFormat(InputFormat f) {
+    return f == InputFormat::OtlpJson || f == InputFormat::OtlpProtobuf || f == InputFormat::JaegerJson || f == InputFormat::ZipkinJson ||
+           f == InputFormat::SpansCsv;
+}
+
+Status parseSpanFile(InputFormat format, const std::string& path, const SpanCsvMapping& mapping, const SpanSink& sink,
+                     const ByteCounter& progress, const CancelToken* cancel) {
+    switch (format) {
+    case InputFormat::OtlpJson: return parseOtlpJson(path, sink, progress, cancel);
+    case InputFormat::OtlpProtobuf: return parseOtlpProtobuf(path, sink, progress, cancel);
+    case InputFormat::JaegerJson: return parseJaegerJson(path, sink, progress, cancel);
+    case InputFormat::ZipkinJson: return parseZipkinJson(path, sink, progress, cancel);
+    case InputFormat::SpansCsv: return parseSpansCsv(path, mapping, sink, progress, cancel);
+    default: return Status::error("not a span format");
+    }
+}
+
 } // namespace tracelight

@@ -22,4 +22,9 @@ Status parseZipkinJson(const std::string& path, const SpanSink& sink, const Byte
 Status parseSpansCsv(const std::string& path, const SpanCsvMapping& mapping, const SpanSink& sink, const ByteCounter& progress,
                      const CancelToken* cancel);
 
+bool isSpanFormat(InputFormat format);
+// The parser of a span format (mapping: a span table's columns).
+Status parseSpanFile(InputFormat format, const std::string& path, const SpanCsvMapping& mapping, const SpanSink& sink,
+                     const ByteCounter& progress, const CancelToken* cancel);
+
 } // namespace tracelight
