@@ -5,6 +5,7 @@
 #include "TabJobs.h"
 #include "profile/ProfileView.h"
 #include "tracelight/base/RandomSplit.h"
+#include "tracelight/profile/ProfileSelection.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/Periods.h"
 
@@ -36,16 +37,26 @@ std::shared_ptr<const widgets::ProfileOutcome> computeProfile(const widgets::Pro
         std::set_intersection(rows.begin(), rows.end(), matching.begin(), matching.end(), std::back_inserter(both));
         return both;
     };
-    auto rowsOf = [&](const std::string& p) { return filtered(periodRows(*store.value(), ids, p)); };
+    // As the paper profiles: without the requests an operator asked to trace, a random sample of the rest.
+    const std::vector<std::uint8_t> optIn = optInRows(*store.value(), ids, defaultOptInMarkers());
+    auto withoutOptIn = [&](std::vector<std::uint32_t> rows) {
+        std::erase_if(rows, [&](std::uint32_t r) { return r < optIn.size() && optIn[r] != 0; });
+        return rows;
+    };
+    auto rowsOf = [&](const std::string& p) { return withoutOptIn(filtered(periodRows(*store.value(), ids, p))); };
     std::vector<std::uint32_t> target;
-    if (request.source == Source::Outliers) target = request.aggregates ? filtered(outlierRows(*request.aggregates)) : target;
-    else if (request.source == Source::Selection) target = filtered(rowsOfRequests(ids, request.selection));
-    else if (request.scope) target = filtered(rowsOfRequests(ids, *request.scope));
+    if (request.source == Source::Outliers) target = request.aggregates ? withoutOptIn(filtered(outlierRows(*request.aggregates))) : target;
+    else if (request.source == Source::Selection) target = filtered(rowsOfRequests(ids, request.selection));  // chosen by hand: kept
+    else if (request.scope) target = withoutOptIn(filtered(rowsOfRequests(ids, *request.scope)));
     else target = rowsOf(request.period);
     std::vector<std::vector<std::uint32_t>> groups;
+    std::vector<std::int64_t> selected;  // per group, the requests it was drawn from
     if (!request.base.empty()) {
         // One pass: base, target and two random halves of the base (the noise floor).
         auto baseRows = rowsOf(request.base);
+        selected = {static_cast<std::int64_t>(baseRows.size()), static_cast<std::int64_t>(target.size())};
+        baseRows = sampleRows(std::move(baseRows), kDefaultProfileSample, 1);
+        target = sampleRows(std::move(target), kDefaultProfileSample, 2);
         auto [x, y] = splitAtRandom(baseRows, 1);
         groups = {std::move(baseRows), std::move(target)};
         if (!x.empty() && !y.empty()) {
@@ -53,7 +64,8 @@ std::shared_ptr<const widgets::ProfileOutcome> computeProfile(const widgets::Pro
             groups.push_back(std::move(y));
         }
     } else {
-        groups = {std::move(target)};
+        selected = {static_cast<std::int64_t>(target.size())};
+        groups = {sampleRows(std::move(target), kDefaultProfileSample, 1)};
     }
     ProfileOptions options;
     options.rules = loadCategoryRules(*store.value());
@@ -64,6 +76,7 @@ std::shared_ptr<const widgets::ProfileOutcome> computeProfile(const widgets::Pro
         out->status = set.status();
         return out;
     }
+    for (std::size_t g = 0; g < selected.size() && g < set->groups.size(); ++g) set->groups[g].selected = selected[g];
     auto shared = std::make_shared<const ProfileSet>(std::move(set.value()));
     if (!request.base.empty() && groups.size() >= 2) {
         auto suspects = findSuspects(analysis, *store.value(), groups[0], groups[1], SuspectOptions{}, nullptr, &cancel);

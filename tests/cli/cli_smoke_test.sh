@@ -542,6 +542,20 @@ err=$("$cli" critical-path "$work/two.json" --quiet 2>&1); [ $? -eq 1 ] && echo 
 check "several requests and no --request ($err)" $?
 "$cli" critical-path "$work/two.json" --request b2 --quiet | grep -q '"request":"b2"'; check "critical-path TRACE_FILE --request" $?
 
+
+# Profiles leave out requests traced on an operator's request (a jaeger-debug-id tag), sample at most --sample
+# requests, and the A/A table says how many frames chance alone moves.
+debug=$(trace d2 1700000002000000 | sed 's/"tags":\[\],"logs"/"tags":[{"key":"jaeger-debug-id","type":"string","value":"op-42"}],"logs"/')
+printf '{"data":[%s,%s,%s]}' "$(trace d0 1700000000000000)" "$(trace d1 1700000001000000)" "$debug" >"$work/optin.json"
+"$cli" import --quiet --db "$work/optin.tldb" "$work/optin.json" && "$cli" analyze --quiet "$work/optin.tldb"
+got=$("$cli" profile "$work/optin.tldb" 2>"$work/optin.err"); echo "$got" | grep -q '"requests":2,"selected":2,' && grep -q "1 opt-in request left out" "$work/optin.err"
+check "profile leaves out an opt-in request ($(head -c 80 <<<"$got"); $(cat "$work/optin.err"))" $?
+"$cli" profile "$work/optin.tldb" --include-opt-in 2>/dev/null | grep -q '"requests":3,"selected":3,'; check "profile --include-opt-in keeps it" $?
+"$cli" profile "$work/optin.tldb" --include-opt-in --sample 2 | grep -q '"requests":2,"selected":3,'; check "profile --sample 2 of 3" $?
+got=$("$cli" profile "$work/optin.tldb" --include-opt-in --aa-table --aa-sizes 1 --aa-thresholds-ms 0.001 2>&1); [ $? -eq 1 ] && echo "$got" | grep -q "A/A size 1"
+check "an A/A size under 2 is refused ($got)" $?
+"$cli" profile "$work/j.tldb" --aa-table --aa-repeats 10 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["repeats"] == 10 and d["table"] and all(c["ci95"][0] <= c["false_positive_frames"] <= c["ci95"][1] for c in d["table"])'
+check "profile --aa-table" $?
 echo "cli smoke: $passed passed, $failures failed"
 # A passing run leaves nothing behind; a failing one keeps its files to look at.
 [ $failures -eq 0 ] && rm -rf "$work"

@@ -320,7 +320,9 @@ void ProfileView::updateLabels() {
     if (!m_profile) return;
     QString text = tr("%1 · mean latency %2 · %L3 frames · width: mean critical time per request; colour: service "
                       "(light blue: a network hop, grey: blind time, lilac: not waited for) · click a frame to zoom, Backspace to go back")
-                       .arg(requestCount(m_profile->groups[0].requests))
+                       .arg(m_profile->groups[0].selected > m_profile->groups[0].requests
+                                ? tr("a random %1 of %L2").arg(requestCount(m_profile->groups[0].requests)).arg(m_profile->groups[0].selected)
+                                : requestCount(m_profile->groups[0].requests))
                        .arg(formatDurationNs(static_cast<TimeNs>(m_profile->meanLatencyNs(0))))
                        .arg(static_cast<qlonglong>(m_profile->frames.size()));
     if (!m_search->text().trimmed().isEmpty())

@@ -10,6 +10,8 @@ namespace {
 
 double us(double ns) { return std::round(ns) / 1000.0; }
 
+std::int64_t selectedOf(const ProfileGroup& g) { return g.selected > 0 ? g.selected : g.requests; }
+
 void frameFields(JsonWriter& w, const ProfileSet& set, std::size_t g, std::size_t f) {
     const ProfileFrameInfo& info = set.frames[f];
     w.key("id").value(static_cast<std::int64_t>(f)).key("parent");
@@ -29,7 +31,8 @@ void frameFields(JsonWriter& w, const ProfileSet& set, std::size_t g, std::size_
 
 std::string profileJson(const ProfileSet& set, std::size_t g) {
     JsonWriter w;
-    w.beginObject().key("requests").value(set.groups[g].requests).key("total_us").value(us(set.meanLatencyNs(g)));
+    w.beginObject().key("requests").value(set.groups[g].requests).key("selected").value(selectedOf(set.groups[g]))
+        .key("total_us").value(us(set.meanLatencyNs(g)));
     w.key("truncated_stacks").value(set.truncatedStacks).key("merged_frames").value(set.mergedFrames);
     w.key("histogram_bins_us").beginArray();
     for (int b = 0; b < kProfileHistogramBins; ++b) w.value(b == 0 ? 0.0 : std::ldexp(1.0, b));
@@ -52,8 +55,10 @@ std::string profileDiffJson(const ProfileSet& set, std::size_t base, std::size_t
     JsonWriter w;
     w.beginObject();
     w.key("base").beginObject().key("period").value(baseName).key("requests").value(set.groups[base].requests)
+        .key("selected").value(selectedOf(set.groups[base]))
         .key("total_us").value(us(set.meanLatencyNs(base))).endObject();
     w.key("target").beginObject().key("period").value(targetName).key("requests").value(set.groups[target].requests)
+        .key("selected").value(selectedOf(set.groups[target]))
         .key("total_us").value(us(set.meanLatencyNs(target))).endObject();
     w.key("expected_false_positives").value(expectedFalsePositives).key("significant_frames").value(diff.significantFrames);
     w.key("frames").beginArray();
@@ -66,6 +71,11 @@ std::string profileDiffJson(const ProfileSet& set, std::size_t base, std::size_t
             .key("target_self_us").value(us(c.targetSelfNs)).key("delta_self_us").value(us(c.deltaSelfNs()))
             .key("self_ratio").value(c.selfRatio)
             .key("p_value").value(c.pValue).key("significant").value(c.significant);
+        for (auto [key, g] : {std::pair{"base_histogram", base}, std::pair{"target_histogram", target}}) {
+            w.key(key).beginArray();
+            for (auto count : set.groups[g].frames[c.frame].histogram) w.value(static_cast<std::int64_t>(count));
+            w.endArray();
+        }
         w.endObject();
     }
     w.endArray().endObject();

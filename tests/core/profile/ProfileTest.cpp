@@ -17,6 +17,8 @@
 #include "tracelight/import/Import.h"
 #include "profile.pb.h"  // pprof's profile.proto, compiled for core
 #include "tracelight/profile/Profile.h"
+#include "tracelight/profile/ProfileAaTable.h"
+#include "tracelight/profile/ProfileSelection.h"
 #include "tracelight/profile/ProfileTables.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -575,4 +577,80 @@ TEST(Profile, OnlineBoutiqueHopsAreNamedCallerToCallee) {
     }
     EXPECT_EQ(hops.count("frontend" + arrow + "currencyservice"), 1u);
     EXPECT_EQ(hops.count("currencyservice" + arrow + "frontend"), 0u);
+}
+
+// The paper's Table 3 on a textbook case: every request's one segment takes 1 ms or 11 ms, each with
+// probability 1/2 (σ = 5 ms), so each of the profile's frames (category, task, segment: each the whole
+// latency) moves between two random profiles of n requests by a normal difference of standard deviation
+// 5 ms · √(2/n); the expected number of frames past a threshold t is frames · P(|Z| > t / that).
+TEST(ProfileAaTable, FramesPastAThresholdAsTheCentralLimitTheoremPredicts) {
+    enum : std::uint32_t { Task = 1, S, E, Host };
+    TraceDataBuilder b;
+    for (auto [id, text] : {std::pair{Task, "render"}, {S, "S"}, {E, "E"}, {Host, "web-1"}}) b.setLabel(id, text);
+    std::uint64_t x = 7;
+    auto coin = [&] {  // SplitMix64
+        std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return ((z ^ (z >> 31)) & 1) != 0;
+    };
+    const int requests = 4000;
+    for (int r = 0; r < requests; ++r) {
+        b.beginRequest(RequestId(static_cast<std::uint32_t>(r + 1)));
+        const TimeNs start = TimeNs(r) * 100'000'000;
+        b.addEvent(Task, S, Host, start);
+        b.addEvent(Task, E, Host, start + (coin() ? 11'000'000 : 1'000'000));
+    }
+    auto analysis = analyzeInMemory(b.finish(), AnalysisOptions{});
+    ASSERT_TRUE(analysis) << analysis.message();
+    const std::vector<std::uint32_t> rows = allRows(analysis.value());
+    auto whole = buildProfiles(analysis.value(), nullptr, {rows});
+    ASSERT_TRUE(whole) << whole.message();
+    const double frames = double(whole->frames.size());
+    ASSERT_GE(frames, 2);
+    for (std::size_t f = 0; f < whole->frames.size(); ++f) ASSERT_NEAR(whole->meanTotalNs(0, f), whole->meanLatencyNs(0), 1);
+
+    AaTableOptions table;
+    table.sizes = {100};
+    table.thresholdsNs = {500'000, 1'000'000, 2'000'000};
+    table.repeats = 200;
+    auto cells = aaFalsePositiveTable(analysis.value(), nullptr, rows, table);
+    ASSERT_TRUE(cells) << cells.message();
+    ASSERT_EQ(cells->size(), 3u);
+    const double sd = 5.0 * std::sqrt(2.0 / 100);  // ms
+    for (const AaTableCell& c : cells.value()) {
+        const double t = double(c.thresholdNs) / 1e6;
+        const double p = std::erfc(t / sd / std::sqrt(2.0));
+        const double expected = frames * p;
+        const double sdOfMean = frames * std::sqrt(p * (1 - p) / table.repeats);
+        EXPECT_NEAR(c.meanFrames, expected, 4 * sdOfMean + 0.01) << "threshold " << t << " ms";
+        EXPECT_LE(c.ci95Low, c.meanFrames);
+        EXPECT_GE(c.ci95High, c.meanFrames);
+        EXPECT_EQ(c.size, 100u);
+    }
+    // Fewer frames move as the threshold grows.
+    EXPECT_GT(cells.value()[0].meanFrames, cells.value()[1].meanFrames);
+    EXPECT_GT(cells.value()[1].meanFrames, cells.value()[2].meanFrames);
+    // A size the rows cannot give twice is refused, naming it.
+    table.sizes = {3000};
+    auto refused = aaFalsePositiveTable(analysis.value(), nullptr, rows, table);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.message().find("3000"), std::string::npos) << refused.message();
+    EXPECT_EQ(defaultAaSizes(4000), (std::vector<std::size_t>{100, 1000}));
+    EXPECT_EQ(defaultAaSizes(150), (std::vector<std::size_t>{75}));
+}
+
+// A profile's sample: at most n distinct rows of those given, in row order, the same for the same seed.
+TEST(ProfileSelection, SampleIsASortedSubsetOfAtMostNRowsFixedBySeed) {
+    std::vector<std::uint32_t> rows;
+    for (std::uint32_t r = 0; r < 1000; r += 3) rows.push_back(r);
+    const auto a = sampleRows(rows, 50, 9), b = sampleRows(rows, 50, 9), c = sampleRows(rows, 50, 10);
+    ASSERT_EQ(a.size(), 50u);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    EXPECT_TRUE(std::is_sorted(a.begin(), a.end()));
+    EXPECT_EQ(std::adjacent_find(a.begin(), a.end()), a.end());
+    for (auto r : a) EXPECT_TRUE(std::binary_search(rows.begin(), rows.end(), r));
+    EXPECT_EQ(sampleRows(rows, 0, 9), rows);
+    EXPECT_EQ(sampleRows(rows, 5000, 9), rows);
 }

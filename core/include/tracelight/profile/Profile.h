@@ -57,6 +57,7 @@ struct FrameStats {
 
 struct ProfileGroup {
     std::int64_t requests = 0;
+    std::int64_t selected = 0;  // the requests it was drawn from at random (0: it is all of them)
     double latencySumNs = 0;
     std::vector<FrameStats> frames;  // by frame id
 };
@@ -128,7 +129,7 @@ ProfileDiff diffProfiles(const ProfileSet& set, std::size_t base, std::size_t ta
 
 // ---- export ----------------------------------------------------------------------------------------
 
-// The profile JSON (docs/reference/json.md): {"requests", "total_us", "frames": [{"id", "parent", "name", "kind", "services",
+// The profile JSON (docs/reference/json.md): {"requests", "selected", "total_us", "frames": [{"id", "parent", "name", "kind", "services",
 // "total_us", "self_us", "critical_share", "ci95_us", "on_path_share", "histogram"}]}.
 std::string profileJson(const ProfileSet& set, std::size_t group);
 // pprof's gzipped profile.proto: one sample per frame with self time (its stack leaf first), value the mean
