@@ -17,15 +17,18 @@
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
+#include <optional>
+
 namespace tracelight::cli {
 
 namespace {
 
 struct CompareArgs {
     std::string db, baseline, problem;
-    double threshold = 10;
+    std::optional<double> threshold;
     double alpha = 0.05;
     bool bh = false;
+    bool paper = false;
     bool json = false;
     std::uint64_t seed = 1;
     std::int64_t tree = 0; // entry rank to explain with a regression tree (0: none)
@@ -39,7 +42,9 @@ int runCompare(const CompareArgs& args) {
     auto store = openAnalysed(db, AnalysisOptions{}, true);
     if (!store) return fail(store.message());
     CompareOptions options;
-    options.threshold = args.threshold;
+    if (args.paper && args.bh) return fail(db + ": --paper and --bh are two different corrections; choose one");
+    options.paperStatistics = args.paper;
+    options.threshold = args.threshold.value_or(args.paper ? CompareOptions::kPaperThreshold : options.threshold);
     options.alpha = args.alpha;
     options.benjaminiHochberg = args.bh;
     options.aaSeed = args.seed;
@@ -98,6 +103,7 @@ int runCompare(const CompareArgs& args) {
         w.beginObject();
         w.key("baseline").beginObject().key("period").value(args.baseline).key("requests").value(cmp.baselineRequests).endObject();
         w.key("problem").beginObject().key("period").value(args.problem).key("requests").value(cmp.problemRequests).endObject();
+        w.key("statistics").value(args.paper ? "paper" : args.bh ? "benjamini-hochberg" : "holm").key("threshold").value(options.threshold);
         w.key("entries").beginArray();
         std::int64_t rank = 0;
         for (const auto& e : cmp.entries) {
@@ -164,7 +170,7 @@ int runCompare(const CompareArgs& args) {
         }
     }
     if (cmp.entries.empty()) {
-        std::printf("no mutations at alpha %g and threshold %g\n", args.alpha, args.threshold);
+        std::printf("no mutations at alpha %g and threshold %g\n", args.alpha, options.threshold);
         return 0;
     }
     std::printf("%4s  %-13s %8s %9s %9s %12s %12s %10s %10s %14s  %s\n", "rank", "kind", "category", "baseline", "problem",
@@ -193,13 +199,16 @@ Command addCompareCommand(CLI::App& program) {
     addDatabaseArgument(*cmd, args->db);
     cmd->add_option("--baseline", args->baseline, "the non-problem period")->type_name("P")->required();
     cmd->add_option("--problem", args->problem, "the problem period")->type_name("P")->required();
-    cmd->add_option("--threshold", args->threshold, "requests a category must gain to be a structural mutation, besides the count test (default 10)")
+    cmd->add_option("--threshold", args->threshold,
+                    "requests a category must gain to be a structural mutation, besides the count test (default 10; 50 with --paper)")
         ->type_name("N")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--alpha", args->alpha, "significance level of the Kolmogorov-Smirnov tests (default 0.05)")
         ->type_name("A")
         ->check(CLI::Range(1e-12, 0.5));
     cmd->add_flag("--bh", args->bh, "Benjamini-Hochberg control of the false discovery rate across categories and edges (default: Holm)");
+    cmd->add_flag("--paper", args->paper,
+                  "Spectroscope's own statistics: each KS test at --alpha uncorrected, structural mutations by --threshold alone (50)");
     cmd->add_option("--seed", args->seed, "seed of the A/A split of the baseline (default 1)")->type_name("N");
     cmd->add_option("--tree", args->tree, "explain entry N (its rank) with a C4.5 regression tree over the request attributes")
         ->type_name("N")
@@ -211,7 +220,8 @@ Command addCompareCommand(CLI::App& program) {
                 "its changed edges ('red edges'); one that gained at least --threshold requests, more than chance allows\n"
                 "(exact binomial test of its counts), is a structural mutation, with the categories that lost at least\n"
                 "--threshold and may have donated them (same root, 1:N, by edit distance). Each family of tests is\n"
-                "corrected for multiplicity: Holm (family-wise error), or Benjamini-Hochberg with --bh.\n"
+                "corrected for multiplicity: Holm (family-wise error), or Benjamini-Hochberg with --bh; --paper uses the\n"
+                "paper's own statistics instead (no correction, no count test: more found, and more by chance).\n"
                 "Entries are ranked by their contribution to the change in mean latency. 'aa' is the same comparison\n"
                 "between two random halves of the baseline: what chance alone flags at this sample size.");
     return {cmd, [args] { return runCompare(*args); }};

@@ -14,6 +14,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
@@ -52,22 +53,28 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_problem = new QComboBox(this);
     m_baseline->setToolTip(tr("The non-problem period"));
     m_problem->setToolTip(tr("The problem period"));
-    keepComboNarrow(m_baseline, 10);
-    keepComboNarrow(m_problem, 10);
+    keepComboNarrow(m_baseline, 9);
+    keepComboNarrow(m_problem, 9);
     m_threshold = new QDoubleSpinBox(this);
     m_threshold->setObjectName("threshold");
     m_threshold->setRange(0, 1e9);
     m_threshold->setDecimals(0);
     m_threshold->setValue(CompareOptions{}.threshold);
+    // As wide as a threshold anyone sets, not as its largest value (the toolbar must fit a small screen).
+    m_threshold->setMaximumWidth(m_threshold->fontMetrics().horizontalAdvance(QStringLiteral("99999")) + 34);
     m_threshold->setToolTip(tr("SM_THRESHOLD: requests a category must gain (significantly) to be a structural mutation, or lose to be a precursor"));
     m_alpha = new QDoubleSpinBox(this);
     m_alpha->setRange(0.0001, 0.5);
     m_alpha->setDecimals(4);
     m_alpha->setSingleStep(0.01);
     m_alpha->setValue(0.05);
+    m_alpha->setMaximumWidth(m_alpha->fontMetrics().horizontalAdvance(QStringLiteral("0.0500")) + 34);
     m_alpha->setToolTip(tr("Significance level of the Kolmogorov-Smirnov tests"));
     m_bh = new QCheckBox(tr("&Benjamini-Hochberg"), this);
     m_bh->setToolTip(tr("Control the false discovery rate across categories and edges instead of the family-wise error rate (Holm); the uncorrected p stays beside it"));
+    m_paper = new QCheckBox(tr("&Paper"), this);
+    m_paper->setToolTip(tr("Spectroscope's own statistics: each test at α uncorrected, structural mutations by the threshold "
+                           "alone (50). More found, and more by chance: read the A/A beside it"));
     m_oneToN = new QCheckBox(tr("1:&N"), this);
     m_oneToN->setChecked(true);
     m_oneToN->setToolTip(tr("A precursor must have lost at least what its mutation gained (up to chance)"));
@@ -82,6 +89,8 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_threshold->setValue(settings.value(kThresholdKey, CompareOptions{}.threshold).toDouble());
     m_alpha->setValue(settings.value("compare/alpha", 0.05).toDouble());
     m_bh->setChecked(settings.value("compare/bh", false).toBool());
+    m_paper->setChecked(settings.value("compare/paper", false).toBool());
+    m_bh->setEnabled(!m_paper->isChecked());
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Baseline:"), this));
@@ -93,6 +102,7 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     controls->addWidget(new QLabel(tr("α:"), this));
     controls->addWidget(m_alpha);
     controls->addWidget(m_bh);
+    controls->addWidget(m_paper);
     controls->addWidget(m_oneToN);
     controls->addWidget(m_run);
     controls->addWidget(m_export);
@@ -249,6 +259,14 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     connect(m_threshold, &QDoubleSpinBox::valueChanged, this, &CompareWorkspace::compare);
     connect(m_alpha, &QDoubleSpinBox::valueChanged, this, &CompareWorkspace::compare);
     connect(m_bh, &QCheckBox::toggled, this, &CompareWorkspace::compare);
+    connect(m_paper, &QCheckBox::toggled, this, [this](bool paper) {
+        // The paper's threshold goes with its statistics, unless the user chose another.
+        const QSignalBlocker block(m_threshold);
+        if (paper && m_threshold->value() == CompareOptions{}.threshold) m_threshold->setValue(CompareOptions::kPaperThreshold);
+        if (!paper && m_threshold->value() == CompareOptions::kPaperThreshold) m_threshold->setValue(CompareOptions{}.threshold);
+        m_bh->setEnabled(!paper);
+        compare();
+    });
     connect(m_oneToN, &QCheckBox::toggled, this, &CompareWorkspace::compare);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showEntry(current.isValid() ? m_proxy->mapToSource(current).row() : -1); });
@@ -326,7 +344,8 @@ CompareOptions CompareWorkspace::options() const {
     CompareOptions o;
     o.threshold = m_threshold->value();
     o.alpha = m_alpha->value();
-    o.benjaminiHochberg = m_bh->isChecked();
+    o.paperStatistics = m_paper->isChecked();
+    o.benjaminiHochberg = m_bh->isChecked() && !o.paperStatistics;
     o.oneToN = m_oneToN->isChecked();
     return o;
 }
@@ -350,6 +369,7 @@ void CompareWorkspace::compare() {
     else settings.setValue(kThresholdKey, m_threshold->value());
     settings.setValue("compare/alpha", m_alpha->value());
     settings.setValue("compare/bh", m_bh->isChecked());
+    settings.setValue("compare/paper", m_paper->isChecked());
     CompareRequest request;
     request.analysis = m_analysis;
     request.baseline = base.toStdString();
@@ -413,6 +433,7 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
                        .arg(static_cast<qlonglong>(c.categories.size()))
                        .arg(c.categoriesTested)
                        .arg(c.mutations());
+    if (m_result->options.paperStatistics) text += tr(" · the paper's statistics (uncorrected, threshold alone)");
     text += tr("<br>A/A (the baseline split in two at random): <b>%L1 of %L2</b> categories flagged by chance at this sample size")
                 .arg(m_result->aa.mutations)
                 .arg(m_result->aa.categoriesTested);

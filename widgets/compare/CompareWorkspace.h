@@ -62,6 +62,7 @@ public:
     void showProgress(double fraction, const QString& stage);
     const PeriodComparison* comparison() const { return m_result.get(); }
     QTableView* entryTable() const { return m_table; }
+    QCheckBox* paperStatistics() const { return m_paper; }
     QTreeWidget* detail() const { return m_detail; }
     SuspectsView* suspects() const { return m_suspects; }
     QTabWidget* entryViews() const { return m_views; }
@@ -120,6 +121,7 @@ private:
     QDoubleSpinBox* m_threshold = nullptr;
     QDoubleSpinBox* m_alpha = nullptr;
     QCheckBox* m_bh = nullptr;
+    QCheckBox* m_paper = nullptr;  // the paper's statistics
     QCheckBox* m_oneToN = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_export = nullptr;

@@ -20,6 +20,7 @@
 #include <iterator>
 
 #include "FlameGraphView.h"
+#include "FrameHistogram.h"
 #include "FrameTables.h"
 #include "compare/SuspectsView.h"
 #include "common/Counts.h"
@@ -65,6 +66,8 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     m_tables = new QTabWidget(this);
     m_tables->addTab(m_top, tr("Top frames"));
     m_tables->addTab(m_sandwich, tr("Sandwich"));
+    m_histogram = new FrameHistogram(this);
+    m_tables->addTab(m_histogram, tr("Histogram"));
     m_orientation = new QComboBox(this);
     m_orientation->addItem(tr("Icicle (root on top)"));
     m_orientation->addItem(tr("Flame (root at the bottom)"));
@@ -126,6 +129,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
         // The zoomed frame is the one being looked at: its callers and callees.
         if (m_profile && m_flame->zoomedFrame() >= 0)
             m_sandwich->setName(QString::fromStdString(m_profile->frames[static_cast<std::size_t>(m_flame->zoomedFrame())].name));
+        showHistogram(m_flame->zoomedFrame());
     });
     connect(m_flame, &FlameGraphView::frameMenuRequested, this, &ProfileView::showFrameMenu);
     connect(m_orientation, &QComboBox::activated, this, [this](int index) {
@@ -289,6 +293,7 @@ void ProfileView::showOutcome(std::shared_ptr<const ProfileOutcome> result) {
         // In a diff the tables describe the target (group 1), the period being looked into.
         m_top->setProfile(m_profile, tableGroup());
         m_sandwich->setProfile(m_profile, tableGroup());
+        showHistogram(-1);
         m_changes->setRowCount(0);
         if (m_diff) {
             for (const auto& c : m_diff->frames) {
@@ -368,6 +373,11 @@ void ProfileView::showDiff(const QString& base, const QString& target, const QSt
     compute();
 }
 
+void ProfileView::showHistogram(int frame) {
+    if (m_diff) m_histogram->setFrame(m_profile, frame, 1, 0, tr("target: %1").arg(m_period->currentText()), tr("base: %1").arg(m_diffBase->currentText()));
+    else m_histogram->setFrame(m_profile, frame, 0);
+}
+
 void ProfileView::showSandwich(const QString& name) {
     m_sandwich->setName(name);
     m_tables->setCurrentWidget(m_sandwich);
@@ -386,6 +396,10 @@ std::unique_ptr<QMenu> ProfileView::frameMenu(int frame) {
         const QString name = QString::fromStdString(m_profile->frames[f].name);
         menu.addAction(tr("Zoom into %1").arg(name), this, [this, frame] { m_flame->zoomTo(frame); });
         menu.addAction(tr("Callers and callees (sandwich)"), this, [this, name] { showSandwich(name); });
+        menu.addAction(tr("Its critical time per request (histogram)"), this, [this, frame] {
+            showHistogram(frame);
+            m_tables->setCurrentWidget(m_histogram);
+        });
         // The requests in which this frame held the most critical time, to look at one in the waterfall.
         const FrameStats& stats = m_profile->groups[tableGroup()].frames[f];
         QMenu* slowest = menu.addMenu(tr("Open a slowest request where it was critical"));

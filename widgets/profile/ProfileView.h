@@ -24,6 +24,7 @@ class QTabWidget;
 namespace tracelight::widgets {
 
 class FlameGraphView;
+class FrameHistogram;
 class SandwichView;
 class SuspectsView;
 class TopFramesTable;
@@ -61,8 +62,11 @@ public:
     void exportDialog();                             // asks where, then exportProfile
     TopFramesTable* topFrames() const { return m_top; }
     SandwichView* sandwichView() const { return m_sandwich; }
+    FrameHistogram* frameHistogram() const { return m_histogram; }
+    std::shared_ptr<const ProfileSet> profile() const { return m_profile; }  // null until one is shown
     QTabWidget* tables() const { return m_tables; }
     void showSandwich(const QString& name);
+    void showHistogram(int frame);  // -1: none
     void showFrameMenu(int frame, QPoint globalPos);  // the flame graph's right-click menu
     std::unique_ptr<QMenu> frameMenu(int frame);      // ... built, not shown (null without a profile)
 
@@ -94,6 +98,7 @@ private:
     QTabWidget* m_tables = nullptr;
     TopFramesTable* m_top = nullptr;
     SandwichView* m_sandwich = nullptr;
+    FrameHistogram* m_histogram = nullptr;
     QComboBox* m_orientation = nullptr;
     QLineEdit* m_where = nullptr;
     QSplitter* m_split = nullptr;

@@ -438,7 +438,10 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         }
     }
     out.categoriesTested = tested;
-    auto adjust = [&](std::span<const double> p) { return options.benjaminiHochberg ? benjaminiHochberg(p) : holm(p); };
+    auto adjust = [&](std::span<const double> p) {
+        if (options.paperStatistics) return std::vector<double>(p.begin(), p.end());  // each test at alpha, as the paper
+        return options.benjaminiHochberg ? benjaminiHochberg(p) : holm(p);
+    };
     const std::vector<double> adjusted = adjust(pValues);
     std::unordered_map<std::uint32_t, std::size_t> entryOf;
     for (std::size_t k = 0; k < tests.size(); ++k) {
@@ -511,13 +514,23 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
     const std::vector<double> countAdjusted = adjust(countP);
     std::vector<std::uint32_t> gained, lost;
     std::unordered_map<std::uint32_t, double> structuralP;
-    for (std::size_t k = 0; k < counted.size(); ++k) {
-        if (!(countAdjusted[k] < options.alpha)) continue;
-        const std::uint32_t i = counted[k];
-        const auto& cc = out.categories[i];
-        if (double(cc.problem.count) - double(cc.baseline.count) * scale < options.threshold) continue;
-        gained.push_back(i);
-        structuralP[i] = countAdjusted[k];
+    if (options.paperStatistics) {
+        // The paper's rule: the threshold alone.
+        for (std::uint32_t i = 0; i < out.categories.size(); ++i) {
+            const auto& cc = out.categories[i];
+            if (double(cc.problem.count) - double(cc.baseline.count) * scale < options.threshold) continue;
+            gained.push_back(i);
+            structuralP[i] = cc.countPValue;
+        }
+    } else {
+        for (std::size_t k = 0; k < counted.size(); ++k) {
+            if (!(countAdjusted[k] < options.alpha)) continue;
+            const std::uint32_t i = counted[k];
+            const auto& cc = out.categories[i];
+            if (double(cc.problem.count) - double(cc.baseline.count) * scale < options.threshold) continue;
+            gained.push_back(i);
+            structuralP[i] = countAdjusted[k];
+        }
     }
     std::sort(gained.begin(), gained.end());
     for (std::uint32_t i = 0; i < out.categories.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <QTreeWidgetItem>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHelpEvent>
 #include <QToolTip>
@@ -512,3 +513,36 @@ TEST(CompareWorkspace, SpanEntriesAreNamedAndTheirGraphsOpenOnWhatChanged) {
     }
 }
 
+
+// The Paper toggle: Spectroscope's own statistics, with its threshold of 50 unless the user chose another;
+// uncorrected tests find at least what the corrected ones do, and the A/A says what chance adds. It is
+// remembered, and it and Benjamini-Hochberg exclude each other.
+TEST(CompareWorkspace, ThePaperToggleUsesThePapersStatisticsAndThreshold) {
+    QSettings().remove("compare/paper");
+    QSettings().remove("compare/smThreshold");
+    auto f = twoPeriods();
+    {
+        widgets::CompareWorkspace w;
+        w.resize(1280, 700);
+        w.show();
+        auto session = test::serveFrom(w, f->db);
+        w.setDatabase(f->analysis, {"baseline", "problem"});
+        w.setPeriods("baseline", "problem");
+        ASSERT_TRUE(waitReady(w));
+        ASSERT_TRUE(w.comparison());
+        const std::size_t corrected = w.comparison()->comparison.entries.size();
+        w.paperStatistics()->setChecked(true);
+        ASSERT_TRUE(waitReady(w));
+        EXPECT_EQ(w.findChild<QDoubleSpinBox*>("threshold")->value(), CompareOptions::kPaperThreshold);
+        for (QCheckBox* box : w.findChildren<QCheckBox*>())
+            if (box->text().contains("Benjamini")) EXPECT_FALSE(box->isEnabled());
+        ASSERT_TRUE(w.comparison());
+        EXPECT_GE(w.comparison()->comparison.entries.size(), corrected);
+        if (const QByteArray png = qgetenv("COMPARE_PAPER_PNG"); !png.isEmpty()) ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
+    }
+    widgets::CompareWorkspace again;
+    EXPECT_TRUE(again.paperStatistics()->isChecked());
+    again.paperStatistics()->setChecked(false);
+    EXPECT_EQ(again.findChild<QDoubleSpinBox*>("threshold")->value(), CompareOptions{}.threshold);
+    QSettings().remove("compare/paper");
+}

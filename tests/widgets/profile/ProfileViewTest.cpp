@@ -10,11 +10,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidgetItem>
+#include <qcustomplot.h>
 
 #include "compare/SuspectsView.h"
 #include "core/GeneratedPeriods.h"
 #include "core/OnlineBoutiqueStore.h"
 #include "profile/FlameGraphView.h"
+#include "profile/FrameHistogram.h"
 #include "profile/FrameTables.h"
 #include "profile/ProfileView.h"
 #include "tracelight/analysis/Analysis.h"
@@ -278,4 +280,59 @@ TEST(ProfileView, ADiffOfSpanDataOpensWithTheSuspects) {
     emit view.suspectsView()->itemActivated(first->child(0), 0);
     EXPECT_GT(view.flameGraph()->matchedShare(), 0.5) << view.statusText().toStdString();  // the delayed hop: most of the latency
     if (const QByteArray png = qgetenv("PROFILE_SUSPECTS_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
+}
+
+// Critical path tracing's per-frame latency histogram: zooming into a frame of a diff shows the base's and
+// the target's histograms of its critical time, bar for bar the profile's counts.
+TEST(ProfileView, AZoomedFrameShowsItsHistogramInBothPeriods) {
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("ob.tldb").toStdString();
+    ASSERT_TRUE(test::currencyDelayStore(db));
+    auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis) << analysis.message();
+    widgets::ProfileView view;
+    view.resize(1280, 860);
+    view.show();
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
+    view.showDiff("normal", "fault", QString());
+    ASSERT_TRUE(waitReady(view));
+    const ProfileSet* set = nullptr;
+    int hop = -1;
+    for (std::size_t f = 0; f < view.profile()->frames.size(); ++f)
+        if (view.profile()->frames[f].name == "frontend → currencyservice") {
+            hop = static_cast<int>(f);
+            break;
+        }
+    set = view.profile().get();
+    ASSERT_GE(hop, 0);
+    view.flameGraph()->zoomTo(hop);
+    widgets::FrameHistogram* histogram = view.frameHistogram();
+    ASSERT_EQ(histogram->plot()->plottableCount(), 2);  // base and target
+    EXPECT_TRUE(histogram->captionText().contains("frontend → currencyservice")) << histogram->captionText().toStdString();
+    for (int k = 0; k < 2; ++k) {
+        auto* bars = qobject_cast<QCPBars*>(histogram->plot()->plottable(k));
+        ASSERT_NE(bars, nullptr);
+        const std::size_t group = k == 0 ? 0 : 1;
+        double shown = 0;
+        for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
+            EXPECT_EQ(it->value, set->groups[group].frames[static_cast<std::size_t>(hop)].histogram[static_cast<std::size_t>(it->key)]);
+            shown += it->value;
+        }
+        EXPECT_EQ(shown, double(set->groups[group].frames[static_cast<std::size_t>(hop)].criticalRequests));
+    }
+    // The delay moved the hop's mass to longer bins: the target's mean bin lies past the base's.
+    auto meanBin = [&](std::size_t g) {
+        double n = 0, sum = 0;
+        for (int b = 0; b < kProfileHistogramBins; ++b) {
+            n += set->groups[g].frames[static_cast<std::size_t>(hop)].histogram[static_cast<std::size_t>(b)];
+            sum += b * double(set->groups[g].frames[static_cast<std::size_t>(hop)].histogram[static_cast<std::size_t>(b)]);
+        }
+        return sum / n;
+    };
+    EXPECT_GT(meanBin(1), meanBin(0) + 1);
+    view.tables()->setCurrentWidget(histogram);
+    if (const QByteArray png = qgetenv("PROFILE_HISTOGRAM_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
 }

@@ -62,11 +62,16 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
 
 struct CompareOptions {
     double threshold = 10;     // SM_THRESHOLD: requests a category must gain (lose) to be a mutation (precursor)
+    static constexpr double kPaperThreshold = 50;  // the paper's SM_THRESHOLD
     double alpha = 0.05;
     // Every family of tests (the categories' KS tests, their count tests, a category's edges) is corrected
     // for multiplicity: Holm (the chance of any false mutation at most alpha) or, with this, Benjamini-Hochberg
     // (the expected share of false mutations among those found at most alpha).
     bool benjaminiHochberg = false;
+    // The paper's own statistics: each KS test at alpha uncorrected, and a structural mutation (precursor) any
+    // category that gained (lost) at least the threshold, without the count test. More found, and more by
+    // chance: the A/A says how many (docs/concepts/comparison.md).
+    bool paperStatistics = false;
     std::int64_t minSample = 10;     // per period, for a KS test
     bool oneToN = true;              // a precursor must have lost at least what its mutation gained (up to chance)
     std::uint64_t aaSeed = 1;
