@@ -14,9 +14,10 @@ namespace tracelight::test {
 struct StoreAccess {
     static sqlite3* db(const TraceStore& store) { return store.db(); }
 
-    // What schema 13 added, taken away again: the first step of making an older database in a test (a span
-    // request then keeps its events only if storeEventModel stored them first).
+    // What schema 13 (and 14: the live capture's tables) added, taken away again: the first step of making an
+    // older database in a test (a span request then keeps its events only if storeEventModel stored them first).
     static constexpr const char* kUndoSchema13 =
+        "DROP TABLE capture_spans; DROP TABLE capture_traces; "
         "ALTER TABLE requests DROP COLUMN events_from_spans; ALTER TABLE spans DROP COLUMN event_host_id; "
         "ALTER TABLE spans DROP COLUMN enter_id; ALTER TABLE spans DROP COLUMN leave_id; "
         "ALTER TABLE span_events DROP COLUMN event_id; UPDATE meta SET value='12' WHERE key='schema_version'; ";

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     program.get_formatter()->column_width(30);
     program.footer("Run 'tracelight-cli COMMAND --help' for a command's options.");
 
-    std::vector<Command> commands{addImportCommand(program),       addInfoCommand(program),  addAnalyzeCommand(program),
+    std::vector<Command> commands{addImportCommand(program),       addServeCommand(program),       addInfoCommand(program),  addAnalyzeCommand(program),
                                   addModelCommand(program),        addCriticalPathCommand(program),
                                   addSlackCommand(program),        addBreakdownCommand(program),
                                   addBottlenecksCommand(program),

@@ -35,6 +35,7 @@ Command addProfileCommand(CLI::App& program);
 Command addAaCommand(CLI::App& program);
 Command addContextCommand(CLI::App& program);
 Command addBurstsCommand(CLI::App& program);
+Command addServeCommand(CLI::App& program);
 
 // Option helpers shared by the commands, so one option has one spelling and one help text everywhere.
 // The positional DB argument (required).

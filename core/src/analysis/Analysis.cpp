@@ -613,6 +613,16 @@ Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptio
 
 namespace {
 
+// Each segment's task and events by its labels' texts (views of out.labelTexts).
+void nameSegments(RequestAnalysis& out, const std::vector<std::array<std::uint32_t, 3>>& segmentLabels) {
+    for (std::size_t i = 0; i < out.segments.size(); ++i) {
+        RequestSegment& s = out.segments[i];
+        s.task = out.labelTexts->text(segmentLabels[i][0]);
+        s.startEvent = out.labelTexts->text(segmentLabels[i][1]);
+        s.endEvent = out.labelTexts->text(segmentLabels[i][2]);
+    }
+}
+
 // A decoded result's slack, path, blind intervals and span parts into the request's analysis.
 void takeCachedResult(CachedRequestResult&& cached, RequestAnalysis& out) {
     for (std::size_t i = 0; i < out.segments.size(); ++i) out.segments[i].slackNs = cached.slackNs[i];
@@ -670,12 +680,7 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     if (!scanned) return scanned;
     auto texts = std::make_shared<const LabelTexts>(labelIds.read(store));
     out.labelTexts = texts;
-    for (std::size_t i = 0; i < out.segments.size(); ++i) {
-        RequestSegment& s = out.segments[i];
-        s.task = texts->text(segmentLabels[i][0]);
-        s.startEvent = texts->text(segmentLabels[i][1]);
-        s.endEvent = texts->text(segmentLabels[i][2]);
-    }
+    nameSegments(out, segmentLabels);
     auto cached = decodeCachedResult(store, requestName, blob, out.segments.size());
     if (!cached) return cached.status();
     takeCachedResult(std::move(cached.value()), out);
@@ -718,12 +723,7 @@ Result<RequestAnalysis> requestAnalysis(const InMemoryAnalysis& analysis, std::s
             if (texts->text(id).empty()) texts->set(id, td.label(id));
     }
     out.labelTexts = texts;
-    for (std::size_t i = 0; i < out.segments.size(); ++i) {
-        RequestSegment& s = out.segments[i];
-        s.task = texts->text(segmentLabels[i][0]);
-        s.startEvent = texts->text(segmentLabels[i][1]);
-        s.endEvent = texts->text(segmentLabels[i][2]);
-    }
+    nameSegments(out, segmentLabels);
     CachedRequestResult cached;
     if (decodeCachedResult(blob, out.segments.size(), cached) != CachedDecode::Ok)
         return Status::error("request '" + out.request + "': its result does not fit its segments");

@@ -1,5 +1,5 @@
 #include "store/ImportWriter.h"
-#include "store/UtcNow.h"
+#include "tracelight/base/UtcNow.h"
 
 #include <algorithm>
 #include <array>

@@ -6,7 +6,7 @@
 
 #include "store/Sqlite.h"
 #include "store/StoreConnection.h"
-#include "store/UtcNow.h"
+#include "tracelight/base/UtcNow.h"
 
 namespace tracelight {
 

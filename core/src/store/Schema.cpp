@@ -6,7 +6,7 @@ namespace tracelight::schema {
 
 namespace {
 
-// The current schema (version 13), table by table. Times are integer nanoseconds; every host, task,
+// The current schema (version 14), table by table. Times are integer nanoseconds; every host, task,
 // event, attribute key and value, service, operation and span kind is a label id.
 constexpr const char* kCurrent = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -94,6 +94,13 @@ CREATE TABLE span_links(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos I
                         PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID;
 CREATE TABLE request_spans(request_id INTEGER PRIMARY KEY, span_count INTEGER NOT NULL, error_count INTEGER,
                            service_id INTEGER, operation_id INTEGER, call_service_id INTEGER, call_operation_id INTEGER);
+
+-- Live capture (tracelight-cli serve): each span as it was received, kept so that a trace that gets a late span
+-- is assembled again with all of its spans, and the traces still open (no quiet time without a span of them
+-- yet), each with how many spans it holds. A trace leaves capture_traces when it is stored as a request.
+CREATE TABLE capture_spans(id INTEGER PRIMARY KEY, trace TEXT NOT NULL, data TEXT NOT NULL);
+CREATE INDEX capture_spans_by_trace ON capture_spans(trace, id);
+CREATE TABLE capture_traces(trace TEXT PRIMARY KEY, spans INTEGER NOT NULL) WITHOUT ROWID;
 
 -- The analysis: a cache, stale when its version, parameters or the last import change.
 CREATE TABLE results(name TEXT PRIMARY KEY, analysis_version INTEGER NOT NULL, params TEXT NOT NULL,
@@ -334,10 +341,18 @@ ALTER TABLE span_events ADD COLUMN event_id INTEGER NOT NULL DEFAULT 0;
 UPDATE meta SET value='13' WHERE key='schema_version';
 )sql";
 
+// Version 14 keeps what the live capture (serve) received: every span as it came, and the traces still open.
+constexpr const char* kMigrateV13ToV14 = R"sql(
+CREATE TABLE capture_spans(id INTEGER PRIMARY KEY, trace TEXT NOT NULL, data TEXT NOT NULL);
+CREATE INDEX capture_spans_by_trace ON capture_spans(trace, id);
+CREATE TABLE capture_traces(trace TEXT PRIMARY KEY, spans INTEGER NOT NULL) WITHOUT ROWID;
+UPDATE meta SET value='14' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
 constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5, kMigrateV5ToV6,
                                        kMigrateV6ToV7, kMigrateV7ToV8, kMigrateV8ToV9, kMigrateV9ToV10,
-                                       kMigrateV10ToV11, kMigrateV11ToV12, kMigrateV12ToV13};
+                                       kMigrateV10ToV11, kMigrateV11ToV12, kMigrateV12ToV13, kMigrateV13ToV14};
 
 } // namespace
 

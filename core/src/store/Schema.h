@@ -5,7 +5,7 @@
 
 namespace tracelight::schema {
 
-inline constexpr int kVersion = 13;
+inline constexpr int kVersion = 14;
 
 // Every table, index, view and trigger of version kVersion, in one text.
 const char* current();

@@ -17,7 +17,7 @@
 #include "store/OpenFailure.h"
 #include "store/Schema.h"
 #include "store/StoreConnection.h"
-#include "store/UtcNow.h"
+#include "tracelight/base/UtcNow.h"
 #include "store/StatementCache.h"
 #include "tracelight/base/OccurrenceName.h"
 #include "tracelight/base/Progress.h"
@@ -380,6 +380,14 @@ Result<StoreInfo> TraceStore::info() const {
     info.requests = totals.int64(0);
     info.events = totals.int64(1);
     info.segments = totals.int64(2);
+    // Spans: those of the stored span requests, and every span received of a trace still open in a live
+    // capture (instead of its request's, when a late span opened a stored trace again).
+    sqlite::Statement spans(m_db,
+                            "SELECT (SELECT COALESCE(SUM(s.span_count),0) FROM request_spans s WHERE s.request_id NOT IN "
+                            "(SELECT r.id FROM requests r JOIN capture_traces c ON c.trace=r.name)) + "
+                            "(SELECT COALESCE(SUM(spans),0) FROM capture_traces)");
+    if (spans.step() != SQLITE_ROW) return Status::error(m_path + ": " + sqlite3_errmsg(m_db));
+    info.spans = spans.int64(0);
     sqlite::Statement hosts(m_db, "SELECT COUNT(*) FROM label_roles WHERE role=?1");
     hosts.bind(1, static_cast<int>(LabelRole::Host));
     if (hosts.step() == SQLITE_ROW) info.hosts = hosts.int64(0);

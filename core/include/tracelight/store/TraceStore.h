@@ -47,6 +47,7 @@ struct StoreInfo {
     std::int64_t events = 0;
     std::int64_t segments = 0;
     std::int64_t hosts = 0;
+    std::int64_t spans = 0;  // of span requests, and received by a live capture for traces still open
     std::vector<PeriodInfo> periods;
 };
 
@@ -115,7 +116,7 @@ struct StoredRequestResult {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 13;  // store/Schema.h holds it
+    static constexpr int kSchemaVersion = 14;  // store/Schema.h holds it
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 

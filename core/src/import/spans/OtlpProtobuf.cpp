@@ -134,7 +134,10 @@ Status time(std::uint64_t value, const char* field, const std::string& where, co
     return Status::ok();
 }
 
-Status resourceSpans(const pb::trace::v1::ResourceSpans& rs, const std::string& where, const SpanSink& sink) {
+// reject: given, a span that cannot be read goes there with why, and the rest go on (a receiver's partial
+// success); not given, it fails the whole input.
+Status resourceSpans(const pb::trace::v1::ResourceSpans& rs, const std::string& where, const SpanSink& sink,
+                     const SpanReject* reject = nullptr) {
     std::vector<std::pair<std::string, std::string>> resource;
     attributes(rs.resource().attributes(), resource);
     std::string service, host;
@@ -145,22 +148,41 @@ Status resourceSpans(const pb::trace::v1::ResourceSpans& rs, const std::string& 
             span.traceId = hex(s.trace_id());
             span.spanId = hex(s.span_id());
             span.parentId = hex(s.parent_span_id());
-            if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "a span has no traceId or spanId");
+            const auto bad = [&](const Status& why) {
+                if (!reject) return false;
+                (*reject)(why.message());
+                return true;
+            };
+            if (span.traceId.empty() || span.spanId.empty()) {
+                if (bad(Status::error(where + "a span has no traceId or spanId"))) continue;
+                return Status::error(where + "a span has no traceId or spanId");
+            }
             span.operation = s.name();
             span.service = service;
             span.host = host;
-            if (Status st = time(s.start_time_unix_nano(), "startTimeUnixNano", where, span.spanId, span.startNs); !st) return st;
-            if (Status st = time(s.end_time_unix_nano(), "endTimeUnixNano", where, span.spanId, span.endNs); !st) return st;
+            if (Status st = time(s.start_time_unix_nano(), "startTimeUnixNano", where, span.spanId, span.startNs); !st) {
+                if (bad(st)) continue;
+                return st;
+            }
+            if (Status st = time(s.end_time_unix_nano(), "endTimeUnixNano", where, span.spanId, span.endNs); !st) {
+                if (bad(st)) continue;
+                return st;
+            }
             span.hasTimestamp = s.start_time_unix_nano() != 0;  // protobuf writes no field for 0: not given
             span.processAttributes = resource;
             attributes(s.attributes(), span.attributes);
             if (s.kind() != pb::trace::v1::Span::SPAN_KIND_UNSPECIFIED) span.attributes.emplace_back("span.kind", std::to_string(s.kind()));
             if (s.has_status()) otlp::addStatus(span, std::to_string(s.status().code()), s.status().message());
             for (const auto& link : s.links()) otlp::addLink(span, hex(link.trace_id()), hex(link.span_id()));
+            Status eventTimes = Status::ok();
             for (const auto& e : s.events()) {
                 std::int64_t t = 0;
-                if (Status st = time(e.time_unix_nano(), "timeUnixNano", where, span.spanId, t); !st) return st;
+                if (eventTimes = time(e.time_unix_nano(), "timeUnixNano", where, span.spanId, t); !eventTimes) break;
                 span.events.emplace_back(e.name(), t);
+            }
+            if (!eventTimes) {
+                if (bad(eventTimes)) continue;
+                return eventTimes;
             }
             if (Status st = sink(std::move(span)); !st) return st;
         }
@@ -234,6 +256,19 @@ bool looksLikeOtlpProtobuf(std::string_view head, std::uint64_t fileSize) {
     // The collector's file exporter: a 4-byte big-endian length (so a first byte of 0 for anything under
     // 16 MiB), then such a message.
     return fileSize >= 5 && head.size() >= 5 && resourceSpansAt(4);
+}
+
+Status decodeOtlpProtobufBody(std::string_view body, const SpanSink& sink, const SpanReject& reject) {
+    GOOGLE_PROTOBUF_VERIFY_VERSION;
+    // ExportTraceServiceRequest: the wire format of TracesData (field 1, resource_spans).
+    pb::trace::v1::TracesData request;
+    if (body.size() > std::size_t(std::numeric_limits<int>::max()) || !request.ParseFromArray(body.data(), static_cast<int>(body.size())))
+        return Status::error("byte 0: not an OTLP ExportTraceServiceRequest (invalid protobuf)");
+    for (int i = 0; i < request.resource_spans_size(); ++i) {
+        const std::string where = "resourceSpans[" + std::to_string(i) + "]: ";
+        if (Status s = resourceSpans(request.resource_spans(i), where, sink, &reject); !s) return s;
+    }
+    return Status::ok();
 }
 
 Status parseOtlpProtobuf(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {

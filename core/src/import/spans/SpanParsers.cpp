@@ -146,7 +146,8 @@ void otlpAttributes(const JsonValue* list, std::vector<std::pair<std::string, st
     }
 }
 
-Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, const SpanSink& sink) {
+// reject: as the protobuf reader's (OtlpProtobuf.cpp).
+Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, const SpanSink& sink, const SpanReject* reject = nullptr) {
     if (!rs.isObject()) return Status::error(where + "resourceSpans element is not an object");
     std::vector<std::pair<std::string, std::string>> resource;
     if (const JsonValue* r = rs.find("resource")) otlpAttributes(r->find("attributes"), resource);
@@ -161,18 +162,34 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
         if (!spans) continue;
         if (!spans->isArray()) return Status::error(where + "spans is not an array");
         for (const auto& s : spans->array()) {
-            if (!s.isObject()) return Status::error(where + "a span is not an object");
+            // A span that cannot be read: rejected (the others go on) when the caller takes rejects, else an error.
+            const auto bad = [&](const Status& why) {
+                if (reject) (*reject)(why.message());
+                return reject != nullptr;
+            };
+            if (!s.isObject()) {
+                if (bad(Status::error(where + "a span is not an object"))) continue;
+                return Status::error(where + "a span is not an object");
+            }
             RawSpan span;
             // Ids are hex, and their case says nothing: lowercase, as the protobuf form spells them.
             span.traceId = otlp::lowercase(scalar(s.find("traceId")));
             span.spanId = otlp::lowercase(scalar(s.find("spanId")));
             span.parentId = otlp::lowercase(scalar(s.find("parentSpanId")));
-            if (span.traceId.empty() || span.spanId.empty()) return Status::error(where + "a span has no traceId or spanId");
+            if (span.traceId.empty() || span.spanId.empty()) {
+                if (bad(Status::error(where + "a span has no traceId or spanId"))) continue;
+                return Status::error(where + "a span has no traceId or spanId");
+            }
             span.operation = scalar(s.find("name"));
             span.service = service;
             span.host = host;
+            Status times = Status::ok();
             for (const char* field : {"startTimeUnixNano", "endTimeUnixNano"})
-                if (Status st = checkTime(s, field, where, span.spanId); !st) return st;
+                if (times) times = checkTime(s, field, where, span.spanId);
+            if (!times) {
+                if (bad(times)) continue;
+                return times;
+            }
             std::int64_t start = 0, end = 0;
             if (!integerOf(s.find("startTimeUnixNano"), start) || !integerOf(s.find("endTimeUnixNano"), end)) {
                 span.hasTimestamp = false;
@@ -188,12 +205,17 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
             if (const JsonValue* links = s.find("links"); links && links->isArray())
                 for (const auto& link : links->array())
                     otlp::addLink(span, otlp::lowercase(scalar(link.find("traceId"))), otlp::lowercase(scalar(link.find("spanId"))));
+            Status eventTimes = Status::ok();
             if (const JsonValue* events = s.find("events"); events && events->isArray())
                 for (const auto& e : events->array()) {
                     std::int64_t t = 0;
-                    if (Status st = checkTime(e, "timeUnixNano", where, span.spanId); !st) return st;
+                    if (eventTimes = checkTime(e, "timeUnixNano", where, span.spanId); !eventTimes) break;
                     if (integerOf(e.find("timeUnixNano"), t)) span.events.emplace_back(scalar(e.find("name")), t);
                 }
+            if (!eventTimes) {
+                if (bad(eventTimes)) continue;
+                return eventTimes;
+            }
             if (Status st = sink(std::move(span)); !st) return st;
         }
     }
@@ -244,6 +266,23 @@ Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCo
     return forEachElement(
         stream, path, [&](const JsonValue& rs, const std::string& where, const SpanSink& into) { return parseOtlpResourceSpans(rs, where, into); },
         sink, progress, cancel);
+}
+
+Status decodeOtlpJsonBody(std::string_view body, const SpanSink& sink, const SpanReject& reject) {
+    JsonValue doc;
+    std::string error;
+    std::size_t offset = 0;
+    if (!JsonValue::parse(body, doc, &error, &offset)) return Status::error("byte " + std::to_string(offset) + ": invalid JSON: " + error);
+    if (!doc.isObject()) return Status::error("byte 0: not an OTLP ExportTraceServiceRequest (a JSON object)");
+    const JsonValue* rs = doc.find("resourceSpans");
+    if (!rs) return Status::ok();  // an empty request: nothing to store
+    if (!rs->isArray()) return Status::error("resourceSpans is not an array");
+    std::size_t i = 0;
+    for (const auto& r : rs->array()) {
+        const std::string where = "resourceSpans[" + std::to_string(i++) + "]: ";
+        if (Status s = parseOtlpResourceSpans(r, where, sink, &reject); !s) return s;
+    }
+    return Status::ok();
 }
 
 namespace {

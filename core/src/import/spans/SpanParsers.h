@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "tracelight/import/Import.h"
 #include "tracelight/import/spans/Spans.h"
@@ -21,6 +22,14 @@ Status parseJaegerJson(const std::string& path, const SpanSink& sink, const Byte
 Status parseZipkinJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel);
 Status parseSpansCsv(const std::string& path, const SpanCsvMapping& mapping, const SpanSink& sink, const ByteCounter& progress,
                      const CancelToken* cancel);
+
+// A span that cannot be read (no ids, a time out of range), and why: left out of a receiver's request, whose
+// other spans go on (OTLP's partial success).
+using SpanReject = std::function<void(const std::string& why)>;
+// One OTLP/HTTP request body held in memory (an ExportTraceServiceRequest, binary or JSON): each span to sink,
+// each that cannot be read to reject. An error: the body is not such a request at all.
+Status decodeOtlpProtobufBody(std::string_view body, const SpanSink& sink, const SpanReject& reject);
+Status decodeOtlpJsonBody(std::string_view body, const SpanSink& sink, const SpanReject& reject);
 
 bool isSpanFormat(InputFormat format);
 // The parser of a span format (mapping: a span table's columns).

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "import/spans/RawSpanCodec.h"
 #include "store/StagingTable.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/base/Progress.h"
@@ -78,19 +79,7 @@ private:
 
     Status stage(const RawSpan& s, std::size_t source) { return stage(s, source, m_count - 1); }
     Status stage(const RawSpan& s, std::size_t source, std::int64_t seq) {
-        JsonWriter w;
-        w.beginObject().key("s").value(s.spanId).key("p").value(s.parentId).key("sv").value(s.service).key("h").value(s.host)
-            .key("o").value(s.operation).key("b").value(s.startNs).key("e").value(s.endNs).key("sh").value(s.shared)
-            .key("t").value(s.hasTimestamp).key("te").value(s.timeError).key("a").beginArray();
-        for (const auto& [k, v] : s.attributes) w.beginArray().value(k).value(v).endArray();
-        w.endArray().key("pa").beginArray();
-        for (const auto& [k, v] : s.processAttributes) w.beginArray().value(k).value(v).endArray();
-        w.endArray().key("ev").beginArray();
-        for (const auto& [name, ts] : s.events) w.beginArray().value(name).value(ts).endArray();
-        w.endArray().key("ff").beginArray();
-        for (const auto& id : s.followsFrom) w.value(id);
-        w.endArray().key("pf").value(s.parentFollowsFrom).endObject();
-        return m_table->add(s.traceId, seq, static_cast<std::int64_t>(source), w.text());
+        return m_table->add(s.traceId, seq, static_cast<std::int64_t>(source), encodeRawSpan(s));
     }
 
     bool tick(std::int64_t& done, const CancelToken* cancel, const std::function<void(double)>& progress) const {
@@ -156,30 +145,9 @@ private:
             if (const auto source = static_cast<std::size_t>(from); std::find(sources.begin(), sources.end(), source) == sources.end())
                 sources.push_back(source);
             current = id;
-            JsonValue v;
-            if (!JsonValue::parse(data, v, nullptr, nullptr)) return Status::error("damaged staged span");
-            RawSpan s;
-            s.traceId = current;
-            s.spanId = v.find("s")->string();
-            s.parentId = v.find("p")->string();
-            s.service = v.find("sv")->string();
-            s.host = v.find("h")->string();
-            s.operation = v.find("o")->string();
-            // Integers from their literal text: a double would round nanoseconds at today's epoch.
-            auto integer = [](const JsonValue* n) { return parseNanoseconds(n->string()).value_or(0); };
-            s.startNs = integer(v.find("b"));
-            s.endNs = integer(v.find("e"));
-            s.shared = v.find("sh")->boolean();
-            s.hasTimestamp = v.find("t")->boolean();
-            s.timeError = v.find("te")->string();
-            for (const auto& a : v.find("a")->array()) s.attributes.emplace_back(a.array()[0].string(), a.array()[1].string());
-            if (const JsonValue* pa = v.find("pa"))
-                for (const auto& a : pa->array()) s.processAttributes.emplace_back(a.array()[0].string(), a.array()[1].string());
-            for (const auto& e : v.find("ev")->array()) s.events.emplace_back(e.array()[0].string(), integer(&e.array()[1]));
-            if (const JsonValue* ff = v.find("ff"))
-                for (const auto& id : ff->array()) s.followsFrom.push_back(id.string());
-            if (const JsonValue* pf = v.find("pf")) s.parentFollowsFrom = pf->boolean();
-            trace.push_back(std::move(s));
+            auto span = decodeRawSpan(current, data);
+            if (!span) return span.status();
+            trace.push_back(std::move(span.value()));
             if (!tick(done, cancel, progress)) return Status::error("import cancelled");
             return Status::ok();
         });

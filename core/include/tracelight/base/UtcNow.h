@@ -1,5 +1,5 @@
 #pragma once
-// The current time as the store writes it in its rows (imports, results, the file's creation): ISO 8601, UTC.
+// The current time as Tracelight writes it (the store's rows, a capture's period name): ISO 8601, UTC.
 #include <ctime>
 #include <string>
 

@@ -1,0 +1,83 @@
+// tracelight-cli serve: the live capture. Applications send OpenTelemetry spans over OTLP/HTTP; each trace is
+// stored as a request once it has been quiet for a while (core/include/tracelight/capture/).
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "tracelight/base/UtcNow.h"
+#include "Commands.h"
+#include "tracelight/capture/OtlpReceiver.h"
+#include "tracelight/store/NewDatabaseGuard.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight::cli {
+
+namespace {
+
+struct ServeArgs {
+    std::string db, http = "127.0.0.1:4318", grpc, period;
+    double quietSeconds = 5, readTimeoutSeconds = 30;
+    std::size_t maxBodyMib = 20;
+    bool quiet = false;
+};
+
+int runServe(const ServeArgs& args) {
+    if (!args.grpc.empty())
+        return usageError("serve", "--otlp-grpc: OTLP/gRPC is not available yet; send OTLP/HTTP (--otlp-http, port 4318)");
+    NewDatabaseGuard created(args.db);  // a database made for a serve that could not start is removed again
+    auto store = openDatabase(args.db, TraceStore::Mode::Create);
+    if (!store) return fail(store.message());
+    ReceiverOptions options;
+    options.httpAddress = args.http;
+    options.maxBodyBytes = args.maxBodyMib << 20;
+    options.readTimeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(args.readTimeoutSeconds * 1000)));
+    options.capture.quietNs = static_cast<TimeNs>(std::llround(args.quietSeconds * 1e9));
+    options.capture.period = args.period.empty() ? "capture-" + utcNow() : args.period;
+    const bool quiet = args.quiet;
+    auto receiver = OtlpReceiver::start(*store.value(), options, [quiet](const std::string& line) {
+        if (!quiet) std::cerr << "tracelight-cli serve: " << line << std::endl;
+    });
+    if (!receiver) return fail(receiver.message());
+    created.keep();
+    // Always said, even with --quiet: a script that asked for port 0 learns the port here.
+    std::cerr << "tracelight-cli serve: OTLP/HTTP on http://" << receiver.value()->httpEndpoint() << "/v1/traces, into " << args.db
+              << " (period " << options.capture.period << "); Ctrl-C stops" << std::endl;
+    if (Status s = receiver.value()->run(true); !s) return fail(s.message());
+    const auto counts = receiver.value()->counts();
+    if (!quiet)
+        std::cerr << "tracelight-cli serve: stopped: " << counts.spans << " spans received (" << counts.rejectedSpans
+                  << " rejected), " << counts.traces << " traces stored" << std::endl;
+    return 0;
+}
+
+} // namespace
+
+Command addServeCommand(CLI::App& program) {
+    auto args = std::make_shared<ServeArgs>();
+    auto* cmd = program.add_subcommand("serve", "receive OpenTelemetry spans live (OTLP/HTTP) and store them in DB");
+    cmd->add_option("--db", args->db, "the trace database (created when missing)")->required()->type_name("DB");
+    cmd->add_option("--otlp-http", args->http, "where to listen for OTLP/HTTP: HOST:PORT or [IPV6]:PORT; port 0 picks a free one "
+                                               "(default 127.0.0.1:4318, this machine only)")
+        ->type_name("ADDR");
+    cmd->add_option("--otlp-grpc", args->grpc, "OTLP/gRPC: not available yet (refused with a message)")->type_name("ADDR");
+    cmd->add_option("--quiet-time", args->quietSeconds,
+                    "a trace is stored once no span of it arrived for this long (default 5; decimals allowed)")
+        ->type_name("SECONDS")
+        ->check(CLI::Range(0.01, 86400.0));
+    cmd->add_option("--max-body", args->maxBodyMib, "largest request body, and what a gzip body may unpack to (default 20)")
+        ->type_name("MIB")
+        ->check(CLI::Range(std::size_t(1), std::size_t(64)));
+    cmd->add_option("--read-timeout", args->readTimeoutSeconds, "a request not read in full within this is answered 408 (default 30)")
+        ->type_name("SECONDS")
+        ->check(CLI::Range(0.1, 3600.0));
+    cmd->add_option("--period", args->period, "the period the captured requests join (default capture-<UTC start time>)")->type_name("NAME");
+    addQuietFlag(*cmd, args->quiet);
+    cmd->footer("Spans are committed before they are acknowledged. SIGINT or SIGTERM stops cleanly: the requests in flight are\n"
+                "answered and every open trace is stored. See docs/user/live-capture.md.");
+    return {cmd, [args] { return runServe(*args); }};
+}
+
+} // namespace tracelight::cli

@@ -1,0 +1,164 @@
+// The receiver over a real loopback socket: a request is answered only once its spans are committed, a stop
+// stores every open trace, and a body too large, too slow, or one too many for the memory budget is answered
+// in bounded time.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "TestUtil.h"
+#include "capture/CaptureTestUtil.h"
+#include "tracelight/capture/OtlpReceiver.h"
+#include "tracelight/store/TraceStore.h"
+
+using namespace tracelight;
+using namespace tracelight::test;
+
+namespace {
+
+class Client {
+public:
+    explicit Client(int port) {
+        m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(static_cast<std::uint16_t>(port));
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        timeval limit{20, 0};
+        ::setsockopt(m_fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+        EXPECT_EQ(::connect(m_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    }
+    ~Client() { ::close(m_fd); }
+    void send(const std::string& bytes) {
+        for (std::size_t done = 0; done < bytes.size();) {
+            const ssize_t n = ::send(m_fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+            if (n <= 0) return;
+            done += static_cast<std::size_t>(n);
+        }
+    }
+    // Everything until the peer closes (or the receive timeout).
+    std::string readAll() {
+        std::string out;
+        char buffer[4096];
+        for (ssize_t n; (n = ::recv(m_fd, buffer, sizeof buffer, 0)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
+        return out;
+    }
+
+private:
+    int m_fd = -1;
+};
+
+std::string post(const std::string& type, const std::string& body, const std::string& extra = "") {
+    return "POST /v1/traces HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: " + type + "\r\n" + extra +
+           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+int statusOf(const std::string& response) { return response.size() > 12 ? std::atoi(response.substr(9, 3).c_str()) : 0; }
+
+struct Running {
+    std::unique_ptr<TraceStore> store;
+    std::unique_ptr<OtlpReceiver> receiver;
+    std::thread thread;
+    int port = 0;
+
+    Running(const std::string& path, ReceiverOptions options) {
+        store = std::move(TraceStore::open(path, TraceStore::Mode::Create).value());
+        options.httpAddress = "127.0.0.1:0";
+        if (options.capture.period.empty()) options.capture.period = "capture-test";
+        auto started = OtlpReceiver::start(*store, options, nullptr);
+        EXPECT_TRUE(started) << started.message();
+        receiver = std::move(started.value());
+        const std::string endpoint = receiver->httpEndpoint();
+        port = std::atoi(endpoint.substr(endpoint.rfind(':') + 1).c_str());
+        thread = std::thread([this] { EXPECT_TRUE(receiver->run(false)); });
+    }
+    void stop() {
+        if (!thread.joinable()) return;
+        receiver->stop();
+        thread.join();
+    }
+    ~Running() { stop(); }
+};
+
+} // namespace
+
+TEST(OtlpReceiver, AnAcknowledgedRequestIsStoredAndAStopStoresItsTrace) {
+    ScratchDir dir;
+    ReceiverOptions options;
+    options.capture.quietNs = 3600 * std::int64_t(1'000'000'000);  // only the stop completes it
+    Running running(dir.file("recv.tldb"), options);
+    {
+        Client client(running.port);
+        client.send(post("application/x-protobuf", protobufRequest({{1, 1}, {1, 2, 1}})));
+        EXPECT_EQ(statusOf(client.readAll()), 200);
+    }
+    {
+        Client client(running.port);
+        client.send(post("application/json", gzipped(jsonRequest({{2, 1}})), "Content-Encoding: gzip\r\n"));
+        EXPECT_EQ(statusOf(client.readAll()), 200);
+    }
+    // Acknowledged: committed, and counted by any reader, before the trace is complete.
+    auto reader = TraceStore::open(dir.file("recv.tldb"), TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(reader);
+    EXPECT_EQ(reader.value()->info()->spans, 3);
+    EXPECT_EQ(reader.value()->info()->requests, 0);
+    running.stop();
+    EXPECT_EQ(reader.value()->info()->requests, 2);
+    EXPECT_EQ(reader.value()->info()->spans, 3);
+}
+
+TEST(OtlpReceiver, BadRequestsAreAnsweredAndTheServerGoesOn) {
+    ScratchDir dir;
+    ReceiverOptions options;
+    options.maxBodyBytes = 1 << 20;
+    options.readTimeout = std::chrono::milliseconds(300);
+    Running running(dir.file("bad.tldb"), options);
+    {
+        Client client(running.port);
+        client.send(post("application/x-protobuf", "\x0a\xff\xff\xff\x0f not protobuf"));
+        EXPECT_EQ(statusOf(client.readAll()), 400);
+    }
+    {
+        // A body announced past the limit is refused at its head, before a byte of it is read.
+        Client client(running.port);
+        client.send("POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 104857600\r\n\r\n");
+        EXPECT_EQ(statusOf(client.readAll()), 413);
+    }
+    {
+        // A client that never finishes its body is answered 408 once the read timeout passes.
+        const auto began = std::chrono::steady_clock::now();
+        Client client(running.port);
+        client.send("POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"resou");
+        EXPECT_EQ(statusOf(client.readAll()), 408);
+        EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(5));
+    }
+    {
+        Client client(running.port);
+        client.send("GET /v1/traces HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        EXPECT_EQ(statusOf(client.readAll()), 405);
+    }
+    Client client(running.port);
+    client.send(post("application/x-protobuf", protobufRequest({{1, 1}})));
+    EXPECT_EQ(statusOf(client.readAll()), 200);
+}
+
+TEST(OtlpReceiver, BodiesPastTheMemoryBudgetWaitOutside) {
+    ScratchDir dir;
+    ReceiverOptions options;
+    options.maxBytesInFlight = 1000;
+    options.retryAfterSeconds = 3;
+    Running running(dir.file("budget.tldb"), options);
+    Client first(running.port);
+    first.send("POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 800\r\n\r\n{");
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // its head read: its 800 bytes are reserved
+    Client second(running.port);
+    second.send("POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 800\r\n\r\n{");
+    const std::string busy = second.readAll();
+    EXPECT_EQ(statusOf(busy), 429);
+    EXPECT_NE(busy.find("Retry-After: 3"), std::string::npos) << busy;
+}
