@@ -27,6 +27,7 @@ Command addModelCommand(CLI::App& program);
 Command addCriticalPathCommand(CLI::App& program);
 Command addSlackCommand(CLI::App& program);
 Command addBreakdownCommand(CLI::App& program);
+Command addSlackStudyCommand(CLI::App& program);
 Command addBottlenecksCommand(CLI::App& program);
 Command addCompareCommand(CLI::App& program);
 Command addRenderCommand(CLI::App& program);

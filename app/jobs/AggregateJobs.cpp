@@ -44,7 +44,7 @@ std::shared_ptr<widgets::SlackOutcome> computeSlackStudies(const widgets::SlackR
                           ? std::vector<std::uint32_t>{}
                           : rowsWithValue(*request.attributes->get(request.withinKey), request.withinValue);
     const auto users = request.userKey.isEmpty() || !request.attributes ? nullptr : request.attributes->get(request.userKey);
-    result->study = slackStudy(data, request.category, request.cutoffNs, rows, users.get());
+    result->study = slackStudy(data, request.category, request.cutoffNs, rows, users.get(), request.buckets);
     if (!request.fromCutOff)
         result->cdf = widgets::makeDurationCdfSeries(QObject::tr("%1 slack").arg(request.categoryName), result->study.slackNs);
     if (result->study.slackNs.empty() || result->study.slackNs.back() == 0)

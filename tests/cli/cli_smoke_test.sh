@@ -557,6 +557,13 @@ got=$("$cli" profile "$work/optin.tldb" --include-opt-in --aa-table --aa-sizes 1
 check "an A/A size under 2 is refused ($got)" $?
 "$cli" profile "$work/j.tldb" --aa-table --aa-repeats 10 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["repeats"] == 10 and d["table"] and all(c["ci95"][0] <= c["false_positive_frames"] <= c["ci95"][1] for c in d["table"])'
 check "profile --aa-table" $?
+
+# slack-study: buckets as asked, a prediction by user, an unknown category refused naming the known ones.
+got=$("$cli" slack-study "$work/j.tldb" --buckets 4 --user browser)
+echo "$got" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["buckets"]) == 4 and d["prediction"]["pairs"] == len(d["prediction"]["slack_pairs_us"]) > 0' 2>/dev/null
+check "slack-study --buckets 4 --user ($(head -c 120 <<<"$got"))" $?
+err=$("$cli" slack-study "$work/j.tldb" --category nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no category 'nope' (categories:"
+check "slack-study of an unknown category ($err)" $?
 echo "cli smoke: $passed passed, $failures failed"
 # A passing run leaves nothing behind; a failing one keeps its files to look at.
 [ $failures -eq 0 ] && rm -rf "$work"

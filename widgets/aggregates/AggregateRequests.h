@@ -67,6 +67,7 @@ struct SlackRequest {
     QString withinKey;         // only the requests with withinValue of this attribute ("" = all)
     std::string withinValue;
     QString userKey;           // the attribute naming a request's user, for the prediction ("" = none)
+    int buckets = 5;           // equal-population buckets of the slack
 };
 struct SlackOutcome {
     SlackRequest request;

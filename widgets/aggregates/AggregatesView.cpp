@@ -11,6 +11,8 @@
 #include <QToolTip>
 #include <QLabel>
 #include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -138,14 +140,18 @@ AggregatesView::AggregatesView(QWidget* parent)
     {
         auto* page = new QWidget(this);
         m_slackCategory = new QComboBox(page);
-        keepComboNarrow(m_slackCategory, 28);
+        keepComboNarrow(m_slackCategory, 20);
         keepPopupSmall(m_slackCategory);
         m_userAttribute = new QComboBox(page);
         keepComboNarrow(m_userAttribute);
         m_withinAttribute = new QComboBox(page);
         keepComboNarrow(m_withinAttribute);
         m_withinValue = new QComboBox(page);
-        m_withinValue->setMinimumContentsLength(10);
+        m_withinValue->setMinimumContentsLength(8);
+        m_slackBuckets = new QSpinBox(page);
+        m_slackBuckets->setRange(2, 100);
+        m_slackBuckets->setValue(QSettings().value(QStringLiteral("aggregates/slackBuckets"), 5).toInt());
+        m_slackBuckets->setToolTip(tr("Equal-population buckets of the category's slack (the Mystery Machine used 20)"));
         m_slackCdf = new CdfPlot(page);
         m_bucketPlot = new QCustomPlot(page);
         m_prediction = new QLabel(page);
@@ -160,6 +166,8 @@ AggregatesView::AggregatesView(QWidget* parent)
         controls->addWidget(m_withinAttribute);
         controls->addWidget(new QLabel(QStringLiteral("="), page));
         controls->addWidget(m_withinValue);
+        controls->addWidget(new QLabel(tr("Buckets"), page));
+        controls->addWidget(m_slackBuckets);
         controls->addStretch(1);
         auto* right = new QWidget(page);
         auto* rv = new QVBoxLayout(right);
@@ -196,6 +204,10 @@ AggregatesView::AggregatesView(QWidget* parent)
         connect(m_userAttribute, &QComboBox::currentIndexChanged, this, [this] { refreshSlackStudies(false); });
         connect(m_withinAttribute, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshWithinValues);
         connect(m_withinValue, &QComboBox::currentIndexChanged, this, [this] { refreshSlackStudies(false); });
+        connect(m_slackBuckets, &QSpinBox::valueChanged, this, [this](int buckets) {
+            QSettings().setValue(QStringLiteral("aggregates/slackBuckets"), buckets);
+            refreshSlackStudies(false);
+        });
         connect(m_slackCdf, &CdfPlot::cutOffMoved, this, [this](double, double) { refreshSlackStudies(true); });
         attachPlotExport(m_bucketPlot, [this] {
             QString out = QStringLiteral("slack_from_us,slack_to_us,requests,correlation,slope\n");
@@ -531,6 +543,7 @@ void AggregatesView::refreshSlackStudies(bool fromCutOff) {
     // A dragged cut-off is kept; otherwise core takes the median.
     request.cutoffNs = fromCutOff ? usToNs(m_slackCdf->cutOffMs() * 1000.0) : TimeNs(-1);
     request.fromCutOff = fromCutOff;
+    request.buckets = m_slackBuckets->value();
     // Correlation per slack bucket, optionally within one value of an attribute (one connection type, say).
     const bool readable = m_attributes->canRead();
     if (m_withinAttribute->currentIndex() > 0 && m_withinValue->currentIndex() >= 0 && readable) {
@@ -586,6 +599,8 @@ void AggregatesView::showSlack(std::shared_ptr<SlackOutcome> result) {
     auto* bars = new QCPBars(m_bucketPlot->xAxis, m_bucketPlot->yAxis);
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     QVector<double> keys, values;
+    constexpr std::size_t kLabelledBuckets = 6;
+    const std::size_t every = (buckets.size() + kLabelledBuckets - 1) / kLabelledBuckets;
     // Each bucket's range with the digits that tell it from its neighbours, and its size. Equal-size buckets
     // can share one slack value (many zeros): those say which part of that value they are.
     for (std::size_t b = 0; b < buckets.size(); ++b) {
@@ -599,14 +614,22 @@ void AggregatesView::showSlack(std::shared_ptr<SlackOutcome> result) {
         while (first > 0 && same(first - 1, b)) --first;
         while (last + 1 < buckets.size() && same(last + 1, b)) ++last;
         if (last > first) label += tr("\npart %1 of %2").arg(b - first + 1).arg(last - first + 1);
-        ticker->addTick(double(b), label + tr("\n%L1 requests").arg(buckets[b].requests));
+        if (buckets.size() <= kLabelledBuckets) ticker->addTick(double(b), label + tr("\n%L1 requests").arg(buckets[b].requests));
+        // Many buckets (the paper's 20): every few a label, the slack up to which that bucket reaches, so that
+        // they never run into each other; the counts go to the axis title.
+        else if (b % every == every - 1 || b + 1 == buckets.size()) ticker->addTick(double(b), tr("≤ %1").arg(formatDurationNs(buckets[b].slackToNs)));
     }
     bars->setData(keys, values);
     bars->setBrush(QColor(0x19, 0x71, 0xc2));
     bars->setName(tr("correlation"));
     m_bucketPlot->xAxis->setTicker(ticker);
     m_bucketPlot->xAxis->setTickLabelRotation(0);  // lines under each bar (rotated, the last one fell off the edge)
-    m_bucketPlot->xAxis->setLabel(tr("%1 slack (buckets of equal numbers of requests)").arg(name));
+    if (buckets.size() <= kLabelledBuckets) m_bucketPlot->xAxis->setLabel(tr("%1 slack (buckets of equal numbers of requests)").arg(name));
+    else
+        m_bucketPlot->xAxis->setLabel(tr("%1 slack (%2 buckets of about %L3 requests each)")
+                                          .arg(name)
+                                          .arg(buckets.size())
+                                          .arg(buckets.empty() ? 0 : buckets.front().requests));
     m_bucketPlot->yAxis->setLabel(tr("correlation with latency (r)"));
     m_bucketPlot->xAxis->setRange(-0.6, double(buckets.size()) - 0.4);
     const double lowest = values.isEmpty() ? 0.0 : *std::min_element(values.begin(), values.end());

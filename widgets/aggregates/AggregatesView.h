@@ -15,6 +15,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QSpinBox;
 class QLabel;
 class QDoubleSpinBox;
 class QPushButton;
@@ -118,6 +119,7 @@ private:
     SlackScatter* m_scatter;
     QComboBox* m_slackCategory;
     QComboBox* m_userAttribute;
+    QSpinBox* m_slackBuckets;  // equal-population buckets of the slack study
     QComboBox* m_withinAttribute;  // restrict the slack studies to requests with one value of it
     QComboBox* m_withinValue;
     CdfPlot* m_slackCdf;

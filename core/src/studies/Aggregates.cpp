@@ -169,6 +169,7 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
     a.ids = td.requestIds;
     a.latencyNs.resize(n);
     a.blindNs.resize(n);
+    a.startNs.resize(n);
     a.summedNs.assign(n * width, 0);
     a.criticalNs.assign(n * width, 0);
     a.slackNs.assign(n * width, kNoSlack);
@@ -183,7 +184,7 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
     if (cache) {
         struct Entry {
             std::uint32_t row;
-            TimeNs latencyNs, blindNs;
+            TimeNs startNs, latencyNs, blindNs;
             std::size_t blobBegin, blobEnd;  // in `blobs`
         };
         constexpr std::size_t kChunk = 16384;
@@ -207,6 +208,7 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
                     if (decodeCachedResult(blob, s.segments.size(), s.result) != CachedDecode::Ok) continue;  // the pass does it
                     aggregateRequest(a, e.row, s.segments, s.result.slackNs, s.result.criticalPath, s.result.clips, e.latencyNs, e.blindNs, s.lastEnd,
                                      s.firstStart, s.paths);
+                    a.startNs[e.row] = e.startNs;
                     fromCache[e.row] = 1;
                     reporter.step(s.done++);
                 }
@@ -215,8 +217,8 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
             chunk.clear();
             blobs.clear();
         };
-        const Status scanned = forEachCachedResult(*cache, td, [&](std::size_t row, TimeNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
-            chunk.push_back({static_cast<std::uint32_t>(row), latencyNs, blindNs, blobs.size(), blobs.size() + blob.size()});
+        const Status scanned = forEachCachedResult(*cache, td, [&](std::size_t row, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
+            chunk.push_back({static_cast<std::uint32_t>(row), startNs, latencyNs, blindNs, blobs.size(), blobs.size() + blob.size()});
             blobs.append(blob);
             if (chunk.size() < kChunk) return true;
             aggregateChunk();
@@ -237,6 +239,7 @@ Result<RequestAggregates> computeAggregates(const InMemoryAnalysis& analysis, co
         for (std::size_t r = begin; r < end; ++r) {
             if (fromCache[r]) continue;
             const RequestPassResult& result = pass.run(td, r, analysis.offsets);
+            a.startNs[r] = result.dag.startNs;
             aggregateRequest(a, r, result.dag.segments, result.slack, result.criticalPath.segments, result.criticalPath.clips,
                              result.criticalPath.latencyNs,
                              result.criticalPath.blindNs, lastEnd, firstStart, paths[shard]);
@@ -370,6 +373,7 @@ RequestAggregates restrictAggregates(const RequestAggregates& a, const std::vect
         out.analysisRows.push_back(a.analysisRows.empty() ? r : a.analysisRows[r]);
         out.latencyNs.push_back(a.latencyNs[r]);
         out.blindNs.push_back(a.blindNs[r]);
+        if (r < a.startNs.size()) out.startNs.push_back(a.startNs[r]);
         using Column = std::vector<TimeNs> RequestAggregates::*;
         for (const Column column : {&RequestAggregates::summedNs, &RequestAggregates::criticalNs, &RequestAggregates::slackNs, &RequestAggregates::spanNs})
             (out.*column).insert((out.*column).end(), (a.*column).begin() + std::ptrdiff_t(r * w), (a.*column).begin() + std::ptrdiff_t((r + 1) * w));
@@ -667,9 +671,14 @@ std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t ca
 
 SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, TimeNs cutoffNs, const std::vector<std::string>& users) {
     SlackPrediction p;
+    // Rows in start order (aggregates without start times: row order).
+    std::vector<std::uint32_t> order;
+    for (std::size_t r = 0; r < a.requests() && r < users.size(); ++r)
+        if (!users[r].empty()) order.push_back(static_cast<std::uint32_t>(r));
+    if (a.startNs.size() == a.requests())
+        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return a.startNs[x] < a.startNs[y]; });
     std::unordered_map<std::string, std::size_t> previous;
-    for (std::size_t r = 0; r < a.requests() && r < users.size(); ++r) {
-        if (users[r].empty()) continue;
+    for (const std::uint32_t r : order) {
         auto it = previous.find(users[r]);
         // Absent (kNoSlack) counts as slack, as +inf did.
         const bool actual = a.slack(r, category) >= cutoffNs;
@@ -680,6 +689,7 @@ SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, T
             else if (predicted && !actual) ++p.falsePositive;
             else if (!predicted && !actual) ++p.trueNegative;
             else ++p.falseNegative;
+            p.slackPairs.emplace_back(a.slack(it->second, category), a.slack(r, category));
             it->second = r;
         } else {
             previous.emplace(users[r], r);

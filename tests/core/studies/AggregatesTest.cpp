@@ -748,3 +748,25 @@ TEST(Aggregates, OutliersLeaveOutTypesWithNoCriticalTime) {
     }());
     EXPECT_EQ(breakdownStudy(reordered, nullptr).shareCdfs.front().first, "server");
 }
+
+// The Mystery Machine predicts a request's slack from the same user's previous request by time: rows whose
+// ids are out of time order are taken in the order they started, and each pair's two slacks are kept.
+TEST(Aggregates, SlackPredictionTakesEachUsersRequestsInTheOrderTheyStarted) {
+    RequestAggregates a;
+    a.categories = {"web"};
+    // Row 0 started last; rows 1 and 2 first. Slack 10 ms, 100 ms, 100 ms; one user.
+    a.ids = {RequestId(1), RequestId(2), RequestId(3)};
+    a.startNs = {300'000'000, 100'000'000, 200'000'000};
+    a.latencyNs = {1'000'000'000, 1'000'000'000, 1'000'000'000};
+    a.slackNs = {10'000'000, 100'000'000, 100'000'000};
+    const std::vector<std::string> users{"u", "u", "u"};
+    const SlackPrediction p = predictSlack(a, 0, 50'000'000, users);  // slack means at least 50 ms
+    EXPECT_EQ(p.pairs, 2);
+    EXPECT_EQ(p.truePositive, 1);   // 100 ms after 100 ms
+    EXPECT_EQ(p.falsePositive, 1);  // 10 ms after 100 ms
+    EXPECT_EQ(p.falseNegative, 0);  // by row order, 100 ms after 10 ms would be one
+    EXPECT_DOUBLE_EQ(p.accuracy(), 0.5);
+    ASSERT_EQ(p.slackPairs.size(), 2u);
+    EXPECT_EQ(p.slackPairs[0], (std::pair<TimeNs, TimeNs>{100'000'000, 100'000'000}));
+    EXPECT_EQ(p.slackPairs[1], (std::pair<TimeNs, TimeNs>{100'000'000, 10'000'000}));
+}

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include <QSettings>
+#include <QSpinBox>
 #include <QApplication>
 #include <QComboBox>
 #include <QLabel>
@@ -769,4 +771,37 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+// The Mystery Machine validated slack with 20 equal-population buckets: the bucket count is a choice, the
+// plot has one bar per bucket (labelled every few), and the choice is remembered.
+TEST(AggregatesView, SlackBucketsAsManyAsChosenAndRemembered) {
+    QSettings().remove(QStringLiteral("aggregates/slackBuckets"));
+    auto a = makeAggregates(2000);
+    for (std::size_t r = 0; r < a->requests(); ++r) a->slackNs[r * a->width()] = TimeNs(r % 200) * 100'000;
+    {
+        AggregatesView view;
+        auto session = test::served(view);
+        view.resize(1280, 700);
+        std::vector<std::string> users(a->requests(), "u");
+        view.setAggregates(a, {QStringLiteral("user")}, [&](const QString&) { return users; },
+                           [](std::uint32_t t) { return QStringLiteral("type %1").arg(t); });
+        view.showPage(3);
+        ASSERT_TRUE(view.waitForResults());
+        EXPECT_EQ(tickLabels(view.slackBucketPlot()).size(), 5);
+        auto* buckets = view.findChild<QSpinBox*>();
+        ASSERT_NE(buckets, nullptr);
+        buckets->setValue(20);
+        ASSERT_TRUE(view.waitForResults());
+        auto* bars = qobject_cast<QCPBars*>(view.slackBucketPlot()->plottable(0));
+        ASSERT_NE(bars, nullptr);
+        EXPECT_EQ(bars->data()->size(), 20);
+        // Labelled every few bars, so the labels never overlap.
+        const QStringList labels = tickLabels(view.slackBucketPlot());
+        EXPECT_GE(labels.size(), 4);
+        EXPECT_LE(labels.size(), 7);
+        if (const QByteArray png = qgetenv("SLACK_BUCKETS_PNG"); !png.isEmpty()) ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
+    }
+    EXPECT_EQ(QSettings().value(QStringLiteral("aggregates/slackBuckets")).toInt(), 20);
+    QSettings().remove(QStringLiteral("aggregates/slackBuckets"));
 }

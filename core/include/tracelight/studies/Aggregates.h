@@ -27,6 +27,7 @@ struct RequestAggregates {
     std::vector<int> typeCategory;       // segment type -> category index
     std::vector<RequestId> ids;
     std::vector<TimeNs> latencyNs, blindNs;
+    std::vector<TimeNs> startNs;  // each request's first event, on adjusted clocks (epoch ns)
     std::vector<TimeNs> summedNs, criticalNs, slackNs;  // [request * categories + c]
     // From the category's first segment start to its last segment end: its part as one block (the
     // Mystery Machine's "server generation time"); 0 when absent.
@@ -188,14 +189,19 @@ struct SlackBucket {
 std::vector<SlackBucket> slackBuckets(const RequestAggregates& a, std::size_t category, int buckets = 5,
                                       const std::vector<std::uint32_t>& rows = {});
 
-// Does a user's previous request predict this one's slack? "Slack" means at least cutoffNs.
+// Does a user's previous request predict this one's slack? "Slack" means at least cutoffNs. A user's requests
+// are taken in the order they started (the Mystery Machine's previous request, by time).
 struct SlackPrediction {
     std::int64_t pairs = 0;          // consecutive requests of one user
     std::int64_t truePositive = 0, falsePositive = 0, trueNegative = 0, falseNegative = 0;
     double typeOneRate() const { return falsePositive + trueNegative ? double(falsePositive) / double(falsePositive + trueNegative) : 0; }
     double typeTwoRate() const { return truePositive + falseNegative ? double(falseNegative) / double(truePositive + falseNegative) : 0; }
+    double accuracy() const { return pairs ? double(truePositive + trueNegative) / double(pairs) : 0; }
+    // Each pair's slack, the previous request's then this one's (kNoSlack where the category is absent): the
+    // paper's scatter of consecutive slacks.
+    std::vector<std::pair<TimeNs, TimeNs>> slackPairs;
 };
-// users: the user attribute per request row; requests are taken in row (id) order.
+// users: the user attribute per request row; each user's requests in start order (ties: row order).
 SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, TimeNs cutoffNs, const std::vector<std::string>& users);
 
 // What if every segment of a type (or category) took `factor` times as long (plus addNs)? Each request's
