@@ -512,6 +512,10 @@ err=$("$cli" period "$work/per.tldb" delete large 2>&1); [ $? -eq 1 ] && echo "$
 err=$("$cli" period "$work/per.tldb" add all --from 0 --to 5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "already exists"; check "period add duplicate ($err)" $?
 err=$("$cli" period "$work/per.tldb" add x --from yesterday --to 5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad --from time"; check "period add bad time ($err)" $?
 err=$("$cli" period "$work/per.tldb" add y --where 'bytes' 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad predicate"; check "period add bad predicate ($err)" $?
+before=$("$cli" period "$work/per.tldb" list --json)
+err=$("$cli" period "$work/per.tldb" add z --where 'bites > 0' 2>&1); [ $? -eq 1 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] &&
+    echo "$err" | grep -q "no request has the attribute 'bites'" && [ "$("$cli" period "$work/per.tldb" list --json)" = "$before" ]
+check "period add --where on an attribute no request has: refused, nothing stored ($err)" $?
 
 # A trace file is a database argument too: critical-path, slack and profile import it into FILE.tldb beside it
 # the first time and use that database while the file is unchanged; a file of several requests needs --request.
