@@ -16,6 +16,7 @@
 
 #include "MainWindow.h"
 #include "common/PlotExport.h"
+#include "bottleneck/BottlenecksView.h"
 #include "compare/CompareWorkspace.h"
 #include "graph/GraphView.h"
 
@@ -81,6 +82,11 @@ int main(int argc, char** argv) {
                                                   "diff, c2, timeline, swim-lanes or tree (default: suspects when there are some)."),
                                    QStringLiteral("view"));
     parser.addOption(compareView);
+    QCommandLineOption bottlenecksLatency(QStringLiteral("bottlenecks-latency"),
+                                          QStringLiteral("With --screenshot --tab bottlenecks: the latency percentiles shown, LO..HI (90..100: "
+                                                         "the slowest 10 %)."),
+                                          QStringLiteral("LO..HI"));
+    parser.addOption(bottlenecksLatency);
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1280x860)."),
                             QStringLiteral("WxH"), QStringLiteral("1280x860"));
     parser.addOption(size);
@@ -174,6 +180,13 @@ int main(int argc, char** argv) {
             }
             workspace->entryViews()->setCurrentIndex(static_cast<int>(index));
             waitUntil([&] { return !window.isLoading() && !workspace->isComputing(); }, 60000);
+        }
+        if (parser.isSet(bottlenecksLatency)) {
+            auto* bottlenecks = window.findChild<tracelight::widgets::BottlenecksView*>();
+            if (!bottlenecks) return 1;
+            // The range as typed (the view checks it and names what is wrong in its status line).
+            bottlenecks->setLatencyPercentile(parser.value(bottlenecksLatency));
+            waitUntil([&] { return !window.isLoading() && !bottlenecks->isComputing(); }, 60000);
         }
         const QPixmap picture = window.grab();
         if (picture.size() != window.size() || window.size() != *requested)

@@ -18,7 +18,7 @@ declare -A options=(
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
-    [bottlenecks]="--period --by --rules --save-rules --json DB"
+    [bottlenecks]="--period --by --latency-percentile --trend --rules --save-rules --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
     [aa]="--period --seed --resamples --json DB"
@@ -203,6 +203,36 @@ printf '[{"type": "x", "task": "(("}]' > "$work/badrules.json"
 err=$("$cli" bottlenecks "$work/two.tldb" --rules "$work/badrules.json" 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "badrules.json: bottleneck rule 1: bad task pattern"
 check "bottlenecks --rules with a bad pattern ($err)" $?
 err=$("$cli" bottlenecks "$work/two.tldb" --period nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no period 'nope'"; check "bottlenecks of an unknown period ($err)" $?
+# --latency-percentile: 0..90 and 90..100 split the period's 300 requests 270 / 30, the slow slice's fastest no
+# faster than the rest's slowest, and their latencies add up to the whole's; --trend's buckets add up to the whole.
+whole=$("$cli" bottlenecks "$work/two.tldb" --period early --json)
+fast=$("$cli" bottlenecks "$work/two.tldb" --period early --latency-percentile 0..90 --json)
+slow=$("$cli" bottlenecks "$work/two.tldb" --period early --latency-percentile 90..100 --by bytes --trend --json)
+python3 -c '
+import json, sys
+whole, fast, slow = (json.loads(a) for a in sys.argv[1:4])
+assert whole["latency_percentile"] is None and "trend" not in whole
+assert (fast["requests"], slow["requests"]) == (270, 30), (fast["requests"], slow["requests"])
+s = slow["latency_percentile"]
+assert (s["from"], s["to"], s["scope_requests"]) == (90, 100, 300), s
+assert s["min_latency_us"] >= fast["latency_percentile"]["max_latency_us"], (s, fast["latency_percentile"])
+total = fast["requests"] * fast["mean_latency_us"] + slow["requests"] * slow["mean_latency_us"]
+assert abs(total - whole["requests"] * whole["mean_latency_us"]) < 1e-6 * total, total
+assert s["min_latency_us"] <= slow["mean_latency_us"] <= s["max_latency_us"]
+assert sum(x["requests"] for x in slow["strata"]) == 30, slow["strata"]
+t = slow["trend"]
+assert t["bucket"] and t["bucket_us"] > 0 and len(t["buckets"]) >= 4, t
+assert sum(b["requests"] for b in t["buckets"]) == 30
+assert abs(sum(b["requests"] * b["mean_latency_us"] for b in t["buckets"]) - 30 * slow["mean_latency_us"]) < 1e-6 * total
+for b in t["buckets"]:
+    if b["requests"]: assert abs(sum(x["share"] for x in b["types"]) - 1) < 1e-9, b
+' "$whole" "$fast" "$slow"; check "bottlenecks --latency-percentile splits the requests and --trend adds up" $?
+"$cli" bottlenecks "$work/two.tldb" --latency-percentile 90..100 --trend | grep -q "latency percentiles 90..100 of 600 requests"
+check "bottlenecks --latency-percentile in the table's title" $?
+usage_error "backwards percentile range" "bottlenecks: --latency-percentile.*LO must be below HI" bottlenecks --latency-percentile 95..90 "$work/two.tldb"
+usage_error "not a percentile range" "bottlenecks: --latency-percentile.*expected LO..HI" bottlenecks --latency-percentile abc "$work/two.tldb"
+err=$("$cli" bottlenecks "$work/two.tldb" --period early --latency-percentile 99.99..100 2>&1)
+[ $? -eq 1 ] && echo "$err" | grep -q "99.99..100 holds none of the 300 requests"; check "a latency slice too narrow for the period ($err)" $?
 
 # A read-only database: results already there are read; writing says it is read-only. Root ignores file
 # permissions, so as root the commands run as nobody.

@@ -27,6 +27,7 @@ struct BottleneckRequest {
     QString periodName;                                   // as the tab shows it, for "… holds no analysed request"
     std::string sliceBy;                                  // an attribute, or ""
     std::string stratum;                                  // one of its values, or "" for every stratum side by side
+    std::string latencyPercentile;                        // "LO..HI": a latency slice of the requests first; "" = all
 };
 
 struct BottleneckOutcome {
@@ -35,6 +36,7 @@ struct BottleneckOutcome {
     QStringList strata;  // the slice-by attribute's values (with their request counts in strataLabels)
     QStringList strataLabels;
     QString emptyReason;                      // set when the selection holds no analysed request
+    QString sliceText;                        // the latency slice, when one was asked: its range, requests, latencies
     std::vector<StratumShares> strataShares;  // every stratum's shares, when a slice is shown whole
 };
 

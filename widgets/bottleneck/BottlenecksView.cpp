@@ -50,7 +50,26 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
     m_sliceBy->setToolTip(tr("Slice the requests by an attribute (numeric ones in quartiles) and look at one stratum"));
     m_stratum = new QComboBox(this);
     m_stratum->setToolTip(tr("The stratum shown: all of the slice, or the requests with one value"));
-    for (QComboBox* box : {m_period, m_sliceBy, m_stratum}) keepComboNarrow(box);
+    // Latency slices (BOSS: "the bottleneck for the slowest 10 %"): the usual ones, or any LO..HI typed in.
+    m_latency = new QComboBox(this);
+    m_latency->setEditable(true);
+    m_latency->setInsertPolicy(QComboBox::NoInsert);
+    m_latency->addItem(tr("every latency"), QString());
+    const std::pair<const char*, QString> ranges[] = {{"90..100", tr("slowest 10 %")},
+                                                      {"95..100", tr("slowest 5 %")},
+                                                      {"99..100", tr("slowest 1 %")},
+                                                      {"50..90", tr("p50 to p90")},
+                                                      {"0..50", tr("fastest half")}};
+    for (const auto& [range, label] : ranges) {
+        m_latency->addItem(label, QString::fromLatin1(range));
+        m_latency->setItemData(m_latency->count() - 1, tr("Latency percentiles %1").arg(QString::fromLatin1(range)), Qt::ToolTipRole);
+    }
+    m_latency->setToolTip(tr("Only the requests in a range of latency percentiles of those chosen: pick one, or type LO..HI and "
+                             "press Enter (90..100 is the slowest 10 %, 99.9..100 the slowest 0.1 %)."));
+    // The choices share one row, narrow enough for the window's usual width (a hover shows the whole text).
+    for (QComboBox* box : {m_period, m_sliceBy}) keepComboNarrow(box, 14);
+    keepComboNarrow(m_latency, 12);
+    keepComboNarrow(m_stratum, 10);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
 
@@ -94,6 +113,8 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Requests:"), this));
     controls->addWidget(m_period, 1);
+    controls->addWidget(new QLabel(tr("Latency:"), this));
+    controls->addWidget(m_latency, 1);
     controls->addWidget(new QLabel(tr("Slice by:"), this));
     controls->addWidget(m_sliceBy, 1);
     controls->addWidget(m_stratum, 1);
@@ -134,6 +155,7 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
         compute();
     });
     connect(m_stratum, &QComboBox::activated, this, &BottlenecksView::compute);
+    connect(m_latency, &QComboBox::activated, this, &BottlenecksView::compute);  // a choice, or Enter in the edit
     clear(tr("Open an analysed database to see its bottlenecks."));
 }
 
@@ -195,6 +217,13 @@ void BottlenecksView::setSliceBy(const QString& attribute, const QString& value)
     compute();
 }
 
+void BottlenecksView::setLatencyPercentile(const QString& range) {
+    const int index = m_latency->findData(range);
+    if (index >= 0) m_latency->setCurrentIndex(index);
+    else m_latency->setEditText(range);
+    compute();
+}
+
 void BottlenecksView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
     if (m_pending) compute();
@@ -228,6 +257,9 @@ void BottlenecksView::compute() {
     request.periodName = m_period->currentText();
     request.sliceBy = m_sliceBy->currentData().toString().toStdString();
     request.stratum = m_stratum->currentData().toString().toStdString();
+    // A listed choice by its range; typed text as it is (the job says what is wrong with it).
+    const int listed = m_latency->findText(m_latency->currentText());
+    request.latencyPercentile = (listed >= 0 ? m_latency->itemData(listed).toString() : m_latency->currentText().trimmed()).toStdString();
     m_awaiting = true;
     emit computeRequested(request);
 }
@@ -251,6 +283,7 @@ void BottlenecksView::showOutcome(std::shared_ptr<const BottleneckOutcome> resul
     else if (!result->emptyReason.isEmpty()) clear(result->emptyReason);
     else {
         m_strataShares = result->strataShares;
+        m_sliceText = result->sliceText;
         showResults(result->trend);
     }
     emit resultsReady();
@@ -278,7 +311,8 @@ void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) 
     for (const auto& type : t.all.types) slices.push_back({QString::fromStdString(type.name), type.share, colours.at(type.name)});
     m_pie->setSlices(std::move(slices), tr("Shares of the latency"));
     const QString top = t.all.types.empty() ? QString() : QString::fromStdString(t.all.types.front().name);
-    const QString requests = requestCount(t.all.requests);
+    QString requests = requestCount(t.all.requests);
+    if (!m_sliceText.isEmpty()) requests = m_sliceText;
     m_status->setText(tr("%1 · mean latency %2 · top bottleneck: <b>%3</b> (%4 %) · trend: one bar per %5 · click a "
                          "point of the scatter to open that request's waterfall · right-click a chart to save it")
                           .arg(requests)

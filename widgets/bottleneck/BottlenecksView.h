@@ -39,6 +39,10 @@ public:
     void setScope(const RequestScope& scope);
     QComboBox* requestsChoice() const { return m_period; }  // the scope, a period, ...
     void setSliceBy(const QString& attribute, const QString& value = {});  // "" = no strata; value "" = all of them
+    // A latency slice of the requests: "LO..HI" percentiles ("90..100": the slowest 10 %); "" = every latency.
+    void setLatencyPercentile(const QString& range);
+    QComboBox* latencyChooser() const { return m_latency; }
+
     bool isComputing() const;  // asked, and its result not yet shown
     // The session's answer to computeRequested, and its progress on the way.
     void showOutcome(std::shared_ptr<const BottleneckOutcome> outcome);
@@ -79,6 +83,7 @@ private:
     RequestScope m_scope;
     QComboBox* m_sliceBy = nullptr;
     QComboBox* m_stratum = nullptr;
+    QComboBox* m_latency = nullptr;
     QLabel* m_status = nullptr;
     QTableWidget* m_table = nullptr;
     QCustomPlot* m_bars = nullptr;
@@ -89,6 +94,7 @@ private:
     QCustomPlot* m_strataPlot = nullptr;
     QSplitter* m_top = nullptr;  // table | bars | pie or strata
     std::vector<StratumShares> m_strataShares;
+    QString m_sliceText;  // the latency slice shown, for the status line
 };
 
 } // namespace tracelight::widgets

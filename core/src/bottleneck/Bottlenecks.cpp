@@ -6,8 +6,10 @@
 
 #include "tracelight/base/Json.h"
 #include "tracelight/base/Parallel.h"
+#include "tracelight/bottleneck/BottleneckTrend.h"
 #include "tracelight/bottleneck/RequestBottlenecks.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/LatencySlice.h"
 
 namespace tracelight {
 
@@ -129,9 +131,37 @@ void writeTypes(JsonWriter& w, const BottleneckSummary& s) {
 }
 } // namespace
 
-std::string bottlenecksJson(const BottleneckSummary& all, const std::string& attribute, const std::vector<BottleneckStratum>& strata) {
+void writeLatencySliceJson(JsonWriter& w, const LatencySliceResult* slice) {
+    if (!slice) {
+        w.null();
+        return;
+    }
+    w.beginObject().key("from").value(slice->range.loPercent()).key("to").value(slice->range.hiPercent())
+        .key("scope_requests").value(slice->scopeRequests).key("min_latency_us").value(nsToUs(slice->minLatencyNs))
+        .key("max_latency_us").value(nsToUs(slice->maxLatencyNs)).endObject();
+}
+
+void writeBottleneckTrendJson(JsonWriter& w, const BottleneckTrend& trend) {
+    w.beginObject().key("bucket").value(trend.bucketing.unit).key("bucket_us").value(nsToUs(trend.bucketing.sizeNs));
+    w.key("buckets").beginArray();
+    for (std::size_t b = 0; b < trend.buckets.size(); ++b) {
+        const BottleneckSummary& s = trend.buckets[b];
+        w.beginObject().key("start_us").value(nsToUs(trend.bucketStartNs[b])).key("requests").value(s.requests)
+            .key("mean_latency_us").value(s.meanLatencyNs / 1000.0).key("types").beginArray();
+        for (const auto& t : s.types)
+            w.beginObject().key("name").value(t.name).key("contribution_us").value(t.meanNs / 1000.0).key("share").value(t.share).endObject();
+        w.endArray().endObject();
+    }
+    w.endArray().endObject();
+}
+
+std::string bottlenecksJson(const BottleneckSummary& all, const std::string& attribute, const std::vector<BottleneckStratum>& strata,
+                            const BottlenecksJsonExtras& extras) {
     JsonWriter w;
-    w.beginObject().key("requests").value(all.requests).key("mean_latency_us").value(all.meanLatencyNs / 1000.0).key("types");
+    w.beginObject().key("requests").value(all.requests).key("mean_latency_us").value(all.meanLatencyNs / 1000.0);
+    w.key("latency_percentile");
+    writeLatencySliceJson(w, extras.slice);
+    w.key("types");
     writeTypes(w, all);
     w.key("strata").beginArray();
     for (const auto& s : strata) {
@@ -139,7 +169,12 @@ std::string bottlenecksJson(const BottleneckSummary& all, const std::string& att
         writeTypes(w, s.summary);
         w.endObject();
     }
-    w.endArray().endObject();
+    w.endArray();
+    if (extras.trend) {
+        w.key("trend");
+        writeBottleneckTrendJson(w, *extras.trend);
+    }
+    w.endObject();
     return w.text();
 }
 

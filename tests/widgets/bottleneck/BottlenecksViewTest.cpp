@@ -112,6 +112,44 @@ TEST(BottlenecksView, TableChartsTrendAndScatterClick) {
     EXPECT_NEAR(shareSum(view.table()), 1.0, 1e-9);
 }
 
+// The Latency choice: the slowest 10 % of the period's 300 requests are 30, none faster than the rest's slowest;
+// a range typed in works the same; a bad one is named in the status line.
+TEST(BottlenecksView, LatencySlice) {
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("l.tldb").toStdString();
+    auto analysis = test::analysedPeriods(db, 300, 6.0);
+    widgets::BottlenecksView view;
+    view.resize(1400, 850);
+    view.show();
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, {"baseline", "problem"}, {});
+    ASSERT_TRUE(waitReady(view));
+    view.setPeriod("problem");
+    ASSERT_TRUE(waitReady(view));
+    ASSERT_NE(view.trend(), nullptr);
+    const std::vector<TimeNs> all = view.trend()->latencyNs;
+    ASSERT_EQ(all.size(), 300u);
+
+    view.setLatencyPercentile("90..100");
+    ASSERT_TRUE(waitReady(view));
+    ASSERT_NE(view.trend(), nullptr) << view.statusText().toStdString();
+    EXPECT_EQ(view.trend()->all.requests, 30);
+    EXPECT_TRUE(view.statusText().contains("latency percentiles 90..100: 30 of 300 requests")) << view.statusText().toStdString();
+    std::vector<TimeNs> sorted = all;
+    std::sort(sorted.rbegin(), sorted.rend());
+    for (TimeNs l : view.trend()->latencyNs) EXPECT_GE(l, sorted[29]);
+    EXPECT_NEAR(shareSum(view.table()), 1.0, 1e-9);
+
+    view.setLatencyPercentile("25..75");  // typed: not one of the listed choices
+    ASSERT_TRUE(waitReady(view));
+    ASSERT_NE(view.trend(), nullptr) << view.statusText().toStdString();
+    EXPECT_EQ(view.trend()->all.requests, 150);
+    view.setLatencyPercentile("95..90");
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_EQ(view.trend(), nullptr);
+    EXPECT_TRUE(view.statusText().contains("LO must be below HI")) << view.statusText().toStdString();
+}
+
 TEST(BottlenecksView, SliceByAStratumAndEmptyMessages) {
     QTemporaryDir dir;
     const std::string db = dir.filePath("s.tldb").toStdString();
