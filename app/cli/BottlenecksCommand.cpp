@@ -2,14 +2,17 @@
 // summed per bottleneck type, per-request means and shares, stratified by an attribute.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 
 #include "Commands.h"
+#include "tracelight/bottleneck/BottleneckComparison.h"
 #include "tracelight/bottleneck/BottleneckTrend.h"
 #include "tracelight/bottleneck/Bottlenecks.h"
 #include "tracelight/store/TraceStore.h"
@@ -21,8 +24,10 @@ namespace tracelight::cli {
 namespace {
 
 struct BottlenecksArgs {
-    std::string db, period, by, rules, latencyPercentile;
+    std::string db, period, by, rules, latencyPercentile, baseline, problem;
     bool json = false, saveRules = false, trend = false;
+    double alpha = 0.05;
+    std::uint64_t seed = 1;
 };
 
 std::string formatMs(TimeNs ns) {
@@ -65,6 +70,61 @@ void printTable(const BottleneckSummary& s, const std::string& title) {
     for (const auto& t : s.types) std::printf("  %s %11.3f ms %7.2f %%\n", padded(t.name).c_str(), t.meanNs / 1e6, 100.0 * t.share);
 }
 
+// Before and after: the two periods (each cut to its own latency slice when asked), the change of every type with
+// its significance, and the A/A of the baseline's random halves.
+int runComparison(const BottlenecksArgs& args, const TraceStore& st, const InMemoryAnalysis& analysis, const BottleneckOptions& options) {
+    const auto& ids = analysis.data.requestIds;
+    std::optional<LatencySliceResult> slices[2];
+    std::vector<std::uint32_t> sides[2];
+    const std::string* names[2] = {&args.baseline, &args.problem};
+    for (int i = 0; i < 2; ++i) {
+        sides[i] = periodRows(st, ids, *names[i]);
+        if (sides[i].empty()) return fail(args.db + ": no analysed requests in period '" + *names[i] + "'");
+        if (args.latencyPercentile.empty()) continue;
+        const auto range = parsePercentileRange(args.latencyPercentile);
+        if (!range) return fail("--latency-percentile " + range.message());
+        slices[i] = sliceByLatency(analysis, sides[i], range.value());
+        if (slices[i]->rows.size() < 2)
+            return fail(args.db + ": --latency-percentile " + range->text() + " keeps " + std::to_string(slices[i]->rows.size()) + " of the " +
+                        std::to_string(sides[i].size()) + " requests of period '" + *names[i] + "': too few to compare");
+        sides[i] = slices[i]->rows;
+    }
+    auto comparison = compareBottlenecks(analysis, &st, sides[0], sides[1], options, args.alpha, args.seed);
+    if (!comparison) return fail(args.db + ": " + comparison.message());
+    std::optional<BottleneckTrend> trend;
+    if (args.trend) {  // over both periods: how the contributions moved from one to the other
+        std::vector<std::uint32_t> both;
+        std::set_union(sides[0].begin(), sides[0].end(), sides[1].begin(), sides[1].end(), std::back_inserter(both));
+        auto computed = computeBottleneckTrend(analysis, &st, both, options);
+        if (!computed) return fail(args.db + ": " + computed.message());
+        trend = std::move(computed.value());
+    }
+    if (args.json) {
+        std::cout << bottleneckComparisonJson(comparison.value(), {args.baseline, slices[0] ? &*slices[0] : nullptr},
+                                              {args.problem, slices[1] ? &*slices[1] : nullptr}, args.alpha, trend ? &*trend : nullptr)
+                  << "\n";
+        return 0;
+    }
+    const BottleneckChanges& c = comparison->changes;
+    std::printf("%s (%lld requests, mean %.3f ms) -> %s (%lld requests, mean %.3f ms)%s\n", args.baseline.c_str(),
+                static_cast<long long>(c.baseRequests), c.baseMeanLatencyNs / 1e6, args.problem.c_str(), static_cast<long long>(c.problemRequests),
+                c.problemMeanLatencyNs / 1e6, args.latencyPercentile.empty() ? "" : (", latency percentiles " + args.latencyPercentile).c_str());
+    std::printf("Welch test per type, Benjamini-Hochberg at alpha %g: %lld of %zu types changed significantly\n", args.alpha,
+                static_cast<long long>(c.significantTypes), c.types.size());
+    const std::size_t width = nameWidth(c.types);
+    std::printf("  %s %12s %12s %12s %9s\n", padded("bottleneck type", width).c_str(), "before ms", "after ms", "change ms", "p");
+    for (const auto& t : c.types)
+        std::printf("  %s %12.3f %12.3f %+12.3f %9.2g%s\n", padded(t.name, width).c_str(), t.baseMeanNs / 1e6, t.problemMeanNs / 1e6,
+                    t.deltaNs() / 1e6, t.pValue, t.significant ? "  significant" : "");
+    const BottleneckChanges& aa = comparison->aa;
+    double widest = 0;
+    for (const auto& t : aa.types) widest = std::max(widest, std::fabs(t.deltaNs()));
+    std::printf("A/A (period %s split at random, seed %llu): %lld of %zu types significant, the largest chance change %.3f ms\n",
+                args.baseline.c_str(), static_cast<unsigned long long>(args.seed), static_cast<long long>(aa.significantTypes), aa.types.size(),
+                widest / 1e6);
+    return 0;
+}
+
 int runBottlenecks(const BottlenecksArgs& args) {
     const std::string& db = args.db;
     BottleneckOptions options;
@@ -87,12 +147,14 @@ int runBottlenecks(const BottlenecksArgs& args) {
     if (!store) return fail(store.message());
     const TraceStore& st = *store.value();
     if (args.rules.empty()) options.rules = loadBottleneckRules(st);
-    if (!args.period.empty())
-        if (auto requests = periodSize(st, args.period); !requests) return fail(requests.message());
+    for (const std::string* period : {&args.period, &args.baseline, &args.problem})
+        if (!period->empty())
+            if (auto requests = periodSize(st, *period); !requests) return fail(requests.message());
     auto analysis = loadAnalysis(st);
     if (!analysis) return fail(analysis.message());
     const auto& ids = analysis->data.requestIds;
     options.categories = loadCategoryRules(st);
+    if (!args.baseline.empty()) return runComparison(args, st, analysis.value(), options);
     std::vector<std::uint32_t> rows = periodRows(st, ids, args.period);
     const std::string selection = args.period.empty() ? "the database" : "period '" + args.period + "'";
     if (rows.empty()) return fail(db + ": no analysed requests in " + selection);
@@ -179,6 +241,18 @@ Command addBottlenecksCommand(CLI::App& program) {
             },
             "", "percentile range"));
     cmd->add_flag("--trend", args->trend, "also the trend: the contributions per bucket of start time");
+    auto* baseline = cmd->add_option("--baseline", args->baseline, "compare: the period before (with --problem)")->type_name("P");
+    auto* problem = cmd->add_option("--problem", args->problem, "compare: the period after (with --baseline)")->type_name("P");
+    baseline->needs(problem);
+    problem->needs(baseline);
+    auto* period = cmd->get_option("--period");
+    baseline->excludes(period);
+    cmd->get_option("--by")->excludes(baseline);
+    cmd->add_option("--alpha", args->alpha, "compare: significance level, Benjamini-Hochberg across the types (default 0.05)")
+        ->type_name("A")
+        ->check(CLI::Range(1e-12, 0.5))
+        ->needs(baseline);
+    cmd->add_option("--seed", args->seed, "compare: seed of the A/A split of the baseline (default 1)")->type_name("N")->needs(baseline);
     addJsonFlag(*cmd, args->json, "JSON output (default: a table)");
     cmd->footer("Each request's timeline is cut at every start and end of what was active (a span's own time, not\n"
                 "covered by its children; an event log's segments); each slice is shared evenly by what was active\n"
@@ -186,6 +260,8 @@ Command addBottlenecksCommand(CLI::App& program) {
                 "one per service (span data) or per category (event logs). Per type: the mean contribution per\n"
                 "request and its share of the latency (shares add up to 1). --latency-percentile LO..HI keeps the\n"
                 "requests ranked LO % to HI % by latency, fastest first (ties in request order), before slicing --by.\n"
+                "--baseline P --problem Q: each type's contribution before and after, its change, and a Welch test of\n"
+                "it (Benjamini-Hochberg across the types), with the A/A of P's random halves: what chance alone gives.\n"
                 "Analyses DB first when needed.");
     return {cmd, [args] { return runBottlenecks(*args); }};
 }

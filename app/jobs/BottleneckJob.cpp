@@ -73,6 +73,22 @@ std::shared_ptr<const widgets::BottleneckOutcome> computeBottlenecks(const widge
         return out;
     }
     out->trend = std::make_shared<const BottleneckTrend>(std::move(trend.value()));
+    if (!request.baseline.empty()) {  // before (the baseline period, cut to the same latency slice) and after (these)
+        std::vector<std::uint32_t> before = periodRows(*store.value(), ids, request.baseline);
+        if (!request.latencyPercentile.empty())
+            if (auto range = parsePercentileRange(request.latencyPercentile); range && !range->isAll())
+                before = sliceByLatency(analysis, before, range.value()).rows;
+        if (before.empty()) {
+            out->emptyReason = QObject::tr("Period %1 holds no analysed request to compare with.").arg(QString::fromStdString(request.baseline));
+            return out;
+        }
+        auto comparison = compareBottlenecks(analysis, store.value().get(), before, rows, options, 0.05, 1, nullptr, &cancel);
+        if (!comparison) {
+            out->status = comparison.status();
+            return out;
+        }
+        out->comparison = std::make_shared<const BottleneckComparison>(std::move(comparison.value()));
+    }
     if (!strataRows.empty()) {
         auto strata = computeBottlenecks(analysis, store.value().get(), strataRows, options, nullptr, &cancel);
         if (!strata) {

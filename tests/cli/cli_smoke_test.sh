@@ -18,7 +18,7 @@ declare -A options=(
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
-    [bottlenecks]="--period --by --latency-percentile --trend --rules --save-rules --json DB"
+    [bottlenecks]="--period --by --latency-percentile --trend --baseline --problem --alpha --seed --rules --save-rules --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
     [aa]="--period --seed --resamples --json DB"
@@ -231,6 +231,38 @@ for b in t["buckets"]:
 check "bottlenecks --latency-percentile in the table's title" $?
 usage_error "backwards percentile range" "bottlenecks: --latency-percentile.*LO must be below HI" bottlenecks --latency-percentile 95..90 "$work/two.tldb"
 usage_error "not a percentile range" "bottlenecks: --latency-percentile.*expected LO..HI" bottlenecks --latency-percentile abc "$work/two.tldb"
+# --baseline --problem: every type's before and after are the periods' own contributions, the changes add up to
+# the change of the mean latency, the A/A splits the baseline in two halves.
+cmp=$("$cli" bottlenecks "$work/two.tldb" --baseline early --problem late --json)
+late=$("$cli" bottlenecks "$work/two.tldb" --period late --json)
+python3 -c '
+import json, sys
+c, early, late = (json.loads(a) for a in sys.argv[1:4])
+assert c["test"] == "welch" and c["alpha"] == 0.05, c
+assert (c["baseline"]["period"], c["baseline"]["requests"], c["problem"]["period"]) == ("early", 300, "late"), c
+before = {t["name"]: t["contribution_us"] for t in early["types"]}
+after = {t["name"]: t["contribution_us"] for t in late["types"]}
+assert {t["name"] for t in c["types"]} == set(before) | set(after), c["types"]
+for t in c["types"]:
+    assert abs(t["baseline_us"] - before.get(t["name"], 0)) < 1e-6 * max(1, t["baseline_us"]), t
+    assert abs(t["problem_us"] - after.get(t["name"], 0)) < 1e-6 * max(1, t["problem_us"]), t
+    assert 0 <= t["p_value"] <= 1 and t["significant"] == (t["p_value"] < 0.05), t
+assert abs(sum(t["delta_us"] for t in c["types"]) - (late["mean_latency_us"] - early["mean_latency_us"])) < 1e-3
+assert c["significant_types"] == sum(t["significant"] for t in c["types"])
+aa = c["aa"]
+assert aa["period"] == "early" and aa["a_requests"] + aa["b_requests"] == 300 and aa["seed"] == 1, aa
+' "$cmp" "$("$cli" bottlenecks "$work/two.tldb" --period early --json)" "$late"; check "bottlenecks --baseline --problem: before, after, the test and the A/A" $?
+"$cli" bottlenecks "$work/two.tldb" --baseline early --problem late | grep -q "^A/A (period early split at random, seed 1)"
+check "bottlenecks --baseline --problem prints a table with the A/A" $?
+got=$("$cli" bottlenecks "$work/two.tldb" --baseline early --problem late --latency-percentile 90..100 --trend --json)
+echo "$got" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)
+assert c["baseline"]["requests"] == 30 and c["baseline"]["latency_percentile"]["scope_requests"] == 300, c["baseline"]
+assert sum(b["requests"] for b in c["trend"]["buckets"]) == c["baseline"]["requests"] + c["problem"]["requests"]
+'; check "bottlenecks --baseline --problem --latency-percentile --trend" $?
+usage_error "--baseline without --problem" "bottlenecks: --baseline requires --problem" bottlenecks --baseline early "$work/two.tldb"
+usage_error "--baseline with --period" "bottlenecks: --[a-z]* excludes --[a-z]*" bottlenecks --baseline early --problem late --period early "$work/two.tldb"
 err=$("$cli" bottlenecks "$work/two.tldb" --period early --latency-percentile 99.99..100 2>&1)
 [ $? -eq 1 ] && echo "$err" | grep -q "99.99..100 holds none of the 300 requests"; check "a latency slice too narrow for the period ($err)" $?
 

@@ -10,6 +10,7 @@
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Status.h"
+#include "tracelight/bottleneck/BottleneckComparison.h"
 #include "tracelight/bottleneck/BottleneckTrend.h"
 
 namespace tracelight::widgets {
@@ -28,6 +29,7 @@ struct BottleneckRequest {
     std::string sliceBy;                                  // an attribute, or ""
     std::string stratum;                                  // one of its values, or "" for every stratum side by side
     std::string latencyPercentile;                        // "LO..HI": a latency slice of the requests first; "" = all
+    std::string baseline;                                 // a period to compare the requests with (before/after); "" = none
 };
 
 struct BottleneckOutcome {
@@ -37,6 +39,7 @@ struct BottleneckOutcome {
     QStringList strataLabels;
     QString emptyReason;                      // set when the selection holds no analysed request
     QString sliceText;                        // the latency slice, when one was asked: its range, requests, latencies
+    std::shared_ptr<const BottleneckComparison> comparison;  // the requests against the baseline period, when asked
     std::vector<StratumShares> strataShares;  // every stratum's shares, when a slice is shown whole
 };
 

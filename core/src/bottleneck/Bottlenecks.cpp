@@ -18,6 +18,7 @@ namespace {
 // One shard's sums: [group][type] and each group's requests and latency.
 struct ShardSums {
     std::vector<std::vector<TimeNs>> byType;
+    std::vector<std::vector<double>> squares;  // [group][type]: sums of squared contributions, for the variance
     std::vector<std::int64_t> requests;
     std::vector<TimeNs> latency;
 };
@@ -44,14 +45,20 @@ public:
     void add(ShardSums& s, std::size_t row, TimeNs latency, const std::vector<TimeNs>& byType) const {
         if (s.byType.empty()) {
             s.byType.resize(m_groupCount);
+            s.squares.resize(m_groupCount);
             s.requests.assign(m_groupCount, 0);
             s.latency.assign(m_groupCount, 0);
         }
         for (auto i = m_rowBegin[row]; i < m_rowBegin[row + 1]; ++i) {
             const auto g = m_rowGroups[i];
             auto& sums = s.byType[g];
+            auto& squares = s.squares[g];
             if (sums.size() < byType.size()) sums.resize(byType.size(), 0);
-            for (std::size_t t = 0; t < byType.size(); ++t) sums[t] += byType[t];
+            if (squares.size() < byType.size()) squares.resize(byType.size(), 0);
+            for (std::size_t t = 0; t < byType.size(); ++t) {
+                sums[t] += byType[t];
+                squares[t] += double(byType[t]) * double(byType[t]);
+            }
             s.requests[g] += 1;
             s.latency[g] += latency;
         }
@@ -63,7 +70,7 @@ private:
 };
 
 BottleneckSummary summarize(const std::vector<BottleneckType>& types, std::int64_t requests, TimeNs latency,
-                            const std::vector<TimeNs>& sums) {
+                            const std::vector<TimeNs>& sums, const std::vector<double>& squares) {
     BottleneckSummary out;
     out.requests = requests;
     out.latencyTotalNs = latency;
@@ -72,8 +79,10 @@ BottleneckSummary summarize(const std::vector<BottleneckType>& types, std::int64
         const TimeNs total = t < sums.size() ? sums[t] : 0;
         // Types no request of the group has are left out; the gaps are always there, as a type.
         if (total == 0 && types[t].name != kGapsType) continue;
-        out.types.push_back({types[t].name, types[t].howToFix, total, requests > 0 ? double(total) / double(requests) : 0,
-                             latency > 0 ? double(total) / double(latency) : 0});
+        const double mean = requests > 0 ? double(total) / double(requests) : 0;
+        // Sum of squares less n mean², clamped: rounding may leave a hair below zero when every request has the same.
+        const double variance = requests > 1 ? std::max(0.0, (squares[t] - double(requests) * mean * mean) / double(requests - 1)) : 0;
+        out.types.push_back({types[t].name, types[t].howToFix, total, mean, latency > 0 ? double(total) / double(latency) : 0, variance});
     }
     std::sort(out.types.begin(), out.types.end(), [](const auto& a, const auto& b) {
         return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
@@ -108,15 +117,17 @@ Result<std::vector<BottleneckSummary>> computeBottlenecks(const InMemoryAnalysis
     std::vector<BottleneckSummary> out;
     for (std::size_t g = 0; g < groups.size(); ++g) {
         std::vector<TimeNs> sums(table.size(), 0);
+        std::vector<double> squares(table.size(), 0);
         std::int64_t requests = 0;
         TimeNs latency = 0;
         for (const auto& s : shards) {
             if (s.byType.empty()) continue;
             for (std::size_t t = 0; t < s.byType[g].size(); ++t) sums[t] += s.byType[g][t];
+            for (std::size_t t = 0; t < s.squares[g].size(); ++t) squares[t] += s.squares[g][t];
             requests += s.requests[g];
             latency += s.latency[g];
         }
-        out.push_back(summarize(table, requests, latency, sums));
+        out.push_back(summarize(table, requests, latency, sums, squares));
     }
     return out;
 }

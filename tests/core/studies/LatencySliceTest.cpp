@@ -124,7 +124,9 @@ TEST(LatencySlice, SlowestTenthOfAnalysedRequestsByTheBottleneckLatency) {
     EXPECT_EQ(slice.minLatencyNs, sorted[29]);
     for (std::size_t i = 0; i < trend->rows.size(); ++i) {
         const bool kept = std::binary_search(slice.rows.begin(), slice.rows.end(), trend->rows[i]);
-        if (!kept) EXPECT_LE(trend->latencyNs[i], slice.minLatencyNs);
+        if (!kept) {
+            EXPECT_LE(trend->latencyNs[i], slice.minLatencyNs);
+        }
     }
     auto summaries = computeBottlenecks(analysis.value(), store.get(), {slice.rows});
     ASSERT_TRUE(summaries) << summaries.message();

@@ -28,6 +28,7 @@ struct TypeContribution {
     TimeNs totalNs = 0;     // summed over the group's requests
     double meanNs = 0;      // per request
     double share = 0;       // of the group's summed latency
+    double varianceNs2 = 0; // of the per-request contribution (0 where a request has none; n - 1 in the denominator)
 };
 
 struct BottleneckSummary {
