@@ -1,5 +1,6 @@
 // tracelight: the desktop application.
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QEventLoop>
 #include <QScreen>
@@ -16,6 +17,7 @@
 
 #include "MainWindow.h"
 #include "common/PlotExport.h"
+#include "bottleneck/BottlenecksView.h"
 #include "compare/CompareWorkspace.h"
 #include "graph/GraphView.h"
 
@@ -81,6 +83,15 @@ int main(int argc, char** argv) {
                                                   "diff, c2, timeline, swim-lanes or tree (default: suspects when there are some)."),
                                    QStringLiteral("view"));
     parser.addOption(compareView);
+    QCommandLineOption bottlenecksLatency(QStringLiteral("bottlenecks-latency"),
+                                          QStringLiteral("With --screenshot --tab bottlenecks: the latency percentiles shown, LO..HI (90..100: "
+                                                         "the slowest 10 %)."),
+                                          QStringLiteral("LO..HI"));
+    parser.addOption(bottlenecksLatency);
+    QCommandLineOption bottlenecksCompare(QStringLiteral("bottlenecks-compare"),
+                                          QStringLiteral("With --screenshot --tab bottlenecks: compare with this period (before and after)."),
+                                          QStringLiteral("period"));
+    parser.addOption(bottlenecksCompare);
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1280x860)."),
                             QStringLiteral("WxH"), QStringLiteral("1280x860"));
     parser.addOption(size);
@@ -174,6 +185,21 @@ int main(int argc, char** argv) {
             }
             workspace->entryViews()->setCurrentIndex(static_cast<int>(index));
             waitUntil([&] { return !window.isLoading() && !workspace->isComputing(); }, 60000);
+        }
+        if (parser.isSet(bottlenecksLatency) || parser.isSet(bottlenecksCompare)) {
+            auto* bottlenecks = window.findChild<tracelight::widgets::BottlenecksView*>();
+            if (!bottlenecks) return 1;
+            if (parser.isSet(bottlenecksCompare)) {
+                const QString period = parser.value(bottlenecksCompare);
+                if (bottlenecks->compareChooser()->findData(period) < 0) {
+                    std::fprintf(stderr, "tracelight: --bottlenecks-compare: no period '%s'\n", qPrintable(period));
+                    return 2;
+                }
+                bottlenecks->compareChooser()->setCurrentIndex(bottlenecks->compareChooser()->findData(period));
+            }
+            // The range as typed (the view checks it and names what is wrong in its status line).
+            bottlenecks->setLatencyPercentile(parser.value(bottlenecksLatency));
+            waitUntil([&] { return !window.isLoading() && !bottlenecks->isComputing(); }, 60000);
         }
         const QPixmap picture = window.grab();
         if (picture.size() != window.size() || window.size() != *requested)

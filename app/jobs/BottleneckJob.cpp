@@ -2,7 +2,9 @@
 #include "TabJobs.h"
 #include "bottleneck/BottlenecksView.h"
 #include "tracelight/store/TraceStore.h"
+#include "common/TimeFormat.h"
 #include "tracelight/studies/Aggregates.h"
+#include "tracelight/studies/LatencySlice.h"
 
 namespace tracelight::app {
 
@@ -20,6 +22,30 @@ std::shared_ptr<const widgets::BottleneckOutcome> computeBottlenecks(const widge
     const std::string& by = request.sliceBy;
     const std::string& value = request.stratum;
     std::vector<std::uint32_t> rows = request.scope ? rowsOfRequests(ids, *request.scope) : periodRows(*store.value(), ids, request.period);
+    // A latency slice of the requests, before they are sliced by an attribute (the strata are of the slice).
+    if (!request.latencyPercentile.empty()) {
+        auto range = parsePercentileRange(request.latencyPercentile);
+        if (!range) {
+            out->status = Status::error("Latency percentiles: " + range.message());
+            return out;
+        }
+        if (!range->isAll()) {
+            const LatencySliceResult slice = sliceByLatency(analysis, rows, range.value());
+            out->sliceText = QObject::tr("latency percentiles %1: %L2 of %L3 requests, %4 to %5")
+                                 .arg(QString::fromStdString(range->text()))
+                                 .arg(slice.rows.size())
+                                 .arg(slice.scopeRequests)
+                                 .arg(widgets::formatDurationNs(slice.minLatencyNs), widgets::formatDurationNs(slice.maxLatencyNs));
+            if (slice.rows.empty() && !rows.empty()) {
+                out->emptyReason = QObject::tr("Latency percentiles %1 hold none of the %L2 requests of %3: widen the range.")
+                                       .arg(QString::fromStdString(range->text()))
+                                       .arg(rows.size())
+                                       .arg(request.periodName);
+                return out;
+            }
+            rows = slice.rows;
+        }
+    }
     QString stratumName;
     std::vector<std::vector<std::uint32_t>> strataRows;  // the slice shown whole: each stratum side by side
     if (!by.empty()) {
@@ -47,6 +73,22 @@ std::shared_ptr<const widgets::BottleneckOutcome> computeBottlenecks(const widge
         return out;
     }
     out->trend = std::make_shared<const BottleneckTrend>(std::move(trend.value()));
+    if (!request.baseline.empty()) {  // before (the baseline period, cut to the same latency slice) and after (these)
+        std::vector<std::uint32_t> before = periodRows(*store.value(), ids, request.baseline);
+        if (!request.latencyPercentile.empty())
+            if (auto range = parsePercentileRange(request.latencyPercentile); range && !range->isAll())
+                before = sliceByLatency(analysis, before, range.value()).rows;
+        if (before.empty()) {
+            out->emptyReason = QObject::tr("Period %1 holds no analysed request to compare with.").arg(QString::fromStdString(request.baseline));
+            return out;
+        }
+        auto comparison = compareBottlenecks(analysis, store.value().get(), before, rows, options, 0.05, 1, nullptr, &cancel);
+        if (!comparison) {
+            out->status = comparison.status();
+            return out;
+        }
+        out->comparison = std::make_shared<const BottleneckComparison>(std::move(comparison.value()));
+    }
     if (!strataRows.empty()) {
         auto strata = computeBottlenecks(analysis, store.value().get(), strataRows, options, nullptr, &cancel);
         if (!strata) {

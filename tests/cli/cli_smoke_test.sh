@@ -18,7 +18,7 @@ declare -A options=(
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
-    [bottlenecks]="--period --by --rules --save-rules --json DB"
+    [bottlenecks]="--period --by --latency-percentile --trend --baseline --problem --alpha --seed --rules --save-rules --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
     [aa]="--period --seed --resamples --json DB"
@@ -204,6 +204,68 @@ printf '[{"type": "x", "task": "(("}]' > "$work/badrules.json"
 err=$("$cli" bottlenecks "$work/two.tldb" --rules "$work/badrules.json" 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "badrules.json: bottleneck rule 1: bad task pattern"
 check "bottlenecks --rules with a bad pattern ($err)" $?
 err=$("$cli" bottlenecks "$work/two.tldb" --period nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no period 'nope'"; check "bottlenecks of an unknown period ($err)" $?
+# --latency-percentile: 0..90 and 90..100 split the period's 300 requests 270 / 30, the slow slice's fastest no
+# faster than the rest's slowest, and their latencies add up to the whole's; --trend's buckets add up to the whole.
+whole=$("$cli" bottlenecks "$work/two.tldb" --period early --json)
+fast=$("$cli" bottlenecks "$work/two.tldb" --period early --latency-percentile 0..90 --json)
+slow=$("$cli" bottlenecks "$work/two.tldb" --period early --latency-percentile 90..100 --by bytes --trend --json)
+python3 -c '
+import json, sys
+whole, fast, slow = (json.loads(a) for a in sys.argv[1:4])
+assert whole["latency_percentile"] is None and "trend" not in whole
+assert (fast["requests"], slow["requests"]) == (270, 30), (fast["requests"], slow["requests"])
+s = slow["latency_percentile"]
+assert (s["from"], s["to"], s["scope_requests"]) == (90, 100, 300), s
+assert s["min_latency_us"] >= fast["latency_percentile"]["max_latency_us"], (s, fast["latency_percentile"])
+total = fast["requests"] * fast["mean_latency_us"] + slow["requests"] * slow["mean_latency_us"]
+assert abs(total - whole["requests"] * whole["mean_latency_us"]) < 1e-6 * total, total
+assert s["min_latency_us"] <= slow["mean_latency_us"] <= s["max_latency_us"]
+assert sum(x["requests"] for x in slow["strata"]) == 30, slow["strata"]
+t = slow["trend"]
+assert t["bucket"] and t["bucket_us"] > 0 and len(t["buckets"]) >= 4, t
+assert sum(b["requests"] for b in t["buckets"]) == 30
+assert abs(sum(b["requests"] * b["mean_latency_us"] for b in t["buckets"]) - 30 * slow["mean_latency_us"]) < 1e-6 * total
+for b in t["buckets"]:
+    if b["requests"]: assert abs(sum(x["share"] for x in b["types"]) - 1) < 1e-9, b
+' "$whole" "$fast" "$slow"; check "bottlenecks --latency-percentile splits the requests and --trend adds up" $?
+"$cli" bottlenecks "$work/two.tldb" --latency-percentile 90..100 --trend | grep -q "latency percentiles 90..100 of 600 requests"
+check "bottlenecks --latency-percentile in the table's title" $?
+usage_error "backwards percentile range" "bottlenecks: --latency-percentile.*LO must be below HI" bottlenecks --latency-percentile 95..90 "$work/two.tldb"
+usage_error "not a percentile range" "bottlenecks: --latency-percentile.*expected LO..HI" bottlenecks --latency-percentile abc "$work/two.tldb"
+# --baseline --problem: every type's before and after are the periods' own contributions, the changes add up to
+# the change of the mean latency, the A/A splits the baseline in two halves.
+cmp=$("$cli" bottlenecks "$work/two.tldb" --baseline early --problem late --json)
+late=$("$cli" bottlenecks "$work/two.tldb" --period late --json)
+python3 -c '
+import json, sys
+c, early, late = (json.loads(a) for a in sys.argv[1:4])
+assert c["test"] == "welch" and c["alpha"] == 0.05, c
+assert (c["baseline"]["period"], c["baseline"]["requests"], c["problem"]["period"]) == ("early", 300, "late"), c
+before = {t["name"]: t["contribution_us"] for t in early["types"]}
+after = {t["name"]: t["contribution_us"] for t in late["types"]}
+assert {t["name"] for t in c["types"]} == set(before) | set(after), c["types"]
+for t in c["types"]:
+    assert abs(t["baseline_us"] - before.get(t["name"], 0)) < 1e-6 * max(1, t["baseline_us"]), t
+    assert abs(t["problem_us"] - after.get(t["name"], 0)) < 1e-6 * max(1, t["problem_us"]), t
+    assert 0 <= t["p_value"] <= 1 and t["significant"] == (t["p_value"] < 0.05), t
+assert abs(sum(t["delta_us"] for t in c["types"]) - (late["mean_latency_us"] - early["mean_latency_us"])) < 1e-3
+assert c["significant_types"] == sum(t["significant"] for t in c["types"])
+aa = c["aa"]
+assert aa["period"] == "early" and aa["a_requests"] + aa["b_requests"] == 300 and aa["seed"] == 1, aa
+' "$cmp" "$("$cli" bottlenecks "$work/two.tldb" --period early --json)" "$late"; check "bottlenecks --baseline --problem: before, after, the test and the A/A" $?
+"$cli" bottlenecks "$work/two.tldb" --baseline early --problem late | grep -q "^A/A (period early split at random, seed 1)"
+check "bottlenecks --baseline --problem prints a table with the A/A" $?
+got=$("$cli" bottlenecks "$work/two.tldb" --baseline early --problem late --latency-percentile 90..100 --trend --json)
+echo "$got" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)
+assert c["baseline"]["requests"] == 30 and c["baseline"]["latency_percentile"]["scope_requests"] == 300, c["baseline"]
+assert sum(b["requests"] for b in c["trend"]["buckets"]) == c["baseline"]["requests"] + c["problem"]["requests"]
+'; check "bottlenecks --baseline --problem --latency-percentile --trend" $?
+usage_error "--baseline without --problem" "bottlenecks: --baseline requires --problem" bottlenecks --baseline early "$work/two.tldb"
+usage_error "--baseline with --period" "bottlenecks: --[a-z]* excludes --[a-z]*" bottlenecks --baseline early --problem late --period early "$work/two.tldb"
+err=$("$cli" bottlenecks "$work/two.tldb" --period early --latency-percentile 99.99..100 2>&1)
+[ $? -eq 1 ] && echo "$err" | grep -q "99.99..100 holds none of the 300 requests"; check "a latency slice too narrow for the period ($err)" $?
 
 # A read-only database: results already there are read; writing says it is read-only. Root ignores file
 # permissions, so as root the commands run as nobody.
@@ -513,6 +575,10 @@ err=$("$cli" period "$work/per.tldb" delete large 2>&1); [ $? -eq 1 ] && echo "$
 err=$("$cli" period "$work/per.tldb" add all --from 0 --to 5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "already exists"; check "period add duplicate ($err)" $?
 err=$("$cli" period "$work/per.tldb" add x --from yesterday --to 5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad --from time"; check "period add bad time ($err)" $?
 err=$("$cli" period "$work/per.tldb" add y --where 'bytes' 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "bad predicate"; check "period add bad predicate ($err)" $?
+before=$("$cli" period "$work/per.tldb" list --json)
+err=$("$cli" period "$work/per.tldb" add z --where 'bites > 0' 2>&1); [ $? -eq 1 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] &&
+    echo "$err" | grep -q "no request has the attribute 'bites'" && [ "$("$cli" period "$work/per.tldb" list --json)" = "$before" ]
+check "period add --where on an attribute no request has: refused, nothing stored ($err)" $?
 
 # A trace file is a database argument too: critical-path and slack read span data into memory and write nothing;
 # profile imports it into FILE.tldb beside it the first time, and every command uses that database while the

@@ -10,6 +10,7 @@
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Status.h"
+#include "tracelight/bottleneck/BottleneckComparison.h"
 #include "tracelight/bottleneck/BottleneckTrend.h"
 
 namespace tracelight::widgets {
@@ -27,6 +28,8 @@ struct BottleneckRequest {
     QString periodName;                                   // as the tab shows it, for "… holds no analysed request"
     std::string sliceBy;                                  // an attribute, or ""
     std::string stratum;                                  // one of its values, or "" for every stratum side by side
+    std::string latencyPercentile;                        // "LO..HI": a latency slice of the requests first; "" = all
+    std::string baseline;                                 // a period to compare the requests with (before/after); "" = none
 };
 
 struct BottleneckOutcome {
@@ -35,6 +38,8 @@ struct BottleneckOutcome {
     QStringList strata;  // the slice-by attribute's values (with their request counts in strataLabels)
     QStringList strataLabels;
     QString emptyReason;                      // set when the selection holds no analysed request
+    QString sliceText;                        // the latency slice, when one was asked: its range, requests, latencies
+    std::shared_ptr<const BottleneckComparison> comparison;  // the requests against the baseline period, when asked
     std::vector<StratumShares> strataShares;  // every stratum's shares, when a slice is shown whole
 };
 

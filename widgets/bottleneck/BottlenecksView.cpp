@@ -1,6 +1,7 @@
 #include "bottleneck/BottlenecksView.h"
 
 #include <QComboBox>
+#include <cmath>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -50,12 +51,36 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
     m_sliceBy->setToolTip(tr("Slice the requests by an attribute (numeric ones in quartiles) and look at one stratum"));
     m_stratum = new QComboBox(this);
     m_stratum->setToolTip(tr("The stratum shown: all of the slice, or the requests with one value"));
-    for (QComboBox* box : {m_period, m_sliceBy, m_stratum}) keepComboNarrow(box);
+    // Latency slices (BOSS: "the bottleneck for the slowest 10 %"): the usual ones, or any LO..HI typed in.
+    m_latency = new QComboBox(this);
+    m_latency->setEditable(true);
+    m_latency->setInsertPolicy(QComboBox::NoInsert);
+    m_latency->addItem(tr("every latency"), QString());
+    const std::pair<const char*, QString> ranges[] = {{"90..100", tr("slowest 10 %")},
+                                                      {"95..100", tr("slowest 5 %")},
+                                                      {"99..100", tr("slowest 1 %")},
+                                                      {"50..90", tr("p50 to p90")},
+                                                      {"0..50", tr("fastest half")}};
+    for (const auto& [range, label] : ranges) {
+        m_latency->addItem(label, QString::fromLatin1(range));
+        m_latency->setItemData(m_latency->count() - 1, tr("Latency percentiles %1").arg(QString::fromLatin1(range)), Qt::ToolTipRole);
+    }
+    m_latency->setToolTip(tr("Only the requests in a range of latency percentiles of those chosen: pick one, or type LO..HI and "
+                             "press Enter (90..100 is the slowest 10 %, 99.9..100 the slowest 0.1 %)."));
+    m_compareWith = new QComboBox(this);
+    m_compareWith->setToolTip(tr("Before and after: each type's contribution in a period against these requests, the change, whether "
+                                 "it is more than chance (Welch, Benjamini-Hochberg at 5 %), and the A/A of that period's random halves"));
+    // The choices share one row, narrow enough for the window's usual width (a hover shows the whole text).
+    for (QComboBox* box : {m_period, m_sliceBy}) keepComboNarrow(box, 14);
+    for (QComboBox* box : {m_latency, m_compareWith}) keepComboNarrow(box, 12);
+    keepComboNarrow(m_stratum, 10);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
 
-    m_table = new QTableWidget(0, 4, this);
-    m_table->setHorizontalHeaderLabels({tr("Bottleneck type"), tr("Contribution ratio"), tr("Per request"), tr("How to fix")});
+    m_table = new QTableWidget(0, HowToFixColumn + 1, this);
+    m_table->setHorizontalHeaderLabels({tr("Bottleneck type"), tr("Contribution ratio"), tr("Per request"), tr("Before"), tr("Change"),
+                                        tr("Chance (A/A)"), tr("p"), tr("How to fix")});
+    for (int c : {BeforeColumn, ChangeColumn, ChanceColumn, PValueColumn}) m_table->setColumnHidden(c, true);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->setVisible(false);
@@ -94,6 +119,10 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Requests:"), this));
     controls->addWidget(m_period, 1);
+    controls->addWidget(new QLabel(tr("Latency:"), this));
+    controls->addWidget(m_latency, 1);
+    controls->addWidget(new QLabel(tr("Compare with:"), this));
+    controls->addWidget(m_compareWith, 1);
     controls->addWidget(new QLabel(tr("Slice by:"), this));
     controls->addWidget(m_sliceBy, 1);
     controls->addWidget(m_stratum, 1);
@@ -134,15 +163,18 @@ BottlenecksView::BottlenecksView(QWidget* parent) : QWidget(parent) {
         compute();
     });
     connect(m_stratum, &QComboBox::activated, this, &BottlenecksView::compute);
+    connect(m_latency, &QComboBox::activated, this, &BottlenecksView::compute);  // a choice, or Enter in the edit
+    connect(m_compareWith, &QComboBox::activated, this, &BottlenecksView::compute);
     clear(tr("Open an analysed database to see its bottlenecks."));
 }
 
 void BottlenecksView::clear(const QString& message) {
     m_awaiting = false;  // a result still on its way is not shown
     m_trend.reset();
+    m_comparison.reset();
     m_strataShares.clear();
     m_strataPlot->setVisible(false);
-    m_pie->setVisible(true);
+    setPieShown(true);
     m_table->setRowCount(0);
     for (QCustomPlot* plot : {m_bars, m_trendPlot, m_scatter}) {
         plot->clearPlottables();
@@ -161,6 +193,10 @@ void BottlenecksView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analys
     m_period->addItem(QString(), QString());  // the scope: named by setScope
     for (const auto& p : periods) m_period->addItem(tr("Period %1").arg(p), p);
     nameScopeItem(m_period, m_scope);
+    const QSignalBlocker blockCompare(m_compareWith);
+    m_compareWith->clear();
+    m_compareWith->addItem(tr("(no comparison)"), QString());
+    for (const auto& p : periods) m_compareWith->addItem(tr("Period %1").arg(p), p);
     m_sliceBy->clear();
     m_sliceBy->addItem(tr("(no slicing)"), QString());
     for (const auto& key : attributeKeys) m_sliceBy->addItem(key, key);
@@ -193,6 +229,34 @@ void BottlenecksView::setSliceBy(const QString& attribute, const QString& value)
     m_stratum->clear();
     if (!value.isEmpty()) m_stratum->addItem(value, value);  // kept until the strata are known
     compute();
+}
+
+void BottlenecksView::setLatencyPercentile(const QString& range) {
+    const int index = m_latency->findData(range);
+    if (index >= 0) m_latency->setCurrentIndex(index);
+    else m_latency->setEditText(range);
+    compute();
+}
+
+void BottlenecksView::setCompareWith(const QString& period) {
+    const int index = m_compareWith->findData(period);
+    m_compareWith->setCurrentIndex(std::max(0, index));
+    compute();
+}
+
+void BottlenecksView::setPieShown(bool shown) {
+    if (m_pie->isHidden() != shown) return;  // as it should be
+    QList<int> sizes = m_top->sizes();  // a hidden widget's size reads 0
+    if (shown) {
+        const int room = sizes[0] * 2 / 5;  // the table gives back what it took
+        sizes[0] -= room;
+        sizes[2] = room;
+    } else {
+        sizes[0] += sizes[2];
+        sizes[2] = 0;
+    }
+    m_pie->setVisible(shown);
+    m_top->setSizes(sizes);
 }
 
 void BottlenecksView::showEvent(QShowEvent* event) {
@@ -228,6 +292,10 @@ void BottlenecksView::compute() {
     request.periodName = m_period->currentText();
     request.sliceBy = m_sliceBy->currentData().toString().toStdString();
     request.stratum = m_stratum->currentData().toString().toStdString();
+    // A listed choice by its range; typed text as it is (the job says what is wrong with it).
+    request.baseline = m_compareWith->currentData().toString().toStdString();
+    const int listed = m_latency->findText(m_latency->currentText());
+    request.latencyPercentile = (listed >= 0 ? m_latency->itemData(listed).toString() : m_latency->currentText().trimmed()).toStdString();
     m_awaiting = true;
     emit computeRequested(request);
 }
@@ -251,6 +319,8 @@ void BottlenecksView::showOutcome(std::shared_ptr<const BottleneckOutcome> resul
     else if (!result->emptyReason.isEmpty()) clear(result->emptyReason);
     else {
         m_strataShares = result->strataShares;
+        m_sliceText = result->sliceText;
+        m_comparison = result->comparison;
         showResults(result->trend);
     }
     emit resultsReady();
@@ -271,6 +341,8 @@ void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) 
         m_pie->setVisible(m_strataShares.empty());
         m_top->setSizes({sizes[0], sizes[1], std::max(sizes[2], sizes[3]), std::max(sizes[2], sizes[3])});
     }
+    // Comparing: the table's four more columns take the pie's room (the bars still show the shares).
+    if (m_strataShares.empty()) setPieShown(!m_comparison);
     if (!m_strataShares.empty()) drawStrataShares(m_strataPlot, m_strataShares, t.all, colours);
     drawContributionTrend(m_trendPlot, t, colours);
     drawLatencyScatter(m_scatter, t);
@@ -278,13 +350,28 @@ void BottlenecksView::showResults(std::shared_ptr<const BottleneckTrend> trend) 
     for (const auto& type : t.all.types) slices.push_back({QString::fromStdString(type.name), type.share, colours.at(type.name)});
     m_pie->setSlices(std::move(slices), tr("Shares of the latency"));
     const QString top = t.all.types.empty() ? QString() : QString::fromStdString(t.all.types.front().name);
-    const QString requests = requestCount(t.all.requests);
+    QString requests = requestCount(t.all.requests);
+    if (!m_sliceText.isEmpty()) requests = m_sliceText;
     m_status->setText(tr("%1 · mean latency %2 · top bottleneck: <b>%3</b> (%4 %) · trend: one bar per %5 · click a "
                          "point of the scatter to open that request's waterfall · right-click a chart to save it")
                           .arg(requests)
                           .arg(formatDurationNs(static_cast<TimeNs>(t.all.meanLatencyNs)), top.toHtmlEscaped())
                           .arg(t.all.types.empty() ? 0.0 : 100.0 * t.all.types.front().share, 0, 'f', 1)
                           .arg(QString::fromStdString(t.bucketing.unit)));
+    if (m_comparison) {
+        const BottleneckChanges& c = m_comparison->changes;
+        double chance = 0;
+        for (const auto& a : m_comparison->aa.types) chance = std::max(chance, std::fabs(a.deltaNs()));
+        m_status->setText(m_status->text() +
+                          tr("<br>Against %1 (%2, mean %3): <b>%4 of %5 types changed significantly</b> (Welch, Benjamini-Hochberg at "
+                             "5 %); the A/A of %1's random halves flags %6, its largest chance change %7 per request")
+                              .arg(tr("period %1").arg(m_compareWith->currentData().toString()).toHtmlEscaped(), requestCount(c.baseRequests),
+                                   formatDurationNs(static_cast<TimeNs>(c.baseMeanLatencyNs)))
+                              .arg(c.significantTypes)
+                              .arg(c.types.size())
+                              .arg(m_comparison->aa.significantTypes)
+                              .arg(formatDurationNs(static_cast<TimeNs>(chance))));
+    }
 }
 
 void BottlenecksView::fillTable(const BottleneckSummary& summary, const TypeColours& colours) {
@@ -297,10 +384,37 @@ void BottlenecksView::fillTable(const BottleneckSummary& summary, const TypeColo
         m_table->setItem(r, TypeColumn, name);
         m_table->setItem(r, ShareColumn, new NumberItem(QStringLiteral("%1 %").arg(100.0 * t.share, 0, 'f', 1), t.share));
         m_table->setItem(r, MeanColumn, new NumberItem(formatDurationNs(static_cast<TimeNs>(t.meanNs)), t.meanNs));
+        if (m_comparison) {
+            const TypeChange* change = nullptr;
+            for (const auto& c : m_comparison->changes.types)
+                if (c.name == t.name) change = &c;
+            const TypeChange* chance = nullptr;
+            for (const auto& c : m_comparison->aa.types)
+                if (c.name == t.name) chance = &c;
+            if (change) {
+                m_table->setItem(r, BeforeColumn, new NumberItem(formatDurationNs(static_cast<TimeNs>(change->baseMeanNs)), change->baseMeanNs));
+                const double d = change->deltaNs();
+                auto* delta = new NumberItem((d >= 0 ? QStringLiteral("+") : QStringLiteral("−")) + formatDurationNs(static_cast<TimeNs>(std::fabs(d))), d);
+                if (change->significant) {
+                    QFont bold = delta->font();
+                    bold.setBold(true);
+                    delta->setFont(bold);
+                    delta->setForeground(d > 0 ? QColor(0xc9, 0x2a, 0x2a) : QColor(0x19, 0x71, 0xc2));
+                }
+                delta->setToolTip(change->significant ? tr("Significant at 5 % (Welch, Benjamini-Hochberg)") : tr("Not significant: within chance"));
+                m_table->setItem(r, ChangeColumn, delta);
+                m_table->setItem(r, PValueColumn, new NumberItem(QString::number(change->pValue, 'g', 2), change->pValue));
+            }
+            const double a = chance ? std::fabs(chance->deltaNs()) : 0;
+            auto* aa = new NumberItem(QStringLiteral("±") + formatDurationNs(static_cast<TimeNs>(a)), a);
+            aa->setToolTip(tr("How far this type's contribution differs between two random halves of the period compared with"));
+            m_table->setItem(r, ChanceColumn, aa);
+        }
         auto* fix = new QTableWidgetItem(QString::fromStdString(t.howToFix));
         fix->setToolTip(fix->text());
         m_table->setItem(r, HowToFixColumn, fix);
     }
+    for (int c : {BeforeColumn, ChangeColumn, ChanceColumn, PValueColumn}) m_table->setColumnHidden(c, !m_comparison);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(ShareColumn, Qt::DescendingOrder);
 }

@@ -39,6 +39,13 @@ public:
     void setScope(const RequestScope& scope);
     QComboBox* requestsChoice() const { return m_period; }  // the scope, a period, ...
     void setSliceBy(const QString& attribute, const QString& value = {});  // "" = no strata; value "" = all of them
+    // A latency slice of the requests: "LO..HI" percentiles ("90..100": the slowest 10 %); "" = every latency.
+    void setLatencyPercentile(const QString& range);
+    QComboBox* latencyChooser() const { return m_latency; }
+    // Before and after: the requests against a period ("" = no comparison).
+    void setCompareWith(const QString& period);
+    QComboBox* compareChooser() const { return m_compareWith; }
+    const BottleneckComparison* comparison() const { return m_comparison.get(); }
     bool isComputing() const;  // asked, and its result not yet shown
     // The session's answer to computeRequested, and its progress on the way.
     void showOutcome(std::shared_ptr<const BottleneckOutcome> outcome);
@@ -55,7 +62,8 @@ public:
     BottleneckPie* pie() const { return m_pie; }
 
     // Table columns.
-    enum Column { TypeColumn = 0, ShareColumn, MeanColumn, HowToFixColumn };
+    // Before, Change, Chance and p: shown when comparing with a period (Compare with).
+    enum Column { TypeColumn = 0, ShareColumn, MeanColumn, BeforeColumn, ChangeColumn, ChanceColumn, PValueColumn, HowToFixColumn };
 
 signals:
     void computeRequested(const BottleneckRequest& request);  // answered with showOutcome
@@ -70,6 +78,7 @@ private:
     void compute();
     void showResults(std::shared_ptr<const BottleneckTrend> trend);
     void fillTable(const BottleneckSummary& summary, const std::unordered_map<std::string, QColor>& colours);
+    void setPieShown(bool shown);  // hidden while comparing: its room goes to the table
 
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
     std::shared_ptr<const BottleneckTrend> m_trend;
@@ -79,6 +88,9 @@ private:
     RequestScope m_scope;
     QComboBox* m_sliceBy = nullptr;
     QComboBox* m_stratum = nullptr;
+    QComboBox* m_latency = nullptr;
+    QComboBox* m_compareWith = nullptr;
+    std::shared_ptr<const BottleneckComparison> m_comparison;
     QLabel* m_status = nullptr;
     QTableWidget* m_table = nullptr;
     QCustomPlot* m_bars = nullptr;
@@ -89,6 +101,7 @@ private:
     QCustomPlot* m_strataPlot = nullptr;
     QSplitter* m_top = nullptr;  // table | bars | pie or strata
     std::vector<StratumShares> m_strataShares;
+    QString m_sliceText;  // the latency slice shown, for the status line
 };
 
 } // namespace tracelight::widgets

@@ -114,6 +114,26 @@ Result<Predicate> parsePredicate(std::string_view predicate) {
     return Predicate{key, op, value};
 }
 
+// Refuses an attribute no request has: a typo would otherwise make an empty period or filter that looks
+// like an answer ("no request matched"). The message lists the attributes there are.
+Status checkAttributeExists(sqlite3* db, const std::string& key) {
+    sqlite::Statement q(db, "SELECT 1 FROM request_attrs a JOIN labels k ON k.id=a.key_id WHERE k.text=?1 LIMIT 1");
+    q.bind(1, std::string_view(key));
+    if (q.step() == SQLITE_ROW) return Status::ok();
+    std::string known;
+    sqlite::Statement keys(db, "SELECT DISTINCT k.text FROM request_attrs a JOIN labels k ON k.id=a.key_id ORDER BY k.text");
+    int shown = 0;
+    while (keys.step() == SQLITE_ROW) {
+        if (shown++ == 20) {
+            known += ", …";
+            break;
+        }
+        known += (known.empty() ? "" : ", ") + std::string(keys.text(0));
+    }
+    return Status::error("no request has the attribute '" + key + "' (" + (known.empty() ? "the requests have no attributes" : "attributes: " + known) +
+                         ")");
+}
+
 // The requests whose attribute matches: numbers compare as numbers, anything else as text.
 std::vector<RequestId> matchingRequests(sqlite3* db, const Predicate& p) {
     double wanted = 0;
@@ -140,6 +160,7 @@ Result<std::vector<RequestId>> requestsWhere(const TraceStore& store, std::strin
     sqlite3* db = StoreConnection::of(store);
     auto parsed = parsePredicate(predicate);
     if (!parsed) return parsed.status();
+    if (Status known = checkAttributeExists(db, parsed->key); !known) return known;
     return matchingRequests(db, parsed.value());
 }
 
@@ -153,6 +174,11 @@ Result<std::int64_t> addPeriodWhere(TraceStore& store, std::string_view name, st
     if (!id) {
         sqlite::exec(db, "ROLLBACK");
         return id.status();
+    }
+    // Checked under the write lock too, so nothing is stored for a period no request could ever be in.
+    if (Status known = checkAttributeExists(db, p.key); !known) {
+        sqlite::exec(db, "ROLLBACK");
+        return Status::error("period '" + std::string(name) + "': " + known.message());
     }
     // Read under the write lock, as the period is made: an import cannot land between the two.
     std::vector<std::int64_t> members;

@@ -605,6 +605,28 @@ TEST(TraceStore, PeriodByAttributeComparesNumbersNumericallyElseAsText) {
     EXPECT_EQ(periods[2].definition, "where region = eu");
 }
 
+// An attribute no request has is refused with a message naming it and the attributes there are, and nothing is
+// stored: no empty period, no name taken. A known attribute that no request matches still makes a period.
+TEST(TraceStore, PeriodWhereOnAnAttributeNoRequestHasIsRefused) {
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("u.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    fillPeriods(*store.value());
+    const auto before = listPeriods(*store.value());
+    auto typo = addPeriodWhere(*store.value(), "eu", "regoin = eu");
+    ASSERT_FALSE(typo);
+    EXPECT_NE(typo.message().find("no request has the attribute 'regoin'"), std::string::npos) << typo.message();
+    EXPECT_NE(typo.message().find("attributes: region"), std::string::npos) << typo.message();
+    EXPECT_EQ(listPeriods(*store.value()).size(), before.size());
+    EXPECT_TRUE(addPeriodWhere(*store.value(), "eu", "region = eu"));  // the name was not taken
+    auto filter = requestsWhere(*store.value(), "regoin = eu");        // the same language as a read-only filter
+    ASSERT_FALSE(filter);
+    EXPECT_NE(filter.message().find("'regoin'"), std::string::npos) << filter.message();
+    auto none = addPeriodWhere(*store.value(), "nowhere", "region = mars");
+    ASSERT_TRUE(none) << none.message();
+    EXPECT_EQ(none.value(), 0);
+}
+
 TEST(TraceStore, RenamesAndDeletesPeriodsWithoutTouchingRequests) {
     test::ScratchDir dir;
     auto store = TraceStore::open(dir.file("r.tldb"), TraceStore::Mode::Create);

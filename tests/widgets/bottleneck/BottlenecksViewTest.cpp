@@ -112,6 +112,73 @@ TEST(BottlenecksView, TableChartsTrendAndScatterClick) {
     EXPECT_NEAR(shareSum(view.table()), 1.0, 1e-9);
 }
 
+// The Latency choice: the slowest 10 % of the period's 300 requests are 30, none faster than the rest's slowest;
+// a range typed in works the same; a bad one is named in the status line. Compare with: the before column, the
+// change and the A/A beside each type, and the status line's verdict.
+TEST(BottlenecksView, LatencySliceAndBeforeAfter) {
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("l.tldb").toStdString();
+    auto analysis = test::analysedPeriods(db, 300, 6.0);
+    widgets::BottlenecksView view;
+    view.resize(1400, 850);
+    view.show();
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, {"baseline", "problem"}, {});
+    ASSERT_TRUE(waitReady(view));
+    view.setPeriod("problem");
+    ASSERT_TRUE(waitReady(view));
+    ASSERT_NE(view.trend(), nullptr);
+    const std::vector<TimeNs> all = view.trend()->latencyNs;
+    ASSERT_EQ(all.size(), 300u);
+
+    view.setLatencyPercentile("90..100");
+    ASSERT_TRUE(waitReady(view));
+    ASSERT_NE(view.trend(), nullptr) << view.statusText().toStdString();
+    EXPECT_EQ(view.trend()->all.requests, 30);
+    EXPECT_TRUE(view.statusText().contains("latency percentiles 90..100: 30 of 300 requests")) << view.statusText().toStdString();
+    std::vector<TimeNs> sorted = all;
+    std::sort(sorted.rbegin(), sorted.rend());
+    for (TimeNs l : view.trend()->latencyNs) EXPECT_GE(l, sorted[29]);
+    EXPECT_NEAR(shareSum(view.table()), 1.0, 1e-9);
+    EXPECT_TRUE(view.table()->isColumnHidden(widgets::BottlenecksView::ChangeColumn));
+
+    view.setLatencyPercentile("25..75");  // typed: not one of the listed choices
+    ASSERT_TRUE(waitReady(view));
+    ASSERT_NE(view.trend(), nullptr) << view.statusText().toStdString();
+    EXPECT_EQ(view.trend()->all.requests, 150);
+    view.setLatencyPercentile("95..90");
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_EQ(view.trend(), nullptr);
+    EXPECT_TRUE(view.statusText().contains("LO must be below HI")) << view.statusText().toStdString();
+
+    // Before and after: the problem's requests against the baseline's.
+    view.setLatencyPercentile("");
+    ASSERT_TRUE(waitReady(view));
+    view.setCompareWith("baseline");
+    ASSERT_TRUE(waitReady(view));
+    ASSERT_NE(view.comparison(), nullptr) << view.statusText().toStdString();
+    EXPECT_EQ(view.comparison()->changes.baseRequests, 300);
+    EXPECT_GE(view.comparison()->changes.significantTypes, 1);
+    EXPECT_FALSE(view.table()->isColumnHidden(widgets::BottlenecksView::ChangeColumn));
+    EXPECT_TRUE(view.statusText().contains("changed significantly")) << view.statusText().toStdString();
+    EXPECT_TRUE(view.statusText().contains("A/A")) << view.statusText().toStdString();
+    // The table's change column is each type's problem mean minus its baseline mean.
+    QTableWidget* table = view.table();
+    for (int r = 0; r < table->rowCount(); ++r) {
+        const std::string name = table->item(r, widgets::BottlenecksView::TypeColumn)->text().toStdString();
+        for (const auto& c : view.comparison()->changes.types)
+            if (c.name == name) {
+                EXPECT_NEAR(table->item(r, widgets::BottlenecksView::ChangeColumn)->data(Qt::UserRole).toDouble(), c.problemMeanNs - c.baseMeanNs, 1e-6)
+                    << name;
+            }
+    }
+    if (const QByteArray png = qgetenv("BEFORE_AFTER_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
+    view.setCompareWith("");
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_EQ(view.comparison(), nullptr);
+    EXPECT_TRUE(view.table()->isColumnHidden(widgets::BottlenecksView::ChangeColumn));
+}
+
 TEST(BottlenecksView, SliceByAStratumAndEmptyMessages) {
     QTemporaryDir dir;
     const std::string db = dir.filePath("s.tldb").toStdString();
@@ -198,7 +265,7 @@ TEST(BottlenecksView, TrendOfOneInstantHasDistinctTimeLabels) {
     trend.bucketStartNs = {start};
     BottleneckSummary bucket;
     bucket.requests = 1;
-    bucket.types.push_back({"frontend", "", 5000000, 5e6, 1.0});
+    bucket.types.push_back({"frontend", "", 5000000, 5e6, 1.0, 0});
     trend.buckets = {bucket};
     trend.all = bucket;
     QCustomPlot plot;
@@ -231,7 +298,7 @@ TEST(BottleneckCharts, ShareLabelsFitAtTheBarsEnds) {
     BottleneckSummary summary;
     summary.requests = 10;
     for (auto [name, share] : std::vector<std::pair<std::string, double>>{{"frontend → currencyservice", 0.623}, {"productcatalogservice", 0.2}, {"gaps", 0.177}})
-        summary.types.push_back({name, "", 0, 0, share});
+        summary.types.push_back({name, "", 0, 0, share, 0});
     for (int width : {300, 420, 900}) {
         QCustomPlot plot;
         plot.resize(width, 220);
@@ -254,7 +321,7 @@ TEST(BottleneckCharts, TimeLabelsDoNotOverlap) {
     const TimeNs start = 1661146800LL * 1000000000;  // 2022-08-22 05:40 UTC
     BottleneckTrend trend;
     trend.all.requests = 4;
-    trend.all.types.push_back({"frontend", "", 0, 0, 1.0});
+    trend.all.types.push_back({"frontend", "", 0, 0, 1.0, 0});
     trend.bucketing.sizeNs = hour;
     for (int h = 0; h <= 36; ++h) {
         trend.bucketStartNs.push_back(start + h * hour);

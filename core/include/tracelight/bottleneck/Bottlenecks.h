@@ -28,6 +28,7 @@ struct TypeContribution {
     TimeNs totalNs = 0;     // summed over the group's requests
     double meanNs = 0;      // per request
     double share = 0;       // of the group's summed latency
+    double varianceNs2 = 0; // of the per-request contribution (0 where a request has none; n - 1 in the denominator)
 };
 
 struct BottleneckSummary {
@@ -44,12 +45,25 @@ Result<std::vector<BottleneckSummary>> computeBottlenecks(const InMemoryAnalysis
                                                           const BottleneckOptions& options = {}, const ProgressSink* progress = nullptr,
                                                           const CancelToken* cancel = nullptr);
 
-// The `bottlenecks` JSON (docs/reference/json.md): {"requests", "mean_latency_us", "types": [{"name", "how_to_fix",
-// "contribution_us", "share"}], "strata": [{"attr", "value", "requests", "types": [...]}]}.
+// The `bottlenecks` JSON (docs/reference/json.md): {"requests", "mean_latency_us", "latency_percentile", "types": [{"name",
+// "how_to_fix", "contribution_us", "share"}], "strata": [{"attr", "value", "requests", "types": [...]}], "trend"}.
 struct BottleneckStratum {
     std::string value;
     BottleneckSummary summary;
 };
-std::string bottlenecksJson(const BottleneckSummary& all, const std::string& attribute, const std::vector<BottleneckStratum>& strata);
+struct BottleneckTrend;
+struct LatencySliceResult;
+// What the JSON holds beyond the selection and its strata: the latency slice it was cut to ("latency_percentile":
+// null without one) and the trend ("trend", only when given).
+struct BottlenecksJsonExtras {
+    const LatencySliceResult* slice = nullptr;
+    const BottleneckTrend* trend = nullptr;
+};
+std::string bottlenecksJson(const BottleneckSummary& all, const std::string& attribute, const std::vector<BottleneckStratum>& strata,
+                            const BottlenecksJsonExtras& extras = {});
+// The parts both bottleneck JSON documents share: a latency slice's object (null without one) and the trend's.
+class JsonWriter;
+void writeLatencySliceJson(JsonWriter& w, const LatencySliceResult* slice);
+void writeBottleneckTrendJson(JsonWriter& w, const BottleneckTrend& trend);
 
 } // namespace tracelight
