@@ -30,17 +30,14 @@ int runBreakdown(const BreakdownArgs& args) {
     const std::string& period = args.period;
     const std::string& by = args.by;
     const double fraction = args.fraction;
-    auto store = openAnalysed(db, AnalysisOptions{}, true);
-    if (!store) return fail(store.message());
-    auto analysis = loadAnalysis(*store.value());
-    if (!analysis) return fail(analysis.message());
-    // Analyze's cached results give each request's slack and critical path: no graph is built again.
-    auto aggregates = computeAggregates(analysis.value(), loadCategoryRules(*store.value()), 0, nullptr, nullptr, store.value().get());
-    if (!aggregates) return fail(db + ": " + aggregates.message());
-    const RequestAggregates& a = aggregates.value();
+    auto opened = openAggregates(db);
+    if (!opened) return fail(opened.message());
+    const std::unique_ptr<TraceStore>& store = opened->store;
+    const InMemoryAnalysis* analysis = &opened->analysis;
+    const RequestAggregates& a = opened->aggregates;
     std::vector<std::uint32_t> rows;
     if (!period.empty()) {
-        rows = periodRows(*store.value(), a.ids, period);
+        rows = periodRows(*store, a.ids, period);
         if (rows.empty()) return fail(db + ": no requests in period '" + period + "'");
     }
     const Breakdown all = breakdown(a, rows);
@@ -49,7 +46,7 @@ int runBreakdown(const BreakdownArgs& args) {
     writeCategories(w, all);
     w.key("strata").beginArray();
     if (!by.empty()) {
-        const std::vector<std::string> values = attributeValues(*store.value(), a.ids, by);
+        const std::vector<std::string> values = attributeValues(*store, a.ids, by);
         // Only the chosen period's requests (rows; empty = all), cut by the quantiles of their own values.
         for (const auto& s : stratify(a, values, 4, rows)) {
             w.beginObject().key("attr").value(by).key("value").value(s.value).key("requests").value(s.breakdown.requests)

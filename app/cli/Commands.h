@@ -7,6 +7,7 @@
 
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
 
 namespace CLI {
 class App;
@@ -60,6 +61,14 @@ bool isTraceFileWithoutCurrentDatabase(const std::string& path);
 // Opens a database with current analysis results: read-only when they are current (so read-only files
 // work), else for writing, analysing it first (saying so on stderr unless quiet).
 Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const AnalysisOptions& options, bool quiet);
+// An analysed database with its analysis in memory and its per-request aggregates (analyze's cached paths and
+// slack read, not computed again): what the aggregate studies start from. Errors name the database.
+struct AnalysedAggregates {
+    std::unique_ptr<TraceStore> store;
+    InMemoryAnalysis analysis;
+    RequestAggregates aggregates;
+};
+Result<AnalysedAggregates> openAggregates(const std::string& db);
 
 // Prints "tracelight-cli: <message>" to stderr and returns 1.
 int fail(const std::string& message);

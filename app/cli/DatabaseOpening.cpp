@@ -29,6 +29,16 @@ Result<std::unique_ptr<TraceStore>> openAnalysed(const std::string& db, const An
     return store;
 }
 
+Result<AnalysedAggregates> openAggregates(const std::string& db) {
+    auto store = openAnalysed(db, AnalysisOptions{}, true);
+    if (!store) return store.status();
+    auto analysis = loadAnalysis(*store.value());
+    if (!analysis) return analysis.status();
+    auto aggregates = computeAggregates(analysis.value(), loadCategoryRules(*store.value()), 0, nullptr, nullptr, store.value().get());
+    if (!aggregates) return Status::error(db + ": " + aggregates.message());
+    return AnalysedAggregates{std::move(store.value()), std::move(analysis.value()), std::move(aggregates.value())};
+}
+
 bool isTraceFileWithoutCurrentDatabase(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec) || looksLikeDatabase(path)) return false;

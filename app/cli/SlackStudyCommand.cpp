@@ -20,13 +20,10 @@ struct SlackStudyArgs {
 
 int runSlackStudy(const SlackStudyArgs& args) {
     const std::string& db = args.db;
-    auto store = openAnalysed(db, AnalysisOptions{}, true);
-    if (!store) return fail(store.message());
-    auto analysis = loadAnalysis(*store.value());
-    if (!analysis) return fail(analysis.message());
-    auto aggregates = computeAggregates(analysis.value(), loadCategoryRules(*store.value()), 0, nullptr, nullptr, store.value().get());
-    if (!aggregates) return fail(db + ": " + aggregates.message());
-    const RequestAggregates& a = aggregates.value();
+    auto opened = openAggregates(db);
+    if (!opened) return fail(opened.message());
+    const std::unique_ptr<TraceStore>& store = opened->store;
+    const RequestAggregates& a = opened->aggregates;
     int category = args.category.empty() ? slackStudyCategory(a) : a.categoryIndex(args.category);
     if (category < 0) {
         std::string known;
@@ -35,11 +32,11 @@ int runSlackStudy(const SlackStudyArgs& args) {
     }
     std::vector<std::uint32_t> rows;
     if (!args.period.empty()) {
-        if (auto size = periodSize(*store.value(), args.period); !size) return fail(size.message());
-        rows = periodRows(*store.value(), a.ids, args.period);
+        if (auto size = periodSize(*store, args.period); !size) return fail(size.message());
+        rows = periodRows(*store, a.ids, args.period);
     }
     if (!args.where.empty()) {
-        auto matching = requestsWhere(*store.value(), args.where);
+        auto matching = requestsWhere(*store, args.where);
         if (!matching) return fail(db + ": --where: " + matching.message());
         std::vector<std::uint32_t> whereRows = rowsOfRequests(a.ids, matching.value());
         if (args.period.empty()) rows = std::move(whereRows);
@@ -51,7 +48,7 @@ int runSlackStudy(const SlackStudyArgs& args) {
     }
     if ((!args.period.empty() || !args.where.empty()) && rows.empty()) return fail(db + ": no analysed requests in the selection");
     std::vector<std::string> users;
-    if (!args.user.empty()) users = attributeValues(*store.value(), a.ids, args.user);
+    if (!args.user.empty()) users = attributeValues(*store, a.ids, args.user);
     const TimeNs cutoff = args.cutoffUs < 0 ? -1 : static_cast<TimeNs>(std::llround(args.cutoffUs * 1000));
     const SlackStudy study = slackStudy(a, static_cast<std::size_t>(category), cutoff, rows, args.user.empty() ? nullptr : &users, args.buckets);
 
