@@ -312,10 +312,13 @@ private:
 
     void onHeader(const boost::system::error_code& ec) {
         m_idle = false;
-        if (ec == http::error::body_limit)  // a Content-Length past the limit: refused before its body is read
+        if (ec == http::error::body_limit) {  // a Content-Length past the limit: refused before its body is read
+            // The parser stops at that field, before the head is done: its length is read from the field itself.
+            const auto length = m_parser->get()[http::field::content_length];
+            const std::string size = length.empty() ? std::string("the body") : "the body of " + std::string(length) + " bytes";
             return replyAndClose(capture::errorReply(kindOfHead(), 413,
-                                                     "the body of " + std::to_string(m_parser->content_length().value_or(0)) +
-                                                         " bytes is over the limit of " + std::to_string(m_server.m_options.maxBodyBytes)));
+                                                     size + " is over the limit of " + std::to_string(m_server.m_options.maxBodyBytes)));
+        }
         if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::connection_reset) return close();  // the peer is done
         if (ec && m_timedOut) {
             if (m_buffer.size() == 0) return close();  // an idle kept-alive connection: closed in silence
