@@ -114,7 +114,7 @@ std::optional<Result<AnalysedRequest>> analysedInMemory(const CommonOptions& o, 
     import.inputs = {o.db};
     auto contents = readSpanFiles(import);
     if (!contents) {
-        if (overMemoryBudget(contents.status()) || contents.message().ends_with("not span data (import it into a database)")) return std::nullopt;
+        if (needsDatabase(contents.status())) return std::nullopt;
         return Status::error(o.db + ": " + contents.message());
     }
     if (!o.quiet && contents->tracesWithWarnings)

@@ -103,7 +103,15 @@ struct NumberedTrace {
 
 } // namespace
 
-bool overMemoryBudget(const Status& status) { return !status && status.message().find(kSpansOverMemoryBudget) != std::string::npos; }
+namespace {
+constexpr const char* kNotSpanData = "not span data (import it into a database)";
+} // namespace
+
+bool needsDatabase(const Status& status) {
+    if (status) return false;
+    const std::string& message = status.message();
+    return message.find(kSpansOverMemoryBudget) != std::string::npos || message.ends_with(kNotSpanData);
+}
 
 Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const ProgressSink* progress, const CancelToken* cancel) {
     namespace fs = std::filesystem;
@@ -121,7 +129,7 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
             if (!detected) return detected.status();
             format = detected.value();
         }
-        if (!isSpanFormat(format)) return Status::error(input + ": not span data (import it into a database)");
+        if (!isSpanFormat(format)) return Status::error(input + ": " + kNotSpanData);
         formats.push_back(format);
     }
 

@@ -9,6 +9,7 @@
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/import/Import.h"
+#include "import/spans/SpanStager.h"
 #include "tracelight/import/TraceFileContents.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
@@ -174,6 +175,7 @@ TEST(TraceFileContents, AnEventLogIsNotReadIntoMemory) {
     auto contents = readSpanFiles(options);
     ASSERT_FALSE(contents);
     EXPECT_NE(contents.message().find("not span data"), std::string::npos) << contents.message();
+    EXPECT_TRUE(needsDatabase(contents.status())) << contents.message();
 }
 
 TEST(TraceFileContents, SpansOverTheMemoryBudgetAreRefusedSoTheCallerCanImportThem) {
@@ -184,5 +186,6 @@ TEST(TraceFileContents, SpansOverTheMemoryBudgetAreRefusedSoTheCallerCanImportTh
     options.spanMemoryBudget = 64 * 1024;
     auto contents = readSpanFiles(options);
     ASSERT_FALSE(contents);
-    EXPECT_TRUE(overMemoryBudget(contents.status())) << contents.message();
+    EXPECT_TRUE(needsDatabase(contents.status())) << contents.message();
+    EXPECT_NE(contents.message().find(kSpansOverMemoryBudget), std::string::npos) << contents.message();
 }

@@ -23,12 +23,13 @@ struct TraceFileContents {
 };
 
 // The span files of options.inputs (regular files; their formats detected unless options.format names one).
-// Errors as importTraces words them; an event log is refused ("not span data"), and spans past
-// options.spanMemoryBudget fail with kSpansOverMemoryBudget's text (import them instead).
+// Errors as importTraces words them; an event log is refused ("not span data"), and so are spans past
+// options.spanMemoryBudget (needsDatabase says which errors these are: import such files instead).
 Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const ProgressSink* progress = nullptr,
                                         const CancelToken* cancel = nullptr);
 
-// Whether a readSpanFiles error says the spans would not fit in memory.
-bool overMemoryBudget(const Status& status);
+// Whether a readSpanFiles error says the files need a database instead: an event log, or spans that would not fit
+// in memory (any other error is the files' own).
+bool needsDatabase(const Status& status);
 
 } // namespace tracelight
