@@ -36,6 +36,16 @@ std::shared_ptr<const InMemoryAnalysis> analysedTwoPeriods(const QTemporaryDir& 
 
 bool waitReady(widgets::ProfileView& v) { return QTest::qWaitFor([&] { return !v.isComputing(); }, 120000); }
 
+// Online Boutique's normal minute and its currencyservice delay, imported into db and analysed.
+Result<std::shared_ptr<const InMemoryAnalysis>> currencyDelayAnalysis(const std::string& db) {
+    if (!test::currencyDelayStore(db)) return Status::error(db + ": cannot make the Online Boutique store");
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    if (!store) return store.status();
+    auto analysis = loadAnalysis(*store.value());
+    if (!analysis) return analysis.status();
+    return std::make_shared<const InMemoryAnalysis>(std::move(analysis.value()));
+}
+
 } // namespace
 
 TEST(ProfileView, ProfileThenDiffPutsTheSlowedSegmentFirst) {
@@ -260,15 +270,13 @@ TEST(ProfileView, ADiffOfSpanDataOpensWithTheSuspects) {
     if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
     QTemporaryDir dir;
     const std::string db = dir.filePath("ob.tldb").toStdString();
-    ASSERT_TRUE(test::currencyDelayStore(db));
-    auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
-    auto analysis = loadAnalysis(*store);
+    auto analysis = currencyDelayAnalysis(db);
     ASSERT_TRUE(analysis) << analysis.message();
     widgets::ProfileView view;
     view.resize(1280, 700);
     view.show();
     auto session = test::serveFrom(view, db);
-    view.setDatabase(std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
+    view.setDatabase(analysis.value(), {"normal", "fault"});
     view.showDiff("normal", "fault", QString());
     ASSERT_TRUE(waitReady(view));
     ASSERT_TRUE(view.flameGraph()->isDiff());
@@ -288,15 +296,13 @@ TEST(ProfileView, AZoomedFrameShowsItsHistogramInBothPeriods) {
     if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
     QTemporaryDir dir;
     const std::string db = dir.filePath("ob.tldb").toStdString();
-    ASSERT_TRUE(test::currencyDelayStore(db));
-    auto store = std::move(TraceStore::open(db, TraceStore::Mode::ReadOnly).value());
-    auto analysis = loadAnalysis(*store);
+    auto analysis = currencyDelayAnalysis(db);
     ASSERT_TRUE(analysis) << analysis.message();
     widgets::ProfileView view;
     view.resize(1280, 860);
     view.show();
     auto session = test::serveFrom(view, db);
-    view.setDatabase(std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"normal", "fault"});
+    view.setDatabase(analysis.value(), {"normal", "fault"});
     view.showDiff("normal", "fault", QString());
     ASSERT_TRUE(waitReady(view));
     const ProfileSet* set = nullptr;
