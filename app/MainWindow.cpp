@@ -40,6 +40,8 @@
 #include "tracelight/bottleneck/HostTimeIndex.h"
 #include "tracelight/bottleneck/TemporalContext.h"
 #include "BottleneckRulesEditor.h"
+#include "CaptureDialog.h"
+#include "CaptureRun.h"
 #include "CategoryEditor.h"
 #include "ClockAdjustmentsDialog.h"
 #include "HelpDialogs.h"
@@ -195,6 +197,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_cancel->setVisible(false);
     m_cancel->setShortcut(Qt::Key_Escape);
     statusBar()->addWidget(m_statusText, 1);
+    m_captureText = new QLabel(this);
+    m_captureText->setVisible(false);
+    statusBar()->addPermanentWidget(m_captureText);
+    m_captureTimer = new QTimer(this);
+    m_captureTimer->setInterval(1000);
+    connect(m_captureTimer, &QTimer::timeout, this, &MainWindow::followCapture);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
@@ -338,6 +346,16 @@ void MainWindow::createActions() {
     QAction* import = file->addAction(tr("&Import Traces…"), this, &MainWindow::importFiles);
     import->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     import->setToolTip(tr("Event logs, OpenTelemetry, Jaeger, Zipkin or span tables; the format is recognised from content"));
+    m_captureAction = file->addAction(tr("&Capture Live Spans…"), this, [this] {
+        if (m_session->capture()) {
+            stopCapture();
+            return;
+        }
+        CaptureDialog dialog(m_session->path(), this);
+        if (dialog.exec() == QDialog::Accepted) startCapture(dialog.database(), dialog.options());
+    });
+    m_captureAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    m_captureAction->setToolTip(tr("Receive OpenTelemetry spans over OTLP/HTTP into a database while you look at them"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     QAction* reload = file->addAction(tr("&Reload"), this, [this] {
@@ -1073,6 +1091,71 @@ void MainWindow::startImport(const QStringList& files, const QString& target, co
             }
             m_statusText->setText(text);
         });
+}
+
+bool MainWindow::startCapture(const QString& database, const ReceiverOptions& options) {
+    if (database != m_session->path()) {
+        if (!QFileInfo::exists(database)) {
+            auto created = Session::creator(database)();
+            if (!created) {
+                reportError(tr("Cannot capture"), QString::fromStdString(created.message()));
+                return false;
+            }
+        }
+        if (!openDatabase(database)) return false;
+    }
+    if (Status started = m_session->startCapture(options); !started) {
+        reportError(tr("Cannot capture"), QString::fromStdString(started.message()));
+        return false;
+    }
+    m_capturedShown = -1;
+    m_captureAction->setText(tr("Stop &Capture"));
+    m_captureText->setVisible(true);
+    m_captureTimer->start();
+    followCapture();
+    return true;
+}
+
+void MainWindow::stopCapture() {
+    CaptureRun* run = m_session->capture();
+    if (!run) return;
+    run->stop();  // (the session's stop then only lets it go) after which the counts are final
+    const auto counts = run->counts();
+    const Status verdict = m_session->stopCapture();
+    followCapture();  // the capture line goes; the views take in the traces the stop stored
+    loadTable();
+    startAnalysis(false);
+    if (!verdict) reportError(tr("Capture stopped"), QString::fromStdString(verdict.message()));
+    else
+        m_statusText->setText(tr("Capture stopped: %L1 spans received (%L2 rejected), %L3 traces stored")
+                                  .arg(counts.spans)
+                                  .arg(counts.rejectedSpans)
+                                  .arg(counts.traces));
+}
+
+void MainWindow::followCapture() {
+    CaptureRun* run = m_session->capture();
+    if (!run) {
+        m_captureTimer->stop();
+        m_captureText->setVisible(false);
+        m_captureAction->setText(tr("&Capture Live Spans…"));
+        return;
+    }
+    for (const std::string& line : run->takeLog()) m_statusText->setText(tr("Capture: %1").arg(QString::fromStdString(line)));
+    const auto counts = run->counts();
+    m_captureText->setText(tr("Capturing on %1 · %L2 spans · %L3 requests")
+                               .arg(QString::fromStdString(run->endpoint()))
+                               .arg(counts.spans)
+                               .arg(counts.traces));
+    m_captureText->setToolTip(tr("OTLP/HTTP at http://%1/v1/traces into period \"%2\" (File › Stop Capture, Ctrl+Shift+L, stops)")
+                                  .arg(QString::fromStdString(run->endpoint()), QString::fromStdString(run->period())));
+    // New requests: the table and the analyses follow, unless they are still busy with the last ones.
+    const std::int64_t stored = counts.traces + counts.storedAgain;
+    if (stored != m_capturedShown && !job(Job::Requests).isRunning() && !job(Job::Analysis).isRunning()) {
+        m_capturedShown = stored;
+        loadTable();
+        startAnalysis(false);
+    }
 }
 
 void MainWindow::reportError(const QString& title, const QString& message) {

@@ -66,6 +66,10 @@ public:
     void showAggregatePage(int index);
     void setWaterfallMode(const QString& mode);  // "spans": the span tree for span requests; "lanes": host lanes
     void setRequestFilter(const QString& text);  // as typed into the request table's filter box
+    // File › Capture once chosen: opens the database (created when missing) and receives spans into it; the
+    // request table and the analyses follow what arrives. False (and the error shown) when it cannot start.
+    bool startCapture(const QString& database, const ReceiverOptions& options);
+    void stopCapture();  // stores every open trace, then refreshes the views once more
     // Imports files into a database (created if missing) in the background, then opens it.
     void startImport(const QStringList& files, const QString& database, const QString& period);
     // File › Import Traces… once the files are chosen: each is checked first (one that is no trace is refused,
@@ -127,6 +131,7 @@ private:
     void showSegmentStatus(int segment);  // the clicked segment's name, time, slack and dependencies
     void selectRequestByName(const QString& name);
     void checkIdle();
+    void followCapture();  // the status bar's capture line, and the views refreshed when new requests arrived
     void reportError(const QString& title, const QString& message);
 
     using Job = Session::Job;
@@ -161,6 +166,10 @@ private:
     QAction* m_localClocks = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusText = nullptr;
+    QAction* m_captureAction = nullptr;  // File › Capture…, Stop Capture while one runs
+    QLabel* m_captureText = nullptr;     // what the capture received so far
+    QTimer* m_captureTimer = nullptr;
+    std::int64_t m_capturedShown = -1;   // the traces stored (and stored again) when the views were last refreshed
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     std::optional<QString> m_filterForNextDatabase;

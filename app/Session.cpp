@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "CaptureRun.h"
 #include "common/JobRunner.h"
 
 namespace tracelight::app {
@@ -14,6 +15,7 @@ Session::Session(QObject* parent) : QObject(parent) {
 }
 
 Session::~Session() {
+    stopCapture();
     for (auto* lane : m_jobs) lane->cancel();
 }
 
@@ -38,6 +40,7 @@ Status Session::open(const QString& path) {
         if (!store) return store.status();
     }
     cancelDatabaseWork();
+    if (m_capture && m_capture->database() != file) stopCapture();
     m_store = std::move(store.value());
     m_path = path;
     m_scope = {};  // the new table's filter sets it again
@@ -46,6 +49,7 @@ Status Session::open(const QString& path) {
 }
 
 void Session::close() {
+    stopCapture();
     cancelDatabaseWork();
     m_store.reset();
     m_path.clear();
@@ -77,6 +81,26 @@ bool Session::setScope(widgets::RequestScope scope) {
     m_scope.text = std::move(scope.text);
     if (!same) m_scope.ids = std::move(scope.ids);
     return !same;
+}
+
+} // namespace tracelight::app
+
+namespace tracelight::app {
+
+Status Session::startCapture(ReceiverOptions options) {
+    if (m_path.isEmpty()) return Status::error("no database is open to capture into");
+    stopCapture();
+    auto run = CaptureRun::start(m_path.toStdString(), std::move(options));
+    if (!run) return run.status();
+    m_capture = std::move(run.value());
+    return Status::ok();
+}
+
+Status Session::stopCapture() {
+    if (!m_capture) return Status::ok();
+    const Status verdict = m_capture->stop();
+    m_capture.reset();
+    return verdict;
 }
 
 } // namespace tracelight::app

@@ -14,6 +14,7 @@
 #include "common/RequestScope.h"
 #include "common/StoreSource.h"
 #include "tracelight/base/Status.h"
+#include "tracelight/capture/OtlpReceiver.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight::widgets {
@@ -22,6 +23,8 @@ class JobRunner;
 
 namespace tracelight::app {
 
+class CaptureRun;
+
 class Session : public QObject {
     Q_OBJECT
 public:
@@ -29,8 +32,9 @@ public:
     ~Session() override;
 
     // Opens a database (upgrading an older schema, which needs a write); on failure the one open stays open.
+    // A live capture into another database stops first.
     Status open(const QString& path);
-    void close();  // lets go of the database (before its file is replaced)
+    void close();  // lets go of the database (before its file is replaced), stopping a live capture into it
     bool isOpen() const { return static_cast<bool>(m_store); }
     const QString& path() const { return m_path; }
     // The GUI thread's connection; shared with the readers that must not outlive it. Null when none is open.
@@ -62,6 +66,13 @@ public:
     // Every lane's work on the open database; an import, which makes a database of its own, goes on.
     void cancelDatabaseWork();
 
+    // A live capture (File › Capture) into the open database: spans sent to the receiver's address are stored
+    // there while the window reads it. One at a time; the last one stops first.
+    Status startCapture(ReceiverOptions options);
+    // Stops it: requests in flight answered, every open trace stored. Its verdict (ok when none ran).
+    Status stopCapture();
+    CaptureRun* capture() const { return m_capture.get(); }  // null when not capturing
+
 signals:
     void opened(const QString& path);
     void jobFinished();  // a lane's job finished or was cancelled (queued: its result has been handed over)
@@ -71,6 +82,7 @@ private:
     QString m_path;
     widgets::RequestScope m_scope;
     std::array<widgets::JobRunner*, kJobs> m_jobs{};
+    std::unique_ptr<CaptureRun> m_capture;
 };
 
 } // namespace tracelight::app

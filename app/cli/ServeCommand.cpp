@@ -35,6 +35,7 @@ int runServe(const ServeArgs& args) {
     options.maxBodyBytes = args.maxBodyMib << 20;
     options.readTimeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(args.readTimeoutSeconds * 1000)));
     options.capture.quietNs = static_cast<TimeNs>(std::llround(args.quietSeconds * 1e9));
+    options.handleSignals = true;
     options.capture.period = args.period.empty() ? "capture-" + utcNow() : args.period;
     const bool quiet = args.quiet;
     auto receiver = OtlpReceiver::start(*store.value(), options, [quiet](const std::string& line) {
@@ -45,7 +46,7 @@ int runServe(const ServeArgs& args) {
     // Always said, even with --quiet: a script that asked for port 0 learns the port here.
     std::cerr << "tracelight-cli serve: OTLP/HTTP on http://" << receiver.value()->httpEndpoint() << "/v1/traces, into " << args.db
               << " (period " << options.capture.period << "); Ctrl-C stops" << std::endl;
-    if (Status s = receiver.value()->run(true); !s) return fail(s.message());
+    if (Status s = receiver.value()->run(); !s) return fail(s.message());
     const auto counts = receiver.value()->counts();
     if (!quiet)
         std::cerr << "tracelight-cli serve: stopped: " << counts.spans << " spans received (" << counts.rejectedSpans

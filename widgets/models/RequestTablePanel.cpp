@@ -135,6 +135,9 @@ void RequestTablePanel::emitCurrent() {
     const RequestId id = currentRequest();
     if (!id.isValid() || id == m_shown) return;
     m_shown = id;
+    const RequestTable* table = m_model->table();
+    const auto at = table ? std::lower_bound(table->ids.begin(), table->ids.end(), id) : std::vector<RequestId>::const_iterator();
+    m_shownName = table && at != table->ids.end() && *at == id ? table->names[static_cast<std::size_t>(at - table->ids.begin())] : std::string();
     emit currentRequestChanged(id);
 }
 
@@ -150,7 +153,16 @@ void RequestTablePanel::tableReplaced() {
         m_period->setCurrentIndex(std::max(again, 0));
         m_period->setVisible(m_period->count() > 2);  // one period: nothing to choose
     }
-    const RequestId keep = m_shown;
+    RequestId keep = m_shown;
+    if (const RequestTable* table = m_model->table(); table && keep.isValid() && !m_shownName.empty() &&
+                                                       !std::binary_search(table->ids.begin(), table->ids.end(), keep)) {
+        // Stored again under another id (a live capture replaces a trace a late span reached): the same request.
+        const auto same = std::find(table->names.begin(), table->names.end(), m_shownName);
+        keep = same == table->names.end() ? RequestId() : table->ids[static_cast<std::size_t>(same - table->names.begin())];
+        m_view->setCurrentIndex({});
+        m_shown = RequestId();
+        if (keep.isValid()) selectRequest(keep);
+    }
     applyFilter();
     if (m_model->rowCount() > 0 && !m_view->currentIndex().isValid()) {
         if (!keep.isValid() || !selectRequest(keep)) selectRequest(m_model->requestAt(0));

@@ -58,7 +58,10 @@ public:
     // What narrows it, for the views that cover the listed requests: "period fault · latency>1s: 120 of 1,290 requests".
     QString listedText() const;
     // Another database: its request ids are not the last one's.
-    void forgetShown() { m_shown = RequestId(); }
+    void forgetShown() {
+        m_shown = RequestId();
+        m_shownName.clear();
+    }
 
 signals:
     void currentRequestChanged(RequestId id);  // the request to show; once per change
@@ -79,6 +82,7 @@ private:
     QLabel* m_message;
     std::vector<RequestId> m_only;  // "show only selected": these requests
     RequestId m_shown;              // the last current request announced
+    std::string m_shownName;        // its name: a request stored again under a new id (a live capture's) is still it
 };
 
 } // namespace tracelight::widgets

@@ -100,6 +100,7 @@ public:
     }
 
     std::int64_t tracesStored() const { return m_stored.load(); }
+    std::int64_t tracesStoredAgain() const { return m_storedAgain.load(); }
 
 private:
     struct Job {
@@ -112,7 +113,8 @@ private:
             m_log("cannot store traces: " + progress.message());
             return;
         }
-        m_stored += progress->stored;
+        m_stored += progress->stored - progress->replaced;
+        m_storedAgain += progress->replaced;
         for (const auto& p : progress->problems) m_log(p);
     }
 
@@ -166,7 +168,7 @@ private:
     std::deque<Job> m_queue;
     std::size_t m_pendingSpans = 0;
     bool m_stopping = false;
-    std::atomic<std::int64_t> m_stored{0};
+    std::atomic<std::int64_t> m_stored{0}, m_storedAgain{0};
 };
 
 // ---- the network side: one thread, so sessions, counts and budgets need no locks ----------------------
@@ -193,14 +195,17 @@ public:
         m_endpoint = bound.address().is_v6() ? "[" + bound.address().to_string() + "]:" + std::to_string(bound.port())
                                              : bound.address().to_string() + ":" + std::to_string(bound.port());
         m_writer = std::make_unique<CaptureWriter>(*m_capture, m_options, m_log);
+        if (m_options.handleSignals) {
+            // Taken from here on, not from run(): a signal sent as soon as the address is announced is kept for it.
+            m_signals.add(SIGINT);
+            m_signals.add(SIGTERM);
+        }
         return Status::ok();
     }
 
-    Status run(bool handleSignals) {
+    Status run() {
         m_writer->start();
-        if (handleSignals) {
-            m_signals.add(SIGINT);
-            m_signals.add(SIGTERM);
+        if (m_options.handleSignals) {
             m_signals.async_wait([this](const boost::system::error_code& ec, int) {
                 if (ec) return;
                 // A second signal ends the process at once (everything acknowledged is committed already).
@@ -484,7 +489,7 @@ Result<std::unique_ptr<OtlpReceiver>> OtlpReceiver::start(TraceStore& store, Rec
 }
 
 std::string OtlpReceiver::httpEndpoint() const { return m_impl->m_endpoint; }
-Status OtlpReceiver::run(bool handleSignals) { return m_impl->run(handleSignals); }
+Status OtlpReceiver::run() { return m_impl->run(); }
 void OtlpReceiver::stop() { m_impl->stop(); }
 
 OtlpReceiver::Counts OtlpReceiver::counts() const {
@@ -493,6 +498,7 @@ OtlpReceiver::Counts OtlpReceiver::counts() const {
     c.rejectedSpans = m_impl->m_rejected.load();
     c.requests = m_impl->m_requests.load();
     c.traces = m_impl->m_writer ? m_impl->m_writer->tracesStored() : 0;
+    c.storedAgain = m_impl->m_writer ? m_impl->m_writer->tracesStoredAgain() : 0;
     return c;
 }
 

@@ -75,7 +75,7 @@ struct Running {
         receiver = std::move(started.value());
         const std::string endpoint = receiver->httpEndpoint();
         port = std::atoi(endpoint.substr(endpoint.rfind(':') + 1).c_str());
-        thread = std::thread([this] { EXPECT_TRUE(receiver->run(false)); });
+        thread = std::thread([this] { EXPECT_TRUE(receiver->run()); });
     }
     void stop() {
         if (!thread.joinable()) return;

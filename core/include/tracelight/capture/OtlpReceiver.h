@@ -28,6 +28,8 @@ struct ReceiverOptions {
     std::size_t maxPendingSpans = 200'000;           // received and not committed yet; past it 429
     int retryAfterSeconds = 1;                       // what a 429 asks the sender to wait
     std::chrono::milliseconds drainTimeout{10'000};  // at a stop: for requests in flight to finish
+    // SIGINT and SIGTERM stop it (as stop() does) from the moment start() returns; a second one ends the process.
+    bool handleSignals = false;
     CaptureOptions capture;
 };
 
@@ -47,12 +49,15 @@ public:
     std::string httpEndpoint() const;
     // Serves until stop(), or SIGINT / SIGTERM when handleSignals. Then: no new connections, the requests in
     // flight answered (within drainTimeout), everything acknowledged committed, and every open trace stored.
-    Status run(bool handleSignals);
+    Status run();
     // From any thread.
     void stop();
 
     struct Counts {
-        std::int64_t spans = 0, traces = 0, rejectedSpans = 0, requests = 0;
+        std::int64_t spans = 0, rejectedSpans = 0;  // received and stored, and left out as malformed
+        std::int64_t requests = 0;                 // HTTP requests received
+        std::int64_t traces = 0;                   // traces stored as requests (each once)
+        std::int64_t storedAgain = 0;              // of them, stored again with a late span (each time)
     };
     Counts counts() const;
 

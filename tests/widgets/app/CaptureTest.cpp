@@ -1,0 +1,200 @@
+// File › Capture: spans sent over OTLP/HTTP to the window's receiver appear in its request table as their traces
+// go quiet, a late span updates the waterfall of the request on show, and a stop stores what is still open.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <QAction>
+#include <QLabel>
+#include <QMenuBar>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cstdlib>
+
+#include "CaptureRun.h"
+#include "MainWindow.h"
+#include "Session.h"
+#include "models/RequestTableModel.h"
+#include "models/RequestTablePanel.h"
+#include "tracelight/store/TraceStore.h"
+#include "waterfall/WaterfallView.h"
+
+using namespace tracelight;
+
+namespace {
+
+// One OTLP/HTTP JSON request over a fresh connection; the response's status code (0: no answer).
+int postJson(int port, const std::string& body) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    timeval limit{20, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return 0;
+    }
+    const std::string request = "POST /v1/traces HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+                                "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    for (std::size_t done = 0; done < request.size();) {
+        const ssize_t n = ::send(fd, request.data() + done, request.size() - done, MSG_NOSIGNAL);
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+    }
+    std::string response;
+    char buffer[4096];
+    for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) response.append(buffer, static_cast<std::size_t>(n));
+    ::close(fd);
+    return response.size() > 12 ? std::atoi(response.substr(9, 3).c_str()) : 0;
+}
+
+struct Span {
+    int trace, span, parent;  // parent 0: a root
+    std::string name;
+    long startMs, endMs;      // after a fixed origin
+};
+
+std::string hex(int n, int digits) {
+    char text[33];
+    std::snprintf(text, sizeof text, "%0*x", digits, n);
+    return text;
+}
+
+std::string otlpJson(const std::vector<Span>& spans) {
+    std::string out = R"({"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"shop"}}]},)"
+                      R"("scopeSpans":[{"spans":[)";
+    const long long origin = 1'700'000'000'000'000'000LL;
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        const Span& s = spans[i];
+        out += (i ? "," : "") + std::string(R"({"traceId":")") + hex(s.trace, 32) + R"(","spanId":")" + hex(s.span, 16) + "\"";
+        if (s.parent) out += R"(,"parentSpanId":")" + hex(s.parent, 16) + "\"";
+        out += R"(,"name":")" + s.name + R"(","kind":2,"startTimeUnixNano":")" + std::to_string(origin + s.startMs * 1'000'000LL) +
+               R"(","endTimeUnixNano":")" + std::to_string(origin + s.endMs * 1'000'000LL) + "\"}";
+    }
+    return out + "]}]}]}";
+}
+
+int rowOf(const widgets::RequestTableModel& model, const QString& name) {
+    for (int row = 0; row < model.rowCount(); ++row)
+        if (model.index(row, widgets::RequestTableModel::Name).data().toString() == name) return row;
+    return -1;
+}
+
+} // namespace
+
+TEST(Capture, TheRequestTableFollowsTheSpansAsTheyArrive) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString db = dir.filePath(QStringLiteral("live.tldb"));
+    app::MainWindow window;
+    window.setErrorsToStderr(true);
+    window.resize(1280, 860);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+
+    ReceiverOptions options;
+    options.httpAddress = "127.0.0.1:0";
+    options.capture.quietNs = 300'000'000;  // 0.3 s
+    options.capture.period = "live";
+    ASSERT_TRUE(window.startCapture(db, options)) << window.lastError().toStdString();
+    app::CaptureRun* run = window.session()->capture();
+    ASSERT_TRUE(run);
+    EXPECT_EQ(window.session()->path(), db);
+    const std::string endpoint = run->endpoint();
+    const int port = std::atoi(endpoint.substr(endpoint.rfind(':') + 1).c_str());
+
+    auto* panel = window.findChild<widgets::RequestTablePanel*>();
+    ASSERT_TRUE(panel);
+    auto* model = qobject_cast<widgets::RequestTableModel*>(panel->view()->model());
+    ASSERT_TRUE(model);
+
+    // Two traces; the second's child comes later.
+    ASSERT_EQ(postJson(port, otlpJson({{1, 1, 0, "checkout", 0, 40}, {1, 2, 1, "charge", 5, 30}, {2, 3, 0, "browse", 100, 120}})), 200);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return model->rowCount() == 2; }, 20000)) << model->rowCount() << " rows";
+    const QString second = QString::fromStdString(hex(2, 32));
+    const int row = rowOf(*model, second);
+    ASSERT_GE(row, 0);
+    EXPECT_EQ(model->index(row, widgets::RequestTableModel::Spans).data(widgets::RequestTableModel::SortRole).toLongLong(), 1);
+    // The capture line says what arrived.
+    EXPECT_TRUE(QTest::qWaitFor([&] {
+        for (QLabel* label : window.statusBar()->findChildren<QLabel*>())
+            if (label->isVisible() && label->text().contains(QStringLiteral("Capturing on")) && label->text().contains(QStringLiteral("3 spans")))
+                return true;
+        return false;
+    }, 5000));
+
+    // The second request on show; its late span reassembles it, and the waterfall follows.
+    panel->view()->selectRow(row);
+    auto* waterfall = window.findChild<widgets::WaterfallView*>(QStringLiteral("waterfall"));
+    ASSERT_TRUE(waterfall);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return waterfall->request() && waterfall->request()->name == second.toStdString(); }, 20000));
+    const std::size_t tasksBefore = waterfall->request()->taskCount();
+    ASSERT_EQ(postJson(port, otlpJson({{2, 4, 3, "search", 105, 115}})), 200);
+    ASSERT_TRUE(QTest::qWaitFor([&] {
+        const int r = rowOf(*model, second);
+        return r >= 0 && model->index(r, widgets::RequestTableModel::Spans).data(widgets::RequestTableModel::SortRole).toLongLong() == 2;
+    }, 20000));
+    EXPECT_TRUE(QTest::qWaitFor([&] {
+        return waterfall->request() && waterfall->request()->name == second.toStdString() && waterfall->request()->taskCount() > tasksBefore;
+    }, 20000));
+
+    // The capture line counts each trace once, however often a late span stored it again.
+    EXPECT_TRUE(QTest::qWaitFor([&] {
+        for (QLabel* label : window.statusBar()->findChildren<QLabel*>())
+            if (label->isVisible() && label->text().contains(QStringLiteral("4 spans · 2 requests"))) return true;
+        return false;
+    }, 5000));
+    if (const char* png = std::getenv("CAPTURE_PNG")) {  // to look at: the window while it captures
+        QTest::qWait(1500);
+        window.grab().save(QString::fromUtf8(png));
+    }
+
+    // A trace still open when the capture stops is stored by the stop, and the table shows it.
+    ASSERT_EQ(postJson(port, otlpJson({{3, 5, 0, "pay", 200, 230}})), 200);
+    QAction* toggle = nullptr;
+    for (QAction* a : window.menuBar()->actions().front()->menu()->actions())
+        if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)) toggle = a;
+    ASSERT_TRUE(toggle);
+    EXPECT_EQ(toggle->text(), QStringLiteral("Stop &Capture"));
+    window.stopCapture();
+    EXPECT_FALSE(window.session()->capture());
+    EXPECT_EQ(toggle->text(), QStringLiteral("&Capture Live Spans…"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return model->rowCount() == 3; }, 20000)) << model->rowCount() << " rows";
+    auto store = TraceStore::open(db.toStdString(), TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store);
+    auto info = store.value()->info();
+    ASSERT_TRUE(info);
+    EXPECT_EQ(info->requests, 3);
+    EXPECT_EQ(info->spans, 5);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.isLoading(); }, 60000));
+}
+
+// A capture that cannot start (the address is taken) says why and leaves the open database as it was.
+TEST(Capture, AnAddressInUseIsRefusedWithItsReason) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString db = dir.filePath(QStringLiteral("a.tldb"));
+    app::MainWindow window;
+    window.setErrorsToStderr(true);
+    ReceiverOptions options;
+    options.httpAddress = "127.0.0.1:0";
+    ASSERT_TRUE(window.startCapture(db, options)) << window.lastError().toStdString();
+    const std::string taken = window.session()->capture()->endpoint();
+    app::MainWindow other;
+    other.setErrorsToStderr(true);
+    options.httpAddress = taken;
+    EXPECT_FALSE(other.startCapture(dir.filePath(QStringLiteral("b.tldb")), options));
+    EXPECT_TRUE(other.hasFailed());
+    EXPECT_FALSE(other.session()->capture());
+    EXPECT_FALSE(other.lastError().isEmpty());
+    window.stopCapture();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.isLoading(); }, 60000));
+}
