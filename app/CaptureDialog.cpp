@@ -35,7 +35,9 @@ CaptureDialog::CaptureDialog(const QString& openDatabase, QWidget* parent) : QDi
     auto* databaseRow = new QHBoxLayout;
     databaseRow->addWidget(m_database, 1);
     databaseRow->addWidget(browse);
-    form->addRow(tr("&Database:"), databaseRow);
+    auto* databaseLabel = new QLabel(tr("&Database:"), this);
+    databaseLabel->setBuddy(m_database);
+    form->addRow(databaseLabel, databaseRow);
 
     QSettings settings;
     m_address = new QLineEdit(settings.value(kAddressKey, QStringLiteral("127.0.0.1:4318")).toString(), this);

@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include <QAction>
+#include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QTableView>
@@ -17,6 +20,7 @@
 
 #include <cstdlib>
 
+#include "CaptureDialog.h"
 #include "CaptureRun.h"
 #include "MainWindow.h"
 #include "Session.h"
@@ -197,4 +201,30 @@ TEST(Capture, AnAddressInUseIsRefusedWithItsReason) {
     EXPECT_FALSE(other.lastError().isEmpty());
     window.stopCapture();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !window.isLoading(); }, 60000));
+}
+
+// The dialog proposes the open database, and remembers the address and the quiet time it was accepted with.
+TEST(Capture, TheDialogProposesTheOpenDatabaseAndRemembersItsChoices) {
+    QSettings().remove(QStringLiteral("capture"));
+    {
+        app::CaptureDialog dialog(QStringLiteral("/data/shop.tldb"));
+        EXPECT_EQ(dialog.database(), QStringLiteral("/data/shop.tldb"));
+        const ReceiverOptions defaults = dialog.options();
+        EXPECT_EQ(defaults.httpAddress, "127.0.0.1:4318");
+        EXPECT_EQ(defaults.capture.quietNs, 5'000'000'000);
+        EXPECT_EQ(defaults.capture.period, "");  // named by its start time when it starts
+        auto* address = dialog.findChildren<QLineEdit*>().at(1);
+        address->setText(QStringLiteral("127.0.0.1:14318"));
+        dialog.findChild<QDoubleSpinBox*>()->setValue(2.5);
+        if (const char* png = std::getenv("CAPTURE_DIALOG_PNG")) {
+            dialog.show();
+            dialog.grab().save(QString::fromUtf8(png));
+        }
+        dialog.accept();
+    }
+    app::CaptureDialog again(QString{});
+    EXPECT_TRUE(again.database().endsWith(QStringLiteral("/capture.tldb")));
+    EXPECT_EQ(again.options().httpAddress, "127.0.0.1:14318");
+    EXPECT_EQ(again.options().capture.quietNs, 2'500'000'000);
+    QSettings().remove(QStringLiteral("capture"));
 }
