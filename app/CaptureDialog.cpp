@@ -18,6 +18,7 @@ namespace tracelight::app {
 
 namespace {
 const QString kAddressKey = QStringLiteral("capture/address");
+const QString kGrpcAddressKey = QStringLiteral("capture/grpcAddress");
 const QString kQuietKey = QStringLiteral("capture/quietSeconds");
 } // namespace
 
@@ -42,7 +43,11 @@ CaptureDialog::CaptureDialog(const QString& openDatabase, QWidget* parent) : QDi
     QSettings settings;
     m_address = new QLineEdit(settings.value(kAddressKey, QStringLiteral("127.0.0.1:4318")).toString(), this);
     m_address->setToolTip(tr("HOST:PORT to receive OTLP/HTTP on; 127.0.0.1 takes spans from this machine only, port 0 picks a free one"));
-    form->addRow(tr("&Listen on:"), m_address);
+    form->addRow(tr("OTLP/&HTTP on:"), m_address);
+    m_grpcAddress = new QLineEdit(settings.value(kGrpcAddressKey, QStringLiteral("127.0.0.1:4317")).toString(), this);
+    m_grpcAddress->setPlaceholderText(tr("none"));
+    m_grpcAddress->setToolTip(tr("HOST:PORT to receive OTLP/gRPC on; empty: no gRPC"));
+    form->addRow(tr("OTLP/g&RPC on:"), m_grpcAddress);
 
     m_quiet = new QDoubleSpinBox(this);
     m_quiet->setRange(0.1, 3600.0);
@@ -58,7 +63,8 @@ CaptureDialog::CaptureDialog(const QString& openDatabase, QWidget* parent) : QDi
     form->addRow(tr("&Period:"), m_period);
 
     auto* hint = new QLabel(tr("Point OpenTelemetry exporters at <tt>http://ADDRESS</tt> "
-                               "(<tt>OTEL_EXPORTER_OTLP_ENDPOINT</tt>), protocol http/protobuf or http/json."),
+                               "(<tt>OTEL_EXPORTER_OTLP_ENDPOINT</tt>): protocol http/protobuf or http/json at the HTTP "
+                               "address, grpc at the gRPC one."),
                             this);
     hint->setWordWrap(true);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -78,6 +84,7 @@ QString CaptureDialog::database() const { return QFileInfo(m_database->text().tr
 ReceiverOptions CaptureDialog::options() const {
     ReceiverOptions options;
     options.httpAddress = m_address->text().trimmed().toStdString();
+    options.grpcAddress = m_grpcAddress->text().trimmed().toStdString();
     options.capture.quietNs = static_cast<TimeNs>(std::llround(m_quiet->value() * 1e9));
     options.capture.period = m_period->text().trimmed().toStdString();  // empty: named by its start time
     return options;
@@ -86,6 +93,7 @@ ReceiverOptions CaptureDialog::options() const {
 void CaptureDialog::accept() {
     QSettings settings;
     settings.setValue(kAddressKey, m_address->text().trimmed());
+    settings.setValue(kGrpcAddressKey, m_grpcAddress->text().trimmed());
     settings.setValue(kQuietKey, m_quiet->value());
     QDialog::accept();
 }

@@ -30,6 +30,7 @@ public:
     const std::string& database() const { return m_database; }
     const std::string& period() const { return m_period; }
     std::string endpoint() const { return m_receiver->httpEndpoint(); }  // "127.0.0.1:4318"
+    std::string grpcEndpoint() const { return m_receiver->grpcEndpoint(); }  // "" without OTLP/gRPC
     OtlpReceiver::Counts counts() const { return m_receiver->counts(); }
     // The receiver's lines for the operator since the last call (a trace that could not be stored, ...).
     std::vector<std::string> takeLog();

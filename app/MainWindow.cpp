@@ -1143,12 +1143,14 @@ void MainWindow::followCapture() {
     }
     for (const std::string& line : run->takeLog()) m_statusText->setText(tr("Capture: %1").arg(QString::fromStdString(line)));
     const auto counts = run->counts();
+    const QString grpc = QString::fromStdString(run->grpcEndpoint());
     m_captureText->setText(tr("Capturing on %1 · %L2 spans · %L3 requests")
-                               .arg(QString::fromStdString(run->endpoint()))
+                               .arg(QString::fromStdString(run->endpoint()) + (grpc.isEmpty() ? QString() : tr(", gRPC %1").arg(grpc)))
                                .arg(counts.spans)
                                .arg(counts.traces));
-    m_captureText->setToolTip(tr("OTLP/HTTP at http://%1/v1/traces into period \"%2\" (File › Stop Capture, Ctrl+Shift+L, stops)")
-                                  .arg(QString::fromStdString(run->endpoint()), QString::fromStdString(run->period())));
+    m_captureText->setToolTip(tr("OTLP/HTTP at http://%1/v1/traces%2 into period \"%3\" (File › Stop Capture, Ctrl+Shift+L, stops)")
+                                  .arg(QString::fromStdString(run->endpoint()), grpc.isEmpty() ? QString() : tr(", OTLP/gRPC at %1").arg(grpc),
+                                       QString::fromStdString(run->period())));
     // New requests: the table and the analyses follow, unless they are still busy with the last ones.
     const std::int64_t stored = counts.traces + counts.storedAgain;
     if (stored != m_capturedShown && !job(Job::Requests).isRunning() && !job(Job::Analysis).isRunning()) {

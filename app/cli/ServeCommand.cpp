@@ -1,4 +1,4 @@
-// tracelight-cli serve: the live capture. Applications send OpenTelemetry spans over OTLP/HTTP; each trace is
+// tracelight-cli serve: the live capture. Applications send OpenTelemetry spans over OTLP/HTTP or OTLP/gRPC; each trace is
 // stored as a request once it has been quiet for a while (core/include/tracelight/capture/).
 #include <chrono>
 #include <cmath>
@@ -18,20 +18,19 @@ namespace tracelight::cli {
 namespace {
 
 struct ServeArgs {
-    std::string db, http = "127.0.0.1:4318", grpc, period;
+    std::string db, http = "127.0.0.1:4318", grpc = "127.0.0.1:4317", period;
     double quietSeconds = 5, readTimeoutSeconds = 30;
     std::size_t maxBodyMib = 20;
     bool quiet = false;
 };
 
 int runServe(const ServeArgs& args) {
-    if (!args.grpc.empty())
-        return usageError("serve", "--otlp-grpc: OTLP/gRPC is not available yet; send OTLP/HTTP (--otlp-http, port 4318)");
     NewDatabaseGuard created(args.db);  // a database made for a serve that could not start is removed again
     auto store = openDatabase(args.db, TraceStore::Mode::Create);
     if (!store) return fail(store.message());
     ReceiverOptions options;
     options.httpAddress = args.http;
+    if (args.grpc != "off") options.grpcAddress = args.grpc;
     options.maxBodyBytes = args.maxBodyMib << 20;
     options.readTimeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(args.readTimeoutSeconds * 1000)));
     options.capture.quietNs = static_cast<TimeNs>(std::llround(args.quietSeconds * 1e9));
@@ -44,8 +43,10 @@ int runServe(const ServeArgs& args) {
     if (!receiver) return fail(receiver.message());
     created.keep();
     // Always said, even with --quiet: a script that asked for port 0 learns the port here.
-    std::cerr << "tracelight-cli serve: OTLP/HTTP on http://" << receiver.value()->httpEndpoint() << "/v1/traces, into " << args.db
-              << " (period " << options.capture.period << "); Ctrl-C stops" << std::endl;
+    const std::string grpc = receiver.value()->grpcEndpoint();
+    std::cerr << "tracelight-cli serve: OTLP/HTTP on http://" << receiver.value()->httpEndpoint() << "/v1/traces"
+              << (grpc.empty() ? "" : ", OTLP/gRPC on " + grpc) << ", into " << args.db << " (period " << options.capture.period
+              << "); Ctrl-C stops" << std::endl;
     if (Status s = receiver.value()->run(); !s) return fail(s.message());
     const auto counts = receiver.value()->counts();
     if (!quiet)
@@ -58,12 +59,13 @@ int runServe(const ServeArgs& args) {
 
 Command addServeCommand(CLI::App& program) {
     auto args = std::make_shared<ServeArgs>();
-    auto* cmd = program.add_subcommand("serve", "receive OpenTelemetry spans live (OTLP/HTTP) and store them in DB");
+    auto* cmd = program.add_subcommand("serve", "receive OpenTelemetry spans live (OTLP/HTTP and OTLP/gRPC) and store them in DB");
     cmd->add_option("--db", args->db, "the trace database (created when missing)")->required()->type_name("DB");
     cmd->add_option("--otlp-http", args->http, "where to listen for OTLP/HTTP: HOST:PORT or [IPV6]:PORT; port 0 picks a free one "
                                                "(default 127.0.0.1:4318, this machine only)")
         ->type_name("ADDR");
-    cmd->add_option("--otlp-grpc", args->grpc, "OTLP/gRPC: not available yet (refused with a message)")->type_name("ADDR");
+    cmd->add_option("--otlp-grpc", args->grpc, "where to listen for OTLP/gRPC, as --otlp-http (default 127.0.0.1:4317); off: not at all")
+        ->type_name("ADDR");
     cmd->add_option("--quiet-time", args->quietSeconds,
                     "a trace is stored once no span of it arrived for this long (default 5; decimals allowed)")
         ->type_name("SECONDS")

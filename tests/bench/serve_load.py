@@ -60,7 +60,7 @@ def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     db = os.path.join(WORK, "load.tldb")
-    proc = subprocess.Popen([CLI, "serve", "--db", db, "--otlp-http", "127.0.0.1:0", "--quiet-time", "1"],
+    proc = subprocess.Popen([CLI, "serve", "--db", db, "--otlp-http", "127.0.0.1:0", "--otlp-grpc", "127.0.0.1:0", "--quiet-time", "1"],
                             stderr=subprocess.PIPE, text=True)
     match = re.search(r"127\.0\.0\.1:(\d+)/v1/traces", proc.stderr.readline())
     if not match:

@@ -1,7 +1,7 @@
-// Sends generated traces to a Tracelight receiver with the real OpenTelemetry JS SDK, over OTLP/HTTP with the
-// exporter named on the command line (http: JSON, proto: binary protobuf), and writes what it sent as JSON
+// Sends generated traces to a Tracelight receiver with the real OpenTelemetry JS SDK, with the exporter named on
+// the command line (http: OTLP/HTTP JSON, proto: OTLP/HTTP binary protobuf, grpc: OTLP/gRPC), and writes what it sent as JSON
 // lines (one span each) for the check that every span arrived with its attributes, events and links.
-// usage: node otel_sdk_send.mjs http|proto URL TRACES OUT.jsonl
+// usage: node otel_sdk_send.mjs http|proto|grpc URL TRACES OUT.jsonl
 import { context, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Resource } from '@opentelemetry/resources';
@@ -10,8 +10,7 @@ import { createRequire } from 'node:module';
 
 const [protocol, url, tracesArg, out] = process.argv.slice(2);
 const require = createRequire(import.meta.url);
-const { OTLPTraceExporter } = protocol === 'proto' ? require('@opentelemetry/exporter-trace-otlp-proto')
-                                                    : require('@opentelemetry/exporter-trace-otlp-http');
+const { OTLPTraceExporter } = require(`@opentelemetry/exporter-trace-otlp-${protocol === 'proto' ? 'proto' : protocol === 'grpc' ? 'grpc' : 'http'}`);
 const exporter = new OTLPTraceExporter({ url });
 const resource = new Resource({ 'service.name': `shop-${protocol}`, 'host.name': 'e2e-host' });
 const processor = new BatchSpanProcessor(exporter, { maxExportBatchSize: 64, scheduledDelayMillis: 50 });
@@ -42,4 +41,4 @@ for (let t = 0; t < Number(tracesArg); ++t) {
 await provider.forceFlush();
 await provider.shutdown();
 writeFileSync(out, sent.map((s) => JSON.stringify(s)).join('\n') + '\n');
-console.log(`sent ${sent.length} spans in ${tracesArg} traces over OTLP/HTTP ${protocol}`);
+console.log(`sent ${sent.length} spans in ${tracesArg} traces with the ${protocol} exporter`);

@@ -31,7 +31,7 @@ def check(ok, what):
 
 
 def start(db, *extra):
-    proc = subprocess.Popen([CLI, "serve", "--db", db, "--otlp-http", "127.0.0.1:0", *extra],
+    proc = subprocess.Popen([CLI, "serve", "--db", db, "--otlp-http", "127.0.0.1:0", "--otlp-grpc", "127.0.0.1:0", *extra],
                             stderr=subprocess.PIPE, text=True)
     line = proc.stderr.readline()
     match = re.search(r"http://127\.0\.0\.1:(\d+)/v1/traces", line)

@@ -33,19 +33,6 @@ bool isHex(std::string_view id, std::size_t digits) {
     return id.size() == digits && std::all_of(id.begin(), id.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
 
-// The gRPC code nearest an HTTP status, for google.rpc.Status.
-int grpcCode(int httpStatus) {
-    switch (httpStatus) {
-    case 400: case 413: case 415: return 3;  // INVALID_ARGUMENT
-    case 404: return 5;                      // NOT_FOUND
-    case 405: return 12;                     // UNIMPLEMENTED
-    case 408: return 4;                      // DEADLINE_EXCEEDED
-    case 429: return 8;                      // RESOURCE_EXHAUSTED
-    case 503: return 14;                     // UNAVAILABLE
-    default: return 13;                      // INTERNAL
-    }
-}
-
 void varint(std::string& out, std::uint64_t v) {
     while (v >= 0x80) {
         out += static_cast<char>((v & 0x7F) | 0x80);
@@ -178,19 +165,50 @@ HttpReply successReply(BodyKind kind, std::int64_t rejected, const std::string& 
     return reply;
 }
 
+int grpcCode(int httpStatus) {
+    switch (httpStatus) {
+    case 400: case 413: case 415: return 3;  // INVALID_ARGUMENT
+    case 404: return 5;                      // NOT_FOUND
+    case 405: return 12;                     // UNIMPLEMENTED
+    case 408: return 4;                      // DEADLINE_EXCEEDED
+    case 429: return 8;                      // RESOURCE_EXHAUSTED
+    case 503: return 14;                     // UNAVAILABLE
+    default: return 13;                      // INTERNAL
+    }
+}
+
 HttpReply errorReply(BodyKind kind, int httpStatus, const std::string& message, int retryAfterSeconds) {
     HttpReply reply;
     reply.status = httpStatus;
     reply.retryAfterSeconds = retryAfterSeconds;
+    reply.message = message;
     const int code = grpcCode(httpStatus);
     if (kind == BodyKind::Protobuf) {
-        // google.rpc.Status: code (1, varint), message (2, string).
+        // google.rpc.Status: code (1, varint), message (2, string), details (3, Any); a retry delay as the
+        // google.rpc.RetryInfo detail that OTLP/gRPC clients wait for before they retry RESOURCE_EXHAUSTED.
         reply.contentType = kProtobufType;
         reply.body += '\x08';
         varint(reply.body, static_cast<std::uint64_t>(code));
         reply.body += '\x12';
         varint(reply.body, message.size());
         reply.body += message;
+        if (retryAfterSeconds > 0) {
+            std::string duration("\x08");  // google.protobuf.Duration: seconds (1, varint)
+            varint(duration, static_cast<std::uint64_t>(retryAfterSeconds));
+            std::string retryInfo("\x0a");  // RetryInfo: retry_delay (1, Duration)
+            varint(retryInfo, duration.size());
+            retryInfo += duration;
+            const std::string url = "type.googleapis.com/google.rpc.RetryInfo";
+            std::string any("\x0a");  // Any: type_url (1), value (2)
+            varint(any, url.size());
+            any += url;
+            any += '\x12';
+            varint(any, retryInfo.size());
+            any += retryInfo;
+            reply.body += '\x1a';
+            varint(reply.body, any.size());
+            reply.body += any;
+        }
         return reply;
     }
     JsonWriter w;

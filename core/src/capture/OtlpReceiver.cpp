@@ -17,6 +17,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "capture/CaptureWriter.h"
+#include "capture/OtlpGrpc.h"
 #include "tracelight/capture/OtlpHttp.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -30,9 +32,6 @@ namespace http = beast::http;
 using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-TimeNs steadyNow() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
-}
 
 // "HOST:PORT", "[V6]:PORT"; a bare PORT or ":PORT" is the loopback address (another address only when named).
 Result<tcp::endpoint> parseAddress(const std::string& text) {
@@ -67,110 +66,6 @@ void raiseDescriptorLimit(std::size_t connections) {
 
 } // namespace
 
-// ---- the writer: one thread owns the capture (and so the store) ------------------------------------
-
-class CaptureWriter {
-public:
-    using Done = std::function<void(const Status&)>;
-
-    CaptureWriter(LiveCapture& capture, const ReceiverOptions& options, ReceiverLog log)
-        : m_capture(capture), m_options(options), m_log(std::move(log)) {}
-    ~CaptureWriter() { stop(); }
-
-    void start() { m_thread = std::thread([this] { loop(); }); }
-
-    // False (and nothing done) when the spans waiting to be committed are over the limit.
-    bool submit(std::vector<RawSpan>&& spans, Done done) {
-        std::lock_guard lock(m_mutex);
-        if (m_pendingSpans > 0 && m_pendingSpans + spans.size() > m_options.maxPendingSpans) return false;
-        m_pendingSpans += spans.size();
-        m_queue.push_back({std::move(spans), std::move(done)});
-        m_wake.notify_one();
-        return true;
-    }
-
-    // Commits what is queued, stores every open trace, and ends the thread.
-    void stop() {
-        {
-            std::lock_guard lock(m_mutex);
-            m_stopping = true;
-            m_wake.notify_one();
-        }
-        if (m_thread.joinable()) m_thread.join();
-    }
-
-    std::int64_t tracesStored() const { return m_stored.load(); }
-    std::int64_t tracesStoredAgain() const { return m_storedAgain.load(); }
-
-private:
-    struct Job {
-        std::vector<RawSpan> spans;
-        Done done;
-    };
-
-    void report(const Result<CaptureProgress>& progress) {
-        if (!progress) {
-            m_log("cannot store traces: " + progress.message());
-            return;
-        }
-        m_stored += progress->stored - progress->replaced;
-        m_storedAgain += progress->replaced;
-        for (const auto& p : progress->problems) m_log(p);
-    }
-
-    void loop() {
-        // Quiet traces are looked for a few times per quiet time (at least every second).
-        const auto tick = std::chrono::nanoseconds(
-            std::clamp<TimeNs>(m_options.capture.quietNs / 4, 20'000'000, 1'000'000'000));
-        auto nextCheck = Clock::now() + tick;
-        for (;;) {
-            std::deque<Job> jobs;
-            bool stopping = false;
-            {
-                std::unique_lock lock(m_mutex);
-                m_wake.wait_until(lock, nextCheck, [&] { return !m_queue.empty() || m_stopping; });
-                jobs.swap(m_queue);
-                stopping = m_stopping;
-            }
-            if (!jobs.empty()) {
-                // Every request waiting is committed in one transaction (one sync for all of them).
-                std::vector<RawSpan> all;
-                std::size_t count = 0;
-                for (auto& job : jobs) count += job.spans.size();
-                all.reserve(count);
-                for (auto& job : jobs) std::move(job.spans.begin(), job.spans.end(), std::back_inserter(all));
-                const Status stored = m_capture.accept(all, steadyNow());
-                if (!stored) m_log("cannot store received spans: " + stored.message());
-                {
-                    std::lock_guard lock(m_mutex);
-                    m_pendingSpans -= count;
-                }
-                for (auto& job : jobs) job.done(stored);
-            }
-            if (Clock::now() >= nextCheck) {
-                report(m_capture.completeQuiet(steadyNow()));
-                nextCheck = Clock::now() + tick;
-            }
-            if (stopping) {
-                std::lock_guard lock(m_mutex);
-                if (m_queue.empty()) break;
-            }
-        }
-        report(m_capture.completeAll());
-    }
-
-    LiveCapture& m_capture;
-    const ReceiverOptions& m_options;
-    ReceiverLog m_log;
-    std::thread m_thread;
-    std::mutex m_mutex;
-    std::condition_variable m_wake;
-    std::deque<Job> m_queue;
-    std::size_t m_pendingSpans = 0;
-    bool m_stopping = false;
-    std::atomic<std::int64_t> m_stored{0}, m_storedAgain{0};
-};
-
 // ---- the network side: one thread, so sessions, counts and budgets need no locks ----------------------
 
 class OtlpReceiver::Impl {
@@ -195,6 +90,11 @@ public:
         m_endpoint = bound.address().is_v6() ? "[" + bound.address().to_string() + "]:" + std::to_string(bound.port())
                                              : bound.address().to_string() + ":" + std::to_string(bound.port());
         m_writer = std::make_unique<CaptureWriter>(*m_capture, m_options, m_log);
+        if (!m_options.grpcAddress.empty()) {
+            auto grpc = OtlpGrpcServer::start(m_options, *m_writer, m_counters);
+            if (!grpc) return grpc.status();
+            m_grpc = std::move(grpc.value());
+        }
         if (m_options.handleSignals) {
             // Taken from here on, not from run(): a signal sent as soon as the address is announced is kept for it.
             m_signals.add(SIGINT);
@@ -215,6 +115,8 @@ public:
         }
         accept();
         m_io.run();
+        // OTLP/HTTP has answered its requests in flight; OTLP/gRPC does so now, while the writer still commits.
+        if (m_grpc) m_grpc->shutdown(m_options.drainTimeout);
         m_writer->stop();
         return Status::ok();
     }
@@ -247,7 +149,8 @@ public:
     std::size_t m_bytesInFlight = 0;
     bool m_stopping = false;
     bool m_pausedAccepting = false;
-    std::atomic<std::int64_t> m_spans{0}, m_rejected{0}, m_requests{0};
+    ReceiverCounters m_counters;
+    std::unique_ptr<OtlpGrpcServer> m_grpc;  // null without OTLP/gRPC
 
 private:
     void accept();
@@ -331,7 +234,7 @@ private:
         }
         if (ec == http::error::header_limit) return replyAndClose(capture::plainReply(431, "the request's head is over 64 KiB"));
         if (ec) return replyAndClose(capture::plainReply(400, "not an HTTP/1.1 request: " + ec.message()));
-        ++m_server.m_requests;
+        ++m_server.m_counters.requests;
         const auto& req = m_parser->get();
         const auto head = capture::checkHead({std::string_view(req.method_string().data(), req.method_string().size()),
                                               std::string_view(req.target().data(), req.target().size()),
@@ -365,7 +268,7 @@ private:
         std::string().swap(request.body());
         if (auto* reply = std::get_if<capture::HttpReply>(&decoded)) return replyAndClose(*reply);
         auto& received = std::get<capture::ReceivedSpans>(decoded);
-        m_server.m_rejected += received.rejected;
+        m_server.m_counters.rejected += received.rejected;
         if (received.spans.empty()) return reply(capture::successReply(m_kind, received.rejected, received.rejectedMessage), keepAlive);
         const std::int64_t count = static_cast<std::int64_t>(received.spans.size());
         auto self = shared_from_this();
@@ -377,7 +280,7 @@ private:
             net::post(self->m_socket.get_executor(), [self, kind, rejected, message, count, keepAlive, stored] {
                 if (!stored) return self->replyAndClose(capture::errorReply(kind, 503, "cannot store the spans: " + stored.message(),
                                                                             self->m_server.m_options.retryAfterSeconds));
-                self->m_server.m_spans += count;
+                self->m_server.m_counters.spans += count;
                 self->reply(capture::successReply(kind, rejected, message), keepAlive);
             });
         });
@@ -489,14 +392,15 @@ Result<std::unique_ptr<OtlpReceiver>> OtlpReceiver::start(TraceStore& store, Rec
 }
 
 std::string OtlpReceiver::httpEndpoint() const { return m_impl->m_endpoint; }
+std::string OtlpReceiver::grpcEndpoint() const { return m_impl->m_grpc ? m_impl->m_grpc->endpoint() : std::string(); }
 Status OtlpReceiver::run() { return m_impl->run(); }
 void OtlpReceiver::stop() { m_impl->stop(); }
 
 OtlpReceiver::Counts OtlpReceiver::counts() const {
     Counts c;
-    c.spans = m_impl->m_spans.load();
-    c.rejectedSpans = m_impl->m_rejected.load();
-    c.requests = m_impl->m_requests.load();
+    c.spans = m_impl->m_counters.spans.load();
+    c.rejectedSpans = m_impl->m_counters.rejected.load();
+    c.requests = m_impl->m_counters.requests.load();
     c.traces = m_impl->m_writer ? m_impl->m_writer->tracesStored() : 0;
     c.storedAgain = m_impl->m_writer ? m_impl->m_writer->tracesStoredAgain() : 0;
     return c;

@@ -1,6 +1,8 @@
 // OTLP/HTTP without sockets: what a request's head and body decide, and the replies in the protocol's encodings.
 #include <gtest/gtest.h>
 
+#include <google/protobuf/unknown_field_set.h>
+
 #include "capture/CaptureTestUtil.h"
 #include "tracelight/capture/OtlpHttp.h"
 
@@ -111,4 +113,21 @@ TEST(OtlpHttp, BusyRepliesCarryTheRetryDelay) {
     EXPECT_EQ(busy.status, 429);
     EXPECT_EQ(busy.retryAfterSeconds, 2);
     EXPECT_EQ(busy.body, R"({"code":8,"message":"behind"})");  // RESOURCE_EXHAUSTED
+}
+
+TEST(OtlpHttp, AProtobufRetryCarriesRetryInfoForGrpcClients) {
+    const HttpReply busy = errorReply(BodyKind::Protobuf, 429, "behind", 2);
+    google::protobuf::UnknownFieldSet status;
+    ASSERT_TRUE(status.ParseFromString(busy.body));
+    ASSERT_EQ(status.field_count(), 3);
+    EXPECT_EQ(status.field(0).varint(), 8u);  // RESOURCE_EXHAUSTED
+    EXPECT_EQ(status.field(1).length_delimited(), "behind");
+    google::protobuf::UnknownFieldSet any, retryInfo, duration;
+    ASSERT_TRUE(any.ParseFromString(status.field(2).length_delimited()));
+    EXPECT_EQ(any.field(0).length_delimited(), "type.googleapis.com/google.rpc.RetryInfo");
+    ASSERT_TRUE(retryInfo.ParseFromString(any.field(1).length_delimited()));
+    ASSERT_TRUE(duration.ParseFromString(retryInfo.field(0).length_delimited()));
+    EXPECT_EQ(duration.field(0).number(), 1);
+    EXPECT_EQ(duration.field(0).varint(), 2u);  // seconds
+    EXPECT_EQ(busy.message, "behind");
 }

@@ -106,6 +106,7 @@ TEST(Capture, TheRequestTableFollowsTheSpansAsTheyArrive) {
 
     ReceiverOptions options;
     options.httpAddress = "127.0.0.1:0";
+    options.grpcAddress = "127.0.0.1:0";
     options.capture.quietNs = 300'000'000;  // 0.3 s
     options.capture.period = "live";
     ASSERT_TRUE(window.startCapture(db, options)) << window.lastError().toStdString();
@@ -130,7 +131,8 @@ TEST(Capture, TheRequestTableFollowsTheSpansAsTheyArrive) {
     // The capture line says what arrived.
     EXPECT_TRUE(QTest::qWaitFor([&] {
         for (QLabel* label : window.statusBar()->findChildren<QLabel*>())
-            if (label->isVisible() && label->text().contains(QStringLiteral("Capturing on")) && label->text().contains(QStringLiteral("3 spans")))
+            if (label->isVisible() && label->text().contains(QStringLiteral("Capturing on")) && label->text().contains(QStringLiteral("gRPC 127.0.0.1:")) &&
+                label->text().contains(QStringLiteral("3 spans")))
                 return true;
         return false;
     }, 5000));
@@ -211,10 +213,11 @@ TEST(Capture, TheDialogProposesTheOpenDatabaseAndRemembersItsChoices) {
         EXPECT_EQ(dialog.database(), QStringLiteral("/data/shop.tldb"));
         const ReceiverOptions defaults = dialog.options();
         EXPECT_EQ(defaults.httpAddress, "127.0.0.1:4318");
+        EXPECT_EQ(defaults.grpcAddress, "127.0.0.1:4317");
         EXPECT_EQ(defaults.capture.quietNs, 5'000'000'000);
         EXPECT_EQ(defaults.capture.period, "");  // named by its start time when it starts
-        auto* address = dialog.findChildren<QLineEdit*>().at(1);
-        address->setText(QStringLiteral("127.0.0.1:14318"));
+        dialog.findChildren<QLineEdit*>().at(1)->setText(QStringLiteral("127.0.0.1:14318"));
+        dialog.findChildren<QLineEdit*>().at(2)->clear();  // no gRPC
         dialog.findChild<QDoubleSpinBox*>()->setValue(2.5);
         if (const char* png = std::getenv("CAPTURE_DIALOG_PNG")) {
             dialog.show();
@@ -225,6 +228,7 @@ TEST(Capture, TheDialogProposesTheOpenDatabaseAndRemembersItsChoices) {
     app::CaptureDialog again(QString{});
     EXPECT_TRUE(again.database().endsWith(QStringLiteral("/capture.tldb")));
     EXPECT_EQ(again.options().httpAddress, "127.0.0.1:14318");
+    EXPECT_EQ(again.options().grpcAddress, "");
     EXPECT_EQ(again.options().capture.quietNs, 2'500'000'000);
     QSettings().remove(QStringLiteral("capture"));
 }

@@ -22,6 +22,7 @@ struct HttpReply {
     std::string contentType;  // of the body
     std::string body;
     int retryAfterSeconds = 0;  // > 0: a Retry-After header (429, 503)
+    std::string message;        // an error's text (what a gRPC status says)
 };
 
 struct RequestHead {
@@ -47,7 +48,10 @@ std::variant<ReceivedSpans, HttpReply> decodeBody(BodyKind kind, std::string_vie
 
 // Success: an empty ExportTraceServiceResponse, or one with partial_success (rejected_spans, error_message).
 HttpReply successReply(BodyKind kind, std::int64_t rejected = 0, const std::string& message = {});
-// An error status with a google.rpc.Status body (its code the nearest gRPC code), in the request's encoding.
+// The gRPC status code nearest an HTTP status (429: RESOURCE_EXHAUSTED, 503: UNAVAILABLE, 400: INVALID_ARGUMENT, ...).
+int grpcCode(int httpStatus);
+// An error status with a google.rpc.Status body (its code the nearest gRPC code), in the request's encoding; with a
+// retry delay, in protobuf, the google.rpc.RetryInfo detail too.
 HttpReply errorReply(BodyKind kind, int httpStatus, const std::string& message, int retryAfterSeconds = 0);
 // An error for a request whose encoding is not known (its content type was refused): plain text.
 HttpReply plainReply(int httpStatus, const std::string& message);

@@ -1,10 +1,11 @@
 #pragma once
-// The OTLP/HTTP receiver behind `tracelight-cli serve`: a small HTTP/1.1 server (Boost.Beast over Asio, one
-// network thread) in front of a LiveCapture run by a writer thread of its own. Every request is answered, and
-// in bounded time: a span is acknowledged only once it is committed; a body past the size limit is refused (413)
-// before it is read; a request not read in full within the read timeout is answered 408; a writer that falls
-// behind makes new requests wait outside (429 with Retry-After); memory is bounded by the connection limit and
-// the bytes of bodies read at once.
+// The OTLP receiver behind `tracelight-cli serve`: a small HTTP/1.1 server (Boost.Beast over Asio, one network
+// thread) and, when asked, an OTLP/gRPC server (gRPC's own threads), in front of a LiveCapture run by a writer
+// thread of its own. Every request is answered, and in bounded time: a span is acknowledged only once it is
+// committed; a body past the size limit is refused (413; gRPC: RESOURCE_EXHAUSTED from gRPC itself) before it is
+// read; an HTTP request not read in full within the read timeout is answered 408; a writer that falls behind
+// makes new requests wait outside (429 with Retry-After; gRPC: RESOURCE_EXHAUSTED with a RetryInfo); memory is
+// bounded by the connection limit and the bytes of bodies read at once.
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -20,6 +21,7 @@ class TraceStore;
 
 struct ReceiverOptions {
     std::string httpAddress = "127.0.0.1:4318";  // HOST:PORT ([V6]:PORT); port 0 picks a free one
+    std::string grpcAddress;                     // OTLP/gRPC, as httpAddress ("127.0.0.1:4317"); empty: none
     std::size_t maxBodyBytes = std::size_t(20) << 20;  // a request's body, and what a gzip body unpacks to
     std::chrono::milliseconds readTimeout{30'000};  // a request, from its first byte to its last
     std::chrono::milliseconds idleTimeout{60'000};  // a kept-alive connection waiting for its next request
@@ -45,8 +47,9 @@ public:
     OtlpReceiver(const OtlpReceiver&) = delete;
     OtlpReceiver& operator=(const OtlpReceiver&) = delete;
 
-    // The address bound, "127.0.0.1:4318" (the port chosen when 0 was asked).
+    // The address bound, "127.0.0.1:4318" (the port chosen when 0 was asked); OTLP/gRPC's ("" without it).
     std::string httpEndpoint() const;
+    std::string grpcEndpoint() const;
     // Serves until stop(), or SIGINT / SIGTERM when handleSignals. Then: no new connections, the requests in
     // flight answered (within drainTimeout), everything acknowledged committed, and every open trace stored.
     Status run();
