@@ -22,6 +22,7 @@ void writeCategories(JsonWriter& w, const Breakdown& b) {
 struct BreakdownArgs {
     std::string db, period, by;
     double fraction = 0.05;
+    int quantiles = 4;
     bool json = false;
 };
 
@@ -48,7 +49,7 @@ int runBreakdown(const BreakdownArgs& args) {
     if (!by.empty()) {
         const std::vector<std::string> values = attributeValues(*store, a.ids, by);
         // Only the chosen period's requests (rows; empty = all), cut by the quantiles of their own values.
-        for (const auto& s : stratify(a, values, 4, rows)) {
+        for (const auto& s : stratify(a, values, args.quantiles, rows)) {
             w.beginObject().key("attr").value(by).key("value").value(s.value).key("requests").value(s.breakdown.requests)
                 .key("categories");
             writeCategories(w, s.breakdown);
@@ -65,6 +66,11 @@ int runBreakdown(const BreakdownArgs& args) {
             .endObject().key("outlier_share").value(s.outlierShare).key("rest_share").value(s.restShare).key("ratio").value(s.ratio)
             .endObject();
     }
+    w.endArray().key("slack").beginArray();
+    for (const auto& s : o.slack)
+        w.beginObject().key("category").value(a.categories[s.category]).key("outlier_requests").value(s.outlierRequests)
+            .key("rest_requests").value(s.restRequests).key("outlier_median_us").value(nsToUs(s.outlierMedianNs))
+            .key("rest_median_us").value(nsToUs(s.restMedianNs)).key("ratio").value(s.ratio).endObject();
     w.endArray().endObject().endObject();
     std::cout << w.text() << "\n";
     return 0;
@@ -79,6 +85,9 @@ Command addBreakdownCommand(CLI::App& program) {
     cmd->add_option("--period", args->period, "only requests of that period")->type_name("P");
     cmd->add_option("--by", args->by, "stratify by this request attribute (browser, os, connection, bytes, ...; period: by period)")
         ->type_name("ATTR");
+    cmd->add_option("--quantiles", args->quantiles, "a numeric --by attribute in this many equal-population ranges (default 4)")
+        ->type_name("N")
+        ->check(CLI::Range(2, 100));
     cmd->add_option("--outliers", args->fraction, "the slowest share of requests compared with the rest (default 0.05)")
         ->type_name("FRACTION")
         ->check(CLI::Validator(
@@ -92,9 +101,10 @@ Command addBreakdownCommand(CLI::App& program) {
     addJsonFlag(*cmd, args->json);
     cmd->footer("Per category (network, and each host role, or your rules): mean summed delay and mean time on the\n"
                 "critical path per request (blind time is the category 'blind', so critical times add up to the mean\n"
-                "latency); the same per value of a request attribute (numeric ones in quartiles, of the period's\n"
-                "requests when --period is given); and the segment types most over-represented on the critical\n"
-                "paths of the slowest requests. Analyses DB first when its results are missing or stale.");
+                "latency); the same per value of a request attribute (numeric ones in quartiles or --quantiles, of the\n"
+                "period's requests when --period is given); the segment types most over-represented on the critical\n"
+                "paths of the slowest requests, and each category's median slack in them against the rest's.\n"
+                "Analyses DB first when its results are missing or stale.");
     return {cmd, [args] { return runBreakdown(*args); }};
 }
 

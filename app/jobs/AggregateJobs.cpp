@@ -15,7 +15,7 @@ std::shared_ptr<widgets::BreakdownOutcome> computeBreakdown(const widgets::Break
     if (!request.aggregates) return result;
     const RequestAggregates& data = *request.aggregates;
     const auto values = request.stratifyBy.isEmpty() || !request.attributes ? nullptr : request.attributes->get(request.stratifyBy);
-    result->study = breakdownStudy(data, values.get());
+    result->study = breakdownStudy(data, values.get(), request.quantiles);
     // Each category's CDF, sorted here on the worker (coloured as its bars once they are drawn).
     for (auto& [name, cdf] : result->study.shareCdfs)
         result->shares.push_back(widgets::makeCdfSeries(QString::fromStdString(name), std::move(cdf), 100.0));

@@ -43,6 +43,7 @@ struct BreakdownRequest {
     std::shared_ptr<const RequestAggregates> aggregates;
     std::shared_ptr<RequestAttributes> attributes;
     QString stratifyBy;  // an attribute, or "" for every request together
+    int quantiles = 4;   // a numeric one in this many equal-population strata
 };
 struct BreakdownOutcome {
     QString stratifyBy;

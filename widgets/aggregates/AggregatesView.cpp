@@ -60,12 +60,21 @@ AggregatesView::AggregatesView(QWidget* parent)
         auto* page = new QWidget(this);
         m_stratifyBy = new QComboBox(page);
         keepComboNarrow(m_stratifyBy, 16);
+        m_quantiles = new QSpinBox(page);
+        m_quantiles->setObjectName(QStringLiteral("quantiles"));
+        m_quantiles->setRange(2, 20);
+        m_quantiles->setValue(QSettings().value(QStringLiteral("aggregates/quantiles"), 4).toInt());
+        m_quantiles->setPrefix(tr("in "));
+        m_quantiles->setSuffix(tr(" quantiles"));
+        m_quantiles->setToolTip(tr("A numeric attribute (bytes, a duration) is cut into this many equal-population ranges "
+                                   "(4: quartiles; the Mystery Machine's bandwidth study used 5)"));
         m_percent = new QCheckBox(tr("Percent"), page);
         m_breakdown = new BreakdownPlot(page);
         m_shareCdf = new CdfPlot(page);
         auto* controls = new QHBoxLayout;
         controls->addWidget(new QLabel(tr("Stratify by"), page));
         controls->addWidget(m_stratifyBy);
+        controls->addWidget(m_quantiles);
         controls->addWidget(m_percent);
         controls->addStretch(1);
         auto* split = new QSplitter(page);
@@ -87,6 +96,10 @@ AggregatesView::AggregatesView(QWidget* parent)
         v->addWidget(split, 1);
         m_pages->addTab(page, tr("Breakdown"));
         connect(m_stratifyBy, &QComboBox::currentIndexChanged, this, &AggregatesView::refreshBreakdown);
+        connect(m_quantiles, &QSpinBox::valueChanged, this, [this](int quantiles) {
+            QSettings().setValue(QStringLiteral("aggregates/quantiles"), quantiles);
+            refreshBreakdown();
+        });
         connect(m_percent, &QCheckBox::toggled, m_breakdown, &BreakdownPlot::setPercent);
     }
     // Outliers: the slowest share of requests against the rest, per segment type.
@@ -110,9 +123,29 @@ AggregatesView::AggregatesView(QWidget* parent)
         controls->addWidget(new QLabel(tr("Outliers:"), page));
         controls->addWidget(m_outlierPercent);
         controls->addWidget(m_outlierSummary, 1);
+        m_outlierSlackSummary = new QLabel(page);
+        m_outlierSlackSummary->setWordWrap(true);
+        m_outlierSlackTable = new QTableWidget(page);
+        m_outlierSlackTable->setColumnCount(4);
+        m_outlierSlackTable->setHorizontalHeaderLabels({tr("Category"), tr("Median slack, outliers"), tr("Median slack, rest"),
+                                                        tr("Left in the outliers")});
+        m_outlierSlackTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+        for (int c = 1; c < 4; ++c) m_outlierSlackTable->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+        m_outlierSlackTable->verticalHeader()->setVisible(false);
+        m_outlierSlackTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        auto* split = new QSplitter(Qt::Vertical, page);
+        split->addWidget(m_outlierTable);
+        auto* slackPane = new QWidget(split);
+        auto* slackLayout = new QVBoxLayout(slackPane);
+        slackLayout->setContentsMargins(0, 0, 0, 0);
+        slackLayout->addWidget(m_outlierSlackSummary);
+        slackLayout->addWidget(m_outlierSlackTable, 1);
+        split->addWidget(slackPane);
+        split->setSizes({600, 400});
+        split->setChildrenCollapsible(false);
         auto* v = new QVBoxLayout(page);
         v->addLayout(controls);
-        v->addWidget(m_outlierTable, 1);
+        v->addWidget(split, 1);
         m_pages->addTab(page, tr("Outliers"));
         connect(m_outlierPercent, &QDoubleSpinBox::valueChanged, this, &AggregatesView::refreshOutliers);
     }
@@ -149,6 +182,7 @@ AggregatesView::AggregatesView(QWidget* parent)
         m_withinValue = new QComboBox(page);
         m_withinValue->setMinimumContentsLength(8);
         m_slackBuckets = new QSpinBox(page);
+        m_slackBuckets->setObjectName(QStringLiteral("slackBuckets"));
         m_slackBuckets->setRange(2, 100);
         m_slackBuckets->setValue(QSettings().value(QStringLiteral("aggregates/slackBuckets"), 5).toInt());
         m_slackBuckets->setToolTip(tr("Equal-population buckets of the category's slack (the Mystery Machine used 20)"));
@@ -415,7 +449,7 @@ void AggregatesView::refreshBreakdown() {
     }
     const QString key = m_stratifyBy->currentIndex() > 0 && m_attributes->canRead() ? m_stratifyBy->currentText() : QString();
     m_awaiting |= kBreakdown;
-    emit breakdownRequested(BreakdownRequest{m_data, m_attributes, key});
+    emit breakdownRequested(BreakdownRequest{m_data, m_attributes, key, m_quantiles->value()});
 }
 
 void AggregatesView::showBreakdown(std::shared_ptr<BreakdownOutcome> result) {
@@ -450,6 +484,7 @@ void AggregatesView::refreshOutliers() {
     if (!m_data) {
         m_awaiting &= ~kOutliers;
         m_outlierTable->setRowCount(0);
+        m_outlierSlackTable->setRowCount(0);
         return;
     }
     m_awaiting |= kOutliers;
@@ -491,6 +526,26 @@ void AggregatesView::showOutliers(std::shared_ptr<const Outliers> result) {
         m_outlierTable->setItem(i, 2, new QTableWidgetItem(share(s.restShare)));
         m_outlierTable->setItem(i, 3,
                                 new QTableWidgetItem(s.ratio >= 1e8 ? QStringLiteral("only in outliers") : QString::number(s.ratio, 'f', 2)));
+    }
+    // Slack: a category with none in either set (always on the critical path) says nothing here; it is counted.
+    std::vector<const OutlierSlack*> withSlack;
+    for (const auto& s : o.slack)
+        if (s.outlierMedianNs > 0 || s.restMedianNs > 0) withSlack.push_back(&s);
+    const auto never = static_cast<int>(o.slack.size() - withSlack.size());
+    QString slackSummary = tr("Each category's median slack — how much later its last segment could have ended without "
+                              "delaying the request — in the outliers and in the rest; the most slack lost first.");
+    if (never == 1) slackSummary += tr(" One category with no slack in either set (always on the critical path) is left out.");
+    else if (never > 1) slackSummary += tr(" %L1 categories with no slack in either set (always on the critical path) are left out.").arg(never);
+    m_outlierSlackSummary->setText(slackSummary);
+    m_outlierSlackTable->setRowCount(static_cast<int>(withSlack.size()));
+    for (int i = 0; i < static_cast<int>(withSlack.size()); ++i) {
+        const OutlierSlack& s = *withSlack[static_cast<std::size_t>(i)];
+        const QString name = m_data && s.category < m_data->categories.size() ? QString::fromStdString(m_data->categories[s.category]) : QString();
+        m_outlierSlackTable->setItem(i, 0, new QTableWidgetItem(name));
+        m_outlierSlackTable->setItem(i, 1, new QTableWidgetItem(tr("%1 ms").arg(nsToMs(s.outlierMedianNs), 0, 'f', 2)));
+        m_outlierSlackTable->setItem(i, 2, new QTableWidgetItem(tr("%1 ms").arg(nsToMs(s.restMedianNs), 0, 'f', 2)));
+        m_outlierSlackTable->setItem(i, 3, new QTableWidgetItem(s.ratio >= 1e8 ? tr("more than the rest")
+                                                                                : QStringLiteral("%1 %").arg(100 * s.ratio, 0, 'f', 0)));
     }
     jobFinished();
 }

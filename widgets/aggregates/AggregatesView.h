@@ -54,6 +54,8 @@ public:
     CdfPlot* slackCdf() const { return m_slackCdf; }
     QComboBox* whatIfTarget() const { return m_whatIfTarget; }
     QTableWidget* outlierTable() const { return m_outlierTable; }
+    QTableWidget* outlierSlackTable() const { return m_outlierSlackTable; }
+    QSpinBox* quantiles() const { return m_quantiles; }
     QCustomPlot* slackBucketPlot() const { return m_bucketPlot; }
     QComboBox* stratifyBy() const { return m_stratifyBy; }
     QLabel* breakdownAa() const { return m_breakdownAa; }  // the A/A figure beside the strata
@@ -106,6 +108,7 @@ private:
     QTabWidget* m_pages;
     // Breakdown page.
     QComboBox* m_stratifyBy;
+    QSpinBox* m_quantiles;  // a numeric attribute in this many equal-population strata
     QCheckBox* m_percent;
     QLabel* m_breakdownAa;
     BreakdownPlot* m_breakdown;
@@ -114,6 +117,8 @@ private:
     QDoubleSpinBox* m_outlierPercent;
     QTableWidget* m_outlierTable;
     QLabel* m_outlierSummary;
+    QTableWidget* m_outlierSlackTable;  // each category's slack, outliers against the rest
+    QLabel* m_outlierSlackSummary;
     // Scatter and slack studies.
     QComboBox* m_scatterCategory;
     SlackScatter* m_scatter;

@@ -635,6 +635,34 @@ Outliers outliers(const RequestAggregates& a, double fraction, std::int64_t mini
     std::sort(o.segments.begin(), o.segments.end(), [](const OutlierSegment& x, const OutlierSegment& y) {
         return x.ratio != y.ratio ? x.ratio > y.ratio : x.type < y.type;
     });
+    // Slack, per category, by the same split.
+    const auto median = [](std::vector<TimeNs>& v) {
+        const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+        std::nth_element(v.begin(), mid, v.end());
+        return *mid;
+    };
+    std::vector<TimeNs> sets[2];
+    for (std::size_t c = 0; c < a.width(); ++c) {
+        sets[0].clear();
+        sets[1].clear();
+        for (const std::size_t r : *use)
+            if (a.hasSlack(r, c)) sets[a.latencyNs[r] > o.thresholdNs ? 1 : 0].push_back(a.slack(r, c));
+        if (sets[0].empty() || sets[1].empty()) continue;
+        OutlierSlack s;
+        s.category = c;
+        s.outlierRequests = static_cast<std::int64_t>(sets[1].size());
+        s.restRequests = static_cast<std::int64_t>(sets[0].size());
+        s.outlierMedianNs = median(sets[1]);
+        s.restMedianNs = median(sets[0]);
+        s.ratio = s.restMedianNs > 0 ? double(s.outlierMedianNs) / double(s.restMedianNs) : s.outlierMedianNs > 0 ? 1e9 : 1;
+        o.slack.push_back(s);
+    }
+    // The most slack lost first: the smallest ratio of what is left, then the largest absolute loss.
+    std::sort(o.slack.begin(), o.slack.end(), [](const OutlierSlack& x, const OutlierSlack& y) {
+        if (x.ratio != y.ratio) return x.ratio < y.ratio;
+        const TimeNs lostX = x.restMedianNs - x.outlierMedianNs, lostY = y.restMedianNs - y.outlierMedianNs;
+        return lostX != lostY ? lostX > lostY : x.category < y.category;
+    });
     return o;
 }
 
@@ -734,11 +762,11 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
     return out;
 }
 
-BreakdownStudy breakdownStudy(const RequestAggregates& a, const std::vector<std::string>* values) {
+BreakdownStudy breakdownStudy(const RequestAggregates& a, const std::vector<std::string>* values, int quantiles) {
     BreakdownStudy out;
     if (!values) out.groups.emplace_back("all requests", breakdown(a));
     else
-        for (auto& s : stratify(a, *values)) out.groups.emplace_back(std::move(s.value), std::move(s.breakdown));
+        for (auto& s : stratify(a, *values, quantiles)) out.groups.emplace_back(std::move(s.value), std::move(s.breakdown));
     // The categories that take most of the critical path: with dozens of services, the first four by index
     // were often ones that hardly matter.
     std::vector<std::pair<TimeNs, std::size_t>> byCritical;

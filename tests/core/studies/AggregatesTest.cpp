@@ -770,3 +770,50 @@ TEST(Aggregates, SlackPredictionTakesEachUsersRequestsInTheOrderTheyStarted) {
     EXPECT_EQ(p.slackPairs[0], (std::pair<TimeNs, TimeNs>{100'000'000, 100'000'000}));
     EXPECT_EQ(p.slackPairs[1], (std::pair<TimeNs, TimeNs>{100'000'000, 10'000'000}));
 }
+
+// Outliers on slack (Mystery Machine): per category, the median slack of the slowest requests against the rest's,
+// checked against medians taken by hand; the category that lost its slack in the outliers comes first.
+TEST(Aggregates, OutlierSlackIsEachCategorysMedianInEachSetTheMostLostFirst) {
+    std::vector<std::vector<Cell>> rows;
+    for (int r = 0; r < 100; ++r) {
+        const bool slow = r >= 90;  // the 10 slowest: their db has next to no slack; the cache's slack is unchanged
+        rows.push_back({{double(10 + r), 1, slow ? 0.5 + 0.01 * r : 40.0 + r % 7}, {1, 1, 20.0 + r % 3}, {1, 1, -1}});
+    }
+    const RequestAggregates a = handmade({"db", "cache", "never"}, rows);
+    const Outliers o = outliers(a, 0.1);
+    ASSERT_EQ(o.outlierRequests, 10);
+    ASSERT_EQ(o.slack.size(), 2u);  // "never" has no slack anywhere
+    const auto medianOf = [&](std::size_t c, bool slow) {
+        std::vector<TimeNs> v;
+        for (std::size_t r = 0; r < a.requests(); ++r)
+            if ((a.latencyNs[r] > o.thresholdNs) == slow && a.hasSlack(r, c)) v.push_back(a.slack(r, c));
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    EXPECT_EQ(o.slack[0].category, 0u);
+    EXPECT_EQ(o.slack[0].outlierRequests, 10);
+    EXPECT_EQ(o.slack[0].restRequests, 90);
+    EXPECT_EQ(o.slack[0].outlierMedianNs, medianOf(0, true));
+    EXPECT_EQ(o.slack[0].restMedianNs, medianOf(0, false));
+    EXPECT_LT(o.slack[0].ratio, 0.05);
+    EXPECT_EQ(o.slack[1].category, 1u);
+    EXPECT_EQ(o.slack[1].outlierMedianNs, medianOf(1, true));
+    EXPECT_EQ(o.slack[1].restMedianNs, medianOf(1, false));
+    EXPECT_NEAR(o.slack[1].ratio, 1.0, 0.06);
+}
+
+// Numeric strata in as many quantiles as asked for (the paper's Fig. 7 uses quintiles).
+TEST(Aggregates, BreakdownStrataComeInTheQuantilesAskedFor) {
+    std::vector<std::vector<Cell>> rows;
+    std::vector<std::string> bytes;
+    for (int r = 0; r < 100; ++r) {
+        rows.push_back({{double(1 + r), 1, 0}});
+        bytes.push_back(std::to_string(1000 + 10 * r));
+    }
+    const RequestAggregates a = handmade({"server"}, rows);
+    for (int q : {2, 4, 5, 10}) {
+        const BreakdownStudy study = breakdownStudy(a, &bytes, q);
+        ASSERT_EQ(study.groups.size(), static_cast<std::size_t>(q)) << q;
+        for (const auto& [value, b] : study.groups) EXPECT_EQ(b.requests, 100 / q) << q << " " << value;
+    }
+}

@@ -766,6 +766,59 @@ TEST(AggregatesView, OutliersListNoRowOfNothingAgainstNothing) {
     EXPECT_TRUE(view.outlierSummary()->text().contains(QStringLiteral("left out"))) << view.outlierSummary()->text().toStdString();
 }
 
+// Outliers on slack: the category whose slack the slowest requests lost comes with its two medians; one with no
+// slack in either set is counted, not listed.
+TEST(AggregatesView, OutliersShowEachCategorysSlackAgainstTheRest) {
+    auto a = makeAggregates(2000);  // server: time r % 100 ms and slack 100 - r % 100 ms; network: never any slack
+    AggregatesView view;
+    auto session = test::served(view);
+    showView(view, a);
+    view.showPage(1);
+    QTableWidget* table = view.outlierSlackTable();
+    ASSERT_EQ(table->rowCount(), 1);
+    EXPECT_EQ(table->item(0, 0)->text(), QStringLiteral("server"));
+    const Outliers o = outliers(*a, 0.05);
+    ASSERT_FALSE(o.slack.empty());
+    EXPECT_EQ(table->item(0, 1)->text(), QStringLiteral("%1 ms").arg(o.slack.front().outlierMedianNs / 1e6, 0, 'f', 2));
+    EXPECT_EQ(table->item(0, 2)->text(), QStringLiteral("%1 ms").arg(o.slack.front().restMedianNs / 1e6, 0, 'f', 2));
+    EXPECT_LT(o.slack.front().outlierMedianNs, o.slack.front().restMedianNs);
+    EXPECT_TRUE(view.findChildren<QLabel*>().size() > 0);
+    bool counted = false;
+    for (QLabel* label : view.findChildren<QLabel*>()) counted = counted || label->text().contains(QStringLiteral("One category with no slack"));
+    EXPECT_TRUE(counted);
+    if (const QByteArray png = qgetenv("OUTLIER_SLACK_PNG"); !png.isEmpty()) ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
+}
+
+// A numeric attribute is stratified in as many quantiles as chosen, and the choice is remembered.
+TEST(AggregatesView, NumericStrataInTheQuantilesChosen) {
+    QSettings().remove(QStringLiteral("aggregates/quantiles"));
+    auto a = makeAggregates(2000);
+    std::vector<std::string> bytes;
+    for (std::size_t r = 0; r < a->requests(); ++r) bytes.push_back(std::to_string(1000 + r));
+    {
+        AggregatesView view;
+        auto session = test::served(view);
+        view.resize(1280, 700);
+        view.setAggregates(a, {QStringLiteral("bytes")}, [&](const QString&) { return bytes; },
+                           [](std::uint32_t t) { return QStringLiteral("type %1").arg(t); });
+        view.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+        ASSERT_TRUE(view.waitForResults());
+        view.stratifyBy()->setCurrentIndex(1);
+        ASSERT_TRUE(view.waitForResults());
+        const QString quartiles = view.breakdownPlot()->csv();
+        view.quantiles()->setValue(5);
+        ASSERT_TRUE(view.waitForResults());
+        const QString quintiles = view.breakdownPlot()->csv();
+        EXPECT_NE(quartiles, quintiles);
+        EXPECT_TRUE(quintiles.contains(QStringLiteral("05: ["))) << quintiles.left(400).toStdString();
+        EXPECT_FALSE(quintiles.contains(QStringLiteral("06: [")));
+        EXPECT_FALSE(quartiles.contains(QStringLiteral("05: [")));
+    }
+    EXPECT_EQ(QSettings().value(QStringLiteral("aggregates/quantiles")).toInt(), 5);
+    QSettings().remove(QStringLiteral("aggregates/quantiles"));
+}
+
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
@@ -789,7 +842,7 @@ TEST(AggregatesView, SlackBucketsAsManyAsChosenAndRemembered) {
         view.showPage(3);
         ASSERT_TRUE(view.waitForResults());
         EXPECT_EQ(tickLabels(view.slackBucketPlot()).size(), 5);
-        auto* buckets = view.findChild<QSpinBox*>();
+        auto* buckets = view.findChild<QSpinBox*>(QStringLiteral("slackBuckets"));
         ASSERT_NE(buckets, nullptr);
         buckets->setValue(20);
         ASSERT_TRUE(view.waitForResults());

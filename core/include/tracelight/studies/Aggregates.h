@@ -160,14 +160,24 @@ struct OutlierSegment {
     std::uint32_t type;
     double outlierShare = 0, restShare = 0, ratio = 0;  // share of critical-path time, in each set
 };
+// A category's slack in the outliers against the rest: the median over the requests where it has slack (its
+// last segment could have ended that much later without delaying the request). Less slack in the outliers
+// means the category came nearer to deciding their latency.
+struct OutlierSlack {
+    std::size_t category = 0;
+    std::int64_t outlierRequests = 0, restRequests = 0;  // with slack in the category
+    TimeNs outlierMedianNs = 0, restMedianNs = 0;
+    double ratio = 1;  // outlier median / rest median (1 when both are 0; 1e9 when only the rest.s is)
+};
 struct Outliers {
     TimeNs thresholdNs = 0;
     std::int64_t outlierRequests = 0;
     std::vector<OutlierSegment> segments;  // most over-represented in the outliers first
+    std::vector<OutlierSlack> slack;       // categories with slack in both sets; the most slack lost first
 };
 // The top `fraction` of requests by latency against the rest (types seen on fewer than minimumPaths
 // critical paths are left out, and so are types with no critical time in either set: zero-length spans
-// would be rows of "0 % against 0 %").
+// would be rows of "0 % against 0 %"); and, per category, their slack.
 // rows: the requests to compare (empty: all).
 Outliers outliers(const RequestAggregates& a, double fraction = 0.05, std::int64_t minimumPaths = 20,
                   const std::vector<std::uint32_t>& rows = {});
@@ -221,8 +231,9 @@ struct BreakdownStudy {
     // criticalShareCdf of the (up to) 4 categories with the most critical time, the most first
     std::vector<std::pair<std::string, std::vector<float>>> shareCdfs;
 };
-// values: the stratifying attribute per request row (nullptr: every request in one group).
-BreakdownStudy breakdownStudy(const RequestAggregates& a, const std::vector<std::string>* values);
+// values: the stratifying attribute per request row (nullptr: every request in one group); a numeric one is cut
+// into `quantiles` equal-population ranges.
+BreakdownStudy breakdownStudy(const RequestAggregates& a, const std::vector<std::string>* values, int quantiles = 4);
 
 struct SlackStudy {
     std::vector<TimeNs> slackNs;  // of every request where the category has slack, ascending (the CDF)
