@@ -188,6 +188,9 @@ AggregatesView::AggregatesView(QWidget* parent)
         m_slackBuckets->setToolTip(tr("Equal-population buckets of the category's slack (the Mystery Machine used 20)"));
         m_slackCdf = new CdfPlot(page);
         m_bucketPlot = new QCustomPlot(page);
+        m_predictionPlot = new QCustomPlot(page);
+        m_predictionPlot->setObjectName(QStringLiteral("slackPrediction"));
+        m_predictionPlot->hide();  // until a user attribute is chosen
         m_prediction = new QLabel(page);
         m_prediction->setWordWrap(true);
         m_prediction->setTextFormat(Qt::RichText);
@@ -207,6 +210,7 @@ AggregatesView::AggregatesView(QWidget* parent)
         auto* rv = new QVBoxLayout(right);
         rv->setContentsMargins(0, 0, 0, 0);
         rv->addWidget(m_bucketPlot, 1);
+        rv->addWidget(m_predictionPlot, 1);
         rv->addWidget(m_prediction);
         // The CDF keeps room of its own: the long prediction text wraps in its column instead of widening it
         // (the CDF was squeezed to ~230 px in the live window, its tick labels overlapping).
@@ -243,6 +247,13 @@ AggregatesView::AggregatesView(QWidget* parent)
             refreshSlackStudies(false);
         });
         connect(m_slackCdf, &CdfPlot::cutOffMoved, this, [this](double, double) { refreshSlackStudies(true); });
+        attachPlotExport(m_predictionPlot, [this] {
+            QString out = QStringLiteral("previous_slack_us,slack_us\n");
+            for (const auto& [before, now] : m_predictionPairs)
+                if (before != RequestAggregates::kNoSlack && now != RequestAggregates::kNoSlack)
+                    out += QStringLiteral("%1,%2\n").arg(nsToUs(before)).arg(nsToUs(now));
+            return out;
+        });
         attachPlotExport(m_bucketPlot, [this] {
             QString out = QStringLiteral("slack_from_us,slack_to_us,requests,correlation,slope\n");
             for (const auto& b : m_buckets)
@@ -377,6 +388,7 @@ void AggregatesView::setAggregates(std::shared_ptr<const RequestAggregates> aggr
         m_slackCdf->setSeries(QString(), std::vector<CdfSeries>{});
         m_bucketPlot->clearPlottables();
         m_bucketPlot->replot();
+        m_predictionPlot->hide();
         m_prediction->clear();
         m_whatIf->setSeries(QString(), std::vector<CdfSeries>{});
     }
@@ -692,6 +704,8 @@ void AggregatesView::showSlack(std::shared_ptr<SlackOutcome> result) {
     m_bucketPlot->replot();
     nameExport(m_bucketPlot, tr("slack buckets %1%2").arg(name, within));
     // Prediction from each user's previous request, at the CDF's cut-off.
+    m_predictionPlot->setVisible(study->predicted);
+    if (study->predicted) drawPrediction(study->prediction, study->cutoffNs, name, within);
     if (study->predicted) {
         const auto& p = study->prediction;
         m_prediction->setText(tr("<b>Predicting %1 slack ≥ %2 from the user's previous request</b> (%L3 pairs by <i>%4</i>):<br>"
@@ -709,6 +723,66 @@ void AggregatesView::showSlack(std::shared_ptr<SlackOutcome> result) {
                                   .arg(100 * p.typeTwoRate(), 0, 'f', 1));
     }
     jobFinished();
+}
+
+void AggregatesView::drawPrediction(const SlackPrediction& p, TimeNs cutoffNs, const QString& name, const QString& within) {
+    // The paper's Fig. 11: each request's slack against the same user's previous one, with the cut-off on both
+    // axes; the four quadrants are the counts under the plot. At most kShown points, evenly through the pairs.
+    constexpr std::size_t kShown = 20000;
+    std::size_t usable = 0;
+    double smallest = 0;  // the smallest slack above zero, in ms
+    for (const auto& [before, now] : p.slackPairs) {
+        if (before == RequestAggregates::kNoSlack || now == RequestAggregates::kNoSlack) continue;
+        ++usable;
+        for (TimeNs v : {before, now})
+            if (v > 0 && (smallest == 0 || nsToMs(v) < smallest)) smallest = nsToMs(v);
+    }
+    // Log axes, as the CDF beside it: slack spans decades, and a few long ones would squash the rest against
+    // zero. A slack of zero (common: the category was on the critical path) is drawn on the axes' floor.
+    const double cut = nsToMs(cutoffNs);
+    const double floor = std::max(1e-3, std::min(smallest > 0 ? smallest : 1.0, cut > 0 ? cut : 1.0) / 2);
+    const std::size_t stride = std::max<std::size_t>(1, (usable + kShown - 1) / kShown);
+    QVector<double> xs, ys;
+    double top = std::max(cut * 2, floor * 10);
+    std::size_t k = 0;
+    for (const auto& [before, now] : p.slackPairs) {
+        if (before == RequestAggregates::kNoSlack || now == RequestAggregates::kNoSlack) continue;
+        if (k++ % stride) continue;
+        xs << std::max(floor, nsToMs(before));
+        ys << std::max(floor, nsToMs(now));
+        top = std::max({top, xs.back(), ys.back()});
+    }
+    m_predictionPairs = p.slackPairs;
+    m_predictionPlot->clearPlottables();
+    m_predictionPlot->clearItems();
+    auto* points = m_predictionPlot->addGraph();
+    points->setLineStyle(QCPGraph::lsNone);
+    points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x19, 0x71, 0xc2, 90), 4));
+    points->setData(xs, ys);
+    points->setName(stride > 1 ? tr("request pairs (1 in %L1 of %L2 shown)").arg(stride).arg(usable) : tr("request pairs (%L1)").arg(usable));
+    for (bool vertical : {true, false}) {
+        auto* line = new QCPItemStraightLine(m_predictionPlot);
+        line->setPen(QPen(QColor(0xc0, 0x39, 0x2b), 1, Qt::DashLine));
+        line->point1->setCoords(vertical ? cut : floor, vertical ? floor : cut);
+        line->point2->setCoords(vertical ? cut : top, vertical ? top : cut);
+    }
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    for (QCPAxis* axis : {m_predictionPlot->xAxis, m_predictionPlot->yAxis}) {
+        axis->setScaleType(QCPAxis::stLogarithmic);
+        axis->setTicker(ticker);
+        axis->setNumberFormat(QStringLiteral("g"));
+        axis->setRange(floor * 0.8, top * 1.25);
+    }
+    // The pair count is in the axis title, not a legend that would cover the points.
+    m_predictionPlot->xAxis->setLabel(stride > 1 ? tr("%1 slack, user's previous request (ms; 0 on the floor; 1 in %L2 of %L3 pairs)")
+                                                       .arg(name)
+                                                       .arg(stride)
+                                                       .arg(usable)
+                                                 : tr("%1 slack, user's previous request (ms; 0 on the floor; %L2 pairs)").arg(name).arg(usable));
+    m_predictionPlot->yAxis->setLabel(tr("this request (ms)"));
+    m_predictionPlot->legend->setVisible(false);
+    m_predictionPlot->replot();
+    nameExport(m_predictionPlot, tr("slack prediction %1%2").arg(name, within));
 }
 
 } // namespace tracelight::widgets

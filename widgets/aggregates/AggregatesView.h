@@ -57,6 +57,7 @@ public:
     QTableWidget* outlierSlackTable() const { return m_outlierSlackTable; }
     QSpinBox* quantiles() const { return m_quantiles; }
     QCustomPlot* slackBucketPlot() const { return m_bucketPlot; }
+    QCustomPlot* slackPredictionPlot() const { return m_predictionPlot; }
     QComboBox* stratifyBy() const { return m_stratifyBy; }
     QLabel* breakdownAa() const { return m_breakdownAa; }  // the A/A figure beside the strata
     QLabel* outlierSummary() const { return m_outlierSummary; }
@@ -86,6 +87,7 @@ signals:
 private:
     void refreshBreakdown();
     void refreshOutliers();
+    void drawPrediction(const SlackPrediction& prediction, TimeNs cutoffNs, const QString& name, const QString& within);
     void refreshScatter();
     void refreshSlackStudies(bool fromCutOff);
     void refreshWithinValues();
@@ -129,6 +131,8 @@ private:
     QComboBox* m_withinValue;
     CdfPlot* m_slackCdf;
     QCustomPlot* m_bucketPlot;
+    QCustomPlot* m_predictionPlot;  // each user's consecutive slacks (the paper's Fig. 11), with a user attribute only
+    std::vector<std::pair<TimeNs, TimeNs>> m_predictionPairs;  // what it shows (for its export)
     QLabel* m_prediction;
     QLabel* m_slackNotice;    // why the slack studies show nothing, instead of them
     QWidget* m_slackPlots;

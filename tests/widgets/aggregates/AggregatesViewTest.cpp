@@ -819,6 +819,40 @@ TEST(AggregatesView, NumericStrataInTheQuantilesChosen) {
     QSettings().remove(QStringLiteral("aggregates/quantiles"));
 }
 
+// The Mystery Machine's Fig. 11: with a user attribute, each request's slack against the same user's previous one,
+// every pair a point (as predictSlack pairs them), the cut-off a dashed line on each axis.
+TEST(AggregatesView, SlackPredictionScatterHasAPointPerPairAndTheCutOff) {
+    auto a = makeAggregates(2000, true);
+    for (std::size_t r = 0; r < a->requests(); ++r) a->startNs.push_back(TimeNs(r) * 1'000'000);
+    std::vector<std::string> users;
+    for (std::size_t r = 0; r < a->requests(); ++r) users.push_back("u" + std::to_string(r % 40));
+    AggregatesView view;
+    auto session = test::served(view);
+    view.resize(1280, 700);
+    view.setAggregates(a, {QStringLiteral("user")}, [&](const QString&) { return users; },
+                       [](std::uint32_t t) { return QStringLiteral("type %1").arg(t); });
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.showPage(3);
+    ASSERT_TRUE(view.waitForResults());
+    ASSERT_EQ(view.slackCategory()->currentText(), QStringLiteral("server"));  // the category with slack comes first
+    QCustomPlot* plot = view.slackPredictionPlot();
+    ASSERT_TRUE(plot->isVisible());
+    ASSERT_EQ(plot->graphCount(), 1);
+    const SlackPrediction expected = predictSlack(*a, 0, [&] {
+        std::vector<TimeNs> slack;
+        for (std::size_t r = 0; r < a->requests(); ++r) slack.push_back(a->slack(r, 0));
+        std::sort(slack.begin(), slack.end());
+        return slack[slack.size() / 2];  // the default cut-off: the median slack
+    }(), users);
+    EXPECT_EQ(plot->graph(0)->data()->size(), static_cast<int>(expected.slackPairs.size()));
+    EXPECT_EQ(plot->itemCount(), 2);  // the cut-off on both axes
+    EXPECT_TRUE(plot->xAxis->label().contains(QStringLiteral("previous request")));
+    EXPECT_TRUE(plot->xAxis->label().contains(QStringLiteral("%L1 pairs").arg(expected.slackPairs.size()))) << plot->xAxis->label().toStdString();
+    EXPECT_TRUE(plot->yAxis->label().contains(QStringLiteral("ms")));
+    if (const QByteArray png = qgetenv("SLACK_PREDICTION_PNG"); !png.isEmpty()) ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png)));
+}
+
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
