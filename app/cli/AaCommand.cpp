@@ -114,7 +114,12 @@ int runAa(const AaArgs& args) {
     options.buckets = args.buckets;
     CompareOptions compare;
     compare.aaSeed = args.seed;
-    const std::vector<std::string> types = args.buckets > 0 ? requestTypeOfEach(st, categories.value(), ids) : std::vector<std::string>{};
+    std::vector<std::string> types;
+    if (args.buckets > 0) {
+        std::vector<RequestId> entryIds;
+        for (auto r : rows) entryIds.push_back(ids[r]);
+        types = requestTypeOfEach(st, categories.value(), entryIds);
+    }
     const AaStudy study = aaStudy(categories.value(), inB, args.by.empty() || versus ? std::span<const std::uint32_t>{} : users.unit,
                                   types, options, compare);
 

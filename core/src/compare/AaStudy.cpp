@@ -1,6 +1,7 @@
 #include "tracelight/compare/AaStudy.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -15,7 +16,7 @@ std::vector<std::string> requestTypeOfEach(const TraceStore& store, const Reques
         std::unordered_map<std::uint32_t, std::uint32_t> rowOf;  // request id -> table row
         for (std::uint32_t i = 0; i < table->size(); ++i) rowOf[table->ids[i].value] = i;
         for (std::size_t i = 0; i < c.rows.size(); ++i)
-            if (const auto row = rowOf.find(ids[c.rows[i]].value); row != rowOf.end() && table->operation[row->second] != RequestTable::kNoLabel)
+            if (const auto row = rowOf.find(ids[i].value); row != rowOf.end() && table->operation[row->second] != RequestTable::kNoLabel)
                 out[i] = table->spanLabels[table->operation[row->second]];
     } else {
         std::vector<std::uint64_t> categories(c.category.begin(), c.category.end());
@@ -37,7 +38,8 @@ std::vector<std::string> requestTypeOfEach(const TraceStore& store, const Reques
 }
 
 AaStudy aaStudy(const RequestCategories& c, std::span<const std::uint8_t> inB, std::span<const std::uint32_t> unit,
-                std::span<const std::string> types, const AaStudyOptions& options, const CompareOptions& compareOptions) {
+                std::span<const std::string> types, const AaStudyOptions& options, const CompareOptions& compareOptions,
+                std::span<const TimeNs> startNs) {
     AaStudy out;
     std::vector<std::uint32_t> a, b;
     for (std::size_t i = 0; i < inB.size(); ++i) {
@@ -66,7 +68,44 @@ AaStudy aaStudy(const RequestCategories& c, std::span<const std::uint8_t> inB, s
     }
     std::vector<std::uint32_t> typeIndex(types.size());
     for (std::size_t i = 0; i < types.size(); ++i) typeIndex[i] = index.at(types[i]);
-    out.buckets = percentilesOverTime(c.latencyNs, c.startNs, inB, unit, typeIndex, out.types.size(), options.buckets, percentileOptions);
+    out.buckets = percentilesOverTime(c.latencyNs, startNs.empty() ? std::span<const TimeNs>(c.startNs) : startNs, inB, unit, typeIndex,
+                                      out.types.size(), options.buckets, percentileOptions);
+    return out;
+}
+
+PeriodsOverTime periodsOverTime(const PeriodComparison& pc, std::span<const std::string> types, int buckets, std::uint64_t seed,
+                                int resamples) {
+    PeriodsOverTime out;
+    if (!pc.categories) return out;
+    const RequestCategories& c = *pc.categories;
+    AaStudyOptions options;
+    options.seed = seed;
+    options.resamples = resamples;
+    options.buckets = buckets;
+    options.compareGroups = false;  // the comparison itself is beside it
+    std::vector<std::uint8_t> halves(c.rows.size(), 2), versus(c.rows.size(), 2);
+    const std::vector<std::uint8_t> split = randomHalves(pc.baselineEntries.size(), seed);
+    for (std::size_t k = 0; k < pc.baselineEntries.size(); ++k) {
+        halves[pc.baselineEntries[k]] = split[k];
+        versus[pc.baselineEntries[k]] = 0;
+    }
+    for (auto e : pc.problemEntries) versus[e] = 1;
+    // Each period's first and last start; periods apart in time are aligned at their first requests.
+    auto range = [&](const std::vector<std::uint32_t>& entries) {
+        std::pair<TimeNs, TimeNs> r{std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min()};
+        for (auto e : entries) r = {std::min(r.first, c.startNs[e]), std::max(r.second, c.startNs[e])};
+        return r;
+    };
+    const auto base = range(pc.baselineEntries), problem = range(pc.problemEntries);
+    std::vector<TimeNs> starts;
+    if (!pc.baselineEntries.empty() && !pc.problemEntries.empty() && (problem.first > base.second || base.first > problem.second)) {
+        out.aligned = true;
+        starts = c.startNs;
+        for (auto e : pc.baselineEntries) starts[e] -= base.first;
+        for (auto e : pc.problemEntries) starts[e] -= problem.first;
+    }
+    out.aa = aaStudy(c, halves, {}, types, options, {}, starts);
+    out.versus = aaStudy(c, versus, {}, types, options, {}, starts);
     return out;
 }
 

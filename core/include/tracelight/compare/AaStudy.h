@@ -11,6 +11,7 @@
 
 #include "tracelight/compare/AaPercentiles.h"
 #include "tracelight/compare/Compare.h"
+#include "tracelight/compare/PeriodComparison.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -33,10 +34,25 @@ struct AaStudy {
 // c: the requests; inB[i] (0: A, 1: B, 2: neither) and unit[i] (empty: each request alone) per entry of c.rows,
 // as groupPercentiles takes them; types[i] its request type for the mix (empty: no mix). compareOptions: the
 // period comparison's (A as its baseline).
+// startNs: each entry's start for the buckets (empty: c.startNs, on the analysis clock).
 AaStudy aaStudy(const RequestCategories& c, std::span<const std::uint8_t> inB, std::span<const std::uint32_t> unit,
-                std::span<const std::string> types, const AaStudyOptions& options, const CompareOptions& compareOptions = {});
+                std::span<const std::string> types, const AaStudyOptions& options, const CompareOptions& compareOptions = {},
+                std::span<const TimeNs> startNs = {});
 
-// Each request's type (per entry of c.rows, ids the analysis' request ids): for span data the operation the
+// Two compared periods over time, on the analysis clock, in the same buckets (spanning both periods' requests):
+// the A/A of the baseline (its random halves, by request) and the problem period against the baseline — the
+// test and its control at the same points in time. Periods whose time ranges do not overlap (a normal hour and
+// a faulty one) are aligned instead: each request placed at its time since its own period's first request, as
+// Spectroscope's timeline overlays them, so a bucket compares the same offset into both periods.
+struct PeriodsOverTime {
+    AaStudy aa;       // A, B: the baseline's halves
+    AaStudy versus;   // A: the baseline, B: the problem period
+    bool aligned = false;  // the periods do not overlap in time: times are offsets from each period's first request
+};
+PeriodsOverTime periodsOverTime(const PeriodComparison& pc, std::span<const std::string> types, int buckets, std::uint64_t seed,
+                                int resamples);
+
+// Each request's type (per entry of c.rows, ids: each entry's request id): for span data the operation the
 // request list knows it by (RequestTable::operation: below a generic entry such as Online Boutique's
 // Frontend/Recv., its first call), else its category's (requestTypes); "(unknown)" for neither.
 std::vector<std::string> requestTypeOfEach(const TraceStore& store, const RequestCategories& c, std::span<const RequestId> ids);
