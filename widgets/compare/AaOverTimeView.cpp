@@ -151,7 +151,7 @@ void AaOverTimeView::draw() {
     // Ticks at ratios of B / A: halvings and doublings on a wide range, finer steps near 0 on a narrow one.
     auto ticker = top->axis(QCPAxis::atLeft)->ticker().dynamicCast<QCPAxisTickerText>();
     ticker->clear();
-    static const std::vector<double> coarse{1.0 / 16, 1.0 / 8, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0},
+    static const std::vector<double> coarse{1.0 / 64, 1.0 / 16, 1.0 / 8, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0},
         fine{0.25, 0.5, 2.0 / 3, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 4.0};
     for (double r : highest - lowest > 2.5 ? coarse : fine)
         ticker->addTick(std::log2(r), QStringLiteral("%1%2 %").arg(r > 1 ? "+" : r < 1 ? "−" : "").arg(std::abs(r - 1) * 100, 0, 'g', 4));
