@@ -25,14 +25,14 @@ struct AaPercentile {
     // most extreme of its kind, so 95 % of the time whatever the sample size or the percentile (a bootstrap of
     // each half, percentile method, held it far less often at p99 of a few hundred requests).
     double ciLow = 0, ciHigh = 0;
-    // Each half's own bootstrap 95 % interval of the percentile, from the same resamples: where the whole
+    // Each half's own bootstrap 95 % interval of the percentile (resampled with replacement): where the whole
     // population's percentile lies, as far as one half can tell.
     double aCiLowNs = 0, aCiHighNs = 0, bCiLowNs = 0, bCiHighNs = 0;
 };
 
 struct AaPercentilesOptions {
-    std::uint64_t seed = 1;  // the split's and the bootstrap's
-    int resamples = 1000;
+    std::uint64_t seed = 1;  // the split's, the re-splits' and the bootstrap's
+    int resamples = 1000;    // re-splits for the interval of the difference, and bootstrap resamples of each half
 };
 
 // latencies: one per request, in a fixed order (the split is of their indices). Fewer than 4: empty.
