@@ -56,7 +56,7 @@ public:
     // The background jobs' lanes: the database's loading and analysis, an import, and what each view shows.
     enum class Job {
         Requests, Analysis, Import, Aggregates, Model, Detail, Context, Dependencies, SpanTree, Scope, ServiceMap,
-        Breakdown, Outliers, SlackStudies, AttributeValues, SlackCategory, Compare, CompareGraphs, CompareLanes, CompareTree,
+        Breakdown, Outliers, SlackStudies, AttributeValues, SlackCategory, Compare, CompareGraphs, CompareLanes, CompareTree, CompareOverTime,
         Profile, Bottlenecks, Bursts, BurstTimelines,
     };
     static constexpr std::size_t kJobs = static_cast<std::size_t>(Job::BurstTimelines) + 1;

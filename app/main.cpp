@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
                                      QStringLiteral("mode"));
     QCommandLineOption compareView(QStringLiteral("compare-view"),
                                    QStringLiteral("With --screenshot --tab compare: the entry view shown, one of suspects, detail, side-by-side, "
-                                                  "diff, c2, timeline, swim-lanes or tree (default: suspects when there are some)."),
+                                                  "diff, c2, timeline, over-time, swim-lanes or tree (default: suspects when there are some)."),
                                    QStringLiteral("view"));
     parser.addOption(compareView);
     QCommandLineOption bottlenecksLatency(QStringLiteral("bottlenecks-latency"),
@@ -175,7 +175,8 @@ int main(int argc, char** argv) {
         if (parser.isSet(compareView)) {
             // The entry views in their tab order; the one asked for is shown once the comparison is in.
             const QStringList views = {QStringLiteral("suspects"), QStringLiteral("detail"), QStringLiteral("side-by-side"), QStringLiteral("diff"),
-                                       QStringLiteral("c2"),       QStringLiteral("timeline"), QStringLiteral("swim-lanes"), QStringLiteral("tree")};
+                                       QStringLiteral("c2"),       QStringLiteral("timeline"), QStringLiteral("over-time"), QStringLiteral("swim-lanes"),
+                                       QStringLiteral("tree")};
             const auto index = views.indexOf(parser.value(compareView));
             auto* workspace = window.findChild<tracelight::widgets::CompareWorkspace*>();
             if (index < 0 || !workspace) {

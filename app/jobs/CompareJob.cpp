@@ -1,6 +1,7 @@
 #include "LaneServing.h"
 #include "TabJobs.h"
 #include "compare/CompareWorkspace.h"
+#include "tracelight/compare/AaStudy.h"
 #include "tracelight/compare/FlowGraph.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -51,12 +52,26 @@ widgets::EntryTreeOutcome growEntryTree(const widgets::EntryTreeRequest& request
     return std::make_shared<const Result<RegressionTree>>(explainEntry(*store.value(), *request.comparison, request.entry, request.dropped));
 }
 
+widgets::OverTimeOutcome computeOverTime(const widgets::OverTimeRequest& request, const StoreSource& source, const CancelToken&,
+                                         const ProgressSink&) {
+    using Out = Result<std::shared_ptr<const PeriodsOverTime>>;
+    if (!request.comparison || !request.comparison->categories) return std::make_shared<const Out>(Status::error("nothing is compared"));
+    auto store = openReader(source);
+    if (!store) return std::make_shared<const Out>(store.status());
+    const PeriodComparison& pc = *request.comparison;
+    const std::vector<std::string> types = requestTypeOfEach(*store.value(), *pc.categories, pc.requestIds);
+    // 400 re-splits per interval, as the Aggregates tab's A/A: the view's intervals in a second or two.
+    return std::make_shared<const Out>(
+        std::make_shared<const PeriodsOverTime>(periodsOverTime(pc, types, request.buckets, pc.options.aaSeed, 400)));
+}
+
 void serve(widgets::CompareWorkspace& view, Session& session) {
     using View = widgets::CompareWorkspace;
     serveLane(view, session, Session::Job::Compare, &View::compareRequested, &View::showComparison, &computeComparison);
     serveLane(view, session, Session::Job::CompareGraphs, &View::graphsRequested, &View::showGraphs, &layOutEntryGraphs);
     serveLane(view, session, Session::Job::CompareLanes, &View::swimLanesRequested, &View::showSwimLanes, &loadSwimLanes);
     serveLane(view, session, Session::Job::CompareTree, &View::treeRequested, &View::showTree, &growEntryTree);
+    serveLane(view, session, Session::Job::CompareOverTime, &View::overTimeRequested, &View::showOverTime, &computeOverTime);
     QObject::connect(&session.job(Session::Job::Compare), &widgets::JobRunner::progress, &view, &View::showProgress);
 }
 

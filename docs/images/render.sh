@@ -168,7 +168,7 @@ place clock-adjustments-onlineboutique.png
 # ---- the storage sample ----
 shot compare-ranked-storage.png "$work/storage.tldb" --tab compare
 # One entry's views (CompareWorkspaceTest, which sizes the workspace 1280x860 and writes PREFIX-side, -diff,
-# -c2, -timeline, -lanes, -lanes-local, -timeline-local and -tree). The bundled sample's entry 1, its top
+# -c2, -timeline, -overtime, -lanes, -lanes-local, -timeline-local and -tree). The bundled sample's entry 1, its top
 # structural mutation, for the diff; the small-io sample's entry 1 for the tree, which splits on size (no
 # entry of the bundled sample has a tree that separates its requests on a meaningful attribute).
 viewtest CompareWorkspaceTest 'CompareWorkspace.RendersTheFlowGraphsOfAnyDatabase' COMPARE_DB="$work/storage.tldb" \
@@ -190,8 +190,9 @@ viewtest CompareWorkspaceTest 'CompareWorkspace.RendersTheFlowGraphsOfAnyDatabas
 # (The side-by-side pane is the whole window's picture above.)
 mv "$work/png/ob1-c2.png" "$work/png/compare-c2-onlineboutique.png"
 mv "$work/png/ob1-timeline.png" "$work/png/compare-timeline-onlineboutique.png"
+mv "$work/png/ob1-overtime.png" "$work/png/compare-over-time-onlineboutique.png"
 mv "$work/png/ob1-lanes.png" "$work/png/compare-swim-lanes-onlineboutique.png"
-for name in c2 timeline swim-lanes; do place "compare-$name-onlineboutique.png"; done
+for name in c2 timeline over-time swim-lanes; do place "compare-$name-onlineboutique.png"; done
 # Profile diffs against the normal minute (ProfileViewTest sizes the view 1280x860).
 viewtest ProfileViewTest 'ProfileView.RendersADiffOfAnyDatabase' PROFILE_DIFF_DB="$work/ob.tldb" PROFILE_DIFF_BASE=normal \
     PROFILE_DIFF_TARGET=net-delay PROFILE_DIFF_OUT="$work/png/profile-diff-onlineboutique.png"

@@ -21,7 +21,7 @@ declare -A options=(
     [bottlenecks]="--period --by --latency-percentile --trend --baseline --problem --alpha --seed --rules --save-rules --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
-    [aa]="--period --seed --resamples --json DB"
+    [aa]="--period --by --test --control --buckets --seed --resamples --json DB"
     [context]="--request --json DB"
     [bursts]="--mask --json DB"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
@@ -473,6 +473,62 @@ assert d["compare"]["categories_tested"] >= d["compare"]["mutations"] >= 0
 ' "$json"; check "aa --json: the halves, percentiles with ci95, the comparison A/A" $?
 [ "$("$cli" aa "$work/cmp.tldb" --period base --seed 3 --resamples 200 --json)" = "$json" ]; check "aa: the same seed, the same figures" $?
 err=$("$cli" aa "$work/cmp.tldb" --period nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no period 'nope'"; check "aa of an unknown period ($err)" $?
+# aa --by: users, not requests, split at random: every request of one user in the same half (the generator's
+# `user` attribute); an attribute no request has is refused in one line.
+json=$("$cli" aa "$work/cmp.tldb" --period base --by user --resamples 100 --json)
+python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+by = d["by"]
+assert by["attr"] == "user" and by["without_attribute"] == 0, by
+assert by["requests_a"] + by["requests_b"] == d["requests"] == 1000 and by["users_a"] > 0 and by["users_b"] > 0, by
+assert by["users_a"] + by["users_b"] < 1000, by  # repeat visits: fewer users than requests
+assert [p["p"] for p in d["percentiles"]] == [50, 90, 95, 99] and all(p["ci95"][0] <= p["ci95"][1] for p in d["percentiles"])
+' "$json"; check "aa --by user --json: users split, their requests counted" $?
+if command -v sqlite3 >/dev/null; then  # the halves by brute force: FNV-1a of the value, splitmix64 with the seed, low bit
+    sqlite3 "$work/cmp.tldb" "SELECT v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id
+        JOIN period_members m ON m.request_id=a.request_id JOIN periods p ON p.id=m.period_id WHERE k.text='user' AND p.name='base'" > "$work/users.txt"
+    python3 -c '
+import json, sys
+M = (1 << 64) - 1
+def half(key, seed):
+    h = 1469598103934665603
+    for c in key.encode(): h = ((h ^ c) * 1099511628211) & M
+    z = h ^ ((seed * 0x9e3779b97f4a7c15) & M)
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return (z ^ (z >> 31)) & 1
+users = open(sys.argv[2]).read().split()
+by = json.loads(sys.argv[1])["by"]
+assert len(users) == 1000, len(users)
+assert by["requests_b"] == sum(half(u, 1) for u in users), by
+assert by["users_b"] == sum(half(u, 1) for u in set(users)) and by["users_a"] + by["users_b"] == len(set(users)), by
+' "$json" "$work/users.txt"; check "aa --by user: the halves are a hash of each user, by brute force" $?
+fi
+err=$("$cli" aa "$work/cmp.tldb" --by nosuch 2>&1); [ $? -eq 1 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q "no request has the attribute 'nosuch'"
+check "aa --by an attribute no request has: one line ($err)" $?
+# aa --buckets: per time bucket both halves' percentiles, the load and the mix; --test/--control: two periods.
+json=$("$cli" aa "$work/cmp.tldb" --period base --buckets 5 --resamples 100 --json)
+python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+b = d["buckets"]
+assert len(b) == 5 and sum(x["requests"] for x in b) == 1000, b
+for x, y in zip(b, b[1:]): assert x["end_us"] == y["start_us"]
+for x in b:
+    assert x["a_requests"] + x["b_requests"] == x["requests"] and len(x["mix"]) == len(d["types"]) and sum(x["mix"]) == x["requests"], x
+    assert abs(x["qps"] - x["requests"] / ((x["end_us"] - x["start_us"]) / 1e6)) < 1e-6 * x["qps"], x
+    assert [p["p"] for p in x["percentiles"]] == [50, 90, 95, 99] and all(p["ci95"][0] <= p["relative_diff"] <= p["ci95"][1] for p in x["percentiles"])
+' "$json"; check "aa --buckets --json: per bucket requests, qps, mix and percentiles" $?
+json=$("$cli" aa "$work/cmp.tldb" --test slow --control base --resamples 200 --json)
+python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["control"] == {"period": "base", "requests": 1000} and d["test"] == {"period": "slow", "requests": 1000}, d
+assert d["requests"] == 2000 and "period" not in d
+assert all(p["b_us"] >= p["a_us"] for p in d["percentiles"]), d["percentiles"]  # the slowed feed misses
+' "$json"; check "aa --test --control --json: a test period against its control" $?
+err=$("$cli" aa "$work/cmp.tldb" --test slow 2>&1); [ $? -eq 2 ]; check "aa --test without --control is a usage error" $?
 # context: what else ran on a request's hosts while it did.
 if command -v sqlite3 >/dev/null; then  # a request's name (build.sh installs sqlite3)
     name=$(sqlite3 "$work/cmp.tldb" "SELECT name FROM requests ORDER BY id LIMIT 1 OFFSET 10")

@@ -478,7 +478,7 @@ void AggregatesView::showBreakdown(std::shared_ptr<BreakdownOutcome> result) {
     } else {
         const QString groupsOf = key.isEmpty() ? tr("two random halves of these requests (%L1 each)").arg(result->aaGroupSize)
                                                : tr("two random groups of %L1 requests (the smallest stratum)").arg(result->aaGroupSize);
-        m_breakdownAa->setText(tr("A/A: %1 differ by chance by up to ±%2 % at p50 and ±%3 % at p95 (bootstrap 95 %); "
+        m_breakdownAa->setText(tr("A/A: %1 differ by chance by up to ±%2 % at p50 and ±%3 % at p95 (95 % interval); "
                                   "read differences between strata against it.")
                                    .arg(groupsOf)
                                    .arg(100.0 * chanceDifference(result->aa, 50), 0, 'f', 1)

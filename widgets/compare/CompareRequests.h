@@ -1,7 +1,7 @@
 #pragma once
 // What the Compare tab asks of the session, and the whole results it draws: the comparison of two periods,
 // and for the entry shown its flow graphs laid out, its two representative requests' swim lanes and its
-// regression tree. The session computes each on a worker (app/CompareJob).
+// regression tree; both periods over time. The session computes each on a worker (app/CompareJob).
 #include <memory>
 #include <set>
 #include <string>
@@ -10,6 +10,7 @@
 #include "compare/FlowGraphView.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/compare/AaStudy.h"
 #include "tracelight/compare/PeriodComparison.h"
 
 namespace tracelight::widgets {
@@ -42,5 +43,12 @@ struct EntryTreeRequest {
     std::set<std::string> dropped;  // attributes left out
 };
 using EntryTreeOutcome = std::shared_ptr<const Result<RegressionTree>>;
+
+// The two periods over time (compare/AaStudy.h): the baseline's A/A and the problem period against it, per bucket.
+struct OverTimeRequest {
+    std::shared_ptr<const PeriodComparison> comparison;
+    int buckets = 12;
+};
+using OverTimeOutcome = std::shared_ptr<const Result<std::shared_ptr<const PeriodsOverTime>>>;
 
 } // namespace tracelight::widgets

@@ -22,6 +22,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "AaOverTimeView.h"
 #include "CompareEntryModel.h"
 #include "FlowGraphView.h"
 #include "PeriodTimeline.h"
@@ -192,6 +193,12 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_views->addTab(m_c2, tr("C²"));
     m_timeline = new PeriodTimeline(this);
     m_views->addTab(m_timeline, tr("Timeline"));
+    m_overTime = new AaOverTimeView(this);
+    m_views->addTab(m_overTime, tr("Over time"));
+    m_views->setTabToolTip(m_views->indexOf(m_overTime),
+                           tr("Both periods cut into time buckets: the baseline's A/A and the problem period against the baseline "
+                              "at the same points in time, and the load by request type"));
+    connect(m_overTime, &AaOverTimeView::bucketsChanged, this, [this] { askOverTime(); });
     // Swim lanes of the two representatives, one above the other on one time axis (zoom one, both follow).
     m_firstLanes = new WaterfallView(this);
     m_secondLanes = new WaterfallView(this);
@@ -292,6 +299,8 @@ void CompareWorkspace::clear(const QString& message) {
     m_graphTitles->clear();
     m_c2->setSeries(QString(), std::vector<std::pair<QString, std::vector<float>>>{}, false, 1.0, QString());
     m_timeline->setComparison(nullptr);
+    m_overTime->setResult(nullptr, {}, {});
+    m_overTimeCategories = nullptr;
     m_firstLanes->setRequest(nullptr);
     m_secondLanes->setRequest(nullptr);
     m_entry.reset();
@@ -458,6 +467,7 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
     m_c2->plot()->yAxis->setLabel(tr("share of categories at or below (%)"));
     m_c2->plot()->replot();
     m_timeline->setComparison(m_result);
+    if (m_result->categories.get() != m_overTimeCategories) askOverTime();  // a re-ranking keeps the same requests
     m_table->setColumnHidden(CompareEntryModel::RawPValue, false);
     m_table->resizeColumnsToContents();
     fitRequestTypeColumn();
@@ -564,6 +574,23 @@ void CompareWorkspace::explain() {
     m_treeDropped = dropped;
     m_awaiting |= kTree;
     emit treeRequested(EntryTreeRequest{m_result, *m_entry, std::move(dropped)});
+}
+
+void CompareWorkspace::askOverTime() {
+    if (!m_result) return;
+    m_overTimeCategories = m_result->categories.get();
+    m_awaiting |= kOverTime;
+    emit overTimeRequested(OverTimeRequest{m_result, m_overTime->buckets()});
+}
+
+void CompareWorkspace::showOverTime(OverTimeOutcome outcome) {
+    if (!(m_awaiting & kOverTime) || !outcome || !m_result) return;
+    m_awaiting &= ~kOverTime;
+    if (outcome->isOk())
+        m_overTime->setResult(outcome->value(), QString::fromStdString(m_result->baseline), QString::fromStdString(m_result->problem));
+    else
+        m_overTime->setResult(nullptr, {}, {});
+    emit resultsReady();
 }
 
 void CompareWorkspace::showTree(EntryTreeOutcome tree) {

@@ -7,7 +7,8 @@
 // periods, on one shared layout) and as one diff graph, laid out on a worker; for the two periods, the
 // distribution of the categories' C² (Spectroscope's Figure 6) and the timeline of arrivals and response
 // times (its Figure 9); the swim lanes of the two representative requests on one time axis; the entry's
-// regression tree.
+// regression tree; and the two periods over time: the baseline's A/A and the problem period against it per time
+// bucket, with the load and request mix (the cloud-application study, NSDI'18).
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -32,6 +33,7 @@ class QTreeWidget;
 
 namespace tracelight::widgets {
 
+class AaOverTimeView;
 class CdfPlot;
 class CompareEntryModel;
 class FlowGraphView;
@@ -59,6 +61,7 @@ public:
     void showGraphs(EntryGraphsOutcome outcome);
     void showSwimLanes(SwimLanesOutcome outcome);
     void showTree(EntryTreeOutcome outcome);
+    void showOverTime(OverTimeOutcome outcome);
     void showProgress(double fraction, const QString& stage);
     const PeriodComparison* comparison() const { return m_result.get(); }
     QTableView* entryTable() const { return m_table; }
@@ -72,6 +75,7 @@ public:
     QLabel* graphTitles() const { return m_graphTitles; }
     CdfPlot* c2Plot() const { return m_c2; }
     PeriodTimeline* timeline() const { return m_timeline; }
+    AaOverTimeView* overTime() const { return m_overTime; }
     RegressionTreeView* treeView() const { return m_tree; }
     QListWidget* treeAttributes() const { return m_treeAttributes; }
     WaterfallView* firstLanes() const { return m_firstLanes; }
@@ -88,6 +92,7 @@ signals:
     void graphsRequested(const EntryGraphsRequest& request);
     void swimLanesRequested(const SwimLanesRequest& request);
     void treeRequested(const EntryTreeRequest& request);
+    void overTimeRequested(const OverTimeRequest& request);
     void requestActivated(RequestId id);
     // A suspect's evidence chosen: show the profile diff of the two periods, its frames searched for `key`.
     void suspectActivated(const QString& baseline, const QString& problem, const QString& key);
@@ -106,10 +111,11 @@ private:
     void showEntry(int sourceRow);
     void showFlowGraphs(const CompareEntry& entry);
     void explain();  // the current entry's tree, without the unticked attributes
+    void askOverTime();
     void askSwimLanes(RequestId first, RequestId second, const QString& firstTitle, const QString& secondTitle);
 
     // What was asked and is not shown yet (a cleared tab drops what arrives after).
-    enum Awaiting : unsigned { kComparison = 1, kGraphs = 2, kLanes = 4, kTree = 8 };
+    enum Awaiting : unsigned { kComparison = 1, kGraphs = 2, kLanes = 4, kTree = 8, kOverTime = 16 };
     unsigned m_awaiting = 0;
     std::set<std::string> m_treeDropped;  // the tree asked for: without these attributes
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
@@ -138,6 +144,8 @@ private:
     QLabel* m_graphTitles = nullptr;
     CdfPlot* m_c2 = nullptr;
     PeriodTimeline* m_timeline = nullptr;
+    AaOverTimeView* m_overTime = nullptr;
+    const RequestCategories* m_overTimeCategories = nullptr;  // what the over-time view was asked for
     RegressionTreeView* m_tree = nullptr;
     QListWidget* m_treeAttributes = nullptr;
     QLabel* m_treeSummary = nullptr;

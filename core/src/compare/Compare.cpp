@@ -382,23 +382,11 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         cc.baseline = statsOf(c, cc.baselineEntries);
         cc.problem = statsOf(c, cc.problemEntries);
     }
-    // A request's type (the paper's root node, READ or WRITE): its first start event that not every category
-    // compared shares. A prefix common to all requests (a client's call, a gateway) says nothing of the type.
-    std::size_t common = SIZE_MAX;
-    const CategoryInfo* first = nullptr;
-    for (const auto& cc : out.categories) {
-        if (!cc.info) continue;
-        if (!first) {
-            first = cc.info;
-            common = first->lead.size();
-            continue;
-        }
-        std::size_t k = 0;
-        while (k < common && k < cc.info->lead.size() && cc.info->lead[k] == first->lead[k]) ++k;
-        common = k;
-    }
-    for (auto& cc : out.categories)
-        if (cc.info && !cc.info->lead.empty()) cc.root = cc.info->lead[std::min(common, cc.info->lead.size() - 1)];
+    std::vector<const CategoryInfo*> infos;
+    infos.reserve(out.categories.size());
+    for (const auto& cc : out.categories) infos.push_back(cc.info);
+    const std::vector<std::string> types = requestTypes(infos);
+    for (std::size_t i = 0; i < out.categories.size(); ++i) out.categories[i].root = types[i];
     if (baseline.empty() || problem.empty()) return out;
     // Baseline counts scaled to the problem period's size (the paper's periods are equal in size).
     const double scale = double(problem.size()) / double(baseline.size());
@@ -592,6 +580,26 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         return out.categories[a.category].id < out.categories[b.category].id;
     });
     out.timings.rankingNs = lap();
+    return out;
+}
+
+std::vector<std::string> requestTypes(std::span<const CategoryInfo* const> infos) {
+    std::size_t common = SIZE_MAX;
+    const CategoryInfo* first = nullptr;
+    for (const CategoryInfo* info : infos) {
+        if (!info) continue;
+        if (!first) {
+            first = info;
+            common = first->lead.size();
+            continue;
+        }
+        std::size_t k = 0;
+        while (k < common && k < info->lead.size() && info->lead[k] == first->lead[k]) ++k;
+        common = k;
+    }
+    std::vector<std::string> out(infos.size());
+    for (std::size_t i = 0; i < infos.size(); ++i)
+        if (infos[i] && !infos[i]->lead.empty()) out[i] = infos[i]->lead[std::min(common, infos[i]->lead.size() - 1)];
     return out;
 }
 

@@ -164,6 +164,10 @@ Result<std::vector<RequestId>> requestsWhere(const TraceStore& store, std::strin
     return matchingRequests(db, parsed.value());
 }
 
+Status requireAttribute(const TraceStore& store, std::string_view key) {
+    return checkAttributeExists(StoreConnection::of(store), std::string(key));
+}
+
 Result<std::int64_t> addPeriodWhere(TraceStore& store, std::string_view name, std::string_view predicate) {
     sqlite3* db = StoreConnection::of(store);
     auto parsed = parsePredicate(predicate);

@@ -14,6 +14,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QSettings>
+#include <QSpinBox>
 #include <QSortFilterProxyModel>
 #include <QFile>
 #include <QTableView>
@@ -21,11 +22,13 @@
 #include <QTest>
 #include <QTreeWidget>
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 
 #include "core/GeneratedPeriods.h"
 #include "core/OnlineBoutiqueStore.h"
+#include "compare/AaOverTimeView.h"
 #include "compare/CompareEntryModel.h"
 #include "compare/CompareWorkspace.h"
 #include "compare/SuspectsView.h"
@@ -126,6 +129,56 @@ TEST(CompareWorkspace, RanksTheSlowedSegmentFirstWithItsRedEdgeAndTheAaFigure) {
         w.setWindowTitle("Compare");
         ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
     }
+}
+
+// Over time: both periods (the same minute of traffic here) cut into time buckets; the view draws the core's
+// per-bucket differences (the baseline's A/A and the problem period against it) and the load stacked by type,
+// with labelled axes and a legend; more buckets are asked for again.
+TEST(CompareWorkspace, DrawsBothPeriodsOverTimeWithTheBaselinesAa) {
+    auto f = twoPeriods();
+    widgets::CompareWorkspace w;
+    w.resize(1280, 760);
+    w.show();
+    auto session = test::serveFrom(w, f->db);
+    w.setDatabase(f->analysis, {"baseline", "problem"});
+    w.setPeriods("baseline", "problem");
+    ASSERT_TRUE(waitReady(w));
+    widgets::AaOverTimeView* view = w.overTime();
+    ASSERT_TRUE(view->result());
+    const PeriodsOverTime& r = *view->result();
+    ASSERT_EQ(r.versus.buckets.size(), 12u);
+    ASSERT_EQ(r.aa.buckets.size(), 12u);
+    std::int64_t requests = 0;
+    for (const auto& b : r.versus.buckets) {
+        requests += b.requests;
+        EXPECT_EQ(b.requestsA + b.requestsB, b.requests);
+        EXPECT_EQ(b.percentiles.size(), 4u);  // both periods in every bucket: the same minute
+    }
+    EXPECT_EQ(requests, 1600);
+    // The points drawn are the core's: p95 by default, log2(B / A), one per bucket and series.
+    QCustomPlot* plot = view->plot();
+    ASSERT_EQ(plot->graphCount(), 2);
+    EXPECT_EQ(view->percentile(), 95);
+    for (int g = 0; g < 2; ++g) {
+        const auto& buckets = g == 0 ? r.aa.buckets : r.versus.buckets;
+        ASSERT_EQ(plot->graph(g)->dataCount(), 12);
+        for (int k = 0; k < 12; ++k)
+            EXPECT_NEAR(plot->graph(g)->data()->at(k)->value, std::log2(1 + buckets[static_cast<std::size_t>(k)].percentiles[2].relativeDiff), 1e-9);
+    }
+    EXPECT_FALSE(plot->axisRect(0)->axis(QCPAxis::atLeft)->label().isEmpty());
+    EXPECT_TRUE(plot->axisRect(1)->axis(QCPAxis::atLeft)->label().contains("requests/s"));
+    EXPECT_TRUE(plot->axisRect(1)->axis(QCPAxis::atBottom)->label().contains("(s"));
+    EXPECT_GE(plot->legend->itemCount(), 3);  // the two differences and at least one request type's load
+    EXPECT_EQ(view->csv().count('\n'), 13);
+    if (const QByteArray png = qgetenv("COMPARE_OVERTIME_PNG"); !png.isEmpty()) {
+        w.entryViews()->setCurrentWidget(view);
+        ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
+    }
+    view->findChild<QSpinBox*>("overTimeBuckets")->setValue(5);
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(view->result());
+    EXPECT_EQ(view->result()->versus.buckets.size(), 5u);
+    EXPECT_EQ(plot->graph(1)->dataCount(), 5);
 }
 
 // The chosen entry's flow graphs: laid out on a worker, one structure on both sides of a response-time
@@ -325,7 +378,10 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     w.entryViews()->setCurrentIndex(5);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-timeline.png"));
-    w.entryViews()->setCurrentIndex(6);
+    w.entryViews()->setCurrentWidget(w.overTime());
+    QTest::qWait(50);
+    ASSERT_TRUE(w.grab().save(out + "-overtime.png"));
+    w.entryViews()->setCurrentIndex(7);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-lanes.png"));
     w.setLocalClocks(true);  // View › Local Clocks: the lanes and the timeline on each host's own clock
@@ -335,7 +391,7 @@ TEST(CompareWorkspace, RendersTheFlowGraphsOfAnyDatabase) {
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-timeline-local.png"));
     w.setLocalClocks(false);
-    w.entryViews()->setCurrentIndex(7);
+    w.entryViews()->setCurrentIndex(8);
     QTest::qWait(50);
     ASSERT_TRUE(w.grab().save(out + "-tree.png"));
 }

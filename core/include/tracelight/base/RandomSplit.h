@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,18 @@ inline std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> splitAt
     const auto half = static_cast<std::ptrdiff_t>(shuffled.size() / 2);
     return {std::vector<std::uint32_t>(shuffled.begin(), shuffled.begin() + half),
             std::vector<std::uint32_t>(shuffled.begin() + half, shuffled.end())};
+}
+
+// The half a key (a user id, any attribute's value) falls in for a seed: 0 or 1, from a hash of the key's
+// text alone (FNV-1a, then splitmix64 with the seed), so every row with that key falls in the same half, in
+// any database and any period — the random user partition of an experiment.
+inline int halfOfKey(std::string_view key, std::uint64_t seed) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+    std::uint64_t z = h ^ (seed * 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return static_cast<int>((z ^ (z >> 31)) & 1u);
 }
 
 } // namespace tracelight

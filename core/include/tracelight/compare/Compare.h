@@ -58,6 +58,11 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
                                              unsigned threads = 0, const ProgressSink* progress = nullptr,
                                              const CancelToken* cancel = nullptr);
 
+// The request type of each category (the paper's root node, READ or WRITE): its first start event that not
+// every one of the categories given shares. A prefix common to all requests (a client's call, a gateway)
+// says nothing of the type. A null or a category without start events: "".
+std::vector<std::string> requestTypes(std::span<const CategoryInfo* const> infos);
+
 // ---- comparison ------------------------------------------------------------------------------------
 
 struct CompareOptions {

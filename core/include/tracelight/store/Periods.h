@@ -25,6 +25,9 @@ Result<std::int64_t> addPeriodByTime(TraceStore& store, std::string_view name, s
 Result<std::int64_t> addPeriodWhere(TraceStore& store, std::string_view name, std::string_view predicate);
 // The requests matching ATTR OP VALUE (as addPeriodWhere), read only: a filter that stores nothing.
 Result<std::vector<RequestId>> requestsWhere(const TraceStore& store, std::string_view predicate);
+// Ok when some request has the attribute; else the error "no request has the attribute 'K' (attributes: ...)"
+// that addPeriodWhere and requestsWhere give, for any command that splits or filters by an attribute.
+Status requireAttribute(const TraceStore& store, std::string_view key);
 Status renamePeriod(TraceStore& store, std::string_view oldName, std::string_view newName);
 // Removes the name and its membership; never requests or events.
 Status deletePeriod(TraceStore& store, std::string_view name);
