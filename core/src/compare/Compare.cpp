@@ -242,17 +242,28 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
             if (!out.info.count(cat)) {
                 CategoryInfo info;
                 info.canonical = canonicalString(dag, c.typeNames, typeHash);
-                // Where the request starts: the start events along its graph from its first root up to its first
-                // fork (past a fork the order of concurrent work is an interleaving, not the request's type; with
-                // several roots, only the first one's start).
+                // Where the request starts and what it does first: the start events along its entry's own thread
+                // of control from its first root (CategoryInfo::lead). A segment's only successor continues it;
+                // past a fork (or with several roots) only the successor on the same task does, since the order of
+                // concurrent work is an interleaving, not the request's type.
                 if (!succ.roots.empty()) {
                     std::uint32_t v = succ.roots.front();
                     for (auto r : succ.roots)
                         if (dag.segments[r].startNs < dag.segments[v].startNs) v = r;
+                    auto taskOf = [&](std::uint32_t x) { return td.segmentTypes[dag.segments[x].type.value].task; };
                     while (info.lead.size() < 16) {
                         info.lead.push_back(c.typeStart[dag.segments[v].type.value]);
-                        if (succ.roots.size() != 1 || succ.begin[v + 1] - succ.begin[v] != 1) break;
-                        v = succ.next[succ.begin[v]];
+                        const std::uint32_t from = succ.begin[v], to = succ.begin[v + 1];
+                        if (to == from) break;
+                        if (succ.roots.size() == 1 && to - from == 1) {
+                            v = succ.next[from];
+                            continue;
+                        }
+                        std::uint32_t same = UINT32_MAX, sameCount = 0;
+                        for (std::uint32_t k = from; k < to; ++k)
+                            if (taskOf(succ.next[k]) == taskOf(v)) same = succ.next[k], ++sameCount;
+                        if (sameCount != 1) break;
+                        v = same;
                     }
                 }
                 out.info.emplace(cat, std::move(info));

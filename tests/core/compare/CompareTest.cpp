@@ -2,7 +2,10 @@
 // known injected change, and a no-change control.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <map>
+#include <unordered_map>
 #include <functional>
 #include <numeric>
 #include <random>
@@ -12,6 +15,7 @@
 #include "TestUtil.h"
 #include "core/GeneratedPeriods.h"
 #include "core/GeneratedTraces.h"
+#include "core/OnlineBoutiqueStore.h"
 #include "generator/PageLoadGenerator.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Time.h"
@@ -20,6 +24,7 @@
 #include "tracelight/compare/PeriodComparison.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/RequestTable.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -94,20 +99,18 @@ struct Periods {
     std::vector<std::uint32_t> baseline, problem;  // indices into categories.rows
 };
 
-Periods makePeriods(const ScratchDir& dir, std::int64_t n, std::uint64_t seedA, std::uint64_t seedB, double slowFeed,
-                    bool moreFeedMisses = false) {
+// Two trace files imported as the periods "baseline" and "problem", analysed, and their requests categorised.
+Periods importPeriods(const ScratchDir& dir, const std::string& baselineFile, const std::string& problemFile) {
     Periods p;
-    writePeriod(dir.file("a.csv"), "a-", n, seedA, 1.0);
-    writePeriod(dir.file("b.csv"), "b-", n, seedB, slowFeed, moreFeedMisses);
     auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
     EXPECT_TRUE(store) << store.message();
     p.store = std::move(store.value());
     ImportOptions a;
-    a.inputs = {dir.file("a.csv")};
+    a.inputs = {baselineFile};
     a.period = "baseline";
     EXPECT_TRUE(importTraces(*p.store, a));
     ImportOptions b;
-    b.inputs = {dir.file("b.csv")};
+    b.inputs = {problemFile};
     b.period = "problem";
     EXPECT_TRUE(importTraces(*p.store, b));
     EXPECT_TRUE(analyzeStore(*p.store, AnalysisOptions{}));
@@ -124,6 +127,13 @@ Periods makePeriods(const ScratchDir& dir, std::int64_t n, std::uint64_t seedA, 
     for (std::uint32_t i = 0; i < base.size(); ++i) p.baseline.push_back(i);
     for (std::uint32_t i = 0; i < prob.size(); ++i) p.problem.push_back(static_cast<std::uint32_t>(base.size() + i));
     return p;
+}
+
+Periods makePeriods(const ScratchDir& dir, std::int64_t n, std::uint64_t seedA, std::uint64_t seedB, double slowFeed,
+                    bool moreFeedMisses = false) {
+    writePeriod(dir.file("a.csv"), "a-", n, seedA, 1.0);
+    writePeriod(dir.file("b.csv"), "b-", n, seedB, slowFeed, moreFeedMisses);
+    return importPeriods(dir, dir.file("a.csv"), dir.file("b.csv"));
 }
 
 TEST(Compare, InjectedSlowFeedFillIsTheTopEntryWithItsEdgeRed) {
@@ -225,6 +235,122 @@ TEST(Compare, OnlineBoutiqueCurrencyDelayIsTheTopRedEdge) {
         const std::string edge = cats->typeStart[type] + " -> " + cats->typeEnd[type];
         EXPECT_NE(edge.find("currencyservice"), std::string::npos) << "entry " << k + 1 << ": " << edge;
     }
+}
+
+// A service whose every request enters through one generic span (as Online Boutique's Frontend/Recv.): the span
+// CSV of Nezha, where a call is a client span on the caller and a "grpc."-prefixed server span below it, and the
+// gateway's first call names the request's type (Store/Read, Write or List). READs that missed the cache call
+// the disk. The problem period misses far more often, and sends fewer WRITEs and some LISTs. Counts per type
+// and period: {read hit, read miss, write, list}.
+std::string gatewaySpans(const std::string& prefix, std::array<int, 4> counts, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> jitter(0, 300000);  // ns
+    std::string csv = "TraceID,SpanID,ParentID,PodName,OperationName,StartTimeUnixNano,EndTimeUnixNano,Duration\n";
+    std::int64_t t = 1661273974000000000;
+    int trace = 0, span = 0;
+    auto add = [&](const std::string& traceId, const std::string& parent, const char* pod, const std::string& op, std::int64_t from,
+                   std::int64_t to) {
+        const std::string id = "s" + std::to_string(++span);
+        csv += traceId + "," + id + "," + parent + "," + pod + "," + op + "," + std::to_string(from) + "," + std::to_string(to) + "," +
+               std::to_string((to - from) / 1000) + "\n";
+        return id;
+    };
+    // A call: the caller's client span and the callee's server span inside it; the server span's id.
+    auto call = [&](const std::string& traceId, const std::string& parent, const char* caller, const char* callee, const std::string& op,
+                    std::int64_t from, std::int64_t to) {
+        const std::string client = add(traceId, parent, caller, op, from, to);
+        return add(traceId, client, callee, "grpc." + op, from + 200000, to - 200000);
+    };
+    const char* ops[] = {"Store/Read", "Store/Read", "Store/Write", "Store/List"};
+    for (int type = 0; type < 4; ++type)
+        for (int i = 0; i < counts[static_cast<std::size_t>(type)]; ++i) {
+            const std::string traceId = prefix + std::to_string(++trace);
+            t += 20000000;
+            const std::string root = add(traceId, "root", "gateway-5d4f-x1", "Gateway/Recv.", t, t + 10000000 + jitter(rng));
+            const std::int64_t at = t + 1000000 + jitter(rng);
+            const std::string served = call(traceId, root, "gateway-5d4f-x1", "store-7c9b-y2", ops[type], at, at + 7000000 + jitter(rng));
+            if (type == 1) call(traceId, served, "store-7c9b-y2", "disk-6a1e-z3", "Disk/Fetch", at + 1000000, at + 6000000);
+        }
+    return csv;
+}
+
+// Spectroscope's first precursor rule: a precursor has the mutation's root, the request's type (READ, WRITE).
+// Behind a generic entry span the type is what the entry does first, not the entry every request shares: the
+// READs that now miss the cache came from the READs that hit, not from the WRITEs that also fell (1:N off, so
+// the root alone decides).
+TEST(Compare, BehindAGenericEntryThePrecursorsAreRequestsOfTheSameType) {
+    const ScratchDir dir;
+    Periods p = importPeriods(dir, dir.write("a.csv", gatewaySpans("a", {450, 50, 500, 0}, 1)),
+                              dir.write("b.csv", gatewaySpans("b", {150, 350, 400, 100}, 2)));
+    CompareOptions options;
+    options.oneToN = false;
+    const Comparison cmp = compareCategories(p.categories, p.baseline, p.problem, options);
+    // Each category is one type and has one shape: its operations tell which.
+    auto has = [](const ComparedCategory& c, const char* op) { return c.info && c.info->canonical.find(op) != std::string::npos; };
+    const ComparedCategory *miss = nullptr, *hit = nullptr, *write = nullptr, *list = nullptr;
+    for (const auto& c : cmp.categories) {
+        if (has(c, "Disk/Fetch")) miss = &c;
+        else if (has(c, "Store/Read")) hit = &c;
+        else if (has(c, "Store/Write")) write = &c;
+        else if (has(c, "Store/List")) list = &c;
+    }
+    ASSERT_EQ(cmp.categories.size(), 4u);
+    ASSERT_TRUE(miss && hit && write && list);
+    EXPECT_EQ(miss->root, hit->root);
+    EXPECT_NE(hit->root, write->root) << hit->root;
+    EXPECT_NE(hit->root, list->root) << hit->root;
+    EXPECT_NE(write->root, list->root) << write->root;
+    EXPECT_EQ(miss->root.find("Recv.:start"), std::string::npos) << "the generic entry is no request type: " << miss->root;
+    const CompareEntry* missEntry = nullptr;
+    const CompareEntry* listEntry = nullptr;
+    for (const auto& e : cmp.entries) {
+        if (e.kind != CompareEntry::Kind::Structural) continue;
+        if (&cmp.categories[e.category] == miss) missEntry = &e;
+        if (&cmp.categories[e.category] == list) listEntry = &e;
+    }
+    ASSERT_TRUE(missEntry);
+    ASSERT_EQ(missEntry->precursors.size(), 1u);
+    EXPECT_EQ(&cmp.categories[missEntry->precursors.front().category], hit);
+    ASSERT_TRUE(listEntry);
+    EXPECT_TRUE(listEntry->precursors.empty()) << "no LIST lost requests";
+}
+
+// Online Boutique: every request enters through hipstershop.Frontend/Recv.; the request list knows a request by
+// the first call the frontend makes (RequestTable::operation). The comparison's root (the request's type) tells
+// the same requests apart: several types, not the one entry, and every category's requests are of one of them.
+TEST(Compare, OnlineBoutiqueRootsAreTheFrontendsFirstCalls) {
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
+    const ScratchDir dir;
+    auto store = test::currencyDelayStore(dir.file("ob.tldb"));
+    ASSERT_TRUE(store);
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis) << analysis.message();
+    auto pc = comparePeriods(*store, analysis.value(), "normal", "fault", CompareOptions{});
+    ASSERT_TRUE(pc) << pc.message();
+    auto table = loadRequestTable(*store);
+    ASSERT_TRUE(table) << table.message();
+    std::unordered_map<std::uint32_t, std::uint32_t> rowOf;
+    for (std::uint32_t i = 0; i < table->size(); ++i) rowOf[table->ids[i].value] = i;
+    std::map<std::string, std::set<std::string>> operationsOf;  // root -> the request list's operations of its requests
+    for (const ComparedCategory& c : pc->comparison.categories)
+        for (const auto* entries : {&c.baselineEntries, &c.problemEntries})
+            for (auto e : *entries) {
+                const std::uint32_t row = rowOf.at(pc->requestIds[e].value);
+                const std::uint32_t op = table->operation[row];
+                operationsOf[c.root].insert(op == RequestTable::kNoLabel ? std::string("-") : table->spanLabels[op]);
+            }
+    std::string listing;
+    for (const auto& [root, ops] : operationsOf) {
+        listing += root + ":";
+        for (const auto& op : ops) listing += " " + op;
+        listing += "\n";
+    }
+    EXPECT_GE(operationsOf.size(), 4u) << listing;
+    for (const auto& [root, ops] : operationsOf) EXPECT_EQ(ops.size(), 1u) << listing;
+    // And a structural mutation's candidates are requests of its type.
+    for (const CompareEntry& e : pc->comparison.entries)
+        for (const PrecursorRef& pre : e.precursors)
+            EXPECT_EQ(pc->comparison.categories[pre.category].root, pc->comparison.categories[e.category].root);
 }
 
 TEST(Compare, NoChangeFlagsAtMostFivePercentOfCategories) {

@@ -35,8 +35,12 @@ std::string canonicalString(const RequestDag& dag, std::span<const std::string> 
 RequestDag structureGraph(const RequestDag& dag, const CausalModel& model);
 
 struct CategoryInfo {
-    std::string canonical;          // of its first request
-    std::vector<std::string> lead;  // "task:EVENT" of the start events from its (first) root to its first fork (up to 16)
+    std::string canonical;  // of its first request
+    // "task:EVENT" of the start events along its entry's own thread of control (up to 16): from its (first) root,
+    // through each segment's only successor, and past a fork through the successor on the same task (the order
+    // of concurrent work is an interleaving, the entry's next step is not). Behind a generic entry (every request
+    // of a service enters through one span) the first calls it makes name the request's type.
+    std::vector<std::string> lead;
 };
 
 // What the comparison needs of each request of the chosen rows, from the one per-request pass: its
