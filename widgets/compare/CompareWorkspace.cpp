@@ -1,6 +1,8 @@
 #include "CompareWorkspace.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include <QCheckBox>
 #include <QColor>
@@ -46,6 +48,12 @@ namespace {
 constexpr int kRequestRole = Qt::UserRole + 1;
 constexpr int kShownRequests = 200;
 constexpr const char* kThresholdKey = "compare/smThreshold";
+constexpr const char* kPrecursorsKey = "compare/precursors";  // the candidate chosen, by periods and entry category
+
+// "1.2 ms ± 0.3 ms": a mean and the standard deviation of the same requests.
+QString meanAndSpread(double meanNs, double varianceNs2) {
+    return formatDurationNs(static_cast<TimeNs>(meanNs)) + QStringLiteral(" ± ") + formatDurationNs(static_cast<TimeNs>(std::sqrt(varianceNs2)));
+}
 } // namespace
 
 CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
@@ -78,6 +86,11 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_oneToN = new QCheckBox(tr("1:&N"), this);
     m_oneToN->setChecked(true);
     m_oneToN->setToolTip(tr("A precursor must have lost at least what its mutation gained (up to chance)"));
+    m_precursor = new QComboBox(this);
+    m_precursor->setObjectName("precursor");
+    keepComboNarrow(m_precursor, 24);
+    m_precursor->setToolTip(tr("The candidate precursor a structural mutation is compared with in the side by side, diff, swim lanes "
+                               "and tree: the closest by edit distance, or the one chosen here (remembered for this entry)"));
     m_run = new QPushButton(tr("&Compare"), this);
     m_run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     m_run->setToolTip(tr("Compare the two periods (Ctrl+Return)"));
@@ -240,9 +253,20 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     for (FlowGraphView* view : {m_first, m_second, m_diff})
         connect(view, &FlowGraphView::requestActivated, this, &CompareWorkspace::requestActivated);
 
+    // The entry's views under the precursor they compare it with.
+    auto* entryPane = new QWidget(this);
+    {
+        auto* row = new QHBoxLayout;
+        row->addWidget(new QLabel(tr("Compared with:"), entryPane));
+        row->addWidget(m_precursor, 1);
+        auto* box = new QVBoxLayout(entryPane);
+        box->setContentsMargins(0, 0, 0, 0);
+        box->addLayout(row);
+        box->addWidget(m_views, 1);
+    }
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_table);
-    split->addWidget(m_views);
+    split->addWidget(entryPane);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setSizes({780, 480});
@@ -268,6 +292,15 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
         compare();
     });
     connect(m_oneToN, &QCheckBox::toggled, this, &CompareWorkspace::compare);
+    connect(m_precursor, &QComboBox::activated, this, [this](int index) {
+        const QVariant id = m_precursor->itemData(index);
+        if (!m_result || !m_entry || !id.isValid()) return;
+        QSettings settings;
+        QVariantMap chosen = settings.value(kPrecursorsKey).toMap();
+        chosen.insert(precursorKey(m_result->comparison.categories[m_entry->category]), id);
+        settings.setValue(kPrecursorsKey, chosen);
+        showEntry(m_entryRow);
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showEntry(current.isValid() ? m_proxy->mapToSource(current).row() : -1); });
     connect(m_detail, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
@@ -288,6 +321,10 @@ void CompareWorkspace::clear(const QString& message) {
     m_result.reset();
     m_model->setComparison(nullptr);
     m_detail->clear();
+    m_edgeItem = nullptr;
+    m_entryRow = -1;
+    m_precursor->clear();
+    m_precursor->setEnabled(false);
     for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setMessage(tr("Choose an entry to see its flow graphs."));
     m_graphTitles->clear();
     m_c2->setSeries(QString(), std::vector<std::pair<QString, std::vector<float>>>{}, false, 1.0, QString());
@@ -463,7 +500,7 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
     fitRequestTypeColumn();
     m_table->setTextElideMode(Qt::ElideMiddle);
     if (m_proxy->rowCount() > 0) m_table->selectRow(0);
-    else m_detail->clear();
+    else showEntry(-1);
 }
 
 void CompareWorkspace::fitRequestTypeColumn() {
@@ -483,10 +520,48 @@ bool CompareWorkspace::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
+QString CompareWorkspace::precursorKey(const ComparedCategory& category) const {
+    return m_result ? QStringLiteral("%1\n%2\n%3").arg(QString::fromStdString(m_result->baseline), QString::fromStdString(m_result->problem))
+                          .arg(category.id)
+                    : QString();
+}
+
+void CompareWorkspace::choosePrecursorOf(CompareEntry& entry) {
+    const QSignalBlocker block(m_precursor);
+    m_precursor->clear();
+    const Comparison& cmp = m_result->comparison;
+    if (entry.kind != CompareEntry::Kind::Structural || entry.precursors.empty()) {
+        m_precursor->addItem(entry.kind == CompareEntry::Kind::Structural ? tr("its own baseline (no candidate precursor)")
+                                                                          : tr("its own baseline (a response-time mutation)"));
+        m_precursor->setEnabled(false);
+        return;
+    }
+    for (const PrecursorRef& p : entry.precursors) {
+        const ComparedCategory& candidate = cmp.categories[p.category];
+        m_precursor->addItem(tr("precursor category %1 · edit distance %L2").arg(candidate.id).arg(p.editDistance), candidate.id);
+        m_precursor->setItemData(m_precursor->count() - 1,
+                                 tr("%L1 → %L2 requests").arg(candidate.baseline.count).arg(candidate.problem.count), Qt::ToolTipRole);
+    }
+    const QVariantMap chosen = QSettings().value(kPrecursorsKey).toMap();
+    const auto it = chosen.find(precursorKey(cmp.categories[entry.category]));
+    if (it == chosen.end() || !choosePrecursor(cmp, entry, it->toUInt())) entry.chosenPrecursor = 0;
+    m_precursor->setCurrentIndex(static_cast<int>(entry.chosenPrecursor));
+    m_precursor->setEnabled(true);
+}
+
 void CompareWorkspace::showEntry(int row) {
     m_detail->clear();
-    const CompareEntry* e = m_model->entryAt(row);
-    if (!e || !m_result) return;
+    m_edgeItem = nullptr;
+    m_entryRow = row;
+    const CompareEntry* ranked = m_model->entryAt(row);
+    if (!ranked || !m_result) {
+        m_precursor->clear();
+        m_precursor->setEnabled(false);
+        return;
+    }
+    CompareEntry chosen = *ranked;
+    choosePrecursorOf(chosen);
+    const CompareEntry* e = &chosen;
     const Comparison& cmp = m_result->comparison;
     const RequestCategories& cats = *m_result->categories;
     const ComparedCategory& cc = cmp.categories[e->category];
@@ -502,8 +577,8 @@ void CompareWorkspace::showEntry(int row) {
         auto* item = new QTreeWidgetItem(red, {QStringLiteral("%1 → %2").arg(QString::fromStdString(cats.typeStart[edge.type]),
                                                                            QString::fromStdString(cats.typeEnd[edge.type])),
                                                tr("%1 → %2 (p %3)")
-                                                   .arg(formatDurationNs(static_cast<TimeNs>(edge.baselineMeanNs)),
-                                                        formatDurationNs(static_cast<TimeNs>(edge.problemMeanNs)))
+                                                   .arg(meanAndSpread(edge.baselineMeanNs, edge.baselineVarianceNs2),
+                                                        meanAndSpread(edge.problemMeanNs, edge.problemVarianceNs2))
                                                    .arg(formatProbability(edge.pValue))});
         item->setForeground(0, QColor(0xc0, 0x39, 0x2b));
         item->setToolTip(0, item->text(0));
@@ -511,10 +586,20 @@ void CompareWorkspace::showEntry(int row) {
     auto* pre = new QTreeWidgetItem(m_detail, {tr("Candidate precursors (%1)").arg(e->precursors.size())});
     for (const auto& p : e->precursors) {
         const ComparedCategory& pc = cmp.categories[p.category];
+        const bool compared = &p == e->comparedPrecursor();
         auto* item = new QTreeWidgetItem(pre, {tr("category %1, edit distance %2").arg(pc.id).arg(p.editDistance),
-                                               tr("%L1 → %L2 requests").arg(pc.baseline.count).arg(pc.problem.count)});
+                                               (compared ? tr("compared · %L1 → %L2 requests") : tr("%L1 → %L2 requests"))
+                                                   .arg(pc.baseline.count)
+                                                   .arg(pc.problem.count)});
+        if (compared) {
+            QFont bold = item->font(0);
+            bold.setBold(true);
+            item->setFont(0, bold);
+        }
         if (pc.info) item->setToolTip(0, QString::fromStdString(pc.info->canonical).left(2000));
     }
+    // Each side's edge latencies, from the flow graphs' worker (showGraphs).
+    m_edgeItem = new QTreeWidgetItem(m_detail, {tr("Edge latencies"), tr("computing…")});
     auto* requests = new QTreeWidgetItem(m_detail, {tr("Problem-period requests (%L1; double-click opens the waterfall)").arg(cc.problemEntries.size())});
     int shown = 0;
     for (auto entry : cc.problemEntries) {
@@ -625,6 +710,7 @@ void CompareWorkspace::showGraphs(EntryGraphsOutcome drawing) {
     }
     const auto& d = drawing->value();
     for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setDrawing(d);
+    showEdgeLatencies(d->pair);
     askSwimLanes(d->pair.firstRequest, d->pair.secondRequest, QString::fromStdString(d->pair.firstTitle),
                   QString::fromStdString(d->pair.secondTitle));
     m_graphTitles->setText(tr("<b>Left</b>: %1 · <b>right</b>: %2 — each side's median request by latency (double-click opens it); "
@@ -632,6 +718,40 @@ void CompareWorkspace::showGraphs(EntryGraphsOutcome drawing) {
                                .arg(QString::fromStdString(d->pair.firstTitle).toHtmlEscaped(),
                                     QString::fromStdString(d->pair.secondTitle).toHtmlEscaped(), d->layout.description));
     emit resultsReady();
+}
+
+void CompareWorkspace::showEdgeLatencies(const FlowGraphPair& pair) {
+    if (!m_edgeItem || !m_result) return;
+    // Per edge (critical-path segment type), the second side's statistics → the first's; the largest change first.
+    struct Row {
+        std::uint32_t type;
+        CategoryStats second, first;
+    };
+    std::map<std::uint32_t, Row> byType;
+    for (const EdgeStats& e : pair.secondEdges) byType[e.type].second = e.stats;
+    for (const EdgeStats& e : pair.firstEdges) byType[e.type].first = e.stats;
+    std::vector<Row> rows;
+    for (auto& [type, row] : byType) {
+        row.type = type;
+        rows.push_back(row);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        return std::fabs(a.first.meanNs - a.second.meanNs) > std::fabs(b.first.meanNs - b.second.meanNs);
+    });
+    const RequestCategories& cats = *m_result->categories;
+    auto cell = [](const CategoryStats& s) { return s.count ? tr("%1 (%L2)").arg(meanAndSpread(s.meanNs, s.varianceNs2)).arg(s.count) : QStringLiteral("–"); };
+    m_edgeItem->setText(0, tr("Edge latencies (%L1)").arg(rows.size()));
+    m_edgeItem->setExpanded(true);
+    m_edgeItem->setText(1, tr("mean ± standard deviation (requests): baseline side → problem side"));
+    m_edgeItem->setToolTip(0, tr("Each edge's time on the critical path: %1 → %2")
+                                  .arg(QString::fromStdString(pair.secondTitle), QString::fromStdString(pair.firstTitle)));
+    for (const Row& row : rows) {
+        auto* item = new QTreeWidgetItem(m_edgeItem, {QStringLiteral("%1 → %2").arg(QString::fromStdString(cats.typeStart[row.type]),
+                                                                                  QString::fromStdString(cats.typeEnd[row.type])),
+                                                      QStringLiteral("%1 → %2").arg(cell(row.second), cell(row.first))});
+        item->setToolTip(0, item->text(0));
+        item->setToolTip(1, item->text(1));
+    }
 }
 
 void CompareWorkspace::shareLanesAxis() {

@@ -353,6 +353,61 @@ TEST(Compare, OnlineBoutiqueRootsAreTheFrontendsFirstCalls) {
             EXPECT_EQ(pc->comparison.categories[pre.category].root, pc->comparison.categories[e.category].root);
 }
 
+// Spectroscope keeps per category "average edge latencies and corresponding variances": checked against a
+// brute-force walk over each request's critical path, and a changed edge carries both periods' variance.
+TEST(Compare, EdgeLatencyMeansAndVariancesPerCategoryAndPeriod) {
+    const ScratchDir dir;
+    Periods p = makePeriods(dir, 600, 41, 42, 6.0);
+    const Comparison cmp = compareCategories(p.categories, p.baseline, p.problem, CompareOptions{});
+    ASSERT_FALSE(cmp.entries.empty());
+    const RequestCategories& c = p.categories;
+    auto bruteForce = [&](const std::vector<std::uint32_t>& entries, std::uint32_t type) {
+        std::vector<double> x;
+        for (auto e : entries) {
+            double ns = 0;
+            bool on = false;
+            for (auto k = c.pathBegin[e]; k < c.pathBegin[e + 1]; ++k)
+                if (c.pathType[k] == type) ns += double(c.pathNs[k]), on = true;
+            if (on) x.push_back(ns);
+        }
+        CategoryStats s;
+        s.count = static_cast<std::int64_t>(x.size());
+        for (double v : x) s.meanNs += v / double(x.size());
+        for (double v : x) s.varianceNs2 += (v - s.meanNs) * (v - s.meanNs) / double(x.size() - 1);
+        return s;
+    };
+    std::size_t checked = 0;
+    for (const ComparedCategory& cc : cmp.categories) {
+        if (cc.baseline.count < 2 || cc.problem.count < 2) continue;
+        const auto edges = categoryEdgeStatistics(c, cc);
+        ASSERT_FALSE(edges.empty());
+        for (const CategoryEdgeStats& e : edges) {
+            for (auto [stats, entries] : {std::pair{e.baseline, &cc.baselineEntries}, std::pair{e.problem, &cc.problemEntries}}) {
+                const CategoryStats want = bruteForce(*entries, e.type);
+                EXPECT_EQ(stats.count, want.count);
+                EXPECT_NEAR(stats.meanNs, want.meanNs, 1e-6 * want.meanNs + 1e-6);
+                if (want.count > 1) { EXPECT_NEAR(stats.varianceNs2, want.varianceNs2, 1e-6 * want.varianceNs2 + 1e-3); }
+            }
+            ++checked;
+        }
+        // The edges hold each request's critical path but its blind spots: their means times their counts add up to
+        // at most the latencies.
+        double edgeTime = 0, latency = 0;
+        for (const CategoryEdgeStats& e : edges) edgeTime += e.problem.meanNs * double(e.problem.count);
+        for (auto r : cc.problemEntries) latency += double(c.latencyNs[r]);
+        EXPECT_LE(edgeTime, latency * (1 + 1e-9) + 1);
+        EXPECT_GT(edgeTime, 0.5 * latency);
+    }
+    EXPECT_GT(checked, 10u);
+    const CompareEntry& top = cmp.entries.front();
+    ASSERT_FALSE(top.changedEdges.empty());
+    const ChangedEdge& red = top.changedEdges.front();
+    const ComparedCategory& cat = cmp.categories[top.category];
+    EXPECT_NEAR(red.baselineVarianceNs2, bruteForce(cat.baselineEntries, red.type).varianceNs2, 1e-6 * red.baselineVarianceNs2 + 1e-3);
+    EXPECT_NEAR(red.problemVarianceNs2, bruteForce(cat.problemEntries, red.type).varianceNs2, 1e-6 * red.problemVarianceNs2 + 1e-3);
+    EXPECT_GT(red.problemVarianceNs2, 0);
+}
+
 TEST(Compare, NoChangeFlagsAtMostFivePercentOfCategories) {
     // Pooled over several seeds (not tuned to one): categories flagged by chance, of all categories compared.
     std::size_t flaggedTotal = 0, categoriesTotal = 0, aaFlagged = 0;

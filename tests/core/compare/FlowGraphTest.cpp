@@ -3,6 +3,7 @@
 // the latency of one segment only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "TestUtil.h"
@@ -116,4 +117,59 @@ TEST(FlowGraph, AResponseTimeMutationKeepsItsStructureAndMarksTheSlowerSegment) 
     EXPECT_GE(changed, 1u);
     EXPECT_GE(slower, 1u);
     for (const FlowEdge& e : g->edges) EXPECT_TRUE(e.inFirst && e.inSecond);
+}
+
+// Spectroscope "allows developers to pick a mutation category and candidate precursor category": the side by
+// side, the diff, the swim lanes' representative and the regression tree then use the candidate picked; a
+// category that is no candidate is refused, naming the candidates.
+TEST(FlowGraph, TheUserPicksTheCandidatePrecursorTheEntryIsComparedWith) {
+    test::ScratchDir dir;
+    const Compared c = compareStorage(dir, StorageChange::MetadataOtherNode, 1500);
+    const Comparison& cmp = c.pc.comparison;
+    const CompareEntry* structural = nullptr;
+    for (const auto& e : cmp.entries)
+        if (e.kind == CompareEntry::Kind::Structural && e.precursors.size() >= 2) {
+            structural = &e;
+            break;
+        }
+    ASSERT_TRUE(structural) << "no structural mutation with two candidate precursors";
+    CompareEntry e = *structural;
+    EXPECT_EQ(e.comparedPrecursor(), &e.precursors.front());  // the closest unless the user picks another
+    const ComparedCategory& picked = cmp.categories[e.precursors[1].category];
+    ASSERT_TRUE(choosePrecursor(cmp, e, picked.id));
+    ASSERT_EQ(e.comparedPrecursor(), &e.precursors[1]);
+    const auto sides = entrySides(c.pc, e);
+    EXPECT_EQ(sides.first.entries, cmp.categories[e.category].problemEntries);
+    EXPECT_EQ(sides.second.category, e.precursors[1].category);
+    EXPECT_TRUE(sides.second.baseline && sides.second.precursor);
+    EXPECT_EQ(sides.second.entries, picked.baselineEntries);
+    auto g = entryFlowGraphs(c.analysis, c.pc, e);
+    ASSERT_TRUE(g) << g.message();
+    expectConsistent(g.value());
+    EXPECT_NE(g->secondTitle.find("category " + std::to_string(picked.id) + ","), std::string::npos) << g->secondTitle;
+    bool representative = false;  // the request drawn, and shown in the swim lanes
+    for (auto entry : picked.baselineEntries) representative = representative || c.pc.requestIds[entry] == g->secondRequest;
+    EXPECT_TRUE(representative);
+    // The precursors differ in structure, so the picked one's graph is not the closest one's.
+    auto closest = entryFlowGraphs(c.analysis, c.pc, *structural);
+    ASSERT_TRUE(closest);
+    EXPECT_NE(closest->secondRequest, g->secondRequest);
+    // Each side's edge latencies cover its requests' critical paths: means times counts add up to their latencies.
+    double edgeTime = 0, latency = 0;
+    for (const EdgeStats& s : g->secondEdges) edgeTime += s.stats.meanNs * double(s.stats.count);
+    for (auto entry : picked.baselineEntries) latency += double(c.pc.categories->latencyNs[entry]);
+    EXPECT_NEAR(edgeTime, latency, 1e-6 * latency + 1);
+    // The tree: the mutation's problem-period requests against the picked precursor's baseline requests.
+    const RegressionTree tree = explainEntry(*c.store, c.pc, e, {});
+    EXPECT_EQ(tree.classNames[0], "precursor");
+    EXPECT_DOUBLE_EQ(tree.root.counts[0], double(std::min(picked.baselineEntries.size(), kTreeRowsPerClass)));
+    EXPECT_DOUBLE_EQ(tree.root.counts[1], double(std::min(cmp.categories[e.category].problemEntries.size(), kTreeRowsPerClass)));
+    // Not a candidate (the mutation itself): refused, naming the candidates; the choice stays.
+    CompareEntry other = *structural;
+    const Status refused = choosePrecursor(cmp, other, cmp.categories[structural->category].id);
+    EXPECT_FALSE(refused);
+    EXPECT_NE(refused.message().find("its candidates: " + std::to_string(cmp.categories[structural->precursors[0].category].id) + ", "),
+              std::string::npos)
+        << refused.message();
+    EXPECT_EQ(other.chosenPrecursor, 0u);
 }

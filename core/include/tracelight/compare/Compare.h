@@ -89,6 +89,7 @@ struct PrecursorRef {
 struct ChangedEdge {
     std::uint32_t type;  // segment type
     double baselineMeanNs = 0, problemMeanNs = 0, pValue = 1;
+    double baselineVarianceNs2 = 0, problemVarianceNs2 = 0;
 };
 struct CompareEntry {
     enum class Kind { Structural, ResponseTime };
@@ -99,6 +100,12 @@ struct CompareEntry {
     double contributionNs = 0;   // to the change in mean latency of the problem period
     std::vector<PrecursorRef> precursors;
     std::vector<ChangedEdge> changedEdges;
+    // The candidate precursor a structural entry is compared with (side by side, diff, swim lanes, regression
+    // tree): an index into precursors, the closest unless the user chose another (choosePrecursor).
+    std::size_t chosenPrecursor = 0;
+    const PrecursorRef* comparedPrecursor() const {
+        return chosenPrecursor < precursors.size() ? &precursors[chosenPrecursor] : nullptr;
+    }
 };
 
 struct CategoryStats {
@@ -106,6 +113,13 @@ struct CategoryStats {
     double meanNs = 0, varianceNs2 = 0;
     double c2() const { return meanNs > 0 ? varianceNs2 / (meanNs * meanNs) : 0; }  // squared coefficient of variation
 };
+// The latency of one edge (a critical-path segment type) in a category and period: count is the requests that had
+// it on their critical path, the mean and (sample) variance are of its time there per request.
+struct EdgeStats {
+    std::uint32_t type = 0;  // segment type
+    CategoryStats stats;
+};
+
 struct ComparedCategory {
     std::uint64_t hash = 0;
     std::uint32_t id = 0;  // 1-based, by total count (then canonical string): stable for the same data
@@ -129,6 +143,21 @@ struct Comparison {
     } timings;
     std::int64_t mutations() const { return static_cast<std::int64_t>(entries.size()); }
 };
+
+// Mean and variance of each edge's latency over the given requests (indices into c.rows: one category's requests
+// of one period), by segment type; Spectroscope's "average edge latencies and corresponding variances".
+std::vector<EdgeStats> edgeStatistics(const RequestCategories& c, std::span<const std::uint32_t> entries);
+
+// The same for one category in both periods, by segment type (an edge absent from a period has count 0 there).
+struct CategoryEdgeStats {
+    std::uint32_t type = 0;
+    CategoryStats baseline, problem;
+};
+std::vector<CategoryEdgeStats> categoryEdgeStatistics(const RequestCategories& c, const ComparedCategory& category);
+
+// Makes the candidate precursor of category categoryId (ComparedCategory::id) the one entry is compared with.
+// Fails, naming the candidates, when that category is not one of them.
+Status choosePrecursor(const Comparison& comparison, CompareEntry& entry, std::uint32_t categoryId);
 
 // baseline, problem: indices into c.rows.
 Comparison compareCategories(const RequestCategories& c, std::span<const std::uint32_t> baseline,
