@@ -251,6 +251,9 @@ int runCompare(const CompareArgs& args) {
         }
         w.endArray();
         w.key("aa").beginObject().key("categories_tested").value(aa.categoriesTested).key("mutations").value(aa.mutations).endObject();
+        w.key("variance_test").beginObject().key("baseline_categories").value(cmp.variance.baselineCategories)
+            .key("problem_categories").value(cmp.variance.problemCategories).key("tested").value(cmp.variance.tested)
+            .key("d").value(cmp.variance.d).key("p_value").value(cmp.variance.pValue).endObject();
         w.key("suspects").beginArray();
         for (const Suspect& s : suspects) {
             w.beginObject().key("service").value(s.service).key("score").value(s.score).key("p_value").value(s.pValue)
@@ -280,6 +283,10 @@ int runCompare(const CompareArgs& args) {
                 args.bh ? " (Benjamini-Hochberg)" : "");
     std::printf("A/A (the baseline split in two at random): %lld of %lld categories flagged by chance\n",
                 static_cast<long long>(aa.mutations), static_cast<long long>(aa.categoriesTested));
+    if (cmp.variance.tested)
+        std::printf("intra-category variance (KS over %lld and %lld categories' variances): D %.3f, p %.3g\n",
+                    static_cast<long long>(cmp.variance.baselineCategories), static_cast<long long>(cmp.variance.problemCategories),
+                    cmp.variance.d, cmp.variance.pValue);
     if (!suspects.empty()) {
         std::printf("suspects, most likely first (slowdown of their calls against the same operations in %s):\n", args.baseline.c_str());
         int n = 0;

@@ -489,8 +489,10 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
         if (cc.baseline.count >= m_result->options.minSample) c2[0].second.push_back(static_cast<float>(cc.baseline.c2()));
         if (cc.problem.count >= m_result->options.minSample) c2[1].second.push_back(static_cast<float>(cc.problem.c2()));
     }
-    m_c2->setSeries(tr("C² of a category's response time (variance / mean²), categories with ≥ %1 requests").arg(m_result->options.minSample),
-                    c2, false, 1.0, QString());
+    QString c2Title = tr("C² of a category's response time (variance / mean²), categories with ≥ %1 requests").arg(m_result->options.minSample);
+    if (c.variance.tested)  // Spectroscope's sixth case: did the variance within categories change?
+        c2Title += tr(" · their variances, KS: D %1, p %2").arg(c.variance.d, 0, 'f', 3).arg(formatProbability(c.variance.pValue));
+    m_c2->setSeries(c2Title, c2, false, 1.0, QString());
     setPlotExportName(m_c2->plot(), tr("c2 %1 vs %2").arg(c2[0].first, c2[1].first));
     m_c2->plot()->yAxis->setLabel(tr("share of categories at or below (%)"));
     m_c2->plot()->replot();

@@ -424,6 +424,19 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         cc.baseline = statsOfValues(latencies(c, cc.baselineEntries));
         cc.problem = statsOfValues(latencies(c, cc.problemEntries));
     }
+    {
+        std::vector<double> before, after;
+        for (const auto& cc : out.categories) {
+            if (cc.baseline.count >= options.minSample) before.push_back(cc.baseline.varianceNs2);
+            if (cc.problem.count >= options.minSample) after.push_back(cc.problem.varianceNs2);
+        }
+        out.variance.baselineCategories = static_cast<std::int64_t>(before.size());
+        out.variance.problemCategories = static_cast<std::int64_t>(after.size());
+        if (!before.empty() && !after.empty()) {
+            const KsResult ks = ksTwoSample(before, after);
+            out.variance = {out.variance.baselineCategories, out.variance.problemCategories, true, ks.d, ks.pValue};
+        }
+    }
     // A request's type (the paper's root node, READ or WRITE): its first start event that not every category
     // compared shares. A prefix common to all requests (a client's call, a gateway) says nothing of the type.
     std::size_t common = SIZE_MAX;

@@ -22,6 +22,7 @@
 #include "tracelight/bottleneck/BurstTimelines.h"
 #include "tracelight/compare/Compare.h"
 #include "tracelight/compare/PeriodComparison.h"
+#include "tracelight/compare/Statistics.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/RequestTable.h"
@@ -406,6 +407,73 @@ TEST(Compare, EdgeLatencyMeansAndVariancesPerCategoryAndPeriod) {
     EXPECT_NEAR(red.baselineVarianceNs2, bruteForce(cat.baselineEntries, red.type).varianceNs2, 1e-6 * red.baselineVarianceNs2 + 1e-3);
     EXPECT_NEAR(red.problemVarianceNs2, bruteForce(cat.problemEntries, red.type).varianceNs2, 1e-6 * red.problemVarianceNs2 + 1e-3);
     EXPECT_GT(red.problemVarianceNs2, 0);
+}
+
+// Spectroscope's sixth case study "compared distributions of intra-category variance between two periods using
+// the Kolmogorov-Smirnov test". Hand-made categories whose means stay put: the test rejects when every category's
+// spread triples and not when it stays; its figures are those of the KS test of the variances computed here by
+// brute force, over the categories with at least the minimum sample in the period.
+TEST(Compare, TheVarianceWithinCategoriesIsComparedByKs) {
+    struct Made {
+        RequestCategories c;
+        std::vector<std::uint32_t> baseline, problem;
+    };
+    auto make = [](double problemSpread, std::uint64_t seed) {
+        Made m;
+        std::mt19937_64 rng(seed);
+        m.c.pathBegin.push_back(0);
+        auto add = [&](std::uint64_t category, int period, TimeNs latency) {
+            (period ? m.problem : m.baseline).push_back(static_cast<std::uint32_t>(m.c.latencyNs.size()));
+            m.c.rows.push_back(static_cast<std::uint32_t>(m.c.rows.size()));
+            m.c.category.push_back(category);
+            m.c.latencyNs.push_back(latency);
+            m.c.startNs.push_back(0);
+            m.c.localStartNs.push_back(0);
+            m.c.pathType.push_back(0);
+            m.c.pathNs.push_back(latency);
+            m.c.pathBegin.push_back(m.c.pathType.size());
+        };
+        for (int k = 0; k < 30; ++k)
+            for (int period = 0; period < 2; ++period) {
+                std::normal_distribution<double> draw(1e6 * (1 + k), 1e4 * (1 + k % 5) * (period ? problemSpread : 1.0));
+                for (int i = 0; i < 40; ++i) add(static_cast<std::uint64_t>(k + 1), period, static_cast<TimeNs>(draw(rng)));
+            }
+        for (int period = 0; period < 2; ++period)  // too small to judge its variance: left out
+            for (int i = 0; i < 5; ++i) add(99, period, 1000000 * (1 + 10 * i));
+        return m;
+    };
+    auto bruteForce = [](const Made& m, const std::vector<std::uint32_t>& period) {
+        std::map<std::uint64_t, std::vector<double>> byCategory;
+        for (auto e : period) byCategory[m.c.category[e]].push_back(double(m.c.latencyNs[e]));
+        std::vector<double> variances;
+        for (const auto& [category, x] : byCategory) {
+            if (x.size() < 10) continue;
+            double mean = 0, sq = 0;
+            for (double v : x) mean += v / double(x.size());
+            for (double v : x) sq += (v - mean) * (v - mean);
+            variances.push_back(sq / double(x.size() - 1));
+        }
+        return variances;
+    };
+    for (double spread : {1.0, 3.0}) {
+        const Made m = make(spread, 7);
+        const Comparison cmp = compareCategories(m.c, m.baseline, m.problem, CompareOptions{});
+        ASSERT_TRUE(cmp.variance.tested);
+        EXPECT_EQ(cmp.variance.baselineCategories, 30);
+        EXPECT_EQ(cmp.variance.problemCategories, 30);
+        const KsResult want = ksTwoSample(bruteForce(m, m.baseline), bruteForce(m, m.problem));
+        EXPECT_DOUBLE_EQ(cmp.variance.d, want.d);
+        EXPECT_DOUBLE_EQ(cmp.variance.pValue, want.pValue);
+        if (spread == 1.0) { EXPECT_GT(cmp.variance.pValue, 0.05) << "the spread stayed"; }
+        else { EXPECT_LT(cmp.variance.pValue, 1e-6) << "every category's spread tripled"; }
+    }
+    // No category large enough in a period: nothing to test.
+    const Made m = make(1.0, 8);
+    CompareOptions large;
+    large.minSample = 41;
+    const Comparison none = compareCategories(m.c, m.baseline, m.problem, large);
+    EXPECT_FALSE(none.variance.tested);
+    EXPECT_EQ(none.variance.baselineCategories, 0);
 }
 
 TEST(Compare, NoChangeFlagsAtMostFivePercentOfCategories) {

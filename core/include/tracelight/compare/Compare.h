@@ -130,8 +130,18 @@ struct ComparedCategory {
     std::vector<std::uint32_t> baselineEntries, problemEntries;  // indices into RequestCategories::rows
 };
 
+// Spectroscope's sixth case study rules out a change in variance that leaves the means alone: the two periods'
+// distributions of intra-category variance (of response time, over the categories with at least the KS test's
+// sample in that period) compared by the two-sample KS test. Untested when a period has no such category.
+struct VarianceComparison {
+    std::int64_t baselineCategories = 0, problemCategories = 0;
+    bool tested = false;
+    double d = 0, pValue = 1;  // the KS distance and its p-value
+};
+
 struct Comparison {
     std::int64_t baselineRequests = 0, problemRequests = 0;
+    VarianceComparison variance;
     std::vector<ComparedCategory> categories;
     std::vector<CompareEntry> entries;  // ranked by contribution, largest first
     std::int64_t categoriesTested = 0;  // KS-tested (enough requests in both periods)
