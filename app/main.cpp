@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
                                      QStringLiteral("mode"));
     QCommandLineOption compareView(QStringLiteral("compare-view"),
                                    QStringLiteral("With --screenshot --tab compare: the entry view shown, one of suspects, detail, side-by-side, "
-                                                  "diff, c2, timeline, swim-lanes or tree (default: suspects when there are some)."),
+                                                  "diff, c2, timeline, swim-lanes, tree or categories (default: suspects when there are some)."),
                                    QStringLiteral("view"));
     parser.addOption(compareView);
     QCommandLineOption compareEntry(QStringLiteral("compare-entry"),
@@ -185,7 +185,8 @@ int main(int argc, char** argv) {
         if (parser.isSet(compareView) || parser.isSet(compareEntry) || parser.isSet(comparePrecursor)) {
             // The entry views in their tab order; the one asked for is shown once the comparison is in.
             const QStringList views = {QStringLiteral("suspects"), QStringLiteral("detail"), QStringLiteral("side-by-side"), QStringLiteral("diff"),
-                                       QStringLiteral("c2"),       QStringLiteral("timeline"), QStringLiteral("swim-lanes"), QStringLiteral("tree")};
+                                       QStringLiteral("c2"),       QStringLiteral("timeline"), QStringLiteral("swim-lanes"), QStringLiteral("tree"),
+                                       QStringLiteral("categories")};
             auto* workspace = window.findChild<tracelight::widgets::CompareWorkspace*>();
             if (!workspace) return 1;
             const auto index = parser.isSet(compareView) ? views.indexOf(parser.value(compareView)) : -1;

@@ -35,6 +35,7 @@ struct CompareArgs {
     std::int64_t tree = 0; // entry rank to explain with a regression tree (0: none)
     std::int64_t entry = 0; // entry rank to show against its precursor or baseline (0: none)
     std::uint32_t precursor = 0; // the candidate precursor category to compare entry N with (0: the closest)
+    std::uint32_t category = 0; // a category to show, ranked or not (0: none)
     std::vector<std::string> drop;
 };
 
@@ -52,13 +53,15 @@ std::string formatMs(double ns) {
 
 // --entry N: the entry against its compared precursor (or its own baseline), as the Compare tab's side by side, diff
 // and swim lanes show it: both sides' edge latencies (mean and variance), the merged flow graph and the two
-// representative requests.
+// representative requests. --category C: any category the same way, its problem-period requests against its
+// baseline ones (e is then that category's response-time view, rank 0).
 int printEntry(const CompareArgs& args, const TraceStore& store, const InMemoryAnalysis& analysis, const PeriodComparison& pc,
-               const CompareEntry& e) {
+               const CompareEntry& e, std::int64_t rank) {
+    const std::string what = rank > 0 ? "--entry " + std::to_string(rank) : "--category " + std::to_string(args.category);
     const Comparison& cmp = pc.comparison;
     const RequestCategories& c = *pc.categories;
     auto graphs = entryFlowGraphs(analysis, pc, e);
-    if (!graphs) return fail(args.db + ": --entry " + std::to_string(args.entry) + ": " + graphs.message());
+    if (!graphs) return fail(args.db + ": " + what + ": " + graphs.message());
     const FlowGraphPair& pair = graphs.value();
     const auto sides = entrySides(pc, e);
     auto requestName = [&](RequestId id) -> std::string {
@@ -69,8 +72,10 @@ int printEntry(const CompareArgs& args, const TraceStore& store, const InMemoryA
     const PrecursorRef* precursor = sides.second.precursor ? e.comparedPrecursor() : nullptr;
     if (args.json) {
         JsonWriter w;
-        w.beginObject().key("rank").value(args.entry).key("kind").value(compareKindName(e.kind))
-            .key("category").value(std::int64_t(cmp.categories[e.category].id)).key("precursor");
+        w.beginObject().key("rank");
+        if (rank > 0) w.value(rank).key("kind").value(compareKindName(e.kind));
+        else w.null().key("kind").null();
+        w.key("category").value(std::int64_t(cmp.categories[e.category].id)).key("precursor");
         if (precursor) w.value(std::int64_t(cmp.categories[precursor->category].id));
         else w.null();
         auto side = [&](const char* key, const EntrySide& s, RequestId representative, const std::vector<EdgeStats>& edges) {
@@ -106,12 +111,19 @@ int printEntry(const CompareArgs& args, const TraceStore& store, const InMemoryA
         std::cout << w.text() << "\n";
         return 0;
     }
-    std::printf("entry %lld (%s, category %u) against %s\n", static_cast<long long>(args.entry), compareKindName(e.kind),
-                cmp.categories[e.category].id,
-                precursor ? ("precursor category " + std::to_string(cmp.categories[precursor->category].id) + " (edit distance " +
-                             std::to_string(precursor->editDistance) + ")").c_str()
-                          : "its own baseline requests");
-    std::printf("first:  %s, representative %s\n", pair.firstTitle.c_str(), requestName(pair.firstRequest).c_str());
+    const ComparedCategory& shown = cmp.categories[e.category];
+    if (rank > 0)
+        std::printf("entry %lld (%s, category %u) against %s\n", static_cast<long long>(rank), compareKindName(e.kind), shown.id,
+                    precursor ? ("precursor category " + std::to_string(cmp.categories[precursor->category].id) + " (edit distance " +
+                                 std::to_string(precursor->editDistance) + ")").c_str()
+                              : "its own baseline requests");
+    else
+        std::printf("category %u (%s): %lld baseline requests, mean %s ± %s; %lld problem requests, mean %s ± %s\n", shown.id,
+                    requestTypeOf(pc, shown).c_str(), static_cast<long long>(shown.baseline.count), formatMs(shown.baseline.meanNs).c_str(),
+                    formatMs(std::sqrt(shown.baseline.varianceNs2)).c_str(), static_cast<long long>(shown.problem.count),
+                    formatMs(shown.problem.meanNs).c_str(), formatMs(std::sqrt(shown.problem.varianceNs2)).c_str());
+    std::printf("first:  %s%s%s\n", pair.firstTitle.c_str(), pair.firstRequest.isValid() ? ", representative " : "",
+                requestName(pair.firstRequest).c_str());
     std::printf("second: %s%s%s\n", pair.secondTitle.c_str(), pair.secondRequest.isValid() ? ", representative " : "",
                 requestName(pair.secondRequest).c_str());
     // Each side's edges, mean and standard deviation of their critical-path latency.
@@ -142,6 +154,8 @@ int runCompare(const CompareArgs& args) {
         return fail(db + ": --baseline and --problem are the same period '" + args.baseline + "'; compare two periods");
     if (args.precursor > 0 && args.entry == 0 && args.tree == 0)
         return fail(db + ": --precursor " + std::to_string(args.precursor) + " needs the entry it is a precursor of: --entry N or --tree N");
+    if (args.category > 0 && (args.entry > 0 || args.tree > 0 || args.precursor > 0))
+        return fail(db + ": --category shows one category; it does not go with --entry, --tree or --precursor");
     if (args.entry > 0 && args.tree > 0 && args.entry != args.tree)
         return fail(db + ": --entry " + std::to_string(args.entry) + " and --tree " + std::to_string(args.tree) + " name two entries; name one");
     auto store = openAnalysed(db, AnalysisOptions{}, true);
@@ -212,7 +226,16 @@ int runCompare(const CompareArgs& args) {
         return 0;
     }
 
-    if (args.entry > 0) return printEntry(args, *store.value(), analysis.value(), pc, *picked);
+    if (args.entry > 0) return printEntry(args, *store.value(), analysis.value(), pc, *picked, args.entry);
+    if (args.category > 0) {
+        // Any category, ranked or not: drawn as its response-time view (its problem requests against its baseline).
+        if (args.category > cmp.categories.size())
+            return fail(db + ": --category " + std::to_string(args.category) + ": no such category (the comparison has " +
+                        std::to_string(cmp.categories.size()) + ")");
+        CompareEntry view;
+        view.category = args.category - 1;  // categories are in id order
+        return printEntry(args, *store.value(), analysis.value(), pc, view, 0);
+    }
 
     if (args.json) {
         JsonWriter w;
@@ -347,6 +370,10 @@ Command addCompareCommand(CLI::App& program) {
     cmd->add_option("--entry", args->entry,
                     "show entry N (its rank) against its compared precursor or baseline: both sides' edges, the diff, the representatives")
         ->type_name("N")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--category", args->category,
+                    "show category C, ranked or not: its problem-period requests against its baseline ones, as --entry shows an entry")
+        ->type_name("C")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--precursor", args->precursor, "compare entry N (--entry or --tree) with this candidate precursor category")
         ->type_name("CAT")

@@ -19,7 +19,7 @@ declare -A options=(
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
     [bottlenecks]="--period --by --latency-percentile --trend --baseline --problem --alpha --seed --rules --save-rules --json DB"
-    [compare]="--baseline --problem --threshold --alpha --bh --paper --seed --entry --tree --precursor --drop --json DB"
+    [compare]="--baseline --problem --threshold --alpha --bh --paper --seed --entry --category --tree --precursor --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
     [aa]="--period --seed --resamples --json DB"
     [context]="--request --json DB"
@@ -444,6 +444,29 @@ compare_error "precursor not a candidate" "is not a candidate precursor of categ
     --entry "$rank" --precursor 9999
 compare_error "precursor without an entry" "--precursor 3 needs the entry" "$work/storage.tldb" --baseline base --problem prob --precursor 3
 compare_error "entry out of range" "--entry 99: no such entry" "$work/storage.tldb" --baseline base --problem prob --entry 99
+# compare --category C: any category, ranked or not, with its statistics in each period; the problem period's side
+# stays empty for a category it lost entirely.
+python3 - "$json" "$cli" "$work/storage.tldb" <<'PY'; check "compare --category shows any category with each period's side" $?
+import json, subprocess, sys
+d, cli, db = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+ranked = {e["category"] for e in d["entries"]}
+for c in range(1, 40):
+    r = subprocess.run([cli, "compare", db, "--baseline", "base", "--problem", "prob", "--category", str(c), "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        assert "no such category" in r.stderr and c > 1, r.stderr
+        break
+    v = json.loads(r.stdout)
+    assert v["category"] == c and v["rank"] is None and v["precursor"] is None, v
+    for side, period in (("first", "prob"), ("second", "base")):
+        if v[side] is not None:
+            assert v[side]["category"] == c and v[side]["period"] == period and v[side]["edges"], v[side]
+    assert v["first"] is not None or v["second"] is not None
+    assert any(n["in_first"] for n in v["nodes"]) == (v["first"] is not None)
+else:
+    raise AssertionError("no end to the categories")
+assert c - 1 > len(ranked), "categories beyond the ranked ones"
+PY
+compare_error "category with an entry" "--category shows one category" "$work/storage.tldb" --baseline base --problem prob --category 1 --entry 1
 # The service map of span data: web calls db once per trace (a Zipkin client half and server half are one call).
 if "$cli" render --help | grep -q -- "--services"; then  # a build with the GUI
     "$cli" render graph "$work/skewed.tldb" --services --out "$work/services.dot" 2>/dev/null; check "render graph --services to DOT" $?

@@ -196,6 +196,14 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_views->setTabToolTip(0, tr("The services most likely responsible for the slower period, with their evidence; click a line to see it "
                                  "in the profile diff of the two periods"));
     m_views->addTab(m_detail, tr("Detail"));
+    m_categories = new QTreeWidget(this);
+    m_categories->setObjectName("categories");
+    m_categories->setRootIsDecorated(false);
+    m_categories->setAlternatingRowColors(true);
+    m_categories->setHeaderLabels({tr("Cat."), tr("Base n"), tr("Prob. n"), tr("Base mean ± sd"), tr("Prob. mean ± sd"), tr("Request type")});
+    m_categories->setToolTip(tr("Every category of the two periods, ranked or not, with the mean and standard deviation of its response "
+                                "time in each; choose one to see it in Detail, Side by side, Diff, Swim lanes and Tree"));
+    m_categories->setSortingEnabled(true);
     m_views->addTab(sideBySide, tr("Side by side"));
     m_views->addTab(diffPage, tr("Diff"));
     m_c2 = new CdfPlot(this);
@@ -249,6 +257,7 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
         m_treeAttributes->setMaximumWidth(200);
     }
     m_views->addTab(treePage, tr("Tree"));
+    m_views->addTab(m_categories, tr("Categories"));
     connect(m_treeAttributes, &QListWidget::itemChanged, this, [this] { explain(); });
     for (FlowGraphView* view : {m_first, m_second, m_diff})
         connect(view, &FlowGraphView::requestActivated, this, &CompareWorkspace::requestActivated);
@@ -303,6 +312,9 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showEntry(current.isValid() ? m_proxy->mapToSource(current).row() : -1); });
+    connect(m_categories, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (item && m_result) showCategory(item->data(0, Qt::UserRole).toUInt());
+    });
     connect(m_detail, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
         const QVariant id = item->data(0, kRequestRole);
         if (id.isValid()) emit requestActivated(RequestId(id.toUInt()));
@@ -325,6 +337,7 @@ void CompareWorkspace::clear(const QString& message) {
     m_entryRow = -1;
     m_precursor->clear();
     m_precursor->setEnabled(false);
+    m_categories->clear();
     for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setMessage(tr("Choose an entry to see its flow graphs."));
     m_graphTitles->clear();
     m_c2->setSeries(QString(), std::vector<std::pair<QString, std::vector<float>>>{}, false, 1.0, QString());
@@ -497,6 +510,7 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
     m_c2->plot()->yAxis->setLabel(tr("share of categories at or below (%)"));
     m_c2->plot()->replot();
     m_timeline->setComparison(m_result);
+    fillCategories();
     m_table->setColumnHidden(CompareEntryModel::RawPValue, false);
     m_table->resizeColumnsToContents();
     fitRequestTypeColumn();
@@ -561,18 +575,76 @@ void CompareWorkspace::showEntry(int row) {
         m_precursor->setEnabled(false);
         return;
     }
+    {
+        // The entry replaces a category browsed.
+        const QSignalBlocker block(m_categories);
+        m_categories->setCurrentItem(nullptr);
+        m_categories->clearSelection();
+    }
     CompareEntry chosen = *ranked;
     choosePrecursorOf(chosen);
+    present(chosen, true);
+}
+
+void CompareWorkspace::showCategory(std::uint32_t index) {
+    if (!m_result || index >= m_result->comparison.categories.size()) return;
+    {
+        // The category replaces the entry shown: no row stays selected (choosing it again shows it again).
+        const QSignalBlocker block(m_table->selectionModel());
+        m_table->selectionModel()->clear();
+    }
+    m_entryRow = -1;
+    CompareEntry view;  // the category's response-time view: its problem requests against its baseline ones
+    view.category = index;
+    choosePrecursorOf(view);
+    m_precursor->setItemText(0, tr("its own baseline (a category browsed)"));
+    present(view, false);
+}
+
+void CompareWorkspace::fillCategories() {
+    const QSignalBlocker block(m_categories);
+    m_categories->setSortingEnabled(false);
+    m_categories->clear();
+    if (!m_result) return;
+    auto spread = [](const CategoryStats& s) { return s.count ? meanAndSpread(s.meanNs, s.varianceNs2) : QStringLiteral("–"); };
+    for (std::uint32_t i = 0; i < m_result->comparison.categories.size(); ++i) {
+        const ComparedCategory& cc = m_result->comparison.categories[i];
+        auto* item = new QTreeWidgetItem(m_categories);
+        item->setData(0, Qt::DisplayRole, cc.id);
+        item->setData(0, Qt::UserRole, i);
+        item->setData(1, Qt::DisplayRole, static_cast<qlonglong>(cc.baseline.count));
+        item->setData(2, Qt::DisplayRole, static_cast<qlonglong>(cc.problem.count));
+        item->setText(3, spread(cc.baseline));
+        item->setText(4, spread(cc.problem));
+        item->setText(5, QString::fromStdString(requestTypeOf(*m_result, cc)));
+        item->setToolTip(5, item->text(5));
+        if (cc.info) item->setToolTip(0, QString::fromStdString(cc.info->canonical).left(2000));
+    }
+    m_categories->setSortingEnabled(true);
+    m_categories->sortByColumn(0, Qt::AscendingOrder);
+    for (int column = 0; column < 5; ++column) m_categories->resizeColumnToContents(column);
+}
+
+void CompareWorkspace::present(const CompareEntry& chosen, bool ranked) {
+    m_detail->clear();
+    m_edgeItem = nullptr;
     const CompareEntry* e = &chosen;
     const Comparison& cmp = m_result->comparison;
     const RequestCategories& cats = *m_result->categories;
     const ComparedCategory& cc = cmp.categories[e->category];
     auto mean = [](const CategoryStats& s) { return s.count ? formatDurationNs(static_cast<TimeNs>(s.meanNs)) : QStringLiteral("–"); };
-    auto* head = new QTreeWidgetItem(m_detail, {tr("Category %1 (%2)").arg(cc.id).arg(QString::fromLatin1(compareKindName(e->kind))),
+    auto* head = new QTreeWidgetItem(m_detail, {ranked ? tr("Category %1 (%2)").arg(cc.id).arg(QString::fromLatin1(compareKindName(e->kind)))
+                                                       : tr("Category %1 (browsed)").arg(cc.id),
                                                tr("%L1 → %L2 requests, mean %3 → %4")
                                                    .arg(cc.baseline.count)
                                                    .arg(cc.problem.count)
                                                    .arg(mean(cc.baseline), mean(cc.problem))});
+    // Its response time's spread in each period (Spectroscope keeps each category's variance beside its mean).
+    auto spread = [](const CategoryStats& s) {
+        return s.count ? meanAndSpread(s.meanNs, s.varianceNs2) + QStringLiteral(", C² %1").arg(s.c2(), 0, 'g', 3) : QStringLiteral("–");
+    };
+    new QTreeWidgetItem(head, {tr("Response time, mean ± standard deviation"), tr("%1 → %2").arg(spread(cc.baseline), spread(cc.problem))});
+    head->setExpanded(true);
     if (cc.info) head->setToolTip(0, QString::fromStdString(cc.info->canonical).left(2000));
     auto* red = new QTreeWidgetItem(m_detail, {tr("Red edges (%1)").arg(e->changedEdges.size())});
     for (const auto& edge : e->changedEdges) {

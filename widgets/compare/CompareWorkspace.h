@@ -8,7 +8,7 @@
 // periods, on one shared layout) and as one diff graph, laid out on a worker; for the two periods, the
 // distribution of the categories' C² (Spectroscope's Figure 6) and the timeline of arrivals and response
 // times (its Figure 9); the swim lanes of the two representative requests on one time axis; the entry's
-// regression tree.
+// regression tree; and a browser of every category of either period with its statistics, shown in the same views.
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -68,6 +68,8 @@ public:
     // The candidate precursors of the entry shown (item data: category id); the choice is remembered per entry.
     QComboBox* precursorChooser() const { return m_precursor; }
     QTreeWidget* detail() const { return m_detail; }
+    // Every category of the two periods with its statistics; choosing one shows it in the entry's views.
+    QTreeWidget* categories() const { return m_categories; }
     SuspectsView* suspects() const { return m_suspects; }
     QTabWidget* entryViews() const { return m_views; }
     FlowGraphView* firstGraph() const { return m_first; }
@@ -108,6 +110,9 @@ private:
     CompareOptions options() const;
     void showResult(std::shared_ptr<const PeriodComparison> result);
     void showEntry(int sourceRow);
+    void showCategory(std::uint32_t index);  // a category from the Categories page, ranked or not
+    void present(const CompareEntry& entry, bool ranked);  // the Detail, the graphs, lanes and tree of an entry or category
+    void fillCategories();
     void showFlowGraphs(const CompareEntry& entry);
     void choosePrecursorOf(CompareEntry& entry);
     void showEdgeLatencies(const FlowGraphPair& pair);  // the Detail's edge latencies of both sides  // the remembered candidate, into entry and the chooser
@@ -140,6 +145,7 @@ private:
     QSortFilterProxyModel* m_proxy = nullptr;
     QTableView* m_table = nullptr;
     QTreeWidget* m_detail = nullptr;
+    QTreeWidget* m_categories = nullptr;
     SuspectsView* m_suspects = nullptr;
     QTabWidget* m_views = nullptr;
     FlowGraphView* m_first = nullptr;

@@ -148,11 +148,15 @@ Result<FlowGraphPair> entryFlowGraphs(const InMemoryAnalysis& analysis, const Pe
         const auto at = std::find(side->entries.begin(), side->entries.end(), *mid);
         std::iter_swap(side->entries.begin(), at);
     }
+    // A category browsed rather than ranked may have requests in one period only: that side stays empty.
+    if (first.entries.empty() && second.entries.empty()) return Status::error("no requests on either side of the entry");
     Builder builder(analysis, pc);
-    if (Status s = builder.addSide(first, true, maxRequests, cancel); !s) return s;
+    if (!first.entries.empty())
+        if (Status s = builder.addSide(first, true, maxRequests, cancel); !s) return s;
     if (!second.entries.empty())
         if (Status s = builder.addSide(second, false, maxRequests, cancel); !s) return s;
     FlowGraphPair out = builder.take();
+    if (first.entries.empty()) out.firstTitle = "no problem-period requests of this structure";
     out.firstEdges = edgeStatistics(*pc.categories, first.entries);
     out.secondEdges = edgeStatistics(*pc.categories, second.entries);
     if (second.entries.empty()) out.secondTitle = "no baseline requests of this structure";

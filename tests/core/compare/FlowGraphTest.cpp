@@ -173,3 +173,38 @@ TEST(FlowGraph, TheUserPicksTheCandidatePrecursorTheEntryIsComparedWith) {
         << refused.message();
     EXPECT_EQ(other.chosenPrecursor, 0u);
 }
+
+// Any category can be drawn, ranked or not (Spectroscope shows categories as graphs with their statistics per
+// period): as its response-time view, its problem-period requests against its baseline ones, and a category with
+// requests in one period only has that side alone.
+TEST(FlowGraph, AnyCategoryIsDrawnWithTheSideItHas) {
+    test::ScratchDir dir;
+    const Compared c = compareStorage(dir, StorageChange::MetadataOtherNode, 1500);
+    const Comparison& cmp = c.pc.comparison;
+    std::size_t drawn = 0;
+    for (std::uint32_t i = 0; i < cmp.categories.size(); ++i) {
+        const ComparedCategory& cc = cmp.categories[i];
+        CompareEntry view;
+        view.category = i;
+        auto g = entryFlowGraphs(c.analysis, c.pc, view);
+        ASSERT_TRUE(g) << "category " << cc.id << ": " << g.message();
+        expectConsistent(g.value());
+        bool first = false, second = false;
+        for (const FlowNode& n : g->nodes) first = first || n.inFirst, second = second || n.inSecond;
+        EXPECT_EQ(first, cc.problem.count > 0) << cc.id;
+        EXPECT_EQ(second, cc.baseline.count > 0) << cc.id;
+        EXPECT_EQ(g->firstRequest.isValid(), cc.problem.count > 0);
+        EXPECT_EQ(g->secondRequest.isValid(), cc.baseline.count > 0);
+        if (cc.problem.count == 0) { EXPECT_EQ(g->firstTitle, "no problem-period requests of this structure"); }
+        // Each side's edges: the category's own statistics in that period.
+        const auto both = categoryEdgeStatistics(*c.pc.categories, cc);
+        std::size_t withBaseline = 0;
+        for (const auto& e : both) withBaseline += e.baseline.count > 0;
+        EXPECT_EQ(g->secondEdges.size(), withBaseline);
+        ++drawn;
+    }
+    EXPECT_EQ(drawn, cmp.categories.size());
+    bool oneSided = false;
+    for (const auto& cc : cmp.categories) oneSided = oneSided || cc.problem.count == 0 || cc.baseline.count == 0;
+    EXPECT_TRUE(oneSided) << "the change leaves categories in one period only";
+}

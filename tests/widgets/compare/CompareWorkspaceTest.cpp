@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <set>
 
 #include "core/GeneratedPeriods.h"
 #include "core/OnlineBoutiqueStore.h"
@@ -375,6 +376,70 @@ TEST(CompareWorkspace, ComparesTheEntryWithTheCandidatePrecursorPicked) {
             break;
         }
     QSettings().remove("compare/precursors");
+}
+
+// The category browser: every category of either period with its statistics, ranked or not; choosing one shows
+// it in the entry's views (its problem requests against its baseline ones), and an entry chosen again replaces it.
+TEST(CompareWorkspace, BrowsesAnyCategoryWithItsStatistics) {
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("storage.tldb").toStdString();
+    writeStorageDb(dir, db, samples::StorageChange::MetadataOtherNode, 1500);
+    auto analysis = loadAnalysed(db);
+    ASSERT_TRUE(analysis);
+    widgets::CompareWorkspace w;
+    w.resize(1280, 860);
+    w.show();
+    auto session = test::serveFrom(w, db);
+    w.setDatabase(analysis, {"baseline", "problem"});
+    w.findChild<QDoubleSpinBox*>("threshold")->setValue(CompareOptions{}.threshold);
+    w.setPeriods("baseline", "problem");
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.comparison());
+    const Comparison& cmp = w.comparison()->comparison;
+    QTreeWidget* list = w.categories();
+    ASSERT_EQ(list->topLevelItemCount(), static_cast<int>(cmp.categories.size()));
+    // A category no entry ranks, with requests in both periods, and one the problem period lost entirely.
+    std::set<std::uint32_t> ranked;
+    for (const auto& e : cmp.entries) ranked.insert(e.category);
+    int unranked = -1, baselineOnly = -1;
+    for (int row = 0; row < list->topLevelItemCount(); ++row) {
+        const std::uint32_t i = list->topLevelItem(row)->data(0, Qt::UserRole).toUInt();
+        const ComparedCategory& cc = cmp.categories[i];
+        EXPECT_EQ(list->topLevelItem(row)->data(0, Qt::DisplayRole).toUInt(), cc.id);
+        EXPECT_EQ(list->topLevelItem(row)->data(1, Qt::DisplayRole).toLongLong(), cc.baseline.count);
+        EXPECT_EQ(list->topLevelItem(row)->data(2, Qt::DisplayRole).toLongLong(), cc.problem.count);
+        if (cc.baseline.count > 1) { EXPECT_TRUE(list->topLevelItem(row)->text(3).contains(QStringLiteral("±"))); }
+        if (!ranked.count(i) && cc.baseline.count > 0 && cc.problem.count > 0 && unranked < 0) unranked = row;
+        if (cc.problem.count == 0 && baselineOnly < 0) baselineOnly = row;
+    }
+    ASSERT_GE(unranked, 0);
+    w.entryViews()->setCurrentWidget(list);
+    list->setCurrentItem(list->topLevelItem(unranked));
+    ASSERT_TRUE(waitReady(w));
+    const ComparedCategory& shown = cmp.categories[list->topLevelItem(unranked)->data(0, Qt::UserRole).toUInt()];
+    EXPECT_TRUE(w.entryTable()->selectionModel()->selectedRows().isEmpty()) << "no entry stays selected";
+    EXPECT_TRUE(w.graphTitles()->text().contains(QStringLiteral("category %1, problem period").arg(shown.id))) << w.graphTitles()->text().toStdString();
+    EXPECT_TRUE(w.graphTitles()->text().contains(QStringLiteral("category %1, baseline period").arg(shown.id)));
+    EXPECT_TRUE(w.detail()->topLevelItem(0)->text(0).contains(QStringLiteral("Category %1 (browsed)").arg(shown.id)))
+        << w.detail()->topLevelItem(0)->text(0).toStdString();
+    ASSERT_GT(w.detail()->topLevelItem(0)->childCount(), 0);
+    EXPECT_TRUE(w.detail()->topLevelItem(0)->child(0)->text(1).contains(QStringLiteral("±")));
+    EXPECT_FALSE(w.precursorChooser()->isEnabled());
+    ASSERT_TRUE(w.firstLanes()->request() && w.secondLanes()->request());
+    EXPECT_GT(w.firstGraph()->drawnNodes(), 3);
+    if (baselineOnly >= 0) {
+        list->setCurrentItem(list->topLevelItem(baselineOnly));
+        ASSERT_TRUE(waitReady(w));
+        EXPECT_EQ(w.firstGraph()->drawnNodes(), 0);
+        EXPECT_GT(w.secondGraph()->drawnNodes(), 3);
+        EXPECT_TRUE(w.graphTitles()->text().contains("no problem-period requests")) << w.graphTitles()->text().toStdString();
+    }
+    if (const QByteArray png = qgetenv("COMPARE_CATEGORIES_PNG"); !png.isEmpty()) ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
+    // An entry chosen again replaces the category.
+    w.entryTable()->selectRow(0);
+    ASSERT_TRUE(waitReady(w));
+    EXPECT_EQ(list->currentItem(), nullptr);
+    EXPECT_FALSE(w.detail()->topLevelItem(0)->text(0).contains("browsed"));
 }
 
 // Pictures of any database's entry graphs, for the README: COMPARE_DB, COMPARE_BASE, COMPARE_PROBLEM,

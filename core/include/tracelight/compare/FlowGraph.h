@@ -49,6 +49,9 @@ struct EntrySide {
 };
 std::pair<EntrySide, EntrySide> entrySides(const PeriodComparison& pc, const CompareEntry& entry);
 
+// Any category, ranked or not (Spectroscope's graph view of a category with its statistics per period), is drawn
+// as the response-time entry of that category would be: its problem-period requests against its baseline ones;
+// a side without requests stays empty.
 // At most maxRequests of each side are walked for the means (the first ones; all when 0).
 Result<FlowGraphPair> entryFlowGraphs(const InMemoryAnalysis& analysis, const PeriodComparison& pc, const CompareEntry& entry,
                                       std::size_t maxRequests = 2000, const CancelToken* cancel = nullptr);
