@@ -23,7 +23,8 @@ public:
     // segment durations into the side's means.
     Status addSide(const EntrySide& side, bool first, std::size_t maxRequests, const CancelToken* cancel) {
         if (side.entries.empty()) return Status::error("no requests on one side of the entry");
-        std::vector<double> sum(m_out.nodes.size(), 0), squares(m_out.nodes.size(), 0);
+        // Per node, Welford's running mean and sum of squared deviations (no cancellation on long durations).
+        std::vector<double> mean(m_out.nodes.size(), 0), squares(m_out.nodes.size(), 0);
         std::vector<std::int64_t> count(m_out.nodes.size(), 0);
         const std::size_t walked = maxRequests ? std::min(maxRequests, side.entries.size()) : side.entries.size();
         for (std::size_t i = 0; i < walked; ++i) {
@@ -31,30 +32,27 @@ public:
             const std::uint32_t row = m_pc.categories->rows[side.entries[i]];
             const RequestDag dag = structureGraph(graphOf(row), m_analysis.model);
             const std::vector<std::int32_t> nodeOf = keys(dag, i == 0 ? &first : nullptr);
-            if (sum.size() < m_out.nodes.size()) {
-                sum.resize(m_out.nodes.size(), 0);
+            if (mean.size() < m_out.nodes.size()) {
+                mean.resize(m_out.nodes.size(), 0);
                 squares.resize(m_out.nodes.size(), 0);
                 count.resize(m_out.nodes.size(), 0);
             }
             for (std::size_t v = 0; v < dag.segments.size(); ++v) {
                 if (nodeOf[v] < 0) continue;
-                const double ns = double(dag.segments[v].durationNs());
-                sum[static_cast<std::size_t>(nodeOf[v])] += ns;
-                squares[static_cast<std::size_t>(nodeOf[v])] += ns * ns;
-                ++count[static_cast<std::size_t>(nodeOf[v])];
+                const auto n = static_cast<std::size_t>(nodeOf[v]);
+                const double ns = double(dag.segments[v].durationNs()), before = ns - mean[n];
+                mean[n] += before / double(++count[n]);
+                squares[n] += before * (ns - mean[n]);
             }
             if (i == 0) {
                 (first ? m_out.firstRequest : m_out.secondRequest) = m_pc.requestIds[side.entries[i]];
                 for (const DagEdge& e : dag.edges) addEdge(nodeOf[e.from], nodeOf[e.to], first);
             }
         }
-        for (std::size_t n = 0; n < m_out.nodes.size() && n < sum.size(); ++n) {
+        for (std::size_t n = 0; n < m_out.nodes.size() && n < mean.size(); ++n) {
             if (count[n] == 0) continue;
-            const double mean = sum[n] / double(count[n]);
-            // Sample variance from the sums, about the mean (clamped: rounding can leave a tiny negative).
-            const double variance = count[n] > 1 ? std::max(0.0, (squares[n] - double(count[n]) * mean * mean) / double(count[n] - 1)) : 0;
-            (first ? m_out.nodes[n].firstMeanNs : m_out.nodes[n].secondMeanNs) = mean;
-            (first ? m_out.nodes[n].firstVarianceNs2 : m_out.nodes[n].secondVarianceNs2) = variance;
+            (first ? m_out.nodes[n].firstMeanNs : m_out.nodes[n].secondMeanNs) = mean[n];
+            (first ? m_out.nodes[n].firstVarianceNs2 : m_out.nodes[n].secondVarianceNs2) = count[n] > 1 ? squares[n] / double(count[n] - 1) : 0;
         }
         (first ? m_out.firstTitle : m_out.secondTitle) = side.title;
         return Status::ok();

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 
 #include "TestUtil.h"
 #include "generator/StorageGenerator.h"
+#include "tracelight/analysis/RequestPass.h"
 #include "tracelight/compare/FlowGraph.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
@@ -117,6 +119,33 @@ TEST(FlowGraph, AResponseTimeMutationKeepsItsStructureAndMarksTheSlowerSegment) 
     EXPECT_GE(changed, 1u);
     EXPECT_GE(slower, 1u);
     for (const FlowEdge& e : g->edges) EXPECT_TRUE(e.inFirst && e.inSecond);
+    // Each node's mean and variance on each side, by brute force: every walked request's k-th segment of the type.
+    const auto [first, second] = entrySides(c.pc, *timed);
+    const TraceData& td = c.analysis.data;
+    RequestPass pass(c.analysis.model, td);
+    for (const auto* side : {&first, &second}) {
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<double>> durations;  // (type, k) -> per request
+        for (std::size_t i = 0; i < side->entries.size() && i < 2000; ++i) {
+            const std::uint32_t row = c.pc.categories->rows[side->entries[i]];
+            const RequestDag dag = structureGraph(pass.graph(td.eventsOf(row), c.analysis.offsets, td.linksOf(row)), c.analysis.model);
+            std::vector<std::uint32_t> scratch;
+            std::map<std::uint32_t, std::uint32_t> seen;
+            for (std::uint32_t v : topologicalOrder(dag, scratch)) {
+                const std::uint32_t type = dag.segments[v].type.value;
+                durations[{type, seen[type]++}].push_back(double(dag.segments[v].durationNs()));
+            }
+        }
+        for (const FlowNode& n : g->nodes) {
+            const auto& x = durations[{n.type, n.occurrence}];
+            ASSERT_GT(x.size(), 1u) << n.label;
+            double mean = 0, sq = 0;
+            for (double d : x) mean += d / double(x.size());
+            for (double d : x) sq += (d - mean) * (d - mean);
+            const double variance = sq / double(x.size() - 1);
+            EXPECT_NEAR(side == &first ? n.firstMeanNs : n.secondMeanNs, mean, 1e-6 * mean + 1e-6) << n.label;
+            EXPECT_NEAR(side == &first ? n.firstVarianceNs2 : n.secondVarianceNs2, variance, 1e-6 * variance + 1e-3) << n.label;
+        }
+    }
 }
 
 // Spectroscope "allows developers to pick a mutation category and candidate precursor category": the side by
