@@ -49,11 +49,6 @@ constexpr int kRequestRole = Qt::UserRole + 1;
 constexpr int kShownRequests = 200;
 constexpr const char* kThresholdKey = "compare/smThreshold";
 constexpr const char* kPrecursorsKey = "compare/precursors";  // the candidate chosen, by periods and entry category
-
-// "1.2 ms ± 0.3 ms": a mean and the standard deviation of the same requests.
-QString meanAndSpread(double meanNs, double varianceNs2) {
-    return formatDurationNs(static_cast<TimeNs>(meanNs)) + QStringLiteral(" ± ") + formatDurationNs(static_cast<TimeNs>(std::sqrt(varianceNs2)));
-}
 } // namespace
 
 CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
@@ -606,7 +601,7 @@ void CompareWorkspace::fillCategories() {
     m_categories->setSortingEnabled(false);
     m_categories->clear();
     if (!m_result) return;
-    auto spread = [](const CategoryStats& s) { return s.count ? meanAndSpread(s.meanNs, s.varianceNs2) : QStringLiteral("–"); };
+    auto spread = [](const CategoryStats& s) { return s.count ? formatMeanAndSpreadNs(s.meanNs, s.varianceNs2) : QStringLiteral("–"); };
     for (std::uint32_t i = 0; i < m_result->comparison.categories.size(); ++i) {
         const ComparedCategory& cc = m_result->comparison.categories[i];
         auto* item = new QTreeWidgetItem(m_categories);
@@ -641,7 +636,7 @@ void CompareWorkspace::present(const CompareEntry& chosen, bool ranked) {
                                                    .arg(mean(cc.baseline), mean(cc.problem))});
     // Its response time's spread in each period (Spectroscope keeps each category's variance beside its mean).
     auto spread = [](const CategoryStats& s) {
-        return s.count ? meanAndSpread(s.meanNs, s.varianceNs2) + QStringLiteral(", C² %1").arg(s.c2(), 0, 'g', 3) : QStringLiteral("–");
+        return s.count ? formatMeanAndSpreadNs(s.meanNs, s.varianceNs2) + QStringLiteral(", C² %1").arg(s.c2(), 0, 'g', 3) : QStringLiteral("–");
     };
     new QTreeWidgetItem(head, {tr("Response time, mean ± standard deviation"), tr("%1 → %2").arg(spread(cc.baseline), spread(cc.problem))});
     head->setExpanded(true);
@@ -651,8 +646,8 @@ void CompareWorkspace::present(const CompareEntry& chosen, bool ranked) {
         auto* item = new QTreeWidgetItem(red, {QStringLiteral("%1 → %2").arg(QString::fromStdString(cats.typeStart[edge.type]),
                                                                            QString::fromStdString(cats.typeEnd[edge.type])),
                                                tr("%1 → %2 (p %3)")
-                                                   .arg(meanAndSpread(edge.baselineMeanNs, edge.baselineVarianceNs2),
-                                                        meanAndSpread(edge.problemMeanNs, edge.problemVarianceNs2))
+                                                   .arg(formatMeanAndSpreadNs(edge.baselineMeanNs, edge.baselineVarianceNs2),
+                                                        formatMeanAndSpreadNs(edge.problemMeanNs, edge.problemVarianceNs2))
                                                    .arg(formatProbability(edge.pValue))});
         item->setForeground(0, QColor(0xc0, 0x39, 0x2b));
         item->setToolTip(0, item->text(0));
@@ -813,7 +808,7 @@ void CompareWorkspace::showEdgeLatencies(const FlowGraphPair& pair) {
         return std::fabs(a.first.meanNs - a.second.meanNs) > std::fabs(b.first.meanNs - b.second.meanNs);
     });
     const RequestCategories& cats = *m_result->categories;
-    auto cell = [](const CategoryStats& s) { return s.count ? tr("%1 (%L2)").arg(meanAndSpread(s.meanNs, s.varianceNs2)).arg(s.count) : QStringLiteral("–"); };
+    auto cell = [](const CategoryStats& s) { return s.count ? tr("%1 (%L2)").arg(formatMeanAndSpreadNs(s.meanNs, s.varianceNs2)).arg(s.count) : QStringLiteral("–"); };
     m_edgeItem->setText(0, tr("Edge latencies (%L1)").arg(rows.size()));
     m_edgeItem->setExpanded(true);
     m_edgeItem->setText(1, tr("mean ± standard deviation (requests): baseline side → problem side"));

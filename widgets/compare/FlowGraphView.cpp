@@ -23,10 +23,8 @@ const QColor kRed(0xc0, 0x39, 0x2b);       // a red edge: its latency changed
 constexpr double kMargin = 12;
 constexpr double kMinScale = 0.75;
 QString mean(double ns) { return ns > 0 ? formatDurationNs(static_cast<TimeNs>(ns)) : QStringLiteral("–"); }
-// "1.2 ms ± 0.3 ms": a mean and the standard deviation of the same requests.
-QString meanAndSpread(double meanNs, double varianceNs2) {
-    return meanNs > 0 ? mean(meanNs) + QStringLiteral(" ± ") + formatDurationNs(static_cast<TimeNs>(std::sqrt(varianceNs2))) : mean(meanNs);
-}
+// "1.2 ms ± 0.3 ms", or "–" where the side lacks the node.
+QString meanAndSpread(double meanNs, double varianceNs2) { return meanNs > 0 ? formatMeanAndSpreadNs(meanNs, varianceNs2) : mean(meanNs); }
 } // namespace
 
 FlowGraphView::FlowGraphView(Mode mode, QWidget* parent) : QWidget(parent), m_mode(mode) {
