@@ -4,6 +4,8 @@
 #include <QCommandLineParser>
 #include <QEventLoop>
 #include <QScreen>
+#include <QTabWidget>
+#include <QTableView>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -80,9 +82,18 @@ int main(int argc, char** argv) {
                                      QStringLiteral("mode"));
     QCommandLineOption compareView(QStringLiteral("compare-view"),
                                    QStringLiteral("With --screenshot --tab compare: the entry view shown, one of suspects, detail, side-by-side, "
-                                                  "diff, c2, timeline, over-time, swim-lanes or tree (default: suspects when there are some)."),
+                                                  "diff, c2, timeline, over-time, swim-lanes, tree or categories (default: suspects when there "
+                                                  "are some)."),
                                    QStringLiteral("view"));
     parser.addOption(compareView);
+    QCommandLineOption compareEntry(QStringLiteral("compare-entry"),
+                                    QStringLiteral("With --screenshot --tab compare: show entry N (its rank; default 1)."), QStringLiteral("N"));
+    parser.addOption(compareEntry);
+    QCommandLineOption comparePrecursor(QStringLiteral("compare-precursor"),
+                                        QStringLiteral("With --screenshot --tab compare: compare the entry with this candidate precursor "
+                                                       "category (as compare --precursor)."),
+                                        QStringLiteral("CAT"));
+    parser.addOption(comparePrecursor);
     QCommandLineOption bottlenecksLatency(QStringLiteral("bottlenecks-latency"),
                                           QStringLiteral("With --screenshot --tab bottlenecks: the latency percentiles shown, LO..HI (90..100: "
                                                          "the slowest 10 %)."),
@@ -172,20 +183,53 @@ int main(int argc, char** argv) {
         waitUntil([&] { return !window.isLoading(); }, 120000);
         QApplication::processEvents();
         if (window.hasFailed()) return 1;
-        if (parser.isSet(compareView)) {
+        if (parser.isSet(compareView) || parser.isSet(compareEntry) || parser.isSet(comparePrecursor)) {
             // The entry views in their tab order; the one asked for is shown once the comparison is in.
             const QStringList views = {QStringLiteral("suspects"), QStringLiteral("detail"), QStringLiteral("side-by-side"), QStringLiteral("diff"),
                                        QStringLiteral("c2"),       QStringLiteral("timeline"), QStringLiteral("over-time"), QStringLiteral("swim-lanes"),
-                                       QStringLiteral("tree")};
-            const auto index = views.indexOf(parser.value(compareView));
+                                       QStringLiteral("tree"),     QStringLiteral("categories")};
             auto* workspace = window.findChild<tracelight::widgets::CompareWorkspace*>();
-            if (index < 0 || !workspace) {
+            if (!workspace) return 1;
+            const auto index = parser.isSet(compareView) ? views.indexOf(parser.value(compareView)) : -1;
+            if (parser.isSet(compareView) && index < 0) {
                 std::fprintf(stderr, "tracelight: --compare-view needs one of %s, not '%s'\n", qPrintable(views.join(", ")),
                              qPrintable(parser.value(compareView)));
                 return 2;
             }
-            workspace->entryViews()->setCurrentIndex(static_cast<int>(index));
-            waitUntil([&] { return !window.isLoading() && !workspace->isComputing(); }, 60000);
+            auto settle = [&] { waitUntil([&] { return !window.isLoading() && !workspace->isComputing(); }, 60000); };
+            settle();
+            if (parser.isSet(compareEntry)) {
+                bool number = false;
+                const int rank = parser.value(compareEntry).toInt(&number);
+                const int entries = workspace->entryTable()->model()->rowCount();
+                if (!number || rank < 1 || rank > entries) {
+                    std::fprintf(stderr, "tracelight: --compare-entry %s: no such entry (the comparison has %d)\n",
+                                 qPrintable(parser.value(compareEntry)), entries);
+                    return 2;
+                }
+                workspace->entryTable()->sortByColumn(0, Qt::AscendingOrder);  // by rank
+                workspace->entryTable()->selectRow(rank - 1);
+                settle();
+            }
+            if (parser.isSet(comparePrecursor)) {
+                QComboBox* chooser = workspace->precursorChooser();
+                const int at = chooser->findData(parser.value(comparePrecursor).toUInt());
+                if (at < 0 || !chooser->isEnabled()) {
+                    QStringList candidates;
+                    for (int i = 0; i < chooser->count(); ++i)
+                        if (chooser->itemData(i).isValid()) candidates << chooser->itemData(i).toString();
+                    std::fprintf(stderr, "tracelight: --compare-precursor %s: not a candidate precursor of the entry shown (its candidates: %s)\n",
+                                 qPrintable(parser.value(comparePrecursor)), candidates.isEmpty() ? "none" : qPrintable(candidates.join(", ")));
+                    return 2;
+                }
+                chooser->setCurrentIndex(at);
+                emit chooser->activated(at);
+                settle();
+            }
+            if (index >= 0) {
+                workspace->entryViews()->setCurrentIndex(static_cast<int>(index));
+                settle();
+            }
         }
         if (parser.isSet(bottlenecksLatency) || parser.isSet(bottlenecksCompare)) {
             auto* bottlenecks = window.findChild<tracelight::widgets::BottlenecksView*>();

@@ -11,6 +11,7 @@
 #include "Commands.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/compare/Compare.h"
+#include "tracelight/compare/FlowGraph.h"
 #include "tracelight/compare/PeriodComparison.h"
 #include "tracelight/compare/RegressionTree.h"
 #include "tracelight/compare/Suspects.h"
@@ -32,13 +33,131 @@ struct CompareArgs {
     bool json = false;
     std::uint64_t seed = 1;
     std::int64_t tree = 0; // entry rank to explain with a regression tree (0: none)
+    std::int64_t entry = 0; // entry rank to show against its precursor or baseline (0: none)
+    std::uint32_t precursor = 0; // the candidate precursor category to compare entry N with (0: the closest)
+    std::uint32_t category = 0; // a category to show, ranked or not (0: none)
     std::vector<std::string> drop;
 };
+
+// An edge's latency in one category and period: {"count": N, "mean_us": X, "variance_us2": X}.
+void writeStats(JsonWriter& w, const CategoryStats& s) {
+    w.beginObject().key("count").value(s.count).key("mean_us").value(s.meanNs / 1000.0).key("variance_us2").value(s.varianceNs2 / 1e6)
+        .endObject();
+}
+
+std::string formatMs(double ns) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3fms", ns / 1e6);
+    return text;
+}
+
+// --entry N: the entry against its compared precursor (or its own baseline), as the Compare tab's side by side, diff
+// and swim lanes show it: both sides' edge latencies (mean and variance), the merged flow graph and the two
+// representative requests. --category C: any category the same way, its problem-period requests against its
+// baseline ones (e is then that category's response-time view, rank 0).
+int printEntry(const CompareArgs& args, const TraceStore& store, const InMemoryAnalysis& analysis, const PeriodComparison& pc,
+               const CompareEntry& e, std::int64_t rank) {
+    const std::string what = rank > 0 ? "--entry " + std::to_string(rank) : "--category " + std::to_string(args.category);
+    const Comparison& cmp = pc.comparison;
+    const RequestCategories& c = *pc.categories;
+    auto graphs = entryFlowGraphs(analysis, pc, e);
+    if (!graphs) return fail(args.db + ": " + what + ": " + graphs.message());
+    const FlowGraphPair& pair = graphs.value();
+    const auto sides = entrySides(pc, e);
+    auto requestName = [&](RequestId id) -> std::string {
+        if (!id.isValid()) return {};
+        auto name = store.requestName(id);
+        return name ? *name : std::to_string(id.value);
+    };
+    const PrecursorRef* precursor = sides.second.precursor ? e.comparedPrecursor() : nullptr;
+    if (args.json) {
+        JsonWriter w;
+        w.beginObject().key("rank");
+        if (rank > 0) w.value(rank).key("kind").value(compareKindName(e.kind));
+        else w.null().key("kind").null();
+        w.key("category").value(std::int64_t(cmp.categories[e.category].id)).key("precursor");
+        if (precursor) w.value(std::int64_t(cmp.categories[precursor->category].id));
+        else w.null();
+        auto side = [&](const char* key, const EntrySide& s, RequestId representative, const std::vector<EdgeStats>& edges) {
+            w.key(key);
+            if (s.entries.empty()) {
+                w.null();
+                return;
+            }
+            w.beginObject().key("category").value(std::int64_t(cmp.categories[s.category].id))
+                .key("period").value(s.baseline ? pc.baseline : pc.problem).key("precursor").value(s.precursor)
+                .key("requests").value(std::int64_t(s.entries.size())).key("representative").value(requestName(representative))
+                .key("edges").beginArray();
+            for (const EdgeStats& edge : edges) {
+                w.beginObject().key("from").value(c.typeStart[edge.type]).key("to").value(c.typeEnd[edge.type]);
+                w.key("count").value(edge.stats.count).key("mean_us").value(edge.stats.meanNs / 1000.0)
+                    .key("variance_us2").value(edge.stats.varianceNs2 / 1e6).endObject();
+            }
+            w.endArray().endObject();
+        };
+        side("first", sides.first, pair.firstRequest, pair.firstEdges);
+        side("second", sides.second, pair.secondRequest, pair.secondEdges);
+        w.key("nodes").beginArray();
+        for (const FlowNode& n : pair.nodes)
+            w.beginObject().key("label").value(n.label).key("occurrence").value(std::int64_t(n.occurrence)).key("in_first").value(n.inFirst)
+                .key("in_second").value(n.inSecond).key("first_mean_us").value(n.firstMeanNs / 1000.0)
+                .key("first_variance_us2").value(n.firstVarianceNs2 / 1e6).key("second_mean_us").value(n.secondMeanNs / 1000.0)
+                .key("second_variance_us2").value(n.secondVarianceNs2 / 1e6).key("red").value(n.changed).endObject();
+        w.endArray().key("links").beginArray();
+        for (const FlowEdge& l : pair.edges)
+            w.beginObject().key("from").value(std::int64_t(l.from)).key("to").value(std::int64_t(l.to)).key("in_first").value(l.inFirst)
+                .key("in_second").value(l.inSecond).endObject();
+        w.endArray().endObject();
+        std::cout << w.text() << "\n";
+        return 0;
+    }
+    const ComparedCategory& shown = cmp.categories[e.category];
+    if (rank > 0)
+        std::printf("entry %lld (%s, category %u) against %s\n", static_cast<long long>(rank), compareKindName(e.kind), shown.id,
+                    precursor ? ("precursor category " + std::to_string(cmp.categories[precursor->category].id) + " (edit distance " +
+                                 std::to_string(precursor->editDistance) + ")").c_str()
+                              : "its own baseline requests");
+    else
+        std::printf("category %u (%s): %lld baseline requests, mean %s ± %s; %lld problem requests, mean %s ± %s\n", shown.id,
+                    requestTypeOf(pc, shown).c_str(), static_cast<long long>(shown.baseline.count), formatMs(shown.baseline.meanNs).c_str(),
+                    formatMs(std::sqrt(shown.baseline.varianceNs2)).c_str(), static_cast<long long>(shown.problem.count),
+                    formatMs(shown.problem.meanNs).c_str(), formatMs(std::sqrt(shown.problem.varianceNs2)).c_str());
+    std::printf("first:  %s%s%s\n", pair.firstTitle.c_str(), pair.firstRequest.isValid() ? ", representative " : "",
+                requestName(pair.firstRequest).c_str());
+    std::printf("second: %s%s%s\n", pair.secondTitle.c_str(), pair.secondRequest.isValid() ? ", representative " : "",
+                requestName(pair.secondRequest).c_str());
+    // Each side's edges, mean and standard deviation of their critical-path latency.
+    std::map<std::uint32_t, std::pair<CategoryStats, CategoryStats>> edges;
+    for (const EdgeStats& edge : pair.firstEdges) edges[edge.type].first = edge.stats;
+    for (const EdgeStats& edge : pair.secondEdges) edges[edge.type].second = edge.stats;
+    std::printf("edges (critical-path latency, mean ± standard deviation (requests)): first | second\n");
+    auto cell = [](const CategoryStats& s) {
+        return s.count ? formatMs(s.meanNs) + " ± " + formatMs(std::sqrt(s.varianceNs2)) + " (" + std::to_string(s.count) + ")" : std::string("–");
+    };
+    for (const auto& [type, both] : edges)
+        std::printf("  %s -> %s: %s | %s\n", c.typeStart[type].c_str(), c.typeEnd[type].c_str(), cell(both.first).c_str(),
+                    cell(both.second).c_str());
+    std::size_t onlyFirst = 0, onlySecond = 0;
+    for (const FlowNode& n : pair.nodes) {
+        onlyFirst += n.inFirst && !n.inSecond;
+        onlySecond += n.inSecond && !n.inFirst;
+    }
+    std::printf("diff: %zu segments only in the first graph, %zu only in the second, of %zu\n", onlyFirst, onlySecond, pair.nodes.size());
+    for (const FlowNode& n : pair.nodes)
+        if (n.inFirst != n.inSecond) std::printf("  %s %s\n", n.inFirst ? "+" : "-", n.label.c_str());
+    return 0;
+}
 
 int runCompare(const CompareArgs& args) {
     const std::string& db = args.db;
     if (args.baseline == args.problem)
         return fail(db + ": --baseline and --problem are the same period '" + args.baseline + "'; compare two periods");
+    if (args.precursor > 0 && args.entry == 0 && args.tree == 0)
+        return fail(db + ": --precursor " + std::to_string(args.precursor) + " needs the entry it is a precursor of: --entry N or --tree N");
+    if (args.category > 0 && (args.entry > 0 || args.tree > 0 || args.precursor > 0))
+        return fail(db + ": --category shows one category; it does not go with --entry, --tree or --precursor");
+    if (args.entry > 0 && args.tree > 0 && args.entry != args.tree)
+        return fail(db + ": --entry " + std::to_string(args.entry) + " and --tree " + std::to_string(args.tree) + " name two entries; name one");
     auto store = openAnalysed(db, AnalysisOptions{}, true);
     if (!store) return fail(store.message());
     CompareOptions options;
@@ -67,18 +186,27 @@ int runCompare(const CompareArgs& args) {
     auto root = [&](const ComparedCategory& cc) { return requestTypeOf(pc, cc); };
     const std::vector<Suspect>& suspects = pc.suspects;  // span data: the services most likely responsible
 
-    if (args.tree > 0) {
-        if (args.tree > static_cast<std::int64_t>(cmp.entries.size()))
-            return fail(db + ": --tree " + std::to_string(args.tree) + ": no such entry (the comparison has " +
+    // The entry the user picked (--entry N or --tree N), compared with the candidate precursor picked (--precursor).
+    std::optional<CompareEntry> picked;
+    if (const std::int64_t rank = args.tree > 0 ? args.tree : args.entry; rank > 0) {
+        const char* option = args.tree > 0 ? "--tree" : "--entry";
+        if (rank > static_cast<std::int64_t>(cmp.entries.size()))
+            return fail(db + ": " + option + " " + std::to_string(rank) + ": no such entry (the comparison has " +
                         std::to_string(cmp.entries.size()) + ")");
-        const CompareEntry& e = cmp.entries[static_cast<std::size_t>(args.tree - 1)];
+        picked = cmp.entries[static_cast<std::size_t>(rank - 1)];
+        if (args.precursor > 0)
+            if (Status chosen = choosePrecursor(cmp, *picked, args.precursor); !chosen)
+                return fail(db + ": --precursor " + std::to_string(args.precursor) + ": " + chosen.message());
+    }
+
+    if (args.tree > 0) {
+        const CompareEntry& e = *picked;
         const std::set<std::string> drop(args.drop.begin(), args.drop.end());
         const RegressionTree tree = explainEntry(*store.value(), pc, e, drop);
         if (tree.attributes.empty())
             return fail(db + ": --tree " + std::to_string(args.tree) + ": the requests have no attributes stored at import");
-        const std::uint32_t against = e.kind == CompareEntry::Kind::Structural && !e.precursors.empty()
-                                          ? cmp.categories[e.precursors.front().category].id
-                                          : cmp.categories[e.category].id;
+        const auto sides = entrySides(pc, e);
+        const std::uint32_t against = cmp.categories[sides.second.category].id;
         if (args.json) {
             JsonWriter w;
             w.beginObject().key("rank").value(args.tree).key("kind").value(compareKindName(e.kind))
@@ -92,10 +220,21 @@ int runCompare(const CompareArgs& args) {
         } else {
             std::printf("regression tree for entry %lld (%s, category %u): problem-period requests vs baseline requests of %scategory %u\n",
                         static_cast<long long>(args.tree), compareKindName(e.kind), cmp.categories[e.category].id,
-                        e.kind == CompareEntry::Kind::Structural && !e.precursors.empty() ? "precursor " : "", against);
+                        sides.second.precursor ? "precursor " : "", against);
             std::fputs(tree.toText().c_str(), stdout);
         }
         return 0;
+    }
+
+    if (args.entry > 0) return printEntry(args, *store.value(), analysis.value(), pc, *picked, args.entry);
+    if (args.category > 0) {
+        // Any category, ranked or not: drawn as its response-time view (its problem requests against its baseline).
+        if (args.category > cmp.categories.size())
+            return fail(db + ": --category " + std::to_string(args.category) + ": no such category (the comparison has " +
+                        std::to_string(cmp.categories.size()) + ")");
+        CompareEntry view;
+        view.category = args.category - 1;  // categories are in id order
+        return printEntry(args, *store.value(), analysis.value(), pc, view, 0);
     }
 
     if (args.json) {
@@ -120,13 +259,24 @@ int runCompare(const CompareArgs& args) {
             for (const auto& edge : e.changedEdges)
                 w.beginObject().key("from").value(c.typeStart[edge.type]).key("to").value(c.typeEnd[edge.type])
                     .key("baseline_mean_us").value(edge.baselineMeanNs / 1000.0).key("problem_mean_us").value(edge.problemMeanNs / 1000.0)
-                    .key("p_value").value(edge.pValue).endObject();
+                    .key("baseline_variance_us2").value(edge.baselineVarianceNs2 / 1e6)
+                    .key("problem_variance_us2").value(edge.problemVarianceNs2 / 1e6).key("p_value").value(edge.pValue).endObject();
+            w.endArray().key("edges").beginArray();
+            for (const CategoryEdgeStats& edge : categoryEdgeStatistics(c, cc)) {
+                w.beginObject().key("from").value(c.typeStart[edge.type]).key("to").value(c.typeEnd[edge.type]);
+                writeStats(w.key("baseline"), edge.baseline);
+                writeStats(w.key("problem"), edge.problem);
+                w.endObject();
+            }
             w.endArray().key("problem_requests").beginArray();
             for (auto r : cc.problemEntries) w.value(requestName(r));
             w.endArray().endObject();
         }
         w.endArray();
         w.key("aa").beginObject().key("categories_tested").value(aa.categoriesTested).key("mutations").value(aa.mutations).endObject();
+        w.key("variance_test").beginObject().key("baseline_categories").value(cmp.variance.baselineCategories)
+            .key("problem_categories").value(cmp.variance.problemCategories).key("tested").value(cmp.variance.tested)
+            .key("d").value(cmp.variance.d).key("p_value").value(cmp.variance.pValue).endObject();
         w.key("suspects").beginArray();
         for (const Suspect& s : suspects) {
             w.beginObject().key("service").value(s.service).key("score").value(s.score).key("p_value").value(s.pValue)
@@ -156,6 +306,10 @@ int runCompare(const CompareArgs& args) {
                 args.bh ? " (Benjamini-Hochberg)" : "");
     std::printf("A/A (the baseline split in two at random): %lld of %lld categories flagged by chance\n",
                 static_cast<long long>(aa.mutations), static_cast<long long>(aa.categoriesTested));
+    if (cmp.variance.tested)
+        std::printf("intra-category variance (KS over %lld and %lld categories' variances): D %.3f, p %.3g\n",
+                    static_cast<long long>(cmp.variance.baselineCategories), static_cast<long long>(cmp.variance.problemCategories),
+                    cmp.variance.d, cmp.variance.pValue);
     if (!suspects.empty()) {
         std::printf("suspects, most likely first (slowdown of their calls against the same operations in %s):\n", args.baseline.c_str());
         int n = 0;
@@ -212,6 +366,17 @@ Command addCompareCommand(CLI::App& program) {
     cmd->add_option("--seed", args->seed, "seed of the A/A split of the baseline (default 1)")->type_name("N");
     cmd->add_option("--tree", args->tree, "explain entry N (its rank) with a C4.5 regression tree over the request attributes")
         ->type_name("N")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--entry", args->entry,
+                    "show entry N (its rank) against its compared precursor or baseline: both sides' edges, the diff, the representatives")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--category", args->category,
+                    "show category C, ranked or not: its problem-period requests against its baseline ones, as --entry shows an entry")
+        ->type_name("C")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--precursor", args->precursor, "compare entry N (--entry or --tree) with this candidate precursor category")
+        ->type_name("CAT")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--drop", args->drop, "leave attribute ATTR out of the --tree (repeatable)")->type_name("ATTR")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     addJsonFlag(*cmd, args->json, "JSON output (the stable interface); without it, a table for people");

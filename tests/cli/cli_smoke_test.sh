@@ -19,7 +19,7 @@ declare -A options=(
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
     [bottlenecks]="--period --by --latency-percentile --trend --baseline --problem --alpha --seed --rules --save-rules --json DB"
-    [compare]="--baseline --problem --threshold --alpha --bh --seed --tree --drop --json DB"
+    [compare]="--baseline --problem --threshold --alpha --bh --paper --seed --entry --category --tree --precursor --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
     [aa]="--period --by --test --control --buckets --seed --resamples --json DB"
     [context]="--request --json DB"
@@ -415,6 +415,58 @@ e = [x for x in d["entries"] if x["rank"] == t["rank"]][0]
 assert t["kind"] == "structural" and t["against"] == e["precursors"][0]["category"], t
 assert t["tree"].get("attribute") == "size" and {c["class"] for c in t["tree"]["children"]} == {"problem", "precursor"}, t
 ' "$json" "$tree"; check "compare --tree of a structural mutation against its precursor ($tree)" $?
+# compare --entry N --precursor CAT: the structural entry against the candidate picked (its second side, the
+# tree's "against"), each side's edges with their mean and variance; a category that is no candidate is refused.
+read -r rank picked closest < <(python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+e = [x for x in d["entries"] if x["kind"] == "structural" and len(x["precursors"]) >= 2][0]
+print(e["rank"], e["precursors"][1]["category"], e["precursors"][0]["category"])' "$json")
+entry=$("$cli" compare "$work/storage.tldb" --baseline base --problem prob --entry "$rank" --precursor "$picked" --json)
+tree=$("$cli" compare "$work/storage.tldb" --baseline base --problem prob --tree "$rank" --precursor "$picked" --json)
+python3 -c '
+import json, sys
+e, t, picked, closest = json.loads(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+assert e["precursor"] == picked and e["second"]["category"] == picked and e["second"]["precursor"], e["second"]
+assert e["second"]["period"] == "base" and e["first"]["period"] == "prob", e
+assert t["against"] == picked, t
+for side in (e["first"], e["second"]):
+    assert side["edges"] and all(x["count"] >= 1 and x["variance_us2"] >= 0 for x in side["edges"]), side
+assert any(n["in_first"] != n["in_second"] for n in e["nodes"]), "a structural mutation differs from its precursor"
+assert all(0 <= l["from"] < len(e["nodes"]) and 0 <= l["to"] < len(e["nodes"]) for l in e["links"])
+' "$entry" "$tree" "$picked" "$closest"; check "compare --entry/--tree with --precursor use the candidate picked" $?
+closest_entry=$("$cli" compare "$work/storage.tldb" --baseline base --problem prob --entry "$rank" --json)
+python3 -c 'import json, sys; assert json.loads(sys.argv[1])["precursor"] == int(sys.argv[2])' "$closest_entry" "$closest"
+check "compare --entry compares with the closest candidate by default" $?
+"$cli" compare "$work/storage.tldb" --baseline base --problem prob --entry "$rank" --precursor "$picked" | grep -q "against precursor category $picked "
+check "compare --entry --precursor text names the precursor" $?
+compare_error "precursor not a candidate" "is not a candidate precursor of category" "$work/storage.tldb" --baseline base --problem prob \
+    --entry "$rank" --precursor 9999
+compare_error "precursor without an entry" "--precursor 3 needs the entry" "$work/storage.tldb" --baseline base --problem prob --precursor 3
+compare_error "entry out of range" "--entry 99: no such entry" "$work/storage.tldb" --baseline base --problem prob --entry 99
+# compare --category C: any category, ranked or not, with its statistics in each period; the problem period's side
+# stays empty for a category it lost entirely.
+python3 - "$json" "$cli" "$work/storage.tldb" <<'PY'; check "compare --category shows any category with each period's side" $?
+import json, subprocess, sys
+d, cli, db = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+ranked = {e["category"] for e in d["entries"]}
+for c in range(1, 40):
+    r = subprocess.run([cli, "compare", db, "--baseline", "base", "--problem", "prob", "--category", str(c), "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        assert "no such category" in r.stderr and c > 1, r.stderr
+        break
+    v = json.loads(r.stdout)
+    assert v["category"] == c and v["rank"] is None and v["precursor"] is None, v
+    for side, period in (("first", "prob"), ("second", "base")):
+        if v[side] is not None:
+            assert v[side]["category"] == c and v[side]["period"] == period and v[side]["edges"], v[side]
+    assert v["first"] is not None or v["second"] is not None
+    assert any(n["in_first"] for n in v["nodes"]) == (v["first"] is not None)
+else:
+    raise AssertionError("no end to the categories")
+assert c - 1 > len(ranked), "categories beyond the ranked ones"
+PY
+compare_error "category with an entry" "--category shows one category" "$work/storage.tldb" --baseline base --problem prob --category 1 --entry 1
 # The service map of span data: web calls db once per trace (a Zipkin client half and server half are one call).
 if "$cli" render --help | grep -q -- "--services"; then  # a build with the GUI
     "$cli" render graph "$work/skewed.tldb" --services --out "$work/services.dot" 2>/dev/null; check "render graph --services to DOT" $?

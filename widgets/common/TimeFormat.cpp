@@ -21,6 +21,11 @@ QString formatDurationNs(TimeNs ns) {
     return formatDuration(nsToUs(ns));
 }
 
+QString formatMeanAndSpreadNs(double meanNs, double varianceNs2) {
+    return formatDurationNs(static_cast<TimeNs>(meanNs)) + QStringLiteral(" ± ") +
+           formatDurationNs(static_cast<TimeNs>(std::sqrt(std::max(0.0, varianceNs2))));
+}
+
 QString formatDurationRangeNs(TimeNs from, TimeNs to) {
     if (from == to) return formatDurationNs(from);
     // One unit for both ends, chosen by the larger; digits added until the ends differ.

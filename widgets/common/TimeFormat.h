@@ -11,6 +11,8 @@ QString formatDurationNs(TimeNs nanoseconds);  // the same for a time from core;
 // "2.0–5.5 ms": a range whose two ends read differently whenever they differ (more digits as needed); one
 // value when they are equal.
 QString formatDurationRangeNs(TimeNs from, TimeNs to);
+// "1.2 ms ± 0.3 ms": a mean and the standard deviation (the square root of the variance, ns²) of the same values.
+QString formatMeanAndSpreadNs(double meanNs, double varianceNs2);
 QString formatTimestampNs(TimeNs epochNanoseconds);  // "2026-11-01 00:00:01.234"
 // "2026-11-01 05:26:12.736 – 05:30:34.880": the end's time of day, or its date too when it is another day.
 QString formatTimeRangeNs(TimeNs startEpochNs, TimeNs endEpochNs);

@@ -1,6 +1,8 @@
 #include "CompareWorkspace.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include <QCheckBox>
 #include <QColor>
@@ -47,6 +49,7 @@ namespace {
 constexpr int kRequestRole = Qt::UserRole + 1;
 constexpr int kShownRequests = 200;
 constexpr const char* kThresholdKey = "compare/smThreshold";
+constexpr const char* kPrecursorsKey = "compare/precursors";  // the candidate chosen, by periods and entry category
 } // namespace
 
 CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
@@ -79,6 +82,11 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_oneToN = new QCheckBox(tr("1:&N"), this);
     m_oneToN->setChecked(true);
     m_oneToN->setToolTip(tr("A precursor must have lost at least what its mutation gained (up to chance)"));
+    m_precursor = new QComboBox(this);
+    m_precursor->setObjectName("precursor");
+    keepComboNarrow(m_precursor, 24);
+    m_precursor->setToolTip(tr("The candidate precursor a structural mutation is compared with in the side by side, diff, swim lanes "
+                               "and tree: the closest by edit distance, or the one chosen here (remembered for this entry)"));
     m_run = new QPushButton(tr("&Compare"), this);
     m_run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     m_run->setToolTip(tr("Compare the two periods (Ctrl+Return)"));
@@ -184,6 +192,14 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
     m_views->setTabToolTip(0, tr("The services most likely responsible for the slower period, with their evidence; click a line to see it "
                                  "in the profile diff of the two periods"));
     m_views->addTab(m_detail, tr("Detail"));
+    m_categories = new QTreeWidget(this);
+    m_categories->setObjectName("categories");
+    m_categories->setRootIsDecorated(false);
+    m_categories->setAlternatingRowColors(true);
+    m_categories->setHeaderLabels({tr("Cat."), tr("Base n"), tr("Prob. n"), tr("Base mean ± sd"), tr("Prob. mean ± sd"), tr("Request type")});
+    m_categories->setToolTip(tr("Every category of the two periods, ranked or not, with the mean and standard deviation of its response "
+                                "time in each; choose one to see it in Detail, Side by side, Diff, Swim lanes and Tree"));
+    m_categories->setSortingEnabled(true);
     m_views->addTab(sideBySide, tr("Side by side"));
     m_views->addTab(diffPage, tr("Diff"));
     m_c2 = new CdfPlot(this);
@@ -243,13 +259,25 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
         m_treeAttributes->setMaximumWidth(200);
     }
     m_views->addTab(treePage, tr("Tree"));
+    m_views->addTab(m_categories, tr("Categories"));
     connect(m_treeAttributes, &QListWidget::itemChanged, this, [this] { explain(); });
     for (FlowGraphView* view : {m_first, m_second, m_diff})
         connect(view, &FlowGraphView::requestActivated, this, &CompareWorkspace::requestActivated);
 
+    // The entry's views under the precursor they compare it with.
+    auto* entryPane = new QWidget(this);
+    {
+        auto* row = new QHBoxLayout;
+        row->addWidget(new QLabel(tr("Compared with:"), entryPane));
+        row->addWidget(m_precursor, 1);
+        auto* box = new QVBoxLayout(entryPane);
+        box->setContentsMargins(0, 0, 0, 0);
+        box->addLayout(row);
+        box->addWidget(m_views, 1);
+    }
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_table);
-    split->addWidget(m_views);
+    split->addWidget(entryPane);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setSizes({780, 480});
@@ -275,8 +303,20 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
         compare();
     });
     connect(m_oneToN, &QCheckBox::toggled, this, &CompareWorkspace::compare);
+    connect(m_precursor, &QComboBox::activated, this, [this](int index) {
+        const QVariant id = m_precursor->itemData(index);
+        if (!m_result || !m_entry || !id.isValid()) return;
+        QSettings settings;
+        QVariantMap chosen = settings.value(kPrecursorsKey).toMap();
+        chosen.insert(precursorKey(m_result->comparison.categories[m_entry->category]), id);
+        settings.setValue(kPrecursorsKey, chosen);
+        showEntry(m_entryRow);
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showEntry(current.isValid() ? m_proxy->mapToSource(current).row() : -1); });
+    connect(m_categories, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (item && m_result) showCategory(item->data(0, Qt::UserRole).toUInt());
+    });
     connect(m_detail, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
         const QVariant id = item->data(0, kRequestRole);
         if (id.isValid()) emit requestActivated(RequestId(id.toUInt()));
@@ -295,6 +335,11 @@ void CompareWorkspace::clear(const QString& message) {
     m_result.reset();
     m_model->setComparison(nullptr);
     m_detail->clear();
+    m_edgeItem = nullptr;
+    m_entryRow = -1;
+    m_precursor->clear();
+    m_precursor->setEnabled(false);
+    m_categories->clear();
     for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setMessage(tr("Choose an entry to see its flow graphs."));
     m_graphTitles->clear();
     m_c2->setSeries(QString(), std::vector<std::pair<QString, std::vector<float>>>{}, false, 1.0, QString());
@@ -461,19 +506,22 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
         if (cc.baseline.count >= m_result->options.minSample) c2[0].second.push_back(static_cast<float>(cc.baseline.c2()));
         if (cc.problem.count >= m_result->options.minSample) c2[1].second.push_back(static_cast<float>(cc.problem.c2()));
     }
-    m_c2->setSeries(tr("C² of a category's response time (variance / mean²), categories with ≥ %1 requests").arg(m_result->options.minSample),
-                    c2, false, 1.0, QString());
+    QString c2Title = tr("C² of a category's response time (variance / mean²), categories with ≥ %1 requests").arg(m_result->options.minSample);
+    if (c.variance.tested)  // Spectroscope's sixth case: did the variance within categories change?
+        c2Title += tr(" · their variances, KS: D %1, p %2").arg(c.variance.d, 0, 'f', 3).arg(formatProbability(c.variance.pValue));
+    m_c2->setSeries(c2Title, c2, false, 1.0, QString());
     setPlotExportName(m_c2->plot(), tr("c2 %1 vs %2").arg(c2[0].first, c2[1].first));
     m_c2->plot()->yAxis->setLabel(tr("share of categories at or below (%)"));
     m_c2->plot()->replot();
     m_timeline->setComparison(m_result);
     if (m_result->categories.get() != m_overTimeCategories) askOverTime();  // a re-ranking keeps the same requests
+    fillCategories();
     m_table->setColumnHidden(CompareEntryModel::RawPValue, false);
     m_table->resizeColumnsToContents();
     fitRequestTypeColumn();
     m_table->setTextElideMode(Qt::ElideMiddle);
     if (m_proxy->rowCount() > 0) m_table->selectRow(0);
-    else m_detail->clear();
+    else showEntry(-1);
 }
 
 void CompareWorkspace::fitRequestTypeColumn() {
@@ -493,27 +541,123 @@ bool CompareWorkspace::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
+QString CompareWorkspace::precursorKey(const ComparedCategory& category) const {
+    return m_result ? QStringLiteral("%1\n%2\n%3").arg(QString::fromStdString(m_result->baseline), QString::fromStdString(m_result->problem))
+                          .arg(category.id)
+                    : QString();
+}
+
+void CompareWorkspace::choosePrecursorOf(CompareEntry& entry) {
+    const QSignalBlocker block(m_precursor);
+    m_precursor->clear();
+    const Comparison& cmp = m_result->comparison;
+    if (entry.kind != CompareEntry::Kind::Structural || entry.precursors.empty()) {
+        m_precursor->addItem(entry.kind == CompareEntry::Kind::Structural ? tr("its own baseline (no candidate precursor)")
+                                                                          : tr("its own baseline (a response-time mutation)"));
+        m_precursor->setEnabled(false);
+        return;
+    }
+    for (const PrecursorRef& p : entry.precursors) {
+        const ComparedCategory& candidate = cmp.categories[p.category];
+        m_precursor->addItem(tr("precursor category %1 · edit distance %L2").arg(candidate.id).arg(p.editDistance), candidate.id);
+        m_precursor->setItemData(m_precursor->count() - 1,
+                                 tr("%L1 → %L2 requests").arg(candidate.baseline.count).arg(candidate.problem.count), Qt::ToolTipRole);
+    }
+    const QVariantMap chosen = QSettings().value(kPrecursorsKey).toMap();
+    const auto it = chosen.find(precursorKey(cmp.categories[entry.category]));
+    if (it == chosen.end() || !choosePrecursor(cmp, entry, it->toUInt())) entry.chosenPrecursor = 0;
+    m_precursor->setCurrentIndex(static_cast<int>(entry.chosenPrecursor));
+    m_precursor->setEnabled(true);
+}
+
 void CompareWorkspace::showEntry(int row) {
     m_detail->clear();
-    const CompareEntry* e = m_model->entryAt(row);
-    if (!e || !m_result) return;
+    m_edgeItem = nullptr;
+    m_entryRow = row;
+    const CompareEntry* ranked = m_model->entryAt(row);
+    if (!ranked || !m_result) {
+        m_precursor->clear();
+        m_precursor->setEnabled(false);
+        return;
+    }
+    {
+        // The entry replaces a category browsed.
+        const QSignalBlocker block(m_categories);
+        m_categories->setCurrentItem(nullptr);
+        m_categories->clearSelection();
+    }
+    CompareEntry chosen = *ranked;
+    choosePrecursorOf(chosen);
+    present(chosen, true);
+}
+
+void CompareWorkspace::showCategory(std::uint32_t index) {
+    if (!m_result || index >= m_result->comparison.categories.size()) return;
+    {
+        // The category replaces the entry shown: no row stays selected (choosing it again shows it again).
+        const QSignalBlocker block(m_table->selectionModel());
+        m_table->selectionModel()->clear();
+    }
+    m_entryRow = -1;
+    CompareEntry view;  // the category's response-time view: its problem requests against its baseline ones
+    view.category = index;
+    choosePrecursorOf(view);
+    m_precursor->setItemText(0, tr("its own baseline (a category browsed)"));
+    present(view, false);
+}
+
+void CompareWorkspace::fillCategories() {
+    const QSignalBlocker block(m_categories);
+    m_categories->setSortingEnabled(false);
+    m_categories->clear();
+    if (!m_result) return;
+    auto spread = [](const CategoryStats& s) { return s.count ? formatMeanAndSpreadNs(s.meanNs, s.varianceNs2) : QStringLiteral("–"); };
+    for (std::uint32_t i = 0; i < m_result->comparison.categories.size(); ++i) {
+        const ComparedCategory& cc = m_result->comparison.categories[i];
+        auto* item = new QTreeWidgetItem(m_categories);
+        item->setData(0, Qt::DisplayRole, cc.id);
+        item->setData(0, Qt::UserRole, i);
+        item->setData(1, Qt::DisplayRole, static_cast<qlonglong>(cc.baseline.count));
+        item->setData(2, Qt::DisplayRole, static_cast<qlonglong>(cc.problem.count));
+        item->setText(3, spread(cc.baseline));
+        item->setText(4, spread(cc.problem));
+        item->setText(5, QString::fromStdString(requestTypeOf(*m_result, cc)));
+        item->setToolTip(5, item->text(5));
+        if (cc.info) item->setToolTip(0, QString::fromStdString(cc.info->canonical).left(2000));
+    }
+    m_categories->setSortingEnabled(true);
+    m_categories->sortByColumn(0, Qt::AscendingOrder);
+    for (int column = 0; column < 5; ++column) m_categories->resizeColumnToContents(column);
+}
+
+void CompareWorkspace::present(const CompareEntry& chosen, bool ranked) {
+    m_detail->clear();
+    m_edgeItem = nullptr;
+    const CompareEntry* e = &chosen;
     const Comparison& cmp = m_result->comparison;
     const RequestCategories& cats = *m_result->categories;
     const ComparedCategory& cc = cmp.categories[e->category];
     auto mean = [](const CategoryStats& s) { return s.count ? formatDurationNs(static_cast<TimeNs>(s.meanNs)) : QStringLiteral("–"); };
-    auto* head = new QTreeWidgetItem(m_detail, {tr("Category %1 (%2)").arg(cc.id).arg(QString::fromLatin1(compareKindName(e->kind))),
+    auto* head = new QTreeWidgetItem(m_detail, {ranked ? tr("Category %1 (%2)").arg(cc.id).arg(QString::fromLatin1(compareKindName(e->kind)))
+                                                       : tr("Category %1 (browsed)").arg(cc.id),
                                                tr("%L1 → %L2 requests, mean %3 → %4")
                                                    .arg(cc.baseline.count)
                                                    .arg(cc.problem.count)
                                                    .arg(mean(cc.baseline), mean(cc.problem))});
+    // Its response time's spread in each period (Spectroscope keeps each category's variance beside its mean).
+    auto spread = [](const CategoryStats& s) {
+        return s.count ? formatMeanAndSpreadNs(s.meanNs, s.varianceNs2) + QStringLiteral(", C² %1").arg(s.c2(), 0, 'g', 3) : QStringLiteral("–");
+    };
+    new QTreeWidgetItem(head, {tr("Response time, mean ± standard deviation"), tr("%1 → %2").arg(spread(cc.baseline), spread(cc.problem))});
+    head->setExpanded(true);
     if (cc.info) head->setToolTip(0, QString::fromStdString(cc.info->canonical).left(2000));
     auto* red = new QTreeWidgetItem(m_detail, {tr("Red edges (%1)").arg(e->changedEdges.size())});
     for (const auto& edge : e->changedEdges) {
         auto* item = new QTreeWidgetItem(red, {QStringLiteral("%1 → %2").arg(QString::fromStdString(cats.typeStart[edge.type]),
                                                                            QString::fromStdString(cats.typeEnd[edge.type])),
                                                tr("%1 → %2 (p %3)")
-                                                   .arg(formatDurationNs(static_cast<TimeNs>(edge.baselineMeanNs)),
-                                                        formatDurationNs(static_cast<TimeNs>(edge.problemMeanNs)))
+                                                   .arg(formatMeanAndSpreadNs(edge.baselineMeanNs, edge.baselineVarianceNs2),
+                                                        formatMeanAndSpreadNs(edge.problemMeanNs, edge.problemVarianceNs2))
                                                    .arg(formatProbability(edge.pValue))});
         item->setForeground(0, QColor(0xc0, 0x39, 0x2b));
         item->setToolTip(0, item->text(0));
@@ -521,10 +665,20 @@ void CompareWorkspace::showEntry(int row) {
     auto* pre = new QTreeWidgetItem(m_detail, {tr("Candidate precursors (%1)").arg(e->precursors.size())});
     for (const auto& p : e->precursors) {
         const ComparedCategory& pc = cmp.categories[p.category];
+        const bool compared = &p == e->comparedPrecursor();
         auto* item = new QTreeWidgetItem(pre, {tr("category %1, edit distance %2").arg(pc.id).arg(p.editDistance),
-                                               tr("%L1 → %L2 requests").arg(pc.baseline.count).arg(pc.problem.count)});
+                                               (compared ? tr("compared · %L1 → %L2 requests") : tr("%L1 → %L2 requests"))
+                                                   .arg(pc.baseline.count)
+                                                   .arg(pc.problem.count)});
+        if (compared) {
+            QFont bold = item->font(0);
+            bold.setBold(true);
+            item->setFont(0, bold);
+        }
         if (pc.info) item->setToolTip(0, QString::fromStdString(pc.info->canonical).left(2000));
     }
+    // Each side's edge latencies, from the flow graphs' worker (showGraphs).
+    m_edgeItem = new QTreeWidgetItem(m_detail, {tr("Edge latencies"), tr("computing…")});
     auto* requests = new QTreeWidgetItem(m_detail, {tr("Problem-period requests (%L1; double-click opens the waterfall)").arg(cc.problemEntries.size())});
     int shown = 0;
     for (auto entry : cc.problemEntries) {
@@ -652,6 +806,7 @@ void CompareWorkspace::showGraphs(EntryGraphsOutcome drawing) {
     }
     const auto& d = drawing->value();
     for (FlowGraphView* view : {m_first, m_second, m_diff}) view->setDrawing(d);
+    showEdgeLatencies(d->pair);
     askSwimLanes(d->pair.firstRequest, d->pair.secondRequest, QString::fromStdString(d->pair.firstTitle),
                   QString::fromStdString(d->pair.secondTitle));
     m_graphTitles->setText(tr("<b>Left</b>: %1 · <b>right</b>: %2 — each side's median request by latency (double-click opens it); "
@@ -659,6 +814,40 @@ void CompareWorkspace::showGraphs(EntryGraphsOutcome drawing) {
                                .arg(QString::fromStdString(d->pair.firstTitle).toHtmlEscaped(),
                                     QString::fromStdString(d->pair.secondTitle).toHtmlEscaped(), d->layout.description));
     emit resultsReady();
+}
+
+void CompareWorkspace::showEdgeLatencies(const FlowGraphPair& pair) {
+    if (!m_edgeItem || !m_result) return;
+    // Per edge (critical-path segment type), the second side's statistics → the first's; the largest change first.
+    struct Row {
+        std::uint32_t type;
+        CategoryStats second, first;
+    };
+    std::map<std::uint32_t, Row> byType;
+    for (const EdgeStats& e : pair.secondEdges) byType[e.type].second = e.stats;
+    for (const EdgeStats& e : pair.firstEdges) byType[e.type].first = e.stats;
+    std::vector<Row> rows;
+    for (auto& [type, row] : byType) {
+        row.type = type;
+        rows.push_back(row);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        return std::fabs(a.first.meanNs - a.second.meanNs) > std::fabs(b.first.meanNs - b.second.meanNs);
+    });
+    const RequestCategories& cats = *m_result->categories;
+    auto cell = [](const CategoryStats& s) { return s.count ? tr("%1 (%L2)").arg(formatMeanAndSpreadNs(s.meanNs, s.varianceNs2)).arg(s.count) : QStringLiteral("–"); };
+    m_edgeItem->setText(0, tr("Edge latencies (%L1)").arg(rows.size()));
+    m_edgeItem->setExpanded(true);
+    m_edgeItem->setText(1, tr("mean ± standard deviation (requests): baseline side → problem side"));
+    m_edgeItem->setToolTip(0, tr("Each edge's time on the critical path: %1 → %2")
+                                  .arg(QString::fromStdString(pair.secondTitle), QString::fromStdString(pair.firstTitle)));
+    for (const Row& row : rows) {
+        auto* item = new QTreeWidgetItem(m_edgeItem, {QStringLiteral("%1 → %2").arg(QString::fromStdString(cats.typeStart[row.type]),
+                                                                                  QString::fromStdString(cats.typeEnd[row.type])),
+                                                      QStringLiteral("%1 → %2").arg(cell(row.second), cell(row.first))});
+        item->setToolTip(0, item->text(0));
+        item->setToolTip(1, item->text(1));
+    }
 }
 
 void CompareWorkspace::shareLanesAxis() {

@@ -2,13 +2,15 @@
 // The Compare tab (Spectroscope): a baseline and a problem period, compared in core (categorised once on a
 // worker; threshold, alpha, Benjamini-Hochberg and 1:N re-rank the same categories), the ranked entries
 // beside the A/A figure — how many categories chance alone flags at this sample size — and the chosen
-// entry's red edges, candidate precursors and problem-period requests (double-click opens the waterfall),
-// and its flow graphs: side by side (the mutation's next to its precursor's, or one category in both
+// entry's red edges, candidate precursors, edge latencies (mean ± standard deviation of each side) and
+// problem-period requests (double-click opens the waterfall), and its flow graphs: side by side (the
+// mutation's next to the candidate precursor chosen, the closest unless the user picks another, or one category in both
 // periods, on one shared layout) and as one diff graph, laid out on a worker; for the two periods, the
 // distribution of the categories' C² (Spectroscope's Figure 6) and the timeline of arrivals and response
 // times (its Figure 9); the swim lanes of the two representative requests on one time axis; the entry's
-// regression tree; and the two periods over time: the baseline's A/A and the problem period against it per time
-// bucket, with the load and request mix (the cloud-application study, NSDI'18).
+// regression tree; a browser of every category of either period with its statistics, shown in the same views;
+// and the two periods over time: the baseline's A/A and the problem period against it per time bucket, with the
+// load and request mix (the cloud-application study, NSDI'18).
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -30,6 +32,7 @@ class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
 class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace tracelight::widgets {
 
@@ -66,7 +69,11 @@ public:
     const PeriodComparison* comparison() const { return m_result.get(); }
     QTableView* entryTable() const { return m_table; }
     QCheckBox* paperStatistics() const { return m_paper; }
+    // The candidate precursors of the entry shown (item data: category id); the choice is remembered per entry.
+    QComboBox* precursorChooser() const { return m_precursor; }
     QTreeWidget* detail() const { return m_detail; }
+    // Every category of the two periods with its statistics; choosing one shows it in the entry's views.
+    QTreeWidget* categories() const { return m_categories; }
     SuspectsView* suspects() const { return m_suspects; }
     QTabWidget* entryViews() const { return m_views; }
     FlowGraphView* firstGraph() const { return m_first; }
@@ -109,7 +116,13 @@ private:
     CompareOptions options() const;
     void showResult(std::shared_ptr<const PeriodComparison> result);
     void showEntry(int sourceRow);
+    void showCategory(std::uint32_t index);  // a category from the Categories page, ranked or not
+    void present(const CompareEntry& entry, bool ranked);  // the Detail, the graphs, lanes and tree of an entry or category
+    void fillCategories();
     void showFlowGraphs(const CompareEntry& entry);
+    void choosePrecursorOf(CompareEntry& entry);
+    void showEdgeLatencies(const FlowGraphPair& pair);  // the Detail's edge latencies of both sides  // the remembered candidate, into entry and the chooser
+    QString precursorKey(const ComparedCategory& category) const;
     void explain();  // the current entry's tree, without the unticked attributes
     void askOverTime();
     void askSwimLanes(RequestId first, RequestId second, const QString& firstTitle, const QString& secondTitle);
@@ -129,6 +142,9 @@ private:
     QCheckBox* m_bh = nullptr;
     QCheckBox* m_paper = nullptr;  // the paper's statistics
     QCheckBox* m_oneToN = nullptr;
+    QComboBox* m_precursor = nullptr;
+    QTreeWidgetItem* m_edgeItem = nullptr;  // the Detail's edge latencies, filled when the graphs arrive
+    int m_entryRow = -1;                    // the entry shown (source row)
     QPushButton* m_run = nullptr;
     QPushButton* m_export = nullptr;
     QLabel* m_summary = nullptr;
@@ -136,6 +152,7 @@ private:
     QSortFilterProxyModel* m_proxy = nullptr;
     QTableView* m_table = nullptr;
     QTreeWidget* m_detail = nullptr;
+    QTreeWidget* m_categories = nullptr;
     SuspectsView* m_suspects = nullptr;
     QTabWidget* m_views = nullptr;
     FlowGraphView* m_first = nullptr;

@@ -23,6 +23,8 @@ const QColor kRed(0xc0, 0x39, 0x2b);       // a red edge: its latency changed
 constexpr double kMargin = 12;
 constexpr double kMinScale = 0.75;
 QString mean(double ns) { return ns > 0 ? formatDurationNs(static_cast<TimeNs>(ns)) : QStringLiteral("–"); }
+// "1.2 ms ± 0.3 ms", or "–" where the side lacks the node.
+QString meanAndSpread(double meanNs, double varianceNs2) { return meanNs > 0 ? formatMeanAndSpreadNs(meanNs, varianceNs2) : mean(meanNs); }
 } // namespace
 
 FlowGraphView::FlowGraphView(Mode mode, QWidget* parent) : QWidget(parent), m_mode(mode) {
@@ -244,8 +246,9 @@ bool FlowGraphView::event(QEvent* event) {
             return true;
         }
         const FlowNode& n = m_drawing->pair.nodes[static_cast<std::size_t>(i)];
-        QString text = tr("<b>%1</b><br>baseline side: %2 · problem side: %3")
-                           .arg(QString::fromStdString(n.label).toHtmlEscaped(), mean(n.secondMeanNs), mean(n.firstMeanNs));
+        QString text = tr("<b>%1</b><br>baseline side: %2 · problem side: %3 (mean ± standard deviation)")
+                           .arg(QString::fromStdString(n.label).toHtmlEscaped(), meanAndSpread(n.secondMeanNs, n.secondVarianceNs2),
+                                meanAndSpread(n.firstMeanNs, n.firstVarianceNs2));
         if (n.inFirst != n.inSecond) text += n.inFirst ? tr("<br>only in the problem graph") : tr("<br>only in the baseline graph");
         if (n.changed) text += tr("<br><span style='color:#c0392b'>a red edge: its latency changed</span>");
         QToolTip::showText(help->globalPos(), text, this);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -242,17 +243,28 @@ Result<RequestCategories> categorizeRequests(const InMemoryAnalysis& analysis, s
             if (!out.info.count(cat)) {
                 CategoryInfo info;
                 info.canonical = canonicalString(dag, c.typeNames, typeHash);
-                // Where the request starts: the start events along its graph from its first root up to its first
-                // fork (past a fork the order of concurrent work is an interleaving, not the request's type; with
-                // several roots, only the first one's start).
+                // Where the request starts and what it does first: the start events along its entry's own thread
+                // of control from its first root (CategoryInfo::lead). A segment's only successor continues it;
+                // past a fork (or with several roots) only the successor on the same task does, since the order of
+                // concurrent work is an interleaving, not the request's type.
                 if (!succ.roots.empty()) {
                     std::uint32_t v = succ.roots.front();
                     for (auto r : succ.roots)
                         if (dag.segments[r].startNs < dag.segments[v].startNs) v = r;
+                    auto taskOf = [&](std::uint32_t x) { return td.segmentTypes[dag.segments[x].type.value].task; };
                     while (info.lead.size() < 16) {
                         info.lead.push_back(c.typeStart[dag.segments[v].type.value]);
-                        if (succ.roots.size() != 1 || succ.begin[v + 1] - succ.begin[v] != 1) break;
-                        v = succ.next[succ.begin[v]];
+                        const std::uint32_t from = succ.begin[v], to = succ.begin[v + 1];
+                        if (to == from) break;
+                        if (succ.roots.size() == 1 && to - from == 1) {
+                            v = succ.next[from];
+                            continue;
+                        }
+                        std::uint32_t same = UINT32_MAX, sameCount = 0;
+                        for (std::uint32_t k = from; k < to; ++k)
+                            if (taskOf(succ.next[k]) == taskOf(v)) same = succ.next[k], ++sameCount;
+                        if (sameCount != 1) break;
+                        v = same;
                     }
                 }
                 out.info.emplace(cat, std::move(info));
@@ -298,22 +310,6 @@ std::int64_t editDistance(std::string_view a, std::string_view b) {
 
 namespace {
 
-CategoryStats statsOf(const RequestCategories& c, const std::vector<std::uint32_t>& entries) {
-    CategoryStats s;
-    s.count = static_cast<std::int64_t>(entries.size());
-    if (entries.empty()) return s;
-    double sum = 0;
-    for (auto e : entries) sum += double(c.latencyNs[e]);
-    s.meanNs = sum / double(entries.size());
-    double sq = 0;
-    for (auto e : entries) {
-        const double d = double(c.latencyNs[e]) - s.meanNs;
-        sq += d * d;
-    }
-    s.varianceNs2 = entries.size() > 1 ? sq / double(entries.size() - 1) : 0;
-    return s;
-}
-
 std::vector<double> latencies(const RequestCategories& c, const std::vector<std::uint32_t>& entries) {
     std::vector<double> v;
     v.reserve(entries.size());
@@ -334,11 +330,57 @@ std::unordered_map<std::uint32_t, std::vector<double>> edgeSamples(const Request
     return out;
 }
 
-double mean(const std::vector<double>& v) {
-    return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+// Count, mean and sample variance of values (two passes: no cancellation on large latencies).
+CategoryStats statsOfValues(const std::vector<double>& v) {
+    CategoryStats s;
+    s.count = static_cast<std::int64_t>(v.size());
+    if (v.empty()) return s;
+    s.meanNs = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+    double sq = 0;
+    for (double x : v) sq += (x - s.meanNs) * (x - s.meanNs);
+    s.varianceNs2 = v.size() > 1 ? sq / double(v.size() - 1) : 0;
+    return s;
 }
 
 } // namespace
+
+std::vector<EdgeStats> edgeStatistics(const RequestCategories& c, std::span<const std::uint32_t> entries) {
+    const std::vector<std::uint32_t> list(entries.begin(), entries.end());
+    std::vector<EdgeStats> out;
+    for (const auto& [type, samples] : edgeSamples(c, list)) out.push_back({type, statsOfValues(samples)});
+    std::sort(out.begin(), out.end(), [](const EdgeStats& a, const EdgeStats& b) { return a.type < b.type; });
+    return out;
+}
+
+std::vector<CategoryEdgeStats> categoryEdgeStatistics(const RequestCategories& c, const ComparedCategory& category) {
+    std::map<std::uint32_t, CategoryEdgeStats> byType;
+    for (const EdgeStats& e : edgeStatistics(c, category.baselineEntries)) byType[e.type].baseline = e.stats;
+    for (const EdgeStats& e : edgeStatistics(c, category.problemEntries)) byType[e.type].problem = e.stats;
+    std::vector<CategoryEdgeStats> out;
+    for (auto& [type, stats] : byType) {
+        stats.type = type;
+        out.push_back(stats);
+    }
+    return out;
+}
+
+Status choosePrecursor(const Comparison& comparison, CompareEntry& entry, std::uint32_t categoryId) {
+    std::string candidates;
+    for (std::size_t k = 0; k < entry.precursors.size(); ++k) {
+        const std::uint32_t id = comparison.categories[entry.precursors[k].category].id;
+        if (id == categoryId) {
+            entry.chosenPrecursor = k;
+            return Status::ok();
+        }
+        candidates += (candidates.empty() ? "" : ", ") + std::to_string(id);
+    }
+    const std::uint32_t self = entry.category < comparison.categories.size() ? comparison.categories[entry.category].id : 0;
+    if (entry.precursors.empty())
+        return Status::error("category " + std::to_string(categoryId) + " is not a candidate precursor of category " + std::to_string(self) +
+                             ": it has none" + (entry.kind == CompareEntry::Kind::ResponseTime ? " (a response-time mutation is compared with its own baseline)" : ""));
+    return Status::error("category " + std::to_string(categoryId) + " is not a candidate precursor of category " + std::to_string(self) +
+                         " (its candidates: " + candidates + ")");
+}
 
 Comparison compareCategories(const RequestCategories& c, std::span<const std::uint32_t> baseline,
                              std::span<const std::uint32_t> problem, const CompareOptions& options) {
@@ -379,8 +421,21 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
     for (std::uint32_t i = 0; i < out.categories.size(); ++i) {
         auto& cc = out.categories[i];
         cc.id = i + 1;
-        cc.baseline = statsOf(c, cc.baselineEntries);
-        cc.problem = statsOf(c, cc.problemEntries);
+        cc.baseline = statsOfValues(latencies(c, cc.baselineEntries));
+        cc.problem = statsOfValues(latencies(c, cc.problemEntries));
+    }
+    {
+        std::vector<double> before, after;
+        for (const auto& cc : out.categories) {
+            if (cc.baseline.count >= options.minSample) before.push_back(cc.baseline.varianceNs2);
+            if (cc.problem.count >= options.minSample) after.push_back(cc.problem.varianceNs2);
+        }
+        out.variance.baselineCategories = static_cast<std::int64_t>(before.size());
+        out.variance.problemCategories = static_cast<std::int64_t>(after.size());
+        if (!before.empty() && !after.empty()) {
+            const KsResult ks = ksTwoSample(before, after);
+            out.variance = {out.variance.baselineCategories, out.variance.problemCategories, true, ks.d, ks.pValue};
+        }
     }
     std::vector<const CategoryInfo*> infos;
     infos.reserve(out.categories.size());
@@ -417,7 +472,8 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
             if (it == after.end()) continue;
             const auto& b = it->second;
             if (std::int64_t(a.size()) < options.minSample || std::int64_t(b.size()) < options.minSample) continue;
-            edges.push_back({type, mean(a), mean(b), ksTwoSample(a, b).pValue});
+            const CategoryStats sa = statsOfValues(a), sb = statsOfValues(b);
+            edges.push_back({type, sa.meanNs, sb.meanNs, ksTwoSample(a, b).pValue, sa.varianceNs2, sb.varianceNs2});
         }
         std::sort(edges.begin(), edges.end(), [](const ChangedEdge& a, const ChangedEdge& b) { return a.type < b.type; });
         for (std::size_t x = 0; x < edges.size(); ++x) {

@@ -14,11 +14,6 @@ namespace {
 // it in time order (a loop's second READ is another node than its first).
 using NodeKey = std::pair<std::uint32_t, std::uint32_t>;
 
-struct Side {
-    std::vector<std::uint32_t> entries;  // indices into the categories' rows
-    std::string title;
-};
-
 class Builder {
 public:
     Builder(const InMemoryAnalysis& analysis, const PeriodComparison& pc)
@@ -26,9 +21,10 @@ public:
 
     // Adds one side: the representative's structure (nodes and edges), then every walked request's
     // segment durations into the side's means.
-    Status addSide(const Side& side, bool first, std::size_t maxRequests, const CancelToken* cancel) {
+    Status addSide(const EntrySide& side, bool first, std::size_t maxRequests, const CancelToken* cancel) {
         if (side.entries.empty()) return Status::error("no requests on one side of the entry");
-        std::vector<double> sum(m_out.nodes.size(), 0);
+        // Per node, Welford's running mean and sum of squared deviations (no cancellation on long durations).
+        std::vector<double> mean(m_out.nodes.size(), 0), squares(m_out.nodes.size(), 0);
         std::vector<std::int64_t> count(m_out.nodes.size(), 0);
         const std::size_t walked = maxRequests ? std::min(maxRequests, side.entries.size()) : side.entries.size();
         for (std::size_t i = 0; i < walked; ++i) {
@@ -36,22 +32,28 @@ public:
             const std::uint32_t row = m_pc.categories->rows[side.entries[i]];
             const RequestDag dag = structureGraph(graphOf(row), m_analysis.model);
             const std::vector<std::int32_t> nodeOf = keys(dag, i == 0 ? &first : nullptr);
-            if (sum.size() < m_out.nodes.size()) {
-                sum.resize(m_out.nodes.size(), 0);
+            if (mean.size() < m_out.nodes.size()) {
+                mean.resize(m_out.nodes.size(), 0);
+                squares.resize(m_out.nodes.size(), 0);
                 count.resize(m_out.nodes.size(), 0);
             }
             for (std::size_t v = 0; v < dag.segments.size(); ++v) {
                 if (nodeOf[v] < 0) continue;
-                sum[static_cast<std::size_t>(nodeOf[v])] += double(dag.segments[v].durationNs());
-                ++count[static_cast<std::size_t>(nodeOf[v])];
+                const auto n = static_cast<std::size_t>(nodeOf[v]);
+                const double ns = double(dag.segments[v].durationNs()), before = ns - mean[n];
+                mean[n] += before / double(++count[n]);
+                squares[n] += before * (ns - mean[n]);
             }
             if (i == 0) {
                 (first ? m_out.firstRequest : m_out.secondRequest) = m_pc.requestIds[side.entries[i]];
                 for (const DagEdge& e : dag.edges) addEdge(nodeOf[e.from], nodeOf[e.to], first);
             }
         }
-        for (std::size_t n = 0; n < m_out.nodes.size() && n < sum.size(); ++n)
-            if (count[n] > 0) (first ? m_out.nodes[n].firstMeanNs : m_out.nodes[n].secondMeanNs) = sum[n] / double(count[n]);
+        for (std::size_t n = 0; n < m_out.nodes.size() && n < mean.size(); ++n) {
+            if (count[n] == 0) continue;
+            (first ? m_out.nodes[n].firstMeanNs : m_out.nodes[n].secondMeanNs) = mean[n];
+            (first ? m_out.nodes[n].firstVarianceNs2 : m_out.nodes[n].secondVarianceNs2) = count[n] > 1 ? squares[n] / double(count[n] - 1) : 0;
+        }
         (first ? m_out.firstTitle : m_out.secondTitle) = side.title;
         return Status::ok();
     }
@@ -114,26 +116,27 @@ std::string title(const ComparedCategory& c, const char* period, std::size_t req
 
 } // namespace
 
+std::pair<EntrySide, EntrySide> entrySides(const PeriodComparison& pc, const CompareEntry& entry) {
+    const Comparison& c = pc.comparison;
+    const ComparedCategory& category = c.categories[entry.category];
+    EntrySide first{entry.category, false, false, category.problemEntries, title(category, "problem", category.problemEntries.size())};
+    EntrySide second{entry.category, true, false, category.baselineEntries, title(category, "baseline", category.baselineEntries.size())};
+    const PrecursorRef* precursor = entry.kind == CompareEntry::Kind::Structural ? entry.comparedPrecursor() : nullptr;
+    // A structural mutation without a candidate precursor stays against its own baseline requests, if any.
+    if (precursor) {
+        const ComparedCategory& p = c.categories[precursor->category];
+        second = {precursor->category, true, true, p.baselineEntries, title(p, "baseline", p.baselineEntries.size()) + ", precursor"};
+    }
+    return {std::move(first), std::move(second)};
+}
+
 Result<FlowGraphPair> entryFlowGraphs(const InMemoryAnalysis& analysis, const PeriodComparison& pc, const CompareEntry& entry,
                                       std::size_t maxRequests, const CancelToken* cancel) {
     const Comparison& c = pc.comparison;
     if (entry.category >= c.categories.size() || !pc.categories) return Status::error("no such entry");
-    const ComparedCategory& category = c.categories[entry.category];
-    Side first{category.problemEntries, title(category, "problem", category.problemEntries.size())};
-    Side second;
-    if (entry.kind == CompareEntry::Kind::Structural) {
-        if (entry.precursors.empty()) {
-            // A mutation without a candidate precursor: drawn alone (the second side is its baseline requests, if any).
-            second = {category.baselineEntries, title(category, "baseline", category.baselineEntries.size())};
-        } else {
-            const ComparedCategory& precursor = c.categories[entry.precursors.front().category];
-            second = {precursor.baselineEntries, title(precursor, "baseline", precursor.baselineEntries.size()) + ", precursor"};
-        }
-    } else {
-        second = {category.baselineEntries, title(category, "baseline", category.baselineEntries.size())};
-    }
+    auto [first, second] = entrySides(pc, entry);
     // Each side is drawn from its median request (by latency): typical of the side, not merely its first.
-    for (Side* side : {&first, &second}) {
+    for (EntrySide* side : {&first, &second}) {
         if (side->entries.empty()) continue;
         std::vector<std::uint32_t> byLatency = side->entries;
         const auto mid = byLatency.begin() + static_cast<std::ptrdiff_t>(byLatency.size() / 2);
@@ -143,11 +146,17 @@ Result<FlowGraphPair> entryFlowGraphs(const InMemoryAnalysis& analysis, const Pe
         const auto at = std::find(side->entries.begin(), side->entries.end(), *mid);
         std::iter_swap(side->entries.begin(), at);
     }
+    // A category browsed rather than ranked may have requests in one period only: that side stays empty.
+    if (first.entries.empty() && second.entries.empty()) return Status::error("no requests on either side of the entry");
     Builder builder(analysis, pc);
-    if (Status s = builder.addSide(first, true, maxRequests, cancel); !s) return s;
+    if (!first.entries.empty())
+        if (Status s = builder.addSide(first, true, maxRequests, cancel); !s) return s;
     if (!second.entries.empty())
         if (Status s = builder.addSide(second, false, maxRequests, cancel); !s) return s;
     FlowGraphPair out = builder.take();
+    if (first.entries.empty()) out.firstTitle = "no problem-period requests of this structure";
+    out.firstEdges = edgeStatistics(*pc.categories, first.entries);
+    out.secondEdges = edgeStatistics(*pc.categories, second.entries);
     if (second.entries.empty()) out.secondTitle = "no baseline requests of this structure";
     std::unordered_set<std::uint32_t> red;
     for (const ChangedEdge& e : entry.changedEdges) red.insert(e.type);

@@ -1,5 +1,7 @@
 #include "tracelight/compare/PeriodComparison.h"
 
+#include "tracelight/compare/FlowGraph.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -131,11 +133,7 @@ std::vector<std::uint32_t> sampleTreeRows(const std::vector<std::uint32_t>& entr
 
 RegressionTree explainEntry(const TraceStore& store, const PeriodComparison& pc, const CompareEntry& e,
                             const std::set<std::string>& drop) {
-    const Comparison& cmp = pc.comparison;
-    const ComparedCategory& cc = cmp.categories[e.category];
-    const std::vector<std::uint32_t>& negatives =
-        e.kind == CompareEntry::Kind::Structural && !e.precursors.empty() ? cmp.categories[e.precursors.front().category].baselineEntries
-                                                                           : cc.baselineEntries;
+    const auto [positives, negatives] = entrySides(pc, e);
     std::vector<std::pair<std::map<std::string, std::string>, bool>> raw;
     std::map<std::string, bool> numeric;  // name -> all values numeric
     auto add = [&](const std::vector<std::uint32_t>& entries, bool positive, std::uint64_t seed) {
@@ -155,8 +153,8 @@ RegressionTree explainEntry(const TraceStore& store, const PeriodComparison& pc,
             raw.push_back({std::move(values), positive});
         }
     };
-    add(cc.problemEntries, true, 1);
-    add(negatives, false, 2);
+    add(positives.entries, true, 1);
+    add(negatives.entries, false, 2);
     std::vector<TreeAttribute> attrs;
     for (auto& [name, isNumber] : numeric)
         attrs.push_back({name, isNumber ? TreeAttributeKind::Numeric : TreeAttributeKind::Categorical});
@@ -175,7 +173,7 @@ RegressionTree explainEntry(const TraceStore& store, const PeriodComparison& pc,
     }
     TreeOptions opt;
     opt.dropped = drop;
-    opt.classNames[0] = e.kind == CompareEntry::Kind::Structural && !e.precursors.empty() ? "precursor" : "baseline";
+    opt.classNames[0] = negatives.precursor ? "precursor" : "baseline";
     opt.classNames[1] = "problem";
     return buildRegressionTree(attrs, rows, opt);
 }

@@ -2,7 +2,10 @@
 // known injected change, and a no-change control.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <map>
+#include <unordered_map>
 #include <functional>
 #include <numeric>
 #include <random>
@@ -12,14 +15,17 @@
 #include "TestUtil.h"
 #include "core/GeneratedPeriods.h"
 #include "core/GeneratedTraces.h"
+#include "core/OnlineBoutiqueStore.h"
 #include "generator/PageLoadGenerator.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/bottleneck/BurstTimelines.h"
 #include "tracelight/compare/Compare.h"
 #include "tracelight/compare/PeriodComparison.h"
+#include "tracelight/compare/Statistics.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/RequestTable.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -94,20 +100,18 @@ struct Periods {
     std::vector<std::uint32_t> baseline, problem;  // indices into categories.rows
 };
 
-Periods makePeriods(const ScratchDir& dir, std::int64_t n, std::uint64_t seedA, std::uint64_t seedB, double slowFeed,
-                    bool moreFeedMisses = false) {
+// Two trace files imported as the periods "baseline" and "problem", analysed, and their requests categorised.
+Periods importPeriods(const ScratchDir& dir, const std::string& baselineFile, const std::string& problemFile) {
     Periods p;
-    writePeriod(dir.file("a.csv"), "a-", n, seedA, 1.0);
-    writePeriod(dir.file("b.csv"), "b-", n, seedB, slowFeed, moreFeedMisses);
     auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
     EXPECT_TRUE(store) << store.message();
     p.store = std::move(store.value());
     ImportOptions a;
-    a.inputs = {dir.file("a.csv")};
+    a.inputs = {baselineFile};
     a.period = "baseline";
     EXPECT_TRUE(importTraces(*p.store, a));
     ImportOptions b;
-    b.inputs = {dir.file("b.csv")};
+    b.inputs = {problemFile};
     b.period = "problem";
     EXPECT_TRUE(importTraces(*p.store, b));
     EXPECT_TRUE(analyzeStore(*p.store, AnalysisOptions{}));
@@ -124,6 +128,13 @@ Periods makePeriods(const ScratchDir& dir, std::int64_t n, std::uint64_t seedA, 
     for (std::uint32_t i = 0; i < base.size(); ++i) p.baseline.push_back(i);
     for (std::uint32_t i = 0; i < prob.size(); ++i) p.problem.push_back(static_cast<std::uint32_t>(base.size() + i));
     return p;
+}
+
+Periods makePeriods(const ScratchDir& dir, std::int64_t n, std::uint64_t seedA, std::uint64_t seedB, double slowFeed,
+                    bool moreFeedMisses = false) {
+    writePeriod(dir.file("a.csv"), "a-", n, seedA, 1.0);
+    writePeriod(dir.file("b.csv"), "b-", n, seedB, slowFeed, moreFeedMisses);
+    return importPeriods(dir, dir.file("a.csv"), dir.file("b.csv"));
 }
 
 TEST(Compare, InjectedSlowFeedFillIsTheTopEntryWithItsEdgeRed) {
@@ -225,6 +236,244 @@ TEST(Compare, OnlineBoutiqueCurrencyDelayIsTheTopRedEdge) {
         const std::string edge = cats->typeStart[type] + " -> " + cats->typeEnd[type];
         EXPECT_NE(edge.find("currencyservice"), std::string::npos) << "entry " << k + 1 << ": " << edge;
     }
+}
+
+// A service whose every request enters through one generic span (as Online Boutique's Frontend/Recv.): the span
+// CSV of Nezha, where a call is a client span on the caller and a "grpc."-prefixed server span below it, and the
+// gateway's first call names the request's type (Store/Read, Write or List). READs that missed the cache call
+// the disk. The problem period misses far more often, and sends fewer WRITEs and some LISTs. Counts per type
+// and period: {read hit, read miss, write, list}.
+std::string gatewaySpans(const std::string& prefix, std::array<int, 4> counts, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> jitter(0, 300000);  // ns
+    std::string csv = "TraceID,SpanID,ParentID,PodName,OperationName,StartTimeUnixNano,EndTimeUnixNano,Duration\n";
+    std::int64_t t = 1661273974000000000;
+    int trace = 0, span = 0;
+    auto add = [&](const std::string& traceId, const std::string& parent, const char* pod, const std::string& op, std::int64_t from,
+                   std::int64_t to) {
+        const std::string id = "s" + std::to_string(++span);
+        csv += traceId + "," + id + "," + parent + "," + pod + "," + op + "," + std::to_string(from) + "," + std::to_string(to) + "," +
+               std::to_string((to - from) / 1000) + "\n";
+        return id;
+    };
+    // A call: the caller's client span and the callee's server span inside it; the server span's id.
+    auto call = [&](const std::string& traceId, const std::string& parent, const char* caller, const char* callee, const std::string& op,
+                    std::int64_t from, std::int64_t to) {
+        const std::string client = add(traceId, parent, caller, op, from, to);
+        return add(traceId, client, callee, "grpc." + op, from + 200000, to - 200000);
+    };
+    const char* ops[] = {"Store/Read", "Store/Read", "Store/Write", "Store/List"};
+    for (int type = 0; type < 4; ++type)
+        for (int i = 0; i < counts[static_cast<std::size_t>(type)]; ++i) {
+            const std::string traceId = prefix + std::to_string(++trace);
+            t += 20000000;
+            const std::string root = add(traceId, "root", "gateway-5d4f-x1", "Gateway/Recv.", t, t + 10000000 + jitter(rng));
+            const std::int64_t at = t + 1000000 + jitter(rng);
+            const std::string served = call(traceId, root, "gateway-5d4f-x1", "store-7c9b-y2", ops[type], at, at + 7000000 + jitter(rng));
+            if (type == 1) call(traceId, served, "store-7c9b-y2", "disk-6a1e-z3", "Disk/Fetch", at + 1000000, at + 6000000);
+        }
+    return csv;
+}
+
+// Spectroscope's first precursor rule: a precursor has the mutation's root, the request's type (READ, WRITE).
+// Behind a generic entry span the type is what the entry does first, not the entry every request shares: the
+// READs that now miss the cache came from the READs that hit, not from the WRITEs that also fell (1:N off, so
+// the root alone decides).
+TEST(Compare, BehindAGenericEntryThePrecursorsAreRequestsOfTheSameType) {
+    const ScratchDir dir;
+    Periods p = importPeriods(dir, dir.write("a.csv", gatewaySpans("a", {450, 50, 500, 0}, 1)),
+                              dir.write("b.csv", gatewaySpans("b", {150, 350, 400, 100}, 2)));
+    CompareOptions options;
+    options.oneToN = false;
+    const Comparison cmp = compareCategories(p.categories, p.baseline, p.problem, options);
+    // Each category is one type and has one shape: its operations tell which.
+    auto has = [](const ComparedCategory& c, const char* op) { return c.info && c.info->canonical.find(op) != std::string::npos; };
+    const ComparedCategory *miss = nullptr, *hit = nullptr, *write = nullptr, *list = nullptr;
+    for (const auto& c : cmp.categories) {
+        if (has(c, "Disk/Fetch")) miss = &c;
+        else if (has(c, "Store/Read")) hit = &c;
+        else if (has(c, "Store/Write")) write = &c;
+        else if (has(c, "Store/List")) list = &c;
+    }
+    ASSERT_EQ(cmp.categories.size(), 4u);
+    ASSERT_TRUE(miss && hit && write && list);
+    EXPECT_EQ(miss->root, hit->root);
+    EXPECT_NE(hit->root, write->root) << hit->root;
+    EXPECT_NE(hit->root, list->root) << hit->root;
+    EXPECT_NE(write->root, list->root) << write->root;
+    EXPECT_EQ(miss->root.find("Recv.:start"), std::string::npos) << "the generic entry is no request type: " << miss->root;
+    const CompareEntry* missEntry = nullptr;
+    const CompareEntry* listEntry = nullptr;
+    for (const auto& e : cmp.entries) {
+        if (e.kind != CompareEntry::Kind::Structural) continue;
+        if (&cmp.categories[e.category] == miss) missEntry = &e;
+        if (&cmp.categories[e.category] == list) listEntry = &e;
+    }
+    ASSERT_TRUE(missEntry);
+    ASSERT_EQ(missEntry->precursors.size(), 1u);
+    EXPECT_EQ(&cmp.categories[missEntry->precursors.front().category], hit);
+    ASSERT_TRUE(listEntry);
+    EXPECT_TRUE(listEntry->precursors.empty()) << "no LIST lost requests";
+}
+
+// Online Boutique: every request enters through hipstershop.Frontend/Recv.; the request list knows a request by
+// the first call the frontend makes (RequestTable::operation). The comparison's root (the request's type) tells
+// the same requests apart: several types, not the one entry, and every category's requests are of one of them.
+TEST(Compare, OnlineBoutiqueRootsAreTheFrontendsFirstCalls) {
+    if (!test::haveOnlineBoutique()) GTEST_SKIP() << "no " << test::kOnlineBoutique;
+    const ScratchDir dir;
+    auto store = test::currencyDelayStore(dir.file("ob.tldb"));
+    ASSERT_TRUE(store);
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis) << analysis.message();
+    auto pc = comparePeriods(*store, analysis.value(), "normal", "fault", CompareOptions{});
+    ASSERT_TRUE(pc) << pc.message();
+    auto table = loadRequestTable(*store);
+    ASSERT_TRUE(table) << table.message();
+    std::unordered_map<std::uint32_t, std::uint32_t> rowOf;
+    for (std::uint32_t i = 0; i < table->size(); ++i) rowOf[table->ids[i].value] = i;
+    std::map<std::string, std::set<std::string>> operationsOf;  // root -> the request list's operations of its requests
+    for (const ComparedCategory& c : pc->comparison.categories)
+        for (const auto* entries : {&c.baselineEntries, &c.problemEntries})
+            for (auto e : *entries) {
+                const std::uint32_t row = rowOf.at(pc->requestIds[e].value);
+                const std::uint32_t op = table->operation[row];
+                operationsOf[c.root].insert(op == RequestTable::kNoLabel ? std::string("-") : table->spanLabels[op]);
+            }
+    std::string listing;
+    for (const auto& [root, ops] : operationsOf) {
+        listing += root + ":";
+        for (const auto& op : ops) listing += " " + op;
+        listing += "\n";
+    }
+    EXPECT_GE(operationsOf.size(), 4u) << listing;
+    for (const auto& [root, ops] : operationsOf) EXPECT_EQ(ops.size(), 1u) << listing;
+    // And a structural mutation's candidates are requests of its type.
+    for (const CompareEntry& e : pc->comparison.entries)
+        for (const PrecursorRef& pre : e.precursors)
+            EXPECT_EQ(pc->comparison.categories[pre.category].root, pc->comparison.categories[e.category].root);
+}
+
+// Spectroscope keeps per category "average edge latencies and corresponding variances": checked against a
+// brute-force walk over each request's critical path, and a changed edge carries both periods' variance.
+TEST(Compare, EdgeLatencyMeansAndVariancesPerCategoryAndPeriod) {
+    const ScratchDir dir;
+    Periods p = makePeriods(dir, 600, 41, 42, 6.0);
+    const Comparison cmp = compareCategories(p.categories, p.baseline, p.problem, CompareOptions{});
+    ASSERT_FALSE(cmp.entries.empty());
+    const RequestCategories& c = p.categories;
+    auto bruteForce = [&](const std::vector<std::uint32_t>& entries, std::uint32_t type) {
+        std::vector<double> x;
+        for (auto e : entries) {
+            double ns = 0;
+            bool on = false;
+            for (auto k = c.pathBegin[e]; k < c.pathBegin[e + 1]; ++k)
+                if (c.pathType[k] == type) ns += double(c.pathNs[k]), on = true;
+            if (on) x.push_back(ns);
+        }
+        CategoryStats s;
+        s.count = static_cast<std::int64_t>(x.size());
+        for (double v : x) s.meanNs += v / double(x.size());
+        for (double v : x) s.varianceNs2 += (v - s.meanNs) * (v - s.meanNs) / double(x.size() - 1);
+        return s;
+    };
+    std::size_t checked = 0;
+    for (const ComparedCategory& cc : cmp.categories) {
+        if (cc.baseline.count < 2 || cc.problem.count < 2) continue;
+        const auto edges = categoryEdgeStatistics(c, cc);
+        ASSERT_FALSE(edges.empty());
+        for (const CategoryEdgeStats& e : edges) {
+            for (auto [stats, entries] : {std::pair{e.baseline, &cc.baselineEntries}, std::pair{e.problem, &cc.problemEntries}}) {
+                const CategoryStats want = bruteForce(*entries, e.type);
+                EXPECT_EQ(stats.count, want.count);
+                EXPECT_NEAR(stats.meanNs, want.meanNs, 1e-6 * want.meanNs + 1e-6);
+                if (want.count > 1) { EXPECT_NEAR(stats.varianceNs2, want.varianceNs2, 1e-6 * want.varianceNs2 + 1e-3); }
+            }
+            ++checked;
+        }
+        // The edges hold each request's critical path but its blind spots: their means times their counts add up to
+        // at most the latencies.
+        double edgeTime = 0, latency = 0;
+        for (const CategoryEdgeStats& e : edges) edgeTime += e.problem.meanNs * double(e.problem.count);
+        for (auto r : cc.problemEntries) latency += double(c.latencyNs[r]);
+        EXPECT_LE(edgeTime, latency * (1 + 1e-9) + 1);
+        EXPECT_GT(edgeTime, 0.5 * latency);
+    }
+    EXPECT_GT(checked, 10u);
+    const CompareEntry& top = cmp.entries.front();
+    ASSERT_FALSE(top.changedEdges.empty());
+    const ChangedEdge& red = top.changedEdges.front();
+    const ComparedCategory& cat = cmp.categories[top.category];
+    EXPECT_NEAR(red.baselineVarianceNs2, bruteForce(cat.baselineEntries, red.type).varianceNs2, 1e-6 * red.baselineVarianceNs2 + 1e-3);
+    EXPECT_NEAR(red.problemVarianceNs2, bruteForce(cat.problemEntries, red.type).varianceNs2, 1e-6 * red.problemVarianceNs2 + 1e-3);
+    EXPECT_GT(red.problemVarianceNs2, 0);
+}
+
+// Spectroscope's sixth case study "compared distributions of intra-category variance between two periods using
+// the Kolmogorov-Smirnov test". Hand-made categories whose means stay put: the test rejects when every category's
+// spread triples and not when it stays; its figures are those of the KS test of the variances computed here by
+// brute force, over the categories with at least the minimum sample in the period.
+TEST(Compare, TheVarianceWithinCategoriesIsComparedByKs) {
+    struct Made {
+        RequestCategories c;
+        std::vector<std::uint32_t> baseline, problem;
+    };
+    auto make = [](double problemSpread, std::uint64_t seed) {
+        Made m;
+        std::mt19937_64 rng(seed);
+        m.c.pathBegin.push_back(0);
+        auto add = [&](std::uint64_t category, int period, TimeNs latency) {
+            (period ? m.problem : m.baseline).push_back(static_cast<std::uint32_t>(m.c.latencyNs.size()));
+            m.c.rows.push_back(static_cast<std::uint32_t>(m.c.rows.size()));
+            m.c.category.push_back(category);
+            m.c.latencyNs.push_back(latency);
+            m.c.startNs.push_back(0);
+            m.c.localStartNs.push_back(0);
+            m.c.pathType.push_back(0);
+            m.c.pathNs.push_back(latency);
+            m.c.pathBegin.push_back(m.c.pathType.size());
+        };
+        for (int k = 0; k < 30; ++k)
+            for (int period = 0; period < 2; ++period) {
+                std::normal_distribution<double> draw(1e6 * (1 + k), 1e4 * (1 + k % 5) * (period ? problemSpread : 1.0));
+                for (int i = 0; i < 40; ++i) add(static_cast<std::uint64_t>(k + 1), period, static_cast<TimeNs>(draw(rng)));
+            }
+        for (int period = 0; period < 2; ++period)  // too small to judge its variance: left out
+            for (int i = 0; i < 5; ++i) add(99, period, 1000000 * (1 + 10 * i));
+        return m;
+    };
+    auto bruteForce = [](const Made& m, const std::vector<std::uint32_t>& period) {
+        std::map<std::uint64_t, std::vector<double>> byCategory;
+        for (auto e : period) byCategory[m.c.category[e]].push_back(double(m.c.latencyNs[e]));
+        std::vector<double> variances;
+        for (const auto& [category, x] : byCategory) {
+            if (x.size() < 10) continue;
+            double mean = 0, sq = 0;
+            for (double v : x) mean += v / double(x.size());
+            for (double v : x) sq += (v - mean) * (v - mean);
+            variances.push_back(sq / double(x.size() - 1));
+        }
+        return variances;
+    };
+    for (double spread : {1.0, 3.0}) {
+        const Made m = make(spread, 7);
+        const Comparison cmp = compareCategories(m.c, m.baseline, m.problem, CompareOptions{});
+        ASSERT_TRUE(cmp.variance.tested);
+        EXPECT_EQ(cmp.variance.baselineCategories, 30);
+        EXPECT_EQ(cmp.variance.problemCategories, 30);
+        const KsResult want = ksTwoSample(bruteForce(m, m.baseline), bruteForce(m, m.problem));
+        EXPECT_DOUBLE_EQ(cmp.variance.d, want.d);
+        EXPECT_DOUBLE_EQ(cmp.variance.pValue, want.pValue);
+        if (spread == 1.0) { EXPECT_GT(cmp.variance.pValue, 0.05) << "the spread stayed"; }
+        else { EXPECT_LT(cmp.variance.pValue, 1e-6) << "every category's spread tripled"; }
+    }
+    // No category large enough in a period: nothing to test.
+    const Made m = make(1.0, 8);
+    CompareOptions large;
+    large.minSample = 41;
+    const Comparison none = compareCategories(m.c, m.baseline, m.problem, large);
+    EXPECT_FALSE(none.variance.tested);
+    EXPECT_EQ(none.variance.baselineCategories, 0);
 }
 
 TEST(Compare, NoChangeFlagsAtMostFivePercentOfCategories) {

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <set>
 
 #include "core/GeneratedPeriods.h"
 #include "core/OnlineBoutiqueStore.h"
@@ -75,6 +76,35 @@ std::unique_ptr<Fixture> twoPeriods(int periods = 2) {
 
 bool waitReady(widgets::CompareWorkspace& w) { return QTest::qWaitFor([&] { return !w.isComputing(); }, 120000); }
 
+// The storage generator's baseline and problem periods under `change`, imported and analysed into `db`.
+void writeStorageDb(const QTemporaryDir& dir, const std::string& db, samples::StorageChange change, std::int64_t requests) {
+    samples::StorageOptions o;
+    o.seed = 5;
+    o.requests = requests;
+    o.change = change;
+    const samples::StorageGenerator g(o);
+    auto store = TraceStore::open(db, TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    for (auto period : {samples::StoragePeriod::Baseline, samples::StoragePeriod::Problem}) {
+        std::string csv = samples::StorageGenerator::csvHeader();
+        for (std::int64_t i = 0; i < o.requests; ++i) g.appendCsv(g.generate(period, i), csv);
+        const std::string path = dir.filePath(QString::fromLatin1(samples::storagePeriodName(period).data()) + ".csv").toStdString();
+        std::ofstream(path) << csv;
+        ImportOptions options;
+        options.inputs = {path};
+        options.period = std::string(samples::storagePeriodName(period));
+        ASSERT_TRUE(importTraces(*store.value(), options));
+    }
+    ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
+}
+
+std::shared_ptr<const InMemoryAnalysis> loadAnalysed(const std::string& db) {
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    if (!store) return nullptr;
+    auto analysis = loadAnalysis(*store.value());
+    return analysis ? std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())) : nullptr;
+}
+
 } // namespace
 
 TEST(CompareWorkspace, RanksTheSlowedSegmentFirstWithItsRedEdgeAndTheAaFigure) {
@@ -95,18 +125,24 @@ TEST(CompareWorkspace, RanksTheSlowedSegmentFirstWithItsRedEdgeAndTheAaFigure) {
     const CompareEntry* top = model->entryAt(0);
     ASSERT_EQ(top->kind, CompareEntry::Kind::ResponseTime);
     ASSERT_FALSE(top->changedEdges.empty());
-    // The detail of the selected (first) entry names the slowed edge in red, and lists its requests.
+    // The detail of the selected (first) entry names the slowed edge in red, gives every edge's latency on both
+    // sides, and lists its requests.
     QTreeWidget* detail = w.detail();
-    ASSERT_GE(detail->topLevelItemCount(), 4);
+    ASSERT_GE(detail->topLevelItemCount(), 5);
     const QTreeWidgetItem* red = detail->topLevelItem(1);
     ASSERT_GT(red->childCount(), 0);
     EXPECT_EQ(red->child(0)->text(0), QStringLiteral("fetch-feed:CACHE_MISS → fetch-feed:CACHE_REPLY"));
-    EXPECT_GT(detail->topLevelItem(3)->childCount(), 0);
+    const QTreeWidgetItem* edges = detail->topLevelItem(3);
+    EXPECT_TRUE(edges->text(0).startsWith("Edge latencies")) << edges->text(0).toStdString();
+    ASSERT_GT(edges->childCount(), 0);
+    EXPECT_EQ(edges->child(0)->text(0), red->child(0)->text(0)) << "the largest change in mean first";
+    const QTreeWidgetItem* requests = detail->topLevelItem(4);
+    EXPECT_GT(requests->childCount(), 0);
 
     // Activating a request emits it for the waterfall.
     RequestId activated;
     QObject::connect(&w, &widgets::CompareWorkspace::requestActivated, [&](RequestId id) { activated = id; });
-    emit detail->itemActivated(detail->topLevelItem(3)->child(0), 0);
+    emit detail->itemActivated(requests->child(0), 0);
     EXPECT_TRUE(activated.isValid());
 
     // Re-ranking with an impossible threshold keeps the categories and drops every structural entry.
@@ -271,34 +307,14 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
 TEST(CompareWorkspace, GrowsTheEntrysTreeAndAgainWithoutAnAttribute) {
     QTemporaryDir dir;
     const std::string db = dir.filePath("storage.tldb").toStdString();
-    {
-        samples::StorageOptions o;
-        o.seed = 5;
-        o.requests = 800;
-        o.change = samples::StorageChange::MetadataOtherNode;
-        const samples::StorageGenerator g(o);
-        auto store = TraceStore::open(db, TraceStore::Mode::Create);
-        ASSERT_TRUE(store);
-        for (auto period : {samples::StoragePeriod::Baseline, samples::StoragePeriod::Problem}) {
-            std::string csv = samples::StorageGenerator::csvHeader();
-            for (std::int64_t i = 0; i < o.requests; ++i) g.appendCsv(g.generate(period, i), csv);
-            const std::string path = dir.filePath(QString::fromLatin1(samples::storagePeriodName(period).data()) + ".csv").toStdString();
-            std::ofstream(path) << csv;
-            ImportOptions options;
-            options.inputs = {path};
-            options.period = std::string(samples::storagePeriodName(period));
-            ASSERT_TRUE(importTraces(*store.value(), options));
-        }
-        ASSERT_TRUE(analyzeStore(*store.value(), AnalysisOptions{}));
-    }
-    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
-    auto analysis = loadAnalysis(*store.value());
+    writeStorageDb(dir, db, samples::StorageChange::MetadataOtherNode, 800);
+    auto analysis = loadAnalysed(db);
     ASSERT_TRUE(analysis);
     widgets::CompareWorkspace w;
     w.resize(1400, 800);
     w.show();
     auto session = test::serveFrom(w, db);
-    w.setDatabase(std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())), {"baseline", "problem"});
+    w.setDatabase(analysis, {"baseline", "problem"});
     w.findChild<QDoubleSpinBox*>("threshold")->setValue(10);  // 800 requests a period: smaller structural shifts
     w.setPeriods("baseline", "problem");
     ASSERT_TRUE(waitReady(w));
@@ -317,6 +333,166 @@ TEST(CompareWorkspace, GrowsTheEntrysTreeAndAgainWithoutAnAttribute) {
     for (int i = 0; i < w.treeAttributes()->count(); ++i)
         EXPECT_EQ(w.treeAttributes()->item(i)->checkState() == Qt::Checked, w.treeAttributes()->item(i)->text() == "client");
     EXPECT_GE(w.treeView()->drawnNodes(), 1);
+}
+
+// Spectroscope lets the developer pick the mutation and the candidate precursor: Compared with lists the entry's
+// candidates, closest first; the one picked is drawn side by side (its median baseline request in the swim
+// lanes), grows the tree, is marked in the Detail, and is remembered for that entry. The Detail's edge latencies
+// give each side's mean ± standard deviation. COMPARE_PRECURSOR_PNG: a picture of the tab with the pick.
+TEST(CompareWorkspace, ComparesTheEntryWithTheCandidatePrecursorPicked) {
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("storage.tldb").toStdString();
+    writeStorageDb(dir, db, samples::StorageChange::MetadataOtherNode, 1500);
+    auto analysis = loadAnalysed(db);
+    ASSERT_TRUE(analysis);
+    QSettings().remove("compare/precursors");
+    int rank = 0;
+    std::uint32_t pickedId = 0;
+    {
+        widgets::CompareWorkspace w;
+        w.resize(1280, 860);
+        w.show();
+        auto session = test::serveFrom(w, db);
+        w.setDatabase(analysis, {"baseline", "problem"});
+        w.findChild<QDoubleSpinBox*>("threshold")->setValue(CompareOptions{}.threshold);
+        w.setPeriods("baseline", "problem");
+        ASSERT_TRUE(waitReady(w));
+        ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();
+        const Comparison& cmp = w.comparison()->comparison;
+        for (std::size_t k = 0; k < cmp.entries.size() && !rank; ++k)
+            if (cmp.entries[k].kind == CompareEntry::Kind::Structural && cmp.entries[k].precursors.size() >= 2) rank = static_cast<int>(k + 1);
+        ASSERT_GT(rank, 0) << "no structural entry with two candidates";
+        const CompareEntry& entry = cmp.entries[static_cast<std::size_t>(rank - 1)];
+        w.entryTable()->selectRow(rank - 1);
+        ASSERT_TRUE(waitReady(w));
+        QComboBox* chooser = w.precursorChooser();
+        ASSERT_TRUE(chooser->isEnabled());
+        ASSERT_EQ(chooser->count(), static_cast<int>(entry.precursors.size()));
+        for (int i = 0; i < chooser->count(); ++i)
+            EXPECT_EQ(chooser->itemData(i).toUInt(), cmp.categories[entry.precursors[static_cast<std::size_t>(i)].category].id);
+        EXPECT_EQ(chooser->currentIndex(), 0);
+        const ComparedCategory& picked = cmp.categories[entry.precursors[1].category];
+        pickedId = picked.id;
+        EXPECT_FALSE(w.graphTitles()->text().contains(QStringLiteral("category %1, baseline").arg(picked.id)));
+        chooser->setCurrentIndex(1);
+        emit chooser->activated(1);
+        ASSERT_TRUE(waitReady(w));
+        EXPECT_TRUE(w.graphTitles()->text().contains(QStringLiteral("category %1, baseline").arg(picked.id))) << w.graphTitles()->text().toStdString();
+        ASSERT_TRUE(w.secondLanes()->request());
+        bool inPicked = false;
+        for (auto e : picked.baselineEntries) inPicked = inPicked || w.comparison()->requestIds[e] == w.secondLanes()->request()->id;
+        EXPECT_TRUE(inPicked) << "the swim lanes show the picked precursor's representative";
+        // The Detail: the picked candidate marked, and the edge latencies of both sides with their spread.
+        QTreeWidgetItem *candidates = nullptr, *edges = nullptr;
+        for (int i = 0; i < w.detail()->topLevelItemCount(); ++i) {
+            QTreeWidgetItem* item = w.detail()->topLevelItem(i);
+            if (item->text(0).startsWith("Candidate precursors")) candidates = item;
+            if (item->text(0).startsWith("Edge latencies")) edges = item;
+        }
+        ASSERT_TRUE(candidates && edges);
+        ASSERT_EQ(candidates->childCount(), chooser->count());
+        EXPECT_FALSE(candidates->child(0)->text(1).contains("compared"));
+        EXPECT_TRUE(candidates->child(1)->text(1).contains("compared")) << candidates->child(1)->text(1).toStdString();
+        EXPECT_TRUE(candidates->child(1)->font(0).bold());
+        ASSERT_GT(edges->childCount(), 3);
+        EXPECT_TRUE(edges->child(0)->text(1).contains(QStringLiteral("±"))) << edges->child(0)->text(1).toStdString();
+        // The tree grew against the picked precursor's requests.
+        EXPECT_GE(w.treeView()->drawnNodes(), 1);
+        if (const QByteArray png = qgetenv("COMPARE_PRECURSOR_PNG"); !png.isEmpty()) {
+            w.entryViews()->setCurrentIndex(2);
+            QTest::qWait(50);
+            ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
+            w.entryViews()->setCurrentIndex(1);
+            QTest::qWait(50);
+            ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png).replace(".png", "-detail.png")));
+        }
+    }
+    // Remembered: the same entry of the same periods opens on the candidate picked.
+    widgets::CompareWorkspace again;
+    again.resize(1280, 860);
+    again.show();
+    auto session = test::serveFrom(again, db);
+    again.setDatabase(analysis, {"baseline", "problem"});
+    again.setPeriods("baseline", "problem");
+    ASSERT_TRUE(waitReady(again));
+    again.entryTable()->selectRow(rank - 1);
+    ASSERT_TRUE(waitReady(again));
+    EXPECT_EQ(again.precursorChooser()->currentData().toUInt(), pickedId);
+    EXPECT_TRUE(again.graphTitles()->text().contains(QStringLiteral("category %1, baseline").arg(pickedId)));
+    // A response-time entry has no precursor to pick.
+    const Comparison& cmp = again.comparison()->comparison;
+    for (std::size_t k = 0; k < cmp.entries.size(); ++k)
+        if (cmp.entries[k].kind == CompareEntry::Kind::ResponseTime) {
+            again.entryTable()->selectRow(static_cast<int>(k));
+            ASSERT_TRUE(waitReady(again));
+            EXPECT_FALSE(again.precursorChooser()->isEnabled());
+            break;
+        }
+    QSettings().remove("compare/precursors");
+}
+
+// The category browser: every category of either period with its statistics, ranked or not; choosing one shows
+// it in the entry's views (its problem requests against its baseline ones), and an entry chosen again replaces it.
+TEST(CompareWorkspace, BrowsesAnyCategoryWithItsStatistics) {
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("storage.tldb").toStdString();
+    writeStorageDb(dir, db, samples::StorageChange::MetadataOtherNode, 1500);
+    auto analysis = loadAnalysed(db);
+    ASSERT_TRUE(analysis);
+    widgets::CompareWorkspace w;
+    w.resize(1280, 860);
+    w.show();
+    auto session = test::serveFrom(w, db);
+    w.setDatabase(analysis, {"baseline", "problem"});
+    w.findChild<QDoubleSpinBox*>("threshold")->setValue(CompareOptions{}.threshold);
+    w.setPeriods("baseline", "problem");
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.comparison());
+    const Comparison& cmp = w.comparison()->comparison;
+    QTreeWidget* list = w.categories();
+    ASSERT_EQ(list->topLevelItemCount(), static_cast<int>(cmp.categories.size()));
+    // A category no entry ranks, with requests in both periods, and one the problem period lost entirely.
+    std::set<std::uint32_t> ranked;
+    for (const auto& e : cmp.entries) ranked.insert(e.category);
+    int unranked = -1, baselineOnly = -1;
+    for (int row = 0; row < list->topLevelItemCount(); ++row) {
+        const std::uint32_t i = list->topLevelItem(row)->data(0, Qt::UserRole).toUInt();
+        const ComparedCategory& cc = cmp.categories[i];
+        EXPECT_EQ(list->topLevelItem(row)->data(0, Qt::DisplayRole).toUInt(), cc.id);
+        EXPECT_EQ(list->topLevelItem(row)->data(1, Qt::DisplayRole).toLongLong(), cc.baseline.count);
+        EXPECT_EQ(list->topLevelItem(row)->data(2, Qt::DisplayRole).toLongLong(), cc.problem.count);
+        if (cc.baseline.count > 1) { EXPECT_TRUE(list->topLevelItem(row)->text(3).contains(QStringLiteral("±"))); }
+        if (!ranked.count(i) && cc.baseline.count > 0 && cc.problem.count > 0 && unranked < 0) unranked = row;
+        if (cc.problem.count == 0 && baselineOnly < 0) baselineOnly = row;
+    }
+    ASSERT_GE(unranked, 0);
+    w.entryViews()->setCurrentWidget(list);
+    list->setCurrentItem(list->topLevelItem(unranked));
+    ASSERT_TRUE(waitReady(w));
+    const ComparedCategory& shown = cmp.categories[list->topLevelItem(unranked)->data(0, Qt::UserRole).toUInt()];
+    EXPECT_TRUE(w.entryTable()->selectionModel()->selectedRows().isEmpty()) << "no entry stays selected";
+    EXPECT_TRUE(w.graphTitles()->text().contains(QStringLiteral("category %1, problem period").arg(shown.id))) << w.graphTitles()->text().toStdString();
+    EXPECT_TRUE(w.graphTitles()->text().contains(QStringLiteral("category %1, baseline period").arg(shown.id)));
+    EXPECT_TRUE(w.detail()->topLevelItem(0)->text(0).contains(QStringLiteral("Category %1 (browsed)").arg(shown.id)))
+        << w.detail()->topLevelItem(0)->text(0).toStdString();
+    ASSERT_GT(w.detail()->topLevelItem(0)->childCount(), 0);
+    EXPECT_TRUE(w.detail()->topLevelItem(0)->child(0)->text(1).contains(QStringLiteral("±")));
+    EXPECT_FALSE(w.precursorChooser()->isEnabled());
+    ASSERT_TRUE(w.firstLanes()->request() && w.secondLanes()->request());
+    EXPECT_GT(w.firstGraph()->drawnNodes(), 3);
+    if (baselineOnly >= 0) {
+        list->setCurrentItem(list->topLevelItem(baselineOnly));
+        ASSERT_TRUE(waitReady(w));
+        EXPECT_EQ(w.firstGraph()->drawnNodes(), 0);
+        EXPECT_GT(w.secondGraph()->drawnNodes(), 3);
+        EXPECT_TRUE(w.graphTitles()->text().contains("no problem-period requests")) << w.graphTitles()->text().toStdString();
+    }
+    if (const QByteArray png = qgetenv("COMPARE_CATEGORIES_PNG"); !png.isEmpty()) ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
+    // An entry chosen again replaces the category.
+    w.entryTable()->selectRow(0);
+    ASSERT_TRUE(waitReady(w));
+    EXPECT_EQ(list->currentItem(), nullptr);
+    EXPECT_FALSE(w.detail()->topLevelItem(0)->text(0).contains("browsed"));
 }
 
 // Pictures of any database's entry graphs, for the README: COMPARE_DB, COMPARE_BASE, COMPARE_PROBLEM,

@@ -35,8 +35,12 @@ std::string canonicalString(const RequestDag& dag, std::span<const std::string> 
 RequestDag structureGraph(const RequestDag& dag, const CausalModel& model);
 
 struct CategoryInfo {
-    std::string canonical;          // of its first request
-    std::vector<std::string> lead;  // "task:EVENT" of the start events from its (first) root to its first fork (up to 16)
+    std::string canonical;  // of its first request
+    // "task:EVENT" of the start events along its entry's own thread of control (up to 16): from its (first) root,
+    // through each segment's only successor, and past a fork through the successor on the same task (the order
+    // of concurrent work is an interleaving, the entry's next step is not). Behind a generic entry (every request
+    // of a service enters through one span) the first calls it makes name the request's type.
+    std::vector<std::string> lead;
 };
 
 // What the comparison needs of each request of the chosen rows, from the one per-request pass: its
@@ -90,6 +94,7 @@ struct PrecursorRef {
 struct ChangedEdge {
     std::uint32_t type;  // segment type
     double baselineMeanNs = 0, problemMeanNs = 0, pValue = 1;
+    double baselineVarianceNs2 = 0, problemVarianceNs2 = 0;
 };
 struct CompareEntry {
     enum class Kind { Structural, ResponseTime };
@@ -100,6 +105,12 @@ struct CompareEntry {
     double contributionNs = 0;   // to the change in mean latency of the problem period
     std::vector<PrecursorRef> precursors;
     std::vector<ChangedEdge> changedEdges;
+    // The candidate precursor a structural entry is compared with (side by side, diff, swim lanes, regression
+    // tree): an index into precursors, the closest unless the user chose another (choosePrecursor).
+    std::size_t chosenPrecursor = 0;
+    const PrecursorRef* comparedPrecursor() const {
+        return chosenPrecursor < precursors.size() ? &precursors[chosenPrecursor] : nullptr;
+    }
 };
 
 struct CategoryStats {
@@ -107,6 +118,13 @@ struct CategoryStats {
     double meanNs = 0, varianceNs2 = 0;
     double c2() const { return meanNs > 0 ? varianceNs2 / (meanNs * meanNs) : 0; }  // squared coefficient of variation
 };
+// The latency of one edge (a critical-path segment type) in a category and period: count is the requests that had
+// it on their critical path, the mean and (sample) variance are of its time there per request.
+struct EdgeStats {
+    std::uint32_t type = 0;  // segment type
+    CategoryStats stats;
+};
+
 struct ComparedCategory {
     std::uint64_t hash = 0;
     std::uint32_t id = 0;  // 1-based, by total count (then canonical string): stable for the same data
@@ -117,8 +135,18 @@ struct ComparedCategory {
     std::vector<std::uint32_t> baselineEntries, problemEntries;  // indices into RequestCategories::rows
 };
 
+// Spectroscope's sixth case study rules out a change in variance that leaves the means alone: the two periods'
+// distributions of intra-category variance (of response time, over the categories with at least the KS test's
+// sample in that period) compared by the two-sample KS test. Untested when a period has no such category.
+struct VarianceComparison {
+    std::int64_t baselineCategories = 0, problemCategories = 0;
+    bool tested = false;
+    double d = 0, pValue = 1;  // the KS distance and its p-value
+};
+
 struct Comparison {
     std::int64_t baselineRequests = 0, problemRequests = 0;
+    VarianceComparison variance;
     std::vector<ComparedCategory> categories;
     std::vector<CompareEntry> entries;  // ranked by contribution, largest first
     std::int64_t categoriesTested = 0;  // KS-tested (enough requests in both periods)
@@ -130,6 +158,21 @@ struct Comparison {
     } timings;
     std::int64_t mutations() const { return static_cast<std::int64_t>(entries.size()); }
 };
+
+// Mean and variance of each edge's latency over the given requests (indices into c.rows: one category's requests
+// of one period), by segment type; Spectroscope's "average edge latencies and corresponding variances".
+std::vector<EdgeStats> edgeStatistics(const RequestCategories& c, std::span<const std::uint32_t> entries);
+
+// The same for one category in both periods, by segment type (an edge absent from a period has count 0 there).
+struct CategoryEdgeStats {
+    std::uint32_t type = 0;
+    CategoryStats baseline, problem;
+};
+std::vector<CategoryEdgeStats> categoryEdgeStatistics(const RequestCategories& c, const ComparedCategory& category);
+
+// Makes the candidate precursor of category categoryId (ComparedCategory::id) the one entry is compared with.
+// Fails, naming the candidates, when that category is not one of them.
+Status choosePrecursor(const Comparison& comparison, CompareEntry& entry, std::uint32_t categoryId);
 
 // baseline, problem: indices into c.rows.
 Comparison compareCategories(const RequestCategories& c, std::span<const std::uint32_t> baseline,

@@ -43,8 +43,8 @@ PeriodComparison recompare(const PeriodComparison& previous, const CompareOption
 
 // A C4.5 tree over the attributes stored at import — the request's, and each event's as "EVENT.key"
 // (Spectroscope's low-level parameters: span tags under their operation, trace-point parameters under
-// their event) — separating the entry's problem-period requests from its top precursor's baseline
-// requests (structural) or its own baseline requests (response time). A class with more than
+// their event) — separating the entry's problem-period requests from its compared precursor's baseline
+// requests (structural; CompareEntry::comparedPrecursor) or its own baseline requests (response time). A class with more than
 // kTreeRowsPerClass requests is sampled down to that many (a fixed seed: the same tree every time).
 constexpr std::size_t kTreeRowsPerClass = 5000;
 std::vector<std::uint32_t> sampleTreeRows(const std::vector<std::uint32_t>& entries, std::uint64_t seed);
