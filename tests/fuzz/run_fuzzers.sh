@@ -11,13 +11,18 @@ seeds=$src/tests/fuzz/seeds
 CC=clang CXX=clang++ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTRACELIGHT_BUILD_GUI=OFF -DTRACELIGHT_BUILD_TESTS=OFF -DTRACELIGHT_BUILD_FUZZ=ON >/dev/null
 cmake --build "$build" --target fuzz_targets >/dev/null
-targets=(events_csv events_jsonl otlp_json otlp_protobuf jaeger_json zipkin_json spans_csv auto)
+targets=(events_csv events_jsonl otlp_json otlp_protobuf jaeger_json zipkin_json spans_csv auto otlp_receive)
 corpus=$build/corpus
 rm -rf "$corpus" "$build/artifacts" && mkdir -p "$build/artifacts"
 for target in "${targets[@]}"; do mkdir -p "$corpus/$target"; done
 cp "$seeds"/*.csv "$corpus/events_csv/"
 cp "$seeds"/*.jsonl "$corpus/events_jsonl/"
+# The receiver's decoding: each OTLP seed behind its first byte, which chooses the encoding (0: protobuf, 1: JSON).
+for f in "$seeds/otlp_protobuf"/*; do [ -f "$f" ] && { printf '\x00'; cat "$f"; } >"$corpus/otlp_receive/pb-$(basename "$f")"; done
+for f in "$seeds/otlp_json"/*; do [ -f "$f" ] && { printf '\x01'; cat "$f"; } >"$corpus/otlp_receive/json-$(basename "$f")"; done
+for f in "$seeds/otlp_json"/*; do [ -f "$f" ] && { printf '\x03'; gzip -c "$f"; } >"$corpus/otlp_receive/gz-$(basename "$f")"; done
 for target in "${targets[@]}"; do
+    [ "$target" = otlp_receive ] && continue  # its seeds are made above; auto does not read requests
     [ -d "$seeds/$target" ] && cp "$seeds/$target"/* "$corpus/$target/"
     # auto detects the format itself: every seed, under its target's name (names repeat across targets).
     for f in "$seeds"/*.* "$seeds/$target"/*; do [ -f "$f" ] && cp "$f" "$corpus/auto/$target-$(basename "$f")"; done

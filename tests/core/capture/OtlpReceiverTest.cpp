@@ -3,17 +3,13 @@
 // in bounded time.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
 #include <thread>
 
+#include "LoopbackClient.h"
 #include "TestUtil.h"
 #include "capture/CaptureTestUtil.h"
 #include "tracelight/capture/OtlpReceiver.h"
@@ -24,44 +20,11 @@ using namespace tracelight::test;
 
 namespace {
 
-class Client {
-public:
-    explicit Client(int port) {
-        m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_port = htons(static_cast<std::uint16_t>(port));
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        timeval limit{20, 0};
-        ::setsockopt(m_fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-        EXPECT_EQ(::connect(m_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    }
-    ~Client() { ::close(m_fd); }
-    void send(const std::string& bytes) {
-        for (std::size_t done = 0; done < bytes.size();) {
-            const ssize_t n = ::send(m_fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-            if (n <= 0) return;
-            done += static_cast<std::size_t>(n);
-        }
-    }
-    // Everything until the peer closes (or the receive timeout).
-    std::string readAll() {
-        std::string out;
-        char buffer[4096];
-        for (ssize_t n; (n = ::recv(m_fd, buffer, sizeof buffer, 0)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
-        return out;
-    }
+using Client = LoopbackClient;
 
-private:
-    int m_fd = -1;
-};
+std::string post(const std::string& type, const std::string& body, const std::string& extra = "") { return otlpPost(type, body, extra); }
 
-std::string post(const std::string& type, const std::string& body, const std::string& extra = "") {
-    return "POST /v1/traces HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: " + type + "\r\n" + extra +
-           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-}
-
-int statusOf(const std::string& response) { return response.size() > 12 ? std::atoi(response.substr(9, 3).c_str()) : 0; }
+int statusOf(const std::string& response) { return httpStatusOf(response); }
 
 struct Running {
     std::unique_ptr<TraceStore> store;

@@ -2,13 +2,9 @@
 // go quiet, a late span updates the waterfall of the request on show, and a stop stores what is still open.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <QAction>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
@@ -20,6 +16,7 @@
 
 #include <cstdlib>
 
+#include "LoopbackClient.h"
 #include "CaptureDialog.h"
 #include "CaptureRun.h"
 #include "MainWindow.h"
@@ -35,29 +32,10 @@ namespace {
 
 // One OTLP/HTTP JSON request over a fresh connection; the response's status code (0: no answer).
 int postJson(int port, const std::string& body) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    timeval limit{20, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        return 0;
-    }
-    const std::string request = "POST /v1/traces HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
-                                "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-    for (std::size_t done = 0; done < request.size();) {
-        const ssize_t n = ::send(fd, request.data() + done, request.size() - done, MSG_NOSIGNAL);
-        if (n <= 0) break;
-        done += static_cast<std::size_t>(n);
-    }
-    std::string response;
-    char buffer[4096];
-    for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) response.append(buffer, static_cast<std::size_t>(n));
-    ::close(fd);
-    return response.size() > 12 ? std::atoi(response.substr(9, 3).c_str()) : 0;
+    test::LoopbackClient client(port);
+    if (!client.connected()) return 0;
+    client.send(test::otlpPost("application/json", body));
+    return test::httpStatusOf(client.readAll());
 }
 
 struct Span {
@@ -201,6 +179,15 @@ TEST(Capture, AnAddressInUseIsRefusedWithItsReason) {
     EXPECT_TRUE(other.hasFailed());
     EXPECT_FALSE(other.session()->capture());
     EXPECT_FALSE(other.lastError().isEmpty());
+    // An address that is no address, and a database where none can be made: one message each, nothing started.
+    options.httpAddress = "not-an-address:99999";
+    EXPECT_FALSE(other.startCapture(dir.filePath(QStringLiteral("c.tldb")), options));
+    EXPECT_TRUE(other.lastError().contains(QStringLiteral("not-an-address"))) << other.lastError().toStdString();
+    options.httpAddress = "127.0.0.1:0";
+    options.grpcAddress = "127.0.0.1:0";
+    EXPECT_FALSE(other.startCapture(dir.filePath(QStringLiteral("no/such/folder/d.tldb")), options));
+    EXPECT_FALSE(other.session()->capture());
+    EXPECT_FALSE(QFileInfo::exists(dir.filePath(QStringLiteral("no/such/folder"))));
     window.stopCapture();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !window.isLoading(); }, 60000));
 }
