@@ -57,7 +57,7 @@ public:
     enum class Job {
         Requests, Analysis, Import, Aggregates, Model, Detail, Context, Dependencies, SpanTree, Scope, ServiceMap,
         Breakdown, Outliers, SlackStudies, AttributeValues, SlackCategory, Compare, CompareGraphs, CompareLanes, CompareTree, CompareOverTime,
-        Profile, Bottlenecks, Bursts, BurstTimelines,
+        Profile, ProfileAaTable, Bottlenecks, Bursts, BurstTimelines,
     };
     static constexpr std::size_t kJobs = static_cast<std::size_t>(Job::BurstTimelines) + 1;
     widgets::JobRunner& job(Job lane) const { return *m_jobs[static_cast<std::size_t>(lane)]; }

@@ -10,6 +10,7 @@
 #include "tracelight/base/Status.h"
 #include "tracelight/compare/Suspects.h"
 #include "tracelight/profile/Profile.h"
+#include "tracelight/profile/ProfileAaTable.h"
 #include "tracelight/studies/Aggregates.h"
 
 namespace tracelight::widgets {
@@ -32,6 +33,15 @@ struct ProfileOutcome {
     std::shared_ptr<const ProfileDiff> diff;  // base group 0 against target group 1
     std::int64_t aaFrames = 0;                // what the same diff flags between two halves of the base
     std::vector<Suspect> suspects;            // of a diff: who made the target slower
+};
+
+// The A/A table beside a diff (critical path tracing, Table 3): how many frames two random profiles of the base
+// period move past each threshold by chance, per sample size; asked for once the diff is shown.
+struct ProfileAaOutcome {
+    Status status = Status::ok();
+    std::vector<AaTableCell> cells;  // sizes outer, thresholds inner
+    std::int64_t baseRequests = 0;   // what the pairs were drawn from
+    int repeats = 0;
 };
 
 } // namespace tracelight::widgets

@@ -68,6 +68,18 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
     m_tables->addTab(m_sandwich, tr("Sandwich"));
     m_histogram = new FrameHistogram(this);
     m_tables->addTab(m_histogram, tr("Histogram"));
+    // A diff's A/A table: a tab of its own while a diff is shown.
+    m_aaPage = new QWidget(this);
+    m_aaCaption = new QLabel(m_aaPage);
+    m_aaCaption->setWordWrap(true);
+    m_aaTable = new QTableWidget(m_aaPage);
+    m_aaTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_aaTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    auto* aaLayout = new QVBoxLayout(m_aaPage);
+    aaLayout->setContentsMargins(4, 4, 4, 4);
+    aaLayout->addWidget(m_aaCaption);
+    aaLayout->addWidget(m_aaTable, 1);
+    m_aaPage->hide();
     m_orientation = new QComboBox(this);
     m_orientation->addItem(tr("Icicle (root on top)"));
     m_orientation->addItem(tr("Flame (root at the bottom)"));
@@ -146,6 +158,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
 
 void ProfileView::clear(const QString& message) {
     m_awaiting = false;  // a result still on its way is not shown
+    m_aaAwaiting = false;
     m_profile.reset();
     m_diff.reset();
     m_changes->setRowCount(0);
@@ -159,6 +172,7 @@ void ProfileView::clear(const QString& message) {
 
 void ProfileView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
     m_awaiting = false;  // what was asked of the old data is not shown (the session may have cancelled it)
+    m_aaAwaiting = false;
     m_analysis = std::move(analysis);
     const QSignalBlocker block(m_period);
     m_period->clear();
@@ -225,7 +239,7 @@ void ProfileView::showEvent(QShowEvent* event) {
     if (m_pending) compute();
 }
 
-bool ProfileView::isComputing() const { return m_awaiting; }
+bool ProfileView::isComputing() const { return m_awaiting || m_aaAwaiting; }
 QString ProfileView::statusText() const { return m_status->text(); }
 
 void ProfileView::compute() {
@@ -265,6 +279,8 @@ void ProfileView::compute() {
     request.where = where;
     request.base = base;
     m_awaiting = true;
+    m_aaAwaiting = false;  // the last diff's table, if still on its way, is not this one's
+    m_asked = request;
     emit computeRequested(request);
 }
 
@@ -284,6 +300,14 @@ void ProfileView::showOutcome(std::shared_ptr<const ProfileOutcome> result) {
         if (m_diff) m_flame->setDiff(m_profile, 0, 1, *m_diff);
         else m_flame->setProfile(m_profile);
         showChangesTab(m_diff != nullptr);
+        if (m_diff) {
+            m_aaTable->clear();
+            m_aaTable->setRowCount(0);
+            m_aaTable->setColumnCount(0);
+            m_aaCaption->setText(tr("Drawing random pairs of profiles from the base period…"));
+            m_aaAwaiting = true;
+            emit aaTableRequested(m_asked);
+        }
         if (m_diff) {
             m_suspects->setSuspects(result->suspects, tr("No suspect: no service's work or hop changed beyond chance "
                                                          "(suspects need span data)."));
@@ -352,13 +376,60 @@ void ProfileView::showChangesTab(bool show) {
         m_tables->insertTab(0, m_changes, tr("Changes"));
         m_tables->insertTab(0, m_suspects, tr("Suspects"));
         m_tables->setTabToolTip(0, tr("The services most likely responsible for the slower period; click a line to search the frames for it"));
+        m_tables->addTab(m_aaPage, tr("A/A table"));
+        m_tables->setTabToolTip(m_tables->indexOf(m_aaPage), tr("How many frames chance alone moves past a threshold between two random "
+                                                                "profiles of the base, per sample size (critical path tracing, Table 3)"));
     }
     if (!show && index >= 0) {
         m_tables->removeTab(m_tables->indexOf(m_changes));
         m_tables->removeTab(m_tables->indexOf(m_suspects));
+        m_tables->removeTab(m_tables->indexOf(m_aaPage));
     }
     if (show) m_tables->setCurrentWidget(m_changes);
-    else m_changes->hide(), m_suspects->hide();  // out of the tabs they would be drawn over the view's corner
+    else m_changes->hide(), m_suspects->hide(), m_aaPage->hide();  // out of the tabs they would be drawn over the view's corner
+}
+
+void ProfileView::showAaTable(std::shared_ptr<const ProfileAaOutcome> result) {
+    if (!m_aaAwaiting || !result || !m_diff) return;
+    m_aaAwaiting = false;
+    if (!result->status) {
+        m_aaCaption->setText(tr("No A/A table: %1").arg(QString::fromStdString(result->status.message())));
+        return;
+    }
+    // Sizes down, thresholds across, in the order the core gives them (sizes outer).
+    std::vector<std::size_t> sizes;
+    std::vector<TimeNs> thresholds;
+    for (const AaTableCell& c : result->cells) {
+        if (std::find(sizes.begin(), sizes.end(), c.size) == sizes.end()) sizes.push_back(c.size);
+        if (std::find(thresholds.begin(), thresholds.end(), c.thresholdNs) == thresholds.end()) thresholds.push_back(c.thresholdNs);
+    }
+    m_aaTable->setRowCount(static_cast<int>(sizes.size()));
+    m_aaTable->setColumnCount(static_cast<int>(thresholds.size()));
+    QStringList across, down;
+    for (TimeNs t : thresholds) across << tr("past %1").arg(formatDurationNs(t));
+    for (std::size_t n : sizes) down << tr("%L1 requests").arg(static_cast<qulonglong>(n));
+    m_aaTable->setHorizontalHeaderLabels(across);
+    m_aaTable->setVerticalHeaderLabels(down);
+    for (const AaTableCell& c : result->cells) {
+        const int row = static_cast<int>(std::find(sizes.begin(), sizes.end(), c.size) - sizes.begin());
+        const int column = static_cast<int>(std::find(thresholds.begin(), thresholds.end(), c.thresholdNs) - thresholds.begin());
+        auto* item = new QTableWidgetItem(tr("%1 (%2–%3)").arg(c.meanFrames, 0, 'f', 2).arg(c.ci95Low, 0, 'f', 2).arg(c.ci95High, 0, 'f', 2));
+        item->setToolTip(tr("Two random profiles of %L1 base requests each differ by more than %2 in %3 frames on average "
+                            "(95 % interval %4–%5, over %L6 pairs)")
+                             .arg(static_cast<qulonglong>(c.size))
+                             .arg(formatDurationNs(c.thresholdNs))
+                             .arg(c.meanFrames, 0, 'f', 2)
+                             .arg(c.ci95Low, 0, 'f', 2)
+                             .arg(c.ci95High, 0, 'f', 2)
+                             .arg(result->repeats));
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_aaTable->setItem(row, column, item);
+    }
+    m_aaCaption->setText(tr("Frames whose mean critical time per request moves past a threshold between two random profiles of the "
+                            "base (%L1 requests), by chance alone: the mean over %L2 pairs and its 95 % interval. A frame of the diff "
+                            "that moved less than chance moves frames at its size says little.")
+                             .arg(result->baseRequests)
+                             .arg(result->repeats));
 }
 
 void ProfileView::showDiff(const QString& base, const QString& target, const QString& search) {

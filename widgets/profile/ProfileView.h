@@ -52,9 +52,11 @@ public:
     void showDiff(const QString& base, const QString& target, const QString& search);
     SuspectsView* suspectsView() const { return m_suspects; }
     QTableWidget* changeTable() const { return m_changes; }
-    bool isComputing() const;  // asked, and its result not yet shown
+    bool isComputing() const;  // asked, and its result (with a diff's A/A table) not yet shown
     // The session's answer to computeRequested, and its progress on the way.
     void showOutcome(std::shared_ptr<const ProfileOutcome> outcome);
+    void showAaTable(std::shared_ptr<const ProfileAaOutcome> outcome);  // the answer to aaTableRequested
+    QTableWidget* aaTable() const { return m_aaTable; }
     void showProgress(double fraction, const QString& stage);
     FlameGraphView* flameGraph() const { return m_flame; }
     QString statusText() const;
@@ -72,6 +74,7 @@ public:
 
 signals:
     void computeRequested(const ProfileRequest& request);  // answered with showOutcome
+    void aaTableRequested(const ProfileRequest& request);  // of a diff shown: answered with showAaTable
     void resultsReady();
     void requestActivated(RequestId id);  // "open in the waterfall"
 
@@ -94,6 +97,11 @@ private:
     QComboBox* m_period = nullptr;
     QComboBox* m_diffBase = nullptr;
     QTableWidget* m_changes = nullptr;
+    QWidget* m_aaPage = nullptr;         // a diff's A/A table, with what it is
+    QTableWidget* m_aaTable = nullptr;
+    QLabel* m_aaCaption = nullptr;
+    bool m_aaAwaiting = false;
+    ProfileRequest m_asked;  // the last request computed (its A/A table is asked for the same requests)
     SuspectsView* m_suspects = nullptr;  // a diff opens with them
     QTabWidget* m_tables = nullptr;
     TopFramesTable* m_top = nullptr;

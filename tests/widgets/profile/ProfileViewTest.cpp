@@ -20,6 +20,8 @@
 #include "profile/FrameTables.h"
 #include "profile/ProfileView.h"
 #include "tracelight/analysis/Analysis.h"
+#include "tracelight/profile/ProfileAaTable.h"
+#include "tracelight/store/Periods.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
@@ -341,4 +343,46 @@ TEST(ProfileView, AZoomedFrameShowsItsHistogramInBothPeriods) {
     EXPECT_GT(meanBin(1), meanBin(0) + 1);
     view.tables()->setCurrentWidget(histogram);
     if (const QByteArray png = qgetenv("PROFILE_HISTOGRAM_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
+}
+
+// Critical path tracing's Table 3 beside a diff: the frames chance alone moves past each threshold between two random
+// profiles of the base, at the sample sizes that fit, as the core's table over the same requests gives them.
+TEST(ProfileView, ADiffShowsTheAaTableOfItsBase) {
+    QTemporaryDir dir;
+    std::string db;
+    auto analysis = analysedTwoPeriods(dir, db);
+    widgets::ProfileView view;
+    view.resize(1280, 860);
+    view.show();
+    auto session = test::serveFrom(view, db);
+    view.setDatabase(analysis, {"baseline", "problem"});
+    ASSERT_TRUE(waitReady(view));
+    EXPECT_EQ(view.tables()->indexOf(view.aaTable()->parentWidget()), -1);  // no diff, no A/A table
+    view.setPeriod("problem");
+    view.setDiffBase("baseline");
+    ASSERT_TRUE(waitReady(view));
+    ASSERT_GE(view.tables()->indexOf(view.aaTable()->parentWidget()), 0);
+    QTableWidget* table = view.aaTable();
+    ASSERT_EQ(table->rowCount(), 1);  // 600 base requests: profiles of 100
+    ASSERT_EQ(table->columnCount(), 3);  // past 1, 5 and 10 ms
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store);
+    AaTableOptions options;
+    options.sizes = defaultAaSizes(600);
+    options.thresholdsNs = {1'000'000, 5'000'000, 10'000'000};
+    ProfileOptions profileOptions;
+    profileOptions.rules = loadCategoryRules(*store.value());
+    auto paths = loadCachedCriticalPaths(*store.value(), analysis->data);
+    ASSERT_TRUE(paths);
+    profileOptions.paths = &paths.value();
+    const auto rows = periodRows(*store.value(), analysis->data.requestIds, "baseline");
+    auto cells = aaFalsePositiveTable(*analysis, store.value().get(), rows, options, profileOptions);
+    ASSERT_TRUE(cells) << cells.message();
+    ASSERT_EQ(cells->size(), 3u);
+    for (int c = 0; c < 3; ++c) {
+        const AaTableCell& cell = cells.value()[static_cast<std::size_t>(c)];
+        EXPECT_TRUE(table->item(0, c)->text().startsWith(QString::number(cell.meanFrames, 'f', 2))) << table->item(0, c)->text().toStdString();
+    }
+    view.tables()->setCurrentWidget(view.aaTable()->parentWidget());
+    if (const QByteArray png = qgetenv("PROFILE_AA_PNG"); !png.isEmpty()) { ASSERT_TRUE(view.grab().save(QString::fromLocal8Bit(png))); }
 }
