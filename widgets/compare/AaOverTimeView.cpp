@@ -46,6 +46,7 @@ AaOverTimeView::AaOverTimeView(QWidget* parent)
     controls->addWidget(m_note, 1);
     layout->addLayout(controls);
     layout->addWidget(m_plot, 1);
+    layout->addStretch(0);  // keeps the controls at the top while the plot is hidden
 
     // Two axis rects sharing the time axis: the differences above, the load and mix below; one legend under both.
     m_plot->plotLayout()->clear();
@@ -100,10 +101,13 @@ void AaOverTimeView::draw() {
     const int p = percentile();
     top->axis(QCPAxis::atLeft)->setLabel(tr("p%1 B vs A (%)").arg(p));
     if (!m_result || m_result->versus.buckets.empty()) {
-        m_note->setText(m_result ? tr("No requests to cut into buckets.") : QString());
-        m_plot->replot();
+        // Empty axes squeezed into the page looked broken: the page says why there is nothing instead.
+        m_note->setText(m_result ? tr("No requests to cut into buckets.")
+                                 : tr("Both periods over time appear here once two periods are compared."));
+        m_plot->setVisible(false);
         return;
     }
+    m_plot->setVisible(true);
     const auto& aa = m_result->aa.buckets;
     const auto& versus = m_result->versus.buckets;
     const TimeNs t0 = versus.front().startNs;
