@@ -105,6 +105,16 @@ std::shared_ptr<const InMemoryAnalysis> loadAnalysed(const std::string& db) {
     return analysis ? std::make_shared<const InMemoryAnalysis>(std::move(analysis.value())) : nullptr;
 }
 
+// The workspace shown on a storage database's two periods and compared at `threshold`; the session serving it.
+auto compareStorage(widgets::CompareWorkspace& w, const std::string& db, std::shared_ptr<const InMemoryAnalysis> analysis, double threshold) {
+    w.show();
+    auto session = test::serveFrom(w, db);
+    w.setDatabase(std::move(analysis), {"baseline", "problem"});
+    w.findChild<QDoubleSpinBox*>("threshold")->setValue(threshold);
+    w.setPeriods("baseline", "problem");
+    return session;
+}
+
 } // namespace
 
 TEST(CompareWorkspace, RanksTheSlowedSegmentFirstWithItsRedEdgeAndTheAaFigure) {
@@ -312,11 +322,7 @@ TEST(CompareWorkspace, GrowsTheEntrysTreeAndAgainWithoutAnAttribute) {
     ASSERT_TRUE(analysis);
     widgets::CompareWorkspace w;
     w.resize(1400, 800);
-    w.show();
-    auto session = test::serveFrom(w, db);
-    w.setDatabase(analysis, {"baseline", "problem"});
-    w.findChild<QDoubleSpinBox*>("threshold")->setValue(10);  // 800 requests a period: smaller structural shifts
-    w.setPeriods("baseline", "problem");
+    auto session = compareStorage(w, db, analysis, 10);  // 800 requests a period: smaller structural shifts
     ASSERT_TRUE(waitReady(w));
     ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();
     ASSERT_FALSE(w.comparison()->comparison.entries.empty()) << w.summaryText().toStdString();
@@ -351,11 +357,7 @@ TEST(CompareWorkspace, ComparesTheEntryWithTheCandidatePrecursorPicked) {
     {
         widgets::CompareWorkspace w;
         w.resize(1280, 860);
-        w.show();
-        auto session = test::serveFrom(w, db);
-        w.setDatabase(analysis, {"baseline", "problem"});
-        w.findChild<QDoubleSpinBox*>("threshold")->setValue(CompareOptions{}.threshold);
-        w.setPeriods("baseline", "problem");
+        auto session = compareStorage(w, db, analysis, CompareOptions{}.threshold);
         ASSERT_TRUE(waitReady(w));
         ASSERT_TRUE(w.comparison()) << w.summaryText().toStdString();
         const Comparison& cmp = w.comparison()->comparison;
@@ -441,11 +443,7 @@ TEST(CompareWorkspace, BrowsesAnyCategoryWithItsStatistics) {
     ASSERT_TRUE(analysis);
     widgets::CompareWorkspace w;
     w.resize(1280, 860);
-    w.show();
-    auto session = test::serveFrom(w, db);
-    w.setDatabase(analysis, {"baseline", "problem"});
-    w.findChild<QDoubleSpinBox*>("threshold")->setValue(CompareOptions{}.threshold);
-    w.setPeriods("baseline", "problem");
+    auto session = compareStorage(w, db, analysis, CompareOptions{}.threshold);
     ASSERT_TRUE(waitReady(w));
     ASSERT_TRUE(w.comparison());
     const Comparison& cmp = w.comparison()->comparison;
