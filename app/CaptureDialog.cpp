@@ -53,8 +53,10 @@ CaptureDialog::CaptureDialog(const QString& openDatabase, QWidget* parent) : QDi
     m_quiet->setRange(0.1, 3600.0);
     m_quiet->setDecimals(1);
     m_quiet->setSuffix(tr(" s"));
-    m_quiet->setValue(settings.value(kQuietKey, 5.0).toDouble());
-    m_quiet->setToolTip(tr("A trace becomes a request once no span of it arrived for this long"));
+    // Shorter than serve's 5 s: in the window a trace should show soon; a span that comes later stores it again
+    // (and redraws it), so a short quiet time costs re-assembly, not correctness.
+    m_quiet->setValue(settings.value(kQuietKey, 1.0).toDouble());
+    m_quiet->setToolTip(tr("A trace is shown once no span of it arrived for this long; a later span redraws it"));
     form->addRow(tr("&Quiet time:"), m_quiet);
 
     m_period = new QLineEdit(this);

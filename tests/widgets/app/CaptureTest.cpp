@@ -201,7 +201,7 @@ TEST(Capture, TheDialogProposesTheOpenDatabaseAndRemembersItsChoices) {
         const ReceiverOptions defaults = dialog.options();
         EXPECT_EQ(defaults.httpAddress, "127.0.0.1:4318");
         EXPECT_EQ(defaults.grpcAddress, "127.0.0.1:4317");
-        EXPECT_EQ(defaults.capture.quietNs, 5'000'000'000);
+        EXPECT_EQ(defaults.capture.quietNs, 1'000'000'000);  // shorter than serve's: the window shows traces soon
         EXPECT_EQ(defaults.capture.period, "");  // named by its start time when it starts
         dialog.findChildren<QLineEdit*>().at(1)->setText(QStringLiteral("127.0.0.1:14318"));
         dialog.findChildren<QLineEdit*>().at(2)->clear();  // no gRPC
