@@ -578,6 +578,9 @@ void MainWindow::loadAggregates() {
             m_profileView->setDatabase(m_analysisData, periods);
             m_bottlenecks->setScope(m_session->scope());
             m_stratifyingKeys = stratifyingKeys(periods.size());
+            QStringList userKeys = m_stratifyingKeys;  // what the Over time view's A/A may split users by
+            userKeys.removeAll(QString::fromUtf8(kPeriodKey.data(), static_cast<qsizetype>(kPeriodKey.size())));
+            m_compare->setAttributeKeys(userKeys);
             m_bottlenecks->setDatabase(m_analysisData, periods, m_stratifyingKeys);
             showContext(m_requestPanel->currentRequest());  // the first request was shown before the analysis was in
             m_bursts->setDatabase(m_analysisData, [this](RequestId id) {

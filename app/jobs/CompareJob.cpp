@@ -3,6 +3,7 @@
 #include "compare/CompareWorkspace.h"
 #include "tracelight/compare/AaStudy.h"
 #include "tracelight/compare/FlowGraph.h"
+#include "tracelight/store/Periods.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight::app {
@@ -60,9 +61,14 @@ widgets::OverTimeOutcome computeOverTime(const widgets::OverTimeRequest& request
     if (!store) return std::make_shared<const Out>(store.status());
     const PeriodComparison& pc = *request.comparison;
     const std::vector<std::string> types = requestTypeOfEach(*store.value(), *pc.categories, pc.requestIds);
+    std::vector<std::string> users;  // per entry: the user the split attribute names
+    if (!request.splitBy.empty()) {
+        if (Status known = requireAttribute(*store.value(), request.splitBy); !known) return std::make_shared<const Out>(known);
+        users = attributeValues(*store.value(), pc.requestIds, request.splitBy);
+    }
     // 400 re-splits per interval, as the Aggregates tab's A/A: the view's intervals in a second or two.
     return std::make_shared<const Out>(
-        std::make_shared<const PeriodsOverTime>(periodsOverTime(pc, types, request.buckets, pc.options.aaSeed, 400)));
+        std::make_shared<const PeriodsOverTime>(periodsOverTime(pc, types, request.buckets, pc.options.aaSeed, 400, users)));
 }
 
 void serve(widgets::CompareWorkspace& view, Session& session) {

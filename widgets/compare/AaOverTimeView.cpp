@@ -26,7 +26,8 @@ const AaPercentile* rowOf(const std::vector<AaPercentile>& rows, int p) {
 } // namespace
 
 AaOverTimeView::AaOverTimeView(QWidget* parent)
-    : QWidget(parent), m_percentile(new QComboBox(this)), m_buckets(new QSpinBox(this)), m_note(new QLabel(this)), m_plot(new QCustomPlot(this)) {
+    : QWidget(parent), m_percentile(new QComboBox(this)), m_buckets(new QSpinBox(this)), m_splitBy(new QComboBox(this)),
+      m_note(new QLabel(this)), m_plot(new QCustomPlot(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* controls = new QHBoxLayout;
@@ -41,8 +42,15 @@ AaOverTimeView::AaOverTimeView(QWidget* parent)
     m_buckets->setToolTip(tr("Equal spans of time from the first request of either period to the last"));
     m_note->setWordWrap(true);
     m_note->setObjectName(QStringLiteral("overTimeNote"));
+    m_splitBy->setObjectName(QStringLiteral("overTimeSplitBy"));
+    m_splitBy->addItem(tr("A/A by request"), QString());
+    m_splitBy->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_splitBy->setMinimumContentsLength(12);
+    m_splitBy->setToolTip(tr("The baseline's A/A: random halves of its requests, or of its users (every request of one value "
+                             "of the attribute in the same half, as the cloud-application study split users)"));
     controls->addWidget(m_percentile);
     controls->addWidget(m_buckets);
+    controls->addWidget(m_splitBy);
     controls->addWidget(m_note, 1);
     layout->addLayout(controls);
     layout->addWidget(m_plot, 1);
@@ -81,11 +89,23 @@ AaOverTimeView::AaOverTimeView(QWidget* parent)
 
     connect(m_percentile, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { draw(); });
     connect(m_buckets, qOverload<int>(&QSpinBox::valueChanged), this, [this](int n) { emit bucketsChanged(n); });
+    connect(m_splitBy, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { emit splitChanged(); });
     draw();
 }
 
 int AaOverTimeView::buckets() const { return m_buckets->value(); }
 int AaOverTimeView::percentile() const { return m_percentile->currentData().toInt(); }
+
+void AaOverTimeView::setAttributeKeys(const QStringList& keys) {
+    const QString kept = splitBy();
+    const QSignalBlocker block(m_splitBy);
+    while (m_splitBy->count() > 1) m_splitBy->removeItem(1);
+    for (const QString& key : keys) m_splitBy->addItem(tr("A/A by %1").arg(key), key);
+    const int again = m_splitBy->findData(kept);
+    m_splitBy->setCurrentIndex(again >= 0 ? again : 0);
+}
+
+QString AaOverTimeView::splitBy() const { return m_splitBy->currentData().toString(); }
 
 void AaOverTimeView::setResult(std::shared_ptr<const PeriodsOverTime> result, const QString& baseline, const QString& problem) {
     m_result = std::move(result);

@@ -25,6 +25,9 @@ public:
     void setResult(std::shared_ptr<const PeriodsOverTime> result, const QString& baseline, const QString& problem);
     const PeriodsOverTime* result() const { return m_result.get(); }
     int buckets() const;
+    // What the baseline's A/A splits: requests (""), or the users an attribute names (the study's A/A by user).
+    void setAttributeKeys(const QStringList& keys);
+    QString splitBy() const;
     int percentile() const;  // 50, 90, 95 or 99
     QCustomPlot* plot() const { return m_plot; }
     QLabel* note() const { return m_note; }
@@ -32,6 +35,7 @@ public:
 
 signals:
     void bucketsChanged(int buckets);  // ask for the result again
+    void splitChanged();               // ... and when the A/A's split changes
 
 private:
     void draw();
@@ -40,6 +44,7 @@ private:
     QString m_baseline, m_problem;
     QComboBox* m_percentile;
     QSpinBox* m_buckets;
+    QComboBox* m_splitBy;  // "by request", or an attribute
     QLabel* m_note;
     QCustomPlot* m_plot;
 };

@@ -48,6 +48,7 @@ using EntryTreeOutcome = std::shared_ptr<const Result<RegressionTree>>;
 struct OverTimeRequest {
     std::shared_ptr<const PeriodComparison> comparison;
     int buckets = 12;
+    std::string splitBy;  // the baseline's A/A by the users this attribute names ("": by request)
 };
 using OverTimeOutcome = std::shared_ptr<const Result<std::shared_ptr<const PeriodsOverTime>>>;
 

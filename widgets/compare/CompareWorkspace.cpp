@@ -215,6 +215,7 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
                            tr("Both periods cut into time buckets: the baseline's A/A and the problem period against the baseline "
                               "at the same points in time, and the load by request type"));
     connect(m_overTime, &AaOverTimeView::bucketsChanged, this, [this] { askOverTime(); });
+    connect(m_overTime, &AaOverTimeView::splitChanged, this, [this] { askOverTime(); });
     // Swim lanes of the two representatives, one above the other on one time axis (zoom one, both follow).
     m_firstLanes = new WaterfallView(this);
     m_secondLanes = new WaterfallView(this);
@@ -381,6 +382,8 @@ void CompareWorkspace::setDatabase(std::shared_ptr<const InMemoryAnalysis> analy
     m_pending = true;
     if (isVisible()) compare();
 }
+
+void CompareWorkspace::setAttributeKeys(const QStringList& keys) { m_overTime->setAttributeKeys(keys); }
 
 void CompareWorkspace::setPeriods(const QString& baseline, const QString& problem) {
     const QSignalBlocker b1(m_baseline), b2(m_problem);
@@ -734,7 +737,7 @@ void CompareWorkspace::askOverTime() {
     if (!m_result) return;
     m_overTimeCategories = m_result->categories.get();
     m_awaiting |= kOverTime;
-    emit overTimeRequested(OverTimeRequest{m_result, m_overTime->buckets()});
+    emit overTimeRequested(OverTimeRequest{m_result, m_overTime->buckets(), m_overTime->splitBy().toStdString()});
 }
 
 void CompareWorkspace::showOverTime(OverTimeOutcome outcome) {

@@ -55,6 +55,8 @@ public:
     void setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods);
     void clear(const QString& message);
     void setRequestNamer(std::function<QString(RequestId)> namer) { m_namer = std::move(namer); }
+    // The request attributes the Over time view's A/A may split users by.
+    void setAttributeKeys(const QStringList& keys);
     void setPeriods(const QString& baseline, const QString& problem);  // and compare
     void compare();
 

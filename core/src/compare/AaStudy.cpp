@@ -74,7 +74,7 @@ AaStudy aaStudy(const RequestCategories& c, std::span<const std::uint8_t> inB, s
 }
 
 PeriodsOverTime periodsOverTime(const PeriodComparison& pc, std::span<const std::string> types, int buckets, std::uint64_t seed,
-                                int resamples) {
+                                int resamples, std::span<const std::string> users) {
     PeriodsOverTime out;
     if (!pc.categories) return out;
     const RequestCategories& c = *pc.categories;
@@ -84,11 +84,22 @@ PeriodsOverTime periodsOverTime(const PeriodComparison& pc, std::span<const std:
     options.buckets = buckets;
     options.compareGroups = false;  // the comparison itself is beside it
     std::vector<std::uint8_t> halves(c.rows.size(), 2), versus(c.rows.size(), 2);
-    const std::vector<std::uint8_t> split = randomHalves(pc.baselineEntries.size(), seed);
-    for (std::size_t k = 0; k < pc.baselineEntries.size(); ++k) {
-        halves[pc.baselineEntries[k]] = split[k];
-        versus[pc.baselineEntries[k]] = 0;
+    std::vector<std::uint32_t> unit;  // by user: each baseline entry's user (the interval re-deals users)
+    if (users.size() == c.rows.size()) {
+        std::vector<std::string> keys;
+        keys.reserve(pc.baselineEntries.size());
+        for (auto e : pc.baselineEntries) keys.push_back(users[e]);
+        const UserSplit split = splitByUser(keys, seed);
+        unit.assign(c.rows.size(), 0);
+        for (std::size_t k = 0; k < pc.baselineEntries.size(); ++k) {
+            halves[pc.baselineEntries[k]] = split.inB[k];
+            unit[pc.baselineEntries[k]] = split.unit[k];
+        }
+    } else {
+        const std::vector<std::uint8_t> split = randomHalves(pc.baselineEntries.size(), seed);
+        for (std::size_t k = 0; k < pc.baselineEntries.size(); ++k) halves[pc.baselineEntries[k]] = split[k];
     }
+    for (auto e : pc.baselineEntries) versus[e] = 0;
     for (auto e : pc.problemEntries) versus[e] = 1;
     // Each period's first and last start; periods apart in time are aligned at their first requests.
     auto range = [&](const std::vector<std::uint32_t>& entries) {
@@ -104,7 +115,7 @@ PeriodsOverTime periodsOverTime(const PeriodComparison& pc, std::span<const std:
         for (auto e : pc.baselineEntries) starts[e] -= base.first;
         for (auto e : pc.problemEntries) starts[e] -= problem.first;
     }
-    out.aa = aaStudy(c, halves, {}, types, options, {}, starts);
+    out.aa = aaStudy(c, halves, unit, types, options, {}, starts);
     out.versus = aaStudy(c, versus, {}, types, options, {}, starts);
     return out;
 }

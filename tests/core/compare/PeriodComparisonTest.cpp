@@ -9,6 +9,7 @@
 #include "core/GeneratedStore.h"
 #include "core/OnlineBoutiqueStore.h"
 #include "tracelight/store/RequestTable.h"
+#include "tracelight/compare/AaStudy.h"
 #include "tracelight/compare/PeriodComparison.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
@@ -82,4 +83,39 @@ TEST(PeriodComparison, SpanCategoriesAreNamedByTypeAndShape) {
         ++checked;
     }
     EXPECT_GT(checked, 3u);
+}
+
+// Over time, the baseline's A/A by user: every request of a user in the same half, so each bucket's two groups add
+// up to the halves splitByUser makes of the baseline's users; without users, random halves of its requests.
+TEST(PeriodComparison, OverTimeTheBaselinesAaSplitsUsersWhenAsked) {
+    test::ScratchDir dir;
+    auto store = test::generatedStore(dir, 400, 5);
+    ASSERT_TRUE(addPeriodByTime(*store, "all", 0, std::numeric_limits<std::int64_t>::max()));
+    ASSERT_TRUE(addPeriodByTime(*store, "again", 0, std::numeric_limits<std::int64_t>::max()));
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis);
+    auto pc = comparePeriods(*store, analysis.value(), "all", "again", CompareOptions{});
+    ASSERT_TRUE(pc) << pc.message();
+    // 37 users, each with the requests whose id leaves its remainder (the generated store has no user attribute).
+    std::vector<std::string> users;
+    for (RequestId id : pc->requestIds) users.push_back("u" + std::to_string(id.value % 37));
+    ASSERT_EQ(users.size(), pc->categories->rows.size());
+    std::vector<std::string> baselineUsers;
+    for (auto e : pc->baselineEntries) baselineUsers.push_back(users[e]);
+    const UserSplit split = splitByUser(baselineUsers, 1);
+    ASSERT_GT(split.usersA, 0);
+    ASSERT_GT(split.usersB, 0);
+    const auto sums = [](const AaStudy& s) {
+        std::int64_t a = 0, b = 0;
+        for (const TimeBucket& t : s.buckets) a += t.requestsA, b += t.requestsB;
+        return std::pair{a, b};
+    };
+    const PeriodsOverTime byUser = periodsOverTime(pc.value(), {}, 4, 1, 100, users);
+    EXPECT_EQ(sums(byUser.aa), std::pair(split.requestsA, split.requestsB));
+    const PeriodsOverTime byRequest = periodsOverTime(pc.value(), {}, 4, 1, 100);
+    const auto [a, b] = sums(byRequest.aa);
+    EXPECT_EQ(a + b, static_cast<std::int64_t>(pc->baselineEntries.size()));
+    EXPECT_LE(std::abs(a - b), 1);  // random halves of the requests
+    EXPECT_NE(sums(byUser.aa), sums(byRequest.aa));
 }

@@ -776,3 +776,38 @@ TEST(CompareWorkspace, ThePaperToggleUsesThePapersStatisticsAndThreshold) {
     EXPECT_EQ(again.findChild<QDoubleSpinBox*>("threshold")->value(), CompareOptions{}.threshold);
     QSettings().remove("compare/paper");
 }
+
+// The Over time view's A/A by user: with an attribute chosen, the baseline's halves are its users' (every request
+// of one client in the same half), as splitByUser makes them, and asked for again when the choice changes.
+TEST(CompareWorkspace, OverTimeSplitsTheBaselinesUsersWhenAnAttributeIsChosen) {
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("storage.tldb").toStdString();
+    writeStorageDb(dir, db, samples::StorageChange::MetadataOtherNode, 800);
+    auto analysis = loadAnalysed(db);
+    ASSERT_TRUE(analysis);
+    widgets::CompareWorkspace w;
+    w.resize(1280, 860);
+    w.setAttributeKeys({"client", "op"});
+    auto session = compareStorage(w, db, analysis, 10);
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.comparison());
+    auto* splitBy = w.overTime()->findChild<QComboBox*>(QStringLiteral("overTimeSplitBy"));
+    ASSERT_TRUE(splitBy);
+    ASSERT_EQ(splitBy->count(), 3);  // by request, client, op
+    splitBy->setCurrentIndex(1);
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.overTime()->result());
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store);
+    const PeriodComparison& pc = *w.comparison();
+    const std::vector<std::string> clients = attributeValues(*store.value(), pc.requestIds, "client");
+    std::vector<std::string> baseline;
+    for (auto e : pc.baselineEntries) baseline.push_back(clients[e]);
+    const UserSplit split = splitByUser(baseline, pc.options.aaSeed);
+    std::int64_t a = 0, b = 0;
+    for (const TimeBucket& t : w.overTime()->result()->aa.buckets) a += t.requestsA, b += t.requestsB;
+    EXPECT_EQ(a, split.requestsA);
+    EXPECT_EQ(b, split.requestsB);
+    EXPECT_GT(split.usersA, 0);
+    EXPECT_GT(split.usersB, 0);
+}

@@ -49,8 +49,10 @@ struct PeriodsOverTime {
     AaStudy versus;   // A: the baseline, B: the problem period
     bool aligned = false;  // the periods do not overlap in time: times are offsets from each period's first request
 };
+// users (per entry of c.rows; empty: none): the baseline's A/A splits users (splitByUser), not requests, and its
+// interval re-deals users; a baseline request without one is in neither half.
 PeriodsOverTime periodsOverTime(const PeriodComparison& pc, std::span<const std::string> types, int buckets, std::uint64_t seed,
-                                int resamples);
+                                int resamples, std::span<const std::string> users = {});
 
 // Each request's type (per entry of c.rows, ids: each entry's request id): for span data the operation the
 // request list knows it by (RequestTable::operation: below a generic entry such as Online Boutique's
