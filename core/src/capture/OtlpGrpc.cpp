@@ -129,10 +129,8 @@ public:
 Result<std::unique_ptr<OtlpGrpcServer>> OtlpGrpcServer::start(const ReceiverOptions& options, CaptureWriter& writer,
                                                                ReceiverCounters& counters) {
     auto impl = std::make_unique<Impl>(options, writer, counters);
-    const std::string& address = options.grpcAddress;
+    const std::string& address = options.grpcAddress;  // HOST:PORT or [V6]:PORT, checked by the receiver
     const auto colon = address.rfind(':');
-    if (colon == std::string::npos || colon + 1 == address.size())
-        return Status::error("OTLP/gRPC address '" + address + "': expected HOST:PORT or [IPV6]:PORT");
     // gRPC's own log lines (to stderr) would repeat, less clearly, what the receiver reports itself.
     gpr_set_log_function([](gpr_log_func_args*) {});
     grpc::ServerBuilder builder;

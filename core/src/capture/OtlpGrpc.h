@@ -16,7 +16,8 @@ struct ReceiverCounters;
 
 class OtlpGrpcServer {
 public:
-    // Listens on options.grpcAddress (port 0 picks one; never shared with another process's listener).
+    // Listens on options.grpcAddress, an IP literal and port as the receiver spells it out (port 0 picks one; never
+    // shared with another process's listener).
     static Result<std::unique_ptr<OtlpGrpcServer>> start(const ReceiverOptions& options, CaptureWriter& writer, ReceiverCounters& counters);
     ~OtlpGrpcServer();
     OtlpGrpcServer(const OtlpGrpcServer&) = delete;

@@ -91,6 +91,11 @@ public:
                                              : bound.address().to_string() + ":" + std::to_string(bound.port());
         m_writer = std::make_unique<CaptureWriter>(*m_capture, m_options, m_log);
         if (!m_options.grpcAddress.empty()) {
+            // The same address rules as OTLP/HTTP's (gRPC itself would take port 99999 as 34463), handed on spelt out.
+            auto grpcEndpoint = parseAddress(m_options.grpcAddress);
+            if (!grpcEndpoint) return Status::error("OTLP/gRPC " + grpcEndpoint.message());
+            const auto& a = grpcEndpoint->address();
+            m_options.grpcAddress = (a.is_v6() ? "[" + a.to_string() + "]" : a.to_string()) + ":" + std::to_string(grpcEndpoint->port());
             auto grpc = OtlpGrpcServer::start(m_options, *m_writer, m_counters);
             if (!grpc) return grpc.status();
             m_grpc = std::move(grpc.value());

@@ -206,4 +206,11 @@ TEST(OtlpReceiver, AGrpcAddressInUseIsAnErrorNotASharedPort) {
     auto second = OtlpReceiver::start(*store.value(), options, nullptr);
     ASSERT_FALSE(second);
     EXPECT_NE(second.message().find(first.grpcTarget), std::string::npos) << second.message();
+    // Addresses are checked as OTLP/HTTP's are: gRPC itself would take port 99999 as 34463.
+    for (const char* bad : {"127.0.0.1:99999", "nonsense", "example.com:4317"}) {
+        options.grpcAddress = bad;
+        auto refused = OtlpReceiver::start(*store.value(), options, nullptr);
+        ASSERT_FALSE(refused) << bad;
+        EXPECT_NE(refused.message().find("OTLP/gRPC address '" + std::string(bad) + "'"), std::string::npos) << refused.message();
+    }
 }
