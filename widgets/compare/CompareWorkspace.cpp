@@ -358,6 +358,8 @@ void CompareWorkspace::clear(const QString& message) {
 
 void CompareWorkspace::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, const QStringList& periods) {
     m_awaiting = 0;  // what was asked of the old data is not shown (the session may have cancelled it)
+    if (const CompareEntry* shown = m_model->entryAt(m_entryRow); shown && m_result)
+        m_keepEntry = std::pair{shown->kind, m_result->comparison.categories[shown->category].hash};
     m_analysis = std::move(analysis);
     const QSignalBlocker b1(m_baseline), b2(m_problem);
     m_baseline->clear();
@@ -523,7 +525,17 @@ void CompareWorkspace::showResult(std::shared_ptr<const PeriodComparison> result
     m_table->resizeColumnsToContents();
     fitRequestTypeColumn();
     m_table->setTextElideMode(Qt::ElideMiddle);
-    if (m_proxy->rowCount() > 0) m_table->selectRow(0);
+    int row = 0;
+    if (m_keepEntry) {
+        const auto& entries = c.entries;
+        for (std::size_t i = 0; i < entries.size(); ++i)
+            if (entries[i].kind == m_keepEntry->first && c.categories[entries[i].category].hash == m_keepEntry->second) {
+                row = std::max(0, m_proxy->mapFromSource(m_model->index(static_cast<int>(i), 0)).row());
+                break;
+            }
+        m_keepEntry.reset();
+    }
+    if (m_proxy->rowCount() > 0) m_table->selectRow(row);
     else showEntry(-1);
 }
 

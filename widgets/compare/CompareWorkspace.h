@@ -147,6 +147,9 @@ private:
     QComboBox* m_precursor = nullptr;
     QTreeWidgetItem* m_edgeItem = nullptr;  // the Detail's edge latencies, filled when the graphs arrive
     int m_entryRow = -1;                    // the entry shown (source row)
+    // The entry shown before the data was replaced (a reload, a live capture's refresh), by kind and category
+    // structure: shown again when the new comparison still ranks it, instead of the first entry.
+    std::optional<std::pair<CompareEntry::Kind, std::uint64_t>> m_keepEntry;
     QPushButton* m_run = nullptr;
     QPushButton* m_export = nullptr;
     QLabel* m_summary = nullptr;

@@ -811,3 +811,34 @@ TEST(CompareWorkspace, OverTimeSplitsTheBaselinesUsersWhenAnAttributeIsChosen) {
     EXPECT_GT(split.usersA, 0);
     EXPECT_GT(split.usersB, 0);
 }
+
+// The data replaced under the tab (a reload, a live capture's refresh): the comparison runs again and the entry
+// that was shown stays shown when it is still ranked, instead of the first one.
+TEST(CompareWorkspace, TheEntryShownStaysShownWhenTheDataIsReplaced) {
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("storage.tldb").toStdString();
+    writeStorageDb(dir, db, samples::StorageChange::MetadataOtherNode, 1500);
+    auto analysis = loadAnalysed(db);
+    ASSERT_TRUE(analysis);
+    widgets::CompareWorkspace w;
+    w.resize(1280, 860);
+    auto session = compareStorage(w, db, analysis, CompareOptions{}.threshold);
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.comparison());
+    ASSERT_GE(w.entryTable()->model()->rowCount(), 3);
+    w.entryTable()->selectRow(2);
+    const auto shownKey = [&] {
+        const QModelIndex current = w.entryTable()->currentIndex();
+        const CompareEntry* e = current.isValid() ? &w.comparison()->comparison.entries[static_cast<std::size_t>(
+                                                        qobject_cast<const QSortFilterProxyModel*>(w.entryTable()->model())->mapToSource(current).row())]
+                                                  : nullptr;
+        return e ? std::pair{e->kind, w.comparison()->comparison.categories[e->category].hash} : std::pair{CompareEntry::Kind::ResponseTime, std::uint64_t(0)};
+    };
+    const auto before = shownKey();
+    ASSERT_NE(before.second, 0u);
+    w.setDatabase(analysis, {"baseline", "problem"});  // as the window does after each analysis
+    ASSERT_TRUE(waitReady(w));
+    ASSERT_TRUE(w.comparison());
+    EXPECT_EQ(shownKey(), before);
+    EXPECT_NE(w.entryTable()->currentIndex().row(), 0);
+}
