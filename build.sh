@@ -18,7 +18,7 @@ build_dir=${TRACELIGHT_BUILD_DIR:-build}
 
 packages=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-svg-dev libgl-dev libqcustomplot-dev libsqlite3-dev
           libboost-graph-dev libboost-dev libgraphviz-dev libgtest-dev libgmock-dev sqlite3 clang libclang-rt-14-dev
-          libcli11-dev rapidjson-dev libprotobuf-dev protobuf-compiler libgrpc++-dev golang-github-google-pprof-dev zlib1g-dev
+          libcli11-dev rapidjson-dev libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc golang-github-google-pprof-dev zlib1g-dev
           libopenmpi-dev openmpi-bin python3 xvfb xdotool x11-apps)
 
 install_missing() {
