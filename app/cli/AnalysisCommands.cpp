@@ -24,6 +24,7 @@ namespace {
 struct CommonOptions {
     std::string db;
     std::string request;
+    std::string period;  // model: only the requests of this period
     bool json = false;
     bool quiet = false;
     AnalysisOptions analysis;
@@ -180,6 +181,18 @@ int runAnalyze(const CommonOptions& o) {
 int runModel(const CommonOptions& o) {
     auto store = openAnalysed(o.db, o.analysis, o.quiet);
     if (!store) return fail(store.message());
+    if (!o.period.empty()) {
+        // Inferred now from that period's requests alone, on the analysis's clocks (not cached).
+        if (auto size = periodSize(*store.value(), o.period); !size) return fail(size.message());
+        auto analysis = loadAnalysis(*store.value());
+        if (!analysis) return fail(analysis.message());
+        const std::vector<std::uint32_t> rows = periodRows(*store.value(), analysis->data.requestIds, o.period);
+        if (rows.empty()) return fail(o.db + ": no requests in period '" + o.period + "'");
+        auto json = modelJsonOfRows(analysis.value(), rows, o.analysis);
+        if (!json) return fail(json.message());
+        std::cout << json.value() << "\n";
+        return 0;
+    }
     auto json = cachedModelJson(*store.value(), o.analysis);
     if (!json) return fail(json.message());
     std::cout << json.value() << "\n";
@@ -277,8 +290,10 @@ Command addModelCommand(CLI::App& program) {
     auto o = std::make_shared<CommonOptions>();
     auto* cmd = addAnalysisCommand(program, "model", "the inferred causal model",
                                    "Prints {\"requests\": N, \"relations\": [{\"kind\", \"a\", \"b\", \"support\", \"confirmed\"}],\n"
-                                   "\"convergence\": [...]}. Analyses DB first when its results are missing or stale.",
+                                   "\"convergence\": [...]}. Analyses DB first when its results are missing or stale. With --period, the\n"
+                                   "model inferred from that period's requests alone (the Mystery Machine's model over a window).",
                                    *o, false);
+    cmd->add_option("--period", o->period, "infer the model from this period's requests only (not cached)")->type_name("P");
     return {cmd, [o] { return runModel(*o); }};
 }
 

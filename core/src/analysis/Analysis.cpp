@@ -611,6 +611,14 @@ Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptio
     return *json;
 }
 
+Result<std::string> modelJsonOfRows(const InMemoryAnalysis& analysis, const std::vector<std::uint32_t>& rows,
+                                    const AnalysisOptions& options, const CancelToken* cancel) {
+    // Clocks and model from these requests alone: what a database holding only them would infer.
+    auto part = analyzeInMemory(restrictTraceData(analysis.data, rows), options, nullptr, nullptr, cancel);
+    if (!part) return part.status();
+    return modelJson(part->data, part->model);
+}
+
 namespace {
 
 // Each segment's task and events by its labels' texts (views of out.labelTexts).

@@ -20,6 +20,31 @@ std::string TraceData::segmentName(SegmentTypeId id) const {
     return label(t.task.value) + ":" + label(t.startEvent.value) + "->" + label(t.endEvent.value);
 }
 
+TraceData restrictTraceData(const TraceData& data, const std::vector<std::uint32_t>& rows) {
+    TraceData out;
+    out.segmentTypes = data.segmentTypes;
+    out.hostLabels = data.hostLabels;
+    out.labels = data.labels;
+    out.occurrences = data.occurrences;
+    std::size_t events = 0;
+    for (auto r : rows) events += data.eventsOf(r).size();
+    out.events.reserve(events);
+    out.requestBegin.push_back(0);
+    out.linkBegin.push_back(0);
+    out.spanBegin.push_back(0);
+    for (auto r : rows) {
+        out.requestIds.push_back(data.requestIds[r]);
+        for (const EventRecord& e : data.eventsOf(r)) out.events.push_back(e);
+        out.requestBegin.push_back(out.events.size());
+        for (const EventLink& l : data.linksOf(r)) out.links.push_back(l);  // request-relative event indices
+        out.linkBegin.push_back(out.links.size());
+        for (const SpanRef& sp : data.spansOf(r)) out.spans.push_back(sp);
+        out.spanBegin.push_back(out.spans.size());
+        out.fromSpans.push_back(data.isFromSpans(r) ? 1 : 0);
+    }
+    return out;
+}
+
 std::string TraceData::label(std::uint32_t id) const {
     if (auto it = labels.find(id); it != labels.end()) return it->second;
     if (const LabelOccurrence* o = occurrence(id))

@@ -846,3 +846,30 @@ TEST(AnalysisStore, ModelNodeCountsAreRequestsAndNeverExceedThem) {
     }
     EXPECT_TRUE(repeatedType);
 }
+
+// The Mystery Machine's model over a chosen window: over every request it is the cached model (the same clocks and
+// inference); over the first half, a model of those 200 requests alone, which differs from the whole's.
+TEST(AnalysisStore, TheModelOfSomeRequestsIsInferredFromThemAlone) {
+    test::ScratchDir whole;
+    auto all = test::generatedStore(whole, 400, 11);
+    ASSERT_TRUE(analyzeStore(*all, AnalysisOptions{}));
+    auto analysis = loadAnalysis(*all);
+    ASSERT_TRUE(analysis);
+    std::vector<std::uint32_t> every(analysis->data.requestCount());
+    for (std::uint32_t r = 0; r < every.size(); ++r) every[r] = r;
+    auto json = modelJsonOfRows(analysis.value(), every, AnalysisOptions{});
+    ASSERT_TRUE(json) << json.message();
+    EXPECT_EQ(json.value(), cachedModelJson(*all, AnalysisOptions{}).value());
+    const std::vector<std::uint32_t> firstHalf(every.begin(), every.begin() + 200);
+    auto part = modelJsonOfRows(analysis.value(), firstHalf, AnalysisOptions{});
+    ASSERT_TRUE(part) << part.message();
+    EXPECT_EQ(part.value().rfind("{\"requests\":200,", 0), 0u) << part.value().substr(0, 60);
+    EXPECT_NE(part.value(), json.value());
+    // The same as the model of a TraceData made of those requests by hand, analysed from scratch.
+    TraceData byHand = restrictTraceData(analysis->data, firstHalf);
+    ASSERT_EQ(byHand.requestCount(), 200u);
+    for (std::size_t k = 0; k < 200; ++k) {
+        ASSERT_EQ(byHand.requestIds[k], analysis->data.requestIds[k]);
+        ASSERT_EQ(byHand.eventsOf(k).size(), analysis->data.eventsOf(k).size());
+    }
+}

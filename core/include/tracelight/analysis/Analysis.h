@@ -90,6 +90,11 @@ bool analysisIsCurrent(const TraceStore& store, const AnalysisOptions& options);
 
 // The cached model as JSON: {"requests", "support_floor", "relations": [...], "convergence": [...]}.
 Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptions& options);
+// The model inferred from some of the requests only (rows of analysis.data: a period, a time window), clocks
+// included, as a database holding only them would infer it; the same JSON: the Mystery Machine's model over a
+// chosen window. Not cached.
+Result<std::string> modelJsonOfRows(const InMemoryAnalysis& analysis, const std::vector<std::uint32_t>& rows,
+                                    const AnalysisOptions& options, const CancelToken* cancel = nullptr);
 
 // One request's cached critical path and slack, with its segments on adjusted clocks.
 struct RequestSegment {

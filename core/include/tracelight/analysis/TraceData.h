@@ -99,6 +99,10 @@ struct TraceData {
     const LabelOccurrence* occurrence(std::uint32_t id) const;  // null: not one of the store's occurrences
 };
 
+// The requests at `rows` (indices, in the order given) of data, with every label, host and segment type of the
+// whole (ids stay valid): a study over part of the requests — a period, a time window — on its own.
+TraceData restrictTraceData(const TraceData& data, const std::vector<std::uint32_t>& rows);
+
 // One request's span rows (the spans table's, in idx order) as its SpanRefs, each at its idx: add(SpanRef)
 // takes them in turn, indexOf(task, ord) is the request's event of that key if there is one. A missing idx
 // (a damaged store) becomes a SpanRef without events, so the others keep their indices; padding goes no
