@@ -29,7 +29,7 @@ struct ProfileArgs {
     bool includeOptIn = false;
     bool aaTable = false;
     std::vector<std::size_t> aaSizes;
-    std::vector<double> aaThresholdsMs{1, 5, 10};
+    std::vector<double> aaThresholdsMs;  // empty: defaultAaThresholdsNs
     int aaRepeats = 100;
 };
 
@@ -45,6 +45,7 @@ int writeAaTable(const ProfileArgs& args, const InMemoryAnalysis& analysis, cons
     AaTableOptions table;
     table.sizes = args.aaSizes.empty() ? defaultAaSizes(rows.size()) : args.aaSizes;
     if (table.sizes.empty()) return fail(args.db + ": an A/A table needs at least 4 requests; the selection has " + std::to_string(rows.size()));
+    table.thresholdsNs = args.aaThresholdsMs.empty() ? defaultAaThresholdsNs() : std::vector<TimeNs>{};
     for (double ms : args.aaThresholdsMs) table.thresholdsNs.push_back(static_cast<TimeNs>(std::llround(ms * 1e6)));
     table.repeats = args.aaRepeats;
     table.seed = args.seed;

@@ -129,7 +129,7 @@ std::shared_ptr<const widgets::ProfileAaOutcome> computeProfileAaTable(const wid
     }
     AaTableOptions table;
     table.sizes = defaultAaSizes(rows.base.size());
-    table.thresholdsNs = {1'000'000, 5'000'000, 10'000'000};  // as profile --aa-table
+    table.thresholdsNs = defaultAaThresholdsNs();  // as profile --aa-table
     out->repeats = table.repeats;
     out->baseRequests = static_cast<std::int64_t>(rows.base.size());
     if (table.sizes.empty()) {

@@ -6,6 +6,8 @@
 
 namespace tracelight {
 
+std::vector<TimeNs> defaultAaThresholdsNs() { return {1'000'000, 5'000'000, 10'000'000}; }
+
 std::vector<std::size_t> defaultAaSizes(std::size_t rows) {
     std::vector<std::size_t> sizes;
     for (std::size_t n : {100u, 1000u, 10000u, 100000u})

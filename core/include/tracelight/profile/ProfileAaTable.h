@@ -27,6 +27,8 @@ struct AaTableCell {
 
 // The default sizes for `rows` requests: 100, 1,000, 10,000 and 100,000 where at most half of them, else half.
 std::vector<std::size_t> defaultAaSizes(std::size_t rows);
+// The default thresholds: 1, 5 and 10 ms.
+std::vector<TimeNs> defaultAaThresholdsNs();
 
 // One cell per (size, threshold), sizes outer. A size over half the rows: an error naming it.
 Result<std::vector<AaTableCell>> aaFalsePositiveTable(const InMemoryAnalysis& analysis, const TraceStore* store,
