@@ -63,6 +63,7 @@
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/import/TraceFileDatabase.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/RequestTable.h"
 #include "tracelight/studies/ServiceMap.h"
 
@@ -147,7 +148,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_compare = new widgets::CompareWorkspace(this);
     serve(*m_compare, *m_session);
     m_compare->setRequestNamer([this](RequestId id) {
-        auto name = m_session->store() ? m_session->store()->requestName(id) : std::nullopt;
+        auto name = m_session->store() ? requestName(*m_session->store(), id) : std::nullopt;
         return name ? QString::fromStdString(*name) : QString::number(id.value);
     });
     m_tabs->addTab(m_compare, tr("&Compare"));
@@ -584,7 +585,7 @@ void MainWindow::loadAggregates() {
             m_bottlenecks->setDatabase(m_analysisData, periods, m_stratifyingKeys);
             showContext(m_requestPanel->currentRequest());  // the first request was shown before the analysis was in
             m_bursts->setDatabase(m_analysisData, [this](RequestId id) {
-                auto name = m_session->store() ? m_session->store()->requestName(id) : std::nullopt;
+                auto name = m_session->store() ? requestName(*m_session->store(), id) : std::nullopt;
                 return name ? QString::fromStdString(*name) : QString::number(id.value);
             });
             showScopedAggregates();
@@ -596,7 +597,7 @@ QStringList MainWindow::stratifyingKeys(qsizetype periods) const {
     if (!m_session->isOpen()) return keys;
     // The period, once there are two to tell apart, then the attributes.
     if (periods > 1) keys << QString::fromUtf8(kPeriodKey.data(), static_cast<int>(kPeriodKey.size()));
-    for (const auto& key : m_session->store()->attributeKeys())
+    for (const auto& key : attributeKeys(*m_session->store()))
         if (key != kPeriodKey) keys << QString::fromStdString(key);
     return keys;
 }
@@ -786,7 +787,7 @@ void MainWindow::loadTable() {
             std::shared_ptr<const TraceStore> store = m_session->store();
             m_requests->setTable(table, [store](RequestId id) {
                 QStringList parts;
-                for (const auto& [key, value] : store->requestAttributes(id))
+                for (const auto& [key, value] : requestAttributes(*store, id))
                     parts << QString::fromStdString(key) + "=" + QString::fromStdString(value);
                 return parts.join(QStringLiteral("  "));
             });
@@ -968,7 +969,7 @@ void MainWindow::showContext(RequestId id) {
         },
         [this](std::shared_ptr<const ContextStrip> strip) {
             m_contextStrip->setStrip(std::move(strip), [this](RequestId other) {
-                auto name = m_session->store() ? m_session->store()->requestName(other) : std::nullopt;
+                auto name = m_session->store() ? requestName(*m_session->store(), other) : std::nullopt;
                 return name ? QString::fromStdString(*name) : QString::number(other.value);
             });
         });
@@ -976,7 +977,7 @@ void MainWindow::showContext(RequestId id) {
 
 void MainWindow::selectRequestByName(const QString& name) {
     if (!m_session->isOpen()) return;
-    const auto id = m_session->store()->requestByName(name.toStdString());
+    const auto id = requestByName(*m_session->store(), name.toStdString());
     if (!id) return;
     m_requestPanel->selectRequest(*id);
 }

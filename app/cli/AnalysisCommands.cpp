@@ -13,6 +13,7 @@
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/import/TraceFileContents.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/store/Periods.h"
@@ -97,7 +98,7 @@ Result<std::string> requestOf(const TraceStore& store, const CommonOptions& o) {
     if (count == 1)
         for (const auto& period : listPeriods(store))
             if (const auto ids = requestsInPeriod(store, period.name); !ids.empty())
-                if (auto name = store.requestName(ids.front())) return *name;
+                if (auto name = requestName(store, ids.front())) return *name;
     return Status::error(o.db + " holds " + std::to_string(count) + " requests: name one with --request ID");
 }
 

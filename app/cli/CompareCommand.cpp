@@ -15,6 +15,7 @@
 #include "tracelight/compare/PeriodComparison.h"
 #include "tracelight/compare/RegressionTree.h"
 #include "tracelight/compare/Suspects.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -66,7 +67,7 @@ int printEntry(const CompareArgs& args, const TraceStore& store, const InMemoryA
     const auto sides = entrySides(pc, e);
     auto requestName = [&](RequestId id) -> std::string {
         if (!id.isValid()) return {};
-        auto name = store.requestName(id);
+        auto name = tracelight::requestName(store, id);
         return name ? *name : std::to_string(id.value);
     };
     const PrecursorRef* precursor = sides.second.precursor ? e.comparedPrecursor() : nullptr;
@@ -180,7 +181,7 @@ int runCompare(const CompareArgs& args) {
                      static_cast<long long>(options.minSample));
     auto requestName = [&](std::uint32_t entry) {
         const RequestId id = pc.requestIds[entry];
-        auto name = store.value()->requestName(id);
+        auto name = tracelight::requestName(*store.value(), id);
         return name ? *name : std::to_string(id.value);
     };
     auto root = [&](const ComparedCategory& cc) { return requestTypeOf(pc, cc); };
@@ -288,7 +289,7 @@ int runCompare(const CompareArgs& args) {
                     .key("problem_far_share").value(e.targetFarShare).key("slowdown").value(e.slowdown).key("q_value").value(e.qValue)
                     .key("base_requests").value(e.baseRequests).key("problem_requests").value(e.targetRequests).key("examples").beginArray();
                 for (const RequestId id : e.examples) {
-                    auto name = store.value()->requestName(id);
+                    auto name = tracelight::requestName(*store.value(), id);
                     w.value(name ? *name : std::to_string(id.value));
                 }
                 w.endArray().endObject();

@@ -7,6 +7,7 @@
 #include "Commands.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/bottleneck/TemporalContext.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -23,7 +24,7 @@ int runContext(const ContextArgs& args) {
     auto store = openAnalysed(args.db, AnalysisOptions{}, true);
     if (!store) return fail(store.message());
     const TraceStore& st = *store.value();
-    const auto id = st.requestByName(args.request);
+    const auto id = requestByName(st, args.request);
     if (!id) return fail(args.db + ": no request '" + args.request + "'");
     auto analysis = loadAnalysis(st);
     if (!analysis) return fail(analysis.message());

@@ -16,6 +16,7 @@
 #include "waterfall/WaterfallView.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/RequestTable.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/ServiceMap.h"
@@ -107,7 +108,7 @@ int runRender(const RenderArgs& args) {
             const auto order = sortedOrder(table.value(), RequestColumn::Latency, true);
             id = table->ids[order[0]];
         } else {
-            if (auto found = store.value()->requestByName(request)) id = *found;
+            if (auto found = requestByName(*store.value(), request)) id = *found;
             if (!id.isValid()) return fail(db + ": no request '" + request + "'");
         }
         auto detail = loadRequestDetail(*store.value(), id);

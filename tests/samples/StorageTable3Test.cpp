@@ -21,6 +21,7 @@
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/compare/PeriodComparison.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -84,7 +85,7 @@ Score table3(StorageChange change, std::uint64_t seed, std::int64_t requests, co
     for (const CompareEntry& e : cmp.entries) {
         const ComparedCategory& cc = cmp.categories[e.category];
         std::vector<std::string> names;
-        for (auto entry : cc.problemEntries) names.push_back(*store.value()->requestName(pc->requestIds[entry]));
+        for (auto entry : cc.problemEntries) names.push_back(*requestName(*store.value(), pc->requestIds[entry]));
         std::size_t hit = 0;
         for (const auto& n : names) hit += affected.count(n);
         bool shows = false;

@@ -14,6 +14,7 @@
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/SpanCriticalPath.h"
 #include <unordered_map>
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight::widgets {
@@ -22,7 +23,7 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
                                                  StoreSource records) {
     // The shapes only (a third of the records' memory); a span's whole record is read when it is shown,
     // on a connection of its own (the store given here is the worker's), kept for the next span shown.
-    RequestSpanShapes shapes = store.requestSpanShapes(detail.id, cancel);
+    RequestSpanShapes shapes = requestSpanShapes(store, detail.id, cancel);
     const std::vector<SpanShape>& spans = shapes.spans;
     if (spans.empty()) return nullptr;
     // Each host's offset, as the analysis applied it: a segment's local start minus its adjusted start.
@@ -68,7 +69,7 @@ std::shared_ptr<const SpanTreeData> loadSpanTree(const TraceStore& store, const 
                 if (!opened) return std::nullopt;
                 *reader = std::move(opened.value());
             }
-            return (*reader)->requestSpan(request, static_cast<std::uint32_t>(span));
+            return requestSpan(*(*reader), request, static_cast<std::uint32_t>(span));
         };
     return data;
 }

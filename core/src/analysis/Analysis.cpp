@@ -15,6 +15,8 @@
 #include "tracelight/base/Bytes.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestPass.h"
+#include "tracelight/store/RequestReads.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/ResultCache.h"
 
@@ -563,7 +565,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         std::unordered_map<std::size_t, std::optional<std::string>> names;
         auto nameOf = [&](std::size_t r) -> const std::optional<std::string>& {
             auto it = names.find(r);
-            if (it == names.end()) it = names.emplace(r, store.requestName(requestIds[r])).first;
+            if (it == names.end()) it = names.emplace(r, requestName(store, requestIds[r])).first;
             return it->second;
         };
         for (std::size_t type = 0; type < stats.size(); ++type) {
@@ -693,7 +695,7 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     if (!cached) return cached.status();
     takeCachedResult(std::move(cached.value()), out);
     if (!out.entrySpan.empty() || !out.async.empty()) {
-        auto ids = store.spanIds(stored->id);
+        auto ids = spanIds(store, stored->id);
         if (!ids) return ids.status();
         out.spanIds = std::move(ids.value());
     }

@@ -13,6 +13,8 @@
 #include "tracelight/base/TripleIndex.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/analysis/Segments.h"
+#include "tracelight/store/RequestReads.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/ResultCache.h"
 
@@ -191,14 +193,14 @@ struct DetailContext {
 
     void read(const TraceStore& store, RequestId request, const std::string& name) {
         stored = loadStoredModel(store);
-        const auto spanRequests = store.spanRequestIds();
+        const auto spanRequests = spanRequestIds(store);
         fromSpans = std::binary_search(spanRequests.begin(), spanRequests.end(), request.value);
         offsetOfHost = store.clockOffsets();
         cachedResult = store.requestResult(name);
         auto read = store.causalLinks(request);
         if (read) links = std::move(read.value());
         else linksRead = read.status();
-        auto spanRows = store.spanRefs(request);
+        auto spanRows = spanRefs(store, request);
         if (spanRows) spans = std::move(spanRows.value());
         else spansRead = spanRows.status();
         if (stored) types = SegmentTypeTextIndex(stored->types);
@@ -233,11 +235,11 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     RequestDetail d;
     d.id = request;
     {
-        auto name = store.requestName(request);
+        auto name = requestName(store, request);
         if (!name) return Status::error(store.path() + ": no request #" + std::to_string(request.value));
         d.name = std::move(*name);
     }
-    d.attributes = store.requestAttributes(request);
+    d.attributes = requestAttributes(store, request);
 
     const std::unique_ptr<TraceStore> side = sideConnection(store);
     const TraceStore& other = side ? *side : store;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tracelight/base/Parallel.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -356,7 +357,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     };
     const auto [requestCount, eventTotal] = store.requestAndEventCount(range.first, range.end);
     ReadContext context;
-    context.spanRequests = store.spanRequestIds();  // span requests keep their clocks unless there is evidence of skew
+    context.spanRequests = spanRequestIds(store);  // span requests keep their clocks unless there is evidence of skew
     auto withLabels = [&](TraceDataBuilder& b) {
         for (auto& [id, text] : store.labelNames()) b.setLabel(id, std::move(text));
         b.setOccurrences(store.labelOccurrences());
@@ -367,7 +368,7 @@ Result<TraceData> loadTraceData(const TraceStore& store, RequestIdRange range, c
     auto links = store.causalLinks(range.first, range.end);
     if (!links) return links.status();
     context.links = std::move(links.value());
-    auto spans = store.spanRefs(range.first, range.end);
+    auto spans = spanRefs(store, range.first, range.end);
     if (!spans) return spans.status();
     context.spans = std::move(spans.value());
     context.eventTotal = static_cast<std::size_t>(eventTotal);

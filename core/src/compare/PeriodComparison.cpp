@@ -8,6 +8,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/RequestTable.h"
 
 #include "tracelight/analysis/TraceData.h"
@@ -145,10 +146,10 @@ RegressionTree explainEntry(const TraceStore& store, const PeriodComparison& pc,
                 if (!parseNumber(value, d)) it->second = false;
                 values.emplace(std::move(key), std::move(value));  // the first of a name in the request wins
             };
-            for (auto& [k, v] : store.requestAttributes(pc.requestIds[entry])) put(k, v);
+            for (auto& [k, v] : requestAttributes(store, pc.requestIds[entry])) put(k, v);
             // Spectroscope's low-level parameters: each event's attributes, named by the event (its operation
             // for spans, whatever the occurrence) and the key.
-            for (auto& a : store.eventAttributes(pc.requestIds[entry]))
+            for (auto& a : eventAttributes(store, pc.requestIds[entry]))
                 put(std::string(operationName(a.event)) + "." + a.key, std::move(a.value));
             raw.push_back({std::move(values), positive});
         }

@@ -11,6 +11,7 @@
 #include "tracelight/base/OccurrenceName.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/import/spans/SpanEventModel.h"
+#include "tracelight/store/SpanReads.h"
 
 namespace tracelight {
 

@@ -93,12 +93,6 @@ LabelTexts TraceStore::labelTexts(const std::vector<bool>& wanted) const {
     return out;
 }
 
-std::optional<std::string> TraceStore::requestName(RequestId request) const {
-    sqlite::Statement q(m_db, "SELECT name FROM requests WHERE id=?1");
-    q.bind(1, request.value);
-    if (q.step() != SQLITE_ROW) return std::nullopt;
-    return std::string(q.text(0));
-}
 
 Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f) const {
     return scanEvents(f, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
@@ -203,42 +197,8 @@ Result<std::vector<LinkRow>> TraceStore::causalLinks(RequestId request) const {
     return causalLinks(request.value, std::int64_t(request.value) + 1);
 }
 
-Result<std::vector<SpanRefRow>> TraceStore::spanRefs(std::int64_t firstId, std::int64_t endId) const {
-    std::vector<SpanRefRow> out;
-    // Reserved from the count (the key covers it), capped as causalLinks is.
-    out.reserve(sqlite::rowsToReserve(m_db, "SELECT COUNT(*) FROM spans WHERE request_id >= ?1 AND request_id < ?2",
-                                      {firstId, endId}, std::int64_t(1) << 22));
-    // The analysis reads the span each span's caller waited in: its parent, or the caller the import found.
-    sqlite::Statement q(m_db, "SELECT request_id, idx, CASE WHEN caller >= 0 THEN caller ELSE parent END, task_id, start_ord, "
-                              "end_ord, detached FROM spans "
-                              "WHERE request_id >= ?1 AND request_id < ?2 ORDER BY request_id, idx");
-    q.bind(1, firstId).bind(2, endId);
-    int rc = SQLITE_ROW;
-    while ((rc = q.step()) == SQLITE_ROW)
-        out.push_back({q.int64(0), q.int64(1), static_cast<std::int32_t>(q.int64(2)), static_cast<std::uint32_t>(q.int64(3)),
-                       q.int64(4), q.int64(5), q.int64(6) != 0});
-    if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
-    return out;
-}
 
-Result<std::vector<SpanRefRow>> TraceStore::spanRefs(RequestId request) const {
-    return spanRefs(request.value, std::int64_t(request.value) + 1);
-}
 
-Result<std::vector<std::string>> TraceStore::spanIds(RequestId request) const {
-    std::vector<std::string> out;
-    sqlite::Statement q(m_db, "SELECT idx, span_id FROM spans WHERE request_id = ?1 ORDER BY idx");
-    q.bind(1, std::int64_t(request.value));
-    int rc = SQLITE_ROW;
-    while ((rc = q.step()) == SQLITE_ROW) {
-        const std::int64_t idx = q.int64(0);
-        if (idx < 0 || idx > std::int64_t(2 * out.size() + 1024)) continue;  // a damaged index: not padded to it
-        if (out.size() <= static_cast<std::size_t>(idx)) out.resize(static_cast<std::size_t>(idx) + 1);
-        out[static_cast<std::size_t>(idx)] = q.text(1);
-    }
-    if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read spans: " + sqlite3_errmsg(m_db));
-    return out;
-}
 
 std::unordered_map<std::uint32_t, TimeNs> TraceStore::clockOffsets() const {
     std::unordered_map<std::uint32_t, TimeNs> out;
@@ -358,12 +318,6 @@ ClockPairDigest TraceStore::clockPairDigest(std::size_t shown) const {
     return out;
 }
 
-std::vector<std::uint32_t> TraceStore::spanRequestIds() const {
-    std::vector<std::uint32_t> out;
-    sqlite::Statement q(m_db, "SELECT id FROM requests WHERE from_spans=1 ORDER BY id");
-    while (q.step() == SQLITE_ROW) out.push_back(static_cast<std::uint32_t>(q.int64(0)));
-    return out;
-}
 
 std::optional<StoredRequestResult> TraceStore::requestResult(std::string_view name) const {
     sqlite::Statement q(m_db,
@@ -383,21 +337,6 @@ std::optional<StoredRequestResult> TraceStore::requestResult(std::string_view na
     return out;
 }
 
-std::unordered_map<std::uint32_t, std::string> TraceStore::attributeValues(std::string_view key) const {
-    std::unordered_map<std::uint32_t, std::string> out;
-    sqlite::Statement q(m_db,
-                        "SELECT a.request_id, v.text FROM request_attrs a JOIN labels k ON k.id=a.key_id JOIN labels v ON v.id=a.value_id "
-                        "WHERE k.text=?1");
-    q.bind(1, key);
-    while (q.step() == SQLITE_ROW) out.emplace(static_cast<std::uint32_t>(q.int64(0)), std::string(q.text(1)));
-    return out;
-}
 
-std::vector<std::string> TraceStore::attributeKeys() const {
-    std::vector<std::string> out;
-    sqlite::Statement q(m_db, "SELECT DISTINCT k.text FROM request_attrs a JOIN labels k ON k.id=a.key_id ORDER BY k.text");
-    while (q.step() == SQLITE_ROW) out.emplace_back(q.text(0));
-    return out;
-}
 
 } // namespace tracelight

@@ -114,7 +114,7 @@ Status DerivedEvents::links(std::int64_t request, std::vector<LinkRow>& out) {
     return derived ? Status::ok() : derived.status();
 }
 
-Result<std::vector<TraceStore::EventAttribute>> DerivedEvents::attributes(std::int64_t request) {
+Result<std::vector<EventAttribute>> DerivedEvents::attributes(std::int64_t request) {
     auto derived = model(request);
     if (!derived) return derived.status();
     const SpanEventModel& m = derived.value();
@@ -178,13 +178,13 @@ Result<std::vector<TraceStore::EventAttribute>> DerivedEvents::attributes(std::i
         text.reset();
         return t;
     };
-    std::vector<std::pair<std::tuple<std::uint32_t, std::int64_t, std::string>, TraceStore::EventAttribute>> sorted;
+    std::vector<std::pair<std::tuple<std::uint32_t, std::int64_t, std::string>, EventAttribute>> sorted;
     for (const Row& r : rows) {
         std::string key = textOf(r.key);
         sorted.push_back({{r.task, r.ord, key}, {textOf(r.event), key, textOf(r.value)}});
     }
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<TraceStore::EventAttribute> out;
+    std::vector<EventAttribute> out;
     out.reserve(sorted.size());
     for (auto& [order, attribute] : sorted) out.push_back(std::move(attribute));
     return out;

@@ -10,6 +10,8 @@
 #include "store/Sqlite.h"
 #include "tracelight/base/Status.h"
 #include "tracelight/import/spans/SpanEventModel.h"
+#include "tracelight/store/RequestReads.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -28,7 +30,7 @@ public:
     // tags as event attributes.
     Status events(std::int64_t request, const std::function<bool(const EventRow&)>& f, bool withOrder = true);
     Status links(std::int64_t request, std::vector<LinkRow>& out);
-    Result<std::vector<TraceStore::EventAttribute>> attributes(std::int64_t request);
+    Result<std::vector<EventAttribute>> attributes(std::int64_t request);
 
 private:
     // The derivation from the request's span rows; with sinks, its events and links go there instead.

@@ -1,3 +1,4 @@
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/studies/Aggregates.h"
 
 #include <algorithm>
@@ -387,7 +388,7 @@ RequestAggregates restrictAggregates(const RequestAggregates& a, const std::vect
 }
 
 std::vector<std::string> attributeValues(const TraceStore& store, const std::vector<RequestId>& ids, std::string_view key) {
-    const auto byId = key == kPeriodKey ? periodNamesByRequest(store) : store.attributeValues(key);
+    const auto byId = key == kPeriodKey ? periodNamesByRequest(store) : attributeValues(store, key);
     std::vector<std::string> out(ids.size());
     for (std::size_t r = 0; r < ids.size(); ++r)
         if (auto it = byId.find(ids[r].value); it != byId.end()) out[r] = it->second;

@@ -1,3 +1,4 @@
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/studies/ServiceMap.h"
 
 #include "tracelight/store/TraceStore.h"
@@ -163,7 +164,7 @@ ServiceGraph ServiceMap::graph(const std::set<std::string>& expanded) const {
 
 Result<ServiceMap> loadServiceMap(const TraceStore& store, const CancelToken* cancel, const std::vector<RequestId>* only) {
     ServiceMap map;
-    const Status status = store.scanSpanShapes([&](RequestId id, const std::vector<SpanShape>& spans) {
+    const Status status = scanSpanShapes(store, [&](RequestId id, const std::vector<SpanShape>& spans) {
         if (cancel && cancel->isCancelled()) return false;
         if (only && !std::binary_search(only->begin(), only->end(), id)) return true;
         map.add(spans);

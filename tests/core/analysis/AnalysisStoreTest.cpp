@@ -15,6 +15,7 @@
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/Bytes.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/ModelInference.h"
@@ -294,7 +295,7 @@ TEST(AnalysisStore, CategoryRulesAreStoredAndRegroupTheAggregates) {
     for (const char* name : {"req-1", "req-250"}) {
         auto cached = loadRequestAnalysis(*store, name);
         ASSERT_TRUE(cached);
-        const auto row = *store->requestByName(name);
+        const auto row = *requestByName(*store, name);
         std::size_t r = 0;
         while (a.ids[r] != row) ++r;
         EXPECT_EQ(a.latencyNs[r], cached->latencyNs);

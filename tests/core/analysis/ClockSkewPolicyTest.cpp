@@ -16,6 +16,7 @@
 #include "tracelight/analysis/ClockAdjustments.h"
 #include "tracelight/analysis/ClockSkew.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
@@ -164,7 +165,7 @@ struct ImportedDb {
 TEST(ClockSkewPolicy, GenAiJaegerTraceKeepsItsClocks) {
     REQUIRE_REAL_DATA();
     ImportedDb db(kRealData + "jaeger/TraceTimelineViewer__genaiTestTrace.json");
-    EXPECT_EQ(db.store->spanRequestIds().size(), 1u);
+    EXPECT_EQ(spanRequestIds(*db.store).size(), 1u);
     for (const auto& [host, offset] : db.offsetsByHost()) EXPECT_EQ(offset, 0) << host;
     const auto pairs = db.store->clockPairs();
     ASSERT_FALSE(pairs.empty());

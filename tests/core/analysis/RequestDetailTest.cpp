@@ -12,7 +12,9 @@
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/RequestTable.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
@@ -28,7 +30,7 @@ std::unique_ptr<TraceStore> analysedStore(const test::ScratchDir& dir, std::int6
 // The detail's critical path, blind intervals and slack against the CLI's loader, field by field.
 void expectSameAsCli(const TraceStore& store, const std::string& name) {
     SCOPED_TRACE(name);
-    const auto id = store.requestByName(name);
+    const auto id = requestByName(store, name);
     ASSERT_TRUE(id);
     auto detail = loadRequestDetail(store, *id);
     ASSERT_TRUE(detail) << detail.message();
@@ -36,7 +38,7 @@ void expectSameAsCli(const TraceStore& store, const std::string& name) {
     ASSERT_TRUE(cli) << cli.message();
     const RequestDetail& d = detail.value();
     EXPECT_TRUE(d.analysed);
-    EXPECT_EQ(d.fromSpans, store.requestSpans(*id).size() > 0) << "the view offers a span tree when the store has one";
+    EXPECT_EQ(d.fromSpans, requestSpans(store, *id).size() > 0) << "the view offers a span tree when the store has one";
     ASSERT_EQ(d.dag.segments.size(), cli->segments.size());
     for (std::size_t s = 0; s < cli->segments.size(); ++s) {
         const auto& seg = cli->segments[s];
@@ -85,7 +87,7 @@ TEST(RequestDetail, SpanTracesWithLinksAgreeWithTheCliToo) {
     auto table = loadRequestTable(*store.value());
     ASSERT_TRUE(table);
     ASSERT_GE(table->size(), 3u);
-    for (const RequestId id : table->ids) expectSameAsCli(*store.value(), *store.value()->requestName(id));
+    for (const RequestId id : table->ids) expectSameAsCli(*store.value(), *requestName(*store.value(), id));
 }
 
 TEST(RequestDetail, ReadsTheCacheRatherThanRecomputing) {
@@ -93,7 +95,7 @@ TEST(RequestDetail, ReadsTheCacheRatherThanRecomputing) {
     // detail must show what the CLI shows.
     test::ScratchDir dir;
     auto store = analysedStore(dir, 100);
-    const auto id = store->requestByName("req-5");
+    const auto id = requestByName(*store, "req-5");
     ASSERT_TRUE(id);
     const std::string sql = "UPDATE request_analysis SET latency_ns = latency_ns + 777, blind_ns = blind_ns + 777 WHERE request_id = " +
                             std::to_string(id->value);
@@ -112,7 +114,7 @@ TEST(RequestDetail, CancelledLoadSaysCancelled) {
     auto store = analysedStore(dir, 20);
     CancelToken cancel;
     cancel.cancel();
-    auto detail = loadRequestDetail(*store, *store->requestByName("req-3"), &cancel);
+    auto detail = loadRequestDetail(*store, *requestByName(*store, "req-3"), &cancel);
     ASSERT_FALSE(detail);
     EXPECT_EQ(detail.message(), "cancelled");
     auto graph = loadModelGraph(*store, &cancel);

@@ -13,6 +13,7 @@
 #include "TestUtil.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/TraceData.h"
+#include "tracelight/store/SpanReads.h"
 
 using namespace tracelight;
 
@@ -94,8 +95,8 @@ void expectStoredSpans(const TraceStore& store, const TraceData& data) {
     ASSERT_EQ(data.spanBegin.size(), data.requestCount() + 1);
     std::size_t spanRequests = 0;
     for (std::size_t r = 0; r < data.requestCount(); ++r) {
-        const RequestSpanShapes shapes = store.requestSpanShapes(data.requestIds[r]);
-        const RequestSpans records = store.requestSpans(data.requestIds[r]);
+        const RequestSpanShapes shapes = requestSpanShapes(store, data.requestIds[r]);
+        const RequestSpans records = requestSpans(store, data.requestIds[r]);
         const auto spans = data.spansOf(r);
         const auto events = data.eventsOf(r);
         EXPECT_EQ(data.isFromSpans(r), !shapes.spans.empty()) << "request " << r;
@@ -218,7 +219,7 @@ TEST(TraceDataSpans, EverySpanIsItsStoredSpanByEventIndex) {
     const std::size_t r = data->requestCount() - 1;
     const auto spans = data->spansOf(r);
     const auto events = data->eventsOf(r);
-    const RequestSpanShapes shapes = store->requestSpanShapes(data->requestIds[r]);
+    const RequestSpanShapes shapes = requestSpanShapes(*store, data->requestIds[r]);
     ASSERT_EQ(spans.size(), 5u);
     std::size_t client = 5, server = 5;
     for (std::size_t i = 0; i < shapes.spans.size(); ++i) {
@@ -248,7 +249,7 @@ TEST(TraceDataSpans, RealJaegerTracesSpansAreTheirStoredSpans) {
     auto store = mixedStore(dir);
     auto data = loadTraceData(*store);
     ASSERT_TRUE(data) << data.message();
-    if (store->spanRequestIds().empty()) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
+    if (spanRequestIds(*store).empty()) GTEST_SKIP() << "no shared/realdata/jaeger beside this checkout";
     expectStoredSpans(*store, data.value());
 }
 

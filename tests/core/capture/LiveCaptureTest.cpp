@@ -6,6 +6,8 @@
 #include "capture/CaptureTestUtil.h"
 #include "tracelight/capture/LiveCapture.h"
 #include "tracelight/capture/OtlpHttp.h"
+#include "tracelight/store/RequestReads.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
@@ -61,9 +63,9 @@ TEST(LiveCapture, ATraceIsStoredOnceQuietAndItsSpansCountedMeanwhile) {
     EXPECT_EQ(info->spans, 4);
     ASSERT_EQ(info->periods.size(), 1u);
     EXPECT_EQ(info->periods[0].name, "capture-test");
-    const auto request = store->requestByName(traceHex(1));
+    const auto request = requestByName(*store, traceHex(1));
     ASSERT_TRUE(request);
-    const auto spans = store->requestSpans(*request);
+    const auto spans = requestSpans(*store, *request);
     ASSERT_EQ(spans.size(), 3u);
     EXPECT_EQ(spans[0].service, "shop");
 }
@@ -74,7 +76,7 @@ TEST(LiveCapture, ALateSpanReassemblesItsStoredTrace) {
     auto live = std::move(LiveCapture::open(*store, options(), 0).value());
     ASSERT_TRUE(live->accept(received({{1, 1}, {1, 2, 1}}), 0));
     ASSERT_EQ(live->completeAll()->stored, 1);
-    ASSERT_EQ(store->requestSpans(*store->requestByName(traceHex(1))).size(), 2u);
+    ASSERT_EQ(requestSpans(*store, *requestByName(*store, traceHex(1))).size(), 2u);
 
     ASSERT_TRUE(live->accept(received({{1, 3, 2}}), 10 * kSecond));
     EXPECT_EQ(store->info()->spans, 3);  // the open trace's spans, not its stored request's as well
@@ -83,7 +85,7 @@ TEST(LiveCapture, ALateSpanReassemblesItsStoredTrace) {
     EXPECT_EQ(again->replaced, 1);
     EXPECT_EQ(store->info()->requests, 1);
     EXPECT_EQ(store->info()->spans, 3);
-    const auto spans = store->requestSpans(*store->requestByName(traceHex(1)));
+    const auto spans = requestSpans(*store, *requestByName(*store, traceHex(1)));
     ASSERT_EQ(spans.size(), 3u);
 }
 

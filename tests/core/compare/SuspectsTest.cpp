@@ -9,6 +9,7 @@
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/compare/Suspects.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -201,6 +202,6 @@ TEST(Suspects, EvidenceCountsTheRequestsAndNamesTheSlowestFirst) {
     std::sort(slowest.begin(), slowest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<std::string> want, got;
     for (std::size_t k = 0; k < kSuspectExamples; ++k) want.push_back(slowest[k].second);
-    for (const RequestId id : e.examples) got.push_back(store->requestName(id).value_or("?"));
+    for (const RequestId id : e.examples) got.push_back(requestName(*store, id).value_or("?"));
     EXPECT_EQ(got, want);
 }

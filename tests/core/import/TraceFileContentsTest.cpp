@@ -11,6 +11,7 @@
 #include "tracelight/import/Import.h"
 #include "import/spans/SpanStager.h"
 #include "tracelight/import/TraceFileContents.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -39,7 +40,7 @@ void expectSameAsDatabase(const std::string& file, std::size_t maxRequests = 400
     ASSERT_EQ(mem.requestCount(), db.requestCount());
     ASSERT_EQ(contents->requestNames.size(), mem.requestCount());
     for (std::size_t r = 0; r < mem.requestCount(); ++r) {
-        ASSERT_EQ(store->requestName(db.requestIds[r]).value_or(""), contents->requestNames[r]) << "request " << r;
+        ASSERT_EQ(requestName(*store, db.requestIds[r]).value_or(""), contents->requestNames[r]) << "request " << r;
         const auto a = mem.eventsOf(r), b = db.eventsOf(r);
         ASSERT_EQ(a.size(), b.size()) << contents->requestNames[r];
         for (std::size_t e = 0; e < a.size(); ++e) {

@@ -8,6 +8,7 @@
 
 #include "TestUtil.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
@@ -85,7 +86,7 @@ TEST(DerivedEvents, ASpanRequestIsStoredOnceAndReadAsItsEventModel) {
 
     // The request takes each tag's first value (the root's region; span.kind from the client, the first span
     // that has one); a span whose value differs keeps it at its start event, the server's at its serve event.
-    const auto attributes = s.store->eventAttributes(RequestId(1));
+    const auto attributes = eventAttributes(*s.store, RequestId(1));
     ASSERT_EQ(attributes.size(), 2u);
     EXPECT_EQ(attributes[0].event + " " + attributes[0].key + "=" + attributes[0].value, "start region=us");
     EXPECT_EQ(attributes[1].event + " " + attributes[1].key + "=" + attributes[1].value, "serve db:select span.kind=server");

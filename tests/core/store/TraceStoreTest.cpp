@@ -16,6 +16,8 @@
 #include "TestUtil.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/NewDatabaseGuard.h"
+#include "tracelight/store/RequestReads.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/Periods.h"
 #include "tracelight/store/ResultCache.h"
@@ -376,7 +378,7 @@ TEST(TraceStore, UpgradesVersion3ToIntegerNanoseconds) {
     EXPECT_EQ(store.value()->schemaVersion(), TraceStore::kSchemaVersion);
     sqlite3* db = test::StoreAccess::db(*store.value());
     // Version 5: an event-log import's requests are not from spans; per host pair skew decisions have a table.
-    EXPECT_TRUE(store.value()->spanRequestIds().empty());
+    EXPECT_TRUE(spanRequestIds(*store.value()).empty());
     EXPECT_EQ(columnsOf(db, "clock_pairs"), (std::vector<std::string>{"client_host_id", "server_host_id", "offset_ns", "rtt_ns",
                                                                      "round_trips", "outside", "rule", "applied"}));
     const auto events = columnsOf(db, "events");
@@ -464,9 +466,9 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
     EXPECT_EQ(columnsOf(db, "span_attrs"), (std::vector<std::string>{"request_id", "idx", "pos", "key_id", "value_id", "process"}));
     EXPECT_EQ(columnsOf(db, "span_events"), (std::vector<std::string>{"request_id", "idx", "pos", "name_id", "ts_ns", "event_id"}));
     EXPECT_EQ(columnsOf(db, "span_links"), (std::vector<std::string>{"request_id", "idx", "pos", "span_id"}));
-    EXPECT_TRUE(store.value()->requestSpans(RequestId(1)).empty());
-    EXPECT_TRUE(store.value()->scanSpans([](RequestId, const RequestSpans&) { return false; }));
-    EXPECT_EQ(store.value()->requestByName("r1"), RequestId(1));
+    EXPECT_TRUE(requestSpans(*store.value(), RequestId(1)).empty());
+    EXPECT_TRUE(scanSpans(*store.value(), [](RequestId, const RequestSpans&) { return false; }));
+    EXPECT_EQ(requestByName(*store.value(), "r1"), RequestId(1));
 }
 
 // Version 13 stores a span request once, as its spans, and derives its events when read. A span request
@@ -506,7 +508,7 @@ TEST(TraceStore, UpgradesVersion12KeepingTheStoredEventsOfSpanRequests) {
     ASSERT_TRUE(links);
     ASSERT_EQ(links->size(), 1u);
     EXPECT_EQ(links->front().toOrd, 2);
-    const auto attributes = store.value()->eventAttributes(RequestId(1));
+    const auto attributes = eventAttributes(*store.value(), RequestId(1));
     ASSERT_EQ(attributes.size(), 1u);
     EXPECT_EQ(attributes[0].event, "end");
     EXPECT_EQ(attributes[0].value, "w");
@@ -641,7 +643,7 @@ TEST(TraceStore, RenamesAndDeletesPeriodsWithoutTouchingRequests) {
     EXPECT_FALSE(deletePeriod(*store.value(), "europe"));
     EXPECT_TRUE(deletePeriod(*store.value(), "p"));  // an import batch: only its name and membership go
     EXPECT_TRUE(listPeriods(*store.value()).empty());
-    EXPECT_EQ(store.value()->requestByName("r2"), RequestId(2));
+    EXPECT_EQ(requestByName(*store.value(), "r2"), RequestId(2));
     EXPECT_EQ(store.value()->info().value().requests, 3);
 }
 
@@ -959,13 +961,13 @@ TEST(TraceStore, SpanRefsAreTheSpansTableInRequestAndIndexOrder) {
     import.inputs = {dir.write("log.csv", "request,host,task,event,ts_us,seq\nlog-1,h,t,a,1,0\nlog-1,h,t,b,2,1\n"),
                      dir.write("trace.json", test::jaegerCalls(3))};
     ASSERT_TRUE(importTraces(store, import));
-    const auto log = store.requestByName("log-1");
+    const auto log = requestByName(store, "log-1");
     ASSERT_TRUE(log);
-    auto all = store.spanRefs(0, std::numeric_limits<std::int64_t>::max());
+    auto all = spanRefs(store, 0, std::numeric_limits<std::int64_t>::max());
     ASSERT_TRUE(all) << all.message();
     ASSERT_EQ(all->size(), 15u);
-    ASSERT_TRUE(store.spanRefs(*log));
-    EXPECT_TRUE(store.spanRefs(*log)->empty()) << "an event log has no spans";
+    ASSERT_TRUE(spanRefs(store, *log));
+    EXPECT_TRUE(spanRefs(store, *log)->empty()) << "an event log has no spans";
     std::size_t at = 0;
     std::set<std::int64_t> requests;
     for (std::size_t i = 0; i < all->size(); ++i) {
@@ -978,8 +980,8 @@ TEST(TraceStore, SpanRefsAreTheSpansTableInRequestAndIndexOrder) {
     ASSERT_EQ(requests.size(), 3u);
     for (const std::int64_t request : requests) {
         const RequestId id(static_cast<std::uint32_t>(request));
-        const RequestSpanShapes shapes = store.requestSpanShapes(id);
-        auto one = store.spanRefs(id);
+        const RequestSpanShapes shapes = requestSpanShapes(store, id);
+        auto one = spanRefs(store, id);
         ASSERT_TRUE(one) << one.message();
         ASSERT_EQ(one->size(), shapes.spans.size());
         for (std::size_t i = 0; i < shapes.spans.size(); ++i) {
@@ -997,7 +999,7 @@ TEST(TraceStore, SpanRefsAreTheSpansTableInRequestAndIndexOrder) {
     }
     // A range holds only its requests.
     const std::int64_t second = *std::next(requests.begin());
-    auto range = store.spanRefs(second, second + 2);
+    auto range = spanRefs(store, second, second + 2);
     ASSERT_TRUE(range);
     const auto inRange = std::count_if(all->begin(), all->end(), [&](const SpanRefRow& r) { return r.request >= second && r.request < second + 2; });
     EXPECT_EQ(range->size(), static_cast<std::size_t>(inRange));

@@ -14,6 +14,7 @@
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/import/spans/Spans.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/analysis/Segments.h"
@@ -592,7 +593,7 @@ TEST(SpanCategories, RequestSegmentCategoriesAreTheBreakdowns) {
     SpanStudy s({kRealData + "nezha-onlineboutique/normal/2022-08-23_17_00_trace.csv"});
     const RequestAggregates& a = s.aggregates;
     for (std::size_t row = 0; row < a.requests(); row += a.requests() / 6) {
-        const std::string name = s.store->requestName(a.ids[row]).value_or("");
+        const std::string name = requestName(*s.store, a.ids[row]).value_or("");
         auto request = loadRequestAnalysis(*s.store, name);
         ASSERT_TRUE(request) << request.message();
         auto categories = requestSegmentCategories(*s.store, name, CategoryRules::defaults());

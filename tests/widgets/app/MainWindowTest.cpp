@@ -54,6 +54,8 @@
 #include "plots/BreakdownPlot.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/RequestReads.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/Periods.h"
 
@@ -253,7 +255,7 @@ TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
     ASSERT_EQ(model->rowCount(), 2);
     auto reader = TraceStore::open(db, TraceStore::Mode::ReadOnly);
     ASSERT_TRUE(reader) << reader.message();
-    ASSERT_NE(reader.value()->requestSpans(model->requestAt(0)).size(), reader.value()->requestSpans(model->requestAt(1)).size());
+    ASSERT_NE(requestSpans(*reader.value(), model->requestAt(0)).size(), requestSpans(*reader.value(), model->requestAt(1)).size());
     // In the host lanes the spans are not read; the span tree reads them when asked for, and then for each
     // request shown while it is the mode.
     window.setWaterfallMode(QStringLiteral("lanes"));
@@ -264,7 +266,7 @@ TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
     window.setWaterfallMode(QStringLiteral("spans"));
     ASSERT_TRUE(waitIdle(window));
     ASSERT_TRUE(spans->spansAvailable());
-    EXPECT_EQ(spans->spanTree()->spans()->spans.size(), reader.value()->requestSpans(model->requestAt(1)).size());
+    EXPECT_EQ(spans->spanTree()->spans()->spans.size(), requestSpans(*reader.value(), model->requestAt(1)).size());
     for (int row : {0, 1, 0}) {
         panel->view()->selectRow(row);
         ASSERT_TRUE(waitIdle(window));
@@ -286,7 +288,7 @@ TEST(MainWindow, EdgesAndSpanTreeFollowTheLanesOfTheRequestShown) {
         EXPECT_FALSE(waterfall->dependencies().empty()) << "row " << row;
         EXPECT_FALSE(spans->spansPending()) << "row " << row;
         ASSERT_TRUE(spans->spansAvailable()) << "row " << row;
-        EXPECT_EQ(spans->spanTree()->spans()->spans.size(), reader.value()->requestSpans(model->requestAt(row)).size())
+        EXPECT_EQ(spans->spanTree()->spans()->spans.size(), requestSpans(*reader.value(), model->requestAt(row)).size())
             << "the tree is the shown request's, row " << row;
     }
     // A click on a segment of the request shown while the next one loads finds the shown one's edges; they
@@ -358,7 +360,7 @@ TEST(MainWindow, LocalClocksMoveTheTemporalContextStrip) {
     const RequestId id = model->requestAt(10);
     auto reader = TraceStore::open(db, TraceStore::Mode::ReadOnly);
     ASSERT_TRUE(reader) << reader.message();
-    const auto name = reader.value()->requestName(id);
+    const auto name = requestName(*reader.value(), id);
     ASSERT_TRUE(name && name->size() > 1);
     const long r = std::stol(name->substr(1)), t = 1000L * r, server = 100 + (r * 37) % 900;  // as makeDatabase wrote it
     const TimeNs us = 1000;
@@ -378,7 +380,7 @@ TEST(MainWindow, LocalClocksMoveTheTemporalContextStrip) {
             for (const auto& host : strip->strip()->hosts)
                 if (host.host == "server")
                     for (const auto& slice : host.listed)
-                        for (RequestId other : slice) seen.insert(reader.value()->requestName(other).value_or("?"));
+                        for (RequestId other : slice) seen.insert(requestName(*reader.value(), other).value_or("?"));
             for (long q = 0; q < r; ++q) earlier.insert("r" + std::to_string(q));
             EXPECT_EQ(seen, earlier);
         } else {

@@ -30,6 +30,7 @@
 #include "tracelight/bottleneck/BurstTimelines.h"
 #include "tracelight/bottleneck/BurstWindows.h"
 #include "core/GeneratedPeriods.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 #include "../ServedViews.h"
@@ -377,7 +378,7 @@ TEST(BottlenecksView, RenderForTheReadme) {
         auto loaded = loadAnalysis(*store.value());
         ASSERT_TRUE(loaded) << loaded.message();
         analysis = std::make_shared<const InMemoryAnalysis>(std::move(loaded.value()));
-        for (const auto& key : store.value()->attributeKeys()) keys << QString::fromStdString(key);
+        for (const auto& key : attributeKeys(*store.value())) keys << QString::fromStdString(key);
     }
     widgets::BottlenecksView view;
     view.resize(qEnvironmentVariableIntValue("BOTTLENECKS_WIDTH") > 0 ? qEnvironmentVariableIntValue("BOTTLENECKS_WIDTH") : 1500,

@@ -16,6 +16,8 @@
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/RequestReads.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "../StoreSources.h"
 #include <QSettings>
@@ -371,7 +373,7 @@ TEST(SpanTreePane, LoadsARealTraceWithCriticalTimeFromCore) {
     import.inputs = {genai};
     ASSERT_TRUE(importTraces(*store, import));
     ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
-    const auto request = store->requestByName("4a1b2c3d4e5f60718293a4b5c6d7e8f9");
+    const auto request = requestByName(*store, "4a1b2c3d4e5f60718293a4b5c6d7e8f9");
     ASSERT_TRUE(request);
     auto detail = loadRequestDetail(*store, *request);
     ASSERT_TRUE(detail);
@@ -406,7 +408,7 @@ TEST(SpanTreePane, LoadsARealTraceWithCriticalTimeFromCore) {
     EXPECT_TRUE(view.asyncParts(0).empty());
     EXPECT_TRUE(view.tooltipFor(late.span).contains(QStringLiteral("not waited for 1.00 ms"))) << view.tooltipFor(late.span).toStdString();
     // A span's whole record (what the detail panel shows) is read from the store when asked for.
-    const RequestSpans records = store->requestSpans(*request);
+    const RequestSpans records = requestSpans(*store, *request);
     ASSERT_TRUE(data->record);
     for (int i : {0, 1, 56}) {
         const auto whole = data->record(i);

@@ -13,6 +13,7 @@
 #include "tracelight/base/Parallel.h"
 #include "tracelight/base/Progress.h"
 #include "tracelight/base/Status.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/SpanRecords.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -58,7 +59,7 @@ Status forEachRequestWithSpans(const TraceData& td, const TraceStore* store, Sel
         batch.clear();
     };
     // The last batch is flushed before the scan ends: the shapes' texts are the scan's.
-    Status scanned = store->scanSpanShapes(
+    Status scanned = scanSpanShapes(*store,
         [&](RequestId id, const std::vector<SpanShape>& spans) {
             auto it = rowOf.find(id.value);
             if (it == rowOf.end()) return !cancelled();

@@ -66,16 +66,6 @@ struct LinkRow {
     std::uint32_t toTask;
     std::int64_t toOrd;
 };
-// A span of a span request (spans table): its index and its parent's in the request, and where its start
-// and end events are, by task and position (as a LinkRow names them).
-struct SpanRefRow {
-    std::int64_t request;
-    std::int64_t idx;
-    std::int32_t parent;  // -1: a root
-    std::uint32_t task;
-    std::int64_t startOrd, endOrd;
-    bool detached = false;  // its parent did not wait for it (FOLLOWS_FROM, a consumer under its producer)
-};
 // What clock-skew correction stored for a host (label id): local = true + offset.
 struct ClockOffsetRow {
     std::uint32_t host;
@@ -177,16 +167,7 @@ public:
     // open() runs it before writing.
     Status quickCheck() const;
 
-    // The request's attributes as (key, value) text, in key order.
-    std::vector<std::pair<std::string, std::string>> requestAttributes(RequestId request) const;
-    // The attributes of the request's events (trace-point parameters, span tags) as (event label, key,
-    // value) text, in (task, position) order.
-    struct EventAttribute {
-        std::string event, key, value;
-    };
-    std::vector<EventAttribute> eventAttributes(RequestId request) const;
     std::string label(LabelId id) const;
-    std::optional<RequestId> requestByName(std::string_view name) const;
 
 
     // ---- reads and writes of the analysis (the SQL stays here) ----------------------------------
@@ -205,7 +186,6 @@ public:
     LabelTexts labelTexts(const std::vector<bool>& wanted) const;
     // Each label (`wanted`: only those) with its text, names before occurrences.
     void forEachLabel(const std::vector<bool>* wanted, const std::function<void(std::uint32_t, std::string_view)>& f) const;
-    std::optional<std::string> requestName(RequestId request) const;
     // Every event in (request, task, ord) order, in one scan; f returns false to stop (cancel).
     Status scanEvents(const std::function<bool(const EventRow&)>& f) const;
     // The same scan over the requests with ids in [firstId, endId) (one process's share of a distributed run);
@@ -227,12 +207,6 @@ public:
     // Known causal links of the requests in [firstId, endId), in request order; or of one request.
     Result<std::vector<LinkRow>> causalLinks(std::int64_t firstId, std::int64_t endId) const;
     Result<std::vector<LinkRow>> causalLinks(RequestId request) const;
-    // The spans of the requests in [firstId, endId), in (request, idx) order; or of one request. None for
-    // event-log requests.
-    Result<std::vector<SpanRefRow>> spanRefs(std::int64_t firstId, std::int64_t endId) const;
-    Result<std::vector<SpanRefRow>> spanRefs(RequestId request) const;
-    // A request's span ids as its input wrote them, by span index (an index with no row: empty).
-    Result<std::vector<std::string>> spanIds(RequestId request) const;
     // Clock offsets by host label id (empty before the first analysis).
     std::unordered_map<std::uint32_t, TimeNs> clockOffsets() const;
     // Inside the caller's transaction, an analysis's results replace the last one's: replaceClockResults
@@ -245,35 +219,12 @@ public:
     std::vector<ClockPairRow> clockPairs() const;
     // The digest `analyze` prints, without reading every pair (a corpus of page loads has 800,000).
     ClockPairDigest clockPairDigest(std::size_t shown) const;
-    // Ids of the requests imported from spans (OTLP, Jaeger, Zipkin, span tables).
-    std::vector<std::uint32_t> spanRequestIds() const;
-    // Every attribute key in use, in text order.
-    std::vector<std::string> attributeKeys() const;
     // Every cached request result in request id order: (request, start_ns, latency, blind, blob); f returns
     // false to stop.
     Status scanRequestResults(
         const std::function<bool(RequestId, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob)>& f) const;
     // A request's cached result by name; empty when there is no such request.
     std::optional<StoredRequestResult> requestResult(std::string_view name) const;
-    // Request attribute values by request id, for one attribute key.
-    std::unordered_map<std::uint32_t, std::string> attributeValues(std::string_view key) const;
-    // ---- the span tree (span imports only; event logs and databases before version 6 have none) ----
-
-    // One request's spans, parents before children; empty when it has none.
-    RequestSpans requestSpans(RequestId request) const;
-    // Its shapes only (what a tree of a million spans draws: a third of the records' memory), and one
-    // whole record, by index (what a view shows of the span selected).
-    // Cancelled: empty.
-    RequestSpanShapes requestSpanShapes(RequestId request, const CancelToken* cancel = nullptr) const;
-    std::optional<SpanRecord> requestSpan(RequestId request, std::uint32_t index) const;
-    // Every request's spans in request order, in one streaming scan (requests without spans are not
-    // visited); f returns false to stop (then "cancelled").
-    Status scanSpans(const std::function<bool(RequestId, const RequestSpans&)>& f) const;
-    // The same scan of the spans' shapes only (no ids, tags, events or links). Their texts live until it
-    // ends: beforeEnd, when given, is called after the last request while they still do (a caller that
-    // batches requests finishes its batch there).
-    Status scanSpanShapes(const std::function<bool(RequestId, const std::vector<SpanShape>&)>& f,
-                          const std::function<void()>& beforeEnd = {}) const;
 
 private:
     // The connection stays inside store/: the classes and functions there that hold SQL, and tests.

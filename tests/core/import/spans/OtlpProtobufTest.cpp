@@ -12,6 +12,8 @@
 #include "TestUtil.h"
 #include "opentelemetry/proto/collector/trace/v1/trace_service.pb.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/store/RequestReads.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
@@ -85,7 +87,7 @@ std::vector<std::string> spansOf(const std::string& input, const test::ScratchDi
     EXPECT_TRUE(summary) << input << ": " << summary.message();
     std::vector<std::string> out;
     for (const auto& name : test::StoreAccess::rows(*store.value(), "SELECT name FROM requests ORDER BY name")) {
-        for (const SpanRecord& s : store.value()->requestSpans(*store.value()->requestByName(name))) {
+        for (const SpanRecord& s : requestSpans(*store.value(), *requestByName(*store.value(), name))) {
             std::string line = name + " " + s.spanId + " parent " + std::to_string(s.parent) + " " + s.service + ":" + s.operation + "@" +
                                s.host + " " + s.kind + " " + std::to_string(s.startNs) + "-" + std::to_string(s.endNs);
             for (const auto& [k, v] : s.attributes) line += " " + k + "=" + v;

@@ -16,6 +16,8 @@
 #include "tracelight/import/Import.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/import/spans/Spans.h"
+#include "tracelight/store/RequestReads.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
@@ -413,9 +415,9 @@ TEST(SpanImport, OtlpStatusIsKeptAndCountsAsAnError) {
         R"({"traceId":"t1","spanId":"c","parentSpanId":"a","name":"cache","startTimeUnixNano":"1700000000000002000",)"
         R"("endTimeUnixNano":"1700000000000003000","status":{}}]}]}]})")});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
-    auto id = imported.store->requestByName("t1");
+    auto id = requestByName(*imported.store, "t1");
     ASSERT_TRUE(id);
-    const RequestSpans spans = imported.store->requestSpans(*id);
+    const RequestSpans spans = requestSpans(*imported.store, *id);
     ASSERT_EQ(spans.size(), 3u);
     auto tag = [](const SpanRecord& s, const std::string& key) {
         for (const auto& [k, v] : s.attributes)
@@ -767,7 +769,7 @@ TEST(SpanImport, RepeatedOperationsAreOccurrencesNotTextLabels) {
     for (const char* t : {"web:work", "web:work#2", "web:work#1000", "call web:work#1000", "return web:work#7"}) EXPECT_TRUE(texts.count(t)) << t;
     EXPECT_EQ(data->label(0x7fffffffu), "?");
     // The span tree reads its tasks back by name and occurrence.
-    const RequestSpans spans = imported.store->requestSpans(RequestId(1));
+    const RequestSpans spans = requestSpans(*imported.store, RequestId(1));
     ASSERT_EQ(spans.size(), kChildren + 1u);
     std::set<std::string> tasks;
     for (const auto& s : spans) tasks.insert(s.taskName());

@@ -13,6 +13,8 @@
 #include "tracelight/analysis/SpanCriticalPath.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/import/spans/Spans.h"
+#include "tracelight/store/RequestReads.h"
+#include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
@@ -50,8 +52,8 @@ struct Imported {
     }
     // The only request's spans (or the one named).
     RequestSpans spansOf(const std::string& name) const {
-        auto id = store->requestByName(name);
-        return id ? store->requestSpans(*id) : RequestSpans{};
+        auto id = requestByName(*store, name);
+        return id ? requestSpans(*store, *id) : RequestSpans{};
     }
     // Of what the store's reads give (a span request's events are derived from its spans).
     std::int64_t scalar(const std::string& sql) const {
@@ -260,8 +262,8 @@ TEST(SpanTree, ZipkinSharedServerSpanIsAChildOfItsClientHalf) {
     REQUIRE_REAL_DATA();
     Imported imported({kRealData + "zipkin/yelp.json"});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
-    ASSERT_EQ(imported.store->spanRequestIds().size(), 1u);
-    const RequestSpans spans = imported.store->requestSpans(RequestId(imported.store->spanRequestIds()[0]));
+    ASSERT_EQ(spanRequestIds(*imported.store).size(), 1u);
+    const RequestSpans spans = requestSpans(*imported.store, RequestId(spanRequestIds(*imported.store)[0]));
     ASSERT_EQ(spans.size(), 16u);
     expectWellFormed(spans);
     int pairs = 0;
@@ -283,7 +285,7 @@ TEST(SpanTree, ZipkinAnnotationsAreTheSpanEventsAndTagsItsAttributes) {
     Imported imported({kRealData + "zipkin/smartthings-mobile-web-install.json"});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     std::size_t events = 0, spanCount = 0;
-    ASSERT_TRUE(imported.store->scanSpans([&](RequestId, const RequestSpans& spans) {
+    ASSERT_TRUE(scanSpans(*imported.store, [&](RequestId, const RequestSpans& spans) {
         expectWellFormed(spans);
         spanCount += spans.size();
         for (const auto& s : spans) events += s.events.size();
@@ -300,13 +302,13 @@ TEST(SpanTree, ShapeScanIsTheRecordsShapes) {
                        kRealData + "otlp/opentelemetry-proto_examples_trace.json"});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     std::vector<std::pair<RequestId, RequestSpans>> records;
-    ASSERT_TRUE(imported.store->scanSpans([&](RequestId id, const RequestSpans& spans) {
+    ASSERT_TRUE(scanSpans(*imported.store, [&](RequestId id, const RequestSpans& spans) {
         records.emplace_back(id, spans);
         return true;
     }));
     ASSERT_GE(records.size(), 3u);
     std::size_t request = 0;
-    ASSERT_TRUE(imported.store->scanSpanShapes([&](RequestId id, const std::vector<SpanShape>& shapes) {
+    ASSERT_TRUE(scanSpanShapes(*imported.store, [&](RequestId id, const std::vector<SpanShape>& shapes) {
         EXPECT_LT(request, records.size());
         if (request >= records.size()) return false;
         const auto& [recordId, spans] = records[request++];
@@ -329,12 +331,12 @@ TEST(SpanTree, ShapeScanIsTheRecordsShapes) {
     EXPECT_EQ(request, records.size() + 1) << "and once";
     // One request's shapes (which own their texts) and one span's whole record, as the span tree reads them.
     for (const auto& [id, spans] : records) {
-        const RequestSpanShapes one = imported.store->requestSpanShapes(id);
+        const RequestSpanShapes one = requestSpanShapes(*imported.store, id);
         ASSERT_EQ(one.spans.size(), spans.size());
         for (std::size_t i = 0; i < spans.size(); ++i) {
             EXPECT_EQ(one.spans[i].operation, spans[i].operation) << i;
             EXPECT_EQ(one.spans[i].taskName(), spans[i].taskName()) << i;
-            const auto whole = imported.store->requestSpan(id, static_cast<std::uint32_t>(i));
+            const auto whole = requestSpan(*imported.store, id, static_cast<std::uint32_t>(i));
             ASSERT_TRUE(whole) << i;
             EXPECT_EQ(whole->spanId, spans[i].spanId) << i;
             EXPECT_EQ(whole->attributes, spans[i].attributes) << i;
@@ -343,13 +345,13 @@ TEST(SpanTree, ShapeScanIsTheRecordsShapes) {
             ASSERT_EQ(whole->events.size(), spans[i].events.size()) << i;
             for (std::size_t k = 0; k < spans[i].events.size(); ++k) EXPECT_EQ(whole->events[k].name, spans[i].events[k].name);
         }
-        EXPECT_FALSE(imported.store->requestSpan(id, static_cast<std::uint32_t>(spans.size()))) << "past its last span";
+        EXPECT_FALSE(requestSpan(*imported.store, id, static_cast<std::uint32_t>(spans.size()))) << "past its last span";
     }
     CancelToken cancelled;
     cancelled.cancel();
-    EXPECT_TRUE(imported.store->requestSpanShapes(records.front().first, &cancelled).spans.empty()) << "a cancelled read gives nothing";
+    EXPECT_TRUE(requestSpanShapes(*imported.store, records.front().first, &cancelled).spans.empty()) << "a cancelled read gives nothing";
     int visited = 0;
-    EXPECT_EQ(imported.store->scanSpanShapes([&](RequestId, const std::vector<SpanShape>&) { return ++visited < 2; }).message(), "cancelled");
+    EXPECT_EQ(scanSpanShapes(*imported.store, [&](RequestId, const std::vector<SpanShape>&) { return ++visited < 2; }).message(), "cancelled");
     EXPECT_EQ(visited, 2);
 }
 
@@ -381,7 +383,7 @@ TEST(SpanTree, OtlpExampleKeepsKindAttributesAndEvents) {
     Imported imported({kRealData + "otlp/opentelemetry-proto_examples_trace.json"});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     std::vector<RequestSpans> all;
-    ASSERT_TRUE(imported.store->scanSpans([&](RequestId, const RequestSpans& spans) {
+    ASSERT_TRUE(scanSpans(*imported.store, [&](RequestId, const RequestSpans& spans) {
         all.push_back(spans);
         return true;
     }));
@@ -418,7 +420,7 @@ TEST(SpanTree, ProcessTagsAreKeptApartFromTheSpansOwn) {
     EXPECT_TRUE(spans[1].attributes.empty());
     EXPECT_EQ(spans[1].processAttributes, spans[0].processAttributes);
     EXPECT_EQ(spans[0].host, "web-7");
-    const auto request = imported.store->requestAttributes(*imported.store->requestByName("t1"));
+    const auto request = requestAttributes(*imported.store, *requestByName(*imported.store, "t1"));
     EXPECT_EQ(request, (Tags{{"hostname", "web-7"}, {"http.status_code", "200"}, {"ip", "10.0.0.7"}, {"span.kind", "server"}}));
 }
 
@@ -430,9 +432,9 @@ TEST(SpanTree, ScanVisitsEachSpanRequestInOrderAndMatchesTheSingleRead) {
                        kRealData + "jaeger/TraceTimelineViewer__genaiTestTrace.json"});
     ASSERT_TRUE(imported.summary) << imported.summary.message();
     std::vector<std::uint32_t> seen;
-    ASSERT_TRUE(imported.store->scanSpans([&](RequestId id, const RequestSpans& spans) {
+    ASSERT_TRUE(scanSpans(*imported.store, [&](RequestId id, const RequestSpans& spans) {
         seen.push_back(id.value);
-        const RequestSpans one = imported.store->requestSpans(id);
+        const RequestSpans one = requestSpans(*imported.store, id);
         EXPECT_EQ(one.size(), spans.size());
         for (std::size_t i = 0; i < one.size() && i < spans.size(); ++i) {
             EXPECT_EQ(one[i].spanId, spans[i].spanId);
@@ -445,7 +447,7 @@ TEST(SpanTree, ScanVisitsEachSpanRequestInOrderAndMatchesTheSingleRead) {
     EXPECT_EQ(seen.size(), 3u);
     EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
     // Stopping early says so.
-    EXPECT_FALSE(imported.store->scanSpans([](RequestId, const RequestSpans&) { return false; }));
+    EXPECT_FALSE(scanSpans(*imported.store, [](RequestId, const RequestSpans&) { return false; }));
 }
 
 TEST(SpanTree, EventLogsHaveNoSpans) {
@@ -493,14 +495,14 @@ Analysed analyse(Imported& imported, const std::string& request) {
     options.inference.supportFloor = 1;
     EXPECT_TRUE(analyzeStore(*imported.store, options));
     Analysed a;
-    const auto id = imported.store->requestByName(request);
+    const auto id = requestByName(*imported.store, request);
     EXPECT_TRUE(id.has_value());
     if (!id) return a;
     auto detail = loadRequestDetail(*imported.store, *id);
     EXPECT_TRUE(detail) << detail.message();
     if (!detail) return a;
     a.detail = std::move(detail.value());
-    a.spans = imported.store->requestSpans(*id);
+    a.spans = requestSpans(*imported.store, *id);
     a.path = spanCriticalPath(a.detail, spanShapes(a.spans));
     return a;
 }
