@@ -485,7 +485,9 @@ TEST(CompareWorkspace, BrowsesAnyCategoryWithItsStatistics) {
         EXPECT_GT(w.secondGraph()->drawnNodes(), 3);
         EXPECT_TRUE(w.graphTitles()->text().contains("no problem-period requests")) << w.graphTitles()->text().toStdString();
     }
-    if (const QByteArray png = qgetenv("COMPARE_CATEGORIES_PNG"); !png.isEmpty()) ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
+    if (const QByteArray png = qgetenv("COMPARE_CATEGORIES_PNG"); !png.isEmpty()) {
+        ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
+    }
     // An entry chosen again replaces the category.
     w.entryTable()->selectRow(0);
     ASSERT_TRUE(waitReady(w));
@@ -765,10 +767,14 @@ TEST(CompareWorkspace, ThePaperToggleUsesThePapersStatisticsAndThreshold) {
         ASSERT_TRUE(waitReady(w));
         EXPECT_EQ(w.findChild<QDoubleSpinBox*>("threshold")->value(), CompareOptions::kPaperThreshold);
         for (QCheckBox* box : w.findChildren<QCheckBox*>())
-            if (box->text().contains("Benjamini")) EXPECT_FALSE(box->isEnabled());
+            if (box->text().contains("Benjamini")) {
+                EXPECT_FALSE(box->isEnabled());
+            }
         ASSERT_TRUE(w.comparison());
         EXPECT_GE(w.comparison()->comparison.entries.size(), corrected);
-        if (const QByteArray png = qgetenv("COMPARE_PAPER_PNG"); !png.isEmpty()) ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
+        if (const QByteArray png = qgetenv("COMPARE_PAPER_PNG"); !png.isEmpty()) {
+            ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
+        }
     }
     widgets::CompareWorkspace again;
     EXPECT_TRUE(again.paperStatistics()->isChecked());
