@@ -218,22 +218,32 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
     for (std::size_t i = 0; i < n; ++i)
         if (!dropped[i]) order.push_back(i);
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return spans[a].startNs < spans[b].startNs; });
-    auto kindOf = [](const RawSpan& s) -> std::string {
+    // The span kind as the records keep it (a literal: no text is made per span).
+    auto kindOf = [](const RawSpan& s) -> std::string_view {
         for (const auto& [k, v] : s.attributes) {
             if (k != "span.kind") continue;
-            std::string t;
-            for (char ch : v) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-            if (t.rfind("span_kind_", 0) == 0) t.erase(0, 10);
-            if (t == "1") return "internal";
-            if (t == "2") return "server";
-            if (t == "3") return "client";
-            if (t == "4") return "producer";
-            if (t == "5") return "consumer";
-            if (t == "client" || t == "server" || t == "producer" || t == "consumer" || t == "internal") return t;
+            std::string_view t(v);
+            char lower[16];
+            if (t.size() >= 10 && t.size() - 10 < sizeof lower) {  // "SPAN_KIND_..." in any case
+                bool prefixed = true;
+                for (std::size_t j = 0; j < 10 && prefixed; ++j)
+                    prefixed = std::tolower(static_cast<unsigned char>(t[j])) == "span_kind_"[j];
+                if (prefixed) t.remove_prefix(10);
+            }
+            if (t.size() >= sizeof lower) return "";
+            for (std::size_t j = 0; j < t.size(); ++j) lower[j] = static_cast<char>(std::tolower(static_cast<unsigned char>(t[j])));
+            const std::string_view l(lower, t.size());
+            if (l == "1" || l == "internal") return "internal";
+            if (l == "2" || l == "server") return "server";
+            if (l == "3" || l == "client") return "client";
+            if (l == "4" || l == "producer") return "producer";
+            if (l == "5" || l == "consumer") return "consumer";
             return "";
         }
         return s.shared ? "server" : "";
     };
+    std::vector<std::string_view> kinds(n);
+    for (auto i : order) kinds[i] = kindOf(spans[i]);
 
     // A call whose caller's span is missing. A server span hanging from a span of another service that is
     // not a client was called from within that service, by whatever span was running there: when an
@@ -243,9 +253,8 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
     // caller. Only kinds that say so move a span: a trace without kinds is read as written.
     std::vector<long> writtenParent;  // empty: every span's caller is its parent
     {
-        std::vector<std::string> kinds(n);
         bool anyInternal = false;
-        for (auto i : order) anyInternal |= (kinds[i] = kindOf(spans[i])) == "internal";
+        for (auto i : order) anyInternal |= kinds[i] == "internal";
         auto waits = [&](std::size_t i) { return parent[i] >= 0 && !spans[i].parentFollowsFrom; };
         auto up = [&](std::size_t i) { return static_cast<std::size_t>(parent[i]); };
         std::vector<std::size_t> inner;  // internal spans under a parent of their service, in start order
@@ -342,18 +351,16 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             for (auto c = kids.rbegin(); c != kids.rend(); ++c) stack.push_back(*c);
         }
     }
-    // The records are made in input order, each block of input spans freed once read, and then put in
-    // their order: the input spans and their records are never all held at once.
+    // The records are made in input order, each block of input spans freed once read, each put in its
+    // place as it is made: the input spans and their records are never all held at once.
     {
-        out.spans.reserve(order.size());
-        std::vector<std::uint32_t> to;  // where the k-th record made goes
-        to.reserve(order.size());
+        out.spans.resize(order.size());
         for (std::size_t i = 0; i < n; ++i) {
             if (i % SpanBlocks::kBlock == 0) spans.releaseBefore(i);
             if (index[i] < 0) continue;  // merged into another piece of it
             RawSpan& s = spans[i];
-            SpanRecord rec;
-            rec.kind = kindOf(s);
+            SpanRecord& rec = out.spans[static_cast<std::size_t>(index[i])];
+            rec.kind = kinds[i];
             rec.spanId = std::move(s.spanId);
             const long written = moved(i) ? writtenParent[i] : parent[i];
             rec.parent = written >= 0 ? index[static_cast<std::size_t>(written)] : -1;
@@ -369,26 +376,8 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             for (auto& [name, ts] : s.events) rec.events.push_back({std::move(name), ts});
             rec.links = std::move(s.followsFrom);
             rec.detached = rec.parent >= 0 && s.parentFollowsFrom;
-            out.spans.push_back(std::move(rec));
-            to.push_back(static_cast<std::uint32_t>(index[i]));
         }
         spans.clear();
-        // Each cycle of the permutation in turn: what stood at a place goes where `to` says.
-        std::vector<bool> placed(to.size(), false);
-        for (std::size_t start = 0; start < to.size(); ++start) {
-            if (placed[start]) continue;
-            SpanRecord carried = std::move(out.spans[start]);  // the record made k-th goes to to[k]
-            for (std::size_t at = start;;) {
-                placed[at] = true;
-                const std::size_t target = to[at];
-                if (target == start) {
-                    out.spans[start] = std::move(carried);
-                    break;
-                }
-                std::swap(carried, out.spans[target]);
-                at = target;
-            }
-        }
     }
     // A consumer under its producer is work the producer only sent, as a FOLLOWS_FROM child is.
     for (auto& rec : out.spans)
