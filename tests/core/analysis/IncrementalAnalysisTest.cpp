@@ -332,3 +332,57 @@ TEST(IncrementalAnalysis, GeneratedPageLoadsInBatchesStoreWhatOneAnalysisStores)
     ASSERT_TRUE(analyzeStore(*whole.value(), AnalysisOptions{}));
     EXPECT_EQ(firstDifference(storedAnalysis(*batches.value()), storedAnalysis(*whole.value())), "");
 }
+
+// Two analyses of one database at once (serve --analyze-every and an analyze, say): the one that comes to write
+// after the other stored its results finds them, and starts again from them instead of storing over them.
+TEST(IncrementalAnalysis, AnAnalysisThatFindsAnothersResultsStartsAgainFromThem) {
+    samples::GeneratorOptions options;
+    options.seed = 8;
+    options.requests = 705;
+    const samples::PageLoadGenerator gen(options);
+    test::ScratchDir dir;
+    const auto csvOf = [&](std::int64_t from, std::int64_t to) {
+        std::ostringstream out;
+        out << "request,host,task,event,ts_us,seq\n";
+        for (std::int64_t i = from; i < to; ++i) {
+            const auto r = gen.generate(i);
+            for (const auto& e : r.events)
+                out << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
+                    << samples::PageLoadGenerator::eventNames()[e.event] << ','
+                    << formatMicroseconds(e.trueNs + gen.clockOffsetNs(e.host)) << ',' << e.seq << '\n';
+        }
+        return out.str();
+    };
+    std::ofstream(dir.file("first.csv")) << csvOf(0, 700);
+    std::ofstream(dir.file("more.csv")) << csvOf(700, 705);
+    auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(importAndAnalyse(*store.value(), dir.file("first.csv"), "first"));
+    ImportOptions import;
+    import.inputs = {dir.file("more.csv")};
+    ASSERT_TRUE(importTraces(*store.value(), import));
+
+    auto other = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(other);
+    bool overtaken = false;
+    const ProgressSink progress = [&](double, std::string_view stage) {
+        if (stage != "writing results" || overtaken) return;
+        overtaken = true;  // the other connection analyses and writes first
+        auto first = analyzeStore(*other.value(), AnalysisOptions{});
+        ASSERT_TRUE(first) << first.message();
+        EXPECT_TRUE(first->incremental) << first->fullBecause;
+        EXPECT_EQ(first->inferredRequests, 5);
+    };
+    auto summary = analyzeStore(*store.value(), AnalysisOptions{}, &progress);
+    ASSERT_TRUE(summary) << summary.message();
+    EXPECT_TRUE(overtaken);
+    // Started again from what the other stored: nothing left to infer or derive.
+    EXPECT_TRUE(summary->incremental);
+    EXPECT_EQ(summary->inferredRequests, 0);
+    EXPECT_EQ(summary->derivedRequests, 0);
+    const auto stored = storedAnalysis(*store.value());
+    AnalysisOptions full;
+    full.full = true;
+    ASSERT_TRUE(analyzeStore(*store.value(), full));
+    EXPECT_EQ(firstDifference(stored, storedAnalysis(*store.value())), "");
+}
