@@ -824,12 +824,17 @@ void MainWindow::loadModel() {
 void MainWindow::startAnalysis(bool force) {
     if (!m_session->isOpen()) return;
     if (!force && analysisIsCurrent(*m_session->store(), AnalysisOptions{})) return;
+    // While a capture commits spans, a full analysis holds the write lock only for its final write (the capture's
+    // rounds after the first are incremental and write little).
+    AnalysisOptions options;
+    options.writeAtEnd = m_session->capture() != nullptr;
+    options.full = force;  // Re-analyse: every request again, not refined
     job(Job::Analysis).start<AnalysisResult>(
-        [writer = m_session->analysisWriter()](const CancelToken& cancel, const ProgressSink& progress) {
+        [writer = m_session->analysisWriter(), options](const CancelToken& cancel, const ProgressSink& progress) {
             // Checked while the analysis reads it; nothing is written before the check passed.
             auto store = writer();
             if (!store) return std::make_shared<Result<AnalysisSummary>>(store.status());
-            return std::make_shared<Result<AnalysisSummary>>(analyzeStore(*store.value(), AnalysisOptions{}, &progress, &cancel));
+            return std::make_shared<Result<AnalysisSummary>>(analyzeStore(*store.value(), options, &progress, &cancel));
         },
         [this](AnalysisResult result) {
             if (!result->isOk()) {

@@ -49,6 +49,11 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
                      static_cast<long long>(summary->requests), static_cast<long long>(summary->segmentTypes),
                      static_cast<long long>(summary->happensBefore), static_cast<long long>(summary->mutualExclusion),
                      static_cast<long long>(summary->pipelines), static_cast<long long>(summary->correctedHosts));
+        if (summary->incremental)
+            std::fprintf(stderr, "  incremental: the model refined with %lld new requests; critical paths and slack derived for %lld\n",
+                         static_cast<long long>(summary->inferredRequests), static_cast<long long>(summary->derivedRequests));
+        else
+            std::fprintf(stderr, "  full analysis: %s\n", summary->fullBecause.c_str());
         for (const auto& s : summary->stages) std::fprintf(stderr, "  %-28s %8.2f s\n", s.stage.c_str(), s.seconds);
     }
     // What clock-skew correction did, per host pair: every adjustment visible, with the rule that fired.
@@ -56,6 +61,8 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
         const std::vector<ClockAdjustment> pairs = loadClockAdjustments(store);
         JsonWriter w;
         w.beginObject().key("requests").value(summary->requests).key("corrected_hosts").value(summary->correctedHosts);
+        w.key("incremental").value(summary->incremental).key("inferred_requests").value(summary->inferredRequests)
+            .key("derived_requests").value(summary->derivedRequests).key("full_because").value(summary->fullBecause);
         w.key("clock_skew").beginArray();
         for (const auto& p : pairs)
             w.beginObject().key("client").value(p.client).key("server").value(p.server).key("offset_us").value(nsToUs(p.offsetNs))
@@ -282,8 +289,11 @@ Command addAnalyzeCommand(CLI::App& program) {
                                    "results are cached in DB (replacing earlier ones in one transaction). Prints, per host pair, what\n"
                                    "clock-skew correction did; --json prints {\"requests\", \"corrected_hosts\", \"clock_skew\": [{\"client\",\n"
                                    "\"server\", \"offset_us\", \"rtt_us\", \"round_trips\", \"outside\", \"rule\", \"applied\"}]} with rule one of\n"
-                                   "min-rtt (event logs), fits, child-outside-parent, confirmed-pair, inconsistent (span data).",
+                                   "min-rtt (event logs), fits, child-outside-parent, confirmed-pair, inconsistent (span data), and\n"
+                                   "\"incremental\", \"inferred_requests\", \"derived_requests\", \"full_because\". Requests added since the last\n"
+                                   "analysis refine its model (see docs/concepts/clock-skew-and-causal-model.md); --full analyses all again.",
                                    *o, false);
+    cmd->add_flag("--full", o->analysis.full, "analyse every request again instead of refining the last analysis with the new ones");
     return {cmd, [o] { return runAnalyze(*o); }};
 }
 

@@ -2,11 +2,15 @@
 // stored as a request once it has been quiet for a while (core/include/tracelight/capture/).
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <ctime>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
+#include "tracelight/analysis/Analysis.h"
 #include "tracelight/base/UtcNow.h"
 #include "Commands.h"
 #include "tracelight/capture/OtlpReceiver.h"
@@ -19,7 +23,7 @@ namespace {
 
 struct ServeArgs {
     std::string db, http = "127.0.0.1:4318", grpc = "127.0.0.1:4317", period;
-    double quietSeconds = 5, readTimeoutSeconds = 30;
+    double quietSeconds = 5, readTimeoutSeconds = 30, analyzeEverySeconds = 0;
     std::size_t maxBodyMib = 20;
     bool quiet = false;
 };
@@ -47,7 +51,50 @@ int runServe(const ServeArgs& args) {
     std::cerr << "tracelight-cli serve: OTLP/HTTP on http://" << receiver.value()->httpEndpoint() << "/v1/traces"
               << (grpc.empty() ? "" : ", OTLP/gRPC on " + grpc) << ", into " << args.db << " (period " << options.capture.period
               << "); Ctrl-C stops" << std::endl;
-    if (Status s = receiver.value()->run(); !s) return fail(s.message());
+    // --analyze-every: a thread of its own, on its own connection, analyses what arrived (incrementally, so each
+    // round costs what the new requests cost) while the receiver goes on committing spans; once more at the stop.
+    std::mutex analysing;
+    std::condition_variable wake;
+    bool stopping = false;
+    std::thread analyser;
+    if (args.analyzeEverySeconds > 0)
+        analyser = std::thread([&, every = std::chrono::milliseconds(std::llround(args.analyzeEverySeconds * 1000))] {
+            auto own = openDatabase(args.db, TraceStore::Mode::ReadWrite);
+            if (!own) {
+                std::cerr << "tracelight-cli serve: cannot analyse: " << own.message() << std::endl;
+                return;
+            }
+            AnalysisOptions analysis;
+            analysis.writeAtEnd = true;
+            auto analyse = [&] {
+                if (analysisIsCurrent(*own.value(), analysis)) return;
+                auto summary = analyzeStore(*own.value(), analysis);
+                if (quiet) return;
+                if (!summary) std::cerr << "tracelight-cli serve: analysis: " << summary.message() << std::endl;
+                else if (summary->incremental)
+                    std::cerr << "tracelight-cli serve: analysed " << summary->requests << " requests: the model refined with "
+                              << summary->inferredRequests << " new, " << summary->derivedRequests << " critical paths derived" << std::endl;
+                else
+                    std::cerr << "tracelight-cli serve: analysed " << summary->requests << " requests in full (" << summary->fullBecause << ")"
+                              << std::endl;
+            };
+            std::unique_lock lock(analysing);
+            while (!wake.wait_for(lock, every, [&] { return stopping; })) {
+                lock.unlock();
+                analyse();
+                lock.lock();
+            }
+            lock.unlock();
+            analyse();
+        });
+    const Status served = receiver.value()->run();
+    {
+        std::lock_guard lock(analysing);
+        stopping = true;
+    }
+    wake.notify_all();
+    if (analyser.joinable()) analyser.join();
+    if (!served) return fail(served.message());
     const auto counts = receiver.value()->counts();
     if (!quiet)
         std::cerr << "tracelight-cli serve: stopped: " << counts.spans << " spans received (" << counts.rejectedSpans
@@ -76,6 +123,10 @@ Command addServeCommand(CLI::App& program) {
     cmd->add_option("--read-timeout", args->readTimeoutSeconds, "a request not read in full within this is answered 408 (default 30)")
         ->type_name("SECONDS")
         ->check(CLI::Range(0.1, 3600.0));
+    cmd->add_option("--analyze-every", args->analyzeEverySeconds,
+                    "analyse what arrived this often, incrementally, and once more at the stop (default 0: never)")
+        ->type_name("SECONDS")
+        ->check(CLI::Range(0.0, 86400.0));
     cmd->add_option("--period", args->period, "the period the captured requests join (default capture-<UTC start time>)")->type_name("NAME");
     addQuietFlag(*cmd, args->quiet);
     cmd->footer("Spans are committed before they are acknowledged. SIGINT or SIGTERM stops cleanly: the requests in flight are\n"

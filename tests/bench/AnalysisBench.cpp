@@ -44,6 +44,24 @@ void BM_ModelInference(benchmark::State& state) {
 }
 BENCHMARK(BM_ModelInference)->Arg(100000)->Unit(benchmark::kMillisecond);
 
+// Beside BM_ModelInference: the model of the first requests refined with the last `range(1)` of them (what an
+// incremental analysis does after an import or a capture round), instead of inferred from all of them again.
+void BM_ModelRefinement(benchmark::State& state) {
+    const auto& t = traces(state.range(0));
+    const std::size_t firstNew = static_cast<std::size_t>(state.range(0) - state.range(1));
+    const ClockOffsets offsets = solveClockOffsets(collectSkewEstimates(t.data, 0), t.data.hostLabels.size());
+    std::vector<std::uint32_t> rows(firstNew);
+    for (std::size_t r = 0; r < firstNew; ++r) rows[r] = static_cast<std::uint32_t>(r);
+    auto prior = inferModel(restrictTraceData(t.data, rows), offsets, InferenceOptions{});
+    if (!prior) {
+        state.SkipWithError(prior.message().c_str());
+        return;
+    }
+    for (auto _ : state) benchmark::DoNotOptimize(refineModel(prior.value(), t.data, offsets, firstNew, InferenceOptions{}));
+    state.SetItemsProcessed(state.iterations() * state.range(1));
+}
+BENCHMARK(BM_ModelRefinement)->Args({100000, 1000})->Unit(benchmark::kMillisecond);
+
 void BM_CriticalPathAndSlack(benchmark::State& state) {
     const auto& t = traces(100000);
     auto analysis = analyzeInMemory(t.data, AnalysisOptions{});
@@ -99,7 +117,9 @@ void BM_AnalyzeStore(benchmark::State& state) {
             state.SkipWithError(store.message().c_str());
             return;
         }
-        auto summary = analyzeStore(*store.value(), AnalysisOptions{});
+        AnalysisOptions options;
+        options.full = true;  // every iteration the whole analysis, not a refinement with nothing new
+        auto summary = analyzeStore(*store.value(), options);
         if (!summary) {
             state.SkipWithError(summary.message().c_str());
             return;

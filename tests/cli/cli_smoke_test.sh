@@ -13,7 +13,7 @@ check() {  # check NAME CONDITION-EXIT-STATUS
 declare -A options=(
     [import]="--format --map --time-unit --root-marker --period --db --quiet INPUT"
     [info]="--json --check DB"
-    [analyze]="--json --support-floor --threads --quiet DB"
+    [analyze]="--json --support-floor --threads --full --quiet DB"
     [model]="--json --support-floor --threads --quiet DB"
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"

@@ -15,6 +15,7 @@
 #include "tracelight/base/Bytes.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestPass.h"
+#include "tracelight/analysis/Segments.h"
 #include "tracelight/store/RequestReads.h"
 #include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
@@ -211,11 +212,12 @@ SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads, Coll
 
 Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& options, std::vector<StageTiming>* stages,
                                          const ProgressSink* progress, const CancelToken* cancel, const RequestShare* share,
-                                         const OffsetsSolved* offsetsSolved) {
+                                         const OffsetsSolved* offsetsSolved, SkewEstimates* estimatesOut) {
     StageClock clock(stages);
     Collective* group = share ? share->group : nullptr;
-    const SkewEstimates estimates = collectSkewEstimates(data, options.inference.threads, group);
+    SkewEstimates estimates = collectSkewEstimates(data, options.inference.threads, group);
     ClockOffsets offsets = solveClockOffsets(estimates, data.hostLabels.size());
+    if (estimatesOut) *estimatesOut = std::move(estimates);
     clock.done("clock skew");
     const bool stop = cancel && cancel->isCancelled();
     if (group ? group->any(stop) : stop) return Status::error("cancelled");
@@ -323,10 +325,239 @@ void gatherResults(std::vector<RequestId>& requestIds, std::vector<RequestResult
     }
 }
 
-} // namespace
+// What an incremental analysis starts from (stored beside the results as "analysis_state"): the requests
+// analysed (ids, in order), the hosts and segment types they knew (in TraceData order, checked by label),
+// the clocks, the skew estimates and the model with every hypothesis's state.
+constexpr const char* kStateResult = "analysis_state";
+constexpr char kStateMagic[4] = {'T', 'L', 'S', '1'};
+struct AnalysisState {
+    std::string params;  // analysisParameters of the options
+    std::int64_t lastImport = 0;
+    std::vector<RequestId> requestIds;
+    std::vector<LabelId> hostLabels;
+    std::vector<TimeNs> offsetNs;
+    std::vector<std::array<std::string, 3>> typeNames;  // task, start event, end event
+    std::string_view skew, model;                         // views of the stored bytes
+};
 
-Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& options, const ProgressSink* progress,
-                                     const CancelToken* cancel, Collective* groupOrNull) {
+// requestIds: every request analysed (a distributed run's first process has gathered them; data holds its own).
+std::string encodeState(const AnalysisOptions& options, std::int64_t lastImport, const std::vector<RequestId>& requestIds,
+                        const TraceData& data, const ClockOffsets& offsets, const SkewEstimates& estimates, const CausalModel& model) {
+    std::string out(kStateMagic, 4);
+    putBytes(out, analysisParameters(options));
+    putValue(out, lastImport);
+    putVarint(out, requestIds.size());
+    std::uint32_t previous = 0;
+    for (RequestId id : requestIds) {  // increasing: the gaps are small
+        putVarint(out, id.value - previous);
+        previous = id.value;
+    }
+    putVarint(out, data.hostLabels.size());
+    for (std::size_t h = 0; h < data.hostLabels.size(); ++h) {
+        putVarint(out, data.hostLabels[h].value);
+        putSignedVarint(out, offsets.offsetNs[h]);
+    }
+    putVarint(out, data.segmentTypes.size());
+    for (const SegmentType& t : data.segmentTypes)
+        for (LabelId label : {t.task, t.startEvent, t.endEvent}) putBytes(out, data.label(label.value));
+    putBytes(out, estimates.bytes());
+    putBytes(out, model.serializeState());
+    return out;
+}
+
+std::optional<AnalysisState> decodeState(std::string_view in) {
+    AnalysisState st;
+    if (in.size() < 4 || std::memcmp(in.data(), kStateMagic, 4) != 0) return std::nullopt;
+    in.remove_prefix(4);
+    std::string_view params;
+    std::uint64_t n = 0;
+    if (!getBytes(in, params) || !getValue(in, st.lastImport) || !getVarint(in, n) || n > in.size()) return std::nullopt;
+    st.params = std::string(params);
+    std::uint64_t id = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::uint64_t gap = 0;
+        if (!getVarint(in, gap)) return std::nullopt;
+        id += gap;
+        st.requestIds.push_back(RequestId(static_cast<std::uint32_t>(id)));
+    }
+    if (!getVarint(in, n) || n > in.size()) return std::nullopt;
+    for (std::uint64_t h = 0; h < n; ++h) {
+        std::uint64_t label = 0;
+        std::int64_t offset = 0;
+        if (!getVarint(in, label) || !getSignedVarint(in, offset)) return std::nullopt;
+        st.hostLabels.push_back(LabelId(static_cast<std::uint32_t>(label)));
+        st.offsetNs.push_back(offset);
+    }
+    if (!getVarint(in, n) || n > in.size()) return std::nullopt;
+    st.typeNames.resize(static_cast<std::size_t>(n));
+    for (auto& names : st.typeNames)
+        for (auto& name : names) {
+            std::string_view text;
+            if (!getBytes(in, text)) return std::nullopt;
+            name = std::string(text);
+        }
+    if (!getBytes(in, st.skew) || !getBytes(in, st.model) || !in.empty()) return std::nullopt;
+    return st;
+}
+
+// The pairs of types whose relation the per-request graphs read differently in `after` than in `before`
+// (a confirmed happens-before or mutual exclusion gained or lost), per type: a request with both types of
+// such a pair has another graph now. A changed pipeline (support aside) affects every request with any of
+// its types, which `anyType` marks.
+struct ModelChange {
+    std::vector<std::vector<std::uint32_t>> partners;  // per prior type
+    std::vector<std::uint8_t> anyType;                 // per prior type
+    bool none = true;
+};
+ModelChange modelChange(const CausalModel& before, const CausalModel& after) {
+    ModelChange c;
+    const std::size_t n = before.typeCount();
+    c.partners.assign(n, {});
+    c.anyType.assign(n, 0);
+    auto differ = [&](const std::vector<SegmentTypeId>& x, const std::vector<SegmentTypeId>& y, std::uint32_t a) {
+        // Both rows are in increasing type order: their symmetric difference in one walk.
+        std::size_t i = 0, j = 0;
+        auto mark = [&](SegmentTypeId b) {
+            if (b.value >= n) return;  // a type the earlier requests never held
+            c.partners[a].push_back(b.value);
+            c.partners[b.value].push_back(a);
+            c.none = false;
+        };
+        while (i < x.size() || j < y.size()) {
+            if (j == y.size() || (i < x.size() && x[i] < y[j])) mark(x[i++]);
+            else if (i == x.size() || y[j] < x[i]) mark(y[j++]);
+            else ++i, ++j;
+        }
+    };
+    for (std::uint32_t a = 0; a < n; ++a) {
+        differ(before.happensBeforeRow(SegmentTypeId(a)), after.happensBeforeRow(SegmentTypeId(a)), a);
+        differ(before.mutualExclusionRow(SegmentTypeId(a)), after.mutualExclusionRow(SegmentTypeId(a)), a);
+    }
+    auto sameLinks = [](const PipelinePair& x, const PipelinePair& y) {
+        return x.first.producerTypes == y.first.producerTypes && x.first.consumerTypes == y.first.consumerTypes &&
+               x.second.producerTypes == y.second.producerTypes && x.second.consumerTypes == y.second.consumerTypes;
+    };
+    const auto& p = before.pipelines();
+    const auto& q = after.pipelines();
+    const bool samePipelines = p.size() == q.size() && std::equal(p.begin(), p.end(), q.begin(), sameLinks);
+    if (!samePipelines) {
+        for (const auto* list : {&p, &q})
+            for (const PipelinePair& pair : *list)
+                for (const auto* types : {&pair.first.producerTypes, &pair.first.consumerTypes, &pair.second.producerTypes,
+                                          &pair.second.consumerTypes})
+                    for (SegmentTypeId t : *types)
+                        if (t.value < n) c.anyType[t.value] = 1, c.none = false;
+    }
+    return c;
+}
+
+// An incremental analysis's plan, when one can run.
+struct Incremental {
+    std::string stateBytes;  // as read: the write checks nobody stored another meanwhile
+    std::size_t firstNew = 0;
+    ClockOffsets offsets;
+    SkewEstimates estimates;
+    CausalModel model;
+    std::vector<std::uint8_t> derive;  // per row: 1 when the per-request pass runs on it
+};
+
+std::optional<Incremental> planIncremental(const AnalysisOptions& options, const TraceData& data, std::optional<std::string> stateBytes,
+                                           std::int64_t replacedEarlier, std::string& fullBecause, const ProgressSink* progress,
+                                           const CancelToken* cancel, Status& error) {
+    if (!stateBytes || stateBytes->empty()) {
+        fullBecause = "no earlier analysis to refine";
+        return std::nullopt;
+    }
+    const auto state = decodeState(*stateBytes);
+    if (!state) {
+        fullBecause = "the earlier analysis's state is damaged";
+        return std::nullopt;
+    }
+    const std::size_t before = state->requestIds.size(), n = data.requestCount();
+    if (state->params != analysisParameters(options)) fullBecause = "other analysis parameters";
+    else if (before > n || !std::equal(state->requestIds.begin(), state->requestIds.end(), data.requestIds.begin()))
+        fullBecause = "requests analysed before were removed, or new ones come before them";
+    else if (replacedEarlier != 0) fullBecause = "requests analysed before were stored again";
+    else if (state->hostLabels.size() > data.hostLabels.size() ||
+             !std::equal(state->hostLabels.begin(), state->hostLabels.end(), data.hostLabels.begin()))
+        fullBecause = "the hosts are numbered differently";
+    else if (state->typeNames.size() > data.segmentTypes.size()) fullBecause = "the segment types are numbered differently";
+    if (!fullBecause.empty()) return std::nullopt;
+    for (std::size_t t = 0; t < state->typeNames.size(); ++t) {
+        const SegmentType& type = data.segmentTypes[t];
+        if (state->typeNames[t] != std::array<std::string, 3>{data.label(type.task.value), data.label(type.startEvent.value),
+                                                             data.label(type.endEvent.value)}) {
+            fullBecause = "the segment types are numbered differently";
+            return std::nullopt;
+        }
+    }
+    Incremental inc;
+    inc.firstNew = before;
+    // The clocks: the new requests' round trips join the stored estimates, in request order.
+    if (!inc.estimates.mergeBytes(state->skew)) {
+        fullBecause = "the earlier analysis's state is damaged";
+        return std::nullopt;
+    }
+    const unsigned threads = resolveThreads(options.inference.threads);
+    std::vector<SkewEstimates> shards(threads);
+    forEachShard(n - before, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+        for (std::size_t r = before + begin; r < before + end; ++r) shards[shard].addRequest(data.eventsOf(r), data.isFromSpans(r));
+    });
+    for (const auto& shard : shards) inc.estimates.merge(shard);
+    inc.offsets = solveClockOffsets(inc.estimates, data.hostLabels.size());
+    for (std::size_t h = 0; h < state->offsetNs.size(); ++h)
+        if (inc.offsets.offsetNs[h] != state->offsetNs[h]) {
+            fullBecause = "a host's clock offset changed";
+            return std::nullopt;
+        }
+    auto prior = CausalModel::deserializeState(state->model);
+    if (!prior) {
+        fullBecause = "the earlier analysis's state is damaged";
+        return std::nullopt;
+    }
+    auto refined = refineModel(prior.value(), data, inc.offsets, before, options.inference, progress, cancel);
+    if (!refined) {
+        error = refined.status();
+        return std::nullopt;
+    }
+    if (!refined->model) {
+        fullBecause = refined->fullBecause;
+        return std::nullopt;
+    }
+    inc.model = std::move(*refined->model);
+    // The per-request pass: every new request, and each earlier one whose graph the refinement changed.
+    inc.derive.assign(n, 1);
+    const ModelChange change = modelChange(prior.value(), inc.model);
+    forEachShard(before, threads, [&](unsigned, std::size_t begin, std::size_t end) {
+        std::vector<std::uint8_t> present(change.partners.size(), 0);
+        for (std::size_t r = begin; r < end; ++r) {
+            bool affected = false;
+            if (!change.none) {
+                const auto events = data.eventsOf(r);
+                for (const EventRecord& e : events)
+                    if (e.segmentType.isValid() && e.segmentType.value < present.size()) present[e.segmentType.value] = 1;
+                for (const EventRecord& e : events) {
+                    if (!e.segmentType.isValid() || e.segmentType.value >= present.size()) continue;
+                    const auto t = e.segmentType.value;
+                    if (change.anyType[t]) affected = true;
+                    for (auto partner : change.partners[t]) affected = affected || present[partner];
+                    if (affected) break;
+                }
+                for (const EventRecord& e : events)
+                    if (e.segmentType.isValid() && e.segmentType.value < present.size()) present[e.segmentType.value] = 0;
+            }
+            inc.derive[r] = affected ? 1 : 0;
+        }
+    });
+    inc.stateBytes = std::move(*stateBytes);
+    return inc;
+}
+
+// Reported when another analysis stored its results while this one ran (an incremental write checks).
+const char* const kRaced = "another analysis stored its results meanwhile";
+
+Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOptions& options, const ProgressSink* progress,
+                                         const CancelToken* cancel, Collective* groupOrNull) {
     SingleProcess single;
     Collective& group = groupOrNull ? *groupOrNull : single;
     AnalysisSummary summary;
@@ -345,6 +576,16 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     if (Status s = store.beginRead(); !s) return s;
     const std::int64_t lastImportRead = store.lastImportId();
     auto data = loadTraceData(store, range, &reading, cancel, ReadRuns{options.inference.threads});
+    // What an incremental analysis would refine, from the same snapshot: the state and whether any request it
+    // analysed was stored again since.
+    std::optional<std::string> stateBytes;
+    std::int64_t replacedEarlier = 0;
+    if (data && group.size() == 1) {
+        stateBytes = latestResult(store, kStateResult, kAnalysisVersion);
+        if (stateBytes)
+            if (const auto state = decodeState(*stateBytes); state && !state->requestIds.empty())
+                replacedEarlier = store.requestsImportedAfter(state->lastImport, state->requestIds.back());
+    }
     store.endRead();
     if (group.any(!data)) return data ? Status::error("another process of the run could not read its requests") : data.status();
     clock.done("read");
@@ -352,6 +593,31 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     const std::size_t requests = data.value().requestCount();
     std::vector<RequestResult> results;  // per request, in request order, once the model is inferred
     const unsigned threads = resolveThreads(options.inference.threads);
+    ProgressSink inferring = [&](double f, std::string_view s) { scaled(0.3 + 0.3 * f, s); };
+    std::optional<Incremental> inc;
+    if (options.full) {
+        summary.fullBecause = "asked for";
+    } else if (group.size() == 1) {
+        Status failed = Status::ok();
+        inc = planIncremental(options, data.value(), std::move(stateBytes), replacedEarlier, summary.fullBecause, &inferring, cancel, failed);
+        if (!failed) return failed;
+        if (inc) clock.done("clock skew and model refinement");
+    } else {
+        summary.fullBecause = "a distributed run";
+    }
+    // The results the earlier analysis cached, kept for the requests the pass does not run on.
+    std::vector<RequestResult> cachedResults;
+    BlobArena cachedBlobs;
+    if (inc) {
+        cachedResults.resize(requests);
+        const Status scanned = forEachCachedResult(store, data.value(), [&](std::size_t row, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs,
+                                                                            std::string_view blob) {
+            if (row < inc->firstNew && !inc->derive[row]) cachedResults[row] = {startNs, latencyNs, blindNs, cachedBlobs.keep(blob)};
+            return true;
+        });
+        if (!scanned) return scanned;
+        clock.done("read cached results");
+    }
     std::vector<BlobArena> shardBlobs(threads);  // the results' bytes: they outlive the writer that stores them
     ThrottledProgress reporter(&scaled);
 
@@ -386,7 +652,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         }
         return Status::ok();
     };
-    const bool writeAlongside = group.size() == 1;
+    const bool writeAlongside = group.size() == 1 && !inc && !options.writeAtEnd;
     std::vector<std::atomic<bool>> ready(writeAlongside ? requests : 0);  // results[r] is in
     std::atomic<bool> passOver{false}, writeFailed{false}, abandoned{false};  // abandoned: ended before the pass did
     Status writtenAlongside = Status::ok();
@@ -449,9 +715,16 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         });
     };
 
-    ProgressSink inferring = [&](double f, std::string_view s) { scaled(0.3 + 0.3 * f, s); };
     std::vector<StageTiming> inner;
-    auto analysis = analyzeInMemory(std::move(data.value()), options, &inner, &inferring, cancel, &share, &startWriting);
+    SkewEstimates estimates;
+    Result<InMemoryAnalysis> analysis = Status::error("not analysed");
+    if (inc) {
+        startWriting(data.value(), inc->offsets);
+        analysis = InMemoryAnalysis{std::move(data.value()), std::move(inc->offsets), std::move(inc->model)};
+        estimates = std::move(inc->estimates);
+    } else {
+        analysis = analyzeInMemory(std::move(data.value()), options, &inner, &inferring, cancel, &share, &startWriting, &estimates);
+    }
     if (!analysis) return analysis.status();
     summary.stages.insert(summary.stages.end(), inner.begin(), inner.end());
     clock.restart();  // analyzeInMemory timed its own stages
@@ -464,6 +737,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     std::vector<std::vector<TypeTotals>> totals(threads, std::vector<TypeTotals>(td.segmentTypes.size()));
     BlobArena gatheredBlobs;
     std::atomic<std::size_t> done{0};
+    std::atomic<std::uint64_t> derived{0};  // requests the pass ran on
     std::mutex reportMutex;
     std::atomic<bool> cancelled{false};
     RequestPassTimes passSeconds;  // of the slowest shard in each step (threads overlap)
@@ -482,15 +756,38 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         RequestPass& pass = *passes[shard];
         auto& typeTotals = totals[shard];
         std::string& blob = blobs[shard];
+        std::vector<SegmentInstance> cachedSegments;
+        CriticalPath cachedPath;
+        std::vector<BlindInterval> cachedBlind;
+        std::uint64_t derivedHere = 0;
         for (std::size_t r = begin; r < end; ++r) {
-            const RequestPassResult& result = pass.run(td, r, offsets);
-            const RequestDag& dag = result.dag;
-            const CriticalPath& cp = result.criticalPath;
-            const std::vector<TimeNs>& slack = result.slack;
-            encodeRequestResult(dag, cp, slack, blob);
-            results[r] = {dag.startNs, cp.latencyNs, cp.blindNs, shardBlobs[shard].keep(blob)};
+            // An earlier request the refinement left alone keeps its cached result (its segments and path still
+            // feed the totals); one whose result is missing or does not fit is derived after all.
+            const bool reuse = inc && !inc->derive[r] && [&] {
+                const RequestResult& cached = cachedResults[r];
+                if (cached.blob.empty()) return false;
+                buildSegments(td.eventsOf(r), offsets, cachedSegments);
+                cachedPath.segments.clear();
+                cachedPath.clips.clear();
+                cachedBlind.clear();
+                std::uint32_t count = 0;
+                return decodeRequestResult(cached.blob, cached.startNs, count, nullptr, cachedPath.segments, cachedBlind, cachedPath.clips) &&
+                       count == cachedSegments.size();
+            }();
+            if (inc && !reuse) inc->derive[r] = 1;
+            if (!reuse) ++derivedHere;
+            const RequestPassResult* passed = reuse ? nullptr : &pass.run(td, r, offsets);
+            const std::vector<SegmentInstance>& segments = reuse ? cachedSegments : passed->dag.segments;
+            const CriticalPath& cp = reuse ? cachedPath : passed->criticalPath;
+            if (reuse) {
+                results[r] = cachedResults[r];
+                cachedPath.latencyNs = results[r].latencyNs;
+            } else {
+                encodeRequestResult(passed->dag, cp, passed->slack, blob);
+                results[r] = {passed->dag.startNs, cp.latencyNs, cp.blindNs, shardBlobs[shard].keep(blob)};
+            }
             if (writeAlongside) ready[r].store(true, std::memory_order_release);
-            for (const auto& s : dag.segments) {
+            for (const auto& s : segments) {
                 auto& t = typeTotals[s.type.value];
                 ++t.occurrences;
                 if (t.seenIn != r) t.seenIn = r, ++t.requests;
@@ -498,8 +795,8 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 t.durationNs += s.durationNs();
             }
             const auto sequenceIndex = static_cast<std::uint32_t>(share.firstRequest + r);
-            forEachPathPart(dag.segments, cp.segments, cp.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
-                auto& t = typeTotals[dag.segments[v].type.value];
+            forEachPathPart(segments, cp.segments, cp.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
+                auto& t = typeTotals[segments[v].type.value];
                 t.criticalNs += to - from;
                 if (t.criticalIn == r) return;  // the request counts once
                 t.criticalIn = r;
@@ -515,6 +812,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 }
             });
         }
+        derived.fetch_add(derivedHere);
         const std::size_t total = done.fetch_add(end - begin) + (end - begin);
         if (shard == 0) {
             std::lock_guard lock(reportMutex);
@@ -558,8 +856,27 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             return status;
         };
         reporter.report(0.86, "writing results", true);
-        if (!writeAlongside)
+        if (inc) {
+            // Only what changed: the clocks' rows (their round trips grew), the derived requests' results.
+            if (Status s = store.begin(); !s) return fail(s);
+            if (latestResult(store, kStateResult, kAnalysisVersion) != inc->stateBytes) return fail(Status::error(kRaced));
+            if (Status s = store.replaceClockRows(offsetRows, pairRows); !s) return fail(s);
+            std::vector<RequestId> again;
+            std::vector<std::size_t> rows;
+            for (std::size_t r = 0; r < results.size(); ++r)
+                if (inc->derive[r]) {
+                    rows.push_back(r);
+                    if (r < inc->firstNew) again.push_back(requestIds[r]);
+                }
+            if (Status s = store.dropRequestResults(again); !s) return fail(s);
+            const Status stored = store.storeRequestResults(rows.size(), [&](std::size_t i) {
+                const RequestResult& res = results[rows[i]];
+                return RequestResultRow{requestIds[rows[i]], res.startNs, res.latencyNs, res.blindNs, res.blob};
+            });
+            if (!stored) return fail(stored);
+        } else if (!writeAlongside) {
             if (Status s = writeRequests(requestIds, results.size(), [](std::size_t) { return true; }, true); !s) return fail(s);
+        }
         std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
         // One lookup per request: the slowest requests of thousands of types are often the same few.
         std::unordered_map<std::size_t, std::optional<std::string>> names;
@@ -581,8 +898,10 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
                 if (const auto& name = nameOf(r)) st.slowestCriticalRequests.push_back(*name);
         }
         const std::string params = storedParameters(options, lastImportRead);
+        // The same state whatever the number of processes: ids and types agree across them (shareAcrossGroup).
+        const std::string state = encodeState(options, lastImportRead, requestIds, td, offsets, estimates, model);
         for (Status s : {putResult(store, "model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
-                         storeSegmentStats(store, params, stats)})
+                         storeSegmentStats(store, params, stats), putResult(store, kStateResult, kAnalysisVersion, params, state)})
             if (!s) return fail(s);
         if (cancel && cancel->isCancelled()) return fail(Status::error("cancelled"));
         return store.commit();
@@ -599,8 +918,27 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         if (a < b) summary.mutualExclusion += model.mutuallyExclusive(a, b);
     });
     summary.pipelines = static_cast<std::int64_t>(model.pipelines().size());
+    summary.incremental = inc.has_value();
+    summary.inferredRequests = static_cast<std::int64_t>(inc ? allRequests - inc->firstNew : allRequests);
+    summary.derivedRequests = static_cast<std::int64_t>(derived.load());
+    if (group.size() > 1) {
+        std::int64_t counts[1] = {summary.derivedRequests};
+        group.sum(counts);
+        summary.derivedRequests = counts[0];
+    }
     reporter.report(1.0, "analysis done", true);
     return summary;
+}
+
+} // namespace
+
+Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& options, const ProgressSink* progress,
+                                     const CancelToken* cancel, Collective* group) {
+    // An incremental write that finds another analysis's results stored meanwhile starts again from them.
+    for (int attempt = 0;; ++attempt) {
+        auto summary = analyzeStoreOnce(store, options, progress, cancel, group);
+        if (summary || summary.message() != kRaced || attempt == 3) return summary;
+    }
 }
 
 bool analysisIsCurrent(const TraceStore& store, const AnalysisOptions& options) {

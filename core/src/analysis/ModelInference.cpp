@@ -420,10 +420,46 @@ std::string CausalModel::serialize() const {
 }
 
 Result<CausalModel> CausalModel::deserialize(std::string_view in) {
+    CausalModel m;
+    if (Status s = parse(in, m); !s) return s;
+    if (!in.empty()) return Status::error("damaged cached model");
+    m.computeConfirmed();
+    return m;
+}
+
+std::string CausalModel::serializeState() const {
+    std::string out = serialize();
+    putValue(out, static_cast<std::uint64_t>(m_candidates.size()));
+    for (const auto& c : m_candidates) {
+        for (auto k : c.key) putValue(out, k);
+        putValue(out, c.dead);
+        putValue(out, c.orders);
+        putValue(out, c.support);
+    }
+    return out;
+}
+
+Result<CausalModel> CausalModel::deserializeState(std::string_view in) {
+    const Status damaged = Status::error("damaged model state");
+    CausalModel m;
+    if (Status s = parse(in, m); !s) return s;
+    std::uint64_t count = 0;
+    if (!getValue(in, count) || count > in.size()) return damaged;
+    m.m_candidates.resize(static_cast<std::size_t>(count));
+    for (auto& c : m.m_candidates) {
+        for (auto& k : c.key)
+            if (!getValue(in, k) || k >= m.m_types) return damaged;
+        if (!getValue(in, c.dead) || !getValue(in, c.orders) || !getValue(in, c.support)) return damaged;
+    }
+    if (!in.empty()) return damaged;
+    m.computeConfirmed();
+    return m;
+}
+
+Status CausalModel::parse(std::string_view& in, CausalModel& m) {
     const Status damaged = Status::error("damaged cached model");
     if (in.size() < 4 || std::memcmp(in.data(), kModelMagic, 4) != 0) return damaged;
     in.remove_prefix(4);
-    CausalModel m;
     std::uint64_t n = 0;
     if (!getValue(in, n) || !getValue(in, m.m_requests) || !getValue(in, m.m_supportFloor)) return damaged;
     if (n > in.size() / 5) return damaged;  // every type has 5 bytes of its own
@@ -505,9 +541,7 @@ Result<CausalModel> CausalModel::deserialize(std::string_view in) {
         if (!getValue(in, c.requests) || !getValue(in, c.happensBeforeAlive) || !getValue(in, c.mutualExclusionAlive)) return damaged;
         m.m_convergence.push_back(c);
     }
-    if (!in.empty()) return damaged;
-    m.computeConfirmed();
-    return m;
+    return Status::ok();
 }
 
 std::vector<std::pair<SegmentTypeId, SegmentTypeId>> CausalModel::reducedHappensBefore() const {
@@ -531,8 +565,11 @@ std::vector<std::pair<SegmentTypeId, SegmentTypeId>> CausalModel::reducedHappens
 
 class ModelBuilder {
 public:
+    // With a prior (a single process only), the model of rows [0, firstNew) refined with the rest; an empty
+    // fullBecause comes back unless refinement cannot equal an inference from scratch (see refineModel).
     static Result<CausalModel> build(const TraceData& data, const ClockOffsets& offsets, const InferenceOptions& options,
-                                     const ProgressSink* progress, const CancelToken* cancel, const RequestShare& share) {
+                                     const ProgressSink* progress, const CancelToken* cancel, const RequestShare& share,
+                                     const CausalModel* prior = nullptr, std::size_t firstNew = 0, std::string* fullBecause = nullptr) {
         SingleProcess single;
         Collective& group = share.group ? *share.group : single;
         const std::size_t n = data.segmentTypes.size();
@@ -544,6 +581,11 @@ public:
         const std::size_t requests = analysed > share.firstRequest ? std::min(data.requestCount(), analysed - share.firstRequest) : 0;
         const unsigned threads = resolveThreads(options.threads);
         ThrottledProgress reporter(progress);
+        // The rows tested here: all of this process's, or with a prior only the new ones.
+        const std::size_t first = prior ? std::min(firstNew, requests) : 0;
+        const auto forEachNewShard = [&](const std::function<void(unsigned, std::size_t, std::size_t)>& body) {
+            forEachShard(requests - first, threads, [&](unsigned shard, std::size_t begin, std::size_t end) { body(shard, first + begin, first + end); });
+        };
 
         CausalModel model;
         model.m_types = n;
@@ -561,7 +603,7 @@ public:
                 std::vector<std::uint8_t> repeated;
             };
             std::vector<Presence> parts(std::max(1u, threads));
-            forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+            forEachNewShard([&](unsigned shard, std::size_t begin, std::size_t end) {
                 Presence& part = parts[shard];
                 part.occurrences.assign(n, 0);
                 part.repeated.assign(n, 0);
@@ -583,6 +625,13 @@ public:
                     model.m_occurrences[t] += part.occurrences[t];
                     model.m_repeated[t] |= part.repeated[t];
                 }
+            if (prior) {
+                for (std::size_t t = 0; t < std::min(n, prior->m_types); ++t) {
+                    if (part0Repeats(model, *prior, t)) return refuse(fullBecause, "a segment type repeated within a request for the first time");
+                    model.m_occurrences[t] += prior->m_occurrences[t];
+                    model.m_repeated[t] |= prior->m_repeated[t];
+                }
+            }
             if (group.size() > 1) {
                 std::vector<std::int64_t> counts(2 * n);
                 for (std::size_t t = 0; t < n; ++t) {
@@ -612,6 +661,14 @@ public:
         const std::size_t m = model.m_tracked.size();
         model.m_dense.assign(n, -1);
         for (std::size_t d = 0; d < m; ++d) model.m_dense[model.m_tracked[d]] = static_cast<int>(d);
+        // Refinement keeps every prior type's dense index: the types tracked among the prior ones must be the
+        // same (new types have higher ids, so their indices come after).
+        if (prior) {
+            if (prior->m_types > n) return refuse(fullBecause, "the data holds fewer segment types than the model");
+            for (std::size_t t = 0; t < prior->m_types; ++t)
+                if (model.m_dense[t] != prior->dense(SegmentTypeId(static_cast<std::uint32_t>(t))))
+                    return refuse(fullBecause, "the tracked segment types changed");
+        }
 
         std::vector<ShardState> shards;
         for (unsigned s = 0; s < std::max(1u, threads); ++s) shards.emplace_back(m);
@@ -622,7 +679,7 @@ public:
         // Pass 1: happens-before and mutual exclusion. Each shard snapshots its state where the whole
         // request sequence reaches a convergence checkpoint, so the curve does not depend on the sharding.
         const std::vector<std::int64_t> points = checkpoints(static_cast<std::int64_t>(analysed));
-        forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+        forEachNewShard([&](unsigned shard, std::size_t begin, std::size_t end) {
             ShardState& state = shards[shard];
             std::vector<SegmentInstance> segs, tracked;
             const auto sequenceAt = [&](std::size_t r) { return static_cast<std::int64_t>(share.firstRequest + r); };
@@ -657,6 +714,36 @@ public:
             shards[0].merge(shards[s]);
         }
         ShardState& merged = shards[0];
+        if (prior) {
+            // The prior rows come before every new one: their surviving hypotheses are the earlier state of every
+            // snapshot and of the merged state (new types' rows and columns start alive and unordered).
+            // Only a pair seen together can have been refuted or ordered; a stored model keeps the bits of those
+            // pairs only (the others read refuted there, but were never tested).
+            std::vector<Bitset> hb(m, Bitset(m, true)), me(m, Bitset(m, true)), order(m, Bitset(m));
+            Bitset seen(m);
+            for (std::size_t a = 0; a < prior->m_tracked.size(); ++a) {
+                for (const auto& p : prior->m_pairs[a]) {
+                    if (!prior->m_hbAlive[a].test(p.other)) hb[a].reset(p.other);
+                    if (!prior->m_meAlive[a].test(p.other)) me[a].reset(p.other);
+                    if (prior->m_orderSeen[a].test(p.other)) order[a].set(p.other);
+                }
+                if (prior->m_occurrences[prior->m_tracked[a]] > 0) seen.set(a);
+            }
+            for (auto& shard : shards) shard.applyEarlier(hb, me, seen);
+            for (std::size_t a = 0; a < m; ++a) {
+                merged.hbAlive[a] &= hb[a];
+                merged.meAlive[a] &= me[a];
+                merged.orderSeen[a] |= order[a];
+            }
+            merged.seen |= seen;
+            merged.requests += static_cast<std::int64_t>(first);
+            // The prior curve without its closing point, unless that is a checkpoint of the whole sequence too.
+            model.m_convergence = prior->m_convergence;
+            const auto priorPoints = checkpoints(static_cast<std::int64_t>(first));
+            if (!model.m_convergence.empty() &&
+                !std::binary_search(priorPoints.begin(), priorPoints.end(), model.m_convergence.back().requests))
+                model.m_convergence.pop_back();
+        }
         // The earlier processes' requests: an exclusive prefix AND (seen, an OR, as the AND of its complement).
         {
             const std::size_t words = merged.words;
@@ -695,6 +782,12 @@ public:
             std::vector<std::uint32_t> counts(denseCounts ? m * m : 0, 0);
             std::unordered_map<std::uint64_t, std::uint32_t> sparseCounts;
             std::vector<std::uint32_t> members;
+            if (prior)  // the prior rows' support (their dense indices are the same)
+                for (std::size_t a = 0; a < prior->m_pairs.size(); ++a)
+                    for (const auto& p : prior->m_pairs[a]) {
+                        if (denseCounts) counts[a * m + p.other] += p.support;
+                        else sparseCounts[(std::uint64_t(a) << 32) | p.other] += p.support;
+                    }
             for (const auto& [sig, count] : merged.signatures) {
                 members.clear();
                 for (std::size_t w = 0; w < sig.size(); ++w)
@@ -727,12 +820,22 @@ public:
             model.m_convergence.push_back(last);
 
         // Pass 2: pipelines, between pairs of confirmed producer -> consumer links.
-        if (auto s = inferPipelines(data, offsets, requests, threads, model, cancel, group); !s) return s;
+        if (auto s = inferPipelines(data, offsets, requests, threads, model, cancel, group, prior, first, fullBecause); !s) return s;
+        if (fullBecause && !fullBecause->empty()) return model;
         reporter.report(1.0, "model inferred", true);
         return model;
     }
 
 private:
+    static CausalModel refuse(std::string* fullBecause, const char* why) {
+        if (fullBecause) *fullBecause = why;
+        return CausalModel{};
+    }
+    // Whether type t repeats within a request now, having never done so in the prior rows, while it could
+    // take part in a pipeline there (tracked): the pipeline groups would change.
+    static bool part0Repeats(const CausalModel& model, const CausalModel& prior, std::size_t t) {
+        return model.m_repeated[t] && !prior.m_repeated[t] && prior.tracked(SegmentTypeId(static_cast<std::uint32_t>(t)));
+    }
     // Interns the events that end (producers) or start (consumers) segment types, per task.
     static constexpr std::uint32_t kNoGroup = UINT32_MAX;
     struct EventGroups {
@@ -793,16 +896,14 @@ private:
     }
 
     static Status inferPipelines(const TraceData& data, const ClockOffsets& offsets, std::size_t requests,
-                                 unsigned threads, CausalModel& model, const CancelToken* cancel, Collective& group) {
+                                 unsigned threads, CausalModel& model, const CancelToken* cancel, Collective& group,
+                                 const CausalModel* prior, std::size_t firstNew, std::string* fullBecause) {
         const std::size_t n = model.m_types;
         const EventGroups producers = groupTypes(data, model, true);
         const EventGroups consumers = groupTypes(data, model, false);
 
         // Links: a producing event always followed by a consuming event, in enough requests to be confirmed.
         // A consumer that starts at the very event the producer ends at is the same task's next segment.
-        struct Link {
-            std::uint32_t producer, consumer;  // groups
-        };
         std::vector<Link> links;
         for (std::uint32_t p = 0; p < producers.types.size(); ++p)
             for (std::uint32_t c = 0; c < consumers.types.size(); ++c) {
@@ -836,7 +937,75 @@ private:
                     candidates.emplace_back(i, j);
             }
         if (candidates.empty()) return Status::ok();
+        if (prior && candidates.size() >= kMaxCandidates) {
+            if (fullBecause) *fullBecause = "the pipeline hypotheses reached their bound";
+            return Status::ok();
+        }
+        // Each hypothesis by its groups' first types: what refinement finds it again by.
+        auto keyOf = [&](std::uint32_t c) {
+            const Link& l1 = links[candidates[c].first];
+            const Link& l2 = links[candidates[c].second];
+            return std::array<std::uint32_t, 4>{producers.types[l1.producer][0].value, consumers.types[l1.consumer][0].value,
+                                                producers.types[l2.producer][0].value, consumers.types[l2.consumer][0].value};
+        };
+        std::vector<std::uint64_t> dead(candidates.size(), 0), orders(candidates.size(), 0);
+        std::vector<std::int64_t> support(candidates.size(), 0);
+        // With a prior, a hypothesis it held keeps what the prior rows showed and meets only the new rows (one it
+        // refuted stays refuted); one made only now is tested against every row.
+        std::vector<std::uint32_t> carried, fresh;
+        if (prior) {
+            std::map<std::array<std::uint32_t, 4>, const PipelineCandidate*> before;
+            for (const auto& c : prior->m_candidates) before.emplace(c.key, &c);
+            for (std::uint32_t c = 0; c < candidates.size(); ++c) {
+                const auto it = before.find(keyOf(c));
+                if (it == before.end()) {
+                    fresh.push_back(c);
+                    continue;
+                }
+                dead[c] = it->second->dead;
+                orders[c] = it->second->orders;
+                support[c] = it->second->support;
+                if (!dead[c]) carried.push_back(c);
+            }
+        } else {
+            fresh.resize(candidates.size());
+            std::iota(fresh.begin(), fresh.end(), 0u);
+        }
+        if (Status s = testPipelines(data, offsets, links, candidates, producers, consumers, fresh, 0, requests, threads, n, cancel,
+                                     group, dead, orders, support);
+            !s)
+            return s;
+        if (Status s = testPipelines(data, offsets, links, candidates, producers, consumers, carried, firstNew, requests, threads, n,
+                                     cancel, group, dead, orders, support);
+            !s)
+            return s;
+        auto linkOf = [&](const Link& l) {
+            return PipelineLink{mostFrequent(model, producers.types[l.producer]), mostFrequent(model, consumers.types[l.consumer]),
+                                producers.types[l.producer], consumers.types[l.consumer]};
+        };
+        model.m_candidates.resize(candidates.size());
+        for (std::size_t c = 0; c < candidates.size(); ++c) {
+            // A refuted hypothesis keeps only that: what a shard saw before refuting it depends on the sharding.
+            model.m_candidates[c] = {keyOf(static_cast<std::uint32_t>(c)), static_cast<std::uint8_t>(dead[c]),
+                                     static_cast<std::uint8_t>(dead[c] ? 0 : orders[c]), dead[c] ? 0 : support[c]};
+            if (!dead[c] && orders[c] == 3 && support[c] >= model.m_supportFloor)
+                model.m_pipelines.push_back({linkOf(links[candidates[c].first]), linkOf(links[candidates[c].second]), support[c]});
+        }
+        return Status::ok();
+    }
 
+    struct Link {
+        std::uint32_t producer, consumer;  // groups
+    };
+    // The FIFO test of the hypotheses `subset` (indices into candidates) over rows [rowBegin, rowEnd), added to
+    // dead, orders and support (collective: every process of the group calls it).
+    static Status testPipelines(const TraceData& data, const ClockOffsets& offsets, const std::vector<Link>& links,
+                                const std::vector<std::pair<std::uint32_t, std::uint32_t>>& candidates, const EventGroups& producers,
+                                const EventGroups& consumers, const std::vector<std::uint32_t>& subset, std::size_t rowBegin,
+                                std::size_t rowEnd, unsigned threads, std::size_t n, const CancelToken* cancel, Collective& group,
+                                std::vector<std::uint64_t>& deadOut, std::vector<std::uint64_t>& ordersOut, std::vector<std::int64_t>& supportOut) {
+        if (group.size() == 1 && (subset.empty() || rowBegin >= rowEnd)) return Status::ok();
+        const std::size_t requests = rowEnd > rowBegin ? rowEnd - rowBegin : 0;
         // Refute by FIFO order, request by request; every shard's state exists before any runs, so shards
         // that get no requests merge as empty.
         struct PipelineShard {
@@ -846,14 +1015,15 @@ private:
         };
         std::vector<PipelineShard> shards(std::max(1u, threads));
         for (auto& st : shards) {
-            st.active.resize(candidates.size());
-            std::iota(st.active.begin(), st.active.end(), 0u);
+            st.active = subset;
             st.dead.assign(candidates.size(), 0);
             st.orders.assign(candidates.size(), 0);
             st.support.assign(candidates.size(), 0);
         }
         std::atomic<bool> cancelled{false};
         forEachShard(requests, threads, [&](unsigned shard, std::size_t begin, std::size_t end) {
+            begin += rowBegin;
+            end += rowBegin;
             PipelineShard& st = shards[shard];
             std::vector<int> producedBy(producers.types.size(), -1), consumedBy(consumers.types.size(), -1);
             std::vector<SegmentInstance> segs;
@@ -909,13 +1079,11 @@ private:
         group.bitOr(dead);
         group.bitOr(orders);
         group.sum(support);
-        auto linkOf = [&](const Link& l) {
-            return PipelineLink{mostFrequent(model, producers.types[l.producer]), mostFrequent(model, consumers.types[l.consumer]),
-                                producers.types[l.producer], consumers.types[l.consumer]};
-        };
-        for (std::size_t c = 0; c < candidates.size(); ++c)
-            if (!dead[c] && orders[c] == 3 && support[c] >= model.m_supportFloor)
-                model.m_pipelines.push_back({linkOf(links[candidates[c].first]), linkOf(links[candidates[c].second]), support[c]});
+        for (std::size_t c = 0; c < candidates.size(); ++c) {
+            deadOut[c] |= dead[c];
+            ordersOut[c] |= orders[c];
+            supportOut[c] += support[c];
+        }
         return Status::ok();
     }
 };
@@ -923,6 +1091,20 @@ private:
 Result<CausalModel> inferModel(const TraceData& data, const ClockOffsets& offsets, const InferenceOptions& options,
                                const ProgressSink* progress, const CancelToken* cancel, const RequestShare* share) {
     return ModelBuilder::build(data, offsets, options, progress, cancel, share ? *share : RequestShare::whole(data));
+}
+
+Result<Refinement> refineModel(const CausalModel& prior, const TraceData& data, const ClockOffsets& offsets, std::size_t firstNew,
+                               const InferenceOptions& options, const ProgressSink* progress, const CancelToken* cancel) {
+    Refinement out;
+    if (options.maxRequests >= 0) out.fullBecause = "the model covers only the first requests (max_requests)";
+    else if (prior.supportFloor() != options.supportFloor) out.fullBecause = "another support floor";
+    else if (prior.requestsAnalysed() != static_cast<std::int64_t>(firstNew) || firstNew > data.requestCount())
+        out.fullBecause = "the model is not of the rows before the new ones";
+    if (!out.fullBecause.empty()) return out;
+    auto model = ModelBuilder::build(data, offsets, options, progress, cancel, RequestShare::whole(data), &prior, firstNew, &out.fullBecause);
+    if (!model) return model.status();
+    if (out.fullBecause.empty()) out.model = std::move(model.value());
+    return out;
 }
 
 } // namespace tracelight

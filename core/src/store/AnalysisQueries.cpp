@@ -237,8 +237,30 @@ bool storeRows(sqlite3* db, std::size_t count, int columns, Sql&& sql, Bind&& bi
 } // namespace
 
 Status TraceStore::replaceClockResults(const std::vector<ClockOffsetRow>& offsets, const std::vector<ClockPairRow>& pairs) {
+    if (!sqlite::exec(m_db, "DELETE FROM request_analysis;"))
+        return Status::error(m_path + ": cannot store results: " + sqlite3_errmsg(m_db));
+    return replaceClockRows(offsets, pairs);
+}
+
+Status TraceStore::dropRequestResults(const std::vector<RequestId>& requests) {
+    sqlite::Statement del(m_db, "DELETE FROM request_analysis WHERE request_id=?1");
+    for (RequestId id : requests) {
+        del.bind(1, id.value);
+        if (del.step() != SQLITE_DONE) return Status::error(m_path + ": cannot drop a request's result: " + sqlite3_errmsg(m_db));
+        del.reset();
+    }
+    return Status::ok();
+}
+
+std::int64_t TraceStore::requestsImportedAfter(std::int64_t importId, RequestId upTo) const {
+    sqlite::Statement q(m_db, "SELECT COUNT(*) FROM requests WHERE id<=?1 AND import_id>?2");
+    q.bind(1, upTo.value).bind(2, importId);
+    return q.step() == SQLITE_ROW ? q.int64(0) : -1;
+}
+
+Status TraceStore::replaceClockRows(const std::vector<ClockOffsetRow>& offsets, const std::vector<ClockPairRow>& pairs) {
     auto fail = [&](const char* what) { return Status::error(m_path + ": cannot store " + what + ": " + sqlite3_errmsg(m_db)); };
-    if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM clock_pairs; DELETE FROM request_analysis;")) return fail("results");
+    if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM clock_pairs;")) return fail("results");
     if (!storeRows(m_db, pairs.size(), 8,
                    insertInto("INSERT INTO clock_pairs(client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied)", 8),
                    [&](sqlite::Statement& st, int at, std::size_t i) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QComboBox>
+#include <QTabWidget>
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QLabel>
@@ -15,12 +17,16 @@
 #include <QTest>
 
 #include <cstdlib>
+#include <fstream>
 
 #include "LoopbackClient.h"
 #include "CaptureDialog.h"
 #include "CaptureRun.h"
 #include "MainWindow.h"
 #include "Session.h"
+#include "compare/CompareWorkspace.h"
+#include "tracelight/compare/PeriodComparison.h"
+#include "tracelight/import/Import.h"
 #include "models/RequestTableModel.h"
 #include "models/RequestTablePanel.h"
 #include "tracelight/store/TraceStore.h"
@@ -158,6 +164,95 @@ TEST(Capture, TheRequestTableFollowsTheSpansAsTheyArrive) {
     ASSERT_TRUE(info);
     EXPECT_EQ(info->requests, 3);
     EXPECT_EQ(info->spans, 5);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.isLoading(); }, 60000));
+}
+
+// While spans arrive, the Compare tab compares a stored period with the running capture's, and a comparison
+// asked again after more traces were stored takes them in.
+TEST(Capture, TheRunningCaptureComparesWithAStoredPeriod) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString db = dir.filePath(QStringLiteral("live.tldb"));
+    // Checkouts (a charge inside each) of `ms` milliseconds, traces first, first + 1, …: a comparison tests periods of
+    // at least 10 requests.
+    auto checkouts = [](int first, int count, long ms) {
+        std::vector<Span> spans;
+        for (int t = first; t < first + count; ++t) {
+            const long start = 100L * t;
+            spans.push_back({t, 2 * t, 0, "checkout", start, start + ms});
+            spans.push_back({t, 2 * t + 1, 2 * t, "charge", start + 5, start + ms - 10});
+        }
+        return otlpJson(spans);
+    };
+    constexpr int kBaseline = 12, kFirstRound = 10, kSecondRound = 2;
+    {
+        // Last week's checkouts of 40 ms, imported as the period "baseline".
+        const std::string file = dir.filePath(QStringLiteral("baseline.json")).toStdString();
+        std::ofstream(file) << checkouts(1000, kBaseline, 40);
+        auto store = TraceStore::open(db.toStdString(), TraceStore::Mode::Create);
+        ASSERT_TRUE(store);
+        ImportOptions import;
+        import.inputs = {file};
+        import.period = "baseline";
+        ASSERT_TRUE(importTraces(*store.value(), import));
+    }
+    app::MainWindow window;
+    window.setErrorsToStderr(true);
+    window.resize(1280, 860);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    ReceiverOptions options;
+    options.httpAddress = "127.0.0.1:0";
+    options.capture.quietNs = 300'000'000;
+    options.capture.period = "live";
+    ASSERT_TRUE(window.startCapture(db, options)) << window.lastError().toStdString();
+    ASSERT_TRUE(window.session()->capture());
+    const std::string endpoint = window.session()->capture()->endpoint();
+    const int port = std::atoi(endpoint.substr(endpoint.rfind(':') + 1).c_str());
+
+    auto* compare = window.findChild<widgets::CompareWorkspace*>();
+    ASSERT_TRUE(compare);
+    for (QTabWidget* tabs : window.findChildren<QTabWidget*>())
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->widget(i) == compare || tabs->widget(i)->isAncestorOf(compare)) tabs->setCurrentIndex(i);
+    auto knowsLive = [&] {
+        for (QComboBox* box : compare->findChildren<QComboBox*>())
+            if (box->findText(QStringLiteral("live")) >= 0 && box->findText(QStringLiteral("baseline")) >= 0) return true;
+        return false;
+    };
+    // The capture's requests so far, compared with the baseline: the capture still runs.
+    auto compared = [&](std::size_t captured) -> const PeriodComparison* {
+        const bool ready = QTest::qWaitFor([&] { return knowsLive() && !window.isLoading(); }, 30000);
+        EXPECT_TRUE(ready) << "the Compare tab never offered the capture's period";
+        if (!ready) return nullptr;
+        bool done = false;
+        const auto connection = QObject::connect(compare, &widgets::CompareWorkspace::resultsReady, [&] { done = true; });
+        compare->setPeriods(QStringLiteral("baseline"), QStringLiteral("live"));
+        const bool shown = QTest::qWaitFor([&] { return done; }, 30000);
+        QObject::disconnect(connection);
+        const PeriodComparison* c = compare->comparison();
+        EXPECT_TRUE(shown && c) << compare->summaryText().toStdString();
+        if (!c) return nullptr;
+        EXPECT_EQ(c->baseline, "baseline");
+        EXPECT_EQ(c->problem, "live");
+        EXPECT_EQ(c->baselineEntries.size(), static_cast<std::size_t>(kBaseline));
+        EXPECT_EQ(c->problemEntries.size(), captured);
+        EXPECT_TRUE(window.session()->capture());
+        return c;
+    };
+
+    // Slow checkouts (90 ms) arrive.
+    ASSERT_EQ(postJson(port, checkouts(1, kFirstRound, 90)), 200);
+    auto* panel = window.findChild<widgets::RequestTablePanel*>();
+    ASSERT_TRUE(panel);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return panel->view()->model()->rowCount() == kBaseline + kFirstRound; }, 20000));
+    ASSERT_TRUE(compared(kFirstRound));
+    // More while the capture goes on: compared again, they are in.
+    ASSERT_EQ(postJson(port, checkouts(1 + kFirstRound, kSecondRound, 90)), 200);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return panel->view()->model()->rowCount() == kBaseline + kFirstRound + kSecondRound; }, 20000));
+    const PeriodComparison* after = compared(kFirstRound + kSecondRound);
+    ASSERT_TRUE(after);
+    window.stopCapture();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !window.isLoading(); }, 60000));
 }
 

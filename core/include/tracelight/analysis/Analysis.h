@@ -39,6 +39,12 @@ constexpr int kAnalysisVersion = 11;
 
 struct AnalysisOptions {
     InferenceOptions inference;
+    // A full analysis writes its results at the end instead of beside the per-request pass, holding the store's
+    // write lock only then (a live capture keeps committing spans meanwhile). Not a parameter of the results.
+    bool writeAtEnd = false;
+    // Every request analysed again, whatever an earlier analysis left (an incremental analysis gives the same
+    // results; this is for checking that, and for measuring).
+    bool full = false;
 };
 
 // The parameters a cached result depends on, as stored beside it.
@@ -56,6 +62,13 @@ struct AnalysisSummary {
     std::int64_t happensBefore = 0;    // confirmed relations
     std::int64_t mutualExclusion = 0;
     std::int64_t pipelines = 0;
+    // Incremental analysis: whether the last analysis's model was refined with the new requests only, the
+    // requests whose events were tested against the surviving hypotheses, the requests the per-request pass
+    // ran on (new ones and earlier ones the refined model affects), and why a full analysis ran instead.
+    bool incremental = false;
+    std::int64_t inferredRequests = 0;
+    std::int64_t derivedRequests = 0;
+    std::string fullBecause;
     std::vector<StageTiming> stages;
 };
 
@@ -72,10 +85,20 @@ using OffsetsSolved = std::function<void(const TraceData&, const ClockOffsets&)>
 Result<InMemoryAnalysis> analyzeInMemory(TraceData data, const AnalysisOptions& options,
                                          std::vector<StageTiming>* stages = nullptr,
                                          const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr,
-                                         const RequestShare* share = nullptr, const OffsetsSolved* offsetsSolved = nullptr);
+                                         const RequestShare* share = nullptr, const OffsetsSolved* offsetsSolved = nullptr,
+                                         SkewEstimates* estimatesOut = nullptr);
 SkewEstimates collectSkewEstimates(const TraceData& data, unsigned threads, Collective* group = nullptr);
 
 // Runs the analysis and replaces the cached results in one transaction.
+// Incremental: when the store holds an earlier analysis (same version and parameters) whose requests are all
+// still there, unchanged, and come before every new one, only the new requests are analysed: their clock
+// estimates join the stored ones, the stored model is refined with them (refineModel), and the per-request
+// pass runs on them and on the earlier requests that hold both types of a relation the refinement changed;
+// every other request keeps its cached result. The results equal a full analysis's. A full analysis runs
+// instead (summary.fullBecause says why) when a host's clock offset that earlier requests use changes, an
+// earlier request was removed or replaced, or refineModel refuses; and always in a distributed run.
+// Several processes may analyse one store at once: a write that finds another analysis stored meanwhile
+// starts again from what is stored then.
 // With a group of several processes (a distributed run, collective: each process calls it on its own
 // connection to the same database), each reads and analyses its run of requests (store.requestIdCuts),
 // the group merges clock estimates, hypotheses and aggregates, and the first process writes every result:

@@ -25,7 +25,11 @@
 //   * Support is kept, and serialized, only for pairs that were seen together; a row is written dense
 //     only while that is smaller than the list of its pairs.
 // Requests are sharded across threads and the shards merged by AND (refutations) and sums (support).
+// Refinement (refineModel): a model inferred from a run of requests takes the next run by testing only
+// its surviving hypotheses against the new requests, and ends as the model of both runs inferred at once.
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <functional>
 #include <string>
 #include <vector>
@@ -56,6 +60,15 @@ struct PipelineLink {
 struct PipelinePair {
     PipelineLink first, second;
     std::int64_t support = 0;  // requests with all four segments
+};
+
+// A pipeline hypothesis as refinement carries it: its two links by the smallest segment type of each
+// producer and consumer group, and what the requests tested so far showed.
+struct PipelineCandidate {
+    std::array<std::uint32_t, 4> key{};  // first producer, first consumer, second producer, second consumer
+    std::uint8_t dead = 0, orders = 0;   // refuted; orders seen (1: first ends first, 2: second ends first)
+    std::int64_t support = 0;            // requests with all four segments
+    bool operator==(const PipelineCandidate&) const = default;
 };
 
 struct ConvergencePoint {
@@ -108,6 +121,10 @@ public:
     // A compact binary form for the result cache; deserialize refuses damaged or foreign bytes.
     std::string serialize() const;
     static Result<CausalModel> deserialize(std::string_view bytes);
+    // The model with what refinement needs besides (every pipeline hypothesis, refuted ones included).
+    std::string serializeState() const;
+    static Result<CausalModel> deserializeState(std::string_view bytes);
+    const std::vector<PipelineCandidate>& pipelineCandidates() const { return m_candidates; }
 
 private:
     friend class ModelBuilder;
@@ -116,6 +133,7 @@ private:
         std::uint32_t support;  // requests with both
     };
     void computeConfirmed();
+    static Status parse(std::string_view& in, CausalModel& m);
     int dense(SegmentTypeId a) const { return a.value < m_dense.size() ? m_dense[a.value] : -1; }
     bool hbAlive(SegmentTypeId a, SegmentTypeId b) const;
     std::size_t m_types = 0;
@@ -131,6 +149,7 @@ private:
     std::vector<std::vector<SegmentTypeId>> m_hbConfirmed, m_meConfirmed;  // per type
     std::vector<PipelinePair> m_pipelines;
     std::vector<ConvergencePoint> m_convergence;
+    std::vector<PipelineCandidate> m_candidates;  // every pipeline hypothesis, in the order they are made
 };
 
 // With a share, this process infers from its part of the requests and the group merges the parts
@@ -138,6 +157,21 @@ private:
 Result<CausalModel> inferModel(const TraceData& data, const ClockOffsets& offsets, const InferenceOptions& options,
                                const ProgressSink* progress = nullptr, const CancelToken* cancel = nullptr,
                                const RequestShare* share = nullptr);
+
+// The model of rows [0, firstNew) of data (`prior`, inferred from them alone with the same options and
+// offsets) refined with rows [firstNew, end): only the hypotheses that survived the prior rows are tested,
+// against the new rows only, and the result equals inferModel over every row. Hypotheses that did not
+// exist yet (types first seen now, pipeline hypotheses whose links were confirmed only now) are new and
+// tested against every row. No model (fullBecause set) when refinement cannot give that equality: the
+// tracked types changed (more than kDenseTypeBudget types), a type first repeated within a request, or
+// the pipeline hypotheses hit their bound.
+struct Refinement {
+    std::optional<CausalModel> model;
+    std::string fullBecause;
+};
+Result<Refinement> refineModel(const CausalModel& prior, const TraceData& data, const ClockOffsets& offsets, std::size_t firstNew,
+                               const InferenceOptions& options, const ProgressSink* progress = nullptr,
+                               const CancelToken* cancel = nullptr);
 
 
 } // namespace tracelight

@@ -215,6 +215,13 @@ public:
     // across them). Requests given no row keep no result.
     Status replaceClockResults(const std::vector<ClockOffsetRow>& offsets, const std::vector<ClockPairRow>& pairs = {});
     Status storeRequestResults(std::size_t count, const std::function<RequestResultRow(std::size_t)>& rows);
+    // An incremental analysis: the clock rows replaced with every request's result kept, and then the results
+    // of the requests it derives again dropped before storeRequestResults stores them anew.
+    Status replaceClockRows(const std::vector<ClockOffsetRow>& offsets, const std::vector<ClockPairRow>& pairs);
+    Status dropRequestResults(const std::vector<RequestId>& requests);
+    // Requests with ids up to upTo that an import after importId stored (a live capture replaces a request
+    // that got a late span): what an incremental analysis checks its earlier requests are unchanged by.
+    std::int64_t requestsImportedAfter(std::int64_t importId, RequestId upTo) const;
     // Per host pair, what the last analysis's clock-skew correction decided (client, server order).
     std::vector<ClockPairRow> clockPairs() const;
     // The digest `analyze` prints, without reading every pair (a corpus of page loads has 800,000).
