@@ -54,7 +54,7 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
                          static_cast<long long>(summary->inferredRequests), static_cast<long long>(summary->derivedRequests));
         else
             std::fprintf(stderr, "  full analysis: %s\n", summary->fullBecause.c_str());
-        for (const auto& s : summary->stages) std::fprintf(stderr, "  %-28s %8.2f s\n", s.stage.c_str(), s.seconds);
+        for (const auto& s : summary->stages) std::fprintf(stderr, "  %-33s %8.2f s\n", s.stage.c_str(), s.seconds);
     }
     // What clock-skew correction did, per host pair: every adjustment visible, with the rule that fired.
     if (o.json) {
