@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
                                      QStringLiteral("mode"));
     QCommandLineOption compareView(QStringLiteral("compare-view"),
                                    QStringLiteral("With --screenshot --tab compare: the entry view shown, one of suspects, detail, side-by-side, "
-                                                  "diff, c2, timeline, over-time, swim-lanes, tree or categories (default: suspects when there "
+                                                  "diff, c2, timeline, over-time, swim-lanes, train-schedules, tree or categories (default: suspects when there "
                                                   "are some)."),
                                    QStringLiteral("view"));
     parser.addOption(compareView);
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
             // The entry views in their tab order; the one asked for is shown once the comparison is in.
             const QStringList views = {QStringLiteral("suspects"), QStringLiteral("detail"), QStringLiteral("side-by-side"), QStringLiteral("diff"),
                                        QStringLiteral("c2"),       QStringLiteral("timeline"), QStringLiteral("over-time"), QStringLiteral("swim-lanes"),
-                                       QStringLiteral("tree"),     QStringLiteral("categories")};
+                                       QStringLiteral("train-schedules"), QStringLiteral("tree"), QStringLiteral("categories")};
             auto* workspace = window.findChild<tracelight::widgets::CompareWorkspace*>();
             if (!workspace) return 1;
             const auto index = parser.isSet(compareView) ? views.indexOf(parser.value(compareView)) : -1;

@@ -9,7 +9,9 @@
 #include <unordered_map>
 
 #include "Commands.h"
+#include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/base/Json.h"
+#include "tracelight/compare/TrainSchedule.h"
 #include "tracelight/compare/Compare.h"
 #include "tracelight/compare/FlowGraph.h"
 #include "tracelight/compare/PeriodComparison.h"
@@ -87,8 +89,22 @@ int printEntry(const CompareArgs& args, const TraceStore& store, const InMemoryA
             }
             w.beginObject().key("category").value(std::int64_t(cmp.categories[s.category].id))
                 .key("period").value(s.baseline ? pc.baseline : pc.problem).key("precursor").value(s.precursor)
-                .key("requests").value(std::int64_t(s.entries.size())).key("representative").value(requestName(representative))
-                .key("edges").beginArray();
+                .key("requests").value(std::int64_t(s.entries.size())).key("representative").value(requestName(representative));
+            // The representative zoomed out to components (Spectroscope's Figure 8): its legs between hosts over time.
+            w.key("train_schedule");
+            if (auto detail = representative.isValid() ? loadRequestDetail(store, representative) : Result<RequestDetail>(Status::error("")); detail) {
+                const TrainSchedule t = trainSchedule(detail.value());
+                w.beginObject().key("latency_us").value(nsToUs(t.latencyNs)).key("components").beginArray();
+                for (const auto& c : t.components) w.value(c);
+                w.endArray().key("legs").beginArray();
+                for (const TrainLeg& leg : t.legs)
+                    w.beginObject().key("from").value(std::int64_t(leg.from)).key("to").value(std::int64_t(leg.to)).key("start_us").value(nsToUs(leg.startNs))
+                        .key("end_us").value(nsToUs(leg.endNs)).key("critical").value(leg.critical).endObject();
+                w.endArray().endObject();
+            } else {
+                w.null();
+            }
+            w.key("edges").beginArray();
             for (const EdgeStats& edge : edges) {
                 w.beginObject().key("from").value(c.typeStart[edge.type]).key("to").value(c.typeEnd[edge.type]);
                 w.key("count").value(edge.stats.count).key("mean_us").value(edge.stats.meanNs / 1000.0)

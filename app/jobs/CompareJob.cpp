@@ -32,17 +32,18 @@ widgets::EntryGraphsOutcome layOutEntryGraphs(const widgets::EntryGraphsRequest&
 
 widgets::SwimLanesOutcome loadSwimLanes(const widgets::SwimLanesRequest& request, const StoreSource& source, const CancelToken& cancel,
                                         const ProgressSink&) {
-    using Pair = std::pair<std::shared_ptr<const RequestDetail>, std::shared_ptr<const RequestDetail>>;
+    using Lanes = widgets::SwimLanes;
     auto store = openReader(source);
-    if (!store) return std::make_shared<const Result<Pair>>(store.status());
-    Pair out;
-    for (auto [id, slot] : {std::pair{request.first, &out.first}, std::pair{request.second, &out.second}}) {
+    if (!store) return std::make_shared<const Result<Lanes>>(store.status());
+    Lanes out;
+    for (auto [id, slot, train] : {std::tuple{request.first, &out.first, &out.firstTrain}, std::tuple{request.second, &out.second, &out.secondTrain}}) {
         if (!id.isValid()) continue;
         auto detail = loadRequestDetail(*store.value(), id, &cancel);
-        if (!detail) return std::make_shared<const Result<Pair>>(detail.status());
+        if (!detail) return std::make_shared<const Result<Lanes>>(detail.status());
+        *train = trainSchedule(detail.value());
         *slot = std::make_shared<const RequestDetail>(std::move(detail.value()));
     }
-    return std::make_shared<const Result<Pair>>(std::move(out));
+    return std::make_shared<const Result<Lanes>>(std::move(out));
 }
 
 widgets::EntryTreeOutcome growEntryTree(const widgets::EntryTreeRequest& request, const StoreSource& source, const CancelToken&,

@@ -438,6 +438,21 @@ assert all(0 <= l["from"] < len(e["nodes"]) and 0 <= l["to"] < len(e["nodes"]) f
 closest_entry=$("$cli" compare "$work/storage.tldb" --baseline base --problem prob --entry "$rank" --json)
 python3 -c 'import json, sys; assert json.loads(sys.argv[1])["precursor"] == int(sys.argv[2])' "$closest_entry" "$closest"
 check "compare --entry compares with the closest candidate by default" $?
+# Each side's representative as a train schedule: stations and legs within the request, on its latency's axis.
+rep=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["first"]["representative"])' "$closest_entry")
+rep_path=$("$cli" critical-path "$work/storage.tldb" --request "$rep" --json)
+python3 -c '
+import json, sys
+e, path = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+for side in ("first", "second"):
+    t = e[side]["train_schedule"]
+    assert t["components"] and t["legs"], side
+    assert all(0 <= l["from"] < len(t["components"]) and 0 <= l["to"] < len(t["components"]) for l in t["legs"])
+    assert all(0 <= l["start_us"] <= l["end_us"] <= t["latency_us"] + 1e-3 for l in t["legs"])
+    assert [l["start_us"] for l in t["legs"]] == sorted(l["start_us"] for l in t["legs"])
+    assert any(l["critical"] for l in t["legs"]) and any(l["from"] != l["to"] for l in t["legs"])
+assert abs(e["first"]["train_schedule"]["latency_us"] - path["latency_us"]) < 1e-3
+' "$closest_entry" "$rep_path"; check "compare --entry --json: each representative's train schedule" $?
 "$cli" compare "$work/storage.tldb" --baseline base --problem prob --entry "$rank" --precursor "$picked" | grep -q "against precursor category $picked "
 check "compare --entry --precursor text names the precursor" $?
 compare_error "precursor not a candidate" "is not a candidate precursor of category" "$work/storage.tldb" --baseline base --problem prob \

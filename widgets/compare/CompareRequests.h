@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "compare/FlowGraphView.h"
+#include "tracelight/compare/TrainSchedule.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/compare/AaStudy.h"
@@ -35,7 +36,12 @@ using EntryGraphsOutcome = std::shared_ptr<const Result<std::shared_ptr<const Fl
 struct SwimLanesRequest {
     RequestId first, second;  // either may be invalid: that side stays empty
 };
-using SwimLanesOutcome = std::shared_ptr<const Result<std::pair<std::shared_ptr<const RequestDetail>, std::shared_ptr<const RequestDetail>>>>;
+// The two representatives in detail, and each one's train schedule zoomed out to components.
+struct SwimLanes {
+    std::shared_ptr<const RequestDetail> first, second;
+    TrainSchedule firstTrain, secondTrain;
+};
+using SwimLanesOutcome = std::shared_ptr<const Result<SwimLanes>>;
 
 struct EntryTreeRequest {
     std::shared_ptr<const PeriodComparison> comparison;

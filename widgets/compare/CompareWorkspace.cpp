@@ -21,6 +21,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextDocumentFragment>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -30,6 +31,7 @@
 #include "PeriodTimeline.h"
 #include "RegressionTreeView.h"
 #include "SuspectsView.h"
+#include "TrainScheduleView.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "waterfall/WaterfallLayout.h"
 #include "waterfall/WaterfallView.h"
@@ -231,6 +233,16 @@ CompareWorkspace::CompareWorkspace(QWidget* parent) : QWidget(parent) {
         lanesPage->addWidget(half);
     }
     m_views->addTab(lanesPage, tr("Swim lanes"));
+    // The same two requests zoomed out to components, as train schedules (Spectroscope's Figure 8).
+    auto* trainPage = new QSplitter(Qt::Vertical, this);
+    m_firstTrain = new TrainScheduleView(trainPage);
+    m_secondTrain = new TrainScheduleView(trainPage);
+    trainPage->addWidget(m_firstTrain);
+    trainPage->addWidget(m_secondTrain);
+    m_views->addTab(trainPage, tr("Train schedules"));
+    m_views->setTabToolTip(m_views->indexOf(trainPage),
+                           tr("The two representatives zoomed out to components: a line per component, each stay along it and each "
+                              "call or reply crossing between them, on one time axis"));
     auto follow = [](WaterfallView* other) {
         return [other](double from, double to) {
             if (other->visibleFromUs() != from || other->visibleToUs() != to) other->setVisibleRange(from, to);
@@ -349,6 +361,8 @@ void CompareWorkspace::clear(const QString& message) {
     m_overTimeCategories = nullptr;
     m_firstLanes->setRequest(nullptr);
     m_secondLanes->setRequest(nullptr);
+    m_firstTrain->clear(tr("Choose an entry to see its requests' train schedules."));
+    m_secondTrain->clear(QString());
     m_entry.reset();
     m_tree->setMessage(tr("Choose an entry to see which attributes separate its requests."));
     m_treeSummary->clear();
@@ -725,11 +739,21 @@ void CompareWorkspace::showSwimLanes(SwimLanesOutcome lanes) {
     if (!(m_awaiting & kLanes) || !lanes) return;
     m_awaiting &= ~kLanes;
     if (lanes->isOk()) {
-        m_firstLanes->setRequest(lanes->value().first);
-        m_secondLanes->setRequest(lanes->value().second);
+        const SwimLanes& got = lanes->value();
+        m_firstLanes->setRequest(got.first);
+        m_secondLanes->setRequest(got.second);
         shareLanesAxis();
+        // Titled as the swim lanes are; both on the longer request's time axis.
+        for (auto [view, train, title] : {std::tuple{m_firstTrain, &got.firstTrain, m_firstLanesTitle}, std::tuple{m_secondTrain, &got.secondTrain, m_secondLanesTitle}}) {
+            if (train->components.empty()) view->clear(tr("No request on this side"));
+            else view->setSchedule(*train, QTextDocumentFragment::fromHtml(title->text()).toPlainText());
+        }
+        const double span = std::max(m_firstTrain->spanUs(), m_secondTrain->spanUs());
+        m_firstTrain->setSpanUs(span);
+        m_secondTrain->setSpanUs(span);
     } else {
         m_firstLanesTitle->setText(QString::fromStdString(lanes->message()));
+        m_firstTrain->clear(QString::fromStdString(lanes->message()));
     }
     emit resultsReady();
 }

@@ -43,6 +43,7 @@ class FlowGraphView;
 class PeriodTimeline;
 class RegressionTreeView;
 class SuspectsView;
+class TrainScheduleView;
 class WaterfallView;
 
 class CompareWorkspace : public QWidget {
@@ -88,6 +89,8 @@ public:
     RegressionTreeView* treeView() const { return m_tree; }
     QListWidget* treeAttributes() const { return m_treeAttributes; }
     WaterfallView* firstLanes() const { return m_firstLanes; }
+    TrainScheduleView* firstTrain() const { return m_firstTrain; }
+    TrainScheduleView* secondTrain() const { return m_secondTrain; }
     WaterfallView* secondLanes() const { return m_secondLanes; }
     QString summaryText() const;
     bool exportCsv(const QString& path) const;
@@ -173,6 +176,8 @@ private:
     QLabel* m_treeSummary = nullptr;
     std::optional<CompareEntry> m_entry;  // the entry shown
     WaterfallView* m_firstLanes = nullptr;
+    TrainScheduleView* m_firstTrain = nullptr;
+    TrainScheduleView* m_secondTrain = nullptr;
     WaterfallView* m_secondLanes = nullptr;
     QLabel* m_firstLanesTitle = nullptr;
     QLabel* m_secondLanesTitle = nullptr;

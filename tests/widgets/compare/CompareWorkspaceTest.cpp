@@ -36,6 +36,7 @@
 #include "compare/FlowGraphView.h"
 #include "compare/PeriodTimeline.h"
 #include "compare/RegressionTreeView.h"
+#include "compare/TrainScheduleView.h"
 #include "waterfall/WaterfallView.h"
 #include "widgets/waterfall/LayoutStarts.h"
 #include "generator/StorageGenerator.h"
@@ -258,6 +259,33 @@ TEST(CompareWorkspace, DrawsTheEntrysFlowGraphsSideBySideAndAsADiff) {
     w.firstLanes()->setVisibleRange(10, 500);
     EXPECT_DOUBLE_EQ(w.secondLanes()->visibleFromUs(), 10);
     EXPECT_DOUBLE_EQ(w.secondLanes()->visibleToUs(), 500);
+    // The same two requests as train schedules: a station per host the request visited, every segment a leg,
+    // the critical ones marked, both on the longer request's time axis.
+    for (auto [train, lanes] : {std::pair{w.firstTrain(), w.firstLanes()}, std::pair{w.secondTrain(), w.secondLanes()}}) {
+        const RequestDetail& d = *lanes->request();
+        const TrainSchedule& t = train->schedule();
+        std::set<std::string> visited;
+        for (std::size_t i = 0; i < d.dag.segments.size(); ++i) {
+            visited.insert(d.hosts[d.segmentStartHost[i]]);
+            visited.insert(d.hosts[d.segmentEndHost[i]]);
+        }
+        EXPECT_EQ(std::set<std::string>(t.components.begin(), t.components.end()), visited);
+        ASSERT_FALSE(t.legs.empty());
+        EXPECT_LE(t.legs.size(), d.dag.segments.size()) << "a stay is one leg, never more than its segments";
+        TimeNs legTime = 0, segmentTime = 0, criticalLegs = 0;
+        for (const TrainLeg& leg : t.legs) {
+            legTime += leg.endNs - leg.startNs;
+            criticalLegs += leg.critical ? leg.endNs - leg.startNs : 0;
+        }
+        for (const auto& seg : d.dag.segments) segmentTime += seg.durationNs();
+        EXPECT_EQ(legTime, segmentTime) << "the legs cover the segments' time, no more, no less";
+        TimeNs criticalTime = 0;
+        for (std::size_t i = 0; i < d.dag.segments.size(); ++i) criticalTime += d.critical[i] ? d.dag.segments[i].durationNs() : 0;
+        EXPECT_EQ(criticalLegs, criticalTime);
+        EXPECT_GE(train->stationY(t.components.size() - 1), train->stationY(0));
+    }
+    EXPECT_DOUBLE_EQ(w.firstTrain()->spanUs(), w.secondTrain()->spanUs());
+    EXPECT_DOUBLE_EQ(w.firstTrain()->spanUs(), std::max(double(w.firstTrain()->schedule().latencyNs), double(w.secondTrain()->schedule().latencyNs)) / 1000.0);
     // View › Local Clocks: both lanes laid out on each host's own clock, on one time axis still; and back.
     w.setLocalClocks(true);
     for (const widgets::WaterfallView* lanes : {w.firstLanes(), w.secondLanes()}) {
