@@ -19,6 +19,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -86,6 +87,22 @@ struct AggregateBundle {
 };
 using AggregateResult = std::shared_ptr<AggregateBundle>;
 using WhatIfResult = std::shared_ptr<Result<std::vector<TimeNs>>>;
+
+// The model inferred from one period's requests alone, over the analysis in memory (read here when the
+// aggregates have not brought it yet).
+Result<ModelGraph> periodModelGraph(const TraceStore& store, std::shared_ptr<const InMemoryAnalysis> analysis, const std::string& period,
+                                    const ProgressSink& progress, const CancelToken& cancel) {
+    if (auto size = periodSize(store, period); !size) return size.status();
+    if (!analysis) {
+        auto loaded = loadAnalysis(store, &progress, &cancel);
+        if (!loaded) return loaded.status();
+        analysis = std::make_shared<const InMemoryAnalysis>(std::move(loaded.value()));
+    }
+    progress(0.5, "inferring the period's model");
+    const std::vector<std::uint32_t> rows = periodRows(store, analysis->data.requestIds, period);
+    if (rows.empty()) return Status::error("no requests in period '" + period + "'");
+    return modelGraphOfRows(*analysis, rows, AnalysisOptions{}, [&](RequestId id) { return store.requestName(id); }, &cancel);
+}
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -307,6 +324,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         showSegmentStatus(segment);
         m_model->selectType(QString::fromStdString(d->segmentName(s)));
     });
+    connect(m_model, &widgets::ModelOverview::periodChosen, this, [this] { loadModel(); });
     connect(m_model, &widgets::ModelOverview::requestActivated, this, [this](const QString& name) {
         selectRequestByName(name);
         m_tabs->setCurrentIndex(0);
@@ -574,6 +592,7 @@ void MainWindow::loadAggregates() {
             if (auto info = m_session->store()->info())
                 for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
             m_compare->setDatabase(m_analysisData, periods);
+            m_model->setPeriods(periods);
             m_profileView->setScope(m_session->scope());
             m_profileView->setDatabase(m_analysisData, periods);
             m_bottlenecks->setScope(m_session->scope());
@@ -759,6 +778,14 @@ bool MainWindow::openDatabase(const QString& path) {
     m_spanPane->setSpans(nullptr);
     m_model->setGraph(nullptr);
     m_model->setServiceMap(nullptr);
+    {
+        // The period the model was inferred over stays chosen while this database has one of that name.
+        QStringList periods;
+        if (auto info = m_session->store()->info())
+            for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
+        const QSignalBlocker quiet(m_model);  // the model is loaded below
+        m_model->setPeriods(periods);
+    }
     loadTable();
     if (analysisIsCurrent(*m_session->store(), AnalysisOptions{})) {
         loadModel();
@@ -805,10 +832,13 @@ void MainWindow::loadTable() {
 
 void MainWindow::loadModel() {
     job(Job::Model).start<GraphResult>(
-        [reader = m_session->reader(), ids = m_session->scope().ids](const CancelToken& cancel, const ProgressSink&) {
+        [reader = m_session->reader(), ids = m_session->scope().ids, period = m_model->period().toStdString(),
+         analysis = m_analysisData](const CancelToken& cancel, const ProgressSink& progress) {
             auto store = reader();
             if (!store) return std::make_shared<GraphBundle>(GraphBundle{store.status(), nullptr});
-            auto bundle = std::make_shared<GraphBundle>(GraphBundle{loadModelGraph(*store.value(), &cancel), nullptr});
+            auto bundle = std::make_shared<GraphBundle>(GraphBundle{period.empty() ? loadModelGraph(*store.value(), &cancel)
+                                                                                   : periodModelGraph(*store.value(), analysis, period, progress, cancel),
+                                                                    nullptr});
             // The service map of span data (empty for event logs) is counted here too, off the GUI thread, over the scope.
             if (auto map = loadServiceMap(*store.value(), &cancel, ids.get())) bundle->services = std::make_shared<const ServiceMap>(std::move(map.value()));
             return bundle;
@@ -816,6 +846,8 @@ void MainWindow::loadModel() {
         [this](GraphResult result) {
             // The views lay the graphs out on workers of their own (never here, on the GUI thread).
             if (result->graph.isOk()) m_model->setGraph(std::make_shared<const ModelGraph>(std::move(result->graph.value())));
+            else if (result->graph.message() != "cancelled")
+                m_statusText->setText(tr("Dependency graph: %1").arg(QString::fromStdString(result->graph.message())));
             m_model->setServiceMap(result->services);
         });
 }

@@ -14,7 +14,7 @@ declare -A options=(
     [import]="--format --map --time-unit --root-marker --period --db --quiet INPUT"
     [info]="--json --check DB"
     [analyze]="--json --support-floor --threads --quiet DB"
-    [model]="--json --support-floor --threads --quiet DB"
+    [model]="--json --period --support-floor --threads --quiet DB"
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
@@ -172,6 +172,8 @@ assert len(values) == 4, values
 assert sum(s["requests"] for s in d["strata"]) == 300, d["strata"]
 '; check "breakdown --period --by NUMERIC gives quartiles of that period" $?
 "$cli" breakdown "$work/j.tldb" --period nope --json >/dev/null 2>&1; [ $? -eq 1 ]; check "breakdown of an unknown period exits 1" $?
+# The model over a period: its own request count.
+"$cli" model "$work/two.tldb" --period early --quiet | grep -q '^{"requests":300,'; check "model --period infers from that period alone" $?
 
 # bottlenecks (BOSS): shares add up to 1 and contributions to the mean latency, overall and per stratum; the
 # gaps are a type; rules rename types; a table without --json; errors exit 1.

@@ -250,6 +250,47 @@ struct TypeTotals {
     }
 };
 
+// Request r's segments and critical path counted into the totals of their types; sequenceIndex names the
+// request among the slowest.
+void countRequest(std::vector<TypeTotals>& typeTotals, const RequestDag& dag, const CriticalPath& cp, std::size_t r,
+                  std::uint32_t sequenceIndex) {
+    for (const auto& s : dag.segments) {
+        auto& t = typeTotals[s.type.value];
+        ++t.occurrences;
+        if (t.seenIn != r) t.seenIn = r, ++t.requests;
+        t.network += s.network;
+        t.durationNs += s.durationNs();
+    }
+    forEachPathPart(dag.segments, cp.segments, cp.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
+        auto& t = typeTotals[dag.segments[v].type.value];
+        t.criticalNs += to - from;
+        if (t.criticalIn == r) return;  // the request counts once
+        t.criticalIn = r;
+        ++t.critical;
+        auto greater = std::greater<std::pair<TimeNs, std::uint32_t>>();
+        if (t.slowest.size() < kSlowestCriticalKept) {
+            t.slowest.emplace_back(cp.latencyNs, sequenceIndex);
+            std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
+        } else if (std::pair{cp.latencyNs, sequenceIndex} > t.slowest.front()) {  // ties too: whichever requests a shard got
+            std::pop_heap(t.slowest.begin(), t.slowest.end(), greater);
+            t.slowest.back() = {cp.latencyNs, sequenceIndex};
+            std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
+        }
+    });
+}
+
+// A type's statistics from its totals over `requests` requests (its names left as they are).
+template <typename NameOf>
+void fillStats(const TypeTotals& sum, std::size_t requests, NameOf&& nameOf, SegmentTypeStats& st) {
+    st.occurrences = sum.requests;
+    st.meanDurationNs = sum.occurrences ? double(sum.durationNs) / double(sum.occurrences) : 0;
+    st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;
+    st.criticalCount = sum.critical;
+    st.meanCriticalNs = requests ? double(sum.criticalNs) / double(requests) : 0;
+    for (const auto& [latency, r] : sum.slowest)
+        if (const auto& name = nameOf(r)) st.slowestCriticalRequests.push_back(*name);
+}
+
 struct RequestResult {
     TimeNs startNs = 0, latencyNs = 0, blindNs = 0;
     std::string_view blob;  // in the analysis's BlobArena
@@ -488,30 +529,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             encodeRequestResult(dag, cp, slack, blob);
             results[r] = {dag.startNs, cp.latencyNs, cp.blindNs, shardBlobs[shard].keep(blob)};
             if (writeAlongside) ready[r].store(true, std::memory_order_release);
-            for (const auto& s : dag.segments) {
-                auto& t = typeTotals[s.type.value];
-                ++t.occurrences;
-                if (t.seenIn != r) t.seenIn = r, ++t.requests;
-                t.network += s.network;
-                t.durationNs += s.durationNs();
-            }
-            const auto sequenceIndex = static_cast<std::uint32_t>(share.firstRequest + r);
-            forEachPathPart(dag.segments, cp.segments, cp.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
-                auto& t = typeTotals[dag.segments[v].type.value];
-                t.criticalNs += to - from;
-                if (t.criticalIn == r) return;  // the request counts once
-                t.criticalIn = r;
-                ++t.critical;
-                auto greater = std::greater<std::pair<TimeNs, std::uint32_t>>();
-                if (t.slowest.size() < kSlowestCriticalKept) {
-                    t.slowest.emplace_back(cp.latencyNs, sequenceIndex);
-                    std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
-                } else if (std::pair{cp.latencyNs, sequenceIndex} > t.slowest.front()) {  // ties too: whichever requests a shard got
-                    std::pop_heap(t.slowest.begin(), t.slowest.end(), greater);
-                    t.slowest.back() = {cp.latencyNs, sequenceIndex};
-                    std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
-                }
-            });
+            countRequest(typeTotals, dag, cp, r, static_cast<std::uint32_t>(share.firstRequest + r));
         }
         const std::size_t total = done.fetch_add(end - begin) + (end - begin);
         if (shard == 0) {
@@ -566,18 +584,8 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
             if (it == names.end()) it = names.emplace(r, store.requestName(requestIds[r])).first;
             return it->second;
         };
-        for (std::size_t type = 0; type < stats.size(); ++type) {
-            const TypeTotals& sum = typeTotals[type];
-            SegmentTypeStats& st = stats[type];
-            // The type's names are the stored model's (storeModel): not copied here.
-            st.occurrences = sum.requests;
-            st.meanDurationNs = sum.occurrences ? double(sum.durationNs) / double(sum.occurrences) : 0;
-            st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;
-            st.criticalCount = sum.critical;
-            st.meanCriticalNs = allRequests ? double(sum.criticalNs) / double(allRequests) : 0;
-            for (const auto& [latency, r] : sum.slowest)
-                if (const auto& name = nameOf(r)) st.slowestCriticalRequests.push_back(*name);
-        }
+        // The type's names are the stored model's (storeModel): not copied here.
+        for (std::size_t type = 0; type < stats.size(); ++type) fillStats(typeTotals[type], allRequests, nameOf, stats[type]);
         const std::string params = storedParameters(options, lastImportRead);
         for (Status s : {putResult(store, "model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
                          storeSegmentStats(store, params, stats)})
@@ -617,6 +625,47 @@ Result<std::string> modelJsonOfRows(const InMemoryAnalysis& analysis, const std:
     auto part = analyzeInMemory(restrictTraceData(analysis.data, rows), options, nullptr, nullptr, cancel);
     if (!part) return part.status();
     return modelJson(part->data, part->model);
+}
+
+Result<ModelGraph> modelGraphOfRows(const InMemoryAnalysis& analysis, const std::vector<std::uint32_t>& rows,
+                                    const AnalysisOptions& options, const RequestNamer& nameOf, const CancelToken* cancel) {
+    auto part = analyzeInMemory(restrictTraceData(analysis.data, rows), options, nullptr, nullptr, cancel);
+    if (!part) return part.status();
+    const TraceData& td = part->data;
+    // The per-request pass over these requests alone, on their own clocks and model: the node statistics.
+    std::vector<TypeTotals> totals(td.segmentTypes.size());
+    RequestPass pass(part->model, td);
+    for (std::size_t r = 0; r < td.requestCount(); ++r) {
+        if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+        const RequestPassResult& result = pass.criticalPath(td, r, part->offsets);
+        countRequest(totals, result.dag, result.criticalPath, r, static_cast<std::uint32_t>(r));
+    }
+    std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
+    for (std::size_t type = 0; type < stats.size(); ++type) {
+        const SegmentType& t = td.segmentTypes[type];
+        stats[type].task = td.label(t.task.value);
+        stats[type].startEvent = td.label(t.startEvent.value);
+        stats[type].endEvent = td.label(t.endEvent.value);
+        totals[type].keepSlowest();
+        fillStats(totals[type], td.requestCount(), [&](std::uint32_t r) { return nameOf(td.requestIds[r]); }, stats[type]);
+    }
+    auto whole = modelGraphOf(part->model, std::move(stats), cancel);
+    if (!whole) return whole.status();
+    // Only the types these requests hold are nodes: the rest of the database's types are not in their model.
+    ModelGraph g = std::move(whole.value());
+    std::vector<std::uint32_t> newIndex(g.types.size(), ~0u);
+    std::vector<SegmentTypeStats> kept;
+    for (std::size_t i = 0; i < g.types.size(); ++i)
+        if (g.types[i].occurrences > 0) {
+            newIndex[i] = static_cast<std::uint32_t>(kept.size());
+            kept.push_back(std::move(g.types[i]));
+        }
+    g.types = std::move(kept);
+    for (auto* edges : {&g.happensBefore, &g.mutualExclusion, &g.pipelines}) {
+        std::erase_if(*edges, [&](const ModelGraph::Edge& e) { return newIndex[e.from] == ~0u || newIndex[e.to] == ~0u; });
+        for (auto& e : *edges) e.from = newIndex[e.from], e.to = newIndex[e.to];
+    }
+    return g;
 }
 
 namespace {

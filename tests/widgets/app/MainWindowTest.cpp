@@ -38,6 +38,7 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include "aggregates/AggregatesView.h"
+#include "graph/GraphView.h"
 #include "bottleneck/BottlenecksView.h"
 #include "profile/ProfileView.h"
 #include "models/RequestTableModel.h"
@@ -641,6 +642,38 @@ TEST(MainWindow, TheListedRequestsAreTheScopeOfTheAnalysisViews) {
     window.showAggregatePage(0);
     ASSERT_TRUE(waitIdle(window));
     EXPECT_TRUE(aggregates->breakdownAa()->text().contains(QStringLiteral("(150 each)"))) << aggregates->breakdownAa()->text().toStdString();
+}
+
+// The Mystery Machine's model over a chosen window: the graph tab's period choice infers the model from that
+// period's requests alone (on the Model lane), and "All requests" brings the cached model back.
+TEST(MainWindow, TheDependencyGraphIsInferredOverTheChosenPeriod) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "window", 300, false);
+    {
+        auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite);
+        ASSERT_TRUE(store) << store.message();
+        auto early = addPeriodByTime(*store.value(), "early", 0, 100'000'000);  // r0..r99
+        ASSERT_TRUE(early) << early.message();
+        ASSERT_EQ(early.value(), 100);
+    }
+    app::MainWindow window;
+    ASSERT_TRUE(showWithDatabase(window, db));
+    window.showTab(1);
+    auto* overview = window.findChild<widgets::ModelOverview*>();
+    ASSERT_TRUE(overview);
+    ASSERT_TRUE(overview->graphView()->sourceGraph());
+    EXPECT_EQ(overview->graphView()->sourceGraph()->requests, 300);
+    ASSERT_GE(overview->periodBox()->findText(QStringLiteral("early")), 1);
+    overview->setPeriod(QStringLiteral("early"));
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_TRUE(overview->graphView()->sourceGraph());
+    EXPECT_EQ(overview->graphView()->sourceGraph()->requests, 100);
+    EXPECT_EQ(overview->period(), QStringLiteral("early"));
+    for (const auto& t : overview->graphView()->sourceGraph()->types) EXPECT_LE(t.occurrences, 100) << t.name();
+    overview->setPeriod(QString());
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_EQ(overview->graphView()->sourceGraph()->requests, 300);
 }
 
 namespace {
