@@ -13,6 +13,7 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -409,6 +410,18 @@ void MainWindow::createActions() {
         if (saveToDatabase(tr("Bottleneck types"), [&](TraceStore& store) { return saveBottleneckRules(store, editor.rules()); }))
             m_bottlenecks->refresh();  // the table, charts and trend by the new types
     });
+
+    QAction* naming = analysis->addAction(tr("&Naming Filter…"), this, [this] {
+        if (!m_session->isOpen()) return;
+        bool ok = false;
+        const QString regex = QInputDialog::getText(
+            this, tr("Naming filter"),
+            tr("Leave out the events of event logs whose task or event name this regular expression finds\n"
+               "(test and debug log points, as the Mystery Machine does); empty: every event."),
+            QLineEdit::Normal, QString::fromStdString(m_session->store()->namingFilter()), &ok);
+        if (ok) setNamingFilter(regex);
+    });
+    naming->setToolTip(tr("Test and debug log points left out of the model, the critical paths and every view, by name"));
 
     QAction* periods = analysis->addAction(tr("&Periods…"), this, [this] {
         if (!m_session->isOpen()) return;
@@ -1267,6 +1280,19 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 void MainWindow::dropEvent(QDropEvent* event) {
     const auto urls = event->mimeData()->urls();
     if (!urls.isEmpty() && urls.first().isLocalFile()) openPath(urls.first().toLocalFile());
+}
+
+bool MainWindow::setNamingFilter(const QString& regex) {
+    if (!m_session->isOpen()) return false;
+    const std::string text = regex.toStdString();
+    if (Status s = TraceStore::checkNamingFilter(text); !s) {
+        reportError(tr("Naming filter"), QString::fromStdString(s.message()));
+        return false;
+    }
+    if (m_session->store()->namingFilter() == text) return true;
+    if (!saveToDatabase(tr("Naming filter"), [&](TraceStore& store) { return store.setNamingFilter(text); })) return false;
+    openDatabase(m_session->path());  // its analysis is stale now: analysed again, every view follows
+    return true;
 }
 
 bool MainWindow::saveToDatabase(const QString& what, const std::function<Status(TraceStore&)>& save) {

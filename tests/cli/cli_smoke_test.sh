@@ -13,8 +13,8 @@ check() {  # check NAME CONDITION-EXIT-STATUS
 declare -A options=(
     [import]="--format --map --time-unit --root-marker --period --db --quiet INPUT"
     [info]="--json --check DB"
-    [analyze]="--json --support-floor --threads --quiet DB"
-    [model]="--json --period --support-floor --threads --quiet DB"
+    [analyze]="--json --exclude-names --support-floor --threads --quiet DB"
+    [model]="--json --period --exclude-names --support-floor --threads --quiet DB"
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
     [breakdown]="--period --by --outliers --json DB"
@@ -174,6 +174,13 @@ assert sum(s["requests"] for s in d["strata"]) == 300, d["strata"]
 "$cli" breakdown "$work/j.tldb" --period nope --json >/dev/null 2>&1; [ $? -eq 1 ]; check "breakdown of an unknown period exits 1" $?
 # The model over a period: its own request count.
 "$cli" model "$work/two.tldb" --period early --quiet | grep -q '^{"requests":300,'; check "model --period infers from that period alone" $?
+# The naming filter: kept, reported, part of the analysis; a bad expression changes nothing.
+"$cli" analyze "$work/two.tldb" --exclude-names '^HEAD_' --json --quiet | grep -q '"exclude_names":"\^HEAD_"'; check "analyze --exclude-names keeps the filter" $?
+"$cli" model "$work/two.tldb" --quiet | grep -q 'HEAD_'; [ $? -eq 1 ]; check "the model leaves out the filtered events" $?
+"$cli" analyze "$work/two.tldb" --exclude-names 'HEAD_(' --quiet 2>/dev/null; [ $? -eq 1 ]; check "a naming filter that does not compile is refused" $?
+"$cli" analyze "$work/two.tldb" --json --quiet | grep -q '"exclude_names":"\^HEAD_"'; check "the refused filter changed nothing" $?
+"$cli" analyze "$work/two.tldb" --exclude-names '' --json --quiet | grep -q '"exclude_names":null'; check "analyze --exclude-names '' clears it" $?
+"$cli" model "$work/two.tldb" --quiet | grep -q 'HEAD_'; check "cleared, the events are back" $?
 
 # bottlenecks (BOSS): shares add up to 1 and contributions to the mean latency, overall and per stratum; the
 # gaps are a type; rules rename types; a table without --json; errors exit 1.

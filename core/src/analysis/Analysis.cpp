@@ -136,11 +136,12 @@ bool decodeRequestResult(std::string_view blob, TimeNs startNs, std::uint32_t& s
 }
 
 // Results are stamped with the last import of the data they were computed from.
-std::string storedParameters(const AnalysisOptions& options, std::int64_t lastImport) {
-    return analysisParameters(options) + ";imports=" + std::to_string(lastImport);
+// The naming filter changes which events every request has: results of another filter are stale.
+std::string storedParameters(const AnalysisOptions& options, std::int64_t lastImport, const std::string& namingFilter) {
+    return analysisParameters(options) + ";imports=" + std::to_string(lastImport) + (namingFilter.empty() ? "" : ";exclude_names=" + namingFilter);
 }
 std::string currentParameters(const TraceStore& store, const AnalysisOptions& options) {
-    return storedParameters(options, store.lastImportId());
+    return storedParameters(options, store.lastImportId(), store.namingFilter());
 }
 
 std::string modelJson(const TraceData& data, const CausalModel& model) {
@@ -383,6 +384,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     // One read snapshot: the data and the import it ends with, whatever commits while the analysis runs.
     if (Status s = store.beginRead(); !s) return s;
     const std::int64_t lastImportRead = store.lastImportId();
+    const std::string namingFilterRead = store.namingFilter();
     auto data = loadTraceData(store, range, &reading, cancel, ReadRuns{options.inference.threads});
     store.endRead();
     if (group.any(!data)) return data ? Status::error("another process of the run could not read its requests") : data.status();
@@ -586,7 +588,7 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
         };
         // The type's names are the stored model's (storeModel): not copied here.
         for (std::size_t type = 0; type < stats.size(); ++type) fillStats(typeTotals[type], allRequests, nameOf, stats[type]);
-        const std::string params = storedParameters(options, lastImportRead);
+        const std::string params = storedParameters(options, lastImportRead, namingFilterRead);
         for (Status s : {putResult(store, "model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
                          storeSegmentStats(store, params, stats)})
             if (!s) return fail(s);

@@ -123,11 +123,13 @@ Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f, std
                 return s.message() == "cancelled" ? s : Status::error(m_path + ": " + s.message());
         return Status::ok();
     };
+    const NamingFilterState* filter = namingFilterState();
     int rc = SQLITE_ROW;
     while ((rc = q.step()) == SQLITE_ROW) {
         const EventRow row = eventRow(q, withOrder);
         if (next < derivedIds.value().size())
             if (Status s = deriveBefore(row.request); !s) return s;
+        if (hidden(filter, row)) continue;
         if (!f(row)) return Status::error("cancelled");
     }
     if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read events: " + sqlite3_errmsg(m_db));
@@ -169,8 +171,10 @@ Status TraceStore::scanRequestEvents(RequestId request, const std::function<void
     }
     sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ts_ns, ord FROM events WHERE request_id=?1 ORDER BY task_id, ord");
     q.bind(1, request.value);
+    const NamingFilterState* filter = namingFilterState();
     int rc = SQLITE_ROW;
-    while ((rc = q.step()) == SQLITE_ROW) f(eventRow(q));
+    while ((rc = q.step()) == SQLITE_ROW)
+        if (const EventRow row = eventRow(q); !hidden(filter, row)) f(row);
     if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read events: " + sqlite3_errmsg(m_db));
     return Status::ok();
 }

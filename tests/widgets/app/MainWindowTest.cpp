@@ -676,6 +676,28 @@ TEST(MainWindow, TheDependencyGraphIsInferredOverTheChosenPeriod) {
     EXPECT_EQ(overview->graphView()->sourceGraph()->requests, 300);
 }
 
+// The naming filter from the app: kept in the database, the database analysed again without the events it names,
+// and the dependency graph drawn from that analysis (the server's two log points gone: one segment per request).
+TEST(MainWindow, TheNamingFilterLeavesOutTheEventsItNamesEverywhere) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "named", 60, false);
+    app::MainWindow window;
+    ASSERT_TRUE(showWithDatabase(window, db));
+    auto* overview = window.findChild<widgets::ModelOverview*>();
+    ASSERT_TRUE(overview && overview->graphView()->sourceGraph());
+    EXPECT_EQ(overview->graphView()->sourceGraph()->types.size(), 3u);  // START->RECV->SEND->DONE
+    ASSERT_TRUE(window.setNamingFilter(QStringLiteral("^(RECV|SEND)$")));
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_TRUE(overview->graphView()->sourceGraph());
+    ASSERT_EQ(overview->graphView()->sourceGraph()->types.size(), 1u);
+    EXPECT_EQ(overview->graphView()->sourceGraph()->types[0].name(), "main:START->DONE");
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store) << store.message();
+    EXPECT_EQ(store.value()->namingFilter(), "^(RECV|SEND)$");
+    EXPECT_TRUE(analysisIsCurrent(*store.value(), AnalysisOptions{}));
+}
+
 namespace {
 // A Jaeger JSON file of `traces` one-span traces of service "shop".
 void writeJaeger(const QString& path, int traces) {

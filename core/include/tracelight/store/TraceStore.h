@@ -257,6 +257,18 @@ public:
     std::optional<StoredRequestResult> requestResult(std::string_view name) const;
     // Request attribute values by request id, for one attribute key.
     std::unordered_map<std::uint32_t, std::string> attributeValues(std::string_view key) const;
+    // ---- the naming filter: test and debug log points left out by name (the Mystery Machine's one regex) ----
+
+    // An ECMAScript regular expression searched in the names of an event-log event's task and event (an
+    // occurrence "E#2" by its name "E"); the events it finds stay stored but every event scan of this
+    // connection (scanEvents, scanRequestEvents) leaves them out, so the analysis, the views and the command
+    // line see the same requests without them. Span requests keep every event. Empty: none.
+    std::string namingFilter() const;
+    // Kept in the database (a write); an expression that does not compile is refused, naming the error.
+    Status setNamingFilter(std::string_view regex);
+    // Whether `regex` compiles; its error otherwise.
+    static Status checkNamingFilter(std::string_view regex);
+
     // ---- the span tree (span imports only; event logs and databases before version 6 have none) ----
 
     // One request's spans, parents before children; empty when it has none.
@@ -291,6 +303,13 @@ private:
     Status initialise(Mode mode, WriteCheck check);
     Status awaitWriteCheck();  // ok when no check is pending or it passed
     void leaveBulkLoad();      // back to WAL mode after beginBulkLoad()'s transaction
+
+    // The labels the naming filter hides (by id) and the requests it leaves alone (spans), found on the first
+    // scan; hidden() is true for an event-log event it leaves out.
+    struct NamingFilterState;
+    const NamingFilterState* namingFilterState() const;
+    static bool hidden(const NamingFilterState* state, const EventRow& row);
+    mutable std::shared_ptr<const NamingFilterState> m_namingFilter;
 
     std::string m_path;
     sqlite3* m_db = nullptr;
