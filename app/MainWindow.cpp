@@ -66,6 +66,7 @@
 #include "tracelight/import/Import.h"
 #include "tracelight/import/TraceFileDatabase.h"
 #include "tracelight/store/RequestTable.h"
+#include "tracelight/studies/DerivedAttributes.h"
 #include "tracelight/studies/ServiceMap.h"
 
 namespace tracelight::app {
@@ -423,6 +424,21 @@ void MainWindow::createActions() {
     });
     naming->setToolTip(tr("Test and debug log points left out of the model, the critical paths and every view, by name"));
 
+    QAction* derived = analysis->addAction(tr("&Derived Attributes…"), this, [this] {
+        if (!m_session->isOpen()) return;
+        QStringList lines;
+        for (const DerivedAttribute& d : loadDerivedAttributes(*m_session->store())) lines << QString::fromStdString(d.definition());
+        bool ok = false;
+        const QString text = QInputDialog::getMultiLineText(
+            this, tr("Derived attributes"),
+            tr("One NAME=EXPR per line: + - * / and parentheses over numbers, attributes, time(C) and critical(C)\n"
+               "(a category's summed and critical-path time) and latency(), in seconds. Aggregates › Stratify by offers them.\n"
+               "Example: bandwidth=bytes/time(network)"),
+            lines.join(QLatin1Char('\n')), &ok);
+        if (ok) setDerivedAttributes(text.split(QLatin1Char('\n'), Qt::SkipEmptyParts));
+    });
+    derived->setToolTip(tr("Request attributes computed from others and from categories' times, to stratify by"));
+
     QAction* periods = analysis->addAction(tr("&Periods…"), this, [this] {
         if (!m_session->isOpen()) return;
         PeriodManager manager(*m_session, this);
@@ -661,13 +677,18 @@ void MainWindow::showScopedAggregates() {
         m_scopedAggregates = scoped;
         m_profileView->setAggregates(scoped);
         auto analysis = m_analysisData;
+        // The attributes, then the derived ones kept in the database (Analysis › Derived Attributes…).
+        QStringList keys = m_stratifyingKeys;
+        for (const DerivedAttribute& d : loadDerivedAttributes(*m_session->store()))
+            if (!keys.contains(QString::fromStdString(d.name))) keys << QString::fromStdString(d.name);
         m_aggregates->setAggregates(
-            scoped, m_stratifyingKeys,
+            scoped, keys,
             // Called on the view's workers: each read opens its own connection.
             [reader = m_session->reader(), scoped](const QString& key) {
                 auto store = reader ? reader() : Result<std::unique_ptr<TraceStore>>(Status::error("no database"));
-                return store ? attributeValues(*store.value(), scoped->ids, key.toStdString())
-                             : std::vector<std::string>(scoped->ids.size());
+                auto values = store ? requestAttributeValues(*store.value(), *scoped, key.toStdString())
+                                    : Result<std::vector<std::string>>(store.status());
+                return values ? std::move(values.value()) : std::vector<std::string>(scoped->ids.size());
             },
             [analysis](std::uint32_t type) {
                 return type < analysis->data.segmentTypes.size() ? QString::fromStdString(analysis->data.segmentName(SegmentTypeId(type)))
@@ -1292,6 +1313,23 @@ bool MainWindow::setNamingFilter(const QString& regex) {
     if (m_session->store()->namingFilter() == text) return true;
     if (!saveToDatabase(tr("Naming filter"), [&](TraceStore& store) { return store.setNamingFilter(text); })) return false;
     openDatabase(m_session->path());  // its analysis is stale now: analysed again, every view follows
+    return true;
+}
+
+bool MainWindow::setDerivedAttributes(const QStringList& definitions) {
+    if (!m_session->isOpen()) return false;
+    std::vector<DerivedAttribute> derived;
+    for (const QString& line : definitions) {
+        if (line.trimmed().isEmpty()) continue;
+        auto d = parseDerivedAttribute(line.toStdString());
+        if (!d) {
+            reportError(tr("Derived attributes"), QString::fromStdString(d.message()));
+            return false;
+        }
+        derived.push_back(std::move(d.value()));
+    }
+    if (!saveToDatabase(tr("Derived attributes"), [&](TraceStore& store) { return saveDerivedAttributes(store, derived); })) return false;
+    showScopedAggregates();  // Stratify by offers them; their values are read when chosen
     return true;
 }
 

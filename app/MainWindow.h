@@ -69,6 +69,9 @@ public:
     // Analysis › Naming Filter…: keeps the expression in the database and analyses it again without the events
     // it names (empty: every event). False, with a message, for one that does not compile or a failed write.
     bool setNamingFilter(const QString& regex);
+    // Analysis › Derived Attributes…: keeps these NAME=EXPR definitions in the database (replacing those kept),
+    // offered by Aggregates › Stratify by. False, with a message, when one does not parse.
+    bool setDerivedAttributes(const QStringList& definitions);
     // File › Capture once chosen: opens the database (created when missing) and receives spans into it; the
     // request table and the analyses follow what arrives. False (and the error shown) when it cannot start.
     bool startCapture(const QString& database, const ReceiverOptions& options);

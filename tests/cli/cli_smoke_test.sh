@@ -17,7 +17,7 @@ declare -A options=(
     [model]="--json --period --exclude-names --support-floor --threads --quiet DB"
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
-    [breakdown]="--period --by --outliers --json DB"
+    [breakdown]="--period --by --quantiles --derive --save-derived --outliers --json DB"
     [bottlenecks]="--period --by --latency-percentile --trend --baseline --problem --alpha --seed --rules --save-rules --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --paper --seed --entry --category --tree --precursor --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
@@ -172,6 +172,21 @@ assert len(values) == 4, values
 assert sum(s["requests"] for s in d["strata"]) == 300, d["strata"]
 '; check "breakdown --period --by NUMERIC gives quartiles of that period" $?
 "$cli" breakdown "$work/j.tldb" --period nope --json >/dev/null 2>&1; [ $? -eq 1 ]; check "breakdown of an unknown period exits 1" $?
+# Derived attributes: the Mystery Machine's measured bandwidth in quintiles, kept for later --by; mistakes refused.
+got=$("$cli" breakdown "$work/two.tldb" --derive 'bandwidth=bytes/time(network)' --save-derived --by bandwidth --quantiles 5 --json)
+echo "$got" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+values = [s["value"] for s in d["strata"]]
+assert [v[:3] for v in values] == ["01:", "02:", "03:", "04:", "05:"], values
+assert all(s["attr"] == "bandwidth" for s in d["strata"]), d["strata"]
+assert sum(s["requests"] for s in d["strata"]) == 600, d["strata"]
+'; check "breakdown --derive bandwidth --quantiles 5 gives quintiles" $?
+[ "$("$cli" breakdown "$work/two.tldb" --by bandwidth --quantiles 5 --json)" = "$got" ]; check "breakdown --save-derived keeps it for --by" $?
+err=$("$cli" breakdown "$work/two.tldb" --derive 'x=bytes/time(disk)' --by x --json 2>&1 >/dev/null); [ $? -eq 1 ] &&
+    echo "$err" | grep -q "no category 'disk'"; check "breakdown --derive of an unknown category names the categories ($err)" $?
+err=$("$cli" breakdown "$work/two.tldb" --derive 'x=bytes/' --json 2>&1 >/dev/null); [ $? -eq 1 ] &&
+    echo "$err" | grep -q "missing at the end"; check "breakdown --derive that does not parse says where ($err)" $?
 # The model over a period: its own request count.
 "$cli" model "$work/two.tldb" --period early --quiet | grep -q '^{"requests":300,'; check "model --period infers from that period alone" $?
 # The naming filter: kept, reported, part of the analysis; a bad expression changes nothing.

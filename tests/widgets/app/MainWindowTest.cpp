@@ -698,6 +698,28 @@ TEST(MainWindow, TheNamingFilterLeavesOutTheEventsItNamesEverywhere) {
     EXPECT_TRUE(analysisIsCurrent(*store.value(), AnalysisOptions{}));
 }
 
+// A derived attribute defined in the app is offered by Stratify by and cuts the requests into quantiles of its
+// values (the server's share of each request's latency: numeric).
+TEST(MainWindow, ADerivedAttributeStratifiesTheBreakdown) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "derived", 200, false);
+    app::MainWindow window;
+    ASSERT_TRUE(showWithDatabase(window, db));
+    auto* aggregates = window.findChild<widgets::AggregatesView*>();
+    ASSERT_TRUE(aggregates);
+    ASSERT_TRUE(window.setDerivedAttributes({QStringLiteral("serverShare=time(server)/latency()")}));
+    ASSERT_TRUE(waitIdle(window));
+    const int at = aggregates->stratifyBy()->findText(QStringLiteral("serverShare"));
+    ASSERT_GE(at, 1);
+    window.showAggregatePage(0);
+    aggregates->stratifyBy()->setCurrentIndex(at);
+    ASSERT_TRUE(waitIdle(window));
+    const QString csv = aggregates->breakdownPlot()->csv();
+    for (const char* quartile : {"01: [", "02: [", "03: [", "04: ["})
+        EXPECT_TRUE(csv.contains(QLatin1String(quartile))) << quartile << " in " << csv.toStdString();
+}
+
 namespace {
 // A Jaeger JSON file of `traces` one-span traces of service "shop".
 void writeJaeger(const QString& path, int traces) {
