@@ -66,6 +66,7 @@
 #include "tracelight/import/Import.h"
 #include "tracelight/import/TraceFileDatabase.h"
 #include "tracelight/store/RequestTable.h"
+#include "tracelight/store/ResultTables.h"
 #include "tracelight/studies/DerivedAttributes.h"
 #include "tracelight/studies/ServiceMap.h"
 
@@ -438,6 +439,16 @@ void MainWindow::createActions() {
         if (ok) setDerivedAttributes(text.split(QLatin1Char('\n'), Qt::SkipEmptyParts));
     });
     derived->setToolTip(tr("Request attributes computed from others and from categories' times, to stratify by"));
+
+    QAction* sqlTables = analysis->addAction(tr("Results in S&QL Tables"));
+    sqlTables->setCheckable(true);
+    sqlTables->setToolTip(tr("Keep every request's critical path and slack as rows of the tables critical_path_segments and slack, "
+                             "for SQL of your own"));
+    connect(analysis, &QMenu::aboutToShow, this, [this, sqlTables] {
+        sqlTables->setEnabled(m_session->isOpen());
+        sqlTables->setChecked(m_session->isOpen() && resultTablesKept(*m_session->store()));
+    });
+    connect(sqlTables, &QAction::triggered, this, [this](bool keep) { setResultTablesKept(keep); });
 
     QAction* periods = analysis->addAction(tr("&Periods…"), this, [this] {
         if (!m_session->isOpen()) return;
@@ -1330,6 +1341,13 @@ bool MainWindow::setDerivedAttributes(const QStringList& definitions) {
     }
     if (!saveToDatabase(tr("Derived attributes"), [&](TraceStore& store) { return saveDerivedAttributes(store, derived); })) return false;
     showScopedAggregates();  // Stratify by offers them; their values are read when chosen
+    return true;
+}
+
+bool MainWindow::setResultTablesKept(bool keep) {
+    if (!m_session->isOpen()) return false;
+    if (!saveToDatabase(tr("SQL tables"), [&](TraceStore& store) { return keepResultTables(store, keep); })) return false;
+    if (keep) startAnalysis(true);  // the analysis writes them
     return true;
 }
 

@@ -72,6 +72,9 @@ public:
     // Analysis › Derived Attributes…: keeps these NAME=EXPR definitions in the database (replacing those kept),
     // offered by Aggregates › Stratify by. False, with a message, when one does not parse.
     bool setDerivedAttributes(const QStringList& definitions);
+    // Analysis › Results in SQL Tables: keeps the critical paths and slack as SQL tables (analysing again to
+    // write them), or stops keeping them (their rows go).
+    bool setResultTablesKept(bool keep);
     // File › Capture once chosen: opens the database (created when missing) and receives spans into it; the
     // request table and the analyses follow what arrives. False (and the error shown) when it cannot start.
     bool startCapture(const QString& database, const ReceiverOptions& options);

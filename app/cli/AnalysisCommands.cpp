@@ -14,6 +14,7 @@
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/import/TraceFileContents.h"
+#include "tracelight/store/ResultTables.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/store/Periods.h"
@@ -27,6 +28,7 @@ struct CommonOptions {
     std::string request;
     std::string period;  // model: only the requests of this period
     std::optional<std::string> excludeNames;  // analyze, model: the naming filter to keep in DB first
+    std::string sqlTables;                    // analyze: "on" or "off" keeps (or stops keeping) the SQL result tables
     bool json = false;
     bool quiet = false;
     AnalysisOptions analysis;
@@ -61,6 +63,7 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
         w.key("exclude_names");
         if (filter.empty()) w.null();
         else w.value(filter);
+        w.key("sql_tables").value(resultTablesKept(store));
         w.key("clock_skew").beginArray();
         for (const auto& p : pairs)
             w.beginObject().key("client").value(p.client).key("server").value(p.server).key("offset_us").value(nsToUs(p.offsetNs))
@@ -190,6 +193,11 @@ Status saveNamingFilter(const CommonOptions& o) {
 
 int runAnalyze(const CommonOptions& o) {
     if (Status s = saveNamingFilter(o); !s) return fail(s.message());
+    if (!o.sqlTables.empty()) {
+        auto store = openDatabase(o.db, TraceStore::Mode::ReadWrite);
+        if (!store) return fail(store.message());
+        if (Status s = keepResultTables(*store.value(), o.sqlTables == "on"); !s) return fail(s.message());
+    }
     // The file is checked while the analysis reads it, the events by that read (it writes only after it).
     auto store = openDatabase(o.db, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
     if (!store) return fail(store.message());
@@ -305,13 +313,19 @@ Command addAnalyzeCommand(CLI::App& program) {
     auto* cmd = addAnalysisCommand(program, "analyze", "clock skew, causal model, critical paths and slack (cached in the database)",
                                    "Clock-skew correction, causal model inference, critical paths and slack for every request;\n"
                                    "results are cached in DB (replacing earlier ones in one transaction). Prints, per host pair, what\n"
-                                   "clock-skew correction did; --json prints {\"requests\", \"corrected_hosts\", \"exclude_names\", \"clock_skew\": [{\"client\",\n"
+                                   "clock-skew correction did; --json prints {\"requests\", \"corrected_hosts\", \"exclude_names\", \"sql_tables\",\n"
+                                   "\"clock_skew\": [{\"client\", "
                                    "\"server\", \"offset_us\", \"rtt_us\", \"round_trips\", \"outside\", \"rule\", \"applied\"}]} with rule one of\n"
                                    "min-rtt (event logs), fits, child-outside-parent, confirmed-pair, inconsistent (span data).\n"
                                    "--exclude-names REGEX keeps a naming filter in DB first: event-log events whose task or event name\n"
-                                   "the expression finds (test and debug log points) are left out of every analysis and view ('' clears it).",
+                                   "the expression finds (test and debug log points) are left out of every analysis and view ('' clears it).\n"
+                                   "--sql-tables on keeps every request's critical path and slack as rows of the tables\n"
+                                   "critical_path_segments and slack in DB, rewritten by each analysis, for SQL of your own.",
                                    *o, false);
     addExcludeNamesOption(*cmd, *o);
+    cmd->add_option("--sql-tables", o->sqlTables, "keep critical paths and slack as SQL tables in DB (on), or stop (off)")
+        ->type_name("on|off")
+        ->check(CLI::IsMember({"on", "off"}));
     return {cmd, [o] { return runAnalyze(*o); }};
 }
 

@@ -13,7 +13,7 @@ check() {  # check NAME CONDITION-EXIT-STATUS
 declare -A options=(
     [import]="--format --map --time-unit --root-marker --period --db --quiet INPUT"
     [info]="--json --check DB"
-    [analyze]="--json --exclude-names --support-floor --threads --quiet DB"
+    [analyze]="--json --exclude-names --sql-tables --support-floor --threads --quiet DB"
     [model]="--json --period --exclude-names --support-floor --threads --quiet DB"
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
@@ -196,6 +196,13 @@ err=$("$cli" breakdown "$work/two.tldb" --derive 'x=bytes/' --json 2>&1 >/dev/nu
 "$cli" analyze "$work/two.tldb" --json --quiet | grep -q '"exclude_names":"\^HEAD_"'; check "the refused filter changed nothing" $?
 "$cli" analyze "$work/two.tldb" --exclude-names '' --json --quiet | grep -q '"exclude_names":null'; check "analyze --exclude-names '' clears it" $?
 "$cli" model "$work/two.tldb" --quiet | grep -q 'HEAD_'; check "cleared, the events are back" $?
+# Critical paths and slack as SQL tables: kept, filled by the analysis (a row per segment), reported; off, emptied.
+"$cli" analyze "$work/two.tldb" --sql-tables on --json --quiet | grep -q '"sql_tables":true'; check "analyze --sql-tables on keeps them" $?
+[ "$(sqlite3 "$work/two.tldb" "SELECT COUNT(DISTINCT request_id) FROM critical_path_segments")" = 600 ]; check "a critical path per request in SQL" $?
+[ "$(sqlite3 "$work/two.tldb" "SELECT COUNT(*) FROM slack")" = "$("$cli" info "$work/two.tldb" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["segments"])')" ]
+check "a slack row per segment in SQL" $?
+"$cli" analyze "$work/two.tldb" --sql-tables off --quiet && [ "$(sqlite3 "$work/two.tldb" "SELECT COUNT(*) FROM slack")" = 0 ]
+check "analyze --sql-tables off empties them" $?
 
 # bottlenecks (BOSS): shares add up to 1 and contributions to the mean latency, overall and per stratum; the
 # gaps are a type; rules rename types; a table without --json; errors exit 1.

@@ -15,6 +15,8 @@
 #include "tracelight/base/Bytes.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestPass.h"
+#include "tracelight/analysis/SqlResults.h"
+#include "tracelight/store/ResultTables.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/ResultCache.h"
 
@@ -597,6 +599,9 @@ Result<AnalysisSummary> analyzeStore(TraceStore& store, const AnalysisOptions& o
     };
     const Status written = group.isFirst() ? write() : Status::ok();
     if (group.any(!written)) return written ? Status::error("the first process of the run could not write the results") : written;
+    // The SQL tables, when the database keeps them: from the results just committed.
+    if (group.isFirst() && resultTablesKept(store))
+        if (Status s = writeSqlResults(store, nullptr, cancel); !s) return s;
     clock.done("write");
 
     summary.requests = static_cast<std::int64_t>(allRequests);

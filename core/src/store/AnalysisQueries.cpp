@@ -282,7 +282,8 @@ bool storeRows(sqlite3* db, std::size_t count, int columns, Sql&& sql, Bind&& bi
 
 Status TraceStore::replaceClockResults(const std::vector<ClockOffsetRow>& offsets, const std::vector<ClockPairRow>& pairs) {
     auto fail = [&](const char* what) { return Status::error(m_path + ": cannot store " + what + ": " + sqlite3_errmsg(m_db)); };
-    if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM clock_pairs; DELETE FROM request_analysis;")) return fail("results");
+    if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM clock_pairs; DELETE FROM request_analysis; "
+                               "DELETE FROM critical_path_segments; DELETE FROM slack;")) return fail("results");
     if (!storeRows(m_db, pairs.size(), 8,
                    insertInto("INSERT INTO clock_pairs(client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied)", 8),
                    [&](sqlite::Statement& st, int at, std::size_t i) {

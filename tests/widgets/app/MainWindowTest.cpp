@@ -39,6 +39,7 @@
 #include <QTableWidget>
 #include "aggregates/AggregatesView.h"
 #include "graph/GraphView.h"
+#include <sqlite3.h>
 #include "bottleneck/BottlenecksView.h"
 #include "profile/ProfileView.h"
 #include "models/RequestTableModel.h"
@@ -718,6 +719,33 @@ TEST(MainWindow, ADerivedAttributeStratifiesTheBreakdown) {
     const QString csv = aggregates->breakdownPlot()->csv();
     for (const char* quartile : {"01: [", "02: [", "03: [", "04: ["})
         EXPECT_TRUE(csv.contains(QLatin1String(quartile))) << quartile << " in " << csv.toStdString();
+}
+
+// Results in SQL tables from the app: kept, the database is analysed again and the rows are there, one per segment;
+// no longer kept, they go.
+TEST(MainWindow, TheCriticalPathsAndSlackCanBeKeptAsSqlTables) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "sql", 40, false);
+    app::MainWindow window;
+    ASSERT_TRUE(showWithDatabase(window, db));
+    auto count = [&](const char* sql) {
+        sqlite3* handle = nullptr;
+        sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr);
+        sqlite3_stmt* q = nullptr;
+        sqlite3_prepare_v2(handle, sql, -1, &q, nullptr);
+        const std::int64_t n = q && sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
+        sqlite3_finalize(q);
+        sqlite3_close(handle);
+        return n;
+    };
+    EXPECT_EQ(count("SELECT COUNT(*) FROM slack"), 0);
+    ASSERT_TRUE(window.setResultTablesKept(true));
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_EQ(count("SELECT COUNT(*) FROM slack"), 40 * 3);  // START->RECV->SEND->DONE
+    EXPECT_EQ(count("SELECT COUNT(DISTINCT request_id) FROM critical_path_segments"), 40);
+    ASSERT_TRUE(window.setResultTablesKept(false));
+    EXPECT_EQ(count("SELECT COUNT(*) FROM critical_path_segments"), 0);
 }
 
 namespace {

@@ -116,7 +116,7 @@ struct StoredRequestResult {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 14;  // store/Schema.h holds it
+    static constexpr int kSchemaVersion = 15;  // store/Schema.h holds it
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 
