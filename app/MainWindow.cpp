@@ -13,12 +13,14 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -65,6 +67,8 @@
 #include "tracelight/import/TraceFileDatabase.h"
 #include "tracelight/store/RequestReads.h"
 #include "tracelight/store/RequestTable.h"
+#include "tracelight/store/ResultTables.h"
+#include "tracelight/studies/DerivedAttributes.h"
 #include "tracelight/studies/ServiceMap.h"
 
 namespace tracelight::app {
@@ -87,6 +91,22 @@ struct AggregateBundle {
 };
 using AggregateResult = std::shared_ptr<AggregateBundle>;
 using WhatIfResult = std::shared_ptr<Result<std::vector<TimeNs>>>;
+
+// The model inferred from one period's requests alone, over the analysis in memory (read here when the
+// aggregates have not brought it yet).
+Result<ModelGraph> periodModelGraph(const TraceStore& store, std::shared_ptr<const InMemoryAnalysis> analysis, const std::string& period,
+                                    const ProgressSink& progress, const CancelToken& cancel) {
+    if (auto size = periodSize(store, period); !size) return size.status();
+    if (!analysis) {
+        auto loaded = loadAnalysis(store, &progress, &cancel);
+        if (!loaded) return loaded.status();
+        analysis = std::make_shared<const InMemoryAnalysis>(std::move(loaded.value()));
+    }
+    progress(0.5, "inferring the period's model");
+    const std::vector<std::uint32_t> rows = periodRows(store, analysis->data.requestIds, period);
+    if (rows.empty()) return Status::error("no requests in period '" + period + "'");
+    return modelGraphOfRows(*analysis, rows, AnalysisOptions{}, [&](RequestId id) { return requestName(store, id); }, &cancel);
+}
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -308,6 +328,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         showSegmentStatus(segment);
         m_model->selectType(QString::fromStdString(d->segmentName(s)));
     });
+    connect(m_model, &widgets::ModelOverview::periodChosen, this, [this] { loadModel(); });
     connect(m_model, &widgets::ModelOverview::requestActivated, this, [this](const QString& name) {
         selectRequestByName(name);
         m_tabs->setCurrentIndex(0);
@@ -392,6 +413,43 @@ void MainWindow::createActions() {
         if (saveToDatabase(tr("Bottleneck types"), [&](TraceStore& store) { return saveBottleneckRules(store, editor.rules()); }))
             m_bottlenecks->refresh();  // the table, charts and trend by the new types
     });
+
+    QAction* naming = analysis->addAction(tr("&Naming Filter…"), this, [this] {
+        if (!m_session->isOpen()) return;
+        bool ok = false;
+        const QString regex = QInputDialog::getText(
+            this, tr("Naming filter"),
+            tr("Leave out the events of event logs whose task or event name this regular expression finds\n"
+               "(test and debug log points, as the Mystery Machine does); empty: every event."),
+            QLineEdit::Normal, QString::fromStdString(m_session->store()->namingFilter()), &ok);
+        if (ok) setNamingFilter(regex);
+    });
+    naming->setToolTip(tr("Test and debug log points left out of the model, the critical paths and every view, by name"));
+
+    QAction* derived = analysis->addAction(tr("&Derived Attributes…"), this, [this] {
+        if (!m_session->isOpen()) return;
+        QStringList lines;
+        for (const DerivedAttribute& d : loadDerivedAttributes(*m_session->store())) lines << QString::fromStdString(d.definition());
+        bool ok = false;
+        const QString text = QInputDialog::getMultiLineText(
+            this, tr("Derived attributes"),
+            tr("One NAME=EXPR per line: + - * / and parentheses over numbers, attributes, time(C) and critical(C)\n"
+               "(a category's summed and critical-path time) and latency(), in seconds. Aggregates › Stratify by offers them.\n"
+               "Example: bandwidth=bytes/time(network)"),
+            lines.join(QLatin1Char('\n')), &ok);
+        if (ok) setDerivedAttributes(text.split(QLatin1Char('\n'), Qt::SkipEmptyParts));
+    });
+    derived->setToolTip(tr("Request attributes computed from others and from categories' times, to stratify by"));
+
+    QAction* sqlTables = analysis->addAction(tr("Results in S&QL Tables"));
+    sqlTables->setCheckable(true);
+    sqlTables->setToolTip(tr("Keep every request's critical path and slack as rows of the tables critical_path_segments and slack, "
+                             "for SQL of your own"));
+    connect(analysis, &QMenu::aboutToShow, this, [this, sqlTables] {
+        sqlTables->setEnabled(m_session->isOpen());
+        sqlTables->setChecked(m_session->isOpen() && resultTablesKept(*m_session->store()));
+    });
+    connect(sqlTables, &QAction::triggered, this, [this](bool keep) { setResultTablesKept(keep); });
 
     QAction* periods = analysis->addAction(tr("&Periods…"), this, [this] {
         if (!m_session->isOpen()) return;
@@ -575,6 +633,7 @@ void MainWindow::loadAggregates() {
             if (auto info = m_session->store()->info())
                 for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
             m_compare->setDatabase(m_analysisData, periods);
+            m_model->setPeriods(periods);
             m_profileView->setScope(m_session->scope());
             m_profileView->setDatabase(m_analysisData, periods);
             m_bottlenecks->setScope(m_session->scope());
@@ -630,13 +689,18 @@ void MainWindow::showScopedAggregates() {
         m_scopedAggregates = scoped;
         m_profileView->setAggregates(scoped);
         auto analysis = m_analysisData;
+        // The attributes, then the derived ones kept in the database (Analysis › Derived Attributes…).
+        QStringList keys = m_stratifyingKeys;
+        for (const DerivedAttribute& d : loadDerivedAttributes(*m_session->store()))
+            if (!keys.contains(QString::fromStdString(d.name))) keys << QString::fromStdString(d.name);
         m_aggregates->setAggregates(
-            scoped, m_stratifyingKeys,
+            scoped, keys,
             // Called on the view's workers: each read opens its own connection.
             [reader = m_session->reader(), scoped](const QString& key) {
                 auto store = reader ? reader() : Result<std::unique_ptr<TraceStore>>(Status::error("no database"));
-                return store ? attributeValues(*store.value(), scoped->ids, key.toStdString())
-                             : std::vector<std::string>(scoped->ids.size());
+                auto values = store ? requestAttributeValues(*store.value(), *scoped, key.toStdString())
+                                    : Result<std::vector<std::string>>(store.status());
+                return values ? std::move(values.value()) : std::vector<std::string>(scoped->ids.size());
             },
             [analysis](std::uint32_t type) {
                 return type < analysis->data.segmentTypes.size() ? QString::fromStdString(analysis->data.segmentName(SegmentTypeId(type)))
@@ -760,6 +824,14 @@ bool MainWindow::openDatabase(const QString& path) {
     m_spanPane->setSpans(nullptr);
     m_model->setGraph(nullptr);
     m_model->setServiceMap(nullptr);
+    {
+        // The period the model was inferred over stays chosen while this database has one of that name.
+        QStringList periods;
+        if (auto info = m_session->store()->info())
+            for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
+        const QSignalBlocker quiet(m_model);  // the model is loaded below
+        m_model->setPeriods(periods);
+    }
     loadTable();
     if (analysisIsCurrent(*m_session->store(), AnalysisOptions{})) {
         loadModel();
@@ -806,10 +878,13 @@ void MainWindow::loadTable() {
 
 void MainWindow::loadModel() {
     job(Job::Model).start<GraphResult>(
-        [reader = m_session->reader(), ids = m_session->scope().ids](const CancelToken& cancel, const ProgressSink&) {
+        [reader = m_session->reader(), ids = m_session->scope().ids, period = m_model->period().toStdString(),
+         analysis = m_analysisData](const CancelToken& cancel, const ProgressSink& progress) {
             auto store = reader();
             if (!store) return std::make_shared<GraphBundle>(GraphBundle{store.status(), nullptr});
-            auto bundle = std::make_shared<GraphBundle>(GraphBundle{loadModelGraph(*store.value(), &cancel), nullptr});
+            auto bundle = std::make_shared<GraphBundle>(GraphBundle{period.empty() ? loadModelGraph(*store.value(), &cancel)
+                                                                                   : periodModelGraph(*store.value(), analysis, period, progress, cancel),
+                                                                    nullptr});
             // The service map of span data (empty for event logs) is counted here too, off the GUI thread, over the scope.
             if (auto map = loadServiceMap(*store.value(), &cancel, ids.get())) bundle->services = std::make_shared<const ServiceMap>(std::move(map.value()));
             return bundle;
@@ -817,6 +892,8 @@ void MainWindow::loadModel() {
         [this](GraphResult result) {
             // The views lay the graphs out on workers of their own (never here, on the GUI thread).
             if (result->graph.isOk()) m_model->setGraph(std::make_shared<const ModelGraph>(std::move(result->graph.value())));
+            else if (result->graph.message() != "cancelled")
+                m_statusText->setText(tr("Dependency graph: %1").arg(QString::fromStdString(result->graph.message())));
             m_model->setServiceMap(result->services);
         });
 }
@@ -1241,6 +1318,43 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 void MainWindow::dropEvent(QDropEvent* event) {
     const auto urls = event->mimeData()->urls();
     if (!urls.isEmpty() && urls.first().isLocalFile()) openPath(urls.first().toLocalFile());
+}
+
+bool MainWindow::setNamingFilter(const QString& regex) {
+    if (!m_session->isOpen()) return false;
+    const std::string text = regex.toStdString();
+    if (Status s = TraceStore::checkNamingFilter(text); !s) {
+        reportError(tr("Naming filter"), QString::fromStdString(s.message()));
+        return false;
+    }
+    if (m_session->store()->namingFilter() == text) return true;
+    if (!saveToDatabase(tr("Naming filter"), [&](TraceStore& store) { return store.setNamingFilter(text); })) return false;
+    openDatabase(m_session->path());  // its analysis is stale now: analysed again, every view follows
+    return true;
+}
+
+bool MainWindow::setDerivedAttributes(const QStringList& definitions) {
+    if (!m_session->isOpen()) return false;
+    std::vector<DerivedAttribute> derived;
+    for (const QString& line : definitions) {
+        if (line.trimmed().isEmpty()) continue;
+        auto d = parseDerivedAttribute(line.toStdString());
+        if (!d) {
+            reportError(tr("Derived attributes"), QString::fromStdString(d.message()));
+            return false;
+        }
+        derived.push_back(std::move(d.value()));
+    }
+    if (!saveToDatabase(tr("Derived attributes"), [&](TraceStore& store) { return saveDerivedAttributes(store, derived); })) return false;
+    showScopedAggregates();  // Stratify by offers them; their values are read when chosen
+    return true;
+}
+
+bool MainWindow::setResultTablesKept(bool keep) {
+    if (!m_session->isOpen()) return false;
+    if (!saveToDatabase(tr("SQL tables"), [&](TraceStore& store) { return keepResultTables(store, keep); })) return false;
+    if (keep) startAnalysis(true);  // the analysis writes them
+    return true;
 }
 
 bool MainWindow::saveToDatabase(const QString& what, const std::function<Status(TraceStore&)>& save) {

@@ -66,6 +66,15 @@ public:
     void showAggregatePage(int index);
     void setWaterfallMode(const QString& mode);  // "spans": the span tree for span requests; "lanes": host lanes
     void setRequestFilter(const QString& text);  // as typed into the request table's filter box
+    // Analysis › Naming Filter…: keeps the expression in the database and analyses it again without the events
+    // it names (empty: every event). False, with a message, for one that does not compile or a failed write.
+    bool setNamingFilter(const QString& regex);
+    // Analysis › Derived Attributes…: keeps these NAME=EXPR definitions in the database (replacing those kept),
+    // offered by Aggregates › Stratify by. False, with a message, when one does not parse.
+    bool setDerivedAttributes(const QStringList& definitions);
+    // Analysis › Results in SQL Tables: keeps the critical paths and slack as SQL tables (analysing again to
+    // write them), or stops keeping them (their rows go).
+    bool setResultTablesKept(bool keep);
     // File › Capture once chosen: opens the database (created when missing) and receives spans into it; the
     // request table and the analyses follow what arrives. False (and the error shown) when it cannot start.
     bool startCapture(const QString& database, const ReceiverOptions& options);

@@ -103,6 +103,10 @@ int main(int argc, char** argv) {
                                           QStringLiteral("With --screenshot --tab bottlenecks: compare with this period (before and after)."),
                                           QStringLiteral("period"));
     parser.addOption(bottlenecksCompare);
+    QCommandLineOption graphPeriod(QStringLiteral("graph-period"),
+                                   QStringLiteral("With --screenshot --tab graph: the causal model inferred from this period's requests alone."),
+                                   QStringLiteral("period"));
+    parser.addOption(graphPeriod);
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1280x860)."),
                             QStringLiteral("WxH"), QStringLiteral("1280x860"));
     parser.addOption(size);
@@ -230,6 +234,17 @@ int main(int argc, char** argv) {
                 workspace->entryViews()->setCurrentIndex(static_cast<int>(index));
                 settle();
             }
+        }
+        if (parser.isSet(graphPeriod)) {
+            auto* overview = window.findChild<tracelight::widgets::ModelOverview*>();
+            if (!overview) return 1;
+            const QString period = parser.value(graphPeriod);
+            if (overview->periodBox()->findText(period) < 1) {
+                std::fprintf(stderr, "tracelight: --graph-period: no period '%s'\n", qPrintable(period));
+                return 2;
+            }
+            overview->setPeriod(period);
+            waitUntil([&] { return !window.isLoading(); }, 120000);
         }
         if (parser.isSet(bottlenecksLatency) || parser.isSet(bottlenecksCompare)) {
             auto* bottlenecks = window.findChild<tracelight::widgets::BottlenecksView*>();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -14,6 +15,7 @@
 #include "tracelight/base/Json.h"
 #include "tracelight/import/TraceFileContents.h"
 #include "tracelight/store/RequestReads.h"
+#include "tracelight/store/ResultTables.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/store/Periods.h"
@@ -26,6 +28,8 @@ struct CommonOptions {
     std::string db;
     std::string request;
     std::string period;  // model: only the requests of this period
+    std::optional<std::string> excludeNames;  // analyze, model: the naming filter to keep in DB first
+    std::string sqlTables;                    // analyze: "on" or "off" keeps (or stops keeping) the SQL result tables
     bool json = false;
     bool quiet = false;
     AnalysisOptions analysis;
@@ -63,6 +67,11 @@ int runAnalysis(TraceStore& store, const CommonOptions& o) {
         w.beginObject().key("requests").value(summary->requests).key("corrected_hosts").value(summary->correctedHosts);
         w.key("incremental").value(summary->incremental).key("inferred_requests").value(summary->inferredRequests)
             .key("derived_requests").value(summary->derivedRequests).key("full_because").value(summary->fullBecause);
+        const std::string filter = store.namingFilter();
+        w.key("exclude_names");
+        if (filter.empty()) w.null();
+        else w.value(filter);
+        w.key("sql_tables").value(resultTablesKept(store));
         w.key("clock_skew").beginArray();
         for (const auto& p : pairs)
             w.beginObject().key("client").value(p.client).key("server").value(p.server).key("offset_us").value(nsToUs(p.offsetNs))
@@ -179,7 +188,24 @@ void writeSegment(JsonWriter& w, const RequestSegment& s) {
     w.beginObject().key("task").value(s.task).key("start").value(s.startEvent).key("end").value(s.endEvent).endObject();
 }
 
+// --exclude-names: the naming filter kept in DB (as --save-rules keeps rules), which makes its results stale
+// when it changes; an expression that does not compile changes nothing.
+Status saveNamingFilter(const CommonOptions& o) {
+    if (!o.excludeNames) return Status::ok();
+    if (Status s = TraceStore::checkNamingFilter(*o.excludeNames); !s) return Status::error(o.db + ": " + s.message());
+    auto store = openDatabase(o.db, TraceStore::Mode::ReadWrite);
+    if (!store) return store.status();
+    if (store.value()->namingFilter() == *o.excludeNames) return Status::ok();
+    return store.value()->setNamingFilter(*o.excludeNames);
+}
+
 int runAnalyze(const CommonOptions& o) {
+    if (Status s = saveNamingFilter(o); !s) return fail(s.message());
+    if (!o.sqlTables.empty()) {
+        auto store = openDatabase(o.db, TraceStore::Mode::ReadWrite);
+        if (!store) return fail(store.message());
+        if (Status s = keepResultTables(*store.value(), o.sqlTables == "on"); !s) return fail(s.message());
+    }
     // The file is checked while the analysis reads it, the events by that read (it writes only after it).
     auto store = openDatabase(o.db, TraceStore::Mode::ReadWrite, TraceStore::WriteCheck::BesideFullRead);
     if (!store) return fail(store.message());
@@ -187,6 +213,7 @@ int runAnalyze(const CommonOptions& o) {
 }
 
 int runModel(const CommonOptions& o) {
+    if (Status s = saveNamingFilter(o); !s) return fail(s.message());
     auto store = openAnalysed(o.db, o.analysis, o.quiet);
     if (!store) return fail(store.message());
     if (!o.period.empty()) {
@@ -280,6 +307,13 @@ CLI::App* addAnalysisCommand(CLI::App& program, const std::string& name, const s
     return cmd;
 }
 
+void addExcludeNamesOption(CLI::App& cmd, CommonOptions& o) {
+    cmd.add_option_function<std::string>("--exclude-names", [&o](const std::string& regex) { o.excludeNames = regex; },
+                                         "keep this naming filter in DB: events whose task or event name it finds are left out "
+                                         "(test and debug log points; '' clears it)")
+        ->type_name("REGEX");
+}
+
 } // namespace
 
 Command addAnalyzeCommand(CLI::App& program) {
@@ -287,13 +321,22 @@ Command addAnalyzeCommand(CLI::App& program) {
     auto* cmd = addAnalysisCommand(program, "analyze", "clock skew, causal model, critical paths and slack (cached in the database)",
                                    "Clock-skew correction, causal model inference, critical paths and slack for every request;\n"
                                    "results are cached in DB (replacing earlier ones in one transaction). Prints, per host pair, what\n"
-                                   "clock-skew correction did; --json prints {\"requests\", \"corrected_hosts\", \"clock_skew\": [{\"client\",\n"
+                                   "clock-skew correction did; --json prints {\"requests\", \"corrected_hosts\", \"exclude_names\", \"sql_tables\",\n"
+                                   "\"clock_skew\": [{\"client\", "
                                    "\"server\", \"offset_us\", \"rtt_us\", \"round_trips\", \"outside\", \"rule\", \"applied\"}]} with rule one of\n"
                                    "min-rtt (event logs), fits, child-outside-parent, confirmed-pair, inconsistent (span data), and\n"
                                    "\"incremental\", \"inferred_requests\", \"derived_requests\", \"full_because\". Requests added since the last\n"
-                                   "analysis refine its model (see docs/concepts/clock-skew-and-causal-model.md); --full analyses all again.",
+                                   "analysis refine its model (see docs/concepts/clock-skew-and-causal-model.md); --full analyses all again.\n"
+                                   "--exclude-names REGEX keeps a naming filter in DB first: event-log events whose task or event name\n"
+                                   "the expression finds (test and debug log points) are left out of every analysis and view ('' clears it).\n"
+                                   "--sql-tables on keeps every request's critical path and slack as rows of the tables\n"
+                                   "critical_path_segments and slack in DB, rewritten by each analysis, for SQL of your own.",
                                    *o, false);
     cmd->add_flag("--full", o->analysis.full, "analyse every request again instead of refining the last analysis with the new ones");
+    addExcludeNamesOption(*cmd, *o);
+    cmd->add_option("--sql-tables", o->sqlTables, "keep critical paths and slack as SQL tables in DB (on), or stop (off)")
+        ->type_name("on|off")
+        ->check(CLI::IsMember({"on", "off"}));
     return {cmd, [o] { return runAnalyze(*o); }};
 }
 
@@ -305,6 +348,7 @@ Command addModelCommand(CLI::App& program) {
                                    "model inferred from that period's requests alone (the Mystery Machine's model over a window).",
                                    *o, false);
     cmd->add_option("--period", o->period, "infer the model from this period's requests only (not cached)")->type_name("P");
+    addExcludeNamesOption(*cmd, *o);
     return {cmd, [o] { return runModel(*o); }};
 }
 

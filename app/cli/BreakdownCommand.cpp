@@ -5,6 +5,7 @@
 
 #include "Commands.h"
 #include "tracelight/studies/Aggregates.h"
+#include "tracelight/studies/DerivedAttributes.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -21,6 +22,8 @@ void writeCategories(JsonWriter& w, const Breakdown& b) {
 
 struct BreakdownArgs {
     std::string db, period, by;
+    std::vector<std::string> derive;  // NAME=EXPR
+    bool saveDerived = false;
     double fraction = 0.05;
     int quantiles = 4;
     bool json = false;
@@ -31,6 +34,18 @@ int runBreakdown(const BreakdownArgs& args) {
     const std::string& period = args.period;
     const std::string& by = args.by;
     const double fraction = args.fraction;
+    std::vector<DerivedAttribute> derived;
+    for (const std::string& definition : args.derive) {
+        auto d = parseDerivedAttribute(definition);
+        if (!d) return fail("--derive: " + d.message());
+        derived.push_back(std::move(d.value()));
+    }
+    if (args.saveDerived) {
+        // Kept in DB (replacing those kept before), so --by and the app's Stratify by offer them from now on.
+        auto writable = openDatabase(db, TraceStore::Mode::ReadWrite);
+        if (!writable) return fail(writable.message());
+        if (Status s = saveDerivedAttributes(*writable.value(), derived); !s) return fail(db + ": " + s.message());
+    }
     auto opened = openAggregates(db);
     if (!opened) return fail(opened.message());
     const std::unique_ptr<TraceStore>& store = opened->store;
@@ -47,7 +62,9 @@ int runBreakdown(const BreakdownArgs& args) {
     writeCategories(w, all);
     w.key("strata").beginArray();
     if (!by.empty()) {
-        const std::vector<std::string> values = attributeValues(*store, a.ids, by);
+        auto read = requestAttributeValues(*store, a, by, derived);
+        if (!read) return fail(db + ": " + read.message());
+        const std::vector<std::string>& values = read.value();
         // Only the chosen period's requests (rows; empty = all), cut by the quantiles of their own values.
         for (const auto& s : stratify(a, values, args.quantiles, rows)) {
             w.beginObject().key("attr").value(by).key("value").value(s.value).key("requests").value(s.breakdown.requests)
@@ -98,12 +115,18 @@ Command addBreakdownCommand(CLI::App& program) {
                                                                            : "needs a fraction between 0 and 1, not '" + v + "'";
             },
             "", "fraction"));
+    cmd->add_option("--derive", args->derive,
+                    "a derived attribute NAME=EXPR for --by: + - * / over numbers, attributes, time(C), critical(C) and "
+                    "latency() in seconds (bandwidth=bytes/time(network)); repeatable")
+        ->type_name("NAME=EXPR");
+    cmd->add_flag("--save-derived", args->saveDerived, "keep the --derive attributes in DB (replacing those kept), for --by and the app");
     addJsonFlag(*cmd, args->json);
     cmd->footer("Per category (network, and each host role, or your rules): mean summed delay and mean time on the\n"
                 "critical path per request (blind time is the category 'blind', so critical times add up to the mean\n"
                 "latency); the same per value of a request attribute (numeric ones in quartiles or --quantiles, of the\n"
-                "period's requests when --period is given); the segment types most over-represented on the critical\n"
-                "paths of the slowest requests, and each category's median slack in them against the rest's.\n"
+                "period's requests when --period is given; a derived attribute, given by --derive or kept in DB, is\n"
+                "computed per request); the segment types most over-represented on the critical paths of the slowest\n"
+                "requests, and each category's median slack in them against the rest's.\n"
                 "Analyses DB first when its results are missing or stale.");
     return {cmd, [args] { return runBreakdown(*args); }};
 }

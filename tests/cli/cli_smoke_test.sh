@@ -13,11 +13,11 @@ check() {  # check NAME CONDITION-EXIT-STATUS
 declare -A options=(
     [import]="--format --map --time-unit --root-marker --period --db --quiet INPUT"
     [info]="--json --check DB"
-    [analyze]="--json --support-floor --threads --full --quiet DB"
-    [model]="--json --support-floor --threads --quiet DB"
+    [analyze]="--json --exclude-names --sql-tables --support-floor --threads --full --quiet DB"
+    [model]="--json --period --exclude-names --support-floor --threads --quiet DB"
     [critical-path]="--request --json --support-floor --threads --quiet DB"
     [slack]="--request --json --support-floor --threads --quiet DB"
-    [breakdown]="--period --by --outliers --json DB"
+    [breakdown]="--period --by --quantiles --derive --save-derived --outliers --json DB"
     [bottlenecks]="--period --by --latency-percentile --trend --baseline --problem --alpha --seed --rules --save-rules --json DB"
     [compare]="--baseline --problem --threshold --alpha --bh --paper --seed --entry --category --tree --precursor --drop --json DB"
     [profile]="--period --where --outliers --diff-base --format --alpha --seed --out DB"
@@ -172,6 +172,41 @@ assert len(values) == 4, values
 assert sum(s["requests"] for s in d["strata"]) == 300, d["strata"]
 '; check "breakdown --period --by NUMERIC gives quartiles of that period" $?
 "$cli" breakdown "$work/j.tldb" --period nope --json >/dev/null 2>&1; [ $? -eq 1 ]; check "breakdown of an unknown period exits 1" $?
+# Derived attributes: the Mystery Machine's measured bandwidth in quintiles, kept for later --by; mistakes refused.
+got=$("$cli" breakdown "$work/two.tldb" --derive 'bandwidth=bytes/time(network)' --save-derived --by bandwidth --quantiles 5 --json)
+echo "$got" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+values = [s["value"] for s in d["strata"]]
+assert [v[:3] for v in values] == ["01:", "02:", "03:", "04:", "05:"], values
+assert all(s["attr"] == "bandwidth" for s in d["strata"]), d["strata"]
+assert sum(s["requests"] for s in d["strata"]) == 600, d["strata"]
+'; check "breakdown --derive bandwidth --quantiles 5 gives quintiles" $?
+[ "$("$cli" breakdown "$work/two.tldb" --by bandwidth --quantiles 5 --json)" = "$got" ]; check "breakdown --save-derived keeps it for --by" $?
+err=$("$cli" breakdown "$work/two.tldb" --derive 'x=bytes/time(disk)' --by x --json 2>&1 >/dev/null); [ $? -eq 1 ] &&
+    echo "$err" | grep -q "no category 'disk'"; check "breakdown --derive of an unknown category names the categories ($err)" $?
+err=$("$cli" breakdown "$work/two.tldb" --derive 'x=bytes/' --json 2>&1 >/dev/null); [ $? -eq 1 ] &&
+    echo "$err" | grep -q "missing at the end"; check "breakdown --derive that does not parse says where ($err)" $?
+# The model over a period: its own request count.
+"$cli" model "$work/two.tldb" --period early --quiet | grep -q '^{"requests":300,'; check "model --period infers from that period alone" $?
+# The naming filter: kept, reported, part of the analysis; a bad expression changes nothing.
+"$cli" analyze "$work/two.tldb" --quiet
+filtered=$("$cli" analyze "$work/two.tldb" --exclude-names '^HEAD_' --json --quiet)
+echo "$filtered" | grep -q '"exclude_names":"\^HEAD_"'; check "analyze --exclude-names keeps the filter" $?
+# A new filter changes every request's events: the analysis after it is full, never a refinement of the last.
+echo "$filtered" | grep -q '"incremental":false,.*"full_because":"other analysis parameters"'; check "a new naming filter analyses all again" $?
+"$cli" model "$work/two.tldb" --quiet | grep -q 'HEAD_'; [ $? -eq 1 ]; check "the model leaves out the filtered events" $?
+"$cli" analyze "$work/two.tldb" --exclude-names 'HEAD_(' --quiet 2>/dev/null; [ $? -eq 1 ]; check "a naming filter that does not compile is refused" $?
+"$cli" analyze "$work/two.tldb" --json --quiet | grep -q '"exclude_names":"\^HEAD_"'; check "the refused filter changed nothing" $?
+"$cli" analyze "$work/two.tldb" --exclude-names '' --json --quiet | grep -q '"exclude_names":null'; check "analyze --exclude-names '' clears it" $?
+"$cli" model "$work/two.tldb" --quiet | grep -q 'HEAD_'; check "cleared, the events are back" $?
+# Critical paths and slack as SQL tables: kept, filled by the analysis (a row per segment), reported; off, emptied.
+"$cli" analyze "$work/two.tldb" --sql-tables on --json --quiet | grep -q '"sql_tables":true'; check "analyze --sql-tables on keeps them" $?
+[ "$(sqlite3 "$work/two.tldb" "SELECT COUNT(DISTINCT request_id) FROM critical_path_segments")" = 600 ]; check "a critical path per request in SQL" $?
+[ "$(sqlite3 "$work/two.tldb" "SELECT COUNT(*) FROM slack")" = "$("$cli" info "$work/two.tldb" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["segments"])')" ]
+check "a slack row per segment in SQL" $?
+"$cli" analyze "$work/two.tldb" --sql-tables off --quiet && [ "$(sqlite3 "$work/two.tldb" "SELECT COUNT(*) FROM slack")" = 0 ]
+check "analyze --sql-tables off empties them" $?
 
 # bottlenecks (BOSS): shares add up to 1 and contributions to the mean latency, overall and per stratum; the
 # gaps are a type; rules rename types; a table without --json; errors exit 1.

@@ -637,9 +637,15 @@ ModelOverview::ModelOverview(QWidget* parent) : QWidget(parent) {
                           "Service map (span data): services and the calls between them.\n"
                           "Operations (span data): every service expanded into its operations."));
     m_wanted = static_cast<Mode>(std::clamp(QSettings().value(QStringLiteral("graph/mode"), 1).toInt(), 0, 2));
+    m_period = new QComboBox(this);
+    m_period->setObjectName(QStringLiteral("modelPeriod"));
+    m_period->addItem(tr("All requests"));
+    m_period->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_period->setToolTip(tr("Infer the causal model from one period's requests alone (a period by time is a window)"));
     m_modelControls = new QWidget(this);
     auto* controls = new QHBoxLayout(m_modelControls);
     controls->setContentsMargins(0, 0, 0, 0);
+    controls->addWidget(m_period);
     controls->addWidget(m_search, 1);
     controls->addWidget(m_sizeBy);
     controls->addWidget(new QLabel(tr("Min. support"), this));
@@ -674,6 +680,7 @@ ModelOverview::ModelOverview(QWidget* parent) : QWidget(parent) {
         setMode(static_cast<Mode>(i));
     });
 
+    connect(m_period, &QComboBox::activated, this, [this] { emit periodChosen(period()); });
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) { m_view->findAndFocus(text); });
     connect(m_sizeBy, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_view->setNodeSize(i == 0 ? GraphView::NodeSize::CriticalShare : GraphView::NodeSize::MeanDuration);
@@ -704,7 +711,8 @@ void ModelOverview::setGraph(std::shared_ptr<const ModelGraph> graph) {
         for (std::size_t i = 0; i < m_graph->types.size(); ++i)
             if (critical < 0 || m_graph->types[i].criticalCount > m_graph->types[static_cast<std::size_t>(critical)].criticalCount)
                 critical = static_cast<int>(i);
-        m_details->setHtml(tr("<b>%1 segment types</b> from %2 requests: %3 happens-before edges after reduction, "
+        const QString of = period().isEmpty() ? QString() : tr(" of period <i>%1</i>").arg(period().toHtmlEscaped());
+        m_details->setHtml(tr("<b>%1 segment types</b> from %2 requests%7: %3 happens-before edges after reduction, "
                               "%4 mutual-exclusion pairs, %5 pipeline links (support floor %6).<br><br>"
                               "Click a node for its statistics. Double-click a node to collapse its task into one node "
                               "(or expand it); the context menu collapses or expands every task.")
@@ -713,8 +721,27 @@ void ModelOverview::setGraph(std::shared_ptr<const ModelGraph> graph) {
                                .arg(m_graph->happensBefore.size())
                                .arg(m_graph->mutualExclusion.size())
                                .arg(m_graph->pipelines.size())
-                               .arg(m_graph->supportFloor));
+                               .arg(m_graph->supportFloor)
+                               .arg(of));
     }
+}
+
+void ModelOverview::setPeriods(const QStringList& periods) {
+    const QString chosen = period();
+    while (m_period->count() > 1) m_period->removeItem(1);
+    m_period->addItems(periods);
+    const int at = chosen.isEmpty() ? 0 : m_period->findText(chosen);
+    m_period->setCurrentIndex(std::max(at, 0));
+    if (at < 0) emit periodChosen({});  // the period is gone: the whole model again
+}
+
+QString ModelOverview::period() const { return m_period->currentIndex() > 0 ? m_period->currentText() : QString(); }
+
+void ModelOverview::setPeriod(const QString& period) {
+    const int at = period.isEmpty() ? 0 : m_period->findText(period);
+    if (at < 0 || at == m_period->currentIndex()) return;
+    m_period->setCurrentIndex(at);
+    emit periodChosen(this->period());
 }
 
 void ModelOverview::setServiceMap(std::shared_ptr<const ServiceMap> map) {

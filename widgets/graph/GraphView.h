@@ -161,9 +161,16 @@ public:
     static constexpr std::size_t kCollapseTasksAbove = 150;
     void focusSearch();
     void selectType(const QString& segmentName);  // e.g. from a waterfall click
+    // The periods the model may be inferred over (the Mystery Machine's model of a window); the one chosen
+    // stays chosen while it exists. period(): the name chosen, empty for every request.
+    void setPeriods(const QStringList& periods);
+    QString period() const;
+    void setPeriod(const QString& period);  // emits periodChosen when it changes the choice
+    QComboBox* periodBox() const { return m_period; }
 
 signals:
     void requestActivated(const QString& requestName);
+    void periodChosen(const QString& period);  // empty: every request (the cached model)
 
 private:
     void showNode(int node);
@@ -175,6 +182,7 @@ private:
     ServiceMapView* m_services;
     QStackedWidget* m_pages;
     QComboBox* m_mode;
+    QComboBox* m_period;
     QWidget* m_modelControls;
     Mode m_wanted = Mode::ServiceMap;  // what the user chose last; shown when there are spans
     ConvergencePlot* m_convergence;

@@ -16,7 +16,9 @@
 #include "tracelight/base/Json.h"
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/analysis/Segments.h"
+#include "tracelight/analysis/SqlResults.h"
 #include "tracelight/store/RequestReads.h"
+#include "tracelight/store/ResultTables.h"
 #include "tracelight/store/SpanReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/ResultCache.h"
@@ -139,11 +141,12 @@ bool decodeRequestResult(std::string_view blob, TimeNs startNs, std::uint32_t& s
 }
 
 // Results are stamped with the last import of the data they were computed from.
-std::string storedParameters(const AnalysisOptions& options, std::int64_t lastImport) {
-    return analysisParameters(options) + ";imports=" + std::to_string(lastImport);
+// The naming filter changes which events every request has: results of another filter are stale.
+std::string storedParameters(const AnalysisOptions& options, std::int64_t lastImport, const std::string& namingFilter) {
+    return analysisParameters(options) + ";imports=" + std::to_string(lastImport) + (namingFilter.empty() ? "" : ";exclude_names=" + namingFilter);
 }
 std::string currentParameters(const TraceStore& store, const AnalysisOptions& options) {
-    return storedParameters(options, store.lastImportId());
+    return storedParameters(options, store.lastImportId(), store.namingFilter());
 }
 
 std::string modelJson(const TraceData& data, const CausalModel& model) {
@@ -254,6 +257,47 @@ struct TypeTotals {
     }
 };
 
+// Request r's segments and critical path counted into the totals of their types; sequenceIndex names the
+// request among the slowest.
+void countRequest(std::vector<TypeTotals>& typeTotals, const std::vector<SegmentInstance>& segments, const CriticalPath& cp,
+                  std::size_t r, std::uint32_t sequenceIndex) {
+    for (const auto& s : segments) {
+        auto& t = typeTotals[s.type.value];
+        ++t.occurrences;
+        if (t.seenIn != r) t.seenIn = r, ++t.requests;
+        t.network += s.network;
+        t.durationNs += s.durationNs();
+    }
+    forEachPathPart(segments, cp.segments, cp.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
+        auto& t = typeTotals[segments[v].type.value];
+        t.criticalNs += to - from;
+        if (t.criticalIn == r) return;  // the request counts once
+        t.criticalIn = r;
+        ++t.critical;
+        auto greater = std::greater<std::pair<TimeNs, std::uint32_t>>();
+        if (t.slowest.size() < kSlowestCriticalKept) {
+            t.slowest.emplace_back(cp.latencyNs, sequenceIndex);
+            std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
+        } else if (std::pair{cp.latencyNs, sequenceIndex} > t.slowest.front()) {  // ties too: whichever requests a shard got
+            std::pop_heap(t.slowest.begin(), t.slowest.end(), greater);
+            t.slowest.back() = {cp.latencyNs, sequenceIndex};
+            std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
+        }
+    });
+}
+
+// A type's statistics from its totals over `requests` requests (its names left as they are).
+template <typename NameOf>
+void fillStats(const TypeTotals& sum, std::size_t requests, NameOf&& nameOf, SegmentTypeStats& st) {
+    st.occurrences = sum.requests;
+    st.meanDurationNs = sum.occurrences ? double(sum.durationNs) / double(sum.occurrences) : 0;
+    st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;
+    st.criticalCount = sum.critical;
+    st.meanCriticalNs = requests ? double(sum.criticalNs) / double(requests) : 0;
+    for (const auto& [latency, r] : sum.slowest)
+        if (const auto& name = nameOf(r)) st.slowestCriticalRequests.push_back(*name);
+}
+
 struct RequestResult {
     TimeNs startNs = 0, latencyNs = 0, blindNs = 0;
     std::string_view blob;  // in the analysis's BlobArena
@@ -341,10 +385,16 @@ struct AnalysisState {
 };
 
 // requestIds: every request analysed (a distributed run's first process has gathered them; data holds its own).
-std::string encodeState(const AnalysisOptions& options, std::int64_t lastImport, const std::vector<RequestId>& requestIds,
+// The parameters an earlier analysis must share to be refined: the options, and the naming filter (which
+// changes every request's events).
+std::string stateParameters(const AnalysisOptions& options, const std::string& namingFilter) {
+    return analysisParameters(options) + (namingFilter.empty() ? "" : ";exclude_names=" + namingFilter);
+}
+
+std::string encodeState(const std::string& parameters, std::int64_t lastImport, const std::vector<RequestId>& requestIds,
                         const TraceData& data, const ClockOffsets& offsets, const SkewEstimates& estimates, const CausalModel& model) {
     std::string out(kStateMagic, 4);
-    putBytes(out, analysisParameters(options));
+    putBytes(out, parameters);
     putValue(out, lastImport);
     putVarint(out, requestIds.size());
     std::uint32_t previous = 0;
@@ -461,7 +511,8 @@ struct Incremental {
     std::vector<std::uint8_t> derive;  // per row: 1 when the per-request pass runs on it
 };
 
-std::optional<Incremental> planIncremental(const AnalysisOptions& options, const TraceData& data, std::optional<std::string> stateBytes,
+std::optional<Incremental> planIncremental(const AnalysisOptions& options, const std::string& parameters, const TraceData& data,
+                                           std::optional<std::string> stateBytes,
                                            std::int64_t replacedEarlier, std::string& fullBecause, const ProgressSink* progress,
                                            const CancelToken* cancel, Status& error) {
     if (!stateBytes || stateBytes->empty()) {
@@ -474,7 +525,7 @@ std::optional<Incremental> planIncremental(const AnalysisOptions& options, const
         return std::nullopt;
     }
     const std::size_t before = state->requestIds.size(), n = data.requestCount();
-    if (state->params != analysisParameters(options)) fullBecause = "other analysis parameters";
+    if (state->params != parameters) fullBecause = "other analysis parameters";
     else if (before > n || !std::equal(state->requestIds.begin(), state->requestIds.end(), data.requestIds.begin()))
         fullBecause = "requests analysed before were removed, or new ones come before them";
     else if (replacedEarlier != 0) fullBecause = "requests analysed before were stored again";
@@ -575,6 +626,7 @@ Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOption
     // One read snapshot: the data and the import it ends with, whatever commits while the analysis runs.
     if (Status s = store.beginRead(); !s) return s;
     const std::int64_t lastImportRead = store.lastImportId();
+    const std::string namingFilterRead = store.namingFilter();
     auto data = loadTraceData(store, range, &reading, cancel, ReadRuns{options.inference.threads});
     // What an incremental analysis would refine, from the same snapshot: the state and whether any request it
     // analysed was stored again since.
@@ -599,7 +651,7 @@ Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOption
         summary.fullBecause = "asked for";
     } else if (group.size() == 1) {
         Status failed = Status::ok();
-        inc = planIncremental(options, data.value(), std::move(stateBytes), replacedEarlier, summary.fullBecause, &inferring, cancel, failed);
+        inc = planIncremental(options, stateParameters(options, namingFilterRead), data.value(), std::move(stateBytes), replacedEarlier, summary.fullBecause, &inferring, cancel, failed);
         if (!failed) return failed;
         if (inc) clock.done("clock skew and model refinement");
     } else {
@@ -787,30 +839,7 @@ Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOption
                 results[r] = {passed->dag.startNs, cp.latencyNs, cp.blindNs, shardBlobs[shard].keep(blob)};
             }
             if (writeAlongside) ready[r].store(true, std::memory_order_release);
-            for (const auto& s : segments) {
-                auto& t = typeTotals[s.type.value];
-                ++t.occurrences;
-                if (t.seenIn != r) t.seenIn = r, ++t.requests;
-                t.network += s.network;
-                t.durationNs += s.durationNs();
-            }
-            const auto sequenceIndex = static_cast<std::uint32_t>(share.firstRequest + r);
-            forEachPathPart(segments, cp.segments, cp.clips, [&](std::uint32_t v, TimeNs from, TimeNs to) {
-                auto& t = typeTotals[segments[v].type.value];
-                t.criticalNs += to - from;
-                if (t.criticalIn == r) return;  // the request counts once
-                t.criticalIn = r;
-                ++t.critical;
-                auto greater = std::greater<std::pair<TimeNs, std::uint32_t>>();
-                if (t.slowest.size() < kSlowestCriticalKept) {
-                    t.slowest.emplace_back(cp.latencyNs, sequenceIndex);
-                    std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
-                } else if (std::pair{cp.latencyNs, sequenceIndex} > t.slowest.front()) {  // ties too: whichever requests a shard got
-                    std::pop_heap(t.slowest.begin(), t.slowest.end(), greater);
-                    t.slowest.back() = {cp.latencyNs, sequenceIndex};
-                    std::push_heap(t.slowest.begin(), t.slowest.end(), greater);
-                }
-            });
+            countRequest(typeTotals, segments, cp, r, static_cast<std::uint32_t>(share.firstRequest + r));
         }
         derived.fetch_add(derivedHere);
         const std::size_t total = done.fetch_add(end - begin) + (end - begin);
@@ -885,21 +914,11 @@ Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOption
             if (it == names.end()) it = names.emplace(r, requestName(store, requestIds[r])).first;
             return it->second;
         };
-        for (std::size_t type = 0; type < stats.size(); ++type) {
-            const TypeTotals& sum = typeTotals[type];
-            SegmentTypeStats& st = stats[type];
-            // The type's names are the stored model's (storeModel): not copied here.
-            st.occurrences = sum.requests;
-            st.meanDurationNs = sum.occurrences ? double(sum.durationNs) / double(sum.occurrences) : 0;
-            st.networkShare = sum.occurrences ? double(sum.network) / double(sum.occurrences) : 0;
-            st.criticalCount = sum.critical;
-            st.meanCriticalNs = allRequests ? double(sum.criticalNs) / double(allRequests) : 0;
-            for (const auto& [latency, r] : sum.slowest)
-                if (const auto& name = nameOf(r)) st.slowestCriticalRequests.push_back(*name);
-        }
-        const std::string params = storedParameters(options, lastImportRead);
+        // The type's names are the stored model's (storeModel): not copied here.
+        for (std::size_t type = 0; type < stats.size(); ++type) fillStats(typeTotals[type], allRequests, nameOf, stats[type]);
+        const std::string params = storedParameters(options, lastImportRead, namingFilterRead);
         // The same state whatever the number of processes: ids and types agree across them (shareAcrossGroup).
-        const std::string state = encodeState(options, lastImportRead, requestIds, td, offsets, estimates, model);
+        const std::string state = encodeState(stateParameters(options, namingFilterRead), lastImportRead, requestIds, td, offsets, estimates, model);
         for (Status s : {putResult(store, "model", kAnalysisVersion, params, modelJson(td, model)), storeModel(store, params, td, model),
                          storeSegmentStats(store, params, stats), putResult(store, kStateResult, kAnalysisVersion, params, state)})
             if (!s) return fail(s);
@@ -908,6 +927,9 @@ Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOption
     };
     const Status written = group.isFirst() ? write() : Status::ok();
     if (group.any(!written)) return written ? Status::error("the first process of the run could not write the results") : written;
+    // The SQL tables, when the database keeps them: from the results just committed.
+    if (group.isFirst() && resultTablesKept(store))
+        if (Status s = writeSqlResults(store, nullptr, cancel); !s) return s;
     clock.done("write");
 
     summary.requests = static_cast<std::int64_t>(allRequests);
@@ -957,6 +979,47 @@ Result<std::string> modelJsonOfRows(const InMemoryAnalysis& analysis, const std:
     auto part = analyzeInMemory(restrictTraceData(analysis.data, rows), options, nullptr, nullptr, cancel);
     if (!part) return part.status();
     return modelJson(part->data, part->model);
+}
+
+Result<ModelGraph> modelGraphOfRows(const InMemoryAnalysis& analysis, const std::vector<std::uint32_t>& rows,
+                                    const AnalysisOptions& options, const RequestNamer& nameOf, const CancelToken* cancel) {
+    auto part = analyzeInMemory(restrictTraceData(analysis.data, rows), options, nullptr, nullptr, cancel);
+    if (!part) return part.status();
+    const TraceData& td = part->data;
+    // The per-request pass over these requests alone, on their own clocks and model: the node statistics.
+    std::vector<TypeTotals> totals(td.segmentTypes.size());
+    RequestPass pass(part->model, td);
+    for (std::size_t r = 0; r < td.requestCount(); ++r) {
+        if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+        const RequestPassResult& result = pass.criticalPath(td, r, part->offsets);
+        countRequest(totals, result.dag.segments, result.criticalPath, r, static_cast<std::uint32_t>(r));
+    }
+    std::vector<SegmentTypeStats> stats(td.segmentTypes.size());
+    for (std::size_t type = 0; type < stats.size(); ++type) {
+        const SegmentType& t = td.segmentTypes[type];
+        stats[type].task = td.label(t.task.value);
+        stats[type].startEvent = td.label(t.startEvent.value);
+        stats[type].endEvent = td.label(t.endEvent.value);
+        totals[type].keepSlowest();
+        fillStats(totals[type], td.requestCount(), [&](std::uint32_t r) { return nameOf(td.requestIds[r]); }, stats[type]);
+    }
+    auto whole = modelGraphOf(part->model, std::move(stats), cancel);
+    if (!whole) return whole.status();
+    // Only the types these requests hold are nodes: the rest of the database's types are not in their model.
+    ModelGraph g = std::move(whole.value());
+    std::vector<std::uint32_t> newIndex(g.types.size(), ~0u);
+    std::vector<SegmentTypeStats> kept;
+    for (std::size_t i = 0; i < g.types.size(); ++i)
+        if (g.types[i].occurrences > 0) {
+            newIndex[i] = static_cast<std::uint32_t>(kept.size());
+            kept.push_back(std::move(g.types[i]));
+        }
+    g.types = std::move(kept);
+    for (auto* edges : {&g.happensBefore, &g.mutualExclusion, &g.pipelines}) {
+        std::erase_if(*edges, [&](const ModelGraph::Edge& e) { return newIndex[e.from] == ~0u || newIndex[e.to] == ~0u; });
+        for (auto& e : *edges) e.from = newIndex[e.from], e.to = newIndex[e.to];
+    }
+    return g;
 }
 
 namespace {

@@ -450,25 +450,31 @@ void RequestDetail::nameSegmentEvents(std::string_view start, std::string_view e
 }
 
 Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* cancel) {
-    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
-    if (cancelled()) return Status::error("cancelled");
+    if (cancel && cancel->isCancelled()) return Status::error("cancelled");
     auto stored = loadStoredModel(store);
     if (!stored) return Status::error(store.path() + ": not analysed yet");
     const CausalModel& model = stored->model;
+    std::vector<SegmentTypeStats> types(model.typeCount());
+    for (std::size_t i = 0; i < types.size(); ++i) {
+        types[i].task = stored->types[i].task;
+        types[i].startEvent = stored->types[i].startEvent;
+        types[i].endEvent = stored->types[i].endEvent;
+    }
+    if (auto stats = latestResult(store, kSegmentStats, kAnalysisVersion); stats && !readSegmentStats(*stats, types))
+        return Status::error(store.path() + ": the stored segment statistics are damaged (run tracelight-cli analyze again)");
+    return modelGraphOf(model, std::move(types), cancel);
+}
+
+Result<ModelGraph> modelGraphOf(const CausalModel& model, std::vector<SegmentTypeStats> types, const CancelToken* cancel) {
+    auto cancelled = [cancel] { return cancel && cancel->isCancelled(); };
+    if (cancelled()) return Status::error("cancelled");
     ModelGraph g;
     g.requests = model.requestsAnalysed();
     g.supportFloor = model.supportFloor();
     g.convergence = model.convergence();
     const auto n = static_cast<std::uint32_t>(model.typeCount());
+    g.types = std::move(types);
     g.types.resize(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-        g.types[i].task = stored->types[i].task;
-        g.types[i].startEvent = stored->types[i].startEvent;
-        g.types[i].endEvent = stored->types[i].endEvent;
-    }
-    if (auto stats = latestResult(store, kSegmentStats, kAnalysisVersion); stats && !readSegmentStats(*stats, g.types))
-        return Status::error(store.path() + ": the stored segment statistics are damaged (run tracelight-cli analyze again)");
-    if (cancelled()) return Status::error("cancelled");
     // Happens-before among all surviving relations seen together at least once, transitively reduced; over
     // the types the model tracks (rows of bitsets over those only).
     std::vector<std::uint32_t> tracked;

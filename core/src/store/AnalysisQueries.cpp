@@ -117,11 +117,13 @@ Status TraceStore::scanEvents(const std::function<bool(const EventRow&)>& f, std
                 return s.message() == "cancelled" ? s : Status::error(m_path + ": " + s.message());
         return Status::ok();
     };
+    const NamingFilterState* filter = namingFilterState();
     int rc = SQLITE_ROW;
     while ((rc = q.step()) == SQLITE_ROW) {
         const EventRow row = eventRow(q, withOrder);
         if (next < derivedIds.value().size())
             if (Status s = deriveBefore(row.request); !s) return s;
+        if (hidden(filter, row)) continue;
         if (!f(row)) return Status::error("cancelled");
     }
     if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read events: " + sqlite3_errmsg(m_db));
@@ -163,8 +165,10 @@ Status TraceStore::scanRequestEvents(RequestId request, const std::function<void
     }
     sqlite::Statement q(m_db, "SELECT request_id, task_id, event_id, host_id, ts_ns, ord FROM events WHERE request_id=?1 ORDER BY task_id, ord");
     q.bind(1, request.value);
+    const NamingFilterState* filter = namingFilterState();
     int rc = SQLITE_ROW;
-    while ((rc = q.step()) == SQLITE_ROW) f(eventRow(q));
+    while ((rc = q.step()) == SQLITE_ROW)
+        if (const EventRow row = eventRow(q); !hidden(filter, row)) f(row);
     if (rc != SQLITE_DONE) return Status::error(m_path + ": cannot read events: " + sqlite3_errmsg(m_db));
     return Status::ok();
 }
@@ -260,7 +264,9 @@ std::int64_t TraceStore::requestsImportedAfter(std::int64_t importId, RequestId 
 
 Status TraceStore::replaceClockRows(const std::vector<ClockOffsetRow>& offsets, const std::vector<ClockPairRow>& pairs) {
     auto fail = [&](const char* what) { return Status::error(m_path + ": cannot store " + what + ": " + sqlite3_errmsg(m_db)); };
-    if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM clock_pairs;")) return fail("results");
+    // The SQL tables of results (when kept) go with the results they were made from; the analysis refills them.
+    if (!sqlite::exec(m_db, "DELETE FROM clock_offsets; DELETE FROM clock_pairs; DELETE FROM critical_path_segments; DELETE FROM slack;"))
+        return fail("results");
     if (!storeRows(m_db, pairs.size(), 8,
                    insertInto("INSERT INTO clock_pairs(client_host_id, server_host_id, offset_ns, rtt_ns, round_trips, outside, rule, applied)", 8),
                    [&](sqlite::Statement& st, int at, std::size_t i) {

@@ -6,7 +6,7 @@ namespace tracelight::schema {
 
 namespace {
 
-// The current schema (version 14), table by table. Times are integer nanoseconds; every host, task,
+// The current schema (version 15), table by table. Times are integer nanoseconds; every host, task,
 // event, attribute key and value, service, operation and span kind is a label id.
 constexpr const char* kCurrent = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -116,6 +116,19 @@ CREATE TABLE clock_pairs(client_host_id INTEGER NOT NULL, server_host_id INTEGER
                          PRIMARY KEY(client_host_id, server_host_id)) WITHOUT ROWID;
 CREATE TABLE request_analysis(request_id INTEGER PRIMARY KEY, latency_ns INTEGER NOT NULL, blind_ns INTEGER NOT NULL,
                               data BLOB NOT NULL);
+
+-- The same critical paths and slack as rows, for SQL of your own, when the database keeps them (analyze --sql-tables
+-- on): a path's parts in time order (kind 'segment' or 'blind', whose names are NULL), every segment's slack (NULL:
+-- unbounded). Times from the request's first event on the analysis's clocks. Emptied by every new analysis.
+CREATE TABLE critical_path_segments(request_id INTEGER NOT NULL, position INTEGER NOT NULL, kind TEXT NOT NULL,
+                                    task TEXT, start_event TEXT, end_event TEXT,
+                                    start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+                                    PRIMARY KEY(request_id, position)) WITHOUT ROWID;
+CREATE TABLE slack(request_id INTEGER NOT NULL, segment INTEGER NOT NULL,
+                   task TEXT NOT NULL, start_event TEXT NOT NULL, end_event TEXT NOT NULL,
+                   start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, slack_ns INTEGER,
+                   critical INTEGER NOT NULL, network INTEGER NOT NULL,
+                   PRIMARY KEY(request_id, segment)) WITHOUT ROWID;
 )sql";
 
 // ---- the history: version 1 and each step after it, for databases older Tracelights wrote ----------
@@ -349,10 +362,25 @@ CREATE TABLE capture_traces(trace TEXT PRIMARY KEY, spans INTEGER NOT NULL) WITH
 UPDATE meta SET value='14' WHERE key='schema_version';
 )sql";
 
+// Version 15 adds the critical paths and slack as rows for SQL of your own (empty until asked for).
+constexpr const char* kMigrateV14ToV15 = R"sql(
+CREATE TABLE critical_path_segments(request_id INTEGER NOT NULL, position INTEGER NOT NULL, kind TEXT NOT NULL,
+                                    task TEXT, start_event TEXT, end_event TEXT,
+                                    start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+                                    PRIMARY KEY(request_id, position)) WITHOUT ROWID;
+CREATE TABLE slack(request_id INTEGER NOT NULL, segment INTEGER NOT NULL,
+                   task TEXT NOT NULL, start_event TEXT NOT NULL, end_event TEXT NOT NULL,
+                   start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, slack_ns INTEGER,
+                   critical INTEGER NOT NULL, network INTEGER NOT NULL,
+                   PRIMARY KEY(request_id, segment)) WITHOUT ROWID;
+UPDATE meta SET value='15' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
 constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5, kMigrateV5ToV6,
                                        kMigrateV6ToV7, kMigrateV7ToV8, kMigrateV8ToV9, kMigrateV9ToV10,
-                                       kMigrateV10ToV11, kMigrateV11ToV12, kMigrateV12ToV13, kMigrateV13ToV14};
+                                       kMigrateV10ToV11, kMigrateV11ToV12, kMigrateV12ToV13, kMigrateV13ToV14,
+                                       kMigrateV14ToV15};
 
 } // namespace
 

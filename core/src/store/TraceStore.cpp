@@ -250,7 +250,8 @@ Status TraceStore::initialise(Mode mode, WriteCheck check) {
 
 const std::vector<std::string>& TraceStore::analysisTables() {
     static const std::vector<std::string> tables{"meta", "imports", "labels", "label_occurrences", "requests", "events",
-                                                 "causal_links", "spans", "span_events", "results", "clock_offsets", "clock_pairs", "request_analysis"};
+                                                 "causal_links", "spans", "span_events", "results", "clock_offsets", "clock_pairs", "request_analysis",
+                                                 "critical_path_segments", "slack"};
     return tables;
 }
 

@@ -6,8 +6,11 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
+#include <tuple>
 
+#include "core/GeneratedPeriods.h"
 #include "core/GeneratedStore.h"
 #include "core/GeneratedTraces.h"
 #include "DamagedFiles.h"
@@ -876,4 +879,62 @@ TEST(AnalysisStore, TheModelOfSomeRequestsIsInferredFromThemAlone) {
         ASSERT_EQ(byHand.requestIds[k], analysis->data.requestIds[k]);
         ASSERT_EQ(byHand.eventsOf(k).size(), analysis->data.eventsOf(k).size());
     }
+}
+
+// The model graph of a period (the Dependency graph tab's) is the graph a database holding only that period
+// would show: the same nodes with the same statistics, the same edges, every one by name.
+TEST(AnalysisStore, ThePeriodsModelGraphIsTheGraphOfADatabaseOfThatPeriodAlone) {
+    test::ScratchDir dir;
+    const std::string db = dir.file("two.tldb");
+    auto analysis = test::analysedPeriods(db, 150, 3.0);
+    ASSERT_TRUE(analysis);
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store) << store.message();
+    const std::vector<std::uint32_t> rows = periodRows(*store.value(), analysis->data.requestIds, "problem");
+    ASSERT_EQ(rows.size(), 150u);
+    auto part = modelGraphOfRows(*analysis, rows, AnalysisOptions{}, [&](RequestId id) { return requestName(*store.value(), id); });
+    ASSERT_TRUE(part) << part.message();
+
+    auto alone = TraceStore::open(dir.file("alone.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(alone) << alone.message();
+    ImportOptions import;
+    import.inputs = {db + ".p1.csv"};  // the problem period's file, as analysedPeriods wrote it
+    import.period = "problem";
+    ASSERT_TRUE(importTraces(*alone.value(), import));
+    ASSERT_TRUE(analyzeStore(*alone.value(), AnalysisOptions{}));
+    auto reference = loadModelGraph(*alone.value());
+    ASSERT_TRUE(reference) << reference.message();
+
+    EXPECT_EQ(part->requests, 150);
+    EXPECT_EQ(part->requests, reference->requests);
+    EXPECT_EQ(part->supportFloor, reference->supportFloor);
+    EXPECT_EQ(part->convergence.size(), reference->convergence.size());
+    ASSERT_EQ(part->types.size(), reference->types.size());
+    std::map<std::string, const SegmentTypeStats*> byName;
+    for (const auto& t : reference->types) byName[t.name()] = &t;
+    for (const auto& t : part->types) {
+        ASSERT_TRUE(byName.count(t.name())) << t.name();
+        const SegmentTypeStats& r = *byName[t.name()];
+        EXPECT_EQ(t.occurrences, r.occurrences) << t.name();
+        EXPECT_EQ(t.criticalCount, r.criticalCount) << t.name();
+        EXPECT_DOUBLE_EQ(t.meanDurationNs, r.meanDurationNs) << t.name();
+        EXPECT_DOUBLE_EQ(t.meanCriticalNs, r.meanCriticalNs) << t.name();
+        EXPECT_DOUBLE_EQ(t.networkShare, r.networkShare) << t.name();
+        EXPECT_EQ(t.slowestCriticalRequests, r.slowestCriticalRequests) << t.name();
+        EXPECT_GT(t.occurrences, 0) << t.name();
+    }
+    // Type ids differ between the databases: edges by their ends' names (a mutual exclusion is unordered).
+    auto named = [](const ModelGraph& g, const std::vector<ModelGraph::Edge>& edges, bool unordered = false) {
+        std::set<std::tuple<std::string, std::string, std::int64_t, bool>> out;
+        for (const auto& e : edges) {
+            std::string a = g.types[e.from].name(), b = g.types[e.to].name();
+            if (unordered && b < a) std::swap(a, b);
+            out.emplace(a, b, e.support, e.confirmed);
+        }
+        return out;
+    };
+    EXPECT_FALSE(part->happensBefore.empty());
+    EXPECT_EQ(named(part.value(), part->happensBefore), named(reference.value(), reference->happensBefore));
+    EXPECT_EQ(named(part.value(), part->mutualExclusion, true), named(reference.value(), reference->mutualExclusion, true));
+    EXPECT_EQ(named(part.value(), part->pipelines), named(reference.value(), reference->pipelines));
 }

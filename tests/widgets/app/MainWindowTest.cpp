@@ -38,6 +38,8 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include "aggregates/AggregatesView.h"
+#include "graph/GraphView.h"
+#include <sqlite3.h>
 #include "bottleneck/BottlenecksView.h"
 #include "profile/ProfileView.h"
 #include "models/RequestTableModel.h"
@@ -643,6 +645,109 @@ TEST(MainWindow, TheListedRequestsAreTheScopeOfTheAnalysisViews) {
     window.showAggregatePage(0);
     ASSERT_TRUE(waitIdle(window));
     EXPECT_TRUE(aggregates->breakdownAa()->text().contains(QStringLiteral("(150 each)"))) << aggregates->breakdownAa()->text().toStdString();
+}
+
+// The Mystery Machine's model over a chosen window: the graph tab's period choice infers the model from that
+// period's requests alone (on the Model lane), and "All requests" brings the cached model back.
+TEST(MainWindow, TheDependencyGraphIsInferredOverTheChosenPeriod) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "window", 300, false);
+    {
+        auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite);
+        ASSERT_TRUE(store) << store.message();
+        auto early = addPeriodByTime(*store.value(), "early", 0, 100'000'000);  // r0..r99
+        ASSERT_TRUE(early) << early.message();
+        ASSERT_EQ(early.value(), 100);
+    }
+    app::MainWindow window;
+    ASSERT_TRUE(showWithDatabase(window, db));
+    window.showTab(1);
+    auto* overview = window.findChild<widgets::ModelOverview*>();
+    ASSERT_TRUE(overview);
+    ASSERT_TRUE(overview->graphView()->sourceGraph());
+    EXPECT_EQ(overview->graphView()->sourceGraph()->requests, 300);
+    ASSERT_GE(overview->periodBox()->findText(QStringLiteral("early")), 1);
+    overview->setPeriod(QStringLiteral("early"));
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_TRUE(overview->graphView()->sourceGraph());
+    EXPECT_EQ(overview->graphView()->sourceGraph()->requests, 100);
+    EXPECT_EQ(overview->period(), QStringLiteral("early"));
+    for (const auto& t : overview->graphView()->sourceGraph()->types) EXPECT_LE(t.occurrences, 100) << t.name();
+    overview->setPeriod(QString());
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_EQ(overview->graphView()->sourceGraph()->requests, 300);
+}
+
+// The naming filter from the app: kept in the database, the database analysed again without the events it names,
+// and the dependency graph drawn from that analysis (the server's two log points gone: one segment per request).
+TEST(MainWindow, TheNamingFilterLeavesOutTheEventsItNamesEverywhere) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "named", 60, false);
+    app::MainWindow window;
+    ASSERT_TRUE(showWithDatabase(window, db));
+    auto* overview = window.findChild<widgets::ModelOverview*>();
+    ASSERT_TRUE(overview && overview->graphView()->sourceGraph());
+    EXPECT_EQ(overview->graphView()->sourceGraph()->types.size(), 3u);  // START->RECV->SEND->DONE
+    ASSERT_TRUE(window.setNamingFilter(QStringLiteral("^(RECV|SEND)$")));
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_TRUE(overview->graphView()->sourceGraph());
+    ASSERT_EQ(overview->graphView()->sourceGraph()->types.size(), 1u);
+    EXPECT_EQ(overview->graphView()->sourceGraph()->types[0].name(), "main:START->DONE");
+    auto store = TraceStore::open(db, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store) << store.message();
+    EXPECT_EQ(store.value()->namingFilter(), "^(RECV|SEND)$");
+    EXPECT_TRUE(analysisIsCurrent(*store.value(), AnalysisOptions{}));
+}
+
+// A derived attribute defined in the app is offered by Stratify by and cuts the requests into quantiles of its
+// values (the server's share of each request's latency: numeric).
+TEST(MainWindow, ADerivedAttributeStratifiesTheBreakdown) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "derived", 200, false);
+    app::MainWindow window;
+    ASSERT_TRUE(showWithDatabase(window, db));
+    auto* aggregates = window.findChild<widgets::AggregatesView*>();
+    ASSERT_TRUE(aggregates);
+    ASSERT_TRUE(window.setDerivedAttributes({QStringLiteral("serverShare=time(server)/latency()")}));
+    ASSERT_TRUE(waitIdle(window));
+    const int at = aggregates->stratifyBy()->findText(QStringLiteral("serverShare"));
+    ASSERT_GE(at, 1);
+    window.showAggregatePage(0);
+    aggregates->stratifyBy()->setCurrentIndex(at);
+    ASSERT_TRUE(waitIdle(window));
+    const QString csv = aggregates->breakdownPlot()->csv();
+    for (const char* quartile : {"01: [", "02: [", "03: [", "04: ["})
+        EXPECT_TRUE(csv.contains(QLatin1String(quartile))) << quartile << " in " << csv.toStdString();
+}
+
+// Results in SQL tables from the app: kept, the database is analysed again and the rows are there, one per segment;
+// no longer kept, they go.
+TEST(MainWindow, TheCriticalPathsAndSlackCanBeKeptAsSqlTables) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string db = makeDatabase(dir, "sql", 40, false);
+    app::MainWindow window;
+    ASSERT_TRUE(showWithDatabase(window, db));
+    auto count = [&](const char* sql) {
+        sqlite3* handle = nullptr;
+        sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr);
+        sqlite3_stmt* q = nullptr;
+        sqlite3_prepare_v2(handle, sql, -1, &q, nullptr);
+        const std::int64_t n = q && sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
+        sqlite3_finalize(q);
+        sqlite3_close(handle);
+        return n;
+    };
+    EXPECT_EQ(count("SELECT COUNT(*) FROM slack"), 0);
+    ASSERT_TRUE(window.setResultTablesKept(true));
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_EQ(count("SELECT COUNT(*) FROM slack"), 40 * 3);  // START->RECV->SEND->DONE
+    EXPECT_EQ(count("SELECT COUNT(DISTINCT request_id) FROM critical_path_segments"), 40);
+    ASSERT_TRUE(window.setResultTablesKept(false));
+    EXPECT_EQ(count("SELECT COUNT(*) FROM critical_path_segments"), 0);
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <QSignalSpy>
+
 #include <QApplication>
 #include <QThreadPool>
 #include <QImage>
@@ -360,6 +362,26 @@ TEST(ModelOverview, ServiceModesNeedSpansAndTheChoiceIsRemembered) {
     EXPECT_EQ(again.mode(), widgets::ModelOverview::Mode::CausalModel);
     again.serviceMapView()->waitForLayout();
     QSettings().remove(QStringLiteral("graph/mode"));
+}
+
+TEST(ModelOverview, ThePeriodChosenStaysWhileItExists) {
+    widgets::ModelOverview overview;
+    QSignalSpy chosen(&overview, &widgets::ModelOverview::periodChosen);
+    overview.setPeriods({QStringLiteral("a"), QStringLiteral("b")});
+    EXPECT_EQ(overview.period(), QString());
+    EXPECT_EQ(chosen.count(), 0);
+    overview.setPeriod(QStringLiteral("b"));
+    ASSERT_EQ(chosen.count(), 1);
+    EXPECT_EQ(chosen.takeFirst().at(0).toString(), QStringLiteral("b"));
+    overview.setPeriod(QStringLiteral("nope"));  // no such period: nothing changes
+    EXPECT_EQ(chosen.count(), 0);
+    overview.setPeriods({QStringLiteral("b"), QStringLiteral("c")});  // still there: kept, nothing to infer again
+    EXPECT_EQ(overview.period(), QStringLiteral("b"));
+    EXPECT_EQ(chosen.count(), 0);
+    overview.setPeriods({QStringLiteral("c")});  // gone: every request again
+    EXPECT_EQ(overview.period(), QString());
+    ASSERT_EQ(chosen.count(), 1);
+    EXPECT_EQ(chosen.takeFirst().at(0).toString(), QString());
 }
 
 TEST(GraphView, TasksCollapseIntoOneNodeWithMergedEdgesAndExpandAgain) {

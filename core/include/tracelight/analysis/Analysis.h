@@ -3,12 +3,14 @@
 // dependency graph, critical path and slack -> results cached in the store.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/analysis/ClockSkew.h"
 #include "tracelight/analysis/CriticalPath.h"
 #include "tracelight/analysis/ModelInference.h"
@@ -118,6 +120,11 @@ Result<std::string> cachedModelJson(const TraceStore& store, const AnalysisOptio
 // chosen window. Not cached.
 Result<std::string> modelJsonOfRows(const InMemoryAnalysis& analysis, const std::vector<std::uint32_t>& rows,
                                     const AnalysisOptions& options, const CancelToken* cancel = nullptr);
+// The same model as the graph the Dependency graph tab draws: only the types those requests hold, with their
+// statistics over those requests (critical paths on that model and those clocks). nameOf names the slowest.
+using RequestNamer = std::function<std::optional<std::string>(RequestId)>;
+Result<ModelGraph> modelGraphOfRows(const InMemoryAnalysis& analysis, const std::vector<std::uint32_t>& rows,
+                                    const AnalysisOptions& options, const RequestNamer& nameOf, const CancelToken* cancel = nullptr);
 
 // One request's cached critical path and slack, with its segments on adjusted clocks.
 struct RequestSegment {

@@ -107,6 +107,8 @@ struct ModelGraph {
 };
 
 Result<ModelGraph> loadModelGraph(const TraceStore& store, const CancelToken* cancel = nullptr);
+// The graph of a model whose types (index = segment type id) carry their names and statistics.
+Result<ModelGraph> modelGraphOf(const CausalModel& model, std::vector<SegmentTypeStats> types, const CancelToken* cancel = nullptr);
 
 // The distinct label ids a request's events name, marked in a bitmap over the id range as the events
 // stream past (two or three ids per event: a million-span trace gives millions, which sorting took a tenth

@@ -106,7 +106,7 @@ struct StoredRequestResult {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 14;  // store/Schema.h holds it
+    static constexpr int kSchemaVersion = 15;  // store/Schema.h holds it
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 
@@ -232,6 +232,18 @@ public:
         const std::function<bool(RequestId, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob)>& f) const;
     // A request's cached result by name; empty when there is no such request.
     std::optional<StoredRequestResult> requestResult(std::string_view name) const;
+    // ---- the naming filter: test and debug log points left out by name (the Mystery Machine's one regex) ----
+
+    // An ECMAScript regular expression searched in the names of an event-log event's task and event (an
+    // occurrence "E#2" by its name "E"); the events it finds stay stored but every event scan of this
+    // connection (scanEvents, scanRequestEvents) leaves them out, so the analysis, the views and the command
+    // line see the same requests without them. Span requests keep every event. Empty: none.
+    std::string namingFilter() const;
+    // Kept in the database (a write); an expression that does not compile is refused, naming the error.
+    Status setNamingFilter(std::string_view regex);
+    // Whether `regex` compiles; its error otherwise.
+    static Status checkNamingFilter(std::string_view regex);
+
 
 private:
     // The connection stays inside store/: the classes and functions there that hold SQL, and tests.
@@ -249,6 +261,13 @@ private:
     Status initialise(Mode mode, WriteCheck check);
     Status awaitWriteCheck();  // ok when no check is pending or it passed
     void leaveBulkLoad();      // back to WAL mode after beginBulkLoad()'s transaction
+
+    // The labels the naming filter hides (by id) and the requests it leaves alone (spans), found on the first
+    // scan; hidden() is true for an event-log event it leaves out.
+    struct NamingFilterState;
+    const NamingFilterState* namingFilterState() const;
+    static bool hidden(const NamingFilterState* state, const EventRow& row);
+    mutable std::shared_ptr<const NamingFilterState> m_namingFilter;
 
     std::string m_path;
     sqlite3* m_db = nullptr;
