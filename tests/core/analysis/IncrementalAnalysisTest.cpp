@@ -213,6 +213,20 @@ std::pair<std::string, std::string> splitSpanCsv(const std::string& path, std::s
 }
 
 // The first row where two stores' results differ, for a readable failure.
+// Page loads [from, to) of the generator as an events CSV on the hosts' own (skewed) clocks.
+std::string pageLoadCsv(const samples::PageLoadGenerator& gen, std::int64_t from, std::int64_t to) {
+    std::ostringstream out;
+    out << "request,host,task,event,ts_us,seq\n";
+    for (std::int64_t i = from; i < to; ++i) {
+        const auto r = gen.generate(i);
+        for (const auto& e : r.events)
+            out << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
+                << samples::PageLoadGenerator::eventNames()[e.event] << ',' << formatMicroseconds(e.trueNs + gen.clockOffsetNs(e.host))
+                << ',' << e.seq << '\n';
+    }
+    return out.str();
+}
+
 std::string firstDifference(const std::vector<std::string>& a, const std::vector<std::string>& b) {
     std::string names;
     for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
@@ -296,18 +310,7 @@ TEST(IncrementalAnalysis, GeneratedPageLoadsInBatchesStoreWhatOneAnalysisStores)
     options.requests = 900;
     const samples::PageLoadGenerator gen(options);
     test::ScratchDir dir;
-    const auto csvOf = [&](std::int64_t from, std::int64_t to) {
-        std::ostringstream out;
-        out << "request,host,task,event,ts_us,seq\n";
-        for (std::int64_t i = from; i < to; ++i) {
-            const auto r = gen.generate(i);
-            for (const auto& e : r.events)
-                out << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
-                    << samples::PageLoadGenerator::eventNames()[e.event] << ','
-                    << formatMicroseconds(e.trueNs + gen.clockOffsetNs(e.host)) << ',' << e.seq << '\n';
-        }
-        return out.str();
-    };
+    const auto csvOf = [&](std::int64_t from, std::int64_t to) { return pageLoadCsv(gen, from, to); };
     // Five requests after 700 move no clock: that batch refines.
     const std::vector<std::int64_t> cuts = {0, 400, 700, 705, 900};
     int refined = 0;
@@ -341,18 +344,7 @@ TEST(IncrementalAnalysis, AnAnalysisThatFindsAnothersResultsStartsAgainFromThem)
     options.requests = 705;
     const samples::PageLoadGenerator gen(options);
     test::ScratchDir dir;
-    const auto csvOf = [&](std::int64_t from, std::int64_t to) {
-        std::ostringstream out;
-        out << "request,host,task,event,ts_us,seq\n";
-        for (std::int64_t i = from; i < to; ++i) {
-            const auto r = gen.generate(i);
-            for (const auto& e : r.events)
-                out << r.name << ',' << gen.hostName(e.host) << ',' << samples::PageLoadGenerator::taskNames()[e.task] << ','
-                    << samples::PageLoadGenerator::eventNames()[e.event] << ','
-                    << formatMicroseconds(e.trueNs + gen.clockOffsetNs(e.host)) << ',' << e.seq << '\n';
-        }
-        return out.str();
-    };
+    const auto csvOf = [&](std::int64_t from, std::int64_t to) { return pageLoadCsv(gen, from, to); };
     std::ofstream(dir.file("first.csv")) << csvOf(0, 700);
     std::ofstream(dir.file("more.csv")) << csvOf(700, 705);
     auto store = TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create);
