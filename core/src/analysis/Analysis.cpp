@@ -20,6 +20,7 @@
 #include "tracelight/store/RequestReads.h"
 #include "tracelight/store/ResultTables.h"
 #include "tracelight/store/SpanReads.h"
+#include "tracelight/store/StoredAnalysis.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/ResultCache.h"
 
@@ -636,7 +637,7 @@ Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOption
         stateBytes = latestResult(store, kStateResult, kAnalysisVersion);
         if (stateBytes)
             if (const auto state = decodeState(*stateBytes); state && !state->requestIds.empty())
-                replacedEarlier = store.requestsImportedAfter(state->lastImport, state->requestIds.back());
+                replacedEarlier = requestsImportedAfter(store, state->lastImport, state->requestIds.back());
     }
     store.endRead();
     if (group.any(!data)) return data ? Status::error("another process of the run could not read its requests") : data.status();
@@ -687,7 +688,7 @@ Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOption
     auto writeRequests = [&](const std::vector<RequestId>& ids, std::size_t total, const std::function<bool(std::size_t)>& isReady,
                              bool report) -> Status {
         if (Status s = store.begin(); !s) return s;
-        if (Status s = store.replaceClockResults(offsetRows, pairRows); !s) return s;
+        if (Status s = replaceClockResults(store, offsetRows, pairRows); !s) return s;
         std::vector<ClockOffsetRow>().swap(offsetRows);
         std::vector<ClockPairRow>().swap(pairRows);
         constexpr std::size_t kChunk = 8192;  // rows per call: a multiple of the 128 a statement stores
@@ -695,7 +696,7 @@ Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOption
             const std::size_t count = std::min(kChunk, total - first);
             for (std::size_t r = first; r < first + count; ++r)
                 if (!isReady(r)) return Status::error("cancelled");
-            const Status stored = store.storeRequestResults(count, [&](std::size_t i) {
+            const Status stored = storeRequestResults(store, count, [&](std::size_t i) {
                 const RequestResult& res = results[first + i];
                 return RequestResultRow{ids[first + i], res.startNs, res.latencyNs, res.blindNs, res.blob};
             });
@@ -889,7 +890,7 @@ Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOption
             // Only what changed: the clocks' rows (their round trips grew), the derived requests' results.
             if (Status s = store.begin(); !s) return fail(s);
             if (latestResult(store, kStateResult, kAnalysisVersion) != inc->stateBytes) return fail(Status::error(kRaced));
-            if (Status s = store.replaceClockRows(offsetRows, pairRows); !s) return fail(s);
+            if (Status s = replaceClockRows(store, offsetRows, pairRows); !s) return fail(s);
             std::vector<RequestId> again;
             std::vector<std::size_t> rows;
             for (std::size_t r = 0; r < results.size(); ++r)
@@ -897,8 +898,8 @@ Result<AnalysisSummary> analyzeStoreOnce(TraceStore& store, const AnalysisOption
                     rows.push_back(r);
                     if (r < inc->firstNew) again.push_back(requestIds[r]);
                 }
-            if (Status s = store.dropRequestResults(again); !s) return fail(s);
-            const Status stored = store.storeRequestResults(rows.size(), [&](std::size_t i) {
+            if (Status s = dropRequestResults(store, again); !s) return fail(s);
+            const Status stored = storeRequestResults(store, rows.size(), [&](std::size_t i) {
                 const RequestResult& res = results[rows[i]];
                 return RequestResultRow{requestIds[rows[i]], res.startNs, res.latencyNs, res.blindNs, res.blob};
             });
@@ -1047,7 +1048,7 @@ void takeCachedResult(CachedRequestResult&& cached, RequestAnalysis& out) {
 } // namespace
 
 Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string_view requestName) {
-    auto stored = store.requestResult(requestName);
+    auto stored = requestResult(store, requestName);
     if (!stored) return Status::error(store.path() + ": no request '" + std::string(requestName) + "'");
     if (!stored->analysed) return Status::error(store.path() + ": request '" + std::string(requestName) + "' is not analysed (run tracelight-cli analyze)");
     RequestAnalysis out;
@@ -1059,7 +1060,7 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
 
     // Segments in the same canonical order the analysis used: tasks by id, events by position, on the
     // adjusted clocks (each host's offset applied as it is read).
-    const auto offsets = store.clockOffsets();
+    const auto offsets = clockOffsets(store);
     // The events stream past, not held (a root with a million children's four million rows were 160 MB):
     // each segment keeps its labels' ids until their texts are read.
     RequestLabelIds labelIds;
@@ -1218,7 +1219,7 @@ void CachedCriticalPaths::addAll(const CachedCriticalPaths& next) {
 Status forEachCachedResult(const TraceStore& store, const TraceData& data,
                            const std::function<bool(std::size_t row, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob)>& f) {
     std::size_t row = 0;  // rows and results both in request id order
-    return store.scanRequestResults([&](RequestId id, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
+    return scanRequestResults(store, [&](RequestId id, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob) {
         while (row < data.requestCount() && data.requestIds[row] < id) ++row;
         if (row == data.requestCount()) return false;
         if (data.requestIds[row] != id) return true;

@@ -15,6 +15,7 @@
 #include "tracelight/analysis/Segments.h"
 #include "tracelight/store/RequestReads.h"
 #include "tracelight/store/SpanReads.h"
+#include "tracelight/store/StoredAnalysis.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/store/ResultCache.h"
 
@@ -195,8 +196,8 @@ struct DetailContext {
         stored = loadStoredModel(store);
         const auto spanRequests = spanRequestIds(store);
         fromSpans = std::binary_search(spanRequests.begin(), spanRequests.end(), request.value);
-        offsetOfHost = store.clockOffsets();
-        cachedResult = store.requestResult(name);
+        offsetOfHost = clockOffsets(store);
+        cachedResult = requestResult(store, name);
         auto read = store.causalLinks(request);
         if (read) links = std::move(read.value());
         else linksRead = read.status();

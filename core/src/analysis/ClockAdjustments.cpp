@@ -1,4 +1,5 @@
 #include "tracelight/analysis/ClockAdjustments.h"
+#include "tracelight/store/StoredAnalysis.h"
 
 #include <unordered_map>
 
@@ -34,10 +35,10 @@ std::vector<ClockAdjustment> named(const TraceStore& store, const std::vector<Cl
 
 } // namespace
 
-std::vector<ClockAdjustment> loadClockAdjustments(const TraceStore& store) { return named(store, store.clockPairs()); }
+std::vector<ClockAdjustment> loadClockAdjustments(const TraceStore& store) { return named(store, clockPairs(store)); }
 
 ClockAdjustmentDigest loadClockAdjustmentDigest(const TraceStore& store, std::size_t shown) {
-    const ClockPairDigest digest = store.clockPairDigest(shown);
+    const ClockPairDigest digest = clockPairDigest(store, shown);
     return {named(store, digest.mostEvidence), digest.adjusted, digest.kept, digest.keptRoundTrips};
 }
 

@@ -10,6 +10,7 @@
 #include "tracelight/analysis/Segments.h"
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/store/ResultTables.h"
+#include "tracelight/store/StoredAnalysis.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight {
@@ -22,7 +23,7 @@ Status writeSqlResults(TraceStore& store, const ProgressSink* progress, const Ca
     ClockOffsets offsets = ClockOffsets::none(td.hostLabels.size());
     std::unordered_map<std::uint32_t, std::size_t> dense;
     for (std::size_t h = 0; h < td.hostLabels.size(); ++h) dense[td.hostLabels[h].value] = h;
-    for (const auto& [host, offset] : store.clockOffsets())
+    for (const auto& [host, offset] : clockOffsets(store))
         if (auto it = dense.find(host); it != dense.end()) offsets.offsetNs[it->second] = offset;
 
     if (Status s = store.begin(); !s) return s;

@@ -1,4 +1,5 @@
 #include "tracelight/store/RequestReads.h"
+#include "tracelight/store/StoredAnalysis.h"
 #include "tracelight/studies/Aggregates.h"
 
 #include <algorithm>
@@ -80,7 +81,7 @@ TypeCategories categorizeSegmentTypes(const TraceData& td, const CategoryRules& 
 
 Result<std::vector<std::string>> requestSegmentCategories(const TraceStore& store, std::string_view requestName,
                                                           const CategoryRules& rules) {
-    const auto stored = store.requestResult(requestName);
+    const auto stored = requestResult(store, requestName);
     if (!stored) return Status::error(store.path() + ": no request '" + std::string(requestName) + "'");
     auto data = loadTraceData(store);
     if (!data) return data.status();
@@ -344,7 +345,7 @@ Result<InMemoryAnalysis> loadAnalysis(const TraceStore& store, const ProgressSin
     ClockOffsets offsets = ClockOffsets::none(td.hostLabels.size());
     std::unordered_map<std::uint32_t, std::size_t> dense;
     for (std::size_t h = 0; h < td.hostLabels.size(); ++h) dense[td.hostLabels[h].value] = h;
-    for (const auto& [host, offset] : store.clockOffsets()) {
+    for (const auto& [host, offset] : clockOffsets(store)) {
         auto it = dense.find(host);
         if (it != dense.end()) offsets.offsetNs[it->second] = offset;
     }

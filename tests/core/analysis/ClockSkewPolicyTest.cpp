@@ -17,6 +17,7 @@
 #include "tracelight/analysis/ClockSkew.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/SpanReads.h"
+#include "tracelight/store/StoredAnalysis.h"
 #include "tracelight/store/TraceStore.h"
 
 using namespace tracelight;
@@ -150,7 +151,7 @@ struct ImportedDb {
     }
     std::map<std::string, TimeNs> offsetsByHost() const {
         std::map<std::string, TimeNs> out;
-        for (const auto& [host, offset] : store->clockOffsets()) out[store->label(LabelId(host))] = offset;
+        for (const auto& [host, offset] : clockOffsets(*store)) out[store->label(LabelId(host))] = offset;
         return out;
     }
 };
@@ -167,7 +168,7 @@ TEST(ClockSkewPolicy, GenAiJaegerTraceKeepsItsClocks) {
     ImportedDb db(kRealData + "jaeger/TraceTimelineViewer__genaiTestTrace.json");
     EXPECT_EQ(spanRequestIds(*db.store).size(), 1u);
     for (const auto& [host, offset] : db.offsetsByHost()) EXPECT_EQ(offset, 0) << host;
-    const auto pairs = db.store->clockPairs();
+    const auto pairs = clockPairs(*db.store);
     ASSERT_FALSE(pairs.empty());
     for (const auto& p : pairs) {
         EXPECT_EQ(p.rule, "fits") << db.store->label(LabelId(p.client)) << " -> " << db.store->label(LabelId(p.server));
@@ -206,7 +207,7 @@ TEST(ClockSkewPolicy, ZipkinSkewSampleIsCorrectedAndSaysWhy) {
     const auto offsets = db.offsetsByHost();
     const TimeNs rtt = (94539 - 93577) * 1000;
     EXPECT_EQ(offsets.at("serviceb@192.0.0.0") - offsets.at("servicea@127.0.0.0"), (8761 - 74202) * 1000 - rtt / 2);
-    const auto pairs = db.store->clockPairs();
+    const auto pairs = clockPairs(*db.store);
     ASSERT_EQ(pairs.size(), 1u);
     EXPECT_EQ(db.store->label(LabelId(pairs[0].client)), "servicea@127.0.0.0");
     EXPECT_EQ(db.store->label(LabelId(pairs[0].server)), "serviceb@192.0.0.0");
@@ -224,9 +225,9 @@ TEST(ClockSkewPolicy, ZipkinSkewSampleIsCorrectedAndSaysWhy) {
 TEST(ClockSkewPolicy, OnlineBoutiqueMinuteKeepsConsistentClocks) {
     REQUIRE_REAL_DATA();
     ImportedDb db(kRealData + "nezha-onlineboutique/normal/2022-08-23_17_00_trace.csv");
-    const auto offsets = db.store->clockOffsets();
+    const auto offsets = clockOffsets(*db.store);
     auto offsetOf = [&](std::uint32_t host) { return offsets.count(host) ? offsets.at(host) : 0; };
-    const auto pairs = db.store->clockPairs();
+    const auto pairs = clockPairs(*db.store);
     ASSERT_GE(pairs.size(), 10u);
     std::int64_t outsideBefore = 0, corrected = 0;
     for (const auto& p : pairs) {
@@ -261,7 +262,7 @@ TEST(ClockSkewPolicy, AdjustmentsListEveryStoredPairWithItsHostsNames) {
     auto store = test::generatedStore(dir, 400, 2);
     EXPECT_TRUE(loadClockAdjustments(*store).empty()) << "before any analysis";
     ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
-    const auto pairs = store->clockPairs();
+    const auto pairs = clockPairs(*store);
     const auto adjustments = loadClockAdjustments(*store);
     ASSERT_GT(pairs.size(), 10u);
     ASSERT_EQ(adjustments.size(), pairs.size());
@@ -303,7 +304,7 @@ TEST(ClockSkewPolicy, TheDigestIsTheFullListsPairsWithTheMostEvidence) {
                            "UPDATE clock_pairs SET rule='fits', applied=0, offset_ns=0 WHERE (client_host_id + server_host_id) % 3 = 0;"
                            "UPDATE clock_pairs SET round_trips = 7 WHERE (client_host_id + server_host_id) % 5 = 1;",
                            nullptr, nullptr, nullptr), SQLITE_OK);
-    const auto pairs = store->clockPairs();
+    const auto pairs = clockPairs(*store);
     const auto all = loadClockAdjustments(*store);
     ASSERT_EQ(all.size(), pairs.size());
     std::vector<std::size_t> adjusted;

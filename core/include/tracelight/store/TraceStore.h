@@ -66,43 +66,6 @@ struct LinkRow {
     std::uint32_t toTask;
     std::int64_t toOrd;
 };
-// What clock-skew correction stored for a host (label id): local = true + offset.
-struct ClockOffsetRow {
-    std::uint32_t host;
-    TimeNs offsetNs = 0;
-    std::optional<std::uint32_t> parentHost;  // the host it was placed from; none for references
-    TimeNs rttNs = 0;
-};
-// What clock-skew correction decided for a host pair (label ids), and which rule fired.
-struct ClockPairRow {
-    std::uint32_t client = 0, server = 0;
-    TimeNs offsetNs = 0;  // clock(server) - clock(client) as decided; 0 where the recorded clocks are kept
-    TimeNs rttNs = 0;
-    std::int64_t roundTrips = 0, outside = 0;
-    std::string rule;
-    bool applied = false;
-};
-// The pairs clock-skew correction adjusted or estimated (every rule but "fits"), the most round trips
-// first (ties by client, server), at most as many as asked for; how many there are in all, and how many
-// pairs kept their clocks with how many round trips between them.
-struct ClockPairDigest {
-    std::vector<ClockPairRow> mostEvidence;
-    std::int64_t adjusted = 0, kept = 0, keptRoundTrips = 0;
-};
-// One request's cached analysis as stored.
-struct RequestResultRow {
-    RequestId id;
-    TimeNs startNs = 0;  // adjusted time of its first event
-    TimeNs latencyNs = 0;
-    TimeNs blindNs = 0;
-    std::string_view data;  // the encoded critical path and slack
-};
-struct StoredRequestResult {
-    RequestId id;
-    bool analysed = false;  // false: no cached result for it
-    TimeNs startNs = 0, latencyNs = 0, blindNs = 0;
-    std::string data;
-};
 
 class TraceStore {
 public:
@@ -207,31 +170,6 @@ public:
     // Known causal links of the requests in [firstId, endId), in request order; or of one request.
     Result<std::vector<LinkRow>> causalLinks(std::int64_t firstId, std::int64_t endId) const;
     Result<std::vector<LinkRow>> causalLinks(RequestId request) const;
-    // Clock offsets by host label id (empty before the first analysis).
-    std::unordered_map<std::uint32_t, TimeNs> clockOffsets() const;
-    // Inside the caller's transaction, an analysis's results replace the last one's: replaceClockResults
-    // stores the clock offsets and pairs and drops every request's cached result; storeRequestResults
-    // then stores rows(i) for i in [0, count), in as many calls as the caller likes (request ids rising
-    // across them). Requests given no row keep no result.
-    Status replaceClockResults(const std::vector<ClockOffsetRow>& offsets, const std::vector<ClockPairRow>& pairs = {});
-    Status storeRequestResults(std::size_t count, const std::function<RequestResultRow(std::size_t)>& rows);
-    // An incremental analysis: the clock rows replaced with every request's result kept, and then the results
-    // of the requests it derives again dropped before storeRequestResults stores them anew.
-    Status replaceClockRows(const std::vector<ClockOffsetRow>& offsets, const std::vector<ClockPairRow>& pairs);
-    Status dropRequestResults(const std::vector<RequestId>& requests);
-    // Requests with ids up to upTo that an import after importId stored (a live capture replaces a request
-    // that got a late span): what an incremental analysis checks its earlier requests are unchanged by.
-    std::int64_t requestsImportedAfter(std::int64_t importId, RequestId upTo) const;
-    // Per host pair, what the last analysis's clock-skew correction decided (client, server order).
-    std::vector<ClockPairRow> clockPairs() const;
-    // The digest `analyze` prints, without reading every pair (a corpus of page loads has 800,000).
-    ClockPairDigest clockPairDigest(std::size_t shown) const;
-    // Every cached request result in request id order: (request, start_ns, latency, blind, blob); f returns
-    // false to stop.
-    Status scanRequestResults(
-        const std::function<bool(RequestId, TimeNs startNs, TimeNs latencyNs, TimeNs blindNs, std::string_view blob)>& f) const;
-    // A request's cached result by name; empty when there is no such request.
-    std::optional<StoredRequestResult> requestResult(std::string_view name) const;
     // ---- the naming filter: test and debug log points left out by name (the Mystery Machine's one regex) ----
 
     // An ECMAScript regular expression searched in the names of an event-log event's task and event (an
