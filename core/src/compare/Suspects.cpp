@@ -309,7 +309,10 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
             return (s.unusual + 0.5) / (s.judged + 1) - (s.baseUnusual + 0.5) / (s.baseJudged + 1);
         };
         const Side& caller = sides[0];
-        return rise(caller) > rise(sides[1]) &&
+        // The caller's other spans must be unusual at least twice as often as in the base: over hundreds of
+        // requests a drift of a few percent is significant, while a starved caller shows far more.
+        const double baseShare = (caller.baseUnusual + 0.5) / (caller.baseJudged + 1);
+        return rise(caller) > rise(sides[1]) && (caller.unusual + 0.5) / (caller.judged + 1) >= options.callerRiskRatio * baseShare &&
                fisherGreater(static_cast<std::int64_t>(caller.unusual), static_cast<std::int64_t>(caller.judged),
                              static_cast<std::int64_t>(caller.baseUnusual), static_cast<std::int64_t>(caller.baseJudged)) < options.alpha;
     };

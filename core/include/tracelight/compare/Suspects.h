@@ -32,6 +32,8 @@ struct SuspectOptions {
     double farTimes = 20;          // a span this many times its operation's base median (each plus floorUs) is far
     std::int64_t minBaseSpans = 5;  // an operation with fewer spans in the base has no tail threshold
     double floorUs = 100;          // added to both means of a slowdown, so that tiny times do not lead
+    double callerRiskRatio = 2;    // a slower hop is its caller's only when the caller's other spans there are at
+                                   // least this many times as often unusual as in the base
     unsigned threads = 0;
 };
 
