@@ -7,6 +7,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QFileInfo>
@@ -328,7 +329,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         showSegmentStatus(segment);
         m_model->selectType(QString::fromStdString(d->segmentName(s)));
     });
-    connect(m_model, &widgets::ModelOverview::periodChosen, this, [this] { loadModel(); });
+    connect(m_model, &widgets::ModelOverview::periodChosen, this, [this] {
+        updateScopeBar();
+        loadModel();
+    });
+    connect(m_model->modeBox(), &QComboBox::activated, this, [this] { updateScopeBar(); });
     connect(m_model, &widgets::ModelOverview::requestActivated, this, [this](const QString& name) {
         selectRequestByName(name);
         m_tabs->setCurrentIndex(0);
@@ -678,8 +683,12 @@ void MainWindow::updateScopeBar() {
     const bool scoped = tab == 1 || tab == 2 || tab == 4 || tab == 5;  // graph, aggregates, profile, bottlenecks
     const widgets::RequestScope& scope = m_session->scope();
     m_scopeBar->setVisible(scoped && m_session->isOpen());
-    m_scopeBar->setText(scope.isAll() ? tr("Covering %1").arg(m_requestPanel->listedText())  // "all 1,290 requests"
-                                      : tr("Covering the listed requests — %1").arg(scope.text));
+    QString text = scope.isAll() ? tr("Covering %1").arg(m_requestPanel->listedText())  // "all 1,290 requests"
+                                 : tr("Covering the listed requests — %1").arg(scope.text);
+    // The graph tab's causal model may come from one period alone (its period box); the service map keeps the scope.
+    if (tab == 1 && m_model->mode() == widgets::ModelOverview::Mode::CausalModel && !m_model->period().isEmpty())
+        text += tr("; the causal model from period “%1” alone").arg(m_model->period());
+    m_scopeBar->setText(text);
 }
 
 void MainWindow::showScopedAggregates() {

@@ -674,9 +674,16 @@ TEST(MainWindow, TheDependencyGraphIsInferredOverTheChosenPeriod) {
     EXPECT_EQ(overview->graphView()->sourceGraph()->requests, 100);
     EXPECT_EQ(overview->period(), QStringLiteral("early"));
     for (const auto& t : overview->graphView()->sourceGraph()->types) EXPECT_LE(t.occurrences, 100) << t.name();
+    // The line above the tabs says what the model covers, not only the listed requests.
+    auto* bar = window.findChild<QLabel*>(QStringLiteral("scopeBar"));
+    ASSERT_TRUE(bar);
+    overview->setMode(widgets::ModelOverview::Mode::CausalModel);
+    overview->modeBox()->activated(0);
+    EXPECT_TRUE(bar->text().contains(QStringLiteral("period “early”"))) << bar->text().toStdString();
     overview->setPeriod(QString());
     ASSERT_TRUE(waitIdle(window));
     EXPECT_EQ(overview->graphView()->sourceGraph()->requests, 300);
+    EXPECT_FALSE(bar->text().contains(QStringLiteral("early"))) << bar->text().toStdString();
 }
 
 // The naming filter from the app: kept in the database, the database analysed again without the events it names,
