@@ -6,8 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "StoreAccess.h"
+#include "tracelight/store/Periods.h"
+#include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight::test {
@@ -38,6 +41,15 @@ private:
     }
     std::filesystem::path m_path;
 };
+
+// The names of the requests in the store's periods, period by period.
+inline std::vector<std::string> storedRequestNames(const TraceStore& store) {
+    std::vector<std::string> out;
+    for (const auto& period : listPeriods(store))
+        for (RequestId id : requestsInPeriod(store, period.name))
+            if (auto name = requestName(store, id)) out.push_back(*name);
+    return out;
+}
 
 // `traces` Jaeger traces of five spans: a root calling a backend (client span, its server joined into the
 // client's task, which queries a database) and then rendering; each trace at its own time.

@@ -65,14 +65,6 @@ std::unique_ptr<TraceStore> pageLoads(const test::ScratchDir& dir, const std::st
     return std::move(store.value());
 }
 
-std::vector<std::string> requestNames(const TraceStore& store) {
-    std::vector<std::string> out;
-    for (const auto& period : listPeriods(store))
-        for (RequestId id : requestsInPeriod(store, period.name))
-            if (auto name = requestName(store, id)) out.push_back(*name);
-    return out;
-}
-
 } // namespace
 
 TEST(NamingFilter, FilteredLogPointsAreAnalysedAsIfNeverLogged) {
@@ -103,7 +95,7 @@ TEST(NamingFilter, FilteredLogPointsAreAnalysedAsIfNeverLogged) {
     // Every request's critical path and slack, read by another connection, as the clean database's.
     auto reader = TraceStore::open(noisy->path(), TraceStore::Mode::ReadOnly);
     ASSERT_TRUE(reader) << reader.message();
-    const auto names = requestNames(*clean);
+    const auto names = test::storedRequestNames(*clean);
     ASSERT_EQ(names.size(), static_cast<std::size_t>(kRequests));
     for (const std::string& name : names) {
         auto want = loadRequestAnalysis(*clean, name);

@@ -60,14 +60,6 @@ struct Db {
     }
 };
 
-std::vector<std::string> requestNames(const TraceStore& store) {
-    std::vector<std::string> out;
-    for (const auto& period : listPeriods(store))
-        for (RequestId id : requestsInPeriod(store, period.name))
-            if (auto name = requestName(store, id)) out.push_back(*name);
-    return out;
-}
-
 } // namespace
 
 TEST(ResultTables, HoldEveryRequestsCriticalPathAndSlackAndTheDocumentedQueryRuns) {
@@ -87,7 +79,7 @@ TEST(ResultTables, HoldEveryRequestsCriticalPathAndSlackAndTheDocumentedQueryRun
     // Per request, the rows are what critical-path and slack read from the cached result.
     std::map<std::string, std::int64_t> latency;
     std::map<std::tuple<std::string, std::string, std::string, std::string>, std::pair<std::int64_t, double>> perType;  // count, summed us
-    for (const std::string& name : requestNames(*store)) {
+    for (const std::string& name : test::storedRequestNames(*store)) {
         auto a = loadRequestAnalysis(*store, name);
         ASSERT_TRUE(a) << a.message();
         latency[name] = a->latencyNs;
