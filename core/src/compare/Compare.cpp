@@ -509,7 +509,8 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         }
         std::sort(minimum.begin(), minimum.end());
         auto members = [&](std::size_t family) {
-            return pValues.size() + std::size_t(std::upper_bound(minimum.begin(), minimum.end(), options.alpha / double(family)) - minimum.begin());
+            const auto able = std::upper_bound(minimum.begin(), minimum.end(), options.alpha / double(family));
+            return pValues.size() + std::size_t(able - minimum.begin());
         };
         std::size_t family = std::max<std::size_t>(1, pValues.size());
         while (members(family) > family) ++family;
@@ -518,11 +519,11 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
             return binomialMinimumP(cc.baseline.count + cc.problem.count, problemShare) >= options.alpha / double(family);
         });
     }
-    std::vector<double> family = pValues;
-    for (auto i : counted) family.push_back(out.categories[i].countPValue);
-    const std::vector<double> all = options.paperStatistics ? family  // each test at alpha, as the paper
-                                    : options.benjaminiHochberg      ? benjaminiHochberg(family)
-                                                                     : holm(family);
+    std::vector<double> familyP = pValues;
+    for (auto i : counted) familyP.push_back(out.categories[i].countPValue);
+    const std::vector<double> all = options.paperStatistics ? familyP  // each test at alpha, as the paper
+                                    : options.benjaminiHochberg      ? benjaminiHochberg(familyP)
+                                                                     : holm(familyP);
     const std::span<const double> adjusted(all.data(), pValues.size());
     const std::span<const double> countAdjusted(all.data() + pValues.size(), counted.size());
     out.timings.testsNs = lap();
