@@ -9,6 +9,7 @@
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <unordered_set>
 
 #include "tracelight/analysis/RequestPass.h"
 #include "tracelight/analysis/Segments.h"
@@ -482,15 +483,61 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         }
     }
     out.categoriesTested = tested;
-    auto adjust = [&](std::span<const double> p) {
-        if (options.paperStatistics) return std::vector<double>(p.begin(), p.end());  // each test at alpha, as the paper
-        return options.benjaminiHochberg ? benjaminiHochberg(p) : holm(p);
-    };
-    const std::vector<double> adjusted = adjust(pValues);
+
+    // Structural mutations and precursors: a category whose count changed by at least the threshold, and by
+    // more than chance allows. Under a similar workload a request falls in a category with the same probability
+    // in both periods, so the category's problem count, given its count in both, is binomial with the problem
+    // period's share of all requests.
+    const double problemShare = double(problem.size()) / double(baseline.size() + problem.size());
+    std::vector<std::uint32_t> counted;
+    for (std::uint32_t i = 0; i < out.categories.size(); ++i) {
+        auto& cc = out.categories[i];
+        const std::int64_t n = cc.baseline.count + cc.problem.count;
+        cc.countPValue = binomialTwoSided(cc.problem.count, n, problemShare);
+        if (binomialMinimumP(n, problemShare) < options.alpha) counted.push_back(i);
+    }
+    // The KS tests and the count tests are one family: every entry of the list is one of its rejections, so the
+    // chance of any false entry (Holm), or their expected share (Benjamini-Hochberg), is at most alpha over the
+    // whole list. A count test too small ever to reach its share of alpha only dilutes the family (Tarone): the
+    // family is the smallest size K such that the KS tests and the count tests able to reach alpha / K number at
+    // most K.
+    {
+        std::vector<double> minimum;
+        for (auto i : counted) {
+            const auto& cc = out.categories[i];
+            minimum.push_back(binomialMinimumP(cc.baseline.count + cc.problem.count, problemShare));
+        }
+        std::sort(minimum.begin(), minimum.end());
+        auto members = [&](std::size_t family) {
+            const auto able = std::upper_bound(minimum.begin(), minimum.end(), options.alpha / double(family));
+            return pValues.size() + std::size_t(able - minimum.begin());
+        };
+        std::size_t family = std::max<std::size_t>(1, pValues.size());
+        while (members(family) > family) ++family;
+        std::erase_if(counted, [&](std::uint32_t i) {
+            const auto& cc = out.categories[i];
+            return binomialMinimumP(cc.baseline.count + cc.problem.count, problemShare) >= options.alpha / double(family);
+        });
+    }
+    std::vector<double> familyP = pValues;
+    for (auto i : counted) familyP.push_back(out.categories[i].countPValue);
+    const std::vector<double> all = options.paperStatistics ? familyP  // each test at alpha, as the paper
+                                    : options.benjaminiHochberg      ? benjaminiHochberg(familyP)
+                                                                     : holm(familyP);
+    const std::span<const double> adjusted(all.data(), pValues.size());
+    const std::span<const double> countAdjusted(all.data() + pValues.size(), counted.size());
+    out.timings.testsNs = lap();
+
+    // The paper marks a category by its response-time test alone, and tests its edges only to find the red ones;
+    // the corrected statistics let an edge mark it too (a change confined to one edge is found there first).
+    std::unordered_set<std::uint32_t> responseRejected;
+    for (std::size_t k = 0; k < tests.size(); ++k)
+        if (tests[k].edge < 0 && adjusted[k] < options.alpha) responseRejected.insert(tests[k].category);
     std::unordered_map<std::uint32_t, std::size_t> entryOf;
     for (std::size_t k = 0; k < tests.size(); ++k) {
         if (!(adjusted[k] < options.alpha)) continue;
         const std::uint32_t i = tests[k].category;
+        if (options.paperStatistics && !responseRejected.count(i)) continue;
         auto [it, added] = entryOf.try_emplace(i, out.entries.size());
         if (added) {
             const auto& cc = out.categories[i];
@@ -503,7 +550,7 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
             out.entries.push_back(std::move(entry));
         }
         CompareEntry& entry = out.entries[it->second];
-        if (adjusted[k] < entry.pValue) {
+        if (adjusted[k] < entry.pValue && (!options.paperStatistics || tests[k].edge < 0)) {
             entry.pValue = adjusted[k];
             entry.rawPValue = pValues[k];
         }
@@ -520,42 +567,8 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
             return a.type < b.type;
         });
 
-    // Structural mutations and precursors: a category whose count changed by at least the threshold, and by
-    // more than chance allows. Under a similar workload a request falls in a category with the same probability
-    // in both periods, so the category's problem count, given its count in both, is binomial with the problem
-    // period's share of all requests; the exact test's p-values are corrected over the categories that could
-    // reach alpha at all (Tarone), as the KS tests are.
-    const double problemShare = double(problem.size()) / double(baseline.size() + problem.size());
-    std::vector<std::uint32_t> counted;
-    std::vector<double> countP;
-    for (std::uint32_t i = 0; i < out.categories.size(); ++i) {
-        auto& cc = out.categories[i];
-        const std::int64_t n = cc.baseline.count + cc.problem.count;
-        cc.countPValue = binomialTwoSided(cc.problem.count, n, problemShare);
-        if (binomialMinimumP(n, problemShare) < options.alpha) counted.push_back(i);
-    }
-    {
-        // Tarone: the smallest family size K whose members (the tests able to reach alpha / K) number at most K.
-        std::vector<double> minimum;
-        for (auto i : counted) {
-            const auto& cc = out.categories[i];
-            minimum.push_back(binomialMinimumP(cc.baseline.count + cc.problem.count, problemShare));
-        }
-        std::sort(minimum.begin(), minimum.end());
-        std::size_t family = 1;
-        while (family < minimum.size() &&
-               std::size_t(std::upper_bound(minimum.begin(), minimum.end(), options.alpha / double(family)) - minimum.begin()) > family)
-            ++family;
-        std::erase_if(counted, [&](std::uint32_t i) {
-            const auto& cc = out.categories[i];
-            return binomialMinimumP(cc.baseline.count + cc.problem.count, problemShare) >= options.alpha / double(family);
-        });
-        for (auto i : counted) countP.push_back(out.categories[i].countPValue);
-    }
-    out.timings.testsNs = lap();
     // A mutation gained at least the threshold, significantly; a precursor, only a candidate donor to a mutation
     // found so, lost at least the threshold (the paper's rule), and the 1:N rule and edit distance judge it.
-    const std::vector<double> countAdjusted = adjust(countP);
     std::vector<std::uint32_t> gained, lost;
     std::unordered_map<std::uint32_t, double> structuralP;
     if (options.paperStatistics) {
@@ -593,7 +606,24 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         }
         return z;
     };
-    for (auto m : gained) {
+    // Each mutation's candidates: same root, since requests of another type cannot have been donated.
+    std::vector<std::vector<std::uint32_t>> candidatesOf(gained.size());
+    std::size_t pairs = 0;
+    for (std::size_t g = 0; g < gained.size(); ++g) {
+        const auto& cc = out.categories[gained[g]];
+        for (auto p : lost)
+            if (out.categories[p].root == cc.root && out.categories[p].info && cc.info) candidatesOf[g].push_back(p);
+        pairs += candidatesOf[g].size();
+    }
+    // 1:N: a precursor lost at least what the mutation gained, up to chance. One that donated every request the
+    // mutation gained loses as many only on average: the gain less the loss is the difference of the two periods'
+    // draws of the same counts, about normal with the counts' (Poisson) variance. A candidate is dropped when it
+    // falls short by more than that allows at alpha, one-sided, Bonferroni-corrected over every mutation's
+    // candidates (each is a test, and dropping a true donor anywhere in the list, which leaves its mutation
+    // without a precursor, is the error to bound).
+    const double shortfallZ = normalQuantile(options.alpha / double(std::max<std::size_t>(1, pairs)));
+    for (std::size_t g = 0; g < gained.size(); ++g) {
+        const std::uint32_t m = gained[g];
         const auto& cc = out.categories[m];
         const double gain = double(cc.problem.count) - double(cc.baseline.count) * scale;
         CompareEntry entry;
@@ -601,15 +631,7 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         entry.category = m;
         entry.pValue = structuralP[m];
         entry.rawPValue = cc.countPValue;
-        std::vector<std::uint32_t> candidates;  // same root: requests of another type cannot have been donated
-        for (auto p : lost)
-            if (out.categories[p].root == cc.root && out.categories[p].info && cc.info) candidates.push_back(p);
-        // 1:N: a precursor lost at least what the mutation gained, up to chance. One that donated every request
-        // the mutation gained loses as many only on average: the gain less the loss is the difference of the two
-        // periods' draws of the same counts, about normal with the counts' (Poisson) variance. A candidate is
-        // dropped when it falls short by more than that allows at alpha, one-sided, Bonferroni-corrected over the
-        // mutation's candidates (each is a test, and dropping the true donor is the error to bound).
-        const double shortfallZ = normalQuantile(options.alpha / double(std::max<std::size_t>(1, candidates.size())));
+        const std::vector<std::uint32_t>& candidates = candidatesOf[g];
         double weighted = 0, weights = 0;
         for (auto p : candidates) {
             const auto& pc = out.categories[p];

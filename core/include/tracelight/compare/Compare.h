@@ -73,13 +73,14 @@ struct CompareOptions {
     double threshold = 10;     // SM_THRESHOLD: requests a category must gain (lose) to be a mutation (precursor)
     static constexpr double kPaperThreshold = 50;  // the paper's SM_THRESHOLD
     double alpha = 0.05;
-    // Every family of tests (the categories' KS tests, their count tests, a category's edges) is corrected
-    // for multiplicity: Holm (the chance of any false mutation at most alpha) or, with this, Benjamini-Hochberg
-    // (the expected share of false mutations among those found at most alpha).
+    // All the tests (the categories' KS tests of response time and of each edge, their count tests) are one
+    // family corrected for multiplicity: Holm (the chance of any false entry at most alpha) or, with this,
+    // Benjamini-Hochberg (the expected share of false entries among those found at most alpha).
     bool benjaminiHochberg = false;
-    // The paper's own statistics: each KS test at alpha uncorrected, and a structural mutation (precursor) any
-    // category that gained (lost) at least the threshold, without the count test. More found, and more by
-    // chance: the A/A says how many (docs/concepts/comparison.md).
+    // The paper's own statistics: a category marked by its response-time KS test at alpha uncorrected (its edges
+    // tested at alpha only to find the red ones), and a structural mutation (precursor) any category that gained
+    // (lost) at least the threshold, without the count test. More found, and more by chance: the A/A says how
+    // many (docs/concepts/comparison.md).
     bool paperStatistics = false;
     std::int64_t minSample = 10;     // per period, for a KS test
     bool oneToN = true;              // a precursor must have lost at least what its mutation gained (up to chance)
@@ -100,7 +101,9 @@ struct CompareEntry {
     enum class Kind { Structural, ResponseTime };
     Kind kind = Kind::ResponseTime;
     std::uint32_t category = 0;  // index into Comparison::categories
-    double pValue = 1;           // adjusted: the smallest of its KS tests (response time, edges); the count test for structural
+    // Adjusted: the smallest of its KS tests (response time, edges; with the paper's statistics its response time's);
+    // the count test for a structural entry.
+    double pValue = 1;
     double rawPValue = 1;
     double contributionNs = 0;   // to the change in mean latency of the problem period
     std::vector<PrecursorRef> precursors;
