@@ -151,7 +151,7 @@ void BurstView::showWindows(std::shared_ptr<const BurstWindowsOutcome> result) {
             records += a.records;
             busy += a.records > 0 ? 1 : 0;
         }
-        text += tr(" · host activity in %L1 of them (%L2 records)").arg(busy).arg(records);
+        text += tr(" · host activity in %L1 of them (%2)").arg(busy).arg(recordCount(records));
     }
     m_summary->setText(text + tr(" · Page Up / Page Down step through the windows · click a request to open its waterfall"));
     {
@@ -198,16 +198,14 @@ QString BurstView::activityText(int index) const {
     if (a.records == 0) return tr(" · no host activity");
     QStringList kinds;
     for (const ActivityKind& k : a.activity) {
-        if (kinds.size() == 3) {
+        if (kinds.size() == 2) {
             kinds << tr("…");
             break;
         }
         kinds << tr("%1 %2").arg(QString::fromStdString(k.what), formatDurationNs(k.overlapNs));
     }
-    return tr(" · host activity: %L1 records on %L2 hosts, %3 in the window (%4)")
-        .arg(a.records)
-        .arg(a.hosts)
-        .arg(formatDurationNs(a.overlapNs), kinds.join(tr(", ")));
+    return tr(" · host activity: %1 on %2, %3 in the window (%4)")
+        .arg(recordCount(a.records), hostCount(a.hosts), formatDurationNs(a.overlapNs), kinds.join(tr(", ")));
 }
 
 void BurstView::showTimelines(std::shared_ptr<BurstTimelinesOutcome> result) {

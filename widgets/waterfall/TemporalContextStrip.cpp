@@ -7,6 +7,7 @@
 #include <QToolTip>
 #include <algorithm>
 
+#include "common/Counts.h"
 #include "common/TimeFormat.h"
 
 namespace tracelight::widgets {
@@ -179,7 +180,7 @@ void TemporalContextStrip::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::PlaceholderText));
     const QString clocks = s.localClocks ? tr("its lifetime on each host's own clock (View › Local Clocks) in %1 slices, left to right")
                                          : tr("its lifetime in %1 slices, left to right");
-    const QString activity = showsActivity() ? tr(" · orange band: host activity no trace shows (deeper: busier) · purple: work marked with this request")
+    const QString activity = showsActivity() ? tr(" · orange: host activity no trace shows (deeper: busier) · purple: its own marked work")
                                              : QString();
     p.drawText(QRect(6, footerY, width() - 12, kFooter), Qt::AlignVCenter | Qt::AlignLeft,
                fm.elidedText((clocks + tr(" · darker: more other requests on that host then (at most %2)") + activity + tr(" · click a cell to list them"))
@@ -210,9 +211,8 @@ bool TemporalContextStrip::event(QEvent* e) {
                        .arg(host.segments[static_cast<std::size_t>(b)]);
     if (showsActivity() && static_cast<std::size_t>(b) < host.activity.size()) {
         const auto slice = static_cast<std::size_t>(b);
-        text += tr("<br>host activity: %L1 records, %2 of it in this slice")
-                    .arg(host.activityRecords[slice])
-                    .arg(formatDurationNs(host.activityNs[slice]));
+        text += tr("<br>host activity: %1, %2 of it in this slice")
+                    .arg(recordCount(host.activityRecords[slice]), formatDurationNs(host.activityNs[slice]));
         int shown = 0;
         for (const ActivityKind& k : host.activity[slice]) {
             if (++shown > 5) break;
