@@ -1053,11 +1053,13 @@ void MainWindow::showContext(RequestId id) {
             HostActivitySet activitySet;
             bool withActivity = false;
             if (source)
-                if (auto store = source(); store && hostActivityCount(*store.value()) > 0)
-                    if (auto loaded = loadHostActivity(*store.value())) {
+                if (auto store = source(); store && hostActivityCount(*store.value()) > 0) {
+                    const auto name = requestName(*store.value(), analysis->data.requestIds[row]);
+                    if (auto loaded = loadHostActivity(*store.value(), hostActivityQuery(*analysis, row, local, name.value_or("")))) {
                         activitySet = std::move(loaded.value());
                         withActivity = true;
                     }
+                }
             const HostActivityIndex activity(activitySet, local ? HostOffsets{} : hostOffsetsByLabel(analysis->data, analysis->offsets));
             return std::make_shared<const ContextStrip>(
                 temporalContextStrip(*analysis, index, row, 40, 50, local, withActivity ? &activity : nullptr));

@@ -36,11 +36,11 @@ int runContext(const ContextArgs& args) {
     // every host).
     const auto row = rows.front();
     const HostTimeIndex index = HostTimeIndex::forRequest(analysis->data, analysis->offsets, row);
-    // Host activity, when the database holds some, on the same (analysis) clocks.
+    // Host activity, when the database holds some, on the same (analysis) clocks: what the request's context needs.
     const bool withActivity = hostActivityCount(st) > 0;
     HostActivitySet activitySet;
     if (withActivity) {
-        auto loaded = loadHostActivity(st);
+        auto loaded = loadHostActivity(st, hostActivityQuery(analysis.value(), row, false, args.request));
         if (!loaded) return fail(args.db + ": " + loaded.message());
         activitySet = std::move(loaded.value());
     }

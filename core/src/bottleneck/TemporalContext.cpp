@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace tracelight {
 
@@ -29,6 +31,35 @@ std::vector<OwnActivity> ownActivity(const HostActivityIndex& activity, RequestI
 }
 } // namespace
 
+namespace {
+// The request's lifetime: its first to its last event on the clocks given; {max, min} without events.
+std::pair<TimeNs, TimeNs> lifetime(const TraceData& td, const ClockOffsets& clocks, std::uint32_t row) {
+    TimeNs start = std::numeric_limits<TimeNs>::max(), end = std::numeric_limits<TimeNs>::min();
+    for (const EventRecord& e : td.eventsOf(row)) {
+        const TimeNs t = clocks.adjusted(e.host, e.localNs);
+        start = std::min(start, t);
+        end = std::max(end, t);
+    }
+    return {start, end};
+}
+} // namespace
+
+HostActivityQuery hostActivityQuery(const InMemoryAnalysis& analysis, std::uint32_t row, bool localClocks, std::string requestName) {
+    const TraceData& td = analysis.data;
+    HostActivityQuery query;
+    query.request = std::move(requestName);
+    if (row >= td.requestCount() || td.eventsOf(row).empty()) return query;
+    const ClockOffsets recorded = ClockOffsets::none(td.hostLabels.size());
+    const ClockOffsets& clocks = localClocks ? recorded : analysis.offsets;
+    const auto [start, end] = lifetime(td, clocks, row);
+    // On host h the window is [start, end] + h's offset (local = true + offset).
+    for (const HostId host : hostsOfRequest(td, row)) {
+        const TimeNs offset = host.value < clocks.offsetNs.size() ? clocks.offsetNs[host.value] : 0;
+        query.hosts.push_back({td.hostLabels[host.value], start + offset, end + offset});
+    }
+    return query;
+}
+
 HostOffsets hostOffsetsByLabel(const TraceData& data, const ClockOffsets& offsets) {
     HostOffsets out;
     for (std::size_t h = 0; h < data.hostLabels.size() && h < offsets.offsetNs.size(); ++h)
@@ -54,13 +85,7 @@ TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTime
     if (own.empty()) return out;
 
     // The request's window.
-    out.startNs = std::numeric_limits<TimeNs>::max();
-    out.endNs = std::numeric_limits<TimeNs>::min();
-    for (const EventRecord& e : own) {
-        const TimeNs t = clocks.adjusted(e.host, e.localNs);
-        out.startNs = std::min(out.startNs, t);
-        out.endNs = std::max(out.endNs, t);
-    }
+    std::tie(out.startNs, out.endNs) = lifetime(td, clocks, row);
 
     // Per host: an event of another request inside the window, or a segment of it starting there that
     // overlaps the window (running across it counts, events inside or not), makes it concurrent there.

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "store/Sqlite.h"
 #include "store/StoreConnection.h"
@@ -84,28 +85,60 @@ Result<std::int64_t> addHostActivity(TraceStore& store, std::span<const HostActi
     return added;
 }
 
+namespace {
+
+constexpr const char* kSelectActivity =
+    "SELECT a.id, a.host_id, a.what_id, a.start_ns, a.end_ns, r.id, COALESCE(a.request, ''), COALESCE(a.span, ''), h.text, w.text "
+    "FROM host_activity a JOIN labels h ON h.id=a.host_id JOIN labels w ON w.id=a.what_id LEFT JOIN requests r ON r.name=a.request ";
+
+// Appends the rows of a prepared kSelectActivity query to out, each record once (seen: the ids read already).
+Status readRecords(sqlite3* db, sqlite::Statement& q, HostActivitySet& out, std::unordered_set<std::int64_t>* seen) {
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        if (seen && !seen->insert(q.int64(0)).second) continue;
+        HostActivity a;
+        a.host = LabelId{static_cast<std::uint32_t>(q.int64(1))};
+        a.what = LabelId{static_cast<std::uint32_t>(q.int64(2))};
+        a.startNs = q.int64(3);
+        a.endNs = q.int64(4);
+        if (!q.isNull(5)) a.request = RequestId{static_cast<std::uint32_t>(q.int64(5))};
+        a.requestMarker = std::string(q.text(6));
+        a.span = std::string(q.text(7));
+        out.names.try_emplace(a.host.value, q.text(8));
+        out.names.try_emplace(a.what.value, q.text(9));
+        out.records.push_back(std::move(a));
+    }
+    return rc == SQLITE_DONE ? Status::ok() : failed(db, "read host activity");
+}
+
+} // namespace
+
 Result<HostActivitySet> loadHostActivity(const TraceStore& store) {
     sqlite3* db = StoreConnection::of(store);
     HostActivitySet out;
-    sqlite::Statement q(db, "SELECT a.host_id, a.what_id, a.start_ns, a.end_ns, r.id, COALESCE(a.request, ''), COALESCE(a.span, ''), "
-                            "h.text, w.text FROM host_activity a JOIN labels h ON h.id=a.host_id JOIN labels w ON w.id=a.what_id "
-                            "LEFT JOIN requests r ON r.name=a.request ORDER BY a.host_id, a.start_ns, a.id");
+    sqlite::Statement q(db, std::string(kSelectActivity) + "ORDER BY a.host_id, a.start_ns, a.id");
     if (!q.isValid()) return failed(db, "read host activity");
-    int rc;
-    while ((rc = q.step()) == SQLITE_ROW) {
-        HostActivity a;
-        a.host = LabelId{static_cast<std::uint32_t>(q.int64(0))};
-        a.what = LabelId{static_cast<std::uint32_t>(q.int64(1))};
-        a.startNs = q.int64(2);
-        a.endNs = q.int64(3);
-        if (!q.isNull(4)) a.request = RequestId{static_cast<std::uint32_t>(q.int64(4))};
-        a.requestMarker = std::string(q.text(5));
-        a.span = std::string(q.text(6));
-        out.names.try_emplace(a.host.value, q.text(7));
-        out.names.try_emplace(a.what.value, q.text(8));
-        out.records.push_back(std::move(a));
+    if (Status s = readRecords(db, q, out, nullptr); !s) return s;
+    return out;
+}
+
+Result<HostActivitySet> loadHostActivity(const TraceStore& store, const HostActivityQuery& query) {
+    sqlite3* db = StoreConnection::of(store);
+    HostActivitySet out;
+    std::unordered_set<std::int64_t> seen;
+    // By host: the index's range of starts up to the window's end, the ends checked on the way.
+    sqlite::Statement onHost(db, std::string(kSelectActivity) + "WHERE a.host_id=?1 AND a.start_ns<=?3 AND a.end_ns>=?2 ORDER BY a.start_ns, a.id");
+    sqlite::Statement marked(db, std::string(kSelectActivity) + "WHERE a.request=?1 ORDER BY a.host_id, a.start_ns, a.id");
+    if (!onHost.isValid() || !marked.isValid()) return failed(db, "read host activity");
+    for (const auto& w : query.hosts) {
+        onHost.reset();
+        onHost.bind(1, w.host.value).bind(2, w.fromNs).bind(3, w.toNs);
+        if (Status s = readRecords(db, onHost, out, &seen); !s) return s;
     }
-    if (rc != SQLITE_DONE) return failed(db, "read host activity");
+    if (!query.request.empty()) {
+        marked.bind(1, std::string_view(query.request));
+        if (Status s = readRecords(db, marked, out, &seen); !s) return s;
+    }
     return out;
 }
 

@@ -136,6 +136,7 @@ CREATE TABLE slack(request_id INTEGER NOT NULL, segment INTEGER NOT NULL,
 CREATE TABLE host_activity(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
                            what_id INTEGER NOT NULL, request TEXT, span TEXT);
 CREATE INDEX host_activity_by_host ON host_activity(host_id, start_ns);
+CREATE INDEX host_activity_by_request ON host_activity(request) WHERE request IS NOT NULL;
 )sql";
 
 // ---- the history: version 1 and each step after it, for databases older Tracelights wrote ----------
@@ -388,6 +389,7 @@ constexpr const char* kMigrateV15ToV16 = R"sql(
 CREATE TABLE host_activity(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
                            what_id INTEGER NOT NULL, request TEXT, span TEXT);
 CREATE INDEX host_activity_by_host ON host_activity(host_id, start_ns);
+CREATE INDEX host_activity_by_request ON host_activity(request) WHERE request IS NOT NULL;
 UPDATE meta SET value='16' WHERE key='schema_version';
 )sql";
 

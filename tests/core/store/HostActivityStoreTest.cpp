@@ -2,6 +2,9 @@
 // resolves to the request it names (imported before or after), and a failed add leaves what was stored.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 #include "TestUtil.h"
 #include "tracelight/import/Import.h"
 #include "tracelight/store/HostActivityStore.h"
@@ -81,4 +84,41 @@ TEST(HostActivityStore, AFailedAddStoresNothingAndKeepsWhatWasThere) {
     ASSERT_TRUE(set);
     ASSERT_EQ(set->records.size(), 1u);
     EXPECT_EQ(set->name(set->records[0].what), "compaction");
+}
+
+TEST(HostActivityStore, AQueryReadsWhatAFilterOfEveryRecordKeeps) {
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("h.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    TraceStore& st = *store.value();
+    ImportOptions import;
+    import.inputs = {dir.write("t.csv", "request,host,task,event,ts_ns\nr1,web-1,t,S,100\nr1,web-1,t,E,200\n")};
+    ASSERT_TRUE(importTraces(st, import));
+    std::vector<HostActivityInput> records;
+    const char* hosts[] = {"web-1", "web-2", "db-1"};
+    for (int i = 0; i < 300; ++i) {
+        const TimeNs start = (i * 37) % 1000, length = (i * 13) % 120;
+        records.push_back(input(hosts[i % 3], start, start + length, i % 2 ? "gc" : "cron", i % 17 == 0 ? "r1" : ""));
+    }
+    ASSERT_TRUE(addHostActivity(st, records));
+    const auto all = loadHostActivity(st);
+    ASSERT_TRUE(all);
+    // web-1 in [100, 200], db-1 in [500, 520], and r1's records wherever they ran.
+    const auto web1 = all->records.front().host;  // records come by host label: web-1's label was made by the import
+    LabelId db1;
+    for (const HostActivity& a : all->records)
+        if (all->name(a.host) == "db-1") db1 = a.host;
+    ASSERT_EQ(all->name(web1), "web-1");
+    HostActivityQuery query{{{web1, 100, 200}, {db1, 500, 520}}, "r1"};
+    const auto some = loadHostActivity(st, query);
+    ASSERT_TRUE(some) << some.message();
+    std::multiset<std::tuple<std::string, TimeNs, TimeNs, std::string>> got, want;
+    for (const HostActivity& a : some->records) got.insert({some->name(a.host), a.startNs, a.endNs, a.requestMarker});
+    for (const HostActivity& a : all->records) {
+        const bool inWindow = (a.host == web1 && a.startNs <= 200 && a.endNs >= 100) || (a.host == db1 && a.startNs <= 520 && a.endNs >= 500);
+        if (inWindow || a.requestMarker == "r1") want.insert({all->name(a.host), a.startNs, a.endNs, a.requestMarker});
+    }
+    EXPECT_EQ(got, want);
+    EXPECT_LT(got.size(), all->records.size());
+    EXPECT_GT(got.size(), 20u);
 }

@@ -42,6 +42,17 @@ struct HostActivitySet {
     const std::string& name(LabelId id) const;             // "" for an id it lacks
 };
 
+// What one request's context reads of the stored host activity: on each of its hosts the records overlapping a
+// window on that host's own clock, and every record marked with the request wherever it ran.
+struct HostActivityQuery {
+    struct HostWindow {
+        LabelId host;
+        TimeNs fromNs = 0, toNs = 0;  // the host's own clock
+    };
+    std::vector<HostWindow> hosts;
+    std::string request;  // its name as imported; empty: no marked records
+};
+
 // The analysis's clock offsets by host label (local = true + offset); a host without one keeps its clock.
 using HostOffsets = std::unordered_map<std::uint32_t, TimeNs>;
 

@@ -80,4 +80,9 @@ TemporalContext temporalContext(const InMemoryAnalysis& analysis, const HostTime
 // The analysis's clock offsets by host label, to file host activity on the analysis's clocks.
 HostOffsets hostOffsetsByLabel(const TraceData& data, const ClockOffsets& offsets);
 
+// What the request's context needs of the stored host activity (loadHostActivity's query): its lifetime on each
+// of its hosts' own clocks (from the analysis's clocks, or with localClocks the recorded ones), and the records
+// marked with requestName (its name as imported).
+HostActivityQuery hostActivityQuery(const InMemoryAnalysis& analysis, std::uint32_t row, bool localClocks, std::string requestName);
+
 } // namespace tracelight

@@ -17,6 +17,9 @@ Result<std::int64_t> addHostActivity(TraceStore& store, std::span<const HostActi
 // Every record, by host label and start; a marker naming a stored request resolves to it (a request imported
 // after the activity too).
 Result<HostActivitySet> loadHostActivity(const TraceStore& store);
+// Only what a request's context needs (hostActivityQuery in TemporalContext.h): a few of a host's records, not
+// all of them, whatever the size of the table.
+Result<HostActivitySet> loadHostActivity(const TraceStore& store, const HostActivityQuery& query);
 // How many records the database holds (0 for a database without the table: none).
 std::int64_t hostActivityCount(const TraceStore& store);
 
