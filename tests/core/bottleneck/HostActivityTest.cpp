@@ -186,3 +186,35 @@ TEST(HostActivity, CountedInsideBurstWindows) {
     EXPECT_EQ(inside[1].overlapNs, 200'000);
     EXPECT_EQ(inside[1].activity.front().what, "gc");
 }
+
+TEST(HostActivity, AContextAsksForItsHostsWindowsOnTheirOwnClocks) {
+    // The request from 100 to 150 ms true: web-1 runs 40 ms ahead, db-1 10 ms behind (local = true + offset).
+    enum : std::uint32_t { Task = 1, S, M, E, Web, Db };
+    TraceDataBuilder b;
+    for (auto [id, text] : {std::pair{Task, "t"}, {S, "S"}, {M, "M"}, {E, "E"}, {Web, "web-1"}, {Db, "db-1"}}) b.setLabel(id, text);
+    b.beginRequest(RequestId(1));
+    b.addEvent(Task, S, Web, 140 * ms);
+    b.addEvent(Task, M, Db, 110 * ms);
+    b.addEvent(Task, E, Web, 190 * ms);
+    InMemoryAnalysis analysis;
+    analysis.data = b.finish();
+    analysis.offsets = ClockOffsets::none(analysis.data.hostLabels.size());
+    analysis.offsets.offsetNs[0] = 40 * ms;   // web-1, the first host reached
+    analysis.offsets.offsetNs[1] = -10 * ms;  // db-1
+    const HostActivityQuery q = hostActivityQuery(analysis, 0, false, "r1");
+    EXPECT_EQ(q.request, "r1");
+    ASSERT_EQ(q.hosts.size(), 2u);
+    EXPECT_EQ(q.hosts[0].host, LabelId(Web));
+    EXPECT_EQ(q.hosts[0].fromNs, 140 * ms);  // 100-150 ms true is 140-190 ms on web-1's clock
+    EXPECT_EQ(q.hosts[0].toNs, 190 * ms);
+    EXPECT_EQ(q.hosts[1].host, LabelId(Db));
+    EXPECT_EQ(q.hosts[1].fromNs, 90 * ms);
+    EXPECT_EQ(q.hosts[1].toNs, 140 * ms);
+    // On the recorded clocks the lifetime is 110-190 ms, the same on every host.
+    const HostActivityQuery local = hostActivityQuery(analysis, 0, true, "r1");
+    ASSERT_EQ(local.hosts.size(), 2u);
+    for (const auto& w : local.hosts) {
+        EXPECT_EQ(w.fromNs, 110 * ms);
+        EXPECT_EQ(w.toNs, 190 * ms);
+    }
+}
