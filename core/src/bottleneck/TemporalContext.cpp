@@ -29,9 +29,7 @@ std::vector<OwnActivity> ownActivity(const HostActivityIndex& activity, RequestI
         out.push_back({set.name(p.record->host), set.name(p.record->what), p.record->span, p.startNs, p.endNs});
     return out;
 }
-} // namespace
 
-namespace {
 // The request's lifetime: its first to its last event on the clocks given; {max, min} without events.
 std::pair<TimeNs, TimeNs> lifetime(const TraceData& td, const ClockOffsets& clocks, std::uint32_t row) {
     TimeNs start = std::numeric_limits<TimeNs>::max(), end = std::numeric_limits<TimeNs>::min();

@@ -64,6 +64,7 @@ struct PlacedActivity {
 
 // The records filed per host by start on the clocks given. "What overlaps [from, to] on host H" is two
 // binary searches — between from minus the host's longest record and to — plus the records in that range.
+// It points into the set it was built from, which must outlive it unchanged.
 class HostActivityIndex {
 public:
     HostActivityIndex() = default;
