@@ -40,6 +40,7 @@
 #include "bottleneck/BottlenecksView.h"
 #include "bottleneck/BurstView.h"
 #include "waterfall/TemporalContextStrip.h"
+#include "tracelight/store/HostActivityStore.h"
 #include "tracelight/bottleneck/HostTimeIndex.h"
 #include "tracelight/bottleneck/TemporalContext.h"
 #include "BottleneckRulesEditor.h"
@@ -1051,12 +1052,26 @@ void MainWindow::showContext(RequestId id) {
     auto analysis = m_analysisData;
     const bool local = m_waterfall->localClocks();
     job(Job::Context).start<std::shared_ptr<const ContextStrip>>(
-        [analysis, row, local](const CancelToken&, const ProgressSink&) {
+        [analysis, row, local, source = m_session->reader()](const CancelToken&, const ProgressSink&) {
             // Only the other requests' items on its hosts are filed: the index costs those, not every host's.
             // It files them on the clocks the window is taken on.
             const ClockOffsets recorded = ClockOffsets::none(analysis->data.hostLabels.size());
             const HostTimeIndex index = HostTimeIndex::forRequest(analysis->data, local ? recorded : analysis->offsets, row);
-            return std::make_shared<const ContextStrip>(temporalContextStrip(*analysis, index, row, 40, 50, local));
+            // The host activity beside it, when the database holds some (read on this worker's own connection),
+            // on the same clocks.
+            HostActivitySet activitySet;
+            bool withActivity = false;
+            if (source)
+                if (auto store = source(); store && hostActivityCount(*store.value()) > 0) {
+                    const auto name = requestName(*store.value(), analysis->data.requestIds[row]);
+                    if (auto loaded = loadHostActivity(*store.value(), hostActivityQuery(*analysis, row, local, name.value_or("")))) {
+                        activitySet = std::move(loaded.value());
+                        withActivity = true;
+                    }
+                }
+            const HostActivityIndex activity(activitySet, local ? HostOffsets{} : hostOffsetsByLabel(analysis->data, analysis->offsets));
+            return std::make_shared<const ContextStrip>(
+                temporalContextStrip(*analysis, index, row, 40, 50, local, withActivity ? &activity : nullptr));
         },
         [this](std::shared_ptr<const ContextStrip> strip) {
             m_contextStrip->setStrip(std::move(strip), [this](RequestId other) {

@@ -5,10 +5,12 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <set>
 #include <string>
 
 #include "generator/PageLoadGenerator.h"
+#include "generator/SplitMix.h"
 #include "generator/StorageGenerator.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/base/Time.h"
@@ -32,6 +34,8 @@ void usage(std::ostream& out) {
            "  --request-truth FILE  write per-request truth (latency, critical path, slack) as JSON lines\n"
            "  --out FILE          the event log to write\n"
            "  --summary           print {\"requests\", \"events\", \"segments\", \"hosts\"} of what was written\n"
+           "  --host-activity FILE  also write what else ran on the data-centre hosts (gc, compaction, cron) and\n"
+           "                      low-level work marked with every fourth request, as a host-activity CSV\n"
            "  -h, --help          this help\n\n"
            "Storage service (--workload storage): an NFS-like front end, a metadata server, metadata and data\n"
            "storage nodes; a non-problem and a problem period with one injected change, and the truth of which\n"
@@ -102,11 +106,58 @@ void writeCsvField(std::string& line, std::string_view text) {
     line += '"';
 }
 
+// Host activity beside the page loads (docs/dev/sample-generator.md): on every data-centre host a gc pause every
+// 1.5 to 2.5 s (20 to 80 ms), on the caches a compaction every 8 to 12 s (0.3 to 1.2 s), on the web servers a
+// cron job at every whole minute (150 ms); each on its host's own clock. Deterministic in the seed.
+void writeNonTracedActivity(std::FILE* out, const PageLoadGenerator& generator, std::uint64_t seed, const std::set<std::uint32_t>& hosts,
+                            std::int64_t fromNs, std::int64_t toNs) {
+    for (const std::uint32_t host : hosts) {
+        const std::string name = generator.hostName(host);
+        if (name.rfind("client-", 0) == 0) continue;
+        const std::int64_t offset = generator.clockOffsetNs(host);
+        auto write = [&](std::int64_t start, std::int64_t end, const char* what) {
+            const std::string line = name + ',' + formatMicroseconds(start + offset) + ',' + formatMicroseconds(end + offset) + ',' + what + ",,\n";
+            std::fwrite(line.data(), 1, line.size(), out);
+        };
+        std::uint64_t state = seed * 0xA24BAED4963EE407ull + host;
+        auto uniform = [&](std::int64_t lo, std::int64_t hi) {  // in [lo, hi)
+            state = splitmix(state);
+            return lo + static_cast<std::int64_t>(state % static_cast<std::uint64_t>(hi - lo));
+        };
+        for (std::int64_t t = fromNs - uniform(0, 2'000'000'000); t < toNs; t += uniform(1'500'000'000, 2'500'000'000))
+            write(t, t + uniform(20'000'000, 80'000'000), "gc");
+        if (name.rfind("cache-", 0) == 0)
+            for (std::int64_t t = fromNs - uniform(0, 10'000'000'000); t < toNs; t += uniform(8'000'000'000, 12'000'000'000))
+                write(t, t + uniform(300'000'000, 1'200'000'000), "compaction");
+        if (name.rfind("web-", 0) == 0)
+            for (std::int64_t t = fromNs / 60'000'000'000 * 60'000'000'000; t < toNs; t += 60'000'000'000)
+                if (t >= fromNs) write(t, t + 150'000'000, "cron:logrotate");
+    }
+}
+
+// A request's low-level work, marked with its context (what vertical context injection recovers from a kernel
+// trace): in each of its tasks' stretches of 1 ms or more between two events on one data-centre host, a read for
+// the middle third of it, marked with the request and the task (its span).
+void writeMarkedActivity(std::FILE* out, const PageLoadGenerator& generator, const GeneratedRequest& r) {
+    const auto& tasks = PageLoadGenerator::taskNames();
+    for (std::size_t k = 1; k < r.events.size(); ++k) {
+        const GenEvent& a = r.events[k - 1];
+        const GenEvent& b = r.events[k];
+        if (a.task != b.task || a.host != b.host || b.trueNs - a.trueNs < 1'000'000) continue;  // stretches of 1 ms or more
+        const std::string host = generator.hostName(a.host);
+        if (host.rfind("client-", 0) == 0) continue;
+        const std::int64_t third = (b.trueNs - a.trueNs) / 3, offset = generator.clockOffsetNs(a.host);
+        const std::string line = host + ',' + formatMicroseconds(a.trueNs + third + offset) + ',' + formatMicroseconds(b.trueNs - third + offset) +
+                                 ",syscall:read," + r.name + ',' + std::string(tasks[a.task]) + '\n';
+        std::fwrite(line.data(), 1, line.size(), out);
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     GeneratorOptions options;
-    std::string out, truthPath, requestTruthPath, format = "csv";
+    std::string out, truthPath, requestTruthPath, hostActivityPath, format = "csv";
     bool withSeq = true;
     bool printSummary = false;
     std::string workload = "pageload", changeName = "none", outDir;
@@ -131,6 +182,7 @@ int main(int argc, char** argv) {
             else if (arg == "--request-truth") requestTruthPath = value();
             else if (arg == "--out") out = value();
             else if (arg == "--summary") printSummary = true;
+            else if (arg == "--host-activity") hostActivityPath = value();
             else if (arg == "--workload") workload = value();
             else if (arg == "--change") changeName = value();
             else if (arg == "--out-dir") outDir = value();
@@ -162,6 +214,10 @@ int main(int argc, char** argv) {
     if (!file) { std::cerr << "tracelight-sample: cannot write " << out << "\n"; return 1; }
     std::FILE* requestTruth = requestTruthPath.empty() ? nullptr : std::fopen(requestTruthPath.c_str(), "wb");
     if (!requestTruthPath.empty() && !requestTruth) { std::cerr << "tracelight-sample: cannot write " << requestTruthPath << "\n"; return 1; }
+    std::FILE* hostActivity = hostActivityPath.empty() ? nullptr : std::fopen(hostActivityPath.c_str(), "wb");
+    if (!hostActivityPath.empty() && !hostActivity) { std::cerr << "tracelight-sample: cannot write " << hostActivityPath << "\n"; return 1; }
+    if (hostActivity) std::fputs("host,start_us,end_us,what,request,span\n", hostActivity);
+    std::int64_t firstTrueNs = std::numeric_limits<std::int64_t>::max(), lastTrueNs = std::numeric_limits<std::int64_t>::min();
 
     const auto& tasks = PageLoadGenerator::taskNames();
     const auto& events = PageLoadGenerator::eventNames();
@@ -179,7 +235,12 @@ int main(int argc, char** argv) {
         const GeneratedRequest r = generator.generate(i);
         totalEvents += static_cast<std::int64_t>(r.events.size());
         totalSegments += static_cast<std::int64_t>(r.segments.size());
-        for (const auto& e : r.events) hostsUsed.insert(e.host);
+        for (const auto& e : r.events) {
+            hostsUsed.insert(e.host);
+            firstTrueNs = std::min(firstTrueNs, e.trueNs);
+            lastTrueNs = std::max(lastTrueNs, e.trueNs);
+        }
+        if (hostActivity && i % 4 == 0) writeMarkedActivity(hostActivity, generator, r);
         // With seq, rows are merged by true time as a log collector would; without it, task by task.
         order.resize(r.events.size());
         for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
@@ -233,6 +294,10 @@ int main(int argc, char** argv) {
     }
     if (std::fclose(file) != 0) { std::cerr << "tracelight-sample: error writing " << out << "\n"; return 1; }
     if (requestTruth) std::fclose(requestTruth);
+    if (hostActivity) {
+        if (!hostsUsed.empty()) writeNonTracedActivity(hostActivity, generator, options.seed, hostsUsed, firstTrueNs, lastTrueNs);
+        if (std::fclose(hostActivity) != 0) { std::cerr << "tracelight-sample: error writing " << hostActivityPath << "\n"; return 1; }
+    }
 
     if (printSummary) {
         JsonWriter w;

@@ -14,11 +14,11 @@ namespace tracelight::test {
 struct StoreAccess {
     static sqlite3* db(const TraceStore& store) { return store.db(); }
 
-    // What schema 13 (and 14: the live capture's tables; 15: the SQL result tables) added, taken away again: the
+    // What schema 13 (and 14: the live capture's tables; 15: the SQL result tables; 16: host activity) added, taken away again: the
     // first step of making an older database in a test (a span request then keeps its events only if
     // storeEventModel stored them first).
     static constexpr const char* kUndoSchema13 =
-        "DROP TABLE critical_path_segments; DROP TABLE slack; "
+        "DROP TABLE host_activity; DROP TABLE critical_path_segments; DROP TABLE slack; "
         "DROP TABLE capture_spans; DROP TABLE capture_traces; "
         "ALTER TABLE requests DROP COLUMN events_from_spans; ALTER TABLE spans DROP COLUMN event_host_id; "
         "ALTER TABLE spans DROP COLUMN enter_id; ALTER TABLE spans DROP COLUMN leave_id; "

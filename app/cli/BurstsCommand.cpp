@@ -1,5 +1,5 @@
 // bursts: coordinated bursty tracing — the wall-clock mask the requests were traced under (inferred, or
-// given) and the burst windows with their requests.
+// given) and the burst windows with their requests, and the host activity inside each when the database has some.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -7,7 +7,9 @@
 #include "Commands.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/bottleneck/BurstWindows.h"
+#include "tracelight/store/HostActivityStore.h"
 #include "tracelight/store/RequestTable.h"
+#include "tracelight/store/StoredAnalysis.h"
 #include "tracelight/store/TraceStore.h"
 
 namespace tracelight::cli {
@@ -36,13 +38,32 @@ int runBursts(const BurstsArgs& args) {
     auto table = loadRequestTable(*store.value());
     if (!table) return fail(table.message());
     const BurstWindows w = burstWindows(table->startNs, mask);
+    // The host activity inside each window, on the clocks the starts are on (the analysis's once analysed).
+    const bool withActivity = hostActivityCount(*store.value()) > 0;
+    std::vector<BurstActivity> activity;
+    if (withActivity) {
+        auto set = loadHostActivity(*store.value());
+        if (!set) return fail(args.db + ": " + set.message());
+        activity = hostActivityInBursts(w, HostActivityIndex(set.value(), clockOffsets(*store.value())));
+    }
     if (args.json) {
         JsonWriter j;
         j.beginObject().key("requests").value(static_cast<std::int64_t>(table->size())).key("mask").value(static_cast<std::int64_t>(w.mask));
         j.key("inferred").value(w.inferred).key("bursty").value(w.mask != 0).key("outside").value(w.outside).key("windows").beginArray();
-        for (const auto& b : w.windows)
+        for (std::size_t i = 0; i < w.windows.size(); ++i) {
+            const auto& b = w.windows[i];
             j.beginObject().key("start_ms").value(b.startMs).key("end_ms").value(b.endMs)
-                .key("requests").value(static_cast<std::int64_t>(b.requests.size())).endObject();
+                .key("requests").value(static_cast<std::int64_t>(b.requests.size()));
+            if (withActivity) {
+                const BurstActivity& a = activity[i];
+                j.key("host_activity").beginObject().key("records").value(a.records).key("hosts").value(a.hosts)
+                    .key("overlap_us").value(nsToUs(a.overlapNs)).key("by_what").beginArray();
+                for (const auto& k : a.activity)
+                    j.beginObject().key("what").value(k.what).key("records").value(k.records).key("overlap_us").value(nsToUs(k.overlapNs)).endObject();
+                j.endArray().endObject();
+            }
+            j.endObject();
+        }
         j.endArray().endObject();
         std::cout << j.text() << "\n";
         return 0;
@@ -56,8 +77,16 @@ int runBursts(const BurstsArgs& args) {
                 w.inferred ? "inferred" : "given", w.windows.size(),
                 static_cast<long long>(w.windows.empty() ? 0 : w.windows.front().endMs - w.windows.front().startMs));
     if (w.outside) std::printf(", %lld requests outside them", static_cast<long long>(w.outside));
-    std::printf("\n%-26s %10s\n", "window start (ms)", "requests");
-    for (const auto& b : w.windows) std::printf("%-26lld %10zu\n", static_cast<long long>(b.startMs), b.requests.size());
+    if (!withActivity) {
+        std::printf("\n%-26s %10s\n", "window start (ms)", "requests");
+        for (const auto& b : w.windows) std::printf("%-26lld %10zu\n", static_cast<long long>(b.startMs), b.requests.size());
+        return 0;
+    }
+    std::printf("\n%-26s %10s %14s %12s  %s\n", "window start (ms)", "requests", "host activity", "overlap ms", "most time");
+    for (std::size_t i = 0; i < w.windows.size(); ++i)
+        std::printf("%-26lld %10zu %14lld %12.3f  %s\n", static_cast<long long>(w.windows[i].startMs), w.windows[i].requests.size(),
+                    static_cast<long long>(activity[i].records), nsToMs(activity[i].overlapNs),
+                    activity[i].activity.empty() ? "" : activity[i].activity.front().what.c_str());
     return 0;
 }
 
@@ -68,7 +97,8 @@ Command addBurstsCommand(CLI::App& program) {
     auto* cmd = program.add_subcommand("bursts", "coordinated bursty tracing: the burst mask and its windows");
     addDatabaseArgument(*cmd, args->db);
     cmd->add_option("--mask", args->mask, "the mask tracing ran under ((mask & wall_ms) == mask); default: inferred")->type_name("M");
-    addJsonFlag(*cmd, args->json, "{\"requests\", \"mask\", \"inferred\", \"bursty\", \"outside\", \"windows\": [{\"start_ms\", \"end_ms\", \"requests\"}]}");
+    addJsonFlag(*cmd, args->json, "{\"requests\", \"mask\", \"inferred\", \"bursty\", \"outside\", \"windows\": [{\"start_ms\", \"end_ms\", \"requests\", \"host_activity\"}]}\n"
+                                  "(host_activity with host activity in the database)");
     cmd->footer("The mask is inferred as the bits set in every request's start millisecond that vary over the data's span\n"
                 "(none: the data was not traced in bursts). A window: the consecutive milliseconds the mask lets through.");
     return {cmd, [args] { return runBursts(*args); }};

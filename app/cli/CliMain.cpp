@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
                                   addSlackCommand(program),        addBreakdownCommand(program),  addSlackStudyCommand(program),
                                   addBottlenecksCommand(program),
                                   addCompareCommand(program),      addPeriodCommand(program),
-                                  addProfileCommand(program),      addAaCommand(program),           addContextCommand(program),       addBurstsCommand(program),      addRenderCommand(program)};
+                                  addProfileCommand(program),      addAaCommand(program),           addContextCommand(program),       addBurstsCommand(program),      addHostActivityCommand(program),
+                                  addRenderCommand(program)};
     for (const auto& c : commands) c.app->group("Commands");
     if (argc < 2) {
         std::cerr << program.help();

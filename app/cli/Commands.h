@@ -38,6 +38,7 @@ Command addAaCommand(CLI::App& program);
 Command addContextCommand(CLI::App& program);
 Command addBurstsCommand(CLI::App& program);
 Command addServeCommand(CLI::App& program);
+Command addHostActivityCommand(CLI::App& program);
 
 // Option helpers shared by the commands, so one option has one spelling and one help text everywhere.
 // The positional DB argument (required).

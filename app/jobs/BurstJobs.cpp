@@ -3,12 +3,14 @@
 #include "LaneServing.h"
 #include "TabJobs.h"
 #include "bottleneck/BurstView.h"
+#include "tracelight/bottleneck/TemporalContext.h"
+#include "tracelight/store/HostActivityStore.h"
 
 namespace tracelight::app {
 
 using widgets::StoreSource;
 
-std::shared_ptr<const widgets::BurstWindowsOutcome> findBurstWindows(const widgets::BurstWindowsRequest& request, const StoreSource&,
+std::shared_ptr<const widgets::BurstWindowsOutcome> findBurstWindows(const widgets::BurstWindowsRequest& request, const StoreSource& source,
                                                                      const CancelToken&, const ProgressSink&) {
     auto out = std::make_shared<widgets::BurstWindowsOutcome>();
     if (!request.analysis) {
@@ -18,6 +20,11 @@ std::shared_ptr<const widgets::BurstWindowsOutcome> findBurstWindows(const widge
     const std::vector<TimeNs> starts = requestStartsNs(*request.analysis);
     out->requests = static_cast<std::int64_t>(starts.size());
     out->windows = std::make_shared<const BurstWindows>(burstWindows(starts, request.mask));
+    // The host activity inside each window, on the analysis's clocks as the starts, when the database holds some.
+    if (auto store = openReader(source); store && hostActivityCount(*store.value()) > 0)
+        if (auto set = loadHostActivity(*store.value()))
+            out->activity = std::make_shared<const std::vector<BurstActivity>>(hostActivityInBursts(
+                *out->windows, HostActivityIndex(set.value(), hostOffsetsByLabel(request.analysis->data, request.analysis->offsets))));
     return out;
 }
 

@@ -24,6 +24,7 @@ declare -A options=(
     [aa]="--period --by --test --control --buckets --seed --resamples --json DB"
     [context]="--request --json DB"
     [bursts]="--mask --json DB"
+    [host-activity]="--db --json INPUT"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
 top=$("$cli" --help); status=$?
@@ -699,6 +700,75 @@ assert d == {"request": sys.argv[2], "hosts": [{"host": host, "concurrent_reques
     check "context of $r: the requests that overlapped it on its host" $?
 done
 out=$("$cli" context "$work/bursty.tldb" --request b0); echo "$out" | grep -q "^host .*requests.*segments"; check "context prints a table" $?
+# host activity beside the bursty set: gc, compactions and cron on its hosts (one on a host it never used), and
+# reads marked with b0 and b1 (vertical context); context and bursts count them as a scan of the CSV does.
+python3 -c '
+import csv, random, sys
+random.seed(11)
+start = {x["request"]: (x["host"], int(x["ts_us"])) for x in csv.DictReader(open(sys.argv[1])) if x["event"] == "S"}
+lo = min(t for _, t in start.values()); hi = max(t for _, t in start.values()) + 5000
+with open(sys.argv[2], "w") as f:
+    f.write("host,start_us,end_us,what,request,span\n")
+    for host in ("web-0", "web-1", "web-2", "db-9"):
+        t = lo - 3000
+        while t < hi:
+            what = random.choice(["gc", "compaction", "cron"])
+            f.write(f"{host},{t},{t + random.randrange(100, 20000)},{what},,\n")
+            t += random.randrange(500, 40000)
+    for r in ("b0", "b1"):
+        h, t = start[r]
+        f.write(f"{h},{t + 1000},{t + 1500},syscall:read,{r},t\n")
+' "$work/bursty.csv" "$work/activity.csv"
+json=$("$cli" host-activity --db "$work/bursty.tldb" "$work/activity.csv" --json)
+echo "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["added"] == d["total"] > 100 and d["marked"] == 2, d'
+check "host-activity adds the records ($json)" $?
+printf 'host,start_us,end_us,what\nweb-0,10,20,gc\nweb-0,30,x,gc\n' >"$work/bad-activity.csv"
+err=$("$cli" host-activity --db "$work/bursty.tldb" "$work/activity.csv" "$work/bad-activity.csv" 2>&1); status=$?
+[ $status -eq 1 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q "bad-activity.csv:3: end_us 'x' is not a number"
+check "host-activity: a malformed line is named by file and line ($err)" $?
+"$cli" host-activity --db "$work/bursty.tldb" "$work/activity.csv" --json >/dev/null  # twice: now every record twice
+"$cli" host-activity --db "$work/bursty.tldb" "$work/bad-activity.csv" >/dev/null 2>&1
+python3 -c '
+import sqlite3, sys
+n = sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM host_activity").fetchone()[0]
+rows = sum(1 for _ in open(sys.argv[2])) - 1
+assert n == 2 * rows, (n, rows)' "$work/bursty.tldb" "$work/activity.csv"
+check "host-activity: a bad file stores nothing and loses nothing already stored" $?
+for r in $crowded b0 b1; do
+    "$cli" context "$work/bursty.tldb" --request "$r" --json | python3 -c '
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+start = {x["request"]: (x["host"], int(x["ts_us"])) for x in rows if x["event"] == "S"}
+host, s = start[sys.argv[3]]
+e = s + 5000
+acts = [a for a in csv.DictReader(open(sys.argv[2]))] * 2  # added twice
+beside = [a for a in acts if a["host"] == host and a["request"] != sys.argv[3] and int(a["start_us"]) <= e and int(a["end_us"]) >= s]
+overlap = sum(max(0, min(e, int(a["end_us"])) - max(s, int(a["start_us"]))) for a in beside)
+own = sorted((int(a["start_us"]) - s, int(a["end_us"]) - int(a["start_us"])) for a in acts if a["request"] == sys.argv[3])
+d = json.load(sys.stdin)
+h = d["hosts"][0]["host_activity"]
+assert h["records"] == len(beside) and abs(h["overlap_us"] - overlap) < 1e-6, (h, len(beside), overlap)
+assert sum(k["records"] for k in h["by_what"]) == len(beside)
+assert abs(sum(k["overlap_us"] for k in h["by_what"]) - overlap) < 1e-6
+assert sorted((a["start_us"], a["duration_us"]) for a in d["own_activity"]) == own, (d["own_activity"], own)
+' "$work/bursty.csv" "$work/activity.csv" "$r"
+    check "context of $r: the host activity beside it and its own marked work" $?
+done
+out=$("$cli" context "$work/bursty.tldb" --request b0); echo "$out" | grep -q "host activity" && echo "$out" | grep -q "syscall:read"
+check "context prints the host activity and the request's own low-level work" $?
+"$cli" bursts "$work/bursty.tldb" --json | python3 -c '
+import csv, json, sys
+acts = [(a["host"], int(a["start_us"]) * 1000, int(a["end_us"]) * 1000) for a in csv.DictReader(open(sys.argv[1]))] * 2
+d = json.load(sys.stdin)
+assert d["windows"]
+for w in d["windows"]:
+    lo, hi = w["start_ms"] * 1000000, w["end_ms"] * 1000000 - 1
+    inside = [a for a in acts if a[1] <= hi and a[2] >= lo]
+    assert w["host_activity"]["records"] == len(inside), (w, len(inside))
+    assert w["host_activity"]["hosts"] == len({a[0] for a in inside})
+    assert abs(w["host_activity"]["overlap_us"] - sum(max(0, min(hi + 1, a[2]) - max(lo, a[1])) for a in inside) / 1000) < 1e-6
+' "$work/activity.csv"
+check "bursts: the host activity in every window, as a scan of the records counts it" $?
 out=$("$cli" aa "$work/cmp.tldb" --period base --resamples 100); echo "$out" | grep -q "95% interval" && [ "$(echo "$out" | grep -cE '^ *(50|90|95|99) ')" -eq 4 ]
 check "aa prints a table of the four percentiles" $?
 # pprof: a gzipped profile.proto that protoc decodes, its samples adding up to the JSON profile's total.

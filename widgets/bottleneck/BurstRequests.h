@@ -20,6 +20,8 @@ struct BurstWindowsRequest {
 struct BurstWindowsOutcome {
     std::shared_ptr<const BurstWindows> windows;
     std::int64_t requests = 0;
+    // Per window, the host activity inside it (hostActivityInBursts); empty when the database holds none.
+    std::shared_ptr<const std::vector<BurstActivity>> activity;
 };
 
 struct BurstTimelinesRequest {

@@ -7,6 +7,7 @@
 #include <QScrollArea>
 #include <QShortcut>
 #include <QSpinBox>
+#include <QStringList>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -122,6 +123,7 @@ void BurstView::showWindows(std::shared_ptr<const BurstWindowsOutcome> result) {
     if (!(m_awaiting & kWindows) || !result) return;
     m_awaiting &= ~kWindows;
     m_windows = result->windows;
+    m_activity = result->activity;
     const BurstWindows& w = *m_windows;
     if (w.mask == 0 || w.windows.empty()) {
         m_current = -1;
@@ -143,6 +145,14 @@ void BurstView::showWindows(std::shared_ptr<const BurstWindowsOutcome> result) {
                        .arg(lengthMs)
                        .arg(result->requests - w.outside);
     if (w.outside) text += tr(" (%L1 requests outside them)").arg(w.outside);
+    if (m_activity && m_activity->size() == w.windows.size()) {
+        std::int64_t records = 0, busy = 0;
+        for (const BurstActivity& a : *m_activity) {
+            records += a.records;
+            busy += a.records > 0 ? 1 : 0;
+        }
+        text += tr(" · host activity in %L1 of them (%2)").arg(busy).arg(recordCount(records));
+    }
     m_summary->setText(text + tr(" · Page Up / Page Down step through the windows · click a request to open its waterfall"));
     {
         const QSignalBlocker block(m_index);
@@ -171,14 +181,31 @@ void BurstView::showWindow(int index) {
     m_previous->setEnabled(index > 0);
     m_next->setEnabled(index + 1 < windowCount());
     const BurstWindow& w = m_windows->windows[static_cast<std::size_t>(index)];
-    m_window->setText(tr("%1 UTC · %L2 requests%3%4")
+    m_window->setText(tr("%1 UTC · %L2 requests%3%4%5")
                           .arg(formatTimeRangeNs(w.startMs * 1'000'000, w.endMs * 1'000'000))
                           .arg(w.requests.size())
                           .arg(w.requests.size() > kMaxRows ? tr(" (the first %L1 drawn)").arg(kMaxRows) : QString())
+                          .arg(activityText(index))
                           .arg(m_local ? tr(" · drawn on each host's own clock (View › Local Clocks)") : QString()));
     std::vector<std::uint32_t> rows(w.requests.begin(), w.requests.begin() + static_cast<std::ptrdiff_t>(std::min(w.requests.size(), kMaxRows)));
     m_awaiting |= kTimelines;
     emit timelinesRequested(BurstTimelinesRequest{m_analysis, std::move(rows), m_local, w.startMs * 1'000'000, w.endMs * 1'000'000});
+}
+
+QString BurstView::activityText(int index) const {
+    if (!m_activity || static_cast<std::size_t>(index) >= m_activity->size()) return {};
+    const BurstActivity& a = (*m_activity)[static_cast<std::size_t>(index)];
+    if (a.records == 0) return tr(" · no host activity");
+    QStringList kinds;
+    for (const ActivityKind& k : a.activity) {
+        if (kinds.size() == 2) {
+            kinds << tr("…");
+            break;
+        }
+        kinds << tr("%1 %2").arg(QString::fromStdString(k.what), formatDurationNs(k.overlapNs));
+    }
+    return tr(" · host activity: %1 on %2, %3 in the window (%4)")
+        .arg(recordCount(a.records), hostCount(a.hosts), formatDurationNs(a.overlapNs), kinds.join(tr(", ")));
 }
 
 void BurstView::showTimelines(std::shared_ptr<BurstTimelinesOutcome> result) {

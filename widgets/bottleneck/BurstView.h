@@ -55,10 +55,13 @@ signals:
 private:
     void computeWindows();
 
+    // " · host activity: …" for the window's header; empty without host activity.
+    QString activityText(int index) const;
     std::shared_ptr<const InMemoryAnalysis> m_analysis;
     bool m_local = false;
     std::function<QString(RequestId)> m_requestName;
     std::shared_ptr<const BurstWindows> m_windows;
+    std::shared_ptr<const std::vector<BurstActivity>> m_activity;  // per window; null or empty: no host activity
     int m_current = -1;
     enum Awaiting : unsigned { kWindows = 1, kTimelines = 2 };
     unsigned m_awaiting = 0;  // asked and not shown yet

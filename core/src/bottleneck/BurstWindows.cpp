@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <set>
 
 namespace tracelight {
 
@@ -61,6 +62,30 @@ BurstWindows burstWindows(std::span<const TimeNs> startsNs, std::optional<std::u
         w.requests.push_back(static_cast<std::uint32_t>(i));
     }
     for (auto& [start, w] : byStart) out.windows.push_back(std::move(w));
+    return out;
+}
+
+std::vector<BurstActivity> hostActivityInBursts(const BurstWindows& windows, const HostActivityIndex& activity) {
+    std::vector<BurstActivity> out;
+    out.reserve(windows.windows.size());
+    std::vector<PlacedActivity> inside;
+    std::set<std::uint32_t> hosts;
+    for (const BurstWindow& w : windows.windows) {
+        // [startMs, endMs): the last nanosecond in it is endMs * 1e6 - 1 (the index's windows are closed).
+        const TimeNs from = w.startMs * 1'000'000, to = w.endMs * 1'000'000 - 1;
+        inside.clear();
+        hosts.clear();
+        activity.forEachOverlappingAnywhere(from, to, [&](const PlacedActivity& p) {
+            inside.push_back(p);
+            hosts.insert(p.record->host.value);
+        });
+        BurstActivity b;
+        b.records = static_cast<std::int64_t>(inside.size());
+        b.hosts = static_cast<std::int64_t>(hosts.size());
+        for (const PlacedActivity& p : inside) b.overlapNs += overlapNs(p.startNs, p.endNs, from, to + 1);
+        if (activity.set()) b.activity = summarizeActivity(inside, from, to + 1, *activity.set());
+        out.push_back(std::move(b));
+    }
     return out;
 }
 

@@ -6,7 +6,7 @@ namespace tracelight::schema {
 
 namespace {
 
-// The current schema (version 15), table by table. Times are integer nanoseconds; every host, task,
+// The current schema (version 16), table by table. Times are integer nanoseconds; every host, task,
 // event, attribute key and value, service, operation and span kind is a label id.
 constexpr const char* kCurrent = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -129,6 +129,14 @@ CREATE TABLE slack(request_id INTEGER NOT NULL, segment INTEGER NOT NULL,
                    start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, slack_ns INTEGER,
                    critical INTEGER NOT NULL, network INTEGER NOT NULL,
                    PRIMARY KEY(request_id, segment)) WITHOUT ROWID;
+
+-- Host activity: work on a host that no trace shows (system tasks, compactions, garbage collection, cron), and
+-- low-level work marked with a request's context (vertical context injection): its request as imported and,
+-- within it, a span. Times on the host's own clock; host and what are labels.
+CREATE TABLE host_activity(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+                           what_id INTEGER NOT NULL, request TEXT, span TEXT);
+CREATE INDEX host_activity_by_host ON host_activity(host_id, start_ns);
+CREATE INDEX host_activity_by_request ON host_activity(request) WHERE request IS NOT NULL;
 )sql";
 
 // ---- the history: version 1 and each step after it, for databases older Tracelights wrote ----------
@@ -376,11 +384,20 @@ CREATE TABLE slack(request_id INTEGER NOT NULL, segment INTEGER NOT NULL,
 UPDATE meta SET value='15' WHERE key='schema_version';
 )sql";
 
+// Version 16 adds host activity: what ran on a host that no trace shows, and low-level work marked with a request.
+constexpr const char* kMigrateV15ToV16 = R"sql(
+CREATE TABLE host_activity(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+                           what_id INTEGER NOT NULL, request TEXT, span TEXT);
+CREATE INDEX host_activity_by_host ON host_activity(host_id, start_ns);
+CREATE INDEX host_activity_by_request ON host_activity(request) WHERE request IS NOT NULL;
+UPDATE meta SET value='16' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
 constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5, kMigrateV5ToV6,
                                        kMigrateV6ToV7, kMigrateV7ToV8, kMigrateV8ToV9, kMigrateV9ToV10,
                                        kMigrateV10ToV11, kMigrateV11ToV12, kMigrateV12ToV13, kMigrateV13ToV14,
-                                       kMigrateV14ToV15};
+                                       kMigrateV14ToV15, kMigrateV15ToV16};
 
 } // namespace
 

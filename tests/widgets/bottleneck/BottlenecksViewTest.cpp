@@ -30,6 +30,7 @@
 #include "tracelight/bottleneck/BurstTimelines.h"
 #include "tracelight/bottleneck/BurstWindows.h"
 #include "core/GeneratedPeriods.h"
+#include "tracelight/store/HostActivityStore.h"
 #include "tracelight/store/RequestReads.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
@@ -512,6 +513,36 @@ TEST(BurstView, StepsThroughTheWindowsAndOpensARequest) {
     // The reason and the way out are said once, in the drawing's place, not again in the summary.
     EXPECT_TRUE(view.waterfall()->message().contains("Type a mask")) << view.waterfall()->message().toStdString();
     EXPECT_FALSE(view.summaryText().contains("Type a mask")) << view.summaryText().toStdString();
+}
+
+// With host activity in the database, each window's line says how much of it fell in the window and the summary
+// in how many windows: a gc inside the first window, a compaction between windows.
+TEST(BurstView, CountsTheHostActivityInEachWindow) {
+    auto analysis = burstyAnalysis(0x3C0, 120);
+    ASSERT_TRUE(analysis);
+    const BurstWindows truth = burstWindows(requestStartsNs(*analysis));
+    ASSERT_GE(truth.windows.size(), 2u);
+    QTemporaryDir dir;
+    const std::string db = (dir.path() + "/activity.tldb").toStdString();
+    {
+        auto store = TraceStore::open(db, TraceStore::Mode::Create);
+        ASSERT_TRUE(store) << store.message();
+        const TimeNs first = truth.windows[0].startMs * 1'000'000, gap = truth.windows[0].endMs * 1'000'000 + 100'000'000;
+        const std::vector<HostActivityInput> records{{"web-1", first + 10'000'000, first + 22'000'000, "gc", {}, {}},
+                                                     {"db-1", gap, gap + 50'000'000, "compaction", {}, {}}};
+        ASSERT_TRUE(addHostActivity(*store.value(), records));
+    }
+    widgets::BurstView view;
+    auto session = test::serveFrom(view, db);
+    view.resize(1200, 600);
+    view.setDatabase(analysis, {});
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_TRUE(view.summaryText().contains("host activity in 1 of them (1 record)")) << view.summaryText().toStdString();
+    EXPECT_TRUE(view.windowText().contains("host activity: 1 record on 1 host, 12")) << view.windowText().toStdString();
+    EXPECT_TRUE(view.windowText().contains("(gc 12")) << view.windowText().toStdString();
+    view.showWindow(1);
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_TRUE(view.windowText().contains("no host activity")) << view.windowText().toStdString();
 }
 
 // A long window (a mask with a high lowest bit, 32.8 s windows here): its header gives the end's full time of

@@ -208,6 +208,45 @@ TEST(TemporalContextStrip, CellsFindTheirRequests) {
     EXPECT_EQ(view.strip(), nullptr);
 }
 
+// With host activity: a band under each cell, orange where the host's non-traced work ran in that slice (deeper
+// the busier), the base colour where none did; the request's own marked work a purple bar at its time in a last
+// row; the cells still found from their middles, and room asked for the extra row.
+TEST(TemporalContextStrip, HostActivityBandsAndOwnWork) {
+    auto strip = std::make_shared<ContextStrip>();
+    strip->request = RequestId(1);
+    strip->startNs = 0;
+    strip->endNs = 4'000'000;
+    strip->buckets = 4;
+    strip->withActivity = true;
+    ContextStripHost web{"web-1", {1, 0, 0, 2}, {1, 0, 0, 2}, {{RequestId(5)}, {}, {}, {RequestId(2), RequestId(5)}}};
+    web.activityRecords = {1, 0, 1, 1};
+    web.activityNs = {1'000'000, 0, 100'000, 1'000'000};  // slices of 1 ms: full, none, a tenth, full
+    web.activity = {{{"gc", 1, 1'000'000}}, {}, {{"cron", 1, 100'000}}, {{"compaction", 1, 1'000'000}}};
+    strip->hosts.push_back(web);
+    strip->own.push_back({"web-1", "syscall:read", "t", 2'000'000, 3'000'000});  // the third quarter
+    widgets::TemporalContextStrip view;
+    view.resize(800, 140);
+    view.setStrip(strip, {});
+    for (int b = 0; b < 4; ++b) EXPECT_EQ(view.cellAt(view.cellRect(0, b).center()), std::make_pair(0, b));
+    QImage image(view.size(), QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    view.render(&image);
+    const auto orange = [](QColor c) { return c.red() > 200 && c.green() < 200 && c.blue() < 150; };
+    const QColor full = image.pixelColor(view.activityRect(0, 0).center()), none = image.pixelColor(view.activityRect(0, 1).center()),
+                 little = image.pixelColor(view.activityRect(0, 2).center());
+    EXPECT_TRUE(orange(full)) << full.name().toStdString();
+    EXPECT_FALSE(orange(none)) << none.name().toStdString();
+    EXPECT_GT(little.green(), full.green()) << "a tenth of the slice is paler than all of it";
+    const QRect own = view.ownRect(0);
+    EXPECT_NEAR(own.left(), view.cellRect(0, 2).left(), 2);
+    EXPECT_NEAR(own.right(), view.cellRect(0, 2).right(), 3);
+    EXPECT_GT(own.top(), view.activityRect(0, 0).bottom());
+    const QColor purple = image.pixelColor(QPoint(own.left() + 2, own.center().y()));  // beside its centred label
+    EXPECT_GT(purple.blue(), purple.green() + 50) << purple.name().toStdString();
+    EXPECT_GE(view.minimumHeight(), own.bottom() + view.fontMetrics().height());
+    EXPECT_EQ(view.activityRect(0, 0).top(), view.cellRect(0, 0).bottom() + 1);
+}
+
 // Scrolled into the middle of many lanes, a network line from a lane above the view to one below it
 // crosses the view and is drawn; one between two lanes below the view is not.
 TEST(WaterfallView, NetworkLinesAreCulledByTheirLanesNotLost) {

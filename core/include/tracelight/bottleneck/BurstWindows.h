@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tracelight/base/Time.h"
+#include "tracelight/bottleneck/HostActivity.h"
 
 namespace tracelight {
 
@@ -29,5 +30,17 @@ struct BurstWindows {
 // 0 when there is none (fewer than 16 starts never show a mask).
 std::uint64_t inferBurstMask(std::span<const TimeNs> startsNs);
 BurstWindows burstWindows(std::span<const TimeNs> startsNs, std::optional<std::uint64_t> mask = std::nullopt);
+
+// The host activity (HostActivity.h) inside one burst window: the work beside its requests that no trace
+// shows. A record counts when it overlaps [startMs, endMs) on the clocks the index was built on (the
+// analysis's, as the starts).
+struct BurstActivity {
+    std::int64_t records = 0;
+    std::int64_t hosts = 0;              // distinct hosts they ran on
+    TimeNs overlapNs = 0;                // their time inside the window, summed
+    std::vector<ActivityKind> activity;  // by what, most time first
+};
+// One per window, in the windows' order.
+std::vector<BurstActivity> hostActivityInBursts(const BurstWindows& windows, const HostActivityIndex& activity);
 
 } // namespace tracelight

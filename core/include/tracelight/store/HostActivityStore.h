@@ -1,0 +1,26 @@
+#pragma once
+// Host activity in the trace database (table host_activity, schema 16): work on a host that no trace shows,
+// and low-level work marked with a request's context (HostActivity.h). Its host and what are labels, shared
+// with the traces: a record on "db-1" is filed under the same label as the events on db-1.
+#include <cstdint>
+#include <span>
+
+#include "tracelight/base/Status.h"
+#include "tracelight/bottleneck/HostActivity.h"
+#include "tracelight/store/TraceStore.h"
+
+namespace tracelight {
+
+// Adds the records in one transaction: all of them, or (on failure) none, and what was stored before stays.
+// Returns how many were added.
+Result<std::int64_t> addHostActivity(TraceStore& store, std::span<const HostActivityInput> records);
+// Every record, by host label and start; a marker naming a stored request resolves to it (a request imported
+// after the activity too).
+Result<HostActivitySet> loadHostActivity(const TraceStore& store);
+// Only what a request's context needs (hostActivityQuery in TemporalContext.h): a few of a host's records, not
+// all of them, whatever the size of the table.
+Result<HostActivitySet> loadHostActivity(const TraceStore& store, const HostActivityQuery& query);
+// How many records the database holds (0 for a database without the table: none).
+std::int64_t hostActivityCount(const TraceStore& store);
+
+} // namespace tracelight

@@ -1,0 +1,71 @@
+#include "tracelight/bottleneck/HostActivity.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tracelight {
+
+const std::string& HostActivitySet::name(LabelId id) const {
+    static const std::string none;
+    const auto it = names.find(id.value);
+    return it == names.end() ? none : it->second;
+}
+
+HostActivityIndex::HostActivityIndex(const HostActivitySet& set, const HostOffsets& offsets) : m_set(&set) {
+    for (const HostActivity& r : set.records) {
+        const auto offset = offsets.find(r.host.value);
+        const TimeNs shift = offset == offsets.end() ? 0 : offset->second;  // local = true + offset
+        const PlacedActivity placed{&r, r.startNs - shift, r.endNs - shift};
+        HostRecords& h = m_byHost[r.host.value];
+        h.items.push_back(placed);
+        h.longestNs = std::max(h.longestNs, placed.endNs - placed.startNs);
+        if (r.request.isValid()) m_byRequest[r.request.value].push_back(placed);
+    }
+    const auto byStart = [](const PlacedActivity& a, const PlacedActivity& b) { return a.startNs < b.startNs; };
+    for (auto& [host, h] : m_byHost) std::stable_sort(h.items.begin(), h.items.end(), byStart);
+    for (auto& [request, items] : m_byRequest) std::stable_sort(items.begin(), items.end(), byStart);
+}
+
+void HostActivityIndex::forEachOverlapping(LabelId host, TimeNs fromNs, TimeNs toNs,
+                                           const std::function<void(const PlacedActivity&)>& visit) const {
+    const auto it = m_byHost.find(host.value);
+    if (it == m_byHost.end() || toNs < fromNs) return;
+    const HostRecords& h = it->second;
+    // A record overlapping the window starts at or before toNs and, being at most longestNs long, at or after
+    // fromNs - longestNs.
+    const TimeNs earliest = fromNs - h.longestNs;
+    auto first = std::lower_bound(h.items.begin(), h.items.end(), earliest,
+                                  [](const PlacedActivity& a, TimeNs t) { return a.startNs < t; });
+    for (; first != h.items.end() && first->startNs <= toNs; ++first)
+        if (first->endNs >= fromNs) visit(*first);
+}
+
+void HostActivityIndex::forEachOverlappingAnywhere(TimeNs fromNs, TimeNs toNs,
+                                                   const std::function<void(const PlacedActivity&)>& visit) const {
+    for (const auto& [host, h] : m_byHost) forEachOverlapping(LabelId{host}, fromNs, toNs, visit);
+}
+
+std::vector<PlacedActivity> HostActivityIndex::markedWith(RequestId request) const {
+    const auto it = m_byRequest.find(request.value);
+    return it == m_byRequest.end() ? std::vector<PlacedActivity>{} : it->second;
+}
+
+std::vector<ActivityKind> summarizeActivity(std::span<const PlacedActivity> placed, TimeNs fromNs, TimeNs toNs,
+                                            const HostActivitySet& set) {
+    std::map<std::uint32_t, ActivityKind> byWhat;
+    for (const PlacedActivity& p : placed) {
+        ActivityKind& k = byWhat[p.record->what.value];
+        if (k.what.empty()) k.what = set.name(p.record->what);
+        ++k.records;
+        k.overlapNs += overlapNs(p.startNs, p.endNs, fromNs, toNs);
+    }
+    std::vector<ActivityKind> out;
+    out.reserve(byWhat.size());
+    for (auto& [id, k] : byWhat) out.push_back(std::move(k));
+    std::stable_sort(out.begin(), out.end(), [](const ActivityKind& a, const ActivityKind& b) {
+        return a.overlapNs != b.overlapNs ? a.overlapNs > b.overlapNs : a.what < b.what;
+    });
+    return out;
+}
+
+} // namespace tracelight
