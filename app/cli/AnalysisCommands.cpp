@@ -124,9 +124,10 @@ struct AnalysedRequest {
     std::vector<std::string> categories;
 };
 
-// A trace file without a current database of its own is read and analysed in memory, writing nothing; spans
+// A trace file without a current database of its own is read and analysed in memory, writing nothing (without
+// withSlack, a span request's slack is left 0: only its critical path is computed); spans
 // over the memory budget, and event logs, are imported into its database as before.
-std::optional<Result<AnalysedRequest>> analysedInMemory(const CommonOptions& o, bool withCategories) {
+std::optional<Result<AnalysedRequest>> analysedInMemory(const CommonOptions& o, bool withCategories, bool withSlack) {
     if (!isTraceFileWithoutCurrentDatabase(o.db)) return std::nullopt;
     ImportOptions import;
     import.inputs = {o.db};
@@ -149,20 +150,28 @@ std::optional<Result<AnalysedRequest>> analysedInMemory(const CommonOptions& o, 
     }
     std::string name = names[row];
     std::vector<std::string> spanIds = std::move(contents->spanIds[row]);
+    const auto categorised = [&](RequestAnalysis&& a, const TraceData& data) {
+        AnalysedRequest out{std::move(a), {}};
+        if (withCategories && !out.analysis.spanIds.empty()) out.categories = requestSegmentCategories(data, row, CategoryRules::defaults());
+        return out;
+    };
+    // The critical path alone: a span request's needs no model (its span tree gives the causal edges).
+    if (!withSlack)
+        if (auto path = requestCriticalPathWithoutModel(contents->data, o.analysis, row, name, std::move(spanIds))) {
+            if (!*path) return path->status();
+            return categorised(std::move(path->value()), contents->data);
+        }
     auto analysis = analyzeInMemory(std::move(contents->data), o.analysis);
     if (!analysis) return analysis.status();
     auto a = requestAnalysis(analysis.value(), row, std::move(name), std::move(spanIds));
     if (!a) return a.status();
-    AnalysedRequest out{std::move(a.value()), {}};
-    if (withCategories && !out.analysis.spanIds.empty())
-        out.categories = requestSegmentCategories(analysis->data, row, CategoryRules::defaults());
-    return out;
+    return categorised(std::move(a.value()), analysis->data);
 }
 
-// One request's critical path and slack: in memory for a trace file without a current database, else the
+// One request's critical path and (withSlack) slack: in memory for a trace file without a current database, else the
 // database's cached results (analysing it first when needed).
-Result<AnalysedRequest> analysedRequest(const CommonOptions& o, bool withCategories) {
-    if (auto inMemory = analysedInMemory(o, withCategories)) return std::move(*inMemory);
+Result<AnalysedRequest> analysedRequest(const CommonOptions& o, bool withCategories, bool withSlack) {
+    if (auto inMemory = analysedInMemory(o, withCategories, withSlack)) return std::move(*inMemory);
     auto store = openForRequest(o);
     if (!store) return store.status();
     auto request = requestOf(*store.value(), o);
@@ -235,7 +244,7 @@ int runModel(const CommonOptions& o) {
 }
 
 int runCriticalPath(const CommonOptions& o) {
-    auto analysed = analysedRequest(o, true);
+    auto analysed = analysedRequest(o, true, false);
     if (!analysed) return fail(analysed.message());
     const RequestAnalysis* a = &analysed->analysis;
     const std::vector<std::string>& categories = analysed->categories;
@@ -275,7 +284,7 @@ int runCriticalPath(const CommonOptions& o) {
 }
 
 int runSlack(const CommonOptions& o) {
-    auto analysed = analysedRequest(o, false);
+    auto analysed = analysedRequest(o, false, true);
     if (!analysed) return fail(analysed.message());
     const RequestAnalysis* a = &analysed->analysis;
     JsonWriter w(stdout);
