@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 #include <iostream>
 #include <optional>
 
@@ -13,6 +14,7 @@
 #include "tracelight/analysis/ClockAdjustments.h"
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/base/Json.h"
+#include "tracelight/base/Parallel.h"
 #include "tracelight/import/TraceFileContents.h"
 #include "tracelight/store/RequestReads.h"
 #include "tracelight/store/ResultTables.h"
@@ -150,22 +152,31 @@ std::optional<Result<AnalysedRequest>> analysedInMemory(const CommonOptions& o, 
     }
     std::string name = names[row];
     std::vector<std::string> spanIds = std::move(contents->spanIds[row]);
-    const auto categorised = [&](RequestAnalysis&& a, const TraceData& data) {
-        AnalysedRequest out{std::move(a), {}};
-        if (withCategories && !out.analysis.spanIds.empty()) out.categories = requestSegmentCategories(data, row, CategoryRules::defaults());
-        return out;
-    };
-    // The critical path alone: a span request's needs no model (its span tree gives the causal edges).
-    if (!withSlack)
-        if (auto path = requestCriticalPathWithoutModel(contents->data, o.analysis, row, name, std::move(spanIds))) {
+    const auto categoriesOf = [&](const TraceData& data) { return requestSegmentCategories(data, row, CategoryRules::defaults()); };
+    // The critical path alone: a span request's needs no model (its span tree gives the causal edges). The
+    // segments' categories are found on a second thread meanwhile (both only read the requests).
+    if (!withSlack) {
+        std::future<std::vector<std::string>> beside;
+        if (withCategories && resolveThreads(o.analysis.inference.threads) > 1)
+            beside = std::async(std::launch::async, [&] { return categoriesOf(contents->data); });
+        auto path = requestCriticalPathWithoutModel(contents->data, o.analysis, row, name, std::move(spanIds));
+        const bool foundBeside = beside.valid();
+        std::vector<std::string> categories = foundBeside ? beside.get() : std::vector<std::string>{};  // before the data moves
+        if (path) {
             if (!*path) return path->status();
-            return categorised(std::move(path->value()), contents->data);
+            AnalysedRequest out{std::move(path->value()), {}};
+            if (withCategories && !out.analysis.spanIds.empty())
+                out.categories = foundBeside ? std::move(categories) : categoriesOf(contents->data);
+            return out;
         }
+    }
     auto analysis = analyzeInMemory(std::move(contents->data), o.analysis);
     if (!analysis) return analysis.status();
     auto a = requestAnalysis(analysis.value(), row, std::move(name), std::move(spanIds));
     if (!a) return a.status();
-    return categorised(std::move(a.value()), analysis->data);
+    AnalysedRequest out{std::move(a.value()), {}};
+    if (withCategories && !out.analysis.spanIds.empty()) out.categories = categoriesOf(analysis->data);
+    return out;
 }
 
 // One request's critical path and (withSlack) slack: in memory for a trace file without a current database, else the

@@ -1120,6 +1120,8 @@ Result<RequestAnalysis> requestAnalysisOf(const TraceData& td, const ClockOffset
     // adjusted clocks, relative to the request's first event.
     auto texts = std::make_shared<LabelTexts>();
     std::vector<std::array<std::uint32_t, 3>> segmentLabels;
+    out.segments.reserve(result.dag.segments.size());  // the same segments: a large request's are not copied as they grow
+    segmentLabels.reserve(result.dag.segments.size());
     const auto events = td.eventsOf(row);
     for (std::size_t e = 0; e < events.size(); ++e) {
         const EventRecord& ev = events[e];
