@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 #include <iostream>
 #include <optional>
 
@@ -13,6 +14,7 @@
 #include "tracelight/analysis/ClockAdjustments.h"
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/base/Json.h"
+#include "tracelight/base/Parallel.h"
 #include "tracelight/import/TraceFileContents.h"
 #include "tracelight/store/RequestReads.h"
 #include "tracelight/store/ResultTables.h"
@@ -124,9 +126,10 @@ struct AnalysedRequest {
     std::vector<std::string> categories;
 };
 
-// A trace file without a current database of its own is read and analysed in memory, writing nothing; spans
+// A trace file without a current database of its own is read and analysed in memory, writing nothing (without
+// withSlack, a span request's slack is left 0: only its critical path is computed); spans
 // over the memory budget, and event logs, are imported into its database as before.
-std::optional<Result<AnalysedRequest>> analysedInMemory(const CommonOptions& o, bool withCategories) {
+std::optional<Result<AnalysedRequest>> analysedInMemory(const CommonOptions& o, bool withCategories, bool withSlack) {
     if (!isTraceFileWithoutCurrentDatabase(o.db)) return std::nullopt;
     ImportOptions import;
     import.inputs = {o.db};
@@ -149,20 +152,37 @@ std::optional<Result<AnalysedRequest>> analysedInMemory(const CommonOptions& o, 
     }
     std::string name = names[row];
     std::vector<std::string> spanIds = std::move(contents->spanIds[row]);
+    const auto categoriesOf = [&](const TraceData& data) { return requestSegmentCategories(data, row, CategoryRules::defaults()); };
+    // The critical path alone: a span request's needs no model (its span tree gives the causal edges). The
+    // segments' categories are found on a second thread meanwhile (both only read the requests).
+    if (!withSlack) {
+        std::future<std::vector<std::string>> beside;
+        if (withCategories && resolveThreads(o.analysis.inference.threads) > 1)
+            beside = std::async(std::launch::async, [&] { return categoriesOf(contents->data); });
+        auto path = requestCriticalPathWithoutModel(contents->data, o.analysis, row, name, std::move(spanIds));
+        const bool foundBeside = beside.valid();
+        std::vector<std::string> categories = foundBeside ? beside.get() : std::vector<std::string>{};  // before the data moves
+        if (path) {
+            if (!*path) return path->status();
+            AnalysedRequest out{std::move(path->value()), {}};
+            if (withCategories && !out.analysis.spanIds.empty())
+                out.categories = foundBeside ? std::move(categories) : categoriesOf(contents->data);
+            return out;
+        }
+    }
     auto analysis = analyzeInMemory(std::move(contents->data), o.analysis);
     if (!analysis) return analysis.status();
     auto a = requestAnalysis(analysis.value(), row, std::move(name), std::move(spanIds));
     if (!a) return a.status();
     AnalysedRequest out{std::move(a.value()), {}};
-    if (withCategories && !out.analysis.spanIds.empty())
-        out.categories = requestSegmentCategories(analysis->data, row, CategoryRules::defaults());
+    if (withCategories && !out.analysis.spanIds.empty()) out.categories = categoriesOf(analysis->data);
     return out;
 }
 
-// One request's critical path and slack: in memory for a trace file without a current database, else the
+// One request's critical path and (withSlack) slack: in memory for a trace file without a current database, else the
 // database's cached results (analysing it first when needed).
-Result<AnalysedRequest> analysedRequest(const CommonOptions& o, bool withCategories) {
-    if (auto inMemory = analysedInMemory(o, withCategories)) return std::move(*inMemory);
+Result<AnalysedRequest> analysedRequest(const CommonOptions& o, bool withCategories, bool withSlack) {
+    if (auto inMemory = analysedInMemory(o, withCategories, withSlack)) return std::move(*inMemory);
     auto store = openForRequest(o);
     if (!store) return store.status();
     auto request = requestOf(*store.value(), o);
@@ -235,7 +255,7 @@ int runModel(const CommonOptions& o) {
 }
 
 int runCriticalPath(const CommonOptions& o) {
-    auto analysed = analysedRequest(o, true);
+    auto analysed = analysedRequest(o, true, false);
     if (!analysed) return fail(analysed.message());
     const RequestAnalysis* a = &analysed->analysis;
     const std::vector<std::string>& categories = analysed->categories;
@@ -275,7 +295,7 @@ int runCriticalPath(const CommonOptions& o) {
 }
 
 int runSlack(const CommonOptions& o) {
-    auto analysed = analysedRequest(o, false);
+    auto analysed = analysedRequest(o, false, true);
     if (!analysed) return fail(analysed.message());
     const RequestAnalysis* a = &analysed->analysis;
     JsonWriter w(stdout);

@@ -1104,12 +1104,11 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
     return out;
 }
 
-Result<RequestAnalysis> requestAnalysis(const InMemoryAnalysis& analysis, std::size_t row, std::string name,
-                                        std::vector<std::string> spanIds) {
-    const TraceData& td = analysis.data;
-    if (row >= td.requestCount()) return Status::error("no request '" + name + "'");
-    RequestPass pass(analysis.model, td);
-    const RequestPassResult& result = pass.run(td, row, analysis.offsets);
+namespace {
+
+// Request `row`'s analysis from the pass's result, as loadRequestAnalysis reads it back from the store.
+Result<RequestAnalysis> requestAnalysisOf(const TraceData& td, const ClockOffsets& offsets, std::size_t row, const RequestPassResult& result,
+                                          std::string name, std::vector<std::string> spanIds) {
     std::string blob;
     encodeRequestResult(result.dag, result.criticalPath, result.slack, blob);
     RequestAnalysis out;
@@ -1121,13 +1120,15 @@ Result<RequestAnalysis> requestAnalysis(const InMemoryAnalysis& analysis, std::s
     // adjusted clocks, relative to the request's first event.
     auto texts = std::make_shared<LabelTexts>();
     std::vector<std::array<std::uint32_t, 3>> segmentLabels;
+    out.segments.reserve(result.dag.segments.size());  // the same segments: a large request's are not copied as they grow
+    segmentLabels.reserve(result.dag.segments.size());
     const auto events = td.eventsOf(row);
     for (std::size_t e = 0; e < events.size(); ++e) {
         const EventRecord& ev = events[e];
-        const TimeNs ts = ev.localNs - analysis.offsets.offsetNs[ev.host.value] - out.startNs;
+        const TimeNs ts = ev.localNs - offsets.offsetNs[ev.host.value] - out.startNs;
         if (e > 0 && events[e - 1].task == ev.task) {
             const EventRecord& before = events[e - 1];
-            const TimeNs previousTs = before.localNs - analysis.offsets.offsetNs[before.host.value] - out.startNs;
+            const TimeNs previousTs = before.localNs - offsets.offsetNs[before.host.value] - out.startNs;
             out.segments.push_back({{}, {}, {}, previousTs, ts - previousTs, 0, before.host != ev.host});
             segmentLabels.push_back({ev.task, before.event, ev.event});
         }
@@ -1142,6 +1143,34 @@ Result<RequestAnalysis> requestAnalysis(const InMemoryAnalysis& analysis, std::s
     takeCachedResult(std::move(cached), out);
     if (!out.entrySpan.empty() || !out.async.empty()) out.spanIds = std::move(spanIds);
     return out;
+}
+
+} // namespace
+
+Result<RequestAnalysis> requestAnalysis(const InMemoryAnalysis& analysis, std::size_t row, std::string name,
+                                        std::vector<std::string> spanIds) {
+    const TraceData& td = analysis.data;
+    if (row >= td.requestCount()) return Status::error("no request '" + name + "'");
+    RequestPass pass(analysis.model, td);
+    return requestAnalysisOf(td, analysis.offsets, row, pass.run(td, row, analysis.offsets), std::move(name), std::move(spanIds));
+}
+
+std::optional<Result<RequestAnalysis>> requestCriticalPathWithoutModel(const TraceData& data, const AnalysisOptions& options, std::size_t row,
+                                                                       const std::string& name, std::vector<std::string>&& spanIds) {
+    if (row >= data.requestCount()) return Status::error("no request '" + name + "'");
+    const auto events = data.eventsOf(row);
+    const auto spans = data.spansOf(row);
+    if (spans.empty()) return std::nullopt;
+    // The clocks as analyzeInMemory corrects them; the segments as the pass's graph makes them.
+    const ClockOffsets offsets = solveClockOffsets(collectSkewEstimates(data, options.inference.threads), data.hostLabels.size());
+    RequestPassResult result;
+    const RequestSpan window = buildSegments(events, offsets, result.dag.segments);
+    result.dag.startNs = window.startNs;
+    result.dag.endNs = window.endNs;
+    SpanRequestPathScratch scratch;
+    if (!spanRequestCriticalPath(result.dag, events, spans, offsets, result.criticalPath, scratch)) return std::nullopt;
+    result.slack.assign(result.dag.segments.size(), 0);  // not computed: it needs the model's edges
+    return requestAnalysisOf(data, offsets, row, result, name, std::move(spanIds));
 }
 
 CachedDecode decodeCachedResult(std::string_view blob, std::size_t segments, CachedRequestResult& out) {

@@ -64,6 +64,17 @@ std::string_view operationName(std::string_view label) {
 }
 
 std::uint32_t TraceDataBuilder::operationLabel(std::uint32_t label) {
+    if (label < m_operationByLabel.size() && m_operationByLabel[label] != 0) return m_operationByLabel[label] - 1;
+    const std::uint32_t op = resolveOperationLabel(label);
+    if (label < kDirectHostLabels) {
+        if (label >= m_operationByLabel.size())
+            m_operationByLabel.resize(std::min<std::size_t>(kDirectHostLabels, std::max<std::size_t>(std::size_t(label) + 1, 2 * m_operationByLabel.size())), 0);
+        m_operationByLabel[label] = op + 1;
+    }
+    return op;
+}
+
+std::uint32_t TraceDataBuilder::resolveOperationLabel(std::uint32_t label) {
     if (const LabelOccurrence* stored = findOccurrence(m_sharedOccurrences ? *m_sharedOccurrences : m_data.occurrences, label))
         return stored->name;
     if (auto it = m_operationOf.find(label); it != m_operationOf.end()) return it->second;

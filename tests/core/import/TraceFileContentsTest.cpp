@@ -1,6 +1,7 @@
 // A span file read into memory (readSpanFiles) against the same file imported into a new database and read
 // back: the same events, links and spans, request by request, and the same critical path, slack and span
-// parts for every request once each is analysed, on every real span file and on generated traces.
+// parts for every request once each is analysed (the critical path also without the model, as
+// `critical-path FILE` computes it), on every real span file and on generated traces.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -73,6 +74,33 @@ void expectSameAsDatabase(const std::string& file, std::size_t maxRequests = 400
         ASSERT_TRUE(inMemory) << inMemory.message();
         const RequestAnalysis& x = inMemory.value();
         const RequestAnalysis& y = fromStore.value();
+        // The critical path alone, without the model, where a span tree gives it: the same path and segments.
+        std::vector<std::string> ids = spanIds[r];
+        if (auto pathOnly = requestCriticalPathWithoutModel(analysis->data, AnalysisOptions{}, r, names[r], std::move(ids))) {
+            ASSERT_TRUE(*pathOnly) << pathOnly->message();
+            const RequestAnalysis& p = pathOnly->value();
+            EXPECT_TRUE(p.startNs == y.startNs && p.latencyNs == y.latencyNs && p.blindNs == y.blindNs);
+            EXPECT_EQ(p.criticalPath, y.criticalPath);
+            EXPECT_EQ(p.entrySpan, y.entrySpan);
+            EXPECT_EQ(p.spanIds, y.spanIds);
+            ASSERT_EQ(p.segments.size(), y.segments.size());
+            for (std::size_t s = 0; s < p.segments.size(); ++s)
+                ASSERT_TRUE(p.segments[s].task == y.segments[s].task && p.segments[s].startEvent == y.segments[s].startEvent &&
+                            p.segments[s].endEvent == y.segments[s].endEvent && p.segments[s].startNs == y.segments[s].startNs &&
+                            p.segments[s].durationNs == y.segments[s].durationNs)
+                    << "segment " << s;
+            ASSERT_EQ(p.clips.size(), y.clips.size());
+            for (std::size_t c = 0; c < p.clips.size(); ++c)
+                EXPECT_TRUE(p.clips[c].entry == y.clips[c].entry && p.clips[c].startNs == y.clips[c].startNs && p.clips[c].endNs == y.clips[c].endNs);
+            ASSERT_EQ(p.async.size(), y.async.size());
+            for (std::size_t c = 0; c < p.async.size(); ++c)
+                EXPECT_TRUE(p.async[c].span == y.async[c].span && p.async[c].startNs == y.async[c].startNs && p.async[c].endNs == y.async[c].endNs);
+            ASSERT_EQ(p.blind.size(), y.blind.size());
+            for (std::size_t b = 0; b < p.blind.size(); ++b)
+                EXPECT_TRUE(p.blind[b].startNs == y.blind[b].startNs && p.blind[b].durationNs == y.blind[b].durationNs);
+        } else {
+            EXPECT_TRUE(x.entrySpan.empty() && x.async.empty()) << "the span tree's path, but not without the model";
+        }
         EXPECT_EQ(x.startNs, y.startNs);
         EXPECT_EQ(x.latencyNs, y.latencyNs);
         EXPECT_EQ(x.blindNs, y.blindNs);

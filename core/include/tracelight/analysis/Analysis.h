@@ -155,6 +155,13 @@ Result<RequestAnalysis> loadRequestAnalysis(const TraceStore& store, std::string
 // The same for request `row` of an analysis in memory (a trace file read without a database), computed now.
 Result<RequestAnalysis> requestAnalysis(const InMemoryAnalysis& analysis, std::size_t row, std::string name,
                                         std::vector<std::string> spanIds);
+// Only request `row`'s critical path, for a reader that needs nothing else (its segments' slack is left 0): a
+// span request's path is its span tree's, on the clocks analyzeInMemory corrects, which needs no causal model,
+// so neither model inference nor the request's dependency graph runs. The same path requestAnalysis gives;
+// nullopt where that path is the model's (no spans, or spans that could not be placed): analyse in full
+// (spanIds are moved from only when it gives a result).
+std::optional<Result<RequestAnalysis>> requestCriticalPathWithoutModel(const TraceData& data, const AnalysisOptions& options, std::size_t row,
+                                                                       const std::string& name, std::vector<std::string>&& spanIds);
 
 // A request's cached result (StoredRequestResult::data) decoded: slack per segment, the critical path and
 // the blind intervals (relative to the request's first event). An error names the store and the request

@@ -215,9 +215,17 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
         return id;
     };
     std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < n; ++i)
-        if (!dropped[i]) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return spans[a].startNs < spans[b].startNs; });
+    {
+        // Start order, ties in input order: the keys side by side (a comparison that read two spans missed the
+        // cache twice; a million spans' sort was 2 % of reading them).
+        std::vector<std::pair<TimeNs, std::size_t>> keys;
+        keys.reserve(n);
+        for (std::size_t i = 0; i < n; ++i)
+            if (!dropped[i]) keys.emplace_back(spans[i].startNs, i);
+        std::sort(keys.begin(), keys.end());
+        order.reserve(keys.size());
+        for (const auto& key : keys) order.push_back(key.second);
+    }
     // The span kind as the records keep it (a literal: no text is made per span).
     auto kindOf = [](const RawSpan& s) -> std::string_view {
         for (const auto& [k, v] : s.attributes) {
