@@ -1062,7 +1062,7 @@ void MainWindow::showContext(RequestId id) {
             HostActivitySet activitySet;
             bool withActivity = false;
             if (source)
-                if (auto store = source(); store && hostActivityCount(*store.value()) > 0) {
+                if (auto store = source(); store && hasHostActivity(*store.value())) {
                     const auto name = requestName(*store.value(), analysis->data.requestIds[row]);
                     if (auto loaded = loadHostActivity(*store.value(), hostActivityQuery(*analysis, row, local, name.value_or("")))) {
                         activitySet = std::move(loaded.value());

@@ -18,7 +18,7 @@ struct StoreAccess {
     // first step of making an older database in a test (a span request then keeps its events only if
     // storeEventModel stored them first).
     static constexpr const char* kUndoSchema13 =
-        "DROP TABLE host_activity; DROP TABLE critical_path_segments; DROP TABLE slack; "
+        "DROP TABLE host_activity; DROP TABLE host_activity_hosts; DROP TABLE critical_path_segments; DROP TABLE slack; "
         "DROP TABLE capture_spans; DROP TABLE capture_traces; "
         "ALTER TABLE requests DROP COLUMN events_from_spans; ALTER TABLE spans DROP COLUMN event_host_id; "
         "ALTER TABLE spans DROP COLUMN enter_id; ALTER TABLE spans DROP COLUMN leave_id; "

@@ -39,7 +39,7 @@ int runBursts(const BurstsArgs& args) {
     if (!table) return fail(table.message());
     const BurstWindows w = burstWindows(table->startNs, mask);
     // The host activity inside each window, on the clocks the starts are on (the analysis's once analysed).
-    const bool withActivity = hostActivityCount(*store.value()) > 0;
+    const bool withActivity = hasHostActivity(*store.value());
     std::vector<BurstActivity> activity;
     if (withActivity) {
         auto set = loadHostActivity(*store.value());

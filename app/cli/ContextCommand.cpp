@@ -37,7 +37,7 @@ int runContext(const ContextArgs& args) {
     const auto row = rows.front();
     const HostTimeIndex index = HostTimeIndex::forRequest(analysis->data, analysis->offsets, row);
     // Host activity, when the database holds some, on the same (analysis) clocks: what the request's context needs.
-    const bool withActivity = hostActivityCount(st) > 0;
+    const bool withActivity = hasHostActivity(st);
     HostActivitySet activitySet;
     if (withActivity) {
         auto loaded = loadHostActivity(st, hostActivityQuery(analysis.value(), row, false, args.request));

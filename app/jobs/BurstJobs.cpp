@@ -21,7 +21,7 @@ std::shared_ptr<const widgets::BurstWindowsOutcome> findBurstWindows(const widge
     out->requests = static_cast<std::int64_t>(starts.size());
     out->windows = std::make_shared<const BurstWindows>(burstWindows(starts, request.mask));
     // The host activity inside each window, on the analysis's clocks as the starts, when the database holds some.
-    if (auto store = openReader(source); store && hostActivityCount(*store.value()) > 0)
+    if (auto store = openReader(source); store && hasHostActivity(*store.value()))
         if (auto set = loadHostActivity(*store.value()))
             out->activity = std::make_shared<const std::vector<BurstActivity>>(hostActivityInBursts(
                 *out->windows, HostActivityIndex(set.value(), hostOffsetsByLabel(request.analysis->data, request.analysis->offsets))));

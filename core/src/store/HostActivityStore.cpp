@@ -3,6 +3,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include <unordered_map>
 #include <unordered_set>
 
@@ -55,7 +57,10 @@ private:
 Result<std::int64_t> insertAll(sqlite3* db, std::span<const HostActivityInput> records) {
     LabelInterner labels(db);
     sqlite::Statement insert(db, "INSERT INTO host_activity(host_id, start_ns, end_ns, what_id, request, span) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
-    if (!insert.isValid()) return failed(db, "store host activity");
+    sqlite::Statement longest(db, "INSERT INTO host_activity_hosts(host_id, longest_ns) VALUES(?1, ?2) "
+                                  "ON CONFLICT(host_id) DO UPDATE SET longest_ns=max(longest_ns, excluded.longest_ns)");
+    if (!insert.isValid() || !longest.isValid()) return failed(db, "store host activity");
+    std::unordered_map<std::int64_t, std::int64_t> longestByHost;
     for (const HostActivityInput& r : records) {
         auto host = labels.intern(r.host);
         if (!host) return host.status();
@@ -68,6 +73,13 @@ Result<std::int64_t> insertAll(sqlite3* db, std::span<const HostActivityInput> r
         if (r.span.empty()) insert.bindNull(6);
         else insert.bind(6, std::string_view(r.span));
         if (insert.step() != SQLITE_DONE) return failed(db, "store host activity");
+        std::int64_t& hostLongest = longestByHost[host.value()];
+        hostLongest = std::max(hostLongest, r.endNs - r.startNs);
+    }
+    for (const auto& [host, ns] : longestByHost) {
+        longest.reset();
+        longest.bind(1, host).bind(2, ns);
+        if (longest.step() != SQLITE_DONE) return failed(db, "store host activity");
     }
     return static_cast<std::int64_t>(records.size());
 }
@@ -126,13 +138,20 @@ Result<HostActivitySet> loadHostActivity(const TraceStore& store, const HostActi
     sqlite3* db = StoreConnection::of(store);
     HostActivitySet out;
     std::unordered_set<std::int64_t> seen;
-    // By host: the index's range of starts up to the window's end, the ends checked on the way.
-    sqlite::Statement onHost(db, std::string(kSelectActivity) + "WHERE a.host_id=?1 AND a.start_ns<=?3 AND a.end_ns>=?2 ORDER BY a.start_ns, a.id");
+    // By host: the index's range of starts from the window's start less the host's longest record to the window's
+    // end (without the lower bound a window late in a long recording read every earlier record), the ends checked
+    // on the way.
+    sqlite::Statement longest(db, "SELECT longest_ns FROM host_activity_hosts WHERE host_id=?1");
+    sqlite::Statement onHost(db, std::string(kSelectActivity) +
+                                     "WHERE a.host_id=?1 AND a.start_ns>=?4 AND a.start_ns<=?3 AND a.end_ns>=?2 ORDER BY a.start_ns, a.id");
     sqlite::Statement marked(db, std::string(kSelectActivity) + "WHERE a.request=?1 ORDER BY a.host_id, a.start_ns, a.id");
-    if (!onHost.isValid() || !marked.isValid()) return failed(db, "read host activity");
+    if (!longest.isValid() || !onHost.isValid() || !marked.isValid()) return failed(db, "read host activity");
     for (const auto& w : query.hosts) {
+        longest.reset();
+        longest.bind(1, w.host.value);
+        if (longest.step() != SQLITE_ROW) continue;  // no record on this host
         onHost.reset();
-        onHost.bind(1, w.host.value).bind(2, w.fromNs).bind(3, w.toNs);
+        onHost.bind(1, w.host.value).bind(2, w.fromNs).bind(3, w.toNs).bind(4, w.fromNs - longest.int64(0));
         if (Status s = readRecords(db, onHost, out, &seen); !s) return s;
     }
     if (!query.request.empty()) {
@@ -145,6 +164,11 @@ Result<HostActivitySet> loadHostActivity(const TraceStore& store, const HostActi
 std::int64_t hostActivityCount(const TraceStore& store) {
     sqlite::Statement q(StoreConnection::of(store), "SELECT COUNT(*) FROM host_activity");
     return q.isValid() && q.step() == SQLITE_ROW ? q.int64(0) : 0;
+}
+
+bool hasHostActivity(const TraceStore& store) {
+    sqlite::Statement q(StoreConnection::of(store), "SELECT EXISTS(SELECT 1 FROM host_activity)");
+    return q.isValid() && q.step() == SQLITE_ROW && q.int64(0) != 0;
 }
 
 } // namespace tracelight

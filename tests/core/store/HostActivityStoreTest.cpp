@@ -24,6 +24,7 @@ TEST(HostActivityStore, RoundTripsAndResolvesMarkersToRequests) {
     ASSERT_TRUE(store) << store.message();
     TraceStore& st = *store.value();
     EXPECT_EQ(hostActivityCount(st), 0);
+    EXPECT_FALSE(hasHostActivity(st));
     // Activity first (a marker naming a request not yet imported), then the traces, then more activity.
     const std::vector<HostActivityInput> first{input("db-1", 500, 900, "compaction"), input("web-1", 100, 150, "syscall:read", "r1")};
     ASSERT_TRUE(addHostActivity(st, first));
@@ -121,4 +122,29 @@ TEST(HostActivityStore, AQueryReadsWhatAFilterOfEveryRecordKeeps) {
     EXPECT_EQ(got, want);
     EXPECT_LT(got.size(), all->records.size());
     EXPECT_GT(got.size(), 20u);
+}
+
+// A window reads a host's records from its start less the host's longest record: a record that began long before
+// the window and runs across it is found, whichever add brought it, and a later, shorter add keeps the bound.
+TEST(HostActivityStore, ALongRecordIsFoundByAWindowLongAfterItsStart) {
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("h.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    TraceStore& st = *store.value();
+    std::vector<HostActivityInput> shortOnes;
+    for (int i = 0; i < 100; ++i) shortOnes.push_back(input("db-1", i * 100, i * 100 + 10, "gc", ""));
+    ASSERT_TRUE(addHostActivity(st, shortOnes));
+    ASSERT_TRUE(addHostActivity(st, std::vector<HostActivityInput>{input("db-1", 50, 1'000'000, "compaction", "")}));
+    ASSERT_TRUE(addHostActivity(st, std::vector<HostActivityInput>{input("db-1", 20'000, 20'005, "cron", "")}));
+    const auto all = loadHostActivity(st);
+    ASSERT_TRUE(all);
+    const LabelId db1 = all->records.front().host;
+    const auto late = loadHostActivity(st, HostActivityQuery{{{db1, 500'000, 500'100}}, ""});
+    ASSERT_TRUE(late) << late.message();
+    ASSERT_EQ(late->records.size(), 1u);
+    EXPECT_EQ(late->name(late->records[0].what), "compaction");
+    const auto early = loadHostActivity(st, HostActivityQuery{{{db1, 9'905, 9'906}}, ""});
+    ASSERT_TRUE(early) << early.message();
+    EXPECT_EQ(early->records.size(), 2u);  // the gc at 9,900-9,910 and the compaction
+    EXPECT_TRUE(hasHostActivity(st));
 }

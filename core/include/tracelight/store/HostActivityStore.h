@@ -22,5 +22,7 @@ Result<HostActivitySet> loadHostActivity(const TraceStore& store);
 Result<HostActivitySet> loadHostActivity(const TraceStore& store, const HostActivityQuery& query);
 // How many records the database holds (0 for a database without the table: none).
 std::int64_t hostActivityCount(const TraceStore& store);
+// Whether it holds any (at once, whatever the table's size; false before schema 16).
+bool hasHostActivity(const TraceStore& store);
 
 } // namespace tracelight
