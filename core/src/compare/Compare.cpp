@@ -516,7 +516,7 @@ Comparison compareCategories(const RequestCategories& c, std::span<const std::ui
         while (members(family) > family) ++family;
         std::erase_if(counted, [&](std::uint32_t i) {
             const auto& cc = out.categories[i];
-            return binomialMinimumP(cc.baseline.count + cc.problem.count, problemShare) >= options.alpha / double(family);
+            return binomialMinimumP(cc.baseline.count + cc.problem.count, problemShare) > options.alpha / double(family);
         });
     }
     std::vector<double> familyP = pValues;

@@ -158,7 +158,7 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
     std::size_t eventTotal = 0;
     std::string firstWarning;
     constexpr std::size_t kFreedBesideFrom = 10000;
-    std::thread freeing;
+    std::jthread freeing;  // joined on every way out, an exception included
     const auto joinFreeing = [&] {
         if (freeing.joinable()) freeing.join();
     };
@@ -252,7 +252,7 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
         // goes on: their frees were a few per cent of reading a trace of 100,000 spans.
         if (n >= kFreedBesideFrom) {
             if (freeing.joinable()) freeing.join();
-            freeing = std::thread([spans = std::move(trace.spans)]() mutable { RequestSpans().swap(spans); });
+            freeing = std::jthread([spans = std::move(trace.spans)]() mutable { RequestSpans().swap(spans); });
         }
         return Status::ok();
     };
