@@ -18,11 +18,14 @@ HostActivityIndex::HostActivityIndex(const HostActivitySet& set, const HostOffse
         const PlacedActivity placed{&r, r.startNs - shift, r.endNs - shift};
         HostRecords& h = m_byHost[r.host.value];
         h.items.push_back(placed);
-        h.longestNs = std::max(h.longestNs, placed.endNs - placed.startNs);
         if (r.request.isValid()) m_byRequest[r.request.value].push_back(placed);
     }
     const auto byStart = [](const PlacedActivity& a, const PlacedActivity& b) { return a.startNs < b.startNs; };
-    for (auto& [host, h] : m_byHost) std::stable_sort(h.items.begin(), h.items.end(), byStart);
+    for (auto& entry : m_byHost) {
+        HostRecords& h = entry.second;  // a named reference: clang 14 cannot capture a structured binding
+        std::stable_sort(h.items.begin(), h.items.end(), byStart);
+        h.ends = LatestEndTree(h.items.size(), [&h](std::size_t i) { return h.items[i].endNs; });
+    }
     for (auto& [request, items] : m_byRequest) std::stable_sort(items.begin(), items.end(), byStart);
 }
 
@@ -31,13 +34,12 @@ void HostActivityIndex::forEachOverlapping(LabelId host, TimeNs fromNs, TimeNs t
     const auto it = m_byHost.find(host.value);
     if (it == m_byHost.end() || toNs < fromNs) return;
     const HostRecords& h = it->second;
-    // A record overlapping the window starts at or before toNs and, being at most longestNs long, at or after
-    // fromNs - longestNs.
-    const TimeNs earliest = fromNs - h.longestNs;
-    auto first = std::lower_bound(h.items.begin(), h.items.end(), earliest,
-                                  [](const PlacedActivity& a, TimeNs t) { return a.startNs < t; });
-    for (; first != h.items.end() && first->startNs <= toNs; ++first)
-        if (first->endNs >= fromNs) visit(*first);
+    // In order of start: those that began before the window and still ran at its start (one very long record
+    // does not make every window read all the host's records), then those starting inside it.
+    const auto first = std::lower_bound(h.items.begin(), h.items.end(), fromNs,
+                                        [](const PlacedActivity& a, TimeNs t) { return a.startNs < t; });
+    h.ends.forEachEndingAtOrAfter(static_cast<std::size_t>(first - h.items.begin()), fromNs, [&](std::size_t i) { visit(h.items[i]); });
+    for (auto it = first; it != h.items.end() && it->startNs <= toNs; ++it) visit(*it);
 }
 
 void HostActivityIndex::forEachOverlappingAnywhere(TimeNs fromNs, TimeNs toNs,

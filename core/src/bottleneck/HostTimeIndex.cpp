@@ -38,10 +38,7 @@ HostTimeIndex::HostTimeIndex(const TraceData& data, const ClockOffsets& offsets,
     for (HostItems& h : m_hosts) {
         std::sort(h.events.begin(), h.events.end(), [](const Stamp& a, const Stamp& b) { return a.t < b.t; });
         std::sort(h.segments.begin(), h.segments.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-        h.leaves = std::bit_ceil(std::max<std::size_t>(h.segments.size(), 1));
-        h.maxEnd.assign(2 * h.leaves, std::numeric_limits<TimeNs>::min());
-        for (std::size_t i = 0; i < h.segments.size(); ++i) h.maxEnd[h.leaves + i] = h.segments[i].end;
-        for (std::size_t node = h.leaves - 1; node >= 1; --node) h.maxEnd[node] = std::max(h.maxEnd[2 * node], h.maxEnd[2 * node + 1]);
+        h.ends = LatestEndTree(h.segments.size(), [&](std::size_t i) { return h.segments[i].end; });
     }
 }
 

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tracelight/base/LatestEndTree.h"
 #include "tracelight/base/Ids.h"
 #include "tracelight/base/Time.h"
 
@@ -83,7 +84,7 @@ public:
 private:
     struct HostRecords {
         std::vector<PlacedActivity> items;  // by start
-        TimeNs longestNs = 0;
+        LatestEndTree ends;                 // over items
     };
     const HostActivitySet* m_set = nullptr;
     std::unordered_map<std::uint32_t, HostRecords> m_byHost;  // by host label

@@ -9,6 +9,7 @@
 
 #include "tracelight/analysis/ClockSkew.h"
 #include "tracelight/analysis/TraceData.h"
+#include "tracelight/base/LatestEndTree.h"
 
 namespace tracelight {
 
@@ -45,14 +46,8 @@ private:
     struct HostItems {
         std::vector<Stamp> events;        // by time
         std::vector<Interval> segments;   // by start
-        std::vector<TimeNs> maxEnd;       // implicit binary tree over segments: the latest end below a node
-        std::size_t leaves = 0;           // segments.size() rounded up to a power of two
+        LatestEndTree ends;               // over segments
     };
-    // The segments among [0, limit) (by start) that end at or after fromNs: a descent that skips every
-    // subtree ending before it, so a long segment that started long ago is found without a scan.
-    template <class Visit>
-    static void endingAtOrAfter(const HostItems& h, std::size_t node, std::size_t lo, std::size_t hi, std::size_t limit,
-                                TimeNs fromNs, Visit& visit);
 
     std::vector<HostItems> m_hosts;  // by HostId
 };
@@ -75,20 +70,7 @@ void HostTimeIndex::forEachSegment(HostId host, TimeNs fromNs, TimeNs toNs, Visi
     for (auto it = first; it != segs.end() && it->start <= toNs; ++it) visit(it->row);
     // Starting before it: overlapping when still running at fromNs.
     const auto limit = static_cast<std::size_t>(first - segs.begin());
-    if (limit > 0) endingAtOrAfter(h, 1, 0, h.leaves, limit, fromNs, visit);
-}
-
-template <class Visit>
-void HostTimeIndex::endingAtOrAfter(const HostItems& h, std::size_t node, std::size_t lo, std::size_t hi, std::size_t limit,
-                                    TimeNs fromNs, Visit& visit) {
-    if (lo >= limit || h.maxEnd[node] < fromNs) return;
-    if (hi - lo == 1) {
-        visit(h.segments[lo].row);
-        return;
-    }
-    const std::size_t mid = lo + (hi - lo) / 2;
-    endingAtOrAfter(h, 2 * node, lo, mid, limit, fromNs, visit);
-    endingAtOrAfter(h, 2 * node + 1, mid, hi, limit, fromNs, visit);
+    h.ends.forEachEndingAtOrAfter(limit, fromNs, [&](std::size_t i) { visit(segs[i].row); });
 }
 
 } // namespace tracelight
