@@ -726,13 +726,15 @@ printf 'host,start_us,end_us,what\nweb-0,10,20,gc\nweb-0,30,x,gc\n' >"$work/bad-
 err=$("$cli" host-activity --db "$work/bursty.tldb" "$work/activity.csv" "$work/bad-activity.csv" 2>&1); status=$?
 [ $status -eq 1 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q "bad-activity.csv:3: end_us 'x' is not a number"
 check "host-activity: a malformed line is named by file and line ($err)" $?
-"$cli" host-activity --db "$work/bursty.tldb" "$work/activity.csv" --json >/dev/null  # twice: now every record twice
+json=$("$cli" host-activity --db "$work/bursty.tldb" "$work/activity.csv" --json)  # twice: nothing added again
+echo "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["added"] == 0 and d["total"] > 100, d'
+check "host-activity: the same file added again adds nothing ($json)" $?
 "$cli" host-activity --db "$work/bursty.tldb" "$work/bad-activity.csv" >/dev/null 2>&1
 python3 -c '
 import sqlite3, sys
 n = sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM host_activity").fetchone()[0]
 rows = sum(1 for _ in open(sys.argv[2])) - 1
-assert n == 2 * rows, (n, rows)' "$work/bursty.tldb" "$work/activity.csv"
+assert n == rows, (n, rows)' "$work/bursty.tldb" "$work/activity.csv"
 check "host-activity: a bad file stores nothing and loses nothing already stored" $?
 for r in $crowded b0 b1; do
     "$cli" context "$work/bursty.tldb" --request "$r" --json | python3 -c '
@@ -741,7 +743,7 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 start = {x["request"]: (x["host"], int(x["ts_us"])) for x in rows if x["event"] == "S"}
 host, s = start[sys.argv[3]]
 e = s + 5000
-acts = [a for a in csv.DictReader(open(sys.argv[2]))] * 2  # added twice
+acts = list(csv.DictReader(open(sys.argv[2])))
 beside = [a for a in acts if a["host"] == host and a["request"] != sys.argv[3] and int(a["start_us"]) <= e and int(a["end_us"]) >= s]
 overlap = sum(max(0, min(e, int(a["end_us"])) - max(s, int(a["start_us"]))) for a in beside)
 own = sorted((int(a["start_us"]) - s, int(a["end_us"]) - int(a["start_us"])) for a in acts if a["request"] == sys.argv[3])
@@ -758,7 +760,7 @@ out=$("$cli" context "$work/bursty.tldb" --request b0); echo "$out" | grep -q "h
 check "context prints the host activity and the request's own low-level work" $?
 "$cli" bursts "$work/bursty.tldb" --json | python3 -c '
 import csv, json, sys
-acts = [(a["host"], int(a["start_us"]) * 1000, int(a["end_us"]) * 1000) for a in csv.DictReader(open(sys.argv[1]))] * 2
+acts = [(a["host"], int(a["start_us"]) * 1000, int(a["end_us"]) * 1000) for a in csv.DictReader(open(sys.argv[1]))]
 d = json.load(sys.stdin)
 assert d["windows"]
 for w in d["windows"]:

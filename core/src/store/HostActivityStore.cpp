@@ -56,11 +56,13 @@ private:
 
 Result<std::int64_t> insertAll(sqlite3* db, std::span<const HostActivityInput> records) {
     LabelInterner labels(db);
-    sqlite::Statement insert(db, "INSERT INTO host_activity(host_id, start_ns, end_ns, what_id, request, span) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+    // A record already stored (the same file added again) is passed over, not stored twice.
+    sqlite::Statement insert(db, "INSERT OR IGNORE INTO host_activity(host_id, start_ns, end_ns, what_id, request, span) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
     sqlite::Statement longest(db, "INSERT INTO host_activity_hosts(host_id, longest_ns) VALUES(?1, ?2) "
                                   "ON CONFLICT(host_id) DO UPDATE SET longest_ns=max(longest_ns, excluded.longest_ns)");
     if (!insert.isValid() || !longest.isValid()) return failed(db, "store host activity");
     std::unordered_map<std::int64_t, std::int64_t> longestByHost;
+    std::int64_t added = 0;
     for (const HostActivityInput& r : records) {
         auto host = labels.intern(r.host);
         if (!host) return host.status();
@@ -73,6 +75,7 @@ Result<std::int64_t> insertAll(sqlite3* db, std::span<const HostActivityInput> r
         if (r.span.empty()) insert.bindNull(6);
         else insert.bind(6, std::string_view(r.span));
         if (insert.step() != SQLITE_DONE) return failed(db, "store host activity");
+        added += sqlite3_changes(db);
         std::int64_t& hostLongest = longestByHost[host.value()];
         hostLongest = std::max(hostLongest, r.endNs - r.startNs);
     }
@@ -81,7 +84,7 @@ Result<std::int64_t> insertAll(sqlite3* db, std::span<const HostActivityInput> r
         longest.bind(1, host).bind(2, ns);
         if (longest.step() != SQLITE_DONE) return failed(db, "store host activity");
     }
-    return static_cast<std::int64_t>(records.size());
+    return added;
 }
 
 } // namespace

@@ -137,6 +137,8 @@ CREATE TABLE host_activity(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, sta
                            what_id INTEGER NOT NULL, request TEXT, span TEXT);
 CREATE INDEX host_activity_by_host ON host_activity(host_id, start_ns);
 CREATE INDEX host_activity_by_request ON host_activity(request) WHERE request IS NOT NULL;
+-- A record is stored once: the same file added again adds nothing.
+CREATE UNIQUE INDEX host_activity_once ON host_activity(host_id, start_ns, end_ns, what_id, ifnull(request, ''), ifnull(span, ''));
 -- Each host's longest record, so that a window's query starts no earlier than the longest record before it.
 CREATE TABLE host_activity_hosts(host_id INTEGER PRIMARY KEY, longest_ns INTEGER NOT NULL);
 )sql";
@@ -392,6 +394,8 @@ CREATE TABLE host_activity(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, sta
                            what_id INTEGER NOT NULL, request TEXT, span TEXT);
 CREATE INDEX host_activity_by_host ON host_activity(host_id, start_ns);
 CREATE INDEX host_activity_by_request ON host_activity(request) WHERE request IS NOT NULL;
+-- A record is stored once: the same file added again adds nothing.
+CREATE UNIQUE INDEX host_activity_once ON host_activity(host_id, start_ns, end_ns, what_id, ifnull(request, ''), ifnull(span, ''));
 -- Each host's longest record, so that a window's query starts no earlier than the longest record before it.
 CREATE TABLE host_activity_hosts(host_id INTEGER PRIMARY KEY, longest_ns INTEGER NOT NULL);
 UPDATE meta SET value='16' WHERE key='schema_version';

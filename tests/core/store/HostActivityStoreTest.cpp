@@ -148,3 +148,24 @@ TEST(HostActivityStore, ALongRecordIsFoundByAWindowLongAfterItsStart) {
     EXPECT_EQ(early->records.size(), 2u);  // the gc at 9,900-9,910 and the compaction
     EXPECT_TRUE(hasHostActivity(st));
 }
+
+// The same records added again (a file given twice) are passed over: the counts of a context do not double.
+TEST(HostActivityStore, RecordsAddedAgainAreStoredOnce) {
+    test::ScratchDir dir;
+    auto store = TraceStore::open(dir.file("h.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(store) << store.message();
+    TraceStore& st = *store.value();
+    const std::vector<HostActivityInput> records{input("web-1", 0, 10, "gc"), input("web-1", 0, 10, "gc", "r1"),
+                                                 input("web-1", 5, 10, "gc"), input("db-1", 0, 10, "gc")};
+    auto first = addHostActivity(st, records);
+    ASSERT_TRUE(first) << first.message();
+    EXPECT_EQ(first.value(), 4);
+    auto again = addHostActivity(st, records);
+    ASSERT_TRUE(again) << again.message();
+    EXPECT_EQ(again.value(), 0);
+    EXPECT_EQ(hostActivityCount(st), 4);
+    auto more = addHostActivity(st, std::vector<HostActivityInput>{input("web-1", 0, 10, "gc"), input("web-1", 0, 11, "gc")});
+    ASSERT_TRUE(more) << more.message();
+    EXPECT_EQ(more.value(), 1);
+    EXPECT_EQ(hostActivityCount(st), 5);
+}

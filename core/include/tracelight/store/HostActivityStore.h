@@ -12,7 +12,8 @@
 namespace tracelight {
 
 // Adds the records in one transaction: all of them, or (on failure) none, and what was stored before stays.
-// Returns how many were added.
+// A record the database holds already (same host, times, what and marker) is passed over. Returns how many
+// were added.
 Result<std::int64_t> addHostActivity(TraceStore& store, std::span<const HostActivityInput> records);
 // Every record, by host label and start; a marker naming a stored request resolves to it (a request imported
 // after the activity too).
