@@ -169,10 +169,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tabs->addTab(m_aggregates, tr("&Aggregates"));
     m_compare = new widgets::CompareWorkspace(this);
     serve(*m_compare, *m_session);
-    m_compare->setRequestNamer([this](RequestId id) {
-        auto name = m_session->store() ? requestName(*m_session->store(), id) : std::nullopt;
-        return name ? QString::fromStdString(*name) : QString::number(id.value);
-    });
+    m_compare->setRequestNamer([this](RequestId id) { return requestLabel(id); });
     m_tabs->addTab(m_compare, tr("&Compare"));
     m_profileView = new widgets::ProfileView(this);
     serve(*m_profileView, *m_session);
@@ -635,9 +632,7 @@ void MainWindow::loadAggregates() {
             }
             m_analysisData = result->analysis;
             m_aggregateData = result->aggregates;
-            QStringList periods;
-            if (auto info = m_session->store()->info())
-                for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
+            const QStringList periods = periodNames();
             m_compare->setDatabase(m_analysisData, periods);
             m_model->setPeriods(periods);
             m_profileView->setScope(m_session->scope());
@@ -649,10 +644,7 @@ void MainWindow::loadAggregates() {
             m_compare->setAttributeKeys(userKeys);
             m_bottlenecks->setDatabase(m_analysisData, periods, m_stratifyingKeys);
             showContext(m_requestPanel->currentRequest());  // the first request was shown before the analysis was in
-            m_bursts->setDatabase(m_analysisData, [this](RequestId id) {
-                auto name = m_session->store() ? requestName(*m_session->store(), id) : std::nullopt;
-                return name ? QString::fromStdString(*name) : QString::number(id.value);
-            });
+            m_bursts->setDatabase(m_analysisData, [this](RequestId id) { return requestLabel(id); });
             showScopedAggregates();
         });
 }
@@ -836,11 +828,8 @@ bool MainWindow::openDatabase(const QString& path) {
     m_model->setServiceMap(nullptr);
     {
         // The period the model was inferred over stays chosen while this database has one of that name.
-        QStringList periods;
-        if (auto info = m_session->store()->info())
-            for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
         const QSignalBlocker quiet(m_model);  // the model is loaded below
-        m_model->setPeriods(periods);
+        m_model->setPeriods(periodNames());
     }
     loadTable();
     if (analysisIsCurrent(*m_session->store(), AnalysisOptions{})) {
@@ -1074,11 +1063,21 @@ void MainWindow::showContext(RequestId id) {
                 temporalContextStrip(*analysis, index, row, 40, 50, local, withActivity ? &activity : nullptr));
         },
         [this](std::shared_ptr<const ContextStrip> strip) {
-            m_contextStrip->setStrip(std::move(strip), [this](RequestId other) {
-                auto name = m_session->store() ? requestName(*m_session->store(), other) : std::nullopt;
-                return name ? QString::fromStdString(*name) : QString::number(other.value);
-            });
+            m_contextStrip->setStrip(std::move(strip), [this](RequestId other) { return requestLabel(other); });
         });
+}
+
+QStringList MainWindow::periodNames() const {
+    QStringList periods;
+    if (m_session->isOpen())
+        if (auto info = m_session->store()->info())
+            for (const auto& p : info->periods) periods << QString::fromStdString(p.name);
+    return periods;
+}
+
+QString MainWindow::requestLabel(RequestId id) const {
+    auto name = m_session->store() ? requestName(*m_session->store(), id) : std::nullopt;
+    return name ? QString::fromStdString(*name) : QString::number(id.value);
 }
 
 void MainWindow::selectRequestByName(const QString& name) {

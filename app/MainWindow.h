@@ -121,6 +121,9 @@ private:
     void importFiles();
     void chooseAndOpen();  // File › Open…
     QString notATraceFile(const QString& file) const;
+    // The open database's periods, by name; and a request's name as the views show it (its id when unnamed).
+    QStringList periodNames() const;
+    QString requestLabel(RequestId id) const;
     // The request table's filter, kept per database (by its absolute path).
     QString rememberedFilter(const QString& database) const;
     void rememberFilter(const QString& text);
