@@ -9,6 +9,7 @@
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -21,6 +22,7 @@
 #include "common/PlotExport.h"
 #include "bottleneck/BottlenecksView.h"
 #include "compare/CompareWorkspace.h"
+#include "graph/GraphLayout.h"
 #include "graph/GraphView.h"
 
 int main(int argc, char** argv) {
@@ -49,6 +51,11 @@ int main(int argc, char** argv) {
         return 1;
     }
     QApplication app(argc, argv);
+    // Destroyed after the window and before the application: a Graphviz layout abandoned past its time budget
+    // is let finish (for a few seconds at most) rather than cut short by the process's exit.
+    struct AbandonedLayouts {
+        ~AbandonedLayouts() { tracelight::widgets::waitForAbandonedLayouts(std::chrono::seconds(5)); }
+    } abandonedLayouts;
     QApplication::setOrganizationName(QStringLiteral("Tracelight"));
     QApplication::setApplicationName(QStringLiteral("Tracelight"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));

@@ -8,7 +8,9 @@
 #include <atomic>
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <future>
+#include <mutex>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -18,12 +20,39 @@ namespace tracelight::widgets {
 
 namespace {
 std::atomic<int> g_guiThreadRuns{0};
+
+// The dot runs layoutWithBudget started that are still going (an abandoned one finishes on its own). Never
+// destroyed, like the Graphviz lock: a run may outlive static destruction.
+struct Abandoned {
+    std::mutex mutex;
+    std::condition_variable done;
+    int running = 0;
+};
+Abandoned& abandoned() {
+    static Abandoned* const a = new Abandoned;
+    return *a;
 }
+
+GraphLayoutResult dotLayout(const GraphLayoutInput& input);
+} // namespace
 
 int graphvizRunsOnGuiThread() { return g_guiThreadRuns.load(); }
 
+bool waitForAbandonedLayouts(std::chrono::milliseconds timeout) {
+    Abandoned& a = abandoned();
+    std::unique_lock lock(a.mutex);
+    return a.done.wait_for(lock, timeout, [&] { return a.running == 0; });
+}
+
 GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
     if (QCoreApplication::instance() && QThread::currentThread() == QCoreApplication::instance()->thread()) ++g_guiThreadRuns;
+    return dotLayout(input);
+}
+
+namespace {
+// dot itself. It touches no Qt object (only values), so that a run abandoned by layoutWithBudget may still be
+// going while the application object is destroyed.
+GraphLayoutResult dotLayout(const GraphLayoutInput& input) {
     // Graphviz keeps global state: one layout at a time. Never destroyed: a superseded layout still running
     // on the pool when the process exits must not lock a mutex that static destruction has ended.
     static QMutex* const mutex = new QMutex;
@@ -98,6 +127,7 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput& input) {
     result.description = QStringLiteral("layout: Graphviz dot");
     return result;
 }
+} // namespace
 
 GraphLayoutResult layoutLayered(const GraphLayoutInput& input) {
     constexpr int kSweeps = 4;
@@ -256,7 +286,16 @@ GraphLayoutResult layoutWithBudget(const GraphLayoutInput& input, const GraphLay
     auto input_ = std::make_shared<const GraphLayoutInput>(input);
     auto promise = std::make_shared<std::promise<GraphLayoutResult>>();
     std::future<GraphLayoutResult> future = promise->get_future();
-    std::thread([input_, promise] { promise->set_value(layoutGraph(*input_)); }).detach();
+    {
+        std::lock_guard lock(abandoned().mutex);
+        ++abandoned().running;
+    }
+    std::thread([input_, promise] {
+        promise->set_value(dotLayout(*input_));
+        Abandoned& a = abandoned();
+        std::lock_guard lock(a.mutex);
+        if (--a.running == 0) a.done.notify_all();
+    }).detach();
     if (future.wait_for(std::chrono::milliseconds(std::max(0, budget.graphvizMs))) == std::future_status::ready) {
         GraphLayoutResult result = future.get();
         if (result.error.isEmpty()) return result;

@@ -6,6 +6,7 @@
 #include <QPointF>
 #include <QRectF>
 #include <QString>
+#include <chrono>
 #include <cstddef>
 #include <vector>
 
@@ -53,5 +54,8 @@ int graphvizRunsOnGuiThread();
 GraphLayoutResult layoutLayered(const GraphLayoutInput& input);
 // The rule every caller uses (the view, render graph): dot within the budget, else the layered layout.
 GraphLayoutResult layoutWithBudget(const GraphLayoutInput& input, const GraphLayoutBudget& budget = {});
+// Waits until every dot run that layoutWithBudget abandoned has finished, at most `timeout`; false if some still
+// run. A process waits before it ends, so that no run is cut short mid-way by the process's exit.
+bool waitForAbandonedLayouts(std::chrono::milliseconds timeout);
 
 } // namespace tracelight::widgets

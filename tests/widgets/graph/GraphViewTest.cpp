@@ -127,7 +127,9 @@ TEST(GraphLayout, GraphvizPastItsTimeBudgetIsAbandonedForTheLayeredLayout) {
     EXPECT_EQ(layout.method, widgets::GraphLayoutMethod::Layered);
     EXPECT_TRUE(layout.description.contains(QStringLiteral("longer than"))) << layout.description.toStdString();
     ASSERT_EQ(layout.centers.size(), input.nodes.size());
-    // Let the abandoned dot finish before the process ends: a layout takes the Graphviz lock after it.
+    // The abandoned dot finishes on its own, and the process can wait for it before it ends (it may not even have
+    // started yet: a later layout taking the Graphviz lock first says nothing of it).
+    EXPECT_TRUE(widgets::waitForAbandonedLayouts(std::chrono::seconds(60)));
     widgets::GraphLayoutInput tiny;
     tiny.nodes = {{10, 10}};
     EXPECT_EQ(widgets::layoutGraph(tiny).method, widgets::GraphLayoutMethod::Graphviz);
