@@ -11,18 +11,33 @@
 
 namespace tracelight::test {
 
+// Schema 17 taken back to 16's tables: each span's process tags on the span again, flagged.
+#define TRACELIGHT_UNDO_SCHEMA17 \
+        "ALTER TABLE span_attrs ADD COLUMN process INTEGER NOT NULL DEFAULT 0; " \
+        "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id, process) " \
+        "  SELECT s.request_id, s.idx, (SELECT COUNT(*) FROM span_attrs a WHERE a.request_id=s.request_id AND a.idx=s.idx) + p.pos, " \
+        "         p.key_id, p.value_id, 1 FROM spans s JOIN process_attrs p ON p.process_id=s.process_id; " \
+        "ALTER TABLE spans DROP COLUMN process_id; DROP TABLE process_attrs; DROP TABLE processes; "
+
 struct StoreAccess {
     static sqlite3* db(const TraceStore& store) { return store.db(); }
 
-    // What schema 13 (and 14: the live capture's tables; 15: the SQL result tables; 16: host activity) added, taken away again: the
+    // What schema 13 (and 14: the live capture's tables; 15: the SQL result tables; 16: host activity; 17: processes stored
+    // once, their tags put back on each span) added, taken away again: the
     // first step of making an older database in a test (a span request then keeps its events only if
     // storeEventModel stored them first).
     static constexpr const char* kUndoSchema13 =
+        TRACELIGHT_UNDO_SCHEMA17
         "DROP TABLE host_activity; DROP TABLE host_activity_hosts; DROP TABLE critical_path_segments; DROP TABLE slack; "
         "DROP TABLE capture_spans; DROP TABLE capture_traces; "
         "ALTER TABLE requests DROP COLUMN events_from_spans; ALTER TABLE spans DROP COLUMN event_host_id; "
         "ALTER TABLE spans DROP COLUMN enter_id; ALTER TABLE spans DROP COLUMN leave_id; "
         "ALTER TABLE span_events DROP COLUMN event_id; UPDATE meta SET value='12' WHERE key='schema_version'; ";
+
+    // Schema 17 taken back to 16.
+    static constexpr const char* kUndoSchema17 =
+        TRACELIGHT_UNDO_SCHEMA17
+        "UPDATE meta SET value='16' WHERE key='schema_version'; ";
 
     // The rows of a query, each row's columns joined by '|' (NULL spelt "NULL"); empty when it does not prepare.
     static std::vector<std::string> rows(const TraceStore& store, const std::string& sql) {

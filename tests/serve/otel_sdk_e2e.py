@@ -54,9 +54,8 @@ def stored_spans(db):
     spans = {}
     for req, idx, span_id, parent, op in con.execute("SELECT request_id, idx, span_id, parent, operation_id FROM spans"):
         spans[(req, idx)] = {"spanId": span_id, "parent": parent, "name": label[op], "attributes": {}, "events": [], "links": []}
-    for req, idx, key, value, process in con.execute("SELECT request_id, idx, key_id, value_id, process FROM span_attrs"):
-        if not process:
-            spans[(req, idx)]["attributes"][label[key]] = label[value]
+    for req, idx, key, value in con.execute("SELECT request_id, idx, key_id, value_id FROM span_attrs"):  # its own tags
+        spans[(req, idx)]["attributes"][label[key]] = label[value]
     for req, idx, name in con.execute("SELECT request_id, idx, name_id FROM span_events ORDER BY pos"):
         spans[(req, idx)]["events"].append(label[name])
     for req, idx, link in con.execute("SELECT request_id, idx, span_id FROM span_links ORDER BY pos"):

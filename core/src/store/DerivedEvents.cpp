@@ -143,9 +143,12 @@ Result<std::vector<EventAttribute>> DerivedEvents::attributes(std::int64_t reque
     };
     std::vector<Row> rows;
     {
-        // Own tags then the process's in one position sequence; applied process first, own last.
-        sqlite::Statement q(m_db, "SELECT idx, key_id, value_id, v.text = '' FROM span_attrs a JOIN labels v ON v.id=a.value_id "
-                                  "WHERE a.request_id=?1 ORDER BY a.idx, a.process DESC, a.pos");
+        // The process's tags first, then the span's own, which win.
+        sqlite::Statement q(m_db, "SELECT t.idx, t.key_id, t.value_id, v.text = '' FROM ("
+                                  "SELECT s.idx AS idx, p.key_id AS key_id, p.value_id AS value_id, 1 AS process, p.pos AS pos "
+                                  "FROM spans s JOIN process_attrs p ON p.process_id=s.process_id WHERE s.request_id=?1 "
+                                  "UNION ALL SELECT idx, key_id, value_id, 0, pos FROM span_attrs WHERE request_id=?1) t "
+                                  "JOIN labels v ON v.id=t.value_id ORDER BY t.idx, t.process DESC, t.pos");
         q.bind(1, request);
         std::int64_t span = -1;
         std::map<std::uint32_t, std::size_t> rowOfKey;  // the current span's

@@ -38,7 +38,9 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         !batch(m_eventRows, "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns)", 6, "event") ||
         !batch(m_occurrenceRows, "INSERT INTO label_occurrences(id, name_id, occurrence)", 3, "label") ||
         !batch(m_roleRows, "INSERT OR IGNORE INTO label_roles(label_id, role)", 2, "label role") ||
-        !batch(m_spanAttrRows, "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id, process)", 6, "span attribute") ||
+        !batch(m_spanAttrRows, "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id)", 5, "span attribute") ||
+        !prepare(m_insertProcess, "INSERT INTO processes(id, tags) VALUES(?1, ?2)") ||
+        !prepare(m_insertProcessAttr, "INSERT INTO process_attrs(process_id, pos, key_id, value_id) VALUES(?1, ?2, ?3, ?4)") ||
         !batch(m_spanEventRows, "INSERT INTO span_events(request_id, idx, pos, name_id, ts_ns, event_id)", 6, "span event") ||
         !batch(m_requestAttrRows, "INSERT OR IGNORE INTO request_attrs(request_id, key_id, value_id)", 3, "attribute") ||
         !batch(m_eventAttrRows, "INSERT OR REPLACE INTO event_attrs(request_id, task_id, ord, key_id, value_id)", 5, "attribute") ||
@@ -50,8 +52,8 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
                                   "latency_local_ns=?5 WHERE id=?6") ||
         !prepare(m_insertSpan,
                  "INSERT INTO spans(request_id, idx, span_id, parent, service_id, operation_id, host_id, kind_id, start_ns, "
-                 "end_ns, task_id, start_ord, end_ord, detached, caller, event_host_id, enter_id, leave_id) "
-                 "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)") ||
+                 "end_ns, task_id, start_ord, end_ord, detached, caller, event_host_id, enter_id, leave_id, process_id) "
+                 "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)") ||
         !prepare(m_insertSpanLink, "INSERT INTO span_links(request_id, idx, pos, span_id) VALUES(?1,?2,?3,?4)") ||
         !prepare(m_insertRequestSpans, "INSERT OR REPLACE INTO request_spans(request_id, span_count, error_count, service_id, "
                                        "operation_id, call_service_id, call_operation_id) VALUES(?1,?2,?3,?4,?5,?6,?7)"))
@@ -86,6 +88,11 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         m_labelBits[id] |= static_cast<std::uint8_t>(1u << (roles.int64(1) & 7));
     }
     if (m_labelBits.size() < m_nextLabelId) m_labelBits.resize(m_nextLabelId, 0);
+    sqlite::Statement processes = cached("SELECT id, tags FROM processes");
+    while (processes.step() == SQLITE_ROW) {
+        m_processes.emplace(std::string(processes.text(1)), processes.int64(0));
+        m_nextProcessId = std::max(m_nextProcessId, processes.int64(0) + 1);
+    }
 
     sqlite::Statement period = cached("INSERT INTO periods(name) VALUES(?1) ON CONFLICT(name) DO UPDATE SET name=name RETURNING id");
     period.bind(1, periodName);
@@ -388,6 +395,45 @@ Status ImportWriter::addWarning(std::string_view request, const std::string& mes
     return Status::ok();
 }
 
+Result<std::int64_t> ImportWriter::processId(const std::vector<std::pair<std::string, std::string>>& tags) {
+    if (tags.empty()) return std::int64_t{0};
+    // Its tags as label ids, "key=value" joined by ",": the same process's spans find one row.
+    std::vector<std::array<std::uint32_t, 2>> ids;
+    ids.reserve(tags.size());
+    m_processKey.clear();
+    for (const auto& [k, v] : tags) {
+        auto key = intern(k, LabelRole::AttributeKey);
+        if (!key) return key.status();
+        auto value = intern(v, LabelRole::AttributeValue);
+        if (!value) return value.status();
+        ids.push_back({key.value(), value.value()});
+        if (!m_processKey.empty()) m_processKey += ',';
+        m_processKey += std::to_string(key.value());
+        m_processKey += '=';
+        m_processKey += std::to_string(value.value());
+    }
+    if (auto it = m_processes.find(m_processKey); it != m_processes.end()) return it->second;
+    const std::int64_t id = m_nextProcessId++;
+    m_processes.emplace(m_processKey, id);
+    Status posted = m_worker.post([this, id, text = m_processKey, ids = std::move(ids)] {
+        auto stepped = [&](sqlite::Statement& st) -> Status {
+            const int rc = st.step();
+            st.reset();
+            if (rc != SQLITE_DONE) return Status::error(std::string("cannot store a process's tags: ") + sqlite3_errmsg(m_db));
+            return Status::ok();
+        };
+        m_insertProcess.bind(1, id).bind(2, std::string_view(text));
+        if (Status st = stepped(m_insertProcess); !st) return st;
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            m_insertProcessAttr.bind(1, id).bind(2, static_cast<std::int64_t>(k)).bind(3, std::int64_t{ids[k][0]}).bind(4, std::int64_t{ids[k][1]});
+            if (Status st = stepped(m_insertProcessAttr); !st) return st;
+        }
+        return Status::ok();
+    });
+    if (!posted) return posted;
+    return id;
+}
+
 Status ImportWriter::addSpans(std::string_view request, const RequestSpans& spans, std::span<const SpanModelIds> modelIds,
                               std::span<const std::uint32_t> spanEventIds) {
     if (spans.empty()) return Status::ok();
@@ -402,7 +448,7 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         std::vector<std::string> spanIds;
         std::vector<std::pair<std::array<std::int64_t, 2>, std::string>> links;  // (idx, pos), span id
     };
-    constexpr std::size_t kSpanColumns = 16;  // idx, parent, ..., caller, event host, enter, leave: the statement's 2 and 4 to 18
+    constexpr std::size_t kSpanColumns = 17;  // idx, parent, ..., caller, event host, enter, leave, process: the statement's 2 and 4 to 19
     Rows rows;
     auto handOver = [&]() -> Status {
         if (rows.spanIds.empty()) return Status::ok();
@@ -442,22 +488,20 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
         if (!kind) return kind.status();
         auto task = intern(s.task, s.taskOccurrence, LabelRole::Task);
         if (!task) return task.status();
+        auto process = processId(s.processAttributes);
+        if (!process) return process.status();
         rows.spans.insert(rows.spans.end(), {idx, static_cast<std::int64_t>(s.parent), service.value(), operation.value(), host.value(),
                                              kind.value(), s.startNs, s.endNs, task.value(), s.startOrd, s.endOrd,
                                              s.detached ? 1 : 0, static_cast<std::int64_t>(s.caller), modelIds[i].host,
-                                             modelIds[i].enter, modelIds[i].leave});
+                                             modelIds[i].enter, modelIds[i].leave, process.value()});
         rows.spanIds.push_back(s.spanId);
-        // Its own tags, then its process's (flagged), in one position sequence.
-        std::int64_t pos = 0;
-        for (const auto* attrs : {&s.attributes, &s.processAttributes})
-            for (const auto& [k, v] : *attrs) {
-                auto key = intern(k, LabelRole::AttributeKey);
-                if (!key) return key.status();
-                auto value = intern(v, LabelRole::AttributeValue);
-                if (!value) return value.status();
-                if (Status st = m_spanAttrRows.add(requestId, idx, pos++, key.value(), value.value(), attrs == &s.processAttributes ? 1 : 0); !st)
-                    return st;
-            }
+        for (std::size_t k = 0; k < s.attributes.size(); ++k) {
+            auto key = intern(s.attributes[k].first, LabelRole::AttributeKey);
+            if (!key) return key.status();
+            auto value = intern(s.attributes[k].second, LabelRole::AttributeValue);
+            if (!value) return value.status();
+            if (Status st = m_spanAttrRows.add(requestId, idx, static_cast<std::int64_t>(k), key.value(), value.value()); !st) return st;
+        }
         for (std::size_t k = 0; k < s.events.size(); ++k) {
             auto name = intern(s.events[k].name, LabelRole::Span);
             if (!name) return name.status();

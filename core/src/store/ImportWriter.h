@@ -213,6 +213,13 @@ private:
 
     sqlite::Statement m_insertLabel, m_insertRequest, m_insertEvent;
     sqlite::Statement m_insertRequestAttr, m_selectRequestAttr, m_insertWarning;
+    // The id of the process with these tags (0: none), stored the first time it is seen.
+    Result<std::int64_t> processId(const std::vector<std::pair<std::string, std::string>>& tags);
+    // Processes (their tags, stored once) by their tags as label ids (processId's key).
+    StringMap<std::int64_t> m_processes;
+    std::int64_t m_nextProcessId = 1;
+    std::string m_processKey;
+    sqlite::Statement m_insertProcess, m_insertProcessAttr;
     sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest, m_insertSummedRequest, m_insertRequestSpans;
     BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_spanAttrRows, m_spanEventRows, m_eventAttrRows;
     // Last, so that it is stopped (every job done) before the statements and rows its jobs use go.

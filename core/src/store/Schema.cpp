@@ -6,7 +6,7 @@ namespace tracelight::schema {
 
 namespace {
 
-// The current schema (version 16), table by table. Times are integer nanoseconds; every host, task,
+// The current schema (version 17), table by table. Times are integer nanoseconds; every host, task,
 // event, attribute key and value, service, operation and span kind is a label id.
 constexpr const char* kCurrent = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -80,11 +80,17 @@ CREATE TABLE spans(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, span_id TE
                    event_host_id INTEGER NOT NULL DEFAULT 0,  -- the host its events run on
                    enter_id INTEGER NOT NULL DEFAULT 0,       -- its call (or serve) event's name; 0: none
                    leave_id INTEGER NOT NULL DEFAULT 0,       -- its return (or served) event's name; 0: none
+                   process_id INTEGER NOT NULL DEFAULT 0,     -- its process's (resource's) tags; 0: none
                    PRIMARY KEY(request_id, idx)) WITHOUT ROWID;
+-- The span's own tags.
 CREATE TABLE span_attrs(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL,
                         key_id INTEGER NOT NULL, value_id INTEGER NOT NULL,
-                        process INTEGER NOT NULL DEFAULT 0,   -- 1: its process's (resource's) tag
                         PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID;
+-- A process's (Jaeger) or resource's (OpenTelemetry) tags, shared by every span of it: stored once, not per span.
+-- tags: its (key, value) label ids, "key=value" joined by ",", which finds the same process again.
+CREATE TABLE processes(id INTEGER PRIMARY KEY, tags TEXT NOT NULL UNIQUE);
+CREATE TABLE process_attrs(process_id INTEGER NOT NULL, pos INTEGER NOT NULL, key_id INTEGER NOT NULL, value_id INTEGER NOT NULL,
+                           PRIMARY KEY(process_id, pos)) WITHOUT ROWID;
 CREATE TABLE span_events(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL,
                          name_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL,
                          event_id INTEGER NOT NULL DEFAULT 0,  -- its name in the event model (numbered when repeated)
@@ -401,11 +407,40 @@ CREATE TABLE host_activity_hosts(host_id INTEGER PRIMARY KEY, longest_ns INTEGER
 UPDATE meta SET value='16' WHERE key='schema_version';
 )sql";
 
+// Version 17 stores a process's (resource's) tags once, not on every span of it.
+constexpr const char* kMigrateV16ToV17 = R"sql(
+CREATE TABLE processes(id INTEGER PRIMARY KEY, tags TEXT NOT NULL UNIQUE);
+CREATE TABLE process_attrs(process_id INTEGER NOT NULL, pos INTEGER NOT NULL, key_id INTEGER NOT NULL, value_id INTEGER NOT NULL,
+                           PRIMARY KEY(process_id, pos)) WITHOUT ROWID;
+ALTER TABLE spans ADD COLUMN process_id INTEGER NOT NULL DEFAULT 0;
+-- Each span's process tags in order, as one text; the first span of each distinct text gives its rows.
+CREATE TEMP TABLE span_process AS
+    SELECT request_id, idx, MIN(pos) AS first_pos, group_concat(key_id || '=' || value_id, ',') AS tags
+    FROM (SELECT * FROM span_attrs WHERE process=1 ORDER BY request_id, idx, pos) GROUP BY request_id, idx;
+CREATE INDEX temp.span_process_by_tags ON span_process(tags);
+CREATE INDEX temp.span_process_by_span ON span_process(request_id, idx);
+INSERT INTO processes(tags) SELECT tags FROM span_process GROUP BY tags ORDER BY MIN(request_id * 4294967296 + idx);
+INSERT INTO process_attrs(process_id, pos, key_id, value_id)
+    SELECT p.id, a.pos - f.first_pos, a.key_id, a.value_id
+    FROM processes p
+    -- a bare column beside MIN() comes from the row of the minimum (SQLite)
+    JOIN (SELECT tags, request_id, idx, first_pos, MIN(request_id * 4294967296 + idx) FROM span_process GROUP BY tags) f
+         ON f.tags = p.tags
+    JOIN span_attrs a ON a.request_id = f.request_id AND a.idx = f.idx AND a.process = 1;
+UPDATE spans SET process_id = (SELECT p.id FROM temp.span_process t JOIN processes p ON p.tags = t.tags
+                               WHERE t.request_id = spans.request_id AND t.idx = spans.idx)
+    WHERE EXISTS(SELECT 1 FROM temp.span_process t WHERE t.request_id = spans.request_id AND t.idx = spans.idx);
+DROP TABLE temp.span_process;
+DELETE FROM span_attrs WHERE process=1;
+ALTER TABLE span_attrs DROP COLUMN process;
+UPDATE meta SET value='17' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
 constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5, kMigrateV5ToV6,
                                        kMigrateV6ToV7, kMigrateV7ToV8, kMigrateV8ToV9, kMigrateV9ToV10,
                                        kMigrateV10ToV11, kMigrateV11ToV12, kMigrateV12ToV13, kMigrateV13ToV14,
-                                       kMigrateV14ToV15, kMigrateV15ToV16};
+                                       kMigrateV14ToV15, kMigrateV15ToV16, kMigrateV16ToV17};
 
 } // namespace
 

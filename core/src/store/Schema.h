@@ -5,7 +5,7 @@
 
 namespace tracelight::schema {
 
-inline constexpr int kVersion = 16;
+inline constexpr int kVersion = 17;
 
 // Every table, index, view and trigger of version kVersion, in one text.
 const char* current();

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <limits>
+#include <unordered_map>
 
 #include "store/Sqlite.h"
 #include "store/StoreConnection.h"
@@ -65,11 +66,11 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
     // A task is the span's own occurrence of its name and is joined.
     sqlite::Statement spans(db,
         "SELECT s.request_id, s.idx, s.span_id, s.parent, s.service_id, s.operation_id, s.host_id, s.kind_id, s.start_ns, s.end_ns, "
-        "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1), s.detached, s.caller FROM spans s "
+        "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1), s.detached, s.caller, s.process_id FROM spans s "
         "LEFT JOIN label_occurrences o ON o.id=s.task_id JOIN labels t ON t.id=COALESCE(o.name_id, s.task_id) "
         "WHERE s.request_id BETWEEN ?1 AND ?2 AND s.idx BETWEEN ?3 AND ?4 ORDER BY s.request_id, s.idx");
     sqlite::Statement attrs(db,
-        "SELECT a.request_id, a.idx, a.key_id, a.value_id, a.process FROM span_attrs a "
+        "SELECT a.request_id, a.idx, a.key_id, a.value_id FROM span_attrs a "
         "WHERE a.request_id BETWEEN ?1 AND ?2 AND a.idx BETWEEN ?3 AND ?4 ORDER BY a.request_id, a.idx, a.pos");
     LabelTextCache text(db);
     sqlite::Statement events(db,
@@ -78,7 +79,10 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
     sqlite::Statement links(db,
         "SELECT request_id, idx, span_id FROM span_links WHERE request_id BETWEEN ?1 AND ?2 AND idx BETWEEN ?3 AND ?4 "
         "ORDER BY request_id, idx, pos");
-    if (!text.isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
+    // A process's tags, shared by its spans, read once.
+    sqlite::Statement processTags(db, "SELECT key_id, value_id FROM process_attrs WHERE process_id=?1 ORDER BY pos");
+    std::unordered_map<std::int64_t, std::vector<std::pair<std::string, std::string>>> processes;
+    if (!text.isValid() || !processTags.isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
     for (auto* st : {&spans, &attrs, &events, &links}) {
         if (!st->isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
         st->bind(1, first).bind(2, last).bind(3, firstIdx).bind(4, lastIdx);
@@ -114,9 +118,16 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         rec.endOrd = spans.int64(12);
         rec.detached = spans.int64(14) != 0;
         rec.caller = static_cast<std::int32_t>(spans.int64(15));
-        a.collect(r, i, [&](sqlite::Statement& q) {
-            (q.int64(4) ? rec.processAttributes : rec.attributes).emplace_back(text(q.int64(2)), text(q.int64(3)));
-        });
+        if (const std::int64_t process = spans.int64(16); process != 0) {
+            auto [tags, fresh] = processes.try_emplace(process);
+            if (fresh) {
+                processTags.bind(1, process);
+                while (processTags.step() == SQLITE_ROW) tags->second.emplace_back(text(processTags.int64(0)), text(processTags.int64(1)));
+                processTags.reset();
+            }
+            rec.processAttributes = tags->second;
+        }
+        a.collect(r, i, [&](sqlite::Statement& q) { rec.attributes.emplace_back(text(q.int64(2)), text(q.int64(3))); });
         e.collect(r, i, [&](sqlite::Statement& q) { rec.events.push_back({text(q.int64(2)), q.int64(3)}); });
         l.collect(r, i, [&](sqlite::Statement& q) { rec.links.emplace_back(q.text(2)); });
         current.push_back(std::move(rec));

@@ -462,8 +462,9 @@ TEST(TraceStore, UpgradesVersion5WithTablesForTheSpanTree) {
     EXPECT_EQ(columnsOf(db, "spans"), (std::vector<std::string>{"request_id", "idx", "span_id", "parent", "service_id",
                                                                "operation_id", "host_id", "kind_id", "start_ns", "end_ns",
                                                                "task_id", "start_ord", "end_ord", "detached", "caller",
-                                                               "event_host_id", "enter_id", "leave_id"}));
-    EXPECT_EQ(columnsOf(db, "span_attrs"), (std::vector<std::string>{"request_id", "idx", "pos", "key_id", "value_id", "process"}));
+                                                               "event_host_id", "enter_id", "leave_id", "process_id"}));
+    EXPECT_EQ(columnsOf(db, "span_attrs"), (std::vector<std::string>{"request_id", "idx", "pos", "key_id", "value_id"}));
+    EXPECT_EQ(columnsOf(db, "process_attrs"), (std::vector<std::string>{"process_id", "pos", "key_id", "value_id"}));
     EXPECT_EQ(columnsOf(db, "span_events"), (std::vector<std::string>{"request_id", "idx", "pos", "name_id", "ts_ns", "event_id"}));
     EXPECT_EQ(columnsOf(db, "span_links"), (std::vector<std::string>{"request_id", "idx", "pos", "span_id"}));
     EXPECT_TRUE(requestSpans(*store.value(), RequestId(1)).empty());

@@ -424,6 +424,66 @@ TEST(SpanTree, ProcessTagsAreKeptApartFromTheSpansOwn) {
     EXPECT_EQ(request, (Tags{{"hostname", "web-7"}, {"http.status_code", "200"}, {"ip", "10.0.0.7"}, {"span.kind", "server"}}));
 }
 
+// A process's tags are stored once, not on each of its spans: two traces of one process, and a second file of it,
+// add one process row of two tags; each span still reads them back, and a database of the older layout (each
+// span's process tags on the span) reads the same after its upgrade.
+TEST(SpanTree, AProcesssTagsAreStoredOnceAndUpgradedToThat) {
+    test::ScratchDir dir;
+    auto trace = [](const std::string& id, const std::string& host) {
+        return R"({"traceID":")" + id + R"(","processes":{"p1":{"serviceName":"web","tags":[{"key":"hostname","value":"web-7"},)"
+               R"({"key":"ip","value":"10.0.0.7"}]},"p2":{"serviceName":"db","tags":[{"key":"hostname","value":")" + host + R"("}]}},)"
+               R"("spans":[{"spanID":"a","operationName":"GET","startTime":1000,"duration":50,"processID":"p1",)"
+               R"("tags":[{"key":"span.kind","value":"server"}]},)"
+               R"({"spanID":"b","operationName":"q","startTime":1010,"duration":20,"processID":"p2","references":[{"refType":"CHILD_OF","spanID":"a"}]},)"
+               R"({"spanID":"c","operationName":"render","startTime":1031,"duration":10,"processID":"p1","references":[{"refType":"CHILD_OF","spanID":"a"}]}]})";
+    };
+    Imported imported({dir.write("one.json", R"({"data":[)" + trace("t1", "db-1") + "," + trace("t2", "db-1") + "]}"),
+                       dir.write("two.json", R"({"data":[)" + trace("t3", "db-2") + "]}")});
+    ASSERT_TRUE(imported.summary) << imported.summary.message();
+    const TraceStore& store = *imported.store;
+    EXPECT_EQ(test::StoreAccess::rows(store, "SELECT COUNT(*) FROM processes"), (std::vector<std::string>{"3"}));  // web, db-1, db-2
+    EXPECT_EQ(test::StoreAccess::rows(store, "SELECT COUNT(*) FROM process_attrs"), (std::vector<std::string>{"4"}));
+    EXPECT_EQ(test::StoreAccess::rows(store, "SELECT COUNT(*) FROM span_attrs"), (std::vector<std::string>{"3"}));  // span.kind of each a
+    using Tags = std::vector<std::pair<std::string, std::string>>;
+    std::vector<RequestSpans> before;
+    for (const char* id : {"t1", "t2", "t3"}) {
+        const RequestSpans spans = imported.spansOf(id);
+        ASSERT_EQ(spans.size(), 3u) << id;
+        EXPECT_EQ(spans[0].processAttributes, (Tags{{"hostname", "web-7"}, {"ip", "10.0.0.7"}})) << id;
+        EXPECT_EQ(spans[0].attributes, (Tags{{"span.kind", "server"}})) << id;
+        EXPECT_EQ(spans[1].processAttributes, (Tags{{"hostname", id == std::string("t3") ? "db-2" : "db-1"}})) << id;
+        EXPECT_EQ(spans[2].processAttributes, spans[0].processAttributes) << id;
+        EXPECT_TRUE(spans[2].attributes.empty()) << id;
+        before.push_back(spans);
+    }
+    const std::string path = store.path();
+    imported.store.reset();
+    {
+        auto older = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+        ASSERT_TRUE(older) << older.message();
+        char* err = nullptr;
+        ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*older.value()), test::StoreAccess::kUndoSchema17, nullptr, nullptr, &err), SQLITE_OK)
+            << (err ? err : "");
+        EXPECT_EQ(test::StoreAccess::rows(*older.value(), "SELECT COUNT(*) FROM span_attrs WHERE process=1"), (std::vector<std::string>{"15"}));
+    }
+    auto upgraded = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(upgraded) << upgraded.message();
+    EXPECT_EQ(upgraded.value()->schemaVersion(), TraceStore::kSchemaVersion);
+    EXPECT_EQ(test::StoreAccess::rows(*upgraded.value(), "SELECT COUNT(*) FROM processes"), (std::vector<std::string>{"3"}));
+    EXPECT_EQ(test::StoreAccess::rows(*upgraded.value(), "SELECT COUNT(*) FROM process_attrs"), (std::vector<std::string>{"4"}));
+    EXPECT_EQ(test::StoreAccess::rows(*upgraded.value(), "SELECT COUNT(*) FROM span_attrs"), (std::vector<std::string>{"3"}));
+    int k = 0;
+    for (const char* id : {"t1", "t2", "t3"}) {
+        const RequestSpans after = requestSpans(*upgraded.value(), *requestByName(*upgraded.value(), id));
+        ASSERT_EQ(after.size(), before[k].size()) << id;
+        for (std::size_t i = 0; i < after.size(); ++i) {
+            EXPECT_EQ(after[i].attributes, before[k][i].attributes) << id << ' ' << i;
+            EXPECT_EQ(after[i].processAttributes, before[k][i].processAttributes) << id << ' ' << i;
+        }
+        ++k;
+    }
+}
+
 // Spans are read for all requests in request order, one visit each, identical to the per-request read;
 // an event-log import has none.
 TEST(SpanTree, ScanVisitsEachSpanRequestInOrderAndMatchesTheSingleRead) {
