@@ -194,7 +194,8 @@ TEST(StorageTable3, TheControlFlagsAtMostOneCategoryInTwenty) {
 // At 1,000 requests a period what is found is still right (the same targets over the seeds, the control quiet);
 // coverage is not asserted there: a few affected categories hold fewer requests than a test can judge.
 TEST(StorageTable3, AtAThousandRequestsWhatIsFoundIsRelevant) {
-    for (StorageChange c : {StorageChange::Spin1ms, StorageChange::MetadataOtherNode, StorageChange::SmallIo, StorageChange::None}) {
+    for (StorageChange c : {StorageChange::Spin100us, StorageChange::Spin1ms, StorageChange::MetadataOtherNode, StorageChange::SmallIo,
+                            StorageChange::None}) {
         Pooled pooled;
         for (std::uint64_t seed : kSeeds) {
             const Score s = table3(c, seed, 1000);
