@@ -1,6 +1,7 @@
 #include "tracelight/import/TraceFileContents.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <optional>
 #include <string_view>
@@ -26,7 +27,15 @@ namespace {
 class LabelNumbering {
 public:
     std::uint32_t text(std::string_view text) {
-        if (auto it = m_ids.find(text); it != m_ids.end()) return it->second;
+        // The same few texts come span after span (services, hosts, kinds, tag keys): a small table of texts
+        // met recently answers most without hashing them.
+        Recent& recent = m_recent[(text.size() * 31 + (text.empty() ? 0 : static_cast<unsigned char>(text.back()) * 7 +
+                                                                              static_cast<unsigned char>(text.front()))) % kRecent];
+        if (recent.text && *recent.text == text) return recent.id;
+        if (auto it = m_ids.find(text); it != m_ids.end()) {
+            recent = {&it->first, it->second};
+            return it->second;
+        }
         if (auto split = splitOccurrenceName(text); split) {
             if (auto name = m_ids.find(split->first); name != m_ids.end() && !isOccurrence(name->second)) {
                 const std::uint32_t id = occurrence(name->second, split->second);
@@ -88,6 +97,12 @@ private:
         std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
     };
     std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> m_ids;
+    struct Recent {
+        const std::string* text = nullptr;  // a key of m_ids (whose nodes stay where they are)
+        std::uint32_t id = 0;
+    };
+    static constexpr std::size_t kRecent = 64;
+    std::array<Recent, kRecent> m_recent{};
     std::vector<std::vector<std::uint32_t>> m_slots;  // name id -> ids of its occurrences 2, 3, ... (0: none yet)
     std::vector<std::uint8_t> m_isOccurrence;          // by id
     std::vector<std::pair<std::uint32_t, std::string>> m_texts;  // in id order
@@ -135,15 +150,21 @@ bool useAssembledEvents(NumberedTrace& t, const std::vector<AssembledLink>& link
         if (runs[k].task == runs[k - 1].task) return false;
     std::vector<NumberedEvent> events;
     events.reserve(t.events.size());
-    for (const Run& run : runs) events.insert(events.end(), t.events.begin() + std::ptrdiff_t(run.begin), t.events.begin() + std::ptrdiff_t(run.end));
+    for (Run& run : runs) {
+        const std::size_t from = run.begin;
+        run.begin = events.size();  // where it is now
+        events.insert(events.end(), t.events.begin() + std::ptrdiff_t(from), t.events.begin() + std::ptrdiff_t(run.end));
+        run.end = events.size();
+    }
     t.events = std::move(events);
-    const auto& ordered = t.events;
+    // An event by its task's run (a search among the runs, not the events) and its position in it.
     const auto indexOf = [&](std::uint32_t task, std::int64_t seq) -> std::optional<std::uint32_t> {
-        auto it = std::lower_bound(ordered.begin(), ordered.end(), std::pair{task, seq}, [](const NumberedEvent& e, const std::pair<std::uint32_t, std::int64_t>& key) {
-            return e.task != key.first ? e.task < key.first : e.seq < key.second;
-        });
-        if (it == ordered.end() || it->task != task || it->seq != seq) return std::nullopt;
-        return static_cast<std::uint32_t>(it - ordered.begin());
+        auto run = std::lower_bound(runs.begin(), runs.end(), task, [](const Run& r, std::uint32_t key) { return r.task < key; });
+        if (run == runs.end() || run->task != task) return std::nullopt;
+        const auto in = std::lower_bound(t.events.begin() + std::ptrdiff_t(run->begin), t.events.begin() + std::ptrdiff_t(run->end), seq,
+                                         [](const NumberedEvent& e, std::int64_t key) { return e.seq < key; });
+        if (in == t.events.begin() + std::ptrdiff_t(run->end) || in->seq != seq) return std::nullopt;
+        return static_cast<std::uint32_t>(in - t.events.begin());
     };
     t.links.reserve(links.size());
     for (const AssembledLink& l : links) {

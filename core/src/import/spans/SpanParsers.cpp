@@ -381,13 +381,17 @@ bool plainJaegerSpan(LeanJson& in, std::string_view text, const JaegerTraceConte
     struct Ref {
         std::string_view type, spanId;
     };
-    std::vector<Ref> refs;
-    std::vector<std::pair<std::string_view, std::string_view>> tags;
     struct Log {
         std::int64_t timestampUs;
         std::string_view name;
     };
-    std::vector<Log> logs;
+    // Kept from span to span by each thread that reads them (no allocation per span).
+    thread_local std::vector<Ref> refs;
+    thread_local std::vector<std::pair<std::string_view, std::string_view>> tags;
+    thread_local std::vector<Log> logs;
+    refs.clear();
+    tags.clear();
+    logs.clear();
     // The key and value of a {"key", "value", ...} object (tags, log fields).
     const auto keyValue = [&](std::string_view& key, std::string_view& value) {
         if (in.peek() != Kind::Object || !in.beginObject()) return in.giveUp();
