@@ -142,7 +142,7 @@ public:
     bool beginObject() {
         if (!open('{')) return false;
         m_keyStarts.push_back(m_keys.size());
-        m_first.push_back(true);
+        m_first.push_back(1);
         return true;
     }
     bool member(std::string_view& key) {
@@ -153,8 +153,8 @@ public:
             return false;
         }
         if (!m_ok || !string(key)) return false;
-        for (std::size_t i = m_keyStarts.back(); i < m_keys.size(); ++i)
-            if (m_keys[i] == key) return giveUp();
+        for (std::size_t i = m_keyStarts.back(); i < m_keys.size(); ++i)  // most keys differ in length or first byte
+            if (m_keys[i].size() == key.size() && (key.empty() || m_keys[i][0] == key[0]) && m_keys[i] == key) return giveUp();
         if (m_keys.size() - m_keyStarts.back() >= kMostKeys) return giveUp();
         m_keys.push_back(key);
         skipSpace();
@@ -167,7 +167,7 @@ public:
     // having given up).
     bool beginArray() {
         if (!open('[')) return false;
-        m_first.push_back(true);
+        m_first.push_back(1);
         return true;
     }
     bool element() { return m_ok && separator(']'); }
@@ -240,14 +240,14 @@ private:
             if (*m_at != ',') return giveUp();
             ++m_at;
         }
-        m_first.back() = false;
+        m_first.back() = 0;
         return true;
     }
 
     const char* m_at = nullptr;
     const char* m_end = nullptr;
     bool m_ok = true;
-    std::vector<bool> m_first;               // by open container: no element read yet
+    std::vector<char> m_first;               // by open container: no element read yet
     std::vector<std::string_view> m_keys;    // the open objects' keys so far
     std::vector<std::size_t> m_keyStarts;    // where each open object's keys begin in m_keys
 };
