@@ -1,6 +1,7 @@
 #include "tracelight/import/TraceFileContents.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <optional>
 #include <string_view>
@@ -26,7 +27,15 @@ namespace {
 class LabelNumbering {
 public:
     std::uint32_t text(std::string_view text) {
-        if (auto it = m_ids.find(text); it != m_ids.end()) return it->second;
+        // The same few texts come span after span (services, hosts, kinds, tag keys): a small table of texts
+        // met recently answers most without hashing them.
+        Recent& recent = m_recent[(text.size() * 31 + (text.empty() ? 0 : static_cast<unsigned char>(text.back()) * 7 +
+                                                                              static_cast<unsigned char>(text.front()))) % kRecent];
+        if (recent.text && *recent.text == text) return recent.id;
+        if (auto it = m_ids.find(text); it != m_ids.end()) {
+            recent = {&it->first, it->second};
+            return it->second;
+        }
         if (auto split = splitOccurrenceName(text); split) {
             if (auto name = m_ids.find(split->first); name != m_ids.end() && !isOccurrence(name->second)) {
                 const std::uint32_t id = occurrence(name->second, split->second);
@@ -88,6 +97,12 @@ private:
         std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
     };
     std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> m_ids;
+    struct Recent {
+        const std::string* text = nullptr;  // a key of m_ids (whose nodes stay where they are)
+        std::uint32_t id = 0;
+    };
+    static constexpr std::size_t kRecent = 64;
+    std::array<Recent, kRecent> m_recent{};
     std::vector<std::vector<std::uint32_t>> m_slots;  // name id -> ids of its occurrences 2, 3, ... (0: none yet)
     std::vector<std::uint8_t> m_isOccurrence;          // by id
     std::vector<std::pair<std::uint32_t, std::string>> m_texts;  // in id order
@@ -95,13 +110,73 @@ private:
     std::uint32_t m_next = 1;
 };
 
-// What a trace keeps, by label id, until every label is numbered: what the store keeps of its spans.
+// An event of a trace by label id.
+struct NumberedEvent {
+    std::uint32_t task, event, host;
+    TimeNs tsNs;
+    std::int64_t seq;
+};
+
+// What a trace keeps, by label id, until every label is numbered: its events, links and spans as the store's
+// read derives them (ready: the events its assembly derived, in task order), or, where these would not do,
+// what the store keeps of its spans, to derive them from as that read does.
 struct NumberedTrace {
+    bool ready = false;
+    std::vector<NumberedEvent> events;  // ready: in task order, then position
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> links;  // ready: by event index
+    std::vector<SpanRef> spanRefs;                               // ready
     std::vector<SpanCallShape> shapes;
     std::vector<SpanEventName> spanEvents;
     std::vector<std::uint32_t> enter, leave;
     std::vector<SpanRefRow> refs;
 };
+
+// The trace's events (each task's together, in position order, as the assembly derived them) in task order by
+// label id, with its links and spans by event index: what the store's read derives from its span rows (by
+// label id, the events' names as they are), unless two tasks of the trace became one label, which the
+// assembly's names keep apart (false then, the events left as they were).
+bool useAssembledEvents(NumberedTrace& t, const std::vector<AssembledLink>& links,
+                        const std::function<std::uint32_t(TraceName)>& labelOf) {
+    struct Run {
+        std::uint32_t task;
+        std::size_t begin, end;
+    };
+    std::vector<Run> runs;
+    for (std::size_t e = 0; e < t.events.size(); ++e)
+        if (runs.empty() || t.events[e].task != runs.back().task) runs.push_back({t.events[e].task, e, e + 1});
+        else runs.back().end = e + 1;
+    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.task < b.task; });
+    for (std::size_t k = 1; k < runs.size(); ++k)
+        if (runs[k].task == runs[k - 1].task) return false;
+    std::vector<NumberedEvent> events;
+    events.reserve(t.events.size());
+    for (Run& run : runs) {
+        const std::size_t from = run.begin;
+        run.begin = events.size();  // where it is now
+        events.insert(events.end(), t.events.begin() + std::ptrdiff_t(from), t.events.begin() + std::ptrdiff_t(run.end));
+        run.end = events.size();
+    }
+    t.events = std::move(events);
+    // An event by its task's run (a search among the runs, not the events) and its position in it.
+    const auto indexOf = [&](std::uint32_t task, std::int64_t seq) -> std::optional<std::uint32_t> {
+        auto run = std::lower_bound(runs.begin(), runs.end(), task, [](const Run& r, std::uint32_t key) { return r.task < key; });
+        if (run == runs.end() || run->task != task) return std::nullopt;
+        const auto in = std::lower_bound(t.events.begin() + std::ptrdiff_t(run->begin), t.events.begin() + std::ptrdiff_t(run->end), seq,
+                                         [](const NumberedEvent& e, std::int64_t key) { return e.seq < key; });
+        if (in == t.events.begin() + std::ptrdiff_t(run->end) || in->seq != seq) return std::nullopt;
+        return static_cast<std::uint32_t>(in - t.events.begin());
+    };
+    t.links.reserve(links.size());
+    for (const AssembledLink& l : links) {
+        auto from = indexOf(labelOf(l.fromTask), l.fromSeq);
+        auto to = indexOf(labelOf(l.toTask), l.toSeq);
+        if (from && to) t.links.emplace_back(*from, *to);
+    }
+    t.spanRefs.reserve(t.refs.size());
+    resolveSpanRefs(t.refs, indexOf, [&](SpanRef s) { t.spanRefs.push_back(s); });
+    t.ready = true;
+    return true;
+}
 
 } // namespace
 
@@ -180,12 +255,14 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
             if (byName[n.name] == 0) byName[n.name] = labels.text(trace.names[n.name]) + 1;
             return labels.occurrence(byName[n.name] - 1, n.occurrence);
         };
+        NumberedTrace t;
+        t.events.reserve(trace.events.size());
         for (const AssembledEvent& e : trace.events) {
             if (!isPlausibleTimestamp(e.tsNs))
                 return Status::error(where() + "absurd timestamp " + formatMicroseconds(e.tsNs) + " us (not within the years 1824 to 2116)");
-            labelOf({e.host, 1});
-            labelOf(e.task);
-            labelOf(e.event);
+            const std::uint32_t host = labelOf({e.host, 1});
+            const std::uint32_t task = labelOf(e.task);
+            t.events.push_back({task, labelOf(e.event), host, e.tsNs, e.seq});
             if (e.tagsOf < 0) continue;
             const SpanRecord& span = trace.spans[static_cast<std::size_t>(e.tagsOf)];
             for (const auto* tags : {&span.processAttributes, &span.attributes})
@@ -197,7 +274,6 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
         }
         eventTotal += trace.events.size();
         std::vector<AssembledEvent>().swap(trace.events);
-        NumberedTrace t;
         const std::size_t n = trace.spans.size();
         t.shapes.resize(n);
         t.enter.assign(n, 0);
@@ -242,6 +318,15 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
             }
             t.refs.push_back({0, static_cast<std::int64_t>(k), shape.waitedBy, task, s.startOrd, s.endOrd, s.detached});
         }
+        if (useAssembledEvents(t, trace.links, labelOf)) {  // what deriving them again needs is not kept
+            t.shapes = {};
+            t.spanEvents = {};
+            t.enter = {};
+            t.leave = {};
+            t.refs = {};
+        } else {
+            t.events = {};
+        }
         std::vector<std::string> ids;
         ids.reserve(n);
         for (auto& s : trace.spans) ids.push_back(std::move(s.spanId));
@@ -274,6 +359,15 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
     for (std::size_t r = 0; r < traces.size(); ++r) {
         NumberedTrace& t = traces[r];
         builder.beginRequest(RequestId(static_cast<std::uint32_t>(r + 1)), true);
+        if (t.ready) {
+            for (const NumberedEvent& e : t.events) builder.addEvent(e.task, e.event, e.host, e.tsNs);
+            for (const auto& [from, to] : t.links) builder.addLink(from, to);
+            for (const SpanRef& span : t.spanRefs) builder.addSpan(span);
+            t = NumberedTrace{};
+            if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+            reporter.report(0.9 + 0.1 * double(r + 1) / double(traces.size()), "deriving events");
+            continue;
+        }
         eventKeys.clear();
         links.clear();
         const auto verb = [&](std::uint32_t span, SpanVerb v) {

@@ -195,6 +195,27 @@ TEST(TraceFileContents, GeneratedTraceWithRepeatsEventsAndDetachedWorkReadsAsIts
     expectSameAsDatabase(file);
 }
 
+// Span events whose names are apart in the trace but one label once numbered ("retry" twice is "retry" and
+// "retry#2", which a third event names as text; "call back:serve#2" is a call's name): the file read into
+// memory names them as the database's read does.
+TEST(TraceFileContents, SpanEventNamesThatMeetOnceNumberedReadAsTheDatabaseDoes) {
+    test::ScratchDir dir;
+    const std::string file = dir.file("t.json");
+    std::ofstream out(file);
+    const auto log = [](int at, const char* name) {
+        return R"({"timestamp":)" + std::to_string(at) + R"(,"fields":[{"key":"event","value":")" + name + R"("}]})";
+    };
+    out << R"({"data":[{"traceID":"t1","processes":{"p1":{"serviceName":"front"},"p2":{"serviceName":"back"}},"spans":[)"
+        << R"({"traceID":"t1","spanID":"a","operationName":"GET /","processID":"p1","startTime":1000,"duration":900,"references":[],"logs":[)"
+        << log(1100, "retry") << "," << log(1150, "retry") << "," << log(1200, "retry#2") << "," << log(1250, "call back:serve#2") << "]},";
+    for (int i = 0; i < 2; ++i)
+        out << R"({"traceID":"t1","spanID":"s)" << i << R"(","operationName":"serve","processID":"p2","startTime":)" << 1300 + 200 * i
+            << R"(,"duration":100,"references":[{"refType":"CHILD_OF","traceID":"t1","spanID":"a"}]})" << (i ? "" : ",");
+    out << "]}]}";
+    out.close();
+    expectSameAsDatabase(file);
+}
+
 TEST(TraceFileContents, AnEventLogIsNotReadIntoMemory) {
     test::ScratchDir dir;
     const std::string file = dir.file("e.csv");

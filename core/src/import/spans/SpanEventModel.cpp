@@ -90,6 +90,7 @@ SpanEventModel deriveSpanEvents(const SpanEventModelInput& in) {
         const SpanCallShape& s = spans[i];
         const auto self = static_cast<std::uint32_t>(i);
         std::vector<Pending> pending;
+        pending.reserve(2 + 2 * children(i).size() + s.eventCount);  // one allocation per span
         pending.push_back({s.startNs, 0, served ? in.verb(self, SpanVerb::Serve) : in.start, -1, false});
         for (auto c : children(i)) {
             if (callsInto(i, c)) pending.push_back({spans[c].startNs, 1, in.verb(c, SpanVerb::Call), static_cast<std::int32_t>(c), true});
@@ -98,9 +99,15 @@ SpanEventModel deriveSpanEvents(const SpanEventModelInput& in) {
         for (std::uint32_t k = s.firstEvent; k < s.firstEvent + s.eventCount; ++k)
             pending.push_back({in.events[k].tsNs, 1, in.events[k].name, -1, false, k});
         pending.push_back({s.endNs, 2, served ? in.verb(self, SpanVerb::Served) : in.end, -1, false});
-        std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
-            return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank;
-        });
+        const auto before = [](const Pending& a, const Pending& b) { return a.ts != b.ts ? a.ts < b.ts : a.rank < b.rank; };
+        // Most spans have a few events, nearly in order: sorted in place (stable), without the buffer
+        // std::stable_sort allocates per call.
+        if (pending.size() <= 32) {
+            for (std::size_t k = 1; k < pending.size(); ++k)
+                for (std::size_t j = k; j > 0 && before(pending[j], pending[j - 1]); --j) std::swap(pending[j], pending[j - 1]);
+        } else {
+            std::stable_sort(pending.begin(), pending.end(), before);
+        }
         return pending;
     };
     // A span's events, with the server it called (and the one that called further, and so on) spliced in

@@ -368,6 +368,144 @@ Status jaegerSpan(const JsonValue& s, const JaegerTraceContext& trace, const std
     return sink(std::move(span));
 }
 
+// A Jaeger span as jaegerSpan reads it, straight from its text (no document, no text per value until the span's
+// own): false when the text is not plain (LeanJson) or anything in it is not as jaegerSpan reads it without
+// a word (times as plain integers, objects where it looks into them, a process table), and jaegerSpan reads it
+// instead. Nothing is added to `into` then.
+bool plainJaegerSpan(LeanJson& in, std::string_view text, const JaegerTraceContext& trace, std::vector<RawSpan>& into) {
+    using Kind = LeanJson::Kind;
+    in.reset(text);
+    std::string_view traceId, spanId, operation, parentSpanId, processId;
+    std::int64_t start = 0, duration = 0;
+    bool haveStart = false, haveDuration = false;
+    struct Ref {
+        std::string_view type, spanId;
+    };
+    struct Log {
+        std::int64_t timestampUs;
+        std::string_view name;
+    };
+    // Kept from span to span by each thread that reads them (no allocation per span).
+    thread_local std::vector<Ref> refs;
+    thread_local std::vector<std::pair<std::string_view, std::string_view>> tags;
+    thread_local std::vector<Log> logs;
+    refs.clear();
+    tags.clear();
+    logs.clear();
+    // The key and value of a {"key", "value", ...} object (tags, log fields).
+    const auto keyValue = [&](std::string_view& key, std::string_view& value) {
+        if (in.peek() != Kind::Object || !in.beginObject()) return in.giveUp();
+        for (std::string_view k; in.member(k);) {
+            if (k == "key") in.scalar(key);
+            else if (k == "value") in.scalar(value);
+            else in.skip();
+        }
+        return in.ok();
+    };
+    if (in.peek() != Kind::Object || !in.beginObject()) return false;
+    for (std::string_view key; in.member(key);) {
+        if (key == "traceID") {
+            in.scalar(traceId);
+        } else if (key == "spanID") {
+            in.scalar(spanId);
+        } else if (key == "operationName") {
+            in.scalar(operation);
+        } else if (key == "parentSpanID") {
+            in.scalar(parentSpanId);
+        } else if (key == "processID") {
+            in.scalar(processId);
+        } else if (key == "startTime") {
+            haveStart = in.smallInteger(start);
+        } else if (key == "duration") {
+            haveDuration = in.smallInteger(duration);
+        } else if (key == "process" && !trace.hasProcessTable) {
+            return false;  // the span's own process: jaegerSpan's to read
+        } else if (key == "references" && in.peek() == Kind::Array) {
+            in.beginArray();
+            while (in.element()) {
+                if (in.peek() != Kind::Object || !in.beginObject()) return false;
+                Ref r;
+                for (std::string_view k; in.member(k);) {
+                    if (k == "refType") in.scalar(r.type);
+                    else if (k == "spanID") in.scalar(r.spanId);
+                    else in.skip();
+                }
+                refs.push_back(r);
+            }
+        } else if (key == "tags" && in.peek() == Kind::Array) {
+            in.beginArray();
+            while (in.element()) {
+                std::string_view k, v;
+                if (!keyValue(k, v)) return false;
+                tags.emplace_back(k, v);
+            }
+        } else if (key == "logs" && in.peek() == Kind::Array) {
+            in.beginArray();
+            while (in.element()) {
+                if (in.peek() != Kind::Object || !in.beginObject()) return false;
+                Log log{-1, "log"};
+                for (std::string_view k; in.member(k);) {
+                    if (k == "timestamp") {
+                        if (in.peek() == Kind::Null) in.null();  // as if absent: the log is passed over
+                        else in.smallInteger(log.timestampUs);
+                    } else if (k == "fields" && in.peek() == Kind::Array) {
+                        in.beginArray();
+                        while (in.element()) {
+                            std::string_view fk, fv;
+                            if (!keyValue(fk, fv)) return false;
+                            if (fk == "event" || fk == "message") log.name = fv;
+                        }
+                    } else {
+                        in.skip();
+                    }
+                }
+                if (log.timestampUs >= 0) logs.push_back(log);
+            }
+        } else {
+            in.skip();
+        }
+        if (!in.ok()) return false;
+    }
+    if (!in.atEnd() || !haveStart || !haveDuration) return false;
+    if (traceId.empty()) traceId = trace.traceId;
+    if (traceId.empty() || spanId.empty()) return false;  // refused, in jaegerSpan's words
+
+    RawSpan span;
+    span.traceId.assign(traceId);
+    span.spanId.assign(spanId);
+    span.operation.assign(operation);
+    microsecondSpan(span, start, duration);
+    // Parent: the first CHILD_OF reference; FOLLOWS_FROM when there is none (as jaegerSpan).
+    std::string_view parent;
+    for (const Ref& r : refs)
+        if (r.type == "CHILD_OF" && parent.empty()) parent = r.spanId;
+    for (const Ref& r : refs)
+        if (r.type == "FOLLOWS_FROM") {
+            if (parent.empty()) {
+                parent = r.spanId;
+                span.parentFollowsFrom = true;
+            } else {
+                span.followsFrom.emplace_back(r.spanId);
+            }
+        }
+    if (parent.empty()) parent = parentSpanId;
+    span.parentId.assign(parent);
+    if (trace.hasProcessTable)
+        if (auto known = trace.processes.find(std::string(processId)); known != trace.processes.end()) {
+            span.service = known->second.service;
+            span.host = known->second.host;
+            span.processAttributes = known->second.attributes;
+        }
+    span.attributes.reserve(tags.size());
+    for (const auto& [k, v] : tags) span.attributes.emplace_back(k, v);
+    for (const Log& l : logs) {
+        if (auto ns = checkedMul(l.timestampUs, kNsPerUs)) span.events.emplace_back(l.name, *ns);
+        else span.timeError = "log time " + std::to_string(l.timestampUs) + " us is out of range";
+    }
+    into.push_back(std::move(span));
+    return true;
+}
+
 // One Jaeger trace object held whole: {"traceID", "spans": [...], "processes": {...}}.
 Status jaegerTrace(const JsonValue& trace, const std::string& where, const SpanSink& sink) {
     if (!trace.isObject()) return Status::error(where + "a trace is not an object");
@@ -387,7 +525,8 @@ Status streamError(const std::string& path, const JsonArrayStream& stream) {
 }
 } // namespace
 
-Status parseJaegerJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
+Status parseJaegerJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel,
+                       PlainSpans plain) {
     JsonArrayStream stream;
     std::string error;
     if (!stream.open(path, "data", &error)) {
@@ -443,7 +582,11 @@ Status parseJaegerJson(const std::string& path, const SpanSink& sink, const Byte
         [&](const JsonValue& span, const std::string& where, std::uint32_t trace, const SpanSink& into) {
             return jaegerSpan(span, traces[trace], where, into);
         },
-        sink);
+        sink,
+        plain == PlainSpans::Never ? TwoCoreParse::ReadPlain{}
+                                   : [&](LeanJson& reader, std::string_view text, std::uint32_t trace, std::vector<RawSpan>& into) {
+                                         return plainJaegerSpan(reader, text, traces[trace], into);
+                                     });
     Status failed = Status::ok();
     std::uint64_t handed = 0;
     for (std::size_t t = 0; t < traces.size(); ++t) {

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "import/spans/LeanJson.h"
 #include "import/spans/SpanParsers.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/import/spans/Spans.h"
@@ -32,9 +33,13 @@ public:
     // the caller gave with it (which trace it is in, say). Runs on either thread, so it must not touch
     // anything the other uses.
     using HandleElement = std::function<Status(const JsonValue& element, const std::string& where, std::uint32_t tag, const SpanSink& into)>;
+    // One element's spans read straight from its text, when `reader` reads it as it stands (LeanJson.h):
+    // false when it does not, and the element is parsed and handled as above instead (nothing may have been
+    // added to `into` then). Optional; runs on either thread too.
+    using ReadPlain = std::function<bool(LeanJson& reader, std::string_view text, std::uint32_t tag, std::vector<RawSpan>& into)>;
 
-    TwoCoreParse(const std::string& path, HandleElement handle, const SpanSink& sink)
-        : m_path(path), m_handle(std::move(handle)), m_sink(sink) {}
+    TwoCoreParse(const std::string& path, HandleElement handle, const SpanSink& sink, ReadPlain readPlain = {})
+        : m_path(path), m_handle(std::move(handle)), m_readPlain(std::move(readPlain)), m_sink(sink) {}
     ~TwoCoreParse() {
         if (!m_thread.joinable()) return;
         {
@@ -97,10 +102,13 @@ private:
             return Status::ok();
         };
         std::string error;
+        LeanJson reader;
         for (std::size_t i = 0; i < b.starts.size(); ++i) {
             const std::size_t end = i + 1 < b.starts.size() ? b.starts[i + 1] : b.text.size();
+            const std::string_view text = std::string_view(b.text).substr(b.starts[i], end - b.starts[i]);
+            if (m_readPlain && text.size() <= kMaxJsonValueBytes && m_readPlain(reader, text, b.tags[i], b.spans)) continue;
             std::size_t bad = 0;
-            if (!JsonValue::parse(std::string_view(b.text).substr(b.starts[i], end - b.starts[i]), scratch, &error, &bad)) {
+            if (!JsonValue::parse(text, scratch, &error, &bad)) {
                 b.status = Status::error(m_path + ": byte " + std::to_string(b.offsets[i] + bad) + ": " + error);
                 return;
             }
@@ -164,6 +172,7 @@ private:
 
     const std::string& m_path;
     HandleElement m_handle;
+    ReadPlain m_readPlain;
     const SpanSink& m_sink;
     Batch m_filling;
     JsonValue m_scratch;        // the reading thread's, reused from one element to the next
