@@ -793,6 +793,7 @@ void MainWindow::readTraceFileIntoMemory(const QString& file, const QString& dat
                 return;
             }
             m_fileContents = read->contents;
+            m_fileName = file;
             m_fileDatabase = database;
             showTraceFileRead(file, database);
             auto table = read->table;
@@ -803,10 +804,13 @@ void MainWindow::readTraceFileIntoMemory(const QString& file, const QString& dat
             const auto sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
             if (sortColumn >= 0 && sortColumn < widgets::RequestTableModel::Attributes)
                 m_requests->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
+            // The import waits for the first waterfall (showRequestFromFile starts it): on two cores it would halve
+            // the time the first request's pass gets.
+            m_importAfterShown = true;
             m_requestPanel->tableReplaced();  // its first request is selected, and shown from memory (showRequest)
             updateStatus();
             emit loaded();
-            importShownTraceFile(file, database);
+            if (table->size() == 0 || !m_requestPanel->currentRequest().isValid()) startImportAfterShown();
         });
 }
 
@@ -824,6 +828,11 @@ void MainWindow::showTraceFileRead(const QString& file, const QString& database)
         const QSignalBlocker quiet(m_model);
         m_model->setPeriods({});
     }
+}
+
+void MainWindow::startImportAfterShown() {
+    if (!std::exchange(m_importAfterShown, false) || !m_fileContents) return;
+    importShownTraceFile(m_fileName, m_fileDatabase);
 }
 
 void MainWindow::importShownTraceFile(const QString& file, const QString& database) {
@@ -886,7 +895,9 @@ bool MainWindow::openDatabase(const QString& path) {
     // the file shown in memory, its request stays on show until the database's own detail of it arrives.
     const bool fromFile = m_keepShownRequest && m_fileContents && path == m_fileDatabase;
     m_fileContents.reset();
+    m_fileName.clear();
     m_fileDatabase.clear();
+    m_importAfterShown = false;
     if (!fromFile) {
         job(Job::TraceFile).cancel();
         m_tableScroll.reset();
@@ -1088,6 +1099,7 @@ void MainWindow::showRequestFromFile(RequestId id) {
         [this, layout](DetailResult result) {
             if (!result->isOk()) {
                 m_statusText->setText(QString::fromStdString(result->message()));
+                startImportAfterShown();
                 return;
             }
             auto shown = std::make_shared<const RequestDetail>(std::move(result->value()));
@@ -1096,6 +1108,7 @@ void MainWindow::showRequestFromFile(RequestId id) {
             else m_spanPane->setSpans(nullptr);
             m_dependencyOf = shown.get();
             emit waterfallShown();
+            startImportAfterShown();
         });
     m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the import of the file shown."));
 }

@@ -129,6 +129,7 @@ private:
     void readTraceFileIntoMemory(const QString& file, const QString& database);
     void showTraceFileRead(const QString& file, const QString& database);  // the views, before the read arrives
     void importShownTraceFile(const QString& file, const QString& database);
+    void startImportAfterShown();  // the file shown's import, once its first waterfall is (or cannot be) drawn
     // The views of the open database (or file) dropped; the tabs that need the analysis say it follows the
     // database loading, or (followsImport) the import of the file shown from memory.
     void clearDatabaseViews(bool followsImport);
@@ -169,7 +170,8 @@ private:
     widgets::RequestTableModel* m_requests = nullptr;
     // A trace file read into memory, shown while its own database (m_fileDatabase) is made; null otherwise.
     std::shared_ptr<const TraceFileContents> m_fileContents;
-    QString m_fileDatabase;
+    QString m_fileName, m_fileDatabase;
+    bool m_importAfterShown = false;
     // Moving from the file in memory to its database: the waterfall shown stays until the database's arrives;
     // the request table's scroll position is restored, and the request shown read again, once the table is in.
     bool m_keepShownRequest = false;

@@ -261,6 +261,36 @@ void runPassOnLocalClocks(RequestDetail& d, const CausalModel& model, std::span<
     d.slackNs = std::move(result.slack);
 }
 
+// The texts of the used label ids as TraceData::label spells them, in one pass over the data's labels and its
+// occurrences (sorted by id) instead of a search of them for each: a million-span trace names three million.
+LabelTexts labelTextsOf(const TraceData& data, const std::vector<bool>& used) {
+    LabelTexts texts(used.size());
+    std::vector<bool> set(used.size(), false);
+    for (const auto& [id, text] : data.labels)
+        if (id < used.size() && used[id]) {
+            texts.set(id, text);
+            set[id] = true;
+        }
+    std::string spelt;  // one buffer for every occurrence's text
+    const std::string* name = nullptr;
+    std::uint32_t nameId = 0;
+    for (const LabelOccurrence& o : data.occurrences) {
+        if (o.id >= used.size() || !used[o.id] || set[o.id]) continue;
+        if (!name || nameId != o.name) {
+            const auto it = data.labels.find(o.name);
+            if (it == data.labels.end()) continue;
+            name = &it->second;
+            nameId = o.name;
+        }
+        assignOccurrenceName(spelt, *name, o.occurrence);
+        texts.set(o.id, spelt);
+        set[o.id] = true;
+    }
+    for (std::uint32_t id = 0; id < used.size(); ++id)
+        if (used[id] && !set[id]) texts.set(id, "?");  // as TraceData::label reads an id it does not know
+    return texts;
+}
+
 void markCritical(RequestDetail& d) {
     d.critical.assign(d.dag.segments.size(), false);
     for (auto v : d.criticalPath.segments) d.critical[v] = true;
@@ -452,12 +482,10 @@ Result<RequestDetail> requestDetailFromData(const TraceData& data, std::size_t r
     const auto source = data.eventsOf(row);
     std::vector<EventRecord> events(source.begin(), source.end());
     std::vector<std::uint32_t> hostIndex(data.hostLabels.size(), kNone), typeIndex(data.segmentTypes.size(), kNone), taskIndex;
-    std::vector<bool> named;  // label ids whose text is in d.texts
-    auto keepText = [&](std::uint32_t id) {
-        if (id >= named.size()) named.resize(std::max<std::size_t>(std::size_t(id) + 1, 2 * named.size()), false);
-        if (named[id]) return;
-        named[id] = true;
-        d.texts.set(id, data.label(id));
+    std::vector<bool> used;  // label ids the events name
+    auto use = [&](std::uint32_t id) {
+        if (id >= used.size()) used.resize(std::max<std::size_t>(std::size_t(id) + 1, 2 * used.size()), false);
+        used[id] = true;
     };
     std::uint32_t nextType = 0;
     for (std::size_t i = 0; i < events.size(); ++i) {
@@ -472,9 +500,9 @@ Result<RequestDetail> requestDetailFromData(const TraceData& data, std::size_t r
         if (taskIndex[e.task] == kNone) {
             taskIndex[e.task] = static_cast<std::uint32_t>(d.taskLabel.size());
             d.taskLabel.push_back(e.task);
-            keepText(e.task);
+            use(e.task);
         }
-        keepText(e.event);
+        use(e.event);
         if (i > 0 && events[i - 1].task == e.task && e.segmentType.isValid()) {
             std::uint32_t& t = typeIndex[e.segmentType.value];
             if (t == kNone) t = nextType++;
@@ -485,6 +513,8 @@ Result<RequestDetail> requestDetailFromData(const TraceData& data, std::size_t r
         if (cancel && (i & 0xffff) == 0 && cancel->isCancelled()) return Status::error("cancelled");
     }
     if (events.empty()) return Status::error("request '" + d.name + "' has no events");
+    while (!used.empty() && !used.back()) used.pop_back();  // indexed up to the highest id, not the doubled size
+    d.texts = labelTextsOf(data, used);
     const auto spans = data.spansOf(row);
     d.spanRefs.assign(spans.begin(), spans.end());
     fillSegmentLists(d, events, taskIndex);
