@@ -828,6 +828,7 @@ void MainWindow::showTraceFileRead(const QString& file, const QString& database)
         const QSignalBlocker quiet(m_model);
         m_model->setPeriods({});
     }
+    updateScopeBar();  // no database: the line that names the scoped tabs' requests goes
 }
 
 void MainWindow::startImportAfterShown() {
