@@ -675,6 +675,12 @@ void MainWindow::updateScope() {
 
 void MainWindow::updateScopeBar() {
     const int tab = m_tabs->currentIndex();
+    if (m_fileContents) {
+        // A file shown from memory: every tab but the waterfall needs its database.
+        m_scopeBar->setVisible(tab != 0);
+        m_scopeBar->setText(tr("Read from the file: this tab follows its import into %1.").arg(QFileInfo(m_fileDatabase).fileName()));
+        return;
+    }
     const bool scoped = tab == 1 || tab == 2 || tab == 4 || tab == 5;  // graph, aggregates, profile, bottlenecks
     const widgets::RequestScope& scope = m_session->scope();
     m_scopeBar->setVisible(scoped && m_session->isOpen());
@@ -899,6 +905,7 @@ bool MainWindow::openDatabase(const QString& path) {
     m_fileName.clear();
     m_fileDatabase.clear();
     m_importAfterShown = false;
+    updateScopeBar();
     if (!fromFile) {
         job(Job::TraceFile).cancel();
         m_tableScroll.reset();
