@@ -850,12 +850,9 @@ void MainWindow::importShownTraceFile(const QString& file, const QString& databa
         },
         [this, database](std::shared_ptr<Status> done) {
             if (m_fileDatabase != database || !m_fileContents) return;  // another database or file opened meanwhile
-            const bool imported = QFileInfo::exists(database);
-            if (!*done && done->message() == "cancelled" && !imported) {
-                m_statusText->setText(tr("Import cancelled: the requests shown are read from the file; nothing was written."));
-                return;
-            }
-            if (!*done && !imported) {
+            // (Cancelled, nothing comes here: the file stays shown.) An analysis that failed after the import is
+            // tried again, and its error shown, when the database opens.
+            if (!*done && !QFileInfo::exists(database)) {
                 reportError(tr("Import failed"), tr("%1\n\nThe requests shown are read from the file; no database was made.")
                                                      .arg(QString::fromStdString(done->message())));
                 return;
