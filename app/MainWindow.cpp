@@ -1447,7 +1447,7 @@ void MainWindow::updateStatus() {
     QString text = m_requests->isFiltered() ? (table->size() == 1 ? tr("%L1 of 1 request shown").arg(m_requests->rowCount())
                                                                   : tr("%L1 of %L2 requests shown").arg(m_requests->rowCount()).arg(table->size()))
                                             : widgets::requestCount(static_cast<qint64>(table->size()));
-    if (m_fileContents) text += tr(" · read from the file; importing…");
+    if (m_fileContents) text += m_importAfterShown ? tr(" · read from the file") : tr(" · read from the file; importing…");
     else if (!table->skewCorrected) text += tr(" · latencies on local clocks (not yet analysed)");
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid()) {

@@ -22,6 +22,7 @@ std::shared_ptr<TraceFileRead> readTraceFile(const std::string& file, const Canc
         return read;
     }
     progress(1.0, "listing the requests");
+    std::vector<std::vector<std::string>>().swap(contents->spanIds);  // unused: the window names spans from the database
     read->table = std::make_shared<const RequestTable>(requestTableOf(contents.value(), std::filesystem::path(file).stem().string()));
     read->contents = std::make_shared<const TraceFileContents>(std::move(contents.value()));
     return read;
