@@ -63,7 +63,7 @@ RequestTable requestTableOf(const TraceFileContents& contents, const std::string
         std::uint32_t service = RequestTable::kNoLabel, operation = RequestTable::kNoLabel;
         TimeNs rootFirst = std::numeric_limits<TimeNs>::max(), rootLast = std::numeric_limits<TimeNs>::min();
         for (const SpanRef& s : spans) {
-            if (s.parent >= 0 || s.startEvent == SpanRef::kNoEvent || s.endEvent == SpanRef::kNoEvent) continue;
+            if (s.parent >= 0 || s.startEvent >= events.size() || s.endEvent >= events.size()) continue;  // kNoEvent among them
             rootFirst = std::min(rootFirst, events[s.startEvent].localNs);
             rootLast = std::max(rootLast, events[s.endEvent].localNs);
             if (service == RequestTable::kNoLabel) {
