@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 #include "jobs/TabJobs.h"
+#include "jobs/TraceFileJobs.h"
 
 #include <algorithm>
 #include <iterator>
@@ -28,6 +29,7 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QTableView>
+#include <QScrollBar>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -226,7 +228,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
-        for (Job lane : {Job::Requests, Job::Analysis, Job::Import, Job::Aggregates, Job::Model, Job::Detail}) job(lane).cancel();
+        for (Job lane : {Job::Requests, Job::Analysis, Job::Import, Job::TraceFile, Job::Aggregates, Job::Model, Job::Detail}) job(lane).cancel();
         m_statusText->setText(tr("Cancelled; the database is unchanged."));
     });
     for (Job lane : kForegroundJobs) {
@@ -673,6 +675,12 @@ void MainWindow::updateScope() {
 
 void MainWindow::updateScopeBar() {
     const int tab = m_tabs->currentIndex();
+    if (m_fileContents) {
+        // A file shown from memory: every tab but the waterfall needs its database.
+        m_scopeBar->setVisible(tab != 0);
+        m_scopeBar->setText(tr("Read from the file: this tab follows its import into %1.").arg(QFileInfo(m_fileDatabase).fileName()));
+        return;
+    }
     const bool scoped = tab == 1 || tab == 2 || tab == 4 || tab == 5;  // graph, aggregates, profile, bottlenecks
     const widgets::RequestScope& scope = m_session->scope();
     m_scopeBar->setVisible(scoped && m_session->isOpen());
@@ -769,9 +777,92 @@ bool MainWindow::openPath(const QString& path) {
     }
     const QString database = QString::fromStdString(target->path);
     if (target->current) return openDatabase(database);
-    m_statusText->setText(tr("Importing %1 into %2").arg(QFileInfo(path).fileName(), database));
-    startImport({QString::fromStdString(trace)}, database, QString());
+    readTraceFileIntoMemory(QString::fromStdString(trace), database);
     return true;
+}
+
+void MainWindow::readTraceFileIntoMemory(const QString& file, const QString& database) {
+    m_statusText->setText(tr("Reading %1").arg(QFileInfo(file).fileName()));
+    job(Job::TraceFile).start<std::shared_ptr<TraceFileRead>>(
+        [file = file.toStdString()](const CancelToken& cancel, const ProgressSink& progress) { return readTraceFile(file, cancel, progress); },
+        [this, file, database](std::shared_ptr<TraceFileRead> read) {
+            if (!read->status) {
+                if (needsDatabase(read->status)) {
+                    // An event log, or more spans than memory holds: the database first, as before.
+                    m_statusText->setText(tr("Importing %1 into %2").arg(QFileInfo(file).fileName(), database));
+                    startImport({file}, database, QString());
+                } else if (read->status.message() == "cancelled") {
+                    m_statusText->setText(tr("Cancelled; nothing was opened."));
+                } else {
+                    reportError(tr("Cannot open"), tr("%1: %2").arg(QDir::toNativeSeparators(file), QString::fromStdString(read->status.message())));
+                }
+                return;
+            }
+            m_fileContents = read->contents;
+            m_fileName = file;
+            m_fileDatabase = database;
+            showTraceFileRead(file, database);
+            auto table = read->table;
+            m_requests->setTable(table, {});  // the file's reader keeps no attributes: they come with the database
+            for (int column : {widgets::RequestTableModel::Service, widgets::RequestTableModel::Operation,
+                               widgets::RequestTableModel::Spans, widgets::RequestTableModel::Errors})
+                m_table->setColumnHidden(column, !table->hasSpans);
+            const auto sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
+            if (sortColumn >= 0 && sortColumn < widgets::RequestTableModel::Attributes)
+                m_requests->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
+            // The import waits for the first waterfall (showRequestFromFile starts it): on two cores it would halve
+            // the time the first request's pass gets.
+            m_importAfterShown = true;
+            m_requestPanel->tableReplaced();  // its first request is selected, and shown from memory (showRequest)
+            updateStatus();
+            emit loaded();
+            if (table->size() == 0 || !m_requestPanel->currentRequest().isValid()) startImportAfterShown();
+        });
+}
+
+void MainWindow::showTraceFileRead(const QString& file, const QString& database) {
+    // Whatever was open is let go of: the file's requests are the ones on show now.
+    m_session->close();
+    clearDatabaseViews(true);
+    m_requestPanel->setFilterText(m_filterForNextDatabase ? *std::exchange(m_filterForNextDatabase, std::nullopt) : rememberedFilter(database));
+    setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(file).fileName()));
+    m_requests->setTable(nullptr, {});
+    m_requestPanel->forgetShown();
+    m_waterfall->setRequest(nullptr);
+    m_spanPane->setSpans(nullptr);
+    {
+        const QSignalBlocker quiet(m_model);
+        m_model->setPeriods({});
+    }
+    updateScopeBar();  // no database: the line that names the scoped tabs' requests goes
+}
+
+void MainWindow::startImportAfterShown() {
+    if (!std::exchange(m_importAfterShown, false) || !m_fileContents) return;
+    importShownTraceFile(m_fileName, m_fileDatabase);
+}
+
+void MainWindow::importShownTraceFile(const QString& file, const QString& database) {
+    const std::string shown = tr("Read from the file; importing into %1: ").arg(QFileInfo(database).fileName()).toStdString();
+    job(Job::Import).start<std::shared_ptr<Status>>(
+        [file = file.toStdString(), db = database.toStdString(), shown](const CancelToken& cancel, const ProgressSink& progress) {
+            return std::make_shared<Status>(importAndAnalyse(file, db, shown, cancel, progress));
+        },
+        [this, database](std::shared_ptr<Status> done) {
+            if (m_fileDatabase != database || !m_fileContents) return;  // another database or file opened meanwhile
+            // (Cancelled, nothing comes here: the file stays shown.) An analysis that failed after the import is
+            // tried again, and its error shown, when the database opens.
+            if (!*done && !QFileInfo::exists(database)) {
+                reportError(tr("Import failed"), tr("%1\n\nThe requests shown are read from the file; no database was made.")
+                                                     .arg(QString::fromStdString(done->message())));
+                return;
+            }
+            // Into the database, keeping the request shown (its ids are the file's) and the table's scroll.
+            m_keepShownRequest = true;
+            m_tableScroll = m_table->verticalScrollBar()->value();
+            openDatabase(database);
+            m_keepShownRequest = false;
+        });
 }
 
 namespace {
@@ -804,28 +895,30 @@ bool MainWindow::openDatabase(const QString& path) {
         reportError(tr("Cannot open database"), QString::fromStdString(opened.message()));
         return false;
     }
-    // Nothing of the previous database stays on show (its aggregates arrive again in the background).
-    m_aggregates->setAggregates(nullptr, {}, {}, {});
+    // Nothing of the previous database stays on show (its aggregates arrive again in the background); from
+    // the file shown in memory, its request stays on show until the database's own detail of it arrives.
+    const bool fromFile = m_keepShownRequest && m_fileContents && path == m_fileDatabase;
+    m_fileContents.reset();
+    m_fileName.clear();
+    m_fileDatabase.clear();
+    m_importAfterShown = false;
+    updateScopeBar();
+    if (!fromFile) {
+        job(Job::TraceFile).cancel();
+        m_tableScroll.reset();
+    }
+    clearDatabaseViews(false);
     m_aggregates->setExportContext(QFileInfo(path).completeBaseName());  // in the plots' default export names
-    m_aggregateData.reset();
-    m_scopedAggregates.reset();
-    m_analysisData.reset();
-    m_compare->clear(tr("Comparing needs the analysis; it follows the database loading."));
-    m_profileView->clear(tr("The profile needs the analysis; it follows the database loading."));
-    m_bottlenecks->clear(tr("The bottlenecks need the analysis; it follows the database loading."));
-    m_bursts->clear(tr("The bursts need the analysis; it follows the database loading."));
-    m_dependencyWork.reset();
-    m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the database loading."));
-    m_pages->setCurrentWidget(m_splitter);
-    m_requestPanel->setFilterText(m_filterForNextDatabase ? *std::exchange(m_filterForNextDatabase, std::nullopt) : rememberedFilter(path));
+    if (!fromFile)
+        m_requestPanel->setFilterText(m_filterForNextDatabase ? *std::exchange(m_filterForNextDatabase, std::nullopt) : rememberedFilter(path));
     setWindowTitle(tr("%1 — Tracelight").arg(QFileInfo(path).fileName()));
     addRecentFile(path);
     m_requests->setTable(nullptr, {});
-    m_requestPanel->forgetShown();
-    m_waterfall->setRequest(nullptr);
-    m_spanPane->setSpans(nullptr);
-    m_model->setGraph(nullptr);
-    m_model->setServiceMap(nullptr);
+    if (!fromFile) {
+        m_requestPanel->forgetShown();
+        m_waterfall->setRequest(nullptr);
+        m_spanPane->setSpans(nullptr);
+    }
     {
         // The period the model was inferred over stays chosen while this database has one of that name.
         const QSignalBlocker quiet(m_model);  // the model is loaded below
@@ -839,6 +932,23 @@ bool MainWindow::openDatabase(const QString& path) {
         startAnalysis(false);
     }
     return true;
+}
+
+void MainWindow::clearDatabaseViews(bool followsImport) {
+    m_aggregates->setAggregates(nullptr, {}, {}, {});
+    m_aggregateData.reset();
+    m_scopedAggregates.reset();
+    m_analysisData.reset();
+    const QString follows = followsImport ? tr("it follows the import of the file shown") : tr("it follows the database loading");
+    m_compare->clear(tr("Comparing needs the analysis; %1.").arg(follows));
+    m_profileView->clear(tr("The profile needs the analysis; %1.").arg(follows));
+    m_bottlenecks->clear(tr("The bottlenecks need the analysis; %1.").arg(follows));
+    m_bursts->clear(tr("The bursts need the analysis; %1.").arg(follows));
+    m_dependencyWork.reset();
+    m_contextStrip->clear(tr("The temporal context needs the analysis; %1.").arg(follows));
+    m_pages->setCurrentWidget(m_splitter);
+    m_model->setGraph(nullptr);
+    m_model->setServiceMap(nullptr);
 }
 
 void MainWindow::loadTable() {
@@ -870,6 +980,12 @@ void MainWindow::loadTable() {
             if (sortColumn >= 0 && sortColumn < widgets::RequestTableModel::Attributes)
                 m_requests->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
             m_requestPanel->tableReplaced();  // filter again; the request shown stays selected when still listed
+            if (m_tableScroll) {
+                // From the file in memory: the same request, at the same place, now read from the database (the
+                // table kept it current, so it did not say so).
+                m_table->verticalScrollBar()->setValue(*std::exchange(m_tableScroll, std::nullopt));
+                showRequest(m_requestPanel->currentRequest());
+            }
             updateStatus();
             emit loaded();
         });
@@ -926,7 +1042,12 @@ void MainWindow::startAnalysis(bool force) {
 }
 
 void MainWindow::showRequest(RequestId id) {
-    if (!id.isValid() || !m_session->isOpen()) return;
+    if (!id.isValid()) return;
+    if (m_fileContents) {
+        showRequestFromFile(id);
+        return;
+    }
+    if (!m_session->isOpen()) return;
     // What follows the last request's lanes is not wanted any more. Its work to find them stays until the
     // next request is shown (a click on it meanwhile still finds them), and a read of its spans finishes
     // (its result is dropped if another request is shown by then).
@@ -959,8 +1080,42 @@ void MainWindow::showRequest(RequestId id) {
             // The graph's edges are found when a segment is first selected (findDependencies).
             m_dependencyWork = *later ? later : nullptr;
             m_dependencyOf = shown.get();
+            emit waterfallShown();
         });
     showContext(id);
+}
+
+void MainWindow::showRequestFromFile(RequestId id) {
+    auto contents = m_fileContents;
+    const auto& ids = contents->data.requestIds;
+    const auto at = std::find(ids.begin(), ids.end(), id);
+    if (at == ids.end()) return;
+    const auto row = static_cast<std::size_t>(at - ids.begin());
+    job(Job::Dependencies).cancel();
+    m_dependencyWork.reset();
+    auto layout = std::make_shared<widgets::WaterfallLayout>();
+    job(Job::Detail).start<DetailResult>(
+        [contents, row, layout, localClocks = m_waterfall->localClocks()](const CancelToken& cancel, const ProgressSink& progress) {
+            progress(0.0, "building the request's waterfall");
+            auto detail = std::make_shared<Result<RequestDetail>>(requestDetailFromData(contents->data, row, contents->requestNames[row], &cancel));
+            if (detail->isOk() && !cancel.isCancelled()) *layout = widgets::WaterfallLayout::build(detail->value(), localClocks);
+            return detail;
+        },
+        [this, layout](DetailResult result) {
+            if (!result->isOk()) {
+                m_statusText->setText(QString::fromStdString(result->message()));
+                startImportAfterShown();
+                return;
+            }
+            auto shown = std::make_shared<const RequestDetail>(std::move(result->value()));
+            m_waterfall->setRequest(shown, std::move(*layout));  // the graph's edges came with it: nothing follows
+            if (shown->fromSpans) m_spanPane->setSpansUnreadable(tr("The span tree is read from the database: it follows the import of the file shown."));
+            else m_spanPane->setSpans(nullptr);
+            m_dependencyOf = shown.get();
+            emit waterfallShown();
+            startImportAfterShown();
+        });
+    m_contextStrip->clear(tr("The temporal context needs the analysis; it follows the import of the file shown."));
 }
 
 void MainWindow::findDependencies() {
@@ -1292,7 +1447,8 @@ void MainWindow::updateStatus() {
     QString text = m_requests->isFiltered() ? (table->size() == 1 ? tr("%L1 of 1 request shown").arg(m_requests->rowCount())
                                                                   : tr("%L1 of %L2 requests shown").arg(m_requests->rowCount()).arg(table->size()))
                                             : widgets::requestCount(static_cast<qint64>(table->size()));
-    if (!table->skewCorrected) text += tr(" · latencies on local clocks (not yet analysed)");
+    if (m_fileContents) text += m_importAfterShown ? tr(" · read from the file") : tr(" · read from the file; importing…");
+    else if (!table->skewCorrected) text += tr(" · latencies on local clocks (not yet analysed)");
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid()) {
         const int row = current.row();

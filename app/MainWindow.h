@@ -10,6 +10,7 @@
 #include "Session.h"
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/base/Ids.h"
+#include "tracelight/import/TraceFileContents.h"
 #include "tracelight/studies/Aggregates.h"
 #include "tracelight/store/TraceStore.h"
 #include "common/RequestScope.h"
@@ -57,8 +58,10 @@ public:
     // Opens a database; on failure shows the error and keeps the current one. Loading continues in the background.
     bool openDatabase(const QString& path);
     // Opens a database or a trace file: a trace file is imported into a database of its own, in the background,
-    // which then opens (the same database again, without importing, while the file is unchanged).
+    // which then opens (the same database again, without importing, while the file is unchanged). Meanwhile a
+    // span file is read into memory and shown from there: its requests listed, the first one's waterfall drawn.
     bool openPath(const QString& path);
+    bool showsFileInMemory() const { return m_fileContents != nullptr; }  // not its database yet
     bool isLoading() const;   // any background job still running
     void showTab(int index);  // 0: waterfall, 1: dependency graph, 2: aggregates, 3: compare, 4: profile, 5: bottlenecks
     widgets::CompareWorkspace* compareWorkspace() const { return m_compare; }
@@ -100,6 +103,7 @@ public:
 
 signals:
     void loaded();            // the request table is in
+    void waterfallShown();    // a request's waterfall was handed to the view (drawn at its next paint)
     void idle();              // every background job has finished
 
 protected:
@@ -119,6 +123,16 @@ private:
     void loadModel();
     void startAnalysis(bool force);
     void importFiles();
+    // A trace file without a current database: read into memory and shown; its import (and analysis) starts
+    // once it is shown. A file that needs the database first (an event log, spans past the memory budget) is
+    // imported as before.
+    void readTraceFileIntoMemory(const QString& file, const QString& database);
+    void showTraceFileRead(const QString& file, const QString& database);  // the views, before the read arrives
+    void importShownTraceFile(const QString& file, const QString& database);
+    void startImportAfterShown();  // the file shown's import, once its first waterfall is (or cannot be) drawn
+    // The views of the open database (or file) dropped; the tabs that need the analysis say it follows the
+    // database loading, or (followsImport) the import of the file shown from memory.
+    void clearDatabaseViews(bool followsImport);
     void chooseAndOpen();  // File › Open…
     QString notATraceFile(const QString& file) const;
     // The open database's periods, by name; and a request's name as the views show it (its id when unnamed).
@@ -138,6 +152,7 @@ private:
     // The period (when there are two to tell apart) and every request attribute, read once per database load.
     QStringList stratifyingKeys(qsizetype periods) const;
     void showRequest(RequestId id);
+    void showRequestFromFile(RequestId id);  // the file shown in memory: its detail from the one pass, on a worker
     void findDependencies();  // the shown request's graph edges, on a worker, when they are still to be found
     void readSpanTree();  // the shown request's span tree, on a worker, when the span pane asks for it
     void showSegmentStatus(int segment);  // the clicked segment's name, time, slack and dependencies
@@ -149,10 +164,18 @@ private:
     using Job = Session::Job;
     widgets::JobRunner& job(Job lane) const { return m_session->job(lane); }
     // The long jobs, whose progress and Cancel the status bar shows.
-    static constexpr Job kForegroundJobs[] = {Job::Requests, Job::Analysis, Job::Import, Job::Aggregates};
+    static constexpr Job kForegroundJobs[] = {Job::Requests, Job::Analysis, Job::Import, Job::TraceFile, Job::Aggregates};
 
     Session* m_session = nullptr;  // the open database (its connections), the scope and the background jobs
     widgets::RequestTableModel* m_requests = nullptr;
+    // A trace file read into memory, shown while its own database (m_fileDatabase) is made; null otherwise.
+    std::shared_ptr<const TraceFileContents> m_fileContents;
+    QString m_fileName, m_fileDatabase;
+    bool m_importAfterShown = false;
+    // Moving from the file in memory to its database: the waterfall shown stays until the database's arrives;
+    // the request table's scroll position is restored, and the request shown read again, once the table is in.
+    bool m_keepShownRequest = false;
+    std::optional<int> m_tableScroll;
     std::shared_ptr<DependencyWork> m_dependencyWork;  // what finds them, until a segment is selected
     const RequestDetail* m_dependencyOf = nullptr;      // the request it finds them for
     widgets::TemporalContextStrip* m_contextStrip = nullptr;

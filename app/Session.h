@@ -53,9 +53,10 @@ public:
     // The requests the table lists now; true when they (not only their description) changed.
     bool setScope(widgets::RequestScope scope);
 
-    // The background jobs' lanes: the database's loading and analysis, an import, and what each view shows.
+    // The background jobs' lanes: the database's loading and analysis, an import, a trace file read into memory
+    // (shown while its own database is made), and what each view shows.
     enum class Job {
-        Requests, Analysis, Import, Aggregates, Model, Detail, Context, Dependencies, SpanTree, Scope, ServiceMap,
+        Requests, Analysis, Import, TraceFile, Aggregates, Model, Detail, Context, Dependencies, SpanTree, Scope, ServiceMap,
         Breakdown, Outliers, SlackStudies, AttributeValues, SlackCategory, Compare, CompareGraphs, CompareLanes, CompareTree, CompareOverTime,
         Profile, ProfileAaTable, Bottlenecks, Bursts, BurstTimelines,
     };

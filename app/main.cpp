@@ -1,6 +1,7 @@
 // tracelight: the desktop application.
 #include <QApplication>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QCommandLineParser>
 #include <QEventLoop>
 #include <QScreen>
@@ -26,6 +27,8 @@
 #include "graph/GraphView.h"
 
 int main(int argc, char** argv) {
+    QElapsedTimer sinceStart;  // --first-waterfall reports from here
+    sinceStart.start();
 #if defined(__GLIBC__)
     // The app lives on while its workers build and drop arrays of hundreds of megabytes (a million-span
     // request). glibc raises its mmap threshold after each such free, so later big arrays come from the
@@ -117,6 +120,10 @@ int main(int argc, char** argv) {
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1280x860)."),
                             QStringLiteral("WxH"), QStringLiteral("1280x860"));
     parser.addOption(size);
+    QCommandLineOption firstWaterfall(QStringLiteral("first-waterfall"),
+                                      QStringLiteral("With --screenshot: take the picture as soon as the first request's waterfall is drawn (a trace "
+                                                     "file's from memory, before its import ends) and print the milliseconds it took."));
+    parser.addOption(firstWaterfall);
     parser.addOption(screenshot);
     parser.addOption(waterfallMode);
     parser.addOption(filter);
@@ -160,6 +167,8 @@ int main(int argc, char** argv) {
             return 2;
         }
         window.resize(*requested);
+        bool waterfallShown = false;
+        QObject::connect(&window, &tracelight::app::MainWindow::waterfallShown, [&] { waterfallShown = true; });
         if (parser.isSet(importOption) && !files.isEmpty()) {
             window.startImport(parser.values(importOption), files.first(), QStringLiteral("imported"));
         } else if (!files.isEmpty() && !window.openPath(files.first())) {
@@ -190,6 +199,32 @@ int main(int argc, char** argv) {
             loop.exec();
             QApplication::processEvents();
         };
+        if (parser.isSet(firstWaterfall)) {
+            // At once when the view has the request: the picture is drawn by grab() below.
+            QEventLoop loop;
+            QObject::connect(&window, &tracelight::app::MainWindow::waterfallShown, &loop, &QEventLoop::quit);
+            QTimer failed;
+            QObject::connect(&failed, &QTimer::timeout, &loop, [&] {
+                if (window.hasFailed() || !window.isLoading()) loop.quit();
+            });
+            failed.start(100);
+            QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+            if (!waterfallShown) loop.exec();
+            if (window.hasFailed()) return 1;
+            if (!waterfallShown) {
+                std::fprintf(stderr, "tracelight: --first-waterfall: no waterfall was shown\n");
+                return 1;
+            }
+            const QPixmap picture = window.grab();
+            const qint64 drawnMs = sinceStart.elapsed();
+            if (!picture.save(shot)) {
+                std::fprintf(stderr, "tracelight: cannot write %s\n", qPrintable(shot));
+                return 1;
+            }
+            std::printf("wrote %s\nwaterfall drawn %lld ms after the start\n", qPrintable(shot), static_cast<long long>(drawnMs));
+            std::fflush(stdout);
+            return 0;  // the import behind it is cancelled on the way out (a new database is not kept half made)
+        }
         // Wait until analysis, table, model and the selected request are all in (at most two minutes).
         waitUntil([&] { return !window.isLoading(); }, 120000);
         QApplication::processEvents();

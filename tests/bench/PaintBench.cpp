@@ -1,7 +1,8 @@
 // Paint time of the views (not run by CTest): the waterfall at 50,000 segments, the graph at 300 nodes,
 // the flame graph at 100,000 frames (beside a bare QPainter filling as many rectangles). With
 // TRACELIGHT_BENCH_TRACE_DB set to an analysed database, the waterfall of its slowest request: opened
-// (detail, layout, first frame) and one frame, beside a bare SQLite scan of that request's events.
+// (detail, layout, first frame) and one frame, beside a bare SQLite scan of that request's events. With
+// TRACELIGHT_BENCH_TRACE_FILE set to a span file, its first waterfall from memory, stage by stage.
 // Run: tracelight_paint_bench
 #include <benchmark/benchmark.h>
 
@@ -10,6 +11,7 @@
 
 #include "../widgets/ViewFixtures.h"
 #include <QPainter>
+#include <chrono>
 #include <cstdlib>
 #include <random>
 #include <sqlite3.h>
@@ -20,6 +22,7 @@
 #include "waterfall/SpanTreePane.h"
 #include "waterfall/WaterfallView.h"
 #include "tracelight/analysis/AnalysisResults.h"
+#include "tracelight/import/TraceFileContents.h"
 #include "tracelight/store/RequestTable.h"
 #include "tracelight/store/TraceStore.h"
 
@@ -120,6 +123,62 @@ void BM_WaterfallOpen(benchmark::State& state) {
     state.counters["segments"] = static_cast<double>(segments);
 }
 BENCHMARK(BM_WaterfallOpen)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A trace file opened without its database, as the app first shows it: the file read into memory, the first
+// request's detail from the one pass, its layout, and the first frame; each stage's seconds as a counter.
+// Set TRACELIGHT_BENCH_TRACE_FILE to a span file (make_single_trace.py).
+void BM_WaterfallFromFile(benchmark::State& state) {
+    const char* file = std::getenv("TRACELIGHT_BENCH_TRACE_FILE");
+    if (!file) {
+        state.SkipWithError("set TRACELIGHT_BENCH_TRACE_FILE to a span file (make_single_trace.py)");
+        return;
+    }
+    using Clock = std::chrono::steady_clock;
+    auto seconds = [](Clock::time_point from, Clock::time_point to) { return std::chrono::duration<double>(to - from).count(); };
+    QImage image(QSize(1400, 800), QImage::Format_ARGB32_Premultiplied);
+    double read = 0, detailed = 0, laidOut = 0, drawn = 0;
+    std::size_t segments = 0;
+    std::vector<std::unique_ptr<widgets::WaterfallView>> opened;  // freed after timing: freeing is not opening
+    std::vector<std::shared_ptr<const TraceFileContents>> kept;
+    for (auto _ : state) {
+        const auto start = Clock::now();
+        ImportOptions options;
+        options.inputs = {file};
+        auto contents = readSpanFiles(options);
+        if (!contents || contents->data.requestCount() == 0) {
+            state.SkipWithError(contents ? "no requests" : contents.message().c_str());
+            return;
+        }
+        const auto afterRead = Clock::now();
+        auto detail = requestDetailFromData(contents->data, 0, contents->requestNames[0]);
+        if (!detail) {
+            state.SkipWithError(detail.message().c_str());
+            return;
+        }
+        const auto afterDetail = Clock::now();
+        segments = detail->dag.segments.size();
+        auto shown = std::make_shared<const RequestDetail>(std::move(detail.value()));
+        widgets::WaterfallLayout layout = widgets::WaterfallLayout::build(*shown, false);
+        const auto afterLayout = Clock::now();
+        auto& view = opened.emplace_back(std::make_unique<widgets::WaterfallView>());
+        view->resize(image.size());
+        view->setRequest(shown, std::move(layout));
+        view->render(&image);
+        const auto afterFrame = Clock::now();
+        kept.push_back(std::make_shared<const TraceFileContents>(std::move(contents.value())));
+        read += seconds(start, afterRead);
+        detailed += seconds(afterRead, afterDetail);
+        laidOut += seconds(afterDetail, afterLayout);
+        drawn += seconds(afterLayout, afterFrame);
+    }
+    const double runs = static_cast<double>(state.iterations());
+    state.counters["read_s"] = read / runs;
+    state.counters["detail_s"] = detailed / runs;
+    state.counters["layout_s"] = laidOut / runs;
+    state.counters["frame_s"] = drawn / runs;
+    state.counters["segments"] = static_cast<double>(segments);
+}
+BENCHMARK(BM_WaterfallFromFile)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The span tree's data (span data only), which the app reads on a worker of its own after the lanes are shown.
 void BM_SpanTreeLoad(benchmark::State& state) {

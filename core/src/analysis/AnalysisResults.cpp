@@ -227,6 +227,75 @@ void inTurnOrAtOnce(bool atOnce, const std::function<void()>& a, const std::func
     forEachShard(2, 2, [&](unsigned shard, std::size_t, std::size_t) { shard == 0 ? a() : b(); });
 }
 
+// The detail's per-segment lists from its events (grouped by task, in task order; hosts by index into d.hosts),
+// reserved exactly: a segment joins two consecutive events of one task. taskIndex: label id -> index into the tasks.
+void fillSegmentLists(RequestDetail& d, std::span<const EventRecord> events, const std::vector<std::uint32_t>& taskIndex) {
+    std::size_t segments = 0;
+    for (std::size_t i = 1; i < events.size(); ++i) segments += events[i].task == events[i - 1].task;
+    for (auto* perSegment : {&d.segmentStartEvent, &d.segmentEndEvent, &d.segmentTask, &d.segmentStartHost, &d.segmentEndHost})
+        perSegment->reserve(segments);
+    d.localStartNs.reserve(segments);
+    d.localEndNs.reserve(segments);
+    for (std::size_t i = 1; i < events.size(); ++i) {
+        const EventRecord &from = events[i - 1], &to = events[i];
+        if (from.task != to.task) continue;
+        d.segmentStartEvent.push_back(from.event);
+        d.segmentEndEvent.push_back(to.event);
+        d.segmentTask.push_back(taskIndex[to.task]);
+        d.segmentStartHost.push_back(from.host.value);
+        d.segmentEndHost.push_back(to.host.value);
+        d.localStartNs.push_back(from.localNs);
+        d.localEndNs.push_back(to.localNs);
+    }
+}
+
+// A request without a cached result: its graph, critical path and slack from the one pass, on the clocks given
+// and task order.
+void runPassOnLocalClocks(RequestDetail& d, const CausalModel& model, std::span<const EventRecord> events, const ClockOffsets& offsets,
+                          std::span<const EventLink> links) {
+    RequestPass pass(model);
+    pass.run(events, offsets, links, d.spanRefs);
+    RequestPassResult result = pass.takeResult();
+    d.dag = std::move(result.dag);
+    d.criticalPath = std::move(result.criticalPath);
+    d.slackNs = std::move(result.slack);
+}
+
+// The texts of the used label ids as TraceData::label spells them, in one pass over the data's labels and its
+// occurrences (sorted by id) instead of a search of them for each: a million-span trace names three million.
+LabelTexts labelTextsOf(const TraceData& data, const std::vector<bool>& used) {
+    LabelTexts texts(used.size());
+    std::vector<bool> set(used.size(), false);
+    for (const auto& [id, text] : data.labels)
+        if (id < used.size() && used[id]) {
+            texts.set(id, text);
+            set[id] = true;
+        }
+    std::string spelt;  // one buffer for every occurrence's text
+    const std::string* name = nullptr;
+    std::uint32_t nameId = 0;
+    for (const LabelOccurrence& o : data.occurrences) {
+        if (o.id >= used.size() || !used[o.id] || set[o.id]) continue;
+        if (!name || nameId != o.name) {
+            const auto it = data.labels.find(o.name);
+            if (it == data.labels.end()) continue;
+            name = &it->second;
+            nameId = o.name;
+        }
+        assignOccurrenceName(spelt, *name, o.occurrence);
+        texts.set(o.id, spelt);
+        set[o.id] = true;
+    }
+    for (std::uint32_t id = 0; id < used.size(); ++id)
+        if (used[id] && !set[id]) texts.set(id, "?");  // as TraceData::label reads an id it does not know
+    return texts;
+}
+
+void markCritical(RequestDetail& d) {
+    d.critical.assign(d.dag.segments.size(), false);
+    for (auto v : d.criticalPath.segments) d.critical[v] = true;
+}
+
 } // namespace
 
 Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request, const CancelToken* cancel, DependencyWork* later) {
@@ -300,25 +369,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     // The segments' lists, reserved exactly (a segment joins two consecutive events of one task), while
     // the labels are read beside; the segments' types need the labels' texts and are found after.
     LabelTexts text;
-    auto segmentLists = [&] {
-        std::size_t segments = 0;
-        for (std::size_t i = 1; i < events.size(); ++i) segments += events[i].task == events[i - 1].task;
-        for (auto* perSegment : {&d.segmentStartEvent, &d.segmentEndEvent, &d.segmentTask, &d.segmentStartHost, &d.segmentEndHost})
-            perSegment->reserve(segments);
-        d.localStartNs.reserve(segments);
-        d.localEndNs.reserve(segments);
-        for (std::size_t i = 1; i < events.size(); ++i) {
-            const EventRecord &from = events[i - 1], &to = events[i];
-            if (from.task != to.task) continue;
-            d.segmentStartEvent.push_back(from.event);
-            d.segmentEndEvent.push_back(to.event);
-            d.segmentTask.push_back(taskIndex[to.task]);
-            d.segmentStartHost.push_back(from.host.value);
-            d.segmentEndHost.push_back(to.host.value);
-            d.localStartNs.push_back(from.localNs);
-            d.localEndNs.push_back(to.localNs);
-        }
-    };
+    auto segmentLists = [&] { fillSegmentLists(d, events, taskIndex); };
     inTurnOrAtOnce(side != nullptr, segmentLists, [&] { text = labelIds.read(other); });
     auto label = [&](std::uint32_t id) { return text.text(id); };
     // Each segment's type: the triple of its task's and its events' type texts, numbered by label id once.
@@ -377,13 +428,7 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
     std::vector<SpanRefRow>().swap(context.spans);
     if (cancelled()) return Status::error("cancelled");
     if (!d.analysed) {
-        // Nothing cached: everything from the one pass, on local clocks and task order.
-        RequestPass pass(model);
-        pass.run(events, offsets, links, d.spanRefs);
-        RequestPassResult result = pass.takeResult();
-        d.dag = std::move(result.dag);
-        d.criticalPath = std::move(result.criticalPath);
-        d.slackNs = std::move(result.slack);
+        runPassOnLocalClocks(d, model, events, offsets, links);
     } else {
         // The cached result, through the CLI's decoder; the pass builds only the graph, for drawing: now, or
         // in the work left for later, which keeps the events, links and model it needs.
@@ -420,9 +465,62 @@ Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId reque
         d.criticalPath.entrySpan = std::move(cached->entrySpan);
         for (const SpanPart& a : cached->async) d.criticalPath.async.push_back({a.span, cachedResult.startNs + a.startNs, cachedResult.startNs + a.endNs});
     }
-    d.critical.assign(d.dag.segments.size(), false);
-    for (auto v : d.criticalPath.segments) d.critical[v] = true;
+    markCritical(d);
     d.texts = std::move(text);
+    return d;
+}
+
+Result<RequestDetail> requestDetailFromData(const TraceData& data, std::size_t row, std::string name, const CancelToken* cancel) {
+    if (row >= data.requestCount()) return Status::error("no request '" + name + "'");
+    RequestDetail d;
+    d.id = data.requestIds[row];
+    d.name = std::move(name);
+    d.fromSpans = data.isFromSpans(row);
+    // The events as loadRequestDetail reads them from the request's rows: hosts and segment types numbered by
+    // first appearance in this request (its types as an empty model's unknown ones), tasks in order.
+    constexpr std::uint32_t kNone = ~0u;
+    const auto source = data.eventsOf(row);
+    std::vector<EventRecord> events(source.begin(), source.end());
+    std::vector<std::uint32_t> hostIndex(data.hostLabels.size(), kNone), typeIndex(data.segmentTypes.size(), kNone), taskIndex;
+    std::vector<bool> used;  // label ids the events name
+    auto use = [&](std::uint32_t id) {
+        if (id >= used.size()) used.resize(std::max<std::size_t>(std::size_t(id) + 1, 2 * used.size()), false);
+        used[id] = true;
+    };
+    std::uint32_t nextType = 0;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        EventRecord& e = events[i];
+        std::uint32_t& h = hostIndex[e.host.value];
+        if (h == kNone) {
+            h = static_cast<std::uint32_t>(d.hosts.size());
+            d.hosts.push_back(data.label(data.hostLabels[e.host.value].value));
+        }
+        e.host = HostId(h);
+        if (e.task >= taskIndex.size()) taskIndex.resize(std::max<std::size_t>(std::size_t(e.task) + 1, 2 * taskIndex.size()), kNone);
+        if (taskIndex[e.task] == kNone) {
+            taskIndex[e.task] = static_cast<std::uint32_t>(d.taskLabel.size());
+            d.taskLabel.push_back(e.task);
+            use(e.task);
+        }
+        use(e.event);
+        if (i > 0 && events[i - 1].task == e.task && e.segmentType.isValid()) {
+            std::uint32_t& t = typeIndex[e.segmentType.value];
+            if (t == kNone) t = nextType++;
+            e.segmentType = SegmentTypeId(t);
+        } else {
+            e.segmentType = SegmentTypeId();
+        }
+        if (cancel && (i & 0xffff) == 0 && cancel->isCancelled()) return Status::error("cancelled");
+    }
+    if (events.empty()) return Status::error("request '" + d.name + "' has no events");
+    while (!used.empty() && !used.back()) used.pop_back();  // indexed up to the highest id, not the doubled size
+    d.texts = labelTextsOf(data, used);
+    const auto spans = data.spansOf(row);
+    d.spanRefs.assign(spans.begin(), spans.end());
+    fillSegmentLists(d, events, taskIndex);
+    if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+    runPassOnLocalClocks(d, CausalModel{}, events, ClockOffsets::none(d.hosts.size()), data.linksOf(row));
+    markCritical(d);
     return d;
 }
 

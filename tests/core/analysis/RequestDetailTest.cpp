@@ -12,6 +12,7 @@
 #include "tracelight/analysis/AnalysisResults.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/import/Import.h"
+#include "tracelight/import/TraceFileContents.h"
 #include "tracelight/store/RequestReads.h"
 #include "tracelight/store/RequestTable.h"
 #include "tracelight/store/SpanReads.h"
@@ -304,4 +305,131 @@ TEST(RequestDetail, DependenciesThatFollowAreTheGraphsEdges) {
             EXPECT_EQ(found.firstEdgeTo, whole->dag.firstEdgeTo);
         }
     }
+}
+
+namespace {
+
+// Each request of the span files read straight into memory against the same files imported into a new database
+// (not analysed yet): the detail the window shows from the file first is the one it shows from the database
+// next, segment for segment, edge for edge, with the same critical path and slack.
+void expectSameDetailAsImported(const std::vector<std::string>& files) {
+    test::ScratchDir dir;
+    auto opened = TraceStore::open(dir.file("file.tldb"), TraceStore::Mode::Create);
+    ASSERT_TRUE(opened) << opened.message();
+    const TraceStore& store = *opened.value();
+    ImportOptions options;
+    options.inputs = files;
+    ASSERT_TRUE(importTraces(*opened.value(), options));
+    auto contents = readSpanFiles(options);
+    ASSERT_TRUE(contents) << contents.message();
+    ASSERT_GT(contents->data.requestCount(), 0u);
+    for (std::size_t r = 0; r < contents->data.requestCount(); ++r) {
+        const std::string& name = contents->requestNames[r];
+        SCOPED_TRACE(name);
+        const auto id = requestByName(store, name);
+        ASSERT_TRUE(id);
+        auto stored = loadRequestDetail(store, *id);
+        ASSERT_TRUE(stored) << stored.message();
+        auto read = requestDetailFromData(contents->data, r, name);
+        ASSERT_TRUE(read) << read.message();
+        const RequestDetail &a = read.value(), &b = stored.value();
+        EXPECT_EQ(a.id, b.id);
+        EXPECT_EQ(a.name, b.name);
+        EXPECT_FALSE(a.analysed);
+        EXPECT_FALSE(b.analysed);
+        EXPECT_EQ(a.fromSpans, b.fromSpans);
+        EXPECT_EQ(a.hosts, b.hosts);
+        ASSERT_EQ(a.taskCount(), b.taskCount());
+        for (std::size_t t = 0; t < a.taskCount(); ++t) EXPECT_EQ(a.task(t), b.task(t)) << t;
+        ASSERT_EQ(a.dag.segments.size(), b.dag.segments.size());
+        EXPECT_EQ(a.dag.startNs, b.dag.startNs);
+        EXPECT_EQ(a.dag.endNs, b.dag.endNs);
+        for (std::size_t s = 0; s < a.dag.segments.size(); ++s) {
+            const SegmentInstance &x = a.dag.segments[s], &y = b.dag.segments[s];
+            ASSERT_EQ(a.segmentName(s), b.segmentName(s)) << s;
+            EXPECT_TRUE(x.type == y.type && x.startNs == y.startNs && x.endNs == y.endNs && x.task == y.task && x.network == y.network) << s;
+            EXPECT_EQ(a.segmentTask[s], b.segmentTask[s]) << s;
+            EXPECT_EQ(a.segmentStartHost[s], b.segmentStartHost[s]) << s;
+            EXPECT_EQ(a.segmentEndHost[s], b.segmentEndHost[s]) << s;
+            EXPECT_EQ(a.localStartNs[s], b.localStartNs[s]) << s;
+            EXPECT_EQ(a.localEndNs[s], b.localEndNs[s]) << s;
+        }
+        ASSERT_EQ(a.dag.edges.size(), b.dag.edges.size());
+        for (std::size_t e = 0; e < a.dag.edges.size(); ++e)
+            EXPECT_TRUE(a.dag.edges[e].from == b.dag.edges[e].from && a.dag.edges[e].to == b.dag.edges[e].to && a.dag.edges[e].kind == b.dag.edges[e].kind)
+                << e;
+        EXPECT_EQ(a.criticalPath.segments, b.criticalPath.segments);
+        EXPECT_EQ(a.criticalPath.latencyNs, b.criticalPath.latencyNs);
+        EXPECT_EQ(a.criticalPath.blindNs, b.criticalPath.blindNs);
+        ASSERT_EQ(a.criticalPath.blind.size(), b.criticalPath.blind.size());
+        for (std::size_t k = 0; k < a.criticalPath.blind.size(); ++k)
+            EXPECT_TRUE(a.criticalPath.blind[k].startNs == b.criticalPath.blind[k].startNs &&
+                        a.criticalPath.blind[k].durationNs == b.criticalPath.blind[k].durationNs) << k;
+        ASSERT_EQ(a.criticalPath.clips.size(), b.criticalPath.clips.size());
+        for (std::size_t k = 0; k < a.criticalPath.clips.size(); ++k)
+            EXPECT_TRUE(a.criticalPath.clips[k].entry == b.criticalPath.clips[k].entry && a.criticalPath.clips[k].startNs == b.criticalPath.clips[k].startNs &&
+                        a.criticalPath.clips[k].endNs == b.criticalPath.clips[k].endNs) << k;
+        EXPECT_EQ(a.criticalPath.entrySpan, b.criticalPath.entrySpan);
+        ASSERT_EQ(a.criticalPath.async.size(), b.criticalPath.async.size());
+        for (std::size_t k = 0; k < a.criticalPath.async.size(); ++k)
+            EXPECT_TRUE(a.criticalPath.async[k].span == b.criticalPath.async[k].span && a.criticalPath.async[k].startNs == b.criticalPath.async[k].startNs &&
+                        a.criticalPath.async[k].endNs == b.criticalPath.async[k].endNs) << k;
+        EXPECT_EQ(a.slackNs, b.slackNs);
+        EXPECT_EQ(a.critical, b.critical);
+        ASSERT_EQ(a.spanRefs.size(), b.spanRefs.size());
+        for (std::size_t k = 0; k < a.spanRefs.size(); ++k)
+            EXPECT_TRUE(a.spanRefs[k].parent == b.spanRefs[k].parent && a.spanRefs[k].startEvent == b.spanRefs[k].startEvent &&
+                        a.spanRefs[k].endEvent == b.spanRefs[k].endEvent && a.spanRefs[k].wait == b.spanRefs[k].wait) << k;
+    }
+}
+
+} // namespace
+
+TEST(RequestDetail, FromAFileInMemoryIsTheDetailOfItsImport) {
+    const std::string realdata = std::string(TRACELIGHT_SHARED_DIR) + "/realdata/";
+    if (!std::filesystem::is_directory(realdata + "jaeger")) GTEST_SKIP() << "no " << realdata << " beside this checkout";
+    std::size_t files = 0;
+    for (const char* folder : {"jaeger", "otlp", "zipkin"}) {
+        std::vector<std::filesystem::path> paths;
+        for (const auto& entry : std::filesystem::directory_iterator(realdata + folder))
+            if (entry.path().extension() == ".json") paths.push_back(entry.path());
+        std::sort(paths.begin(), paths.end());
+        for (const auto& path : paths) {
+            ImportOptions probe;
+            probe.inputs = {path.string()};
+            if (!readSpanFiles(probe)) continue;  // a file the import refuses too (an error example)
+            expectSameDetailAsImported({path.string()});
+            ++files;
+        }
+    }
+    EXPECT_GE(files, 20u);
+    // Several files in one read: requests, hosts and segment types of the others come first in the data.
+    expectSameDetailAsImported({realdata + "jaeger/TraceFlamegraph__testTrace.json", realdata + "jaeger/TraceTimelineViewer__genaiTestTrace.json",
+                                realdata + "otlp/otlp2jaeger-multi-in-combined.json"});
+}
+
+TEST(RequestDetail, FromAFileInMemoryRefusesARowItDoesNotHaveAndStopsWhenCancelled) {
+    test::ScratchDir dir;
+    const std::string file = dir.file("one.json");
+    {
+        std::ofstream out(file);
+        out << R"({"data":[{"traceID":"t1","spans":[{"traceID":"t1","spanID":"s1","operationName":"GET /","references":[],)"
+               R"("startTime":1700000000000000,"duration":250,"processID":"p","tags":[],"logs":[]}],"processes":{"p":{"serviceName":"shop","tags":[]}}}]})";
+    }
+    ImportOptions options;
+    options.inputs = {file};
+    auto contents = readSpanFiles(options);
+    ASSERT_TRUE(contents) << contents.message();
+    auto read = requestDetailFromData(contents->data, 0, "t1");
+    ASSERT_TRUE(read) << read.message();
+    EXPECT_EQ(read->criticalPath.latencyNs, 250'000);  // the one span's 250 µs, by hand
+    EXPECT_EQ(read->hosts.size(), 1u);
+    auto missing = requestDetailFromData(contents->data, 1, "t2");
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.message(), "no request 't2'");
+    CancelToken cancel;
+    cancel.cancel();
+    auto cancelled = requestDetailFromData(contents->data, 0, "t1", &cancel);
+    ASSERT_FALSE(cancelled);
+    EXPECT_EQ(cancelled.message(), "cancelled");
 }

@@ -51,6 +51,7 @@
 #include <QLineEdit>
 #include <QHeaderView>
 #include <QSettings>
+#include <QStatusBar>
 #include <QTableView>
 #include <QToolButton>
 #include "plots/BreakdownPlot.h"
@@ -850,6 +851,79 @@ TEST(MainWindow, OpensATraceFileByImportingItBesideItself) {
     EXPECT_FALSE(window.openPath(other));
     EXPECT_TRUE(window.session()->isOpen());
     EXPECT_EQ(window.session()->path(), other + ".tldb");
+}
+
+// Issue 41: a trace file without its database is shown from memory first (its requests listed, the first one's
+// waterfall drawn, another one's when it is selected) while the import and the analysis run behind; then the window
+// moves to the database, the same request still selected and shown, now analysed.
+TEST(MainWindow, ShowsATraceFileFromMemoryUntilItsDatabaseIsMade) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString trace = dir.filePath("shop.json");
+    writeJaeger(trace, 2000);  // enough that importing it takes longer than showing one request
+    const QString db = trace + ".tldb";
+    QSettings().remove("requestTable/filters");
+    app::MainWindow window;
+    window.setErrorsToStderr(true);
+    window.resize(1200, 800);
+    window.show();
+    auto* panel = window.findChild<widgets::RequestTablePanel*>();
+    ASSERT_TRUE(panel);
+    auto* model = qobject_cast<widgets::RequestTableModel*>(panel->view()->model());
+    ASSERT_TRUE(model);
+    auto* waterfall = window.findChild<widgets::WaterfallView*>(QStringLiteral("waterfall"));
+    ASSERT_TRUE(waterfall);
+    // What each waterfall shown was read from, as it arrived.
+    struct Shown {
+        std::string name;
+        bool fromMemory, sessionOpen, analysed;
+        int listed;
+    };
+    std::vector<Shown> shown;
+    QString statusSaid, graphTabSaid;
+    QObject::connect(&window, &app::MainWindow::waterfallShown, [&] {
+        shown.push_back({waterfall->request()->name, window.showsFileInMemory(), window.session()->isOpen(), waterfall->request()->analysed,
+                         static_cast<int>(model->totalCount())});
+        if (shown.size() != 1) return;
+        for (const QLabel* label : window.statusBar()->findChildren<QLabel*>()) statusSaid += label->text();
+        window.showTab(1);
+        if (auto* bar = window.findChild<QLabel*>(QStringLiteral("scopeBar")); bar && bar->isVisible()) graphTabSaid = bar->text();
+        window.showTab(0);
+        panel->selectRequest(model->requestAt(1));  // another request, while still in memory
+    });
+    ASSERT_TRUE(window.openPath(trace));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return shown.size() >= 2 || window.hasFailed(); }, 60000));
+    ASSERT_FALSE(window.hasFailed()) << window.lastError().toStdString();
+    for (std::size_t i = 0; i < 2; ++i) {
+        SCOPED_TRACE(i);
+        EXPECT_TRUE(shown[i].fromMemory);
+        EXPECT_FALSE(shown[i].sessionOpen);  // no database open yet
+        EXPECT_FALSE(shown[i].analysed);     // local clocks, the one pass
+        EXPECT_EQ(shown[i].listed, 2000);    // the file's requests listed
+    }
+    EXPECT_NE(shown[0].name, shown[1].name);
+    const std::string selected = shown[1].name;
+    EXPECT_TRUE(window.windowTitle().startsWith("shop.json")) << window.windowTitle().toStdString();
+    // While shown from memory: the status bar said where the picture came from, and the tabs that need the
+    // database said they follow its import.
+    EXPECT_TRUE(statusSaid.contains(QStringLiteral("read from the file"))) << statusSaid.toStdString();
+    EXPECT_TRUE(graphTabSaid.contains(QStringLiteral("follows its import into shop.json.tldb"))) << graphTabSaid.toStdString();
+
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_FALSE(window.hasFailed()) << window.lastError().toStdString();
+    EXPECT_FALSE(window.showsFileInMemory());
+    ASSERT_TRUE(window.session()->isOpen());
+    EXPECT_EQ(window.session()->path(), db);
+    EXPECT_TRUE(window.windowTitle().startsWith("shop.json.tldb")) << window.windowTitle().toStdString();
+    EXPECT_EQ(model->totalCount(), 2000);
+    ASSERT_TRUE(waterfall->request());
+    EXPECT_EQ(waterfall->request()->name, selected);  // the selection kept
+    EXPECT_TRUE(waterfall->request()->analysed);      // now the database's analysed detail
+    EXPECT_EQ(shown.back().name, selected);
+    EXPECT_TRUE(shown.back().sessionOpen);
+    const auto id = requestByName(*window.session()->store(), selected);
+    ASSERT_TRUE(id);
+    EXPECT_EQ(panel->currentRequest(), *id);
 }
 
 // File › Import Traces… with the files chosen: a file that is no trace is refused, named, before anything is

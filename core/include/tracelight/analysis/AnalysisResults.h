@@ -78,6 +78,12 @@ using DependencyWork = std::function<RequestDependencies(std::span<const Segment
 Result<RequestDetail> loadRequestDetail(const TraceStore& store, RequestId request, const CancelToken* cancel = nullptr,
                                         DependencyWork* later = nullptr);
 
+// Request `row` of data read straight from its file (import/TraceFileContents.h), before any database holds it:
+// its detail from the same pass on local clocks and task order that loadRequestDetail gives a request not
+// analysed yet, so the two agree segment for segment (no attributes: the file's reader does not keep them).
+Result<RequestDetail> requestDetailFromData(const TraceData& data, std::size_t row, std::string name,
+                                            const CancelToken* cancel = nullptr);
+
 // How many of the slowest requests where a segment type was critical the model view lists.
 constexpr std::size_t kSlowestCriticalKept = 25;
 struct SegmentTypeStats {
