@@ -29,6 +29,7 @@ Command addCriticalPathCommand(CLI::App& program);
 Command addSlackCommand(CLI::App& program);
 Command addBreakdownCommand(CLI::App& program);
 Command addSlackStudyCommand(CLI::App& program);
+Command addWhatIfCommand(CLI::App& program);
 Command addBottlenecksCommand(CLI::App& program);
 Command addCompareCommand(CLI::App& program);
 Command addRenderCommand(CLI::App& program);

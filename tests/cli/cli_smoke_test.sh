@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of tracelight-cli through the real binaries.
-# Usage: cli_smoke_test.sh TRACELIGHT_CLI TRACELIGHT_SAMPLE WORKDIR
+# Usage: cli_smoke_test.sh TRACELIGHT_CLI TRACELIGHT_SAMPLE WORKDIR [REALDATA_DIR]
 set -u
-cli=$1 sample=$2 work=$3
+cli=$1 sample=$2 work=$3 realdata=${4:-}
 rm -rf "$work" && mkdir -p "$work"
 failures=0 passed=0
 check() {  # check NAME CONDITION-EXIT-STATUS
@@ -24,6 +24,7 @@ declare -A options=(
     [aa]="--period --by --test --control --buckets --seed --resamples --json DB"
     [context]="--request --json DB"
     [bursts]="--mask --json DB"
+    [what-if]="--scale --period --where --json DB"
     [host-activity]="--db --json INPUT"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
@@ -860,6 +861,49 @@ echo "$got" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d[
 check "slack-study --buckets 4 --user ($(head -c 120 <<<"$got"))" $?
 err=$("$cli" slack-study "$work/j.tldb" --category nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no category 'nope' (categories:"
 check "slack-study of an unknown category ($err)" $?
+# what-if: a request whose root shop (0-100 us) calls cart (10-60) and ads (20-40) and waits for both. Halving cart,
+# on the critical path, ends it at 35: the root waits for ads until 40, then its own 40 us, and ends at 80.
+# Halving ads, under cart, changes nothing; halving both ends the calls at 35 and the root at 75.
+whatif_span() {  # whatif_span ID PARENT SERVICE START_US DURATION_US
+    local refs='[]'
+    [ -n "$2" ] && refs='[{"refType":"CHILD_OF","traceID":"w1","spanID":"'$2'"}]'
+    printf '{"traceID":"w1","spanID":"%s","operationName":"op-%s","references":%s,"startTime":%d,"duration":%d,"processID":"%s","tags":[],"logs":[]}' \
+        "$1" "$1" "$refs" $((1700000000000000 + $4)) "$5" "$3"
+}
+printf '{"data":[{"traceID":"w1","spans":[%s,%s,%s],"processes":{"shop":{"serviceName":"shop","tags":[]},"cart":{"serviceName":"cart","tags":[]},"ads":{"serviceName":"ads","tags":[]}}}]}' \
+    "$(whatif_span a "" shop 0 100)" "$(whatif_span b a cart 10 50)" "$(whatif_span c a ads 20 20)" >"$work/whatif.json"
+"$cli" import --quiet --db "$work/whatif.tldb" "$work/whatif.json" >/dev/null 2>&1; check "import the what-if trace" $?
+whatif_p50() {  # whatif_p50 --scale KEY=FACTOR...: the p50 before and after, in us
+    "$cli" what-if "$work/whatif.tldb" --json "$@" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["requests"] == 1; print(round(d["before"]["p50_us"]), round(d["after"]["p50_us"]))'
+}
+[ "$(whatif_p50 --scale cart=0.5)" = "100 80" ]; check "what-if: halving the critical cart ($(whatif_p50 --scale cart=0.5 2>&1))" $?
+[ "$(whatif_p50 --scale 'category ads=-50%')" = "100 100" ]; check "what-if: halving ads, off the critical path" $?
+[ "$(whatif_p50 --scale cart=0.5 --scale ads=0.5)" = "100 75" ]; check "what-if: both at once" $?
+[ "$(whatif_p50 --scale shop=2)" = "100 150" ]; check "what-if: doubling the root's own work" $?
+err=$("$cli" what-if "$work/whatif.tldb" --scale nope=0.5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no category, segment type or operation 'nope' (categories: shop"
+check "what-if of an unknown key ($err)" $?
+usage_error "what-if without a factor" "what-if: --scale needs KEY=FACTOR" what-if "$work/whatif.tldb" --scale cart
+usage_error "what-if with a negative factor" "what-if: --scale cart=-2: the factor must be" what-if "$work/whatif.tldb" --scale cart=-2
+
+# Online Boutique with a network delay injected into currencyservice: halving the hop frontend -> currencyservice
+# lowers p95 by at least a quarter (issue 39); halving adservice, beside other calls, by under 1 %.
+ob=$realdata/nezha-onlineboutique
+if [ -n "$realdata" ] && [ -f "$ob/normal/2022-08-23_17_00_trace.csv" ]; then
+    "$cli" import --quiet --db "$work/ob.tldb" --period normal "$ob"/normal/*_trace.csv >/dev/null 2>&1 &&
+        "$cli" import --quiet --db "$work/ob.tldb" --period fault "$ob/fault/05_27_trace.csv" "$ob/fault/05_28_trace.csv" >/dev/null 2>&1 &&
+        "$cli" analyze --quiet "$work/ob.tldb"
+    check "import and analyse Online Boutique" $?
+    p95s() { "$cli" what-if "$work/ob.tldb" --json "$@" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["before"]["p95_us"], d["after"]["p95_us"])'; }
+    read -r before after < <(p95s --scale 'frontend -> currencyservice=-50%')
+    python3 -c 'import sys; b, a = map(float, sys.argv[1:]); assert a <= 0.75 * b' "$before" "$after"
+    check "what-if: the currencyservice hop halved lowers p95 by a quarter (p95 $before -> $after us)" $?
+    read -r before after < <(p95s --scale adservice=0.5)
+    python3 -c 'import sys; b, a = map(float, sys.argv[1:]); assert abs(a - b) <= 0.01 * b' "$before" "$after"
+    check "what-if: adservice halved leaves p95 (p95 $before -> $after us)" $?
+else
+    echo "cli smoke: no Online Boutique data under '$realdata': its what-if check skipped"
+fi
+
 echo "cli smoke: $passed passed, $failures failed"
 # A passing run leaves nothing behind; a failing one keeps its files to look at.
 [ $failures -eq 0 ] && rm -rf "$work"
