@@ -5,6 +5,10 @@
 #include <map>
 #include <set>
 
+#include "tracelight/bottleneck/BurstTimelines.h"
+#include "tracelight/bottleneck/TemporalContext.h"
+#include "tracelight/store/HostActivityStore.h"
+
 namespace tracelight {
 
 namespace {
@@ -65,27 +69,82 @@ BurstWindows burstWindows(std::span<const TimeNs> startsNs, std::optional<std::u
     return out;
 }
 
+namespace {
+// [startMs, endMs) in nanoseconds, closed as the index's windows are: its last nanosecond is endMs * 1e6 - 1.
+struct WindowNs {
+    TimeNs from, to;
+};
+WindowNs windowNs(const BurstWindow& w) { return {w.startMs * 1'000'000, w.endMs * 1'000'000 - 1}; }
+
+BurstActivity activityInWindow(const BurstWindow& w, const HostActivityIndex& activity) {
+    const auto [from, to] = windowNs(w);
+    std::vector<PlacedActivity> inside;
+    std::set<std::uint32_t> hosts;
+    activity.forEachOverlappingAnywhere(from, to, [&inside, &hosts](const PlacedActivity& p) {
+        inside.push_back(p);
+        hosts.insert(p.record->host.value);
+    });
+    BurstActivity b;
+    b.records = static_cast<std::int64_t>(inside.size());
+    b.hosts = static_cast<std::int64_t>(hosts.size());
+    for (const PlacedActivity& p : inside) b.overlapNs += overlapNs(p.startNs, p.endNs, from, to + 1);
+    if (activity.set()) b.activity = summarizeActivity(inside, from, to + 1, *activity.set());
+    return b;
+}
+} // namespace
+
 std::vector<BurstActivity> hostActivityInBursts(const BurstWindows& windows, const HostActivityIndex& activity) {
     std::vector<BurstActivity> out;
     out.reserve(windows.windows.size());
-    std::vector<PlacedActivity> inside;
-    std::set<std::uint32_t> hosts;
+    for (const BurstWindow& w : windows.windows) out.push_back(activityInWindow(w, activity));
+    return out;
+}
+
+Result<std::vector<BurstActivity>> hostActivityInBursts(const BurstWindows& windows, const TraceStore& store, const HostOffsets& offsets,
+                                                        const CancelToken* cancel) {
+    auto hosts = hostActivityHosts(store);
+    if (!hosts) return hosts.status();
+    std::vector<BurstActivity> out;
+    out.reserve(windows.windows.size());
+    HostActivityQuery query;
     for (const BurstWindow& w : windows.windows) {
-        // [startMs, endMs): the last nanosecond in it is endMs * 1e6 - 1 (the index's windows are closed).
-        const TimeNs from = w.startMs * 1'000'000, to = w.endMs * 1'000'000 - 1;
-        inside.clear();
-        hosts.clear();
-        activity.forEachOverlappingAnywhere(from, to, [&](const PlacedActivity& p) {
-            inside.push_back(p);
-            hosts.insert(p.record->host.value);
-        });
-        BurstActivity b;
-        b.records = static_cast<std::int64_t>(inside.size());
-        b.hosts = static_cast<std::int64_t>(hosts.size());
-        for (const PlacedActivity& p : inside) b.overlapNs += overlapNs(p.startNs, p.endNs, from, to + 1);
-        if (activity.set()) b.activity = summarizeActivity(inside, from, to + 1, *activity.set());
-        out.push_back(std::move(b));
+        if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+        // Each host's part of the window on its own clock (local = true + offset), where its records are stored.
+        const auto [from, to] = windowNs(w);
+        query.hosts.clear();
+        for (const LabelId host : hosts.value()) {
+            const auto offset = offsets.find(host.value);
+            const TimeNs shift = offset == offsets.end() ? 0 : offset->second;
+            query.hosts.push_back({host, from + shift, to + shift});
+        }
+        auto set = loadHostActivity(store, query);
+        if (!set) return set.status();
+        out.push_back(activityInWindow(w, HostActivityIndex(set.value(), offsets)));
     }
+    return out;
+}
+
+Result<BurstFindings> findBursts(const InMemoryAnalysis& analysis, const TraceStore& store, std::optional<std::uint64_t> mask,
+                                 const CancelToken* cancel) {
+    BurstFindings out;
+    const std::vector<TimeNs> starts = requestStartsNs(analysis);
+    out.requests = static_cast<std::int64_t>(starts.size());
+    out.windows = burstWindows(starts, mask);
+    auto hosts = hostActivityHosts(store);
+    if (!hosts) {
+        out.withActivity = true;  // unknown: said, not taken for none
+        out.activityError = hosts.message();
+        return out;
+    }
+    out.withActivity = !hosts->empty();
+    if (!out.withActivity) return out;
+    auto activity = hostActivityInBursts(out.windows, store, hostOffsetsByLabel(analysis.data, analysis.offsets), cancel);
+    if (!activity) {
+        if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+        out.activityError = activity.message();
+        return out;
+    }
+    out.activity = std::move(activity.value());
     return out;
 }
 
