@@ -15,7 +15,7 @@ std::shared_ptr<const widgets::BurstWindowsOutcome> findBurstWindows(const widge
         out->windows = std::make_shared<const BurstWindows>();
         return out;
     }
-    // As tracelight-cli bursts finds them (findBursts): the host activity read window by window, cancellable.
+    // As tracelight-cli bursts finds them (findBursts): the host activity read in one pass, not kept, cancellable.
     auto store = openReader(source);
     if (!store) {
         const std::vector<TimeNs> starts = requestStartsNs(*request.analysis);

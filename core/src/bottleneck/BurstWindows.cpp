@@ -102,24 +102,52 @@ std::vector<BurstActivity> hostActivityInBursts(const BurstWindows& windows, con
 
 Result<std::vector<BurstActivity>> hostActivityInBursts(const BurstWindows& windows, const TraceStore& store, const HostOffsets& offsets,
                                                         const CancelToken* cancel) {
-    auto hosts = hostActivityHosts(store);
-    if (!hosts) return hosts.status();
-    std::vector<BurstActivity> out;
-    out.reserve(windows.windows.size());
-    HostActivityQuery query;
-    for (const BurstWindow& w : windows.windows) {
-        if (cancel && cancel->isCancelled()) return Status::error("cancelled");
-        // Each host's part of the window on its own clock (local = true + offset), where its records are stored.
-        const auto [from, to] = windowNs(w);
-        query.hosts.clear();
-        for (const LabelId host : hosts.value()) {
-            const auto offset = offsets.find(host.value);
-            const TimeNs shift = offset == offsets.end() ? 0 : offset->second;
-            query.hosts.push_back({host, from + shift, to + shift});
+    // One pass over the table in the order it is indexed, each record added to the windows it overlaps and let go:
+    // memory holds a tally per window, not the records.
+    struct WindowTally {
+        BurstActivity activity;
+        std::uint32_t lastHost = 0;
+        bool anyHost = false;
+        ActivityTally byWhat;
+    };
+    const std::vector<BurstWindow>& ws = windows.windows;
+    std::vector<WindowTally> tallies(ws.size());
+    std::uint32_t host = 0;
+    TimeNs shift = 0;
+    bool hostKnown = false, cancelled = false;
+    std::size_t read = 0;
+    const Status scanned = forEachHostActivity(store, [&](const HostActivity& r, std::string_view what) {
+        if ((++read & 0xFFF) == 0 && cancel && cancel->isCancelled()) return !(cancelled = true);
+        if (!hostKnown || r.host.value != host) {  // records come by host: its offset looked up once
+            host = r.host.value;
+            hostKnown = true;
+            const auto offset = offsets.find(host);
+            shift = offset == offsets.end() ? 0 : offset->second;  // local = true + offset
         }
-        auto set = loadHostActivity(store, query);
-        if (!set) return set.status();
-        out.push_back(activityInWindow(w, HostActivityIndex(set.value(), offsets)));
+        const TimeNs start = r.startNs - shift, end = r.endNs - shift;
+        // The windows are in time order and of one length: the first that ends at or after the record's start,
+        // then on while they begin at or before its end (touching counts, as the index's overlaps).
+        auto w = std::lower_bound(ws.begin(), ws.end(), start, [](const BurstWindow& b, TimeNs t) { return windowNs(b).to < t; });
+        for (; w != ws.end() && windowNs(*w).from <= end; ++w) {
+            const auto [from, to] = windowNs(*w);
+            WindowTally& t = tallies[static_cast<std::size_t>(w - ws.begin())];
+            const TimeNs inside = overlapNs(start, end, from, to + 1);
+            ++t.activity.records;
+            t.activity.overlapNs += inside;
+            if (!t.anyHost || t.lastHost != host) ++t.activity.hosts;
+            t.anyHost = true;
+            t.lastHost = host;
+            t.byWhat.add(r.what, what, inside);
+        }
+        return true;
+    });
+    if (cancelled || (cancel && cancel->isCancelled())) return Status::error("cancelled");
+    if (!scanned) return scanned;
+    std::vector<BurstActivity> out;
+    out.reserve(tallies.size());
+    for (WindowTally& t : tallies) {
+        t.activity.activity = t.byWhat.kinds();
+        out.push_back(std::move(t.activity));
     }
     return out;
 }

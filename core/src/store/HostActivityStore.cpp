@@ -165,6 +165,25 @@ Result<HostActivitySet> loadHostActivity(const TraceStore& store, const HostActi
     return out;
 }
 
+Status forEachHostActivity(const TraceStore& store, const std::function<bool(const HostActivity&, std::string_view what)>& visit) {
+    sqlite3* db = StoreConnection::of(store);
+    sqlite::Statement q(db, std::string(kSelectActivity) + "ORDER BY a.host_id, a.start_ns, a.id");
+    if (!q.isValid()) return failed(db, "read host activity");
+    HostActivity a;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        a.host = LabelId{static_cast<std::uint32_t>(q.int64(1))};
+        a.what = LabelId{static_cast<std::uint32_t>(q.int64(2))};
+        a.startNs = q.int64(3);
+        a.endNs = q.int64(4);
+        a.request = q.isNull(5) ? RequestId{} : RequestId{static_cast<std::uint32_t>(q.int64(5))};
+        a.requestMarker = std::string(q.text(6));
+        a.span = std::string(q.text(7));
+        if (!visit(a, q.text(9))) return Status::ok();
+    }
+    return rc == SQLITE_DONE ? Status::ok() : failed(db, "read host activity");
+}
+
 Result<std::vector<LabelId>> hostActivityHosts(const TraceStore& store) {
     sqlite3* db = StoreConnection::of(store);
     std::vector<LabelId> out;

@@ -50,9 +50,9 @@ struct BurstActivity {
 // One per window, in the windows' order.
 std::vector<BurstActivity> hostActivityInBursts(const BurstWindows& windows, const HostActivityIndex& activity);
 
-// The same read from the database one window at a time: only a window's records (on each host with activity, those
-// overlapping the window moved onto that host's own clock) are in memory at once, however large the table.
-// offsets: those the starts are on. Cancelled: the status "cancelled"; a failed read: its error.
+// The same read from the database in one pass, record by record: memory holds a tally per window, however large
+// the table. offsets: those of the clocks the starts are on. Cancelled: the status "cancelled"; a failed read: its
+// error.
 Result<std::vector<BurstActivity>> hostActivityInBursts(const BurstWindows& windows, const TraceStore& store, const HostOffsets& offsets,
                                                         const CancelToken* cancel = nullptr);
 
