@@ -406,6 +406,9 @@ assert [e["rank"] for e in d["entries"]] == list(range(1, len(d["entries"]) + 1)
 ' "$json"; check "compare --json: the slowed segment is the top entry's red edge" $?
 "$cli" compare "$work/cmp.tldb" --baseline base --problem slow | grep -q "red edge fetch-feed:CACHE_MISS -> fetch-feed:CACHE_REPLY"
 check "compare text output names the red edge" $?
+# With --paper nothing is corrected: the p column is not headed by a correction it did not make.
+got=$("$cli" compare "$work/cmp.tldb" --baseline base --problem slow --paper | grep "^rank")
+echo "$got" | grep -q "p (uncorr)" && ! echo "$got" | grep -q "Holm"; status=$?; check "compare --paper heads its p column uncorrected ($got)" $status
 compare_error() {  # compare_error NAME EXPECTED-TEXT ARGS...
     local name=$1 want=$2; shift 2
     local err status
