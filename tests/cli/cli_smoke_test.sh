@@ -885,6 +885,8 @@ whatif_p50() {  # whatif_p50 --scale KEY=FACTOR...: the p50 before and after, in
 [ "$(whatif_p50 --scale shop=2)" = "100 150" ]; check "what-if: doubling the root's own work" $?
 err=$("$cli" what-if "$work/whatif.tldb" --scale nope=0.5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no category, segment type or operation 'nope' (categories: shop"
 check "what-if of an unknown key ($err)" $?
+err=$("$cli" what-if "$work/whatif.tldb" --scale cart=0.5 --where 'nope=1' 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q -- "--where: no request has the attribute 'nope'"
+check "what-if --where an attribute no request has ($err)" $?
 usage_error "what-if without a factor" "what-if: --scale needs KEY=FACTOR" what-if "$work/whatif.tldb" --scale cart
 usage_error "what-if with a negative factor" "what-if: --scale cart=-2: the factor must be" what-if "$work/whatif.tldb" --scale cart=-2
 
@@ -926,6 +928,10 @@ if [ -n "$realdata" ] && [ -f "$ob/normal/2022-08-23_17_00_trace.csv" ]; then
     read -r before after < <(p95s --scale adservice=0.5)
     python3 -c 'import sys; b, a = map(float, sys.argv[1:]); assert abs(a - b) <= 0.01 * b' "$before" "$after"
     check "what-if: adservice halved leaves p95 (p95 $before -> $after us)" $?
+    # --period covers that period's requests only, as many as the database says it holds.
+    fault=$("$cli" info "$work/ob.tldb" --json | python3 -c 'import json,sys; print([p["requests"] for p in json.load(sys.stdin)["periods"] if p["name"] == "fault"][0])')
+    covered=$("$cli" what-if "$work/ob.tldb" --json --period fault --scale adservice=0.5 | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])')
+    [ -n "$fault" ] && [ "$covered" = "$fault" ]; check "what-if --period fault covers its $fault requests ($covered)" $?
 else
     echo "cli smoke: no Online Boutique data under '$realdata': its what-if check skipped"
 fi

@@ -111,6 +111,7 @@ Result<std::vector<BurstActivity>> hostActivityInBursts(const BurstWindows& wind
         ActivityTally byWhat;
     };
     const std::vector<BurstWindow>& ws = windows.windows;
+    if (ws.empty()) return std::vector<BurstActivity>{};  // not bursty: nothing to read the table for
     std::vector<WindowTally> tallies(ws.size());
     std::uint32_t host = 0;
     TimeNs shift = 0;
