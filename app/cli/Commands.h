@@ -72,6 +72,12 @@ struct AnalysedAggregates {
 };
 Result<AnalysedAggregates> openAggregates(const std::string& db);
 
+// The analysis rows (indices into ids) a --period and a --where select, sorted: those in both when both are given,
+// every row when neither is. Errors: an unknown period, a --where that does not parse or names no attribute, an
+// empty selection; each names the database.
+Result<std::vector<std::uint32_t>> selectedRows(const TraceStore& store, const std::string& db, const std::vector<RequestId>& ids,
+                                                const std::string& period, const std::string& where);
+
 // Prints "tracelight-cli: <message>" to stderr and returns 1.
 int fail(const std::string& message);
 // Prints "tracelight-cli COMMAND: <message> (see 'tracelight-cli COMMAND --help')" to stderr; returns 2.

@@ -5,11 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <iterator>
 
 #include "Commands.h"
 #include "tracelight/base/Json.h"
-#include "tracelight/store/Periods.h"
 #include "tracelight/store/TraceStore.h"
 #include "tracelight/studies/Aggregates.h"
 
@@ -84,25 +82,10 @@ int runWhatIf(const WhatIfArgs& args) {
     const RequestAggregates& all = opened->aggregates;
 
     // The requests covered: a period's, those --where matches, or both.
-    std::vector<std::uint32_t> rows;
     const bool narrowed = !args.period.empty() || !args.where.empty();
-    if (!args.period.empty()) {
-        if (auto size = periodSize(store, args.period); !size) return fail(size.message());
-        rows = periodRows(store, all.ids, args.period);
-    }
-    if (!args.where.empty()) {
-        auto matching = requestsWhere(store, args.where);
-        if (!matching) return fail(db + ": --where: " + matching.message());
-        std::vector<std::uint32_t> whereRows = rowsOfRequests(all.ids, matching.value());
-        if (args.period.empty()) rows = std::move(whereRows);
-        else {
-            std::vector<std::uint32_t> both;
-            std::set_intersection(rows.begin(), rows.end(), whereRows.begin(), whereRows.end(), std::back_inserter(both));
-            rows = std::move(both);
-        }
-    }
-    if (narrowed && rows.empty()) return fail(db + ": no analysed requests in the selection");
-    const RequestAggregates scoped = narrowed ? restrictAggregates(all, rows) : RequestAggregates{};
+    auto rows = selectedRows(store, db, all.ids, args.period, args.where);
+    if (!rows) return fail(rows.message());
+    const RequestAggregates scoped = narrowed ? restrictAggregates(all, rows.value()) : RequestAggregates{};
     const RequestAggregates& a = narrowed ? scoped : all;
 
     // A segment type two keys name takes both factors.
