@@ -1,5 +1,6 @@
 // tracelight: the desktop application.
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QCommandLineParser>
@@ -104,6 +105,10 @@ int main(int argc, char** argv) {
                                                        "category (as compare --precursor)."),
                                         QStringLiteral("CAT"));
     parser.addOption(comparePrecursor);
+    QCommandLineOption comparePaper(QStringLiteral("compare-paper"),
+                                    QStringLiteral("With --screenshot --tab compare: Spectroscope's own statistics (the tab's Paper toggle, "
+                                                   "as compare --paper)."));
+    parser.addOption(comparePaper);
     QCommandLineOption bottlenecksLatency(QStringLiteral("bottlenecks-latency"),
                                           QStringLiteral("With --screenshot --tab bottlenecks: the latency percentiles shown, LO..HI (90..100: "
                                                          "the slowest 10 %)."),
@@ -229,7 +234,7 @@ int main(int argc, char** argv) {
         waitUntil([&] { return !window.isLoading(); }, 120000);
         QApplication::processEvents();
         if (window.hasFailed()) return 1;
-        if (parser.isSet(compareView) || parser.isSet(compareEntry) || parser.isSet(comparePrecursor)) {
+        if (parser.isSet(compareView) || parser.isSet(compareEntry) || parser.isSet(comparePrecursor) || parser.isSet(comparePaper)) {
             // The entry views in their tab order; the one asked for is shown once the comparison is in.
             const QStringList views = {QStringLiteral("suspects"), QStringLiteral("detail"), QStringLiteral("side-by-side"), QStringLiteral("diff"),
                                        QStringLiteral("c2"),       QStringLiteral("timeline"), QStringLiteral("over-time"), QStringLiteral("swim-lanes"),
@@ -244,6 +249,10 @@ int main(int argc, char** argv) {
             }
             auto settle = [&] { waitUntil([&] { return !window.isLoading() && !workspace->isComputing(); }, 60000); };
             settle();
+            if (parser.isSet(comparePaper) && !workspace->paperStatistics()->isChecked()) {
+                workspace->paperStatistics()->setChecked(true);  // compares again, with the paper's statistics
+                settle();
+            }
             if (parser.isSet(compareEntry)) {
                 bool number = false;
                 const int rank = parser.value(compareEntry).toInt(&number);

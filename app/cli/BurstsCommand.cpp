@@ -7,10 +7,8 @@
 #include "Commands.h"
 #include "tracelight/base/Json.h"
 #include "tracelight/bottleneck/BurstWindows.h"
-#include "tracelight/store/HostActivityStore.h"
-#include "tracelight/store/RequestTable.h"
-#include "tracelight/store/StoredAnalysis.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/Aggregates.h"
 
 namespace tracelight::cli {
 
@@ -23,8 +21,6 @@ struct BurstsArgs {
 };
 
 int runBursts(const BurstsArgs& args) {
-    auto store = openDatabase(args.db, TraceStore::Mode::ReadOnly);
-    if (!store) return fail(store.message());
     std::optional<std::uint64_t> mask;
     if (!args.mask.empty()) {
         try {
@@ -35,20 +31,21 @@ int runBursts(const BurstsArgs& args) {
             return fail(args.db + ": bad --mask '" + args.mask + "' (a non-zero integer: decimal, 0x hexadecimal or 0 octal)");
         }
     }
-    auto table = loadRequestTable(*store.value());
-    if (!table) return fail(table.message());
-    const BurstWindows w = burstWindows(table->startNs, mask);
-    // The host activity inside each window, on the clocks the starts are on (the analysis's once analysed).
-    const bool withActivity = hasHostActivity(*store.value());
-    std::vector<BurstActivity> activity;
-    if (withActivity) {
-        auto set = loadHostActivity(*store.value());
-        if (!set) return fail(args.db + ": " + set.message());
-        activity = hostActivityInBursts(w, HostActivityIndex(set.value(), clockOffsets(*store.value())));
-    }
+    auto store = openAnalysed(args.db, AnalysisOptions{}, true);
+    if (!store) return fail(store.message());
+    // The Bursts tab's findings, found the same way: the starts and the host activity on the analysis's clocks.
+    auto analysis = loadAnalysis(*store.value());
+    if (!analysis) return fail(analysis.message());
+    auto found = findBursts(analysis.value(), *store.value(), mask);
+    if (!found) return fail(args.db + ": " + found.message());
+    if (!found->activityError.empty()) return fail(args.db + ": " + found->activityError);
+    const BurstWindows& w = found->windows;
+    const bool withActivity = found->withActivity;
+    const std::vector<BurstActivity>& activity = found->activity;
+    const auto requests = static_cast<std::size_t>(found->requests);
     if (args.json) {
         JsonWriter j;
-        j.beginObject().key("requests").value(static_cast<std::int64_t>(table->size())).key("mask").value(static_cast<std::int64_t>(w.mask));
+        j.beginObject().key("requests").value(static_cast<std::int64_t>(requests)).key("mask").value(static_cast<std::int64_t>(w.mask));
         j.key("inferred").value(w.inferred).key("bursty").value(w.mask != 0).key("outside").value(w.outside).key("windows").beginArray();
         for (std::size_t i = 0; i < w.windows.size(); ++i) {
             const auto& b = w.windows[i];
@@ -70,7 +67,7 @@ int runBursts(const BurstsArgs& args) {
     }
     if (w.mask == 0) {
         std::printf("%s: %zu requests, not traced in coordinated bursts (no millisecond bit set in every start beyond chance)\n", args.db.c_str(),
-                    table->size());
+                    requests);
         return 0;
     }
     std::printf("%s: mask 0x%llx (%s): %zu burst windows of %lld ms", args.db.c_str(), static_cast<unsigned long long>(w.mask),
@@ -100,7 +97,9 @@ Command addBurstsCommand(CLI::App& program) {
     addJsonFlag(*cmd, args->json, "{\"requests\", \"mask\", \"inferred\", \"bursty\", \"outside\", \"windows\": [{\"start_ms\", \"end_ms\", \"requests\", \"host_activity\"}]}\n"
                                   "(host_activity with host activity in the database)");
     cmd->footer("The mask is inferred as the bits set in every request's start millisecond that vary over the data's span\n"
-                "(none: the data was not traced in bursts). A window: the consecutive milliseconds the mask lets through.");
+                "(none: the data was not traced in bursts). A window: the consecutive milliseconds the mask lets through.\n"
+                "Starts and host activity are on the analysis's clocks, as in the app's Bursts tab; DB is analysed first\n"
+                "when its results are missing or stale.");
     return {cmd, [args] { return runBursts(*args); }};
 }
 

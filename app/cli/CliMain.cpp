@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
 
     std::vector<Command> commands{addImportCommand(program),       addServeCommand(program),       addInfoCommand(program),  addAnalyzeCommand(program),
                                   addModelCommand(program),        addCriticalPathCommand(program),
-                                  addSlackCommand(program),        addBreakdownCommand(program),  addSlackStudyCommand(program),
+                                  addSlackCommand(program),        addBreakdownCommand(program),  addSlackStudyCommand(program),  addWhatIfCommand(program),
                                   addBottlenecksCommand(program),
                                   addCompareCommand(program),      addPeriodCommand(program),
                                   addProfileCommand(program),      addAaCommand(program),           addContextCommand(program),       addBurstsCommand(program),      addHostActivityCommand(program),

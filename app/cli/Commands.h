@@ -29,6 +29,7 @@ Command addCriticalPathCommand(CLI::App& program);
 Command addSlackCommand(CLI::App& program);
 Command addBreakdownCommand(CLI::App& program);
 Command addSlackStudyCommand(CLI::App& program);
+Command addWhatIfCommand(CLI::App& program);
 Command addBottlenecksCommand(CLI::App& program);
 Command addCompareCommand(CLI::App& program);
 Command addRenderCommand(CLI::App& program);
@@ -70,6 +71,12 @@ struct AnalysedAggregates {
     RequestAggregates aggregates;
 };
 Result<AnalysedAggregates> openAggregates(const std::string& db);
+
+// The analysis rows (indices into ids) a --period and a --where select, sorted: those in both when both are given,
+// every row when neither is. Errors: an unknown period, a --where that does not parse or names no attribute, an
+// empty selection; each names the database.
+Result<std::vector<std::uint32_t>> selectedRows(const TraceStore& store, const std::string& db, const std::vector<RequestId>& ids,
+                                                const std::string& period, const std::string& where);
 
 // Prints "tracelight-cli: <message>" to stderr and returns 1.
 int fail(const std::string& message);

@@ -1,10 +1,12 @@
 // The options several commands share, for tracelight-cli and tracelight-batch alike.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <thread>
 
 #include "Commands.h"
+#include "tracelight/store/Periods.h"
 
 namespace tracelight::cli {
 
@@ -44,6 +46,23 @@ void addAnalysisOptions(CLI::App& command, AnalysisOptions& options) {
                        "worker threads (default: one per core; at most 4 per core)")
         ->type_name("N")
         ->check(boundedByCores);
+}
+
+Result<std::vector<std::uint32_t>> selectedRows(const TraceStore& store, const std::string& db, const std::vector<RequestId>& ids,
+                                                const std::string& period, const std::string& where) {
+    if (!period.empty())
+        if (auto size = periodSize(store, period); !size) return size.status();
+    std::vector<std::uint32_t> rows = periodRows(store, ids, period);  // an empty name: every row
+    if (!where.empty()) {
+        auto matching = requestsWhere(store, where);
+        if (!matching) return Status::error(db + ": --where: " + matching.message());
+        const std::vector<std::uint32_t> whereRows = rowsOfRequests(ids, matching.value());
+        std::vector<std::uint32_t> both;
+        std::set_intersection(rows.begin(), rows.end(), whereRows.begin(), whereRows.end(), std::back_inserter(both));
+        rows = std::move(both);
+    }
+    if ((!period.empty() || !where.empty()) && rows.empty()) return Status::error(db + ": no analysed requests in the selection");
+    return rows;
 }
 
 CLI::Option* addJsonFlag(CLI::App& command, bool& json, const std::string& help) {

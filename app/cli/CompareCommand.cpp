@@ -345,7 +345,7 @@ int runCompare(const CompareArgs& args) {
         return 0;
     }
     std::printf("%4s  %-13s %8s %9s %9s %12s %12s %10s %10s %14s  %s\n", "rank", "kind", "category", "baseline", "problem",
-                "base mean", "prob mean", args.bh ? "p (BH)" : "p (Holm)", "p (raw)", "contribution", "request type");
+                "base mean", "prob mean", args.paper ? "p (uncorr)" : args.bh ? "p (BH)" : "p (Holm)", "p (raw)", "contribution", "request type");
     std::int64_t rank = 0;
     for (const auto& e : cmp.entries) {
         const ComparedCategory& cc = cmp.categories[e.category];

@@ -30,23 +30,12 @@ int runSlackStudy(const SlackStudyArgs& args) {
         for (const auto& c : a.categories) known += (known.empty() ? "" : ", ") + c;
         return fail(db + ": no category '" + args.category + "' (categories: " + known + ")");
     }
-    std::vector<std::uint32_t> rows;
-    if (!args.period.empty()) {
-        if (auto size = periodSize(*store, args.period); !size) return fail(size.message());
-        rows = periodRows(*store, a.ids, args.period);
+    std::vector<std::uint32_t> rows;  // empty: every request
+    if (!args.period.empty() || !args.where.empty()) {
+        auto selected = selectedRows(*store, db, a.ids, args.period, args.where);
+        if (!selected) return fail(selected.message());
+        rows = std::move(selected.value());
     }
-    if (!args.where.empty()) {
-        auto matching = requestsWhere(*store, args.where);
-        if (!matching) return fail(db + ": --where: " + matching.message());
-        std::vector<std::uint32_t> whereRows = rowsOfRequests(a.ids, matching.value());
-        if (args.period.empty()) rows = std::move(whereRows);
-        else {
-            std::vector<std::uint32_t> both;
-            std::set_intersection(rows.begin(), rows.end(), whereRows.begin(), whereRows.end(), std::back_inserter(both));
-            rows = std::move(both);
-        }
-    }
-    if ((!args.period.empty() || !args.where.empty()) && rows.empty()) return fail(db + ": no analysed requests in the selection");
     std::vector<std::string> users;
     if (!args.user.empty()) users = attributeValues(*store, a.ids, args.user);
     const TimeNs cutoff = args.cutoffUs < 0 ? -1 : static_cast<TimeNs>(std::llround(args.cutoffUs * 1000));

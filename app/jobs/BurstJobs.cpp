@@ -3,28 +3,37 @@
 #include "LaneServing.h"
 #include "TabJobs.h"
 #include "bottleneck/BurstView.h"
-#include "tracelight/bottleneck/TemporalContext.h"
-#include "tracelight/store/HostActivityStore.h"
 
 namespace tracelight::app {
 
 using widgets::StoreSource;
 
 std::shared_ptr<const widgets::BurstWindowsOutcome> findBurstWindows(const widgets::BurstWindowsRequest& request, const StoreSource& source,
-                                                                     const CancelToken&, const ProgressSink&) {
+                                                                     const CancelToken& cancel, const ProgressSink&) {
     auto out = std::make_shared<widgets::BurstWindowsOutcome>();
     if (!request.analysis) {
         out->windows = std::make_shared<const BurstWindows>();
         return out;
     }
-    const std::vector<TimeNs> starts = requestStartsNs(*request.analysis);
-    out->requests = static_cast<std::int64_t>(starts.size());
-    out->windows = std::make_shared<const BurstWindows>(burstWindows(starts, request.mask));
-    // The host activity inside each window, on the analysis's clocks as the starts, when the database holds some.
-    if (auto store = openReader(source); store && hasHostActivity(*store.value()))
-        if (auto set = loadHostActivity(*store.value()))
-            out->activity = std::make_shared<const std::vector<BurstActivity>>(hostActivityInBursts(
-                *out->windows, HostActivityIndex(set.value(), hostOffsetsByLabel(request.analysis->data, request.analysis->offsets))));
+    // As tracelight-cli bursts finds them (findBursts): the host activity read in one pass, not kept, cancellable.
+    auto store = openReader(source);
+    if (!store) {
+        const std::vector<TimeNs> starts = requestStartsNs(*request.analysis);
+        out->requests = static_cast<std::int64_t>(starts.size());
+        out->windows = std::make_shared<const BurstWindows>(burstWindows(starts, request.mask));
+        out->activityError = store.message();
+        return out;
+    }
+    auto found = findBursts(*request.analysis, *store.value(), request.mask, &cancel);
+    if (!found) {  // cancelled: nothing is shown of it
+        out->windows = std::make_shared<const BurstWindows>();
+        return out;
+    }
+    out->requests = found->requests;
+    out->windows = std::make_shared<const BurstWindows>(std::move(found->windows));
+    out->activityError = std::move(found->activityError);
+    if (found->withActivity && out->activityError.empty())
+        out->activity = std::make_shared<const std::vector<BurstActivity>>(std::move(found->activity));
     return out;
 }
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # End-to-end checks of tracelight-cli through the real binaries.
-# Usage: cli_smoke_test.sh TRACELIGHT_CLI TRACELIGHT_SAMPLE WORKDIR
+# Usage: cli_smoke_test.sh TRACELIGHT_CLI TRACELIGHT_SAMPLE WORKDIR [REALDATA_DIR]
 set -u
-cli=$1 sample=$2 work=$3
+cli=$1 sample=$2 work=$3 realdata=${4:-}
 rm -rf "$work" && mkdir -p "$work"
 failures=0 passed=0
-check() {  # check NAME CONDITION-EXIT-STATUS
+check() {  # check NAME CONDITION-EXIT-STATUS (a name with $(...) in it: take $? before, it is the substitution's)
     if [ "$2" -eq 0 ]; then passed=$((passed + 1)); else echo "FAIL: $1"; failures=$((failures + 1)); fi
 }
 
@@ -24,6 +24,7 @@ declare -A options=(
     [aa]="--period --by --test --control --buckets --seed --resamples --json DB"
     [context]="--request --json DB"
     [bursts]="--mask --json DB"
+    [what-if]="--scale --period --where --json DB"
     [host-activity]="--db --json INPUT"
     [render]="--out --request --size --local --services --operations --expand VIEW DB"
 )
@@ -405,6 +406,9 @@ assert [e["rank"] for e in d["entries"]] == list(range(1, len(d["entries"]) + 1)
 ' "$json"; check "compare --json: the slowed segment is the top entry's red edge" $?
 "$cli" compare "$work/cmp.tldb" --baseline base --problem slow | grep -q "red edge fetch-feed:CACHE_MISS -> fetch-feed:CACHE_REPLY"
 check "compare text output names the red edge" $?
+# With --paper nothing is corrected: the p column is not headed by a correction it did not make.
+got=$("$cli" compare "$work/cmp.tldb" --baseline base --problem slow --paper | grep "^rank")
+echo "$got" | grep -q "p (uncorr)" && ! echo "$got" | grep -q "Holm"; status=$?; check "compare --paper heads its p column uncorrected ($got)" $status
 compare_error() {  # compare_error NAME EXPECTED-TEXT ARGS...
     local name=$1 want=$2; shift 2
     local err status
@@ -521,7 +525,7 @@ compare_error "category with an entry" "--category shows one category" "$work/st
 # The service map of span data: web calls db once per trace (a Zipkin client half and server half are one call).
 if "$cli" render --help | grep -q -- "--services"; then  # a build with the GUI
     "$cli" render graph "$work/skewed.tldb" --services --out "$work/services.dot" 2>/dev/null; check "render graph --services to DOT" $?
-    grep -q '^  n0 -> n1 \[label="2 calls\\np50 ' "$work/services.dot"; check "service map: web -> db, 2 calls ($(cat "$work/services.dot"))" $?
+    grep -q '^  n0 -> n1 \[label="2 calls\\np50 ' "$work/services.dot"; status=$?; check "service map: web -> db, 2 calls ($(cat "$work/services.dot"))" $status
     grep -q 'label="web\\n2 spans"' "$work/services.dot" && grep -q 'label="db\\n2 spans"' "$work/services.dot"
     check "service map: one node per service with its span count" $?
     "$cli" render graph "$work/skewed.tldb" --expand web --out "$work/services.png" 2>/dev/null && [ -s "$work/services.png" ]
@@ -825,7 +829,7 @@ trace() {  # trace ID START_US: a web request that queries a database
 }
 printf '{"data":[%s]}' "$(trace a1 1700000000000000)" >"$work/one.json"
 printf '{"data":[%s,%s]}' "$(trace b1 1700000000000000)" "$(trace b2 1700000001000000)" >"$work/two.json"
-direct=$("$cli" critical-path "$work/one.json" 2>"$work/direct.err"); check "critical-path TRACE_FILE ($(cat "$work/direct.err"))" $?
+direct=$("$cli" critical-path "$work/one.json" 2>"$work/direct.err"); status=$?; check "critical-path TRACE_FILE ($(cat "$work/direct.err"))" $status
 ! grep -q "imported" "$work/direct.err" && [ ! -e "$work/one.json.tldb" ]; check "critical-path TRACE_FILE writes no database" $?
 "$cli" import --quiet --db "$work/one-db.tldb" "$work/one.json" && viadb=$("$cli" critical-path "$work/one-db.tldb" --request a1 --quiet)
 [ -n "$direct" ] && [ "$direct" = "$viadb" ]; check "critical-path TRACE_FILE = import + critical-path DB" $?
@@ -846,7 +850,7 @@ debug=$(trace d2 1700000002000000 | sed 's/"tags":\[\],"logs"/"tags":[{"key":"ja
 printf '{"data":[%s,%s,%s]}' "$(trace d0 1700000000000000)" "$(trace d1 1700000001000000)" "$debug" >"$work/optin.json"
 "$cli" import --quiet --db "$work/optin.tldb" "$work/optin.json" && "$cli" analyze --quiet "$work/optin.tldb"
 got=$("$cli" profile "$work/optin.tldb" 2>"$work/optin.err"); echo "$got" | grep -q '"requests":2,"selected":2,' && grep -q "1 opt-in request left out" "$work/optin.err"
-check "profile leaves out an opt-in request ($(head -c 80 <<<"$got"); $(cat "$work/optin.err"))" $?
+status=$?; check "profile leaves out an opt-in request ($(head -c 80 <<<"$got"); $(cat "$work/optin.err"))" $status
 "$cli" profile "$work/optin.tldb" --include-opt-in 2>/dev/null | grep -q '"requests":3,"selected":3,'; check "profile --include-opt-in keeps it" $?
 "$cli" profile "$work/optin.tldb" --include-opt-in --sample 2 | grep -q '"requests":2,"selected":3,'; check "profile --sample 2 of 3" $?
 got=$("$cli" profile "$work/optin.tldb" --include-opt-in --aa-table --aa-sizes 1 --aa-thresholds-ms 0.001 2>&1); [ $? -eq 1 ] && echo "$got" | grep -q "A/A size 1"
@@ -857,9 +861,81 @@ check "profile --aa-table" $?
 # slack-study: buckets as asked, a prediction by user, an unknown category refused naming the known ones.
 got=$("$cli" slack-study "$work/j.tldb" --buckets 4 --user browser)
 echo "$got" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["buckets"]) == 4 and d["prediction"]["pairs"] == len(d["prediction"]["slack_pairs_us"]) > 0' 2>/dev/null
-check "slack-study --buckets 4 --user ($(head -c 120 <<<"$got"))" $?
+status=$?; check "slack-study --buckets 4 --user ($(head -c 120 <<<"$got"))" $status
 err=$("$cli" slack-study "$work/j.tldb" --category nope 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no category 'nope' (categories:"
 check "slack-study of an unknown category ($err)" $?
+# what-if: a request whose root shop (0-100 us) calls cart (10-60) and ads (20-40) and waits for both. Halving cart,
+# on the critical path, ends it at 35: the root waits for ads until 40, then its own 40 us, and ends at 80.
+# Halving ads, under cart, changes nothing; halving both ends the calls at 35 and the root at 75.
+whatif_span() {  # whatif_span ID PARENT SERVICE START_US DURATION_US
+    local refs='[]'
+    [ -n "$2" ] && refs='[{"refType":"CHILD_OF","traceID":"w1","spanID":"'$2'"}]'
+    printf '{"traceID":"w1","spanID":"%s","operationName":"op-%s","references":%s,"startTime":%d,"duration":%d,"processID":"%s","tags":[],"logs":[]}' \
+        "$1" "$1" "$refs" $((1700000000000000 + $4)) "$5" "$3"
+}
+printf '{"data":[{"traceID":"w1","spans":[%s,%s,%s],"processes":{"shop":{"serviceName":"shop","tags":[]},"cart":{"serviceName":"cart","tags":[]},"ads":{"serviceName":"ads","tags":[]}}}]}' \
+    "$(whatif_span a "" shop 0 100)" "$(whatif_span b a cart 10 50)" "$(whatif_span c a ads 20 20)" >"$work/whatif.json"
+"$cli" import --quiet --db "$work/whatif.tldb" "$work/whatif.json" >/dev/null 2>&1; check "import the what-if trace" $?
+whatif_p50() {  # whatif_p50 --scale KEY=FACTOR...: the p50 before and after, in us
+    "$cli" what-if "$work/whatif.tldb" --json "$@" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["requests"] == 1; print(round(d["before"]["p50_us"]), round(d["after"]["p50_us"]))'
+}
+[ "$(whatif_p50 --scale cart=0.5)" = "100 80" ]; status=$?; check "what-if: halving the critical cart ($(whatif_p50 --scale cart=0.5 2>&1))" $status
+[ "$(whatif_p50 --scale 'category ads=-50%')" = "100 100" ]; check "what-if: halving ads, off the critical path" $?
+[ "$(whatif_p50 --scale cart=0.5 --scale ads=0.5)" = "100 75" ]; check "what-if: both at once" $?
+[ "$(whatif_p50 --scale shop=2)" = "100 150" ]; check "what-if: doubling the root's own work" $?
+err=$("$cli" what-if "$work/whatif.tldb" --scale nope=0.5 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q "no category, segment type or operation 'nope' (categories: shop"
+check "what-if of an unknown key ($err)" $?
+err=$("$cli" what-if "$work/whatif.tldb" --scale cart=0.5 --where 'nope=1' 2>&1); [ $? -eq 1 ] && echo "$err" | grep -q -- "--where: no request has the attribute 'nope'"
+check "what-if --where an attribute no request has ($err)" $?
+usage_error "what-if without a factor" "what-if: --scale needs KEY=FACTOR" what-if "$work/whatif.tldb" --scale cart
+usage_error "what-if with a negative factor" "what-if: --scale cart=-2: the factor must be" what-if "$work/whatif.tldb" --scale cart=-2
+
+# bursts counts host activity on the analysis's clocks, as the Bursts tab does: db-1 runs 50 ms ahead of web-1, and
+# a compaction in the last 20 ms of the first window (true time) lies past its end on db-1's own clock. On a
+# database not analysed yet the command analyses it first; it used to read the records on their own clocks.
+read -r burst_base < <(python3 - "$work" <<'PY'
+import sys
+work, ms, skew = sys.argv[1], 10**6, 50
+base = 1_700_000_000_000 // 2048 * 2048
+rows = ["request,host,task,event,ts_ns"]
+for j in range(4):
+    t = base + 1024 * (2 * j + 1) + 100
+    rows += [f"r{j},web-1,t,SEND,{t*ms}", f"r{j},db-1,t,RECV,{(t+1+skew)*ms}", f"r{j},db-1,t,REPLY,{(t+2+skew)*ms}", f"r{j},web-1,t,DONE,{(t+3)*ms}"]
+open(f"{work}/skewed-bursts.csv", "w").write("\n".join(rows) + "\n")
+open(f"{work}/skewed-activity.csv", "w").write(f"host,start_ns,end_ns,what\ndb-1,{(base+2048-30+skew)*ms},{(base+2048-10+skew)*ms},compaction\n")
+print(base)
+PY
+)
+"$cli" import --quiet --db "$work/skewed-bursts.tldb" "$work/skewed-bursts.csv" >/dev/null 2>&1 &&
+    "$cli" host-activity --db "$work/skewed-bursts.tldb" "$work/skewed-activity.csv" >/dev/null 2>&1
+check "import skewed bursts and their host activity" $?
+got=$("$cli" bursts "$work/skewed-bursts.tldb" --mask 0x400 --json)
+echo "$got" | python3 -c 'import json,sys; w=json.load(sys.stdin)["windows"]; assert len(w) == 4 and w[0]["start_ms"] == int(sys.argv[1]) + 1024; assert (w[0]["host_activity"]["records"], w[0]["host_activity"]["overlap_us"]) == (1, 20000); assert all(x["host_activity"]["records"] == 0 for x in w[1:])' "$burst_base"
+status=$?; check "bursts: host activity on the analysis clocks ($(head -c 160 <<<"$got"))" $status
+
+# Online Boutique with a network delay injected into currencyservice: halving the hop frontend -> currencyservice
+# lowers p95 by at least a quarter (issue 39); halving adservice, beside other calls, by under 1 %.
+ob=$realdata/nezha-onlineboutique
+if [ -n "$realdata" ] && [ -f "$ob/normal/2022-08-23_17_00_trace.csv" ]; then
+    "$cli" import --quiet --db "$work/ob.tldb" --period normal "$ob"/normal/*_trace.csv >/dev/null 2>&1 &&
+        "$cli" import --quiet --db "$work/ob.tldb" --period fault "$ob/fault/05_27_trace.csv" "$ob/fault/05_28_trace.csv" >/dev/null 2>&1 &&
+        "$cli" analyze --quiet "$work/ob.tldb"
+    check "import and analyse Online Boutique" $?
+    p95s() { "$cli" what-if "$work/ob.tldb" --json "$@" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["before"]["p95_us"], d["after"]["p95_us"])'; }
+    read -r before after < <(p95s --scale 'frontend -> currencyservice=-50%')
+    python3 -c 'import sys; b, a = map(float, sys.argv[1:]); assert a <= 0.75 * b' "$before" "$after"
+    check "what-if: the currencyservice hop halved lowers p95 by a quarter (p95 $before -> $after us)" $?
+    read -r before after < <(p95s --scale adservice=0.5)
+    python3 -c 'import sys; b, a = map(float, sys.argv[1:]); assert abs(a - b) <= 0.01 * b' "$before" "$after"
+    check "what-if: adservice halved leaves p95 (p95 $before -> $after us)" $?
+    # --period covers that period's requests only, as many as the database says it holds.
+    fault=$("$cli" info "$work/ob.tldb" --json | python3 -c 'import json,sys; print([p["requests"] for p in json.load(sys.stdin)["periods"] if p["name"] == "fault"][0])')
+    covered=$("$cli" what-if "$work/ob.tldb" --json --period fault --scale adservice=0.5 | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])')
+    [ -n "$fault" ] && [ "$covered" = "$fault" ]; check "what-if --period fault covers its $fault requests ($covered)" $?
+else
+    echo "cli smoke: no Online Boutique data under '$realdata': its what-if check skipped"
+fi
+
 echo "cli smoke: $passed passed, $failures failed"
 # A passing run leaves nothing behind; a failing one keeps its files to look at.
 [ $failures -eq 0 ] && rm -rf "$work"

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "tracelight/analysis/Analysis.h"
@@ -22,6 +23,7 @@ struct BurstWindowsOutcome {
     std::int64_t requests = 0;
     // Per window, the host activity inside it (hostActivityInBursts); empty when the database holds none.
     std::shared_ptr<const std::vector<BurstActivity>> activity;
+    std::string activityError;  // the host activity could not be read: said, not shown as none
 };
 
 struct BurstTimelinesRequest {

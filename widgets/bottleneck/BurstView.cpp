@@ -83,6 +83,8 @@ void BurstView::setDatabase(std::shared_ptr<const InMemoryAnalysis> analysis, st
 void BurstView::clear(const QString& message) {
     m_awaiting = 0;  // results still on their way are not shown
     m_windows.reset();
+    m_activity.reset();
+    m_activityError.clear();
     m_current = -1;
     m_summary->setText(message);
     m_window->clear();
@@ -124,11 +126,14 @@ void BurstView::showWindows(std::shared_ptr<const BurstWindowsOutcome> result) {
     m_awaiting &= ~kWindows;
     m_windows = result->windows;
     m_activity = result->activity;
+    m_activityError = QString::fromStdString(result->activityError);
+    // A failed read is said where the host activity would be, never shown as none.
+    const QString activityFailed = m_activityError.isEmpty() ? QString() : tr(" · host activity could not be read: %1").arg(m_activityError);
     const BurstWindows& w = *m_windows;
     if (w.mask == 0 || w.windows.empty()) {
         m_current = -1;
         // The finding above, the reason and what to do in the drawing's place: each said once.
-        m_summary->setText(tr("%1: not traced in coordinated bursts.").arg(requestCount(result->requests)));
+        m_summary->setText(tr("%1: not traced in coordinated bursts.").arg(requestCount(result->requests)) + activityFailed);
         m_waterfall->clear(tr("No bit of the start millisecond is set in every start often enough to rule out chance.\n"
                               "Type a mask above to group the requests by one anyway."));
         m_window->clear();
@@ -153,6 +158,7 @@ void BurstView::showWindows(std::shared_ptr<const BurstWindowsOutcome> result) {
         }
         text += tr(" · host activity in %L1 of them (%2)").arg(busy).arg(recordCount(records));
     }
+    text += activityFailed;
     m_summary->setText(text + tr(" · Page Up / Page Down step through the windows · click a request to open its waterfall"));
     {
         const QSignalBlocker block(m_index);
@@ -193,6 +199,7 @@ void BurstView::showWindow(int index) {
 }
 
 QString BurstView::activityText(int index) const {
+    if (!m_activityError.isEmpty()) return tr(" · host activity unknown (it could not be read)");
     if (!m_activity || static_cast<std::size_t>(index) >= m_activity->size()) return {};
     const BurstActivity& a = (*m_activity)[static_cast<std::size_t>(index)];
     if (a.records == 0) return tr(" · no host activity");

@@ -62,6 +62,7 @@ private:
     std::function<QString(RequestId)> m_requestName;
     std::shared_ptr<const BurstWindows> m_windows;
     std::shared_ptr<const std::vector<BurstActivity>> m_activity;  // per window; null or empty: no host activity
+    QString m_activityError;  // the host activity could not be read (then m_activity is null)
     int m_current = -1;
     enum Awaiting : unsigned { kWindows = 1, kTimelines = 2 };
     unsigned m_awaiting = 0;  // asked and not shown yet

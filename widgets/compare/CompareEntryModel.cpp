@@ -13,6 +13,10 @@ void CompareEntryModel::setComparison(std::shared_ptr<const PeriodComparison> co
     endResetModel();
 }
 
+QString CompareEntryModel::kindLabel(CompareEntry::Kind kind) {
+    return kind == CompareEntry::Kind::Structural ? tr("structural") : tr("response time");
+}
+
 const CompareEntry* CompareEntryModel::entryAt(int row) const {
     if (!m_comparison || row < 0 || row >= rowCount()) return nullptr;
     return &m_comparison->comparison.entries[static_cast<std::size_t>(row)];
@@ -33,7 +37,12 @@ QVariant CompareEntryModel::headerData(int section, Qt::Orientation orientation,
         case BaselineCount: return tr("requests of the category in the baseline period");
         case ProblemCount: return tr("requests of the category in the problem period");
         case Kind: return tr("structural: the category gained requests (a new path); response time: its latency distribution changed (KS test)");
-        case PValue: return tr("the smallest Kolmogorov-Smirnov p-value of the category's response times and critical-path edges, adjusted over all categories (Holm, or Benjamini-Hochberg when BH is on)");
+        case PValue:
+            // Under the paper's statistics nothing is adjusted, and a category is marked by its response times alone.
+            if (m_comparison && m_comparison->options.paperStatistics)
+                return tr("the Kolmogorov-Smirnov p-value of the category's response times, uncorrected (the paper's statistics: "
+                          "each test at α alone)");
+            return tr("the smallest Kolmogorov-Smirnov p-value of the category's response times and critical-path edges, adjusted over all categories (Holm, or Benjamini-Hochberg when BH is on)");
         case RawPValue: return tr("the uncorrected p-value");
         case Contribution: return tr("the entry's contribution to the change in mean latency between the periods");
         default: return {};
@@ -60,7 +69,7 @@ QVariant CompareEntryModel::data(const QModelIndex& index, int role) const {
     auto ns = [&](double v) -> QVariant { return sort ? QVariant(v) : QVariant(formatDurationNs(static_cast<TimeNs>(v))); };
     switch (index.column()) {
     case Rank: return index.row() + 1;
-    case Kind: return structural ? tr("structural") : tr("response time");
+    case Kind: return kindLabel(e->kind);
     case Category: return cc.id;
     case RequestType: return QString::fromStdString(requestTypeOf(*m_comparison, cc));
     case BaselineCount: return static_cast<qlonglong>(cc.baseline.count);

@@ -26,6 +26,9 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     QString toCsv() const;  // every entry, header row first, numbers unformatted (µs)
+    // "structural" or "response time": the kind as the table and the entry's detail name it (the CSV and JSON
+    // keep compareKindName's "response_time").
+    static QString kindLabel(CompareEntry::Kind kind);
 
 private:
     std::shared_ptr<const PeriodComparison> m_comparison;

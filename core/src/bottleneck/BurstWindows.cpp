@@ -5,6 +5,10 @@
 #include <map>
 #include <set>
 
+#include "tracelight/bottleneck/BurstTimelines.h"
+#include "tracelight/bottleneck/TemporalContext.h"
+#include "tracelight/store/HostActivityStore.h"
+
 namespace tracelight {
 
 namespace {
@@ -65,27 +69,111 @@ BurstWindows burstWindows(std::span<const TimeNs> startsNs, std::optional<std::u
     return out;
 }
 
+namespace {
+// [startMs, endMs) in nanoseconds, closed as the index's windows are: its last nanosecond is endMs * 1e6 - 1.
+struct WindowNs {
+    TimeNs from, to;
+};
+WindowNs windowNs(const BurstWindow& w) { return {w.startMs * 1'000'000, w.endMs * 1'000'000 - 1}; }
+
+BurstActivity activityInWindow(const BurstWindow& w, const HostActivityIndex& activity) {
+    const auto [from, to] = windowNs(w);
+    std::vector<PlacedActivity> inside;
+    std::set<std::uint32_t> hosts;
+    activity.forEachOverlappingAnywhere(from, to, [&inside, &hosts](const PlacedActivity& p) {
+        inside.push_back(p);
+        hosts.insert(p.record->host.value);
+    });
+    BurstActivity b;
+    b.records = static_cast<std::int64_t>(inside.size());
+    b.hosts = static_cast<std::int64_t>(hosts.size());
+    for (const PlacedActivity& p : inside) b.overlapNs += overlapNs(p.startNs, p.endNs, from, to + 1);
+    if (activity.set()) b.activity = summarizeActivity(inside, from, to + 1, *activity.set());
+    return b;
+}
+} // namespace
+
 std::vector<BurstActivity> hostActivityInBursts(const BurstWindows& windows, const HostActivityIndex& activity) {
     std::vector<BurstActivity> out;
     out.reserve(windows.windows.size());
-    std::vector<PlacedActivity> inside;
-    std::set<std::uint32_t> hosts;
-    for (const BurstWindow& w : windows.windows) {
-        // [startMs, endMs): the last nanosecond in it is endMs * 1e6 - 1 (the index's windows are closed).
-        const TimeNs from = w.startMs * 1'000'000, to = w.endMs * 1'000'000 - 1;
-        inside.clear();
-        hosts.clear();
-        activity.forEachOverlappingAnywhere(from, to, [&](const PlacedActivity& p) {
-            inside.push_back(p);
-            hosts.insert(p.record->host.value);
-        });
-        BurstActivity b;
-        b.records = static_cast<std::int64_t>(inside.size());
-        b.hosts = static_cast<std::int64_t>(hosts.size());
-        for (const PlacedActivity& p : inside) b.overlapNs += overlapNs(p.startNs, p.endNs, from, to + 1);
-        if (activity.set()) b.activity = summarizeActivity(inside, from, to + 1, *activity.set());
-        out.push_back(std::move(b));
+    for (const BurstWindow& w : windows.windows) out.push_back(activityInWindow(w, activity));
+    return out;
+}
+
+Result<std::vector<BurstActivity>> hostActivityInBursts(const BurstWindows& windows, const TraceStore& store, const HostOffsets& offsets,
+                                                        const CancelToken* cancel) {
+    // One pass over the table in the order it is indexed, each record added to the windows it overlaps and let go:
+    // memory holds a tally per window, not the records.
+    struct WindowTally {
+        BurstActivity activity;
+        std::uint32_t lastHost = 0;
+        bool anyHost = false;
+        ActivityTally byWhat;
+    };
+    const std::vector<BurstWindow>& ws = windows.windows;
+    if (ws.empty()) return std::vector<BurstActivity>{};  // not bursty: nothing to read the table for
+    std::vector<WindowTally> tallies(ws.size());
+    std::uint32_t host = 0;
+    TimeNs shift = 0;
+    bool hostKnown = false, cancelled = false;
+    std::size_t read = 0;
+    const Status scanned = forEachHostActivity(store, [&](const HostActivity& r, std::string_view what) {
+        if ((++read & 0xFFF) == 0 && cancel && cancel->isCancelled()) return !(cancelled = true);
+        if (!hostKnown || r.host.value != host) {  // records come by host: its offset looked up once
+            host = r.host.value;
+            hostKnown = true;
+            const auto offset = offsets.find(host);
+            shift = offset == offsets.end() ? 0 : offset->second;  // local = true + offset
+        }
+        const TimeNs start = r.startNs - shift, end = r.endNs - shift;
+        // The windows are in time order and of one length: the first that ends at or after the record's start,
+        // then on while they begin at or before its end (touching counts, as the index's overlaps).
+        auto w = std::lower_bound(ws.begin(), ws.end(), start, [](const BurstWindow& b, TimeNs t) { return windowNs(b).to < t; });
+        for (; w != ws.end() && windowNs(*w).from <= end; ++w) {
+            const auto [from, to] = windowNs(*w);
+            WindowTally& t = tallies[static_cast<std::size_t>(w - ws.begin())];
+            const TimeNs inside = overlapNs(start, end, from, to + 1);
+            ++t.activity.records;
+            t.activity.overlapNs += inside;
+            if (!t.anyHost || t.lastHost != host) ++t.activity.hosts;
+            t.anyHost = true;
+            t.lastHost = host;
+            t.byWhat.add(r.what, what, inside);
+        }
+        return true;
+    });
+    if (cancelled || (cancel && cancel->isCancelled())) return Status::error("cancelled");
+    if (!scanned) return scanned;
+    std::vector<BurstActivity> out;
+    out.reserve(tallies.size());
+    for (WindowTally& t : tallies) {
+        t.activity.activity = t.byWhat.kinds();
+        out.push_back(std::move(t.activity));
     }
+    return out;
+}
+
+Result<BurstFindings> findBursts(const InMemoryAnalysis& analysis, const TraceStore& store, std::optional<std::uint64_t> mask,
+                                 const CancelToken* cancel) {
+    BurstFindings out;
+    const std::vector<TimeNs> starts = requestStartsNs(analysis);
+    out.requests = static_cast<std::int64_t>(starts.size());
+    out.windows = burstWindows(starts, mask);
+    auto hosts = hostActivityHosts(store);
+    if (!hosts) {
+        out.withActivity = true;  // unknown: said, not taken for none
+        out.activityError = hosts.message();
+        return out;
+    }
+    out.withActivity = !hosts->empty();
+    if (!out.withActivity) return out;
+    auto activity = hostActivityInBursts(out.windows, store, hostOffsetsByLabel(analysis.data, analysis.offsets), cancel);
+    if (!activity) {
+        if (cancel && cancel->isCancelled()) return Status::error("cancelled");
+        out.activityError = activity.message();
+        return out;
+    }
+    out.activity = std::move(activity.value());
     return out;
 }
 

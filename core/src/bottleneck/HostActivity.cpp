@@ -52,22 +52,28 @@ std::vector<PlacedActivity> HostActivityIndex::markedWith(RequestId request) con
     return it == m_byRequest.end() ? std::vector<PlacedActivity>{} : it->second;
 }
 
-std::vector<ActivityKind> summarizeActivity(std::span<const PlacedActivity> placed, TimeNs fromNs, TimeNs toNs,
-                                            const HostActivitySet& set) {
-    std::map<std::uint32_t, ActivityKind> byWhat;
-    for (const PlacedActivity& p : placed) {
-        ActivityKind& k = byWhat[p.record->what.value];
-        if (k.what.empty()) k.what = set.name(p.record->what);
-        ++k.records;
-        k.overlapNs += overlapNs(p.startNs, p.endNs, fromNs, toNs);
-    }
+void ActivityTally::add(LabelId what, std::string_view name, TimeNs overlapNs) {
+    ActivityKind& k = m_byWhat[what.value];
+    if (k.what.empty()) k.what = std::string(name);
+    ++k.records;
+    k.overlapNs += overlapNs;
+}
+
+std::vector<ActivityKind> ActivityTally::kinds() const {
     std::vector<ActivityKind> out;
-    out.reserve(byWhat.size());
-    for (auto& [id, k] : byWhat) out.push_back(std::move(k));
+    out.reserve(m_byWhat.size());
+    for (const auto& entry : m_byWhat) out.push_back(entry.second);
     std::stable_sort(out.begin(), out.end(), [](const ActivityKind& a, const ActivityKind& b) {
         return a.overlapNs != b.overlapNs ? a.overlapNs > b.overlapNs : a.what < b.what;
     });
     return out;
+}
+
+std::vector<ActivityKind> summarizeActivity(std::span<const PlacedActivity> placed, TimeNs fromNs, TimeNs toNs,
+                                            const HostActivitySet& set) {
+    ActivityTally tally;
+    for (const PlacedActivity& p : placed) tally.add(p.record->what, set.name(p.record->what), overlapNs(p.startNs, p.endNs, fromNs, toNs));
+    return tally.kinds();
 }
 
 } // namespace tracelight

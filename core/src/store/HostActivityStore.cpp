@@ -152,7 +152,8 @@ Result<HostActivitySet> loadHostActivity(const TraceStore& store, const HostActi
     for (const auto& w : query.hosts) {
         longest.reset();
         longest.bind(1, w.host.value);
-        if (longest.step() != SQLITE_ROW) continue;  // no record on this host
+        if (const int rc = longest.step(); rc == SQLITE_DONE) continue;  // no record on this host
+        else if (rc != SQLITE_ROW) return failed(db, "read host activity");
         onHost.reset();
         onHost.bind(1, w.host.value).bind(2, w.fromNs).bind(3, w.toNs).bind(4, w.fromNs - longest.int64(0));
         if (Status s = readRecords(db, onHost, out, &seen); !s) return s;
@@ -161,6 +162,40 @@ Result<HostActivitySet> loadHostActivity(const TraceStore& store, const HostActi
         marked.bind(1, std::string_view(query.request));
         if (Status s = readRecords(db, marked, out, &seen); !s) return s;
     }
+    return out;
+}
+
+Status forEachHostActivity(const TraceStore& store, const std::function<bool(const HostActivity&, std::string_view what)>& visit) {
+    sqlite3* db = StoreConnection::of(store);
+    sqlite::Statement q(db, std::string(kSelectActivity) + "ORDER BY a.host_id, a.start_ns, a.id");
+    if (!q.isValid()) return failed(db, "read host activity");
+    HostActivity a;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        a.host = LabelId{static_cast<std::uint32_t>(q.int64(1))};
+        a.what = LabelId{static_cast<std::uint32_t>(q.int64(2))};
+        a.startNs = q.int64(3);
+        a.endNs = q.int64(4);
+        a.request = q.isNull(5) ? RequestId{} : RequestId{static_cast<std::uint32_t>(q.int64(5))};
+        a.requestMarker = std::string(q.text(6));
+        a.span = std::string(q.text(7));
+        if (!visit(a, q.text(9))) return Status::ok();
+    }
+    return rc == SQLITE_DONE ? Status::ok() : failed(db, "read host activity");
+}
+
+Result<std::vector<LabelId>> hostActivityHosts(const TraceStore& store) {
+    sqlite3* db = StoreConnection::of(store);
+    std::vector<LabelId> out;
+    sqlite::Statement table(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='host_activity_hosts'");
+    if (!table.isValid()) return failed(db, "read host activity");
+    if (const int rc = table.step(); rc == SQLITE_DONE) return out;  // before schema 16: none
+    else if (rc != SQLITE_ROW) return failed(db, "read host activity");
+    sqlite::Statement q(db, "SELECT host_id FROM host_activity_hosts ORDER BY host_id");
+    if (!q.isValid()) return failed(db, "read host activity");
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW) out.push_back(LabelId{static_cast<std::uint32_t>(q.int64(0))});
+    if (rc != SQLITE_DONE) return failed(db, "read host activity");
     return out;
 }
 

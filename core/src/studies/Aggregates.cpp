@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -18,6 +19,7 @@
 #include "tracelight/analysis/Slack.h"
 #include "tracelight/analysis/SpanRequestPath.h"
 #include "tracelight/store/TraceStore.h"
+#include "tracelight/studies/SpanCalls.h"
 #include "tracelight/store/Periods.h"
 #include "tracelight/store/ResultCache.h"
 
@@ -728,8 +730,11 @@ SlackPrediction predictSlack(const RequestAggregates& a, std::size_t category, T
     return p;
 }
 
-Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
-                                   TimeNs addNs, unsigned threads, const CancelToken* cancel) {
+namespace {
+// Every row of `a` re-scheduled with each segment's duration changed by change(type, durationNs).
+template <typename Change>
+Result<std::vector<TimeNs>> rescheduleRows(const InMemoryAnalysis& analysis, const RequestAggregates& a, const Change& change,
+                                           unsigned threads, const CancelToken* cancel) {
     if (cancel && cancel->isCancelled()) return Status::error("cancelled");
     const TraceData& td = analysis.data;
     const std::size_t rows = a.analysisRows.empty() ? td.requestCount() : a.analysisRows.size();
@@ -743,12 +748,8 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
             const std::size_t r = a.analysisRows.empty() ? row : a.analysisRows[row];
             const RequestDag& dag = pass.graph(td.eventsOf(r), analysis.offsets, td.linksOf(r));
             delta.assign(dag.segments.size(), 0);
-            for (std::size_t s = 0; s < dag.segments.size(); ++s) {
-                const auto type = dag.segments[s].type.value;
-                const bool hit = target.type >= 0 ? static_cast<int>(type) == target.type
-                                                  : (type < a.typeCategory.size() && a.typeCategory[type] == target.category);
-                if (hit) delta[s] = std::llround(double(dag.segments[s].durationNs()) * (factor - 1.0)) + addNs;
-            }
+            for (std::size_t s = 0; s < dag.segments.size(); ++s)
+                delta[s] = change(dag.segments[s].type.value, dag.segments[s].durationNs());
             // Span data: through its span graph, from the roots' start to their latest end.
             const auto spans = td.spansOf(r);
             const auto roots = spans.empty() ? std::nullopt : rootsExtent(td.eventsOf(r), spans, analysis.offsets);
@@ -762,6 +763,68 @@ Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const Reque
     });
     if (cancel && cancel->isCancelled()) return Status::error("cancelled");
     return out;
+}
+} // namespace
+
+Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
+                                   TimeNs addNs, unsigned threads, const CancelToken* cancel) {
+    const auto change = [&](std::uint32_t type, TimeNs durationNs) -> TimeNs {
+        const bool hit = target.type >= 0 ? static_cast<int>(type) == target.type
+                                          : (type < a.typeCategory.size() && a.typeCategory[type] == target.category);
+        return hit ? std::llround(double(durationNs) * (factor - 1.0)) + addNs : 0;
+    };
+    return rescheduleRows(analysis, a, change, threads, cancel);
+}
+
+Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, const std::vector<double>& typeFactors,
+                                   unsigned threads, const CancelToken* cancel) {
+    const auto change = [&](std::uint32_t type, TimeNs durationNs) -> TimeNs {
+        const double factor = type < typeFactors.size() ? typeFactors[type] : 1.0;
+        return factor == 1.0 ? 0 : std::llround(double(durationNs) * (factor - 1.0));
+    };
+    return rescheduleRows(analysis, a, change, threads, cancel);
+}
+
+Result<std::vector<std::uint32_t>> whatIfKeyTypes(const InMemoryAnalysis& analysis, const RequestAggregates& a, std::string_view key) {
+    const TraceData& td = analysis.data;
+    const auto typesOfCategory = [&](int category) {
+        std::vector<std::uint32_t> types;
+        for (std::size_t t = 0; t < a.typeCategory.size(); ++t)
+            if (a.typeCategory[t] == category) types.push_back(static_cast<std::uint32_t>(t));
+        return types;
+    };
+    // A category, as the app offers it ("category C") or by its name; a hop typed with "->" for "→".
+    std::string name(key);
+    constexpr std::string_view kCategoryPrefix = "category ";
+    if (name.starts_with(kCategoryPrefix)) name.erase(0, kCategoryPrefix.size());
+    if (const int c = a.categoryIndex(name); c >= 0) return typesOfCategory(c);
+    if (const auto arrow = name.find("->"); arrow != std::string::npos && name.find(':') == std::string::npos) {
+        std::string caller = name.substr(0, arrow), callee = name.substr(arrow + 2);
+        const auto trim = [](std::string& s) {
+            s.erase(0, s.find_first_not_of(' '));
+            s.erase(s.find_last_not_of(' ') + 1);
+        };
+        trim(caller);
+        trim(callee);
+        std::string hop;
+        if (const int c = a.categoryIndex(assignHopName(hop, SpanHop{caller, callee})); c >= 0) return typesOfCategory(c);
+    }
+    // A segment type, as the app lists it.
+    for (std::size_t t = 0; t < td.segmentTypes.size(); ++t)
+        if (td.segmentName(SegmentTypeId(static_cast<std::uint32_t>(t))) == key) return std::vector<std::uint32_t>{static_cast<std::uint32_t>(t)};
+    // An operation (a task): its segments but the trips between hosts, whose time is the hop's.
+    std::vector<std::uint32_t> types;
+    std::optional<SegmentTypeFactsTable> facts;
+    for (std::size_t t = 0; t < td.segmentTypes.size(); ++t) {
+        if (td.label(td.segmentTypes[t].task.value) != key) continue;
+        if (!facts) facts = segmentTypeFacts(td);
+        if (facts->seen[t] && !facts->facts[t].network) types.push_back(static_cast<std::uint32_t>(t));
+    }
+    if (!types.empty()) return types;
+    std::string known;
+    for (const auto& c : a.categories)
+        if (c != "unused") known += (known.empty() ? "" : ", ") + c;
+    return Status::error("no category, segment type or operation '" + std::string(key) + "' (categories: " + known + ")");
 }
 
 BreakdownStudy breakdownStudy(const RequestAggregates& a, const std::vector<std::string>* values, int quantiles) {

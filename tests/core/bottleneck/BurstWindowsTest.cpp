@@ -9,7 +9,12 @@
 
 #include "core/GeneratedTraces.h"
 #include "core/OnlineBoutiqueStore.h"
+#include "StoreAccess.h"
 #include "TestUtil.h"
+#include "tracelight/bottleneck/TemporalContext.h"
+#include "tracelight/import/Import.h"
+#include "tracelight/store/HostActivityStore.h"
+#include "tracelight/studies/Aggregates.h"
 #include "tracelight/store/RequestTable.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/analysis/RequestPass.h"
@@ -189,4 +194,108 @@ TEST(BurstTimelines, OnLocalClocksEachSegmentRunsBetweenItsRecordedEvents) {
         for (std::size_t s = 0; s < local[i].segments.size(); ++s) moved += local[i].segments[s].startNs != corrected[i].segments[s].startNs;
     }
     EXPECT_GT(moved, 0) << "the generated hosts' clocks are apart: some segment must move";
+}
+
+namespace {
+// Four requests on web-1, each calling db-1, whose clock runs 50 ms ahead (local = true + offset): one in each
+// window of mask 0x400 (1,024 ms windows, every other one), 100 ms into it by web-1's clock. The analysis finds
+// db-1's offset from the round trips. extraActivity: more db-1 and web-1 records on their own clocks.
+struct SkewedBursts {
+    test::ScratchDir dir;
+    std::unique_ptr<TraceStore> store;
+    InMemoryAnalysis analysis;
+    static constexpr std::int64_t kBaseMs = 1'700'000'000'000 / 2048 * 2048;
+    static constexpr TimeNs kSkewMs = 50;
+
+    explicit SkewedBursts(const std::vector<HostActivityInput>& activity) {
+        std::string csv = "request,host,task,event,ts_ns\n";
+        for (int j = 0; j < 4; ++j) {
+            const std::int64_t t = kBaseMs + 1024 * (2 * j + 1) + 100;
+            const std::string r = "r" + std::to_string(j);
+            csv += r + ",web-1,t,SEND," + std::to_string(t * kMs) + "\n" + r + ",db-1,t,RECV," + std::to_string((t + 1 + kSkewMs) * kMs) + "\n" +
+                   r + ",db-1,t,REPLY," + std::to_string((t + 2 + kSkewMs) * kMs) + "\n" + r + ",web-1,t,DONE," + std::to_string((t + 3) * kMs) + "\n";
+        }
+        auto opened = TraceStore::open(dir.file("b.tldb"), TraceStore::Mode::Create);
+        EXPECT_TRUE(opened) << opened.message();
+        store = std::move(opened.value());
+        ImportOptions import;
+        import.inputs = {dir.write("s.csv", csv)};
+        EXPECT_TRUE(importTraces(*store, import));
+        EXPECT_TRUE(addHostActivity(*store, activity));
+        EXPECT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+        auto loaded = loadAnalysis(*store);
+        EXPECT_TRUE(loaded) << loaded.message();
+        analysis = std::move(loaded.value());
+    }
+};
+} // namespace
+
+// A db-1 compaction in the last 20 ms of the first window on the true (analysis) clock lies past the window's end on
+// db-1's own clock: the Bursts tab and `bursts` (both findBursts) count it in the first window, as the analysis
+// places db-1's events. `bursts` used the clocks the database held: on a database not analysed yet, none, and
+// the record fell outside every window.
+TEST(BurstFindings, HostActivityOnTheAnalysisClocks) {
+    const TimeNs endOfFirst = (SkewedBursts::kBaseMs + 2048) * kMs, skew = SkewedBursts::kSkewMs * kMs;
+    SkewedBursts s({{"db-1", endOfFirst - 30 * kMs + skew, endOfFirst - 10 * kMs + skew, "compaction", {}, {}}});
+    const auto found = findBursts(s.analysis, *s.store, 0x400);
+    ASSERT_TRUE(found) << found.message();
+    EXPECT_TRUE(found->activityError.empty()) << found->activityError;
+    ASSERT_TRUE(found->withActivity);
+    ASSERT_EQ(found->windows.windows.size(), 4u);
+    ASSERT_EQ(found->activity.size(), 4u);
+    EXPECT_EQ(found->activity[0].records, 1);
+    EXPECT_EQ(found->activity[0].overlapNs, 20 * kMs);
+    for (std::size_t w = 1; w < 4; ++w) EXPECT_EQ(found->activity[w].records, 0) << w;
+}
+
+// Read window by window, the counts are those of the whole table in memory (brute force), on skewed clocks, with
+// records long and short, inside windows, across their edges and between them; cancelled, it says so.
+TEST(BurstFindings, WindowByWindowReadsCountWhatTheWholeTableCounts) {
+    std::mt19937_64 rng(11);
+    const std::int64_t from = SkewedBursts::kBaseMs * kMs, span = 9000 * kMs;
+    std::uniform_int_distribution<std::int64_t> at(0, span), length(0, 1500 * kMs);
+    std::vector<HostActivityInput> activity;
+    const char* whats[] = {"gc", "compaction", "cron"};
+    for (int i = 0; i < 400; ++i) {
+        const TimeNs start = from + at(rng), end = start + (i % 10 == 0 ? length(rng) : length(rng) / 100);
+        activity.push_back({i % 2 ? "db-1" : "web-1", start, end, whats[i % 3], {}, {}});
+    }
+    SkewedBursts s(activity);
+    const auto found = findBursts(s.analysis, *s.store, 0x400);
+    ASSERT_TRUE(found) << found.message();
+    ASSERT_TRUE(found->activityError.empty()) << found->activityError;
+    const auto all = loadHostActivity(*s.store);
+    ASSERT_TRUE(all) << all.message();
+    const auto whole = hostActivityInBursts(found->windows, HostActivityIndex(all.value(), hostOffsetsByLabel(s.analysis.data, s.analysis.offsets)));
+    ASSERT_EQ(found->activity.size(), whole.size());
+    std::int64_t counted = 0;
+    for (std::size_t w = 0; w < whole.size(); ++w) {
+        EXPECT_EQ(found->activity[w].records, whole[w].records) << w;
+        EXPECT_EQ(found->activity[w].hosts, whole[w].hosts) << w;
+        EXPECT_EQ(found->activity[w].overlapNs, whole[w].overlapNs) << w;
+        ASSERT_EQ(found->activity[w].activity.size(), whole[w].activity.size()) << w;
+        for (std::size_t k = 0; k < whole[w].activity.size(); ++k) {
+            EXPECT_EQ(found->activity[w].activity[k].what, whole[w].activity[k].what);
+            EXPECT_EQ(found->activity[w].activity[k].records, whole[w].activity[k].records);
+        }
+        counted += whole[w].records;
+    }
+    EXPECT_GT(counted, 100);
+    CancelToken cancel;
+    cancel.cancel();
+    const auto cancelled = findBursts(s.analysis, *s.store, 0x400, &cancel);
+    ASSERT_FALSE(cancelled);
+    EXPECT_EQ(cancelled.message(), "cancelled");
+}
+
+// A host-activity table that cannot be read is said, not taken for none; the windows stand.
+TEST(BurstFindings, AFailedReadIsAnErrorNotNone) {
+    SkewedBursts s({{"db-1", SkewedBursts::kBaseMs * kMs, SkewedBursts::kBaseMs * kMs + kMs, "gc", {}, {}}});
+    ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*s.store), "DROP TABLE host_activity", nullptr, nullptr, nullptr), SQLITE_OK);
+    const auto found = findBursts(s.analysis, *s.store, 0x400);
+    ASSERT_TRUE(found) << found.message();
+    EXPECT_EQ(found->windows.windows.size(), 4u);
+    EXPECT_TRUE(found->withActivity);
+    EXPECT_NE(found->activityError.find("host activity"), std::string::npos) << found->activityError;
+    EXPECT_TRUE(found->activity.empty());
 }

@@ -471,18 +471,23 @@ TEST(SpanCategories, OutliersAndSegmentTypesAreOperationsNotOccurrences) {
 // changes nothing; halving cart (on it) ends it at 35, so the root then waits for ads until 40 and ends at
 // 80; doubling the root's own work (10 before its first call, 10 between its calls, 40 after both returned)
 // starts cart at 20, so it returns at 70 and the root ends at 150.
-TEST(SpanWhatIf, ReschedulesThroughTheSpanGraph) {
-    test::ScratchDir dir;
+// The request of the span what-if tests: shop (0-100 us) calling cart (10-60) and ads (20-40), as Jaeger JSON.
+std::string shopCartAdsTrace() {
     auto span = [](const char* id, const char* parent, const char* process, long startUs, long durationUs) {
         const std::string refs = parent ? std::string(R"([{"refType":"CHILD_OF","traceID":"t1","spanID":")") + parent + R"("}])" : "[]";
         return std::string(R"({"traceID":"t1","spanID":")") + id + R"(","operationName":"op-)" + id + R"(","references":)" + refs +
                R"(,"startTime":)" + std::to_string(1700000000000000L + startUs) + R"(,"duration":)" + std::to_string(durationUs) +
                R"(,"processID":")" + process + R"(","tags":[],"logs":[]})";
     };
-    const std::string json = std::string(R"({"data":[{"traceID":"t1","spans":[)") + span("a", nullptr, "ps", 0, 100) + "," +
-                             span("b", "a", "pc", 10, 50) + "," + span("c", "a", "pd", 20, 20) +
-                             R"(],"processes":{"ps":{"serviceName":"shop","tags":[]},"pc":{"serviceName":"cart","tags":[]},)"
-                             R"("pd":{"serviceName":"ads","tags":[]}}}]})";
+    return std::string(R"({"data":[{"traceID":"t1","spans":[)") + span("a", nullptr, "ps", 0, 100) + "," + span("b", "a", "pc", 10, 50) +
+           "," + span("c", "a", "pd", 20, 20) +
+           R"(],"processes":{"ps":{"serviceName":"shop","tags":[]},"pc":{"serviceName":"cart","tags":[]},)"
+           R"("pd":{"serviceName":"ads","tags":[]}}}]})";
+}
+
+TEST(SpanWhatIf, ReschedulesThroughTheSpanGraph) {
+    test::ScratchDir dir;
+    const std::string json = shopCartAdsTrace();
     SpanStudy s({dir.write("whatif.json", json)});
     ASSERT_EQ(s.analysis.data.requestCount(), 1u);
     auto latency = [&](const char* category, double factor) -> TimeNs {
@@ -497,6 +502,48 @@ TEST(SpanWhatIf, ReschedulesThroughTheSpanGraph) {
     EXPECT_EQ(latency("cart", 0.5), 80'000);
     EXPECT_EQ(latency("cart", 2.0), 150'000);  // cart 10-110, then the root's own 40
     EXPECT_EQ(latency("shop", 2.0), 150'000);
+}
+
+// The keys the command line takes name what the app's What-if offers, and several changed at once re-schedule
+// together: halving cart and ads ends both calls at 35, and the root (its own 40 after them) at 75.
+TEST(SpanWhatIf, KeysNameTheAppsTargetsAndCombine) {
+    test::ScratchDir dir;
+    SpanStudy s({dir.write("whatif.json", shopCartAdsTrace())});
+    ASSERT_EQ(s.analysis.data.requestCount(), 1u);
+    const RequestAggregates& a = s.aggregates;
+    auto typesOf = [&](std::string_view key) {
+        auto types = whatIfKeyTypes(s.analysis, a, key);
+        EXPECT_TRUE(types) << key << ": " << types.message();
+        return types ? types.value() : std::vector<std::uint32_t>{};
+    };
+    const int cart = a.categoryIndex("cart");
+    ASSERT_GE(cart, 0);
+    std::vector<std::uint32_t> cartTypes;
+    for (std::uint32_t t = 0; t < a.typeCategory.size(); ++t)
+        if (a.typeCategory[t] == cart) cartTypes.push_back(t);
+    EXPECT_EQ(typesOf("cart"), cartTypes);
+    EXPECT_EQ(typesOf("category cart"), cartTypes);  // as the app lists it
+    const std::string oneType = s.analysis.data.segmentName(SegmentTypeId(cartTypes.front()));
+    EXPECT_EQ(typesOf(oneType), std::vector<std::uint32_t>{cartTypes.front()});
+    const auto unknown = whatIfKeyTypes(s.analysis, a, "nope");
+    ASSERT_FALSE(unknown);
+    EXPECT_NE(unknown.message().find("(categories: shop"), std::string::npos) << unknown.message();
+
+    auto latency = [&](const std::vector<std::pair<std::string, double>>& scales) -> TimeNs {
+        std::vector<double> factors(s.analysis.data.segmentTypes.size(), 1.0);
+        for (const auto& [key, factor] : scales)
+            for (const std::uint32_t t : typesOf(key)) factors[t] *= factor;
+        auto out = whatIf(s.analysis, a, factors);
+        EXPECT_TRUE(out) << out.message();
+        return out ? out->at(0) : -1;
+    };
+    EXPECT_EQ(latency({{"cart", 0.5}}), 80'000);
+    EXPECT_EQ(latency({{"ads", 0.5}}), 100'000);
+    EXPECT_EQ(latency({{"cart", 0.5}, {"ads", 0.5}}), 75'000);
+    EXPECT_EQ(latency({{"shop", 2.0}}), 150'000);
+    // An operation (a span's service:operation): the root's own work, and cart's call.
+    EXPECT_EQ(latency({{"shop:op-a", 2.0}}), 150'000);
+    EXPECT_EQ(latency({{"cart:op-b", 0.5}}), 80'000);
 }
 
 // On real spans with a network delay injected into currencyservice (Online Boutique, 05:27-05:28 beside the
@@ -516,6 +563,15 @@ TEST(SpanWhatIf, HalvingTheDelayedHopLowersTheTail) {
     const double before = p95("frontend → currencyservice", 1.0);
     EXPECT_LT(p95("frontend → currencyservice", 0.5), 0.75 * before);
     EXPECT_NEAR(p95("adservice", 0.5), before, 0.01 * before);
+    // The command line's key for the hop, typed with "->", re-schedules every request as the app's target does.
+    const auto types = whatIfKeyTypes(s.analysis, s.aggregates, "frontend -> currencyservice");
+    ASSERT_TRUE(types) << types.message();
+    std::vector<double> factors(s.analysis.data.segmentTypes.size(), 1.0);
+    for (const std::uint32_t t : types.value()) factors[t] = 0.5;
+    const auto byKey = whatIf(s.analysis, s.aggregates, factors);
+    const auto byCategory = whatIf(s.analysis, s.aggregates, {-1, s.aggregates.categoryIndex("frontend → currencyservice")}, 0.5);
+    ASSERT_TRUE(byKey && byCategory);
+    EXPECT_EQ(byKey.value(), byCategory.value());
 }
 
 // The scope of an analysis view: the aggregates of some rows are the studies of those rows, and what-if

@@ -543,6 +543,17 @@ TEST(BurstView, CountsTheHostActivityInEachWindow) {
     view.showWindow(1);
     ASSERT_TRUE(waitBursts(view));
     EXPECT_TRUE(view.windowText().contains("no host activity")) << view.windowText().toStdString();
+    // Host activity that cannot be read is said with its reason, never shown as none.
+    {
+        auto store = TraceStore::open(db, TraceStore::Mode::ReadWrite);
+        ASSERT_TRUE(store) << store.message();
+        ASSERT_EQ(sqlite3_exec(test::StoreAccess::db(*store.value()), "DROP TABLE host_activity", nullptr, nullptr, nullptr), SQLITE_OK);
+    }
+    view.setMask(QStringLiteral("0x3C0"));
+    ASSERT_TRUE(waitBursts(view));
+    EXPECT_TRUE(view.summaryText().contains("host activity could not be read: cannot read host activity")) << view.summaryText().toStdString();
+    EXPECT_TRUE(view.windowText().contains("host activity unknown")) << view.windowText().toStdString();
+    EXPECT_FALSE(view.windowText().contains("no host activity")) << view.windowText().toStdString();
 }
 
 // A long window (a mask with a high lowest bit, 32.8 s windows here): its header gives the end's full time of

@@ -140,6 +140,8 @@ TEST(CompareWorkspace, RanksTheSlowedSegmentFirstWithItsRedEdgeAndTheAaFigure) {
     // sides, and lists its requests.
     QTreeWidget* detail = w.detail();
     ASSERT_GE(detail->topLevelItemCount(), 5);
+    // Its kind as the table names it, not the JSON's "response_time".
+    EXPECT_TRUE(detail->topLevelItem(0)->text(0).endsWith("(response time)")) << detail->topLevelItem(0)->text(0).toStdString();
     const QTreeWidgetItem* red = detail->topLevelItem(1);
     ASSERT_GT(red->childCount(), 0);
     EXPECT_EQ(red->child(0)->text(0), QStringLiteral("fetch-feed:CACHE_MISS → fetch-feed:CACHE_REPLY"));
@@ -800,6 +802,10 @@ TEST(CompareWorkspace, ThePaperToggleUsesThePapersStatisticsAndThreshold) {
             }
         ASSERT_TRUE(w.comparison());
         EXPECT_GE(w.comparison()->comparison.entries.size(), corrected);
+        // The p column says what it holds: uncorrected, not adjusted over the categories.
+        const QString pTip = w.entryTable()->model()->headerData(widgets::CompareEntryModel::PValue, Qt::Horizontal, Qt::ToolTipRole).toString();
+        EXPECT_TRUE(pTip.contains("uncorrected")) << pTip.toStdString();
+        EXPECT_FALSE(pTip.contains("Holm")) << pTip.toStdString();
         if (const QByteArray png = qgetenv("COMPARE_PAPER_PNG"); !png.isEmpty()) {
             ASSERT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
         }

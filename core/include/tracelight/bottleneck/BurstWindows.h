@@ -9,10 +9,17 @@
 #include <span>
 #include <vector>
 
+#include <string>
+
+#include "tracelight/analysis/Analysis.h"
+#include "tracelight/base/Progress.h"
+#include "tracelight/base/Status.h"
 #include "tracelight/base/Time.h"
 #include "tracelight/bottleneck/HostActivity.h"
 
 namespace tracelight {
+
+class TraceStore;
 
 struct BurstWindow {
     std::int64_t startMs = 0, endMs = 0;  // [startMs, endMs), wall-clock milliseconds since the epoch
@@ -42,5 +49,26 @@ struct BurstActivity {
 };
 // One per window, in the windows' order.
 std::vector<BurstActivity> hostActivityInBursts(const BurstWindows& windows, const HostActivityIndex& activity);
+
+// The same read from the database in one pass, record by record: memory holds a tally per window, however large
+// the table. offsets: those of the clocks the starts are on. Cancelled: the status "cancelled"; a failed read: its
+// error.
+Result<std::vector<BurstActivity>> hostActivityInBursts(const BurstWindows& windows, const TraceStore& store, const HostOffsets& offsets,
+                                                        const CancelToken* cancel = nullptr);
+
+// What the Bursts tab and `tracelight-cli bursts` show, found one way for both: the analysed requests' starts on
+// the analysis's clocks, their burst windows (under `mask`, or the one inferred), and the host activity inside
+// each window on the same clocks — each host's record moved by the analysis's offset for that host, as its events
+// are.
+struct BurstFindings {
+    std::int64_t requests = 0;
+    BurstWindows windows;
+    bool withActivity = false;            // the database holds host activity
+    std::vector<BurstActivity> activity;  // per window, when withActivity and read
+    std::string activityError;            // the host activity could not be read (the windows stand)
+};
+// Cancelled: the status "cancelled".
+Result<BurstFindings> findBursts(const InMemoryAnalysis& analysis, const TraceStore& store, std::optional<std::uint64_t> mask = std::nullopt,
+                                 const CancelToken* cancel = nullptr);
 
 } // namespace tracelight

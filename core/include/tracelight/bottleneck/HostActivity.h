@@ -8,8 +8,10 @@
 // them as the traced requests are counted (docs/concepts/context-and-bursts.md).
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -102,6 +104,15 @@ struct ActivityKind {
     std::string what;
     std::int64_t records = 0;
     TimeNs overlapNs = 0;  // their time inside the window, summed
+};
+// Records summed by what as they come: kinds() in the order summarizeActivity gives, most time first (ties by what).
+class ActivityTally {
+public:
+    void add(LabelId what, std::string_view name, TimeNs overlapNs);
+    std::vector<ActivityKind> kinds() const;
+
+private:
+    std::map<std::uint32_t, ActivityKind> m_byWhat;
 };
 // The records given (each counted once), grouped by what, most time first.
 std::vector<ActivityKind> summarizeActivity(std::span<const PlacedActivity> placed, TimeNs fromNs, TimeNs toNs,

@@ -223,6 +223,16 @@ struct WhatIfTarget {
 // Cancelled: the status "cancelled".
 Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, WhatIfTarget target, double factor,
                            TimeNs addNs = 0, unsigned threads = 0, const CancelToken* cancel = nullptr);
+// Several components changed at once: every segment of type t takes typeFactors[t] times as long (types past
+// the end keep theirs).
+Result<std::vector<TimeNs>> whatIf(const InMemoryAnalysis& analysis, const RequestAggregates& a, const std::vector<double>& typeFactors,
+                                   unsigned threads = 0, const CancelToken* cancel = nullptr);
+
+// The segment types a what-if key names, as the app's What-if offers them: "category C" or a category's name C (for
+// span data a service, or a hop "caller → callee", which may be typed "caller -> callee"); a segment type
+// "task:START->END"; or an operation, a task's name ("service:operation" for span data): its segments but the
+// trips between hosts, which are the hop's. Unknown: an error listing the categories.
+Result<std::vector<std::uint32_t>> whatIfKeyTypes(const InMemoryAnalysis& analysis, const RequestAggregates& a, std::string_view key);
 
 // ---- what the aggregates view shows, one call per page (run off the GUI thread; the view only draws) ----
 
