@@ -905,14 +905,30 @@ SlackStudy slackStudy(const RequestAggregates& a, std::size_t category, TimeNs c
                       const std::vector<std::string>* users, int buckets) {
     SlackStudy out;
     if (category >= a.width()) return out;
-    for (std::size_t r = 0; r < a.requests(); ++r)
-        if (a.hasSlack(r, category)) out.slackNs.push_back(a.slack(r, category));
+    // Of the selection (rows; none: every request), as its buckets are.
+    auto each = [&](auto&& f) {
+        if (rows.empty())
+            for (std::size_t r = 0; r < a.requests(); ++r) f(r);
+        else
+            for (auto r : rows) f(std::size_t{r});
+    };
+    each([&](std::size_t r) {
+        if (r < a.requests() && a.hasSlack(r, category)) out.slackNs.push_back(a.slack(r, category));
+    });
     std::sort(out.slackNs.begin(), out.slackNs.end());
     out.cutoffNs = cutoffNs >= 0 ? cutoffNs : (out.slackNs.empty() ? 0 : out.slackNs[(out.slackNs.size() - 1) / 2 + (out.slackNs.size() - 1) % 2]);
     out.buckets = slackBuckets(a, category, buckets, rows);
     if (users) {
         out.predicted = true;
-        out.prediction = predictSlack(a, category, out.cutoffNs, *users);
+        if (rows.empty()) {
+            out.prediction = predictSlack(a, category, out.cutoffNs, *users);
+        } else {
+            std::vector<std::string> selected(users->size());  // a request without a user is not predicted
+            each([&](std::size_t r) {
+                if (r < selected.size()) selected[r] = (*users)[r];
+            });
+            out.prediction = predictSlack(a, category, out.cutoffNs, selected);
+        }
     }
     return out;
 }

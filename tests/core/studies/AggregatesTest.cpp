@@ -386,6 +386,18 @@ TEST(Aggregates, ViewStudiesAreTheStudiesTheyCombine) {
     EXPECT_EQ(within.cutoffNs, 1000000);
     EXPECT_FALSE(within.predicted);
     EXPECT_EQ(within.buckets.front().requests, slackBuckets(a, web, 5, rows).front().requests);
+    // Of the selection only: its slacks, its median, and the prediction among its requests (they were the whole
+    // database's, so a period's study counted requests outside it).
+    std::vector<TimeNs> selected;
+    for (auto r : rows)
+        if (a.hasSlack(r, web)) selected.push_back(a.slack(r, web));
+    std::sort(selected.begin(), selected.end());
+    const SlackStudy ofThree = slackStudy(a, web, -1, rows, &parity);
+    EXPECT_EQ(ofThree.slackNs, selected);
+    EXPECT_EQ(ofThree.cutoffNs, quantile(selected, 0.5));
+    std::vector<std::string> onlyThree(parity.size());
+    for (auto r : rows) onlyThree[r] = parity[r];
+    EXPECT_EQ(ofThree.prediction.pairs, predictSlack(a, web, ofThree.cutoffNs, onlyThree).pairs);
     EXPECT_EQ(valuesByFrequency(parity, 10), (std::vector<std::string>{"other", "three"}));
     EXPECT_EQ(valuesByFrequency({"b", "a", "", "b", "a", "c"}, 2), (std::vector<std::string>{"a", "b"}));
 }
