@@ -228,8 +228,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
+        const bool importing = job(Job::Import).isRunning();
         for (Job lane : {Job::Requests, Job::Analysis, Job::Import, Job::TraceFile, Job::Aggregates, Job::Model, Job::Detail}) job(lane).cancel();
-        m_statusText->setText(tr("Cancelled; the database is unchanged."));
+        if (m_fileContents) {
+            // A file shown from memory: its import (started after a first waterfall) starts again with the next one.
+            if (importing) m_importAfterShown = true;
+            m_statusText->setText(tr("Cancelled; the file stays shown from memory, and its import starts again when a request is shown."));
+        } else {
+            m_statusText->setText(tr("Cancelled; the database is unchanged."));
+        }
     });
     for (Job lane : kForegroundJobs) {
         widgets::JobRunner* runner = &job(lane);
