@@ -811,12 +811,7 @@ void MainWindow::readTraceFileIntoMemory(const QString& file, const QString& dat
             showTraceFileRead(file, database);
             auto table = read->table;
             m_requests->setTable(table, {});  // the file's reader keeps no attributes: they come with the database
-            for (int column : {widgets::RequestTableModel::Service, widgets::RequestTableModel::Operation,
-                               widgets::RequestTableModel::Spans, widgets::RequestTableModel::Errors})
-                m_table->setColumnHidden(column, !table->hasSpans);
-            const auto sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
-            if (sortColumn >= 0 && sortColumn < widgets::RequestTableModel::Attributes)
-                m_requests->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
+            arrangeTable(table->hasSpans);
             // The import waits for the first waterfall (showRequestFromFile starts it): on two cores it would halve
             // the time the first request's pass gets.
             m_importAfterShown = true;
@@ -825,6 +820,16 @@ void MainWindow::readTraceFileIntoMemory(const QString& file, const QString& dat
             emit loaded();
             if (table->size() == 0 || !m_requestPanel->currentRequest().isValid()) startImportAfterShown();
         });
+}
+
+void MainWindow::arrangeTable(bool hasSpans) {
+    // The span columns only where there are span requests: an event log's would stay empty.
+    for (int column : {widgets::RequestTableModel::Service, widgets::RequestTableModel::Operation, widgets::RequestTableModel::Spans,
+                       widgets::RequestTableModel::Errors})
+        m_table->setColumnHidden(column, !hasSpans);
+    const auto sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
+    if (sortColumn >= 0 && sortColumn < widgets::RequestTableModel::Attributes)
+        m_requests->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
 }
 
 void MainWindow::showTraceFileRead(const QString& file, const QString& database) {
@@ -979,13 +984,7 @@ void MainWindow::loadTable() {
                     parts << QString::fromStdString(key) + "=" + QString::fromStdString(value);
                 return parts.join(QStringLiteral("  "));
             });
-            // The span columns only where there are span requests: an event log's would stay empty.
-            for (int column : {widgets::RequestTableModel::Service, widgets::RequestTableModel::Operation,
-                               widgets::RequestTableModel::Spans, widgets::RequestTableModel::Errors})
-                m_table->setColumnHidden(column, !table->hasSpans);
-            const auto sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
-            if (sortColumn >= 0 && sortColumn < widgets::RequestTableModel::Attributes)
-                m_requests->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
+            arrangeTable(table->hasSpans);
             m_requestPanel->tableReplaced();  // filter again; the request shown stays selected when still listed
             if (m_tableScroll) {
                 // From the file in memory: the same request, at the same place, now read from the database (the

@@ -130,6 +130,8 @@ private:
     void showTraceFileRead(const QString& file, const QString& database);  // the views, before the read arrives
     void importShownTraceFile(const QString& file, const QString& database);
     void startImportAfterShown();  // the file shown's import, once its first waterfall is (or cannot be) drawn
+    // A new table's columns as its requests need them (span columns or not), sorted as the header says.
+    void arrangeTable(bool hasSpans);
     // The views of the open database (or file) dropped; the tabs that need the analysis say it follows the
     // database loading, or (followsImport) the import of the file shown from memory.
     void clearDatabaseViews(bool followsImport);
