@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <ctime>
 #include <limits>
@@ -397,25 +398,30 @@ Status ImportWriter::addWarning(std::string_view request, const std::string& mes
 
 Result<std::int64_t> ImportWriter::processId(const std::vector<std::pair<std::string, std::string>>& tags) {
     if (tags.empty()) return std::int64_t{0};
-    // Its tags as label ids, "key=value" joined by ",": the same process's spans find one row.
-    std::vector<std::array<std::uint32_t, 2>> ids;
-    ids.reserve(tags.size());
+    // Its tags as label ids, "key=value" joined by ",": the same process's spans find one row. Every span has
+    // its process's tags: the key and the ids are built in buffers kept from span to span.
     m_processKey.clear();
+    m_processTagIds.clear();
+    char number[16];
+    auto append = [&](std::uint32_t id) {
+        const auto end = std::to_chars(number, number + sizeof number, id).ptr;
+        m_processKey.append(number, end);
+    };
     for (const auto& [k, v] : tags) {
         auto key = intern(k, LabelRole::AttributeKey);
         if (!key) return key.status();
         auto value = intern(v, LabelRole::AttributeValue);
         if (!value) return value.status();
-        ids.push_back({key.value(), value.value()});
+        m_processTagIds.push_back({key.value(), value.value()});
         if (!m_processKey.empty()) m_processKey += ',';
-        m_processKey += std::to_string(key.value());
+        append(key.value());
         m_processKey += '=';
-        m_processKey += std::to_string(value.value());
+        append(value.value());
     }
     if (auto it = m_processes.find(m_processKey); it != m_processes.end()) return it->second;
     const std::int64_t id = m_nextProcessId++;
     m_processes.emplace(m_processKey, id);
-    Status posted = m_worker.post([this, id, text = m_processKey, ids = std::move(ids)] {
+    Status posted = m_worker.post([this, id, text = m_processKey, ids = m_processTagIds] {
         auto stepped = [&](sqlite::Statement& st) -> Status {
             const int rc = st.step();
             st.reset();

@@ -1,6 +1,7 @@
 #pragma once
 // Format-independent half of every importer: interns labels, creates requests, stores events and
 // attributes, and after the last event numbers repeated <task, event> pairs and summarises requests.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -219,6 +220,7 @@ private:
     StringMap<std::int64_t> m_processes;
     std::int64_t m_nextProcessId = 1;
     std::string m_processKey;
+    std::vector<std::array<std::uint32_t, 2>> m_processTagIds;
     sqlite::Statement m_insertProcess, m_insertProcessAttr;
     sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest, m_insertSummedRequest, m_insertRequestSpans;
     BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_spanAttrRows, m_spanEventRows, m_eventAttrRows;
