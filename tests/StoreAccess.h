@@ -11,6 +11,18 @@
 
 namespace tracelight::test {
 
+// Schema 18's tables taken back to 17's, empty: for a database with no spans (undoSchema18 keeps them).
+#define TRACELIGHT_UNDO_SCHEMA18_TABLES \
+        "CREATE TABLE span_attrs(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL, " \
+        "  key_id INTEGER NOT NULL, value_id INTEGER NOT NULL, PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID; " \
+        "CREATE TABLE span_events(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL, " \
+        "  name_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, event_id INTEGER NOT NULL DEFAULT 0, " \
+        "  PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID; " \
+        "CREATE TABLE span_links(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL, " \
+        "  span_id TEXT NOT NULL, PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID; "
+#define TRACELIGHT_UNDO_SCHEMA18_COLUMNS \
+        "ALTER TABLE spans DROP COLUMN tags; ALTER TABLE spans DROP COLUMN events; ALTER TABLE spans DROP COLUMN links; "
+
 // Schema 17 taken back to 16's tables: each span's process tags on the span again, flagged.
 #define TRACELIGHT_UNDO_SCHEMA17 \
         "ALTER TABLE span_attrs ADD COLUMN process INTEGER NOT NULL DEFAULT 0; " \
@@ -23,10 +35,11 @@ struct StoreAccess {
     static sqlite3* db(const TraceStore& store) { return store.db(); }
 
     // What schema 13 (and 14: the live capture's tables; 15: the SQL result tables; 16: host activity; 17: processes stored
-    // once, their tags put back on each span) added, taken away again: the
+    // once, their tags put back on each span; 18: packed tags, events and links, for a database without spans) added, taken away again: the
     // first step of making an older database in a test (a span request then keeps its events only if
     // storeEventModel stored them first).
     static constexpr const char* kUndoSchema13 =
+        TRACELIGHT_UNDO_SCHEMA18_TABLES TRACELIGHT_UNDO_SCHEMA18_COLUMNS
         TRACELIGHT_UNDO_SCHEMA17
         "DROP TABLE host_activity; DROP TABLE host_activity_hosts; DROP TABLE critical_path_segments; DROP TABLE slack; "
         "DROP TABLE capture_spans; DROP TABLE capture_traces; "
@@ -34,7 +47,7 @@ struct StoreAccess {
         "ALTER TABLE spans DROP COLUMN enter_id; ALTER TABLE spans DROP COLUMN leave_id; "
         "ALTER TABLE span_events DROP COLUMN event_id; UPDATE meta SET value='12' WHERE key='schema_version'; ";
 
-    // Schema 17 taken back to 16.
+    // Schema 17 taken back to 16 (after undoSchema18).
     static constexpr const char* kUndoSchema17 =
         TRACELIGHT_UNDO_SCHEMA17
         "UPDATE meta SET value='16' WHERE key='schema_version'; ";

@@ -48,18 +48,40 @@ def setup():
     shutil.copy(os.path.join(HERE, "otel_sdk_send.mjs"), os.path.join(NPM_DIR, "otel_sdk_send.mjs"))
 
 
+def varints(blob):
+    """The unsigned LEB128 varints of a span's packed tags, events or links (core/src/store/PackedSpanParts.h)."""
+    value, shift, at = 0, 0, 0
+    while at < len(blob):
+        byte = blob[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            yield value, at
+            value, shift = 0, 0
+
+
+def unpack_links(blob):
+    out, at = [], 0
+    while at < len(blob):
+        size, used = next(varints(blob[at:]))
+        out.append(blob[at + used:at + used + size].decode())
+        at += used + size
+    return out
+
+
 def stored_spans(db):
     con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
     label = dict(con.execute("SELECT id, text FROM label_text"))
     spans = {}
-    for req, idx, span_id, parent, op in con.execute("SELECT request_id, idx, span_id, parent, operation_id FROM spans"):
-        spans[(req, idx)] = {"spanId": span_id, "parent": parent, "name": label[op], "attributes": {}, "events": [], "links": []}
-    for req, idx, key, value in con.execute("SELECT request_id, idx, key_id, value_id FROM span_attrs"):  # its own tags
-        spans[(req, idx)]["attributes"][label[key]] = label[value]
-    for req, idx, name in con.execute("SELECT request_id, idx, name_id FROM span_events ORDER BY pos"):
-        spans[(req, idx)]["events"].append(label[name])
-    for req, idx, link in con.execute("SELECT request_id, idx, span_id FROM span_links ORDER BY pos"):
-        spans[(req, idx)]["links"].append(link)
+    for req, idx, span_id, parent, op, tags, events, links in con.execute(
+            "SELECT request_id, idx, span_id, parent, operation_id, tags, events, links FROM spans"):
+        numbers = [v for v, _ in varints(tags or b"")]  # its own tags: key, value
+        event_numbers = [v for v, _ in varints(events or b"")]  # name, event-model name, time delta
+        spans[(req, idx)] = {"spanId": span_id, "parent": parent, "name": label[op],
+                             "attributes": {label[numbers[k]]: label[numbers[k + 1]] for k in range(0, len(numbers), 2)},
+                             "events": [label[event_numbers[k]] for k in range(0, len(event_numbers), 3)],
+                             "links": unpack_links(links or b"")}
     by_id = {}
     for (req, idx), s in spans.items():
         s["parentId"] = spans[(req, s["parent"])]["spanId"] if s["parent"] >= 0 else ""

@@ -74,8 +74,8 @@ Result<CaptureTable::Earlier> CaptureTable::clearCapturedRequest(std::string_vie
         id = q.int64(0);
     }
     // Everything stored by request id; period_members follows the request by its trigger.
-    for (const char* table : {"events", "event_attrs", "request_attrs", "causal_links", "import_warnings", "spans", "span_attrs",
-                              "span_events", "span_links", "request_spans", "request_analysis", "critical_path_segments", "slack"}) {
+    for (const char* table : {"events", "event_attrs", "request_attrs", "causal_links", "import_warnings", "spans", "request_spans",
+                              "request_analysis", "critical_path_segments", "slack"}) {
         const std::string sql = std::string("DELETE FROM ") + table + " WHERE request_id=?1";
         sqlite::Statement del(m_db, sql);
         del.bind(1, id);

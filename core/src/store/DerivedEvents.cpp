@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
+
+#include "store/PackedSpanParts.h"
 
 namespace tracelight {
 
@@ -12,7 +15,7 @@ DerivedEvents::DerivedEvents(sqlite3* db)
     : m_db(db),
       m_spans(db, "SELECT parent, caller, detached, kind_id, event_host_id, task_id, enter_id, leave_id, start_ns, end_ns, idx "
                   "FROM spans WHERE request_id=?1 ORDER BY idx"),
-      m_spanEvents(db, "SELECT idx, event_id, ts_ns FROM span_events WHERE request_id=?1 ORDER BY idx, pos"),
+      m_spanEvents(db, "SELECT idx, events FROM spans WHERE request_id=?1 AND events IS NOT NULL ORDER BY idx"),
       m_isDerived(db, "SELECT events_from_spans FROM requests WHERE id=?1") {
     m_start = labelId("start");
     m_end = labelId("end");
@@ -85,9 +88,15 @@ Result<SpanEventModel> DerivedEvents::model(std::int64_t request, bool withEvent
         const std::int64_t idx = m_spanEvents.int64(0);
         if (idx < 0 || static_cast<std::uint64_t>(idx) >= m_shapes.size()) continue;
         SpanCallShape& shape = m_shapes[static_cast<std::size_t>(idx)];
-        if (shape.eventCount == 0) shape.firstEvent = static_cast<std::uint32_t>(m_events.size());
-        ++shape.eventCount;
-        m_events.push_back({{static_cast<std::uint32_t>(m_spanEvents.int64(1)), 1}, m_spanEvents.int64(2)});
+        const bool whole = packed::forEachEvent(m_spanEvents.blob(1), [&](std::uint32_t, std::uint32_t event, std::int64_t tsNs) {
+            if (shape.eventCount == 0) shape.firstEvent = static_cast<std::uint32_t>(m_events.size());
+            ++shape.eventCount;
+            m_events.push_back({{event, 1}, tsNs});
+        });
+        if (!whole) {
+            m_spanEvents.reset();
+            return Status::error("cannot read span events: span " + std::to_string(idx) + "'s are damaged");
+        }
     }
     m_spanEvents.reset();
     if (rc != SQLITE_DONE) return Status::error(std::string("cannot read span events: ") + sqlite3_errmsg(m_db));
@@ -143,34 +152,53 @@ Result<std::vector<EventAttribute>> DerivedEvents::attributes(std::int64_t reque
     };
     std::vector<Row> rows;
     {
-        // The process's tags first, then the span's own, which win.
-        sqlite::Statement q(m_db, "SELECT t.idx, t.key_id, t.value_id, v.text = '' FROM ("
-                                  "SELECT s.idx AS idx, p.key_id AS key_id, p.value_id AS value_id, 1 AS process, p.pos AS pos "
-                                  "FROM spans s JOIN process_attrs p ON p.process_id=s.process_id WHERE s.request_id=?1 "
-                                  "UNION ALL SELECT idx, key_id, value_id, 0, pos FROM span_attrs WHERE request_id=?1) t "
-                                  "JOIN labels v ON v.id=t.value_id ORDER BY t.idx, t.process DESC, t.pos");
-        q.bind(1, request);
-        std::int64_t span = -1;
+        // Each span's process's tags first, then its own, which win; an empty value is no value.
+        sqlite::Statement spans(m_db, "SELECT idx, process_id, tags FROM spans WHERE request_id=?1 ORDER BY idx");
+        sqlite::Statement processTags(m_db, "SELECT key_id, value_id FROM process_attrs WHERE process_id=?1 ORDER BY pos");
+        sqlite::Statement isEmpty(m_db, "SELECT text = '' FROM labels WHERE id=?1");
+        std::map<std::int64_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> processes;
+        std::map<std::uint32_t, bool> emptyValue;
+        const auto empty = [&](std::uint32_t value) {
+            auto [at, fresh] = emptyValue.try_emplace(value, false);
+            if (fresh) {
+                isEmpty.bind(1, std::int64_t(value));
+                at->second = isEmpty.step() == SQLITE_ROW && isEmpty.int64(0) != 0;
+                isEmpty.reset();
+            }
+            return at->second;
+        };
         std::map<std::uint32_t, std::size_t> rowOfKey;  // the current span's
+        spans.bind(1, request);
         int rc = SQLITE_ROW;
-        while ((rc = q.step()) == SQLITE_ROW) {
-            const std::int64_t idx = q.int64(0);
-            if (idx < 0 || static_cast<std::uint64_t>(idx) >= starts.size() || q.int64(3) != 0) continue;
+        while ((rc = spans.step()) == SQLITE_ROW) {
+            const std::int64_t idx = spans.int64(0);
+            if (idx < 0 || static_cast<std::uint64_t>(idx) >= starts.size()) continue;
             const Start& start = starts[static_cast<std::size_t>(idx)];
             if (!start.found) continue;
-            const auto key = static_cast<std::uint32_t>(q.int64(1)), value = static_cast<std::uint32_t>(q.int64(2));
-            auto known = requestValues.find(key);
-            if (known != requestValues.end() && known->second == value) continue;
-            // A later value of the key at the same event replaces the earlier.
-            if (idx != span) {
-                span = idx;
-                rowOfKey.clear();
+            rowOfKey.clear();
+            const auto add = [&](std::uint32_t key, std::uint32_t value) {
+                if (empty(value)) return;
+                auto known = requestValues.find(key);
+                if (known != requestValues.end() && known->second == value) return;
+                // A later value of the key at the same event replaces the earlier.
+                if (auto [at, fresh] = rowOfKey.emplace(key, rows.size()); !fresh) {
+                    rows[at->second].value = value;
+                    return;
+                }
+                rows.push_back({start.task, start.ord, start.event, key, value});
+            };
+            if (const std::int64_t process = spans.int64(1); process != 0) {
+                auto [tags, fresh] = processes.try_emplace(process);
+                if (fresh) {
+                    processTags.bind(1, process);
+                    while (processTags.step() == SQLITE_ROW)
+                        tags->second.emplace_back(static_cast<std::uint32_t>(processTags.int64(0)), static_cast<std::uint32_t>(processTags.int64(1)));
+                    processTags.reset();
+                }
+                for (const auto& [key, value] : tags->second) add(key, value);
             }
-            if (auto [at, fresh] = rowOfKey.emplace(key, rows.size()); !fresh) {
-                rows[at->second].value = value;
-                continue;
-            }
-            rows.push_back({start.task, start.ord, start.event, key, value});
+            if (!packed::forEachTag(spans.blob(2), add))
+                return Status::error("cannot read span attributes: span " + std::to_string(idx) + "'s are damaged");
         }
         if (rc != SQLITE_DONE) return Status::error(std::string("cannot read span attributes: ") + sqlite3_errmsg(m_db));
     }

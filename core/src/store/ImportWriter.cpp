@@ -1,4 +1,5 @@
 #include "store/ImportWriter.h"
+#include "store/PackedSpanParts.h"
 #include "tracelight/base/UtcNow.h"
 
 #include <algorithm>
@@ -39,10 +40,8 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
         !batch(m_eventRows, "INSERT INTO events(request_id, task_id, ord, event_id, host_id, ts_ns)", 6, "event") ||
         !batch(m_occurrenceRows, "INSERT INTO label_occurrences(id, name_id, occurrence)", 3, "label") ||
         !batch(m_roleRows, "INSERT OR IGNORE INTO label_roles(label_id, role)", 2, "label role") ||
-        !batch(m_spanAttrRows, "INSERT INTO span_attrs(request_id, idx, pos, key_id, value_id)", 5, "span attribute") ||
         !prepare(m_insertProcess, "INSERT INTO processes(id, tags) VALUES(?1, ?2)") ||
         !prepare(m_insertProcessAttr, "INSERT INTO process_attrs(process_id, pos, key_id, value_id) VALUES(?1, ?2, ?3, ?4)") ||
-        !batch(m_spanEventRows, "INSERT INTO span_events(request_id, idx, pos, name_id, ts_ns, event_id)", 6, "span event") ||
         !batch(m_requestAttrRows, "INSERT OR IGNORE INTO request_attrs(request_id, key_id, value_id)", 3, "attribute") ||
         !batch(m_eventAttrRows, "INSERT OR REPLACE INTO event_attrs(request_id, task_id, ord, key_id, value_id)", 5, "attribute") ||
         !prepare(m_insertRequestAttr,
@@ -53,9 +52,8 @@ Status ImportWriter::start(std::string_view periodName, std::string_view format,
                                   "latency_local_ns=?5 WHERE id=?6") ||
         !prepare(m_insertSpan,
                  "INSERT INTO spans(request_id, idx, span_id, parent, service_id, operation_id, host_id, kind_id, start_ns, "
-                 "end_ns, task_id, start_ord, end_ord, detached, caller, event_host_id, enter_id, leave_id, process_id) "
-                 "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)") ||
-        !prepare(m_insertSpanLink, "INSERT INTO span_links(request_id, idx, pos, span_id) VALUES(?1,?2,?3,?4)") ||
+                 "end_ns, task_id, start_ord, end_ord, detached, caller, event_host_id, enter_id, leave_id, process_id, tags, events, "
+                 "links) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)") ||
         !prepare(m_insertRequestSpans, "INSERT OR REPLACE INTO request_spans(request_id, span_count, error_count, service_id, "
                                        "operation_id, call_service_id, call_operation_id) VALUES(?1,?2,?3,?4,?5,?6,?7)"))
         return Status::error(std::string("cannot prepare import: ") + sqlite3_errmsg(m_db));
@@ -450,9 +448,10 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
     // The rows of up to kChunk spans, handed to the worker together (their ids are text, so not a BatchedInsert).
     constexpr std::size_t kChunk = 1024;
     struct Rows {
-        std::vector<std::int64_t> spans;  // kSpanColumns per span, span_id apart
+        std::vector<std::int64_t> spans;  // kSpanColumns per span, span_id and the packed parts apart
         std::vector<std::string> spanIds;
-        std::vector<std::pair<std::array<std::int64_t, 2>, std::string>> links;  // (idx, pos), span id
+        std::string packed;                    // each span's tags, events and links (store/PackedSpanParts.h)
+        std::vector<std::size_t> packedEnds;   // where each of them ends in packed: three per span
     };
     constexpr std::size_t kSpanColumns = 17;  // idx, parent, ..., caller, event host, enter, leave, process: the statement's 2 and 4 to 19
     Rows rows;
@@ -465,15 +464,18 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
                 if (rc != SQLITE_DONE) return Status::error(std::string("cannot store ") + what + ": " + sqlite3_errmsg(m_db));
                 return Status::ok();
             };
+            const std::string_view packed(rows.packed);
+            std::size_t from = 0;
             for (std::size_t i = 0; i < rows.spanIds.size(); ++i) {
                 const std::int64_t* v = &rows.spans[i * kSpanColumns];
                 m_insertSpan.bind(1, requestId).bind(2, v[0]).bind(3, std::string_view(rows.spanIds[i]));
                 for (int c = 1; c < int(kSpanColumns); ++c) m_insertSpan.bind(c + 3, v[c]);
+                for (int part = 0; part < 3; ++part) {
+                    const std::size_t to = rows.packedEnds[i * 3 + std::size_t(part)];
+                    m_insertSpan.bindBlob(int(kSpanColumns) + 3 + part, packed.substr(from, to - from));
+                    from = to;
+                }
                 if (Status st = stepped(m_insertSpan, "span"); !st) return st;
-            }
-            for (const auto& [at, id] : rows.links) {
-                m_insertSpanLink.bind(1, requestId).bind(2, at[0]).bind(3, at[1]).bind(4, std::string_view(id));
-                if (Status st = stepped(m_insertSpanLink, "span link"); !st) return st;
             }
             return Status::ok();
         });
@@ -501,20 +503,24 @@ Status ImportWriter::addSpans(std::string_view request, const RequestSpans& span
                                              s.detached ? 1 : 0, static_cast<std::int64_t>(s.caller), modelIds[i].host,
                                              modelIds[i].enter, modelIds[i].leave, process.value()});
         rows.spanIds.push_back(s.spanId);
-        for (std::size_t k = 0; k < s.attributes.size(); ++k) {
-            auto key = intern(s.attributes[k].first, LabelRole::AttributeKey);
+        for (const auto& [k, v] : s.attributes) {
+            auto key = intern(k, LabelRole::AttributeKey);
             if (!key) return key.status();
-            auto value = intern(s.attributes[k].second, LabelRole::AttributeValue);
+            auto value = intern(v, LabelRole::AttributeValue);
             if (!value) return value.status();
-            if (Status st = m_spanAttrRows.add(requestId, idx, static_cast<std::int64_t>(k), key.value(), value.value()); !st) return st;
+            packed::addTag(rows.packed, key.value(), value.value());
         }
-        for (std::size_t k = 0; k < s.events.size(); ++k) {
-            auto name = intern(s.events[k].name, LabelRole::Span);
+        rows.packedEnds.push_back(rows.packed.size());
+        std::int64_t previousNs = 0;
+        for (const auto& event : s.events) {
+            auto name = intern(event.name, LabelRole::Span);
             if (!name) return name.status();
             if (nextEvent >= spanEventIds.size()) return Status::error("span events of request " + quoted(request) + " without their event names");
-            if (Status st = m_spanEventRows.add(requestId, idx, k, name.value(), s.events[k].tsNs, spanEventIds[nextEvent++]); !st) return st;
+            packed::addEvent(rows.packed, name.value(), spanEventIds[nextEvent++], event.tsNs, previousNs);
         }
-        for (std::size_t k = 0; k < s.links.size(); ++k) rows.links.push_back({{idx, static_cast<std::int64_t>(k)}, s.links[k]});
+        rows.packedEnds.push_back(rows.packed.size());
+        for (const auto& link : s.links) packed::addLink(rows.packed, link);
+        rows.packedEnds.push_back(rows.packed.size());
         if (rows.spanIds.size() == kChunk)
             if (Status st = handOver(); !st) return st;
     }
@@ -721,7 +727,7 @@ Status ImportWriter::summariseAgain(const ProgressSink* progress, const CancelTo
 
 Status ImportWriter::finish(ImportSummary& summary, const ProgressSink* progress, const CancelToken* cancel) {
     // Every row still waiting in a batch, before anything reads the tables back.
-    for (BatchedInsert* rows : {&m_eventRows, &m_requestAttrRows, &m_eventAttrRows, &m_spanAttrRows, &m_spanEventRows})
+    for (BatchedInsert* rows : {&m_eventRows, &m_requestAttrRows, &m_eventAttrRows})
         if (Status s = rows->flush(); !s) return s;
     if (Status s = summariseHeld(); !s) return s;
     // The rest reads what was written and writes little: on this thread, once every write handed over is done.

@@ -222,8 +222,8 @@ private:
     std::string m_processKey;
     std::vector<std::array<std::uint32_t, 2>> m_processTagIds;
     sqlite::Statement m_insertProcess, m_insertProcessAttr;
-    sqlite::Statement m_insertSpan, m_insertSpanLink, m_updateRequest, m_insertSummedRequest, m_insertRequestSpans;
-    BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_spanAttrRows, m_spanEventRows, m_eventAttrRows;
+    sqlite::Statement m_insertSpan, m_updateRequest, m_insertSummedRequest, m_insertRequestSpans;
+    BatchedInsert m_eventRows, m_requestAttrRows, m_occurrenceRows, m_roleRows, m_eventAttrRows;
     // Last, so that it is stopped (every job done) before the statements and rows its jobs use go.
     SqlWorker m_worker;
 };

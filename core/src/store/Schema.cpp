@@ -68,7 +68,8 @@ CREATE TABLE causal_links(request_id INTEGER NOT NULL, from_task_id INTEGER NOT 
                           to_task_id INTEGER NOT NULL, to_ord INTEGER NOT NULL);
 CREATE INDEX causal_links_by_request ON causal_links(request_id);
 
--- A span request, stored once: its spans (depth first, parents before children), their tags, events and links.
+-- A span request, stored once: its spans (depth first, parents before children), each with its tags, events and
+-- links packed into one blob each (store/PackedSpanParts.h; NULL: none).
 CREATE TABLE spans(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, span_id TEXT NOT NULL,
                    parent INTEGER NOT NULL,          -- index of the parent span in the request; -1: a root
                    service_id INTEGER NOT NULL, operation_id INTEGER NOT NULL, host_id INTEGER NOT NULL,
@@ -81,23 +82,15 @@ CREATE TABLE spans(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, span_id TE
                    enter_id INTEGER NOT NULL DEFAULT 0,       -- its call (or serve) event's name; 0: none
                    leave_id INTEGER NOT NULL DEFAULT 0,       -- its return (or served) event's name; 0: none
                    process_id INTEGER NOT NULL DEFAULT 0,     -- its process's (resource's) tags; 0: none
+                   tags BLOB,    -- its own tags: (key, value) label ids
+                   events BLOB,  -- its events: name, event-model name (numbered when repeated), time
+                   links BLOB,   -- the span ids it links to
                    PRIMARY KEY(request_id, idx)) WITHOUT ROWID;
--- The span's own tags.
-CREATE TABLE span_attrs(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL,
-                        key_id INTEGER NOT NULL, value_id INTEGER NOT NULL,
-                        PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID;
 -- A process's (Jaeger) or resource's (OpenTelemetry) tags, shared by every span of it: stored once, not per span.
 -- tags: its (key, value) label ids, "key=value" joined by ",", which finds the same process again.
 CREATE TABLE processes(id INTEGER PRIMARY KEY, tags TEXT NOT NULL UNIQUE);
 CREATE TABLE process_attrs(process_id INTEGER NOT NULL, pos INTEGER NOT NULL, key_id INTEGER NOT NULL, value_id INTEGER NOT NULL,
                            PRIMARY KEY(process_id, pos)) WITHOUT ROWID;
-CREATE TABLE span_events(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL,
-                         name_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL,
-                         event_id INTEGER NOT NULL DEFAULT 0,  -- its name in the event model (numbered when repeated)
-                         PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID;
-CREATE TABLE span_links(request_id INTEGER NOT NULL, idx INTEGER NOT NULL, pos INTEGER NOT NULL,
-                        span_id TEXT NOT NULL,
-                        PRIMARY KEY(request_id, idx, pos)) WITHOUT ROWID;
 CREATE TABLE request_spans(request_id INTEGER PRIMARY KEY, span_count INTEGER NOT NULL, error_count INTEGER,
                            service_id INTEGER, operation_id INTEGER, call_service_id INTEGER, call_operation_id INTEGER);
 
@@ -436,11 +429,29 @@ ALTER TABLE span_attrs DROP COLUMN process;
 UPDATE meta SET value='17' WHERE key='schema_version';
 )sql";
 
+// Version 18 packs a span's own tags, events and links onto its row (three rows' worth of tables fewer per span).
+// pack_tags, pack_events and pack_links are the store's own aggregates (store/PackedSpanParts.h).
+constexpr const char* kMigrateV17ToV18 = R"sql(
+ALTER TABLE spans ADD COLUMN tags BLOB;
+ALTER TABLE spans ADD COLUMN events BLOB;
+ALTER TABLE spans ADD COLUMN links BLOB;
+UPDATE spans SET
+    tags = (SELECT pack_tags(pos, key_id, value_id) FROM span_attrs a WHERE a.request_id = spans.request_id AND a.idx = spans.idx),
+    events = (SELECT pack_events(pos, name_id, event_id, ts_ns) FROM span_events e
+              WHERE e.request_id = spans.request_id AND e.idx = spans.idx),
+    links = (SELECT pack_links(pos, span_id) FROM span_links l WHERE l.request_id = spans.request_id AND l.idx = spans.idx);
+DROP TABLE span_attrs;
+DROP TABLE span_events;
+DROP TABLE span_links;
+UPDATE meta SET value='18' WHERE key='schema_version';
+)sql";
+
 // Each step takes the schema from version i+1 to i+2.
 constexpr const char* kMigrations[] = {kMigrateV1ToV2, kMigrateV2ToV3, kMigrateV3ToV4, kMigrateV4ToV5, kMigrateV5ToV6,
                                        kMigrateV6ToV7, kMigrateV7ToV8, kMigrateV8ToV9, kMigrateV9ToV10,
                                        kMigrateV10ToV11, kMigrateV11ToV12, kMigrateV12ToV13, kMigrateV13ToV14,
-                                       kMigrateV14ToV15, kMigrateV15ToV16, kMigrateV16ToV17};
+                                       kMigrateV14ToV15, kMigrateV15ToV16, kMigrateV16ToV17,
+                                       kMigrateV17ToV18};
 
 } // namespace
 

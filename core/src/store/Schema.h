@@ -5,7 +5,7 @@
 
 namespace tracelight::schema {
 
-inline constexpr int kVersion = 17;
+inline constexpr int kVersion = 18;
 
 // Every table, index, view and trigger of version kVersion, in one text.
 const char* current();

@@ -6,6 +6,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "store/PackedSpanParts.h"
 #include "store/Sqlite.h"
 #include "store/StoreConnection.h"
 #include "tracelight/base/Progress.h"
@@ -13,21 +14,6 @@
 namespace tracelight {
 
 namespace {
-// Each side cursor: its current row, or none left.
-struct Side {
-    sqlite::Statement& st;
-    bool live = false;
-    void next() { live = st.step() == SQLITE_ROW; }
-    // Rows of span (r, i): skipped while before it, handed to take while at it.
-    template <typename Take>
-    void collect(std::int64_t r, std::int64_t i, Take take) {
-        while (live && (st.int64(0) < r || (st.int64(0) == r && st.int64(1) < i))) next();
-        while (live && st.int64(0) == r && st.int64(1) == i) {
-            take(st);
-            next();
-        }
-    }
-};
 // Label texts by id, each looked up once (through label_text, which spells an occurrence label too). A
 // text's reference stays valid while the cache lives.
 class LabelTextCache {
@@ -51,8 +37,7 @@ private:
     sqlite::Statement m_lookup;
     SpanTexts m_texts;
 };
-// Requests [first, last] in request order: four cursors in key order, merged span by span, so a scan
-// is one pass over each table (no query per span or per request).
+// Requests [first, last] in request order: one pass over their spans' rows (no query per span or per request).
 // The callback may take the request's spans (requestSpans moves them out; a million spans were copied).
 // expectedSpans: room made at once (one request's count), so a million spans are not held one and a half
 // times over while the list doubles.
@@ -66,31 +51,17 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
     // A task is the span's own occurrence of its name and is joined.
     sqlite::Statement spans(db,
         "SELECT s.request_id, s.idx, s.span_id, s.parent, s.service_id, s.operation_id, s.host_id, s.kind_id, s.start_ns, s.end_ns, "
-        "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1), s.detached, s.caller, s.process_id FROM spans s "
+        "t.text, s.start_ord, s.end_ord, COALESCE(o.occurrence, 1), s.detached, s.caller, s.process_id, s.tags, s.events, s.links "
+        "FROM spans s "
         "LEFT JOIN label_occurrences o ON o.id=s.task_id JOIN labels t ON t.id=COALESCE(o.name_id, s.task_id) "
         "WHERE s.request_id BETWEEN ?1 AND ?2 AND s.idx BETWEEN ?3 AND ?4 ORDER BY s.request_id, s.idx");
-    sqlite::Statement attrs(db,
-        "SELECT a.request_id, a.idx, a.key_id, a.value_id FROM span_attrs a "
-        "WHERE a.request_id BETWEEN ?1 AND ?2 AND a.idx BETWEEN ?3 AND ?4 ORDER BY a.request_id, a.idx, a.pos");
     LabelTextCache text(db);
-    sqlite::Statement events(db,
-        "SELECT e.request_id, e.idx, e.name_id, e.ts_ns FROM span_events e "
-        "WHERE e.request_id BETWEEN ?1 AND ?2 AND e.idx BETWEEN ?3 AND ?4 ORDER BY e.request_id, e.idx, e.pos");
-    sqlite::Statement links(db,
-        "SELECT request_id, idx, span_id FROM span_links WHERE request_id BETWEEN ?1 AND ?2 AND idx BETWEEN ?3 AND ?4 "
-        "ORDER BY request_id, idx, pos");
     // A process's tags, shared by its spans, read once.
     sqlite::Statement processTags(db, "SELECT key_id, value_id FROM process_attrs WHERE process_id=?1 ORDER BY pos");
     std::unordered_map<std::int64_t, std::vector<std::pair<std::string, std::string>>> processes;
     if (!text.isValid() || !processTags.isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
-    for (auto* st : {&spans, &attrs, &events, &links}) {
-        if (!st->isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
-        st->bind(1, first).bind(2, last).bind(3, firstIdx).bind(4, lastIdx);
-    }
-    Side a{attrs}, e{events}, l{links};
-    a.next();
-    e.next();
-    l.next();
+    if (!spans.isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
+    spans.bind(1, first).bind(2, last).bind(3, firstIdx).bind(4, lastIdx);
     RequestSpans current;
     current.reserve(expectedSpans);
     std::int64_t currentRequest = -1;
@@ -127,9 +98,16 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
             }
             rec.processAttributes = tags->second;
         }
-        a.collect(r, i, [&](sqlite::Statement& q) { rec.attributes.emplace_back(text(q.int64(2)), text(q.int64(3))); });
-        e.collect(r, i, [&](sqlite::Statement& q) { rec.events.push_back({text(q.int64(2)), q.int64(3)}); });
-        l.collect(r, i, [&](sqlite::Statement& q) { rec.links.emplace_back(q.text(2)); });
+        const bool whole = packed::forEachTag(spans.blob(17), [&](std::uint32_t key, std::uint32_t value) {
+                               rec.attributes.emplace_back(text(key), text(value));
+                           }) &&
+                           packed::forEachEvent(spans.blob(18), [&](std::uint32_t name, std::uint32_t, std::int64_t tsNs) {
+                               rec.events.push_back({text(name), tsNs});
+                           }) &&
+                           packed::forEachLink(spans.blob(19), [&](std::string_view id) { rec.links.emplace_back(id); });
+        if (!whole)
+            return Status::error(path + ": cannot read spans: request " + std::to_string(r) + " span " + std::to_string(i) +
+                                 ": its tags, events or links are damaged");
         current.push_back(std::move(rec));
     }
     if (rc != SQLITE_DONE) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));

@@ -45,6 +45,12 @@ public:
         return *this;
     }
     Statement& bindNull(int index) { sqlite3_bind_null(m_stmt, index); return *this; }
+    // Bytes as a blob; none as NULL.
+    Statement& bindBlob(int index, std::string_view v) {
+        if (v.empty()) sqlite3_bind_null(m_stmt, index);
+        else sqlite3_bind_blob(m_stmt, index, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
 
     // SQLITE_ROW, SQLITE_DONE or an error code.
     int step() { return sqlite3_step(m_stmt); }
@@ -55,6 +61,11 @@ public:
     bool isNull(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
     std::string_view text(int col) const {
         const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt, col));
+        return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, col))) : std::string_view();
+    }
+    // A blob's bytes (empty for NULL), valid until the next step.
+    std::string_view blob(int col) const {
+        const auto* p = static_cast<const char*>(sqlite3_column_blob(m_stmt, col));
         return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, col))) : std::string_view();
     }
     sqlite3_stmt* get() const { return m_stmt; }

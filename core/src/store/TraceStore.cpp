@@ -15,6 +15,7 @@
 #include "store/BackgroundCheck.h"
 #include "store/DerivedEvents.h"
 #include "store/OpenFailure.h"
+#include "store/PackedSpanParts.h"
 #include "store/Schema.h"
 #include "store/StoreConnection.h"
 #include "tracelight/base/UtcNow.h"
@@ -224,6 +225,7 @@ Status TraceStore::initialise(Mode mode, WriteCheck check) {
         if (mode == Mode::ReadOnly)
             return Status::error(m_path + ": schema version " + std::to_string(m_schemaVersion) +
                                  " needs upgrading; open it once for writing (e.g. tracelight-cli analyze)");
+        if (Status s = packed::registerPackingFunctions(m_db); !s) return Status::error(m_path + ": " + s.message());
         if (Status s = sqlite::exec(m_db, "BEGIN IMMEDIATE"); !s)
             return Status::error(openFailure(m_db, m_path, m_path + ": " + s.message()));
         for (int v = m_schemaVersion; v < kSchemaVersion; ++v)
@@ -250,7 +252,7 @@ Status TraceStore::initialise(Mode mode, WriteCheck check) {
 
 const std::vector<std::string>& TraceStore::analysisTables() {
     static const std::vector<std::string> tables{"meta", "imports", "labels", "label_occurrences", "requests", "events",
-                                                 "causal_links", "spans", "span_events", "results", "clock_offsets", "clock_pairs", "request_analysis",
+                                                 "causal_links", "spans", "results", "clock_offsets", "clock_pairs", "request_analysis",
                                                  "critical_path_segments", "slack"};
     return tables;
 }

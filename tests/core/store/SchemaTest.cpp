@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "store/PackedSpanParts.h"
 #include "store/Schema.h"
 
 namespace {
@@ -54,9 +55,11 @@ std::vector<std::string> describe(sqlite3* db) {
     return out;
 }
 
+// With the store's own SQL functions, which a migration may use (as TraceStore registers them).
 sqlite3* memoryDatabase() {
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
+    EXPECT_TRUE(tracelight::packed::registerPackingFunctions(db));
     return db;
 }
 

@@ -69,7 +69,7 @@ struct LinkRow {
 
 class TraceStore {
 public:
-    static constexpr int kSchemaVersion = 17;  // store/Schema.h holds it
+    static constexpr int kSchemaVersion = 18;  // store/Schema.h holds it
 
     enum class Mode { ReadOnly, ReadWrite, Create };  // Create: read-write, creating the file if missing
 
