@@ -1,6 +1,7 @@
 #include "tracelight/compare/Suspects.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -270,11 +271,6 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
                                                 (1 - farMean) * concentration + double(ks.baseJudged - ks.baseFar));
         ks.p = p[k] = std::min(1.0, 3 * std::min({ks.pLocation, ks.pTail, pFar}));  // Bonferroni over the three tests
     }
-    const std::vector<double> q = benjaminiHochberg(p);
-    for (std::size_t k = 0; k < keyCount; ++k) {
-        stats[k].q = q[k];
-        stats[k].significant = q[k] < options.alpha && stats[k].slowdown > 1;
-    }
     // A slower hop A → B is A's or B's: a CPU-starved A slows its side of every call it makes at the same time,
     // a network delay into B every call into B. So look at the target requests in which the hop's calls were out
     // of the ordinary, and at the other calls and work there that touch only one of the two: the side whose
@@ -316,16 +312,68 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
                fisherGreater(static_cast<std::int64_t>(caller.unusual), static_cast<std::int64_t>(caller.judged),
                              static_cast<std::int64_t>(caller.baseUnusual), static_cast<std::int64_t>(caller.baseJudged)) < options.alpha;
     };
+    // Pooled per service: a service's work and the hops it owns, each unusual in a different few requests, are
+    // stronger evidence together than any one key (TraceRCA and MicroRank judge services, not calls). A request
+    // is far in a service when a span of one of its keys is; how often that happens is learnt from all the
+    // base's services at once, as for a key, and the services' p-values join the keys' in one correction.
+    std::vector<std::uint32_t> owner(keyCount);
+    std::vector<std::uint8_t> anyUnusual(keyCount, 0);
+    for (const auto& r : requests)
+        if (r.target)
+            for (const auto& s : r.spans) anyUnusual[s.key] = anyUnusual[s.key] || unusual(s, true);
+    Interner services;
+    for (std::size_t k = 0; k < keyCount; ++k) {
+        const KeyStats& ks = stats[k];
+        const bool callers = ks.hop && anyUnusual[k] && callerOwns(static_cast<std::uint32_t>(k));
+        owner[k] = services(callers || !ks.hop ? ks.from : ks.to);
+    }
+    const std::size_t serviceCount = services.names.size();
+    // Per service, [0] in the base, [1] in the target: requests with a judged span of it, with a far one.
+    std::array<std::vector<std::int64_t>, 2> serviceFar{std::vector<std::int64_t>(serviceCount), std::vector<std::int64_t>(serviceCount)};
+    std::array<std::vector<std::int64_t>, 2> serviceJudged = serviceFar;
+    std::vector<std::uint8_t> judgedIn(serviceCount), farIn(serviceCount);
+    for (const auto& r : requests) {
+        std::fill(judgedIn.begin(), judgedIn.end(), 0);
+        std::fill(farIn.begin(), farIn.end(), 0);
+        for (const auto& s : r.spans) {
+            if (!std::isfinite(farThreshold[s.operation])) continue;
+            judgedIn[owner[s.key]] = 1;
+            farIn[owner[s.key]] = farIn[owner[s.key]] || s.us > farThreshold[s.operation];
+        }
+        for (std::size_t v = 0; v < serviceCount; ++v) {
+            serviceJudged[r.target][v] += judgedIn[v];
+            serviceFar[r.target][v] += farIn[v];
+        }
+    }
+    std::int64_t serviceFarAll = 0, serviceJudgedAll = 0;
+    for (std::size_t v = 0; v < serviceCount; ++v) serviceFarAll += serviceFar[0][v], serviceJudgedAll += serviceJudged[0][v];
+    const double serviceFarMean = (double(serviceFarAll) + 1) / (double(serviceJudgedAll) + 2);
+    const double serviceConcentration = betaConcentration(serviceFar[0], serviceJudged[0], serviceFarMean);
+    for (std::size_t v = 0; v < serviceCount; ++v)
+        p.push_back(betaBinomialGreater(serviceFar[1][v], serviceJudged[1][v], serviceFarMean * serviceConcentration + double(serviceFar[0][v]),
+                                        (1 - serviceFarMean) * serviceConcentration + double(serviceJudged[0][v] - serviceFar[0][v])));
+    const std::vector<double> q = benjaminiHochberg(p);  // over keys and services
+    for (std::size_t k = 0; k < keyCount; ++k) {
+        stats[k].q = q[k];
+        stats[k].significant = q[k] < options.alpha && stats[k].slowdown > 1;
+    }
+    // A service found by the pooled test: its keys with a far span in the problem period are its evidence.
+    std::vector<std::uint8_t> farInTarget(keyCount, 0);
+    for (const auto& r : requests)
+        if (r.target)
+            for (const auto& s : r.spans) farInTarget[s.key] = farInTarget[s.key] || s.us > farThreshold[s.operation];
     std::map<std::string, Suspect> byService;
     for (std::size_t k = 0; k < keyCount; ++k) {
         const KeyStats& ks = stats[k];
-        if (!ks.significant) continue;
-        std::string owner = ks.from;
-        if (ks.hop) owner = callerOwns(static_cast<std::uint32_t>(k)) ? ks.from : ks.to;
-        Suspect& s = byService[owner];
-        s.service = owner;
+        const double serviceQ = q[keyCount + owner[k]];
+        const bool pooled = serviceQ < options.alpha && farInTarget[k] && ks.slowdown > 1;
+        if (!ks.significant && !pooled) continue;
+        const std::string& ownerName = services.names[owner[k]];
+        Suspect& s = byService[ownerName];
+        s.service = ownerName;
         s.score = std::max(s.score, ks.slowdown);
-        s.pValue = s.evidence.empty() ? ks.q : std::min(s.pValue, ks.q);
+        const double keyQ = ks.significant ? ks.q : serviceQ;
+        s.pValue = s.evidence.empty() ? keyQ : std::min(s.pValue, keyQ);
         s.deltaUs += ks.deltaUs;
         auto share = [](std::int64_t part, std::int64_t whole) { return whole > 0 ? double(part) / double(whole) : 0.0; };
         s.evidence.push_back({collector.keys.names[k], ks.hop, ks.baseUs, ks.targetUs, ks.baseSlow, ks.targetSlow,
