@@ -280,27 +280,56 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
         return s.us > (target ? threshold : baseThreshold)[s.operation] || s.us > farThreshold[s.operation];
     };
     auto judged = [&](const SpanTime& s) { return std::isfinite(threshold[s.operation]) || std::isfinite(farThreshold[s.operation]); };
-    auto touches = [&](std::uint32_t key, const std::string& service) {
-        return stats[key].from == service || (stats[key].hop && stats[key].to == service);
-    };
-    auto callerOwns = [&](std::uint32_t hop) {
-        const KeyStats& ks = stats[hop];
-        struct Side { double unusual = 0, judged = 0, baseUnusual = 0, baseJudged = 0; } sides[2];
-        for (const auto& r : requests) {
-            bool instance = false;
-            if (r.target)
-                for (const auto& s : r.spans) instance = instance || (s.key == hop && unusual(s, true));
-            if (r.target && !instance) continue;
-            for (const auto& s : r.spans) {
-                if (s.key == hop || !judged(s)) continue;
-                const bool caller = touches(s.key, ks.from), callee = touches(s.key, ks.to);
-                if (caller == callee) continue;
-                Side& side = sides[caller ? 0 : 1];
-                const bool u = unusual(s, r.target);
-                if (r.target) side.unusual += u, ++side.judged;
-                else side.baseUnusual += u, ++side.baseJudged;
+    // What callerOwns counts, gathered in one pass rather than one per hop: each key's unusual and judged base
+    // spans, each service's (over the keys touching it), and the target requests in which each hop was unusual.
+    struct Count { std::int64_t unusual = 0, judged = 0; };
+    Interner endpoints;  // services by name, for the keys' two ends
+    std::vector<std::array<std::uint32_t, 2>> ends(keyCount);
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> hopOf;
+    for (std::size_t k = 0; k < keyCount; ++k) {
+        ends[k] = {endpoints(stats[k].from), endpoints(stats[k].hop ? stats[k].to : stats[k].from)};
+        if (stats[k].hop) hopOf[{ends[k][0], ends[k][1]}] = static_cast<std::uint32_t>(k);
+    }
+    std::vector<Count> keyBase(keyCount), serviceBase(endpoints.names.size());
+    std::vector<std::vector<std::uint32_t>> unusualIn(keyCount);  // target requests, by index, where the hop was unusual
+    for (std::size_t i = 0; i < requests.size(); ++i)
+        for (const auto& s : requests[i].spans) {
+            if (requests[i].target) {
+                if (stats[s.key].hop && unusual(s, true) && (unusualIn[s.key].empty() || unusualIn[s.key].back() != i))
+                    unusualIn[s.key].push_back(static_cast<std::uint32_t>(i));
+            } else if (judged(s)) {
+                keyBase[s.key].judged += 1;
+                keyBase[s.key].unusual += unusual(s, false);
             }
         }
+    for (std::size_t k = 0; k < keyCount; ++k)
+        for (int e = 0; e < (ends[k][0] == ends[k][1] ? 1 : 2); ++e) {
+            serviceBase[ends[k][e]].judged += keyBase[k].judged;
+            serviceBase[ends[k][e]].unusual += keyBase[k].unusual;
+        }
+    auto callerOwns = [&](std::uint32_t hop) {
+        const std::uint32_t from = ends[hop][0], to = ends[hop][1];
+        if (from == to) return false;  // no side to tell apart
+        struct Side { double unusual = 0, judged = 0, baseUnusual = 0, baseJudged = 0; } sides[2];
+        // In the base, the spans touching one end but not both: the service's less the hops between the two.
+        Count between = keyBase[hop];
+        if (const auto back = hopOf.find({to, from}); back != hopOf.end()) {
+            between.judged += keyBase[back->second].judged;
+            between.unusual += keyBase[back->second].unusual;
+        }
+        for (int e = 0; e < 2; ++e) {
+            sides[e].baseJudged = double(serviceBase[ends[hop][e]].judged - between.judged);
+            sides[e].baseUnusual = double(serviceBase[ends[hop][e]].unusual - between.unusual);
+        }
+        for (const std::uint32_t i : unusualIn[hop])
+            for (const auto& s : requests[i].spans) {
+                if (s.key == hop || !judged(s)) continue;
+                const bool caller = ends[s.key][0] == from || ends[s.key][1] == from, callee = ends[s.key][0] == to || ends[s.key][1] == to;
+                if (caller == callee) continue;
+                Side& side = sides[caller ? 0 : 1];
+                side.unusual += unusual(s, true);
+                ++side.judged;
+            }
         auto rise = [](const Side& s) {
             return (s.unusual + 0.5) / (s.judged + 1) - (s.baseUnusual + 0.5) / (s.baseJudged + 1);
         };
@@ -317,14 +346,10 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
     // is far in a service when a span of one of its keys is; how often that happens is learnt from all the
     // base's services at once, as for a key, and the services' p-values join the keys' in one correction.
     std::vector<std::uint32_t> owner(keyCount);
-    std::vector<std::uint8_t> anyUnusual(keyCount, 0);
-    for (const auto& r : requests)
-        if (r.target)
-            for (const auto& s : r.spans) anyUnusual[s.key] = anyUnusual[s.key] || unusual(s, true);
     Interner services;
     for (std::size_t k = 0; k < keyCount; ++k) {
         const KeyStats& ks = stats[k];
-        const bool callers = ks.hop && anyUnusual[k] && callerOwns(static_cast<std::uint32_t>(k));
+        const bool callers = ks.hop && !unusualIn[k].empty() && callerOwns(static_cast<std::uint32_t>(k));
         owner[k] = services(callers || !ks.hop ? ks.from : ks.to);
     }
     const std::size_t serviceCount = services.names.size();
