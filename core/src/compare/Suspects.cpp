@@ -1,6 +1,7 @@
 #include "tracelight/compare/Suspects.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -270,11 +271,6 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
                                                 (1 - farMean) * concentration + double(ks.baseJudged - ks.baseFar));
         ks.p = p[k] = std::min(1.0, 3 * std::min({ks.pLocation, ks.pTail, pFar}));  // Bonferroni over the three tests
     }
-    const std::vector<double> q = benjaminiHochberg(p);
-    for (std::size_t k = 0; k < keyCount; ++k) {
-        stats[k].q = q[k];
-        stats[k].significant = q[k] < options.alpha && stats[k].slowdown > 1;
-    }
     // A slower hop A → B is A's or B's: a CPU-starved A slows its side of every call it makes at the same time,
     // a network delay into B every call into B. So look at the target requests in which the hop's calls were out
     // of the ordinary, and at the other calls and work there that touch only one of the two: the side whose
@@ -284,27 +280,56 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
         return s.us > (target ? threshold : baseThreshold)[s.operation] || s.us > farThreshold[s.operation];
     };
     auto judged = [&](const SpanTime& s) { return std::isfinite(threshold[s.operation]) || std::isfinite(farThreshold[s.operation]); };
-    auto touches = [&](std::uint32_t key, const std::string& service) {
-        return stats[key].from == service || (stats[key].hop && stats[key].to == service);
-    };
-    auto callerOwns = [&](std::uint32_t hop) {
-        const KeyStats& ks = stats[hop];
-        struct Side { double unusual = 0, judged = 0, baseUnusual = 0, baseJudged = 0; } sides[2];
-        for (const auto& r : requests) {
-            bool instance = false;
-            if (r.target)
-                for (const auto& s : r.spans) instance = instance || (s.key == hop && unusual(s, true));
-            if (r.target && !instance) continue;
-            for (const auto& s : r.spans) {
-                if (s.key == hop || !judged(s)) continue;
-                const bool caller = touches(s.key, ks.from), callee = touches(s.key, ks.to);
-                if (caller == callee) continue;
-                Side& side = sides[caller ? 0 : 1];
-                const bool u = unusual(s, r.target);
-                if (r.target) side.unusual += u, ++side.judged;
-                else side.baseUnusual += u, ++side.baseJudged;
+    // What callerOwns counts, gathered in one pass rather than one per hop: each key's unusual and judged base
+    // spans, each service's (over the keys touching it), and the target requests in which each hop was unusual.
+    struct Count { std::int64_t unusual = 0, judged = 0; };
+    Interner endpoints;  // services by name, for the keys' two ends
+    std::vector<std::array<std::uint32_t, 2>> ends(keyCount);
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> hopOf;
+    for (std::size_t k = 0; k < keyCount; ++k) {
+        ends[k] = {endpoints(stats[k].from), endpoints(stats[k].hop ? stats[k].to : stats[k].from)};
+        if (stats[k].hop) hopOf[{ends[k][0], ends[k][1]}] = static_cast<std::uint32_t>(k);
+    }
+    std::vector<Count> keyBase(keyCount), serviceBase(endpoints.names.size());
+    std::vector<std::vector<std::uint32_t>> unusualIn(keyCount);  // target requests, by index, where the hop was unusual
+    for (std::size_t i = 0; i < requests.size(); ++i)
+        for (const auto& s : requests[i].spans) {
+            if (requests[i].target) {
+                if (stats[s.key].hop && unusual(s, true) && (unusualIn[s.key].empty() || unusualIn[s.key].back() != i))
+                    unusualIn[s.key].push_back(static_cast<std::uint32_t>(i));
+            } else if (judged(s)) {
+                keyBase[s.key].judged += 1;
+                keyBase[s.key].unusual += unusual(s, false);
             }
         }
+    for (std::size_t k = 0; k < keyCount; ++k)
+        for (int e = 0; e < (ends[k][0] == ends[k][1] ? 1 : 2); ++e) {
+            serviceBase[ends[k][e]].judged += keyBase[k].judged;
+            serviceBase[ends[k][e]].unusual += keyBase[k].unusual;
+        }
+    auto callerOwns = [&](std::uint32_t hop) {
+        const std::uint32_t from = ends[hop][0], to = ends[hop][1];
+        if (from == to) return false;  // no side to tell apart
+        struct Side { double unusual = 0, judged = 0, baseUnusual = 0, baseJudged = 0; } sides[2];
+        // In the base, the spans touching one end but not both: the service's less the hops between the two.
+        Count between = keyBase[hop];
+        if (const auto back = hopOf.find({to, from}); back != hopOf.end()) {
+            between.judged += keyBase[back->second].judged;
+            between.unusual += keyBase[back->second].unusual;
+        }
+        for (int e = 0; e < 2; ++e) {
+            sides[e].baseJudged = double(serviceBase[ends[hop][e]].judged - between.judged);
+            sides[e].baseUnusual = double(serviceBase[ends[hop][e]].unusual - between.unusual);
+        }
+        for (const std::uint32_t i : unusualIn[hop])
+            for (const auto& s : requests[i].spans) {
+                if (s.key == hop || !judged(s)) continue;
+                const bool caller = ends[s.key][0] == from || ends[s.key][1] == from, callee = ends[s.key][0] == to || ends[s.key][1] == to;
+                if (caller == callee) continue;
+                Side& side = sides[caller ? 0 : 1];
+                side.unusual += unusual(s, true);
+                ++side.judged;
+            }
         auto rise = [](const Side& s) {
             return (s.unusual + 0.5) / (s.judged + 1) - (s.baseUnusual + 0.5) / (s.baseJudged + 1);
         };
@@ -316,16 +341,64 @@ Result<std::vector<Suspect>> findSuspects(const InMemoryAnalysis& analysis, cons
                fisherGreater(static_cast<std::int64_t>(caller.unusual), static_cast<std::int64_t>(caller.judged),
                              static_cast<std::int64_t>(caller.baseUnusual), static_cast<std::int64_t>(caller.baseJudged)) < options.alpha;
     };
+    // Pooled per service: a service's work and the hops it owns, each unusual in a different few requests, are
+    // stronger evidence together than any one key (TraceRCA and MicroRank judge services, not calls). A request
+    // is far in a service when a span of one of its keys is; how often that happens is learnt from all the
+    // base's services at once, as for a key, and the services' p-values join the keys' in one correction.
+    std::vector<std::uint32_t> owner(keyCount);
+    Interner services;
+    for (std::size_t k = 0; k < keyCount; ++k) {
+        const KeyStats& ks = stats[k];
+        const bool callers = ks.hop && !unusualIn[k].empty() && callerOwns(static_cast<std::uint32_t>(k));
+        owner[k] = services(callers || !ks.hop ? ks.from : ks.to);
+    }
+    const std::size_t serviceCount = services.names.size();
+    // Per service, [0] in the base, [1] in the target: requests with a judged span of it, with a far one.
+    std::array<std::vector<std::int64_t>, 2> serviceFar{std::vector<std::int64_t>(serviceCount), std::vector<std::int64_t>(serviceCount)};
+    std::array<std::vector<std::int64_t>, 2> serviceJudged = serviceFar;
+    std::vector<std::uint8_t> judgedIn(serviceCount), farIn(serviceCount);
+    for (const auto& r : requests) {
+        std::fill(judgedIn.begin(), judgedIn.end(), 0);
+        std::fill(farIn.begin(), farIn.end(), 0);
+        for (const auto& s : r.spans) {
+            if (!std::isfinite(farThreshold[s.operation])) continue;
+            judgedIn[owner[s.key]] = 1;
+            farIn[owner[s.key]] = farIn[owner[s.key]] || s.us > farThreshold[s.operation];
+        }
+        for (std::size_t v = 0; v < serviceCount; ++v) {
+            serviceJudged[r.target][v] += judgedIn[v];
+            serviceFar[r.target][v] += farIn[v];
+        }
+    }
+    std::int64_t serviceFarAll = 0, serviceJudgedAll = 0;
+    for (std::size_t v = 0; v < serviceCount; ++v) serviceFarAll += serviceFar[0][v], serviceJudgedAll += serviceJudged[0][v];
+    const double serviceFarMean = (double(serviceFarAll) + 1) / (double(serviceJudgedAll) + 2);
+    const double serviceConcentration = betaConcentration(serviceFar[0], serviceJudged[0], serviceFarMean);
+    for (std::size_t v = 0; v < serviceCount; ++v)
+        p.push_back(betaBinomialGreater(serviceFar[1][v], serviceJudged[1][v], serviceFarMean * serviceConcentration + double(serviceFar[0][v]),
+                                        (1 - serviceFarMean) * serviceConcentration + double(serviceJudged[0][v] - serviceFar[0][v])));
+    const std::vector<double> q = benjaminiHochberg(p);  // over keys and services
+    for (std::size_t k = 0; k < keyCount; ++k) {
+        stats[k].q = q[k];
+        stats[k].significant = q[k] < options.alpha && stats[k].slowdown > 1;
+    }
+    // A service found by the pooled test: its keys with a far span in the problem period are its evidence.
+    std::vector<std::uint8_t> farInTarget(keyCount, 0);
+    for (const auto& r : requests)
+        if (r.target)
+            for (const auto& s : r.spans) farInTarget[s.key] = farInTarget[s.key] || s.us > farThreshold[s.operation];
     std::map<std::string, Suspect> byService;
     for (std::size_t k = 0; k < keyCount; ++k) {
         const KeyStats& ks = stats[k];
-        if (!ks.significant) continue;
-        std::string owner = ks.from;
-        if (ks.hop) owner = callerOwns(static_cast<std::uint32_t>(k)) ? ks.from : ks.to;
-        Suspect& s = byService[owner];
-        s.service = owner;
+        const double serviceQ = q[keyCount + owner[k]];
+        const bool pooled = serviceQ < options.alpha && farInTarget[k] && ks.slowdown > 1;
+        if (!ks.significant && !pooled) continue;
+        const std::string& ownerName = services.names[owner[k]];
+        Suspect& s = byService[ownerName];
+        s.service = ownerName;
         s.score = std::max(s.score, ks.slowdown);
-        s.pValue = s.evidence.empty() ? ks.q : std::min(s.pValue, ks.q);
+        const double keyQ = ks.significant ? ks.q : serviceQ;
+        s.pValue = s.evidence.empty() ? keyQ : std::min(s.pValue, keyQ);
         s.deltaUs += ks.deltaUs;
         auto share = [](std::int64_t part, std::int64_t whole) { return whole > 0 ? double(part) / double(whole) : 0.0; };
         s.evidence.push_back({collector.keys.names[k], ks.hop, ks.baseUs, ks.targetUs, ks.baseSlow, ks.targetSlow,

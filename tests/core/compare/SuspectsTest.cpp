@@ -225,3 +225,74 @@ TEST(Suspects, EvidenceCountsTheRequestsAndNamesTheSlowestFirst) {
     for (const RequestId id : e.examples) got.push_back(requestName(*store, id).value_or("?"));
     EXPECT_EQ(got, want);
 }
+
+// Pooled evidence: a service whose keys are each unusual in a different few requests. A built case: shop calls
+// pay directly and through cart. In the target period pay's work is 150 times its usual time in two requests,
+// and the hops shop → pay and cart → pay each 700 times theirs in two others. Each key alone, far in two
+// requests of forty, is within chance across the comparison's keys; pay, far in six, is not.
+TEST(Suspects, PooledEvidenceFindsAServiceNoSingleKeyShows) {
+    test::ScratchDir dir;
+    auto span = [](const std::string& trace, const char* id, const char* parent, const char* process, long startUs, long durationUs) {
+        const std::string refs = parent ? R"([{"refType":"CHILD_OF","traceID":")" + trace + R"(","spanID":")" + parent + R"("}])" : "[]";
+        return R"({"traceID":")" + trace + R"(","spanID":")" + id + R"(","operationName":"op-)" + id + R"(","references":)" + refs +
+               R"(,"startTime":)" + std::to_string(1700000000000000L + startUs) + R"(,"duration":)" + std::to_string(durationUs) +
+               R"(,"processID":")" + process + R"(","tags":[],"logs":[]})";
+    };
+    constexpr int kRequests = 40;
+    enum class Far { None, PayWork, ShopHop, CartHop };
+    auto build = [&](const std::string& prefix, auto farIn) {
+        std::string json = R"({"data":[)";
+        for (int i = 0; i < kRequests; ++i) {
+            const std::string trace = prefix + std::to_string(1000 + i);
+            const Far far = farIn(i);
+            const long t = 1'000'000L * i, jitter = (i * 37L) % 23;
+            // shop (a) calls pay (b → c) and cart (d → e), cart calls pay (f → g).
+            const long payWork1 = far == Far::PayWork ? 30'000 : 200 + jitter, shopHop = far == Far::ShopHop ? 30'000 : 40 + jitter;
+            const long payWork2 = 210 + (i * 13L) % 17, cartHop = far == Far::CartHop ? 30'000 : 45 + (i * 7L) % 11;
+            // Both periods: shop's and cart's work far out once each, so that far spans are not unheard of.
+            const long cartWork = i == 20 ? 30'000 : 100 + jitter, shopWork = i == 30 ? 30'000 : 300;
+            const long b = shopHop + payWork1, f = cartHop + payWork2, e = cartWork + f, d = 50 + e;
+            const long a = shopWork + b + d;
+            json += std::string(i ? "," : "") + R"({"traceID":")" + trace + R"(","spans":[)" + span(trace, "a", nullptr, "ps", t, a) + "," +
+                    span(trace, "b", "a", "ps", t + 100, b) + "," + span(trace, "c", "b", "pp", t + 100 + shopHop / 2, payWork1) + "," +
+                    span(trace, "d", "a", "ps", t + 200 + b, d) + "," + span(trace, "e", "d", "pc", t + 225 + b, e) + "," +
+                    span(trace, "f", "e", "pc", t + 275 + b, f) + "," + span(trace, "g", "f", "pp", t + 275 + b + cartHop / 2, payWork2) +
+                    R"(],"processes":{"ps":{"serviceName":"shop","tags":[]},"pc":{"serviceName":"cart","tags":[]},"pp":{"serviceName":"pay","tags":[]}}})";
+        }
+        return json + "]}";
+    };
+    const std::string base = build("b", [](int) { return Far::None; });
+    const std::string target = build("t", [](int i) {
+        switch (i) {
+        case 5: case 35: return Far::PayWork;
+        case 15: case 18: return Far::ShopHop;
+        case 25: case 28: return Far::CartHop;
+        default: return Far::None;
+        }
+    });
+    auto store = std::move(TraceStore::open(dir.file("s.tldb"), TraceStore::Mode::Create).value());
+    for (const auto& [period, json] : {std::pair<std::string, const std::string*>{"base", &base}, {"target", &target}}) {
+        ImportOptions options;
+        options.inputs = {dir.write(period + ".json", *json)};
+        options.period = period;
+        ASSERT_TRUE(importTraces(*store, options));
+    }
+    ASSERT_TRUE(analyzeStore(*store, AnalysisOptions{}));
+    auto analysis = loadAnalysis(*store);
+    ASSERT_TRUE(analysis) << analysis.message();
+    const auto& ids = analysis->data.requestIds;
+    auto suspects = findSuspects(analysis.value(), *store, periodRows(*store, ids, "base"), periodRows(*store, ids, "target"));
+    ASSERT_TRUE(suspects) << suspects.message();
+    ASSERT_FALSE(suspects->empty());
+    const Suspect& first = suspects->front();
+    EXPECT_EQ(first.service, "pay");
+    EXPECT_LT(first.pValue, 0.05);
+    std::vector<std::string> keys;
+    for (const auto& e : first.evidence) {
+        keys.push_back(e.key);
+        EXPECT_GE(e.qValue, 0.05) << e.key << ": significant alone";
+    }
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(keys, (std::vector<std::string>{"cart → pay", "pay", "shop → pay"}));
+    EXPECT_EQ(suspects->size(), 1u);
+}

@@ -13,7 +13,10 @@
 // false discovery rate across keys (tens, not hundreds of frames) and ranked like with like: each key's
 // mean own time against what the same operations took in the base (its slowdown). A slower hop A → B is A's
 // when, in the requests where it was unusual, A's other spans were unusual more often than in the base and
-// more than B's (TraceRCA's service common to the anomalous calls of a trace), else B's.
+// more than B's (TraceRCA's service common to the anomalous calls of a trace), else B's. Each service is also
+// tested as a whole: the share of requests far in one of its keys (its work, the hops it owns), with the same
+// empirical-Bayes prior learnt over the base's services, in the same correction as the keys; a service kept
+// that way has its keys with a far span as its evidence, though none may be significant alone.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,7 +47,7 @@ struct SuspectEvidence {
     double baseSlowShare = 0, targetSlowShare = 0;  // requests with a span above its operation's base tail
     double baseFarShare = 0, targetFarShare = 0;    // requests with a far span (SuspectOptions::farTimes)
     double slowdown = 1;   // mean own time per span against the same operations' base mean
-    double qValue = 1;
+    double qValue = 1;     // the key's own (a key of a service kept by its pooled test may be above alpha)
     std::int64_t baseRequests = 0, targetRequests = 0;  // requests with the key, in each period
     // Up to kSuspectExamples target requests with the key, the largest own time in it first (ties by row), for
     // a UI to open.
@@ -54,8 +57,8 @@ inline constexpr std::size_t kSuspectExamples = 5;
 
 struct Suspect {
     std::string service;
-    double score = 0;    // the largest slowdown of its significant keys
-    double pValue = 1;   // the smallest q-value of its significant keys
+    double score = 0;    // the largest slowdown of its evidence's keys
+    double pValue = 1;   // the smallest q-value of its significant keys, or its own pooled test's
     double deltaUs = 0;  // their change in mean time per request, summed
     std::vector<SuspectEvidence> evidence;  // by slowdown, largest first
 };
