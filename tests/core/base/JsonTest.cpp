@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <limits>
+#include <random>
 
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
@@ -552,4 +553,92 @@ TEST(JsonArrayStream, SizesItsBufferToASmallFile) {
     EXPECT_EQ(stream.elementText(), "3");
     EXPECT_FALSE(stream.next(element, offset));
     EXPECT_TRUE(stream.error().empty()) << stream.error();
+}
+
+namespace {
+// A random JSON value whose strings hold what a structural scan must see through: brackets, quotes and
+// backslashes escaped in runs, non-ASCII bytes; of every length, so that each falls across 64-byte blocks
+// and buffer refills at every place.
+std::string randomJsonValue(std::mt19937& random, int depth) {
+    const auto pick = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
+    const auto randomString = [&] {
+        static const char* const pieces[] = {"a", " ", "[", "]", "{", "}", "\\\"", "\\\\", "\\\\\\\"", "\\n", "\xC3\xA9", ",", ":"};
+        std::string s = "\"";
+        for (int n = pick(4) == 0 ? pick(200) : pick(12); n > 0; --n) s += pieces[pick(13)];
+        return s + "\"";
+    };
+    switch (depth >= 4 ? pick(3) : pick(5)) {
+    case 0: return randomString();
+    case 1: return std::to_string(pick(1000000)) + (pick(2) ? ".5" : "");
+    case 2: return pick(2) ? "true" : "null";
+    case 3: {
+        std::string a = "[";
+        for (int n = pick(6), i = 0; i < n; ++i) a += (i ? (pick(2) ? "," : " ,\n") : "") + randomJsonValue(random, depth + 1);
+        return a + "]";
+    }
+    default: {
+        std::string o = "{";
+        for (int n = pick(6), i = 0; i < n; ++i)
+            o += (i ? ", " : "") + std::string("\"k") + std::to_string(i) + "\": " + randomJsonValue(random, depth + 1);
+        return o + "}";
+    }
+    }
+}
+} // namespace
+
+TEST(JsonStream, ElementsOfEveryShapeEndWhereTheyEnd) {
+    // Several megabytes of random objects and arrays: each element handed over is exactly the text
+    // written, at its offset, whether streamed as elements, streamed under a key, or passed over unchecked.
+    std::mt19937 random(41);
+    std::vector<std::string> elements;
+    std::string text = "{\"data\": [{\"spans\": [", items;
+    for (std::size_t bytes = 0; bytes < (std::size_t(5) << 20);) {
+        std::string e = random() % 2 ? "{\"i\": " + std::to_string(elements.size()) + ", \"v\": " + randomJsonValue(random, 1) + "}"
+                                     : "[" + randomJsonValue(random, 1) + "]";
+        bytes += e.size();
+        elements.push_back(std::move(e));
+    }
+    std::vector<std::uint64_t> offsets;
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+        if (i) items += ",\n";
+        offsets.push_back(text.size() + items.size());
+        items += elements[i];
+    }
+    text += items + "], \"after\": 7}]}";
+    test::ScratchDir dir;
+    const std::string path = dir.write("shapes.json", text);
+
+    std::vector<std::string> streamed;
+    std::vector<std::uint64_t> at;
+    JsonArrayStream stream;
+    std::string error;
+    ASSERT_TRUE(stream.open(path, "data", &error)) << error;
+    ASSERT_TRUE(stream.nextObject([](std::string_view key) { return key == "spans" ? JsonArrayStream::Member::StreamText : JsonArrayStream::Member::Parse; },
+                                  [&](std::string_view key, const JsonValue& value, std::uint64_t offset) {
+                                      if (key == "spans") {
+                                          streamed.emplace_back(stream.elementText());
+                                          at.push_back(offset);
+                                      } else {
+                                          EXPECT_EQ(value.number(), 7);
+                                      }
+                                      return true;
+                                  }))
+        << stream.error();
+    ASSERT_EQ(streamed.size(), elements.size());
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+        ASSERT_EQ(streamed[i], elements[i]) << i;
+        ASSERT_EQ(at[i], offsets[i]) << i;
+    }
+
+    bool sawAfter = false;
+    JsonArrayStream skipping;
+    ASSERT_TRUE(skipping.open(path, "data", &error)) << error;
+    ASSERT_TRUE(skipping.nextObject([](std::string_view key) { return key == "spans" ? JsonArrayStream::Member::SkipUnchecked : JsonArrayStream::Member::Parse; },
+                                    [&](std::string_view, const JsonValue& value, std::uint64_t) { return sawAfter = value.number() == 7; }))
+        << skipping.error();
+    EXPECT_TRUE(sawAfter);
+
+    const auto whole = streamFile(dir.write("array.json", "[" + items + "]"), "");
+    EXPECT_EQ(whole.error, "");
+    EXPECT_EQ(whole.elements, elements);
 }
