@@ -128,6 +128,16 @@ TEST(Json, WriterReplacesInvalidUtf8AndTheOutputReadsBackStrictly) {
     std::string out;
     appendJsonString(out, "na\xEFve");
     EXPECT_EQ(out, "\"na" + kReplacement + "ve\"");
+
+    // A Latin-1 byte at every place of a longer ASCII text (the ASCII is passed over 8 bytes at a time).
+    const std::string ascii = "a plain ASCII text of forty bytes or so.";
+    for (std::size_t at = 0; at <= ascii.size(); ++at) {
+        std::string latin1 = ascii;
+        latin1.insert(at, "\xE9");
+        out.clear();
+        appendJsonString(out, latin1);
+        EXPECT_EQ(out, "\"" + ascii.substr(0, at) + kReplacement + ascii.substr(at) + "\"") << at;
+    }
 }
 
 TEST(Json, WriterNumbersRoundTripAndNonFiniteIsNull) {
