@@ -23,13 +23,14 @@ constexpr std::uint64_t kCheckEvery = 256;
 
 // Parses each element of an opened array stream (on two cores, TwoCoreParse.h) and hands it to handle with
 // its location ("file: byte N: "); handle's spans go to `into`, and reach sink in element order. handle
-// runs on either thread.
+// runs on either thread, as readPlain does (an element read straight from its text, TwoCoreParse.h).
 Status forEachElement(JsonArrayStream& stream, const std::string& path,
                       const std::function<Status(const JsonValue&, const std::string&, const SpanSink&)>& handle,
-                      const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
+                      const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel,
+                      TwoCoreParse::ReadPlain readPlain = {}) {
     TwoCoreParse parallel(
         path, [&](const JsonValue& value, const std::string& where, std::uint32_t, const SpanSink& into) { return handle(value, where, into); },
-        sink);
+        sink, std::move(readPlain));
     std::uint64_t offset = 0, count = 0;
     while (stream.nextText(offset)) {
         if (Status s = parallel.add(stream.elementText(), offset); !s) return s;
@@ -655,9 +656,127 @@ Status zipkinSpan(const JsonValue& s, const std::string& where, const SpanSink& 
         }
     return sink(std::move(span));
 }
+
+// One Zipkin span as zipkinSpan reads it, straight from its text: false when it is not plain (LeanJson) or
+// not as zipkinSpan reads it without a word (times as plain integers, objects where it looks into them),
+// and zipkinSpan reads it instead.
+bool plainZipkinSpan(LeanJson& in, std::vector<RawSpan>& into) {
+    using Kind = LeanJson::Kind;
+    std::string_view traceId, spanId, parentId, name, service, ipv4, ipv6, remoteService, kind;
+    std::int64_t start = 0, duration = 0;
+    bool haveStart = false, haveDuration = false, shared = false, haveRemote = false, haveKind = false;
+    struct Annotation {
+        std::int64_t timestampUs;
+        std::string_view value;
+    };
+    thread_local std::vector<std::pair<std::string_view, std::string_view>> tags;
+    thread_local std::vector<Annotation> annotations;
+    tags.clear();
+    annotations.clear();
+    if (in.peek() != Kind::Object || !in.beginObject()) return false;
+    for (std::string_view key; in.member(key);) {
+        if (key == "traceId") {
+            in.scalar(traceId);
+        } else if (key == "id") {
+            in.scalar(spanId);
+        } else if (key == "parentId") {
+            in.scalar(parentId);
+        } else if (key == "name") {
+            in.scalar(name);
+        } else if (key == "timestamp") {
+            haveStart = in.smallInteger(start);
+        } else if (key == "duration") {
+            haveDuration = in.smallInteger(duration);
+        } else if (key == "shared" && in.peek() == Kind::Bool) {
+            in.boolean(shared);
+        } else if (key == "kind") {
+            haveKind = true;
+            in.scalar(kind);
+        } else if ((key == "localEndpoint" || key == "remoteEndpoint") && in.peek() == Kind::Object) {
+            const bool local = key == "localEndpoint";
+            haveRemote = haveRemote || !local;
+            in.beginObject();
+            for (std::string_view k; in.member(k);) {
+                if (k == "serviceName") in.scalar(local ? service : remoteService);
+                else if (local && k == "ipv4") in.scalar(ipv4);
+                else if (local && k == "ipv6") in.scalar(ipv6);
+                else in.skip();
+            }
+        } else if (key == "tags" && in.peek() == Kind::Object) {
+            in.beginObject();
+            for (std::string_view k; in.member(k);) {
+                std::string_view v;
+                if (!in.scalar(v)) return false;
+                tags.emplace_back(k, v);
+            }
+        } else if (key == "annotations" && in.peek() == Kind::Array) {
+            in.beginArray();
+            while (in.element()) {
+                if (in.peek() != Kind::Object || !in.beginObject()) return false;
+                Annotation a{-1, {}};
+                for (std::string_view k; in.member(k);) {
+                    if (k == "timestamp") {
+                        if (in.peek() == Kind::Null) in.null();  // as if absent: the annotation is passed over
+                        else in.smallInteger(a.timestampUs);
+                    } else if (k == "value") {
+                        in.scalar(a.value);
+                    } else {
+                        in.skip();
+                    }
+                }
+                if (a.timestampUs >= 0) annotations.push_back(a);
+            }
+        } else {
+            in.skip();
+        }
+        if (!in.ok()) return false;
+    }
+    if (!in.ok() || !haveStart || !haveDuration || traceId.empty() || spanId.empty()) return false;  // zipkinSpan's to word
+
+    RawSpan span;
+    // Zipkin pads 64-bit trace ids to 128 bits in places: compare on the low 16 hex digits (as zipkinSpan).
+    if (traceId.size() == 32 && traceId.substr(0, 16) == "0000000000000000") traceId.remove_prefix(16);
+    span.traceId.assign(traceId);
+    span.spanId.assign(spanId);
+    span.parentId.assign(parentId);
+    span.operation.assign(name);
+    span.shared = shared;
+    microsecondSpan(span, start, duration);
+    span.service.assign(service);
+    span.host.assign(ipv4.empty() ? ipv6 : ipv4);
+    if (!span.host.empty() && !span.service.empty()) span.host = span.service + "@" + span.host;
+    span.attributes.reserve(tags.size() + 2);
+    if (haveRemote) span.attributes.emplace_back("remote.service", remoteService);
+    if (haveKind) span.attributes.emplace_back("span.kind", kind);
+    for (const auto& [k, v] : tags) span.attributes.emplace_back(k, v);
+    for (const Annotation& a : annotations) {
+        if (auto ns = checkedMul(a.timestampUs, kNsPerUs)) span.events.emplace_back(a.value, *ns);
+        else span.timeError = "annotation time " + std::to_string(a.timestampUs) + " us is out of range";
+    }
+    into.push_back(std::move(span));
+    return true;
+}
+
+// A Zipkin element (a span, or a list of them) read plainly, or nothing added to `into`.
+bool plainZipkinElement(LeanJson& in, std::string_view text, std::vector<RawSpan>& into) {
+    in.reset(text);
+    const std::size_t before = into.size();
+    bool plain = true;
+    if (in.peek() == LeanJson::Kind::Array) {
+        plain = in.beginArray();
+        while (plain && in.element()) plain = plainZipkinSpan(in, into);
+        plain = plain && in.ok();
+    } else {
+        plain = plainZipkinSpan(in, into);
+    }
+    if (plain && in.atEnd()) return true;
+    into.erase(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
+    return false;
+}
 } // namespace
 
-Status parseZipkinJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
+Status parseZipkinJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel,
+                       PlainSpans plain) {
     JsonArrayStream stream;
     std::string error;
     if (!stream.open(path, {}, &error)) return Status::error(path + ": " + error + " (not Zipkin JSON)");
@@ -670,7 +789,11 @@ Status parseZipkinJson(const std::string& path, const SpanSink& sink, const Byte
                 if (Status st = zipkinSpan(span, where, into); !st) return st;
             return Status::ok();
         },
-        sink, progress, cancel);
+        sink, progress, cancel,
+        plain == PlainSpans::Never ? TwoCoreParse::ReadPlain{}
+                                   : [](LeanJson& reader, std::string_view text, std::uint32_t, std::vector<RawSpan>& into) {
+                                         return plainZipkinElement(reader, text, into);
+                                     });
 }
 
 Status parseSpansCsv(const std::string& path, const SpanCsvMapping& givenMapping, const SpanSink& sink,

@@ -120,3 +120,73 @@ TEST(PlainSpans, LeanJsonAcceptsOnlyValidJson) {
 
 } // namespace
 } // namespace tracelight
+
+namespace tracelight {
+namespace {
+
+using namespace std::literals;
+
+// Zipkin elements: spans, and a list of spans (one trace), with what zipkinSpan reads and passes over.
+const std::vector<std::string> kZipkinElements = {
+    R"({"traceId": "00000000000000000000000000abcdef", "id": "a", "name": "get /cart", "timestamp": 1700000000000000, "duration": 5000, "kind": "SERVER", "localEndpoint": {"serviceName": "web", "ipv4": "10.0.0.1", "port": 80}, "tags": {"http.url": "https://shop.example.com/api/v1/cart/items?id=42&long=yes", "n": -1.5e3, "o": {"x": [1, 2]}, "z": null}})",
+    R"({"traceId":"abcdef","id":"b","parentId":"a","name":"query","timestamp":1700000000000100,"duration":10,"shared":true,"kind":null,"localEndpoint":{"serviceName":"db","ipv6":"::1"},"remoteEndpoint":{"ipv4":"10.0.0.2"},"annotations":[{"timestamp":1700000000000105,"value":"retry"},{"timestamp":null,"value":"untimed"},{"value":"no time"},{"timestamp":999999999999999999,"value":"far"}],"debug":false})",
+    R"([{"traceId": "abcdef", "id": "c", "parentId": "b", "name": "inner", "timestamp": 1700000000000200, "duration": 0, "remoteEndpoint": {"serviceName": "cache"}, "shared": "yes"}, {"traceId": "abcdef", "id": 12, "name": 3.25, "timestamp": 1700000000000300, "duration": 1, "localEndpoint": [], "tags": [], "annotations": {}}])",
+    R"({"traceId": "abcdef", "id": "e", "name": "caf\u00e9", "timestamp": "1700000000000400", "duration": 2})",
+    R"({"traceId": "abcdef", "id": "f", "timestamp": 1700000000000500})",
+    "[]",
+};
+
+std::string zipkinFile(const std::vector<std::string>& elements) {
+    std::string data = "[";
+    for (std::size_t i = 0; i < elements.size(); ++i) data += (i ? ",\n" : "") + elements[i];
+    return data + "]";
+}
+
+std::string readAllZipkin(const std::string& path, PlainSpans plain) {
+    std::string out;
+    const Status status = parseZipkinJson(
+        path,
+        [&](RawSpan&& s) {
+            out += s.traceId + " " + encodeRawSpan(s) + "\n";
+            return Status::ok();
+        },
+        {}, nullptr, plain);
+    return out + (status ? "ok" : "error: " + status.message());
+}
+
+TEST(PlainSpans, ZipkinSameSpansAsThroughADocument) {
+    test::ScratchDir dir;
+    const std::string path = dir.write("z.json", zipkinFile(kZipkinElements));
+    const std::string plain = readAllZipkin(path, PlainSpans::WhereTheyAre);
+    EXPECT_EQ(plain, readAllZipkin(path, PlainSpans::Never));
+    EXPECT_EQ(std::count(plain.begin(), plain.end(), '\n'), 6) << plain;
+    EXPECT_NE(plain.find("retry"), std::string::npos) << plain;
+    EXPECT_NE(plain.find("web@10.0.0.1"), std::string::npos) << plain;
+    EXPECT_NE(plain.find("out of range"), std::string::npos) << plain;
+}
+
+TEST(PlainSpans, ZipkinEveryOneByteChangeReadsAsThroughADocument) {
+    test::ScratchDir dir;
+    const std::string base = zipkinFile({kZipkinElements[0], kZipkinElements[1], kZipkinElements[2]});
+    const std::string_view replacements = "\"\\{}[],:0-e x\x01\xc3\0"sv;
+    int compared = 0, errors = 0;
+    for (std::size_t at = 0; at < base.size(); at += (at < 20 || at % 3 == 0) ? 1 : 2) {
+        for (std::size_t r = 0; r <= replacements.size(); ++r) {
+            std::string changed = base;
+            if (r == replacements.size()) changed.erase(at, 1);
+            else if (base[at] == replacements[r]) continue;
+            else changed[at] = replacements[r];
+            const std::string path = dir.write("m" + std::to_string(compared) + ".json", changed);
+            const std::string plain = readAllZipkin(path, PlainSpans::WhereTheyAre), parsed = readAllZipkin(path, PlainSpans::Never);
+            std::filesystem::remove(path);
+            ASSERT_EQ(plain, parsed) << "byte " << at << " -> " << (r < replacements.size() ? int(static_cast<unsigned char>(replacements[r])) : -1);
+            ++compared;
+            errors += plain.find("error: ") != std::string::npos;
+        }
+    }
+    EXPECT_GT(compared, 8000);
+    EXPECT_GT(errors, 1500);
+}
+
+} // namespace
+} // namespace tracelight
