@@ -805,15 +805,30 @@ JsonWriter& JsonWriter::endArray() {
     return *this;
 }
 
-JsonWriter& JsonWriter::key(std::string_view name) {
-    const std::string_view valid = validUtf8(name, m_impl->scratch);
-    m_impl->with([&](auto& w) { w.Key(valid.data(), static_cast<rapidjson::SizeType>(valid.size())); });
-    return *this;
+namespace {
+// A string JSON writes as it is: no byte below 0x20, no quote, no backslash (RapidJSON escapes only those).
+bool needsNoEscape(std::string_view text) {
+    for (const char c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') return false;
+    return true;
 }
+} // namespace
+
+JsonWriter& JsonWriter::key(std::string_view name) { return value(name); }  // RapidJSON's Key is its String
 
 JsonWriter& JsonWriter::value(std::string_view text) {
     const std::string_view valid = validUtf8(text, m_impl->scratch);
-    m_impl->with([&](auto& w) { w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size())); });
+    if (!needsNoEscape(valid)) {
+        m_impl->with([&](auto& w) { w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size())); });
+        return *this;
+    }
+    // The writer puts what comes before a string (a comma or colon, a pretty indent), then the string goes
+    // on whole: RapidJSON would put it byte by byte, looking up each byte's escape.
+    m_impl->with([](auto& w) { w.RawValue("", 0, rapidjson::kStringType); });
+    std::string& out = m_impl->out;
+    out += '"';
+    out.append(valid);
+    out += '"';
     return *this;
 }
 

@@ -1,8 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <random>
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
@@ -651,4 +656,52 @@ TEST(JsonStream, ElementsOfEveryShapeEndWhereTheyEnd) {
     const auto whole = streamFile(dir.write("array.json", "[" + items + "]"), "");
     EXPECT_EQ(whole.error, "");
     EXPECT_EQ(whole.elements, elements);
+}
+
+TEST(Json, WriterStringsAsRapidJsonWritesThem) {
+    // Every ASCII byte, and valid UTF-8, as keys and values in objects, arrays and at the root, plain and
+    // pretty: the same text as RapidJSON's own writer gives (strings without escapes are put whole).
+    std::vector<std::string> texts = {"", "plain", "caf\xC3\xA9 \xF0\x9F\x98\x80", "a/b", "\x7F"};
+    for (int c = 0; c < 0x80; ++c) texts.push_back("x" + std::string(1, static_cast<char>(c)) + "yz");
+    for (const bool pretty : {false, true}) {
+        JsonWriter ours(pretty);
+        rapidjson::StringBuffer buffer;
+        rapidjson::Writer<rapidjson::StringBuffer> plainTheirs(buffer);
+        rapidjson::PrettyWriter<rapidjson::StringBuffer> prettyTheirs(buffer);
+        prettyTheirs.SetIndent(' ', 2);  // as JsonWriter's
+        const auto both = [&](auto&& f) {
+            if (pretty) f(prettyTheirs);
+            else f(plainTheirs);
+        };
+        ours.beginArray();
+        both([](auto& w) { w.StartArray(); });
+        for (const std::string& t : texts) {
+            const auto size = static_cast<rapidjson::SizeType>(t.size());
+            ours.value(t).beginObject().key(t).value(t).key("n").value(std::int64_t(1)).key(t + "2").beginArray().value(t).value(t).endArray().endObject();
+            both([&](auto& w) {
+                w.String(t.data(), size);
+                w.StartObject();
+                w.Key(t.data(), size);
+                w.String(t.data(), size);
+                w.Key("n");
+                w.Int64(1);
+                const std::string k2 = t + "2";
+                w.Key(k2.data(), static_cast<rapidjson::SizeType>(k2.size()));
+                w.StartArray();
+                w.String(t.data(), size);
+                w.String(t.data(), size);
+                w.EndArray();
+                w.EndObject();
+            });
+        }
+        ours.endArray();
+        both([](auto& w) { w.EndArray(); });
+        const std::string theirs(buffer.GetString(), buffer.GetSize());
+        const auto differ = std::mismatch(ours.text().begin(), ours.text().end(), theirs.begin(), theirs.end());
+        EXPECT_TRUE(ours.text() == theirs) << (pretty ? "pretty" : "plain") << ", from byte " << (differ.first - ours.text().begin()) << ": "
+                                           << std::string(differ.first, ours.text().end()).substr(0, 80);
+    }
+    JsonWriter root;
+    root.value("alone");
+    EXPECT_EQ(root.text(), "\"alone\"");
 }
