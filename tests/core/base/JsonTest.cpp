@@ -662,7 +662,14 @@ TEST(Json, WriterStringsAsRapidJsonWritesThem) {
     // Every ASCII byte, and valid UTF-8, as keys and values in objects, arrays and at the root, plain and
     // pretty: the same text as RapidJSON's own writer gives (strings without escapes are put whole).
     std::vector<std::string> texts = {"", "plain", "caf\xC3\xA9 \xF0\x9F\x98\x80", "a/b", "\x7F"};
-    for (int c = 0; c < 0x80; ++c) texts.push_back("x" + std::string(1, static_cast<char>(c)) + "yz");
+    for (int c = 0; c < 0x80; ++c) {
+        const std::string byte(1, static_cast<char>(c));
+        texts.push_back("x" + byte + "yz");
+        for (const std::size_t at : {0, 3, 7, 8, 13, 15, 16, 20})  // in each place of the words read 8 at a time
+            texts.push_back(std::string("twenty bytes of text").insert(at, byte));
+    }
+    for (const std::size_t at : {0, 5, 9, 17})
+        texts.push_back(std::string("twenty bytes of text").insert(at, "\xC3\xA9"));
     for (const bool pretty : {false, true}) {
         JsonWriter ours(pretty);
         rapidjson::StringBuffer buffer;
