@@ -32,6 +32,8 @@ public:
     }
 
     bool ok() const { return m_ok; }
+    // Where the reader is in its text (after peek(): at the next value).
+    const char* position() const { return m_at; }
     bool giveUp() { return m_ok = false; }
 
     // The kind of the next value (after white space), without reading it.

@@ -190,3 +190,80 @@ TEST(PlainSpans, ZipkinEveryOneByteChangeReadsAsThroughADocument) {
 
 } // namespace
 } // namespace tracelight
+
+namespace tracelight {
+namespace {
+
+using namespace std::literals;
+
+// OTLP resourceSpans elements with what parseOtlpResourceSpans reads and passes over; the second has its
+// resource after its spans, and the older collectors' key.
+const std::vector<std::string> kOtlpElements = {
+    R"({"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "web"}}, {"key": "host.name", "value": {"stringValue": "h1"}}, {"key": "n", "value": {"intValue": "5"}}, {"key": "l", "value": {"arrayValue": {"values": []}}}, {"key": 7, "value": {"boolValue": true}}, {"value": {}}, 3]}, "scopeSpans": [{"scope": {"name": "lib"}, "spans": [{"traceId": "5B8EFFF798038103D269B633813FC60C", "spanId": "EEE19B7EC3C1B174", "name": "get /cart", "kind": 2, "startTimeUnixNano": "1544712660000000000", "endTimeUnixNano": "1544712661000000000", "attributes": [{"key": "http.url", "value": {"stringValue": "https://shop.example.com/api/v1/cart/items?id=42"}}, {"key": "d", "value": {"doubleValue": 1.5}}], "status": {"code": 2, "message": "boom"}, "events": [{"timeUnixNano": "1544712660500000000", "name": "retry"}, {"timeUnixNano": null, "name": "untimed"}, {"name": "no time"}, 4], "links": [{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "AAAA19B7EC3C1B17"}, {"traceId": "other", "spanId": "bbbb"}, {}]}, {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "c1", "parentSpanId": "EEE19B7EC3C1B174", "name": "query", "startTimeUnixNano": 1544712660100000000, "status": "none", "links": {}, "events": {}}]}, "not a scope"], "schemaUrl": ""})",
+    R"({"instrumentationLibrarySpans": [{"spans": [{"traceId": "t2", "spanId": "s2", "name": "old", "startTimeUnixNano": "1", "endTimeUnixNano": "2", "kind": "SPAN_KIND_CLIENT", "status": {"code": "STATUS_CODE_OK"}}]}], "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "legacy"}}]}})",
+};
+
+std::string readAllOtlp(const std::string& path, PlainSpans plain) {
+    std::string out;
+    const Status status = parseOtlpJson(
+        path,
+        [&](RawSpan&& s) {
+            out += s.traceId + " " + encodeRawSpan(s) + "\n";
+            return Status::ok();
+        },
+        {}, nullptr, plain);
+    return out + (status ? "ok" : "error: " + status.message());
+}
+
+// One document, streamed by its resourceSpans elements; or the collector's lines, one request each.
+std::string otlpDocument(const std::vector<std::string>& elements) {
+    std::string data = "{\n\"resourceSpans\": [";
+    for (std::size_t i = 0; i < elements.size(); ++i) data += (i ? ",\n" : "\n") + elements[i];
+    return data + "\n]}\n";
+}
+std::string otlpLines(const std::vector<std::string>& elements) {
+    std::string data;
+    for (const std::string& e : elements) data += R"({"resourceSpans": [)" + e + "]}\n";
+    return data;
+}
+
+TEST(PlainSpans, OtlpSameSpansAsThroughADocument) {
+    test::ScratchDir dir;
+    for (const std::string& text : {otlpDocument(kOtlpElements), otlpLines(kOtlpElements)}) {
+        const std::string path = dir.write("o.json", text);
+        const std::string plain = readAllOtlp(path, PlainSpans::WhereTheyAre);
+        EXPECT_EQ(plain, readAllOtlp(path, PlainSpans::Never));
+        EXPECT_EQ(std::count(plain.begin(), plain.end(), '\n'), 3) << plain;
+        EXPECT_NE(plain.find("5b8efff798038103d269b633813fc60c"), std::string::npos) << plain;
+        EXPECT_NE(plain.find("boom"), std::string::npos) << plain;
+        EXPECT_NE(plain.find("legacy"), std::string::npos) << plain;
+        EXPECT_NE(plain.find("retry"), std::string::npos) << plain;
+    }
+}
+
+TEST(PlainSpans, OtlpEveryOneByteChangeReadsAsThroughADocument) {
+    test::ScratchDir dir;
+    const std::string_view replacements = "\"\\{}[],:0-e x\x01\xc3\0"sv;
+    int compared = 0, errors = 0;
+    for (const std::string& base : {otlpDocument(kOtlpElements), otlpLines(kOtlpElements)}) {
+        for (std::size_t at = 0; at < base.size(); at += (at % 4 == 0) ? 1 : 3) {
+            for (std::size_t r = 0; r <= replacements.size(); ++r) {
+                std::string changed = base;
+                if (r == replacements.size()) changed.erase(at, 1);
+                else if (base[at] == replacements[r]) continue;
+                else changed[at] = replacements[r];
+                const std::string path = dir.write("m" + std::to_string(compared) + ".json", changed);
+                const std::string plain = readAllOtlp(path, PlainSpans::WhereTheyAre), parsed = readAllOtlp(path, PlainSpans::Never);
+                std::filesystem::remove(path);
+                ASSERT_EQ(plain, parsed) << "byte " << at << " -> " << (r < replacements.size() ? int(static_cast<unsigned char>(replacements[r])) : -1);
+                ++compared;
+                errors += plain.find("error: ") != std::string::npos;
+            }
+        }
+    }
+    EXPECT_GT(compared, 10000);
+    EXPECT_GT(errors, 2000);
+}
+
+} // namespace
+} // namespace tracelight
