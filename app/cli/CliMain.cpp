@@ -1,10 +1,16 @@
 // tracelight-cli: the headless face of the core. JSON output is a stable interface (docs/reference/json.md).
 #include <CLI/CLI.hpp>
+#include <climits>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "Commands.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace tracelight::cli {
 
@@ -45,6 +51,16 @@ std::string commandOf(const CLI::App& program) {
 
 int main(int argc, char** argv) {
     using namespace tracelight::cli;
+#if defined(__GLIBC__)
+    // A command runs once and exits: its big arrays (a million spans, their events) come from the heap and
+    // stay there for the next, instead of each being mapped, zero-filled page by page and unmapped again.
+    // Not for serve, which lives on and gives memory back.
+    if (argc < 2 || std::strcmp(argv[1], "serve") != 0) {
+        mallopt(M_MMAP_THRESHOLD, INT_MAX);
+        mallopt(M_TRIM_THRESHOLD, INT_MAX);
+        mallopt(M_TOP_PAD, 256 << 20);
+    }
+#endif
     CLI::App program{"Tracelight: why was this request slow? Imports event logs and spans into a trace database,\n"
                      "infers the causal model, and reports critical paths, slack and aggregate studies.",
                      "tracelight-cli"};

@@ -1,7 +1,7 @@
 // One span trace file to its critical path in memory, as `critical-path TRACE_FILE` computes it (without writing the
 // JSON), beside the bare baseline of the same run: the file read and parsed into a RapidJSON DOM, nothing else
 // (issue 41; the figures against Jaeger UI are tests/bench/single_trace_figures.sh's). Not run by CTest.
-// Run: TRACELIGHT_BENCH_TRACE_FILE=t100000.json tracelight_bench --benchmark_filter=TraceFile
+// Run: TRACELIGHT_BENCH_TRACE_FILE=t100000.json tracelight_bench --benchmark_filter="TraceFile|SpanFile"
 #include <benchmark/benchmark.h>
 #include <rapidjson/document.h>
 
@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "import/spans/SpanParsers.h"
 #include "tracelight/analysis/Analysis.h"
 #include "tracelight/import/TraceFileContents.h"
 #include "tracelight/studies/Aggregates.h"
@@ -39,6 +40,27 @@ void BM_BareTraceFileParse(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_BareTraceFileParse)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+// The file to its spans and nothing else (the stage before assembly): what the span parser costs alone.
+void BM_SpanFileParse(benchmark::State& state) {
+    const char* file = benchTraceFile(state);
+    if (!file) return;
+    std::size_t spans = 0;
+    for (auto _ : state) {
+        spans = 0;
+        const Status read = parseJaegerJson(file, [&](RawSpan&& span) {
+            benchmark::DoNotOptimize(span.spanId.data());
+            ++spans;
+            return Status::ok();
+        }, {}, nullptr);
+        if (!read) {
+            state.SkipWithError(read.message().c_str());
+            return;
+        }
+    }
+    state.counters["spans"] = static_cast<double>(spans);
+}
+BENCHMARK(BM_SpanFileParse)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 
 void BM_CriticalPathOfTraceFile(benchmark::State& state) {
     const char* file = benchTraceFile(state);

@@ -707,7 +707,12 @@ std::size_t utf8Sequence(std::string_view s, std::size_t i, std::size_t& skip) {
 // so that whatever bytes a trace held, the JSON we write is valid UTF-8.
 std::string_view validUtf8(std::string_view text, std::string& scratch) {
     std::size_t i = 0, skip = 0;
-    while (i < text.size() && static_cast<unsigned char>(text[i]) < 0x80) ++i;  // ASCII, nearly all text, first
+    // ASCII, nearly all text, first: 8 bytes at a time while no byte has its top bit set.
+    for (std::uint64_t word = 0; i + 8 <= text.size(); i += 8) {
+        std::memcpy(&word, text.data() + i, 8);
+        if (word & 0x8080808080808080u) break;
+    }
+    while (i < text.size() && static_cast<unsigned char>(text[i]) < 0x80) ++i;
     while (i < text.size()) {
         const std::size_t n = utf8Sequence(text, i, skip);
         if (n == 0) break;
@@ -800,15 +805,50 @@ JsonWriter& JsonWriter::endArray() {
     return *this;
 }
 
-JsonWriter& JsonWriter::key(std::string_view name) {
-    const std::string_view valid = validUtf8(name, m_impl->scratch);
-    m_impl->with([&](auto& w) { w.Key(valid.data(), static_cast<rapidjson::SizeType>(valid.size())); });
-    return *this;
+namespace {
+// A string JSON writes as it is: no byte below 0x20, no quote, no backslash (RapidJSON escapes only those).
+bool needsNoEscape(std::string_view text) {
+    for (const char c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') return false;
+    return true;
 }
+} // namespace
+
+JsonWriter& JsonWriter::key(std::string_view name) { return value(name); }  // RapidJSON's Key is its String
+
+namespace {
+// Printable ASCII (and DEL) without a quote or backslash, nearly every string written: valid UTF-8 that needs
+// no escape, checked 8 bytes at a time (a byte below 0x20, 0x80 or above, or equal to '"' or '\\' in a word).
+bool plainAscii(std::string_view text) {
+    constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    const auto hasZeroByte = [](std::uint64_t w) { return (w - ones) & ~w & highs; };
+    std::size_t i = 0;
+    for (std::uint64_t w = 0; i + 8 <= text.size(); i += 8) {
+        std::memcpy(&w, text.data() + i, 8);
+        if ((w & highs) | ((w - 0x20 * ones) & ~w & highs) | hasZeroByte(w ^ ('"' * ones)) | hasZeroByte(w ^ ('\\' * ones))) return false;
+    }
+    for (; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+    }
+    return true;
+}
+} // namespace
 
 JsonWriter& JsonWriter::value(std::string_view text) {
-    const std::string_view valid = validUtf8(text, m_impl->scratch);
-    m_impl->with([&](auto& w) { w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size())); });
+    const bool plain = plainAscii(text);
+    const std::string_view valid = plain ? text : validUtf8(text, m_impl->scratch);
+    if (!plain && !needsNoEscape(valid)) {
+        m_impl->with([&](auto& w) { w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size())); });
+        return *this;
+    }
+    // The writer puts what comes before a string (a comma or colon, a pretty indent), then the string goes
+    // on whole: RapidJSON would put it byte by byte, looking up each byte's escape.
+    m_impl->with([](auto& w) { w.RawValue("", 0, rapidjson::kStringType); });
+    std::string& out = m_impl->out;
+    out += '"';
+    out.append(valid);
+    out += '"';
     return *this;
 }
 

@@ -1,8 +1,13 @@
 #include "tracelight/base/JsonStream.h"
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "base/JsonRapid.h"
 
@@ -36,6 +41,53 @@ struct NameHandler : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, NameHandler
         return true;
     }
 };
+
+// Where in 64 bytes the quotes, backslashes, opening and closing brackets are (bit k: byte k).
+struct BlockMasks {
+    std::uint64_t quote = 0, backslash = 0, open = 0, close = 0;
+};
+constexpr std::size_t kBlock = 64;
+
+// '[' and '{' differ only in bit 5, as do ']' and '}': one comparison each with that bit cleared.
+BlockMasks masksOf(const char* p) {
+    BlockMasks m;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), fold = _mm_set1_epi8(static_cast<char>(0xDF)),
+                  open = _mm_set1_epi8('['), close = _mm_set1_epi8(']');
+    for (int k = 0; k < 4; ++k) {
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+        const __m128i folded = _mm_and_si128(bytes, fold);
+        const int shift = 16 * k;
+        const auto bits = [shift](__m128i equal) { return std::uint64_t(std::uint32_t(_mm_movemask_epi8(equal))) << shift; };
+        m.quote |= bits(_mm_cmpeq_epi8(bytes, quote));
+        m.backslash |= bits(_mm_cmpeq_epi8(bytes, backslash));
+        m.open |= bits(_mm_cmpeq_epi8(folded, open));
+        m.close |= bits(_mm_cmpeq_epi8(folded, close));
+    }
+#else
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        const auto c = static_cast<unsigned char>(p[k]);
+        const std::uint64_t bit = std::uint64_t(1) << k;
+        if (c == '"') m.quote |= bit;
+        if (c == '\\') m.backslash |= bit;
+        if ((c & 0xDF) == '[') m.open |= bit;
+        if ((c & 0xDF) == ']') m.close |= bit;
+    }
+#endif
+    return m;
+}
+
+// Bit k: the parity of the set bits 0..k (with quotes: byte k is inside a string, its opening quote
+// included, its closing quote not).
+std::uint64_t prefixXor(std::uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
 
 std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
@@ -271,8 +323,34 @@ bool JsonArrayStream::scanValue(bool keep) {
                 }
             }
         } else {
-            for (; i < m_end && !done; ++i) {
-                const char c = data[i];
+            // Inside an object or array, 64 bytes at a time where they hold no backslash: the strings from
+            // the quotes, then the brackets outside them. Elsewhere (a backslash, the value's first byte, a
+            // buffer's last bytes) byte by byte.
+            std::size_t byteByByteUntil = 0;
+            while (i < m_end && !done) {
+                if (i >= byteByByteUntil && depth > 0 && !escaped && m_end - i >= kBlock) {
+                    const BlockMasks m = masksOf(data + i);
+                    if (m.backslash == 0) {
+                        const std::uint64_t inside = prefixXor(m.quote) ^ (inString ? ~std::uint64_t(0) : 0);
+                        const std::uint64_t opens = m.open & ~inside, closes = m.close & ~inside;
+                        // A few brackets per block: one by one (a popcount is a library call without -mpopcnt).
+                        for (std::uint64_t brackets = opens | closes; brackets && !done; brackets &= brackets - 1) {
+                            const int at = std::countr_zero(brackets);
+                            if ((opens >> at) & 1) {
+                                ++depth;
+                            } else if (--depth == 0) {
+                                i += static_cast<std::size_t>(at) + 1;
+                                done = true;
+                            }
+                        }
+                        if (done) break;
+                        inString = (inside >> 63) & 1;
+                        i += kBlock;
+                        continue;
+                    }
+                    byteByByteUntil = i + kBlock;
+                }
+                const char c = data[i++];
                 if (inString) {
                     if (escaped) escaped = false;
                     else if (c == '\\') escaped = true;

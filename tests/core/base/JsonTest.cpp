@@ -1,7 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
+#include <random>
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include "TestUtil.h"
 #include "tracelight/analysis/Analysis.h"
@@ -127,6 +133,16 @@ TEST(Json, WriterReplacesInvalidUtf8AndTheOutputReadsBackStrictly) {
     std::string out;
     appendJsonString(out, "na\xEFve");
     EXPECT_EQ(out, "\"na" + kReplacement + "ve\"");
+
+    // A Latin-1 byte at every place of a longer ASCII text (the ASCII is passed over 8 bytes at a time).
+    const std::string ascii = "a plain ASCII text of forty bytes or so.";
+    for (std::size_t at = 0; at <= ascii.size(); ++at) {
+        std::string latin1 = ascii;
+        latin1.insert(at, "\xE9");
+        out.clear();
+        appendJsonString(out, latin1);
+        EXPECT_EQ(out, "\"" + ascii.substr(0, at) + kReplacement + ascii.substr(at) + "\"") << at;
+    }
 }
 
 TEST(Json, WriterNumbersRoundTripAndNonFiniteIsNull) {
@@ -552,4 +568,147 @@ TEST(JsonArrayStream, SizesItsBufferToASmallFile) {
     EXPECT_EQ(stream.elementText(), "3");
     EXPECT_FALSE(stream.next(element, offset));
     EXPECT_TRUE(stream.error().empty()) << stream.error();
+}
+
+namespace {
+// A random JSON value whose strings hold what a structural scan must see through: brackets, quotes and
+// backslashes escaped in runs, non-ASCII bytes; of every length, so that each falls across 64-byte blocks
+// and buffer refills at every place.
+std::string randomJsonValue(std::mt19937& random, int depth) {
+    const auto pick = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
+    const auto randomString = [&] {
+        static const char* const pieces[] = {"a", " ", "[", "]", "{", "}", "\\\"", "\\\\", "\\\\\\\"", "\\n", "\xC3\xA9", ",", ":"};
+        std::string s = "\"";
+        for (int n = pick(4) == 0 ? pick(200) : pick(12); n > 0; --n) s += pieces[pick(13)];
+        return s + "\"";
+    };
+    switch (depth >= 4 ? pick(3) : pick(5)) {
+    case 0: return randomString();
+    case 1: return std::to_string(pick(1000000)) + (pick(2) ? ".5" : "");
+    case 2: return pick(2) ? "true" : "null";
+    case 3: {
+        std::string a = "[";
+        for (int n = pick(6), i = 0; i < n; ++i) a += (i ? (pick(2) ? "," : " ,\n") : "") + randomJsonValue(random, depth + 1);
+        return a + "]";
+    }
+    default: {
+        std::string o = "{";
+        for (int n = pick(6), i = 0; i < n; ++i)
+            o += (i ? ", " : "") + std::string("\"k") + std::to_string(i) + "\": " + randomJsonValue(random, depth + 1);
+        return o + "}";
+    }
+    }
+}
+} // namespace
+
+TEST(JsonStream, ElementsOfEveryShapeEndWhereTheyEnd) {
+    // Several megabytes of random objects and arrays: each element handed over is exactly the text
+    // written, at its offset, whether streamed as elements, streamed under a key, or passed over unchecked.
+    std::mt19937 random(41);
+    std::vector<std::string> elements;
+    std::string text = "{\"data\": [{\"spans\": [", items;
+    for (std::size_t bytes = 0; bytes < (std::size_t(5) << 20);) {
+        std::string e = random() % 2 ? "{\"i\": " + std::to_string(elements.size()) + ", \"v\": " + randomJsonValue(random, 1) + "}"
+                                     : "[" + randomJsonValue(random, 1) + "]";
+        bytes += e.size();
+        elements.push_back(std::move(e));
+    }
+    std::vector<std::uint64_t> offsets;
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+        if (i) items += ",\n";
+        offsets.push_back(text.size() + items.size());
+        items += elements[i];
+    }
+    text += items + "], \"after\": 7}]}";
+    test::ScratchDir dir;
+    const std::string path = dir.write("shapes.json", text);
+
+    std::vector<std::string> streamed;
+    std::vector<std::uint64_t> at;
+    JsonArrayStream stream;
+    std::string error;
+    ASSERT_TRUE(stream.open(path, "data", &error)) << error;
+    ASSERT_TRUE(stream.nextObject([](std::string_view key) { return key == "spans" ? JsonArrayStream::Member::StreamText : JsonArrayStream::Member::Parse; },
+                                  [&](std::string_view key, const JsonValue& value, std::uint64_t offset) {
+                                      if (key == "spans") {
+                                          streamed.emplace_back(stream.elementText());
+                                          at.push_back(offset);
+                                      } else {
+                                          EXPECT_EQ(value.number(), 7);
+                                      }
+                                      return true;
+                                  }))
+        << stream.error();
+    ASSERT_EQ(streamed.size(), elements.size());
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+        ASSERT_EQ(streamed[i], elements[i]) << i;
+        ASSERT_EQ(at[i], offsets[i]) << i;
+    }
+
+    bool sawAfter = false;
+    JsonArrayStream skipping;
+    ASSERT_TRUE(skipping.open(path, "data", &error)) << error;
+    ASSERT_TRUE(skipping.nextObject([](std::string_view key) { return key == "spans" ? JsonArrayStream::Member::SkipUnchecked : JsonArrayStream::Member::Parse; },
+                                    [&](std::string_view, const JsonValue& value, std::uint64_t) { return sawAfter = value.number() == 7; }))
+        << skipping.error();
+    EXPECT_TRUE(sawAfter);
+
+    const auto whole = streamFile(dir.write("array.json", "[" + items + "]"), "");
+    EXPECT_EQ(whole.error, "");
+    EXPECT_EQ(whole.elements, elements);
+}
+
+TEST(Json, WriterStringsAsRapidJsonWritesThem) {
+    // Every ASCII byte, and valid UTF-8, as keys and values in objects, arrays and at the root, plain and
+    // pretty: the same text as RapidJSON's own writer gives (strings without escapes are put whole).
+    std::vector<std::string> texts = {"", "plain", "caf\xC3\xA9 \xF0\x9F\x98\x80", "a/b", "\x7F"};
+    for (int c = 0; c < 0x80; ++c) {
+        const std::string byte(1, static_cast<char>(c));
+        texts.push_back("x" + byte + "yz");
+        for (const std::size_t at : {0, 3, 7, 8, 13, 15, 16, 20})  // in each place of the words read 8 at a time
+            texts.push_back(std::string("twenty bytes of text").insert(at, byte));
+    }
+    for (const std::size_t at : {0, 5, 9, 17})
+        texts.push_back(std::string("twenty bytes of text").insert(at, "\xC3\xA9"));
+    for (const bool pretty : {false, true}) {
+        JsonWriter ours(pretty);
+        rapidjson::StringBuffer buffer;
+        rapidjson::Writer<rapidjson::StringBuffer> plainTheirs(buffer);
+        rapidjson::PrettyWriter<rapidjson::StringBuffer> prettyTheirs(buffer);
+        prettyTheirs.SetIndent(' ', 2);  // as JsonWriter's
+        const auto both = [&](auto&& f) {
+            if (pretty) f(prettyTheirs);
+            else f(plainTheirs);
+        };
+        ours.beginArray();
+        both([](auto& w) { w.StartArray(); });
+        for (const std::string& t : texts) {
+            const auto size = static_cast<rapidjson::SizeType>(t.size());
+            ours.value(t).beginObject().key(t).value(t).key("n").value(std::int64_t(1)).key(t + "2").beginArray().value(t).value(t).endArray().endObject();
+            both([&](auto& w) {
+                w.String(t.data(), size);
+                w.StartObject();
+                w.Key(t.data(), size);
+                w.String(t.data(), size);
+                w.Key("n");
+                w.Int64(1);
+                const std::string k2 = t + "2";
+                w.Key(k2.data(), static_cast<rapidjson::SizeType>(k2.size()));
+                w.StartArray();
+                w.String(t.data(), size);
+                w.String(t.data(), size);
+                w.EndArray();
+                w.EndObject();
+            });
+        }
+        ours.endArray();
+        both([](auto& w) { w.EndArray(); });
+        const std::string theirs(buffer.GetString(), buffer.GetSize());
+        const auto differ = std::mismatch(ours.text().begin(), ours.text().end(), theirs.begin(), theirs.end());
+        EXPECT_TRUE(ours.text() == theirs) << (pretty ? "pretty" : "plain") << ", from byte " << (differ.first - ours.text().begin()) << ": "
+                                           << std::string(differ.first, ours.text().end()).substr(0, 80);
+    }
+    JsonWriter root;
+    root.value("alone");
+    EXPECT_EQ(root.text(), "\"alone\"");
 }

@@ -23,13 +23,14 @@ constexpr std::uint64_t kCheckEvery = 256;
 
 // Parses each element of an opened array stream (on two cores, TwoCoreParse.h) and hands it to handle with
 // its location ("file: byte N: "); handle's spans go to `into`, and reach sink in element order. handle
-// runs on either thread.
+// runs on either thread, as readPlain does (an element read straight from its text, TwoCoreParse.h).
 Status forEachElement(JsonArrayStream& stream, const std::string& path,
                       const std::function<Status(const JsonValue&, const std::string&, const SpanSink&)>& handle,
-                      const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
+                      const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel,
+                      TwoCoreParse::ReadPlain readPlain = {}) {
     TwoCoreParse parallel(
         path, [&](const JsonValue& value, const std::string& where, std::uint32_t, const SpanSink& into) { return handle(value, where, into); },
-        sink);
+        sink, std::move(readPlain));
     std::uint64_t offset = 0, count = 0;
     while (stream.nextText(offset)) {
         if (Status s = parallel.add(stream.elementText(), offset); !s) return s;
@@ -222,9 +223,239 @@ Status parseOtlpResourceSpans(const JsonValue& rs, const std::string& where, con
     return Status::ok();
 }
 
+
+// OTLP attributes ([{"key": ..., "value": {"stringValue": ...}}, ...]) as otlpAttributes reads them, into `out`.
+bool plainOtlpAttributes(LeanJson& in, std::vector<std::pair<std::string_view, std::string_view>>& out) {
+    using Kind = LeanJson::Kind;
+    if (in.peek() != Kind::Array) return in.skip();
+    in.beginArray();
+    while (in.element()) {
+        if (in.peek() != Kind::Object) {
+            if (!in.skip()) return false;
+            continue;
+        }
+        in.beginObject();
+        std::string_view key, value;
+        bool haveKey = false;
+        for (std::string_view k; in.member(k);) {
+            if (k == "key" && in.peek() == Kind::String) {
+                haveKey = in.string(key);
+            } else if (k == "value" && in.peek() == Kind::Object) {
+                in.beginObject();  // its first member, {"stringValue": "x"} and the like
+                std::string_view type;
+                for (bool first = true; in.member(type); first = false) {
+                    if (!first) in.skip();
+                    else if (type == "arrayValue" || type == "kvlistValue") value = "[...]", in.skip();
+                    else in.scalar(value);
+                }
+            } else {
+                in.skip();
+            }
+        }
+        if (!in.ok()) return false;
+        if (haveKey) out.emplace_back(key, value);
+    }
+    return in.ok();
+}
+
+// An OTLP time as checkTime and integerOf read it: absent or null is no time; a number or numeric string an
+// integer that fits; anything else (false: give up) is parseOtlpResourceSpans's to word.
+bool plainOtlpTime(LeanJson& in, std::optional<std::int64_t>& out) {
+    using Kind = LeanJson::Kind;
+    if (in.peek() == Kind::Null) return in.null();
+    if (in.peek() != Kind::String && in.peek() != Kind::Number) return in.giveUp();
+    std::string_view text;
+    if (!in.scalar(text)) return false;
+    out = parseDecimalTime(text, 0);
+    return out || in.giveUp();
+}
+
+// One resourceSpans element as parseOtlpResourceSpans reads it (with no rejects), straight from its text: false
+// when it is not plain (LeanJson) or anything in it is not as that reads it without a word; nothing is added to
+// `into` then. Read twice: the resource (which may come after the spans) first, then the spans.
+bool plainOtlpResourceSpans(LeanJson& in, std::string_view text, std::vector<RawSpan>& into) {
+    using Kind = LeanJson::Kind;
+    thread_local std::vector<std::pair<std::string_view, std::string_view>> resourceViews, attributes;
+    struct Event {
+        std::string_view name;
+        std::int64_t timeNs;
+    };
+    thread_local std::vector<Event> events;
+    thread_local std::vector<std::pair<std::string_view, std::string_view>> links;
+    resourceViews.clear();
+    in.reset(text);
+    bool haveScopeSpans = false;
+    if (in.peek() != Kind::Object || !in.beginObject()) return false;
+    for (std::string_view key; in.member(key);) {
+        if (key == "resource" && in.peek() == Kind::Object) {
+            in.beginObject();
+            for (std::string_view k; in.member(k);)
+                if (k == "attributes") plainOtlpAttributes(in, resourceViews);
+                else in.skip();
+        } else {
+            haveScopeSpans = haveScopeSpans || key == "scopeSpans";
+            in.skip();
+        }
+        if (!in.ok()) return false;
+    }
+    if (!in.atEnd()) return false;
+    std::vector<std::pair<std::string, std::string>> resource;
+    resource.reserve(resourceViews.size());
+    for (const auto& [k, v] : resourceViews) resource.emplace_back(k, v);
+    std::string service, host;
+    otlp::serviceAndHost(resource, service, host);
+
+    const std::size_t before = into.size();
+    const auto givenUp = [&] {
+        into.erase(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
+        return false;
+    };
+    const std::string_view scopesKey = haveScopeSpans ? "scopeSpans" : "instrumentationLibrarySpans";  // older collectors
+    in.reset(text);
+    in.beginObject();
+    for (std::string_view key; in.member(key);) {
+        if (key != scopesKey) {
+            if (!in.skip()) return givenUp();
+            continue;
+        }
+        if (in.peek() != Kind::Array) return givenUp();  // "scopeSpans is not an array"
+        in.beginArray();
+        while (in.element()) {
+            if (in.peek() != Kind::Object) {
+                if (!in.skip()) return givenUp();
+                continue;
+            }
+            in.beginObject();
+            for (std::string_view scopeKey; in.member(scopeKey);) {
+                if (scopeKey != "spans") {
+                    in.skip();
+                    continue;
+                }
+                if (in.peek() != Kind::Array) return givenUp();  // "spans is not an array"
+                in.beginArray();
+                while (in.element()) {
+                    if (in.peek() != Kind::Object) return givenUp();
+                    in.beginObject();
+                    std::string_view traceId, spanId, parentId, name, kind, statusCode, statusMessage;
+                    std::optional<std::int64_t> start, end;
+                    bool haveKind = false, haveStatus = false;
+                    attributes.clear();
+                    events.clear();
+                    links.clear();
+                    for (std::string_view k; in.member(k);) {
+                        if (k == "traceId") in.scalar(traceId);
+                        else if (k == "spanId") in.scalar(spanId);
+                        else if (k == "parentSpanId") in.scalar(parentId);
+                        else if (k == "name") in.scalar(name);
+                        else if (k == "startTimeUnixNano") plainOtlpTime(in, start);
+                        else if (k == "endTimeUnixNano") plainOtlpTime(in, end);
+                        else if (k == "attributes") plainOtlpAttributes(in, attributes);
+                        else if (k == "kind") haveKind = true, in.scalar(kind);
+                        else if (k == "status" && in.peek() == Kind::Object) {
+                            haveStatus = true;
+                            in.beginObject();
+                            for (std::string_view sk; in.member(sk);)
+                                if (sk == "code") in.scalar(statusCode);
+                                else if (sk == "message") in.scalar(statusMessage);
+                                else in.skip();
+                        } else if (k == "links" && in.peek() == Kind::Array) {
+                            in.beginArray();
+                            while (in.element()) {
+                                if (in.peek() != Kind::Object) {
+                                    in.skip();
+                                    continue;
+                                }
+                                in.beginObject();
+                                std::pair<std::string_view, std::string_view> link;
+                                for (std::string_view lk; in.member(lk);)
+                                    if (lk == "traceId") in.scalar(link.first);
+                                    else if (lk == "spanId") in.scalar(link.second);
+                                    else in.skip();
+                                links.push_back(link);
+                            }
+                        } else if (k == "events" && in.peek() == Kind::Array) {
+                            in.beginArray();
+                            while (in.element()) {
+                                if (in.peek() != Kind::Object) {
+                                    in.skip();
+                                    continue;
+                                }
+                                in.beginObject();
+                                Event e{{}, 0};
+                                std::optional<std::int64_t> time;
+                                for (std::string_view ek; in.member(ek);)
+                                    if (ek == "timeUnixNano") plainOtlpTime(in, time);
+                                    else if (ek == "name") in.scalar(e.name);
+                                    else in.skip();
+                                if (time) e.timeNs = *time, events.push_back(e);
+                            }
+                        } else {
+                            in.skip();
+                        }
+                        if (!in.ok()) return givenUp();
+                    }
+                    if (!in.ok() || traceId.empty() || spanId.empty()) return givenUp();  // "a span has no traceId or spanId"
+
+                    RawSpan span;
+                    span.traceId = otlp::lowercase(std::string(traceId));
+                    span.spanId = otlp::lowercase(std::string(spanId));
+                    span.parentId = otlp::lowercase(std::string(parentId));
+                    span.operation.assign(name);
+                    span.service = service;
+                    span.host = host;
+                    span.hasTimestamp = start && end;
+                    span.startNs = start.value_or(0);
+                    span.endNs = start ? end.value_or(0) : 0;  // as parseOtlpResourceSpans: no start, no end either
+                    span.processAttributes = resource;
+                    span.attributes.reserve(attributes.size() + 3);
+                    for (const auto& [ak, av] : attributes) span.attributes.emplace_back(ak, av);
+                    if (haveKind) span.attributes.emplace_back("span.kind", kind);
+                    if (haveStatus) otlp::addStatus(span, statusCode, std::string(statusMessage));
+                    for (const auto& [linkTrace, linkSpan] : links)
+                        otlp::addLink(span, otlp::lowercase(std::string(linkTrace)), otlp::lowercase(std::string(linkSpan)));
+                    for (const Event& e : events) span.events.emplace_back(e.name, e.timeNs);
+                    into.push_back(std::move(span));
+                }
+                if (!in.ok()) return givenUp();
+            }
+            if (!in.ok()) return givenUp();
+        }
+        if (!in.ok()) return givenUp();
+    }
+    if (!in.ok()) return givenUp();
+    return true;
+}
+
+// One line of the collector's file exporter ({"resourceSpans": [...]}) read plainly, or nothing added to `into`.
+bool plainOtlpLine(LeanJson& line, LeanJson& element, std::string_view text, std::vector<RawSpan>& into) {
+    using Kind = LeanJson::Kind;
+    const std::size_t before = into.size();
+    bool sawResourceSpans = false, plain = true;
+    line.reset(text);
+    if (line.peek() != Kind::Object || !line.beginObject()) return false;
+    for (std::string_view key; plain && line.member(key);) {
+        if (key != "resourceSpans") {
+            plain = line.skip();
+            continue;
+        }
+        sawResourceSpans = true;
+        plain = line.peek() == Kind::Array && line.beginArray();
+        while (plain && line.element()) {
+            line.peek();
+            const char* begin = line.position();
+            plain = line.skip() && plainOtlpResourceSpans(element, std::string_view(begin, static_cast<std::size_t>(line.position() - begin)), into);
+        }
+        plain = plain && line.ok();
+    }
+    if (plain && sawResourceSpans && line.atEnd()) return true;
+    into.erase(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
+    return false;
+}
+
 } // namespace
 
-Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
+Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel,
+                     PlainSpans plain) {
     // The collector's file exporter writes one ExportTraceServiceRequest per line; a single (pretty) document
     // is streamed by its resourceSpans elements instead.
     {
@@ -238,17 +469,25 @@ Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCo
         if (JsonValue::parse(first, probe, nullptr, nullptr) && probe.isObject()) {
             std::uint64_t count = 0;
             std::string_view line = first;
+            LeanJson lineReader, elementReader;
+            std::vector<RawSpan> spans;
             do {
                 if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-                JsonValue doc;
-                std::size_t offset = 0;
-                const std::string where = path + ":" + std::to_string(lines.lineNumber()) + ": ";
-                if (!JsonValue::parse(line, doc, &error, &offset))
-                    return Status::error(where + "invalid JSON at column " + std::to_string(offset + 1) + ": " + error);
-                const JsonValue* rs = doc.find("resourceSpans");
-                if (!rs || !rs->isArray()) return Status::error(where + "no resourceSpans array (not OTLP JSON)");
-                for (const auto& r : rs->array())
-                    if (Status s = parseOtlpResourceSpans(r, where, sink); !s) return s;
+                spans.clear();
+                if (plain == PlainSpans::WhereTheyAre && plainOtlpLine(lineReader, elementReader, line, spans)) {
+                    for (RawSpan& span : spans)
+                        if (Status s = sink(std::move(span)); !s) return s;
+                } else {
+                    JsonValue doc;
+                    std::size_t offset = 0;
+                    const std::string where = path + ":" + std::to_string(lines.lineNumber()) + ": ";
+                    if (!JsonValue::parse(line, doc, &error, &offset))
+                        return Status::error(where + "invalid JSON at column " + std::to_string(offset + 1) + ": " + error);
+                    const JsonValue* rs = doc.find("resourceSpans");
+                    if (!rs || !rs->isArray()) return Status::error(where + "no resourceSpans array (not OTLP JSON)");
+                    for (const auto& r : rs->array())
+                        if (Status s = parseOtlpResourceSpans(r, where, sink); !s) return s;
+                }
                 if (++count % kCheckEvery == 0) {
                     if (cancel && cancel->isCancelled()) return Status::error("import cancelled");
                     if (progress) progress(lines.bytesConsumed());
@@ -265,7 +504,11 @@ Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCo
     if (!stream.open(path, "resourceSpans", &error)) return Status::error(path + ": " + error + " (not OTLP JSON)");
     return forEachElement(
         stream, path, [&](const JsonValue& rs, const std::string& where, const SpanSink& into) { return parseOtlpResourceSpans(rs, where, into); },
-        sink, progress, cancel);
+        sink, progress, cancel,
+        plain == PlainSpans::Never ? TwoCoreParse::ReadPlain{}
+                                   : [](LeanJson& reader, std::string_view text, std::uint32_t, std::vector<RawSpan>& into) {
+                                         return plainOtlpResourceSpans(reader, text, into);
+                                     });
 }
 
 Status decodeOtlpJsonBody(std::string_view body, const SpanSink& sink, const SpanReject& reject) {
@@ -655,9 +898,127 @@ Status zipkinSpan(const JsonValue& s, const std::string& where, const SpanSink& 
         }
     return sink(std::move(span));
 }
+
+// One Zipkin span as zipkinSpan reads it, straight from its text: false when it is not plain (LeanJson) or
+// not as zipkinSpan reads it without a word (times as plain integers, objects where it looks into them),
+// and zipkinSpan reads it instead.
+bool plainZipkinSpan(LeanJson& in, std::vector<RawSpan>& into) {
+    using Kind = LeanJson::Kind;
+    std::string_view traceId, spanId, parentId, name, service, ipv4, ipv6, remoteService, kind;
+    std::int64_t start = 0, duration = 0;
+    bool haveStart = false, haveDuration = false, shared = false, haveRemote = false, haveKind = false;
+    struct Annotation {
+        std::int64_t timestampUs;
+        std::string_view value;
+    };
+    thread_local std::vector<std::pair<std::string_view, std::string_view>> tags;
+    thread_local std::vector<Annotation> annotations;
+    tags.clear();
+    annotations.clear();
+    if (in.peek() != Kind::Object || !in.beginObject()) return false;
+    for (std::string_view key; in.member(key);) {
+        if (key == "traceId") {
+            in.scalar(traceId);
+        } else if (key == "id") {
+            in.scalar(spanId);
+        } else if (key == "parentId") {
+            in.scalar(parentId);
+        } else if (key == "name") {
+            in.scalar(name);
+        } else if (key == "timestamp") {
+            haveStart = in.smallInteger(start);
+        } else if (key == "duration") {
+            haveDuration = in.smallInteger(duration);
+        } else if (key == "shared" && in.peek() == Kind::Bool) {
+            in.boolean(shared);
+        } else if (key == "kind") {
+            haveKind = true;
+            in.scalar(kind);
+        } else if ((key == "localEndpoint" || key == "remoteEndpoint") && in.peek() == Kind::Object) {
+            const bool local = key == "localEndpoint";
+            haveRemote = haveRemote || !local;
+            in.beginObject();
+            for (std::string_view k; in.member(k);) {
+                if (k == "serviceName") in.scalar(local ? service : remoteService);
+                else if (local && k == "ipv4") in.scalar(ipv4);
+                else if (local && k == "ipv6") in.scalar(ipv6);
+                else in.skip();
+            }
+        } else if (key == "tags" && in.peek() == Kind::Object) {
+            in.beginObject();
+            for (std::string_view k; in.member(k);) {
+                std::string_view v;
+                if (!in.scalar(v)) return false;
+                tags.emplace_back(k, v);
+            }
+        } else if (key == "annotations" && in.peek() == Kind::Array) {
+            in.beginArray();
+            while (in.element()) {
+                if (in.peek() != Kind::Object || !in.beginObject()) return false;
+                Annotation a{-1, {}};
+                for (std::string_view k; in.member(k);) {
+                    if (k == "timestamp") {
+                        if (in.peek() == Kind::Null) in.null();  // as if absent: the annotation is passed over
+                        else in.smallInteger(a.timestampUs);
+                    } else if (k == "value") {
+                        in.scalar(a.value);
+                    } else {
+                        in.skip();
+                    }
+                }
+                if (a.timestampUs >= 0) annotations.push_back(a);
+            }
+        } else {
+            in.skip();
+        }
+        if (!in.ok()) return false;
+    }
+    if (!in.ok() || !haveStart || !haveDuration || traceId.empty() || spanId.empty()) return false;  // zipkinSpan's to word
+
+    RawSpan span;
+    // Zipkin pads 64-bit trace ids to 128 bits in places: compare on the low 16 hex digits (as zipkinSpan).
+    if (traceId.size() == 32 && traceId.substr(0, 16) == "0000000000000000") traceId.remove_prefix(16);
+    span.traceId.assign(traceId);
+    span.spanId.assign(spanId);
+    span.parentId.assign(parentId);
+    span.operation.assign(name);
+    span.shared = shared;
+    microsecondSpan(span, start, duration);
+    span.service.assign(service);
+    span.host.assign(ipv4.empty() ? ipv6 : ipv4);
+    if (!span.host.empty() && !span.service.empty()) span.host = span.service + "@" + span.host;
+    span.attributes.reserve(tags.size() + 2);
+    if (haveRemote) span.attributes.emplace_back("remote.service", remoteService);
+    if (haveKind) span.attributes.emplace_back("span.kind", kind);
+    for (const auto& [k, v] : tags) span.attributes.emplace_back(k, v);
+    for (const Annotation& a : annotations) {
+        if (auto ns = checkedMul(a.timestampUs, kNsPerUs)) span.events.emplace_back(a.value, *ns);
+        else span.timeError = "annotation time " + std::to_string(a.timestampUs) + " us is out of range";
+    }
+    into.push_back(std::move(span));
+    return true;
+}
+
+// A Zipkin element (a span, or a list of them) read plainly, or nothing added to `into`.
+bool plainZipkinElement(LeanJson& in, std::string_view text, std::vector<RawSpan>& into) {
+    in.reset(text);
+    const std::size_t before = into.size();
+    bool plain = true;
+    if (in.peek() == LeanJson::Kind::Array) {
+        plain = in.beginArray();
+        while (plain && in.element()) plain = plainZipkinSpan(in, into);
+        plain = plain && in.ok();
+    } else {
+        plain = plainZipkinSpan(in, into);
+    }
+    if (plain && in.atEnd()) return true;
+    into.erase(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
+    return false;
+}
 } // namespace
 
-Status parseZipkinJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel) {
+Status parseZipkinJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel,
+                       PlainSpans plain) {
     JsonArrayStream stream;
     std::string error;
     if (!stream.open(path, {}, &error)) return Status::error(path + ": " + error + " (not Zipkin JSON)");
@@ -670,7 +1031,11 @@ Status parseZipkinJson(const std::string& path, const SpanSink& sink, const Byte
                 if (Status st = zipkinSpan(span, where, into); !st) return st;
             return Status::ok();
         },
-        sink, progress, cancel);
+        sink, progress, cancel,
+        plain == PlainSpans::Never ? TwoCoreParse::ReadPlain{}
+                                   : [](LeanJson& reader, std::string_view text, std::uint32_t, std::vector<RawSpan>& into) {
+                                         return plainZipkinElement(reader, text, into);
+                                     });
 }
 
 Status parseSpansCsv(const std::string& path, const SpanCsvMapping& givenMapping, const SpanSink& sink,

@@ -14,16 +14,18 @@ namespace tracelight {
 using SpanSink = std::function<Status(RawSpan&&)>;
 using ByteCounter = std::function<void(std::uint64_t bytes)>;
 
-Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel);
 Status parseOtlpProtobuf(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel);
 // The first bytes of an OTLP protobuf file (a whole TracesData, or the collector's length-prefixed messages).
 bool looksLikeOtlpProtobuf(std::string_view head, std::uint64_t fileSize);
-// Each span straight from its text where it is plain JSON (LeanJson.h), else through a parsed document; the
-// same spans and errors either way (PlainSpans::Never reads every span through a document, for tests).
+// JSON spans straight from their text where it is plain JSON (LeanJson.h), else through a parsed document;
+// the same spans and errors either way (PlainSpans::Never reads every span through a document, for tests).
 enum class PlainSpans { WhereTheyAre, Never };
+Status parseOtlpJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel,
+                     PlainSpans plain = PlainSpans::WhereTheyAre);
 Status parseJaegerJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel,
                        PlainSpans plain = PlainSpans::WhereTheyAre);
-Status parseZipkinJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel);
+Status parseZipkinJson(const std::string& path, const SpanSink& sink, const ByteCounter& progress, const CancelToken* cancel,
+                       PlainSpans plain = PlainSpans::WhereTheyAre);
 Status parseSpansCsv(const std::string& path, const SpanCsvMapping& mapping, const SpanSink& sink, const ByteCounter& progress,
                      const CancelToken* cancel);
 
