@@ -252,8 +252,9 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
         }
         return s.shared ? "server" : "";
     };
-    std::vector<std::string_view> kinds(n);
-    for (auto i : order) kinds[i] = kindOf(spans[i]);
+    std::vector<std::string_view> kinds(n);  // in input order: the spans are read one after another
+    for (std::size_t i = 0; i < n; ++i)
+        if (!dropped[i]) kinds[i] = kindOf(spans[i]);
 
     // A call whose caller's span is missing. A server span hanging from a span of another service that is
     // not a client was called from within that service, by whatever span was running there: when an
@@ -264,7 +265,7 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
     std::vector<long> writtenParent;  // empty: every span's caller is its parent
     {
         bool anyInternal = false;
-        for (auto i : order) anyInternal |= kinds[i] == "internal";
+        for (const std::string_view kind : kinds) anyInternal |= kind == "internal";
         auto waits = [&](std::size_t i) { return parent[i] >= 0 && !spans[i].parentFollowsFrom; };
         auto up = [&](std::size_t i) { return static_cast<std::size_t>(parent[i]); };
         std::vector<std::size_t> inner;  // internal spans under a parent of their service, in start order
