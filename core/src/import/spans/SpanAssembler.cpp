@@ -367,13 +367,49 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             for (auto c = kids.rbegin(); c != kids.rend(); ++c) stack.push_back(*c);
         }
     }
-    std::jthread freeing;  // joined on the way out
+    // The event model's input, read from the input spans before they become records: each span's shape by its
+    // index, its own task, the names its events use (hosts named in input order, events in index order).
+    // Tasks are made in `order` (roots first, then start order, ties in input order), as the labels they
+    // name are interned in that order.
+    const std::size_t count = order.size();
+    std::vector<SpanCallShape> shapes(count);
+    std::vector<SpanEventName> spanEventNames;
+    std::vector<TraceName> ownTask(count);
+    std::vector<std::uint32_t> inputOf(count);  // by index: its input span
+    for (std::size_t i = 0; i < n; ++i) {
+        if (index[i] < 0) continue;  // merged into another piece of it
+        const auto r = static_cast<std::size_t>(index[i]);
+        const RawSpan& s = spans[i];
+        inputOf[r] = static_cast<std::uint32_t>(i);
+        SpanCallShape& shape = shapes[r];
+        shape.waitedBy = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
+        shape.moved = moved(i);
+        // Not waited for: a FOLLOWS_FROM child, and a consumer under its producer (work the producer only sent).
+        const long written = moved(i) ? writtenParent[i] : parent[i];
+        shape.detached = written >= 0 && (s.parentFollowsFrom || (kinds[i] == "consumer" && kinds[static_cast<std::size_t>(written)] == "producer"));
+        shape.client = kinds[i] == "client";
+        const std::string& host = s.host.empty() ? s.service : s.host;
+        shape.host = nameOf(host.empty() ? std::string_view("?") : std::string_view(host));
+        shape.task = ownTask[r] = task[i];
+        shape.startNs = s.startNs;
+        shape.endNs = s.endNs;
+        shape.eventCount = static_cast<std::uint32_t>(s.events.size());
+    }
+    for (std::size_t r = 0; r < count; ++r) {
+        shapes[r].firstEvent = static_cast<std::uint32_t>(spanEventNames.size());
+        if (shapes[r].eventCount == 0) continue;
+        for (const auto& [name, ts] : spans[inputOf[r]].events)
+            spanEventNames.push_back({{nameOf(name.empty() ? std::string_view("event") : std::string_view(name)), 1}, ts});
+    }
+    std::vector<std::uint32_t>().swap(inputOf);
+
     // The records are made in input order, each block of input spans freed once read, each put in its
-    // place as it is made: the input spans and their records are never all held at once.
-    {
-        if (preparing.joinable()) preparing.join();
-        records.resize(order.size());
-        out.spans = std::move(records);
+    // place as it is made: the input spans and their records are never all held at once. A large trace's
+    // are made on a second thread while this one derives its events.
+    if (preparing.joinable()) preparing.join();
+    records.resize(count);
+    out.spans = std::move(records);
+    const auto makeRecords = [&] {
         for (std::size_t i = 0; i < n; ++i) {
             if (i % SpanBlocks::kBlock == 0) spans.releaseBefore(i);
             if (index[i] < 0) continue;  // merged into another piece of it
@@ -394,58 +430,33 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             rec.events.reserve(s.events.size());
             for (auto& [name, ts] : s.events) rec.events.push_back({std::move(name), ts});
             rec.links = std::move(s.followsFrom);
-            rec.detached = rec.parent >= 0 && s.parentFollowsFrom;
+            rec.detached = shapes[static_cast<std::size_t>(index[i])].detached;
         }
-        // What is left of a large trace's input spans (their trace and parent ids: two strings each) is freed
-        // on a thread of its own while the events are derived.
-        if (n >= kThreadFrom) freeing = std::jthread([rest = std::move(spans)]() mutable { rest.clear(); });
-        spans.clear();
-    }
-    // A consumer under its producer is work the producer only sent, as a FOLLOWS_FROM child is.
-    for (auto& rec : out.spans)
-        if (rec.parent >= 0 && rec.kind == "consumer" && out.spans[static_cast<std::size_t>(rec.parent)].kind == "producer") rec.detached = true;
+    };
+    std::jthread making;  // joined before the records are read, and on the way out, an exception included
+    if (n >= kThreadFrom) making = std::jthread(makeRecords);
+    else makeRecords();
 
-    // The event model, from the records: each span's shape by its index, its own task, the names its
-    // events use. Tasks are made in `order` (roots first, then start order, ties in input order), as the
-    // labels they name are interned in that order.
-    std::vector<SpanCallShape> shapes(out.spans.size());
-    std::vector<SpanEventName> spanEventNames;
-    std::vector<TraceName> ownTask(out.spans.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        if (index[i] < 0) continue;
-        const auto r = static_cast<std::size_t>(index[i]);
-        const SpanRecord& rec = out.spans[r];
-        SpanCallShape& shape = shapes[r];
-        shape.waitedBy = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
-        shape.moved = moved(i);
-        shape.detached = rec.detached;
-        shape.client = rec.kind == "client";
-        const std::string& host = rec.host.empty() ? rec.service : rec.host;
-        shape.host = nameOf(host.empty() ? std::string_view("?") : std::string_view(host));
-        shape.task = ownTask[r] = task[i];
-        shape.startNs = rec.startNs;
-        shape.endNs = rec.endNs;
-    }
-    for (std::size_t r = 0; r < out.spans.size(); ++r) {
-        shapes[r].firstEvent = static_cast<std::uint32_t>(spanEventNames.size());
-        shapes[r].eventCount = static_cast<std::uint32_t>(out.spans[r].events.size());
-        for (const auto& e : out.spans[r].events)
-            spanEventNames.push_back({{nameOf(e.name.empty() ? std::string_view("event") : std::string_view(e.name)), 1}, e.tsNs});
-    }
     // Roots first, so the request's attributes come from its root span.
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return (parent[a] < 0) > (parent[b] < 0); });
     std::vector<std::uint32_t> taskOrder;
     taskOrder.reserve(order.size());
     for (auto i : order) taskOrder.push_back(static_cast<std::uint32_t>(index[i]));
-    std::vector<std::int32_t>().swap(index);
-    out.modelNames.resize(out.spans.size());
-    for (std::size_t r = 0; r < out.spans.size(); ++r) out.modelNames[r].host = shapes[r].host;
+    out.modelNames.resize(count);
+    for (std::size_t r = 0; r < count; ++r) out.modelNames[r].host = shapes[r].host;
     const auto verb = [&](std::uint32_t r, SpanVerb v) {
         const TraceName name = verbName(ownTask[r], static_cast<Verb>(v));
         (v == SpanVerb::Call || v == SpanVerb::Serve ? out.modelNames[r].enter : out.modelNames[r].leave) = name;
         return name;
     };
     SpanEventModel model = deriveSpanEvents({shapes, spanEventNames, startName, endName, verb, taskOrder, true, {}, {}});
+    if (making.joinable()) making.join();
+    std::vector<std::int32_t>().swap(index);
+    // What is left of a large trace's input spans (their trace and parent ids: two strings each) is freed on
+    // a thread of its own while its records are finished.
+    std::jthread freeing;  // joined on the way out
+    if (n >= kThreadFrom) freeing = std::jthread([rest = std::move(spans)]() mutable { rest.clear(); });
+    spans.clear();
     out.spanEventNames = std::move(model.eventNames);
     out.renamedEvents = model.renamedEvents;
     out.events = std::move(model.events);
