@@ -132,11 +132,6 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
 
     // Identity. A Zipkin server half shares its client's id: it becomes a child of the client half.
     const std::size_t n = spans.size();
-    // A large trace's records (a few hundred bytes each, on fresh pages) are made on a second thread while its
-    // spans are linked and ordered here: making them was several per cent of reading a trace of a million spans.
-    RequestSpans records;
-    std::jthread preparing;  // joined on the way out, an exception included, before `records` goes
-    if (n >= kThreadFrom) preparing = std::jthread([&records, n] { records.resize(n); });
     std::vector<bool> dropped(n, false);
     std::vector<long> parent(n, -1);
     {
@@ -181,6 +176,11 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             parent[i] = static_cast<long>(found);
         }
     }  // the indexes go here, before the span records are made
+    // A large trace's records (a few hundred bytes each, on fresh pages) are made on a second thread while its
+    // spans are ordered here: making them was several per cent of reading a trace of a million spans.
+    RequestSpans records;
+    std::jthread preparing;  // joined on the way out, an exception included, before `records` goes
+    if (n >= kThreadFrom) preparing = std::jthread([&records, n] { records.resize(n); });
     // Cycles (A -> B -> A): the span of the cycle that started first is cut loose and becomes a root.
     // One walk up from each span, marking what it passed, so each span is visited once (no n x depth).
     {
