@@ -134,9 +134,11 @@ struct NumberedTrace {
 // The trace's events (each task's together, in position order, as the assembly derived them) in task order by
 // label id, with its links and spans by event index: what the store's read derives from its span rows (by
 // label id, the events' names as they are), unless two tasks of the trace became one label, which the
-// assembly's names keep apart (false then, the events left as they were).
-bool useAssembledEvents(NumberedTrace& t, const std::vector<AssembledLink>& links,
-                        const std::function<std::uint32_t(TraceName)>& labelOf) {
+// assembly's names keep apart (false then, the events left as they were). runOfTask: all zero, kept from trace
+// to trace (a table by label id, so that an event is found without a search) and left all zero.
+template <typename LabelOf>
+bool useAssembledEvents(NumberedTrace& t, const std::vector<AssembledLink>& links, const LabelOf& labelOf,
+                        std::vector<std::uint32_t>& runOfTask) {
     struct Run {
         std::uint32_t task;
         std::size_t begin, end;
@@ -145,25 +147,38 @@ bool useAssembledEvents(NumberedTrace& t, const std::vector<AssembledLink>& link
     for (std::size_t e = 0; e < t.events.size(); ++e)
         if (runs.empty() || t.events[e].task != runs.back().task) runs.push_back({t.events[e].task, e, e + 1});
         else runs.back().end = e + 1;
-    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.task < b.task; });
+    const auto byTask = [](const Run& a, const Run& b) { return a.task < b.task; };
+    // Tasks are numbered as their events come, so the runs are usually in order already: then they stay put.
+    const bool inOrder = std::is_sorted(runs.begin(), runs.end(), byTask);
+    if (!inOrder) std::sort(runs.begin(), runs.end(), byTask);
     for (std::size_t k = 1; k < runs.size(); ++k)
         if (runs[k].task == runs[k - 1].task) return false;
-    std::vector<NumberedEvent> events;
-    events.reserve(t.events.size());
-    for (Run& run : runs) {
-        const std::size_t from = run.begin;
-        run.begin = events.size();  // where it is now
-        events.insert(events.end(), t.events.begin() + std::ptrdiff_t(from), t.events.begin() + std::ptrdiff_t(run.end));
-        run.end = events.size();
+    if (!inOrder) {
+        std::vector<NumberedEvent> events;
+        events.reserve(t.events.size());
+        for (Run& run : runs) {
+            const std::size_t from = run.begin;
+            run.begin = events.size();  // where it is now
+            events.insert(events.end(), t.events.begin() + std::ptrdiff_t(from), t.events.begin() + std::ptrdiff_t(run.end));
+            run.end = events.size();
+        }
+        t.events = std::move(events);
     }
-    t.events = std::move(events);
-    // An event by its task's run (a search among the runs, not the events) and its position in it.
+    if (!runs.empty() && runs.back().task >= runOfTask.size()) runOfTask.resize(std::size_t(runs.back().task) + 1, 0);
+    for (std::size_t k = 0; k < runs.size(); ++k) runOfTask[runs[k].task] = static_cast<std::uint32_t>(k + 1);
+    // An event by its task's run and its position in it: a task's positions count 1, 2, ... in its run, so
+    // the position says where it is (searched for only where it does not).
     const auto indexOf = [&](std::uint32_t task, std::int64_t seq) -> std::optional<std::uint32_t> {
-        auto run = std::lower_bound(runs.begin(), runs.end(), task, [](const Run& r, std::uint32_t key) { return r.task < key; });
-        if (run == runs.end() || run->task != task) return std::nullopt;
-        const auto in = std::lower_bound(t.events.begin() + std::ptrdiff_t(run->begin), t.events.begin() + std::ptrdiff_t(run->end), seq,
+        if (task >= runOfTask.size() || runOfTask[task] == 0) return std::nullopt;
+        const Run& run = runs[runOfTask[task] - 1];
+        const std::size_t size = run.end - run.begin;
+        if (seq >= 1 && std::uint64_t(seq) <= size) {
+            const std::size_t at = run.begin + std::size_t(seq) - 1;
+            if (t.events[at].seq == seq && (at == run.begin || t.events[at - 1].seq < seq)) return static_cast<std::uint32_t>(at);
+        }
+        const auto in = std::lower_bound(t.events.begin() + std::ptrdiff_t(run.begin), t.events.begin() + std::ptrdiff_t(run.end), seq,
                                          [](const NumberedEvent& e, std::int64_t key) { return e.seq < key; });
-        if (in == t.events.begin() + std::ptrdiff_t(run->end) || in->seq != seq) return std::nullopt;
+        if (in == t.events.begin() + std::ptrdiff_t(run.end) || in->seq != seq) return std::nullopt;
         return static_cast<std::uint32_t>(in - t.events.begin());
     };
     t.links.reserve(links.size());
@@ -174,6 +189,7 @@ bool useAssembledEvents(NumberedTrace& t, const std::vector<AssembledLink>& link
     }
     t.spanRefs.reserve(t.refs.size());
     resolveSpanRefs(t.refs, indexOf, [&](SpanRef s) { t.spanRefs.push_back(s); });
+    for (const Run& run : runs) runOfTask[run.task] = 0;
     t.ready = true;
     return true;
 }
@@ -231,6 +247,7 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
     LabelNumbering labels;
     std::vector<NumberedTrace> traces;
     std::size_t eventTotal = 0;
+    std::vector<std::uint32_t> runOfTask;  // useAssembledEvents's table
     std::string firstWarning;
     constexpr std::size_t kFreedBesideFrom = 10000;
     std::jthread freeing;  // joined on every way out, an exception included
@@ -318,7 +335,7 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
             }
             t.refs.push_back({0, static_cast<std::int64_t>(k), shape.waitedBy, task, s.startOrd, s.endOrd, s.detached});
         }
-        if (useAssembledEvents(t, trace.links, labelOf)) {  // what deriving them again needs is not kept
+        if (useAssembledEvents(t, trace.links, labelOf, runOfTask)) {  // what deriving them again needs is not kept
             t.shapes = {};
             t.spanEvents = {};
             t.enter = {};

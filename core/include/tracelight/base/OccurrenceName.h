@@ -19,10 +19,17 @@ struct LabelOccurrence {
     std::uint32_t id, name, occurrence;
 };
 
-// The occurrence with that id in a table sorted by id, or null.
+// The occurrence with that id in a table sorted by id, or null. The ids are distinct (label ids), so an id's
+// entry lies no further from the first (or last) entry than its value does from theirs: the search covers only
+// that window, which for a trace's occurrences, numbered nearly densely, is a few entries of millions.
 inline const LabelOccurrence* findOccurrence(std::span<const LabelOccurrence> sorted, std::uint32_t id) {
-    auto it = std::lower_bound(sorted.begin(), sorted.end(), id, [](const LabelOccurrence& o, std::uint32_t v) { return o.id < v; });
-    return it != sorted.end() && it->id == id ? &*it : nullptr;
+    if (sorted.empty() || id < sorted.front().id || id > sorted.back().id) return nullptr;
+    const std::size_t last = sorted.size() - 1;
+    const std::size_t low = std::uint64_t(sorted.back().id - id) >= last ? 0 : last - (sorted.back().id - id);
+    const std::size_t high = std::min<std::uint64_t>(last, id - sorted.front().id) + 1;
+    const auto window = low < high ? sorted.subspan(low, high - low) : sorted;  // not distinct after all: all of it
+    auto it = std::lower_bound(window.begin(), window.end(), id, [](const LabelOccurrence& o, std::uint32_t v) { return o.id < v; });
+    return it != window.end() && it->id == id ? &*it : nullptr;
 }
 
 // Into a buffer the caller reuses, for the store's millions of occurrences.

@@ -8,12 +8,14 @@
 #include <cmath>
 #include <functional>
 #include <span>
+#include <thread>
 #include <array>
 
 namespace tracelight {
 
 namespace {
 constexpr TimeNs kFarOutsideNs = TimeNs{24} * 3600 * 1000000000;  // a span a day away from its trace is garbage
+constexpr std::size_t kThreadFrom = 10000;  // spans: from here a second thread's work is worth its start
 
 // Span positions found by the span's id, which stays in the span: open addressing in one array, no copy
 // of an id. A million spans take 16 MB in one block, where a node map of copied ids took 92 MB in two
@@ -174,6 +176,11 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             parent[i] = static_cast<long>(found);
         }
     }  // the indexes go here, before the span records are made
+    // A large trace's records (a few hundred bytes each, on fresh pages) are made on a second thread while its
+    // spans are ordered here: making them was several per cent of reading a trace of a million spans.
+    RequestSpans records;
+    std::jthread preparing;  // joined on the way out, an exception included, before `records` goes
+    if (n >= kThreadFrom) preparing = std::jthread([&records, n] { records.resize(n); });
     // Cycles (A -> B -> A): the span of the cycle that started first is cut loose and becomes a root.
     // One walk up from each span, marking what it passed, so each span is visited once (no n x depth).
     {
@@ -250,8 +257,9 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
         }
         return s.shared ? "server" : "";
     };
-    std::vector<std::string_view> kinds(n);
-    for (auto i : order) kinds[i] = kindOf(spans[i]);
+    std::vector<std::string_view> kinds(n);  // in input order: the spans are read one after another
+    for (std::size_t i = 0; i < n; ++i)
+        if (!dropped[i]) kinds[i] = kindOf(spans[i]);
 
     // A call whose caller's span is missing. A server span hanging from a span of another service that is
     // not a client was called from within that service, by whatever span was running there: when an
@@ -262,7 +270,7 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
     std::vector<long> writtenParent;  // empty: every span's caller is its parent
     {
         bool anyInternal = false;
-        for (auto i : order) anyInternal |= kinds[i] == "internal";
+        for (const std::string_view kind : kinds) anyInternal |= kind == "internal";
         auto waits = [&](std::size_t i) { return parent[i] >= 0 && !spans[i].parentFollowsFrom; };
         auto up = [&](std::size_t i) { return static_cast<std::size_t>(parent[i]); };
         std::vector<std::size_t> inner;  // internal spans under a parent of their service, in start order
@@ -359,10 +367,49 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             for (auto c = kids.rbegin(); c != kids.rend(); ++c) stack.push_back(*c);
         }
     }
+    // The event model's input, read from the input spans before they become records: each span's shape by its
+    // index, its own task, the names its events use (hosts named in input order, events in index order).
+    // Tasks are made in `order` (roots first, then start order, ties in input order), as the labels they
+    // name are interned in that order.
+    const std::size_t count = order.size();
+    std::vector<SpanCallShape> shapes(count);
+    std::vector<SpanEventName> spanEventNames;
+    std::vector<TraceName> ownTask(count);
+    std::vector<std::uint32_t> inputOf(count);  // by index: its input span
+    for (std::size_t i = 0; i < n; ++i) {
+        if (index[i] < 0) continue;  // merged into another piece of it
+        const auto r = static_cast<std::size_t>(index[i]);
+        const RawSpan& s = spans[i];
+        inputOf[r] = static_cast<std::uint32_t>(i);
+        SpanCallShape& shape = shapes[r];
+        shape.waitedBy = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
+        shape.moved = moved(i);
+        // Not waited for: a FOLLOWS_FROM child, and a consumer under its producer (work the producer only sent).
+        const long written = moved(i) ? writtenParent[i] : parent[i];
+        shape.detached = written >= 0 && (s.parentFollowsFrom || (kinds[i] == "consumer" && kinds[static_cast<std::size_t>(written)] == "producer"));
+        shape.client = kinds[i] == "client";
+        const std::string& host = s.host.empty() ? s.service : s.host;
+        shape.host = nameOf(host.empty() ? std::string_view("?") : std::string_view(host));
+        shape.task = ownTask[r] = task[i];
+        shape.startNs = s.startNs;
+        shape.endNs = s.endNs;
+        shape.eventCount = static_cast<std::uint32_t>(s.events.size());
+    }
+    for (std::size_t r = 0; r < count; ++r) {
+        shapes[r].firstEvent = static_cast<std::uint32_t>(spanEventNames.size());
+        if (shapes[r].eventCount == 0) continue;
+        for (const auto& [name, ts] : spans[inputOf[r]].events)
+            spanEventNames.push_back({{nameOf(name.empty() ? std::string_view("event") : std::string_view(name)), 1}, ts});
+    }
+    std::vector<std::uint32_t>().swap(inputOf);
+
     // The records are made in input order, each block of input spans freed once read, each put in its
-    // place as it is made: the input spans and their records are never all held at once.
-    {
-        out.spans.resize(order.size());
+    // place as it is made: the input spans and their records are never all held at once. A large trace's
+    // are made on a second thread while this one derives its events.
+    if (preparing.joinable()) preparing.join();
+    records.resize(count);
+    out.spans = std::move(records);
+    const auto makeRecords = [&] {
         for (std::size_t i = 0; i < n; ++i) {
             if (i % SpanBlocks::kBlock == 0) spans.releaseBefore(i);
             if (index[i] < 0) continue;  // merged into another piece of it
@@ -383,55 +430,33 @@ AssembledTrace assembleTrace(SpanBlocks spans) {
             rec.events.reserve(s.events.size());
             for (auto& [name, ts] : s.events) rec.events.push_back({std::move(name), ts});
             rec.links = std::move(s.followsFrom);
-            rec.detached = rec.parent >= 0 && s.parentFollowsFrom;
+            rec.detached = shapes[static_cast<std::size_t>(index[i])].detached;
         }
-        spans.clear();
-    }
-    // A consumer under its producer is work the producer only sent, as a FOLLOWS_FROM child is.
-    for (auto& rec : out.spans)
-        if (rec.parent >= 0 && rec.kind == "consumer" && out.spans[static_cast<std::size_t>(rec.parent)].kind == "producer") rec.detached = true;
+    };
+    std::jthread making;  // joined before the records are read, and on the way out, an exception included
+    if (n >= kThreadFrom) making = std::jthread(makeRecords);
+    else makeRecords();
 
-    // The event model, from the records: each span's shape by its index, its own task, the names its
-    // events use. Tasks are made in `order` (roots first, then start order, ties in input order), as the
-    // labels they name are interned in that order.
-    std::vector<SpanCallShape> shapes(out.spans.size());
-    std::vector<SpanEventName> spanEventNames;
-    std::vector<TraceName> ownTask(out.spans.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        if (index[i] < 0) continue;
-        const auto r = static_cast<std::size_t>(index[i]);
-        const SpanRecord& rec = out.spans[r];
-        SpanCallShape& shape = shapes[r];
-        shape.waitedBy = parent[i] >= 0 ? index[static_cast<std::size_t>(parent[i])] : -1;
-        shape.moved = moved(i);
-        shape.detached = rec.detached;
-        shape.client = rec.kind == "client";
-        const std::string& host = rec.host.empty() ? rec.service : rec.host;
-        shape.host = nameOf(host.empty() ? std::string_view("?") : std::string_view(host));
-        shape.task = ownTask[r] = task[i];
-        shape.startNs = rec.startNs;
-        shape.endNs = rec.endNs;
-    }
-    for (std::size_t r = 0; r < out.spans.size(); ++r) {
-        shapes[r].firstEvent = static_cast<std::uint32_t>(spanEventNames.size());
-        shapes[r].eventCount = static_cast<std::uint32_t>(out.spans[r].events.size());
-        for (const auto& e : out.spans[r].events)
-            spanEventNames.push_back({{nameOf(e.name.empty() ? std::string_view("event") : std::string_view(e.name)), 1}, e.tsNs});
-    }
     // Roots first, so the request's attributes come from its root span.
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return (parent[a] < 0) > (parent[b] < 0); });
     std::vector<std::uint32_t> taskOrder;
     taskOrder.reserve(order.size());
     for (auto i : order) taskOrder.push_back(static_cast<std::uint32_t>(index[i]));
-    std::vector<std::int32_t>().swap(index);
-    out.modelNames.resize(out.spans.size());
-    for (std::size_t r = 0; r < out.spans.size(); ++r) out.modelNames[r].host = shapes[r].host;
+    out.modelNames.resize(count);
+    for (std::size_t r = 0; r < count; ++r) out.modelNames[r].host = shapes[r].host;
     const auto verb = [&](std::uint32_t r, SpanVerb v) {
         const TraceName name = verbName(ownTask[r], static_cast<Verb>(v));
         (v == SpanVerb::Call || v == SpanVerb::Serve ? out.modelNames[r].enter : out.modelNames[r].leave) = name;
         return name;
     };
     SpanEventModel model = deriveSpanEvents({shapes, spanEventNames, startName, endName, verb, taskOrder, true, {}, {}});
+    if (making.joinable()) making.join();
+    std::vector<std::int32_t>().swap(index);
+    // What is left of a large trace's input spans (their trace and parent ids: two strings each) is freed on
+    // a thread of its own while its records are finished.
+    std::jthread freeing;  // joined on the way out
+    if (n >= kThreadFrom) freeing = std::jthread([rest = std::move(spans)]() mutable { rest.clear(); });
+    spans.clear();
     out.spanEventNames = std::move(model.eventNames);
     out.renamedEvents = model.renamedEvents;
     out.events = std::move(model.events);
