@@ -21,6 +21,7 @@
 #endif
 
 #include "MainWindow.h"
+#include "common/PictureSize.h"
 #include "common/PlotExport.h"
 #include "bottleneck/BottlenecksView.h"
 #include "compare/CompareWorkspace.h"
@@ -166,12 +167,13 @@ int main(int argc, char** argv) {
     const QString shot = parser.value(screenshot);
     if (!shot.isEmpty()) {
         window.setErrorsToStderr(true);  // a failed import or open prints its error and exits non-zero, no modal box
-        const auto requested = tracelight::widgets::parsePictureSize(parser.value(size).toStdString());
-        if (!requested) {
+        const auto parsedSize = tracelight::widgets::parsePictureSize(parser.value(size).toStdString());
+        if (!parsedSize) {
             std::fprintf(stderr, "tracelight: --size needs WxH from 200x150 to 10000x10000, not '%s'\n", qPrintable(parser.value(size)));
             return 2;
         }
-        window.resize(*requested);
+        const QSize requested(parsedSize->width, parsedSize->height);
+        window.resize(requested);
         bool waterfallShown = false;
         QObject::connect(&window, &tracelight::app::MainWindow::waterfallShown, [&] { waterfallShown = true; });
         if (parser.isSet(importOption) && !files.isEmpty()) {
@@ -313,9 +315,9 @@ int main(int argc, char** argv) {
             waitUntil([&] { return !window.isLoading() && !bottlenecks->isComputing(); }, 60000);
         }
         const QPixmap picture = window.grab();
-        if (picture.size() != window.size() || window.size() != *requested)
+        if (picture.size() != window.size() || window.size() != requested)
             std::fprintf(stderr, "tracelight: the window cannot be %dx%d (its smallest size is %dx%d); the picture is %dx%d\n",
-                         requested->width(), requested->height(), window.minimumSizeHint().width(), window.minimumSizeHint().height(),
+                         requested.width(), requested.height(), window.minimumSizeHint().width(), window.minimumSizeHint().height(),
                          picture.width(), picture.height());
         if (!picture.save(shot)) {
             std::fprintf(stderr, "tracelight: cannot write %s\n", qPrintable(shot));

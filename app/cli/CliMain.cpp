@@ -24,15 +24,6 @@ int usageError(const std::string& command, const std::string& message) {
     return 2;
 }
 
-#ifndef TRACELIGHT_WITH_RENDER
-// Without the GUI libraries render still parses (so scripts get a clear message), then says why it cannot run.
-Command addRenderCommand(CLI::App& program) {
-    auto* cmd = program.add_subcommand("render", "draw a view offscreen to PNG (needs a build with the GUI)");
-    cmd->allow_extras();
-    return {cmd, [] { return fail("this build has no GUI libraries: render is not available"); }};
-}
-#endif
-
 } // namespace tracelight::cli
 
 namespace {

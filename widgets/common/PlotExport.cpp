@@ -8,7 +8,6 @@
 #include <QPdfWriter>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
-#include <cstdio>
 
 namespace tracelight::widgets {
 
@@ -92,14 +91,6 @@ void attachPlotExport(QCustomPlot* plot, std::function<QString()> csv) {
         menu.addAction(QObject::tr("Copy data as CSV"), plot, [csv] { QApplication::clipboard()->setText(csv()); });
         menu.exec(plot->mapToGlobal(pos));
     });
-}
-
-std::optional<QSize> parsePictureSize(const std::string& text) {
-    int width = 0, height = 0;
-    char extra = 0;
-    if (std::sscanf(text.c_str(), "%dx%d%c", &width, &height, &extra) != 2) return std::nullopt;
-    if (width < 200 || height < 150 || width > 10000 || height > 10000) return std::nullopt;
-    return QSize(width, height);
 }
 
 } // namespace tracelight::widgets

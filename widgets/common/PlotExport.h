@@ -1,10 +1,7 @@
 #pragma once
 // Every plot's context menu: save as PNG, SVG or PDF, and copy its data as CSV.
 #include <functional>
-#include <optional>
-#include <string>
 
-#include <QSize>
 #include <QString>
 
 class QCustomPlot;
@@ -23,8 +20,5 @@ QString suggestedPlotFileName(const QCustomPlot* plot);
 bool saveWidgetPicture(QWidget* widget, const QString& path);
 // Such a view's context menu: save as PNG, SVG or PDF (the dialog proposes defaultFileName).
 void attachPictureExport(QWidget* widget, const QString& defaultFileName);
-
-// A picture's size written WIDTHxHEIGHT, from 200x150 to 10000x10000 pixels (render --size, --screenshot --size).
-std::optional<QSize> parsePictureSize(const std::string& text);
 
 } // namespace tracelight::widgets

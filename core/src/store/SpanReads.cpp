@@ -240,7 +240,6 @@ Result<std::vector<SpanRefRow>> spanRefs(const TraceStore& store, std::int64_t f
 }
 
 Result<std::vector<SpanRefRow>> spanRefs(const TraceStore& store, RequestId request) {
-    sqlite3* db = StoreConnection::of(store);
     return spanRefs(store, request.value, std::int64_t(request.value) + 1);
 }
 
