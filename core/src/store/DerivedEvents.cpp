@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "store/PackedSpanParts.h"
+#include "store/ProcessTags.h"
 
 namespace tracelight {
 
@@ -154,9 +155,8 @@ Result<std::vector<EventAttribute>> DerivedEvents::attributes(std::int64_t reque
     {
         // Each span's process's tags first, then its own, which win; an empty value is no value.
         sqlite::Statement spans(m_db, "SELECT idx, process_id, tags FROM spans WHERE request_id=?1 ORDER BY idx");
-        sqlite::Statement processTags(m_db, "SELECT key_id, value_id FROM process_attrs WHERE process_id=?1 ORDER BY pos");
+        ProcessTagIds processTags(m_db);
         sqlite::Statement isEmpty(m_db, "SELECT text = '' FROM labels WHERE id=?1");
-        std::map<std::int64_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> processes;
         std::map<std::uint32_t, bool> emptyValue;
         const auto empty = [&](std::uint32_t value) {
             auto [at, fresh] = emptyValue.try_emplace(value, false);
@@ -187,16 +187,7 @@ Result<std::vector<EventAttribute>> DerivedEvents::attributes(std::int64_t reque
                 }
                 rows.push_back({start.task, start.ord, start.event, key, value});
             };
-            if (const std::int64_t process = spans.int64(1); process != 0) {
-                auto [tags, fresh] = processes.try_emplace(process);
-                if (fresh) {
-                    processTags.bind(1, process);
-                    while (processTags.step() == SQLITE_ROW)
-                        tags->second.emplace_back(static_cast<std::uint32_t>(processTags.int64(0)), static_cast<std::uint32_t>(processTags.int64(1)));
-                    processTags.reset();
-                }
-                for (const auto& [key, value] : tags->second) add(key, value);
-            }
+            for (const auto& [key, value] : processTags.of(spans.int64(1))) add(key, value);
             if (!packed::forEachTag(spans.blob(2), add))
                 return Status::error("cannot read span attributes: span " + std::to_string(idx) + "'s are damaged");
         }

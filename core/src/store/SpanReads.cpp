@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "store/PackedSpanParts.h"
+#include "store/ProcessTags.h"
 #include "store/Sqlite.h"
 #include "store/StoreConnection.h"
 #include "tracelight/base/Progress.h"
@@ -56,8 +57,8 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         "LEFT JOIN label_occurrences o ON o.id=s.task_id JOIN labels t ON t.id=COALESCE(o.name_id, s.task_id) "
         "WHERE s.request_id BETWEEN ?1 AND ?2 AND s.idx BETWEEN ?3 AND ?4 ORDER BY s.request_id, s.idx");
     LabelTextCache text(db);
-    // A process's tags, shared by its spans, read once.
-    sqlite::Statement processTags(db, "SELECT key_id, value_id FROM process_attrs WHERE process_id=?1 ORDER BY pos");
+    // A process's tags, shared by its spans, read once and spelt once.
+    ProcessTagIds processTags(db);
     std::unordered_map<std::int64_t, std::vector<std::pair<std::string, std::string>>> processes;
     if (!text.isValid() || !processTags.isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
     if (!spans.isValid()) return Status::error(path + ": cannot read spans: " + sqlite3_errmsg(db));
@@ -91,11 +92,8 @@ Status readSpans(sqlite3* db, const std::string& path, std::int64_t first, std::
         rec.caller = static_cast<std::int32_t>(spans.int64(15));
         if (const std::int64_t process = spans.int64(16); process != 0) {
             auto [tags, fresh] = processes.try_emplace(process);
-            if (fresh) {
-                processTags.bind(1, process);
-                while (processTags.step() == SQLITE_ROW) tags->second.emplace_back(text(processTags.int64(0)), text(processTags.int64(1)));
-                processTags.reset();
-            }
+            if (fresh)
+                for (const auto& [key, value] : processTags.of(process)) tags->second.emplace_back(text(key), text(value));
             rec.processAttributes = tags->second;
         }
         const bool whole = packed::forEachTag(spans.blob(17), [&](std::uint32_t key, std::uint32_t value) {
