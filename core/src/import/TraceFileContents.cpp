@@ -274,6 +274,9 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
         };
         NumberedTrace t;
         t.events.reserve(trace.events.size());
+        // A span's tags are numbered at its start event, an empty value's key and the empty value left out: the
+        // spans' own loop below numbers again only the tags of a span that had none numbered whole there.
+        std::vector<bool> tagsNumbered(trace.spans.size(), false);
         for (const AssembledEvent& e : trace.events) {
             if (!isPlausibleTimestamp(e.tsNs))
                 return Status::error(where() + "absurd timestamp " + formatMicroseconds(e.tsNs) + " us (not within the years 1824 to 2116)");
@@ -282,12 +285,17 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
             t.events.push_back({task, labelOf(e.event), host, e.tsNs, e.seq});
             if (e.tagsOf < 0) continue;
             const SpanRecord& span = trace.spans[static_cast<std::size_t>(e.tagsOf)];
+            bool whole = true;
             for (const auto* tags : {&span.processAttributes, &span.attributes})
                 for (const auto& [k, v] : *tags) {
-                    if (v.empty()) continue;  // empty = absent
+                    if (v.empty()) {  // empty = absent
+                        whole = false;
+                        continue;
+                    }
                     labels.text(k);
                     labels.text(v);
                 }
+            tagsNumbered[static_cast<std::size_t>(e.tagsOf)] = whole;
         }
         eventTotal += trace.events.size();
         std::vector<AssembledEvent>().swap(trace.events);
@@ -313,11 +321,12 @@ Result<TraceFileContents> readSpanFiles(const ImportOptions& options, const Prog
             labels.text(s.host);
             labels.text(s.kind);
             const std::uint32_t task = labels.text(s.task, s.taskOccurrence);
-            for (const auto* attrs : {&s.attributes, &s.processAttributes})
-                for (const auto& [key, value] : *attrs) {
-                    labels.text(key);
-                    labels.text(value);
-                }
+            if (!tagsNumbered[k])
+                for (const auto* attrs : {&s.attributes, &s.processAttributes})
+                    for (const auto& [key, value] : *attrs) {
+                        labels.text(key);
+                        labels.text(value);
+                    }
             SpanCallShape& shape = t.shapes[k];
             shape.waitedBy = s.caller >= 0 ? s.caller : s.parent;
             shape.moved = s.caller >= 0;
